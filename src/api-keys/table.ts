@@ -1,0 +1,16 @@
+import type { Selectable } from 'kysely';
+
+export interface ApiKeysTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  /** The visible start of the key (`csk_` and 12 characters), unique: it finds the row. */
+  prefix: string;
+  /** Hex SHA-256 of the whole key; the key itself is never stored. */
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export type ApiKeyRow = Selectable<ApiKeysTable>;

@@ -1,0 +1,103 @@
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { decisionRoutes } from './decisions/routes.js';
+import { healthRoutes } from './health/routes.js';
+import { installApiKeyCheck } from './platform/auth.js';
+import type { Config } from './platform/config.js';
+import type { Db } from './platform/db.js';
+import { installErrorHandler, sendError } from './platform/error-handler.js';
+import { AppError } from './platform/errors.js';
+import { trackRoutes } from './platform/method-not-allowed.js';
+import { registerOpenApi } from './platform/openapi.js';
+import { requestIdFor } from './platform/request-id.js';
+import { contentRoutes } from './templates/content-routes.js';
+import { templateRoutes } from './templates/routes.js';
+import { serviceVersion } from './version.js';
+
+/** The contract's limit on request bodies. */
+export const bodyLimit = 16 * 1024;
+
+export interface AppOptions {
+  /** Fastify's logger option; tests pass `false`. Defaults to JSON logs at `config.logLevel`. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the whole service, ready to `inject` or `listen`; never listens itself. */
+export async function buildApp(
+  config: Config,
+  db: Db,
+  options: AppOptions = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: ['req.headers["x-system-api-key"]', 'req.headers.authorization'],
+    },
+    bodyLimit,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: requestIdFor,
+    // Our own onRequest check answers 503 1009 while closing, in the contract's shape.
+    return503OnClosing: false,
+    ajv: {
+      // Unknown fields are refused and types are never coerced (`["given"]` is not `"given"`).
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true },
+    },
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendError(error, request, reply);
+    },
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy(error);
+      const body = JSON.stringify({ code: '1001', message: 'Invalid request.' });
+      socket.end(
+        'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Only JSON bodies are read: anything else is 415 before validation.
+  app.removeContentTypeParser('text/plain');
+
+  let closing = false;
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (closing) throw new AppError('unavailable');
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
+  installErrorHandler(app);
+  installApiKeyCheck(app, db);
+  const allowedMethods = trackRoutes(app);
+  app.setNotFoundHandler(async (request, reply) => {
+    const allowed = allowedMethods(request.url.split('?', 1)[0] ?? '');
+    if (allowed.length > 0) {
+      throw new AppError('methodNotAllowed', { headers: { allow: allowed.join(', ') } });
+    }
+    return sendError(new AppError('notFound'), request, reply);
+  });
+
+  await registerOpenApi(app, serviceVersion);
+  await app.register(healthRoutes, { db });
+  await app.register(contentRoutes, { db });
+  await app.register(async (v1) => {
+    if (config.rateLimitPerMinute > 0) {
+      await v1.register(rateLimit, {
+        max: config.rateLimitPerMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request) => request.caller?.apiKeyId ?? request.ip,
+        errorResponseBuilder: (_request, context) =>
+          new AppError('tooManyRequests', {
+            headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
+          }),
+      });
+    }
+    await v1.register(templateRoutes, { db, config });
+    await v1.register(decisionRoutes, { db, config });
+  });
+  return app;
+}

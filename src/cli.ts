@@ -1,0 +1,212 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createApiKey, revokeApiKey } from './api-keys/service.js';
+import { createDemo } from './cli/demo.js';
+import { type Config, ConfigError, loadConfig } from './platform/config.js';
+import { createDb, type Db } from './platform/db.js';
+import { AppError } from './platform/errors.js';
+import { migrateToLatest } from './platform/migrate.js';
+import { serve } from './server.js';
+import { createTemplate, presentVersion, publishNewVersion } from './templates/service.js';
+import { createTenant, getTenantByAlias } from './tenants/service.js';
+import { serviceVersion } from './version.js';
+
+const usage = `Usage: consent-service <command> [options]
+
+  serve                                   run the HTTP server (applies pending migrations first)
+  migrate                                 bring the store's schema up to date
+  demo [--alias demo]                     create a demo tenant, template, version and API key
+  tenant create --alias A --email E --password P
+  template create --tenant A --code C --name N [--description D]
+  version publish --tenant A --template C --tag T (--content-file F | --content HTML)
+                  [--file-url U] [--allow-reconsent true|false]
+  apikey create --tenant A --name N
+  apikey revoke --tenant A --id ID
+
+Management commands print one JSON object on stdout. The store is DATABASE_URL's
+(default: an SQLite file under ./data/); pending migrations are applied first.`;
+
+class UsageError extends Error {}
+
+type Options = Record<string, string | undefined>;
+
+/** A management command: reads its options, calls the same services as the HTTP routes. */
+type Command = (db: Db, options: Options, config: Config) => Promise<unknown>;
+
+const commands: Record<string, { options: string[]; run: Command }> = {
+  'tenant create': {
+    options: ['alias', 'email', 'password'],
+    run: (db, o) =>
+      createTenant(db, {
+        alias: required(o, 'alias'),
+        email: required(o, 'email'),
+        password: required(o, 'password'),
+      }),
+  },
+  'template create': {
+    options: ['tenant', 'code', 'name', 'description'],
+    run: async (db, o) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      return createTemplate(db, tenant.id, {
+        code: required(o, 'code'),
+        name: required(o, 'name'),
+        ...(o.description === undefined ? {} : { description: o.description }),
+      });
+    },
+  },
+  'version publish': {
+    options: [
+      'tenant',
+      'template',
+      'tag',
+      'content-file',
+      'content',
+      'file-url',
+      'allow-reconsent',
+    ],
+    run: async (db, o, config) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      const published = await publishNewVersion(
+        db,
+        tenant.id,
+        required(o, 'template'),
+        {
+          tag: required(o, 'tag'),
+          content_html: content(o),
+          ...(o['file-url'] === undefined ? {} : { file_url: o['file-url'] }),
+          ...(o['allow-reconsent'] === undefined
+            ? {}
+            : { allow_reconsent: booleanOption(o['allow-reconsent'], 'allow-reconsent') }),
+        },
+        'command line',
+      );
+      return presentVersion(published, config.publicBaseUrl);
+    },
+  },
+  'apikey create': {
+    options: ['tenant', 'name'],
+    run: async (db, o) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      return createApiKey(db, tenant.id, { name: required(o, 'name') });
+    },
+  },
+  'apikey revoke': {
+    options: ['tenant', 'id'],
+    run: async (db, o) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      return revokeApiKey(db, tenant.id, required(o, 'id'));
+    },
+  },
+  migrate: {
+    options: [],
+    run: async (db) => ({ applied: await migrateToLatest(db) }),
+  },
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [first, second, ...rest] = argv;
+  if (!first || first === 'help' || first === '--help' || first === '-h') {
+    process.stdout.write(`${usage}\n`);
+    return first ? 0 : 2;
+  }
+  if (first === '--version') {
+    process.stdout.write(`${serviceVersion}\n`);
+    return 0;
+  }
+  try {
+    const config = loadConfig();
+    if (first === 'serve') {
+      parse(
+        [second, ...rest].filter((a) => a !== undefined),
+        [],
+      );
+      await serve(config);
+      return 0;
+    }
+    if (first === 'demo') {
+      const options = parse(
+        [second, ...rest].filter((a) => a !== undefined),
+        ['alias'],
+      );
+      return await withDb(config, async (db) => {
+        process.stdout.write(await createDemo(db, config, options.alias ?? 'demo'));
+      });
+    }
+    const name = first === 'migrate' ? first : `${first} ${second ?? ''}`;
+    const command = commands[name];
+    if (!command) throw new UsageError(`Unknown command "${name.trim()}".`);
+    const options = parse(
+      first === 'migrate' ? [second, ...rest].filter((a) => a !== undefined) : rest,
+      command.options,
+    );
+    return await withDb(config, async (db) => {
+      const result = await command.run(db, options, config);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    });
+  } catch (error) {
+    process.stderr.write(`${describe(error)}\n`);
+    if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+
+async function withDb(config: Config, work: (db: Db) => Promise<void>): Promise<number> {
+  const db = createDb(config);
+  try {
+    await migrateToLatest(db);
+    await work(db);
+    return 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
+function parse(args: string[], names: string[]): Options {
+  try {
+    const { values } = parseArgs({
+      args,
+      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+    });
+    return values as Options;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (value === undefined) throw new UsageError(`Missing --${name}.`);
+  return value;
+}
+
+function booleanOption(value: string, name: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`--${name} must be true or false.`);
+}
+
+function content(options: Options): string {
+  const file = options['content-file'];
+  if (file !== undefined && options.content !== undefined) {
+    throw new UsageError('Give either --content-file or --content, not both.');
+  }
+  if (file !== undefined) {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+    }
+  }
+  return required(options, 'content');
+}
+
+function describe(error: unknown): string {
+  if (error instanceof AppError) {
+    const details = (error.details ?? []).map((d) => `  ${d.field}: ${d.issue}`);
+    return [`Error ${error.code}: ${error.message}`, ...details].join('\n');
+  }
+  if (error instanceof UsageError || error instanceof ConfigError) return error.message;
+  return `Error: ${(error as Error).message ?? String(error)}`;
+}

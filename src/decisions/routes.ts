@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { callerOf } from '../platform/auth.js';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import { TemplateCodeParam } from '../templates/schemas.js';
+import { getPending } from './pending.js';
+import {
+  CustomerIdParam,
+  DecisionRequest,
+  idempotencyKeyPattern,
+  PendingResult,
+  RecordedDecision,
+} from './schemas.js';
+import { recordDecision } from './service.js';
+
+const jsonMediaType = /^application\/json\s*(;|$)/i;
+
+export const decisionRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config }> = async (
+  app,
+  { db, config },
+) => {
+  app.get(
+    '/api/v1/customers/:customer_id/consents/templates/:template_code/pending',
+    {
+      schema: {
+        tags: ['decisions'],
+        summary: 'Whether the customer has an unaccepted version of a template',
+        description:
+          '`accepted` is true when the customer has decided on the latest published version.',
+        security: apiKeySecurity,
+        params: Type.Object({ customer_id: CustomerIdParam, template_code: TemplateCodeParam }),
+        response: { 200: dataOf(PendingResult), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = callerOf(request);
+      const { customer_id, template_code } = request.params;
+      reply.header('cache-control', 'no-store');
+      return {
+        data: await getPending(db, tenantId, customer_id, template_code, config.publicBaseUrl),
+      };
+    },
+  );
+
+  app.post(
+    '/api/v1/customers/:customer_id/consents/decisions',
+    {
+      schema: {
+        tags: ['decisions'],
+        summary: "Record a customer's decision on a template version",
+        description:
+          '`201` records a decision; `200` answers an identical decision on a version that ' +
+          'does not allow re-consent, storing nothing. An optional `Idempotency-Key` replays ' +
+          'the first response for 24 hours.',
+        security: apiKeySecurity,
+        params: Type.Object({ customer_id: CustomerIdParam }),
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ pattern: idempotencyKeyPattern })),
+        }),
+        body: DecisionRequest,
+        response: {
+          200: dataOf(RecordedDecision),
+          201: dataOf(RecordedDecision),
+          ...errorResponses,
+        },
+      },
+      // A POST without a JSON media type never reaches validation (contract section 2 order).
+      preValidation: async (request) => {
+        if (!jsonMediaType.test(request.headers['content-type'] ?? '')) {
+          throw new AppError('unsupportedMediaType');
+        }
+      },
+    },
+    async (request, reply) => {
+      const { tenantId, apiKeyId } = callerOf(request);
+      const response = await recordDecision(
+        db,
+        {
+          tenantId,
+          apiKeyId,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+        },
+        request.params.customer_id,
+        request.body,
+        request.headers['idempotency-key'],
+      );
+      reply.header('cache-control', 'no-store');
+      if (response.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(response.status).send(response.body);
+    },
+  );
+};

@@ -1,0 +1,45 @@
+import { type Static, Type } from 'typebox';
+import { uuidPattern } from '../platform/ids.js';
+import { PublishedVersion } from '../templates/schemas.js';
+
+export const customerIdPattern = '^[A-Za-z0-9._:@+-]{1,128}$';
+
+export const CustomerIdParam = Type.String({
+  pattern: customerIdPattern,
+  description: 'Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -',
+  examples: ['5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11'],
+});
+
+export const DecisionValue = Type.Enum(['given', 'reject', 'withdraw']);
+
+export const DecisionRequest = Type.Object(
+  {
+    consent_version_id: Type.String({ pattern: uuidPattern }),
+    decision: DecisionValue,
+  },
+  { additionalProperties: false },
+);
+export type DecisionRequest = Static<typeof DecisionRequest>;
+
+/** D of contract section 4. */
+export const RecordedDecision = Type.Object({
+  decision_id: Type.String({ format: 'uuid' }),
+  customer_id: Type.String(),
+  template_code: Type.String(),
+  consent_version_id: Type.String({ format: 'uuid' }),
+  version: Type.Integer({ minimum: 1 }),
+  decision: DecisionValue,
+  decided_at: Type.String({ format: 'date-time' }),
+});
+export type RecordedDecision = Static<typeof RecordedDecision>;
+
+export const PendingResult = Type.Object({
+  accepted: Type.Boolean(),
+  consent_version: PublishedVersion,
+  decision: Type.Union([DecisionValue, Type.Null()]),
+  decided_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export type PendingResult = Static<typeof PendingResult>;
+
+/** Optional `Idempotency-Key`: 1 to 255 printable ASCII characters. */
+export const idempotencyKeyPattern = '^[\\x20-\\x7E]{1,255}$';

@@ -1,0 +1,39 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ApiCaller } from '../api-keys/schemas.js';
+import { authenticate } from '../api-keys/service.js';
+import type { Db } from './db.js';
+import { AppError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the key check on every `/api/v1` request that passed it. */
+    caller: ApiCaller | null;
+  }
+}
+
+/** Every `/api/v1` path but the health check needs a key, unknown paths included. */
+export function needsApiKey(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? '';
+  if (path === '/api/v1/health') return false;
+  return path === '/api/v1' || path.startsWith('/api/v1/');
+}
+
+/**
+ * The key check runs in `onRequest`, before the body is read, so a request without a valid key
+ * is `401 1002` whatever else is wrong with it.
+ */
+export function installApiKeyCheck(app: FastifyInstance, db: Db): void {
+  app.decorateRequest('caller', null);
+  app.addHook('onRequest', async (request) => {
+    if (!needsApiKey(request.url)) return;
+    const header = request.headers['x-system-api-key'];
+    const caller = await authenticate(db, typeof header === 'string' ? header : undefined);
+    if (!caller) throw new AppError('unauthorized');
+    request.caller = caller;
+  });
+}
+
+export function callerOf(request: FastifyRequest): ApiCaller {
+  if (!request.caller) throw new AppError('unauthorized');
+  return request.caller;
+}

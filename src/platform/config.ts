@@ -1,0 +1,81 @@
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * Every setting the service reads from the environment. This is the only module that touches
+ * `process.env`; the rest receive the frozen `Config`.
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.String({ minLength: 1, default: 'data/consent.db' }),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    default: 'info',
+  }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+  TRUST_PROXY: Type.String({ default: 'false' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  SQLITE_BUSY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+});
+
+export type Env = Static<typeof EnvSchema>;
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  /** Base of the service's own content-file URLs, without a trailing slash. */
+  readonly publicBaseUrl: string;
+  readonly logLevel: string;
+  /** Requests per API key per minute; 0 turns the limit off. */
+  readonly rateLimitPerMinute: number;
+  /** Fastify's `trustProxy`: false, true, a hop count, or addresses/subnets (comma-separated). */
+  readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
+  readonly shutdownTimeoutMs: number;
+  readonly sqliteBusyTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads, validates and freezes the configuration; throws `ConfigError` naming the bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const candidate = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw));
+  if (!Value.Check(EnvSchema, candidate)) {
+    const problems = Value.Errors(EnvSchema, candidate)
+      .map((e) => `${e.instancePath.replace(/^\//, '') || 'environment'} ${e.message}`)
+      .join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  const parsed: Env = candidate;
+  const publicBaseUrl = (parsed.PUBLIC_BASE_URL ?? `http://localhost:${parsed.PORT}`).replace(
+    /\/+$/,
+    '',
+  );
+  return Object.freeze({
+    port: parsed.PORT,
+    host: parsed.HOST,
+    databaseUrl: parsed.DATABASE_URL,
+    publicBaseUrl,
+    logLevel: parsed.LOG_LEVEL,
+    rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
+    trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
+    shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    sqliteBusyTimeoutMs: parsed.SQLITE_BUSY_TIMEOUT_MS,
+  });
+}
+
+function parseTrustProxy(value: string): Config['trustProxy'] {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return value;
+}

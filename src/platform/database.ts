@@ -1,0 +1,21 @@
+import type { ApiKeysTable } from '../api-keys/table.js';
+import type {
+  CustomerTemplateStatesTable,
+  CustomerVersionStatesTable,
+  DecisionsTable,
+  IdempotencyKeysTable,
+} from '../decisions/table.js';
+import type { TemplatesTable, TemplateVersionsTable } from '../templates/table.js';
+import type { TenantsTable } from '../tenants/table.js';
+
+/** The whole schema, as Kysely sees it; each feature owns its tables. */
+export interface Database {
+  tenants: TenantsTable;
+  api_keys: ApiKeysTable;
+  templates: TemplatesTable;
+  template_versions: TemplateVersionsTable;
+  decisions: DecisionsTable;
+  customer_template_states: CustomerTemplateStatesTable;
+  customer_version_states: CustomerVersionStatesTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

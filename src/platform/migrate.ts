@@ -1,0 +1,25 @@
+import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
+import type { Db } from './db.js';
+import * as initial from './migrations/0001-initial.js';
+
+/** Migrations are listed in code, so the compiled build and the test runner load the same set. */
+const migrations: Record<string, Migration> = {
+  '0001-initial': initial,
+};
+
+const provider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};
+
+/** Applies every pending migration; throws if one fails (the store is left at the last good one). */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`Migration ${failed ?? '(unknown)'} failed: ${String(result.error)}`, {
+      cause: result.error,
+    });
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

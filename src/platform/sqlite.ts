@@ -1,0 +1,55 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from 'kysely';
+
+/**
+ * Kysely opens SQLite transactions with a deferred `BEGIN`, which takes the write lock only at the
+ * first write and then fails with SQLITE_BUSY if another process (the command line, say) wrote in
+ * between. `BEGIN IMMEDIATE` takes the lock up front, so the busy timeout applies and every
+ * read-then-write rule sees a stable store.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/** Opens (creating if needed) the SQLite file with the settings that make a commit durable. */
+export function createSqliteDialect(path: string, busyTimeoutMs: number): SqliteDialect {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new SQLite(path, { timeout: busyTimeoutMs });
+  database.pragma('journal_mode = WAL');
+  // FULL syncs the WAL on every commit: a decision answered 2xx survives a power cut.
+  database.pragma('synchronous = FULL');
+  database.pragma('foreign_keys = ON');
+  return new ImmediateSqliteDialect({ database });
+}
+
+/** The file path a `DATABASE_URL` names, or undefined when it is not an SQLite location. */
+export function sqlitePath(databaseUrl: string): string | undefined {
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return undefined;
+  if (databaseUrl.startsWith('file://')) return decodeURIComponent(new URL(databaseUrl).pathname);
+  if (databaseUrl.startsWith('file:')) return databaseUrl.slice('file:'.length);
+  return databaseUrl;
+}

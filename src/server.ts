@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { deleteIdempotencyRecordsBefore } from './decisions/repository.js';
+import { idempotencyWindowMs } from './decisions/service.js';
+import type { Config } from './platform/config.js';
+import { createDb, type Db } from './platform/db.js';
+import { migrateToLatest } from './platform/migrate.js';
+import { countTenants } from './tenants/service.js';
+
+const purgeEveryMs = 60 * 60 * 1000;
+
+/**
+ * Runs the service: applies pending migrations, listens, and on SIGTERM or SIGINT stops taking
+ * requests, lets those in flight finish, and closes the store.
+ */
+export async function serve(config: Config): Promise<FastifyInstance> {
+  const db = createDb(config);
+  const applied = await migrateToLatest(db);
+  const app = await buildApp(config, db);
+  if (applied.length > 0) app.log.info({ migrations: applied }, 'store schema brought up to date');
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    app.log.fatal({ err: error }, 'cannot listen');
+    await db.destroy();
+    throw error;
+  }
+  if ((await countTenants(db)) === 0) {
+    app.log.info(
+      'The store has no tenant yet: run "npx consent-service demo" for a ready-to-try tenant, ' +
+        'template and API key, or "npx consent-service tenant create --alias A --email E ' +
+        '--password P" then "npx consent-service apikey create --tenant A --name N".',
+    );
+  }
+  const purge = setInterval(() => void purgeIdempotencyRecords(app, db), purgeEveryMs);
+  purge.unref();
+  const shutdown = (signal: string) => {
+    clearInterval(purge);
+    void stop(app, db, config.shutdownTimeoutMs, signal);
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  return app;
+}
+
+async function stop(app: FastifyInstance, db: Db, timeoutMs: number, signal: string) {
+  app.log.info({ signal }, 'shutting down: finishing requests in flight');
+  const deadline = setTimeout(() => {
+    app.log.error('requests still in flight after the shutdown timeout; exiting');
+    process.exit(1);
+  }, timeoutMs);
+  deadline.unref();
+  try {
+    await app.close();
+    await db.destroy();
+    app.log.info('stopped');
+  } catch (error) {
+    app.log.error({ err: error }, 'shutdown failed');
+    process.exitCode = 1;
+  } finally {
+    clearTimeout(deadline);
+  }
+}
+
+async function purgeIdempotencyRecords(app: FastifyInstance, db: Db): Promise<void> {
+  try {
+    const cutoff = new Date(Date.now() - idempotencyWindowMs).toISOString();
+    const deleted = await deleteIdempotencyRecordsBefore(db, cutoff);
+    if (deleted > 0) app.log.info({ deleted }, 'expired idempotency keys removed');
+  } catch (error) {
+    app.log.warn({ err: error }, 'could not remove expired idempotency keys');
+  }
+}

@@ -1,0 +1,58 @@
+import { type Static, Type } from 'typebox';
+import { uuidPattern } from '../platform/ids.js';
+
+export const templateCodePattern = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$';
+export const tagPattern = '^\\d+(\\.\\d+){0,3}$';
+
+export const TemplateCodeParam = Type.String({
+  pattern: templateCodePattern,
+  description: 'Reference code of a consent template.',
+  examples: ['privacy_policy'],
+});
+
+export const ConsentVersionIdParam = Type.String({
+  pattern: uuidPattern,
+  description: 'Identifier of a template version, made by the service.',
+});
+
+/** V of contract section 4: a published template version as every endpoint shows it. */
+export const PublishedVersion = Type.Object({
+  consent_version_id: Type.String({ format: 'uuid' }),
+  template_code: Type.String(),
+  version: Type.Integer({ minimum: 1 }),
+  tag: Type.String(),
+  content_html: Type.String(),
+  file_url: Type.String({ format: 'uri' }),
+  allow_reconsent: Type.Boolean(),
+  published_at: Type.String({ format: 'date-time' }),
+});
+export type PublishedVersion = Static<typeof PublishedVersion>;
+
+export const NewTemplate = Type.Object(
+  {
+    code: Type.String({ pattern: templateCodePattern }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+export type NewTemplate = Static<typeof NewTemplate>;
+
+export const NewVersion = Type.Object(
+  {
+    tag: Type.String({ pattern: tagPattern, maxLength: 64 }),
+    content_html: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    file_url: Type.Optional(
+      Type.Union([Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }), Type.Null()]),
+    ),
+    allow_reconsent: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type NewVersion = Static<typeof NewVersion>;
+
+export interface TemplateView {
+  id: string;
+  code: string;
+  name: string;
+}

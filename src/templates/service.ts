@@ -1,0 +1,173 @@
+import type { Db, Executor, Trx } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { sha256Hex } from '../platform/hashing.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/time.js';
+import { validate } from '../platform/validation.js';
+import {
+  findLatestPublished,
+  findTemplateByCode,
+  highestVersionNumber,
+  type VersionWithCode,
+} from './repository.js';
+import { sanitizeContent } from './sanitize.js';
+import { NewTemplate, NewVersion, type PublishedVersion, type TemplateView } from './schemas.js';
+import type { TemplateRow, TemplateVersionRow } from './table.js';
+
+export async function createTemplate(
+  db: Executor,
+  tenantId: string,
+  input: unknown,
+): Promise<TemplateView> {
+  const { code, name, description } = validate(NewTemplate, input);
+  if (await findTemplateByCode(db, tenantId, code)) {
+    throw new AppError('conflict', { message: `A template with code "${code}" already exists.` });
+  }
+  const id = newId();
+  await db
+    .insertInto('templates')
+    .values({
+      tenant_id: tenantId,
+      id,
+      code,
+      name,
+      description: description ?? '',
+      created_at: nowIso(),
+    })
+    .execute();
+  return { id, code, name };
+}
+
+export async function getTemplateByCode(
+  db: Executor,
+  tenantId: string,
+  code: string,
+): Promise<TemplateRow> {
+  const template = await findTemplateByCode(db, tenantId, code);
+  if (!template) throw new AppError('templateNotFound');
+  return template;
+}
+
+/** Saves a draft version; its HTML is sanitized now, so what is stored is what is shown. */
+export async function createDraftVersion(
+  trx: Trx,
+  template: TemplateRow,
+  input: unknown,
+): Promise<TemplateVersionRow> {
+  const fields = validate(NewVersion, input);
+  await assertTagFree(trx, template, fields.tag);
+  const content = sanitizeContent(fields.content_html);
+  const now = nowIso();
+  const row: TemplateVersionRow = {
+    tenant_id: template.tenant_id,
+    id: newId(),
+    template_id: template.id,
+    status: 'draft',
+    version: null,
+    tag: fields.tag,
+    content_html: content,
+    content_sha256: sha256Hex(content),
+    file_url: fields.file_url ?? null,
+    allow_reconsent: fields.allow_reconsent === false ? 0 : 1,
+    created_at: now,
+    updated_at: now,
+    published_at: null,
+    published_by: null,
+  };
+  await trx.insertInto('template_versions').values(row).execute();
+  return row;
+}
+
+/** Publishes a draft: it takes the next number and becomes immutable. */
+export async function publishDraft(
+  trx: Trx,
+  draft: TemplateVersionRow,
+  publishedBy: string,
+): Promise<TemplateVersionRow> {
+  if (draft.status !== 'draft') {
+    throw new AppError('conflict', { message: 'This version is already published.' });
+  }
+  const version = (await highestVersionNumber(trx, draft.tenant_id, draft.template_id)) + 1;
+  const publishedAt = nowIso();
+  await trx
+    .updateTable('template_versions')
+    .set({
+      status: 'published',
+      version,
+      published_at: publishedAt,
+      published_by: publishedBy,
+      updated_at: publishedAt,
+    })
+    .where('tenant_id', '=', draft.tenant_id)
+    .where('id', '=', draft.id)
+    .where('status', '=', 'draft')
+    .execute();
+  return {
+    ...draft,
+    status: 'published',
+    version,
+    published_at: publishedAt,
+    published_by: publishedBy,
+  };
+}
+
+/** Creates and publishes a version in one step (the command line's `version publish`). */
+export async function publishNewVersion(
+  db: Db,
+  tenantId: string,
+  templateCode: string,
+  input: unknown,
+  publishedBy: string,
+): Promise<VersionWithCode> {
+  return db.transaction().execute(async (trx) => {
+    const template = await getTemplateByCode(trx, tenantId, templateCode);
+    const draft = await createDraftVersion(trx, template, input);
+    const published = await publishDraft(trx, draft, publishedBy);
+    return { ...published, template_code: template.code };
+  });
+}
+
+/** The latest published version of a template; `404 1004` when there is none. */
+export async function getLatestVersion(
+  db: Executor,
+  tenantId: string,
+  templateCode: string,
+): Promise<VersionWithCode> {
+  const latest = await findLatestPublished(db, tenantId, templateCode);
+  if (!latest) throw new AppError('templateNotFound');
+  return latest;
+}
+
+/** V of contract section 4. */
+export function presentVersion(row: VersionWithCode, publicBaseUrl: string): PublishedVersion {
+  if (row.version === null || row.published_at === null) {
+    throw new Error(`Version ${row.id} is not published`);
+  }
+  return {
+    consent_version_id: row.id,
+    template_code: row.template_code,
+    version: row.version,
+    tag: row.tag,
+    content_html: row.content_html,
+    file_url: row.file_url ?? contentFileUrl(publicBaseUrl, row.id),
+    allow_reconsent: row.allow_reconsent === 1,
+    published_at: row.published_at,
+  };
+}
+
+export function contentFileUrl(publicBaseUrl: string, versionId: string): string {
+  return `${publicBaseUrl}/api/content/${versionId}.html`;
+}
+
+async function assertTagFree(trx: Trx, template: TemplateRow, tag: string): Promise<void> {
+  const clash = await trx
+    .selectFrom('template_versions')
+    .select('id')
+    .where('tenant_id', '=', template.tenant_id)
+    .where('template_id', '=', template.id)
+    .where('tag', '=', tag)
+    .executeTakeFirst();
+  if (clash) {
+    throw new AppError('conflict', { message: `Tag "${tag}" is already used in this template.` });
+  }
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import type { TestStore } from './stores.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Db;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** The whole service in process on a fresh store of the given kind, with its real HTTP stack. */
+export async function startTestApp(
+  store: TestStore,
+  env: Record<string, string> = {},
+): Promise<TestApp> {
+  const { databaseUrl, drop } = await store.create();
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    PUBLIC_BASE_URL: 'https://consent.test',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...env,
+  });
+  const db = createDb(config);
+  await migrateToLatest(db);
+  const app = await buildApp(config, db, { logger: false });
+  await app.ready();
+  return {
+    app,
+    db,
+    config,
+    async close() {
+      await app.close();
+      await db.destroy();
+      await drop();
+    },
+  };
+}
+
+export function json<T = any>(response: LightMyRequestResponse): T {
+  return JSON.parse(response.body) as T;
+}
+
+/** Asserts the contract's error shape and returns its code. */
+export function expectErrorShape(response: LightMyRequestResponse): {
+  code: string;
+  message: string;
+} {
+  const type = response.headers['content-type'];
+  if (type !== 'application/json; charset=utf-8') {
+    throw new Error(`error response has content-type ${String(type)}: ${response.body}`);
+  }
+  const body = json(response);
+  if (
+    typeof body.code !== 'string' ||
+    !/^\d+$/.test(body.code) ||
+    typeof body.message !== 'string'
+  ) {
+    throw new Error(`not an error body: ${response.body}`);
+  }
+  return body;
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { CreatedApiKey } from '../../src/api-keys/schemas.js';
+import { createApiKey } from '../../src/api-keys/service.js';
+import type { Db } from '../../src/platform/db.js';
+import type { PublishedVersion } from '../../src/templates/schemas.js';
+import { createTemplate, presentVersion, publishNewVersion } from '../../src/templates/service.js';
+import type { TenantView } from '../../src/tenants/schemas.js';
+import { createTenant } from '../../src/tenants/service.js';
+
+let counter = 0;
+
+/** A short name no other test in the file uses. */
+export function unique(prefix: string): string {
+  counter += 1;
+  return `${prefix}_${counter}_${randomUUID().slice(0, 8)}`;
+}
+
+export interface SeededTenant {
+  tenant: TenantView;
+  apiKey: CreatedApiKey;
+  /** Headers that authenticate as this tenant. */
+  headers: Record<string, string>;
+}
+
+/** A tenant with one API key, made through the same services the command line calls. */
+export async function seedTenant(db: Db): Promise<SeededTenant> {
+  const alias = unique('tenant');
+  const tenant = await createTenant(db, {
+    alias,
+    email: `${alias}@example.test`,
+    password: 'a long enough password',
+  });
+  const apiKey = await createApiKey(db, tenant.id, { name: 'test key' });
+  return { tenant, apiKey, headers: { 'x-system-api-key': apiKey.key } };
+}
+
+/** Creates a template with a fresh code; returns the code. */
+export async function seedTemplate(db: Db, tenantId: string): Promise<string> {
+  const code = unique('tpl');
+  await createTemplate(db, tenantId, { code, name: `Template ${code}` });
+  return code;
+}
+
+let tagCounter = 0;
+
+/** Publishes a version (tag and content made up unless given) and returns V as the API shows it. */
+export async function publish(
+  db: Db,
+  tenantId: string,
+  code: string,
+  fields: {
+    tag?: string;
+    content_html?: string;
+    allow_reconsent?: boolean;
+    file_url?: string;
+  } = {},
+  publicBaseUrl = 'https://consent.test',
+): Promise<PublishedVersion> {
+  tagCounter += 1;
+  const row = await publishNewVersion(
+    db,
+    tenantId,
+    code,
+    {
+      tag: fields.tag ?? `${tagCounter}.0`,
+      content_html: fields.content_html ?? `<p>Consent text ${tagCounter}</p>`,
+      ...(fields.allow_reconsent === undefined ? {} : { allow_reconsent: fields.allow_reconsent }),
+      ...(fields.file_url === undefined ? {} : { file_url: fields.file_url }),
+    },
+    'test',
+  );
+  return presentVersion(row, publicBaseUrl);
+}
