@@ -22,7 +22,11 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config 
         description: 'Carries an `ETag`; a matching `If-None-Match` answers `304` with no body.',
         security: apiKeySecurity,
         params: Type.Object({ template_code: TemplateCodeParam }),
-        response: { 200: dataOf(PublishedVersion), 304: Type.Null(), ...errorResponses },
+        response: {
+          200: dataOf(PublishedVersion),
+          304: Type.Null({ description: 'Not modified: no body.' }),
+          ...errorResponses,
+        },
       },
     },
     async (request, reply) => {
@@ -31,7 +35,8 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config 
       const body = JSON.stringify({ data: presentVersion(latest, config.publicBaseUrl) });
       const etag = `"${sha256Hex(body).slice(0, 32)}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');
-      if (fresh(request.headers, { etag })) return reply.code(304).send(null);
+      // A 304 has no body at all (the type provider only knows the 200 body's type).
+      if (fresh(request.headers, { etag })) return reply.code(304).send(undefined as never);
       // Already serialized, once, for the ETag: sent as it is.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../src/api-keys/service.js';
+import { expectErrorShape, startTestApp, type TestApp } from './helpers/app.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from './helpers/seed.js';
+import { stores } from './helpers/stores.js';
+
+describe.each(stores)('rate limit per API key on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let code: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(store, { RATE_LIMIT_PER_MINUTE: '3' });
+    a = await seedTenant(t.db);
+    code = await seedTemplate(t.db, a.tenant.id);
+    await publish(t.db, a.tenant.id, code);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const latest = (headers: Record<string, string>) =>
+    t.app.inject({ method: 'GET', url: `/api/v1/consent-templates/${code}/latest`, headers });
+
+  it('past the limit, answers 429 1008 with Retry-After; other keys keep their own budget', async () => {
+    const key = await createApiKey(t.db, a.tenant.id, { name: 'limited' });
+    const headers = { 'x-system-api-key': key.key };
+    for (let i = 0; i < 3; i += 1) expect((await latest(headers)).statusCode).toBe(200);
+    const limited = await latest(headers);
+    expect(limited.statusCode).toBe(429);
+    expect(expectErrorShape(limited)).toEqual({ code: '1008', message: 'Too many requests.' });
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    const other = await createApiKey(t.db, a.tenant.id, { name: 'other' });
+    expect((await latest({ 'x-system-api-key': other.key })).statusCode).toBe(200);
+  });
+
+  it('requests without a valid key are 401 and do not use up any budget', async () => {
+    const key = await createApiKey(t.db, a.tenant.id, { name: 'untouched' });
+    for (let i = 0; i < 5; i += 1) {
+      expect((await latest({ 'x-system-api-key': 'wrong' })).statusCode).toBe(401);
+    }
+    expect((await latest({ 'x-system-api-key': key.key })).statusCode).toBe(200);
+  });
+
+  it('the health check and the content file are not limited', async () => {
+    for (let i = 0; i < 5; i += 1) {
+      expect((await t.app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+    }
+  });
+});
+
+describe.each(stores)('RATE_LIMIT_PER_MINUTE=0 on $name', (store) => {
+  it('turns the limit off', async () => {
+    const t = await startTestApp(store, { RATE_LIMIT_PER_MINUTE: '0' });
+    try {
+      const a = await seedTenant(t.db);
+      const code = await seedTemplate(t.db, a.tenant.id);
+      await publish(t.db, a.tenant.id, code);
+      for (let i = 0; i < 20; i += 1) {
+        const response = await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/consent-templates/${code}/latest`,
+          headers: a.headers,
+        });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
