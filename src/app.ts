@@ -1,13 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { decisionRoutes } from './decisions/routes.js';
 import { healthRoutes } from './health/routes.js';
-import { installApiKeyCheck } from './platform/auth.js';
+import { installApiKeyCheck, refuseUnroutable } from './platform/auth.js';
 import type { Config } from './platform/config.js';
 import type { Db } from './platform/db.js';
 import { installErrorHandler, sendError } from './platform/error-handler.js';
-import { AppError } from './platform/errors.js';
+import { AppError, errorBody } from './platform/errors.js';
 import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { requestIdFor } from './platform/request-id.js';
@@ -37,6 +38,8 @@ export async function buildApp(
     bodyLimit,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
+    // customer_id may be 128 characters; longer parameters fail validation as 400 1001.
+    routerOptions: { maxParamLength: 256 },
     genReqId: requestIdFor,
     // Our own onRequest check answers 503 1009 while closing, in the contract's shape.
     return503OnClosing: false,
@@ -44,16 +47,18 @@ export async function buildApp(
       // Unknown fields are refused and types are never coerced (`["given"]` is not `"given"`).
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true },
     },
+    // Malformed or over-long paths fail before any hook runs; the key check still comes first.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
-      sendError(error, request, reply);
+      void refuseUnroutable(db, error, request, reply);
     },
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy(error);
-      const body = JSON.stringify({ code: '1001', message: 'Invalid request.' });
+      const body = JSON.stringify(errorBody(new AppError('invalidRequest')));
       socket.end(
         'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n' +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          `X-Request-Id: ${randomUUID()}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Connection: close\r\n\r\n${body}`,
       );
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

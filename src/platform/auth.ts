@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiCaller } from '../api-keys/schemas.js';
 import { authenticate } from '../api-keys/service.js';
 import type { Db } from './db.js';
+import { sendError } from './error-handler.js';
 import { AppError } from './errors.js';
 
 declare module 'fastify' {
@@ -26,8 +27,7 @@ export function installApiKeyCheck(app: FastifyInstance, db: Db): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     if (!needsApiKey(request.url)) return;
-    const header = request.headers['x-system-api-key'];
-    const caller = await authenticate(db, typeof header === 'string' ? header : undefined);
+    const caller = await presentedCaller(db, request);
     if (!caller) throw new AppError('unauthorized');
     request.caller = caller;
   });
@@ -36,4 +36,31 @@ export function installApiKeyCheck(app: FastifyInstance, db: Db): void {
 export function callerOf(request: FastifyRequest): ApiCaller {
   if (!request.caller) throw new AppError('unauthorized');
   return request.caller;
+}
+
+/**
+ * Answers a request the router could not even parse (bad percent-encoding, an over-long
+ * parameter): `401 1002` when it needed a key and has no valid one, otherwise the error itself.
+ */
+export async function refuseUnroutable(
+  db: Db,
+  error: Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  try {
+    if (needsApiKey(request.url) && !(await presentedCaller(db, request))) {
+      sendError(new AppError('unauthorized'), request, reply);
+      return;
+    }
+  } catch (lookupError) {
+    sendError(lookupError, request, reply);
+    return;
+  }
+  sendError(error, request, reply);
+}
+
+function presentedCaller(db: Db, request: FastifyRequest): Promise<ApiCaller | undefined> {
+  const header = request.headers['x-system-api-key'];
+  return authenticate(db, typeof header === 'string' ? header : undefined);
 }
