@@ -77,14 +77,12 @@ export async function buildApp(
 
   installErrorHandler(app);
   installApiKeyCheck(app, db);
-  const allowedMethods = trackRoutes(app);
-  app.setNotFoundHandler(async (request, reply) => {
-    const allowed = allowedMethods(request.url.split('?', 1)[0] ?? '');
-    if (allowed.length > 0) {
-      throw new AppError('methodNotAllowed', { headers: { allow: allowed.join(', ') } });
-    }
-    return sendError(new AppError('notFound'), request, reply);
+  const unrouted = trackRoutes(app);
+  // A request that matched no route is refused before its body is read (after the key check).
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) throw unrouted(request);
   });
+  app.setNotFoundHandler(async (request, reply) => sendError(unrouted(request), request, reply));
 
   await registerOpenApi(app, serviceVersion);
   await app.register(healthRoutes, { db });
