@@ -33,7 +33,7 @@ type Options = Record<string, string | undefined>;
 /** A management command: reads its options, calls the same services as the HTTP routes. */
 type Command = (db: Db, options: Options, config: Config) => Promise<unknown>;
 
-const commands: Record<string, { options: string[]; run: Command }> = {
+const commands: Record<string, { options: string[]; migratesItself?: boolean; run: Command }> = {
   'tenant create': {
     options: ['alias', 'email', 'password'],
     run: (db, o) =>
@@ -99,6 +99,7 @@ const commands: Record<string, { options: string[]; run: Command }> = {
   },
   migrate: {
     options: [],
+    migratesItself: true,
     run: async (db) => ({ applied: await migrateToLatest(db) }),
   },
 };
@@ -139,10 +140,14 @@ export async function main(argv: string[]): Promise<number> {
       first === 'migrate' ? [second, ...rest].filter((a) => a !== undefined) : rest,
       command.options,
     );
-    return await withDb(config, async (db) => {
-      const result = await command.run(db, options, config);
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-    });
+    return await withDb(
+      config,
+      async (db) => {
+        const result = await command.run(db, options, config);
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+      },
+      !command.migratesItself,
+    );
   } catch (error) {
     process.stderr.write(`${describe(error)}\n`);
     if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
@@ -150,10 +155,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function withDb(config: Config, work: (db: Db) => Promise<void>): Promise<number> {
+async function withDb(
+  config: Config,
+  work: (db: Db) => Promise<void>,
+  migrateFirst = true,
+): Promise<number> {
   const db = createDb(config);
   try {
-    await migrateToLatest(db);
+    if (migrateFirst) await migrateToLatest(db);
     await work(db);
     return 0;
   } finally {

@@ -123,6 +123,18 @@ describe.each(stores)('GET /api/v1/consent-templates/{code}/latest on $name', (s
       expect((await get(code, { 'if-none-match': `W/${etag}` })).statusCode).toBe(304);
     });
 
+    it('a request that also says Cache-Control: no-cache (as fetch does) still gets 304', async () => {
+      const code = await seedTemplate(t.db, a.tenant.id);
+      await publish(t.db, a.tenant.id, code);
+      const etag = (await get(code)).headers.etag as string;
+      const response = await get(code, {
+        'if-none-match': etag,
+        'cache-control': 'no-cache',
+        pragma: 'no-cache',
+      });
+      expect(response.statusCode).toBe(304);
+    });
+
     it('when the tag does not match, answers 200 with the body', async () => {
       const code = await seedTemplate(t.db, a.tenant.id);
       await publish(t.db, a.tenant.id, code);

@@ -35,8 +35,10 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config 
       const body = JSON.stringify({ data: presentVersion(latest, config.publicBaseUrl) });
       const etag = `"${sha256Hex(body).slice(0, 32)}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache');
-      // A 304 has no body at all (the type provider only knows the 200 body's type).
-      if (fresh(request.headers, { etag })) return reply.code(304).send(undefined as never);
+      // Only If-None-Match decides: browsers and fetch add `Cache-Control: no-cache` to a
+      // conditional request, which is meant for caches, not for us. A 304 has no body.
+      if (fresh({ 'if-none-match': request.headers['if-none-match'] }, { etag }))
+        return reply.code(304).send(undefined as never);
       // Already serialized, once, for the ETag: sent as it is.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },

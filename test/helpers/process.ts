@@ -1,0 +1,416 @@
+/**
+ * End-to-end helpers: the real command line (`node bin/consent-service ...`) as child processes,
+ * each on its own SQLite file in a fresh temporary directory, on loopback only. Every wait is
+ * bounded in time, and every child started here is tracked so that `killAllChildren` (called
+ * from afterEach/afterAll) can end it even when a test failed half-way.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const binPath = join(repoRoot, 'bin', 'consent-service');
+
+/** Every variable the service reads: none leaks in from the environment the tests run in. */
+const serviceVariables = [
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'PUBLIC_BASE_URL',
+  'LOG_LEVEL',
+  'RATE_LIMIT_PER_MINUTE',
+  'TRUST_PROXY',
+  'SHUTDOWN_TIMEOUT_MS',
+  'SQLITE_BUSY_TIMEOUT_MS',
+];
+
+const children = new Set<ChildProcess>();
+
+/** A free TCP port on 127.0.0.1: listen on port 0, read the port, close. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') {
+        server.close();
+        reject(new Error('no port'));
+        return;
+      }
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+/** A fresh, empty store: an SQLite file (not yet created) in a new temporary directory. */
+export interface TempStore {
+  dir: string;
+  dbPath: string;
+  remove(): void;
+}
+
+export function makeTempStore(): TempStore {
+  const dir = mkdtempSync(join(tmpdir(), 'consent-e2e-'));
+  return {
+    dir,
+    dbPath: join(dir, 'consent.db'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The environment of a child: the parent's, minus the service's variables, plus `env`. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const result: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of serviceVariables) delete result[name];
+  return { ...result, ...env };
+}
+
+function track(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one command of the command line to its end (killed after `timeoutMs`). */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [binPath, ...args], {
+      cwd: options.cwd ?? tmpdir(),
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    track(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(`consent-service ${args.join(' ')} still running after ${timeoutMs} ms`, {
+          cause: { stdout, stderr },
+        }),
+      );
+    }, timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    // 'close' (not 'exit'): both output streams are drained by then.
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Describes a command's result for assertion messages. */
+export function showResult(result: CliResult): string {
+  return `exit ${result.code} ${result.signal ?? ''}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`;
+}
+
+/**
+ * Asserts a management command's success as the contract has it (exit 0, exactly one JSON object
+ * on stdout) and returns that object.
+ */
+export function expectJsonObject(result: CliResult): Record<string, unknown> {
+  if (result.code !== 0) throw new Error(`command failed: ${showResult(result)}`);
+  const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
+  if (lines.length !== 1) {
+    throw new Error(`expected one line of JSON on stdout, got ${lines.length}: ${result.stdout}`);
+  }
+  const parsed: unknown = JSON.parse(lines[0] ?? '');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new Error(`expected a JSON object on stdout, got ${result.stdout}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export interface ServerOptions {
+  store: TempStore;
+  /** Port to listen on; a free one when omitted. */
+  port?: number;
+  logLevel?: string;
+  /** More environment variables (they win over the defaults). */
+  env?: Record<string, string>;
+  /** How long to wait for `/api/health` to answer 200. */
+  readyTimeoutMs?: number;
+}
+
+/** A running `consent-service serve`. */
+export class ServerProcess {
+  readonly lines: string[] = [];
+  stderr = '';
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  readonly #exited: Promise<void>;
+
+  constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+    readonly env: Record<string, string>,
+  ) {
+    this.#exited = new Promise((resolve) => {
+      child.once('close', (code, signal) => {
+        this.exit = { code, signal };
+        resolve();
+      });
+    });
+    let partial = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) if (line.trim() !== '') this.lines.push(line);
+    });
+    child.stdout?.once('end', () => {
+      if (partial.trim() !== '') this.lines.push(partial);
+      partial = '';
+    });
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderr += chunk;
+    });
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.exit === undefined;
+  }
+
+  /** Stdout lines that are not JSON (there should be none: logs are JSON lines). */
+  nonJsonLines(): string[] {
+    return this.lines.filter((line) => {
+      try {
+        JSON.parse(line);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+  }
+
+  /** The log records (stdout JSON lines). */
+  logs(): Array<Record<string, unknown>> {
+    const records: Array<Record<string, unknown>> = [];
+    for (const line of this.lines) {
+      try {
+        records.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // not a log record; see nonJsonLines()
+      }
+    }
+    return records;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.running) this.child.kill(signal);
+  }
+
+  /** Waits for the process to end; returns how it ended, or undefined after `timeoutMs`. */
+  async waitForExit(
+    timeoutMs: number,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null } | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#exited,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    return this.exit;
+  }
+
+  /** SIGTERM, then SIGKILL if it has not ended after `timeoutMs`. */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    this.signal('SIGTERM');
+    if (await this.waitForExit(timeoutMs)) return;
+    this.signal('SIGKILL');
+    await this.waitForExit(5_000);
+  }
+
+  describe(): string {
+    return `serve on port ${this.port} (exit ${JSON.stringify(this.exit)})\nstdout:\n${this.lines.join('\n')}\nstderr:\n${this.stderr}`;
+  }
+}
+
+/** The environment a server (and the commands that go with it) runs with. */
+export function serverEnv(
+  store: TempStore,
+  port: number,
+  logLevel = 'warn',
+): Record<string, string> {
+  return {
+    DATABASE_URL: store.dbPath,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: logLevel,
+    RATE_LIMIT_PER_MINUTE: '0',
+  };
+}
+
+/** Starts `consent-service serve` and waits (bounded) until `GET /api/health` answers 200. */
+export async function startServer(options: ServerOptions): Promise<ServerProcess> {
+  const port = options.port ?? (await freePort());
+  const env = { ...serverEnv(options.store, port, options.logLevel), ...options.env };
+  const child = spawn(process.execPath, [binPath, 'serve'], {
+    cwd: options.store.dir,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  track(child);
+  const server = new ServerProcess(child, port, env);
+  await waitForHealth(server, options.readyTimeoutMs ?? 15_000);
+  return server;
+}
+
+/** Polls `GET /api/health` every 50 ms until 200, the process ends, or `timeoutMs` passes. */
+export async function waitForHealth(server: ServerProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const maxAttempts = Math.ceil(timeoutMs / 50) + 1;
+  for (let attempt = 0; attempt < maxAttempts && Date.now() < deadline; attempt += 1) {
+    if (!server.running) break;
+    try {
+      const response = await fetch(`${server.baseUrl}/api/health`, {
+        signal: AbortSignal.timeout(1_000),
+      });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await delay(50);
+  }
+  throw new Error(`the server did not become healthy within ${timeoutMs} ms\n${server.describe()}`);
+}
+
+/** Polls `check` every `intervalMs` until it returns a value other than undefined. */
+export async function pollUntil<T>(
+  check: () => Promise<T | undefined>,
+  options: { timeoutMs: number; intervalMs?: number },
+): Promise<T | undefined> {
+  const interval = options.intervalMs ?? 50;
+  const deadline = Date.now() + options.timeoutMs;
+  const maxAttempts = Math.ceil(options.timeoutMs / interval) + 1;
+  for (let attempt = 0; attempt < maxAttempts; attempt += 1) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) break;
+    await delay(interval);
+  }
+  return undefined;
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Kills (SIGKILL) every child still running and waits (bounded) for each to end. */
+export async function killAllChildren(): Promise<void> {
+  const running = [...children];
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            children.delete(child);
+            resolve();
+            return;
+          }
+          const timer = setTimeout(resolve, 5_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
+/** A tenant, template, published version and API key, all made through the command line. */
+export interface Provisioned {
+  alias: string;
+  templateCode: string;
+  version: Record<string, unknown>;
+  versionId: string;
+  apiKey: { id: string; name: string; prefix: string; key: string };
+}
+
+export async function provision(
+  env: Record<string, string>,
+  options: { alias?: string; templateCode?: string; content?: string } = {},
+): Promise<Provisioned> {
+  const alias = options.alias ?? 'acme';
+  const templateCode = options.templateCode ?? 'privacy_policy';
+  expectJsonObject(
+    await runCli(
+      [
+        'tenant',
+        'create',
+        '--alias',
+        alias,
+        '--email',
+        `${alias}@example.test`,
+        '--password',
+        'a long enough password',
+      ],
+      env,
+    ),
+  );
+  expectJsonObject(
+    await runCli(
+      ['template', 'create', '--tenant', alias, '--code', templateCode, '--name', 'Privacy'],
+      env,
+    ),
+  );
+  const version = expectJsonObject(
+    await runCli(
+      [
+        'version',
+        'publish',
+        '--tenant',
+        alias,
+        '--template',
+        templateCode,
+        '--tag',
+        '1.0',
+        '--content',
+        options.content ?? '<h1>Privacy</h1><p>We keep your e-mail address.</p>',
+      ],
+      env,
+    ),
+  );
+  const apiKey = expectJsonObject(
+    await runCli(['apikey', 'create', '--tenant', alias, '--name', 'e2e key'], env),
+  ) as Provisioned['apiKey'];
+  return {
+    alias,
+    templateCode,
+    version,
+    versionId: String(version.consent_version_id),
+    apiKey,
+  };
+}
