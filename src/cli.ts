@@ -4,7 +4,7 @@ import { createApiKey, revokeApiKey } from './api-keys/service.js';
 import { createDemo } from './cli/demo.js';
 import { type Config, ConfigError, loadConfig } from './platform/config.js';
 import { createDb, type Db } from './platform/db.js';
-import { AppError } from './platform/errors.js';
+import { toAppError } from './platform/error-handler.js';
 import { migrateToLatest } from './platform/migrate.js';
 import { serve } from './server.js';
 import { createTemplate, presentVersion, publishNewVersion } from './templates/service.js';
@@ -212,10 +212,10 @@ function content(options: Options): string {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof AppError) {
-    const details = (error.details ?? []).map((d) => `  ${d.field}: ${d.issue}`);
-    return [`Error ${error.code}: ${error.message}`, ...details].join('\n');
-  }
   if (error instanceof UsageError || error instanceof ConfigError) return error.message;
-  return `Error: ${(error as Error).message ?? String(error)}`;
+  const appError = toAppError(error);
+  // An operator at the command line is better served by the store's own words than by 1000.
+  if (appError.code === '1000') return `Error: ${(error as Error).message ?? String(error)}`;
+  const details = (appError.details ?? []).map((d) => `  ${d.field}: ${d.issue}`);
+  return [`Error ${appError.code}: ${appError.message}`, ...details].join('\n');
 }

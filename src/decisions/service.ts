@@ -3,6 +3,7 @@ import type { Db, Trx } from '../platform/db.js';
 import { AppError, type ErrorBody, type ErrorName, errorBody } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { newId } from '../platform/ids.js';
+import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { findPublishedById, type VersionWithCode } from '../templates/repository.js';
 import {
@@ -48,6 +49,8 @@ export function recordDecision(
   return db.transaction().execute(async (trx) => {
     const requestHash = sha256Hex(stringify(request) ?? '');
     if (idempotencyKey !== undefined) {
+      // Same key at the same moment: the second waits here, then sees the first's record.
+      await lockKey(trx, `idempotency:${context.tenantId}:${idempotencyKey}`);
       const previous = await findIdempotencyRecord(trx, context.tenantId, idempotencyKey);
       const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
       if (previous && previous.created_at >= windowStart) {
@@ -87,6 +90,8 @@ async function decide(
   const { tenantId } = context;
   const version = await findPublishedById(trx, tenantId, request.consent_version_id.toLowerCase());
   if (!version) throw new AppError('versionNotFound');
+  // One decision at a time per customer and template: the rules read the state they change.
+  await lockKey(trx, `customer:${tenantId}:${version.template_id}:${customerId}`);
   const templateState = await findTemplateState(trx, tenantId, customerId, version.template_id);
 
   if (request.decision === 'withdraw') {

@@ -17,6 +17,9 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.String({ default: 'false' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   SQLITE_BUSY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 2_000 }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -34,6 +37,12 @@ export interface Config {
   readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   readonly shutdownTimeoutMs: number;
   readonly sqliteBusyTimeoutMs: number;
+  /** PostgreSQL: connections per instance. */
+  readonly databasePoolSize: number;
+  /** PostgreSQL: the server cancels a statement running longer (0: no limit). */
+  readonly databaseStatementTimeoutMs: number;
+  /** PostgreSQL: how long to wait for a new connection before answering 503. */
+  readonly databaseConnectTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -67,6 +76,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
     sqliteBusyTimeoutMs: parsed.SQLITE_BUSY_TIMEOUT_MS,
+    databasePoolSize: parsed.DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseConnectTimeoutMs: parsed.DATABASE_CONNECT_TIMEOUT_MS,
   });
 }
 

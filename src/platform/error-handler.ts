@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isStoreUnavailable } from './db.js';
+import { isStoreUnavailable, isUniqueViolation } from './db.js';
 import { AppError, type ErrorDetail, type ErrorName, errorBody } from './errors.js';
 
 const frameworkCodes: Record<string, ErrorName> = {
@@ -32,6 +32,8 @@ export function toAppError(error: unknown): AppError {
   const name = fastifyError.code ? frameworkCodes[fastifyError.code] : undefined;
   if (name) return new AppError(name);
   if (isStoreUnavailable(error)) return new AppError('unavailable');
+  // Two writers raced for one name: the loser hears what a later request would have.
+  if (isUniqueViolation(error)) return new AppError('conflict', { message: 'Already exists.' });
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {
     return new AppError(byStatus[status] ?? 'invalidRequest');

@@ -46,9 +46,8 @@ export function createSqliteDialect(path: string, busyTimeoutMs: number): Sqlite
   return new ImmediateSqliteDialect({ database });
 }
 
-/** The file path a `DATABASE_URL` names, or undefined when it is not an SQLite location. */
-export function sqlitePath(databaseUrl: string): string | undefined {
-  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return undefined;
+/** The file path an SQLite `DATABASE_URL` names: a path, or `file:` and a path. */
+export function sqlitePath(databaseUrl: string): string {
   if (databaseUrl.startsWith('file://')) return decodeURIComponent(new URL(databaseUrl).pathname);
   if (databaseUrl.startsWith('file:')) return databaseUrl.slice('file:'.length);
   return databaseUrl;

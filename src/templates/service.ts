@@ -2,6 +2,7 @@ import type { Db, Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { newId } from '../platform/ids.js';
+import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import {
@@ -87,6 +88,8 @@ export async function publishDraft(
   if (draft.status !== 'draft') {
     throw new AppError('conflict', { message: 'This version is already published.' });
   }
+  // Publishes of one template take their numbers one at a time.
+  await lockKey(trx, `publish:${draft.tenant_id}:${draft.template_id}`);
   const version = (await highestVersionNumber(trx, draft.tenant_id, draft.template_id)) + 1;
   const publishedAt = nowIso();
   await trx

@@ -1,13 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
 
 /**
  * The stores every store-touching test runs on. Each test file loops its body over this list
- * (`describe.each(stores)`), so a new store joins every test by being added here.
+ * (`describe.each(stores)`), so each test runs on SQLite and on PostgreSQL.
  */
 export interface TestStore {
-  name: string;
+  name: 'sqlite' | 'postgres';
   /** A fresh, empty store for one test file; `drop` removes it. */
   create(): Promise<{ databaseUrl: string; drop(): Promise<void> }>;
 }
@@ -23,4 +26,30 @@ export const sqliteStore: TestStore = {
   },
 };
 
-export const stores: TestStore[] = [sqliteStore];
+/** A new database on the run's PostgreSQL server (see `global-setup.ts`). */
+export const postgresStore: TestStore = {
+  name: 'postgres',
+  async create() {
+    const adminUrl = inject('postgresAdminUrl');
+    const name = `consent_test_${randomBytes(8).toString('hex')}`;
+    await asAdmin(adminUrl, `create database ${name}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    return {
+      databaseUrl: url.toString(),
+      drop: () => asAdmin(adminUrl, `drop database if exists ${name} with (force)`),
+    };
+  },
+};
+
+async function asAdmin(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+export const stores: TestStore[] = [sqliteStore, postgresStore];

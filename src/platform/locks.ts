@@ -1,0 +1,16 @@
+import { sql } from 'kysely';
+import { isPostgres, type Trx } from './db.js';
+
+/**
+ * Serializes the transactions that name the same key until they commit, across every instance.
+ * The rules that read before they write (withdraw, re-consent, idempotency, version numbering)
+ * take one first.
+ *
+ * - PostgreSQL: a transaction-scoped advisory lock on a 64-bit hash of the key; a hash collision
+ *   only makes two unrelated writers wait for each other.
+ * - SQLite: nothing to do; `BEGIN IMMEDIATE` already makes every writing transaction exclusive.
+ */
+export async function lockKey(trx: Trx, key: string): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}

