@@ -44,7 +44,7 @@ const sqliteUnavailable = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PRO
 const postgresUnavailable =
   /^(08|57|53)[0-9A-Z]{3}$|^E(CONNREFUSED|CONNRESET|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH)$/;
 const unavailableMessages =
-  /driver has already been destroyed|database connection is not open|Connection terminated|timeout exceeded when trying to connect|connection error|Cannot use a pool after calling end/i;
+  /driver has already been destroyed|database connection is not open|Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Query read timeout|Cannot use a pool after calling end/i;
 
 /**
  * True when an error means the store cannot answer right now (locked, unreachable, restarting,

@@ -17,9 +17,11 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`Migration ${failed ?? '(unknown)'} failed: ${String(result.error)}`, {
-      cause: result.error,
-    });
+    const reason = result.error instanceof Error ? result.error.message : String(result.error);
+    const message = failed
+      ? `Migration ${failed} failed: ${reason}`
+      : `Cannot bring the store's schema up to date (is the store reachable?): ${reason}`;
+    throw new Error(message, { cause: result.error });
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -19,14 +19,48 @@ export function createPostgresDialect(settings: PostgresSettings): PostgresDiale
     connectionString: settings.databaseUrl,
     max: settings.poolSize,
     statement_timeout: settings.statementTimeoutMs,
+    // The server enforces statement_timeout only if it hears from us; when the network itself
+    // is cut, the client gives up a second later and the socket is probed by TCP keepalives.
+    ...(settings.statementTimeoutMs > 0
+      ? { query_timeout: settings.statementTimeoutMs + 1000 }
+      : {}),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     connectionTimeoutMillis: settings.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     application_name: 'consent-service',
   });
-  // An idle connection that breaks (server restart, failover) is dropped by the pool; without a
-  // listener the error would crash the process. The next query opens a fresh connection.
+  // A connection that breaks (server restart, failover, network) emits 'error': on an idle one the
+  // pool listens; on one lent to a request nobody would, and the process would crash. The error
+  // reaches the request through its query instead (503), and the pool drops the connection.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    dropOnReadTimeout(client);
+  });
   return new PostgresDialect({ pool });
+}
+
+/**
+ * After a client-side read timeout the connection is still waiting for the lost answer, and the
+ * request's ROLLBACK would wait behind it. Closing the socket fails that ROLLBACK at once, and the
+ * pool discards the connection when it is returned.
+ */
+function dropOnReadTimeout(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'Query read timeout') {
+          (
+            client as unknown as { connection: { stream: { destroy(): void } } }
+          ).connection.stream.destroy();
+        }
+      });
+    }
+    return result;
+  };
 }
 
 export function isPostgresUrl(databaseUrl: string): boolean {
