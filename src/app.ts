@@ -74,6 +74,11 @@ export async function buildApp(
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // A request in flight when shutdown began is answered, and its keep-alive connection closed
+  // with it, or the server would wait for the client to hang up.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
 
   installErrorHandler(app);
   installApiKeyCheck(app, db);
