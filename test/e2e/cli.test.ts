@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CliResult,
@@ -10,7 +9,9 @@ import {
   runCli,
   showResult,
   type TempStore,
+  tableNames,
 } from '../helpers/process.js';
+import { stores } from '../helpers/stores.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -31,112 +32,140 @@ function sortedKeys(object: Record<string, unknown>): string[] {
   return Object.keys(object).sort();
 }
 
-describe('management commands of bin/consent-service', () => {
-  let store: TempStore;
-  let env: Record<string, string>;
-  const cli = (...args: string[]) => runCli(args, env, { cwd: store.dir });
+// The two stores' suites run at the same time (each its own store and processes); the commands of
+// one store run one after another, each on what the previous left.
+describe.concurrent.each(stores)('on $name', (testStore) => {
+  describe.sequential('management commands of bin/consent-service', () => {
+    let store: TempStore;
+    let env: Record<string, string>;
+    const cli = (...args: string[]) => runCli(args, env, { cwd: store.dir });
 
-  beforeAll(() => {
-    store = makeTempStore();
-    env = {
-      DATABASE_URL: store.dbPath,
-      PUBLIC_BASE_URL: publicBaseUrl,
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
-    };
-  });
-  afterEach(async () => {
-    await killAllChildren();
-  });
-  afterAll(async () => {
-    await killAllChildren();
-    store.remove();
-  });
+    beforeAll(async () => {
+      store = await makeTempStore(testStore);
+      env = {
+        DATABASE_URL: store.databaseUrl,
+        PUBLIC_BASE_URL: publicBaseUrl,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: '0',
+      };
+    });
+    afterEach(async () => {
+      await killAllChildren(store);
+    });
+    afterAll(async () => {
+      await store?.remove();
+    });
 
-  it('migrate on a fresh store creates the schema, prints one JSON object and exits 0', async () => {
-    const result = await cli('migrate');
-    const printed = expectJsonObject(result);
-    expect(sortedKeys(printed)).toEqual(['applied']);
-    expect(Array.isArray(printed.applied)).toBe(true);
-    const db = new Database(store.dbPath, { readonly: true });
-    try {
-      const tables = db
-        .prepare("select name from sqlite_master where type = 'table'")
-        .all() as Array<{ name: string }>;
-      expect(tables.map((t) => t.name)).toEqual(
+    it('migrate on a fresh store creates the schema, prints one JSON object and exits 0', async () => {
+      const result = await cli('migrate');
+      const printed = expectJsonObject(result);
+      expect(sortedKeys(printed)).toEqual(['applied']);
+      expect(Array.isArray(printed.applied)).toBe(true);
+      expect(await tableNames(store)).toEqual(
         expect.arrayContaining(['tenants', 'api_keys', 'templates', 'decisions']),
       );
-    } finally {
-      db.close();
-    }
-  });
+    });
 
-  it('migrate on a fresh store reports the migrations it applied; run again, reports none', async () => {
-    const fresh = makeTempStore();
-    try {
-      const first = expectJsonObject(
-        await runCli(['migrate'], { ...env, DATABASE_URL: fresh.dbPath }, { cwd: fresh.dir }),
-      );
-      const applied = first.applied as unknown[];
-      // BUG (src/cli.ts): withDb() migrates before every command, so `migrate` itself always
-      // finds nothing left to do and prints {"applied":[]} even on an empty store.
-      expect(
-        applied.length,
-        'migrate on an empty store printed no applied migration',
-      ).toBeGreaterThan(0);
-      for (const name of applied) expect(typeof name).toBe('string');
-      const second = expectJsonObject(
-        await runCli(['migrate'], { ...env, DATABASE_URL: fresh.dbPath }, { cwd: fresh.dir }),
-      );
-      expect(second).toEqual({ applied: [] });
-    } finally {
-      fresh.remove();
-    }
-  });
+    it('migrate on a fresh store reports the migrations it applied; run again, reports none', async () => {
+      const fresh = await makeTempStore(testStore);
+      try {
+        const first = expectJsonObject(
+          await runCli(
+            ['migrate'],
+            { ...env, DATABASE_URL: fresh.databaseUrl },
+            { cwd: fresh.dir },
+          ),
+        );
+        const applied = first.applied as unknown[];
+        // `migrate` is the one command that does not migrate before it runs: it must find the
+        // store empty and report what it applied.
+        expect(
+          applied.length,
+          'migrate on an empty store printed no applied migration',
+        ).toBeGreaterThan(0);
+        for (const name of applied) expect(typeof name).toBe('string');
+        const second = expectJsonObject(
+          await runCli(
+            ['migrate'],
+            { ...env, DATABASE_URL: fresh.databaseUrl },
+            { cwd: fresh.dir },
+          ),
+        );
+        expect(second).toEqual({ applied: [] });
+      } finally {
+        await fresh.remove();
+      }
+    });
 
-  it('tenant create prints {id, alias, email} and exits 0', async () => {
-    const tenant = expectJsonObject(
-      await cli(
+    it('tenant create prints {id, alias, email} and exits 0', async () => {
+      const tenant = expectJsonObject(
+        await cli(
+          'tenant',
+          'create',
+          '--alias',
+          'acme',
+          '--email',
+          'privacy@acme.example',
+          '--password',
+          'a long enough password',
+        ),
+      );
+      expect(sortedKeys(tenant)).toEqual(['alias', 'email', 'id']);
+      expect(tenant.id).toEqual(expect.any(String));
+      expect(tenant.id).not.toBe('');
+      expect(tenant.alias).toBe('acme');
+      expect(tenant.email).toBe('privacy@acme.example');
+      expect(JSON.stringify(tenant)).not.toContain('a long enough password');
+    });
+
+    it('when the alias is already taken, tenant create fails on stderr with nothing on stdout', async () => {
+      const result = await cli(
         'tenant',
         'create',
         '--alias',
         'acme',
         '--email',
-        'privacy@acme.example',
+        'other@acme.example',
         '--password',
         'a long enough password',
-      ),
-    );
-    expect(sortedKeys(tenant)).toEqual(['alias', 'email', 'id']);
-    expect(tenant.id).toEqual(expect.any(String));
-    expect(tenant.id).not.toBe('');
-    expect(tenant.alias).toBe('acme');
-    expect(tenant.email).toBe('privacy@acme.example');
-    expect(JSON.stringify(tenant)).not.toContain('a long enough password');
-  });
+      );
+      expectFailure(result, /alias/i);
+    });
 
-  it('when the alias is already taken, tenant create fails on stderr with nothing on stdout', async () => {
-    const result = await cli(
-      'tenant',
-      'create',
-      '--alias',
-      'acme',
-      '--email',
-      'other@acme.example',
-      '--password',
-      'a long enough password',
-    );
-    expectFailure(result, /alias/i);
-  });
+    it('when an option is missing, tenant create fails naming it', async () => {
+      const result = await cli(
+        'tenant',
+        'create',
+        '--alias',
+        'nopassword',
+        '--email',
+        'n@p.example',
+      );
+      expectFailure(result, /--password/);
+    });
 
-  it('when an option is missing, tenant create fails naming it', async () => {
-    const result = await cli('tenant', 'create', '--alias', 'nopassword', '--email', 'n@p.example');
-    expectFailure(result, /--password/);
-  });
+    it('template create prints {id, code, name} and exits 0', async () => {
+      const template = expectJsonObject(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'privacy_policy',
+          '--name',
+          'Privacy',
+        ),
+      );
+      expect(sortedKeys(template)).toEqual(['code', 'id', 'name']);
+      expect(template.id).toEqual(expect.any(String));
+      expect(template.id).not.toBe('');
+      expect(template.code).toBe('privacy_policy');
+      expect(template.name).toBe('Privacy');
+    });
 
-  it('template create prints {id, code, name} and exits 0', async () => {
-    const template = expectJsonObject(
-      await cli(
+    it('when the template code already exists in the tenant, template create fails', async () => {
+      const result = await cli(
         'template',
         'create',
         '--tenant',
@@ -144,47 +173,121 @@ describe('management commands of bin/consent-service', () => {
         '--code',
         'privacy_policy',
         '--name',
-        'Privacy',
-      ),
-    );
-    expect(sortedKeys(template)).toEqual(['code', 'id', 'name']);
-    expect(template.id).toEqual(expect.any(String));
-    expect(template.id).not.toBe('');
-    expect(template.code).toBe('privacy_policy');
-    expect(template.name).toBe('Privacy');
-  });
+        'Again',
+      );
+      expectFailure(result, /privacy_policy|already exists/i);
+    });
 
-  it('when the template code already exists in the tenant, template create fails', async () => {
-    const result = await cli(
-      'template',
-      'create',
-      '--tenant',
-      'acme',
-      '--code',
-      'privacy_policy',
-      '--name',
-      'Again',
-    );
-    expectFailure(result, /privacy_policy|already exists/i);
-  });
+    it('when the tenant is unknown, template create fails naming it', async () => {
+      const result = await cli(
+        'template',
+        'create',
+        '--tenant',
+        'nobody',
+        '--code',
+        'terms',
+        '--name',
+        'Terms',
+      );
+      expectFailure(result, /nobody/);
+    });
 
-  it('when the tenant is unknown, template create fails naming it', async () => {
-    const result = await cli(
-      'template',
-      'create',
-      '--tenant',
-      'nobody',
-      '--code',
-      'terms',
-      '--name',
-      'Terms',
-    );
-    expectFailure(result, /nobody/);
-  });
+    it('version publish --content prints V with sanitized content (no <script>) and the service file_url', async () => {
+      const version = expectJsonObject(
+        await cli(
+          'version',
+          'publish',
+          '--tenant',
+          'acme',
+          '--template',
+          'privacy_policy',
+          '--tag',
+          '1.0',
+          '--content',
+          '<h1>Privacy</h1><p onclick="steal()">We keep <strong>little</strong>.</p><script>alert("x")</script>',
+        ),
+      );
+      expect(sortedKeys(version)).toEqual([
+        'allow_reconsent',
+        'consent_version_id',
+        'content_html',
+        'file_url',
+        'published_at',
+        'tag',
+        'template_code',
+        'version',
+      ]);
+      expect(version.consent_version_id).toMatch(uuid);
+      expect(version.template_code).toBe('privacy_policy');
+      expect(version.version).toBe(1);
+      expect(version.tag).toBe('1.0');
+      expect(version.allow_reconsent).toBe(true);
+      expect(version.published_at).toMatch(isoUtc);
+      expect(version.file_url).toBe(
+        `${publicBaseUrl}/api/content/${String(version.consent_version_id)}.html`,
+      );
+      const html = String(version.content_html);
+      expect(html).not.toMatch(/<script/i);
+      expect(html).not.toContain('alert');
+      expect(html).not.toContain('onclick');
+      expect(html).toContain('<h1>Privacy</h1>');
+      expect(html).toContain('<strong>little</strong>');
+    });
 
-  it('version publish --content prints V with sanitized content (no <script>) and the service file_url', async () => {
-    const version = expectJsonObject(
-      await cli(
+    it('version publish --content-file --file-url --allow-reconsent false prints V numbered 2 with those values', async () => {
+      const file = join(store.dir, 'terms.html');
+      writeFileSync(
+        file,
+        '<h2>Version two</h2>\n<p>Read <a href="https://example.com/more">more</a>.</p><iframe src="https://evil.example"></iframe>\n',
+      );
+      const version = expectJsonObject(
+        await cli(
+          'version',
+          'publish',
+          '--tenant',
+          'acme',
+          '--template',
+          'privacy_policy',
+          '--tag',
+          '2.0.1',
+          '--content-file',
+          file,
+          '--file-url',
+          'https://cdn.example.com/privacy-2.html',
+          '--allow-reconsent',
+          'false',
+        ),
+      );
+      expect(version.consent_version_id).toMatch(uuid);
+      expect(version.version).toBe(2);
+      expect(version.tag).toBe('2.0.1');
+      expect(version.allow_reconsent).toBe(false);
+      expect(version.file_url).toBe('https://cdn.example.com/privacy-2.html');
+      expect(version.published_at).toMatch(isoUtc);
+      const html = String(version.content_html);
+      expect(html).toContain('<h2>Version two</h2>');
+      expect(html).toContain('href="https://example.com/more"');
+      expect(html).not.toMatch(/<iframe/i);
+    });
+
+    it('when the tag is not a dotted number, version publish fails and publishes nothing', async () => {
+      const result = await cli(
+        'version',
+        'publish',
+        '--tenant',
+        'acme',
+        '--template',
+        'privacy_policy',
+        '--tag',
+        'v3',
+        '--content',
+        '<p>x</p>',
+      );
+      expectFailure(result, /tag/i);
+    });
+
+    it('when the tag is already used in the template, version publish fails', async () => {
+      const result = await cli(
         'version',
         'publish',
         '--tenant',
@@ -194,44 +297,13 @@ describe('management commands of bin/consent-service', () => {
         '--tag',
         '1.0',
         '--content',
-        '<h1>Privacy</h1><p onclick="steal()">We keep <strong>little</strong>.</p><script>alert("x")</script>',
-      ),
-    );
-    expect(sortedKeys(version)).toEqual([
-      'allow_reconsent',
-      'consent_version_id',
-      'content_html',
-      'file_url',
-      'published_at',
-      'tag',
-      'template_code',
-      'version',
-    ]);
-    expect(version.consent_version_id).toMatch(uuid);
-    expect(version.template_code).toBe('privacy_policy');
-    expect(version.version).toBe(1);
-    expect(version.tag).toBe('1.0');
-    expect(version.allow_reconsent).toBe(true);
-    expect(version.published_at).toMatch(isoUtc);
-    expect(version.file_url).toBe(
-      `${publicBaseUrl}/api/content/${String(version.consent_version_id)}.html`,
-    );
-    const html = String(version.content_html);
-    expect(html).not.toMatch(/<script/i);
-    expect(html).not.toContain('alert');
-    expect(html).not.toContain('onclick');
-    expect(html).toContain('<h1>Privacy</h1>');
-    expect(html).toContain('<strong>little</strong>');
-  });
+        '<p>x</p>',
+      );
+      expectFailure(result, /1\.0|tag/i);
+    });
 
-  it('version publish --content-file --file-url --allow-reconsent false prints V numbered 2 with those values', async () => {
-    const file = join(store.dir, 'terms.html');
-    writeFileSync(
-      file,
-      '<h2>Version two</h2>\n<p>Read <a href="https://example.com/more">more</a>.</p><iframe src="https://evil.example"></iframe>\n',
-    );
-    const version = expectJsonObject(
-      await cli(
+    it('when neither --content nor --content-file is given, version publish fails naming --content', async () => {
+      const result = await cli(
         'version',
         'publish',
         '--tenant',
@@ -239,110 +311,13 @@ describe('management commands of bin/consent-service', () => {
         '--template',
         'privacy_policy',
         '--tag',
-        '2.0.1',
-        '--content-file',
-        file,
-        '--file-url',
-        'https://cdn.example.com/privacy-2.html',
-        '--allow-reconsent',
-        'false',
-      ),
-    );
-    expect(version.consent_version_id).toMatch(uuid);
-    expect(version.version).toBe(2);
-    expect(version.tag).toBe('2.0.1');
-    expect(version.allow_reconsent).toBe(false);
-    expect(version.file_url).toBe('https://cdn.example.com/privacy-2.html');
-    expect(version.published_at).toMatch(isoUtc);
-    const html = String(version.content_html);
-    expect(html).toContain('<h2>Version two</h2>');
-    expect(html).toContain('href="https://example.com/more"');
-    expect(html).not.toMatch(/<iframe/i);
-  });
+        '3.0',
+      );
+      expectFailure(result, /--content/);
+    });
 
-  it('when the tag is not a dotted number, version publish fails and publishes nothing', async () => {
-    const result = await cli(
-      'version',
-      'publish',
-      '--tenant',
-      'acme',
-      '--template',
-      'privacy_policy',
-      '--tag',
-      'v3',
-      '--content',
-      '<p>x</p>',
-    );
-    expectFailure(result, /tag/i);
-  });
-
-  it('when the tag is already used in the template, version publish fails', async () => {
-    const result = await cli(
-      'version',
-      'publish',
-      '--tenant',
-      'acme',
-      '--template',
-      'privacy_policy',
-      '--tag',
-      '1.0',
-      '--content',
-      '<p>x</p>',
-    );
-    expectFailure(result, /1\.0|tag/i);
-  });
-
-  it('when neither --content nor --content-file is given, version publish fails naming --content', async () => {
-    const result = await cli(
-      'version',
-      'publish',
-      '--tenant',
-      'acme',
-      '--template',
-      'privacy_policy',
-      '--tag',
-      '3.0',
-    );
-    expectFailure(result, /--content/);
-  });
-
-  it('when --allow-reconsent is neither true nor false, version publish fails', async () => {
-    const result = await cli(
-      'version',
-      'publish',
-      '--tenant',
-      'acme',
-      '--template',
-      'privacy_policy',
-      '--tag',
-      '3.0',
-      '--content',
-      '<p>x</p>',
-      '--allow-reconsent',
-      'maybe',
-    );
-    expectFailure(result, /allow-reconsent/);
-  });
-
-  it('when the template is unknown, version publish fails', async () => {
-    const result = await cli(
-      'version',
-      'publish',
-      '--tenant',
-      'acme',
-      '--template',
-      'no_such_template',
-      '--tag',
-      '1.0',
-      '--content',
-      '<p>x</p>',
-    );
-    expectFailure(result, /template/i);
-  });
-
-  it('after the failed publishes, the next publish is still numbered 3', async () => {
-    const version = expectJsonObject(
-      await cli(
+    it('when --allow-reconsent is neither true nor false, version publish fails', async () => {
+      const result = await cli(
         'version',
         'publish',
         '--tenant',
@@ -352,66 +327,102 @@ describe('management commands of bin/consent-service', () => {
         '--tag',
         '3.0',
         '--content',
-        '<p>Three</p>',
-      ),
-    );
-    expect(version.version).toBe(3);
-  });
+        '<p>x</p>',
+        '--allow-reconsent',
+        'maybe',
+      );
+      expectFailure(result, /allow-reconsent/);
+    });
 
-  it('apikey create prints {id, name, prefix, key} where the key starts with the prefix', async () => {
-    const key = expectJsonObject(
-      await cli('apikey', 'create', '--tenant', 'acme', '--name', 'web'),
-    );
-    expect(sortedKeys(key)).toEqual(['id', 'key', 'name', 'prefix']);
-    expect(key.id).toEqual(expect.any(String));
-    expect(key.name).toBe('web');
-    expect(key.prefix).toEqual(expect.any(String));
-    expect(String(key.prefix).length).toBeGreaterThan(0);
-    expect(key.key).toEqual(expect.any(String));
-    expect(String(key.key).startsWith(String(key.prefix))).toBe(true);
-    expect(String(key.key).length).toBeGreaterThanOrEqual(String(key.prefix).length + 20);
+    it('when the template is unknown, version publish fails', async () => {
+      const result = await cli(
+        'version',
+        'publish',
+        '--tenant',
+        'acme',
+        '--template',
+        'no_such_template',
+        '--tag',
+        '1.0',
+        '--content',
+        '<p>x</p>',
+      );
+      expectFailure(result, /template/i);
+    });
 
-    const revoked = expectJsonObject(
-      await cli('apikey', 'revoke', '--tenant', 'acme', '--id', String(key.id)),
-    );
-    expect(sortedKeys(revoked)).toEqual(['id', 'revoked_at']);
-    expect(revoked.id).toBe(key.id);
-    expect(revoked.revoked_at).toMatch(isoUtc);
-  });
+    it('after the failed publishes, the next publish is still numbered 3', async () => {
+      const version = expectJsonObject(
+        await cli(
+          'version',
+          'publish',
+          '--tenant',
+          'acme',
+          '--template',
+          'privacy_policy',
+          '--tag',
+          '3.0',
+          '--content',
+          '<p>Three</p>',
+        ),
+      );
+      expect(version.version).toBe(3);
+    });
 
-  it('when the key id is unknown, apikey revoke fails', async () => {
-    const result = await cli(
-      'apikey',
-      'revoke',
-      '--tenant',
-      'acme',
-      '--id',
-      '00000000-0000-4000-8000-000000000000',
-    );
-    expectFailure(result, /not found|key/i);
-  });
+    it('apikey create prints {id, name, prefix, key} where the key starts with the prefix', async () => {
+      const key = expectJsonObject(
+        await cli('apikey', 'create', '--tenant', 'acme', '--name', 'web'),
+      );
+      expect(sortedKeys(key)).toEqual(['id', 'key', 'name', 'prefix']);
+      expect(key.id).toEqual(expect.any(String));
+      expect(key.name).toBe('web');
+      expect(key.prefix).toEqual(expect.any(String));
+      expect(String(key.prefix).length).toBeGreaterThan(0);
+      expect(key.key).toEqual(expect.any(String));
+      expect(String(key.key).startsWith(String(key.prefix))).toBe(true);
+      expect(String(key.key).length).toBeGreaterThanOrEqual(String(key.prefix).length + 20);
 
-  it('when the tenant is unknown, apikey create fails naming it', async () => {
-    const result = await cli('apikey', 'create', '--tenant', 'ghost', '--name', 'web');
-    expectFailure(result, /ghost/);
-  });
+      const revoked = expectJsonObject(
+        await cli('apikey', 'revoke', '--tenant', 'acme', '--id', String(key.id)),
+      );
+      expect(sortedKeys(revoked)).toEqual(['id', 'revoked_at']);
+      expect(revoked.id).toBe(key.id);
+      expect(revoked.revoked_at).toMatch(isoUtc);
+    });
 
-  it('when the command is unknown, fails naming it', async () => {
-    const result = await cli('tenant', 'explode');
-    expectFailure(result, /tenant explode/);
-  });
+    it('when the key id is unknown, apikey revoke fails', async () => {
+      const result = await cli(
+        'apikey',
+        'revoke',
+        '--tenant',
+        'acme',
+        '--id',
+        '00000000-0000-4000-8000-000000000000',
+      );
+      expectFailure(result, /not found|key/i);
+    });
 
-  it('when an option is unknown, fails naming it', async () => {
-    const result = await cli(
-      'apikey',
-      'create',
-      '--tenant',
-      'acme',
-      '--name',
-      'web',
-      '--colour',
-      'red',
-    );
-    expectFailure(result, /colour/);
+    it('when the tenant is unknown, apikey create fails naming it', async () => {
+      const result = await cli('apikey', 'create', '--tenant', 'ghost', '--name', 'web');
+      expectFailure(result, /ghost/);
+    });
+
+    it('when the command is unknown, fails naming it', async () => {
+      const result = await cli('tenant', 'explode');
+      expectFailure(result, /tenant explode/);
+    });
+
+    it('when an option is unknown, fails naming it', async () => {
+      const result = await cli(
+        'apikey',
+        'create',
+        '--tenant',
+        'acme',
+        '--name',
+        'web',
+        '--colour',
+        'red',
+      );
+      expectFailure(result, /colour/);
+    });
   });
 });

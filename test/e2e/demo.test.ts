@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CliResult,
-  killAllChildren,
   makeTempStore,
   runCli,
   type ServerProcess,
@@ -9,6 +8,7 @@ import {
   startServer,
   type TempStore,
 } from '../helpers/process.js';
+import { stores } from '../helpers/stores.js';
 
 interface CurlCall {
   method: string;
@@ -82,81 +82,84 @@ async function perform(call: CurlCall): Promise<{ status: number; body: any }> {
   return { status: response.status, body: await response.json() };
 }
 
-describe('the demo command', () => {
-  let store: TempStore;
-  let server: ServerProcess;
-  let demo: CliResult;
+// The two stores' suites run at the same time, each on its own store and server.
+describe.concurrent.each(stores)('on $name', (testStore) => {
+  describe.sequential('the demo command', () => {
+    let store: TempStore;
+    let server: ServerProcess;
+    let demo: CliResult;
 
-  beforeAll(async () => {
-    store = makeTempStore();
-    server = await startServer({ store });
-    demo = await runCli(['demo'], server.env, { cwd: store.dir });
-  });
-
-  afterAll(async () => {
-    try {
-      await server?.stop(10_000);
-    } finally {
-      await killAllChildren();
-      store?.remove();
-    }
-  });
-
-  it('exits 0 and prints the API key, the version id and four curl lines against PUBLIC_BASE_URL', () => {
-    expect(demo.code, showResult(demo)).toBe(0);
-    expect(demo.stdout).toMatch(/csk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/);
-    expect(demo.stdout).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
-    const curls = demo.stdout.split('\n').filter((line) => line.trim().startsWith('curl '));
-    expect(curls).toHaveLength(4);
-    for (const line of curls)
-      expect(parseCurl(line.trim()).url.startsWith(server.baseUrl)).toBe(true);
-  });
-
-  it('the four calls it shows succeed against the running server (run with fetch)', async () => {
-    const stdout = demo.stdout;
-    const key = /csk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/.exec(stdout)?.[0];
-    const versionId = /published as ([0-9a-f-]{36})/i.exec(stdout)?.[1];
-    expect(key, stdout).toBeDefined();
-    expect(versionId, stdout).toBeDefined();
-    const calls = stdout
-      .split('\n')
-      .map((line) => line.trim())
-      .filter((line) => line.startsWith('curl '))
-      .map(parseCurl);
-    const [health, latest, pending, decision] = calls;
-    if (!health || !latest || !pending || !decision) throw new Error(`four curl lines: ${stdout}`);
-
-    expect(new URL(health.url).pathname).toBe('/api/health');
-    const healthAnswer = await perform(health);
-    expect(healthAnswer).toEqual({ status: 200, body: { status: 'ok', success: true } });
-
-    expect(latest.headers['x-system-api-key']).toBe(key);
-    const latestAnswer = await perform(latest);
-    expect(latestAnswer.status, JSON.stringify(latestAnswer.body)).toBe(200);
-    expect(latestAnswer.body.data.consent_version_id).toBe(versionId);
-    expect(latestAnswer.body.data.version).toBe(1);
-
-    expect(pending.headers['x-system-api-key']).toBe(key);
-    const pendingAnswer = await perform(pending);
-    expect(pendingAnswer.status, JSON.stringify(pendingAnswer.body)).toBe(200);
-    expect(pendingAnswer.body.data.accepted).toBe(false);
-    expect(pendingAnswer.body.data.consent_version.consent_version_id).toBe(versionId);
-
-    expect(decision.method).toBe('POST');
-    expect(decision.headers['x-system-api-key']).toBe(key);
-    expect(JSON.parse(decision.body ?? '')).toEqual({
-      consent_version_id: versionId,
-      decision: 'given',
+    beforeAll(async () => {
+      store = await makeTempStore(testStore);
+      server = await startServer({ store });
+      demo = await runCli(['demo'], server.env, { cwd: store.dir });
     });
-    const decisionAnswer = await perform(decision);
-    expect(decisionAnswer.status, JSON.stringify(decisionAnswer.body)).toBe(201);
-    expect(decisionAnswer.body.data.decision).toBe('given');
-    expect(decisionAnswer.body.data.consent_version_id).toBe(versionId);
 
-    // The pending call shows the same customer as the decision: now accepted.
-    const again = await perform(pending);
-    expect(again.status).toBe(200);
-    expect(again.body.data.accepted).toBe(true);
-    expect(again.body.data.decision).toBe('given');
+    afterAll(async () => {
+      try {
+        await server?.stop(10_000);
+      } finally {
+        await store?.remove();
+      }
+    });
+
+    it('exits 0 and prints the API key, the version id and four curl lines against PUBLIC_BASE_URL', () => {
+      expect(demo.code, showResult(demo)).toBe(0);
+      expect(demo.stdout).toMatch(/csk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/);
+      expect(demo.stdout).toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
+      const curls = demo.stdout.split('\n').filter((line) => line.trim().startsWith('curl '));
+      expect(curls).toHaveLength(4);
+      for (const line of curls)
+        expect(parseCurl(line.trim()).url.startsWith(server.baseUrl)).toBe(true);
+    });
+
+    it('the four calls it shows succeed against the running server (run with fetch)', async () => {
+      const stdout = demo.stdout;
+      const key = /csk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}/.exec(stdout)?.[0];
+      const versionId = /published as ([0-9a-f-]{36})/i.exec(stdout)?.[1];
+      expect(key, stdout).toBeDefined();
+      expect(versionId, stdout).toBeDefined();
+      const calls = stdout
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line.startsWith('curl '))
+        .map(parseCurl);
+      const [health, latest, pending, decision] = calls;
+      if (!health || !latest || !pending || !decision)
+        throw new Error(`four curl lines: ${stdout}`);
+
+      expect(new URL(health.url).pathname).toBe('/api/health');
+      const healthAnswer = await perform(health);
+      expect(healthAnswer).toEqual({ status: 200, body: { status: 'ok', success: true } });
+
+      expect(latest.headers['x-system-api-key']).toBe(key);
+      const latestAnswer = await perform(latest);
+      expect(latestAnswer.status, JSON.stringify(latestAnswer.body)).toBe(200);
+      expect(latestAnswer.body.data.consent_version_id).toBe(versionId);
+      expect(latestAnswer.body.data.version).toBe(1);
+
+      expect(pending.headers['x-system-api-key']).toBe(key);
+      const pendingAnswer = await perform(pending);
+      expect(pendingAnswer.status, JSON.stringify(pendingAnswer.body)).toBe(200);
+      expect(pendingAnswer.body.data.accepted).toBe(false);
+      expect(pendingAnswer.body.data.consent_version.consent_version_id).toBe(versionId);
+
+      expect(decision.method).toBe('POST');
+      expect(decision.headers['x-system-api-key']).toBe(key);
+      expect(JSON.parse(decision.body ?? '')).toEqual({
+        consent_version_id: versionId,
+        decision: 'given',
+      });
+      const decisionAnswer = await perform(decision);
+      expect(decisionAnswer.status, JSON.stringify(decisionAnswer.body)).toBe(201);
+      expect(decisionAnswer.body.data.decision).toBe('given');
+      expect(decisionAnswer.body.data.consent_version_id).toBe(versionId);
+
+      // The pending call shows the same customer as the decision: now accepted.
+      const again = await perform(pending);
+      expect(again.status).toBe(200);
+      expect(again.body.data.accepted).toBe(true);
+      expect(again.body.data.decision).toBe('given');
+    });
   });
 });

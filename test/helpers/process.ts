@@ -1,8 +1,9 @@
 /**
  * End-to-end helpers: the real command line (`node bin/consent-service ...`) as child processes,
- * each on its own SQLite file in a fresh temporary directory, on loopback only. Every wait is
- * bounded in time, and every child started here is tracked so that `killAllChildren` (called
- * from afterEach/afterAll) can end it even when a test failed half-way.
+ * each on its own store (an SQLite file in a fresh temporary directory, or a fresh PostgreSQL
+ * database), on loopback only. Every wait is bounded in time, and every child started here is
+ * tracked so that `killAllChildren` (called from afterEach/afterAll) can end it even when a test
+ * failed half-way.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import type { TestStore } from './stores.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const binPath = join(repoRoot, 'bin', 'consent-service');
@@ -25,9 +29,13 @@ const serviceVariables = [
   'TRUST_PROXY',
   'SHUTDOWN_TIMEOUT_MS',
   'SQLITE_BUSY_TIMEOUT_MS',
+  'DATABASE_POOL_SIZE',
+  'DATABASE_STATEMENT_TIMEOUT_MS',
+  'DATABASE_CONNECT_TIMEOUT_MS',
 ];
 
-const children = new Set<ChildProcess>();
+/** Every child still running, with the `DATABASE_URL` it was started on. */
+const children = new Map<ChildProcess, string | undefined>();
 
 /** A free TCP port on 127.0.0.1: listen on port 0, read the port, close. */
 export function freePort(): Promise<number> {
@@ -47,20 +55,96 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** A fresh, empty store: an SQLite file (not yet created) in a new temporary directory. */
+/**
+ * A fresh, empty store and a new temporary directory (the children's working directory). For
+ * SQLite the store is a file (not yet created) in that directory; for PostgreSQL a new database
+ * on the run's server.
+ */
 export interface TempStore {
+  /** Which kind of store: `sqlite` or `postgres`. */
+  kind: TestStore['name'];
   dir: string;
+  /** The store's `DATABASE_URL`: the SQLite file's path, or a `postgres://` URL. */
+  databaseUrl: string;
+  /** The same as `databaseUrl` (the name from when every store was an SQLite file). */
   dbPath: string;
-  remove(): void;
+  /**
+   * Kills (SIGKILL) the children still running on this store, deletes the directory (with an
+   * SQLite file in it) and drops a PostgreSQL database. The kill signals are sent and the
+   * directory is gone before the first `await`, so a caller that does not wait still gets those;
+   * the database is dropped when the promise settles.
+   */
+  remove(): Promise<void>;
 }
 
-export function makeTempStore(): TempStore {
+/** Without an argument: an SQLite store, at once. With a store kind: that kind, asynchronously. */
+export function makeTempStore(): TempStore;
+export function makeTempStore(store: TestStore): Promise<TempStore>;
+export function makeTempStore(store?: TestStore): TempStore | Promise<TempStore> {
+  if (store === undefined) return sqliteTempStore();
+  if (store.name === 'sqlite') return Promise.resolve(sqliteTempStore());
+  return postgresTempStore(store);
+}
+
+function sqliteTempStore(): TempStore {
+  const dir = mkdtempSync(join(tmpdir(), 'consent-e2e-'));
+  const databaseUrl = join(dir, 'consent.db');
+  return {
+    kind: 'sqlite',
+    dir,
+    databaseUrl,
+    dbPath: databaseUrl,
+    remove: () => {
+      const killed = killAllChildren({ databaseUrl });
+      rmSync(dir, { recursive: true, force: true });
+      return killed;
+    },
+  };
+}
+
+async function postgresTempStore(store: TestStore): Promise<TempStore> {
+  const { databaseUrl, drop } = await store.create();
   const dir = mkdtempSync(join(tmpdir(), 'consent-e2e-'));
   return {
+    kind: 'postgres',
     dir,
-    dbPath: join(dir, 'consent.db'),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    databaseUrl,
+    dbPath: databaseUrl,
+    remove: async () => {
+      const killed = killAllChildren({ databaseUrl });
+      rmSync(dir, { recursive: true, force: true });
+      await killed;
+      await drop();
+    },
   };
+}
+
+/**
+ * Opens the store as the service does (`createDb`), for a test to read what the service wrote
+ * with Kysely; the caller destroys it (see `withStore`).
+ */
+export function openStore(store: { databaseUrl: string }): Db {
+  return createDb(loadConfig({ DATABASE_URL: store.databaseUrl, DATABASE_POOL_SIZE: '2' }));
+}
+
+/** Runs `read` on the store opened with `openStore`, and closes it whatever happens. */
+export async function withStore<T>(
+  store: { databaseUrl: string },
+  read: (db: Db) => Promise<T>,
+): Promise<T> {
+  const db = openStore(store);
+  try {
+    return await read(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The names of the store's tables (the migrations' bookkeeping included). */
+export async function tableNames(store: { databaseUrl: string }): Promise<string[]> {
+  return withStore(store, async (db) =>
+    (await db.introspection.getTables()).map((table) => table.name),
+  );
 }
 
 /** The environment of a child: the parent's, minus the service's variables, plus `env`. */
@@ -70,8 +154,8 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...result, ...env };
 }
 
-function track(child: ChildProcess): void {
-  children.add(child);
+function track(child: ChildProcess, env: Record<string, string>): void {
+  children.set(child, env.DATABASE_URL);
   child.once('exit', () => children.delete(child));
 }
 
@@ -95,7 +179,7 @@ export function runCli(
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    track(child);
+    track(child, env);
     let stdout = '';
     let stderr = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -262,7 +346,7 @@ export function serverEnv(
   logLevel = 'warn',
 ): Record<string, string> {
   return {
-    DATABASE_URL: store.dbPath,
+    DATABASE_URL: store.databaseUrl,
     PORT: String(port),
     HOST: '127.0.0.1',
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
@@ -280,7 +364,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  track(child);
+  track(child, env);
   const server = new ServerProcess(child, port, env);
   await waitForHealth(server, options.readyTimeoutMs ?? 15_000);
   return server;
@@ -327,9 +411,15 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Kills (SIGKILL) every child still running and waits (bounded) for each to end. */
-export async function killAllChildren(): Promise<void> {
-  const running = [...children];
+/**
+ * Kills (SIGKILL) every child still running and waits (bounded) for each to end; with a store,
+ * only the children started on that store's `DATABASE_URL` (so that a test on one store does not
+ * end the processes of a test running at the same time on another).
+ */
+export async function killAllChildren(store?: { databaseUrl: string }): Promise<void> {
+  const running = [...children]
+    .filter(([, databaseUrl]) => store === undefined || databaseUrl === store.databaseUrl)
+    .map(([child]) => child);
   await Promise.all(
     running.map(
       (child) =>
@@ -359,6 +449,11 @@ export interface Provisioned {
   apiKey: { id: string; name: string; prefix: string; key: string };
 }
 
+/**
+ * Provisions through the command line. The tenant comes first (it also brings a fresh store's
+ * schema up to date); then the key is made while the template and its version are, since the
+ * two do not depend on each other.
+ */
 export async function provision(
   env: Record<string, string>,
   options: { alias?: string; templateCode?: string; content?: string } = {},
@@ -380,32 +475,37 @@ export async function provision(
       env,
     ),
   );
-  expectJsonObject(
-    await runCli(
-      ['template', 'create', '--tenant', alias, '--code', templateCode, '--name', 'Privacy'],
-      env,
+  const publishFirstVersion = async () => {
+    expectJsonObject(
+      await runCli(
+        ['template', 'create', '--tenant', alias, '--code', templateCode, '--name', 'Privacy'],
+        env,
+      ),
+    );
+    return expectJsonObject(
+      await runCli(
+        [
+          'version',
+          'publish',
+          '--tenant',
+          alias,
+          '--template',
+          templateCode,
+          '--tag',
+          '1.0',
+          '--content',
+          options.content ?? '<h1>Privacy</h1><p>We keep your e-mail address.</p>',
+        ],
+        env,
+      ),
+    );
+  };
+  const [version, apiKey] = await Promise.all([
+    publishFirstVersion(),
+    runCli(['apikey', 'create', '--tenant', alias, '--name', 'e2e key'], env).then(
+      (result) => expectJsonObject(result) as Provisioned['apiKey'],
     ),
-  );
-  const version = expectJsonObject(
-    await runCli(
-      [
-        'version',
-        'publish',
-        '--tenant',
-        alias,
-        '--template',
-        templateCode,
-        '--tag',
-        '1.0',
-        '--content',
-        options.content ?? '<h1>Privacy</h1><p>We keep your e-mail address.</p>',
-      ],
-      env,
-    ),
-  );
-  const apiKey = expectJsonObject(
-    await runCli(['apikey', 'create', '--tenant', alias, '--name', 'e2e key'], env),
-  ) as Provisioned['apiKey'];
+  ]);
   return {
     alias,
     templateCode,
