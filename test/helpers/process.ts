@@ -7,10 +7,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './postgres-server.js';
+
+export { freePort };
+
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import type { TestStore } from './stores.js';
@@ -36,24 +39,6 @@ const serviceVariables = [
 
 /** Every child still running, with the `DATABASE_URL` it was started on. */
 const children = new Map<ChildProcess, string | undefined>();
-
-/** A free TCP port on 127.0.0.1: listen on port 0, read the port, close. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new Error('no port'));
-        return;
-      }
-      server.close(() => resolve(address.port));
-    });
-  });
-}
 
 /**
  * A fresh, empty store and a new temporary directory (the children's working directory). For
