@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { decisionRoutes } from './decisions/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { installApiKeyCheck, refuseUnroutable } from './platform/auth.js';
+import { createAuthThrottle } from './platform/auth-throttle.js';
 import type { Config } from './platform/config.js';
 import type { Db } from './platform/db.js';
 import { installErrorHandler, sendError } from './platform/error-handler.js';
@@ -12,6 +13,7 @@ import { AppError, errorBody } from './platform/errors.js';
 import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { requestIdFor } from './platform/request-id.js';
+import { registerSecurityHeaders } from './platform/security-headers.js';
 import { contentRoutes } from './templates/content-routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
@@ -81,7 +83,8 @@ export async function buildApp(
   });
 
   installErrorHandler(app);
-  installApiKeyCheck(app, db);
+  await registerSecurityHeaders(app);
+  installApiKeyCheck(app, db, createAuthThrottle(config.authFailuresPerMinute));
   const unrouted = trackRoutes(app);
   // A request that matched no route is refused before its body is read (after the key check).
   app.addHook('onRequest', async (request) => {
@@ -97,6 +100,8 @@ export async function buildApp(
       await v1.register(rateLimit, {
         max: config.rateLimitPerMinute,
         timeWindow: 60_000,
+        // The IETF RateLimit-Limit, -Remaining and -Reset headers (and Retry-After when refused).
+        enableDraftSpec: true,
         keyGenerator: (request) => request.caller?.apiKeyId ?? request.ip,
         errorResponseBuilder: (_request, context) =>
           new AppError('tooManyRequests', {

@@ -25,10 +25,19 @@ describe.each(stores)('rate limit per API key on $name', (store) => {
   it('past the limit, answers 429 1008 with Retry-After; other keys keep their own budget', async () => {
     const key = await createApiKey(t.db, a.tenant.id, { name: 'limited' });
     const headers = { 'x-system-api-key': key.key };
-    for (let i = 0; i < 3; i += 1) expect((await latest(headers)).statusCode).toBe(200);
+    for (let i = 0; i < 3; i += 1) {
+      const response = await latest(headers);
+      expect(response.statusCode).toBe(200);
+      // The IETF RateLimit headers tell the client its budget on every answer.
+      expect(response.headers['ratelimit-limit']).toBe('3');
+      expect(response.headers['ratelimit-remaining']).toBe(String(2 - i));
+      expect(Number(response.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    }
     const limited = await latest(headers);
     expect(limited.statusCode).toBe(429);
     expect(expectErrorShape(limited)).toEqual({ code: '1008', message: 'Too many requests.' });
+    expect(limited.headers['ratelimit-limit']).toBe('3');
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
     const retryAfter = Number(limited.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -65,10 +74,56 @@ describe.each(stores)('RATE_LIMIT_PER_MINUTE=0 on $name', (store) => {
           headers: a.headers,
         });
         expect(response.statusCode).toBe(200);
-        expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+        expect(response.headers['ratelimit-limit']).toBeUndefined();
       }
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe.each(stores)('throttle on failed authentication on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let code: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(store, { AUTH_FAILURES_PER_MINUTE: '5' });
+    a = await seedTenant(t.db);
+    code = await seedTemplate(t.db, a.tenant.id);
+    await publish(t.db, a.tenant.id, code);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const latestFrom = (remoteAddress: string, key: string) =>
+    t.app.inject({
+      method: 'GET',
+      url: `/api/v1/consent-templates/${code}/latest`,
+      headers: { 'x-system-api-key': key },
+      remoteAddress,
+    });
+
+  it('after too many bad keys from one address, refuses it with 429 1008 without checking keys', async () => {
+    const address = '203.0.113.10';
+    for (let i = 0; i < 5; i += 1) {
+      expect((await latestFrom(address, `wrong-${i}`)).statusCode).toBe(401);
+    }
+    const blocked = await latestFrom(address, 'wrong-again');
+    expect(blocked.statusCode).toBe(429);
+    expect(expectErrorShape(blocked)).toEqual({ code: '1008', message: 'Too many requests.' });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Even a valid key is not looked at from a blocked address until its minute is over.
+    expect((await latestFrom(address, a.apiKey.key)).statusCode).toBe(429);
+  });
+
+  it('other addresses and valid keys are not affected', async () => {
+    for (let i = 0; i < 6; i += 1) await latestFrom('203.0.113.20', `wrong-${i}`);
+    expect((await latestFrom('203.0.113.21', a.apiKey.key)).statusCode).toBe(200);
+    // Successful requests do not count as failures.
+    for (let i = 0; i < 10; i += 1) {
+      expect((await latestFrom('203.0.113.22', a.apiKey.key)).statusCode).toBe(200);
     }
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiCaller } from '../api-keys/schemas.js';
 import { authenticate } from '../api-keys/service.js';
+import type { AuthThrottle } from './auth-throttle.js';
 import type { Db } from './db.js';
 import { sendError } from './error-handler.js';
 import { AppError } from './errors.js';
@@ -23,12 +24,19 @@ export function needsApiKey(url: string): boolean {
  * The key check runs in `onRequest`, before the body is read, so a request without a valid key
  * is `401 1002` whatever else is wrong with it.
  */
-export function installApiKeyCheck(app: FastifyInstance, db: Db): void {
+export function installApiKeyCheck(app: FastifyInstance, db: Db, throttle: AuthThrottle): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     if (!needsApiKey(request.url)) return;
+    const retryAfter = throttle.blockedFor(request.ip);
+    if (retryAfter > 0) {
+      throw new AppError('tooManyRequests', { headers: { 'retry-after': String(retryAfter) } });
+    }
     const caller = await presentedCaller(db, request);
-    if (!caller) throw new AppError('unauthorized');
+    if (!caller) {
+      throttle.recordFailure(request.ip);
+      throw new AppError('unauthorized');
+    }
     request.caller = caller;
   });
 }

@@ -14,6 +14,7 @@ const EnvSchema = Type.Object({
     default: 'info',
   }),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
+  AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: 30 }),
   TRUST_PROXY: Type.String({ default: 'false' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   SQLITE_BUSY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
@@ -33,6 +34,8 @@ export interface Config {
   readonly logLevel: string;
   /** Requests per API key per minute; 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
+  /** Failed key checks an address may make per minute before it is refused for the minute. */
+  readonly authFailuresPerMinute: number;
   /** Fastify's `trustProxy`: false, true, a hop count, or addresses/subnets (comma-separated). */
   readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   readonly shutdownTimeoutMs: number;
@@ -73,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     logLevel: parsed.LOG_LEVEL,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: parsed.AUTH_FAILURES_PER_MINUTE,
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
     sqliteBusyTimeoutMs: parsed.SQLITE_BUSY_TIMEOUT_MS,

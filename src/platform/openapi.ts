@@ -21,5 +21,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    uiConfig: { docExpansion: 'list' },
+    // The UI's own Content-Security-Policy (with hashes for its inline code) replaces helmet's.
+    staticCSP: true,
+  });
 }

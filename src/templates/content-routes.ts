@@ -30,6 +30,8 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
       const id = contentFile.exec(request.params.file)?.[1] ?? '';
       const version = await findPublishedByIdAnyTenant(db, id.toLowerCase());
       if (!version) throw new AppError('versionNotFound');
+      // Client apps show this file in web views and frames on their own sites.
+      reply.removeHeader('x-frame-options');
       return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'public, max-age=31536000, immutable')

@@ -22,6 +22,7 @@ export async function startTestApp(
     DATABASE_URL: databaseUrl,
     PUBLIC_BASE_URL: 'https://consent.test',
     RATE_LIMIT_PER_MINUTE: '0',
+    AUTH_FAILURES_PER_MINUTE: '0',
     ...env,
   });
   const db = createDb(config);
