@@ -14,6 +14,7 @@ import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { requestIdFor } from './platform/request-id.js';
 import { registerSecurityHeaders } from './platform/security-headers.js';
+import { createCatalog } from './templates/catalog.js';
 import { contentRoutes } from './templates/content-routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
@@ -92,6 +93,7 @@ export async function buildApp(
   });
   app.setNotFoundHandler(async (request, reply) => sendError(unrouted(request), request, reply));
 
+  const catalog = createCatalog(db, config.publicBaseUrl);
   await registerOpenApi(app, serviceVersion);
   await app.register(healthRoutes, { db });
   await app.register(contentRoutes, { db });
@@ -109,8 +111,8 @@ export async function buildApp(
           }),
       });
     }
-    await v1.register(templateRoutes, { db, config });
-    await v1.register(decisionRoutes, { db, config });
+    await v1.register(templateRoutes, { catalog });
+    await v1.register(decisionRoutes, { db, catalog });
   });
   return app;
 }

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../platform/auth.js';
-import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
 import { getPending } from './pending.js';
 import {
@@ -18,9 +18,9 @@ import { recordDecision } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
 
-export const decisionRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config }> = async (
+export const decisionRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalog: Catalog }> = async (
   app,
-  { db, config },
+  { db, catalog },
 ) => {
   app.get(
     '/api/v1/customers/:customer_id/consents/templates/:template_code/pending',
@@ -40,7 +40,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config 
       const { customer_id, template_code } = request.params;
       reply.header('cache-control', 'no-store');
       return {
-        data: await getPending(db, tenantId, customer_id, template_code, config.publicBaseUrl),
+        data: await getPending(db, catalog, tenantId, customer_id, template_code),
       };
     },
   );
@@ -78,6 +78,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{ db: Db; config: Config 
       const { tenantId, apiKeyId } = callerOf(request);
       const response = await recordDecision(
         db,
+        catalog,
         {
           tenantId,
           apiKeyId,

@@ -5,7 +5,8 @@ import { sha256Hex } from '../platform/hashing.js';
 import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
-import { findPublishedById, type VersionWithCode } from '../templates/repository.js';
+import type { Catalog } from '../templates/catalog.js';
+import type { VersionWithCode } from '../templates/repository.js';
 import {
   appendDecision,
   findDecision,
@@ -39,13 +40,20 @@ export interface DecisionResponse {
  * per-customer states and the idempotency record. Rule refusals (409) are answers, not errors,
  * so that a retry with the same idempotency key gets the same refusal.
  */
-export function recordDecision(
+export async function recordDecision(
   db: Db,
+  versions: Pick<Catalog, 'publishedById'>,
   context: DecisionContext,
   customerId: string,
   request: DecisionRequest,
   idempotencyKey?: string,
 ): Promise<DecisionResponse> {
+  // A published version never changes: it is read before, and outside, the transaction.
+  const version = await versions.publishedById(
+    context.tenantId,
+    request.consent_version_id.toLowerCase(),
+  );
+  if (!version) throw new AppError('versionNotFound');
   return db.transaction().execute(async (trx) => {
     const requestHash = sha256Hex(stringify(request) ?? '');
     if (idempotencyKey !== undefined) {
@@ -64,7 +72,7 @@ export function recordDecision(
         };
       }
     }
-    const response = await decide(trx, context, customerId, request, idempotencyKey);
+    const response = await decide(trx, version, context, customerId, request, idempotencyKey);
     if (idempotencyKey !== undefined) {
       await saveIdempotencyRecord(trx, {
         tenant_id: context.tenantId,
@@ -82,14 +90,13 @@ export function recordDecision(
 
 async function decide(
   trx: Trx,
+  version: VersionWithCode,
   context: DecisionContext,
   customerId: string,
   request: DecisionRequest,
   idempotencyKey: string | undefined,
 ): Promise<DecisionResponse> {
   const { tenantId } = context;
-  const version = await findPublishedById(trx, tenantId, request.consent_version_id.toLowerCase());
-  if (!version) throw new AppError('versionNotFound');
   // One decision at a time per customer and template: the rules read the state they change.
   await lockKey(trx, `customer:${tenantId}:${version.template_id}:${customerId}`);
   const templateState = await findTemplateState(trx, tenantId, customerId, version.template_id);

@@ -32,3 +32,28 @@ export function apiOf(app: FastifyInstance, headers: Record<string, string>) {
     },
   };
 }
+
+/** The contract's bound: a publish is seen by every request starting this long after it. */
+export const publishVisibleWithinMs = 1000;
+
+/**
+ * Repeats `read` until `done` holds for its answer, and fails if that takes longer than the
+ * contract's publish-visibility bound (counted from `since`, the moment the publish returned).
+ */
+export async function withinPublishBound<T>(
+  read: () => Promise<T>,
+  done: (answer: T) => boolean,
+  since = Date.now(),
+): Promise<T> {
+  for (;;) {
+    const startedAt = Date.now();
+    const answer = await read();
+    if (done(answer)) return answer;
+    if (startedAt - since > publishVisibleWithinMs) {
+      throw new Error(
+        `not seen by a request that started ${startedAt - since} ms after the publish`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
