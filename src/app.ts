@@ -14,6 +14,7 @@ import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { requestIdFor } from './platform/request-id.js';
 import { registerSecurityHeaders } from './platform/security-headers.js';
+import { createWriteQueue } from './platform/write-queue.js';
 import { createCatalog } from './templates/catalog.js';
 import { contentRoutes } from './templates/content-routes.js';
 import { templateRoutes } from './templates/routes.js';
@@ -112,7 +113,7 @@ export async function buildApp(
       });
     }
     await v1.register(templateRoutes, { catalog });
-    await v1.register(decisionRoutes, { db, catalog });
+    await v1.register(decisionRoutes, { db, catalog, writes: createWriteQueue(db) });
   });
   return app;
 }

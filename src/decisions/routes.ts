@@ -4,6 +4,7 @@ import { callerOf } from '../platform/auth.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import type { WriteQueue } from '../platform/write-queue.js';
 import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
 import { getPending } from './pending.js';
@@ -18,10 +19,11 @@ import { recordDecision } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
 
-export const decisionRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalog: Catalog }> = async (
-  app,
-  { db, catalog },
-) => {
+export const decisionRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  catalog: Catalog;
+  writes: WriteQueue;
+}> = async (app, { db, catalog, writes }) => {
   app.get(
     '/api/v1/customers/:customer_id/consents/templates/:template_code/pending',
     {
@@ -77,7 +79,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalog: Catalo
     async (request, reply) => {
       const { tenantId, apiKeyId } = callerOf(request);
       const response = await recordDecision(
-        db,
+        writes,
         catalog,
         {
           tenantId,

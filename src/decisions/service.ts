@@ -1,10 +1,11 @@
 import stringify from 'safe-stable-stringify';
-import type { Db, Trx } from '../platform/db.js';
+import type { Trx } from '../platform/db.js';
 import { AppError, type ErrorBody, type ErrorName, errorBody } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
+import type { WriteQueue } from '../platform/write-queue.js';
 import type { Catalog } from '../templates/catalog.js';
 import type { VersionWithCode } from '../templates/repository.js';
 import {
@@ -37,11 +38,12 @@ export interface DecisionResponse {
 
 /**
  * Records one decision under the rules of contract section 5, in one transaction with the
- * per-customer states and the idempotency record. Rule refusals (409) are answers, not errors,
+ * per-customer states and the idempotency record (on SQLite, shared with the decisions that
+ * arrived with it: see `createWriteQueue`). Rule refusals (409) are answers, not errors,
  * so that a retry with the same idempotency key gets the same refusal.
  */
 export async function recordDecision(
-  db: Db,
+  writes: WriteQueue,
   versions: Pick<Catalog, 'publishedById'>,
   context: DecisionContext,
   customerId: string,
@@ -54,7 +56,7 @@ export async function recordDecision(
     request.consent_version_id.toLowerCase(),
   );
   if (!version) throw new AppError('versionNotFound');
-  return db.transaction().execute(async (trx) => {
+  return writes.transaction(async (trx) => {
     const requestHash = sha256Hex(stringify(request) ?? '');
     if (idempotencyKey !== undefined) {
       // Same key at the same moment: the second waits here, then sees the first's record.

@@ -5,6 +5,7 @@ import {
   CompiledQuery,
   type DatabaseConnection,
   type Driver,
+  type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -43,7 +44,31 @@ export function createSqliteDialect(path: string, busyTimeoutMs: number): Sqlite
   // FULL syncs the WAL on every commit: a decision answered 2xx survives a power cut.
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
-  return new ImmediateSqliteDialect({ database });
+  return new ImmediateSqliteDialect({ database: withStatementCache(database) });
+}
+
+/** Most distinct statements kept prepared; the service itself issues a few dozen. */
+const statementCacheSize = 500;
+
+/**
+ * Kysely prepares every query anew; preparing (parsing and planning the SQL) costs more than
+ * running these small indexed statements. The queries' text repeats, with only the parameters
+ * changing, so each text is prepared once and its statement reused.
+ */
+function withStatementCache(database: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = database.prepare(sql);
+        if (statements.size >= statementCacheSize) statements.clear();
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 /** The file path an SQLite `DATABASE_URL` names: a path, or `file:` and a path. */
