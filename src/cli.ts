@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApiKey, revokeApiKey } from './api-keys/service.js';
 import { createDemo } from './cli/demo.js';
+import { serveOnWorkers } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './platform/config.js';
 import { createDb, type Db } from './platform/db.js';
 import { toAppError } from './platform/error-handler.js';
 import { migrateToLatest } from './platform/migrate.js';
-import { serve } from './server.js';
 import { createTemplate, presentVersion, publishNewVersion } from './templates/service.js';
 import { createTenant, getTenantByAlias } from './tenants/service.js';
 import { serviceVersion } from './version.js';
@@ -121,7 +121,7 @@ export async function main(argv: string[]): Promise<number> {
         [second, ...rest].filter((a) => a !== undefined),
         [],
       );
-      await serve(config);
+      await serveOnWorkers(config);
       return 0;
     }
     if (first === 'demo') {

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { deleteIdempotencyRecordsBefore } from './decisions/repository.js';
@@ -25,7 +26,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     await db.destroy();
     throw error;
   }
-  if ((await countTenants(db)) === 0) {
+  // With several workers, one of them says it.
+  if ((cluster.worker?.id ?? 1) === 1 && (await countTenants(db)) === 0) {
     app.log.info(
       'The store has no tenant yet: run "npx consent-service demo" for a ready-to-try tenant, ' +
         'template and API key, or "npx consent-service tenant create --alias A --email E ' +
@@ -54,6 +56,8 @@ async function stop(app: FastifyInstance, db: Db, timeoutMs: number, signal: str
     await app.close();
     await db.destroy();
     app.log.info('stopped');
+    // A cluster worker's channel to its primary would keep it alive.
+    cluster.worker?.disconnect();
   } catch (error) {
     app.log.error({ err: error }, 'shutdown failed');
     process.exitCode = 1;

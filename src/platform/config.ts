@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 
@@ -17,6 +18,7 @@ const EnvSchema = Type.Object({
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: 30 }),
   TRUST_PROXY: Type.String({ default: 'false' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  WORKERS: Type.String({ pattern: '^(auto|[1-9][0-9]{0,2})$', default: '1' }),
   SQLITE_BUSY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
@@ -39,6 +41,8 @@ export interface Config {
   /** Fastify's `trustProxy`: false, true, a hop count, or addresses/subnets (comma-separated). */
   readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   readonly shutdownTimeoutMs: number;
+  /** Processes serving the port (`WORKERS`; `auto` is one per core). */
+  readonly workers: number;
   readonly sqliteBusyTimeoutMs: number;
   /** PostgreSQL: connections per instance. */
   readonly databasePoolSize: number;
@@ -79,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authFailuresPerMinute: parsed.AUTH_FAILURES_PER_MINUTE,
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    workers: parsed.WORKERS === 'auto' ? availableParallelism() : Number(parsed.WORKERS),
     sqliteBusyTimeoutMs: parsed.SQLITE_BUSY_TIMEOUT_MS,
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,

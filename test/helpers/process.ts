@@ -35,6 +35,8 @@ const serviceVariables = [
   'DATABASE_POOL_SIZE',
   'DATABASE_STATEMENT_TIMEOUT_MS',
   'DATABASE_CONNECT_TIMEOUT_MS',
+  'AUTH_FAILURES_PER_MINUTE',
+  'WORKERS',
 ];
 
 /** Every child still running, with the `DATABASE_URL` it was started on. */
