@@ -1,0 +1,70 @@
+/** The benchmark's knobs, all from the environment (see bench/README.md). */
+
+export type Store = 'sqlite' | 'postgres';
+export type Endpoint = 'latest' | 'pending' | 'decisions';
+
+export interface BenchConfig {
+  /** Seconds measured per run. */
+  durationS: number;
+  /** Seconds of load before each measured run, not counted. */
+  warmupS: number;
+  connections: number;
+  /** Stored decisions before each group of runs. */
+  sizes: number[];
+  stores: Store[];
+  endpoints: Endpoint[];
+  /** An existing PostgreSQL (superuser or CREATEDB) instead of the embedded one. */
+  databaseUrl: string | undefined;
+  /** Where the JSON results go. */
+  output: string;
+}
+
+const allStores: Store[] = ['sqlite', 'postgres'];
+const allEndpoints: Endpoint[] = ['latest', 'pending', 'decisions'];
+
+export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  return {
+    durationS: number(env, 'BENCH_DURATION', 10, 1),
+    warmupS: number(env, 'BENCH_WARMUP', 3, 0),
+    connections: number(env, 'BENCH_CONNECTIONS', 50, 1),
+    sizes: list(env, 'BENCH_SIZES', '0,100000,10000000').map((s) => size(s)),
+    stores: oneOf(env, 'BENCH_STORES', allStores),
+    endpoints: oneOf(env, 'BENCH_ENDPOINTS', allEndpoints),
+    databaseUrl: env.BENCH_DATABASE_URL || undefined,
+    output: env.BENCH_OUTPUT || 'bench/results/latest.json',
+  };
+}
+
+function number(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}`);
+  return value;
+}
+
+function list(env: NodeJS.ProcessEnv, name: string, fallback: string): string[] {
+  return (env[name] || fallback)
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** "100000", "100_000", "100k" and "10m" all work: sizes are typed by hand. */
+function size(raw: string): number {
+  const match = /^(\d[\d_]*)([km]?)$/i.exec(raw);
+  if (!match) throw new Error(`BENCH_SIZES: "${raw}" is not a number of decisions`);
+  const base = Number((match[1] ?? '').replaceAll('_', ''));
+  const unit = match[2]?.toLowerCase();
+  const value = unit === 'k' ? base * 1e3 : unit === 'm' ? base * 1e6 : base;
+  // Each generated customer has two decisions (see dataset.ts), so sizes are even.
+  return value - (value % 2);
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, all: T[]): T[] {
+  const chosen = list(env, name, all.join(','));
+  for (const value of chosen) {
+    if (!all.includes(value as T)) throw new Error(`${name}: "${value}" is not one of ${all}`);
+  }
+  return chosen as T[];
+}

@@ -1,0 +1,64 @@
+/**
+ * The generated data, the same rows in both stores. One tenant, one template with two published
+ * versions (`older`, `latest`, both allow_reconsent), and `size / 2` customers with two decisions
+ * each, so that `pending` meets both answers:
+ *
+ * - even customers: `given` on older, then `given` on latest (latest is accepted);
+ * - odd customers: `given` on older, then `withdraw` on older (latest is still pending).
+ *
+ * Decision n (0-based) is customer n/2's seq n%2+1. Ids and times grow with n, as the service's
+ * UUIDv7 ids and clock would, so the loaders append to every index in order.
+ */
+
+export interface Version {
+  id: string;
+  number: number;
+  sha256: string;
+}
+
+/** What the command line created: the rows every generated decision points at. */
+export interface Fixture {
+  tenantId: string;
+  apiKeyId: string;
+  apiKey: string;
+  templateId: string;
+  templateCode: string;
+  older: Version;
+  latest: Version;
+}
+
+/** Customer ids: known ones ("c" + 9 digits) hold the loaded history; fresh ones ("f") none. */
+export const customerIdWidth = 9;
+/** How many never-seen customer ids the load spreads over, besides the known ones. */
+export const freshCustomers = 100_000;
+
+export function customerId(i: number): string {
+  return `c${String(i).padStart(customerIdWidth, '0')}`;
+}
+
+/** 2024-01-01T00:00:00Z: generated history lies well before anything the service records. */
+export const baseMs = Date.UTC(2024, 0, 1);
+
+/** A UUIDv7-shaped id whose time part is decision n's time. */
+export function decisionId(n: number): string {
+  const time = (baseMs + n).toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}-7000-8000-${n.toString(16).padStart(12, '0')}`;
+}
+
+/** One millisecond apart; the service's own ISO 8601 format. */
+export function decidedAt(n: number): string {
+  return new Date(baseMs + n).toISOString();
+}
+
+/** The same two expressions in SQL, for PostgreSQL's generate_series loader. */
+export function decisionIdSql(n: string): string {
+  const time = `lpad(to_hex(${baseMs}::bigint + ${n}), 12, '0')`;
+  return `substr(${time}, 1, 8) || '-' || substr(${time}, 9, 4) || '-7000-8000-' || lpad(to_hex(${n}), 12, '0')`;
+}
+
+export function decidedAtSql(n: string): string {
+  return `to_char(timestamp '1970-01-01' + (${baseMs}::bigint + ${n}) * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+export const loaderIp = '127.0.0.1';
+export const loaderUserAgent = 'bench-loader';

@@ -1,0 +1,216 @@
+// `npm run bench`: loads the service on both stores at several data sizes and prints how it
+// compares with a bare node:http server (the ceiling). See bench/README.md.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BenchConfig, loadBenchConfig, type Store } from './config.js';
+import type { Fixture } from './dataset.js';
+import {
+  type BenchPostgres,
+  dropDatabase,
+  recreateDatabase,
+  startBenchPostgres,
+} from './postgres.js';
+import { stopAll, unpinnedReason } from './processes.js';
+import {
+  formatSteps,
+  formatTable,
+  machineFacts,
+  type Row,
+  type Step,
+  writeJson,
+} from './report.js';
+import { runCeiling, runEndpoint, runInsertBaseline } from './runs.js';
+import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
+import { loadSqlite } from './seed-sqlite.js';
+import { createFixture } from './service.js';
+
+const config = loadBenchConfig();
+const dir = mkdtempSync(join(tmpdir(), 'consent-bench-'));
+const steps: Step[] = [];
+const rows: Row[] = [];
+const notes: string[] = [];
+let postgres: BenchPostgres | undefined;
+let ceiling: Row | undefined;
+/** Size of the captured `latest` body the ceiling answers with. */
+let latestBytes: number | null = null;
+const began = Date.now();
+
+/** Runs one step, saying on stderr what it does and how long it took. */
+async function step<T>(name: string, work: () => Promise<T> | T): Promise<T> {
+  process.stderr.write(`- ${name} ...\n`);
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  steps.push({ name, seconds });
+  process.stderr.write(`  ${name}: ${seconds.toFixed(1)} s\n`);
+  return result;
+}
+
+/** A fresh store with the fixture and `size` generated decisions. */
+async function prepare(store: Store, size: number): Promise<{ url: string; fixture: Fixture }> {
+  const label = `${store} ${size.toLocaleString('en-US')}`;
+  const url =
+    store === 'sqlite'
+      ? join(dir, `sqlite-${size}.db`)
+      : await recreateDatabase(requirePostgres().adminUrl, `consent_bench_${size}`);
+  const fixture = await step(`${label}: schema + fixture (command line)`, () => createFixture(url));
+  if (size > 0) {
+    await step(`${label}: bulk load`, () =>
+      store === 'sqlite' ? loadSqlite(url, fixture, size) : loadPostgres(url, fixture, size),
+    );
+  }
+  return { url, fixture };
+}
+
+async function discard(store: Store, size: number, url: string): Promise<void> {
+  if (store === 'postgres') await dropDatabase(requirePostgres().adminUrl, `consent_bench_${size}`);
+  else for (const suffix of ['', '-wal', '-shm']) rmSync(`${url}${suffix}`, { force: true });
+}
+
+/** The embedded PostgreSQL's postmaster while PostgreSQL runs, to count its CPU. */
+function dbPid(): number | null {
+  return postgres?.postmasterPid ?? null;
+}
+
+function requirePostgres(): BenchPostgres {
+  if (!postgres) throw new Error('PostgreSQL is not started');
+  return postgres;
+}
+
+async function benchStore(store: Store): Promise<void> {
+  if (store === 'postgres') {
+    postgres = await step('start PostgreSQL', () => startBenchPostgres(config.databaseUrl));
+    notes.push(`PostgreSQL: ${postgres.pinning}`);
+  }
+  for (const size of config.sizes) {
+    const { url, fixture } = await prepare(store, size);
+    const label = `${store} ${size.toLocaleString('en-US')}`;
+    let decisions: Row | undefined;
+    for (const endpoint of config.endpoints) {
+      const logFile = join(dir, `${store}-${size}-${endpoint}.log`);
+      const run = await step(`${label}: ${endpoint}`, () =>
+        runEndpoint(config, store, size, url, fixture, endpoint, logFile, dbPid()),
+      );
+      rows.push(run.row);
+      if (endpoint === 'decisions') decisions = run.row;
+      if (!ceiling) {
+        latestBytes = Buffer.from(run.latest.bodyBase64, 'base64').length;
+        ceiling = await step('ceiling (node:http)', () =>
+          runCeiling(config, run.latest, fixture.apiKey, dir),
+        );
+      }
+    }
+    if (store === 'postgres' && decisions) {
+      const table = await createDecisionsCopy(url);
+      const baseline = await step(`${label}: pg INSERT loop`, () =>
+        runInsertBaseline(config, size, url, table, fixture, dbPid()),
+      );
+      decisions.vsInsert = decisions.rps / baseline.rps;
+      rows.push(baseline);
+    }
+    await step(`${label}: drop store`, () => discard(store, size, url));
+  }
+  if (postgres) {
+    await step('stop PostgreSQL', () => postgres?.remove());
+    postgres = undefined;
+  }
+}
+
+function printHeader(c: BenchConfig, machine: Record<string, string | number>): void {
+  const lines = [
+    'consent-service benchmark',
+    ...Object.entries(machine).map(([k, v]) => `  ${k}: ${v}`),
+    `  pinning: ${unpinnedReason ? `NONE (${unpinnedReason})` : 'server + database on core 0, load generator on core 1'}`,
+    `  runs: ${c.connections} connections, ${c.warmupS} s warm-up + ${c.durationS} s measured; ` +
+      `stores ${c.stores.join(',')}; sizes ${c.sizes.join(',')}; endpoints ${c.endpoints.join(',')}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+  if (unpinnedReason) process.stderr.write(`WARNING: running unpinned: ${unpinnedReason}\n`);
+}
+
+/** "sqlite 100,000 pending", or the ceiling's name. */
+function label(r: Row): string {
+  return r.size === null
+    ? r.endpoint
+    : `${r.store} ${r.size.toLocaleString('en-US')} ${r.endpoint}`;
+}
+
+/** What makes a row doubtful, said under the table. */
+function rowNotes(r: Row): string[] {
+  const found: string[] = [];
+  if (r.errors > 0) {
+    found.push(
+      `${label(r)}: ${r.errors} errors ${JSON.stringify(r.statusCodes)} ${r.notes.join('; ')}`,
+    );
+  }
+  if (r.warmupErrors > 0) found.push(`${label(r)}: ${r.warmupErrors} errors during the warm-up`);
+  if ((r.loadCpu ?? 0) > 0.9) {
+    found.push(
+      `${label(r)}: the load generator's core was saturated, so this is the load generator's limit; the server could do more`,
+    );
+  }
+  if ((r.otherCpu ?? 0) > 0.1) {
+    found.push(
+      `${label(r)}: other processes used ${Math.round((r.otherCpu ?? 0) * 100)}% CPU during the run; its figures are low and noisy`,
+    );
+  }
+  return found;
+}
+
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+/** Stops what was started and removes the temporary folder; once, whoever asks first. */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    const server = postgres;
+    postgres = undefined;
+    await stopAll();
+    await server?.remove();
+    rmSync(dir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    process.stderr.write(`\n${signal}: stopping everything started\n`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+try {
+  const machine = machineFacts();
+  printHeader(config, machine);
+  for (const store of config.stores) await benchStore(store);
+  for (const r of rows) {
+    if (ceiling && r.endpoint !== 'pg INSERT loop') r.vsCeiling = r.rps / ceiling.rps;
+  }
+  const all = ceiling ? [ceiling, ...rows] : rows;
+  notes.push(...all.flatMap(rowNotes));
+  const totalSeconds = (Date.now() - began) / 1000;
+  process.stdout.write(`${formatTable(all)}\n\n`);
+  if (notes.length > 0)
+    process.stdout.write(`Notes:\n${notes.map((n) => `  ${n}`).join('\n')}\n\n`);
+  process.stdout.write(`Steps:\n${formatSteps(steps)}\ntotal ${totalSeconds.toFixed(0)} s\n`);
+  writeJson(config.output, {
+    startedAt: new Date(began).toISOString(),
+    totalSeconds,
+    machine: { ...machine, pinned: unpinnedReason === undefined, unpinnedReason },
+    config: { ...config, databaseUrl: config.databaseUrl ? '(BENCH_DATABASE_URL)' : undefined },
+    ceiling,
+    rows,
+    notes,
+    steps,
+    latestResponseBytes: latestBytes,
+  });
+  process.stdout.write(`Results: ${config.output}\n`);
+} catch (error) {
+  // After a signal, the run in progress fails because its processes were stopped: not news.
+  if (!interrupted) process.stderr.write(`bench failed: ${(error as Error).stack ?? error}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}

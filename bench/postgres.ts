@@ -1,0 +1,100 @@
+import pg from 'pg';
+import { startPostgresServer } from '../test/helpers/postgres-server.js';
+import { parentPid, pinTree, serverCore, unpinnedReason } from './processes.js';
+
+export interface BenchPostgres {
+  /** A superuser (or CREATEDB) URL; each data size gets a database of its own on it. */
+  adminUrl: string;
+  /** What was done about core pinning, for the output. */
+  pinning: string;
+  /** The embedded server's postmaster, to count the database's CPU; null for an external one. */
+  postmasterPid: number | null;
+  remove(): Promise<void>;
+}
+
+/** BENCH_DATABASE_URL's server as it is, or a private embedded one pinned to the server core. */
+export async function startBenchPostgres(url: string | undefined): Promise<BenchPostgres> {
+  if (url) {
+    return {
+      adminUrl: url,
+      pinning: 'not pinned (BENCH_DATABASE_URL)',
+      postmasterPid: null,
+      remove: async () => {},
+    };
+  }
+  const server = await startPostgresServer();
+  try {
+    const postmasterPid = await findPostmaster(server.url);
+    return {
+      adminUrl: server.url,
+      pinning: pin(postmasterPid),
+      postmasterPid,
+      remove: () => bounded(server.remove(), 90_000),
+    };
+  } catch (error) {
+    await server.remove();
+    throw error;
+  }
+}
+
+/**
+ * The helper starts PostgreSQL from a child process we cannot wrap in taskset, so the running
+ * postmaster (a backend's parent) and its workers are pinned afterwards; backends forked for
+ * later connections inherit the postmaster's affinity.
+ */
+function pin(postmaster: number | null): string {
+  if (unpinnedReason) return `not pinned (${unpinnedReason})`;
+  if (!postmaster) return 'not pinned (postmaster not found)';
+  const pinned = pinTree(postmaster, serverCore);
+  return `postmaster ${postmaster} and ${pinned - 1} workers pinned to core ${serverCore}`;
+}
+
+/** A backend's parent is the postmaster; read while the backend still lives. */
+async function findPostmaster(url: string): Promise<number | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    return parentPid(rows[0]?.pid ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The helper's remove() waits for its child's exit event, which never comes again if the child was
+ * already killed by a signal (say, a Ctrl-C reaching the whole process group): do not hang on it.
+ */
+function bounded(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function query<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function recreateDatabase(adminUrl: string, name: string): Promise<string> {
+  await query(adminUrl, `drop database if exists ${name} with (force)`);
+  await query(adminUrl, `create database ${name}`);
+  return databaseUrl(adminUrl, name);
+}
+
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  await query(adminUrl, `drop database if exists ${name} with (force)`);
+}

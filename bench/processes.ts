@@ -1,0 +1,170 @@
+import { type ChildProcess, execFileSync, type SpawnOptions, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { createInterface } from 'node:readline';
+
+/** Core 0 runs what is measured (the server, the database); core 1 the load generator. */
+export const serverCore = 0;
+export const loadCore = 1;
+
+/** Why runs are unpinned, or undefined when `taskset` pins them. */
+export const unpinnedReason: string | undefined = (() => {
+  if (availableParallelism() < 2) return 'fewer than 2 cores';
+  try {
+    execFileSync('taskset', ['-c', '0,1', 'true'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'taskset is missing or cannot pin to cores 0 and 1';
+  }
+})();
+
+const running = new Set<ChildProcess>();
+
+/**
+ * Starts a command on one core (`taskset` execs it, so the child's pid is the command's own and
+ * /proc figures are its own). Every child is remembered so that a failure still stops it.
+ */
+export function spawnPinned(
+  core: number,
+  command: string,
+  args: string[],
+  options: SpawnOptions,
+): ChildProcess {
+  const child =
+    unpinnedReason === undefined
+      ? spawn('taskset', ['-c', String(core), command, ...args], options)
+      : spawn(command, args, options);
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+/** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
+export async function stopProcess(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Stops every child still running: the failure path. */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((child) => stopProcess(child, 5_000)));
+}
+
+/** Runs a Node script on the load core; resolves with the JSON of its last stdout line. */
+export function runNodeJson<T>(
+  script: string,
+  args: string[],
+  onLine?: (line: string) => void,
+): Promise<T> {
+  const child = spawnPinned(loadCore, process.execPath, [script, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let last = '';
+  let stderr = '';
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    last = line;
+    onLine?.(line);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code !== 0) reject(new Error(`${script} exited with ${code}: ${stderr.trim()}`));
+      else resolve(JSON.parse(last) as T);
+    });
+  });
+}
+
+/** Peak resident memory of a live process since it started, in MB (VmHWM). */
+export function peakRssMb(pid: number): number | null {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number | null {
+  const fields = statFields(pid);
+  if (!fields) return null;
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
+/** The fields of /proc/PID/stat after the command name (field 3, the state, is index 0). */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Pins a running process and all its children to one core (for PostgreSQL: the postmaster and
+ * its workers; backends forked later inherit the postmaster's affinity). Returns how many.
+ */
+export function pinTree(rootPid: number, core: number): number {
+  let pinned = 0;
+  for (const pid of [rootPid, ...childrenOf(rootPid)]) {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+      pinned++;
+    } catch {
+      // It exited meanwhile (a short-lived worker): nothing to pin.
+    }
+  }
+  return pinned;
+}
+
+/** CPU seconds used by a process and its children alive now (PostgreSQL's postmaster tree). */
+export function treeCpuSeconds(rootPid: number): Map<number, number> {
+  const used = new Map<number, number>();
+  for (const pid of [rootPid, ...childrenOf(rootPid)]) {
+    const seconds = cpuSeconds(pid);
+    if (seconds !== null) used.set(pid, seconds);
+  }
+  return used;
+}
+
+/** What a tree used between two snapshots; processes born meanwhile count from zero. */
+export function treeCpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** Busy CPU seconds of the whole machine so far, all cores (idle, iowait and steal excluded). */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const [, user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).map(Number);
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0)) / clockTicks;
+}
+
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && Number(statFields(Number(entry))?.[1]) === pid)
+    .map(Number);
+}
+
+/** The parent pid of a process. */
+export function parentPid(pid: number): number | null {
+  const ppid = statFields(pid)?.[1];
+  return ppid === undefined ? null : Number(ppid);
+}

@@ -1,0 +1,128 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
+import { dirname } from 'node:path';
+
+/** What a load child reports (bench/load.mjs and bench/pg-insert-loop.mjs print this shape). */
+export interface LoadResult {
+  durationS: number;
+  requests: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  statusCodes: Record<string, number>;
+  /** Cores the load generator used during the measured part (1 = its core was saturated). */
+  loadCpu?: number;
+  warmup?: LoadResult | null;
+}
+
+export interface Row {
+  store: string;
+  /** Stored decisions before the run; null for the ceiling. */
+  size: number | null;
+  endpoint: string;
+  rps: number;
+  /** rps / the ceiling's rps; null when not comparable (the insert baseline). */
+  vsCeiling: number | null;
+  p50Ms: number;
+  p99Ms: number;
+  /** The measured server's VmHWM at the end of the run; null when not a process of ours. */
+  peakRssMb: number | null;
+  /** Cores used during the measured part: the server process, PostgreSQL (embedded only), the
+   * load generator, and every other process on the machine (noise from outside the bench). */
+  serverCpu: number | null;
+  dbCpu: number | null;
+  loadCpu: number | null;
+  otherCpu: number | null;
+  /** Non-2xx answers plus socket errors and timeouts, measured part only. */
+  errors: number;
+  statusCodes: Record<string, number>;
+  warmupErrors: number;
+  /** PostgreSQL decisions only: rps / the bare INSERT loop's inserts per second. */
+  vsInsert?: number;
+  notes: string[];
+}
+
+export interface Step {
+  name: string;
+  seconds: number;
+}
+
+export function machineFacts(): Record<string, string | number> {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+  } catch {
+    // Not a git checkout.
+  }
+  return {
+    cpu: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? cpus()[0]?.model ?? 'unknown',
+    cores: availableParallelism(),
+    memoryGb: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    kernel: release(),
+    loadAverage1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    commit,
+  };
+}
+
+const columns: [string, (r: Row) => string][] = [
+  ['store', (r) => r.store],
+  ['size', (r) => (r.size === null ? '-' : r.size.toLocaleString('en-US'))],
+  ['endpoint', (r) => r.endpoint],
+  ['req/s', (r) => Math.round(r.rps).toLocaleString('en-US')],
+  ['vs ceiling', (r) => (r.vsCeiling === null ? '-' : r.vsCeiling.toFixed(2))],
+  ['p50 ms', (r) => r.p50Ms.toFixed(1)],
+  ['p99 ms', (r) => r.p99Ms.toFixed(1)],
+  ['peak RSS MB', (r) => (r.peakRssMb === null ? '-' : r.peakRssMb.toFixed(0))],
+  ['errors', (r) => errorsCell(r)],
+  ['vs pg insert', (r) => (r.vsInsert === undefined ? '' : r.vsInsert.toFixed(2))],
+  ['CPU srv', (r) => percent(r.serverCpu)],
+  ['CPU db', (r) => percent(r.dbCpu)],
+  ['CPU load', (r) => percent(r.loadCpu)],
+  ['CPU other', (r) => percent(r.otherCpu)],
+];
+
+function percent(cores: number | null): string {
+  return cores === null ? '-' : `${Math.round(cores * 100)}%`;
+}
+
+/** Errors are shouted, with their status codes, so a broken run cannot pass for a slow one. */
+function errorsCell(row: Row): string {
+  if (row.errors === 0) return '0';
+  const codes = Object.entries(row.statusCodes)
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, count]) => `${code}x${count}`);
+  return `!! ${row.errors} ${codes.join(' ')}`.trim();
+}
+
+export function formatTable(rows: Row[]): string {
+  const cells = [columns.map(([title]) => title), ...rows.map((r) => columns.map(([, f]) => f(r)))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((line) => (line[i] ?? '').length)));
+  const leftAligned = new Set([0, 2, 8]);
+  const render = (line: string[]) =>
+    line
+      .map((cell, i) =>
+        leftAligned.has(i) ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  const [header, ...body] = cells;
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [render(header ?? []), rule, ...body.map(render)].join('\n');
+}
+
+export function formatSteps(steps: Step[]): string {
+  const width = Math.max(...steps.map((s) => s.name.length));
+  return steps
+    .map((s) => `${s.name.padEnd(width)}  ${s.seconds.toFixed(1).padStart(7)} s`)
+    .join('\n');
+}
+
+export function writeJson(path: string, value: unknown): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}

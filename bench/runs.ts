@@ -1,0 +1,283 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '../test/helpers/postgres-server.js';
+import type { BenchConfig, Endpoint } from './config.js';
+import { customerId, customerIdWidth, type Fixture, freshCustomers } from './dataset.js';
+import {
+  cpuSeconds,
+  machineBusySeconds,
+  peakRssMb,
+  runNodeJson,
+  serverCore,
+  spawnPinned,
+  stopProcess,
+  treeCpuDelta,
+  treeCpuSeconds,
+} from './processes.js';
+import type { LoadResult, Row } from './report.js';
+import { type CapturedResponse, capture, startService } from './service.js';
+
+/** What a run measured besides the load child's own figures. */
+interface Measured {
+  load: LoadResult;
+  peakRssMb: number | null;
+  /** Cores used during the measured part by the server, the database and everything else. */
+  serverCpu: number | null;
+  dbCpu: number | null;
+  otherCpu: number | null;
+}
+
+interface Measuring {
+  /** The measured server process, if any (none for the bare insert loop). */
+  serverPid?: number | undefined;
+  /** The embedded PostgreSQL's postmaster, if any. */
+  dbPid?: number | null | undefined;
+}
+
+interface Snapshot {
+  at: number;
+  server: number | null;
+  db: Map<number, number> | null;
+  machine: number;
+}
+
+function snapshot(m: Measuring): Snapshot {
+  return {
+    at: performance.now(),
+    server: m.serverPid ? cpuSeconds(m.serverPid) : null,
+    db: m.dbPid ? treeCpuSeconds(m.dbPid) : null,
+    machine: machineBusySeconds(),
+  };
+}
+
+/**
+ * Runs a load child, reading CPU times when its measured part starts and ends: the machine's
+ * busy time minus the server, database and load generator is what other processes took, which
+ * says how far a figure can be trusted on a shared machine.
+ */
+async function measure(m: Measuring, script: string, loadConfig: unknown): Promise<Measured> {
+  let start: Snapshot | undefined;
+  let end: Snapshot | undefined;
+  const load = await runNodeJson<LoadResult>(script, [JSON.stringify(loadConfig)], (line) => {
+    if (line.includes('"phase":"measuring"')) start = snapshot(m);
+    // Taken before the child disconnects, while PostgreSQL backends serving it still exist.
+    if (line.includes('"phase":"done"')) end = snapshot(m);
+  });
+  end ??= snapshot(m);
+  // Per second of the snapshots' own interval, which is what the /proc counters cover.
+  const wallS = start ? (end.at - start.at) / 1000 : load.durationS;
+  const perSecond = (seconds: number | null) =>
+    seconds === null ? null : Math.max(0, seconds / wallS);
+  const serverCpu =
+    start?.server != null && end.server !== null ? perSecond(end.server - start.server) : null;
+  const dbCpu = start?.db && end.db ? perSecond(treeCpuDelta(start.db, end.db)) : null;
+  const busy = start ? perSecond(end.machine - start.machine) : null;
+  const otherCpu =
+    busy === null
+      ? null
+      : Math.max(0, busy - (serverCpu ?? 0) - (dbCpu ?? 0) - (load.loadCpu ?? 0));
+  return {
+    load,
+    peakRssMb: m.serverPid ? peakRssMb(m.serverPid) : null,
+    serverCpu,
+    dbCpu,
+    otherCpu,
+  };
+}
+
+function row(store: string, size: number | null, endpoint: string, m: Measured): Row {
+  return {
+    store,
+    size,
+    endpoint,
+    rps: m.load.rps,
+    vsCeiling: null,
+    p50Ms: m.load.p50Ms,
+    p99Ms: m.load.p99Ms,
+    peakRssMb: m.peakRssMb,
+    serverCpu: m.serverCpu,
+    dbCpu: m.dbCpu,
+    loadCpu: m.load.loadCpu ?? null,
+    otherCpu: m.otherCpu,
+    errors: m.load.non2xx + m.load.errors,
+    statusCodes: m.load.statusCodes,
+    warmupErrors: m.load.warmup ? m.load.warmup.non2xx + m.load.warmup.errors : 0,
+    notes: [],
+  };
+}
+
+function loadConfig(
+  config: BenchConfig,
+  url: string,
+  endpoint: Endpoint,
+  f: Fixture,
+  size: number,
+) {
+  const common = {
+    url,
+    connections: config.connections,
+    warmupS: config.warmupS,
+    durationS: config.durationS,
+    customers: { known: size / 2, fresh: freshCustomers, width: customerIdWidth },
+    headers: { 'x-system-api-key': f.apiKey } as Record<string, string>,
+    method: 'GET',
+  };
+  switch (endpoint) {
+    case 'latest':
+      return { ...common, path: `/api/v1/consent-templates/${f.templateCode}/latest` };
+    case 'pending':
+      return {
+        ...common,
+        path: `/api/v1/customers/{customer}/consents/templates/${f.templateCode}/pending`,
+      };
+    case 'decisions':
+      return {
+        ...common,
+        method: 'POST',
+        headers: { ...common.headers, 'content-type': 'application/json' },
+        path: '/api/v1/customers/{customer}/consents/decisions',
+        body: JSON.stringify({ consent_version_id: f.latest.id, decision: 'given' }),
+      };
+  }
+}
+
+export interface EndpointRun {
+  row: Row;
+  /** The first run captures a real `latest` response for the ceiling. */
+  latest: CapturedResponse;
+}
+
+/** A fresh `serve` process per run, so its peak memory is this run's own. */
+export async function runEndpoint(
+  config: BenchConfig,
+  store: string,
+  size: number,
+  databaseUrl: string,
+  fixture: Fixture,
+  endpoint: Endpoint,
+  logFile: string,
+  dbPid: number | null,
+): Promise<EndpointRun> {
+  const service = await startService(databaseUrl, logFile);
+  try {
+    const base = `${service.url}/api/v1/consent-templates/${fixture.templateCode}/latest`;
+    const latest = await capture(base, fixture.apiKey);
+    if (latest.status !== 200) throw new Error(`latest answered ${latest.status}`);
+    if (endpoint === 'pending') await checkLoadedData(service.url, fixture, size);
+    const load = loadConfig(config, service.url, endpoint, fixture, size);
+    const m = await measure({ serverPid: service.pid, dbPid }, 'bench/load.mjs', load);
+    const r = row(store, size, endpoint, m);
+    if (r.errors > 0 || r.warmupErrors > 0) r.notes.push(...logExcerpt(logFile));
+    return { row: r, latest };
+  } finally {
+    await service.stop();
+  }
+}
+
+/**
+ * The service must read the generated history as its own: a known even customer has accepted the
+ * latest version, an odd one has not, a fresh one has no decision. Otherwise the loader is wrong
+ * and the figures would measure something else.
+ */
+async function checkLoadedData(url: string, f: Fixture, size: number): Promise<void> {
+  const expectations: [string, boolean, string | null][] = [['f000000000', false, null]];
+  if (size > 0) expectations.push([customerId(0), true, 'given'], [customerId(1), false, null]);
+  for (const [customer, accepted, decision] of expectations) {
+    const response = await fetch(
+      `${url}/api/v1/customers/${customer}/consents/templates/${f.templateCode}/pending`,
+      { headers: { 'x-system-api-key': f.apiKey } },
+    );
+    const body = (await response.json()) as { data?: { accepted: boolean; decision: unknown } };
+    if (body.data?.accepted !== accepted || body.data?.decision !== decision) {
+      throw new Error(`pending for ${customer} answered ${JSON.stringify(body)}`);
+    }
+  }
+}
+
+/** Up to three distinct warnings or errors from the service's log, to say why a run failed. */
+function logExcerpt(logFile: string): string[] {
+  const seen = new Set<string>();
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (seen.size >= 3) break;
+    try {
+      const entry = JSON.parse(line) as {
+        level?: number;
+        msg?: string;
+        err?: { message?: string };
+      };
+      if ((entry.level ?? 0) >= 40) seen.add(`log: ${entry.err?.message ?? entry.msg}`);
+    } catch {
+      if (line.trim() !== '') seen.add(`log: ${line.slice(0, 200)}`);
+    }
+  }
+  return [...seen];
+}
+
+/** The bare node:http server answering the captured `latest` bytes, under the same load. */
+export async function runCeiling(
+  config: BenchConfig,
+  latest: CapturedResponse,
+  apiKey: string,
+  dir: string,
+): Promise<Row> {
+  const file = join(dir, 'latest-response.json');
+  writeFileSync(file, JSON.stringify(latest));
+  const port = await freePort();
+  const server = spawnPinned(
+    serverCore,
+    process.execPath,
+    ['bench/ceiling-server.mjs', file, String(port)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.stdout?.once('data', () => resolve());
+      server.once('exit', (code) => reject(new Error(`the ceiling server exited with ${code}`)));
+    });
+    const m = await measure({ serverPid: server.pid }, 'bench/load.mjs', {
+      url: `http://127.0.0.1:${port}`,
+      path: '/api/v1/consent-templates/privacy_policy/latest',
+      method: 'GET',
+      headers: { 'x-system-api-key': apiKey },
+      connections: config.connections,
+      warmupS: config.warmupS,
+      durationS: config.durationS,
+      customers: { known: 0, fresh: 1, width: customerIdWidth },
+    });
+    return { ...row('-', null, 'ceiling (node:http)', m), vsCeiling: 1 };
+  } finally {
+    await stopProcess(server);
+  }
+}
+
+/** PostgreSQL alone: bare INSERTs of decision rows from the load core (pg-insert-loop.mjs). */
+export async function runInsertBaseline(
+  config: BenchConfig,
+  size: number,
+  databaseUrl: string,
+  table: string,
+  f: Fixture,
+  dbPid: number | null,
+): Promise<Row> {
+  const m = await measure({ dbPid }, 'bench/pg-insert-loop.mjs', {
+    url: databaseUrl,
+    table,
+    clients: config.connections,
+    warmupS: config.warmupS,
+    durationS: config.durationS,
+    row: {
+      tenant_id: f.tenantId,
+      template_id: f.templateId,
+      consent_version_id: f.latest.id,
+      version: f.latest.number,
+      api_key_id: f.apiKeyId,
+      content_sha256: f.latest.sha256,
+    },
+  });
+  return {
+    ...row('postgres', size, 'pg INSERT loop', m),
+    notes: ['inserts/s of a bare pg INSERT loop into an empty copy of decisions'],
+  };
+}

@@ -1,0 +1,164 @@
+import { type ChildProcess, execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { freePort } from '../test/helpers/postgres-server.js';
+import type { Fixture, Version } from './dataset.js';
+import { serverCore, spawnPinned, stopProcess } from './processes.js';
+
+const bin = 'bin/consent-service';
+
+/**
+ * The service's environment: its defaults, but no rate limit and loopback only. Settings the
+ * caller's shell may hold are dropped so that "default config" means the service's defaults.
+ */
+function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_)/.test(name))
+      delete env[name];
+  }
+  return {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    ...(port === undefined ? {} : { PORT: String(port) }),
+  };
+}
+
+async function cli(databaseUrl: string, ...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], {
+    env: serviceEnv(databaseUrl),
+  });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+const content = (tag: string) =>
+  `<h1>Privacy policy ${tag}</h1><p>We keep your name and e-mail address to run your account, ` +
+  'and nothing else.</p><ul><li>You can ask for a copy of your data at any time.</li>' +
+  '<li>You can withdraw this consent whenever you like.</li></ul>';
+
+/** Tenant, template, two published versions and a key, made the way an operator would. */
+export async function createFixture(databaseUrl: string): Promise<Fixture> {
+  const tenant = await cli(
+    databaseUrl,
+    'tenant',
+    'create',
+    '--alias',
+    'bench',
+    '--email',
+    'bench@example.com',
+    '--password',
+    'bench-password',
+  );
+  const template = await cli(
+    databaseUrl,
+    'template',
+    'create',
+    '--tenant',
+    'bench',
+    '--code',
+    'privacy_policy',
+    '--name',
+    'Privacy policy',
+  );
+  const publish = async (tag: string): Promise<Version> => {
+    const v = await cli(
+      databaseUrl,
+      'version',
+      'publish',
+      '--tenant',
+      'bench',
+      '--template',
+      'privacy_policy',
+      '--tag',
+      tag,
+      '--content',
+      content(tag),
+      '--allow-reconsent',
+      'true',
+    );
+    // The service stores the SHA-256 of the sanitized text, which is what publish answers.
+    const sha256 = createHash('sha256').update(String(v.content_html), 'utf8').digest('hex');
+    return { id: String(v.consent_version_id), number: Number(v.version), sha256 };
+  };
+  const older = await publish('1.0');
+  const latest = await publish('2.0');
+  const key = await cli(databaseUrl, 'apikey', 'create', '--tenant', 'bench', '--name', 'bench');
+  return {
+    tenantId: String(tenant.id),
+    apiKeyId: String(key.id),
+    apiKey: String(key.key),
+    templateId: String(template.id),
+    templateCode: 'privacy_policy',
+    older,
+    latest,
+  };
+}
+
+export interface RunningService {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** `taskset -c 0 node bin/consent-service serve`, logging to `logFile`; resolves once healthy. */
+export async function startService(databaseUrl: string, logFile: string): Promise<RunningService> {
+  const port = await freePort();
+  const log = openSync(logFile, 'a');
+  const child = spawnPinned(serverCore, process.execPath, [bin, 'serve'], {
+    env: serviceEnv(databaseUrl, port),
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitHealthy(url, child);
+  } catch (error) {
+    await stopProcess(child);
+    throw new Error(`${(error as Error).message}; see ${logFile}`);
+  }
+  return { url, pid: child.pid ?? 0, stop: () => stopProcess(child) };
+}
+
+async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/api/health`)).status === 200) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the service did not answer /api/health in 60 s');
+}
+
+/** A response as the ceiling server will repeat it. */
+export interface CapturedResponse {
+  status: number;
+  headers: Record<string, string>;
+  bodyBase64: string;
+}
+
+/** Headers Node's http server writes itself, per response. */
+const perConnectionHeaders = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+]);
+
+export async function capture(url: string, apiKey: string): Promise<CapturedResponse> {
+  const response = await fetch(url, { headers: { 'x-system-api-key': apiKey } });
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (!perConnectionHeaders.has(name)) headers[name] = value;
+  });
+  const body = Buffer.from(await response.arrayBuffer());
+  return { status: response.status, headers, bodyBase64: body.toString('base64') };
+}
