@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { createKeyCheck } from './api-keys/key-check.js';
 import { decisionRoutes } from './decisions/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { installApiKeyCheck, refuseUnroutable } from './platform/auth.js';
@@ -34,6 +35,7 @@ export async function buildApp(
   db: Db,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
+  const keys = createKeyCheck(db);
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
@@ -54,7 +56,7 @@ export async function buildApp(
     // Malformed or over-long paths fail before any hook runs; the key check still comes first.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
-      void refuseUnroutable(db, error, request, reply);
+      void refuseUnroutable(keys, error, request, reply);
     },
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy(error);
@@ -86,7 +88,7 @@ export async function buildApp(
 
   installErrorHandler(app);
   await registerSecurityHeaders(app);
-  installApiKeyCheck(app, db, createAuthThrottle(config.authFailuresPerMinute));
+  installApiKeyCheck(app, keys, createAuthThrottle(config.authFailuresPerMinute));
   const unrouted = trackRoutes(app);
   // A request that matched no route is refused before its body is read (after the key check).
   app.addHook('onRequest', async (request) => {

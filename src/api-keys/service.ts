@@ -1,14 +1,11 @@
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { digestsEqual, sha256Hex } from '../platform/hashing.js';
+import { sha256Hex } from '../platform/hashing.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
-import { generateKey, prefixOf } from './keys.js';
-import { type ApiCaller, type CreatedApiKey, NewApiKey, type RevokedApiKey } from './schemas.js';
-
-/** `last_used_at` is refreshed at most this often, so reads do not each cost a write. */
-const lastUsedResolutionMs = 60_000;
+import { generateKey } from './keys.js';
+import { type CreatedApiKey, NewApiKey, type RevokedApiKey } from './schemas.js';
 
 export async function createApiKey(
   db: Executor,
@@ -54,36 +51,4 @@ export async function revokeApiKey(db: Db, tenantId: string, id: string): Promis
       .execute();
     return { id, revoked_at: revokedAt };
   });
-}
-
-/**
- * The caller a presented key stands for, or undefined when the key is missing, malformed,
- * unknown, revoked, or its tenant is disabled.
- */
-export async function authenticate(
-  db: Db,
-  presented: string | undefined,
-): Promise<ApiCaller | undefined> {
-  if (!presented) return undefined;
-  const prefix = prefixOf(presented);
-  if (!prefix) return undefined;
-  const row = await db
-    .selectFrom('api_keys')
-    .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
-    .select(['api_keys.tenant_id', 'api_keys.id', 'api_keys.key_hash', 'api_keys.last_used_at'])
-    .where('api_keys.prefix', '=', prefix)
-    .where('api_keys.revoked_at', 'is', null)
-    .where('tenants.disabled_at', 'is', null)
-    .executeTakeFirst();
-  if (!row || !digestsEqual(sha256Hex(presented), row.key_hash)) return undefined;
-  const now = Date.now();
-  if (!row.last_used_at || now - Date.parse(row.last_used_at) >= lastUsedResolutionMs) {
-    await db
-      .updateTable('api_keys')
-      .set({ last_used_at: new Date(now).toISOString() })
-      .where('tenant_id', '=', row.tenant_id)
-      .where('id', '=', row.id)
-      .execute();
-  }
-  return { tenantId: row.tenant_id, apiKeyId: row.id };
 }

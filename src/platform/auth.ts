@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyCheck } from '../api-keys/key-check.js';
 import type { ApiCaller } from '../api-keys/schemas.js';
-import { authenticate } from '../api-keys/service.js';
 import type { AuthThrottle } from './auth-throttle.js';
-import type { Db } from './db.js';
 import { sendError } from './error-handler.js';
 import { AppError } from './errors.js';
 
@@ -24,7 +23,11 @@ export function needsApiKey(url: string): boolean {
  * The key check runs in `onRequest`, before the body is read, so a request without a valid key
  * is `401 1002` whatever else is wrong with it.
  */
-export function installApiKeyCheck(app: FastifyInstance, db: Db, throttle: AuthThrottle): void {
+export function installApiKeyCheck(
+  app: FastifyInstance,
+  keys: KeyCheck,
+  throttle: AuthThrottle,
+): void {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', async (request) => {
     if (!needsApiKey(request.url)) return;
@@ -32,7 +35,7 @@ export function installApiKeyCheck(app: FastifyInstance, db: Db, throttle: AuthT
     if (retryAfter > 0) {
       throw new AppError('tooManyRequests', { headers: { 'retry-after': String(retryAfter) } });
     }
-    const caller = await presentedCaller(db, request);
+    const caller = await presentedCaller(keys, request);
     if (!caller) {
       throttle.recordFailure(request.ip);
       throw new AppError('unauthorized');
@@ -51,13 +54,13 @@ export function callerOf(request: FastifyRequest): ApiCaller {
  * parameter): `401 1002` when it needed a key and has no valid one, otherwise the error itself.
  */
 export async function refuseUnroutable(
-  db: Db,
+  keys: KeyCheck,
   error: Error,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
   try {
-    if (needsApiKey(request.url) && !(await presentedCaller(db, request))) {
+    if (needsApiKey(request.url) && !(await presentedCaller(keys, request))) {
       sendError(new AppError('unauthorized'), request, reply);
       return;
     }
@@ -68,7 +71,7 @@ export async function refuseUnroutable(
   sendError(error, request, reply);
 }
 
-function presentedCaller(db: Db, request: FastifyRequest): Promise<ApiCaller | undefined> {
+function presentedCaller(keys: KeyCheck, request: FastifyRequest): Promise<ApiCaller | undefined> {
   const header = request.headers['x-system-api-key'];
-  return authenticate(db, typeof header === 'string' ? header : undefined);
+  return keys.check(typeof header === 'string' ? header : undefined);
 }

@@ -1,0 +1,76 @@
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../platform/db.js';
+import { digestsEqual, sha256Hex } from '../platform/hashing.js';
+import { prefixOf } from './keys.js';
+import type { ApiCaller } from './schemas.js';
+
+/**
+ * How long a key's record (or its absence) is trusted after the read that fetched it started:
+ * a revoked key, or a key of a disabled tenant, is refused within 1 second on every instance.
+ */
+export const keyMaxAgeMs = 900;
+
+/** `last_used_at` is written at most this often per key, so reads do not each cost a write. */
+const lastUsedResolutionMs = 60_000;
+
+interface ActiveKey {
+  tenantId: string;
+  id: string;
+  keyHash: string;
+}
+
+/** Checks presented API keys against the store, through a short-lived in-process cache. */
+export interface KeyCheck {
+  /** The caller a key stands for, or undefined when it is missing, malformed, unknown or revoked. */
+  check(presented: string | undefined): Promise<ApiCaller | undefined>;
+}
+
+export function createKeyCheck(db: Db): KeyCheck {
+  const records = new LRUCache<string, { key: ActiveKey | null }>({
+    max: 10_000,
+    ttl: keyMaxAgeMs,
+    // See the catalog: the clock is read on every look-up so an entry never outlives its bound.
+    ttlResolution: 0,
+    fetchMethod: async (prefix, _stale, { options }) => {
+      const started = performance.now();
+      const row = await db
+        .selectFrom('api_keys')
+        .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+        .select(['api_keys.tenant_id', 'api_keys.id', 'api_keys.key_hash', 'api_keys.last_used_at'])
+        .where('api_keys.prefix', '=', prefix)
+        .where('api_keys.revoked_at', 'is', null)
+        .where('tenants.disabled_at', 'is', null)
+        .executeTakeFirst();
+      options.ttl = Math.max(1, keyMaxAgeMs - (performance.now() - started));
+      if (!row) return { key: null };
+      if (row.last_used_at && !lastWritten.has(row.id)) {
+        lastWritten.set(row.id, Date.parse(row.last_used_at));
+      }
+      return { key: { tenantId: row.tenant_id, id: row.id, keyHash: row.key_hash } };
+    },
+  });
+  const lastWritten = new LRUCache<string, number>({ max: 10_000 });
+
+  async function recordUse(key: ActiveKey): Promise<void> {
+    const now = Date.now();
+    if (now - (lastWritten.get(key.id) ?? 0) < lastUsedResolutionMs) return;
+    lastWritten.set(key.id, now);
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: new Date(now).toISOString() })
+      .where('tenant_id', '=', key.tenantId)
+      .where('id', '=', key.id)
+      .execute();
+  }
+
+  return {
+    async check(presented) {
+      const prefix = presented ? prefixOf(presented) : undefined;
+      if (!presented || !prefix) return undefined;
+      const record = (await records.fetch(prefix))?.key;
+      if (!record || !digestsEqual(sha256Hex(presented), record.keyHash)) return undefined;
+      await recordUse(record);
+      return { tenantId: record.tenantId, apiKeyId: record.id };
+    },
+  };
+}
