@@ -63,7 +63,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     start: () => command('start'),
     stop: () => command('stop'),
     async remove() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.stdin?.end('exit\n');
         const timer = setTimeout(() => child.kill('SIGKILL'), commandTimeoutMs);
