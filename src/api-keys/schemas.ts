@@ -24,3 +24,13 @@ export interface ApiCaller {
   tenantId: string;
   apiKeyId: string;
 }
+
+/** A key as its tenant's list shows it: never the key itself. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}

@@ -5,7 +5,7 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { generateKey } from './keys.js';
-import { type CreatedApiKey, NewApiKey, type RevokedApiKey } from './schemas.js';
+import { type ApiKeyView, type CreatedApiKey, NewApiKey, type RevokedApiKey } from './schemas.js';
 
 export async function createApiKey(
   db: Executor,
@@ -51,4 +51,27 @@ export async function revokeApiKey(db: Db, tenantId: string, id: string): Promis
       .execute();
     return { id, revoked_at: revokedAt };
   });
+}
+
+/** The tenant's keys, newest first, revoked ones included. */
+export function listApiKeys(db: Executor, tenantId: string): Promise<ApiKeyView[]> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** A key of the tenant; `404 1004` when the tenant has no such key. */
+export async function getApiKey(db: Executor, tenantId: string, id: string): Promise<ApiKeyView> {
+  const key = await db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!key) throw new AppError('notFound', { message: 'API key not found.' });
+  return key;
 }

@@ -23,6 +23,17 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  OPERATOR_EMAIL: Type.String({
+    pattern: '^[^\\s@]+@[^\\s@]+$',
+    maxLength: 254,
+    default: 'operator@localhost',
+  }),
+  OPERATOR_PASSWORD: Type.Optional(Type.String({ minLength: 10, maxLength: 256 })),
+  BACKOFFICE_SECURE_COOKIES: Type.Enum(['auto', 'true', 'false'], { default: 'auto' }),
+  BACKOFFICE_SESSION_IDLE_MINUTES: Type.Integer({ minimum: 1, default: 30 }),
+  BACKOFFICE_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, default: 12 }),
+  SIGN_IN_FAILURES_PER_ACCOUNT: Type.Integer({ minimum: 0, default: 5 }),
+  SIGN_IN_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 0, default: 20 }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -50,6 +61,17 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL: how long to wait for a new connection before answering 503. */
   readonly databaseConnectTimeoutMs: number;
+  /** The back-office operator's e-mail (the service's super-administrator). */
+  readonly operatorEmail: string;
+  /** When set, the operator's password is this one at every start; else made once at random. */
+  readonly operatorPassword: string | undefined;
+  /** Back-office cookies carry `Secure` (and the `__Host-` prefix). */
+  readonly secureCookies: boolean;
+  readonly sessionIdleMinutes: number;
+  readonly sessionMaxHours: number;
+  /** Failed back-office sign-ins before each further attempt waits longer (0: no slowdown). */
+  readonly signInFailuresPerAccount: number;
+  readonly signInFailuresPerAddress: number;
 }
 
 export class ConfigError extends Error {}
@@ -88,6 +110,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseConnectTimeoutMs: parsed.DATABASE_CONNECT_TIMEOUT_MS,
+    operatorEmail: parsed.OPERATOR_EMAIL.toLowerCase(),
+    operatorPassword: parsed.OPERATOR_PASSWORD,
+    secureCookies:
+      parsed.BACKOFFICE_SECURE_COOKIES === 'auto'
+        ? publicBaseUrl.startsWith('https://')
+        : parsed.BACKOFFICE_SECURE_COOKIES === 'true',
+    sessionIdleMinutes: parsed.BACKOFFICE_SESSION_IDLE_MINUTES,
+    sessionMaxHours: parsed.BACKOFFICE_SESSION_MAX_HOURS,
+    signInFailuresPerAccount: parsed.SIGN_IN_FAILURES_PER_ACCOUNT,
+    signInFailuresPerAddress: parsed.SIGN_IN_FAILURES_PER_ADDRESS,
   });
 }
 

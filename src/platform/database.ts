@@ -1,5 +1,11 @@
 import type { ApiKeysTable } from '../api-keys/table.js';
 import type {
+  AuditLogTable,
+  BackofficeSessionsTable,
+  OperatorsTable,
+  SignInThrottleTable,
+} from '../backoffice/table.js';
+import type {
   CustomerTemplateStatesTable,
   CustomerVersionStatesTable,
   DecisionsTable,
@@ -18,4 +24,8 @@ export interface Database {
   customer_template_states: CustomerTemplateStatesTable;
   customer_version_states: CustomerVersionStatesTable;
   idempotency_keys: IdempotencyKeysTable;
+  operators: OperatorsTable;
+  backoffice_sessions: BackofficeSessionsTable;
+  sign_in_throttle: SignInThrottleTable;
+  audit_log: AuditLogTable;
 }

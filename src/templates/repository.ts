@@ -78,3 +78,99 @@ export async function highestVersionNumber(
     .executeTakeFirst();
   return Number(row?.max ?? 0);
 }
+
+/** A template with its latest published version and its number of drafts, for lists. */
+export interface TemplateSummaryRow {
+  id: string;
+  code: string;
+  name: string;
+  description: string;
+  created_at: string;
+  latest_version: number | null;
+  latest_tag: string | null;
+  latest_published_at: string | null;
+  latest_version_id: string | null;
+  draft_count: number;
+}
+
+export async function listTemplateSummaries(
+  db: Executor,
+  tenantId: string,
+): Promise<TemplateSummaryRow[]> {
+  const latest = db
+    .selectFrom('template_versions')
+    .select(['template_id', (eb) => eb.fn.max('version').as('version')])
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'published')
+    .groupBy('template_id')
+    .as('latest');
+  const drafts = db
+    .selectFrom('template_versions')
+    .select(['template_id', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'draft')
+    .groupBy('template_id')
+    .as('drafts');
+  const rows = await db
+    .selectFrom('templates as t')
+    .leftJoin(latest, 'latest.template_id', 't.id')
+    .leftJoin('template_versions as v', (join) =>
+      join
+        .onRef('v.tenant_id', '=', 't.tenant_id')
+        .onRef('v.template_id', '=', 't.id')
+        .onRef('v.version', '=', 'latest.version'),
+    )
+    .leftJoin(drafts, 'drafts.template_id', 't.id')
+    .select([
+      't.id',
+      't.code',
+      't.name',
+      't.description',
+      't.created_at',
+      'v.version as latest_version',
+      'v.tag as latest_tag',
+      'v.published_at as latest_published_at',
+      'v.id as latest_version_id',
+      'drafts.count as draft_count',
+    ])
+    .where('t.tenant_id', '=', tenantId)
+    .orderBy('t.code')
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    latest_version: row.latest_version === null ? null : Number(row.latest_version),
+    draft_count: Number(row.draft_count ?? 0),
+  }));
+}
+
+/** A template's versions: drafts first (newest first), then published ones, highest first. */
+export function listVersionsOf(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+): Promise<TemplateVersionRow[]> {
+  return db
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .orderBy((eb) => eb.case().when('status', '=', 'draft').then(0).else(1).end())
+    .orderBy('version', 'desc')
+    .orderBy('created_at', 'desc')
+    .execute();
+}
+
+export function findVersionOf(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  versionId: string,
+): Promise<TemplateVersionRow | undefined> {
+  return db
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .where('id', '=', versionId)
+    .executeTakeFirst();
+}

@@ -8,7 +8,11 @@ import { validate } from '../platform/validation.js';
 import {
   findLatestPublished,
   findTemplateByCode,
+  findVersionOf,
   highestVersionNumber,
+  listTemplateSummaries,
+  listVersionsOf,
+  type TemplateSummaryRow,
   type VersionWithCode,
 } from './repository.js';
 import { sanitizeContent } from './sanitize.js';
@@ -88,8 +92,7 @@ export async function publishDraft(
   if (draft.status !== 'draft') {
     throw new AppError('conflict', { message: 'This version is already published.' });
   }
-  // Publishes of one template take their numbers one at a time.
-  await lockKey(trx, `publish:${draft.tenant_id}:${draft.template_id}`);
+  await lockPublishes(trx, draft.tenant_id, draft.template_id);
   const version = (await highestVersionNumber(trx, draft.tenant_id, draft.template_id)) + 1;
   const publishedAt = nowIso();
   await trx
@@ -112,6 +115,14 @@ export async function publishDraft(
     published_at: publishedAt,
     published_by: publishedBy,
   };
+}
+
+/**
+ * Publishes of one template take their numbers one at a time; edits of its drafts wait for them
+ * too, so a draft is never changed while it is being published.
+ */
+async function lockPublishes(trx: Trx, tenantId: string, templateId: string): Promise<void> {
+  await lockKey(trx, `publish:${tenantId}:${templateId}`);
 }
 
 /** Creates and publishes a version in one step (the command line's `version publish`). */
@@ -173,4 +184,78 @@ async function assertTagFree(trx: Trx, template: TemplateRow, tag: string): Prom
   if (clash) {
     throw new AppError('conflict', { message: `Tag "${tag}" is already used in this template.` });
   }
+}
+
+/** The tenant's templates, by code, each with its latest published version and its drafts. */
+export function listTemplates(db: Executor, tenantId: string): Promise<TemplateSummaryRow[]> {
+  return listTemplateSummaries(db, tenantId);
+}
+
+/** A template's versions: drafts first, then published ones from the highest number down. */
+export function listVersions(db: Executor, template: TemplateRow): Promise<TemplateVersionRow[]> {
+  return listVersionsOf(db, template.tenant_id, template.id);
+}
+
+/** A version of the template by id; `404 1004` when the template has no such version. */
+export async function getVersion(
+  db: Executor,
+  template: TemplateRow,
+  versionId: string,
+): Promise<TemplateVersionRow> {
+  const version = await findVersionOf(db, template.tenant_id, template.id, versionId.toLowerCase());
+  if (!version) throw new AppError('versionNotFound');
+  return version;
+}
+
+/**
+ * Replaces a draft's fields (the same rules as a new draft: valid fields, a tag free in the
+ * template, sanitized content). A published version is immutable: `409 1005`.
+ */
+export async function updateDraftVersion(
+  trx: Trx,
+  template: TemplateRow,
+  versionId: string,
+  input: unknown,
+): Promise<TemplateVersionRow> {
+  const fields = validate(NewVersion, input);
+  await lockPublishes(trx, template.tenant_id, template.id);
+  const draft = await getVersion(trx, template, versionId);
+  if (draft.status !== 'draft') {
+    throw new AppError('conflict', { message: 'A published version cannot be changed.' });
+  }
+  if (fields.tag !== draft.tag) await assertTagFree(trx, template, fields.tag);
+  const content = sanitizeContent(fields.content_html);
+  const changes = {
+    tag: fields.tag,
+    content_html: content,
+    content_sha256: sha256Hex(content),
+    file_url: fields.file_url ?? null,
+    allow_reconsent: fields.allow_reconsent === false ? 0 : 1,
+    updated_at: nowIso(),
+  };
+  await trx
+    .updateTable('template_versions')
+    .set(changes)
+    .where('tenant_id', '=', template.tenant_id)
+    .where('id', '=', draft.id)
+    .where('status', '=', 'draft')
+    .execute();
+  return { ...draft, ...changes };
+}
+
+/**
+ * Publishes a draft of the template by its id (the back-office's publish). The draft is read
+ * under the template's publish lock, so two publishes of one draft give one version number and
+ * one `409 1005`.
+ */
+export async function publishDraftById(
+  trx: Trx,
+  template: TemplateRow,
+  versionId: string,
+  publishedBy: string,
+): Promise<VersionWithCode> {
+  await lockPublishes(trx, template.tenant_id, template.id);
+  const draft = await getVersion(trx, template, versionId);
+  const published = await publishDraft(trx, draft, publishedBy);
+  return { ...published, template_code: template.code };
 }

@@ -4,7 +4,7 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { hashPassword } from './passwords.js';
-import { NewTenant, type TenantView } from './schemas.js';
+import { NewTenant, Password, type TenantSummary, type TenantView } from './schemas.js';
 import type { TenantRow } from './table.js';
 
 /** Registers a tenant (the operator's act): alias and e-mail are unique across the service. */
@@ -52,4 +52,67 @@ export async function countTenants(db: Executor): Promise<number> {
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(count);
+}
+
+/** The tenant whose users sign in with this e-mail (compared in lower case), if any. */
+export function findTenantByEmail(db: Executor, email: string): Promise<TenantRow | undefined> {
+  return db
+    .selectFrom('tenants')
+    .selectAll()
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** Every tenant, by alias, disabled ones included. */
+export function listTenants(db: Executor): Promise<TenantSummary[]> {
+  return db
+    .selectFrom('tenants')
+    .select(['id', 'alias', 'email', 'created_at', 'disabled_at'])
+    .orderBy('alias')
+    .execute();
+}
+
+/** The tenant with that id; `404 1004` when there is none. */
+export async function getTenantById(db: Executor, id: string): Promise<TenantSummary> {
+  const tenant = await db
+    .selectFrom('tenants')
+    .select(['id', 'alias', 'email', 'created_at', 'disabled_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!tenant) throw new AppError('notFound', { message: 'No such tenant.' });
+  return tenant;
+}
+
+/**
+ * Disables a tenant (its API keys and sign-ins are refused from the next request on) or enables
+ * it again. Disabling twice keeps the first time.
+ */
+export async function setTenantDisabled(
+  db: Executor,
+  id: string,
+  disabled: boolean,
+): Promise<TenantSummary> {
+  const tenant = await getTenantById(db, id);
+  if (disabled === (tenant.disabled_at !== null)) return tenant;
+  const disabledAt = disabled ? nowIso() : null;
+  await db.updateTable('tenants').set({ disabled_at: disabledAt }).where('id', '=', id).execute();
+  return { ...tenant, disabled_at: disabledAt };
+}
+
+/** Sets a tenant's sign-in password (at least 10 characters). */
+export async function setTenantPassword(
+  db: Executor,
+  id: string,
+  password: unknown,
+): Promise<void> {
+  const valid = validate(Password, password);
+  const passwordHash = await hashPassword(valid);
+  const result = await db
+    .updateTable('tenants')
+    .set({ password_hash: passwordHash })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) {
+    throw new AppError('notFound', { message: 'No such tenant.' });
+  }
 }

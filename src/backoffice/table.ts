@@ -1,0 +1,60 @@
+import type { Selectable } from 'kysely';
+
+/** The service's super-administrator: registers and disables tenants. */
+export interface OperatorsTable {
+  id: string;
+  email: string;
+  /** scrypt, in the form of `src/tenants/passwords.ts`. */
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A signed-in browser. Exactly one of `tenant_id` and `operator_id` is set. */
+export interface BackofficeSessionsTable {
+  /** Hex SHA-256 of the session cookie's value; the value itself is never stored. */
+  id_hash: string;
+  tenant_id: string | null;
+  operator_id: string | null;
+  /** Who signed in, as typed (lower case). */
+  email: string;
+  ip: string;
+  user_agent: string | null;
+  created_at: string;
+  last_seen_at: string;
+  /** The session ends then at the latest, however active. */
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+/** Failed sign-ins in the current window, per account and per client address. */
+export interface SignInThrottleTable {
+  key: string;
+  failures: number;
+  window_started_at: string;
+  /** No sign-in is tried for this key before then. */
+  blocked_until: string | null;
+  updated_at: string;
+}
+
+/** Every back-office action, appended, never changed. */
+export interface AuditLogTable {
+  id: string;
+  /** The tenant the action concerns; null for the operator's acts on the service itself. */
+  tenant_id: string | null;
+  actor_kind: 'operator' | 'tenant' | 'anonymous';
+  /** The e-mail of who acted (as typed, for a failed sign-in). */
+  actor: string;
+  action: string;
+  /** What the action was on (a template code, a key name, a customer id, …). */
+  target: string | null;
+  /** JSON object with the particulars, or null. */
+  details: string | null;
+  ip: string;
+  user_agent: string | null;
+  created_at: string;
+}
+
+export type OperatorRow = Selectable<OperatorsTable>;
+export type SessionRow = Selectable<BackofficeSessionsTable>;
+export type AuditRow = Selectable<AuditLogTable>;

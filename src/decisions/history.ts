@@ -1,0 +1,239 @@
+import { sql } from 'kysely';
+import type { Executor } from '../platform/db.js';
+import type { DecisionValue } from './table.js';
+
+/**
+ * Read-only views of the record for the back-office: a customer's history, counts per day, and
+ * exports. Every query filters by the tenant. Nothing here writes.
+ */
+
+/** One recorded decision with what it was given on and by whom (the evidence). */
+export interface DecisionRecord {
+  decision_id: string;
+  customer_id: string;
+  template_code: string;
+  version: number;
+  tag: string;
+  decision: DecisionValue;
+  decided_at: string;
+  api_key_name: string | null;
+  api_key_prefix: string | null;
+  ip: string;
+  user_agent: string | null;
+  content_sha256: string;
+}
+
+function records(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('decisions as d')
+    .innerJoin('templates as t', (j) =>
+      j.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
+    )
+    .innerJoin('template_versions as v', (j) =>
+      j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
+    )
+    .leftJoin('api_keys as k', (j) =>
+      j.onRef('k.tenant_id', '=', 'd.tenant_id').onRef('k.id', '=', 'd.api_key_id'),
+    )
+    .select([
+      'd.id as decision_id',
+      'd.customer_id',
+      't.code as template_code',
+      'd.version',
+      'v.tag',
+      'd.decision',
+      'd.decided_at',
+      'k.name as api_key_name',
+      'k.prefix as api_key_prefix',
+      'd.ip',
+      'd.user_agent',
+      'd.content_sha256',
+    ])
+    .where('d.tenant_id', '=', tenantId);
+}
+
+/** A customer's decisions on every template, newest first (at most `limit`). */
+export function customerHistory(
+  db: Executor,
+  tenantId: string,
+  customerId: string,
+  limit = 500,
+): Promise<DecisionRecord[]> {
+  return records(db, tenantId)
+    .where('d.customer_id', '=', customerId)
+    .orderBy('d.decided_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Where a customer stands on one template: the last decision, and on the latest version. */
+export interface CustomerTemplateStanding {
+  template_code: string;
+  template_name: string;
+  last_decision: DecisionValue;
+  last_decided_at: string;
+  decision_count: number;
+  latest_version: number | null;
+  latest_tag: string | null;
+  /** The customer's most recent decision on the latest published version, or null (pending). */
+  decision_on_latest: DecisionValue | null;
+}
+
+export async function customerStandings(
+  db: Executor,
+  tenantId: string,
+  customerId: string,
+): Promise<CustomerTemplateStanding[]> {
+  const latest = db
+    .selectFrom('template_versions as lv')
+    .select(['lv.template_id', (eb) => eb.fn.max('lv.version').as('version')])
+    .where('lv.tenant_id', '=', tenantId)
+    .where('lv.status', '=', 'published')
+    .groupBy('lv.template_id')
+    .as('latest');
+  const rows = await db
+    .selectFrom('customer_template_states as s')
+    .innerJoin('templates as t', (j) =>
+      j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
+    )
+    .leftJoin(latest, 'latest.template_id', 's.template_id')
+    .leftJoin('template_versions as v', (j) =>
+      j
+        .on('v.tenant_id', '=', tenantId)
+        .onRef('v.template_id', '=', 's.template_id')
+        .onRef('v.version', '=', 'latest.version'),
+    )
+    .leftJoin('customer_version_states as cv', (j) =>
+      j
+        .onRef('cv.tenant_id', '=', 's.tenant_id')
+        .onRef('cv.customer_id', '=', 's.customer_id')
+        .onRef('cv.consent_version_id', '=', 'v.id'),
+    )
+    .select([
+      't.code as template_code',
+      't.name as template_name',
+      's.last_decision',
+      's.last_decided_at',
+      's.decision_count',
+      'v.version as latest_version',
+      'v.tag as latest_tag',
+      'cv.last_decision as decision_on_latest',
+    ])
+    .where('s.tenant_id', '=', tenantId)
+    .where('s.customer_id', '=', customerId)
+    .orderBy('t.code')
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    decision_count: Number(row.decision_count),
+    latest_version: row.latest_version === null ? null : Number(row.latest_version),
+  }));
+}
+
+/** How many decisions of each value a template got on each day (UTC) from `since` on. */
+export interface DailyCount {
+  template_id: string;
+  /** `YYYY-MM-DD`. */
+  day: string;
+  decision: DecisionValue;
+  count: number;
+}
+
+export async function dailyDecisionCounts(
+  db: Executor,
+  tenantId: string,
+  since: string,
+): Promise<DailyCount[]> {
+  const day = sql<string>`substr(${sql.ref('decided_at')}, 1, 10)`;
+  const rows = await db
+    .selectFrom('decisions')
+    .select((eb) => [
+      'template_id',
+      day.as('day'),
+      'decision',
+      eb.fn.countAll<number | string>().as('count'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('decided_at', '>=', since)
+    .groupBy(['template_id', day, 'decision'])
+    .execute();
+  return rows.map((row) => ({ ...row, count: Number(row.count) }));
+}
+
+/** Customers with at least one decision on the version: those a newer version makes pending. */
+export async function countCustomersDecidedOn(
+  db: Executor,
+  tenantId: string,
+  versionId: string,
+): Promise<number> {
+  const { count } = await db
+    .selectFrom('customer_version_states')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('tenant_id', '=', tenantId)
+    .where('consent_version_id', '=', versionId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Customers with at least one decision, per template id. */
+export async function customersPerTemplate(
+  db: Executor,
+  tenantId: string,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('customer_template_states')
+    .select((eb) => ['template_id', eb.fn.countAll<number | string>().as('count')])
+    .where('tenant_id', '=', tenantId)
+    .groupBy('template_id')
+    .execute();
+  return new Map(rows.map((row) => [row.template_id, Number(row.count)]));
+}
+
+export interface DecisionFilter {
+  templateId?: string | undefined;
+  /** Inclusive lower bound on `decided_at` (ISO 8601). */
+  from?: string | undefined;
+  /** Exclusive upper bound on `decided_at` (ISO 8601). */
+  until?: string | undefined;
+}
+
+/**
+ * Every decision of the tenant that passes the filter, oldest first, read a page at a time in
+ * order of (`decided_at`, id): each page is its own short query, so an export of a million rows
+ * holds one page in memory, keeps no connection (SQLite has one) and no statement running for
+ * longer than a page takes.
+ */
+export async function* decisionRecords(
+  db: Executor,
+  tenantId: string,
+  filter: DecisionFilter,
+  pageSize = 1000,
+): AsyncGenerator<DecisionRecord> {
+  let after: { decidedAt: string; id: string } | undefined;
+  for (;;) {
+    let query = records(db, tenantId);
+    if (filter.templateId !== undefined)
+      query = query.where('d.template_id', '=', filter.templateId);
+    if (filter.from !== undefined) query = query.where('d.decided_at', '>=', filter.from);
+    if (filter.until !== undefined) query = query.where('d.decided_at', '<', filter.until);
+    if (after) {
+      const { decidedAt, id } = after;
+      query = query.where((eb) =>
+        eb.or([
+          eb('d.decided_at', '>', decidedAt),
+          eb.and([eb('d.decided_at', '=', decidedAt), eb('d.id', '>', id)]),
+        ]),
+      );
+    }
+    const rows = await query
+      .orderBy('d.decided_at', 'asc')
+      .orderBy('d.id', 'asc')
+      .limit(pageSize)
+      .execute();
+    yield* rows;
+    const last = rows.at(-1);
+    if (rows.length < pageSize || !last) return;
+    after = { decidedAt: last.decided_at, id: last.decision_id };
+  }
+}
