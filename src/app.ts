@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createKeyCheck } from './api-keys/key-check.js';
+import { backoffice } from './backoffice/plugin.js';
 import { decisionRoutes } from './decisions/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { installApiKeyCheck, refuseUnroutable } from './platform/auth.js';
@@ -117,5 +118,6 @@ export async function buildApp(
     await v1.register(templateRoutes, { catalog });
     await v1.register(decisionRoutes, { db, catalog, writes: createWriteQueue(db) });
   });
+  await app.register(backoffice, { db, config });
   return app;
 }

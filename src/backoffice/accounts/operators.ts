@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../platform/config.js';
+import type { Db, Executor } from '../../platform/db.js';
+import { newId } from '../../platform/ids.js';
+import { nowIso } from '../../platform/time.js';
+import { validate } from '../../platform/validation.js';
+import { hashPassword, verifyPassword } from '../../tenants/passwords.js';
+import { Password } from '../../tenants/schemas.js';
+import type { OperatorRow } from '../table.js';
+import { revokeSessionsOf } from './sessions.js';
+
+export function findOperatorByEmail(db: Executor, email: string): Promise<OperatorRow | undefined> {
+  return db
+    .selectFrom('operators')
+    .selectAll()
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
+/**
+ * Makes sure the operator's account exists, at server start:
+ * - with `OPERATOR_PASSWORD`, the account of `OPERATOR_EMAIL` has that password (created, or its
+ *   password replaced and its sessions ended when it changed);
+ * - without, when no operator exists yet, one is created for `OPERATOR_EMAIL` with a random
+ *   password, logged once (at `warn`, so that it shows at the usual log levels).
+ * Instances starting together create it once: the e-mail is unique, and the loser of the race
+ * keeps the winner's account (and logs nothing).
+ */
+export async function ensureOperator(
+  db: Db,
+  config: Pick<Config, 'operatorEmail' | 'operatorPassword'>,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  const email = config.operatorEmail;
+  const existing = await findOperatorByEmail(db, email);
+  if (config.operatorPassword !== undefined) {
+    if (!existing) {
+      await insertOperator(db, email, config.operatorPassword);
+      log.info({ email }, 'back-office operator account created from OPERATOR_PASSWORD');
+    } else if (!(await verifyPassword(config.operatorPassword, existing.password_hash))) {
+      await setOperatorPassword(db, existing.id, config.operatorPassword);
+      log.info({ email }, 'back-office operator password set from OPERATOR_PASSWORD');
+    }
+    return;
+  }
+  if (existing) return;
+  const anyOperator = await db.selectFrom('operators').select('id').limit(1).executeTakeFirst();
+  if (anyOperator) return;
+  const password = randomBytes(15).toString('base64url');
+  if (await insertOperator(db, email, password)) {
+    log.warn(
+      `Back-office operator account created: sign in at /backoffice with ${email} and the ` +
+        `password ${password} (shown this once; change it after signing in, or set ` +
+        'OPERATOR_PASSWORD).',
+    );
+  }
+}
+
+/** Inserts the operator unless the e-mail is already taken; true when this call inserted it. */
+async function insertOperator(db: Db, email: string, password: string): Promise<boolean> {
+  const now = nowIso();
+  const result = await db
+    .insertInto('operators')
+    .values({
+      id: newId(),
+      email,
+      password_hash: await hashPassword(password),
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/** Sets the operator's password (at least 10 characters) and ends the operator's sessions. */
+export async function setOperatorPassword(
+  db: Executor,
+  id: string,
+  password: unknown,
+  keepSessionIdHash?: string,
+): Promise<void> {
+  const valid = validate(Password, password);
+  await db
+    .updateTable('operators')
+    .set({ password_hash: await hashPassword(valid), updated_at: nowIso() })
+    .where('id', '=', id)
+    .execute();
+  await revokeSessionsOf(db, { kind: 'operator', id }, keepSessionIdHash);
+}

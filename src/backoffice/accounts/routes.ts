@@ -1,0 +1,235 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../platform/config.js';
+import type { Db } from '../../platform/db.js';
+import { verifyPassword } from '../../tenants/passwords.js';
+import { setTenantPassword } from '../../tenants/service.js';
+import { recordAudit } from '../audit/service.js';
+import { auditBy, signedInUser } from '../web/context.js';
+import { fieldOf, queryOf } from '../web/forms.js';
+import { html } from '../web/html.js';
+import { basePath, csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { setOperatorPassword } from './operators.js';
+import {
+  type BackofficeUser,
+  purgeEndedSessions,
+  revokeSession,
+  revokeSessionsOf,
+  startSession,
+} from './sessions.js';
+import { checkSignIn, passwordHashOf } from './sign-in.js';
+import { recordFailure, secondsUntilAllowed, throttleKeys } from './throttle.js';
+import { passwordForm, signInForm } from './views.js';
+
+export interface AccountRouteOptions {
+  db: Db;
+  config: Config;
+  cookies: { session: string; csrf: string };
+  /** Resolves once the operator's account exists (made at start; retried here if that failed). */
+  operatorReady: () => Promise<void>;
+}
+
+const homeOf = (user: BackofficeUser) =>
+  user.kind === 'tenant' ? '/dashboard' : '/operator/tenants';
+
+/** Only back to a back-office page of this site: never an open redirect. */
+function safeNext(next: string): string | undefined {
+  if (!next.startsWith(`${basePath}/`) || /^\/backoffice\/[/\\]|[\\\r\n]/.test(next)) {
+    return undefined;
+  }
+  return next.slice(basePath.length);
+}
+
+const notices: Record<string, string> = {
+  'signed-out': 'You are signed out.',
+  expired: 'Your session has ended. Please sign in again.',
+};
+
+export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions): Promise<void> {
+  const { db, config, cookies } = o;
+  const limits = {
+    perAccount: config.signInFailuresPerAccount,
+    perAddress: config.signInFailuresPerAddress,
+  };
+  const sessionSettings = {
+    idleMinutes: config.sessionIdleMinutes,
+    maxHours: config.sessionMaxHours,
+  };
+
+  app.get('/', async (request, reply) => {
+    const user = request.backofficeUser;
+    return redirectTo(reply, user ? homeOf(user) : '/sign-in');
+  });
+
+  const showSignIn = (
+    reply: FastifyReply,
+    values: { email: string; next: string; errors: string[]; status?: number; notice?: string },
+  ) =>
+    sendPage(reply, {
+      status: values.status ?? 200,
+      title: 'Sign in',
+      notice: values.notice,
+      body: signInForm({ csrfToken: csrfToken(reply), ...values }),
+    });
+
+  app.get('/sign-in', async (request, reply) => {
+    const user = request.backofficeUser;
+    if (user) return redirectTo(reply, homeOf(user));
+    return showSignIn(reply, {
+      email: '',
+      next: queryOf(request.query, 'next'),
+      errors: [],
+      notice: notices[queryOf(request.query, 'notice')],
+    });
+  });
+
+  app.post('/sign-in', async (request, reply) => {
+    const email = fieldOf(request.body, 'email').trim().slice(0, 254);
+    const password = fieldOf(request.body, 'password').slice(0, 256);
+    const next = fieldOf(request.body, 'next');
+    await o.operatorReady();
+    const outcome = await checkSignIn(db, { email, password, ip: request.ip }, limits);
+    if (!outcome.ok && outcome.reason === 'throttled') {
+      reply.header('retry-after', String(outcome.retryAfterSeconds));
+      return showSignIn(reply, {
+        status: 429,
+        email,
+        next,
+        errors: [
+          `Too many failed sign-ins. Try again in ${describeWait(outcome.retryAfterSeconds)}.`,
+        ],
+      });
+    }
+    if (!outcome.ok) {
+      await recordAudit(db, {
+        ...auditBy(request, outcome.tenantId),
+        actor: email,
+        action: 'sign_in.failed',
+      });
+      return showSignIn(reply, {
+        status: 401,
+        email,
+        next,
+        errors: ['The e-mail or the password is not right (or the account is disabled).'],
+      });
+    }
+    const token = await startSession(
+      db,
+      outcome.account,
+      outcome.email,
+      { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+      sessionSettings,
+    );
+    await recordAudit(db, {
+      tenantId: outcome.tenantId,
+      actorKind: outcome.account.kind,
+      actor: outcome.email,
+      action: 'sign_in',
+      ip: request.ip,
+      userAgent: request.headers['user-agent'] ?? null,
+    });
+    // A new session gets a new form secret: one set before signing in is not carried over.
+    reply.clearCookie(cookies.csrf, { path: '/' });
+    reply.setCookie(cookies.session, token, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: config.secureCookies,
+    });
+    void purgeEndedSessions(db).catch((error: unknown) =>
+      request.log.warn({ err: error }, 'could not remove ended back-office sessions'),
+    );
+    const home = outcome.account.kind === 'tenant' ? '/dashboard' : '/operator/tenants';
+    return redirectTo(reply, safeNext(next) ?? home);
+  });
+
+  app.post('/sign-out', async (request, reply) => {
+    const user = request.backofficeUser;
+    if (user) {
+      await revokeSession(db, user.sessionIdHash);
+      await recordAudit(db, { ...auditBy(request), action: 'sign_out' });
+    }
+    reply.clearCookie(cookies.session, { path: '/' });
+    reply.clearCookie(cookies.csrf, { path: '/' });
+    return redirectTo(reply, '/sign-in?notice=signed-out');
+  });
+
+  const showPasswordForm = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: { errors: string[]; fieldErrors: Record<string, string>; status?: number },
+  ) =>
+    sendPage(reply, {
+      status: values.status ?? 200,
+      title: 'Change password',
+      section: 'account',
+      user: signedInUser(request),
+      csrfToken: csrfToken(reply),
+      body: passwordForm({ csrfToken: csrfToken(reply), ...values }),
+    });
+
+  app.get('/account/password', async (request, reply) => {
+    if (!request.backofficeUser) return redirectTo(reply, '/sign-in');
+    return showPasswordForm(request, reply, {
+      errors: [],
+      fieldErrors: {},
+      status: 200,
+    });
+  });
+
+  app.post('/account/password', async (request, reply) => {
+    const user = request.backofficeUser;
+    if (!user) return redirectTo(reply, '/sign-in');
+    const current = fieldOf(request.body, 'current_password').slice(0, 256);
+    const next = fieldOf(request.body, 'new_password');
+    const confirm = fieldOf(request.body, 'confirm_password');
+    const keys = throttleKeys(user.email, request.ip, limits);
+    const wait = await secondsUntilAllowed(db, keys);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      return showPasswordForm(request, reply, {
+        status: 429,
+        errors: [`Too many wrong passwords. Try again in ${describeWait(wait)}.`],
+        fieldErrors: {},
+      });
+    }
+    const storedHash = await passwordHashOf(db, user);
+    if (!storedHash || !(await verifyPassword(current, storedHash))) {
+      await recordFailure(db, keys);
+      return showPasswordForm(request, reply, {
+        status: 400,
+        errors: [],
+        fieldErrors: { current_password: 'This is not the current password.' },
+      });
+    }
+    const fieldErrors: Record<string, string> = {};
+    if (next.length < 10 || next.length > 256) {
+      fieldErrors.new_password = 'The new password needs 10 to 256 characters.';
+    } else if (confirm !== next) {
+      fieldErrors.confirm_password = 'The two new passwords are not the same.';
+    }
+    if (Object.keys(fieldErrors).length > 0) {
+      return showPasswordForm(request, reply, { status: 400, errors: [], fieldErrors });
+    }
+    if (user.kind === 'tenant') {
+      await setTenantPassword(db, user.tenantId, next);
+      await revokeSessionsOf(db, { kind: 'tenant', id: user.tenantId }, user.sessionIdHash);
+    } else {
+      await setOperatorPassword(db, user.operatorId, next, user.sessionIdHash);
+    }
+    await recordAudit(db, { ...auditBy(request), action: 'account.password_changed' });
+    return sendPage(reply, {
+      title: 'Password changed',
+      section: 'account',
+      user,
+      csrfToken: csrfToken(reply),
+      notice: 'Your password is changed. Other browsers signed in to this account are signed out.',
+      body: html`<p><a href="${basePath}${homeOf(user)}">Continue</a></p>`,
+    });
+  });
+}
+
+function describeWait(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, Executor } from '../../platform/db.js';
+import { sha256Hex } from '../../platform/hashing.js';
+
+/** Who is signed in on a request, as the back-office's pages see it. */
+export type BackofficeUser =
+  | {
+      kind: 'tenant';
+      sessionIdHash: string;
+      email: string;
+      tenantId: string;
+      tenantAlias: string;
+    }
+  | { kind: 'operator'; sessionIdHash: string; email: string; operatorId: string };
+
+export type Account = { kind: 'tenant'; id: string } | { kind: 'operator'; id: string };
+
+export interface SessionSettings {
+  idleMinutes: number;
+  maxHours: number;
+}
+
+/** `last_seen_at` is written at most this often, so page views do not each cost a write. */
+const lastSeenResolutionMs = 60_000;
+
+/**
+ * Starts a session and returns the cookie's value: 256 random bits, of which only a SHA-256 is
+ * stored, so a copy of the store does not let anyone in.
+ */
+export async function startSession(
+  db: Executor,
+  account: Account,
+  email: string,
+  client: { ip: string; userAgent: string | null },
+  settings: SessionSettings,
+  now = new Date(),
+): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await db
+    .insertInto('backoffice_sessions')
+    .values({
+      id_hash: sha256Hex(token),
+      tenant_id: account.kind === 'tenant' ? account.id : null,
+      operator_id: account.kind === 'operator' ? account.id : null,
+      email,
+      ip: client.ip,
+      user_agent: client.userAgent,
+      created_at: now.toISOString(),
+      last_seen_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + settings.maxHours * 3_600_000).toISOString(),
+      revoked_at: null,
+    })
+    .execute();
+  return token;
+}
+
+/**
+ * The user of a session cookie, or undefined when the session is unknown, revoked, past its
+ * end, idle for too long, or its tenant is disabled.
+ */
+export async function findSession(
+  db: Db,
+  token: string | undefined,
+  settings: SessionSettings,
+  now = new Date(),
+): Promise<BackofficeUser | undefined> {
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const idHash = sha256Hex(token);
+  const row = await db
+    .selectFrom('backoffice_sessions as s')
+    .leftJoin('tenants as t', 't.id', 's.tenant_id')
+    .leftJoin('operators as o', 'o.id', 's.operator_id')
+    .select([
+      's.tenant_id',
+      's.operator_id',
+      's.email',
+      's.last_seen_at',
+      's.expires_at',
+      's.revoked_at',
+      't.alias',
+      't.disabled_at',
+      'o.id as operator_row',
+    ])
+    .where('s.id_hash', '=', idHash)
+    .executeTakeFirst();
+  if (!row || row.revoked_at !== null) return undefined;
+  const nowIso = now.toISOString();
+  if (row.expires_at <= nowIso) return undefined;
+  const idleSince = new Date(now.getTime() - settings.idleMinutes * 60_000).toISOString();
+  if (row.last_seen_at <= idleSince) return undefined;
+  let user: BackofficeUser | undefined;
+  if (row.tenant_id !== null && row.alias !== null && row.disabled_at === null) {
+    user = {
+      kind: 'tenant',
+      sessionIdHash: idHash,
+      email: row.email,
+      tenantId: row.tenant_id,
+      tenantAlias: row.alias,
+    };
+  } else if (row.operator_id !== null && row.operator_row !== null) {
+    user = {
+      kind: 'operator',
+      sessionIdHash: idHash,
+      email: row.email,
+      operatorId: row.operator_id,
+    };
+  }
+  if (user && now.getTime() - Date.parse(row.last_seen_at) >= lastSeenResolutionMs) {
+    await db
+      .updateTable('backoffice_sessions')
+      .set({ last_seen_at: nowIso })
+      .where('id_hash', '=', idHash)
+      .execute();
+  }
+  return user;
+}
+
+/** Ends one session (sign-out). */
+export async function revokeSession(db: Executor, idHash: string): Promise<void> {
+  await db
+    .updateTable('backoffice_sessions')
+    .set({ revoked_at: new Date().toISOString() })
+    .where('id_hash', '=', idHash)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Ends every session of an account (a disabled tenant, a changed password), but the one given;
+ * returns how many were ended.
+ */
+export async function revokeSessionsOf(
+  db: Executor,
+  account: Account,
+  exceptIdHash?: string,
+): Promise<number> {
+  let query = db
+    .updateTable('backoffice_sessions')
+    .set({ revoked_at: new Date().toISOString() })
+    .where(account.kind === 'tenant' ? 'tenant_id' : 'operator_id', '=', account.id)
+    .where('revoked_at', 'is', null);
+  if (exceptIdHash !== undefined) query = query.where('id_hash', '!=', exceptIdHash);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Deletes sessions that ended more than a day ago; they can no longer be used or shown. */
+export async function purgeEndedSessions(db: Executor, now = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - 86_400_000).toISOString();
+  const result = await db
+    .deleteFrom('backoffice_sessions')
+    .where('expires_at', '<', cutoff)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,41 @@
+import { csrfField, formErrors, input } from '../web/forms.js';
+import { type Html, html } from '../web/html.js';
+import { basePath } from '../web/layout.js';
+
+export function signInForm(o: {
+  csrfToken: string;
+  email: string;
+  next: string;
+  errors: string[];
+}): Html {
+  return html`<article class="sign-in">
+<h1>Sign in</h1>
+<p>Tenants sign in with the e-mail and password the operator registered; the operator with the
+operator account.</p>
+${formErrors(o.errors)}
+<form method="post" action="${basePath}/sign-in" novalidate>
+${csrfField(o.csrfToken)}
+<input type="hidden" name="next" value="${o.next}">
+${input({ name: 'email', label: 'E-mail', type: 'email', value: o.email, required: true, autocomplete: 'username' })}
+${input({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password' })}
+<button type="submit">Sign in</button>
+</form>
+</article>`;
+}
+
+export function passwordForm(o: {
+  csrfToken: string;
+  errors: string[];
+  fieldErrors: Record<string, string>;
+}): Html {
+  return html`<h1>Change password</h1>
+<p>Changing the password signs out every other browser signed in to this account.</p>
+${formErrors(o.errors)}
+<form method="post" action="${basePath}/account/password" novalidate>
+${csrfField(o.csrfToken)}
+${input({ name: 'current_password', label: 'Current password', type: 'password', required: true, autocomplete: 'current-password', error: o.fieldErrors.current_password })}
+${input({ name: 'new_password', label: 'New password', type: 'password', required: true, autocomplete: 'new-password', hint: 'At least 10 characters.', error: o.fieldErrors.new_password })}
+${input({ name: 'confirm_password', label: 'New password again', type: 'password', required: true, autocomplete: 'new-password', error: o.fieldErrors.confirm_password })}
+<button type="submit">Change password</button>
+</form>`;
+}

@@ -1,0 +1,67 @@
+import type { ApiKeyView, CreatedApiKey } from '../../api-keys/schemas.js';
+import { badge, time } from '../web/format.js';
+import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
+import { type Html, html, segment } from '../web/html.js';
+import { basePath } from '../web/layout.js';
+
+export const apiKeyMessages: Record<string, string> = {
+  name: 'A name of 1 to 100 characters, so that you know which system uses the key.',
+};
+
+export function apiKeyList(o: {
+  keys: ApiKeyView[];
+  csrfToken: string;
+  name: string;
+  errors: string[];
+  fieldErrors: FieldErrors;
+}): Html {
+  return html`<hgroup><h1>API Key Management</h1><p>Administration</p></hgroup>
+<p>Client systems send a key in the <code>x-system-api-key</code> header. A key is shown once, when it is created; only a hash of it is kept.</p>
+${
+  o.keys.length === 0
+    ? html`<p>No key yet.</p>`
+    : html`<div class="table-scroll"><table>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>
+${o.keys.map(
+  (k) => html`<tr>
+<td class="wrap">${k.name}</td>
+<td class="mono">${k.prefix}</td>
+<td>${time(k.created_at)}</td>
+<td>${time(k.last_used_at)}</td>
+<td>${k.revoked_at ? html`${badge('revoked')} ${time(k.revoked_at)}` : badge('active')}</td>
+<td>${k.revoked_at ? '' : html`<a href="${basePath}/api-keys/${segment(k.id)}/revoke">Revoke<span class="visually-hidden"> ${k.name}</span>…</a>`}</td>
+</tr>`,
+)}
+</tbody></table></div>`
+}
+<h2>Create a key</h2>
+${formErrors(o.errors)}
+<form method="post" action="${basePath}/api-keys" novalidate>
+${csrfField(o.csrfToken)}
+${input({ name: 'name', label: 'Name', value: o.name, required: true, maxlength: 100, hint: 'The client system that will use it, e.g. "mobile app".', error: o.fieldErrors.name })}
+<button type="submit">Create key</button>
+</form>`;
+}
+
+export function createdKey(key: CreatedApiKey): Html {
+  return html`<h1>Key created</h1>
+<p><strong>Copy the key now: it is shown only this once.</strong> Keep it in the client system's secret store.</p>
+<p><label for="new-key">Key "${key.name}"</label></p>
+<output id="new-key" class="key-once">${key.key}</output>
+<p><button type="button" data-copy="new-key" hidden>Copy</button></p>
+<p>Prefix (to recognise it later): <span class="mono">${key.prefix}</span></p>
+<p><a href="${basePath}/api-keys">Back to API Key Management</a></p>`;
+}
+
+export function revokeConfirmation(key: ApiKeyView, csrfToken: string): Html {
+  return html`<article>
+<h1>Revoke key "${key.name}"?</h1>
+<p>Requests with the key <span class="mono">${key.prefix}…</span> are refused (<code>401</code>) within a second, on every instance. This cannot be undone; create a new key to replace it.</p>
+<form method="post" action="${basePath}/api-keys/${segment(key.id)}/revoke" class="actions">
+${csrfField(csrfToken)}
+<button type="submit">Revoke the key</button>
+<a href="${basePath}/api-keys" class="secondary">Cancel</a>
+</form>
+</article>`;
+}

@@ -1,0 +1,58 @@
+import type { CustomerTemplateStanding, DecisionRecord } from '../../decisions/history.js';
+import { badge, time } from '../web/format.js';
+import { input } from '../web/forms.js';
+import { type Html, html } from '../web/html.js';
+import { basePath } from '../web/layout.js';
+
+export function customerSearch(o: { customerId: string; error: string | undefined }): Html {
+  return html`<hgroup><h1>Customers</h1><p>Where a customer stands, and every decision with its evidence.</p></hgroup>
+<form method="get" action="${basePath}/customers" aria-label="Look up a customer">
+${input({ name: 'customer_id', label: 'Customer id', type: 'search', value: o.customerId, required: true, maxlength: 128, hint: 'Exactly as your systems send it (case matters).', error: o.error })}
+<button type="submit">Look up</button>
+</form>`;
+}
+
+export function customerResult(o: {
+  customerId: string;
+  standings: CustomerTemplateStanding[];
+  history: DecisionRecord[];
+  historyLimit: number;
+}): Html {
+  if (o.history.length === 0) {
+    return html`<p role="status">No decision recorded for <span class="mono">${o.customerId}</span>.</p>`;
+  }
+  return html`<h2>Templates</h2>
+<div class="table-scroll"><table>
+<caption class="visually-hidden">Where customer ${o.customerId} stands on each template</caption>
+<thead><tr><th scope="col">Template</th><th scope="col">Latest version</th><th scope="col">On the latest version</th><th scope="col">Most recent decision</th><th scope="col">Decisions</th></tr></thead>
+<tbody>
+${o.standings.map(
+  (s) => html`<tr>
+<td><span class="mono">${s.template_code}</span><br><small>${s.template_name}</small></td>
+<td>${s.latest_version === null ? '—' : html`${s.latest_version} <span class="mono">(${s.latest_tag})</span>`}</td>
+<td>${s.decision_on_latest ? badge(s.decision_on_latest) : badge('pending')}</td>
+<td>${badge(s.last_decision)} ${time(s.last_decided_at)}</td>
+<td>${s.decision_count}</td>
+</tr>`,
+)}
+</tbody></table></div>
+<h2>History</h2>
+${o.history.length === o.historyLimit ? html`<p>The ${o.historyLimit} most recent decisions are shown; the export has them all.</p>` : ''}
+<div class="table-scroll"><table class="history">
+<caption class="visually-hidden">Decisions of customer ${o.customerId}, newest first</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Tag</th><th scope="col">Decision</th><th scope="col">API key</th><th scope="col">IP address</th><th scope="col">User agent</th></tr></thead>
+<tbody>
+${o.history.map(
+  (d) => html`<tr>
+<td>${time(d.decided_at)}</td>
+<td class="mono">${d.template_code}</td>
+<td>${d.version}</td>
+<td class="mono">${d.tag}</td>
+<td>${badge(d.decision)}</td>
+<td>${d.api_key_name ?? ''} <small class="mono">${d.api_key_prefix ?? ''}</small></td>
+<td class="mono">${d.ip}</td>
+<td class="wrap"><small>${d.user_agent ?? '—'}</small></td>
+</tr>`,
+)}
+</tbody></table></div>`;
+}

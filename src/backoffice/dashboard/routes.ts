@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { customersPerTemplate, dailyDecisionCounts } from '../../decisions/history.js';
+import type { Db } from '../../platform/db.js';
+import { listTemplates } from '../../templates/service.js';
+import { tenantOf } from '../web/context.js';
+import { count, time } from '../web/format.js';
+import { html, segment } from '../web/html.js';
+import { basePath, csrfToken, sendPage } from '../web/layout.js';
+import { type DayCounts, decisionsChart, lastDays } from './chart.js';
+
+const days = 30;
+
+/** Per template: the latest version, how many customers decided, and decisions per day. */
+export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) {
+  app.get('/dashboard', async (request, reply) => {
+    const { tenantId } = tenantOf(request);
+    const window = lastDays(days);
+    const [templates, counts, customers] = await Promise.all([
+      listTemplates(db, tenantId),
+      dailyDecisionCounts(db, tenantId, `${window[0]}T00:00:00.000Z`),
+      customersPerTemplate(db, tenantId),
+    ]);
+    const perTemplate = new Map<string, Map<string, DayCounts>>();
+    for (const c of counts) {
+      const byDay = perTemplate.get(c.template_id) ?? new Map<string, DayCounts>();
+      const day = byDay.get(c.day) ?? { day: c.day, given: 0, reject: 0, withdraw: 0 };
+      day[c.decision] += c.count;
+      byDay.set(c.day, day);
+      perTemplate.set(c.template_id, byDay);
+    }
+    const sections = templates.map((t, index) => {
+      const byDay = perTemplate.get(t.id);
+      const series = window.map(
+        (day) => byDay?.get(day) ?? { day, given: 0, reject: 0, withdraw: 0 },
+      );
+      const total = series.reduce((n, d) => n + d.given + d.reject + d.withdraw, 0);
+      return html`<article>
+<header><h2><a href="${basePath}/templates/${segment(t.code)}">${t.name}</a> <small class="mono">${t.code}</small></h2>
+<p>${t.latest_version === null ? 'No version published yet.' : html`Latest version ${t.latest_version} (tag <span class="mono">${t.latest_tag}</span>), published ${time(t.latest_published_at)}.`}
+${count(customers.get(t.id) ?? 0, 'customer has', 'customers have')} decided; ${count(total, 'decision', 'decisions')} in the last ${days} days.</p></header>
+${decisionsChart(`chart-${index}`, `Decisions per day on ${t.code}, last ${days} days`, series)}
+</article>`;
+    });
+    return sendPage(reply, {
+      title: 'Dashboard',
+      section: 'dashboard',
+      user: request.backofficeUser,
+      csrfToken: csrfToken(reply),
+      body: html`<hgroup><h1>Dashboard</h1><p>Decisions per day over the last ${days} days (UTC), per template.</p></hgroup>
+${templates.length === 0 ? html`<p>No template yet. <a href="${basePath}/templates/new">Create the first one</a>.</p>` : sections}`,
+    });
+  });
+}

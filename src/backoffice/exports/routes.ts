@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify';
+import { type DecisionRecord, decisionRecords } from '../../decisions/history.js';
+import type { Db } from '../../platform/db.js';
+import { listTemplates } from '../../templates/service.js';
+import { recordAudit } from '../audit/service.js';
+import { auditBy, tenantOf } from '../web/context.js';
+import { type CsvColumn, sendCsv } from '../web/csv.js';
+import { type FieldErrors, queryOf } from '../web/forms.js';
+import { csrfToken, sendPage } from '../web/layout.js';
+import { exportForm } from './views.js';
+
+const columns: ReadonlyArray<CsvColumn<DecisionRecord>> = [
+  ['decided_at', (r) => r.decided_at],
+  ['customer_id', (r) => r.customer_id],
+  ['template_code', (r) => r.template_code],
+  ['version', (r) => r.version],
+  ['tag', (r) => r.tag],
+  ['decision', (r) => r.decision],
+  ['decision_id', (r) => r.decision_id],
+  ['api_key_name', (r) => r.api_key_name],
+  ['api_key_prefix', (r) => r.api_key_prefix],
+  ['ip', (r) => r.ip],
+  ['user_agent', (r) => r.user_agent],
+  ['content_sha256', (r) => r.content_sha256],
+];
+
+/** `YYYY-MM-DD` that is a real day, as the ISO time its UTC day starts; undefined otherwise. */
+function dayStart(value: string): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+  const date = new Date(`${value}T00:00:00.000Z`);
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value
+    ? undefined
+    : date.toISOString();
+}
+
+export async function exportRoutes(app: FastifyInstance, { db }: { db: Db }) {
+  app.get('/exports', async (request, reply) => {
+    const { tenantId } = tenantOf(request);
+    return sendPage(reply, {
+      title: 'Exports',
+      section: 'exports',
+      user: request.backofficeUser,
+      csrfToken: csrfToken(reply),
+      body: exportForm({
+        templates: await listTemplates(db, tenantId),
+        values: { template: '', from: '', to: '' },
+        errors: [],
+        fieldErrors: {},
+      }),
+    });
+  });
+
+  app.get('/exports/decisions.csv', async (request, reply) => {
+    const user = tenantOf(request);
+    const values = {
+      template: queryOf(request.query, 'template').trim(),
+      from: queryOf(request.query, 'from').trim(),
+      to: queryOf(request.query, 'to').trim(),
+    };
+    const fieldErrors: FieldErrors = {};
+    const from = values.from === '' ? undefined : dayStart(values.from);
+    const toStart = values.to === '' ? undefined : dayStart(values.to);
+    if (values.from !== '' && !from) fieldErrors.from = 'A date, or nothing.';
+    if (values.to !== '' && !toStart) fieldErrors.to = 'A date, or nothing.';
+    if (from && toStart && toStart < from) fieldErrors.to = 'The last day is before the first.';
+    const templates = await listTemplates(db, user.tenantId);
+    const template = templates.find((t) => t.code === values.template);
+    const errors = values.template !== '' && !template ? ['There is no such template.'] : [];
+    if (errors.length > 0 || Object.keys(fieldErrors).length > 0) {
+      return sendPage(reply, {
+        status: 400,
+        title: 'Exports',
+        section: 'exports',
+        user,
+        csrfToken: csrfToken(reply),
+        body: exportForm({ templates, values, errors, fieldErrors }),
+      });
+    }
+    // The last day is included: up to the start of the day after it.
+    const until = toStart ? new Date(Date.parse(toStart) + 86_400_000).toISOString() : undefined;
+    await recordAudit(db, {
+      ...auditBy(request),
+      action: 'export.decisions',
+      target: values.template || null,
+      details: {
+        template: values.template || null,
+        from: values.from || null,
+        to: values.to || null,
+      },
+    });
+    const name = ['decisions', user.tenantAlias, values.template, values.from, values.to]
+      .filter(Boolean)
+      .join('-');
+    return sendCsv(
+      reply,
+      `${name}.csv`,
+      columns,
+      decisionRecords(db, user.tenantId, { templateId: template?.id, from, until }),
+    );
+  });
+}

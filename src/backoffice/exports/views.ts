@@ -1,0 +1,24 @@
+import { type FieldErrors, formErrors, input, select } from '../web/forms.js';
+import { type Html, html } from '../web/html.js';
+import { basePath } from '../web/layout.js';
+
+export function exportForm(o: {
+  templates: ReadonlyArray<{ code: string; name: string }>;
+  values: { template: string; from: string; to: string };
+  errors: string[];
+  fieldErrors: FieldErrors;
+}): Html {
+  return html`<hgroup><h1>Exports</h1><p>Every decision, with its evidence, as CSV.</p></hgroup>
+<p>The file has one row per decision, oldest first: when, customer, template, version and tag, the decision, the API key that sent it, the caller's IP address and user agent, and the SHA-256 of the text the customer was shown. Dates are UTC.</p>
+${formErrors(o.errors)}
+<form method="get" action="${basePath}/exports/decisions.csv" novalidate>
+${select({ name: 'template', label: 'Template', value: o.values.template, options: [['', 'All templates'], ...o.templates.map((t) => [t.code, `${t.code} (${t.name})`] as const)] })}
+<div class="grid">
+<div>${input({ name: 'from', label: 'From (first day, optional)', type: 'date', value: o.values.from, error: o.fieldErrors.from })}</div>
+<div>${input({ name: 'to', label: 'To (last day, optional)', type: 'date', value: o.values.to, error: o.fieldErrors.to })}</div>
+</div>
+<button type="submit">Download CSV</button>
+</form>
+<h2>Audit log</h2>
+<p>What was done in this back-office, by whom: <a href="${basePath}/audit">view it</a> or <a href="${basePath}/audit.csv" download>download it as CSV</a>.</p>`;
+}

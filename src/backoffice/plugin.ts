@@ -1,0 +1,126 @@
+import cookie from '@fastify/cookie';
+import csrfProtection from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../platform/config.js';
+import type { Db } from '../platform/db.js';
+import { ensureOperator } from './accounts/operators.js';
+import { accountRoutes } from './accounts/routes.js';
+import { findSession } from './accounts/sessions.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
+import { auditRoutes } from './audit/routes.js';
+import { customerRoutes } from './customers/routes.js';
+import { dashboardRoutes } from './dashboard/routes.js';
+import { exportRoutes } from './exports/routes.js';
+import { templatePageRoutes } from './templates/routes.js';
+import { tenantAdminRoutes } from './tenants/routes.js';
+import { assetRoutes } from './web/assets.js';
+import { installErrorPages, PageError, setPageHeaders } from './web/errors.js';
+import { basePath, redirectTo } from './web/layout.js';
+import './web/context.js';
+
+export interface BackofficeOptions {
+  db: Db;
+  config: Config;
+}
+
+/**
+ * The back-office web application under /backoffice: server-rendered pages that work without
+ * scripts (htmx and a small script of its own only add to them).
+ * Its own error pages, body parser, cookies and CSP stay inside this plugin; `/api` is untouched.
+ */
+export async function backoffice(app: FastifyInstance, { db, config }: BackofficeOptions) {
+  // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
+  // or overwrite them.
+  const prefix = config.secureCookies ? '__Host-' : '';
+  const cookies = { session: `${prefix}backoffice_session`, csrf: `${prefix}backoffice_csrf` };
+
+  let operator: Promise<void> | undefined;
+  const operatorReady = () => {
+    operator ??= ensureOperator(db, config, app.log).catch((error: unknown) => {
+      operator = undefined;
+      app.log.error({ err: error }, 'could not make sure the back-office operator account exists');
+    });
+    return operator;
+  };
+  app.addHook('onReady', operatorReady);
+
+  await app.register(
+    async (bo) => {
+      installErrorPages(bo, config.secureCookies);
+      bo.addHook('onRequest', async (_request, reply) => {
+        setPageHeaders(reply, config.secureCookies);
+      });
+      await bo.register(assetRoutes);
+
+      await bo.register(async (pages) => {
+        pages.addHook('onRequest', async (_request, reply) => {
+          reply.header('cache-control', 'no-store');
+        });
+        await pages.register(cookie);
+        // Forms only here: the API keeps answering 415 to anything but JSON.
+        await pages.register(formbody);
+        await pages.register(csrfProtection, {
+          cookieKey: cookies.csrf,
+          cookieOpts: {
+            path: '/',
+            httpOnly: true,
+            sameSite: 'strict',
+            secure: config.secureCookies,
+          },
+        });
+        pages.decorateRequest('backofficeUser', null);
+        pages.addHook('onRequest', async (request) => {
+          request.backofficeUser =
+            (await findSession(db, request.cookies[cookies.session], {
+              idleMinutes: config.sessionIdleMinutes,
+              maxHours: config.sessionMaxHours,
+            })) ?? null;
+        });
+        // Every state-changing form: sent from a page of this site, with its form token.
+        pages.addHook('preHandler', (request, reply, done) => {
+          if (request.method === 'GET' || request.method === 'HEAD') return done();
+          const site = request.headers['sec-fetch-site'];
+          if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+            return done(new PageError(403, 'Refused', 'This form was sent from another site.'));
+          }
+          pages.csrfProtection(request, reply, done);
+        });
+
+        await pages.register(accountRoutes, { db, config, cookies, operatorReady });
+
+        await pages.register(async (tenantPages) => {
+          tenantPages.addHook('onRequest', onlyFor('tenant'));
+          await tenantPages.register(dashboardRoutes, { db });
+          await tenantPages.register(templatePageRoutes, { db });
+          await tenantPages.register(apiKeyRoutes, { db });
+          await tenantPages.register(customerRoutes, { db });
+          await tenantPages.register(exportRoutes, { db });
+          await tenantPages.register(auditRoutes, { db, scope: 'tenant' });
+        });
+
+        await pages.register(async (operatorPages) => {
+          operatorPages.addHook('onRequest', onlyFor('operator'));
+          await operatorPages.register(tenantAdminRoutes, { db });
+          await operatorPages.register(auditRoutes, { db, scope: 'operator' });
+        });
+      });
+    },
+    { prefix: basePath },
+  );
+}
+
+/**
+ * The pages of one kind of account: a visitor is sent to sign in (and back here after), the
+ * other kind of account gets 403.
+ */
+function onlyFor(kind: 'tenant' | 'operator') {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = request.backofficeUser;
+    if (!user) return redirectTo(reply, `/sign-in?next=${encodeURIComponent(request.url)}`);
+    if (user.kind !== kind) {
+      const forWhom = kind === 'tenant' ? 'tenants' : 'the operator';
+      throw new PageError(403, 'Not available', `This page is for ${forWhom}.`);
+    }
+  };
+}

@@ -1,0 +1,201 @@
+import type { TemplateSummaryRow } from '../../templates/repository.js';
+import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+import { badge, count, time } from '../web/format.js';
+import {
+  checkbox,
+  csrfField,
+  type FieldErrors,
+  formErrors,
+  input,
+  textarea,
+} from '../web/forms.js';
+import { type Html, html, segment, trusted } from '../web/html.js';
+import { basePath } from '../web/layout.js';
+
+export const templateMessages: Record<string, string> = {
+  code: 'Letters, digits, "_", "." and "-", starting with a letter or digit; at most 64.',
+  name: 'A name of 1 to 200 characters.',
+  description: 'At most 2,000 characters.',
+};
+
+export const versionMessages: Record<string, string> = {
+  tag: 'A dotted number such as 1.0 or 2.1.3 (at most four parts), not used before in this template.',
+  content_html: 'The content is required, at most 1,000,000 characters.',
+  file_url: 'An address starting with http:// or https://, or nothing.',
+};
+
+const templatePath = (code: string) => `${basePath}/templates/${segment(code)}`;
+const versionPath = (code: string, id: string) => `${templatePath(code)}/versions/${segment(id)}`;
+
+export function templateList(templates: TemplateSummaryRow[]): Html {
+  return html`<hgroup><h1>Templates</h1><p>Consent texts and their versions.</p></hgroup>
+<p><a href="${basePath}/templates/new" role="button">New template</a></p>
+${
+  templates.length === 0
+    ? html`<p>No template yet. Create one, add a draft version, and publish it: the API then answers it.</p>`
+    : html`<div class="table-scroll"><table>
+<thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Latest version</th><th scope="col">Published</th><th scope="col">Drafts</th></tr></thead>
+<tbody>
+${templates.map(
+  (t) => html`<tr>
+<td><a href="${templatePath(t.code)}">${t.code}</a></td>
+<td>${t.name}</td>
+<td>${t.latest_version === null ? badge('draft', 'none published') : html`${t.latest_version} <span class="mono">(${t.latest_tag})</span>`}</td>
+<td>${time(t.latest_published_at)}</td>
+<td>${t.draft_count}</td>
+</tr>`,
+)}
+</tbody></table></div>`
+}`;
+}
+
+export function newTemplateForm(o: {
+  csrfToken: string;
+  values: Record<string, string>;
+  errors: string[];
+  fieldErrors: FieldErrors;
+}): Html {
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li>New</li></ul></nav>
+<h1>New template</h1>
+${formErrors(o.errors)}
+<form method="post" action="${basePath}/templates" novalidate>
+${csrfField(o.csrfToken)}
+${input({ name: 'code', label: 'Code', value: o.values.code, required: true, maxlength: 64, hint: 'What client systems put in the API path, e.g. privacy_policy. It cannot be changed later.', error: o.fieldErrors.code })}
+${input({ name: 'name', label: 'Name', value: o.values.name, required: true, maxlength: 200, error: o.fieldErrors.name })}
+${textarea({ name: 'description', label: 'Description (optional)', value: o.values.description, rows: 3, maxlength: 2000, error: o.fieldErrors.description })}
+<button type="submit">Create template</button>
+</form>`;
+}
+
+export function templatePage(o: {
+  template: TemplateRow;
+  versions: TemplateVersionRow[];
+  customers: number;
+}): Html {
+  const { template } = o;
+  const latest = o.versions.find((v) => v.status === 'published');
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li>${template.code}</li></ul></nav>
+<hgroup><h1>${template.name}</h1><p class="mono">${template.code}</p></hgroup>
+${template.description ? html`<p>${template.description}</p>` : ''}
+<dl class="facts">
+<dt>Latest version</dt><dd>${latest ? html`${latest.version} (tag <span class="mono">${latest.tag}</span>), published ${time(latest.published_at)}` : 'none published yet: the API answers 404 for this template'}</dd>
+<dt>Customers</dt><dd>${count(o.customers, 'customer has', 'customers have')} decided on this template</dd>
+<dt>Created</dt><dd>${time(template.created_at)}</dd>
+</dl>
+<h2>Versions</h2>
+<p><a href="${templatePath(template.code)}/versions/new" role="button">New draft version</a></p>
+${
+  o.versions.length === 0
+    ? html`<p>No version yet.</p>`
+    : html`<div class="table-scroll"><table>
+<thead><tr><th scope="col">Version</th><th scope="col">Tag</th><th scope="col">Status</th><th scope="col">Re-consent</th><th scope="col">Changed</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>
+${o.versions.map(
+  (v) => html`<tr>
+<td>${v.version ?? '—'}</td>
+<td class="mono">${v.tag}</td>
+<td>${badge(v.status)}</td>
+<td>${v.allow_reconsent === 1 ? 'allowed' : 'not allowed'}</td>
+<td>${time(v.published_at ?? v.updated_at)}</td>
+<td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'draft' ? html` <a href="${versionPath(template.code, v.id)}/publish">Publish<span class="visually-hidden"> ${v.tag}</span>…</a>` : ''}</td>
+</tr>`,
+)}
+</tbody></table></div>`
+}`;
+}
+
+export function versionForm(o: {
+  template: TemplateRow;
+  version: TemplateVersionRow | undefined;
+  csrfToken: string;
+  values: { tag: string; content_html: string; file_url: string; allow_reconsent: boolean };
+  /** The sanitizer's output for `values.content_html`: exactly what saving would keep. */
+  preview: string;
+  errors: string[];
+  fieldErrors: FieldErrors;
+}): Html {
+  const action = o.version
+    ? versionPath(o.template.code, o.version.id)
+    : `${templatePath(o.template.code)}/versions`;
+  const previewPath = `${templatePath(o.template.code)}/preview`;
+  // With scripts, htmx posts the form as the content changes and swaps the answer into the
+  // preview; without, the Preview button posts it to the same address for the whole page.
+  const live = html` hx-post="${previewPath}" hx-trigger="input changed delay:400ms" hx-target="#preview" hx-swap="innerHTML" hx-include="closest form" hx-sync="this:replace"`;
+  return html`${formErrors(o.errors)}
+<form method="post" action="${action}" novalidate>
+${csrfField(o.csrfToken)}
+<input type="hidden" name="version_id" value="${o.version?.id ?? ''}">
+${input({ name: 'tag', label: 'Tag', value: o.values.tag, required: true, maxlength: 64, hint: 'A dotted number such as 1.0 or 2.1, unique in this template.', error: o.fieldErrors.tag })}
+<div class="editor">
+<div>
+${textarea({ name: 'content_html', label: 'Content (HTML)', value: o.values.content_html, required: true, rows: 14, hint: 'Headings, paragraphs, lists, tables, emphasis, links and images. Scripts, styles and forms are removed when saved: the preview shows what is kept.', error: o.fieldErrors.content_html, more: live })}
+</div>
+<section aria-labelledby="preview-heading">
+<h2 id="preview-heading" class="label">Preview: what will be kept</h2>
+<div id="preview" class="content-preview" hx-disable aria-live="polite">${trusted(o.preview)}</div>
+</section>
+</div>
+<p><button type="submit" formaction="${previewPath}" class="secondary outline">Refresh the preview</button></p>
+${input({ name: 'file_url', label: 'Content file address (optional)', type: 'url', value: o.values.file_url, maxlength: 2048, hint: 'Your own copy of the text; when empty, the service serves one.', error: o.fieldErrors.file_url })}
+${checkbox({ name: 'allow_reconsent', label: 'Allow re-consent on this version', checked: o.values.allow_reconsent, hint: 'When not allowed, a customer who decided on this version cannot change the decision (a withdraw is always accepted).' })}
+<button type="submit">${o.version ? 'Save draft' : 'Save as draft'}</button>
+</form>`;
+}
+
+export function newVersionPage(form: Html, template: TemplateRow): Html {
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>New draft</li></ul></nav>
+<h1>New draft version</h1>
+<p>A draft is not seen by the API until it is published.</p>
+${form}`;
+}
+
+export function versionPage(o: {
+  template: TemplateRow;
+  version: TemplateVersionRow;
+  form: Html | undefined;
+}): Html {
+  const { template, version } = o;
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>${version.tag}</li></ul></nav>
+<hgroup><h1>${template.name}: tag ${version.tag}</h1><p>${badge(version.status)} ${version.version === null ? '' : `version ${version.version}`}</p></hgroup>
+<dl class="facts">
+<dt>Version id</dt><dd class="mono">${version.id}</dd>
+<dt>Re-consent</dt><dd>${version.allow_reconsent === 1 ? 'allowed' : 'not allowed'}</dd>
+<dt>Content SHA-256</dt><dd class="mono">${version.content_sha256}</dd>
+${version.file_url ? html`<dt>Content file</dt><dd class="mono">${version.file_url}</dd>` : ''}
+<dt>Created</dt><dd>${time(version.created_at)}</dd>
+${version.published_at ? html`<dt>Published</dt><dd>${time(version.published_at)} by ${version.published_by ?? ''}</dd>` : ''}
+</dl>
+${version.status === 'draft' ? html`<p><a href="${versionPath(template.code, version.id)}/publish" role="button">Publish…</a></p>` : ''}
+${
+  o.form
+    ? html`<h2>Edit the draft</h2>${o.form}`
+    : html`<h2>Content as customers see it</h2>
+<div class="content-preview">${trusted(version.content_html)}</div>`
+}`;
+}
+
+export function publishConfirmation(o: {
+  template: TemplateRow;
+  draft: TemplateVersionRow;
+  latest: { version: number; tag: string } | undefined;
+  nextNumber: number;
+  customersToPend: number;
+  csrfToken: string;
+}): Html {
+  const { template, draft } = o;
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>Publish ${draft.tag}</li></ul></nav>
+<article>
+<h1>Publish tag ${draft.tag}?</h1>
+<p>It becomes version ${o.nextNumber} of ${template.name}, the one the API answers from about a second after publishing. A published version can no longer be changed.</p>
+${
+  o.latest
+    ? html`<p class="consequence"><strong>${count(o.customersToPend, 'customer', 'customers')}</strong> decided on the current latest version (${o.latest.version}, tag <span class="mono">${o.latest.tag}</span>) and will become pending: the API will answer <code>accepted: false</code> for them until they decide on the new version.</p>`
+    : html`<p class="consequence">This is the first published version of this template: no customer becomes pending.</p>`
+}
+<form method="post" action="${versionPath(template.code, draft.id)}/publish" class="actions">
+${csrfField(o.csrfToken)}
+<button type="submit">Publish version ${o.nextNumber}</button>
+<a href="${versionPath(template.code, draft.id)}" class="secondary">Cancel</a>
+</form>
+</article>`;
+}

@@ -1,0 +1,134 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../../platform/db.js';
+import { AppError } from '../../platform/errors.js';
+import {
+  createTenant,
+  getTenantById,
+  listTenants,
+  setTenantDisabled,
+} from '../../tenants/service.js';
+import { findOperatorByEmail } from '../accounts/operators.js';
+import { revokeSessionsOf } from '../accounts/sessions.js';
+import { recordAudit } from '../audit/service.js';
+import { auditBy, operatorOf } from '../web/context.js';
+import { type FieldErrors, fieldOf, queryOf, refusalOf } from '../web/forms.js';
+import type { Html } from '../web/html.js';
+import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { disableConfirmation, newTenantForm, tenantList, tenantMessages } from './views.js';
+
+const notices: Record<string, string> = {
+  created: 'Tenant registered.',
+  disabled: 'Tenant disabled: its users are signed out, and its keys refused within a second.',
+  enabled: 'Tenant enabled again.',
+};
+
+/** The operator's pages: registering, disabling and enabling tenants. */
+export async function tenantAdminRoutes(app: FastifyInstance, { db }: { db: Db }) {
+  const page = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    title: string,
+    body: Html,
+    status = 200,
+  ) =>
+    sendPage(reply, {
+      status,
+      title,
+      body,
+      user: operatorOf(request),
+      csrfToken: csrfToken(reply),
+      section: 'tenants',
+      notice: notices[queryOf(request.query, 'notice')],
+    });
+
+  app.get('/operator/tenants', async (request, reply) =>
+    page(request, reply, 'Tenants', tenantList(await listTenants(db), csrfToken(reply))),
+  );
+
+  const showForm = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: { alias: string; email: string },
+    refusal: { fields: FieldErrors; form: string[] } = { fields: {}, form: [] },
+    status = 200,
+  ) =>
+    page(
+      request,
+      reply,
+      'Register a tenant',
+      newTenantForm({
+        csrfToken: csrfToken(reply),
+        values,
+        errors: refusal.form,
+        fieldErrors: refusal.fields,
+      }),
+      status,
+    );
+
+  app.get('/operator/tenants/new', (request, reply) =>
+    showForm(request, reply, { alias: '', email: '' }),
+  );
+
+  app.post('/operator/tenants', async (request, reply) => {
+    const values = {
+      alias: fieldOf(request.body, 'alias').trim(),
+      email: fieldOf(request.body, 'email').trim(),
+    };
+    const password = fieldOf(request.body, 'password');
+    try {
+      // One sign-in form serves both kinds of account: an e-mail belongs to one of them.
+      if (values.email && (await findOperatorByEmail(db, values.email))) {
+        throw new AppError('conflict', { message: "This is the operator's e-mail." });
+      }
+      const tenant = await createTenant(db, { ...values, password });
+      await recordAudit(db, {
+        ...auditBy(request, tenant.id),
+        action: 'tenant.created',
+        target: tenant.alias,
+        details: { email: tenant.email },
+      });
+    } catch (error) {
+      const refusal = refusalOf(error, tenantMessages);
+      if (!refusal) throw error;
+      return showForm(request, reply, values, refusal, 400);
+    }
+    return redirectTo(reply, '/operator/tenants?notice=created');
+  });
+
+  app.get<{ Params: { id: string } }>('/operator/tenants/:id/disable', async (request, reply) => {
+    const tenant = await getTenantById(db, request.params.id);
+    if (tenant.disabled_at) return redirectTo(reply, '/operator/tenants');
+    return page(
+      request,
+      reply,
+      `Disable ${tenant.alias}`,
+      disableConfirmation(tenant, csrfToken(reply)),
+    );
+  });
+
+  app.post<{ Params: { id: string } }>('/operator/tenants/:id/disable', async (request, reply) => {
+    await db.transaction().execute(async (trx) => {
+      const tenant = await setTenantDisabled(trx, request.params.id, true);
+      const sessions = await revokeSessionsOf(trx, { kind: 'tenant', id: tenant.id });
+      await recordAudit(trx, {
+        ...auditBy(request, tenant.id),
+        action: 'tenant.disabled',
+        target: tenant.alias,
+        details: { sessions_ended: sessions },
+      });
+    });
+    return redirectTo(reply, '/operator/tenants?notice=disabled');
+  });
+
+  app.post<{ Params: { id: string } }>('/operator/tenants/:id/enable', async (request, reply) => {
+    await db.transaction().execute(async (trx) => {
+      const tenant = await setTenantDisabled(trx, request.params.id, false);
+      await recordAudit(trx, {
+        ...auditBy(request, tenant.id),
+        action: 'tenant.enabled',
+        target: tenant.alias,
+      });
+    });
+    return redirectTo(reply, '/operator/tenants?notice=enabled');
+  });
+}

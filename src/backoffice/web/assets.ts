@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+const require = createRequire(import.meta.url);
+const picoFile = require.resolve('@picocss/pico/css/pico.min.css');
+const htmxFile = require.resolve('htmx.org/dist/htmx.min.js');
+
+/**
+ * The back-office's own script: what htmx does not do. Every page works without it; it only adds
+ * the copy buttons (shown once the script runs).
+ */
+const appJs = `'use strict';
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  const source = document.getElementById(button.dataset.copy);
+  if (!source) continue;
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    const text = source.textContent.trim();
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      // No clipboard API (a page over plain http away from localhost): select the text instead.
+      getSelection().selectAllChildren(source);
+      button.textContent = 'Selected: press Ctrl+C';
+      return;
+    }
+    button.textContent = 'Copied';
+    setTimeout(() => { button.textContent = 'Copy'; }, 3000);
+  });
+}
+`;
+
+/** The back-office's own styles, on top of Pico's. No inline styles anywhere (the CSP says so). */
+const appCss = `
+:root { --bo-given: #1a7f37; --bo-reject: #c2410c; --bo-withdraw: #6d28d9; }
+.skip-link { position: absolute; left: -10000px; top: 0; }
+.skip-link:focus { left: 1rem; top: 1rem; z-index: 10; padding: .5rem 1rem;
+  background: var(--pico-background-color); }
+:where(a, button, input, select, textarea, summary, [tabindex]):focus-visible {
+  outline: 3px solid var(--pico-primary); outline-offset: 2px; }
+main:focus { outline: none; }
+header nav, header nav ul { flex-wrap: wrap; }
+header nav ul.links { row-gap: 0; }
+/* The menus in the header read as links, like the rest of the navigation. */
+header nav details.dropdown > summary:not([role]) { border-color: transparent;
+  background-color: transparent; box-shadow: none; color: var(--pico-primary); }
+header nav details.dropdown > summary:not([role]):focus-visible { outline: 3px solid var(--pico-primary);
+  outline-offset: 2px; }
+header nav details.dropdown > summary[aria-current] { color: var(--pico-primary-hover);
+  text-decoration: underline; }
+.brand { font-weight: 700; text-decoration: none; }
+.who { display: inline-block; margin-left: .5rem; padding: 0 .5rem; font-size: .8em;
+  border: 1px solid var(--pico-muted-border-color); border-radius: var(--pico-border-radius);
+  color: var(--pico-muted-color); }
+.signed-in-as { display: block; padding: .4rem var(--pico-form-element-spacing-horizontal);
+  color: var(--pico-muted-color); font-size: .875em; }
+form.sign-out { margin: 0; }
+form.sign-out button { width: 100%; margin: 0; }
+.notice { padding: .75rem 1rem; border-left: .3rem solid var(--pico-ins-color);
+  background: var(--pico-card-background-color); }
+.form-errors { padding: .75rem 1rem; margin-bottom: var(--pico-spacing);
+  border-left: .3rem solid var(--pico-del-color); background: var(--pico-card-background-color); }
+.form-errors ul { margin-bottom: 0; }
+.field-error { color: var(--pico-del-color); }
+.table-scroll { overflow-x: auto; position: relative; }
+.table-scroll table { min-width: 40rem; }
+/* Long values (user agents, details) may break anywhere; names and codes only when they must. */
+td.wrap, td.wrap .mono { overflow-wrap: anywhere; }
+td.wrap { min-width: 12rem; }
+.nowrap { white-space: nowrap; }
+.mono { font-family: var(--pico-font-family-monospace); font-size: .875em; overflow-wrap: break-word; }
+.badge { display: inline-block; padding: 0 .5rem; border-radius: 1rem; font-size: .8em;
+  border: 1px solid currentColor; white-space: nowrap; }
+.badge.draft { color: var(--pico-muted-color); }
+.badge.published, .badge.given, .badge.active { color: var(--bo-given); }
+.badge.reject, .badge.revoked, .badge.disabled { color: var(--bo-reject); }
+.badge.withdraw, .badge.pending { color: var(--bo-withdraw); }
+.key-once { display: block; margin-bottom: var(--pico-spacing); font-family: var(--pico-font-family-monospace); overflow-wrap: anywhere;
+  padding: 1rem; border: 2px dashed var(--pico-primary); user-select: all; }
+.actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
+.actions form { margin: 0; }
+.actions > * { margin-bottom: 0; }
+.chart { margin-bottom: 0; }
+.chart svg { display: block; width: 100%; height: auto; }
+.chart .bar-given { fill: var(--bo-given); }
+.chart .bar-reject { fill: var(--bo-reject); }
+.chart .bar-withdraw { fill: var(--bo-withdraw); }
+.chart .axis { stroke: var(--pico-muted-border-color); }
+.chart text { fill: var(--pico-muted-color); font-size: 20px; }
+.details-list { margin: 0; padding: 0; list-style: none; }
+.details-list li { list-style: none; margin: 0; }
+.legend { display: flex; flex-wrap: wrap; gap: 1rem; padding: 0; list-style: none; }
+.legend li { list-style: none; }
+.swatch { display: inline-block; width: .9em; height: .9em; margin-right: .3em;
+  vertical-align: -.1em; border-radius: 2px; }
+.swatch.given { background: var(--bo-given); }
+.swatch.reject { background: var(--bo-reject); }
+.swatch.withdraw { background: var(--bo-withdraw); }
+/* The draft's content beside its preview; one above the other on narrow screens. */
+.editor { display: grid; grid-template-columns: 1fr 1fr; gap: var(--pico-grid-column-gap); }
+.editor textarea { min-height: 20rem; }
+.editor .content-preview { max-height: 24rem; min-height: 6rem; }
+h2.label { font-size: 1rem; font-weight: normal; margin-bottom: calc(var(--pico-spacing) * .375); }
+.content-preview { padding: 1rem; border: 1px solid var(--pico-muted-border-color);
+  border-radius: var(--pico-border-radius); max-height: 30rem; overflow: auto; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.pager { display: flex; justify-content: space-between; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip-path: inset(50%); white-space: nowrap; }
+.muted { color: var(--pico-muted-color); }
+@media (max-width: 576px) {
+  header nav { --pico-nav-element-spacing-vertical: .4rem; --pico-nav-element-spacing-horizontal: .5rem; }
+  header nav details.dropdown summary { --pico-form-element-spacing-vertical: .4rem;
+    --pico-form-element-spacing-horizontal: .6rem; }
+  dl.facts { grid-template-columns: 1fr; }
+  .editor { grid-template-columns: 1fr; }
+  dl.facts dd { margin-bottom: .5rem; }
+}
+`;
+
+const etagOf = (text: string) =>
+  `"${createHash('sha256').update(text).digest('hex').slice(0, 16)}"`;
+
+/** Text assets made here, each with its ETag. */
+const ownAssets = new Map([
+  ['app.css', { type: 'text/css; charset=utf-8', body: appCss, etag: etagOf(appCss) }],
+  ['app.js', { type: 'text/javascript; charset=utf-8', body: appJs, etag: etagOf(appJs) }],
+]);
+
+/**
+ * Pico CSS and htmx from their npm packages, and the back-office's own styles and script: no
+ * CDN, nothing fetched at runtime.
+ */
+export async function assetRoutes(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyStatic, { root: dirname(picoFile), serve: false });
+  app.get('/assets/pico.min.css', (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=86400').sendFile('pico.min.css'),
+  );
+  app.get('/assets/htmx.min.js', (_request, reply) =>
+    reply
+      .header('cache-control', 'public, max-age=86400')
+      .sendFile('htmx.min.js', dirname(htmxFile)),
+  );
+  app.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
+    const asset = ownAssets.get(request.params.name);
+    if (!asset) return reply.callNotFound();
+    reply.header('cache-control', 'public, max-age=3600').header('etag', asset.etag);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.type).send(asset.body);
+  });
+}

@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify';
+import type { BackofficeUser } from '../accounts/sessions.js';
+import type { AuditEntry } from '../audit/service.js';
+import { PageError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is signed in to the back-office on this request, if anyone. */
+    backofficeUser: BackofficeUser | null;
+  }
+}
+
+export type TenantUser = Extract<BackofficeUser, { kind: 'tenant' }>;
+export type OperatorUser = Extract<BackofficeUser, { kind: 'operator' }>;
+
+/** The signed-in tenant user (the tenant pages' hook has already made sure there is one). */
+export function tenantOf(request: FastifyRequest): TenantUser {
+  const user = request.backofficeUser;
+  if (user?.kind !== 'tenant') {
+    throw new PageError(403, 'Not available', 'This page is for tenants.');
+  }
+  return user;
+}
+
+export function operatorOf(request: FastifyRequest): OperatorUser {
+  const user = request.backofficeUser;
+  if (user?.kind !== 'operator') {
+    throw new PageError(403, 'Not available', 'This page is for the operator.');
+  }
+  return user;
+}
+
+export function signedInUser(request: FastifyRequest): BackofficeUser {
+  const user = request.backofficeUser;
+  if (!user) throw new PageError(401, 'Please sign in', 'Sign in to see this page.');
+  return user;
+}
+
+/** The audit entry's who and where for this request; the caller adds what happened. */
+export function auditBy(
+  request: FastifyRequest,
+  tenantId: string | null = request.backofficeUser?.kind === 'tenant'
+    ? request.backofficeUser.tenantId
+    : null,
+): Pick<AuditEntry, 'tenantId' | 'actorKind' | 'actor' | 'ip' | 'userAgent'> {
+  const user = request.backofficeUser;
+  return {
+    tenantId,
+    actorKind: user?.kind ?? 'anonymous',
+    actor: user?.email ?? '',
+    ip: request.ip,
+    userAgent: request.headers['user-agent'] ?? null,
+  };
+}

@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toAppError } from '../../platform/error-handler.js';
+import { html } from './html.js';
+import { basePath, sendPage } from './layout.js';
+
+/**
+ * A refusal that only a page can have (the public API has no such case): a form from another
+ * site or an expired one, a page of the other kind of account.
+ */
+export class PageError extends Error {
+  constructor(
+    readonly status: 401 | 403,
+    readonly title: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PageError';
+  }
+}
+
+const titles: Record<number, string> = {
+  400: 'The request was not understood',
+  404: 'Page not found',
+  405: 'Method not allowed',
+  413: 'Too large',
+  415: 'Not a form',
+  429: 'Too many attempts',
+  503: 'Service unavailable',
+};
+
+const csrfCodes = new Set(['FST_CSRF_MISSING_SECRET', 'FST_CSRF_INVALID_TOKEN']);
+
+/** Every error under /backoffice, the framework's included, as an HTML page. */
+export function sendErrorPage(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  secure: boolean,
+): FastifyReply {
+  // Also for a request refused before the back-office's own hooks ran (an unrouted path).
+  setPageHeaders(reply, secure);
+  reply.header('cache-control', 'no-store');
+  let status: number;
+  let title: string;
+  let message: string;
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof PageError) {
+    ({ status, title, message } = error);
+  } else if (typeof code === 'string' && csrfCodes.has(code)) {
+    status = 403;
+    title = 'This form has expired';
+    message =
+      'The form was open for too long, or did not come from this site. Go back, reload the ' +
+      'page and try again.';
+  } else {
+    const appError = toAppError(error);
+    status = appError.status;
+    title = titles[status] ?? (status >= 500 ? 'Something went wrong' : 'Request refused');
+    message =
+      status >= 500 && status !== 503
+        ? 'The page could not be shown. Please try again; if it keeps happening, tell the ' +
+          `operator the reference ${request.id}.`
+        : status === 400
+          ? 'The request was not valid.'
+          : appError.message;
+    if (appError.headers) reply.headers(appError.headers);
+  }
+  if (status >= 500) request.log.error({ err: error }, 'back-office request failed');
+  else request.log.info({ status, reason: (error as Error).message }, 'back-office refusal');
+  return sendPage(reply, {
+    status,
+    title,
+    body: html`<article class="error-page">
+<h1>${title}</h1>
+<p>${message}</p>
+<p><a href="${basePath}/">Back to the back-office</a></p>
+</article>`,
+  });
+}
+
+export function installErrorPages(app: FastifyInstance, secure: boolean): void {
+  app.setErrorHandler((error, request, reply) => sendErrorPage(error, request, reply, secure));
+  app.setNotFoundHandler((request, reply) =>
+    sendErrorPage(toAppError({ statusCode: 404 }), request, reply, secure),
+  );
+}
+
+/**
+ * Stricter than the API's: scripts, styles and images from this site only, and no inline script
+ * or style, so content that slipped through could not run.
+ */
+export function setPageHeaders(reply: FastifyReply, secure: boolean): void {
+  reply.header('content-security-policy', contentSecurityPolicy(secure));
+  reply.header('x-frame-options', 'DENY');
+}
+
+function contentSecurityPolicy(secure: boolean): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    // Pico draws its check marks and chevrons with data: SVG images.
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    ...(secure ? ['upgrade-insecure-requests'] : []),
+  ].join('; ');
+}

@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { BackofficeUser } from '../accounts/sessions.js';
+import { type Html, html } from './html.js';
+
+export type Section =
+  | 'dashboard'
+  | 'templates'
+  | 'customers'
+  | 'exports'
+  | 'api-keys'
+  | 'audit'
+  | 'tenants'
+  | 'account';
+
+export interface PageOptions {
+  title: string;
+  body: Html;
+  /** The signed-in user, for the navigation; none on the sign-in and error pages. */
+  user?: BackofficeUser | null;
+  /** A token for the sign-out form (needed when `user` is given). */
+  csrfToken?: string;
+  section?: Section;
+  /** A short confirmation shown above the page ("Template created."). */
+  notice?: string | undefined;
+}
+
+export const basePath = '/backoffice';
+
+/**
+ * htmx within the Content-Security-Policy: no indicator `<style>` injected, no `eval`, no script
+ * from a swapped fragment, and requests to this site only.
+ */
+const htmxConfig = JSON.stringify({
+  includeIndicatorStyles: false,
+  allowEval: false,
+  allowScriptTags: false,
+  selfRequestsOnly: true,
+  historyCacheSize: 0,
+});
+
+/** The whole HTML document around a page's body. */
+export function layout(options: PageOptions): string {
+  const { user } = options;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${options.title} · Consent back-office</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${basePath}/assets/pico.min.css">
+<link rel="stylesheet" href="${basePath}/assets/app.css">
+<meta name="htmx-config" content="${htmxConfig}">
+<script src="${basePath}/assets/htmx.min.js" defer></script>
+<script src="${basePath}/assets/app.js" defer></script>
+</head>
+<body>
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="container">
+${user ? navigation(user, options.section, options.csrfToken ?? '') : html`<nav aria-label="Site"><ul><li><strong>Consent back-office</strong></li></ul></nav>`}
+</header>
+<main class="container" id="main" tabindex="-1">
+${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+${options.body}
+</main>
+</body>
+</html>
+`.text;
+}
+
+function navigation(user: BackofficeUser, section: Section | undefined, csrfToken: string): Html {
+  const link = (href: string, label: string, name: Section) =>
+    html`<li><a href="${basePath}${href}"${section === name ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const links =
+    user.kind === 'tenant'
+      ? html`${link('/dashboard', 'Dashboard', 'dashboard')}
+${link('/templates', 'Templates', 'templates')}
+${link('/customers', 'Customers', 'customers')}
+${link('/exports', 'Exports', 'exports')}
+<li><details class="dropdown">
+<summary${section === 'api-keys' || section === 'audit' ? html` aria-current="page"` : ''}>Administration</summary>
+<ul dir="rtl">
+<li><a href="${basePath}/api-keys">API Key Management</a></li>
+<li><a href="${basePath}/audit">Audit log</a></li>
+</ul>
+</details></li>`
+      : html`${link('/operator/tenants', 'Tenants', 'tenants')}
+${link('/operator/audit', 'Audit log', 'audit')}`;
+  return html`<nav aria-label="Main">
+<ul><li><a class="brand" href="${basePath}/">Consent back-office</a>${user.kind === 'tenant' ? html` <span class="who">${user.tenantAlias}</span>` : html` <span class="who">operator</span>`}</li></ul>
+<ul class="links">
+${links}
+<li><details class="dropdown">
+<summary>Account</summary>
+<ul dir="rtl">
+<li><span class="signed-in-as">${user.email}</span></li>
+<li><a href="${basePath}/account/password">Change password</a></li>
+<li><form method="post" action="${basePath}/sign-out" class="sign-out"><input type="hidden" name="_csrf" value="${csrfToken}"><button type="submit" class="secondary">Sign out</button></form></li>
+</ul>
+</details></li>
+</ul>
+</nav>`;
+}
+
+/** Sends a whole page as `text/html`. */
+export function sendPage(
+  reply: FastifyReply,
+  options: PageOptions & { status?: number },
+): FastifyReply {
+  return reply
+    .code(options.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .send(layout(options));
+}
+
+/** A 303 to a back-office path (after a form, the browser GETs the result). */
+export function redirectTo(reply: FastifyReply, path: string): FastifyReply {
+  return reply.redirect(`${basePath}${path}`, 303);
+}
+
+/** One token per request for every form on the page (sign-out included). */
+const tokens = new WeakMap<FastifyRequest, string>();
+
+export function csrfToken(reply: FastifyReply): string {
+  let token = tokens.get(reply.request);
+  if (token === undefined) {
+    token = reply.generateCsrf();
+    tokens.set(reply.request, token);
+  }
+  return token;
+}

@@ -1,0 +1,137 @@
+/**
+ * Real Chromium for the back-office's browser tests (test/e2e/backoffice*.test.ts), driven with
+ * playwright-core: Debian's /usr/bin/chromium (or CHROMIUM_PATH), headless, with a fresh profile
+ * (Playwright passes a new --user-data-dir to every launch and removes it on close), and no
+ * network of its own (no updates, sync or QUIC). Screenshots go to test-results/screenshots/.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { repoRoot } from '../helpers/process.js';
+
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const screenshotDir = join(repoRoot, 'test-results', 'screenshots');
+
+export const desktop = { width: 1280, height: 800 };
+export const phone = { width: 390, height: 844 };
+
+/** Browser tests run unless SKIP_BROWSER_TESTS=1; a missing browser is a failure, not a skip. */
+export const skipBrowserTests = process.env.SKIP_BROWSER_TESTS === '1';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(
+      `No Chromium at ${chromiumPath}: install it (apt-get install chromium), set CHROMIUM_PATH, ` +
+        'or set SKIP_BROWSER_TESTS=1 to leave the browser tests out.',
+    );
+  }
+  return chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
+  });
+}
+
+/**
+ * Collects what a page's console says went wrong (a CSP violation, a failed load, a script
+ * error); `problems` must stay empty.
+ */
+export function watch(page: Page): { problems: string[] } {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') {
+      problems.push(`${message.type()}: ${message.text()}`);
+    }
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => {
+    // A download is handed to the download manager, which aborts the page's own request.
+    if (!request.url().endsWith('.csv') && !request.url().includes('.csv?')) {
+      problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`);
+    }
+  });
+  return { problems };
+}
+
+/** What a page must be, at any width: styled, labelled, and no wider than the screen. */
+function pageFacts(page: Page): Promise<{
+  styled: boolean;
+  unlabelled: string[];
+  overflow: number;
+  wide: string[];
+  h1: string;
+}> {
+  return page.evaluate(() => {
+    // This runs in the page, where the DOM exists; the project's TypeScript has no DOM library.
+    const { document, window, getComputedStyle } = globalThis as any;
+    const fields: any[] = [
+      ...document.querySelectorAll('input:not([type=hidden]), select, textarea'),
+    ];
+    const sticksOut = (e: any) =>
+      e !== null && e.getBoundingClientRect().right > window.innerWidth + 1;
+    return {
+      styled:
+        getComputedStyle(document.documentElement).getPropertyValue('--pico-primary').trim() !== '',
+      unlabelled: fields
+        .filter((f) => (f.labels?.length ?? 0) === 0 && !f.getAttribute('aria-label'))
+        .map((f) => f.name),
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      // The outermost elements that stick out, to say what to fix.
+      wide: [...document.body.querySelectorAll('*')]
+        .filter((e: any) => sticksOut(e) && !sticksOut(e.parentElement))
+        .slice(0, 5)
+        .map((e: any) => `${e.tagName.toLowerCase()}.${e.className}`),
+      h1: document.querySelector('h1')?.textContent ?? '',
+    };
+  });
+}
+
+/** The focused element: its id, text and focus indicator. */
+export function focusedElement(
+  page: Page,
+): Promise<{ id: string; text: string; outline: string; shadow: string }> {
+  return page.evaluate(() => {
+    const { document, getComputedStyle } = globalThis as any;
+    const element = document.activeElement;
+    const style = getComputedStyle(element);
+    return {
+      id: element.id,
+      text: element.textContent,
+      outline: style.outlineStyle,
+      shadow: style.boxShadow,
+    };
+  });
+}
+
+/**
+ * Checks the page and takes its screenshots: the whole page at desktop width, and at phone width
+ * (where it must not scroll sideways; wide tables scroll inside their own box).
+ */
+export async function capture(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshotDir, { recursive: true });
+  // The styles are loaded by then (a click's navigation may still be under way).
+  await page.waitForLoadState('load');
+  await page.setViewportSize(desktop);
+  const facts = await pageFacts(page);
+  expect(facts.styled, `${name}: Pico's styles did not apply`).toBe(true);
+  expect(facts.unlabelled, `${name}: fields without a label`).toEqual([]);
+  expect(facts.h1, `${name}: no heading`).not.toBe('');
+  await page.screenshot({ path: join(screenshotDir, `${name}-desktop.png`), fullPage: true });
+  await page.setViewportSize(phone);
+  const narrow = await pageFacts(page);
+  expect(
+    narrow.overflow,
+    `${name}: wider than a phone screen (${narrow.wide.join(', ')})`,
+  ).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: join(screenshotDir, `${name}-phone.png`), fullPage: true });
+  await page.setViewportSize(desktop);
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorShape, type TestApp } from '../helpers/app.js';
+import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+import { PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
+
+describe.each(stores)('back-office pages as HTTP on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let code: string;
+
+  beforeAll(async () => {
+    t = await startBackofficeApp(store);
+    a = await seedTenant(t.db);
+    code = await seedTemplate(t.db, a.tenant.id);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const expectHtmlPage = (response: Awaited<ReturnType<PageClient['get']>>) => {
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(String(response.headers['content-security-policy'])).toContain("script-src 'self'");
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers['x-request-id']).toBeTruthy();
+  };
+
+  it('an unknown back-office page answers a 404 HTML page, while an unknown API path keeps the JSON error', async () => {
+    const page = await new PageClient(t.app).get('/backoffice/no-such-page');
+    expect(page.statusCode).toBe(404);
+    expectHtmlPage(page);
+    expect(textOf(page.body)).toContain('Page not found');
+    const signedInPage = await (await signedIn(t.app, a.tenant.email)).get(
+      '/backoffice/templates/x/y/z',
+    );
+    expect(signedInPage.statusCode).toBe(404);
+    expectHtmlPage(signedInPage);
+    const api = await t.app.inject({ method: 'GET', url: '/api/no-such-path' });
+    expect(api.statusCode).toBe(404);
+    expect(expectErrorShape(api)).toEqual({ code: '1004', message: 'Not found.' });
+  });
+
+  it('a known back-office path with another method answers a 405 HTML page with Allow', async () => {
+    const response = await t.app.inject({ method: 'DELETE', url: '/backoffice/sign-in' });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD, POST');
+    expectHtmlPage(response);
+  });
+
+  it('the API still refuses a form body (415 in its JSON shape): forms are read only under /backoffice', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/customers/c1/consents/decisions',
+      headers: { ...a.headers, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'consent_version_id=x&decision=given',
+    });
+    expect(response.statusCode).toBe(415);
+    expect(expectErrorShape(response).code).toBe('1007');
+  });
+
+  it('a form larger than the limit answers a 413 HTML page', async () => {
+    const client = new PageClient(t.app);
+    await client.get('/backoffice/sign-in');
+    const response = await client.post('/backoffice/sign-in', {
+      email: 'x@example.test',
+      password: 'p'.repeat(20_000),
+    });
+    expect(response.statusCode).toBe(413);
+    expectHtmlPage(response);
+  });
+
+  it('the root of the back-office sends a visitor to sign in, and a signed-in user to the dashboard', async () => {
+    const visitor = await new PageClient(t.app).get('/backoffice');
+    expect(visitor.statusCode).toBe(303);
+    expect(visitor.headers.location).toBe('/backoffice/sign-in');
+    const user = await signedIn(t.app, a.tenant.email);
+    expect((await user.get('/backoffice/')).headers.location).toBe('/backoffice/dashboard');
+  });
+
+  it('the styles and scripts are served from the npm packages and the app, with no CDN', async () => {
+    const pico = await t.app.inject({ method: 'GET', url: '/backoffice/assets/pico.min.css' });
+    expect(pico.statusCode).toBe(200);
+    expect(pico.headers['content-type']).toMatch(/^text\/css/);
+    expect(pico.body).toContain('Pico CSS');
+    const app = await t.app.inject({ method: 'GET', url: '/backoffice/assets/app.css' });
+    expect(app.statusCode).toBe(200);
+    const again = await t.app.inject({
+      method: 'GET',
+      url: '/backoffice/assets/app.css',
+      headers: { 'if-none-match': String(app.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+    const htmx = await t.app.inject({ method: 'GET', url: '/backoffice/assets/htmx.min.js' });
+    expect(htmx.statusCode).toBe(200);
+    expect(htmx.headers['content-type']).toMatch(/javascript/);
+    expect(htmx.body).toContain('htmx');
+    const script = await t.app.inject({ method: 'GET', url: '/backoffice/assets/app.js' });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(script.body).toContain('data-copy');
+    const unknown = await t.app.inject({ method: 'GET', url: '/backoffice/assets/other.js' });
+    expect(unknown.statusCode).toBe(404);
+  });
+
+  it('no page has an inline script, an inline style or a resource from another site, and every field has a label', async () => {
+    const user = await signedIn(t.app, a.tenant.email);
+    const pages = [
+      '/backoffice/dashboard',
+      '/backoffice/templates',
+      '/backoffice/templates/new',
+      `/backoffice/templates/${code}`,
+      `/backoffice/templates/${code}/versions/new`,
+      '/backoffice/api-keys',
+      '/backoffice/customers?customer_id=someone',
+      '/backoffice/exports',
+      '/backoffice/audit',
+      '/backoffice/account/password',
+    ];
+    for (const url of pages) {
+      const response = await user.get(url);
+      expect(response.statusCode, url).toBe(200);
+      expectHtmlPage(response);
+      const body = response.body;
+      // Scripts only as files of this site (htmx and the app's own), never inline.
+      const scripts = [...body.matchAll(/<script\b[^>]*>[^<]*<\/script>/gi)].map((m) => m[0]);
+      expect(scripts, url).toEqual([
+        '<script src="/backoffice/assets/htmx.min.js" defer></script>',
+        '<script src="/backoffice/assets/app.js" defer></script>',
+      ]);
+      expect(body.match(/<script/gi)?.length, url).toBe(2);
+      expect(body, url).not.toMatch(/\sstyle=|\son[a-z]+=|javascript:|hx-on/i);
+      expect(body, url).not.toMatch(/(src|href)="(https?:)?\/\//);
+      expect(body, url).toContain('<html lang="en">');
+      const ids = [
+        ...body.matchAll(/<(?:input|textarea|select)\b(?![^>]*type="hidden")[^>]*\sid="([^"]+)"/g),
+      ].map((m) => m[1]);
+      for (const id of ids) expect(body, `${url} #${id}`).toContain(`<label for="${id}"`);
+    }
+  });
+});

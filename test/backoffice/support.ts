@@ -1,0 +1,136 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestStore } from '../helpers/stores.js';
+
+export const operator = { email: 'operator@example.test', password: 'operator password 1' };
+export const tenantPassword = 'a long enough password';
+
+/** The service with a known operator account, as the back-office tests use it. */
+export function startBackofficeApp(
+  store: TestStore,
+  env: Record<string, string> = {},
+): Promise<TestApp> {
+  return startTestApp(store, {
+    OPERATOR_EMAIL: operator.email,
+    OPERATOR_PASSWORD: operator.password,
+    ...env,
+  });
+}
+
+/**
+ * A browser without a browser: keeps the cookies the service sets, and sends each form with the
+ * form token of the last page it read, as a browser posting a form from that page would.
+ */
+export class PageClient {
+  readonly cookies = new Map<string, string>();
+  lastPage = '';
+
+  constructor(
+    readonly app: FastifyInstance,
+    readonly options: { ip?: string; userAgent?: string } = {},
+  ) {}
+
+  async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    const response = await this.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...this.headers(), ...headers },
+      remoteAddress: this.options.ip ?? '127.0.0.1',
+    });
+    this.keep(response);
+    return response;
+  }
+
+  /** Posts a form; `_csrf` is the token of the last page read unless the fields give one. */
+  async post(
+    url: string,
+    fields: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<LightMyRequestResponse> {
+    const token = formToken(this.lastPage);
+    const body = new URLSearchParams({ ...(token ? { _csrf: token } : {}), ...fields });
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: {
+        ...this.headers(),
+        'content-type': 'application/x-www-form-urlencoded',
+        ...headers,
+      },
+      payload: body.toString(),
+      remoteAddress: this.options.ip ?? '127.0.0.1',
+    });
+    this.keep(response);
+    return response;
+  }
+
+  /** GETs the page with the form, then posts the form from it. */
+  async submit(
+    pageUrl: string,
+    actionUrl: string,
+    fields: Record<string, string>,
+  ): Promise<LightMyRequestResponse> {
+    await this.get(pageUrl);
+    return this.post(actionUrl, fields);
+  }
+
+  async signIn(email: string, password: string): Promise<LightMyRequestResponse> {
+    return this.submit('/backoffice/sign-in', '/backoffice/sign-in', { email, password });
+  }
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (this.cookies.size > 0) {
+      headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    }
+    if (this.options.userAgent) headers['user-agent'] = this.options.userAgent;
+    return headers;
+  }
+
+  private keep(response: LightMyRequestResponse): void {
+    for (const cookie of response.cookies as Array<{
+      name: string;
+      value: string;
+      expires?: Date;
+    }>) {
+      const expired = cookie.expires !== undefined && cookie.expires.getTime() <= Date.now();
+      if (cookie.value === '' || expired) this.cookies.delete(cookie.name);
+      else this.cookies.set(cookie.name, cookie.value);
+    }
+    if (String(response.headers['content-type']).startsWith('text/html')) {
+      this.lastPage = response.body;
+    }
+  }
+}
+
+export function formToken(page: string): string | undefined {
+  return /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
+}
+
+/** A signed-in client of a tenant (its e-mail is `${alias}@example.test`, as `seedTenant` makes). */
+export async function signedIn(
+  app: FastifyInstance,
+  email: string,
+  password = tenantPassword,
+  options: { ip?: string; userAgent?: string } = {},
+): Promise<PageClient> {
+  const client = new PageClient(app, options);
+  const response = await client.signIn(email, password);
+  if (response.statusCode !== 303) {
+    throw new Error(`sign-in of ${email} answered ${response.statusCode}: ${response.body}`);
+  }
+  return client;
+}
+
+/** The visible text of a page, tags stripped and entities of the escaper decoded. */
+export function textOf(page: string): string {
+  return page
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .replace(/ ([),.:;?])/g, '$1');
+}

@@ -1,0 +1,259 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeContent } from '../../src/templates/sanitize.js';
+import { apiOf } from '../helpers/api.js';
+import { json, type TestApp } from '../helpers/app.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
+
+describe.each(stores)('templates and versions in the back-office on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let page: PageClient;
+
+  beforeAll(async () => {
+    t = await startBackofficeApp(store);
+    a = await seedTenant(t.db);
+    page = await signedIn(t.app, a.tenant.email);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const draftIdIn = (location: string) => /\/versions\/([0-9a-f-]{36})/.exec(location)?.[1] ?? '';
+
+  async function createTemplate(code: string, name = `Template ${code}`) {
+    return page.submit('/backoffice/templates/new', '/backoffice/templates', {
+      code,
+      name,
+      description: 'Made in a test.',
+    });
+  }
+
+  async function createDraft(code: string, fields: Record<string, string>) {
+    const response = await page.submit(
+      `/backoffice/templates/${code}/versions/new`,
+      `/backoffice/templates/${code}/versions`,
+      { allow_reconsent: 'true', ...fields },
+    );
+    expect(response.statusCode, response.body).toBe(303);
+    return draftIdIn(String(response.headers.location));
+  }
+
+  it('a template made with the form is listed, and its page says nothing is published yet', async () => {
+    const code = unique('form');
+    const created = await createTemplate(code, 'Marketing <terms>');
+    expect(created.statusCode).toBe(303);
+    expect(created.headers.location).toBe(`/backoffice/templates/${code}?notice=created`);
+    const shown = await page.get(String(created.headers.location));
+    expect(textOf(shown.body)).toContain('Template created.');
+    expect(textOf(shown.body)).toContain('none published yet');
+    expect(shown.body).toContain('Marketing &lt;terms&gt;');
+    const list = await page.get('/backoffice/templates');
+    expect(textOf(list.body)).toContain(code);
+  });
+
+  it('a template code in use, or malformed, answers 400 with the form and its message, keeping the values', async () => {
+    const code = unique('dup');
+    await createTemplate(code);
+    const again = await createTemplate(code, 'Second');
+    expect(again.statusCode).toBe(400);
+    expect(textOf(again.body)).toContain(`A template with code "${code}" already exists.`);
+    expect(again.body).toContain('value="Second"');
+    const malformed = await createTemplate('-no spaces-');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toMatch(/id="code"[^>]*aria-invalid="true"/);
+    expect(textOf(malformed.body)).toContain('starting with a letter or digit');
+  });
+
+  it('a draft is saved sanitized and is not answered by the API until published', async () => {
+    const code = unique('draft');
+    await createTemplate(code);
+    const id = await createDraft(code, {
+      tag: '1.0',
+      content_html: '<h1>Terms</h1><p onclick="x()">Text</p><script>alert(1)</script>',
+    });
+    const shown = await page.get(`/backoffice/templates/${code}/versions/${id}`);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).toContain('<h1>Terms</h1><p>Text</p>');
+    expect(shown.body).not.toContain('alert(1)');
+    expect(shown.body).not.toContain('onclick');
+    const latest = await apiOf(t.app, a.headers).latest(code);
+    expect(latest.statusCode).toBe(404);
+  });
+
+  it('the preview answers what the sanitizer keeps: a fragment for htmx, the whole form without scripts; nothing is stored', async () => {
+    const code = unique('preview');
+    await createTemplate(code);
+    const content =
+      '<h2>Terms</h2><p onclick="x()">Kept <b>bold</b></p><script>alert(1)</script><img src="javascript:alert(2)">';
+    const form = await page.get(`/backoffice/templates/${code}/versions/new`);
+    expect(form.body).toContain(`hx-post="/backoffice/templates/${code}/preview"`);
+    const fragment = await page.post(
+      `/backoffice/templates/${code}/preview`,
+      { version_id: '', tag: '', content_html: content },
+      { 'hx-request': 'true' },
+    );
+    expect(fragment.statusCode).toBe(200);
+    expect(fragment.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(fragment.body).toBe(sanitizeContent(content));
+    expect(fragment.body).toBe('<h2>Terms</h2><p>Kept <b>bold</b></p><img />');
+    // Every post carries the form token of the page read before it.
+    const whole = await page.submit(
+      `/backoffice/templates/${code}/versions/new`,
+      `/backoffice/templates/${code}/preview`,
+      {
+        version_id: '',
+        tag: '3.1',
+        content_html: content,
+      },
+    );
+    expect(whole.statusCode).toBe(200);
+    expect(whole.body).toContain('<h1>New draft version</h1>');
+    expect(whole.body).toContain('value="3.1"');
+    expect(whole.body).toMatch(/id="preview"[^>]*>\s*<h2>Terms<\/h2><p>Kept <b>bold<\/b><\/p>/);
+    expect(whole.body).not.toContain('alert(1)</script>');
+    const id = await createDraft(code, { tag: '1.0', content_html: '<p>Stored</p>' });
+    const draft = await page.submit(
+      `/backoffice/templates/${code}/versions/${id}`,
+      `/backoffice/templates/${code}/preview`,
+      {
+        version_id: id,
+        tag: '1.0',
+        content_html: '<p>Changed</p>',
+      },
+    );
+    expect(draft.statusCode).toBe(200);
+    expect(draft.body).toContain('<h2>Edit the draft</h2>');
+    expect(draft.body).toMatch(/id="preview"[^>]*>\s*<p>Changed<\/p>/);
+    const stored = await t.db
+      .selectFrom('template_versions')
+      .select('content_html')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(stored.content_html).toBe('<p>Stored</p>');
+  });
+
+  it('a draft can be edited; a tag used in the template is refused; an empty content is refused', async () => {
+    const code = unique('edit');
+    await createTemplate(code);
+    await createDraft(code, { tag: '1.0', content_html: '<p>One</p>' });
+    const id = await createDraft(code, { tag: '2.0', content_html: '<p>Two</p>' });
+    await page.get(`/backoffice/templates/${code}/versions/${id}`);
+    const clash = await page.post(`/backoffice/templates/${code}/versions/${id}`, {
+      tag: '1.0',
+      content_html: '<p>Two</p>',
+    });
+    expect(clash.statusCode).toBe(400);
+    expect(textOf(clash.body)).toContain('Tag "1.0" is already used in this template.');
+    const empty = await page.post(`/backoffice/templates/${code}/versions/${id}`, {
+      tag: '2.0',
+      content_html: '',
+    });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.body).toMatch(/id="content_html"[^>]*aria-invalid="true"/);
+    const saved = await page.post(`/backoffice/templates/${code}/versions/${id}`, {
+      tag: '2.1',
+      content_html: '<p>Two, edited</p>',
+      file_url: 'https://example.com/terms.html',
+    });
+    expect(saved.statusCode).toBe(303);
+    const row = await t.db
+      .selectFrom('template_versions')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      tag: '2.1',
+      content_html: '<p>Two, edited</p>',
+      file_url: 'https://example.com/terms.html',
+      allow_reconsent: 0,
+      status: 'draft',
+    });
+  });
+
+  it('the publish page says how many customers become pending; publishing makes the API answer it', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const v1 = await publish(t.db, a.tenant.id, code, { tag: '1.0' });
+    const api = apiOf(t.app, a.headers);
+    for (const customer of ['c1', 'c2', 'c3']) {
+      expect((await api.decide(customer, v1.consent_version_id, 'given')).statusCode).toBe(201);
+    }
+    expect((await api.decide('c1', v1.consent_version_id, 'withdraw')).statusCode).toBe(201);
+    const id = await createDraft(code, { tag: '2.0', content_html: '<p>Second text</p>' });
+
+    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    expect(confirm.statusCode).toBe(200);
+    const text = textOf(confirm.body);
+    expect(text).toContain('It becomes version 2');
+    expect(text).toContain(
+      '3 customers decided on the current latest version (1, tag 1.0) and will become pending',
+    );
+
+    const published = await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    expect(published.statusCode).toBe(303);
+    const latest = json(await api.latest(code));
+    expect(latest.data).toMatchObject({ consent_version_id: id, version: 2, tag: '2.0' });
+    expect(json(await api.pending('c2', code)).data.accepted).toBe(false);
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'version.published')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(audit.actor).toBe(a.tenant.email);
+    expect(JSON.parse(audit.details ?? '{}')).toMatchObject({
+      version: 2,
+      customers_made_pending: 3,
+    });
+    const row = await t.db
+      .selectFrom('template_versions')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.published_by).toBe(a.tenant.email);
+  });
+
+  it('the first publish of a template says nobody becomes pending', async () => {
+    const code = unique('first');
+    await createTemplate(code);
+    const id = await createDraft(code, { tag: '1.0', content_html: '<p>First</p>' });
+    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    expect(textOf(confirm.body)).toContain(
+      'This is the first published version of this template: no customer becomes pending.',
+    );
+  });
+
+  it('a published version cannot be edited or published again (409 page)', async () => {
+    const code = unique('immutable');
+    await createTemplate(code);
+    const id = await createDraft(code, { tag: '1.0', content_html: '<p>Once</p>' });
+    await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    const shown = await page.get(`/backoffice/templates/${code}/versions/${id}`);
+    expect(shown.body).not.toContain('name="content_html"');
+    const edit = await page.post(`/backoffice/templates/${code}/versions/${id}`, {
+      tag: '1.0',
+      content_html: '<p>Changed</p>',
+    });
+    expect(edit.statusCode).toBe(409);
+    expect(textOf(edit.body)).toContain('A published version cannot be changed.');
+    const again = await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    expect(again.statusCode).toBe(409);
+    expect(again.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+
+  it('a content larger than the API limit (16 KiB) is accepted by the draft form', async () => {
+    const code = unique('long');
+    await createTemplate(code);
+    const long = `<p>${'Lorem ipsum dolor sit amet. '.repeat(4000)}</p>`;
+    const id = await createDraft(code, { tag: '1.0', content_html: long });
+    const row = await t.db
+      .selectFrom('template_versions')
+      .select('content_html')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.content_html.length).toBeGreaterThan(100_000);
+  });
+});

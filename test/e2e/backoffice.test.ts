@@ -1,0 +1,380 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  capture,
+  focusedElement,
+  launchChromium,
+  screenshotDir,
+  skipBrowserTests,
+  watch,
+} from '../backoffice/browser.js';
+import {
+  expectJsonObject,
+  makeTempStore,
+  runCli,
+  type ServerProcess,
+  startServer,
+  type TempStore,
+} from '../helpers/process.js';
+import { stores } from '../helpers/stores.js';
+
+const operator = { email: 'operator@example.test', password: 'operator password 1' };
+const tenant = { alias: 'acme', email: 'compliance@acme.example', password: 'acme password 1' };
+const userAgent = 'ShopApp/4.2 (BrowserTest)';
+
+describe.skipIf(skipBrowserTests).each(stores)(
+  'the back-office in Chromium, served by the real server on $name',
+  (testStore) => {
+    describe.sequential('an operator registers a tenant, whose user publishes, keys, looks up and exports', {
+      timeout: 60_000,
+    }, () => {
+      let store: TempStore;
+      let server: ServerProcess;
+      let browser: Browser;
+      let operatorContext: BrowserContext;
+      let tenantContext: BrowserContext;
+      let page: Page;
+      let console: { problems: string[] } = { problems: [] };
+      let apiKey = '';
+      const shot = (name: string) => capture(page, `${testStore.name}-${name}`);
+      const url = (path: string) => `${server.baseUrl}${path}`;
+
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(url(path), {
+          ...init,
+          headers: {
+            'x-system-api-key': apiKey,
+            'user-agent': userAgent,
+            ...(init.headers as Record<string, string>),
+          },
+          signal: AbortSignal.timeout(5_000),
+        });
+
+      async function signIn(email: string, password: string, landing: string) {
+        await page.goto(url('/backoffice/'));
+        await page.getByLabel('E-mail').fill(email);
+        await page.getByLabel('Password').fill(password);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL(url(landing));
+      }
+
+      /** A new page in the context, failing within 5 s rather than the test's time-out. */
+      async function openPage(context: BrowserContext) {
+        page = await context.newPage();
+        page.setDefaultTimeout(5_000);
+        console = watch(page);
+      }
+
+      beforeAll(async () => {
+        store = await makeTempStore(testStore);
+        server = await startServer({
+          store,
+          env: { OPERATOR_EMAIL: operator.email, OPERATOR_PASSWORD: operator.password },
+        });
+        browser = await launchChromium();
+        operatorContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        await openPage(operatorContext);
+      });
+
+      afterAll(async () => {
+        await browser?.close();
+        try {
+          await server?.stop(10_000);
+        } finally {
+          await store?.remove();
+        }
+      });
+
+      it('the sign-in page shows a visible focus ring when tabbing, and a wrong password an error', async () => {
+        await page.goto(url('/backoffice/dashboard'));
+        expect(page.url()).toBe(url('/backoffice/sign-in?next=%2Fbackoffice%2Fdashboard'));
+        await shot('01-sign-in');
+        // The first stop is the skip link, then the e-mail field.
+        await page.keyboard.press('Tab');
+        expect((await focusedElement(page)).text).toBe('Skip to content');
+        await page.keyboard.press('Tab');
+        const focused = await focusedElement(page);
+        expect(focused.id).toBe('email');
+        expect(focused.outline !== 'none' || focused.shadow !== 'none').toBe(true);
+        await page.screenshot({
+          path: join(screenshotDir, `${testStore.name}-02-focus-desktop.png`),
+        });
+
+        await page.getByLabel('E-mail').fill(operator.email);
+        await page.getByLabel('Password').fill('not the password');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await expect
+          .poll(() => page.getByRole('alert').textContent())
+          .toContain('The e-mail or the password is not right');
+        await shot('03-sign-in-failed');
+        // The console reports the refused sign-in's 401 (as intended): nothing else.
+        expect(console.problems).toEqual([
+          'error: Failed to load resource: the server responded with a status of 401 (Unauthorized)',
+        ]);
+        console.problems.length = 0;
+      });
+
+      it('the operator signs in and registers a tenant with the form', async () => {
+        await signIn(operator.email, operator.password, '/backoffice/operator/tenants');
+        await page.getByRole('button', { name: 'Register a tenant' }).click();
+        await page.getByLabel('Alias').fill(tenant.alias);
+        await page.getByLabel('Sign-in e-mail').fill(tenant.email);
+        await page.getByLabel('Password').fill(tenant.password);
+        await shot('04-register-tenant');
+        await page.getByRole('button', { name: 'Register tenant' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toBe('Tenant registered.');
+        await expect.poll(() => page.locator('tbody').textContent()).toContain(tenant.email);
+        await shot('05-tenants');
+        await page.getByText('Account').click();
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toBe('You are signed out.');
+        expect(console.problems).toEqual([]);
+      });
+
+      it("the tenant's user signs in to an empty dashboard and creates a template with a first version", async () => {
+        tenantContext = await browser.newContext({
+          viewport: { width: 1280, height: 800 },
+          permissions: ['clipboard-read', 'clipboard-write'],
+        });
+        await openPage(tenantContext);
+        await signIn(tenant.email, tenant.password, '/backoffice/dashboard');
+        await shot('06-dashboard-empty');
+
+        await page.getByRole('link', { name: 'Templates', exact: true }).click();
+        await page.getByRole('button', { name: 'New template' }).click();
+        await page.getByLabel('Code').fill('privacy_policy');
+        await page.getByLabel('Name').fill('Privacy policy');
+        await page.getByLabel('Description (optional)').fill('What we keep and why.');
+        await page.getByRole('button', { name: 'Create template' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toBe('Template created.');
+
+        await page.getByRole('button', { name: 'New draft version' }).click();
+        await page.getByLabel('Tag').fill('1.0');
+        await page
+          .getByLabel('Content (HTML)')
+          .fill('<h1>Privacy</h1><p>We keep your e-mail address.</p><script>alert(1)</script>');
+        // The preview follows the typing (htmx) and shows what the sanitizer keeps.
+        await expect
+          .poll(() => page.locator('#preview').innerHTML())
+          .toBe('<h1>Privacy</h1><p>We keep your e-mail address.</p>');
+        await page.getByLabel('Content (HTML)').press('End');
+        await page.getByLabel('Content (HTML)').pressSequentially('<p onclick="x()">Typed');
+        await expect
+          .poll(() => page.locator('#preview').innerHTML())
+          .toBe('<h1>Privacy</h1><p>We keep your e-mail address.</p><p>Typed</p>');
+        await shot('07-new-draft');
+        await page.getByRole('button', { name: 'Save as draft' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toBe('Draft saved.');
+        expect(await page.locator('.content-preview').innerHTML()).toBe(
+          '<h1>Privacy</h1><p>We keep your e-mail address.</p><p>Typed</p>',
+        );
+        await shot('08-draft');
+
+        await page.getByRole('button', { name: 'Publish…' }).click();
+        await expect
+          .poll(() => page.locator('.consequence').textContent())
+          .toContain('no customer becomes pending');
+        await page.getByRole('button', { name: 'Publish version 1' }).click();
+        await expect
+          .poll(() => page.getByRole('status').textContent())
+          .toContain('Version published');
+        await shot('09-template');
+        expect(console.problems).toEqual([]);
+      });
+
+      it('API Key Management (under Administration) shows a new key once; the API answers with it', async () => {
+        await page.getByText('Administration').click();
+        await page.getByRole('link', { name: 'API Key Management' }).click();
+        await page.getByLabel('Name').fill('web shop');
+        await page.getByRole('button', { name: 'Create key' }).click();
+        apiKey = (await page.locator('#new-key').textContent())?.trim() ?? '';
+        expect(apiKey).toMatch(/^csk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+        await page.getByRole('button', { name: 'Copy' }).click();
+        await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+        expect(await page.evaluate('navigator.clipboard.readText()')).toBe(apiKey);
+        await shot('10-key-created');
+        const latest = await api('/api/v1/consent-templates/privacy_policy/latest');
+        expect(latest.status).toBe(200);
+        expect(((await latest.json()) as { data: { tag: string } }).data.tag).toBe('1.0');
+        await page.getByRole('link', { name: 'Back to API Key Management' }).click();
+        expect(await page.locator('tbody').textContent()).not.toContain(apiKey);
+        await shot('11-api-keys');
+      });
+
+      it('after decisions through the API, publishing 2.0 says 3 customers become pending', async () => {
+        const latest = (await (
+          await api('/api/v1/consent-templates/privacy_policy/latest')
+        ).json()) as {
+          data: { consent_version_id: string };
+        };
+        const decide = (customer: string, decision: string) =>
+          api(`/api/v1/customers/${customer}/consents/decisions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ consent_version_id: latest.data.consent_version_id, decision }),
+          }).then((r) => r.status);
+        for (const customer of ['alice', 'bob', 'carol'])
+          expect(await decide(customer, 'given')).toBe(201);
+        expect(await decide('bob', 'withdraw')).toBe(201);
+
+        await page.goto(url('/backoffice/templates/privacy_policy'));
+        await page.getByRole('button', { name: 'New draft version' }).click();
+        // The form starts from the latest text.
+        expect(await page.getByLabel('Content (HTML)').inputValue()).toContain(
+          'We keep your e-mail address.',
+        );
+        await page.getByLabel('Tag').fill('2.0');
+        await page
+          .getByLabel('Content (HTML)')
+          .fill('<h1>Privacy</h1><p>We also keep your phone number.</p>');
+        await page.getByRole('button', { name: 'Save as draft' }).click();
+        await page.getByRole('button', { name: 'Publish…' }).click();
+        await expect
+          .poll(() => page.locator('.consequence').textContent())
+          .toContain('3 customers decided on the current latest version (1, tag 1.0)');
+        await shot('12-publish-confirmation');
+        await page.getByRole('button', { name: 'Publish version 2' }).click();
+        await expect
+          .poll(() => page.getByRole('status').textContent())
+          .toContain('Version published');
+        // The API answers a publish within the contract's second.
+        const accepted = async () => {
+          const pending = await api(
+            '/api/v1/customers/alice/consents/templates/privacy_policy/pending',
+          );
+          return ((await pending.json()) as { data: { accepted: boolean } }).data.accepted;
+        };
+        await expect.poll(accepted, { timeout: 1_500, interval: 100 }).toBe(false);
+      });
+
+      it("the dashboard charts today's decisions", async () => {
+        await page.getByRole('link', { name: 'Dashboard' }).click();
+        const chart = page.getByRole('img', { name: /Decisions per day on privacy_policy/ });
+        await expect.poll(() => chart.count()).toBe(1);
+        expect(await page.locator('svg rect.bar-given').count()).toBe(1);
+        expect(await page.locator('svg rect.bar-withdraw').count()).toBe(1);
+        await shot('13-dashboard');
+        // Keyboard users see where they are in the navigation, menus included.
+        await page.locator('body').focus();
+        let focused = await focusedElement(page);
+        for (let i = 0; i < 12 && focused.text !== 'Administration'; i += 1) {
+          await page.keyboard.press('Tab');
+          focused = await focusedElement(page);
+        }
+        expect(focused.text).toBe('Administration');
+        expect(focused.outline).toBe('solid');
+        await page.screenshot({
+          path: join(screenshotDir, `${testStore.name}-13-focus-menu-desktop.png`),
+        });
+      });
+
+      it('a customer look-up shows the history with version, tag, key name, IP and user agent', async () => {
+        await page.getByRole('link', { name: 'Customers' }).click();
+        await page.getByLabel('Customer id').fill('bob');
+        await page.getByRole('button', { name: 'Look up' }).click();
+        const history = page.locator('table.history tbody tr');
+        await expect.poll(() => history.count()).toBe(2);
+        const first = (await history.first().textContent()) ?? '';
+        expect(first).toContain('withdraw');
+        expect(first).toContain('web shop');
+        expect(first).toContain('127.0.0.1');
+        expect(first).toContain(userAgent);
+        expect(await page.locator('tbody').first().textContent()).toContain('pending');
+        await shot('14-customer');
+      });
+
+      it('the export downloads the decisions of the template as CSV', async () => {
+        await page.getByRole('link', { name: 'Exports' }).click();
+        await page.getByLabel('Template').selectOption('privacy_policy');
+        const today = new Date().toISOString().slice(0, 10);
+        await page.getByLabel('From (first day, optional)').fill(today);
+        await page.getByLabel('To (last day, optional)').fill(today);
+        await shot('15-exports');
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Download CSV' }).click(),
+        ]);
+        const rows = parse(readFileSync(await download.path(), 'utf8'), { columns: true }) as Array<
+          Record<string, string>
+        >;
+        expect(rows.map((r) => `${r.customer_id} ${r.decision}`)).toEqual([
+          'alice given',
+          'bob given',
+          'carol given',
+          'bob withdraw',
+        ]);
+        expect(rows[0]).toMatchObject({
+          tag: '1.0',
+          api_key_name: 'web shop',
+          user_agent: userAgent,
+        });
+      });
+
+      it('the audit log lists what was done, and the other tenant sees none of it (404 on its pages)', async () => {
+        await page.getByText('Administration').click();
+        await page.getByRole('link', { name: 'Audit log' }).click();
+        const log = (await page.locator('tbody').textContent()) ?? '';
+        for (const action of [
+          'sign_in',
+          'template.created',
+          'version.published',
+          'api_key.created',
+          'customer.looked_up',
+          'export.decisions',
+        ]) {
+          expect(log).toContain(action);
+        }
+        await shot('16-audit');
+        expect(console.problems).toEqual([]);
+
+        expectJsonObject(
+          await runCli(
+            [
+              'tenant',
+              'create',
+              '--alias',
+              'other',
+              '--email',
+              'it@other.example',
+              '--password',
+              'other password 1',
+            ],
+            server.env,
+          ),
+        );
+        const otherContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        await openPage(otherContext);
+        await signIn('it@other.example', 'other password 1', '/backoffice/dashboard');
+        const response = await page.goto(url('/backoffice/templates/privacy_policy'));
+        expect(response?.status()).toBe(404);
+        expect(await page.locator('h1').textContent()).toBe('Page not found');
+        await shot('17-not-found');
+        await page.goto(url('/backoffice/customers?customer_id=bob'));
+        expect(await page.getByRole('status').textContent()).toContain(
+          'No decision recorded for bob.',
+        );
+        await otherContext.close();
+      });
+
+      it('revoking the key asks first; the API then refuses it within a second', async () => {
+        await openPage(tenantContext);
+        await page.goto(url('/backoffice/api-keys'));
+        await page.getByRole('link', { name: /Revoke web shop/ }).click();
+        await shot('18-revoke-confirmation');
+        await page.getByRole('button', { name: 'Revoke the key' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toBe('Key revoked.');
+        // A revocation is seen within a second (keys are checked through a short-lived cache).
+        const status = async () => {
+          const response = await api('/api/v1/consent-templates/privacy_policy/latest');
+          await response.arrayBuffer();
+          return response.status;
+        };
+        await expect.poll(status, { timeout: 1_500, interval: 100 }).toBe(401);
+        expect(console.problems).toEqual([]);
+      });
+    });
+  },
+);
