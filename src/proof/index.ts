@@ -1,0 +1,68 @@
+/**
+ * Verification side of the tamper-evident consent log, free of any server code: RFC 6962 Merkle
+ * proofs, C2SP signed notes, checkpoints and tlog-proof receipts. Everything here is pure and
+ * depends only on node:crypto, so the same code can check receipts outside the service.
+ *
+ * @module
+ * @example
+ * const key = parseVerifierKey(publishedVerifierKey);
+ * if (key.ok) {
+ *   const receipt = verifyTlogProof(receiptText, [key.value]);
+ *   if (!receipt.ok) console.error(receipt.reason);
+ * }
+ */
+export {
+  type Checkpoint,
+  formatCheckpoint,
+  type OpenedCheckpoint,
+  openCheckpoint,
+  parseCheckpoint,
+  signCheckpoint,
+} from './checkpoint.js';
+export {
+  consistencyProof,
+  emptyRoot,
+  HASH_SIZE,
+  inclusionProof,
+  leafHash,
+  nodeHash,
+  rootOf,
+  verifyConsistency,
+  verifyInclusion,
+} from './merkle.js';
+export {
+  assembleProof,
+  consistencyPlan,
+  foldRightBorder,
+  inclusionPlan,
+  type NodeId,
+  nodesCompletedByLeaf,
+  type ProofPlan,
+  rootNodeIds,
+} from './merkle-nodes.js';
+export {
+  type NoteSignature,
+  type OpenedNote,
+  openNote,
+  type ParsedNote,
+  parseNote,
+  signNote,
+} from './note.js';
+export {
+  formatVerifierKey,
+  generateNoteKeys,
+  type NoteKeyPair,
+  type NoteSigner,
+  type NoteVerifier,
+  noteKeyId,
+  parseSignerKey,
+  parseVerifierKey,
+} from './note-keys.js';
+export type { Failure, Result } from './result.js';
+export {
+  formatTlogProof,
+  parseTlogProof,
+  type TlogProof,
+  type VerifiedTlogProof,
+  verifyTlogProof,
+} from './tlog-proof.js';
