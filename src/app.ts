@@ -6,6 +6,9 @@ import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
 import { decisionRoutes } from './decisions/routes.js';
 import { healthRoutes } from './health/routes.js';
+import { type Integrator, idleIntegrator, startIntegrator } from './log/integrator.js';
+import { logRoutes } from './log/routes.js';
+import { loadSigningKey } from './log/signing-key.js';
 import { installApiKeyCheck, refuseUnroutable } from './platform/auth.js';
 import { createAuthThrottle } from './platform/auth-throttle.js';
 import type { Config } from './platform/config.js';
@@ -98,6 +101,15 @@ export async function buildApp(
   app.setNotFoundHandler(async (request, reply) => sendError(unrouted(request), request, reply));
 
   const catalog = createCatalog(db, config.publicBaseUrl);
+  // The decision log's appends run beside the requests, from the first `ready` to `close`.
+  const signer = loadSigningKey(config, app.log);
+  let integrator: Integrator = idleIntegrator;
+  app.addHook('onReady', async () => {
+    integrator = startIntegrator(db, signer, app.log, config.logIntegrateIntervalMs);
+  });
+  app.addHook('onClose', async () => {
+    await integrator.stop();
+  });
   await registerOpenApi(app, serviceVersion);
   await app.register(healthRoutes, { db });
   await app.register(contentRoutes, { db });
@@ -117,6 +129,7 @@ export async function buildApp(
     }
     await v1.register(templateRoutes, { catalog });
     await v1.register(decisionRoutes, { db, catalog, writes: createWriteQueue(db) });
+    await v1.register(logRoutes, { db, signer, kick: () => integrator.kick() });
   });
   await app.register(backoffice, { db, config });
   return app;

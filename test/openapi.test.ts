@@ -10,6 +10,10 @@ const keyedOperations: [string, string][] = [
   ['get', latestPath],
   ['get', pendingPath],
   ['post', decisionsPath],
+  ['get', '/api/v1/decisions/{decision_id}/receipt'],
+  ['get', '/api/v1/log/checkpoint'],
+  ['get', '/api/v1/log/consistency'],
+  ['get', '/api/v1/log/key'],
 ];
 
 describe.each(stores)('OpenAPI document on $name', (store) => {
@@ -50,6 +54,20 @@ describe.each(stores)('OpenAPI document on $name', (store) => {
     expect(typeof doc.info?.title).toBe('string');
     expect(doc.info.title.length).toBeGreaterThan(0);
     expect(typeof doc.info?.version).toBe('string');
+  });
+
+  it('documents the decision log: receipt (200 and 202), checkpoint, consistency and key', () => {
+    const receipt = doc.paths['/api/v1/decisions/{decision_id}/receipt'].get;
+    expect(Object.keys(receipt.responses)).toEqual(expect.arrayContaining(['200', '202', '4XX']));
+    const query = (doc.paths['/api/v1/log/consistency'].get.parameters ?? []) as any[];
+    expect(
+      query
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['from', 'to']);
+    expect(Object.keys(doc.paths['/api/v1/log/checkpoint'].get.responses)).toContain('200');
+    expect(Object.keys(doc.paths['/api/v1/log/key'].get.responses)).toContain('200');
   });
 
   it('lists the four endpoints of the API with their methods', () => {

@@ -1,4 +1,5 @@
 import stringify from 'safe-stable-stringify';
+import { queueLeaf } from '../log/queue.js';
 import type { Trx } from '../platform/db.js';
 import { AppError, type ErrorBody, type ErrorName, errorBody } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
@@ -6,6 +7,7 @@ import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import type { WriteQueue } from '../platform/write-queue.js';
+import { newSalt } from '../proof/leaf.js';
 import type { Catalog } from '../templates/catalog.js';
 import type { VersionWithCode } from '../templates/repository.js';
 import {
@@ -119,6 +121,7 @@ async function decide(
     }
   }
 
+  const evidenceSalt = newSalt();
   const row: DecisionRow = {
     tenant_id: tenantId,
     id: newId(),
@@ -134,8 +137,10 @@ async function decide(
     user_agent: context.userAgent,
     content_sha256: version.content_sha256,
     idempotency_key: idempotencyKey ?? null,
+    evidence_salt: evidenceSalt,
   };
   await appendDecision(trx, row);
+  await queueLeaf(trx, { ...row, evidence_salt: evidenceSalt });
   return {
     status: 201,
     body: { data: presentDecision(row, version.template_code) },

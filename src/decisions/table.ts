@@ -19,6 +19,8 @@ export interface DecisionsTable {
   user_agent: string | null;
   content_sha256: string;
   idempotency_key: string | null;
+  /** base64 random bytes behind the evidence commitment of the decision's log leaf. */
+  evidence_salt: string | null;
 }
 
 /** The customer's latest decision on a template, kept by the transaction that records it. */

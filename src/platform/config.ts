@@ -1,6 +1,9 @@
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
+import { isPostgresUrl } from './postgres.js';
+import { sqlitePath } from './sqlite.js';
 
 /**
  * Every setting the service reads from the environment. This is the only module that touches
@@ -34,6 +37,9 @@ const EnvSchema = Type.Object({
   BACKOFFICE_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, default: 12 }),
   SIGN_IN_FAILURES_PER_ACCOUNT: Type.Integer({ minimum: 0, default: 5 }),
   SIGN_IN_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 0, default: 20 }),
+  LOG_SIGNING_KEY: Type.Optional(Type.String({ pattern: '^PRIVATE\\+KEY\\+' })),
+  LOG_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -72,6 +78,12 @@ export interface Config {
   /** Failed back-office sign-ins before each further attempt waits longer (0: no slowdown). */
   readonly signInFailuresPerAccount: number;
   readonly signInFailuresPerAddress: number;
+  /** The decision log's signing key as C2SP signer key text, when given directly. */
+  readonly logSigningKey: string | undefined;
+  /** Else the file that holds it; made on first start when missing. */
+  readonly logSigningKeyFile: string;
+  /** How often each instance looks for queued leaves to append to the decision log. */
+  readonly logIntegrateIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -120,7 +132,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionMaxHours: parsed.BACKOFFICE_SESSION_MAX_HOURS,
     signInFailuresPerAccount: parsed.SIGN_IN_FAILURES_PER_ACCOUNT,
     signInFailuresPerAddress: parsed.SIGN_IN_FAILURES_PER_ADDRESS,
+    logSigningKey: parsed.LOG_SIGNING_KEY,
+    logSigningKeyFile: parsed.LOG_SIGNING_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL),
+    logIntegrateIntervalMs: parsed.LOG_INTEGRATE_INTERVAL_MS,
   });
+}
+
+/** Beside an SQLite file; in `data/` for PostgreSQL and in-memory stores. */
+function defaultKeyFile(databaseUrl: string): string {
+  const path = isPostgresUrl(databaseUrl) ? ':memory:' : sqlitePath(databaseUrl);
+  return path === ':memory:'
+    ? join('data', 'log-signing.key')
+    : join(dirname(path), 'log-signing.key');
 }
 
 function parseTrustProxy(value: string): Config['trustProxy'] {

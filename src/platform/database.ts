@@ -11,6 +11,15 @@ import type {
   DecisionsTable,
   IdempotencyKeysTable,
 } from '../decisions/table.js';
+import type {
+  LogSubjectsTable,
+  TlogCheckpointsTable,
+  TlogEntriesTable,
+  TlogLogsTable,
+  TlogNodesTable,
+  TlogPendingTable,
+  TlogStateTable,
+} from '../log/table.js';
 import type { TemplatesTable, TemplateVersionsTable } from '../templates/table.js';
 import type { TenantsTable } from '../tenants/table.js';
 
@@ -28,4 +37,11 @@ export interface Database {
   backoffice_sessions: BackofficeSessionsTable;
   sign_in_throttle: SignInThrottleTable;
   audit_log: AuditLogTable;
+  log_subjects: LogSubjectsTable;
+  tlog_logs: TlogLogsTable;
+  tlog_state: TlogStateTable;
+  tlog_pending: TlogPendingTable;
+  tlog_entries: TlogEntriesTable;
+  tlog_nodes: TlogNodesTable;
+  tlog_checkpoints: TlogCheckpointsTable;
 }

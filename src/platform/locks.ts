@@ -14,3 +14,15 @@ export async function lockKey(trx: Trx, key: string): Promise<void> {
   if (!isPostgres(trx)) return;
   await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
 }
+
+/**
+ * Takes the key's lock when it is free, else answers false at once: for work any instance may do
+ * but only one at a time (SQLite: always true, `BEGIN IMMEDIATE` serializes the writers).
+ */
+export async function tryLockKey(trx: Trx, key: string): Promise<boolean> {
+  if (!isPostgres(trx)) return true;
+  const result = await sql<{
+    locked: boolean;
+  }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(trx);
+  return result.rows[0]?.locked === true;
+}

@@ -20,6 +20,15 @@ export {
   signCheckpoint,
 } from './checkpoint.js';
 export {
+  type Evidence,
+  evidenceCommitment,
+  type LeafFields,
+  leafText,
+  newSalt,
+  parseLeaf,
+  subjectCommitment,
+} from './leaf.js';
+export {
   consistencyProof,
   emptyRoot,
   HASH_SIZE,
@@ -58,6 +67,7 @@ export {
   parseSignerKey,
   parseVerifierKey,
 } from './note-keys.js';
+export { type ReceiptDocument, type VerifiedReceipt, verifyReceipt } from './receipt.js';
 export type { Failure, Result } from './result.js';
 export {
   formatTlogProof,

@@ -3,6 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
+import { generateNoteKeys } from '../../src/proof/index.js';
 import type { TestStore } from './stores.js';
 
 export interface TestApp {
@@ -11,6 +12,9 @@ export interface TestApp {
   config: Config;
   close(): Promise<void>;
 }
+
+/** One signing key for the decision logs of every test app in this file, so none writes a file. */
+export const testLogKeys = generateNoteKeys('consent.test/consent-log');
 
 /** The whole service in process on a fresh store of the given kind, with its real HTTP stack. */
 export async function startTestApp(
@@ -23,6 +27,7 @@ export async function startTestApp(
     PUBLIC_BASE_URL: 'https://consent.test',
     RATE_LIMIT_PER_MINUTE: '0',
     AUTH_FAILURES_PER_MINUTE: '0',
+    LOG_SIGNING_KEY: testLogKeys.signerKey,
     ...env,
   });
   const db = createDb(config);

@@ -1,0 +1,156 @@
+import type { Db, Trx } from '../platform/db.js';
+import { tryLockKey } from '../platform/locks.js';
+import { nowIso } from '../platform/time.js';
+import {
+  foldRightBorder,
+  leafHash,
+  type NodeId,
+  type NoteSigner,
+  nodeHash,
+  nodesCompletedByLeaf,
+  rootNodeIds,
+  signCheckpoint,
+} from '../proof/index.js';
+import {
+  findLog,
+  findState,
+  insertEntries,
+  insertNodes,
+  nodeKey,
+  readNodes,
+  readPending,
+  toHex,
+} from './repository.js';
+import type { TlogNodesTable } from './table.js';
+
+/** Leaves appended by one transaction, and so per signed checkpoint. */
+export const batchSize = 1000;
+
+export type AppendOutcome =
+  | { appended: number; size: number }
+  | { appended: 0; skipped: 'busy' | 'other-key' | 'nothing' };
+
+/**
+ * Appends up to `batchSize` queued leaves to one log and signs the checkpoint of the new size, in
+ * one transaction. Any instance may call it: the advisory lock spares wasted work, and the
+ * compare-and-swap on `tlog_state` keeps two appends from ever both committing, so no two
+ * different checkpoints of one size can exist (and their key forbids it too).
+ */
+export async function appendBatch(
+  db: Db,
+  logId: string,
+  signer: NoteSigner,
+  now = nowIso,
+): Promise<AppendOutcome> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await tryLockKey(trx, `tlog:${logId}`))) return { appended: 0, skipped: 'busy' };
+    const log = await findLog(trx, logId);
+    if (log && log.verifier_key !== signer.verifierKey) {
+      return { appended: 0, skipped: 'other-key' };
+    }
+    const pending = await readPending(trx, logId, batchSize);
+    if (pending.length === 0) return { appended: 0, skipped: 'nothing' };
+    const at = now();
+    const origin = log?.origin ?? `${signer.name}/${logId}`;
+    if (!log) {
+      await trx
+        .insertInto('tlog_logs')
+        .values({
+          log_id: logId,
+          tenant_id: logId,
+          origin,
+          verifier_key: signer.verifierKey,
+          created_at: at,
+        })
+        .execute();
+    }
+    const state = await findState(trx, logId);
+    const oldSize = state ? Number(state.size) : 0;
+    const newSize = oldSize + pending.length;
+
+    // Every node completed by the new leaves is a hash of nodes completed in this batch or of
+    // complete subtrees of the old tree, which are exactly the old root's border.
+    const known = await readNodes(trx, logId, rootNodeIds(oldSize));
+    const newNodes: TlogNodesTable[] = [];
+    pending.forEach((row, i) => {
+      const index = oldSize + i;
+      for (const node of nodesCompletedByLeaf(index)) {
+        const hash =
+          node.level === 0
+            ? leafHash(Buffer.from(row.leaf, 'utf8'))
+            : nodeHash(
+                lookup(known, { level: node.level - 1, index: node.index * 2 }),
+                lookup(known, { level: node.level - 1, index: node.index * 2 + 1 }),
+              );
+        known.set(nodeKey(node), hash);
+        newNodes.push({ log_id: logId, level: node.level, idx: node.index, hash: toHex(hash) });
+      }
+    });
+    const root = foldRightBorder(rootNodeIds(newSize).map((node) => lookup(known, node)));
+
+    await insertEntries(
+      trx,
+      pending.map((row, i) => ({
+        log_id: logId,
+        idx: oldSize + i,
+        record_id: row.record_id,
+        leaf: row.leaf,
+        integrated_at: at,
+      })),
+    );
+    await insertNodes(trx, newNodes);
+    await trx
+      .deleteFrom('tlog_pending')
+      .where('log_id', '=', logId)
+      .where(
+        'record_id',
+        'in',
+        pending.map((row) => row.record_id),
+      )
+      .execute();
+    await moveState(trx, logId, oldSize, state === undefined, newSize, root, at);
+    const note = signCheckpoint({ origin, size: newSize, rootHash: root, extensions: [] }, [
+      signer,
+    ]);
+    await trx
+      .insertInto('tlog_checkpoints')
+      .values({ log_id: logId, size: newSize, root: toHex(root), note, created_at: at })
+      .execute();
+    return { appended: pending.length, size: newSize };
+  });
+}
+
+function lookup(known: Map<string, Uint8Array>, node: NodeId): Uint8Array {
+  const hash = known.get(nodeKey(node));
+  if (!hash) throw new Error(`log node ${nodeKey(node)} is missing from the store`);
+  return hash;
+}
+
+/** The compare-and-swap: only the append that saw `oldSize` may move the log. */
+async function moveState(
+  trx: Trx,
+  logId: string,
+  oldSize: number,
+  isNew: boolean,
+  newSize: number,
+  root: Uint8Array,
+  at: string,
+): Promise<void> {
+  const values = { size: newSize, root: toHex(root), updated_at: at };
+  if (isNew) {
+    await trx
+      .insertInto('tlog_state')
+      .values({ log_id: logId, ...values })
+      .execute();
+    return;
+  }
+  const moved = await trx
+    .updateTable('tlog_state')
+    .set(values)
+    .where('log_id', '=', logId)
+    .where('size', '=', oldSize)
+    .executeTakeFirst();
+  if (Number(moved.numUpdatedRows) !== 1) {
+    throw new Error(`log ${logId} moved past size ${oldSize} during this append`);
+  }
+}

@@ -1,0 +1,90 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../platform/db.js';
+import type { NoteSigner } from '../proof/index.js';
+import { appendBatch, batchSize } from './append.js';
+import { logsWithPending } from './repository.js';
+
+export interface Integrator {
+  /** Runs a pass now (or joins the one running) and resolves when it is over. */
+  kick(): Promise<void>;
+  /** Stops the loop after the pass in progress. */
+  stop(): Promise<void>;
+}
+
+/** Before the loop starts (the app not ready yet): nothing to wait for. */
+export const idleIntegrator: Integrator = { kick: async () => {}, stop: async () => {} };
+
+/**
+ * The background loop that appends queued leaves, off the request path: every instance runs one,
+ * each pass takes every log with queued leaves, a batch at a time, and sleeps `intervalMs`.
+ */
+export function startIntegrator(
+  db: Db,
+  signer: NoteSigner,
+  log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
+  intervalMs: number,
+): Integrator {
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const warned = new Set<string>();
+
+  async function pass(): Promise<void> {
+    for (const logId of await logsWithPending(db, 100)) {
+      for (;;) {
+        const outcome = await appendBatch(db, logId, signer);
+        if ('skipped' in outcome) {
+          if (outcome.skipped === 'other-key' && !warned.has(logId)) {
+            warned.add(logId);
+            log.warn(
+              { logId },
+              'the decision log is signed with another key than this instance holds: ' +
+                'set LOG_SIGNING_KEY (or LOG_SIGNING_KEY_FILE) to the same key on every instance',
+            );
+          }
+          break;
+        }
+        if (outcome.appended < batchSize) break;
+      }
+    }
+  }
+
+  function run(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+        } catch (error) {
+          log.error({ err: error }, 'appending to the decision log failed; retrying');
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      running = undefined;
+      schedule();
+    });
+    return running;
+  }
+
+  function schedule() {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void run(), intervalMs);
+    timer.unref();
+  }
+
+  schedule();
+  return {
+    kick: () => (stopped ? Promise.resolve() : run()),
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { Executor, Trx } from '../platform/db.js';
+import type { NodeId } from '../proof/index.js';
+import type {
+  TlogCheckpointsTable,
+  TlogEntriesTable,
+  TlogLogsTable,
+  TlogNodesTable,
+  TlogStateTable,
+} from './table.js';
+
+export const nodeKey = (node: NodeId) => `${node.level}:${node.index}`;
+export const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+export const fromHex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
+
+/** Logs with leaves waiting, oldest waiting first. */
+export async function logsWithPending(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('tlog_pending')
+    .select('log_id')
+    .groupBy('log_id')
+    .orderBy((eb) => eb.fn.min('queued_at'))
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.log_id);
+}
+
+export function findLog(db: Executor, logId: string): Promise<TlogLogsTable | undefined> {
+  return db.selectFrom('tlog_logs').selectAll().where('log_id', '=', logId).executeTakeFirst();
+}
+
+export function findState(db: Executor, logId: string): Promise<TlogStateTable | undefined> {
+  return db.selectFrom('tlog_state').selectAll().where('log_id', '=', logId).executeTakeFirst();
+}
+
+export function readPending(trx: Trx, logId: string, limit: number) {
+  return trx
+    .selectFrom('tlog_pending')
+    .select(['record_id', 'leaf'])
+    .where('log_id', '=', logId)
+    .orderBy('queued_at')
+    .orderBy('record_id')
+    .limit(limit)
+    .execute();
+}
+
+/** The stored hashes of the given nodes, by `nodeKey`. */
+export async function readNodes(
+  db: Executor,
+  logId: string,
+  nodes: readonly NodeId[],
+): Promise<Map<string, Uint8Array>> {
+  const found = new Map<string, Uint8Array>();
+  if (nodes.length === 0) return found;
+  const rows = await db
+    .selectFrom('tlog_nodes')
+    .select(['level', 'idx', 'hash'])
+    .where('log_id', '=', logId)
+    .where((eb) =>
+      eb.or(nodes.map((n) => eb.and([eb('level', '=', n.level), eb('idx', '=', n.index)]))),
+    )
+    .execute();
+  for (const row of rows) {
+    found.set(nodeKey({ level: Number(row.level), index: Number(row.idx) }), fromHex(row.hash));
+  }
+  return found;
+}
+
+export async function insertEntries(trx: Trx, rows: readonly TlogEntriesTable[]): Promise<void> {
+  for (const slice of slices(rows)) await trx.insertInto('tlog_entries').values(slice).execute();
+}
+
+export async function insertNodes(trx: Trx, rows: readonly TlogNodesTable[]): Promise<void> {
+  for (const slice of slices(rows)) await trx.insertInto('tlog_nodes').values(slice).execute();
+}
+
+/** Rows a slice at a time: SQLite and PostgreSQL cap the parameters of one statement. */
+function slices<T>(rows: readonly T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < rows.length; start += size) out.push(rows.slice(start, start + size));
+  return out;
+}
+
+export function latestCheckpoint(
+  db: Executor,
+  logId: string,
+): Promise<TlogCheckpointsTable | undefined> {
+  return db
+    .selectFrom('tlog_checkpoints')
+    .selectAll()
+    .where('log_id', '=', logId)
+    .orderBy('size', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export function findEntryByRecord(db: Executor, logId: string, recordId: string) {
+  return db
+    .selectFrom('tlog_entries')
+    .select(['idx', 'leaf', 'integrated_at'])
+    .where('log_id', '=', logId)
+    .where('record_id', '=', recordId)
+    .executeTakeFirst();
+}
+
+export function findPendingByRecord(db: Executor, logId: string, recordId: string) {
+  return db
+    .selectFrom('tlog_pending')
+    .select(['leaf', 'queued_at'])
+    .where('log_id', '=', logId)
+    .where('record_id', '=', recordId)
+    .executeTakeFirst();
+}

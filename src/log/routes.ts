@@ -1,0 +1,114 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { callerOf } from '../platform/auth.js';
+import type { Db } from '../platform/db.js';
+import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import { uuidPattern } from '../platform/ids.js';
+import type { NoteSigner } from '../proof/index.js';
+import { ConsistencyProof, LogCheckpoint, LogKey, Receipt, ReceiptPending } from './schemas.js';
+import { consistency, currentCheckpoint, logKey, receiptOf } from './service.js';
+
+/** How long `?wait=true` holds a receipt request for the integrator. */
+const waitMs = 5_000;
+const SizeParam = Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'A tree size' });
+
+export const logRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  signer: NoteSigner;
+  /** Runs an integration pass now (see integrator.ts). */
+  kick: () => Promise<void>;
+}> = async (app, { db, signer, kick }) => {
+  app.get(
+    '/api/v1/decisions/:decision_id/receipt',
+    {
+      schema: {
+        tags: ['log'],
+        summary: "A decision's receipt: its leaf, inclusion proof and signed checkpoint",
+        description:
+          '`202` with `Retry-After` while the leaf waits to be appended (about a second); ' +
+          'with `?wait=true` the request waits up to 5 seconds for it instead.',
+        security: apiKeySecurity,
+        params: Type.Object({ decision_id: Type.String({ pattern: uuidPattern }) }),
+        querystring: Type.Object(
+          { wait: Type.Optional(Type.Enum(['true', 'false'])) },
+          { additionalProperties: false },
+        ),
+        response: { 200: dataOf(Receipt), 202: dataOf(ReceiptPending), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = callerOf(request);
+      const id = request.params.decision_id;
+      reply.header('cache-control', 'no-store');
+      let result = await receiptOf(db, tenantId, id);
+      const deadline = Date.now() + waitMs;
+      while (!result.ready && request.query.wait === 'true' && Date.now() < deadline) {
+        await Promise.race([kick(), sleep(250)]);
+        result = await receiptOf(db, tenantId, id);
+      }
+      if (!result.ready) {
+        return reply
+          .code(202)
+          .header('retry-after', '1')
+          .send({ data: { decision_id: id.toLowerCase(), status: 'queued' as const } });
+      }
+      return { data: result.receipt };
+    },
+  );
+
+  app.get(
+    '/api/v1/log/checkpoint',
+    {
+      schema: {
+        tags: ['log'],
+        summary: "The latest signed checkpoint of the tenant's decision log",
+        security: apiKeySecurity,
+        response: { 200: dataOf(LogCheckpoint), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { data: await currentCheckpoint(db, signer, callerOf(request).tenantId) };
+    },
+  );
+
+  app.get(
+    '/api/v1/log/consistency',
+    {
+      schema: {
+        tags: ['log'],
+        summary: 'A consistency proof between two sizes of the log (RFC 6962)',
+        description: '`1 <= from <= to <=` the size of the latest checkpoint.',
+        security: apiKeySecurity,
+        querystring: Type.Object(
+          { from: SizeParam, to: SizeParam },
+          { additionalProperties: false },
+        ),
+        response: { 200: dataOf(ConsistencyProof), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { from, to } = request.query;
+      return {
+        data: await consistency(db, callerOf(request).tenantId, Number(from), Number(to)),
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/log/key',
+    {
+      schema: {
+        tags: ['log'],
+        summary: "The verifier key of the log's checkpoints, and the log's origin",
+        security: apiKeySecurity,
+        response: { 200: dataOf(LogKey), ...errorResponses },
+      },
+    },
+    async (request) => ({ data: await logKey(db, signer, callerOf(request).tenantId) }),
+  );
+};
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

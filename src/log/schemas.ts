@@ -1,0 +1,54 @@
+import { type Static, Type } from 'typebox';
+import { RecordedDecision } from '../decisions/schemas.js';
+
+const Base64Hash = Type.String({ description: 'SHA-256, base64', pattern: '^[A-Za-z0-9+/]{43}=$' });
+
+export const LogKey = Type.Object({
+  key_name: Type.String(),
+  verifier_key: Type.String({ description: 'C2SP signed-note verifier key (Ed25519)' }),
+  origin: Type.String({ description: "The checkpoint origin line of this tenant's log" }),
+});
+export type LogKey = Static<typeof LogKey>;
+
+export const LogCheckpoint = Type.Object({
+  origin: Type.String(),
+  size: Type.Integer({ minimum: 0 }),
+  root_hash: Base64Hash,
+  checkpoint: Type.String({ description: 'C2SP tlog-checkpoint signed note, verbatim' }),
+});
+export type LogCheckpoint = Static<typeof LogCheckpoint>;
+
+export const ConsistencyProof = Type.Object({
+  from: Type.Integer({ minimum: 1 }),
+  to: Type.Integer({ minimum: 1 }),
+  proof: Type.Array(Base64Hash),
+});
+export type ConsistencyProof = Static<typeof ConsistencyProof>;
+
+export const Receipt = Type.Object({
+  decision: RecordedDecision,
+  leaf: Type.String({ description: 'The leaf bytes (UTF-8 text, consent-log/leaf/v1)' }),
+  leaf_index: Type.Integer({ minimum: 0 }),
+  tree_size: Type.Integer({ minimum: 1 }),
+  inclusion_proof: Type.Array(Base64Hash),
+  checkpoint: Type.String({ description: 'The signed checkpoint the proof leads to' }),
+  tlog_proof: Type.String({ description: 'The same proof as C2SP tlog-proof@v1 text' }),
+  verifier_key: Type.String(),
+  opening: Type.Object(
+    {
+      customer_id: Type.String(),
+      subject_salt: Type.String(),
+      evidence_salt: Type.String(),
+      ip: Type.String(),
+      user_agent: Type.Union([Type.String(), Type.Null()]),
+      api_key_id: Type.String(),
+    },
+    { description: "What opens the leaf's subject and evidence commitments" },
+  ),
+});
+export type Receipt = Static<typeof Receipt>;
+
+export const ReceiptPending = Type.Object({
+  decision_id: Type.String({ format: 'uuid' }),
+  status: Type.Literal('queued'),
+});

@@ -1,0 +1,151 @@
+import { presentDecision } from '../decisions/service.js';
+import type { Db, Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import {
+  assembleProof,
+  consistencyPlan,
+  emptyRoot,
+  formatTlogProof,
+  inclusionPlan,
+  type NodeId,
+  type NoteSigner,
+  signCheckpoint,
+} from '../proof/index.js';
+import {
+  findEntryByRecord,
+  findLog,
+  findState,
+  fromHex,
+  latestCheckpoint,
+  nodeKey,
+  readNodes,
+} from './repository.js';
+import type { ConsistencyProof, LogCheckpoint, LogKey, Receipt } from './schemas.js';
+
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+
+/** The tenant's log origin: fixed when its first leaf is appended. */
+async function originOf(db: Executor, signer: NoteSigner, tenantId: string): Promise<string> {
+  return (await findLog(db, tenantId))?.origin ?? `${signer.name}/${tenantId}`;
+}
+
+export async function logKey(db: Executor, signer: NoteSigner, tenantId: string): Promise<LogKey> {
+  const log = await findLog(db, tenantId);
+  return {
+    key_name: signer.name,
+    // The key the log was started with, even if this instance holds another.
+    verifier_key: log?.verifier_key ?? signer.verifierKey,
+    origin: log?.origin ?? `${signer.name}/${tenantId}`,
+  };
+}
+
+/** The latest signed checkpoint; for a log with nothing appended, the empty tree's, signed now. */
+export async function currentCheckpoint(
+  db: Executor,
+  signer: NoteSigner,
+  tenantId: string,
+): Promise<LogCheckpoint> {
+  const latest = await latestCheckpoint(db, tenantId);
+  const origin = await originOf(db, signer, tenantId);
+  if (!latest) {
+    const root = emptyRoot();
+    return {
+      origin,
+      size: 0,
+      root_hash: base64(root),
+      checkpoint: signCheckpoint({ origin, size: 0, rootHash: root, extensions: [] }, [signer]),
+    };
+  }
+  return {
+    origin,
+    size: Number(latest.size),
+    root_hash: base64(fromHex(latest.root)),
+    checkpoint: latest.note,
+  };
+}
+
+/** RFC 6962 PROOF(from, D[to]) for 1 <= from <= to <= the log's size. */
+export async function consistency(
+  db: Executor,
+  tenantId: string,
+  from: number,
+  to: number,
+): Promise<ConsistencyProof> {
+  const size = Number((await findState(db, tenantId))?.size ?? 0);
+  if (from < 1 || from > to || to > size) {
+    throw new AppError('invalidRequest', {
+      details: [
+        { field: 'from', issue: `1 <= from <= to <= ${size} (the log's size) is required` },
+      ],
+    });
+  }
+  const plan = consistencyPlan(from, to);
+  return { from, to, proof: (await proofFrom(db, tenantId, plan)).map(base64) };
+}
+
+export type ReceiptResult = { ready: true; receipt: Receipt } | { ready: false };
+
+/** The decision's receipt, or `ready: false` while its leaf waits for the integrator. */
+export async function receiptOf(
+  db: Db,
+  tenantId: string,
+  decisionId: string,
+): Promise<ReceiptResult> {
+  const decision = await db
+    .selectFrom('decisions as d')
+    .innerJoin('templates as t', (join) =>
+      join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
+    )
+    .leftJoin('log_subjects as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.customer_id', '=', 'd.customer_id'),
+    )
+    .selectAll('d')
+    .select(['t.code as template_code', 's.salt as subject_salt'])
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.id', '=', decisionId.toLowerCase())
+    .executeTakeFirst();
+  if (!decision) throw new AppError('notFound', { message: 'Decision not found.' });
+  const entry = await findEntryByRecord(db, tenantId, decision.id);
+  const checkpoint = entry ? await latestCheckpoint(db, tenantId) : undefined;
+  if (!entry || !checkpoint) return { ready: false };
+  const log = await findLog(db, tenantId);
+  const index = Number(entry.idx);
+  const size = Number(checkpoint.size);
+  const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
+  const leaf = Buffer.from(entry.leaf, 'utf8');
+  return {
+    ready: true,
+    receipt: {
+      decision: presentDecision(decision, decision.template_code),
+      leaf: entry.leaf,
+      leaf_index: index,
+      tree_size: size,
+      inclusion_proof: proof.map(base64),
+      checkpoint: checkpoint.note,
+      tlog_proof: formatTlogProof({
+        index,
+        inclusionProof: proof,
+        checkpoint: checkpoint.note,
+        extra: leaf,
+      }),
+      verifier_key: log?.verifier_key ?? '',
+      opening: {
+        customer_id: decision.customer_id,
+        subject_salt: decision.subject_salt ?? '',
+        evidence_salt: decision.evidence_salt ?? '',
+        ip: decision.ip,
+        user_agent: decision.user_agent,
+        api_key_id: decision.api_key_id,
+      },
+    },
+  };
+}
+
+async function proofFrom(
+  db: Executor,
+  logId: string,
+  plan: { nodes: readonly NodeId[]; elements: readonly (readonly NodeId[])[] },
+): Promise<Uint8Array[]> {
+  const nodes = await readNodes(db, logId, plan.nodes);
+  return assembleProof(plan, (node) => nodes.get(nodeKey(node)));
+}

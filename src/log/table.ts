@@ -1,0 +1,57 @@
+/** A customer's random salt for the subject commitment in the log's leaves. */
+export interface LogSubjectsTable {
+  tenant_id: string;
+  customer_id: string;
+  /** base64, 16 random bytes. */
+  salt: string;
+  created_at: string;
+}
+
+export interface TlogLogsTable {
+  log_id: string;
+  tenant_id: string;
+  /** The checkpoint origin line: names this log and no other. */
+  origin: string;
+  /** The key its checkpoints are signed with (C2SP verifier key text). */
+  verifier_key: string;
+  created_at: string;
+}
+
+export interface TlogStateTable {
+  log_id: string;
+  size: number;
+  root: string;
+  updated_at: string;
+}
+
+/** Leaves written with their decision, waiting for the integrator. */
+export interface TlogPendingTable {
+  log_id: string;
+  record_id: string;
+  leaf: string;
+  queued_at: string;
+}
+
+export interface TlogEntriesTable {
+  log_id: string;
+  idx: number;
+  record_id: string;
+  leaf: string;
+  integrated_at: string;
+}
+
+export interface TlogNodesTable {
+  log_id: string;
+  level: number;
+  idx: number;
+  hash: string;
+}
+
+export interface TlogCheckpointsTable {
+  log_id: string;
+  size: number;
+  root: string;
+  /** The signed note, exactly as signed. */
+  note: string;
+  created_at: string;
+}
