@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createApiKey, revokeApiKey } from './api-keys/service.js';
 import { createDemo } from './cli/demo.js';
+import { verifyReceiptFile } from './cli/verify-receipt.js';
 import { serveOnWorkers } from './cluster.js';
+import { type AuditReport, auditLog } from './log/audit.js';
 import { type Config, ConfigError, loadConfig } from './platform/config.js';
 import { createDb, type Db } from './platform/db.js';
 import { toAppError } from './platform/error-handler.js';
@@ -22,6 +24,12 @@ const usage = `Usage: consent-service <command> [options]
                   [--file-url U] [--allow-reconsent true|false]
   apikey create --tenant A --name N
   apikey revoke --tenant A --id ID
+  audit --tenant A                        recompute the tenant's decision log from the store and
+                                          report every changed, removed or reordered record,
+                                          leaf, node or checkpoint; exits 1 when it finds any
+  verify-receipt FILE --key VKEY [--origin O]
+                  check a decision receipt offline (VKEY: the verifier key, or a file
+                  holding it); exits 0 when it verifies, 1 when not
 
 Management commands print one JSON object on stdout. The store is DATABASE_URL's
 (default: an SQLite file under ./data/); pending migrations are applied first.`;
@@ -33,7 +41,16 @@ type Options = Record<string, string | undefined>;
 /** A management command: reads its options, calls the same services as the HTTP routes. */
 type Command = (db: Db, options: Options, config: Config) => Promise<unknown>;
 
-const commands: Record<string, { options: string[]; migratesItself?: boolean; run: Command }> = {
+const commands: Record<
+  string,
+  {
+    options: string[];
+    migratesItself?: boolean;
+    run: Command;
+    /** The exit code its result means (default 0). */
+    exitCode?: (result: unknown) => number;
+  }
+> = {
   'tenant create': {
     options: ['alias', 'email', 'password'],
     run: (db, o) =>
@@ -97,6 +114,14 @@ const commands: Record<string, { options: string[]; migratesItself?: boolean; ru
       return revokeApiKey(db, tenant.id, required(o, 'id'));
     },
   },
+  audit: {
+    options: ['tenant'],
+    run: async (db, o) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      return auditLog(db, tenant.id);
+    },
+    exitCode: (report) => ((report as AuditReport).ok ? 0 : 1),
+  },
   migrate: {
     options: [],
     migratesItself: true,
@@ -115,6 +140,16 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
+    if (first === 'verify-receipt') {
+      const { values, positionals } = parseWithFile([second, ...rest], ['key', 'origin']);
+      const verdict = verifyReceiptFile(
+        positionals[0] as string,
+        required(values, 'key'),
+        values.origin,
+      );
+      process.stdout.write(`${JSON.stringify(verdict)}\n`);
+      return verdict.valid ? 0 : 1;
+    }
     const config = loadConfig();
     if (first === 'serve') {
       parse(
@@ -133,21 +168,25 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(await createDemo(db, config, options.alias ?? 'demo'));
       });
     }
-    const name = first === 'migrate' ? first : `${first} ${second ?? ''}`;
+    const single = first === 'migrate' || first === 'audit';
+    const name = single ? first : `${first} ${second ?? ''}`;
     const command = commands[name];
     if (!command) throw new UsageError(`Unknown command "${name.trim()}".`);
     const options = parse(
-      first === 'migrate' ? [second, ...rest].filter((a) => a !== undefined) : rest,
+      single ? [second, ...rest].filter((a) => a !== undefined) : rest,
       command.options,
     );
-    return await withDb(
+    let exitCode = 0;
+    await withDb(
       config,
       async (db) => {
         const result = await command.run(db, options, config);
         process.stdout.write(`${JSON.stringify(result)}\n`);
+        exitCode = command.exitCode?.(result) ?? 0;
       },
       !command.migratesItself,
     );
+    return exitCode;
   } catch (error) {
     process.stderr.write(`${describe(error)}\n`);
     if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
@@ -179,6 +218,25 @@ function parse(args: string[], names: string[]): Options {
       allowPositionals: false,
     });
     return values as Options;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Options and exactly one file name. */
+function parseWithFile(
+  args: (string | undefined)[],
+  names: string[],
+): { values: Options; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({
+      args: args.filter((a) => a !== undefined),
+      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: true,
+    });
+    if (positionals.length !== 1) throw new Error('Give exactly one file.');
+    return { values: values as Options, positionals };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

@@ -1,0 +1,52 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseVerifierKey, verifyReceipt } from '../proof/index.js';
+
+/** What `verify-receipt` prints: the verdict, and on success what the log proves. */
+export type ReceiptVerdict =
+  | {
+      valid: true;
+      origin: string;
+      tree_size: number;
+      leaf_index: number;
+      opened: boolean;
+      record: Record<string, string | number>;
+    }
+  | { valid: false; reason: string };
+
+/**
+ * Checks a receipt file offline (the receipt JSON as the API answers it, or its tlog-proof
+ * text) against a verifier key given as text or as a file holding it. Needs no store and no
+ * network: only the proof module.
+ */
+export function verifyReceiptFile(file: string, key: string, origin?: string): ReceiptVerdict {
+  const keyText = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
+  const verifier = parseVerifierKey(keyText);
+  if (!verifier.ok) throw new Error(`--key is not a verifier key: ${verifier.reason}`);
+  const text = readFileSync(file, 'utf8');
+  let input: Parameters<typeof verifyReceipt>[0] = text;
+  if (text.trimStart().startsWith('{')) {
+    try {
+      input = JSON.parse(text) as typeof input;
+    } catch {
+      return { valid: false, reason: 'the file is neither receipt JSON nor tlog-proof text' };
+    }
+  }
+  const result = verifyReceipt(input, [verifier.value], origin === undefined ? {} : { origin });
+  if (!result.ok) return { valid: false, reason: result.reason };
+  const { leaf, checkpoint } = result.value;
+  return {
+    valid: true,
+    origin: checkpoint.origin,
+    tree_size: checkpoint.size,
+    leaf_index: result.value.leafIndex,
+    opened: result.value.opened,
+    record: {
+      decision_id: leaf.recordId,
+      decided_at: leaf.time,
+      template_id: leaf.templateId,
+      version: leaf.version,
+      content_sha256: leaf.contentSha256,
+      decision: leaf.decision,
+    },
+  };
+}

@@ -1,0 +1,331 @@
+import type { Db } from '../platform/db.js';
+import {
+  assembleProof,
+  consistencyPlan,
+  evidenceCommitment,
+  foldRightBorder,
+  leafHash,
+  leafText,
+  type NodeId,
+  nodeHash,
+  openCheckpoint,
+  parseVerifierKey,
+  subjectCommitment,
+  verifyConsistency,
+} from '../proof/index.js';
+import { findLog, findState, fromHex, nodeKey, readNodes, toHex } from './repository.js';
+
+/** One thing the audit found wrong, with where. */
+export interface Finding {
+  kind:
+    | 'record-removed'
+    | 'record-differs-from-leaf'
+    | 'record-not-logged'
+    | 'entry-missing'
+    | 'node-missing'
+    | 'node-changed'
+    | 'checkpoint-root-mismatch'
+    | 'checkpoint-signature-invalid'
+    | 'checkpoints-inconsistent'
+    | 'checkpoint-beyond-log'
+    | 'state-mismatch';
+  message: string;
+  index?: number;
+  record_id?: string;
+  size?: number;
+}
+
+export interface AuditReport {
+  log_id: string;
+  origin: string | null;
+  entries: number;
+  checkpoints: number;
+  ok: boolean;
+  findings: Finding[];
+}
+
+const pageSize = 2_000;
+
+/**
+ * Recomputes a tenant's whole log from its stored leaves, a page at a time: every leaf against
+ * the decision record it stands for, every stored node, every stored checkpoint (its root and its
+ * signature) and the consistency of each checkpoint with the next, and the log's state. Reports
+ * what was changed, removed or reordered instead of stopping at the first.
+ */
+export async function auditLog(db: Db, logId: string): Promise<AuditReport> {
+  const findings: Finding[] = [];
+  const startedAt = new Date().toISOString();
+  const log = await findLog(db, logId);
+  const verifier = log ? parseVerifierKey(log.verifier_key) : undefined;
+  const checkpoints = await db
+    .selectFrom('tlog_checkpoints')
+    .select(['size', 'root', 'note'])
+    .where('log_id', '=', logId)
+    .orderBy('size')
+    .execute();
+  const bySize = new Map(checkpoints.map((c) => [Number(c.size), c]));
+
+  // The right border of the tree so far: complete subtrees, largest (leftmost) first.
+  const border: { level: number; index: number; hash: Uint8Array }[] = [];
+  let next = 0;
+  for (;;) {
+    const entries = await db
+      .selectFrom('tlog_entries')
+      .select(['idx', 'record_id', 'leaf'])
+      .where('log_id', '=', logId)
+      .where('idx', '>=', next)
+      .orderBy('idx')
+      .limit(pageSize)
+      .execute();
+    if (entries.length === 0) break;
+    const first = next;
+    const last = Number(entries.at(-1)?.idx);
+    const stored = await nodesFor(db, logId, first, last + 1);
+    const expected = await expectedLeaves(
+      db,
+      logId,
+      entries.map((e) => e.record_id),
+    );
+    for (const entry of entries) {
+      const index = Number(entry.idx);
+      if (index !== next) {
+        findings.push({
+          kind: 'entry-missing',
+          index: next,
+          message: `entries ${next} to ${index - 1} are missing`,
+        });
+        // The rest cannot be placed in the tree: later checks would only repeat this one.
+        return report(log?.origin ?? null, logId, next, checkpoints.length, findings);
+      }
+      const rebuilt = expected.get(entry.record_id);
+      if (rebuilt === undefined) {
+        findings.push({
+          kind: 'record-removed',
+          index,
+          record_id: entry.record_id,
+          message: `the decision of leaf ${index} is no longer in the store`,
+        });
+      } else if (rebuilt !== entry.leaf) {
+        findings.push({
+          kind: 'record-differs-from-leaf',
+          index,
+          record_id: entry.record_id,
+          message: `the decision record of leaf ${index} does not match the logged leaf`,
+        });
+      }
+      let node = { level: 0, index, hash: leafHash(Buffer.from(entry.leaf, 'utf8')) };
+      checkNode(stored, node, findings);
+      while (border.length > 0 && border.at(-1)?.level === node.level) {
+        const left = border.pop() as (typeof border)[number];
+        node = {
+          level: node.level + 1,
+          index: left.index / 2,
+          hash: nodeHash(left.hash, node.hash),
+        };
+        checkNode(stored, node, findings);
+      }
+      border.push(node);
+      next = index + 1;
+      const checkpoint = bySize.get(next);
+      if (checkpoint) {
+        const root = foldRightBorder(border.map((b) => b.hash));
+        if (toHex(root) !== checkpoint.root) {
+          findings.push({
+            kind: 'checkpoint-root-mismatch',
+            size: next,
+            message: `the checkpoint of size ${next} does not match the leaves' root`,
+          });
+        }
+        checkSignature(checkpoint, next, verifier, findings);
+      }
+    }
+  }
+  const size = next;
+
+  const previous: Array<(typeof checkpoints)[number]> = [];
+  for (const checkpoint of checkpoints) {
+    const at = Number(checkpoint.size);
+    if (at > size) {
+      findings.push({
+        kind: 'checkpoint-beyond-log',
+        size: at,
+        message: `a checkpoint of size ${at} was signed, but the log holds ${size} entries: it was cut back`,
+      });
+      checkSignature(checkpoint, at, verifier, findings);
+      continue;
+    }
+    if (at === 0) continue;
+    const before = previous.at(-1);
+    previous.push(checkpoint);
+    if (!before) continue;
+    const from = Number(before.size);
+    const plan = consistencyPlan(from, at);
+    const nodes = await readNodes(db, logId, plan.nodes);
+    let consistent = false;
+    try {
+      const proof = assembleProof(plan, (n) => nodes.get(nodeKey(n)));
+      consistent = verifyConsistency(
+        from,
+        at,
+        proof,
+        fromHex(before.root),
+        fromHex(checkpoint.root),
+      );
+    } catch {
+      consistent = false;
+    }
+    if (!consistent) {
+      findings.push({
+        kind: 'checkpoints-inconsistent',
+        size: at,
+        message: `the checkpoint of size ${at} is not consistent with the one of size ${from}`,
+      });
+    }
+  }
+
+  // The service may append while the audit reads: a state moved since it began is newer, not wrong.
+  const state = await findState(db, logId);
+  const root = toHex(foldRightBorder(border.map((b) => b.hash)));
+  const stateSize = Number(state?.size ?? 0);
+  const movedSince = state !== undefined && state.updated_at >= startedAt;
+  if (
+    state &&
+    (stateSize < size ||
+      (stateSize === size && state.root !== root) ||
+      (stateSize > size && !movedSince))
+  ) {
+    findings.push({
+      kind: 'state-mismatch',
+      size: stateSize,
+      message: `the log's state says size ${stateSize}; its leaves make size ${size}${stateSize === size ? ' with another root' : ''}`,
+    });
+  }
+  for (const record of await unloggedDecisions(db, logId)) {
+    findings.push({
+      kind: 'record-not-logged',
+      record_id: record,
+      message: `decision ${record} is neither in the log nor queued for it`,
+    });
+  }
+  return report(log?.origin ?? null, logId, size, checkpoints.length, findings);
+}
+
+function report(
+  origin: string | null,
+  logId: string,
+  entries: number,
+  checkpoints: number,
+  findings: Finding[],
+): AuditReport {
+  return { log_id: logId, origin, entries, checkpoints, ok: findings.length === 0, findings };
+}
+
+function checkNode(
+  stored: Map<string, Uint8Array>,
+  node: NodeId & { hash: Uint8Array },
+  findings: Finding[],
+): void {
+  const kept = stored.get(nodeKey(node));
+  if (kept === undefined) {
+    findings.push({
+      kind: 'node-missing',
+      message: `stored node ${node.level}/${node.index} is missing`,
+      index: node.index,
+    });
+  } else if (toHex(kept) !== toHex(node.hash)) {
+    findings.push({
+      kind: 'node-changed',
+      message: `stored node ${node.level}/${node.index} does not match the leaves under it`,
+      index: node.index,
+    });
+  }
+}
+
+function checkSignature(
+  checkpoint: { note: string; root: string },
+  size: number,
+  verifier: ReturnType<typeof parseVerifierKey> | undefined,
+  findings: Finding[],
+): void {
+  const opened = verifier?.ok ? openCheckpoint(checkpoint.note, [verifier.value]) : undefined;
+  const valid =
+    opened?.ok === true &&
+    opened.value.checkpoint.size === size &&
+    toHex(opened.value.checkpoint.rootHash) === checkpoint.root;
+  if (!valid) {
+    findings.push({
+      kind: 'checkpoint-signature-invalid',
+      size,
+      message: `the checkpoint of size ${size} is not signed by the log's key, or says another size or root`,
+    });
+  }
+}
+
+/** Stored nodes that leaves [begin, end) complete, at every level. */
+async function nodesFor(db: Db, logId: string, begin: number, end: number) {
+  const found = new Map<string, Uint8Array>();
+  for (let level = 0, width = 1; width <= end; level++, width *= 2) {
+    const rows = await db
+      .selectFrom('tlog_nodes')
+      .select(['idx', 'hash'])
+      .where('log_id', '=', logId)
+      .where('level', '=', level)
+      .where('idx', '>=', Math.floor(begin / width))
+      .where('idx', '<', Math.ceil(end / width))
+      .execute();
+    for (const row of rows)
+      found.set(nodeKey({ level, index: Number(row.idx) }), fromHex(row.hash));
+  }
+  return found;
+}
+
+/** The leaf each decision record makes today, by decision id. */
+async function expectedLeaves(db: Db, logId: string, recordIds: string[]) {
+  const rows = await db
+    .selectFrom('decisions as d')
+    .leftJoin('log_subjects as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.customer_id', '=', 'd.customer_id'),
+    )
+    .selectAll('d')
+    .select('s.salt as subject_salt')
+    .where('d.tenant_id', '=', logId)
+    .where('d.id', 'in', recordIds)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      leafText({
+        recordId: row.id,
+        time: row.decided_at,
+        templateId: row.template_id,
+        version: Number(row.version),
+        contentSha256: row.content_sha256,
+        decision: row.decision,
+        subject: subjectCommitment(row.subject_salt ?? '', row.customer_id),
+        evidence: evidenceCommitment(row.evidence_salt ?? '', {
+          ip: row.ip,
+          userAgent: row.user_agent,
+          apiKeyId: row.api_key_id,
+        }),
+      }),
+    ]),
+  );
+}
+
+async function unloggedDecisions(db: Db, logId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('decisions as d')
+    .leftJoin('tlog_entries as e', (join) =>
+      join.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
+    )
+    .leftJoin('tlog_pending as p', (join) =>
+      join.onRef('p.log_id', '=', 'd.tenant_id').onRef('p.record_id', '=', 'd.id'),
+    )
+    .select('d.id')
+    .where('d.tenant_id', '=', logId)
+    .where('e.record_id', 'is', null)
+    .where('p.record_id', 'is', null)
+    .limit(1000)
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,162 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateNoteKeys } from '../../src/proof/index.js';
+import {
+  makeTempStore,
+  type Provisioned,
+  provision,
+  runCli,
+  type ServerProcess,
+  showResult,
+  startServer,
+  type TempStore,
+  withStore,
+} from '../helpers/process.js';
+import { stores } from '../helpers/stores.js';
+
+describe.concurrent.each(stores)(
+  'receipts checked offline with the command line on $name',
+  (testStore) => {
+    describe.sequential('a decision made over HTTP, its receipt verified by verify-receipt', () => {
+      let store: TempStore;
+      let server: ServerProcess;
+      let p: Provisioned;
+      let receiptFile: string;
+      let verifierKey: string;
+      let receipt: Record<string, unknown> & { tlog_proof: string };
+
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`${server.baseUrl}${path}`, {
+          ...init,
+          headers: {
+            'x-system-api-key': p.apiKey.key,
+            ...(init.headers as Record<string, string>),
+          },
+          signal: AbortSignal.timeout(10_000),
+        });
+      const verify = (file: string, key = verifierKey) =>
+        runCli(['verify-receipt', file, '--key', key], {});
+
+      beforeAll(async () => {
+        store = await makeTempStore(testStore);
+        server = await startServer({ store });
+        p = await provision(server.env);
+      });
+      afterAll(async () => {
+        try {
+          await server?.stop(10_000);
+        } finally {
+          await store?.remove();
+        }
+      });
+
+      it('the receipt of a decision is ready within the wait, and verify-receipt accepts it with the published key', async () => {
+        const decided = await api('/api/v1/customers/c-42/consents/decisions', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ consent_version_id: p.versionId, decision: 'given' }),
+        });
+        expect(decided.status).toBe(201);
+        const decisionId = ((await decided.json()) as { data: { decision_id: string } }).data
+          .decision_id;
+        const response = await api(`/api/v1/decisions/${decisionId}/receipt?wait=true`);
+        expect(response.status).toBe(200);
+        const body = (await response.json()) as { data: typeof receipt };
+        receipt = body.data;
+        receiptFile = join(store.dir, 'receipt.json');
+        writeFileSync(receiptFile, JSON.stringify(body, null, 2));
+        verifierKey = (
+          (await (await api('/api/v1/log/key')).json()) as {
+            data: { verifier_key: string };
+          }
+        ).data.verifier_key;
+
+        const result = await verify(receiptFile);
+        expect(result.code, showResult(result)).toBe(0);
+        expect(JSON.parse(result.stdout)).toMatchObject({
+          valid: true,
+          leaf_index: 0,
+          tree_size: 1,
+          opened: true,
+          record: { decision_id: decisionId, decision: 'given', version: 1 },
+        });
+
+        // The key from a file, and the receipt as tlog-proof text, work the same.
+        const keyFile = join(store.dir, 'log.vkey');
+        writeFileSync(keyFile, `${verifierKey}\n`);
+        const proofFile = join(store.dir, 'receipt.tlog-proof');
+        writeFileSync(proofFile, receipt.tlog_proof);
+        const fromText = await verify(proofFile, keyFile);
+        expect(fromText.code, showResult(fromText)).toBe(0);
+      });
+
+      it.each([
+        [
+          'a decision changed in the receipt',
+          (r: typeof receipt) => ({
+            ...r,
+            decision: { ...(r.decision as object), decision: 'reject' },
+          }),
+        ],
+        [
+          'another customer id in the opening',
+          (r: typeof receipt) => ({
+            ...r,
+            opening: { ...(r.opening as object), customer_id: 'c-43' },
+          }),
+        ],
+        [
+          'a changed proof',
+          (r: typeof receipt) => ({
+            ...r,
+            tlog_proof: r.tlog_proof.replace(/\nindex 0\n/, '\nindex 1\n'),
+          }),
+        ],
+        [
+          'a changed checkpoint signature',
+          (r: typeof receipt) => ({
+            ...r,
+            tlog_proof: r.tlog_proof.replace(
+              /— (\S+) (.)/,
+              (_m, name: string, c: string) => `— ${name} ${c === 'A' ? 'B' : 'A'}`,
+            ),
+          }),
+        ],
+      ])('verify-receipt refuses %s (exit 1, with the reason)', async (_what, tamper) => {
+        const file = join(store.dir, `tampered-${Math.random().toString(36).slice(2)}.json`);
+        writeFileSync(file, JSON.stringify({ data: tamper(receipt) }));
+        const result = await verify(file);
+        expect(result.code, showResult(result)).toBe(1);
+        const verdict = JSON.parse(result.stdout);
+        expect(verdict.valid).toBe(false);
+        expect(verdict.reason).toEqual(expect.any(String));
+      });
+
+      it('audit --tenant reports a clean log (exit 0), then names a decision row edited in the store (exit 1)', async () => {
+        const clean = await runCli(['audit', '--tenant', p.alias], server.env);
+        expect(clean.code, showResult(clean)).toBe(0);
+        expect(JSON.parse(clean.stdout)).toMatchObject({ entries: 1, ok: true, findings: [] });
+        const id = (receipt.decision as { decision_id: string }).decision_id;
+        await withStore(store, (db) =>
+          db.updateTable('decisions').set({ decision: 'reject' }).where('id', '=', id).execute(),
+        );
+        const tampered = await runCli(['audit', '--tenant', p.alias], server.env);
+        expect(tampered.code, showResult(tampered)).toBe(1);
+        expect(JSON.parse(tampered.stdout).findings).toEqual([
+          expect.objectContaining({ kind: 'record-differs-from-leaf', index: 0, record_id: id }),
+        ]);
+        await withStore(store, (db) =>
+          db.updateTable('decisions').set({ decision: 'given' }).where('id', '=', id).execute(),
+        );
+      });
+
+      it("verify-receipt refuses the receipt under another log's key", async () => {
+        const other = generateNoteKeys(verifierKey.split('+')[0] as string).verifierKey;
+        const result = await verify(receiptFile, other);
+        expect(result.code, showResult(result)).toBe(1);
+        expect(JSON.parse(result.stdout).reason).toContain('checkpoint rejected');
+      });
+    });
+  },
+);

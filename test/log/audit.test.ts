@@ -1,0 +1,353 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendBatch } from '../../src/log/append.js';
+import { auditLog, type Finding } from '../../src/log/audit.js';
+import {
+  leafText,
+  parseSignerKey,
+  parseVerifierKey,
+  verifyConsistency,
+  verifyTlogProof,
+} from '../../src/proof/index.js';
+import { apiOf } from '../helpers/api.js';
+import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+
+const b64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
+
+/** A tenant with 12 decisions appended in three batches (three checkpoints: 5, 9 and 12). */
+async function loggedTenant(t: TestApp) {
+  const a = await seedTenant(t.db);
+  const code = await seedTemplate(t.db, a.tenant.id);
+  const version = await publish(t.db, a.tenant.id, code);
+  const ids: string[] = [];
+  const receipts: Array<{ tree_size: number; tlog_proof: string; checkpoint: string }> = [];
+  let last = '';
+  for (const batch of [5, 4, 3]) {
+    for (let i = 0; i < batch; i += 1) {
+      const response = await apiOf(t.app, a.headers).decide(
+        `customer-${ids.length}`,
+        version.consent_version_id,
+        ids.length % 4 === 3 ? 'reject' : 'given',
+      );
+      expect(response.statusCode).toBe(201);
+      last = json(response).data.decision_id;
+      ids.push(last);
+    }
+    const receipt = await receiptOf(t, a, last);
+    expect(receipt.statusCode).toBe(200);
+    receipts.push(json(receipt).data);
+  }
+  return { a, ids, receipts };
+}
+
+function receiptOf(t: TestApp, a: SeededTenant, id: string) {
+  return t.app.inject({
+    method: 'GET',
+    url: `/api/v1/decisions/${id}/receipt?wait=true`,
+    headers: a.headers,
+  });
+}
+
+const kinds = (findings: Finding[]) => [...new Set(findings.map((f) => f.kind))].sort();
+
+describe.each(stores)('audit of a decision log on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let ids: string[];
+
+  beforeAll(async () => {
+    t = await startTestApp(store, { LOG_INTEGRATE_INTERVAL_MS: '60000' });
+    ({ a, ids } = await loggedTenant(t));
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** Applies a change behind the service's back, audits, and puts things back. */
+  async function auditWith(change: () => Promise<unknown>, undo: () => Promise<unknown>) {
+    await change();
+    try {
+      return await auditLog(t.db, a.tenant.id);
+    } finally {
+      await undo();
+      expect((await auditLog(t.db, a.tenant.id)).ok).toBe(true);
+    }
+  }
+
+  const entry = (idx: number) =>
+    t.db
+      .selectFrom('tlog_entries')
+      .selectAll()
+      .where('log_id', '=', a.tenant.id)
+      .where('idx', '=', idx)
+      .executeTakeFirstOrThrow();
+
+  it('an untouched log audits clean: 12 entries, 3 checkpoints, no finding', async () => {
+    const report = await auditLog(t.db, a.tenant.id);
+    expect(report).toMatchObject({ entries: 12, checkpoints: 3, ok: true, findings: [] });
+  });
+
+  it('an edited decision row is named', async () => {
+    const target = ids[2] as string;
+    const report = await auditWith(
+      () =>
+        t.db
+          .updateTable('decisions')
+          .set({ decision: 'reject' })
+          .where('id', '=', target)
+          .execute(),
+      () =>
+        t.db.updateTable('decisions').set({ decision: 'given' }).where('id', '=', target).execute(),
+    );
+    expect(report.ok).toBe(false);
+    expect(report.findings).toEqual([
+      expect.objectContaining({ kind: 'record-differs-from-leaf', index: 2, record_id: target }),
+    ]);
+  });
+
+  it('a deleted decision row is named', async () => {
+    const target = ids[7] as string;
+    const row = await t.db
+      .selectFrom('decisions')
+      .selectAll()
+      .where('id', '=', target)
+      .executeTakeFirstOrThrow();
+    const report = await auditWith(
+      () => t.db.deleteFrom('decisions').where('id', '=', target).execute(),
+      () => t.db.insertInto('decisions').values(row).execute(),
+    );
+    expect(report.findings).toEqual([
+      expect.objectContaining({ kind: 'record-removed', index: 7, record_id: target }),
+    ]);
+  });
+
+  it('two entries swapped in the log are named by their positions', async () => {
+    const [third, sixth] = [await entry(3), await entry(6)];
+    const put = async (idx: number, from: typeof third) =>
+      t.db
+        .updateTable('tlog_entries')
+        .set({ record_id: from.record_id, leaf: from.leaf })
+        .where('log_id', '=', a.tenant.id)
+        .where('idx', '=', idx)
+        .execute();
+    // record_id is unique per log: park one while the other moves.
+    const swap = async (x: typeof third, y: typeof third) => {
+      await t.db
+        .updateTable('tlog_entries')
+        .set({ record_id: 'parked' })
+        .where('log_id', '=', a.tenant.id)
+        .where('idx', '=', 3)
+        .execute();
+      await put(6, x);
+      await put(3, y);
+    };
+    const report = await auditWith(
+      () => swap(third, sixth),
+      () => swap(sixth, third),
+    );
+    const changed = report.findings.filter(
+      (f) => f.kind === 'node-changed' && f.message.includes('node 0/'),
+    );
+    expect(changed.map((f) => f.index)).toEqual([3, 6]);
+    expect(kinds(report.findings)).toEqual([
+      'checkpoint-root-mismatch',
+      'node-changed',
+      'state-mismatch',
+    ]);
+  });
+
+  it('an edited stored node is named', async () => {
+    const node = await t.db
+      .selectFrom('tlog_nodes')
+      .selectAll()
+      .where('log_id', '=', a.tenant.id)
+      .where('level', '=', 2)
+      .where('idx', '=', 1)
+      .executeTakeFirstOrThrow();
+    const set = (hash: string) =>
+      t.db
+        .updateTable('tlog_nodes')
+        .set({ hash })
+        .where('log_id', '=', a.tenant.id)
+        .where('level', '=', 2)
+        .where('idx', '=', 1)
+        .execute();
+    const report = await auditWith(
+      () => set('00'.repeat(32)),
+      () => set(node.hash),
+    );
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        kind: 'node-changed',
+        message: expect.stringContaining('node 2/1'),
+      }),
+    );
+    expect(kinds(report.findings)).toEqual(['node-changed']);
+  });
+
+  it('a checkpoint whose signature or root was changed is named', async () => {
+    const checkpoint = await t.db
+      .selectFrom('tlog_checkpoints')
+      .selectAll()
+      .where('log_id', '=', a.tenant.id)
+      .where('size', '=', 9)
+      .executeTakeFirstOrThrow();
+    const forged = checkpoint.note.replace(
+      /— (\S+) (.)/,
+      (_m, name: string, c: string) => `— ${name} ${c === 'A' ? 'B' : 'A'}`,
+    );
+    const report = await auditWith(
+      () =>
+        t.db
+          .updateTable('tlog_checkpoints')
+          .set({ note: forged })
+          .where('log_id', '=', a.tenant.id)
+          .where('size', '=', 9)
+          .execute(),
+      () =>
+        t.db
+          .updateTable('tlog_checkpoints')
+          .set({ note: checkpoint.note })
+          .where('log_id', '=', a.tenant.id)
+          .where('size', '=', 9)
+          .execute(),
+    );
+    expect(report.findings).toEqual([
+      expect.objectContaining({ kind: 'checkpoint-signature-invalid', size: 9 }),
+    ]);
+  });
+
+  it('a decision written without its leaf is named', async () => {
+    const row = await t.db
+      .selectFrom('decisions')
+      .selectAll()
+      .where('id', '=', ids[0] as string)
+      .executeTakeFirstOrThrow();
+    const smuggled = { ...row, id: '0190e8a0-0000-7000-8000-00000000beef', seq: 99 };
+    const report = await auditWith(
+      () => t.db.insertInto('decisions').values(smuggled).execute(),
+      () => t.db.deleteFrom('decisions').where('id', '=', smuggled.id).execute(),
+    );
+    expect(report.findings).toEqual([
+      expect.objectContaining({ kind: 'record-not-logged', record_id: smuggled.id }),
+    ]);
+  });
+});
+
+describe.each(stores)('a log rolled back and rewritten on $name', (store) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp(store, { LOG_INTEGRATE_INTERVAL_MS: '60000' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('audit names the cut; an earlier receipt still verifies, and its checkpoint is not consistent with the rewritten log', async () => {
+    const { a, receipts } = await loggedTenant(t);
+    const logId = a.tenant.id;
+    // The receipt a customer kept: their decision, under the checkpoint of size 9.
+    const kept = receipts[1] as (typeof receipts)[number];
+    expect(kept.tree_size).toBe(9);
+    const vkey = parseVerifierKey(testLogKeys.verifierKey);
+    if (!vkey.ok) throw new Error(vkey.reason);
+
+    // Back to size 5, as from an old backup of the log's tables, then 6 other leaves appended
+    // and signed with the key: size 11, which no earlier checkpoint had.
+    await t.db
+      .deleteFrom('tlog_entries')
+      .where('log_id', '=', logId)
+      .where('idx', '>=', 5)
+      .execute();
+    // Every node that a leaf from index 5 on completed goes with it.
+    for (let level = 0, width = 1; level < 5; level += 1, width *= 2) {
+      await t.db
+        .deleteFrom('tlog_nodes')
+        .where('log_id', '=', logId)
+        .where('level', '=', level)
+        .where('idx', '>=', Math.ceil(6 / width) - 1)
+        .execute();
+    }
+    const five = await t.db
+      .selectFrom('tlog_checkpoints')
+      .selectAll()
+      .where('log_id', '=', logId)
+      .where('size', '=', 5)
+      .executeTakeFirstOrThrow();
+    await t.db
+      .updateTable('tlog_state')
+      .set({ size: 5, root: five.root })
+      .where('log_id', '=', logId)
+      .execute();
+    for (let i = 0; i < 6; i += 1) {
+      await t.db
+        .insertInto('tlog_pending')
+        .values({
+          log_id: logId,
+          record_id: `0190e8a0-0000-7000-8000-0000000000a${i}`,
+          leaf: leafText({
+            recordId: `0190e8a0-0000-7000-8000-0000000000a${i}`,
+            time: new Date().toISOString(),
+            templateId: 'x',
+            version: 1,
+            contentSha256: '0'.repeat(64),
+            decision: 'given',
+            subject: 'AAAA',
+            evidence: 'AAAA',
+          }),
+          queued_at: new Date().toISOString(),
+        })
+        .execute();
+    }
+    const signer = parseSignerKey(testLogKeys.signerKey);
+    if (!signer.ok) throw new Error(signer.reason);
+    expect(await appendBatch(t.db, logId, signer.value)).toEqual({ appended: 6, size: 11 });
+
+    const report = await auditLog(t.db, logId);
+    expect(report.ok).toBe(false);
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({ kind: 'checkpoint-root-mismatch', size: 9 }),
+    );
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({ kind: 'checkpoint-beyond-log', size: 12 }),
+    );
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({ kind: 'checkpoints-inconsistent', size: 11 }),
+    );
+    // The decisions cut from the log are found too.
+    expect(report.findings.filter((f) => f.kind === 'record-not-logged')).toHaveLength(7);
+
+    // Covering the tracks: the checkpoints the new leaves contradict are deleted too. The store
+    // alone no longer shows the rewrite; the receipt the customer kept does.
+    await t.db
+      .deleteFrom('tlog_checkpoints')
+      .where('log_id', '=', logId)
+      .where('size', 'in', [9, 12])
+      .execute();
+    // The receipt from before (size 9) still verifies on its own...
+    expect(verifyTlogProof(kept.tlog_proof, [vkey.value]).ok).toBe(true);
+    // ...and the log now served cannot prove it grew from that checkpoint.
+    const now = json(
+      await t.app.inject({ method: 'GET', url: '/api/v1/log/checkpoint', headers: a.headers }),
+    ).data;
+    expect(now.size).toBe(11);
+    const proof = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/log/consistency?from=${kept.tree_size}&to=${now.size}`,
+      headers: a.headers,
+    });
+    expect(proof.statusCode).toBe(200);
+    const oldRoot = b64(kept.checkpoint.split('\n')[2] as string);
+    expect(
+      verifyConsistency(
+        kept.tree_size,
+        now.size,
+        json(proof).data.proof.map(b64),
+        oldRoot,
+        b64(now.root_hash),
+      ),
+    ).toBe(false);
+  });
+});
