@@ -17,6 +17,7 @@ import {
   runCli,
   type ServerProcess,
   serverEnv,
+  showResult,
   startServer,
   type TempStore,
   withStore,
@@ -206,7 +207,9 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       };
 
       const answeredByRound: number[] = [];
-      let server = await startServer({ store, port: firstPort });
+      // The decision log appends every 20 ms, so kills also land in the middle of appends.
+      const logEnv = { LOG_INTEGRATE_INTERVAL_MS: '20' };
+      let server = await startServer({ store, port: firstPort, env: logEnv });
       for (let round = 1; round <= kills; round += 1) {
         await warmUp(server);
         const answeredBefore = answered.length;
@@ -241,7 +244,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
           `round ${round}: nothing answered or in flight at the kill after ${delay} ms`,
         ).toBeGreaterThan(0);
         answeredByRound.push(answeredInRound);
-        server = await startServer({ store });
+        server = await startServer({ store, env: logEnv });
       }
 
       // After the last restart: a bounded stream with no kill, then a clean stop.
@@ -357,6 +360,29 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         }
       }
       expect(disagreements, context).toEqual([]);
+
+      // The decision log: every stored decision is in it exactly once or still queued, the
+      // entries run 0..n-1 with no gap, and the audit recomputes it clean.
+      const log = await withStore(store, async (db) => ({
+        entries: await db
+          .selectFrom('tlog_entries')
+          .select(['idx', 'record_id'])
+          .orderBy('idx')
+          .execute(),
+        pending: await db.selectFrom('tlog_pending').select('record_id').execute(),
+        checkpoints: await db.selectFrom('tlog_checkpoints').select('size').execute(),
+      }));
+      expect(
+        log.entries.map((e) => Number(e.idx)),
+        context,
+      ).toEqual(log.entries.map((_, i) => i));
+      const logged = [...log.entries, ...log.pending].map((row) => row.record_id);
+      expect(logged.length, context).toBe(new Set(logged).size);
+      expect(new Set(logged), context).toEqual(new Set(decisions.map((row) => row.id)));
+      expect(log.entries.length, context).toBeGreaterThan(0);
+      expect(new Set(log.checkpoints.map((c) => Number(c.size))).size).toBe(log.checkpoints.length);
+      const audit = await runCli(['audit', '--tenant', p.alias], env);
+      expect(audit.code, showResult(audit)).toBe(0);
     }, 60_000);
   });
 });

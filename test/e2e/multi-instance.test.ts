@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCheckpoint, parseVerifierKey } from '../../src/proof/index.js';
 import {
   delay,
   expectJsonObject,
   freePort,
   makeTempStore,
   type Provisioned,
+  pollUntil,
   provision,
   runCli,
   type ServerProcess,
   serverEnv,
+  showResult,
   startServer,
   type TempStore,
   withStore,
@@ -75,9 +78,11 @@ describe('two serve processes on one PostgreSQL database', () => {
     const [portA, portB] = await twoPorts();
     cliEnv = serverEnv(store, portA);
     p = await provision(cliEnv);
+    // Both append to the decision log every 20 ms: they contend for the same log all the time.
+    const env = { LOG_INTEGRATE_INTERVAL_MS: '20' };
     [a, b] = await Promise.all([
-      startServer({ store, port: portA }),
-      startServer({ store, port: portB }),
+      startServer({ store, port: portA, env }),
+      startServer({ store, port: portB, env }),
     ]);
   });
 
@@ -433,6 +438,52 @@ describe('two serve processes on one PostgreSQL database', () => {
     }
     expect(disagreements).toEqual([]);
   }, 60_000);
+
+  it('both instances append to one decision log: one checkpoint per size, each signed, each consistent with the next, and every decision logged once', async () => {
+    // Until both instances have appended everything queued so far.
+    const drained = await pollUntil(
+      async () => {
+        const queued = await withStore(store, (db) =>
+          db
+            .selectFrom('tlog_pending')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .executeTakeFirstOrThrow(),
+        );
+        return Number(queued.n) === 0 ? true : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
+    expect(drained, 'the queue of the decision log drains').toBe(true);
+    const { checkpoints, entries, decisions, vkey } = await withStore(store, async (db) => ({
+      checkpoints: await db.selectFrom('tlog_checkpoints').selectAll().orderBy('size').execute(),
+      entries: await db
+        .selectFrom('tlog_entries')
+        .select(['idx', 'record_id'])
+        .orderBy('idx')
+        .execute(),
+      decisions: await db.selectFrom('decisions').select('id').execute(),
+      vkey: (await db.selectFrom('tlog_logs').select('verifier_key').executeTakeFirstOrThrow())
+        .verifier_key,
+    }));
+    expect(entries.length).toBe(decisions.length);
+    expect(entries.map((e) => Number(e.idx))).toEqual(entries.map((_, i) => i));
+    expect(new Set(entries.map((e) => e.record_id))).toEqual(new Set(decisions.map((d) => d.id)));
+    // Several batches were appended, so checkpoints of many sizes exist, none twice.
+    expect(checkpoints.length).toBeGreaterThan(1);
+    expect(new Set(checkpoints.map((c) => Number(c.size))).size).toBe(checkpoints.length);
+    const key = parseVerifierKey(vkey);
+    if (!key.ok) throw new Error(key.reason);
+    for (const checkpoint of checkpoints) {
+      const opened = openCheckpoint(checkpoint.note, [key.value]);
+      expect(opened.ok && opened.value.checkpoint.size).toBe(Number(checkpoint.size));
+    }
+    // The audit recomputes the log and checks every consistency between checkpoints.
+    const audit = await runCli(['audit', '--tenant', p.alias], cliEnv);
+    expect(audit.code, showResult(audit)).toBe(0);
+    for (const server of [a, b]) {
+      expect(server.describe()).not.toContain('appending to the decision log failed');
+    }
+  }, 30_000);
 
   it('an Idempotency-Key sent to A then B answers the first response on B and stores once; another body is 422 1010; 20 at once over both store once', async () => {
     const customer = `idempotent-${randomUUID()}`;
