@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
+import { consentRoutes } from './consents/routes.js';
 import { decisionRoutes } from './decisions/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { type Integrator, idleIntegrator, startIntegrator } from './log/integrator.js';
@@ -129,6 +130,7 @@ export async function buildApp(
     }
     await v1.register(templateRoutes, { catalog });
     await v1.register(decisionRoutes, { db, catalog, writes: createWriteQueue(db) });
+    await v1.register(consentRoutes, { db, catalog });
     await v1.register(logRoutes, { db, signer, kick: () => integrator.kick() });
   });
   await app.register(backoffice, { db, config });

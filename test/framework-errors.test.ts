@@ -85,8 +85,12 @@ describe.each(stores)('framework errors on $name', (store) => {
       `/api/v1/consent-templates/${code}/latest/extra`,
       `/api/v1/consent-templates/${code}/latest/`,
       '/api/v1/customers',
-      '/api/v1/customers/c1/consents',
+      '/api/v1/customers/c1/consents/extra',
       `/api/v1/customers/c1/consents/templates/${code}`,
+      `/api/v1/customers/c1/consents/templates/${code}/as-of/extra`,
+      '/api/v1/decisions/0190e8a0-0000-7000-8000-000000000000/receipt/other',
+      '/api/v1/log',
+      '/api/v1/log/checkpoint/extra',
       '/api/v1/customers/c1/consents/decisions/extra',
       '/api/v1/customers/c1/consents/decisions/',
     ];

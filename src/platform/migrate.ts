@@ -3,12 +3,14 @@ import type { Db } from './db.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
 import * as decisionLog from './migrations/0003-decision-log.js';
+import * as customerHistory from './migrations/0004-customer-history.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner load the same set. */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-backoffice': backoffice,
   '0003-decision-log': decisionLog,
+  '0004-customer-history': customerHistory,
 };
 
 const provider: MigrationProvider = {

@@ -1,0 +1,175 @@
+import type { Executor } from '../platform/db.js';
+
+/**
+ * Read-only queries of a customer's record for the API. Every one filters by the tenant, and
+ * each reaches its rows through a key that starts with (tenant_id, customer_id) or with the
+ * template; history pages seek on `decisions_customer_time_idx` (migration 0004).
+ */
+
+/** The customer's standing on each template they decided on, with that template's latest version. */
+export function findTemplateStandings(db: Executor, tenantId: string, customerId: string) {
+  return db
+    .selectFrom('customer_template_states as s')
+    .innerJoin('templates as t', (j) =>
+      j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
+    )
+    .innerJoin('template_versions as lv', (j) =>
+      j
+        .onRef('lv.tenant_id', '=', 's.tenant_id')
+        .on('lv.id', '=', (eb) =>
+          eb
+            .selectFrom('template_versions as x')
+            .select('x.id')
+            .whereRef('x.tenant_id', '=', 's.tenant_id')
+            .whereRef('x.template_id', '=', 's.template_id')
+            .where('x.status', '=', 'published')
+            .orderBy('x.version', 'desc')
+            .limit(1),
+        ),
+    )
+    .innerJoin('template_versions as dv', (j) =>
+      j.onRef('dv.tenant_id', '=', 's.tenant_id').onRef('dv.id', '=', 's.last_consent_version_id'),
+    )
+    .leftJoin('customer_version_states as cv', (j) =>
+      j
+        .onRef('cv.tenant_id', '=', 's.tenant_id')
+        .onRef('cv.customer_id', '=', 's.customer_id')
+        .onRef('cv.consent_version_id', '=', 'lv.id'),
+    )
+    .select([
+      't.code as template_code',
+      'lv.id as latest_id',
+      'lv.version as latest_version',
+      'lv.tag as latest_tag',
+      'cv.last_decision_id as decision_on_latest_id',
+      's.last_decision_id',
+      's.last_decision',
+      's.last_consent_version_id',
+      'dv.version as last_version',
+      'dv.tag as last_tag',
+      's.last_decided_at',
+    ])
+    .where('s.tenant_id', '=', tenantId)
+    .where('s.customer_id', '=', customerId)
+    .orderBy('t.code')
+    .execute();
+}
+
+/** Where a page of history starts: after this decision, in the order newest first. */
+export interface HistoryPosition {
+  decidedAt: string;
+  id: string;
+}
+
+/** Up to `limit` of the customer's decisions on every template, newest first, after `after`. */
+export function findHistoryPage(
+  db: Executor,
+  tenantId: string,
+  customerId: string,
+  limit: number,
+  after: HistoryPosition | undefined,
+) {
+  let query = db
+    .selectFrom('decisions as d')
+    .innerJoin('templates as t', (j) =>
+      j.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
+    )
+    .innerJoin('template_versions as v', (j) =>
+      j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
+    )
+    .select([
+      'd.id as decision_id',
+      't.code as template_code',
+      'd.consent_version_id',
+      'd.version',
+      'v.tag',
+      'd.decision',
+      'd.decided_at',
+      'd.content_sha256',
+    ])
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.customer_id', '=', customerId);
+  if (after) {
+    const { decidedAt, id } = after;
+    // A row comparison, so that both stores seek on the index rather than filter.
+    query = query.where((eb) =>
+      eb(eb.refTuple('d.decided_at', 'd.id'), '<', eb.tuple(decidedAt, id)),
+    );
+  }
+  return query.orderBy('d.decided_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
+}
+
+/** The customer's most recent decision on the template made at or before `at` (ISO 8601 UTC). */
+export function findDecisionAsOf(
+  db: Executor,
+  tenantId: string,
+  customerId: string,
+  templateId: string,
+  at: string,
+) {
+  return (
+    db
+      .selectFrom('decisions as d')
+      .innerJoin('template_versions as v', (j) =>
+        j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
+      )
+      .select([
+        'd.id as decision_id',
+        'd.decision',
+        'd.decided_at',
+        'd.consent_version_id',
+        'd.version',
+        'v.tag',
+        'd.content_sha256',
+      ])
+      .where('d.tenant_id', '=', tenantId)
+      .where('d.customer_id', '=', customerId)
+      .where('d.template_id', '=', templateId)
+      .where('d.decided_at', '<=', at)
+      // "Most recent" is the order of recording, as everywhere else, not the clock.
+      .orderBy('d.seq', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+  );
+}
+
+/** The template's published version with the highest number published at or before `at`. */
+export function findLatestPublishedAsOf(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  at: string,
+) {
+  return db
+    .selectFrom('template_versions')
+    .select(['id', 'version', 'tag', 'published_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .where('status', '=', 'published')
+    .where('published_at', '<=', at)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Whether the customer had any decision on the version at or before `at`. */
+export async function hasDecisionOnVersionAsOf(
+  db: Executor,
+  tenantId: string,
+  customerId: string,
+  templateId: string,
+  versionId: string,
+  at: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('decisions')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('customer_id', '=', customerId)
+    .where('template_id', '=', templateId)
+    .where('consent_version_id', '=', versionId)
+    .where('decided_at', '<=', at)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

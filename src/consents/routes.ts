@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { CustomerIdParam } from '../decisions/schemas.js';
+import { callerOf } from '../platform/auth.js';
+import type { Db } from '../platform/db.js';
+import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import type { Catalog } from '../templates/catalog.js';
+import { TemplateCodeParam } from '../templates/schemas.js';
+import { AsOfQuery, ConsentAsOf, CustomerConsents, HistoryQuery } from './schemas.js';
+import { getConsentAsOf, getCustomerConsents } from './service.js';
+
+export const consentRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalog: Catalog }> = async (
+  app,
+  { db, catalog },
+) => {
+  app.get(
+    '/api/v1/customers/:customer_id/consents',
+    {
+      schema: {
+        tags: ['consents'],
+        summary: "A customer's consents: where they stand on each template, and their history",
+        description:
+          'The history lists every decision, newest first, a page at a time: pass the ' +
+          "previous page's `next_cursor` as `cursor` (null on the last page). A customer " +
+          'with no decision answers empty lists.',
+        security: apiKeySecurity,
+        params: Type.Object({ customer_id: CustomerIdParam }),
+        querystring: HistoryQuery,
+        response: { 200: dataOf(CustomerConsents), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = callerOf(request);
+      reply.header('cache-control', 'no-store');
+      return {
+        data: await getCustomerConsents(db, tenantId, request.params.customer_id, request.query),
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/customers/:customer_id/consents/templates/:template_code/as-of',
+    {
+      schema: {
+        tags: ['consents'],
+        summary: 'What was in force for a customer and template at a given moment',
+        description:
+          'The most recent decision made at or before `at` (null when none), the latest ' +
+          'version published by then, and whether the customer had decided on it then.',
+        security: apiKeySecurity,
+        params: Type.Object({ customer_id: CustomerIdParam, template_code: TemplateCodeParam }),
+        querystring: AsOfQuery,
+        response: { 200: dataOf(ConsentAsOf), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = callerOf(request);
+      const { customer_id, template_code } = request.params;
+      reply.header('cache-control', 'no-store');
+      return {
+        data: await getConsentAsOf(
+          db,
+          catalog,
+          tenantId,
+          customer_id,
+          template_code,
+          request.query.at,
+        ),
+      };
+    },
+  );
+};

@@ -1,0 +1,140 @@
+import { type Static, Type } from 'typebox';
+import { DecisionValue } from '../decisions/schemas.js';
+
+export const defaultPageSize = 100;
+export const maxPageSize = 500;
+
+/** Query of the customer's consents: page size and the cursor of the previous page. */
+export const HistoryQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$',
+        description: `Decisions per page, 1 to ${maxPageSize} (default ${defaultPageSize}).`,
+        examples: ['100'],
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,200}$',
+        description: "Opaque: the previous page's `next_cursor`.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type HistoryQuery = Static<typeof HistoryQuery>;
+
+/** RFC 3339: a full date and time with seconds and a time zone (`Z` or `±hh:mm`). */
+export const dateTimePattern =
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
+
+export const AsOfQuery = Type.Object(
+  {
+    at: Type.String({
+      // The pattern fixes the shape; the format rejects impossible dates (February 30).
+      format: 'date-time',
+      pattern: dateTimePattern,
+      description: 'The moment to look at: ISO 8601 date-time with a time zone.',
+      examples: ['2026-11-20T22:51:59.308Z'],
+    }),
+  },
+  { additionalProperties: false },
+);
+export type AsOfQuery = Static<typeof AsOfQuery>;
+
+const VersionId = Type.String({ format: 'uuid' });
+const Version = Type.Integer({ minimum: 1 });
+const DateTime = Type.String({ format: 'date-time' });
+const ContentSha256 = Type.String({
+  pattern: '^[0-9a-f]{64}$',
+  description: 'Hex SHA-256 of the content_html the customer was shown.',
+});
+
+/** A published version, as far as a customer's record needs it. */
+export const VersionSummary = Type.Object({
+  consent_version_id: VersionId,
+  version: Version,
+  tag: Type.String(),
+});
+export type VersionSummary = Static<typeof VersionSummary>;
+
+export const TemplateConsent = Type.Object({
+  template_code: Type.String(),
+  latest_version: VersionSummary,
+  accepted: Type.Boolean({
+    description: 'True when the customer has decided on the latest version (as `pending`).',
+  }),
+  last_decision: Type.Object({
+    decision_id: Type.String({ format: 'uuid' }),
+    decision: DecisionValue,
+    consent_version_id: VersionId,
+    version: Version,
+    tag: Type.String(),
+    decided_at: DateTime,
+  }),
+});
+export type TemplateConsent = Static<typeof TemplateConsent>;
+
+export const HistoryEntry = Type.Object({
+  decision_id: Type.String({ format: 'uuid' }),
+  template_code: Type.String(),
+  consent_version_id: VersionId,
+  version: Version,
+  tag: Type.String(),
+  decision: DecisionValue,
+  decided_at: DateTime,
+  content_sha256: ContentSha256,
+});
+export type HistoryEntry = Static<typeof HistoryEntry>;
+
+export const CustomerConsents = Type.Object({
+  customer_id: Type.String(),
+  templates: Type.Array(TemplateConsent, {
+    description: 'Each template the customer decided on, by code.',
+  }),
+  history: Type.Array(HistoryEntry, {
+    description: 'Decisions on every template, newest first: one page of them.',
+  }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'The `cursor` of the next page; null on the last page.',
+  }),
+});
+export type CustomerConsents = Static<typeof CustomerConsents>;
+
+export const ConsentAsOf = Type.Object({
+  customer_id: Type.String(),
+  template_code: Type.String(),
+  at: Type.String({ format: 'date-time', description: 'The moment asked for, in UTC.' }),
+  decision: Type.Union(
+    [
+      Type.Object({
+        decision_id: Type.String({ format: 'uuid' }),
+        decision: DecisionValue,
+        decided_at: DateTime,
+        consent_version_id: VersionId,
+        version: Version,
+        tag: Type.String(),
+        content_sha256: ContentSha256,
+      }),
+      Type.Null(),
+    ],
+    { description: 'The most recent decision made at or before `at`, on any version.' },
+  ),
+  latest_version: Type.Union(
+    [
+      Type.Object({
+        consent_version_id: VersionId,
+        version: Version,
+        tag: Type.String(),
+        published_at: DateTime,
+      }),
+      Type.Null(),
+    ],
+    { description: 'The latest version published at or before `at`; null before the first.' },
+  ),
+  accepted: Type.Boolean({
+    description: 'True when the customer had decided on `latest_version` at or before `at`.',
+  }),
+});
+export type ConsentAsOf = Static<typeof ConsentAsOf>;

@@ -1,0 +1,165 @@
+import type { Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { uuidPattern } from '../platform/ids.js';
+import type { Catalog } from '../templates/catalog.js';
+import {
+  findDecisionAsOf,
+  findHistoryPage,
+  findLatestPublishedAsOf,
+  findTemplateStandings,
+  type HistoryPosition,
+  hasDecisionOnVersionAsOf,
+} from './repository.js';
+import {
+  type ConsentAsOf,
+  type CustomerConsents,
+  defaultPageSize,
+  type HistoryQuery,
+} from './schemas.js';
+
+/**
+ * A customer's whole record: where they stand on each template they decided on, and one page of
+ * their decisions, newest first. A customer with no decision has empty lists.
+ */
+export async function getCustomerConsents(
+  db: Executor,
+  tenantId: string,
+  customerId: string,
+  query: HistoryQuery,
+): Promise<CustomerConsents> {
+  const limit = query.limit === undefined ? defaultPageSize : Number(query.limit);
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const standings = await findTemplateStandings(db, tenantId, customerId);
+  // One row more than the page tells whether another page follows.
+  const rows = await findHistoryPage(db, tenantId, customerId, limit + 1, after);
+  const history = rows.slice(0, limit);
+  const last = history.at(-1);
+  return {
+    customer_id: customerId,
+    templates: standings.map((row) => ({
+      template_code: row.template_code,
+      latest_version: {
+        consent_version_id: row.latest_id,
+        version: numbered(row.latest_version),
+        tag: row.latest_tag,
+      },
+      accepted: row.decision_on_latest_id !== null,
+      last_decision: {
+        decision_id: row.last_decision_id,
+        decision: row.last_decision,
+        consent_version_id: row.last_consent_version_id,
+        version: numbered(row.last_version),
+        tag: row.last_tag,
+        decided_at: row.last_decided_at,
+      },
+    })),
+    history,
+    next_cursor:
+      rows.length > limit && last
+        ? encodeCursor({ decidedAt: last.decided_at, id: last.decision_id })
+        : null,
+  };
+}
+
+/**
+ * What was in force for the customer and template at the moment `at` (ISO 8601 with a time
+ * zone): their most recent decision by then, the latest version published by then, and whether
+ * they had decided on that version (`accepted`, as `pending` would have answered). The template
+ * must be one `latest` and `pending` know: `404 1004` otherwise.
+ */
+export async function getConsentAsOf(
+  db: Executor,
+  catalog: Pick<Catalog, 'latest'>,
+  tenantId: string,
+  customerId: string,
+  templateCode: string,
+  at: string,
+): Promise<ConsentAsOf> {
+  const { version: current } = await catalog.latest(tenantId, templateCode);
+  const templateId = current.template_id;
+  const when = storedInstant(at);
+  const decision = await findDecisionAsOf(db, tenantId, customerId, templateId, when);
+  const latest = await findLatestPublishedAsOf(db, tenantId, templateId, when);
+  const accepted =
+    latest !== undefined &&
+    (decision?.consent_version_id === latest.id ||
+      (await hasDecisionOnVersionAsOf(db, tenantId, customerId, templateId, latest.id, when)));
+  return {
+    customer_id: customerId,
+    template_code: current.template_code,
+    at: when,
+    decision: decision ?? null,
+    latest_version: latest
+      ? {
+          consent_version_id: latest.id,
+          version: numbered(latest.version),
+          tag: latest.tag,
+          published_at: publishedAt(latest.published_at),
+        }
+      : null,
+    accepted,
+  };
+}
+
+const earliestStored = Date.parse('0000-01-01T00:00:00.000Z');
+const latestStored = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * `at` in the form times are stored in (UTC, milliseconds), so that it compares with them as
+ * text. Digits past the millisecond are dropped, which keeps "at or before" exact; an offset that
+ * carries the moment outside the years 0000 to 9999 is held at their edge.
+ */
+export function storedInstant(at: string): string {
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) {
+    throw new AppError('invalidRequest', {
+      details: [
+        { field: 'querystring.at', issue: 'must be an ISO 8601 date-time with a time zone' },
+      ],
+    });
+  }
+  return new Date(Math.min(Math.max(ms, earliestStored), latestStored)).toISOString();
+}
+
+const storedTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const decisionId = new RegExp(uuidPattern);
+
+/** The cursor names the last decision of a page; it is opaque to clients, not secret. */
+export function encodeCursor(position: HistoryPosition): string {
+  return Buffer.from(JSON.stringify([position.decidedAt, position.id])).toString('base64url');
+}
+
+/** `400 1001` for anything `encodeCursor` did not make, byte for byte. */
+export function decodeCursor(cursor: string): HistoryPosition {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    value = undefined;
+  }
+  if (Array.isArray(value) && value.length === 2) {
+    const [decidedAt, id] = value as unknown[];
+    if (
+      typeof decidedAt === 'string' &&
+      storedTime.test(decidedAt) &&
+      typeof id === 'string' &&
+      decisionId.test(id)
+    ) {
+      const position = { decidedAt, id };
+      if (encodeCursor(position) === cursor) return position;
+    }
+  }
+  throw new AppError('invalidRequest', {
+    details: [{ field: 'querystring.cursor', issue: 'is not a cursor this endpoint gave' }],
+  });
+}
+
+function numbered(version: number | null): number {
+  if (version === null) throw new Error('A published version has no number');
+  return Number(version);
+}
+
+function publishedAt(time: string | null): string {
+  if (time === null) throw new Error('A published version has no publication time');
+  return time;
+}
