@@ -7,6 +7,7 @@ import { backoffice } from './backoffice/plugin.js';
 import { consentRoutes } from './consents/routes.js';
 import { decisionRoutes } from './decisions/routes.js';
 import { healthRoutes } from './health/routes.js';
+import { exportRoutes } from './log/export-routes.js';
 import { type Integrator, idleIntegrator, startIntegrator } from './log/integrator.js';
 import { logRoutes } from './log/routes.js';
 import { loadSigningKey } from './log/signing-key.js';
@@ -132,6 +133,11 @@ export async function buildApp(
     await v1.register(decisionRoutes, { db, catalog, writes: createWriteQueue(db) });
     await v1.register(consentRoutes, { db, catalog });
     await v1.register(logRoutes, { db, signer, kick: () => integrator.kick() });
+    await v1.register(exportRoutes, {
+      db,
+      kick: () => integrator.kick(),
+      publicBaseUrl: config.publicBaseUrl,
+    });
   });
   await app.register(backoffice, { db, config });
   return app;

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { callerOf } from '../platform/auth.js';
 import type { Db } from '../platform/db.js';
@@ -6,11 +7,55 @@ import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas
 import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
 import { ConsistencyProof, LogCheckpoint, LogKey, Receipt, ReceiptPending } from './schemas.js';
-import { consistency, currentCheckpoint, logKey, receiptOf } from './service.js';
+import {
+  consistency,
+  currentCheckpoint,
+  logKey,
+  type ReceiptResult,
+  receiptOf,
+} from './service.js';
 
 /** How long `?wait=true` holds a receipt request for the integrator. */
 const waitMs = 5_000;
 const SizeParam = Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'A tree size' });
+
+/** Path and query of every route answering a decision's receipt, whatever its format. */
+export const receiptRequest = {
+  params: Type.Object({ decision_id: Type.String({ pattern: uuidPattern }) }),
+  querystring: Type.Object(
+    { wait: Type.Optional(Type.Enum(['true', 'false'])) },
+    { additionalProperties: false },
+  ),
+};
+
+export const receiptWaitDescription =
+  '`202` with `Retry-After` while the leaf waits to be appended (about a second); ' +
+  'with `?wait=true` the request waits up to 5 seconds for it instead.';
+
+/** The decision's receipt; with `wait`, holds up to 5 s for the integrator to append its leaf. */
+export async function awaitReceipt(
+  db: Db,
+  kick: () => Promise<void>,
+  tenantId: string,
+  decisionId: string,
+  wait: boolean,
+): Promise<ReceiptResult> {
+  let result = await receiptOf(db, tenantId, decisionId);
+  const deadline = Date.now() + waitMs;
+  while (!result.ready && wait && Date.now() < deadline) {
+    await Promise.race([kick(), sleep(250)]);
+    result = await receiptOf(db, tenantId, decisionId);
+  }
+  return result;
+}
+
+/** `202` with `Retry-After: 1`: the decision's leaf is not appended yet. */
+export function sendQueued(reply: FastifyReply, decisionId: string): FastifyReply {
+  return reply
+    .code(202)
+    .header('retry-after', '1')
+    .send({ data: { decision_id: decisionId.toLowerCase(), status: 'queued' as const } });
+}
 
 export const logRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
@@ -24,15 +69,9 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         tags: ['log'],
         summary: "A decision's receipt: its leaf, inclusion proof and signed checkpoint",
-        description:
-          '`202` with `Retry-After` while the leaf waits to be appended (about a second); ' +
-          'with `?wait=true` the request waits up to 5 seconds for it instead.',
+        description: receiptWaitDescription,
         security: apiKeySecurity,
-        params: Type.Object({ decision_id: Type.String({ pattern: uuidPattern }) }),
-        querystring: Type.Object(
-          { wait: Type.Optional(Type.Enum(['true', 'false'])) },
-          { additionalProperties: false },
-        ),
+        ...receiptRequest,
         response: { 200: dataOf(Receipt), 202: dataOf(ReceiptPending), ...errorResponses },
       },
     },
@@ -40,18 +79,8 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
       const { tenantId } = callerOf(request);
       const id = request.params.decision_id;
       reply.header('cache-control', 'no-store');
-      let result = await receiptOf(db, tenantId, id);
-      const deadline = Date.now() + waitMs;
-      while (!result.ready && request.query.wait === 'true' && Date.now() < deadline) {
-        await Promise.race([kick(), sleep(250)]);
-        result = await receiptOf(db, tenantId, id);
-      }
-      if (!result.ready) {
-        return reply
-          .code(202)
-          .header('retry-after', '1')
-          .send({ data: { decision_id: id.toLowerCase(), status: 'queued' as const } });
-      }
+      const result = await awaitReceipt(db, kick, tenantId, id, request.query.wait === 'true');
+      if (!result.ready) return sendQueued(reply, id);
       return { data: result.receipt };
     },
   );
