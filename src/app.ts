@@ -139,6 +139,6 @@ export async function buildApp(
       publicBaseUrl: config.publicBaseUrl,
     });
   });
-  await app.register(backoffice, { db, config });
+  await app.register(backoffice, { db, config, signer });
   return app;
 }

@@ -5,6 +5,7 @@ import { createDemo } from './cli/demo.js';
 import { verifyReceiptFile } from './cli/verify-receipt.js';
 import { serveOnWorkers } from './cluster.js';
 import { type AuditReport, auditLog } from './log/audit.js';
+import { saveAuditRun } from './log/audit-runs.js';
 import { type Config, ConfigError, loadConfig } from './platform/config.js';
 import { createDb, type Db } from './platform/db.js';
 import { toAppError } from './platform/error-handler.js';
@@ -118,7 +119,9 @@ const commands: Record<
     options: ['tenant'],
     run: async (db, o) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return auditLog(db, tenant.id);
+      const report = await auditLog(db, tenant.id);
+      await saveAuditRun(db, report, 'command line');
+      return report;
     },
     exitCode: (report) => ((report as AuditReport).ok ? 0 : 1),
   },

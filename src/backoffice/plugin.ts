@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
+import type { NoteSigner } from '../proof/index.js';
 import { ensureOperator } from './accounts/operators.js';
 import { accountRoutes } from './accounts/routes.js';
 import { findSession } from './accounts/sessions.js';
@@ -12,6 +13,7 @@ import { auditRoutes } from './audit/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { exportRoutes } from './exports/routes.js';
+import { logPageRoutes } from './log/routes.js';
 import { templatePageRoutes } from './templates/routes.js';
 import { tenantAdminRoutes } from './tenants/routes.js';
 import { assetRoutes } from './web/assets.js';
@@ -22,6 +24,8 @@ import './web/context.js';
 export interface BackofficeOptions {
   db: Db;
   config: Config;
+  /** The decision log's signing key (for the log page's key and empty checkpoint). */
+  signer: NoteSigner;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface BackofficeOptions {
  * scripts (htmx and a small script of its own only add to them).
  * Its own error pages, body parser, cookies and CSP stay inside this plugin; `/api` is untouched.
  */
-export async function backoffice(app: FastifyInstance, { db, config }: BackofficeOptions) {
+export async function backoffice(app: FastifyInstance, { db, config, signer }: BackofficeOptions) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
   const prefix = config.secureCookies ? '__Host-' : '';
@@ -97,6 +101,7 @@ export async function backoffice(app: FastifyInstance, { db, config }: Backoffic
           await tenantPages.register(customerRoutes, { db });
           await tenantPages.register(exportRoutes, { db });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });
+          await tenantPages.register(logPageRoutes, { db, signer });
         });
 
         await pages.register(async (operatorPages) => {

@@ -52,19 +52,32 @@ function records(db: Executor, tenantId: string) {
     .where('d.tenant_id', '=', tenantId);
 }
 
+/** A decision with its place in the tenant's decision log (null while queued). */
+export interface LoggedDecisionRecord extends DecisionRecord {
+  log_index: number | null;
+}
+
 /** A customer's decisions on every template, newest first (at most `limit`). */
-export function customerHistory(
+export async function customerHistory(
   db: Executor,
   tenantId: string,
   customerId: string,
   limit = 500,
-): Promise<DecisionRecord[]> {
-  return records(db, tenantId)
+): Promise<LoggedDecisionRecord[]> {
+  const rows = await records(db, tenantId)
+    .leftJoin('tlog_entries as e', (j) =>
+      j.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
+    )
+    .select('e.idx as log_index')
     .where('d.customer_id', '=', customerId)
     .orderBy('d.decided_at', 'desc')
     .orderBy('d.id', 'desc')
     .limit(limit)
     .execute();
+  return rows.map((row) => ({
+    ...row,
+    log_index: row.log_index === null ? null : Number(row.log_index),
+  }));
 }
 
 /** Where a customer stands on one template: the last decision, and on the latest version. */

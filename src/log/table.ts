@@ -55,3 +55,17 @@ export interface TlogCheckpointsTable {
   note: string;
   created_at: string;
 }
+
+/** One run of `audit` over a log, by the command line or the back-office. */
+export interface TlogAuditsTable {
+  log_id: string;
+  id: string;
+  ran_at: string;
+  ran_by: string;
+  /** 1 when nothing was found. */
+  ok: number;
+  entries: number;
+  checkpoints: number;
+  /** JSON array of the findings. */
+  findings: string;
+}

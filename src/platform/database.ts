@@ -13,6 +13,7 @@ import type {
 } from '../decisions/table.js';
 import type {
   LogSubjectsTable,
+  TlogAuditsTable,
   TlogCheckpointsTable,
   TlogEntriesTable,
   TlogLogsTable,
@@ -44,4 +45,5 @@ export interface Database {
   tlog_entries: TlogEntriesTable;
   tlog_nodes: TlogNodesTable;
   tlog_checkpoints: TlogCheckpointsTable;
+  tlog_audits: TlogAuditsTable;
 }

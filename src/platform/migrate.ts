@@ -4,6 +4,7 @@ import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
 import * as decisionLog from './migrations/0003-decision-log.js';
 import * as customerHistory from './migrations/0004-customer-history.js';
+import * as logAudits from './migrations/0005-log-audits.js';
 
 /** Migrations are listed in code, so the compiled build and the test runner load the same set. */
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0002-backoffice': backoffice,
   '0003-decision-log': decisionLog,
   '0004-customer-history': customerHistory,
+  '0005-log-audits': logAudits,
 };
 
 const provider: MigrationProvider = {

@@ -114,6 +114,7 @@ describe.each(stores)('back-office pages as HTTP on $name', (store) => {
       '/backoffice/customers?customer_id=someone',
       '/backoffice/exports',
       '/backoffice/audit',
+      '/backoffice/log',
       '/backoffice/account/password',
     ];
     for (const url of pages) {

@@ -48,6 +48,8 @@ describe.each(stores)('every back-office route on $name', (store) => {
     '/backoffice/exports/decisions.csv',
     '/backoffice/audit',
     '/backoffice/audit.csv',
+    '/backoffice/log',
+    '/backoffice/decisions/0190e8a0-0000-7000-8000-000000000000/receipt',
   ];
   const tenantForms = () =>
     [
@@ -82,7 +84,9 @@ describe.each(stores)('every back-office route on $name', (store) => {
 
   /** What a refused form must leave as it was. */
   async function snapshot() {
-    const count = async (table: 'templates' | 'template_versions' | 'api_keys' | 'tenants') =>
+    const count = async (
+      table: 'templates' | 'template_versions' | 'api_keys' | 'tenants' | 'tlog_audits',
+    ) =>
       (
         await t.db
           .selectFrom(table)
@@ -94,6 +98,7 @@ describe.each(stores)('every back-office route on $name', (store) => {
       versions: await count('template_versions'),
       keys: await count('api_keys'),
       tenants: await count('tenants'),
+      audits: await count('tlog_audits'),
       draft: await t.db
         .selectFrom('template_versions')
         .select(['tag', 'content_html', 'status'])

@@ -284,6 +284,26 @@ describe.skipIf(skipBrowserTests).each(stores)(
         expect(first).toContain(userAgent);
         expect(await page.locator('tbody').first().textContent()).toContain('pending');
         await shot('14-customer');
+        // Each decision's receipt downloads from its row once it is in the log.
+        await expect
+          .poll(
+            async () => {
+              await page.reload();
+              return page.getByRole('link', { name: /^Receipt/ }).count();
+            },
+            { timeout: 5_000, interval: 250 },
+          )
+          .toBe(2);
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page
+            .getByRole('link', { name: /^Receipt/ })
+            .first()
+            .click(),
+        ]);
+        const receipt = JSON.parse(readFileSync(await download.path(), 'utf8'));
+        expect(receipt.data.decision.customer_id).toBe('bob');
+        expect(receipt.data.tlog_proof).toMatch(/^c2sp\.org\/tlog-proof@v1\n/);
       });
 
       it('the export downloads the decisions of the template as CSV', async () => {
@@ -313,6 +333,17 @@ describe.skipIf(skipBrowserTests).each(stores)(
         });
       });
 
+      it('the decision log page shows the checkpoint, and an audit run from it finds no problem', async () => {
+        await page.getByText('Administration').click();
+        await page.getByRole('link', { name: 'Decision log' }).click();
+        expect(await page.locator('h1').textContent()).toBe('Decision log');
+        await page.getByRole('button', { name: 'Run the audit now' }).click();
+        await expect.poll(() => page.locator('p.notice').textContent()).toBe('Audit finished.');
+        expect(await page.locator('main').textContent()).toContain('no problem found');
+        await shot('16-decision-log');
+        expect(console.problems).toEqual([]);
+      });
+
       it('the audit log lists what was done, and the other tenant sees none of it (404 on its pages)', async () => {
         await page.getByText('Administration').click();
         await page.getByRole('link', { name: 'Audit log' }).click();
@@ -324,10 +355,11 @@ describe.skipIf(skipBrowserTests).each(stores)(
           'api_key.created',
           'customer.looked_up',
           'export.decisions',
+          'log.audited',
         ]) {
           expect(log).toContain(action);
         }
-        await shot('16-audit');
+        await shot('17-audit');
         expect(console.problems).toEqual([]);
 
         expectJsonObject(
@@ -351,7 +383,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
         const response = await page.goto(url('/backoffice/templates/privacy_policy'));
         expect(response?.status()).toBe(404);
         expect(await page.locator('h1').textContent()).toBe('Page not found');
-        await shot('17-not-found');
+        await shot('18-not-found');
         await page.goto(url('/backoffice/customers?customer_id=bob'));
         expect(await page.getByRole('status').textContent()).toContain(
           'No decision recorded for bob.',
@@ -363,7 +395,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await openPage(tenantContext);
         await page.goto(url('/backoffice/api-keys'));
         await page.getByRole('link', { name: /Revoke web shop/ }).click();
-        await shot('18-revoke-confirmation');
+        await shot('19-revoke-confirmation');
         await page.getByRole('button', { name: 'Revoke the key' }).click();
         await expect.poll(() => page.getByRole('status').textContent()).toBe('Key revoked.');
         // A revocation is seen within a second (keys are checked through a short-lived cache).

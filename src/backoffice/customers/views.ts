@@ -1,4 +1,4 @@
-import type { CustomerTemplateStanding, DecisionRecord } from '../../decisions/history.js';
+import type { CustomerTemplateStanding, LoggedDecisionRecord } from '../../decisions/history.js';
 import { badge, time } from '../web/format.js';
 import { input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
@@ -15,7 +15,7 @@ ${input({ name: 'customer_id', label: 'Customer id', type: 'search', value: o.cu
 export function customerResult(o: {
   customerId: string;
   standings: CustomerTemplateStanding[];
-  history: DecisionRecord[];
+  history: LoggedDecisionRecord[];
   historyLimit: number;
 }): Html {
   if (o.history.length === 0) {
@@ -40,7 +40,7 @@ ${o.standings.map(
 ${o.history.length === o.historyLimit ? html`<p>The ${o.historyLimit} most recent decisions are shown; the export has them all.</p>` : ''}
 <div class="table-scroll"><table class="history">
 <caption class="visually-hidden">Decisions of customer ${o.customerId}, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Tag</th><th scope="col">Decision</th><th scope="col">API key</th><th scope="col">IP address</th><th scope="col">User agent</th></tr></thead>
+<thead><tr><th scope="col">Time</th><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Tag</th><th scope="col">Decision</th><th scope="col">API key</th><th scope="col">IP address</th><th scope="col">User agent</th><th scope="col">In the log</th></tr></thead>
 <tbody>
 ${o.history.map(
   (d) => html`<tr>
@@ -52,6 +52,7 @@ ${o.history.map(
 <td>${d.api_key_name ?? ''} <small class="mono">${d.api_key_prefix ?? ''}</small></td>
 <td class="mono">${d.ip}</td>
 <td class="wrap"><small>${d.user_agent ?? '—'}</small></td>
+<td class="nowrap">${d.log_index === null ? badge('pending', 'queued') : html`#${d.log_index} <a href="${basePath}/decisions/${d.decision_id}/receipt" download>Receipt<span class="visually-hidden"> of ${d.decision_id}</span></a>`}</td>
 </tr>`,
 )}
 </tbody></table></div>`;

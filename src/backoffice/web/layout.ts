@@ -8,6 +8,7 @@ export type Section =
   | 'customers'
   | 'exports'
   | 'api-keys'
+  | 'log'
   | 'audit'
   | 'tenants'
   | 'account';
@@ -79,9 +80,10 @@ ${link('/templates', 'Templates', 'templates')}
 ${link('/customers', 'Customers', 'customers')}
 ${link('/exports', 'Exports', 'exports')}
 <li><details class="dropdown">
-<summary${section === 'api-keys' || section === 'audit' ? html` aria-current="page"` : ''}>Administration</summary>
+<summary${section === 'api-keys' || section === 'audit' || section === 'log' ? html` aria-current="page"` : ''}>Administration</summary>
 <ul dir="rtl">
 <li><a href="${basePath}/api-keys">API Key Management</a></li>
+<li><a href="${basePath}/log">Decision log</a></li>
 <li><a href="${basePath}/audit">Audit log</a></li>
 </ul>
 </details></li>`

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import { auditLog } from '../../log/audit.js';
+import { lastAuditRun, saveAuditRun } from '../../log/audit-runs.js';
+import { latestCheckpoint } from '../../log/repository.js';
+import { currentCheckpoint, logKey, receiptOf } from '../../log/service.js';
+import type { Db } from '../../platform/db.js';
+import { uuidPattern } from '../../platform/ids.js';
+import type { NoteSigner } from '../../proof/index.js';
+import { recordAudit } from '../audit/service.js';
+import { auditBy, tenantOf } from '../web/context.js';
+import { queryOf } from '../web/forms.js';
+import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { logPage, receiptQueued } from './views.js';
+
+const notices: Record<string, string> = { audited: 'Audit finished.' };
+const validId = new RegExp(uuidPattern);
+
+/** The tenant's decision log: its checkpoint, key and audits; and receipts to download. */
+export async function logPageRoutes(
+  app: FastifyInstance,
+  { db, signer }: { db: Db; signer: NoteSigner },
+) {
+  app.get('/log', async (request, reply) => {
+    const { tenantId } = tenantOf(request);
+    const [key, checkpoint, stored, queued, lastAudit] = await Promise.all([
+      logKey(db, signer, tenantId),
+      currentCheckpoint(db, signer, tenantId),
+      latestCheckpoint(db, tenantId),
+      db
+        .selectFrom('tlog_pending')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('log_id', '=', tenantId)
+        .executeTakeFirstOrThrow(),
+      lastAuditRun(db, tenantId),
+    ]);
+    return sendPage(reply, {
+      title: 'Decision log',
+      section: 'log',
+      user: request.backofficeUser,
+      csrfToken: csrfToken(reply),
+      notice: notices[queryOf(request.query, 'notice')],
+      body: logPage({
+        key,
+        checkpoint,
+        checkpointAt: stored?.created_at ?? null,
+        queued: Number(queued.n),
+        lastAudit,
+        csrfToken: csrfToken(reply),
+      }),
+    });
+  });
+
+  app.post('/log/audit', async (request, reply) => {
+    const user = tenantOf(request);
+    const report = await auditLog(db, user.tenantId);
+    await saveAuditRun(db, report, user.email);
+    await recordAudit(db, {
+      ...auditBy(request),
+      action: 'log.audited',
+      details: { ok: report.ok, entries: report.entries, findings: report.findings.length },
+    });
+    return redirectTo(reply, '/log?notice=audited');
+  });
+
+  app.get<{ Params: { id: string } }>('/decisions/:id/receipt', async (request, reply) => {
+    const { tenantId } = tenantOf(request);
+    const id = request.params.id;
+    if (!validId.test(id)) return reply.callNotFound();
+    const result = await receiptOf(db, tenantId, id);
+    if (!result.ready) {
+      return sendPage(reply, {
+        status: 202,
+        title: 'Receipt not ready yet',
+        section: 'customers',
+        user: request.backofficeUser,
+        csrfToken: csrfToken(reply),
+        body: receiptQueued(id),
+      });
+    }
+    return reply
+      .header('content-disposition', `attachment; filename="receipt-${id.toLowerCase()}.json"`)
+      .type('application/json; charset=utf-8')
+      .send(`${JSON.stringify({ data: result.receipt }, null, 2)}\n`);
+  });
+}
