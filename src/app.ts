@@ -48,6 +48,8 @@ export async function buildApp(
       redact: ['req.headers["x-system-api-key"]', 'req.headers.authorization'],
     },
     bodyLimit,
+    // One line per request (below) instead of Fastify's two: the same facts at half the cost.
+    disableRequestLogging: true,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     // customer_id may be 128 characters; longer parameters fail validation as 400 1001.
@@ -82,6 +84,12 @@ export async function buildApp(
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (closing) throw new AppError('unavailable');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { req: request, res: reply, responseTime: reply.elapsedTime },
+      'request completed',
+    );
   });
   app.addHook('preClose', async () => {
     closing = true;
