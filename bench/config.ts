@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /** The benchmark's knobs, all from the environment (see bench/README.md). */
 
 export type Store = 'sqlite' | 'postgres';
@@ -13,6 +15,8 @@ export interface BenchConfig {
   sizes: number[];
   stores: Store[];
   endpoints: Endpoint[];
+  /** The workers group's `WORKERS` values, ascending and starting with 1; empty: no group. */
+  workers: number[];
   /** An existing PostgreSQL (superuser or CREATEDB) instead of the embedded one. */
   databaseUrl: string | undefined;
   /** Where the JSON results go. */
@@ -30,6 +34,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     sizes: list(env, 'BENCH_SIZES', '0,100000,10000000').map((s) => size(s)),
     stores: oneOf(env, 'BENCH_STORES', allStores),
     endpoints: oneOf(env, 'BENCH_ENDPOINTS', allEndpoints),
+    workers: workerCounts(list(env, 'BENCH_WORKERS', '1,2')),
     databaseUrl: env.BENCH_DATABASE_URL || undefined,
     output: env.BENCH_OUTPUT || 'bench/results/latest.json',
   };
@@ -59,6 +64,19 @@ function size(raw: string): number {
   const value = unit === 'k' ? base * 1e3 : unit === 'm' ? base * 1e6 : base;
   // Each generated customer has two decisions (see dataset.ts), so sizes are even.
   return value - (value % 2);
+}
+
+/** "1,2", "1,auto" or "none"; 1 is always measured, as what the others are compared with. */
+function workerCounts(raw: string[]): number[] {
+  if (raw.length === 1 && raw[0] === 'none') return [];
+  const counts = raw.map((value) => {
+    const count = value === 'auto' ? availableParallelism() : Number(value);
+    if (!Number.isInteger(count) || count < 1 || count > 999) {
+      throw new Error(`BENCH_WORKERS: "${value}" is not a number of workers (1 to 999, or auto)`);
+    }
+    return count;
+  });
+  return [...new Set([1, ...counts])].sort((a, b) => a - b);
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, all: T[]): T[] {

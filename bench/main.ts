@@ -1,7 +1,7 @@
 // `npm run bench`: loads the service on both stores at several data sizes and prints how it
 // compares with a bare node:http server (the ceiling). See bench/README.md.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BenchConfig, loadBenchConfig, type Store } from './config.js';
 import type { Fixture } from './dataset.js';
@@ -11,7 +11,7 @@ import {
   recreateDatabase,
   startBenchPostgres,
 } from './postgres.js';
-import { stopAll, unpinnedReason } from './processes.js';
+import { firstCores, serverCore, stopAll, unpinnedReason } from './processes.js';
 import {
   formatSteps,
   formatTable,
@@ -35,6 +35,11 @@ let ceiling: Row | undefined;
 /** Size of the captured `latest` body the ceiling answers with. */
 let latestBytes: number | null = null;
 const began = Date.now();
+/**
+ * The cores the workers group's service and load generator share: as many as its largest
+ * `WORKERS`, at least the two the other runs use, at most the machine's.
+ */
+const groupCores = firstCores(Math.min(availableParallelism(), Math.max(2, ...config.workers)));
 
 /** Runs one step, saying on stderr what it does and how long it took. */
 async function step<T>(name: string, work: () => Promise<T> | T): Promise<T> {
@@ -47,13 +52,23 @@ async function step<T>(name: string, work: () => Promise<T> | T): Promise<T> {
   return result;
 }
 
+/** A store's file or database name: `tag` tells apart stores of the same size. */
+function storeName(size: number, tag: string): string {
+  return tag ? `${size}_${tag}` : String(size);
+}
+
 /** A fresh store with the fixture and `size` generated decisions. */
-async function prepare(store: Store, size: number): Promise<{ url: string; fixture: Fixture }> {
-  const label = `${store} ${size.toLocaleString('en-US')}`;
+async function prepare(
+  store: Store,
+  size: number,
+  tag = '',
+): Promise<{ url: string; fixture: Fixture }> {
+  const label = `${store} ${size.toLocaleString('en-US')}${tag ? ` (${tag})` : ''}`;
+  const name = storeName(size, tag);
   const url =
     store === 'sqlite'
-      ? join(dir, `sqlite-${size}.db`)
-      : await recreateDatabase(requirePostgres().adminUrl, `consent_bench_${size}`);
+      ? join(dir, `sqlite-${name}.db`)
+      : await recreateDatabase(requirePostgres().adminUrl, `consent_bench_${name}`);
   const fixture = await step(`${label}: schema + fixture (command line)`, () => createFixture(url));
   if (size > 0) {
     await step(`${label}: bulk load`, () =>
@@ -63,9 +78,12 @@ async function prepare(store: Store, size: number): Promise<{ url: string; fixtu
   return { url, fixture };
 }
 
-async function discard(store: Store, size: number, url: string): Promise<void> {
-  if (store === 'postgres') await dropDatabase(requirePostgres().adminUrl, `consent_bench_${size}`);
-  else for (const suffix of ['', '-wal', '-shm']) rmSync(`${url}${suffix}`, { force: true });
+async function discard(store: Store, size: number, url: string, tag = ''): Promise<void> {
+  if (store === 'postgres') {
+    await dropDatabase(requirePostgres().adminUrl, `consent_bench_${storeName(size, tag)}`);
+    return;
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${url}${suffix}`, { force: true });
 }
 
 /** The embedded PostgreSQL's postmaster while PostgreSQL runs, to count its CPU. */
@@ -111,9 +129,46 @@ async function benchStore(store: Store): Promise<void> {
     }
     await step(`${label}: drop store`, () => discard(store, size, url));
   }
+  if (config.workers.length > 0) await benchWorkers(store);
   if (postgres) {
     await step('stop PostgreSQL', () => postgres?.remove());
     postgres = undefined;
+  }
+}
+
+/**
+ * The workers group: each endpoint with `WORKERS=1`, then with each larger count, one right after
+ * the other so that noise from outside the bench hits them alike; each count on an empty store of
+ * its own, so that one count's decisions do not grow the other's store. The service, the load
+ * generator and PostgreSQL all share the same cores: the worker count is the only difference.
+ */
+async function benchWorkers(store: Store): Promise<void> {
+  const stores: { workers: number; tag: string; url: string; fixture: Fixture }[] = [];
+  for (const workers of config.workers) {
+    const tag = `w${workers}`;
+    stores.push({ workers, tag, ...(await prepare(store, 0, tag)) });
+  }
+  const moved = postgres?.pin(groupCores);
+  if (moved) notes.push(`PostgreSQL in the workers group: ${moved}`);
+  try {
+    for (const endpoint of config.endpoints) {
+      let one: number | undefined;
+      for (const { workers, url, fixture } of stores) {
+        const logFile = join(dir, `${store}-workers-${workers}-${endpoint}.log`);
+        const placement = { workers, cores: groupCores };
+        const run = await step(`${store} 0: ${endpoint} WORKERS=${workers}`, () =>
+          runEndpoint(config, store, 0, url, fixture, endpoint, logFile, dbPid(), placement),
+        );
+        one ??= run.row.rps;
+        run.row.vsOneWorker = run.row.rps / one;
+        rows.push(run.row);
+      }
+    }
+  } finally {
+    postgres?.pin(serverCore);
+  }
+  for (const { tag, url } of stores) {
+    await step(`${store} 0 (${tag}): drop store`, () => discard(store, 0, url, tag));
   }
 }
 
@@ -124,16 +179,21 @@ function printHeader(c: BenchConfig, machine: Record<string, string | number>): 
     `  pinning: ${unpinnedReason ? `NONE (${unpinnedReason})` : 'server + database on core 0, load generator on core 1'}`,
     `  runs: ${c.connections} connections, ${c.warmupS} s warm-up + ${c.durationS} s measured; ` +
       `stores ${c.stores.join(',')}; sizes ${c.sizes.join(',')}; endpoints ${c.endpoints.join(',')}`,
+    `  workers group: ${
+      c.workers.length === 0
+        ? 'none'
+        : `WORKERS=${c.workers.join(',')} on an empty store, server + database + load generator ` +
+          `${unpinnedReason ? 'unpinned' : `sharing cores ${groupCores}`}`
+    }`,
   ];
   process.stdout.write(`${lines.join('\n')}\n\n`);
   if (unpinnedReason) process.stderr.write(`WARNING: running unpinned: ${unpinnedReason}\n`);
 }
 
-/** "sqlite 100,000 pending", or the ceiling's name. */
+/** "sqlite 100,000 pending", "sqlite 0 latest WORKERS=2", or the ceiling's name. */
 function label(r: Row): string {
-  return r.size === null
-    ? r.endpoint
-    : `${r.store} ${r.size.toLocaleString('en-US')} ${r.endpoint}`;
+  const endpoint = r.workers === undefined ? r.endpoint : `${r.endpoint} WORKERS=${r.workers}`;
+  return r.size === null ? endpoint : `${r.store} ${r.size.toLocaleString('en-US')} ${endpoint}`;
 }
 
 /** What makes a row doubtful, said under the table. */
@@ -186,7 +246,10 @@ try {
   printHeader(config, machine);
   for (const store of config.stores) await benchStore(store);
   for (const r of rows) {
-    if (ceiling && r.endpoint !== 'pg INSERT loop') r.vsCeiling = r.rps / ceiling.rps;
+    // The workers group shares its cores with the load generator: not the ceiling's pinning.
+    if (ceiling && r.endpoint !== 'pg INSERT loop' && r.workers === undefined) {
+      r.vsCeiling = r.rps / ceiling.rps;
+    }
   }
   const all = ceiling ? [ceiling, ...rows] : rows;
   notes.push(...all.flatMap(rowNotes));

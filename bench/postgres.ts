@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { startPostgresServer } from '../test/helpers/postgres-server.js';
-import { parentPid, pinTree, serverCore, unpinnedReason } from './processes.js';
+import { type Cores, parentPid, pinTree, serverCore, unpinnedReason } from './processes.js';
 
 export interface BenchPostgres {
   /** A superuser (or CREATEDB) URL; each data size gets a database of its own on it. */
@@ -9,6 +9,8 @@ export interface BenchPostgres {
   pinning: string;
   /** The embedded server's postmaster, to count the database's CPU; null for an external one. */
   postmasterPid: number | null;
+  /** Moves the embedded server to other cores (the workers group); says what was done. */
+  pin(cores: Cores): string;
   remove(): Promise<void>;
 }
 
@@ -19,6 +21,7 @@ export async function startBenchPostgres(url: string | undefined): Promise<Bench
       adminUrl: url,
       pinning: 'not pinned (BENCH_DATABASE_URL)',
       postmasterPid: null,
+      pin: () => 'not pinned (BENCH_DATABASE_URL)',
       remove: async () => {},
     };
   }
@@ -27,8 +30,9 @@ export async function startBenchPostgres(url: string | undefined): Promise<Bench
     const postmasterPid = await findPostmaster(server.url);
     return {
       adminUrl: server.url,
-      pinning: pin(postmasterPid),
+      pinning: pin(postmasterPid, serverCore),
       postmasterPid,
+      pin: (cores) => pin(postmasterPid, cores),
       remove: () => bounded(server.remove(), 90_000),
     };
   } catch (error) {
@@ -42,11 +46,12 @@ export async function startBenchPostgres(url: string | undefined): Promise<Bench
  * postmaster (a backend's parent) and its workers are pinned afterwards; backends forked for
  * later connections inherit the postmaster's affinity.
  */
-function pin(postmaster: number | null): string {
+function pin(postmaster: number | null, cores: Cores): string {
   if (unpinnedReason) return `not pinned (${unpinnedReason})`;
   if (!postmaster) return 'not pinned (postmaster not found)';
-  const pinned = pinTree(postmaster, serverCore);
-  return `postmaster ${postmaster} and ${pinned - 1} workers pinned to core ${serverCore}`;
+  const pinned = pinTree(postmaster, cores);
+  const where = typeof cores === 'number' ? `core ${cores}` : `cores ${cores}`;
+  return `postmaster ${postmaster} and ${pinned - 1} workers pinned to ${where}`;
 }
 
 /** A backend's parent is the postmaster; read while the backend still lives. */

@@ -7,6 +7,14 @@ import { createInterface } from 'node:readline';
 export const serverCore = 0;
 export const loadCore = 1;
 
+/** A core, or a `taskset` core list ("0,1", "0-3"). */
+export type Cores = number | string;
+
+/** Cores 0 to n - 1, for runs that share them. */
+export function firstCores(n: number): string {
+  return n <= 1 ? '0' : `0-${n - 1}`;
+}
+
 /** Why runs are unpinned, or undefined when `taskset` pins them. */
 export const unpinnedReason: string | undefined = (() => {
   if (availableParallelism() < 2) return 'fewer than 2 cores';
@@ -21,32 +29,50 @@ export const unpinnedReason: string | undefined = (() => {
 const running = new Set<ChildProcess>();
 
 /**
- * Starts a command on one core (`taskset` execs it, so the child's pid is the command's own and
- * /proc figures are its own). Every child is remembered so that a failure still stops it.
+ * Starts a command on the given cores (`taskset` execs it, so the child's pid is the command's own
+ * and /proc figures are its own). Every child is remembered so that a failure still stops it.
  */
 export function spawnPinned(
-  core: number,
+  cores: Cores,
   command: string,
   args: string[],
   options: SpawnOptions,
 ): ChildProcess {
   const child =
     unpinnedReason === undefined
-      ? spawn('taskset', ['-c', String(core), command, ...args], options)
+      ? spawn('taskset', ['-c', String(cores), command, ...args], options)
       : spawn(command, args, options);
   running.add(child);
   child.once('exit', () => running.delete(child));
   return child;
 }
 
-/** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
+/**
+ * SIGTERM, then SIGKILL if it has not exited after `graceMs`. Its own children (the service's
+ * cluster workers) are stopped by it; any still there once it has exited get SIGKILL.
+ */
 export async function stopProcess(child: ChildProcess, graceMs = 15_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  const children = child.pid ? childrenOf(child.pid) : [];
+  const started = new Map(children.map((pid) => [pid, startTime(pid)]));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
+  // The same start time: the very process, not a newcomer that got its pid.
+  const alive = () => children.filter((pid) => started.get(pid) === (startTime(pid) ?? ''));
+  const deadline = Date.now() + 5_000;
+  while (alive().length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const pid of alive()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // It exited meanwhile.
+    }
+  }
 }
 
 /** Stops every child still running: the failure path. */
@@ -59,8 +85,9 @@ export function runNodeJson<T>(
   script: string,
   args: string[],
   onLine?: (line: string) => void,
+  cores: Cores = loadCore,
 ): Promise<T> {
-  const child = spawnPinned(loadCore, process.execPath, [script, ...args], {
+  const child = spawnPinned(cores, process.execPath, [script, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let last = '';
@@ -91,6 +118,16 @@ export function peakRssMb(pid: number): number | null {
   }
 }
 
+/**
+ * The peaks of a process and of its children alive now (the service's cluster workers), added
+ * up: an upper bound of what they held at once.
+ */
+export function treePeakRssMb(rootPid: number): number | null {
+  const own = peakRssMb(rootPid);
+  if (own === null) return null;
+  return childrenOf(rootPid).reduce((sum, pid) => sum + (peakRssMb(pid) ?? 0), own);
+}
+
 const clockTicks = (() => {
   try {
     return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -117,14 +154,14 @@ function statFields(pid: number): string[] | null {
 }
 
 /**
- * Pins a running process and all its children to one core (for PostgreSQL: the postmaster and
- * its workers; backends forked later inherit the postmaster's affinity). Returns how many.
+ * Pins a running process and all its children to the given cores (for PostgreSQL: the postmaster
+ * and its workers; backends forked later inherit the postmaster's affinity). Returns how many.
  */
-export function pinTree(rootPid: number, core: number): number {
+export function pinTree(rootPid: number, cores: Cores): number {
   let pinned = 0;
   for (const pid of [rootPid, ...childrenOf(rootPid)]) {
     try {
-      execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+      execFileSync('taskset', ['-a', '-p', '-c', String(cores), String(pid)], { stdio: 'ignore' });
       pinned++;
     } catch {
       // It exited meanwhile (a short-lived worker): nothing to pin.
@@ -133,7 +170,8 @@ export function pinTree(rootPid: number, core: number): number {
   return pinned;
 }
 
-/** CPU seconds used by a process and its children alive now (PostgreSQL's postmaster tree). */
+/** CPU seconds used by a process and its children alive now (PostgreSQL's postmaster tree, the
+ * service's cluster primary and workers). */
 export function treeCpuSeconds(rootPid: number): Map<number, number> {
   const used = new Map<number, number>();
   for (const pid of [rootPid, ...childrenOf(rootPid)]) {
@@ -155,6 +193,11 @@ export function machineBusySeconds(): number {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
   const [, user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).map(Number);
   return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0)) / clockTicks;
+}
+
+/** When a process started, in clock ticks since boot; null once it is gone. */
+function startTime(pid: number): string | null {
+  return statFields(pid)?.[19] ?? null;
 }
 
 function childrenOf(pid: number): number[] {

@@ -28,7 +28,8 @@ export interface Row {
   vsCeiling: number | null;
   p50Ms: number;
   p99Ms: number;
-  /** The measured server's VmHWM at the end of the run; null when not a process of ours. */
+  /** The measured server's VmHWM at the end of the run (with several workers, the primary's and
+   * the workers' added up); null when not a process of ours. */
   peakRssMb: number | null;
   /** Cores used during the measured part: the server process, PostgreSQL (embedded only), the
    * load generator, and every other process on the machine (noise from outside the bench). */
@@ -42,6 +43,11 @@ export interface Row {
   warmupErrors: number;
   /** PostgreSQL decisions only: rps / the bare INSERT loop's inserts per second. */
   vsInsert?: number;
+  /** The workers group only: the service's `WORKERS`, the cores it shared with the load
+   * generator, and rps / the rps of `WORKERS=1` for the same store and endpoint. */
+  workers?: number;
+  cores?: string;
+  vsOneWorker?: number;
   notes: string[];
 }
 
@@ -72,7 +78,10 @@ export function machineFacts(): Record<string, string | number> {
 const columns: [string, (r: Row) => string][] = [
   ['store', (r) => r.store],
   ['size', (r) => (r.size === null ? '-' : r.size.toLocaleString('en-US'))],
-  ['endpoint', (r) => r.endpoint],
+  [
+    'endpoint',
+    (r) => (r.workers === undefined ? r.endpoint : `${r.endpoint} WORKERS=${r.workers}`),
+  ],
   ['req/s', (r) => Math.round(r.rps).toLocaleString('en-US')],
   ['vs ceiling', (r) => (r.vsCeiling === null ? '-' : r.vsCeiling.toFixed(2))],
   ['p50 ms', (r) => r.p50Ms.toFixed(1)],
@@ -80,6 +89,7 @@ const columns: [string, (r: Row) => string][] = [
   ['peak RSS MB', (r) => (r.peakRssMb === null ? '-' : r.peakRssMb.toFixed(0))],
   ['errors', (r) => errorsCell(r)],
   ['vs pg insert', (r) => (r.vsInsert === undefined ? '' : r.vsInsert.toFixed(2))],
+  ['vs 1 worker', (r) => (r.vsOneWorker === undefined ? '' : r.vsOneWorker.toFixed(2))],
   ['CPU srv', (r) => percent(r.serverCpu)],
   ['CPU db', (r) => percent(r.dbCpu)],
   ['CPU load', (r) => percent(r.loadCpu)],

@@ -4,18 +4,19 @@ import { freePort } from '../test/helpers/postgres-server.js';
 import type { BenchConfig, Endpoint } from './config.js';
 import { customerId, customerIdWidth, type Fixture, freshCustomers } from './dataset.js';
 import {
-  cpuSeconds,
+  type Cores,
+  loadCore,
   machineBusySeconds,
-  peakRssMb,
   runNodeJson,
   serverCore,
   spawnPinned,
   stopProcess,
   treeCpuDelta,
   treeCpuSeconds,
+  treePeakRssMb,
 } from './processes.js';
 import type { LoadResult, Row } from './report.js';
-import { type CapturedResponse, capture, startService } from './service.js';
+import { type CapturedResponse, capture, type Placement, startService } from './service.js';
 
 /** What a run measured besides the load child's own figures. */
 interface Measured {
@@ -28,15 +29,18 @@ interface Measured {
 }
 
 interface Measuring {
-  /** The measured server process, if any (none for the bare insert loop). */
+  /** The measured server process, if any (none for the bare insert loop); its children (cluster
+   * workers) are counted with it. */
   serverPid?: number | undefined;
   /** The embedded PostgreSQL's postmaster, if any. */
   dbPid?: number | null | undefined;
+  /** Where the load generator runs; the load core unless told. */
+  loadCores?: Cores | undefined;
 }
 
 interface Snapshot {
   at: number;
-  server: number | null;
+  server: Map<number, number> | null;
   db: Map<number, number> | null;
   machine: number;
 }
@@ -44,7 +48,7 @@ interface Snapshot {
 function snapshot(m: Measuring): Snapshot {
   return {
     at: performance.now(),
-    server: m.serverPid ? cpuSeconds(m.serverPid) : null,
+    server: m.serverPid ? treeCpuSeconds(m.serverPid) : null,
     db: m.dbPid ? treeCpuSeconds(m.dbPid) : null,
     machine: machineBusySeconds(),
   };
@@ -58,18 +62,23 @@ function snapshot(m: Measuring): Snapshot {
 async function measure(m: Measuring, script: string, loadConfig: unknown): Promise<Measured> {
   let start: Snapshot | undefined;
   let end: Snapshot | undefined;
-  const load = await runNodeJson<LoadResult>(script, [JSON.stringify(loadConfig)], (line) => {
-    if (line.includes('"phase":"measuring"')) start = snapshot(m);
-    // Taken before the child disconnects, while PostgreSQL backends serving it still exist.
-    if (line.includes('"phase":"done"')) end = snapshot(m);
-  });
+  const load = await runNodeJson<LoadResult>(
+    script,
+    [JSON.stringify(loadConfig)],
+    (line) => {
+      if (line.includes('"phase":"measuring"')) start = snapshot(m);
+      // Taken before the child disconnects, while PostgreSQL backends serving it still exist.
+      if (line.includes('"phase":"done"')) end = snapshot(m);
+    },
+    m.loadCores ?? loadCore,
+  );
   end ??= snapshot(m);
   // Per second of the snapshots' own interval, which is what the /proc counters cover.
   const wallS = start ? (end.at - start.at) / 1000 : load.durationS;
   const perSecond = (seconds: number | null) =>
     seconds === null ? null : Math.max(0, seconds / wallS);
   const serverCpu =
-    start?.server != null && end.server !== null ? perSecond(end.server - start.server) : null;
+    start?.server && end.server ? perSecond(treeCpuDelta(start.server, end.server)) : null;
   const dbCpu = start?.db && end.db ? perSecond(treeCpuDelta(start.db, end.db)) : null;
   const busy = start ? perSecond(end.machine - start.machine) : null;
   const otherCpu =
@@ -78,7 +87,7 @@ async function measure(m: Measuring, script: string, loadConfig: unknown): Promi
       : Math.max(0, busy - (serverCpu ?? 0) - (dbCpu ?? 0) - (load.loadCpu ?? 0));
   return {
     load,
-    peakRssMb: m.serverPid ? peakRssMb(m.serverPid) : null,
+    peakRssMb: m.serverPid ? treePeakRssMb(m.serverPid) : null,
     serverCpu,
     dbCpu,
     otherCpu,
@@ -147,7 +156,10 @@ export interface EndpointRun {
   latest: CapturedResponse;
 }
 
-/** A fresh `serve` process per run, so its peak memory is this run's own. */
+/**
+ * A fresh `serve` process per run, so its peak memory is this run's own. With a placement (the
+ * workers group), the service runs that many workers and the load generator shares their cores.
+ */
 export async function runEndpoint(
   config: BenchConfig,
   store: string,
@@ -157,16 +169,22 @@ export async function runEndpoint(
   endpoint: Endpoint,
   logFile: string,
   dbPid: number | null,
+  placement?: Placement,
 ): Promise<EndpointRun> {
-  const service = await startService(databaseUrl, logFile);
+  const service = await startService(databaseUrl, logFile, placement);
   try {
     const base = `${service.url}/api/v1/consent-templates/${fixture.templateCode}/latest`;
     const latest = await capture(base, fixture.apiKey);
     if (latest.status !== 200) throw new Error(`latest answered ${latest.status}`);
     if (endpoint === 'pending') await checkLoadedData(service.url, fixture, size);
     const load = loadConfig(config, service.url, endpoint, fixture, size);
-    const m = await measure({ serverPid: service.pid, dbPid }, 'bench/load.mjs', load);
+    const measuring = { serverPid: service.pid, dbPid, loadCores: placement?.cores };
+    const m = await measure(measuring, 'bench/load.mjs', load);
     const r = row(store, size, endpoint, m);
+    if (placement) {
+      r.workers = placement.workers;
+      r.cores = String(placement.cores);
+    }
     if (r.errors > 0 || r.warmupErrors > 0) r.notes.push(...logExcerpt(logFile));
     return { row: r, latest };
   } finally {

@@ -1,12 +1,15 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { freePort } from '../test/helpers/postgres-server.js';
 import type { Fixture, Version } from './dataset.js';
-import { serverCore, spawnPinned, stopProcess } from './processes.js';
+import { type Cores, serverCore, spawnPinned, stopProcess } from './processes.js';
 
 const bin = 'bin/consent-service';
+
+const serviceSettings =
+  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|WORKERS$)/;
 
 /**
  * The service's environment: its defaults, but no rate limit and loopback only. Settings the
@@ -15,8 +18,7 @@ const bin = 'bin/consent-service';
 function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of Object.keys(env)) {
-    if (/^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_)/.test(name))
-      delete env[name];
+    if (serviceSettings.test(name)) delete env[name];
   }
   return {
     ...env,
@@ -100,22 +102,39 @@ export async function createFixture(databaseUrl: string): Promise<Fixture> {
 
 export interface RunningService {
   url: string;
+  /** The process started; with several workers, the cluster's primary. */
   pid: number;
   stop(): Promise<void>;
 }
 
-/** `taskset -c 0 node bin/consent-service serve`, logging to `logFile`; resolves once healthy. */
-export async function startService(databaseUrl: string, logFile: string): Promise<RunningService> {
+/** Where the service runs: `WORKERS` and the cores they share (the workers group). */
+export interface Placement {
+  workers: number;
+  cores: Cores;
+}
+
+/**
+ * `taskset -c 0 node bin/consent-service serve` (or the placement's `WORKERS` and cores), logging
+ * to `logFile`; resolves once every worker listens.
+ */
+export async function startService(
+  databaseUrl: string,
+  logFile: string,
+  placement?: Placement,
+): Promise<RunningService> {
   const port = await freePort();
   const log = openSync(logFile, 'a');
-  const child = spawnPinned(serverCore, process.execPath, [bin, 'serve'], {
-    env: serviceEnv(databaseUrl, port),
+  const env = serviceEnv(databaseUrl, port);
+  if (placement) env.WORKERS = String(placement.workers);
+  const child = spawnPinned(placement?.cores ?? serverCore, process.execPath, [bin, 'serve'], {
+    env,
     stdio: ['ignore', log, log],
   });
   closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitHealthy(url, child);
+    await waitListening(logFile, placement?.workers ?? 1, child);
   } catch (error) {
     await stopProcess(child);
     throw new Error(`${(error as Error).message}; see ${logFile}`);
@@ -135,6 +154,21 @@ async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error('the service did not answer /api/health in 60 s');
+}
+
+/**
+ * One worker answering /api/health does not mean all of them listen: each says so in the log
+ * (Fastify's "Server listening at"), so wait for as many such lines as workers.
+ */
+async function waitListening(logFile: string, workers: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    const listening = readFileSync(logFile, 'utf8').split('"msg":"Server listening at').length - 1;
+    if (listening >= workers) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`fewer than ${workers} workers listened within 60 s`);
 }
 
 /** A response as the ceiling server will repeat it. */
