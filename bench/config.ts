@@ -17,6 +17,8 @@ export interface BenchConfig {
   endpoints: Endpoint[];
   /** The workers group's `WORKERS` values, ascending and starting with 1; empty: no group. */
   workers: number[];
+  /** Decisions per second for the receipt-latency run (0: no such run). */
+  receiptRate: number;
   /** An existing PostgreSQL (superuser or CREATEDB) instead of the embedded one. */
   databaseUrl: string | undefined;
   /** Where the JSON results go. */
@@ -35,6 +37,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     stores: oneOf(env, 'BENCH_STORES', allStores),
     endpoints: oneOf(env, 'BENCH_ENDPOINTS', allEndpoints),
     workers: workerCounts(list(env, 'BENCH_WORKERS', '1,2')),
+    receiptRate: number(env, 'BENCH_RECEIPT_RATE', 1000, 0),
     databaseUrl: env.BENCH_DATABASE_URL || undefined,
     output: env.BENCH_OUTPUT || 'bench/results/latest.json',
   };

@@ -1,7 +1,8 @@
 // The load generator: autocannon in a process of its own, pinned to the load core by the caller.
 // Plain JavaScript so that this process runs bare Node (no tsx loader on the load core).
 // Usage: node bench/load.mjs '<json>'  with {url, path, method, headers, body, connections,
-//   warmupS, durationS, customers: {known, fresh, width}}; `{customer}` in path is replaced per
+//   warmupS, durationS, customers: {known, fresh, width}, rate?} (rate: requests per second in
+//   all, instead of as many as the server answers); `{customer}` in path is replaced per
 //   request. Prints {"phase":"measuring"} when the warm-up ends, {"phase":"done"} when the measured
 //   part ends, then the result as one JSON line.
 import autocannon from 'autocannon';
@@ -21,6 +22,7 @@ const spread = config.path.includes('{customer}');
 const options = {
   url: config.url,
   connections: config.connections,
+  ...(config.rate === undefined ? {} : { overallRate: config.rate }),
   method: config.method,
   headers: config.headers,
   ...(config.body === undefined ? {} : { body: config.body }),

@@ -20,7 +20,7 @@ import {
   type Step,
   writeJson,
 } from './report.js';
-import { runCeiling, runEndpoint, runInsertBaseline } from './runs.js';
+import { runCeiling, runEndpoint, runInsertBaseline, runReceiptLatency } from './runs.js';
 import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
 import { loadSqlite } from './seed-sqlite.js';
 import { createFixture } from './service.js';
@@ -119,6 +119,14 @@ async function benchStore(store: Store): Promise<void> {
         );
       }
     }
+    if (config.receiptRate > 0 && size === config.sizes[0]) {
+      const logFile = join(dir, `${store}-${size}-receipts.log`);
+      rows.push(
+        await step(`${label}: receipts at ${config.receiptRate}/s`, () =>
+          runReceiptLatency(config, store, size, url, fixture, logFile, dbPid()),
+        ),
+      );
+    }
     if (store === 'postgres' && decisions) {
       const table = await createDecisionsCopy(url);
       const baseline = await step(`${label}: pg INSERT loop`, () =>
@@ -199,6 +207,11 @@ function label(r: Row): string {
 /** What makes a row doubtful, said under the table. */
 function rowNotes(r: Row): string[] {
   const found: string[] = [];
+  if (r.receipts) {
+    found.push(
+      `${label(r)}: p50 and p99 are the waits until ${r.receipts.count.toLocaleString('en-US')} receipts were ready (longest ${r.receipts.maxMs} ms); the decisions themselves answered with p99 ${r.receipts.decisionP99Ms} ms`,
+    );
+  }
   if (r.errors > 0) {
     found.push(
       `${label(r)}: ${r.errors} errors ${JSON.stringify(r.statusCodes)} ${r.notes.join('; ')}`,
@@ -247,7 +260,8 @@ try {
   for (const store of config.stores) await benchStore(store);
   for (const r of rows) {
     // The workers group shares its cores with the load generator: not the ceiling's pinning.
-    if (ceiling && r.endpoint !== 'pg INSERT loop' && r.workers === undefined) {
+    // A receipt run sends a fixed rate: its req/s is that rate, not a measure of speed.
+    if (ceiling && r.endpoint !== 'pg INSERT loop' && r.workers === undefined && !r.receipts) {
       r.vsCeiling = r.rps / ceiling.rps;
     }
   }

@@ -48,6 +48,8 @@ export interface Row {
   workers?: number;
   cores?: string;
   vsOneWorker?: number;
+  /** The receipt-latency run only: waits counted, the longest, and the decisions' own p99. */
+  receipts?: { count: number; maxMs: number; decisionP99Ms: number };
   notes: string[];
 }
 

@@ -1,5 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig as loadServiceConfig } from '../src/platform/config.js';
+import { createDb } from '../src/platform/db.js';
 import { freePort } from '../test/helpers/postgres-server.js';
 import type { BenchConfig, Endpoint } from './config.js';
 import { customerId, customerIdWidth, type Fixture, freshCustomers } from './dataset.js';
@@ -298,4 +300,61 @@ export async function runInsertBaseline(
     ...row('postgres', size, 'pg INSERT loop', m),
     notes: ['inserts/s of a bare pg INSERT loop into an empty copy of decisions'],
   };
+}
+
+/**
+ * Decisions at a fixed rate (`BENCH_RECEIPT_RATE`), then how long each waited to be appended to
+ * the decision log, that is until its receipt was ready: `integrated_at - decided_at`, read from
+ * the store once the queue is empty. The row's p50 and p99 are those waits; its req/s is the
+ * decision rate reached.
+ */
+export async function runReceiptLatency(
+  config: BenchConfig,
+  store: string,
+  size: number,
+  databaseUrl: string,
+  fixture: Fixture,
+  logFile: string,
+  dbPid: number | null,
+): Promise<Row> {
+  const service = await startService(databaseUrl, logFile);
+  const db = createDb(loadServiceConfig({ DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' }));
+  try {
+    const since = new Date().toISOString();
+    const load = {
+      ...loadConfig(config, service.url, 'decisions', fixture, size),
+      rate: config.receiptRate,
+    };
+    const m = await measure({ serverPid: service.pid, dbPid }, 'bench/load.mjs', load);
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const queued = await db
+        .selectFrom('tlog_pending')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirstOrThrow();
+      if (Number(queued.n) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const appended = await db
+      .selectFrom('tlog_entries as e')
+      .innerJoin('decisions as d', (j) =>
+        j.onRef('d.tenant_id', '=', 'e.log_id').onRef('d.id', '=', 'e.record_id'),
+      )
+      .select(['d.decided_at', 'e.integrated_at'])
+      .where('d.decided_at', '>=', since)
+      .execute();
+    const waits = appended
+      .map((r) => Date.parse(r.integrated_at) - Date.parse(r.decided_at))
+      .sort((a, b) => a - b);
+    const at = (q: number) => waits[Math.min(waits.length - 1, Math.floor(q * waits.length))] ?? 0;
+    const r = row(store, size, `receipt ready, ${config.receiptRate}/s`, m);
+    r.p50Ms = at(0.5);
+    r.p99Ms = at(0.99);
+    r.receipts = { count: waits.length, maxMs: waits.at(-1) ?? 0, decisionP99Ms: m.load.p99Ms };
+    if (r.errors > 0) r.notes.push(...logExcerpt(logFile));
+    return r;
+  } finally {
+    await db.destroy();
+    await service.stop();
+  }
 }
