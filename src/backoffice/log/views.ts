@@ -1,6 +1,6 @@
 import type { AuditRun } from '../../log/audit-runs.js';
 import type { LogCheckpoint, LogKey } from '../../log/schemas.js';
-import { time } from '../web/format.js';
+import { count, time } from '../web/format.js';
 import { csrfField } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
@@ -42,7 +42,7 @@ ${csrfField(o.csrfToken)}
 
 function auditResult(run: AuditRun | undefined): Html {
   if (!run) return html`<p>No audit has run yet.</p>`;
-  const summary = html`<p>Last run ${time(run.ran_at)} by ${run.ran_by}, over ${run.entries} entries and ${run.checkpoints} checkpoints:`;
+  const summary = html`<p>Last run ${time(run.ran_at)} by ${run.ran_by}, over ${count(run.entries, 'entry', 'entries')} and ${count(run.checkpoints, 'checkpoint', 'checkpoints')}:`;
   if (run.ok) return html`${summary} <strong class="badge given">no problem found</strong></p>`;
   return html`${summary} <strong class="badge reject">${run.findings.length} problem${run.findings.length === 1 ? '' : 's'} found</strong></p>
 <ul class="findings">${run.findings.map((f) => html`<li><span class="mono">${f.kind}</span>: ${f.message}</li>`)}</ul>`;
