@@ -1,7 +1,6 @@
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../platform/config.js';
+import { readOrCreateSecret } from '../platform/secret-file.js';
 import { generateNoteKeys, type NoteSigner, parseSignerKey } from '../proof/index.js';
 
 export class SigningKeyError extends Error {}
@@ -28,30 +27,20 @@ function readOrCreate(
   log: Pick<FastifyBaseLogger, 'warn'>,
 ): string {
   const file = config.logSigningKeyFile;
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const keys = generateNoteKeys(keyName(config.publicBaseUrl));
-  mkdirSync(dirname(file), { recursive: true });
-  // Written whole under another name, then linked in place: of two processes starting at once,
-  // one links its key and the other finds the link taken and reads that key.
-  const partial = `${file}.${process.pid}.tmp`;
-  writeFileSync(partial, `${keys.signerKey}\n`, { mode: 0o600 });
-  try {
-    linkSync(partial, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(file, 'utf8');
-    throw error;
-  } finally {
-    unlinkSync(partial);
-  }
-  log.warn(
-    { file, verifierKey: keys.verifierKey },
-    'created the decision log signing key: keep this file secret and backed up',
+  let verifierKey = '';
+  return readOrCreateSecret(
+    file,
+    () => {
+      const keys = generateNoteKeys(keyName(config.publicBaseUrl));
+      verifierKey = keys.verifierKey;
+      return keys.signerKey;
+    },
+    () =>
+      log.warn(
+        { file, verifierKey },
+        'created the decision log signing key: keep this file secret and backed up',
+      ),
   );
-  return keys.signerKey;
 }
 
 /** The service's host and path, e.g. `consent.example.com/consent-log`. */
