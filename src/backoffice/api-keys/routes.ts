@@ -4,36 +4,20 @@ import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../api-ke
 import type { Db } from '../../platform/db.js';
 import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { type FieldErrors, fieldOf, queryOf, refusalOf } from '../web/forms.js';
-import type { Html } from '../web/html.js';
-import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
+import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { apiKeyList, apiKeyMessages, createdKey, revokeConfirmation } from './views.js';
 
 const notices: Record<string, string> = { revoked: 'Key revoked.' };
 
 export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
-  const page = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    title: string,
-    body: Html,
-    status = 200,
-  ) =>
-    sendPage(reply, {
-      status,
-      title,
-      body,
-      user: request.backofficeUser,
-      csrfToken: csrfToken(reply),
-      section: 'api-keys',
-      notice: notices[queryOf(request.query, 'notice')],
-    });
+  const page = sectionPage('api-keys', notices);
 
   const showList = async (
     request: FastifyRequest,
     reply: FastifyReply,
     name = '',
-    refusal: { fields: FieldErrors; form: string[] } = { fields: {}, form: [] },
+    refusal: Refusal = noRefusal,
     status = 200,
   ) => {
     const { tenantId } = tenantOf(request);

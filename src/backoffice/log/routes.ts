@@ -8,11 +8,11 @@ import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';
 import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { queryOf } from '../web/forms.js';
-import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { logPage, receiptQueued } from './views.js';
 
-const notices: Record<string, string> = { audited: 'Audit finished.' };
+const logSection = sectionPage('log', { audited: 'Audit finished.' });
+const customerSection = sectionPage('customers');
 const validId = new RegExp(uuidPattern);
 
 /** The tenant's decision log: its checkpoint, key and audits; and receipts to download. */
@@ -33,21 +33,15 @@ export async function logPageRoutes(
         .executeTakeFirstOrThrow(),
       lastAuditRun(db, tenantId),
     ]);
-    return sendPage(reply, {
-      title: 'Decision log',
-      section: 'log',
-      user: request.backofficeUser,
+    const body = logPage({
+      key,
+      checkpoint,
+      checkpointAt: stored?.created_at ?? null,
+      queued: Number(queued.n),
+      lastAudit,
       csrfToken: csrfToken(reply),
-      notice: notices[queryOf(request.query, 'notice')],
-      body: logPage({
-        key,
-        checkpoint,
-        checkpointAt: stored?.created_at ?? null,
-        queued: Number(queued.n),
-        lastAudit,
-        csrfToken: csrfToken(reply),
-      }),
     });
+    return logSection(request, reply, 'Decision log', body);
   });
 
   app.post('/log/audit', async (request, reply) => {
@@ -68,14 +62,7 @@ export async function logPageRoutes(
     if (!validId.test(id)) return reply.callNotFound();
     const result = await receiptOf(db, tenantId, id);
     if (!result.ready) {
-      return sendPage(reply, {
-        status: 202,
-        title: 'Receipt not ready yet',
-        section: 'customers',
-        user: request.backofficeUser,
-        csrfToken: csrfToken(reply),
-        body: receiptQueued(id),
-      });
+      return customerSection(request, reply, 'Receipt not ready yet', receiptQueued(id), 202);
     }
     return reply
       .header('content-disposition', `attachment; filename="receipt-${id.toLowerCase()}.json"`)

@@ -16,9 +16,9 @@ import {
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { type FieldErrors, fieldOf, queryOf, refusalOf } from '../web/forms.js';
-import { type Html, segment } from '../web/html.js';
-import { csrfToken, redirectTo, type Section, sendPage } from '../web/layout.js';
+import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
+import { segment } from '../web/html.js';
+import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import {
   newTemplateForm,
   newVersionPage,
@@ -43,22 +43,7 @@ const notices: Record<string, string> = {
 };
 
 export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db }) {
-  const page = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    title: string,
-    body: Html,
-    status = 200,
-  ) =>
-    sendPage(reply, {
-      status,
-      title,
-      body,
-      user: request.backofficeUser,
-      csrfToken: csrfToken(reply),
-      section: 'templates' satisfies Section,
-      notice: notices[queryOf(request.query, 'notice')],
-    });
+  const page = sectionPage('templates', notices);
 
   app.get('/templates', async (request, reply) => {
     const { tenantId } = tenantOf(request);
@@ -69,7 +54,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     request: FastifyRequest,
     reply: FastifyReply,
     values: Record<string, string>,
-    refusal: { fields: FieldErrors; form: string[] } = { fields: {}, form: [] },
+    refusal: Refusal = noRefusal,
   ) =>
     page(
       request,
@@ -146,7 +131,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     template: TemplateRow,
     version: TemplateVersionRow | undefined,
     values: ReturnType<typeof versionValues>,
-    refusal: { fields: FieldErrors; form: string[] } = { fields: {}, form: [] },
+    refusal: Refusal = noRefusal,
   ) =>
     versionForm({
       template,

@@ -10,10 +10,9 @@ import {
 import { findOperatorByEmail } from '../accounts/operators.js';
 import { revokeSessionsOf } from '../accounts/sessions.js';
 import { recordAudit } from '../audit/service.js';
-import { auditBy, operatorOf } from '../web/context.js';
-import { type FieldErrors, fieldOf, queryOf, refusalOf } from '../web/forms.js';
-import type { Html } from '../web/html.js';
-import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { auditBy } from '../web/context.js';
+import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
+import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { disableConfirmation, newTenantForm, tenantList, tenantMessages } from './views.js';
 
 const notices: Record<string, string> = {
@@ -24,22 +23,7 @@ const notices: Record<string, string> = {
 
 /** The operator's pages: registering, disabling and enabling tenants. */
 export async function tenantAdminRoutes(app: FastifyInstance, { db }: { db: Db }) {
-  const page = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    title: string,
-    body: Html,
-    status = 200,
-  ) =>
-    sendPage(reply, {
-      status,
-      title,
-      body,
-      user: operatorOf(request),
-      csrfToken: csrfToken(reply),
-      section: 'tenants',
-      notice: notices[queryOf(request.query, 'notice')],
-    });
+  const page = sectionPage('tenants', notices);
 
   app.get('/operator/tenants', async (request, reply) =>
     page(request, reply, 'Tenants', tenantList(await listTenants(db), csrfToken(reply))),
@@ -49,7 +33,7 @@ export async function tenantAdminRoutes(app: FastifyInstance, { db }: { db: Db }
     request: FastifyRequest,
     reply: FastifyReply,
     values: { alias: string; email: string },
-    refusal: { fields: FieldErrors; form: string[] } = { fields: {}, form: [] },
+    refusal: Refusal = noRefusal,
     status = 200,
   ) =>
     page(

@@ -4,6 +4,15 @@ import { type Html, html } from './html.js';
 /** Messages per field name, shown next to the field. */
 export type FieldErrors = Record<string, string>;
 
+/** Why a form was refused: messages next to fields, and the rest above the form. */
+export interface Refusal {
+  fields: FieldErrors;
+  form: string[];
+}
+
+/** A form shown for the first time: nothing refused. */
+export const noRefusal: Refusal = Object.freeze({ fields: {}, form: [] }) as Refusal;
+
 interface FieldOptions {
   name: string;
   label: string;
@@ -93,10 +102,7 @@ export function formErrors(messages: readonly string[]): Html {
  * `messages`, which say what a valid value looks like), anything else to the form. Returns
  * undefined for an error that is not a refusal of the input (it is rethrown by the caller).
  */
-export function refusalOf(
-  error: unknown,
-  messages: Record<string, string>,
-): { fields: FieldErrors; form: string[] } | undefined {
+export function refusalOf(error: unknown, messages: Record<string, string>): Refusal | undefined {
   if (!(error instanceof AppError) || (error.status !== 400 && error.status !== 409)) {
     return undefined;
   }

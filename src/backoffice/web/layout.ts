@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BackofficeUser } from '../accounts/sessions.js';
+import { queryOf } from './forms.js';
 import { type Html, html } from './html.js';
 
 export type Section =
@@ -114,6 +115,23 @@ export function sendPage(
     .code(options.status ?? 200)
     .type('text/html; charset=utf-8')
     .send(layout(options));
+}
+
+/**
+ * The page sender of one section: the signed-in user's navigation, the form token, and the
+ * short confirmation `?notice=` names among the section's own.
+ */
+export function sectionPage(section: Section, notices: Record<string, string> = {}) {
+  return (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, status = 200) =>
+    sendPage(reply, {
+      status,
+      title,
+      body,
+      user: request.backofficeUser,
+      csrfToken: csrfToken(reply),
+      section,
+      notice: notices[queryOf(request.query, 'notice')],
+    });
 }
 
 /** A 303 to a back-office path (after a form, the browser GETs the result). */
