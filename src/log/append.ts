@@ -12,6 +12,7 @@ import {
   signCheckpoint,
 } from '../proof/index.js';
 import {
+  defaultOrigin,
   findLog,
   findState,
   insertEntries,
@@ -51,7 +52,7 @@ export async function appendBatch(
     const pending = await readPending(trx, logId, batchSize);
     if (pending.length === 0) return { appended: 0, skipped: 'nothing' };
     const at = now();
-    const origin = log?.origin ?? `${signer.name}/${logId}`;
+    const origin = log?.origin ?? defaultOrigin(signer, logId);
     if (!log) {
       await trx
         .insertInto('tlog_logs')

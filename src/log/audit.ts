@@ -2,18 +2,24 @@ import type { Db } from '../platform/db.js';
 import {
   assembleProof,
   consistencyPlan,
-  evidenceCommitment,
   foldRightBorder,
   leafHash,
-  leafText,
   type NodeId,
   nodeHash,
   openCheckpoint,
   parseVerifierKey,
-  subjectCommitment,
   verifyConsistency,
 } from '../proof/index.js';
-import { findLog, findState, fromHex, nodeKey, readNodes, toHex } from './repository.js';
+import { leafOfDecision } from './queue.js';
+import {
+  decisionsWithSalt,
+  findLog,
+  findState,
+  fromHex,
+  nodeKey,
+  readNodes,
+  toHex,
+} from './repository.js';
 
 /** One thing the audit found wrong, with where. */
 export interface Finding {
@@ -281,33 +287,11 @@ async function nodesFor(db: Db, logId: string, begin: number, end: number) {
 
 /** The leaf each decision record makes today, by decision id. */
 async function expectedLeaves(db: Db, logId: string, recordIds: string[]) {
-  const rows = await db
-    .selectFrom('decisions as d')
-    .leftJoin('log_subjects as s', (join) =>
-      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.customer_id', '=', 'd.customer_id'),
-    )
-    .selectAll('d')
-    .select('s.salt as subject_salt')
-    .where('d.tenant_id', '=', logId)
-    .where('d.id', 'in', recordIds)
-    .execute();
+  const rows = await decisionsWithSalt(db, logId).where('d.id', 'in', recordIds).execute();
   return new Map(
     rows.map((row) => [
       row.id,
-      leafText({
-        recordId: row.id,
-        time: row.decided_at,
-        templateId: row.template_id,
-        version: Number(row.version),
-        contentSha256: row.content_sha256,
-        decision: row.decision,
-        subject: subjectCommitment(row.subject_salt ?? '', row.customer_id),
-        evidence: evidenceCommitment(row.evidence_salt ?? '', {
-          ip: row.ip,
-          userAgent: row.user_agent,
-          apiKeyId: row.api_key_id,
-        }),
-      }),
+      leafOfDecision({ ...row, evidence_salt: row.evidence_salt ?? '' }, row.subject_salt ?? ''),
     ]),
   );
 }

@@ -18,29 +18,41 @@ export interface LoggedDecision {
 }
 
 /**
- * Queues the decision's leaf in the decision's own transaction: a decision that commits is in
- * the queue, so none can be acknowledged and then missing from the log. The tenant's log has the
- * tenant's id.
+ * The leaf a decision makes, from its record and the customer's salt: what the queue appends,
+ * and what the audit recomputes from the store to compare with the log.
  */
-export async function queueLeaf(trx: Trx, row: LoggedDecision): Promise<void> {
-  const salt = await subjectSalt(trx, row.tenant_id, row.customer_id, row.decided_at);
-  const leaf = leafText({
+export function leafOfDecision(row: LoggedDecision, subjectSalt: string): string {
+  return leafText({
     recordId: row.id,
     time: row.decided_at,
     templateId: row.template_id,
-    version: row.version,
+    version: Number(row.version),
     contentSha256: row.content_sha256,
     decision: row.decision,
-    subject: subjectCommitment(salt, row.customer_id),
+    subject: subjectCommitment(subjectSalt, row.customer_id),
     evidence: evidenceCommitment(row.evidence_salt, {
       ip: row.ip,
       userAgent: row.user_agent,
       apiKeyId: row.api_key_id,
     }),
   });
+}
+
+/**
+ * Queues the decision's leaf in the decision's own transaction: a decision that commits is in
+ * the queue, so none can be acknowledged and then missing from the log. The tenant's log has the
+ * tenant's id.
+ */
+export async function queueLeaf(trx: Trx, row: LoggedDecision): Promise<void> {
+  const salt = await subjectSalt(trx, row.tenant_id, row.customer_id, row.decided_at);
   await trx
     .insertInto('tlog_pending')
-    .values({ log_id: row.tenant_id, record_id: row.id, leaf, queued_at: row.decided_at })
+    .values({
+      log_id: row.tenant_id,
+      record_id: row.id,
+      leaf: leafOfDecision(row, salt),
+      queued_at: row.decided_at,
+    })
     .execute();
 }
 

@@ -8,6 +8,9 @@ import type {
   TlogStateTable,
 } from './table.js';
 
+/** A log's origin line, until its first append fixes it in `tlog_logs`. */
+export const defaultOrigin = (signer: { name: string }, logId: string) => `${signer.name}/${logId}`;
+
 export const nodeKey = (node: NodeId) => `${node.level}:${node.index}`;
 export const toHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 export const fromHex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
@@ -109,4 +112,16 @@ export function findPendingByRecord(db: Executor, logId: string, recordId: strin
     .where('log_id', '=', logId)
     .where('record_id', '=', recordId)
     .executeTakeFirst();
+}
+
+/** A tenant's decision records, each with its customer's salt: what their leaves are made of. */
+export function decisionsWithSalt(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('decisions as d')
+    .leftJoin('log_subjects as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.customer_id', '=', 'd.customer_id'),
+    )
+    .selectAll('d')
+    .select('s.salt as subject_salt')
+    .where('d.tenant_id', '=', tenantId);
 }

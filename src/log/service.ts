@@ -12,6 +12,8 @@ import {
   signCheckpoint,
 } from '../proof/index.js';
 import {
+  decisionsWithSalt,
+  defaultOrigin,
   findEntryByRecord,
   findLog,
   findState,
@@ -21,32 +23,26 @@ import {
   readNodes,
 } from './repository.js';
 import type { ConsistencyProof, LogCheckpoint, LogKey, Receipt } from './schemas.js';
+import type { TlogCheckpointsTable, TlogLogsTable } from './table.js';
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
-/** The tenant's log origin: fixed when its first leaf is appended. */
-async function originOf(db: Executor, signer: NoteSigner, tenantId: string): Promise<string> {
-  return (await findLog(db, tenantId))?.origin ?? `${signer.name}/${tenantId}`;
-}
-
-export async function logKey(db: Executor, signer: NoteSigner, tenantId: string): Promise<LogKey> {
-  const log = await findLog(db, tenantId);
+/** The verifier key and origin: the log's own once its first leaf is appended. */
+function keyOf(signer: NoteSigner, tenantId: string, log: TlogLogsTable | undefined): LogKey {
   return {
     key_name: signer.name,
     // The key the log was started with, even if this instance holds another.
     verifier_key: log?.verifier_key ?? signer.verifierKey,
-    origin: log?.origin ?? `${signer.name}/${tenantId}`,
+    origin: log?.origin ?? defaultOrigin(signer, tenantId),
   };
 }
 
 /** The latest signed checkpoint; for a log with nothing appended, the empty tree's, signed now. */
-export async function currentCheckpoint(
-  db: Executor,
+function checkpointOf(
   signer: NoteSigner,
-  tenantId: string,
-): Promise<LogCheckpoint> {
-  const latest = await latestCheckpoint(db, tenantId);
-  const origin = await originOf(db, signer, tenantId);
+  origin: string,
+  latest: TlogCheckpointsTable | undefined,
+): LogCheckpoint {
   if (!latest) {
     const root = emptyRoot();
     return {
@@ -61,6 +57,29 @@ export async function currentCheckpoint(
     size: Number(latest.size),
     root_hash: base64(fromHex(latest.root)),
     checkpoint: latest.note,
+  };
+}
+
+export async function logKey(db: Executor, signer: NoteSigner, tenantId: string): Promise<LogKey> {
+  return keyOf(signer, tenantId, await findLog(db, tenantId));
+}
+
+export async function currentCheckpoint(
+  db: Executor,
+  signer: NoteSigner,
+  tenantId: string,
+): Promise<LogCheckpoint> {
+  return (await logOverview(db, signer, tenantId)).checkpoint;
+}
+
+/** The key, the latest checkpoint and when it was signed (null before the first append). */
+export async function logOverview(db: Executor, signer: NoteSigner, tenantId: string) {
+  const [log, latest] = await Promise.all([findLog(db, tenantId), latestCheckpoint(db, tenantId)]);
+  const key = keyOf(signer, tenantId, log);
+  return {
+    key,
+    checkpoint: checkpointOf(signer, key.origin, latest),
+    signedAt: latest?.created_at ?? null,
   };
 }
 
@@ -91,17 +110,11 @@ export async function receiptOf(
   tenantId: string,
   decisionId: string,
 ): Promise<ReceiptResult> {
-  const decision = await db
-    .selectFrom('decisions as d')
+  const decision = await decisionsWithSalt(db, tenantId)
     .innerJoin('templates as t', (join) =>
       join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
     )
-    .leftJoin('log_subjects as s', (join) =>
-      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.customer_id', '=', 'd.customer_id'),
-    )
-    .selectAll('d')
-    .select(['t.code as template_code', 's.salt as subject_salt'])
-    .where('d.tenant_id', '=', tenantId)
+    .select('t.code as template_code')
     .where('d.id', '=', decisionId.toLowerCase())
     .executeTakeFirst();
   if (!decision) throw new AppError('notFound', { message: 'Decision not found.' });

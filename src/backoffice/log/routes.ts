@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { auditLog } from '../../log/audit.js';
 import { lastAuditRun, saveAuditRun } from '../../log/audit-runs.js';
-import { latestCheckpoint } from '../../log/repository.js';
-import { currentCheckpoint, logKey, receiptOf } from '../../log/service.js';
+import { logOverview, receiptOf } from '../../log/service.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';
@@ -22,10 +21,8 @@ export async function logPageRoutes(
 ) {
   app.get('/log', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const [key, checkpoint, stored, queued, lastAudit] = await Promise.all([
-      logKey(db, signer, tenantId),
-      currentCheckpoint(db, signer, tenantId),
-      latestCheckpoint(db, tenantId),
+    const [{ key, checkpoint, signedAt }, queued, lastAudit] = await Promise.all([
+      logOverview(db, signer, tenantId),
       db
         .selectFrom('tlog_pending')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -36,7 +33,7 @@ export async function logPageRoutes(
     const body = logPage({
       key,
       checkpoint,
-      checkpointAt: stored?.created_at ?? null,
+      checkpointAt: signedAt,
       queued: Number(queued.n),
       lastAudit,
       csrfToken: csrfToken(reply),

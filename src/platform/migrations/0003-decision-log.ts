@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import { evidenceCommitment, leafText, newSalt, subjectCommitment } from '../../proof/leaf.js';
+import { type LoggedDecision, leafOfDecision } from '../../log/queue.js';
+import { newSalt } from '../../proof/leaf.js';
 
 /**
  * The tamper-evident decision log (docs/proof.md): one Merkle log per tenant (`log_id` is the
@@ -82,25 +83,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await queueEarlierDecisions(db);
 }
 
-interface EarlierDecision {
-  tenant_id: string;
-  id: string;
-  customer_id: string;
-  template_id: string;
-  version: number;
-  content_sha256: string;
-  decision: 'given' | 'reject' | 'withdraw';
-  decided_at: string;
-  api_key_id: string;
-  ip: string;
-  user_agent: string | null;
-}
-
 /** Decisions recorded before the log existed join its queue, oldest first, like new ones. */
 async function queueEarlierDecisions(db: Kysely<unknown>): Promise<void> {
   const salts = new Map<string, string>();
   for (;;) {
-    const { rows } = await sql<EarlierDecision>`
+    const { rows } = await sql<Omit<LoggedDecision, 'evidence_salt'>>`
       select tenant_id, id, customer_id, template_id, version, content_sha256, decision,
              decided_at, api_key_id, ip, user_agent
       from decisions where evidence_salt is null
@@ -118,20 +105,7 @@ async function queueEarlierDecisions(db: Kysely<unknown>): Promise<void> {
         );
       }
       const evidenceSalt = newSalt();
-      const leaf = leafText({
-        recordId: row.id,
-        time: row.decided_at,
-        templateId: row.template_id,
-        version: Number(row.version),
-        contentSha256: row.content_sha256,
-        decision: row.decision,
-        subject: subjectCommitment(subjectSalt, row.customer_id),
-        evidence: evidenceCommitment(evidenceSalt, {
-          ip: row.ip,
-          userAgent: row.user_agent,
-          apiKeyId: row.api_key_id,
-        }),
-      });
+      const leaf = leafOfDecision({ ...row, evidence_salt: evidenceSalt }, subjectSalt);
       await sql`update decisions set evidence_salt = ${evidenceSalt}
         where tenant_id = ${row.tenant_id} and id = ${row.id}`.execute(db);
       await sql`insert into tlog_pending (log_id, record_id, leaf, queued_at)
