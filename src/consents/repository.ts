@@ -6,7 +6,10 @@ import type { Executor } from '../platform/db.js';
  * template; history pages seek on `decisions_customer_time_idx` (migration 0004).
  */
 
-/** The customer's standing on each template they decided on, with that template's latest version. */
+/**
+ * The customer's standing on each template they decided on, with that template's latest version
+ * and their most recent decision on it (none: pending). The API and the back-office both read it.
+ */
 export function findTemplateStandings(db: Executor, tenantId: string, customerId: string) {
   return db
     .selectFrom('customer_template_states as s')
@@ -38,10 +41,13 @@ export function findTemplateStandings(db: Executor, tenantId: string, customerId
     )
     .select([
       't.code as template_code',
+      't.name as template_name',
       'lv.id as latest_id',
       'lv.version as latest_version',
       'lv.tag as latest_tag',
       'cv.last_decision_id as decision_on_latest_id',
+      'cv.last_decision as decision_on_latest',
+      's.decision_count',
       's.last_decision_id',
       's.last_decision',
       's.last_consent_version_id',

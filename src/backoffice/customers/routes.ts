@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { customerHistory, customerStandings } from '../../decisions/history.js';
+import { findTemplateStandings } from '../../consents/repository.js';
+import { customerHistory } from '../../decisions/history.js';
 import { customerIdPattern } from '../../decisions/schemas.js';
 import type { Db } from '../../platform/db.js';
 import { recordAudit } from '../audit/service.js';
@@ -24,7 +25,7 @@ export async function customerRoutes(app: FastifyInstance, { db }: { db: Db }) {
     let result = html``;
     if (valid) {
       const [standings, history] = await Promise.all([
-        customerStandings(db, tenantId, customerId),
+        findTemplateStandings(db, tenantId, customerId),
         customerHistory(db, tenantId, customerId, historyLimit),
       ]);
       // Looking at a person's record is itself recorded.

@@ -1,4 +1,5 @@
-import type { CustomerTemplateStanding, LoggedDecisionRecord } from '../../decisions/history.js';
+import type { findTemplateStandings } from '../../consents/repository.js';
+import type { LoggedDecisionRecord } from '../../decisions/history.js';
 import { badge, time } from '../web/format.js';
 import { input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
@@ -14,7 +15,7 @@ ${input({ name: 'customer_id', label: 'Customer id', type: 'search', value: o.cu
 
 export function customerResult(o: {
   customerId: string;
-  standings: CustomerTemplateStanding[];
+  standings: Awaited<ReturnType<typeof findTemplateStandings>>;
   history: LoggedDecisionRecord[];
   historyLimit: number;
 }): Html {
