@@ -48,8 +48,11 @@ const commands: Record<
     options: string[];
     migratesItself?: boolean;
     run: Command;
-    /** The exit code its result means (default 0). */
-    exitCode?: (result: unknown) => number;
+    /**
+     * What makes its result a failure, said on stderr with exit 1 (the JSON result still goes to
+     * stdout, for a program to read); undefined when it succeeded.
+     */
+    failure?: (result: unknown) => string | undefined;
   }
 > = {
   'tenant create': {
@@ -123,7 +126,12 @@ const commands: Record<
       await saveAuditRun(db, report, 'command line');
       return report;
     },
-    exitCode: (report) => ((report as AuditReport).ok ? 0 : 1),
+    failure: (result) => {
+      const report = result as AuditReport;
+      if (report.ok) return undefined;
+      const kinds = [...new Set(report.findings.map((f) => f.kind))].join(', ');
+      return `The audit found ${report.findings.length} problem(s) in the log: ${kinds}.`;
+    },
   },
   migrate: {
     options: [],
@@ -151,7 +159,9 @@ export async function main(argv: string[]): Promise<number> {
         values.origin,
       );
       process.stdout.write(`${JSON.stringify(verdict)}\n`);
-      return verdict.valid ? 0 : 1;
+      if (verdict.valid) return 0;
+      process.stderr.write(`The receipt does not verify: ${verdict.reason}\n`);
+      return 1;
     }
     const config = loadConfig();
     if (first === 'serve') {
@@ -179,17 +189,19 @@ export async function main(argv: string[]): Promise<number> {
       single ? [second, ...rest].filter((a) => a !== undefined) : rest,
       command.options,
     );
-    let exitCode = 0;
+    let failure: string | undefined;
     await withDb(
       config,
       async (db) => {
         const result = await command.run(db, options, config);
         process.stdout.write(`${JSON.stringify(result)}\n`);
-        exitCode = command.exitCode?.(result) ?? 0;
+        failure = command.failure?.(result);
       },
       !command.migratesItself,
     );
-    return exitCode;
+    if (failure === undefined) return 0;
+    process.stderr.write(`${failure}\n`);
+    return 1;
   } catch (error) {
     process.stderr.write(`${describe(error)}\n`);
     if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);

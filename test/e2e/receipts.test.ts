@@ -131,11 +131,13 @@ describe.concurrent.each(stores)(
         const verdict = JSON.parse(result.stdout);
         expect(verdict.valid).toBe(false);
         expect(verdict.reason).toEqual(expect.any(String));
+        expect(result.stderr).toBe(`The receipt does not verify: ${verdict.reason}\n`);
       });
 
       it('audit --tenant reports a clean log (exit 0), then names a decision row edited in the store (exit 1)', async () => {
         const clean = await runCli(['audit', '--tenant', p.alias], server.env);
         expect(clean.code, showResult(clean)).toBe(0);
+        expect(clean.stderr).toBe('');
         expect(JSON.parse(clean.stdout)).toMatchObject({ entries: 1, ok: true, findings: [] });
         const id = (receipt.decision as { decision_id: string }).decision_id;
         await withStore(store, (db) =>
@@ -143,6 +145,9 @@ describe.concurrent.each(stores)(
         );
         const tampered = await runCli(['audit', '--tenant', p.alias], server.env);
         expect(tampered.code, showResult(tampered)).toBe(1);
+        expect(tampered.stderr).toBe(
+          'The audit found 1 problem(s) in the log: record-differs-from-leaf.\n',
+        );
         expect(JSON.parse(tampered.stdout).findings).toEqual([
           expect.objectContaining({ kind: 'record-differs-from-leaf', index: 0, record_id: id }),
         ]);
