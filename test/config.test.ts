@@ -1,7 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/platform/config.js';
+import { ConfigError, loadConfig, settingNames } from '../src/platform/config.js';
 
 describe('configuration', () => {
+  it("every setting the service reads is in the README's configuration table", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    expect(settingNames.length).toBeGreaterThan(20);
+    const missing = settingNames.filter(
+      (name) => !new RegExp(`^\\|\\s*\`${name}\`\\s*\\|`, 'm').test(readme),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('has defaults that work on a laptop', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

@@ -42,6 +42,9 @@ const EnvSchema = Type.Object({
   LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
 });
 
+/** Every environment variable the service reads (the README's configuration table lists them). */
+export const settingNames: readonly string[] = Object.keys(EnvSchema.properties);
+
 export type Env = Static<typeof EnvSchema>;
 
 export interface Config {
