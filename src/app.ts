@@ -22,6 +22,8 @@ import { registerOpenApi } from './platform/openapi.js';
 import { requestIdFor } from './platform/request-id.js';
 import { registerSecurityHeaders } from './platform/security-headers.js';
 import { createWriteQueue } from './platform/write-queue.js';
+import { loadDataKey } from './subjects/data-key.js';
+import { createVault } from './subjects/vault.js';
 import { createCatalog } from './templates/catalog.js';
 import { contentRoutes } from './templates/content-routes.js';
 import { templateRoutes } from './templates/routes.js';
@@ -111,6 +113,10 @@ export async function buildApp(
   app.setNotFoundHandler(async (request, reply) => sendError(unrouted(request), request, reply));
 
   const catalog = createCatalog(db, config.publicBaseUrl);
+  // Every customer's personal data is sealed under their own key, itself under this one.
+  const vault = createVault(
+    loadDataKey(config, (details, message) => app.log.warn(details, message)),
+  );
   // The decision log's appends run beside the requests, from the first `ready` to `close`.
   const signer = loadSigningKey(config, app.log);
   let integrator: Integrator = idleIntegrator;
@@ -138,15 +144,16 @@ export async function buildApp(
       });
     }
     await v1.register(templateRoutes, { catalog });
-    await v1.register(decisionRoutes, { db, catalog, writes: createWriteQueue(db) });
-    await v1.register(consentRoutes, { db, catalog });
-    await v1.register(logRoutes, { db, signer, kick: () => integrator.kick() });
+    await v1.register(decisionRoutes, { db, catalog, writes: createWriteQueue(db), vault });
+    await v1.register(consentRoutes, { db, catalog, vault });
+    await v1.register(logRoutes, { db, signer, kick: () => integrator.kick(), vault });
     await v1.register(exportRoutes, {
       db,
       kick: () => integrator.kick(),
       publicBaseUrl: config.publicBaseUrl,
+      vault,
     });
   });
-  await app.register(backoffice, { db, config, signer });
+  await app.register(backoffice, { db, config, signer, vault });
   return app;
 }

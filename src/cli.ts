@@ -10,6 +10,9 @@ import { type Config, ConfigError, loadConfig } from './platform/config.js';
 import { createDb, type Db } from './platform/db.js';
 import { toAppError } from './platform/error-handler.js';
 import { migrateToLatest } from './platform/migrate.js';
+import { loadDataKey } from './subjects/data-key.js';
+import { eraseCustomer } from './subjects/erase.js';
+import { createVault, type SubjectVault } from './subjects/vault.js';
 import { createTemplate, presentVersion, publishNewVersion } from './templates/service.js';
 import { createTenant, getTenantByAlias } from './tenants/service.js';
 import { serviceVersion } from './version.js';
@@ -25,6 +28,8 @@ const usage = `Usage: consent-service <command> [options]
                   [--file-url U] [--allow-reconsent true|false]
   apikey create --tenant A --name N
   apikey revoke --tenant A --id ID
+  customer erase --tenant A --customer C  erase the customer's personal data for good (their
+                                          key is destroyed); their decisions stay provable
   audit --tenant A                        recompute the tenant's decision log from the store and
                                           report every changed, removed or reordered record,
                                           leaf, node or checkpoint; exits 1 when it finds any
@@ -40,7 +45,7 @@ class UsageError extends Error {}
 type Options = Record<string, string | undefined>;
 
 /** A management command: reads its options, calls the same services as the HTTP routes. */
-type Command = (db: Db, options: Options, config: Config) => Promise<unknown>;
+type Command = (db: Db, options: Options, config: Config, vault: SubjectVault) => Promise<unknown>;
 
 const commands: Record<
   string,
@@ -118,11 +123,23 @@ const commands: Record<
       return revokeApiKey(db, tenant.id, required(o, 'id'));
     },
   },
+  'customer erase': {
+    options: ['tenant', 'customer'],
+    run: async (db, o, _config, vault) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      return eraseCustomer(db, vault, tenant.id, required(o, 'customer'), {
+        actorKind: 'operator',
+        actor: 'command line',
+        ip: 'local',
+        userAgent: null,
+      });
+    },
+  },
   audit: {
     options: ['tenant'],
-    run: async (db, o) => {
+    run: async (db, o, _config, vault) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      const report = await auditLog(db, tenant.id);
+      const report = await auditLog(db, vault, tenant.id);
       await saveAuditRun(db, report, 'command line');
       return report;
     },
@@ -136,7 +153,7 @@ const commands: Record<
   migrate: {
     options: [],
     migratesItself: true,
-    run: async (db) => ({ applied: await migrateToLatest(db) }),
+    run: async (db, _o, _config, vault) => ({ applied: await migrateToLatest(db, vault.dataKey) }),
   },
 };
 
@@ -192,8 +209,8 @@ export async function main(argv: string[]): Promise<number> {
     let failure: string | undefined;
     await withDb(
       config,
-      async (db) => {
-        const result = await command.run(db, options, config);
+      async (db, vault) => {
+        const result = await command.run(db, options, config, vault);
         process.stdout.write(`${JSON.stringify(result)}\n`);
         failure = command.failure?.(result);
       },
@@ -211,13 +228,16 @@ export async function main(argv: string[]): Promise<number> {
 
 async function withDb(
   config: Config,
-  work: (db: Db) => Promise<void>,
+  work: (db: Db, vault: SubjectVault) => Promise<void>,
   migrateFirst = true,
 ): Promise<number> {
+  const dataKey = loadDataKey(config, (details, message) =>
+    process.stderr.write(`${message}: ${details.file}\n`),
+  );
   const db = createDb(config);
   try {
-    if (migrateFirst) await migrateToLatest(db);
-    await work(db);
+    if (migrateFirst) await migrateToLatest(db, dataKey);
+    await work(db, createVault(dataKey));
     return 0;
   } finally {
     await db.destroy();

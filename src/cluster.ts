@@ -4,6 +4,7 @@ import type { Config } from './platform/config.js';
 import { createDb } from './platform/db.js';
 import { migrateToLatest } from './platform/migrate.js';
 import { serve } from './server.js';
+import { loadDataKey } from './subjects/data-key.js';
 
 /**
  * `serve` on `config.workers` processes (Node's cluster module) sharing one port: one process is
@@ -19,7 +20,8 @@ export async function serveOnWorkers(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
   const db = createDb(config);
   try {
-    const applied = await migrateToLatest(db);
+    const dataKey = loadDataKey(config, (details, message) => log.warn(details, message));
+    const applied = await migrateToLatest(db, dataKey);
     if (applied.length > 0) log.info({ migrations: applied }, 'store schema brought up to date');
   } finally {
     await db.destroy();

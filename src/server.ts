@@ -6,6 +6,7 @@ import { idempotencyWindowMs } from './decisions/service.js';
 import type { Config } from './platform/config.js';
 import { createDb, type Db } from './platform/db.js';
 import { migrateToLatest } from './platform/migrate.js';
+import { type KeyCreated, loadDataKey } from './subjects/data-key.js';
 import { countTenants } from './tenants/service.js';
 
 const purgeEveryMs = 60 * 60 * 1000;
@@ -16,8 +17,13 @@ const purgeEveryMs = 60 * 60 * 1000;
  */
 export async function serve(config: Config): Promise<FastifyInstance> {
   const db = createDb(config);
-  const applied = await migrateToLatest(db);
+  let keyCreated: Parameters<KeyCreated> | undefined;
+  const dataKey = loadDataKey(config, (...said) => {
+    keyCreated = said;
+  });
+  const applied = await migrateToLatest(db, dataKey);
   const app = await buildApp(config, db);
+  if (keyCreated) app.log.warn(...keyCreated);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'store schema brought up to date');
   try {
     await app.listen({ port: config.port, host: config.host });

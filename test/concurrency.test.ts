@@ -1,7 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { personalReader } from '../src/subjects/service.js';
 import type { PublishedVersion } from '../src/templates/schemas.js';
-import { json, startTestApp, type TestApp } from './helpers/app.js';
+import { json, startTestApp, subjectIdOf, type TestApp } from './helpers/app.js';
 import { expectError } from './helpers/http.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from './helpers/seed.js';
 import { stores } from './helpers/stores.js';
@@ -61,6 +62,13 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
     return { customerId, version, decision, response };
   }
 
+  /** The random id the store knows the customer by; throws when it has none. */
+  async function subjectOf(customerId: string): Promise<string> {
+    const id = await subjectIdOf(t, tenant.tenant.id, customerId);
+    if (id === undefined) throw new Error(`no subject for customer ${customerId}`);
+    return id;
+  }
+
   /** Every answer is 201, 200 or 409 with the right shape; never anything else, never a 5xx. */
   function checkAnswers(sent: Sent[]): { created: number; same: number; refused: number } {
     const counts = { created: 0, same: 0, refused: 0 };
@@ -103,23 +111,36 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
    * template the state rows point at the latest decision and count them all.
    */
   async function checkStore(customers: string[]): Promise<void> {
+    // A customer whose every request was refused has no subject, and so no rows.
+    const customerOf = new Map<string, string>();
+    for (const customer of customers) {
+      const id = await subjectIdOf(t, tenant.tenant.id, customer);
+      if (id !== undefined) customerOf.set(id, customer);
+    }
+    const subjectIds = [...customerOf.keys()];
+    expect(subjectIds.length).toBeGreaterThan(0);
     const rows = await t.db
       .selectFrom('decisions')
       .selectAll()
       .where('tenant_id', '=', tenant.tenant.id)
-      .where('customer_id', 'in', customers)
+      .where('subject_id', 'in', subjectIds)
       .execute();
     const expectedIds = [...created.entries()]
       .filter(([, s]) => customers.includes(s.customerId))
       .map(([id]) => id)
       .sort();
     expect(rows.map((r) => r.id).sort()).toEqual(expectedIds);
+    // Each row keeps its customer's id, sealed under that customer's subject.
+    const opened = await personalReader(t.db, t.vault, tenant.tenant.id)(rows);
+    expect(opened.map((r) => r.personal?.customer_id)).toEqual(
+      rows.map((r) => customerOf.get(r.subject_id)),
+    );
 
     const byTemplate = new Map<string, typeof rows>();
     const byVersion = new Map<string, typeof rows>();
     for (const row of rows) {
-      const tKey = `${row.customer_id}\u0000${row.template_id}`;
-      const vKey = `${row.customer_id}\u0000${row.consent_version_id}`;
+      const tKey = `${row.subject_id}\u0000${row.template_id}`;
+      const vKey = `${row.subject_id}\u0000${row.consent_version_id}`;
       byTemplate.set(tKey, [...(byTemplate.get(tKey) ?? []), row]);
       byVersion.set(vKey, [...(byVersion.get(vKey) ?? []), row]);
     }
@@ -128,11 +149,11 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
       .selectFrom('customer_template_states')
       .selectAll()
       .where('tenant_id', '=', tenant.tenant.id)
-      .where('customer_id', 'in', customers)
+      .where('subject_id', 'in', subjectIds)
       .execute();
     expect(templateStates).toHaveLength(byTemplate.size);
     for (const state of templateStates) {
-      const history = (byTemplate.get(`${state.customer_id}\u0000${state.template_id}`) ?? []).sort(
+      const history = (byTemplate.get(`${state.subject_id}\u0000${state.template_id}`) ?? []).sort(
         (a, b) => a.seq - b.seq,
       );
       expect(history.map((r) => r.seq)).toEqual(history.map((_r, i) => i + 1));
@@ -155,12 +176,12 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
       .selectFrom('customer_version_states')
       .selectAll()
       .where('tenant_id', '=', tenant.tenant.id)
-      .where('customer_id', 'in', customers)
+      .where('subject_id', 'in', subjectIds)
       .execute();
     expect(versionStates).toHaveLength(byVersion.size);
     for (const state of versionStates) {
       const history = (
-        byVersion.get(`${state.customer_id}\u0000${state.consent_version_id}`) ?? []
+        byVersion.get(`${state.subject_id}\u0000${state.consent_version_id}`) ?? []
       ).sort((a, b) => a.seq - b.seq);
       expect(state.last_decision_id).toBe(history.at(-1)?.id);
       expect(state.last_decision).toBe(history.at(-1)?.decision);
@@ -265,7 +286,7 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
       .selectFrom('decisions')
       .select(['id', 'idempotency_key'])
       .where('tenant_id', '=', tenant.tenant.id)
-      .where('customer_id', '=', customer)
+      .where('subject_id', '=', await subjectOf(customer))
       .execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]?.id).toBe([...ids][0]);
@@ -314,7 +335,7 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
       .selectFrom('decisions')
       .select('id')
       .where('tenant_id', '=', tenant.tenant.id)
-      .where('customer_id', '=', customer)
+      .where('subject_id', '=', await subjectOf(customer))
       .execute();
     expect(rows.map((r) => r.id)).toEqual([...ids]);
   });

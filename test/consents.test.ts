@@ -3,6 +3,8 @@ import { appendDecision } from '../src/decisions/repository.js';
 import type { DecisionValue } from '../src/decisions/table.js';
 import { sha256Hex } from '../src/platform/hashing.js';
 import { newId } from '../src/platform/ids.js';
+import { sealPersonal } from '../src/subjects/personal.js';
+import { createSubject, findSubject } from '../src/subjects/service.js';
 import type { PublishedVersion } from '../src/templates/schemas.js';
 import { createDraftVersion, createTemplate, getTemplateByCode } from '../src/templates/service.js';
 import { apiOf, withinPublishBound } from './helpers/api.js';
@@ -85,6 +87,10 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
     id = newId(),
   ): Promise<string> {
     await t.db.transaction().execute(async (trx) => {
+      const lookup = t.vault.lookup(tenantId, customer);
+      const subject =
+        (await findSubject(trx, t.vault, tenantId, lookup)) ??
+        (await createSubject(trx, t.vault, tenantId, customer, lookup, decidedAt));
       const v = await trx
         .selectFrom('template_versions')
         .select(['template_id', 'content_sha256'])
@@ -95,13 +101,13 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
         .selectFrom('decisions')
         .select((eb) => eb.fn.max('seq').as('seq'))
         .where('tenant_id', '=', tenantId)
-        .where('customer_id', '=', customer)
+        .where('subject_id', '=', subject.id)
         .where('template_id', '=', v.template_id)
         .executeTakeFirstOrThrow();
       await appendDecision(trx, {
         tenant_id: tenantId,
         id,
-        customer_id: customer,
+        subject_id: subject.id,
         template_id: v.template_id,
         consent_version_id: version.consent_version_id,
         version: version.version,
@@ -109,8 +115,11 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
         seq: Number(seq ?? 0) + 1,
         decided_at: decidedAt,
         api_key_id: a.apiKey.id,
-        ip: '127.0.0.1',
-        user_agent: null,
+        personal: sealPersonal(subject.key, id, {
+          customer_id: customer,
+          ip: '127.0.0.1',
+          user_agent: null,
+        }),
         content_sha256: v.content_sha256,
         idempotency_key: null,
         evidence_salt: null,

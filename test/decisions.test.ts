@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../src/platform/hashing.js';
+import { personalReader } from '../src/subjects/service.js';
 import { createDraftVersion, getTemplateByCode } from '../src/templates/service.js';
 import { apiOf } from './helpers/api.js';
-import { expectErrorShape, json, startTestApp, type TestApp } from './helpers/app.js';
+import { expectErrorShape, json, startTestApp, subjectIdOf, type TestApp } from './helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from './helpers/seed.js';
 import { stores } from './helpers/stores.js';
 
@@ -20,12 +21,22 @@ describe.each(stores)('POST .../decisions on $name', (store) => {
     await t.close();
   });
 
+  /** The random id the store knows the customer by; throws when it has none. */
+  async function subjectOf(customer: string): Promise<string> {
+    const id = await subjectIdOf(t, a.tenant.id, customer);
+    if (id === undefined) throw new Error(`no subject for customer ${customer}`);
+    return id;
+  }
+
   async function countDecisions(customer: string): Promise<number> {
+    // A decision needs its customer's subject: without one, the customer has none.
+    const subjectId = await subjectIdOf(t, a.tenant.id, customer);
+    if (subjectId === undefined) return 0;
     const rows = await t.db
       .selectFrom('decisions')
       .select('id')
       .where('tenant_id', '=', a.tenant.id)
-      .where('customer_id', '=', customer)
+      .where('subject_id', '=', subjectId)
       .execute();
     return rows.length;
   }
@@ -74,11 +85,21 @@ describe.each(stores)('POST .../decisions on $name', (store) => {
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({
       api_key_id: a.apiKey.id,
-      ip: '198.51.100.7',
-      user_agent: 'ExampleApp/3.2 (iOS 18)',
       content_sha256: sha256Hex(content),
-      customer_id: customer,
+      subject_id: await subjectOf(customer),
       decision: 'given',
+    });
+    // The customer id, IP and user agent are kept sealed under the customer's key.
+    expect(row.personal).not.toContain('198.51.100.7');
+    expect(row.personal).not.toContain(customer);
+    const [opened] = await personalReader(t.db, t.vault, a.tenant.id)([row]);
+    expect(opened).toMatchObject({
+      state: 'open',
+      personal: {
+        customer_id: customer,
+        ip: '198.51.100.7',
+        user_agent: 'ExampleApp/3.2 (iOS 18)',
+      },
     });
   });
 
@@ -252,7 +273,7 @@ describe.each(stores)('POST .../decisions on $name', (store) => {
       .selectFrom('decisions')
       .select(['id', 'decision', 'seq'])
       .where('tenant_id', '=', a.tenant.id)
-      .where('customer_id', '=', customer)
+      .where('subject_id', '=', await subjectOf(customer))
       .orderBy('seq')
       .execute();
     expect(rows.map((r) => r.id)).toEqual(ids);
@@ -268,7 +289,7 @@ describe.each(stores)('POST .../decisions on $name', (store) => {
       .selectFrom('customer_template_states')
       .selectAll()
       .where('tenant_id', '=', a.tenant.id)
-      .where('customer_id', '=', customer)
+      .where('subject_id', '=', await subjectOf(customer))
       .executeTakeFirstOrThrow();
     expect(state).toMatchObject({
       decision_count: 5,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from './helpers/api.js';
-import { expectErrorShape, json, startTestApp, type TestApp } from './helpers/app.js';
+import { expectErrorShape, json, startTestApp, subjectIdOf, type TestApp } from './helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from './helpers/seed.js';
 import { stores } from './helpers/stores.js';
 
@@ -23,9 +23,22 @@ describe.each(stores)('Idempotency-Key on $name', (store) => {
     await t.close();
   });
 
-  const countFor = async (customer: string) =>
-    (await t.db.selectFrom('decisions').select('id').where('customer_id', '=', customer).execute())
-      .length;
+  /** The customer's decisions in every tenant (a decision needs its customer's subject). */
+  async function countFor(customer: string): Promise<number> {
+    let count = 0;
+    for (const tenantId of [a.tenant.id, b.tenant.id]) {
+      const subjectId = await subjectIdOf(t, tenantId, customer);
+      if (subjectId === undefined) continue;
+      const rows = await t.db
+        .selectFrom('decisions')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('subject_id', '=', subjectId)
+        .execute();
+      count += rows.length;
+    }
+    return count;
+  }
 
   it('a retry with the same key, customer and body answers the first response and stores nothing', async () => {
     const customer = unique('c');

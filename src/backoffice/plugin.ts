@@ -20,12 +20,15 @@ import { assetRoutes } from './web/assets.js';
 import { installErrorPages, PageError, setPageHeaders } from './web/errors.js';
 import { basePath, redirectTo } from './web/layout.js';
 import './web/context.js';
+import type { SubjectVault } from '../subjects/vault.js';
 
 export interface BackofficeOptions {
   db: Db;
   config: Config;
   /** The decision log's signing key (for the log page's key and empty checkpoint). */
   signer: NoteSigner;
+  /** Opens customers' personal data, and erases it. */
+  vault: SubjectVault;
 }
 
 /**
@@ -33,7 +36,10 @@ export interface BackofficeOptions {
  * scripts (htmx and a small script of its own only add to them).
  * Its own error pages, body parser, cookies and CSP stay inside this plugin; `/api` is untouched.
  */
-export async function backoffice(app: FastifyInstance, { db, config, signer }: BackofficeOptions) {
+export async function backoffice(
+  app: FastifyInstance,
+  { db, config, signer, vault }: BackofficeOptions,
+) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
   const prefix = config.secureCookies ? '__Host-' : '';
@@ -98,10 +104,10 @@ export async function backoffice(app: FastifyInstance, { db, config, signer }: B
           await tenantPages.register(dashboardRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(apiKeyRoutes, { db });
-          await tenantPages.register(customerRoutes, { db });
-          await tenantPages.register(exportRoutes, { db });
+          await tenantPages.register(customerRoutes, { db, vault });
+          await tenantPages.register(exportRoutes, { db, vault });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });
-          await tenantPages.register(logPageRoutes, { db, signer });
+          await tenantPages.register(logPageRoutes, { db, signer, vault });
         });
 
         await pages.register(async (operatorPages) => {

@@ -46,7 +46,7 @@ export interface AuditLogTable {
   /** The e-mail of who acted (as typed, for a failed sign-in). */
   actor: string;
   action: string;
-  /** What the action was on (a template code, a key name, a customer id, …). */
+  /** What the action was on (a template code, a key name, a customer's subject id, …). */
   target: string | null;
   /** JSON object with the particulars, or null. */
   details: string | null;

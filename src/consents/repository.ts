@@ -2,7 +2,7 @@ import type { Executor } from '../platform/db.js';
 
 /**
  * Read-only queries of a customer's record for the API. Every one filters by the tenant, and
- * each reaches its rows through a key that starts with (tenant_id, customer_id) or with the
+ * each reaches its rows through a key that starts with (tenant_id, subject_id) or with the
  * template; history pages seek on `decisions_customer_time_idx` (migration 0004).
  */
 
@@ -10,7 +10,7 @@ import type { Executor } from '../platform/db.js';
  * The customer's standing on each template they decided on, with that template's latest version
  * and their most recent decision on it (none: pending). The API and the back-office both read it.
  */
-export function findTemplateStandings(db: Executor, tenantId: string, customerId: string) {
+export function findTemplateStandings(db: Executor, tenantId: string, subjectId: string) {
   return db
     .selectFrom('customer_template_states as s')
     .innerJoin('templates as t', (j) =>
@@ -36,7 +36,7 @@ export function findTemplateStandings(db: Executor, tenantId: string, customerId
     .leftJoin('customer_version_states as cv', (j) =>
       j
         .onRef('cv.tenant_id', '=', 's.tenant_id')
-        .onRef('cv.customer_id', '=', 's.customer_id')
+        .onRef('cv.subject_id', '=', 's.subject_id')
         .onRef('cv.consent_version_id', '=', 'lv.id'),
     )
     .select([
@@ -56,7 +56,7 @@ export function findTemplateStandings(db: Executor, tenantId: string, customerId
       's.last_decided_at',
     ])
     .where('s.tenant_id', '=', tenantId)
-    .where('s.customer_id', '=', customerId)
+    .where('s.subject_id', '=', subjectId)
     .orderBy('t.code')
     .execute();
 }
@@ -71,7 +71,7 @@ export interface HistoryPosition {
 export function findHistoryPage(
   db: Executor,
   tenantId: string,
-  customerId: string,
+  subjectId: string,
   limit: number,
   after: HistoryPosition | undefined,
 ) {
@@ -94,7 +94,7 @@ export function findHistoryPage(
       'd.content_sha256',
     ])
     .where('d.tenant_id', '=', tenantId)
-    .where('d.customer_id', '=', customerId);
+    .where('d.subject_id', '=', subjectId);
   if (after) {
     const { decidedAt, id } = after;
     // A row comparison, so that both stores seek on the index rather than filter.
@@ -109,7 +109,7 @@ export function findHistoryPage(
 export function findDecisionAsOf(
   db: Executor,
   tenantId: string,
-  customerId: string,
+  subjectId: string,
   templateId: string,
   at: string,
 ) {
@@ -129,7 +129,7 @@ export function findDecisionAsOf(
         'd.content_sha256',
       ])
       .where('d.tenant_id', '=', tenantId)
-      .where('d.customer_id', '=', customerId)
+      .where('d.subject_id', '=', subjectId)
       .where('d.template_id', '=', templateId)
       .where('d.decided_at', '<=', at)
       // "Most recent" is the order of recording, as everywhere else, not the clock.
@@ -162,7 +162,7 @@ export function findLatestPublishedAsOf(
 export async function hasDecisionOnVersionAsOf(
   db: Executor,
   tenantId: string,
-  customerId: string,
+  subjectId: string,
   templateId: string,
   versionId: string,
   at: string,
@@ -171,7 +171,7 @@ export async function hasDecisionOnVersionAsOf(
     .selectFrom('decisions')
     .select('id')
     .where('tenant_id', '=', tenantId)
-    .where('customer_id', '=', customerId)
+    .where('subject_id', '=', subjectId)
     .where('template_id', '=', templateId)
     .where('consent_version_id', '=', versionId)
     .where('decided_at', '<=', at)

@@ -4,15 +4,17 @@ import { CustomerIdParam } from '../decisions/schemas.js';
 import { callerOf } from '../platform/auth.js';
 import type { Db } from '../platform/db.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
 import { AsOfQuery, ConsentAsOf, CustomerConsents, HistoryQuery } from './schemas.js';
 import { getConsentAsOf, getCustomerConsents } from './service.js';
 
-export const consentRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalog: Catalog }> = async (
-  app,
-  { db, catalog },
-) => {
+export const consentRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  catalog: Catalog;
+  vault: SubjectVault;
+}> = async (app, { db, catalog, vault }) => {
   app.get(
     '/api/v1/customers/:customer_id/consents',
     {
@@ -22,7 +24,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalog: Catalog
         description:
           'The history lists every decision, newest first, a page at a time: pass the ' +
           "previous page's `next_cursor` as `cursor` (null on the last page). A customer " +
-          'with no decision answers empty lists.',
+          'with no decision, or one who was erased, answers empty lists.',
         security: apiKeySecurity,
         params: Type.Object({ customer_id: CustomerIdParam }),
         querystring: HistoryQuery,
@@ -33,7 +35,13 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalog: Catalog
       const { tenantId } = callerOf(request);
       reply.header('cache-control', 'no-store');
       return {
-        data: await getCustomerConsents(db, tenantId, request.params.customer_id, request.query),
+        data: await getCustomerConsents(
+          db,
+          vault,
+          tenantId,
+          request.params.customer_id,
+          request.query,
+        ),
       };
     },
   );
@@ -61,6 +69,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{ db: Db; catalog: Catalog
         data: await getConsentAsOf(
           db,
           catalog,
+          vault,
           tenantId,
           customer_id,
           template_code,

@@ -1,6 +1,8 @@
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
+import { findSubjectId } from '../subjects/service.js';
+import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import {
   findDecisionAsOf,
@@ -23,15 +25,17 @@ import {
  */
 export async function getCustomerConsents(
   db: Executor,
+  vault: SubjectVault,
   tenantId: string,
   customerId: string,
   query: HistoryQuery,
 ): Promise<CustomerConsents> {
   const limit = query.limit === undefined ? defaultPageSize : Number(query.limit);
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  const standings = await findTemplateStandings(db, tenantId, customerId);
+  const subjectId = await findSubjectId(db, vault, tenantId, customerId);
+  const standings = subjectId ? await findTemplateStandings(db, tenantId, subjectId) : [];
   // One row more than the page tells whether another page follows.
-  const rows = await findHistoryPage(db, tenantId, customerId, limit + 1, after);
+  const rows = subjectId ? await findHistoryPage(db, tenantId, subjectId, limit + 1, after) : [];
   const history = rows.slice(0, limit);
   const last = history.at(-1);
   return {
@@ -70,6 +74,7 @@ export async function getCustomerConsents(
 export async function getConsentAsOf(
   db: Executor,
   catalog: Pick<Catalog, 'latest'>,
+  vault: SubjectVault,
   tenantId: string,
   customerId: string,
   templateCode: string,
@@ -78,12 +83,16 @@ export async function getConsentAsOf(
   const { version: current } = await catalog.latest(tenantId, templateCode);
   const templateId = current.template_id;
   const when = storedInstant(at);
-  const decision = await findDecisionAsOf(db, tenantId, customerId, templateId, when);
+  const subjectId = await findSubjectId(db, vault, tenantId, customerId);
+  const decision = subjectId
+    ? await findDecisionAsOf(db, tenantId, subjectId, templateId, when)
+    : undefined;
   const latest = await findLatestPublishedAsOf(db, tenantId, templateId, when);
   const accepted =
     latest !== undefined &&
+    subjectId !== undefined &&
     (decision?.consent_version_id === latest.id ||
-      (await hasDecisionOnVersionAsOf(db, tenantId, customerId, templateId, latest.id, when)));
+      (await hasDecisionOnVersionAsOf(db, tenantId, subjectId, templateId, latest.id, when)));
   return {
     customer_id: customerId,
     template_code: current.template_code,

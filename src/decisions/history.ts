@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
+import { findSubjectId, personalReader } from '../subjects/service.js';
+import type { SubjectVault } from '../subjects/vault.js';
 import type { DecisionValue } from './table.js';
 
 /**
@@ -7,10 +9,13 @@ import type { DecisionValue } from './table.js';
  * exports. Every query filters by the tenant. Nothing here writes.
  */
 
-/** One recorded decision with what it was given on and by whom (the evidence). */
+/**
+ * One recorded decision with what it was given on and by whom (the evidence). The customer id,
+ * IP address and user agent are null once the customer was erased.
+ */
 export interface DecisionRecord {
   decision_id: string;
-  customer_id: string;
+  customer_id: string | null;
   template_code: string;
   version: number;
   tag: string;
@@ -18,7 +23,7 @@ export interface DecisionRecord {
   decided_at: string;
   api_key_name: string | null;
   api_key_prefix: string | null;
-  ip: string;
+  ip: string | null;
   user_agent: string | null;
   content_sha256: string;
 }
@@ -37,7 +42,8 @@ function records(db: Executor, tenantId: string) {
     )
     .select([
       'd.id as decision_id',
-      'd.customer_id',
+      'd.subject_id',
+      'd.personal',
       't.code as template_code',
       'd.version',
       'v.tag',
@@ -45,8 +51,6 @@ function records(db: Executor, tenantId: string) {
       'd.decided_at',
       'k.name as api_key_name',
       'k.prefix as api_key_prefix',
-      'd.ip',
-      'd.user_agent',
       'd.content_sha256',
     ])
     .where('d.tenant_id', '=', tenantId);
@@ -60,24 +64,49 @@ export interface LoggedDecisionRecord extends DecisionRecord {
 /** A customer's decisions on every template, newest first (at most `limit`). */
 export async function customerHistory(
   db: Executor,
+  vault: SubjectVault,
   tenantId: string,
   customerId: string,
   limit = 500,
 ): Promise<LoggedDecisionRecord[]> {
+  const subjectId = await findSubjectId(db, vault, tenantId, customerId);
+  if (subjectId === undefined) return [];
   const rows = await records(db, tenantId)
     .leftJoin('tlog_entries as e', (j) =>
       j.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
     )
     .select('e.idx as log_index')
-    .where('d.customer_id', '=', customerId)
+    .where('d.subject_id', '=', subjectId)
     .orderBy('d.decided_at', 'desc')
     .orderBy('d.id', 'desc')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({
+  const opened = await opener(db, vault, tenantId)(rows);
+  return opened.map((row) => ({
     ...row,
     log_index: row.log_index === null ? null : Number(row.log_index),
   }));
+}
+
+/** Rows with their personal fields opened in place of the sealed ones. */
+function opener(db: Executor, vault: SubjectVault, tenantId: string) {
+  const open = personalReader(db, vault, tenantId);
+  return async <T extends { decision_id: string; subject_id: string; personal: string }>(
+    rows: T[],
+  ) => {
+    const personal = await open(
+      rows.map((r) => ({ id: r.decision_id, subject_id: r.subject_id, personal: r.personal })),
+    );
+    return rows.map(({ subject_id: _subject, personal: _sealed, ...row }, i) => {
+      const fields = personal[i]?.personal ?? null;
+      return {
+        ...row,
+        customer_id: fields?.customer_id ?? null,
+        ip: fields?.ip ?? null,
+        user_agent: fields?.user_agent ?? null,
+      };
+    });
+  };
 }
 
 /** How many decisions of each value a template got on each day (UTC) from `since` on. */
@@ -155,10 +184,12 @@ export interface DecisionFilter {
  */
 export async function* decisionRecords(
   db: Executor,
+  vault: SubjectVault,
   tenantId: string,
   filter: DecisionFilter,
   pageSize = 1000,
 ): AsyncGenerator<DecisionRecord> {
+  const open = opener(db, vault, tenantId);
   let after: { decidedAt: string; id: string } | undefined;
   for (;;) {
     let query = records(db, tenantId);
@@ -180,7 +211,7 @@ export async function* decisionRecords(
       .orderBy('d.id', 'asc')
       .limit(pageSize)
       .execute();
-    yield* rows;
+    yield* await open(rows);
     const last = rows.at(-1);
     if (rows.length < pageSize || !last) return;
     after = { decidedAt: last.decided_at, id: last.decision_id };

@@ -4,14 +4,14 @@ import type { DecisionRow, IdempotencyKeysTable } from './table.js';
 export function findTemplateState(
   db: Executor,
   tenantId: string,
-  customerId: string,
+  subjectId: string,
   templateId: string,
 ) {
   return db
     .selectFrom('customer_template_states')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where('customer_id', '=', customerId)
+    .where('subject_id', '=', subjectId)
     .where('template_id', '=', templateId)
     .executeTakeFirst();
 }
@@ -19,15 +19,34 @@ export function findTemplateState(
 export function findVersionState(
   db: Executor,
   tenantId: string,
-  customerId: string,
+  subjectId: string,
   versionId: string,
 ) {
   return db
     .selectFrom('customer_version_states')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where('customer_id', '=', customerId)
+    .where('subject_id', '=', subjectId)
     .where('consent_version_id', '=', versionId)
+    .executeTakeFirst();
+}
+
+/** The customer's state on a version, found by their keyed look-up (one indexed join). */
+export function findCustomerVersionState(
+  db: Executor,
+  tenantId: string,
+  lookup: string,
+  versionId: string,
+) {
+  return db
+    .selectFrom('subjects as s')
+    .innerJoin('customer_version_states as cv', (j) =>
+      j.onRef('cv.tenant_id', '=', 's.tenant_id').onRef('cv.subject_id', '=', 's.id'),
+    )
+    .select(['cv.last_decision', 'cv.last_decided_at'])
+    .where('s.tenant_id', '=', tenantId)
+    .where('s.lookup', '=', lookup)
+    .where('cv.consent_version_id', '=', versionId)
     .executeTakeFirst();
 }
 
@@ -52,14 +71,14 @@ export async function appendDecision(trx: Trx, row: DecisionRow): Promise<void> 
     .insertInto('customer_template_states')
     .values({
       tenant_id: row.tenant_id,
-      customer_id: row.customer_id,
+      subject_id: row.subject_id,
       template_id: row.template_id,
       decision_count: row.seq,
       last_consent_version_id: row.consent_version_id,
       ...last,
     })
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'customer_id', 'template_id']).doUpdateSet({
+      oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet({
         decision_count: row.seq,
         last_consent_version_id: row.consent_version_id,
         ...last,
@@ -70,12 +89,12 @@ export async function appendDecision(trx: Trx, row: DecisionRow): Promise<void> 
     .insertInto('customer_version_states')
     .values({
       tenant_id: row.tenant_id,
-      customer_id: row.customer_id,
+      subject_id: row.subject_id,
       consent_version_id: row.consent_version_id,
       ...last,
     })
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'customer_id', 'consent_version_id']).doUpdateSet(last),
+      oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet(last),
     )
     .execute();
 }
@@ -95,7 +114,7 @@ export async function saveIdempotencyRecord(trx: Trx, record: IdempotencyKeysTab
     .values(record)
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'key']).doUpdateSet({
-        customer_id: record.customer_id,
+        customer_lookup: record.customer_lookup,
         request_hash: record.request_hash,
         status_code: record.status_code,
         response_body: record.response_body,

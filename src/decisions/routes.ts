@@ -5,6 +5,7 @@ import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import type { WriteQueue } from '../platform/write-queue.js';
+import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
 import { getPending } from './pending.js';
@@ -23,7 +24,8 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
   catalog: Catalog;
   writes: WriteQueue;
-}> = async (app, { db, catalog, writes }) => {
+  vault: SubjectVault;
+}> = async (app, { db, catalog, writes, vault }) => {
   app.get(
     '/api/v1/customers/:customer_id/consents/templates/:template_code/pending',
     {
@@ -42,7 +44,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
       const { customer_id, template_code } = request.params;
       reply.header('cache-control', 'no-store');
       return {
-        data: await getPending(db, catalog, tenantId, customer_id, template_code),
+        data: await getPending(db, catalog, vault, tenantId, customer_id, template_code),
       };
     },
   );
@@ -81,6 +83,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
       const response = await recordDecision(
         writes,
         catalog,
+        vault,
         {
           tenantId,
           apiKeyId,

@@ -1,5 +1,5 @@
 import stringify from 'safe-stable-stringify';
-import { queueLeaf } from '../log/queue.js';
+import { leafOfDecision, queueLeaf } from '../log/queue.js';
 import type { Trx } from '../platform/db.js';
 import { AppError, type ErrorBody, type ErrorName, errorBody } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
@@ -8,6 +8,9 @@ import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import type { WriteQueue } from '../platform/write-queue.js';
 import { newSalt } from '../proof/leaf.js';
+import { sealPersonal } from '../subjects/personal.js';
+import { createSubject, findSubject } from '../subjects/service.js';
+import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import type { VersionWithCode } from '../templates/repository.js';
 import {
@@ -47,6 +50,7 @@ export interface DecisionResponse {
 export async function recordDecision(
   writes: WriteQueue,
   versions: Pick<Catalog, 'publishedById'>,
+  vault: SubjectVault,
   context: DecisionContext,
   customerId: string,
   request: DecisionRequest,
@@ -58,6 +62,8 @@ export async function recordDecision(
     request.consent_version_id.toLowerCase(),
   );
   if (!version) throw new AppError('versionNotFound');
+  // The store knows the customer only by this keyed hash and a random id (src/subjects).
+  const lookup = vault.lookup(context.tenantId, customerId);
   return writes.transaction(async (trx) => {
     const requestHash = sha256Hex(stringify(request) ?? '');
     if (idempotencyKey !== undefined) {
@@ -66,7 +72,7 @@ export async function recordDecision(
       const previous = await findIdempotencyRecord(trx, context.tenantId, idempotencyKey);
       const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
       if (previous && previous.created_at >= windowStart) {
-        if (previous.customer_id !== customerId || previous.request_hash !== requestHash) {
+        if (previous.customer_lookup !== lookup || previous.request_hash !== requestHash) {
           throw new AppError('idempotencyMismatch');
         }
         return {
@@ -76,12 +82,13 @@ export async function recordDecision(
         };
       }
     }
-    const response = await decide(trx, version, context, customerId, request, idempotencyKey);
+    const customer = { id: customerId, lookup };
+    const response = await decide(trx, vault, version, context, customer, request, idempotencyKey);
     if (idempotencyKey !== undefined) {
       await saveIdempotencyRecord(trx, {
         tenant_id: context.tenantId,
         key: idempotencyKey,
-        customer_id: customerId,
+        customer_lookup: lookup,
         request_hash: requestHash,
         status_code: response.status,
         response_body: JSON.stringify(response.body),
@@ -94,56 +101,71 @@ export async function recordDecision(
 
 async function decide(
   trx: Trx,
+  vault: SubjectVault,
   version: VersionWithCode,
   context: DecisionContext,
-  customerId: string,
+  customer: { id: string; lookup: string },
   request: DecisionRequest,
   idempotencyKey: string | undefined,
 ): Promise<DecisionResponse> {
   const { tenantId } = context;
-  // One decision at a time per customer and template: the rules read the state they change.
-  await lockKey(trx, `customer:${tenantId}:${version.template_id}:${customerId}`);
-  const templateState = await findTemplateState(trx, tenantId, customerId, version.template_id);
+  // One decision at a time per customer: the rules read the state they change, and an erasure
+  // (which takes the same lock) never interleaves with a decision.
+  await lockKey(trx, `subject:${tenantId}:${customer.lookup}`);
+  // A customer the store does not know yet gets a subject only with their first decision.
+  const known = await findSubject(trx, vault, tenantId, customer.lookup);
+  const templateState = known
+    ? await findTemplateState(trx, tenantId, known.id, version.template_id)
+    : undefined;
 
   if (request.decision === 'withdraw') {
     // Withdrawing must be as easy as giving: allow_reconsent does not apply to it.
     if (templateState?.last_decision !== 'given') return refused('nothingToWithdraw');
   } else {
-    const versionState = await findVersionState(trx, tenantId, customerId, version.id);
+    const versionState = known
+      ? await findVersionState(trx, tenantId, known.id, version.id)
+      : undefined;
     if (versionState && version.allow_reconsent === 0) {
       if (versionState.last_decision !== request.decision) return refused('reconsentNotAllowed');
       const existing = await findDecision(trx, tenantId, versionState.last_decision_id);
       return {
         status: 200,
-        body: { data: presentDecision(existing, version.template_code) },
+        body: { data: presentDecision(existing, customer.id, version.template_code) },
         replayed: false,
       };
     }
   }
 
-  const evidenceSalt = newSalt();
+  const now = nowIso();
+  const subject =
+    known ?? (await createSubject(trx, vault, tenantId, customer.id, customer.lookup, now));
+  const id = newId();
+  const personal = { customer_id: customer.id, ip: context.ip, user_agent: context.userAgent };
   const row: DecisionRow = {
     tenant_id: tenantId,
-    id: newId(),
-    customer_id: customerId,
+    id,
+    subject_id: subject.id,
     template_id: version.template_id,
     consent_version_id: version.id,
     version: publishedNumber(version),
     decision: request.decision,
     seq: (templateState?.decision_count ?? 0) + 1,
-    decided_at: nowIso(),
+    decided_at: now,
     api_key_id: context.apiKeyId,
-    ip: context.ip,
-    user_agent: context.userAgent,
+    personal: sealPersonal(subject.key, id, personal),
     content_sha256: version.content_sha256,
     idempotency_key: idempotencyKey ?? null,
-    evidence_salt: evidenceSalt,
+    evidence_salt: newSalt(),
   };
   await appendDecision(trx, row);
-  await queueLeaf(trx, { ...row, evidence_salt: evidenceSalt });
+  const leaf = leafOfDecision(
+    { ...row, ...personal, evidence_salt: row.evidence_salt ?? '' },
+    subject.salt,
+  );
+  await queueLeaf(trx, tenantId, id, leaf, now);
   return {
     status: 201,
-    body: { data: presentDecision(row, version.template_code) },
+    body: { data: presentDecision(row, customer.id, version.template_code) },
     replayed: false,
   };
 }
@@ -159,10 +181,14 @@ function publishedNumber(version: VersionWithCode): number {
 }
 
 /** D of contract section 4. */
-export function presentDecision(row: DecisionRow, templateCode: string): RecordedDecision {
+export function presentDecision(
+  row: Pick<DecisionRow, 'id' | 'consent_version_id' | 'version' | 'decision' | 'decided_at'>,
+  customerId: string,
+  templateCode: string,
+): RecordedDecision {
   return {
     decision_id: row.id,
-    customer_id: row.customer_id,
+    customer_id: customerId,
     template_code: templateCode,
     consent_version_id: row.consent_version_id,
     version: row.version,

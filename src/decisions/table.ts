@@ -6,7 +6,8 @@ export type DecisionValue = 'given' | 'reject' | 'withdraw';
 export interface DecisionsTable {
   tenant_id: string;
   id: string;
-  customer_id: string;
+  /** The customer's random id (src/subjects): the customer id itself is only in `personal`. */
+  subject_id: string;
   template_id: string;
   consent_version_id: string;
   version: number;
@@ -15,8 +16,8 @@ export interface DecisionsTable {
   seq: number;
   decided_at: string;
   api_key_id: string;
-  ip: string;
-  user_agent: string | null;
+  /** Customer id, IP address and user agent, sealed under the customer's key (personal.ts). */
+  personal: string;
   content_sha256: string;
   idempotency_key: string | null;
   /** base64 random bytes behind the evidence commitment of the decision's log leaf. */
@@ -26,7 +27,7 @@ export interface DecisionsTable {
 /** The customer's latest decision on a template, kept by the transaction that records it. */
 export interface CustomerTemplateStatesTable {
   tenant_id: string;
-  customer_id: string;
+  subject_id: string;
   template_id: string;
   decision_count: number;
   last_decision_id: string;
@@ -38,7 +39,7 @@ export interface CustomerTemplateStatesTable {
 /** The customer's latest decision on one version: what `pending` and re-consent read. */
 export interface CustomerVersionStatesTable {
   tenant_id: string;
-  customer_id: string;
+  subject_id: string;
   consent_version_id: string;
   last_decision_id: string;
   last_decision: DecisionValue;
@@ -48,7 +49,8 @@ export interface CustomerVersionStatesTable {
 export interface IdempotencyKeysTable {
   tenant_id: string;
   key: string;
-  customer_id: string;
+  /** The customer's keyed look-up (src/subjects/crypto.ts), to refuse the key for another one. */
+  customer_lookup: string;
   /** Hex SHA-256 of the canonical JSON of the request body. */
   request_hash: string;
   status_code: number;

@@ -1,3 +1,4 @@
+import type { DecisionRow } from '../decisions/table.js';
 import type { Db } from '../platform/db.js';
 import {
   assembleProof,
@@ -10,9 +11,12 @@ import {
   parseVerifierKey,
   verifyConsistency,
 } from '../proof/index.js';
-import { leafOfDecision } from './queue.js';
+import { parseLeaf } from '../proof/leaf.js';
+import { type OpenedRecord, personalReader } from '../subjects/service.js';
+import type { SubjectVault } from '../subjects/vault.js';
+import { committedLeaf, leafOfDecision, leafOfErasure } from './queue.js';
 import {
-  decisionsWithSalt,
+  findErasures,
   findLog,
   findState,
   fromHex,
@@ -27,6 +31,7 @@ export interface Finding {
     | 'record-removed'
     | 'record-differs-from-leaf'
     | 'record-not-logged'
+    | 'record-unreadable'
     | 'entry-missing'
     | 'node-missing'
     | 'node-changed'
@@ -58,8 +63,9 @@ const pageSize = 2_000;
  * signature) and the consistency of each checkpoint with the next, and the log's state. Reports
  * what was changed, removed or reordered instead of stopping at the first.
  */
-export async function auditLog(db: Db, logId: string): Promise<AuditReport> {
+export async function auditLog(db: Db, vault: SubjectVault, logId: string): Promise<AuditReport> {
   const findings: Finding[] = [];
+  const open = personalReader(db, vault, logId);
   const startedAt = new Date().toISOString();
   const log = await findLog(db, logId);
   const verifier = log ? parseVerifierKey(log.verifier_key) : undefined;
@@ -87,11 +93,7 @@ export async function auditLog(db: Db, logId: string): Promise<AuditReport> {
     const first = next;
     const last = Number(entries.at(-1)?.idx);
     const stored = await nodesFor(db, logId, first, last + 1);
-    const expected = await expectedLeaves(
-      db,
-      logId,
-      entries.map((e) => e.record_id),
-    );
+    const expected = await expectedLeaves(db, open, logId, entries);
     for (const entry of entries) {
       const index = Number(entry.idx);
       if (index !== next) {
@@ -104,7 +106,14 @@ export async function auditLog(db: Db, logId: string): Promise<AuditReport> {
         return report(log?.origin ?? null, logId, next, checkpoints.length, findings);
       }
       const rebuilt = expected.get(entry.record_id);
-      if (rebuilt === undefined) {
+      if (rebuilt === null) {
+        findings.push({
+          kind: 'record-unreadable',
+          index,
+          record_id: entry.record_id,
+          message: `the sealed personal fields of leaf ${index}'s decision cannot be opened with its customer's key`,
+        });
+      } else if (rebuilt === undefined) {
         findings.push({
           kind: 'record-removed',
           index,
@@ -210,7 +219,7 @@ export async function auditLog(db: Db, logId: string): Promise<AuditReport> {
     findings.push({
       kind: 'record-not-logged',
       record_id: record,
-      message: `decision ${record} is neither in the log nor queued for it`,
+      message: `record ${record} is neither in the log nor queued for it`,
     });
   }
   return report(log?.origin ?? null, logId, size, checkpoints.length, findings);
@@ -285,28 +294,63 @@ async function nodesFor(db: Db, logId: string, begin: number, end: number) {
   return found;
 }
 
-/** The leaf each decision record makes today, by decision id. */
-async function expectedLeaves(db: Db, logId: string, recordIds: string[]) {
-  const rows = await decisionsWithSalt(db, logId).where('d.id', 'in', recordIds).execute();
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      leafOfDecision({ ...row, evidence_salt: row.evidence_salt ?? '' }, row.subject_salt ?? ''),
-    ]),
-  );
+/**
+ * The leaf each record makes today, by record id: decisions and erasure tombstones. Null for a
+ * decision whose sealed fields no longer open (they, or its customer's key, were changed).
+ */
+async function expectedLeaves(
+  db: Db,
+  open: ReturnType<typeof personalReader>,
+  logId: string,
+  entries: readonly { record_id: string; leaf: string }[],
+): Promise<Map<string, string | null>> {
+  const ids = entries.map((e) => e.record_id);
+  const logged = new Map(entries.map((e) => [e.record_id, e.leaf]));
+  const rows = await db
+    .selectFrom('decisions')
+    .selectAll()
+    .where('tenant_id', '=', logId)
+    .where('id', 'in', ids)
+    .execute();
+  const opened = await open(rows);
+  const expected = new Map<string, string | null>();
+  rows.forEach((row, i) => {
+    expected.set(row.id, decisionLeaf(row, opened[i] as OpenedRecord, logged.get(row.id)));
+  });
+  for (const erasure of await findErasures(db, logId, ids)) {
+    expected.set(erasure.id, leafOfErasure(erasure, erasure.commitment));
+  }
+  return expected;
 }
 
+function decisionLeaf(row: DecisionRow, opened: OpenedRecord, logged: string | undefined) {
+  if (opened.state === 'open') {
+    const { personal, salt } = opened;
+    return leafOfDecision({ ...row, ...personal, evidence_salt: row.evidence_salt ?? '' }, salt);
+  }
+  if (opened.state === 'unreadable') return null;
+  // The customer was erased: all but the evidence is still checked (the subject commitment was
+  // kept); the evidence's values are gone with their key, so its commitment is taken as logged.
+  return committedLeaf(row, opened.commitment, parseLeaf(logged ?? '')?.evidence ?? '');
+}
+
+/** Decisions and tombstones that are neither in the log nor queued for it (at most 1,000 each). */
 async function unloggedDecisions(db: Db, logId: string): Promise<string[]> {
+  return [...(await unlogged(db, 'decisions', logId)), ...(await unlogged(db, 'erasures', logId))];
+}
+
+async function unlogged(db: Db, table: 'decisions' | 'erasures', logId: string) {
+  // Both tables name a record by (tenant_id, id), which is all this reads of either.
   const rows = await db
-    .selectFrom('decisions as d')
+    .selectFrom(`${table} as r` as 'decisions as r')
     .leftJoin('tlog_entries as e', (join) =>
-      join.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
+      join.onRef('e.log_id', '=', 'r.tenant_id').onRef('e.record_id', '=', 'r.id'),
     )
     .leftJoin('tlog_pending as p', (join) =>
-      join.onRef('p.log_id', '=', 'd.tenant_id').onRef('p.record_id', '=', 'd.id'),
+      join.onRef('p.log_id', '=', 'r.tenant_id').onRef('p.record_id', '=', 'r.id'),
     )
-    .select('d.id')
-    .where('d.tenant_id', '=', logId)
+    .select('r.id')
+    .where('r.tenant_id', '=', logId)
     .where('e.record_id', 'is', null)
     .where('p.record_id', 'is', null)
     .limit(1000)

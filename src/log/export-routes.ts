@@ -2,11 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../platform/auth.js';
 import type { Db } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import { nowIso } from '../platform/time.js';
+import type { SubjectVault } from '../subjects/vault.js';
 import { getTemplateByCode, getVersion } from '../templates/service.js';
 import { getTenantById } from '../tenants/service.js';
-import { type ExportSource, iso27560Receipt, kantaraReceipt } from './exports.js';
+import { type ExportSource, iso27560Receipt, kantaraReceipt, type OpenReceipt } from './exports.js';
 import { awaitReceipt, receiptRequest, receiptWaitDescription, sendQueued } from './routes.js';
 import type { Receipt } from './schemas.js';
 import { ReceiptPending } from './schemas.js';
@@ -177,7 +179,14 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
   /** Runs an integration pass now (see integrator.ts). */
   kick: () => Promise<void>;
   publicBaseUrl: string;
-}> = async (app, { db, kick, publicBaseUrl }) => {
+  vault: SubjectVault;
+}> = async (app, { db, kick, publicBaseUrl, vault }) => {
+  /** What an export is made of; undefined while the decision's leaf waits to be appended. */
+  const sourceOf = async (tenantId: string, id: string, wait: boolean) => {
+    const result = await awaitReceipt(db, vault, kick, tenantId, id, wait);
+    return result.ready ? exportSource(db, tenantId, result.receipt, publicBaseUrl) : undefined;
+  };
+
   app.get(
     '/api/v1/decisions/:decision_id/receipt/iso-27560',
     {
@@ -198,12 +207,10 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const { tenantId } = callerOf(request);
       const id = request.params.decision_id;
       reply.header('cache-control', 'no-store');
-      const result = await awaitReceipt(db, kick, tenantId, id, request.query.wait === 'true');
-      if (!result.ready) return sendQueued(reply, id);
-      const source = await exportSource(db, tenantId, result.receipt, publicBaseUrl);
+      const source = await sourceOf(callerOf(request).tenantId, id, request.query.wait === 'true');
+      if (!source) return sendQueued(reply, id);
       return reply.type('application/ld+json').send(iso27560Receipt(source));
     },
   );
@@ -221,12 +228,11 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const { tenantId } = callerOf(request);
       const id = request.params.decision_id;
       reply.header('cache-control', 'no-store');
-      const result = await awaitReceipt(db, kick, tenantId, id, request.query.wait === 'true');
-      if (!result.ready) return sendQueued(reply, id);
-      return kantaraReceipt(await exportSource(db, tenantId, result.receipt, publicBaseUrl));
+      const source = await sourceOf(callerOf(request).tenantId, id, request.query.wait === 'true');
+      if (!source) return sendQueued(reply, id);
+      return kantaraReceipt(source);
     },
   );
 };
@@ -238,6 +244,12 @@ async function exportSource(
   receipt: Receipt,
   publicBaseUrl: string,
 ): Promise<ExportSource> {
+  if (!isOpen(receipt)) {
+    throw new AppError('notFound', {
+      message:
+        "This decision's customer was erased: only its receipt remains, without whose it was.",
+    });
+  }
   const { decision } = receipt;
   const [tenant, template] = await Promise.all([
     getTenantById(db, tenantId),
@@ -246,7 +258,7 @@ async function exportSource(
   const version = await getVersion(db, template, decision.consent_version_id);
   if (version.published_at === null) throw new Error(`Version ${version.id} is not published`);
   return {
-    receipt,
+    receipt: receipt,
     controller: { id: tenant.id, alias: tenant.alias },
     template: { name: template.name, description: template.description },
     version: {
@@ -258,4 +270,8 @@ async function exportSource(
     publicBaseUrl,
     issuedAt: nowIso(),
   };
+}
+
+function isOpen(receipt: Receipt): receipt is OpenReceipt {
+  return receipt.opening !== null && receipt.decision.customer_id !== null;
 }

@@ -11,8 +11,14 @@ import { contentFileUrl } from '../templates/service.js';
 import type { Receipt } from './schemas.js';
 
 /** Everything the exports say beyond the receipt itself. */
+/** A receipt that still names its customer (not erased): what the exports are made from. */
+export type OpenReceipt = Receipt & {
+  decision: Receipt['decision'] & { customer_id: string };
+  opening: NonNullable<Receipt['opening']>;
+};
+
 export interface ExportSource {
-  receipt: Receipt;
+  receipt: OpenReceipt;
   /** The tenant: the controller the customer decided for. */
   controller: { id: string; alias: string };
   template: { name: string; description: string };
@@ -235,7 +241,7 @@ function purposeOf(template: ExportSource['template']) {
  * the decision is in the log (`tlog_proof`), and with the subject salt, that the leaf commits to
  * this customer id.
  */
-function proofOf(receipt: Receipt) {
+function proofOf(receipt: OpenReceipt) {
   return {
     leafFormat: 'consent-log/leaf/v1' as const,
     origin: receipt.checkpoint.slice(0, receipt.checkpoint.indexOf('\n')),

@@ -1,5 +1,5 @@
 import type { Trx } from '../platform/db.js';
-import { evidenceCommitment, leafText, newSalt, subjectCommitment } from '../proof/leaf.js';
+import { evidenceCommitment, leafText, subjectCommitment } from '../proof/leaf.js';
 
 /** What a decision gives its leaf. */
 export interface LoggedDecision {
@@ -22,6 +22,26 @@ export interface LoggedDecision {
  * and what the audit recomputes from the store to compare with the log.
  */
 export function leafOfDecision(row: LoggedDecision, subjectSalt: string): string {
+  return committedLeaf(
+    row,
+    subjectCommitment(subjectSalt, row.customer_id),
+    evidenceCommitment(row.evidence_salt, {
+      ip: row.ip,
+      userAgent: row.user_agent,
+      apiKeyId: row.api_key_id,
+    }),
+  );
+}
+
+/** A decision's leaf from its commitments, for a record whose personal values are gone. */
+export function committedLeaf(
+  row: Pick<
+    LoggedDecision,
+    'id' | 'decided_at' | 'template_id' | 'version' | 'content_sha256' | 'decision'
+  >,
+  subject: string,
+  evidence: string,
+): string {
   return leafText({
     recordId: row.id,
     time: row.decided_at,
@@ -29,57 +49,54 @@ export function leafOfDecision(row: LoggedDecision, subjectSalt: string): string
     version: Number(row.version),
     contentSha256: row.content_sha256,
     decision: row.decision,
-    subject: subjectCommitment(subjectSalt, row.customer_id),
-    evidence: evidenceCommitment(row.evidence_salt, {
-      ip: row.ip,
-      userAgent: row.user_agent,
-      apiKeyId: row.api_key_id,
-    }),
+    subject,
+    evidence,
+  });
+}
+
+/** A tombstone's evidence line: an erasure carries no evidence of its own. */
+export const noEvidence = '-';
+
+/** What an erasure gives its tombstone leaf. */
+export interface LoggedErasure {
+  id: string;
+  template_id: string;
+  version: number;
+  content_sha256: string;
+  erased_at: string;
+}
+
+/**
+ * The `erased` tombstone of a customer's record on one template: the subject commitment of
+ * their earlier leaves, so whoever holds a receipt of theirs can see that the record was erased.
+ */
+export function leafOfErasure(row: LoggedErasure, commitment: string): string {
+  return leafText({
+    recordId: row.id,
+    time: row.erased_at,
+    templateId: row.template_id,
+    version: Number(row.version),
+    contentSha256: row.content_sha256,
+    decision: 'erased',
+    subject: commitment,
+    evidence: noEvidence,
   });
 }
 
 /**
- * Queues the decision's leaf in the decision's own transaction: a decision that commits is in
- * the queue, so none can be acknowledged and then missing from the log. The tenant's log has the
+ * Queues a record's leaf in the record's own transaction: a decision that commits is in the
+ * queue, so none can be acknowledged and then missing from the log. The tenant's log has the
  * tenant's id.
  */
-export async function queueLeaf(trx: Trx, row: LoggedDecision): Promise<void> {
-  const salt = await subjectSalt(trx, row.tenant_id, row.customer_id, row.decided_at);
-  await trx
-    .insertInto('tlog_pending')
-    .values({
-      log_id: row.tenant_id,
-      record_id: row.id,
-      leaf: leafOfDecision(row, salt),
-      queued_at: row.decided_at,
-    })
-    .execute();
-}
-
-/** The customer's salt, made on their first decision (two first decisions at once agree on one). */
-async function subjectSalt(
+export async function queueLeaf(
   trx: Trx,
   tenantId: string,
-  customerId: string,
-  now: string,
-): Promise<string> {
-  const read = () =>
-    trx
-      .selectFrom('log_subjects')
-      .select('salt')
-      .where('tenant_id', '=', tenantId)
-      .where('customer_id', '=', customerId)
-      .executeTakeFirst();
-  const existing = await read();
-  if (existing) return existing.salt;
-  const salt = newSalt();
-  const inserted = await trx
-    .insertInto('log_subjects')
-    .values({ tenant_id: tenantId, customer_id: customerId, salt, created_at: now })
-    .onConflict((oc) => oc.columns(['tenant_id', 'customer_id']).doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return salt;
-  const other = await read();
-  if (!other) throw new Error('log subject vanished while being created');
-  return other.salt;
+  recordId: string,
+  leaf: string,
+  queuedAt: string,
+): Promise<void> {
+  await trx
+    .insertInto('tlog_pending')
+    .values({ log_id: tenantId, record_id: recordId, leaf, queued_at: queuedAt })
+    .execute();
 }

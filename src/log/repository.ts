@@ -114,14 +114,16 @@ export function findPendingByRecord(db: Executor, logId: string, recordId: strin
     .executeTakeFirst();
 }
 
-/** A tenant's decision records, each with its customer's salt: what their leaves are made of. */
-export function decisionsWithSalt(db: Executor, tenantId: string) {
+/** The tombstones among these records, each with the subject commitment it carries. */
+export function findErasures(db: Executor, tenantId: string, ids: readonly string[]) {
   return db
-    .selectFrom('decisions as d')
-    .leftJoin('log_subjects as s', (join) =>
-      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.customer_id', '=', 'd.customer_id'),
+    .selectFrom('erasures as x')
+    .innerJoin('subjects as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'x.tenant_id').onRef('s.id', '=', 'x.subject_id'),
     )
-    .selectAll('d')
-    .select('s.salt as subject_salt')
-    .where('d.tenant_id', '=', tenantId);
+    .selectAll('x')
+    .select('s.commitment')
+    .where('x.tenant_id', '=', tenantId)
+    .where('x.id', 'in', ids)
+    .execute();
 }

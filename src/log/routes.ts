@@ -6,6 +6,7 @@ import type { Db } from '../platform/db.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
+import type { SubjectVault } from '../subjects/vault.js';
 import { ConsistencyProof, LogCheckpoint, LogKey, Receipt, ReceiptPending } from './schemas.js';
 import {
   consistency,
@@ -35,16 +36,17 @@ export const receiptWaitDescription =
 /** The decision's receipt; with `wait`, holds up to 5 s for the integrator to append its leaf. */
 export async function awaitReceipt(
   db: Db,
+  vault: SubjectVault,
   kick: () => Promise<void>,
   tenantId: string,
   decisionId: string,
   wait: boolean,
 ): Promise<ReceiptResult> {
-  let result = await receiptOf(db, tenantId, decisionId);
+  let result = await receiptOf(db, vault, tenantId, decisionId);
   const deadline = Date.now() + waitMs;
   while (!result.ready && wait && Date.now() < deadline) {
     await Promise.race([kick(), sleep(250)]);
-    result = await receiptOf(db, tenantId, decisionId);
+    result = await receiptOf(db, vault, tenantId, decisionId);
   }
   return result;
 }
@@ -62,7 +64,8 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
   signer: NoteSigner;
   /** Runs an integration pass now (see integrator.ts). */
   kick: () => Promise<void>;
-}> = async (app, { db, signer, kick }) => {
+  vault: SubjectVault;
+}> = async (app, { db, signer, kick, vault }) => {
   app.get(
     '/api/v1/decisions/:decision_id/receipt',
     {
@@ -79,7 +82,14 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
       const { tenantId } = callerOf(request);
       const id = request.params.decision_id;
       reply.header('cache-control', 'no-store');
-      const result = await awaitReceipt(db, kick, tenantId, id, request.query.wait === 'true');
+      const result = await awaitReceipt(
+        db,
+        vault,
+        kick,
+        tenantId,
+        id,
+        request.query.wait === 'true',
+      );
       if (!result.ready) return sendQueued(reply, id);
       return { data: result.receipt };
     },

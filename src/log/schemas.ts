@@ -26,7 +26,10 @@ export const ConsistencyProof = Type.Object({
 export type ConsistencyProof = Static<typeof ConsistencyProof>;
 
 export const Receipt = Type.Object({
-  decision: RecordedDecision,
+  decision: Type.Object(
+    { ...RecordedDecision.properties, customer_id: Type.Union([Type.String(), Type.Null()]) },
+    { description: 'The decision (D); `customer_id` is null once the customer was erased' },
+  ),
   leaf: Type.String({ description: 'The leaf bytes (UTF-8 text, consent-log/leaf/v1)' }),
   leaf_index: Type.Integer({ minimum: 0 }),
   tree_size: Type.Integer({ minimum: 1 }),
@@ -34,16 +37,22 @@ export const Receipt = Type.Object({
   checkpoint: Type.String({ description: 'The signed checkpoint the proof leads to' }),
   tlog_proof: Type.String({ description: 'The same proof as C2SP tlog-proof@v1 text' }),
   verifier_key: Type.String(),
-  opening: Type.Object(
+  opening: Type.Union(
+    [
+      Type.Object({
+        customer_id: Type.String(),
+        subject_salt: Type.String(),
+        evidence_salt: Type.String(),
+        ip: Type.String(),
+        user_agent: Type.Union([Type.String(), Type.Null()]),
+        api_key_id: Type.String(),
+      }),
+      Type.Null(),
+    ],
     {
-      customer_id: Type.String(),
-      subject_salt: Type.String(),
-      evidence_salt: Type.String(),
-      ip: Type.String(),
-      user_agent: Type.Union([Type.String(), Type.Null()]),
-      api_key_id: Type.String(),
+      description:
+        "What opens the leaf's subject and evidence commitments; null once the customer was erased",
     },
-    { description: "What opens the leaf's subject and evidence commitments" },
   ),
 });
 export type Receipt = Static<typeof Receipt>;

@@ -11,8 +11,9 @@ import {
   type NoteSigner,
   signCheckpoint,
 } from '../proof/index.js';
+import { personalReader } from '../subjects/service.js';
+import type { SubjectVault } from '../subjects/vault.js';
 import {
-  decisionsWithSalt,
   defaultOrigin,
   findEntryByRecord,
   findLog,
@@ -107,14 +108,18 @@ export type ReceiptResult = { ready: true; receipt: Receipt } | { ready: false }
 /** The decision's receipt, or `ready: false` while its leaf waits for the integrator. */
 export async function receiptOf(
   db: Db,
+  vault: SubjectVault,
   tenantId: string,
   decisionId: string,
 ): Promise<ReceiptResult> {
-  const decision = await decisionsWithSalt(db, tenantId)
+  const decision = await db
+    .selectFrom('decisions as d')
     .innerJoin('templates as t', (join) =>
       join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
     )
+    .selectAll('d')
     .select('t.code as template_code')
+    .where('d.tenant_id', '=', tenantId)
     .where('d.id', '=', decisionId.toLowerCase())
     .executeTakeFirst();
   if (!decision) throw new AppError('notFound', { message: 'Decision not found.' });
@@ -126,10 +131,16 @@ export async function receiptOf(
   const size = Number(checkpoint.size);
   const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
   const leaf = Buffer.from(entry.leaf, 'utf8');
+  // Once the customer was erased, the receipt still proves the decision, without whose it was.
+  const [opened] = await personalReader(db, vault, tenantId)([decision]);
+  const personal = opened?.state === 'open' ? opened : undefined;
   return {
     ready: true,
     receipt: {
-      decision: presentDecision(decision, decision.template_code),
+      decision: {
+        ...presentDecision(decision, '', decision.template_code),
+        customer_id: personal?.personal.customer_id ?? null,
+      },
       leaf: entry.leaf,
       leaf_index: index,
       tree_size: size,
@@ -142,14 +153,16 @@ export async function receiptOf(
         extra: leaf,
       }),
       verifier_key: log?.verifier_key ?? '',
-      opening: {
-        customer_id: decision.customer_id,
-        subject_salt: decision.subject_salt ?? '',
-        evidence_salt: decision.evidence_salt ?? '',
-        ip: decision.ip,
-        user_agent: decision.user_agent,
-        api_key_id: decision.api_key_id,
-      },
+      opening: personal
+        ? {
+            customer_id: personal.personal.customer_id,
+            subject_salt: personal.salt,
+            evidence_salt: decision.evidence_salt ?? '',
+            ip: personal.personal.ip,
+            user_agent: personal.personal.user_agent,
+            api_key_id: decision.api_key_id,
+          }
+        : null,
     },
   };
 }

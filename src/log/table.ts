@@ -1,12 +1,3 @@
-/** A customer's random salt for the subject commitment in the log's leaves. */
-export interface LogSubjectsTable {
-  tenant_id: string;
-  customer_id: string;
-  /** base64, 16 random bytes. */
-  salt: string;
-  created_at: string;
-}
-
 export interface TlogLogsTable {
   log_id: string;
   tenant_id: string;

@@ -40,6 +40,8 @@ const EnvSchema = Type.Object({
   LOG_SIGNING_KEY: Type.Optional(Type.String({ pattern: '^PRIVATE\\+KEY\\+' })),
   LOG_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
+  DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  DATA_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
 });
 
 /** Every environment variable the service reads (the README's configuration table lists them). */
@@ -85,6 +87,10 @@ export interface Config {
   readonly logSigningKey: string | undefined;
   /** Else the file that holds it; made on first start when missing. */
   readonly logSigningKeyFile: string;
+  /** base64 of the 32-byte key every customer's own key is sealed under (see src/subjects). */
+  readonly dataEncryptionKey: string | undefined;
+  /** Where the data key is kept when `dataEncryptionKey` is unset; created on first start. */
+  readonly dataEncryptionKeyFile: string;
   /** How often each instance looks for queued leaves to append to the decision log. */
   readonly logIntegrateIntervalMs: number;
 }
@@ -136,17 +142,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signInFailuresPerAccount: parsed.SIGN_IN_FAILURES_PER_ACCOUNT,
     signInFailuresPerAddress: parsed.SIGN_IN_FAILURES_PER_ADDRESS,
     logSigningKey: parsed.LOG_SIGNING_KEY,
-    logSigningKeyFile: parsed.LOG_SIGNING_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL),
+    logSigningKeyFile:
+      parsed.LOG_SIGNING_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'log-signing.key'),
+    dataEncryptionKey: parsed.DATA_ENCRYPTION_KEY,
+    dataEncryptionKeyFile:
+      parsed.DATA_ENCRYPTION_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'data-encryption.key'),
     logIntegrateIntervalMs: parsed.LOG_INTEGRATE_INTERVAL_MS,
   });
 }
 
 /** Beside an SQLite file; in `data/` for PostgreSQL and in-memory stores. */
-function defaultKeyFile(databaseUrl: string): string {
+function defaultKeyFile(databaseUrl: string, name: string): string {
   const path = isPostgresUrl(databaseUrl) ? ':memory:' : sqlitePath(databaseUrl);
-  return path === ':memory:'
-    ? join('data', 'log-signing.key')
-    : join(dirname(path), 'log-signing.key');
+  return path === ':memory:' ? join('data', name) : join(dirname(path), name);
 }
 
 function parseTrustProxy(value: string): Config['trustProxy'] {

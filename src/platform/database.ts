@@ -12,7 +12,6 @@ import type {
   IdempotencyKeysTable,
 } from '../decisions/table.js';
 import type {
-  LogSubjectsTable,
   TlogAuditsTable,
   TlogCheckpointsTable,
   TlogEntriesTable,
@@ -21,6 +20,7 @@ import type {
   TlogPendingTable,
   TlogStateTable,
 } from '../log/table.js';
+import type { ErasuresTable, StoreKeysTable, SubjectsTable } from '../subjects/table.js';
 import type { TemplatesTable, TemplateVersionsTable } from '../templates/table.js';
 import type { TenantsTable } from '../tenants/table.js';
 
@@ -38,7 +38,9 @@ export interface Database {
   backoffice_sessions: BackofficeSessionsTable;
   sign_in_throttle: SignInThrottleTable;
   audit_log: AuditLogTable;
-  log_subjects: LogSubjectsTable;
+  subjects: SubjectsTable;
+  erasures: ErasuresTable;
+  store_keys: StoreKeysTable;
   tlog_logs: TlogLogsTable;
   tlog_state: TlogStateTable;
   tlog_pending: TlogPendingTable;

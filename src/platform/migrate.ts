@@ -1,26 +1,34 @@
 import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
+import { checkDataKey } from '../subjects/data-key.js';
 import type { Db } from './db.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
 import * as decisionLog from './migrations/0003-decision-log.js';
 import * as customerHistory from './migrations/0004-customer-history.js';
 import * as logAudits from './migrations/0005-log-audits.js';
+import { subjectsMigration } from './migrations/0006-subjects.js';
 
-/** Migrations are listed in code, so the compiled build and the test runner load the same set. */
-const migrations: Record<string, Migration> = {
-  '0001-initial': initial,
-  '0002-backoffice': backoffice,
-  '0003-decision-log': decisionLog,
-  '0004-customer-history': customerHistory,
-  '0005-log-audits': logAudits,
-};
+/**
+ * Migrations are listed in code, so the compiled build and the test runner load the same set.
+ * Converting personal data needs the data key.
+ */
+function migrations(dataKey: Buffer): Record<string, Migration> {
+  return {
+    '0001-initial': initial,
+    '0002-backoffice': backoffice,
+    '0003-decision-log': decisionLog,
+    '0004-customer-history': customerHistory,
+    '0005-log-audits': logAudits,
+    '0006-subjects': subjectsMigration(dataKey),
+  };
+}
 
-const provider: MigrationProvider = {
-  getMigrations: async () => migrations,
-};
-
-/** Applies every pending migration; throws if one fails (the store is left at the last good one). */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+/**
+ * Applies every pending migration, then checks that `dataKey` is the store's; throws if a
+ * migration fails (the store is left at the last good one) or the key is another.
+ */
+export async function migrateToLatest(db: Db, dataKey: Buffer): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dataKey) };
   const migrator = new Migrator({ db, provider });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
@@ -31,5 +39,6 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
       : `Cannot bring the store's schema up to date (is the store reachable?): ${reason}`;
     throw new Error(message, { cause: result.error });
   }
+  await checkDataKey(db, dataKey);
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -44,6 +44,9 @@ export function createSqliteDialect(path: string, busyTimeoutMs: number): Sqlite
   // FULL syncs the WAL on every commit: a decision answered 2xx survives a power cut.
   database.pragma('synchronous = FULL');
   database.pragma('foreign_keys = ON');
+  // Deleted content is overwritten with zeros, so an erased customer's key leaves no copy in
+  // the file's free pages (docs/erasure.md).
+  database.pragma('secure_delete = ON');
   return new ImmediateSqliteDialect({ database: withStatementCache(database) });
 }
 

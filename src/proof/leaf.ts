@@ -16,7 +16,7 @@ export interface LeafFields {
   decision: 'given' | 'reject' | 'withdraw' | 'erased';
   /** base64, from `subjectCommitment`. */
   subject: string;
-  /** base64, from `evidenceCommitment`; a tombstone has none. */
+  /** base64, from `evidenceCommitment`; `-` in a tombstone, which has none. */
   evidence: string;
 }
 

@@ -8,7 +8,8 @@ import { verifyTlogProof } from './tlog-proof.js';
 export interface ReceiptDocument {
   decision?: { decision_id?: string; decision?: string; decided_at?: string; version?: number };
   tlog_proof: string;
-  opening?: {
+  /** Absent or null in a receipt issued after the customer was erased. */
+  opening?: null | {
     customer_id: string;
     subject_salt: string;
     evidence_salt: string;
@@ -74,6 +75,6 @@ export function verifyReceipt(
     leafIndex: proof.value.index,
     checkpoint: proof.value.checkpoint,
     leaf,
-    opened: opening !== undefined,
+    opened: opening !== undefined && opening !== null,
   });
 }

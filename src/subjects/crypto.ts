@@ -15,10 +15,26 @@ export function newSubjectKey(): Buffer {
   return randomBytes(keyBytes);
 }
 
-/** A sub-key of the data key per purpose and tenant (HKDF-SHA256), so no key serves two uses. */
+const derived = new WeakMap<Buffer, Map<string, Buffer>>();
+
+/**
+ * A sub-key of the data key per purpose and tenant (HKDF-SHA256), so no key serves two uses.
+ * Derived once per data key, purpose and tenant: `pending` computes a look-up on every request.
+ */
 function subKey(dataKey: Buffer, purpose: 'lookup/v1' | 'wrap/v1', tenantId: string): Buffer {
   if (dataKey.length !== keyBytes) throw new RangeError('the data key has 32 bytes');
-  return Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), `${purpose}\n${tenantId}`, 32));
+  let keys = derived.get(dataKey);
+  if (!keys) {
+    keys = new Map();
+    derived.set(dataKey, keys);
+  }
+  const info = `${purpose}\n${tenantId}`;
+  let key = keys.get(info);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), info, 32));
+    keys.set(info, key);
+  }
+  return key;
 }
 
 /**

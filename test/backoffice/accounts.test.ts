@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
-import type { TestApp } from '../helpers/app.js';
+import { type TestApp, testDataKey } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { stores, type TestStore } from '../helpers/stores.js';
 import { PageClient, signedIn, startBackofficeApp, tenantPassword, textOf } from './support.js';
@@ -111,7 +111,7 @@ describe.each(stores)('the operator account at start on $name', (store: TestStor
   beforeAll(async () => {
     ({ databaseUrl, drop } = await store.create());
     db = createDb(loadConfig({ DATABASE_URL: databaseUrl }));
-    await migrateToLatest(db);
+    await migrateToLatest(db, testDataKey);
   });
   afterAll(async () => {
     await db.destroy();
@@ -124,6 +124,7 @@ describe.each(stores)('the operator account at start on $name', (store: TestStor
     const config = loadConfig({
       DATABASE_URL: databaseUrl,
       PUBLIC_BASE_URL: 'https://consent.test',
+      DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
       ...env,
     });
     const app = await buildApp(config, db, {

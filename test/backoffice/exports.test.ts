@@ -2,9 +2,11 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisionRecords } from '../../src/decisions/history.js';
 import { newId } from '../../src/platform/ids.js';
+import { newSalt, subjectCommitment } from '../../src/proof/leaf.js';
+import { sealPersonal } from '../../src/subjects/personal.js';
 import type { PublishedVersion } from '../../src/templates/schemas.js';
 import { apiOf } from '../helpers/api.js';
-import type { TestApp } from '../helpers/app.js';
+import { subjectIdOf, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
@@ -18,6 +20,31 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
   let codeY: string;
   let vx: PublishedVersion;
   let vy: PublishedVersion;
+
+  /** The customer's subject and key, made as the first decision makes them. */
+  const subjects = new Map<string, { id: string; key: Buffer }>();
+  async function subjectOf(tenantId: string, customer: string) {
+    const known = subjects.get(`${tenantId}/${customer}`);
+    if (known) return known;
+    const id = newId();
+    const { key, wrapped } = t.vault.newKey(tenantId, id);
+    const salt = newSalt();
+    await t.db
+      .insertInto('subjects')
+      .values({
+        tenant_id: tenantId,
+        id,
+        lookup: t.vault.lookup(tenantId, customer),
+        wrapped_key: wrapped,
+        salt,
+        commitment: subjectCommitment(salt, customer),
+        created_at: new Date().toISOString(),
+        erased_at: null,
+      })
+      .execute();
+    subjects.set(`${tenantId}/${customer}`, { id, key });
+    return { id, key };
+  }
 
   /** Adds a decision as of `decidedAt` (the API always records "now"). */
   async function addDecision(
@@ -33,12 +60,13 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
       .where('id', '=', version.consent_version_id)
       .executeTakeFirstOrThrow();
     const id = newId();
+    const subject = await subjectOf(tenant.tenant.id, customer);
     await t.db
       .insertInto('decisions')
       .values({
         tenant_id: tenant.tenant.id,
         id,
-        customer_id: customer,
+        subject_id: subject.id,
         template_id: template.template_id,
         consent_version_id: version.consent_version_id,
         version: version.version,
@@ -46,8 +74,11 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
         seq: Math.floor(Math.random() * 1e9),
         decided_at: decidedAt,
         api_key_id: tenant.apiKey.id,
-        ip: '192.0.2.10',
-        user_agent: fields.userAgent === undefined ? 'Test/1.0' : fields.userAgent,
+        personal: sealPersonal(subject.key, id, {
+          customer_id: customer,
+          ip: '192.0.2.10',
+          user_agent: fields.userAgent === undefined ? 'Test/1.0' : fields.userAgent,
+        }),
         content_sha256: template.content_sha256,
         idempotency_key: null,
       })
@@ -145,7 +176,8 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
       expected.push(await addDecision(c, v, `bulk-${i}`, at));
     }
     const seen: string[] = [];
-    for await (const row of decisionRecords(t.db, c.tenant.id, {}, 7)) seen.push(row.decision_id);
+    for await (const row of decisionRecords(t.db, t.vault, c.tenant.id, {}, 7))
+      seen.push(row.decision_id);
     const byTimeThenId = [...expected].sort((p, q) => (p < q ? -1 : 1));
     expect(seen).toHaveLength(60);
     expect(new Set(seen).size).toBe(60);
@@ -196,14 +228,29 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
 
   it('the audit log pages back in time with an "Older" link', async () => {
     const c = await seedTenant(t.db);
+    const code = await seedTemplate(t.db, c.tenant.id);
+    const v = await publish(t.db, c.tenant.id, code);
+    // A look-up is logged under the customer's random id (never the customer id): p0..p54
+    // each get a record first, so each look-up names its own.
+    const numberOf = new Map<string, string>();
+    for (let i = 0; i < 55; i += 1) {
+      const decided = await apiOf(t.app, c.headers).decide(`p${i}`, v.consent_version_id, 'given');
+      expect(decided.statusCode).toBe(201);
+      const subjectId = await subjectIdOf(t, c.tenant.id, `p${i}`);
+      if (subjectId === undefined) throw new Error(`no subject for p${i}`);
+      numberOf.set(subjectId, String(i));
+    }
     const page = await signedIn(t.app, c.tenant.email);
     for (let i = 0; i < 55; i += 1) await page.get(`/backoffice/customers?customer_id=p${i}`);
     const first = await page.get('/backoffice/audit');
     const older = /href="(\/backoffice\/audit\?before=[^"]+)"/.exec(first.body)?.[1];
     expect(older).toBeDefined();
     const second = await page.get((older ?? '').replace(/&amp;/g, '&'));
-    const firstTargets = [...first.body.matchAll(/>p(\d+)</g)].map((m) => m[1]);
-    const secondTargets = [...second.body.matchAll(/>p(\d+)</g)].map((m) => m[1]);
+    const targetsOf = (body: string) =>
+      [...body.matchAll(/<td>([0-9a-f-]{36})<\/td>/g)].map((m) => numberOf.get(m[1] ?? ''));
+    const firstTargets = targetsOf(first.body);
+    const secondTargets = targetsOf(second.body);
+    expect(first.body).not.toMatch(/>p\d+</);
     expect(firstTargets).toHaveLength(50);
     expect(firstTargets[0]).toBe('54');
     expect(secondTargets).toEqual(['4', '3', '2', '1', '0']);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf, withinPublishBound } from '../helpers/api.js';
-import { json, type TestApp } from '../helpers/app.js';
+import { json, subjectIdOf, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
@@ -108,13 +108,20 @@ describe.each(stores)(
       expect(rows[0]).toContain('withdraw');
       expect(rows[0]).toContain('>1.0<');
       expect(rows[1]).toContain('given');
+      // The look-up is recorded under the customer's random id: the audit log keeps no customer id.
+      const subjectId = await subjectIdOf(t, a.tenant.id, customer);
+      expect(subjectId).toBeDefined();
       const audit = await t.db
         .selectFrom('audit_log')
         .selectAll()
         .where('action', '=', 'customer.looked_up')
-        .where('target', '=', customer)
+        .where('target', '=', subjectId ?? '')
         .execute();
       expect(audit).toHaveLength(1);
+      expect(audit[0]?.tenant_id).toBe(a.tenant.id);
+      expect(
+        JSON.stringify(await t.db.selectFrom('audit_log').selectAll().execute()),
+      ).not.toContain(customer);
     });
 
     it('after a new version, the look-up shows the customer as pending on the template', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiOf } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
-import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { operator, PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
@@ -28,6 +29,14 @@ describe.each(stores)('every back-office route on $name', (store) => {
     );
     draftId = /\/versions\/([0-9a-f-]{36})/.exec(String(made.headers.location))?.[1] ?? '';
     expect(draftId).not.toBe('');
+    // A customer with a record, whom no refused form may erase.
+    const version = await publish(t.db, a.tenant.id, code);
+    const decided = await apiOf(t.app, a.headers).decide(
+      'someone',
+      version.consent_version_id,
+      'given',
+    );
+    expect(decided.statusCode).toBe(201);
   });
   afterAll(async () => {
     await t.close();
@@ -44,6 +53,7 @@ describe.each(stores)('every back-office route on $name', (store) => {
     '/backoffice/api-keys',
     `/backoffice/api-keys/${a.apiKey.id}/revoke`,
     '/backoffice/customers?customer_id=someone',
+    '/backoffice/customers/erase?customer_id=someone',
     '/backoffice/exports',
     '/backoffice/exports/decisions.csv',
     '/backoffice/audit',
@@ -63,6 +73,7 @@ describe.each(stores)('every back-office route on $name', (store) => {
       [`/backoffice/templates/${code}/versions/${draftId}/publish`, {}],
       ['/backoffice/api-keys', { name: 'made without token' }],
       [`/backoffice/api-keys/${a.apiKey.id}/revoke`, {}],
+      ['/backoffice/customers/erase', { customer_id: 'someone', confirm: 'someone' }],
     ] as const;
   const operatorPages = () => [
     '/backoffice/operator/tenants',
@@ -109,6 +120,11 @@ describe.each(stores)('every back-office route on $name', (store) => {
         .select('revoked_at')
         .where('id', '=', a.apiKey.id)
         .executeTakeFirstOrThrow(),
+      someone: await t.db
+        .selectFrom('subjects')
+        .select(['lookup', 'wrapped_key', 'erased_at'])
+        .where('tenant_id', '=', a.tenant.id)
+        .execute(),
       otherTenant: await t.db
         .selectFrom('tenants')
         .select('disabled_at')

@@ -20,6 +20,7 @@ import {
   type TempStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
+import { dataKeyEnv } from './data-key.js';
 
 const operator = { email: 'operator@example.test', password: 'operator password 1' };
 const tenant = { alias: 'acme', email: 'compliance@acme.example', password: 'acme password 1' };
@@ -72,7 +73,11 @@ describe.skipIf(skipBrowserTests).each(stores)(
         store = await makeTempStore(testStore);
         server = await startServer({
           store,
-          env: { OPERATOR_EMAIL: operator.email, OPERATOR_PASSWORD: operator.password },
+          env: {
+            OPERATOR_EMAIL: operator.email,
+            OPERATOR_PASSWORD: operator.password,
+            ...dataKeyEnv,
+          },
         });
         browser = await launchChromium();
         operatorContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -391,11 +396,43 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await otherContext.close();
       });
 
+      it('erasing a customer asks first and wants the id typed; the API then finds them pending', async () => {
+        await openPage(tenantContext);
+        await page.goto(url('/backoffice/customers?customer_id=carol'));
+        await page.getByRole('button', { name: 'Erase this customer…' }).click();
+        expect(await page.locator('h1').textContent()).toBe('Erase customer carol?');
+        await shot('19-erase-confirmation');
+        await page.getByLabel('Type the customer id to confirm').fill('caro');
+        await page.getByRole('button', { name: 'Erase for good' }).click();
+        expect(await page.locator('.field-error').textContent()).toBe(
+          'Type the customer id exactly as shown to confirm.',
+        );
+        // The refused form is answered 400, which the browser reports; nothing else may be.
+        expect(console.problems).toEqual([
+          'error: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+        ]);
+        console.problems.length = 0;
+        await page.getByLabel('Type the customer id to confirm').fill('carol');
+        await page.getByRole('button', { name: 'Erase for good' }).click();
+        await expect
+          .poll(() => page.getByRole('status').first().textContent())
+          .toContain('The customer was erased');
+        const pending = await api(
+          '/api/v1/customers/carol/consents/templates/privacy_policy/pending',
+        );
+        expect(((await pending.json()) as { data: { accepted: boolean } }).data.accepted).toBe(
+          false,
+        );
+        await page.goto(url('/backoffice/audit'));
+        expect(await page.locator('tbody').textContent()).toContain('customer.erased');
+        expect(console.problems).toEqual([]);
+      });
+
       it('revoking the key asks first; the API then refuses it within a second', async () => {
         await openPage(tenantContext);
         await page.goto(url('/backoffice/api-keys'));
         await page.getByRole('link', { name: /Revoke web shop/ }).click();
-        await shot('19-revoke-confirmation');
+        await shot('20-revoke-confirmation');
         await page.getByRole('button', { name: 'Revoke the key' }).click();
         await expect.poll(() => page.getByRole('status').textContent()).toBe('Key revoked.');
         // A revocation is seen within a second (keys are checked through a short-lived cache).

@@ -4,8 +4,9 @@
  * customers, on two published versions that allow re-consent, and is SIGKILLed at a random moment
  * (seeded, so a run can be replayed), several times; each time `serve` is started again on the
  * same store and the stream goes on. At the end, after a clean stop, the store is read directly:
- * every decision answered 2xx is there, unchanged, and the per-customer states agree with the
- * decision record. Requests that were cut off by a kill (no answer) may or may not be stored.
+ * every decision answered 2xx is there, unchanged (its sealed customer id included), and the
+ * per-customer states agree with the decision record. Requests that were cut off by a kill (no
+ * answer) may or may not be stored.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -23,6 +24,7 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
+import { dataKeyEnv, sealedCustomersOf, subjectIdsOf } from './data-key.js';
 
 /** The fixed seed of the kill moments and of the stream's choices. */
 const seed = 0x0c0ffee;
@@ -55,7 +57,9 @@ interface Answered {
 interface StoredDecision {
   id: string;
   tenant_id: string;
-  customer_id: string;
+  /** The customer's random id: the customer id itself is sealed in `personal`. */
+  subject_id: string;
+  personal: string;
   template_id: string;
   consent_version_id: string;
   decision: string;
@@ -98,7 +102,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       const killRandom = seededRandom(seed);
       const random = seededRandom(seed ^ 0x9e3779b9);
       const firstPort = await freePort();
-      const env = serverEnv(store, firstPort, 'warn');
+      const env = { ...serverEnv(store, firstPort, 'warn'), ...dataKeyEnv };
       const p: Provisioned = await provision(env);
       // A second version of the same template, so that customers' states span two versions.
       const second = expectJsonObject(
@@ -208,7 +212,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
       const answeredByRound: number[] = [];
       // The decision log appends every 20 ms, so kills also land in the middle of appends.
-      const logEnv = { LOG_INTEGRATE_INTERVAL_MS: '20' };
+      const logEnv = { LOG_INTEGRATE_INTERVAL_MS: '20', ...dataKeyEnv };
       let server = await startServer({ store, port: firstPort, env: logEnv });
       for (let round = 1; round <= kills; round += 1) {
         await warmUp(server);
@@ -263,54 +267,79 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expect(server.exit, server.describe()).toEqual({ code: 0, signal: null });
       expect(unexpected, `seed ${seed}, kill delays ${killDelays.join(', ')} ms`).toEqual([]);
 
-      const { decisions, templateStates, versionStates } = await withStore(store, async (db) => ({
-        decisions: (await db
-          .selectFrom('decisions')
-          .select([
-            'id',
-            'tenant_id',
-            'customer_id',
-            'template_id',
-            'consent_version_id',
-            'decision',
-            'seq',
-          ])
-          .execute()) as StoredDecision[],
-        templateStates: await db.selectFrom('customer_template_states').selectAll().execute(),
-        versionStates: await db.selectFrom('customer_version_states').selectAll().execute(),
-      }));
+      const { decisions, templateStates, versionStates, subjectOf, sealedCustomerOf } =
+        await withStore(store, async (db) => {
+          const decisions: StoredDecision[] = await db
+            .selectFrom('decisions')
+            .select([
+              'id',
+              'tenant_id',
+              'subject_id',
+              'personal',
+              'template_id',
+              'consent_version_id',
+              'decision',
+              'seq',
+            ])
+            .execute();
+          return {
+            decisions,
+            templateStates: await db.selectFrom('customer_template_states').selectAll().execute(),
+            versionStates: await db.selectFrom('customer_version_states').selectAll().execute(),
+            subjectOf: await subjectIdsOf(db, p.alias, customers),
+            sealedCustomerOf: await sealedCustomersOf(db, p.alias, decisions),
+          };
+        });
       const cutOff = [...cutOffByRound.values()].reduce((sum, n) => sum + n, 0);
       const context = `seed ${seed}, kill delays ${killDelays.join(', ')} ms, answered by round ${answeredByRound.join(', ')}, ${answered.length} answered in all, cut off by round ${[...cutOffByRound].map(([r, n]) => `${r}:${n}`).join(' ')}, ${decisions.length} stored`;
       // Decisions were answered before the kills, not only after the last restart.
       expect(answeredByRound.filter((n) => n > 0).length, context).toBeGreaterThanOrEqual(2);
 
-      // Every answered decision is stored as it was answered.
+      // Every answered decision is stored as it was answered: under the customer's subject, with
+      // the customer's id sealed in it.
       const byId = new Map(decisions.map((row) => [row.id, row]));
       const lostOrChanged: string[] = [];
       for (const a of answered) {
         const row = byId.get(a.decisionId);
         if (
-          row?.customer_id !== a.customer ||
+          row === undefined ||
+          row.subject_id !== subjectOf.get(a.customer) ||
+          sealedCustomerOf.get(row.id) !== a.customer ||
           row.decision !== a.decision ||
           row.consent_version_id !== a.versionId
         ) {
-          lostOrChanged.push(`${JSON.stringify(a)} stored as ${JSON.stringify(row)}`);
+          lostOrChanged.push(
+            `${JSON.stringify(a)} (subject ${subjectOf.get(a.customer)}) stored as ${JSON.stringify(row)}, sealed customer ${row && sealedCustomerOf.get(row.id)}`,
+          );
         }
       }
       expect(lostOrChanged, context).toEqual([]);
+      // Every stored decision, the cut-off ones too, opens to a customer of the stream, the one
+      // whose subject it is stored under.
+      const customerOfSubject = new Map([...subjectOf].map(([customer, id]) => [id, customer]));
+      const misfiled = decisions.filter(
+        (row) =>
+          customerOfSubject.get(row.subject_id) === undefined ||
+          sealedCustomerOf.get(row.id) !== customerOfSubject.get(row.subject_id),
+      );
+      expect(
+        misfiled.map((row) => `${row.id}: ${sealedCustomerOf.get(row.id)} ${row.subject_id}`),
+        context,
+      ).toEqual([]);
       // Nothing is stored that no request asked for (the cut-off ones are the only extras).
       expect(decisions.length - answered.length, context).toBeLessThanOrEqual(cutOff);
       expect(decisions.length, context).toBeGreaterThanOrEqual(answered.length);
 
-      // customer_template_states: one row per customer and template, agreeing with the history.
+      // customer_template_states: one row per customer (subject) and template, agreeing with the
+      // history.
       const histories = groupBy(
         decisions,
-        (row) => `${row.tenant_id} ${row.customer_id} ${row.template_id}`,
+        (row) => `${row.tenant_id} ${row.subject_id} ${row.template_id}`,
       );
       const disagreements: string[] = [];
       expect(templateStates.length, context).toBe(histories.size);
       const templateStateOf = new Map(
-        templateStates.map((s) => [`${s.tenant_id} ${s.customer_id} ${s.template_id}`, s]),
+        templateStates.map((s) => [`${s.tenant_id} ${s.subject_id} ${s.template_id}`, s]),
       );
       for (const [key, history] of histories) {
         const sorted = [...history].sort((a, b) => Number(a.seq) - Number(b.seq));
@@ -341,14 +370,15 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         }
       }
 
-      // customer_version_states: one row per customer and version, naming that pair's latest.
+      // customer_version_states: one row per customer (subject) and version, naming that pair's
+      // latest.
       const pairs = groupBy(
         decisions,
-        (row) => `${row.tenant_id} ${row.customer_id} ${row.consent_version_id}`,
+        (row) => `${row.tenant_id} ${row.subject_id} ${row.consent_version_id}`,
       );
       expect(versionStates.length, context).toBe(pairs.size);
       const versionStateOf = new Map(
-        versionStates.map((s) => [`${s.tenant_id} ${s.customer_id} ${s.consent_version_id}`, s]),
+        versionStates.map((s) => [`${s.tenant_id} ${s.subject_id} ${s.consent_version_id}`, s]),
       );
       for (const [key, rows] of pairs) {
         const latest = latestOf(rows)!;

@@ -9,6 +9,7 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
+import { dataKeyEnv, subjectIdsOf } from './data-key.js';
 
 // The two stores' suites run at the same time, each on its own store and server.
 describe.concurrent.each(stores)('on $name', (testStore) => {
@@ -24,8 +25,8 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
     it('when serve is SIGKILLed during a stream of decisions, every decision answered 201 is in the store after a restart', async () => {
       store = await makeTempStore(testStore);
       const firstPort = await freePort();
-      const p = await provision(serverEnv(store, firstPort, 'warn'));
-      const first = await startServer({ store, port: firstPort });
+      const p = await provision({ ...serverEnv(store, firstPort, 'warn'), ...dataKeyEnv });
+      const first = await startServer({ store, port: firstPort, env: dataKeyEnv });
 
       // customer -> decision_id of each decision answered 201
       const recorded = new Map<string, string>();
@@ -76,7 +77,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expect(recorded.size).toBeGreaterThanOrEqual(killAfter);
 
       // Restart on the same store; every customer with an answered decision is accepted.
-      const second = await startServer({ store });
+      const second = await startServer({ store, env: dataKeyEnv });
       const customers = [...recorded.keys()];
       const notAccepted: string[] = [];
       let cursor = 0;
@@ -106,46 +107,50 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       await second.stop(10_000);
       expect(second.exit).toEqual({ code: 0, signal: null });
 
-      const { decisions, states } = await withStore(store, async (db) => ({
+      const { decisions, states, subjectOf } = await withStore(store, async (db) => ({
         decisions: await db
           .selectFrom('decisions')
-          .select(['id', 'customer_id', 'template_id', 'seq'])
+          .select(['id', 'subject_id', 'template_id', 'seq'])
           .execute(),
         states: await db
           .selectFrom('customer_template_states')
-          .select(['customer_id', 'template_id', 'last_decision_id', 'decision_count'])
+          .select(['subject_id', 'template_id', 'last_decision_id', 'decision_count'])
           .execute(),
+        subjectOf: await subjectIdsOf(db, p.alias, recorded.keys()),
       }));
       const stored = new Set(decisions.map((row) => row.id));
       const lost = [...recorded.values()].filter((id) => !stored.has(id));
       expect(lost, 'decisions answered 201 but missing after the crash').toEqual([]);
 
       // The per-customer state agrees with the decisions: the latest (highest seq) is the last,
-      // and the count is the number of decisions.
-      const historyOf = (customer: string, template: string) =>
-        decisions.filter((row) => row.customer_id === customer && row.template_id === template);
+      // and the count is the number of decisions. The store knows customers by subject id.
+      const historyOf = (subject: string, template: string) =>
+        decisions.filter((row) => row.subject_id === subject && row.template_id === template);
       const customersWithDecisions = new Set(
-        decisions.map((row) => `${row.customer_id} ${row.template_id}`),
+        decisions.map((row) => `${row.subject_id} ${row.template_id}`),
       );
       expect(states.length).toBe(customersWithDecisions.size);
       const disagreements: string[] = [];
       for (const state of states) {
-        const history = historyOf(state.customer_id, state.template_id);
+        const history = historyOf(state.subject_id, state.template_id);
         const latest = history.reduce<(typeof history)[number] | undefined>(
           (top, row) => (top === undefined || row.seq > top.seq ? row : top),
           undefined,
         );
         if (latest?.id !== state.last_decision_id || history.length !== state.decision_count) {
           disagreements.push(
-            `${state.customer_id}: ${JSON.stringify({ state, latest, count: history.length })}`,
+            `${state.subject_id}: ${JSON.stringify({ state, latest, count: history.length })}`,
           );
         }
       }
-      const stateByCustomer = new Map(states.map((row) => [row.customer_id, row]));
+      const stateBySubject = new Map(states.map((row) => [row.subject_id, row]));
       for (const [customer, decisionId] of recorded) {
-        const state = stateByCustomer.get(customer);
+        const subject = subjectOf.get(customer);
+        const state = subject === undefined ? undefined : stateBySubject.get(subject);
         if (state?.last_decision_id !== decisionId) {
-          disagreements.push(`${customer}: answered ${decisionId}, state ${JSON.stringify(state)}`);
+          disagreements.push(
+            `${customer} (subject ${subject}): answered ${decisionId}, state ${JSON.stringify(state)}`,
+          );
         }
       }
       expect(disagreements).toEqual([]);

@@ -19,6 +19,7 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { postgresStore } from '../helpers/stores.js';
+import { dataKeyEnv, sealedCustomersOf, subjectIdsOf } from './data-key.js';
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const nothingToWithdraw = { code: '1005', message: 'Nothing to withdraw.' };
@@ -76,10 +77,11 @@ describe('two serve processes on one PostgreSQL database', () => {
   beforeAll(async () => {
     store = await makeTempStore(postgresStore);
     const [portA, portB] = await twoPorts();
-    cliEnv = serverEnv(store, portA);
+    // Every instance and the command line hold the same data key.
+    cliEnv = { ...serverEnv(store, portA), ...dataKeyEnv };
     p = await provision(cliEnv);
     // Both append to the decision log every 20 ms: they contend for the same log all the time.
-    const env = { LOG_INTEGRATE_INTERVAL_MS: '20' };
+    const env = { LOG_INTEGRATE_INTERVAL_MS: '20', ...dataKeyEnv };
     [a, b] = await Promise.all([
       startServer({ store, port: portA, env }),
       startServer({ store, port: portB, env }),
@@ -145,23 +147,47 @@ describe('two serve processes on one PostgreSQL database', () => {
     },
   });
 
-  /** The stored decisions of the given customers, each customer's in `seq` order. */
+  /**
+   * The given customers' subjects (the store knows customers by their random id), and the
+   * stored decisions of those customers, by customer id, each customer's in `seq` order. Each
+   * decision holds, sealed, the id of the customer whose subject it is filed under.
+   */
   const storedHistories = (customers: string[]) =>
     withStore(store, async (db) => {
-      const rows = await db
-        .selectFrom('decisions')
-        .select(['id', 'customer_id', 'decision', 'seq', 'idempotency_key', 'consent_version_id'])
-        .where('customer_id', 'in', customers)
-        .orderBy('customer_id')
-        .orderBy('seq')
-        .execute();
+      const subjectOf = await subjectIdsOf(db, p.alias, customers);
+      const customerOf = new Map([...subjectOf].map(([customer, id]) => [id, customer]));
+      const rows =
+        subjectOf.size === 0
+          ? []
+          : await db
+              .selectFrom('decisions')
+              .select([
+                'id',
+                'subject_id',
+                'personal',
+                'decision',
+                'seq',
+                'idempotency_key',
+                'consent_version_id',
+              ])
+              .where('subject_id', 'in', [...subjectOf.values()])
+              .orderBy('subject_id')
+              .orderBy('seq')
+              .execute();
+      const sealedCustomerOf = await sealedCustomersOf(db, p.alias, rows);
       const histories = new Map<string, typeof rows>();
+      const misfiled: string[] = [];
       for (const row of rows) {
-        const history = histories.get(row.customer_id) ?? [];
+        const customer = customerOf.get(row.subject_id) ?? '';
+        if (sealedCustomerOf.get(row.id) !== customer) {
+          misfiled.push(`${row.id} of ${customer}: sealed ${sealedCustomerOf.get(row.id)}`);
+        }
+        const history = histories.get(customer) ?? [];
         history.push(row);
-        histories.set(row.customer_id, history);
+        histories.set(customer, history);
       }
-      return histories;
+      expect(misfiled, 'decisions whose sealed customer is not their subject').toEqual([]);
+      return { histories, subjectOf };
     });
 
   it('a version published with the command line is answered by latest on both instances within 1 second, and pending flips to accepted false on both', async () => {
@@ -276,7 +302,7 @@ describe('two serve processes on one PostgreSQL database', () => {
     expect(wrong, 'customers without exactly one 201 and one 409').toEqual([]);
     console.info(`withdraw race: A won ${wins.A}, B won ${wins.B} of ${customers.length}`);
 
-    const histories = await storedHistories(customers);
+    const { histories } = await storedHistories(customers);
     for (const [i, customer] of customers.entries()) {
       const history = histories.get(customer) ?? [];
       expect(
@@ -380,17 +406,19 @@ describe('two serve processes on one PostgreSQL database', () => {
     );
 
     const customers = [...new Set(requests.map((request) => request.customer))];
-    const histories = await storedHistories(customers);
+    const { histories, subjectOf } = await storedHistories(customers);
+    const subjects = [...subjectOf.values()];
+    expect(subjects.length, 'customers the store knows').toBeGreaterThan(0);
     const { templateStates, versionStates } = await withStore(store, async (db) => ({
       templateStates: await db
         .selectFrom('customer_template_states')
         .selectAll()
-        .where('customer_id', 'in', customers)
+        .where('subject_id', 'in', subjects)
         .execute(),
       versionStates: await db
         .selectFrom('customer_version_states')
         .selectAll()
-        .where('customer_id', 'in', customers)
+        .where('subject_id', 'in', subjects)
         .execute(),
     }));
     const stored = [...histories.values()].flat();
@@ -399,8 +427,8 @@ describe('two serve processes on one PostgreSQL database', () => {
       new Set(recorded.map((answer) => answer.body.data.decision_id)),
     );
 
-    const templateStateOf = new Map(templateStates.map((row) => [row.customer_id, row]));
-    const versionStateOf = new Map(versionStates.map((row) => [row.customer_id, row]));
+    const templateStateOf = new Map(templateStates.map((row) => [row.subject_id, row]));
+    const versionStateOf = new Map(versionStates.map((row) => [row.subject_id, row]));
     expect(templateStates).toHaveLength(histories.size);
     expect(versionStates).toHaveLength(histories.size);
     const disagreements: string[] = [];
@@ -421,7 +449,8 @@ describe('two serve processes on one PostgreSQL database', () => {
           );
         }
       }
-      const state = templateStateOf.get(customer);
+      const subject = subjectOf.get(customer) ?? '';
+      const state = templateStateOf.get(subject);
       if (
         state?.decision_count !== history.length ||
         state.last_decision_id !== last?.id ||
@@ -431,7 +460,7 @@ describe('two serve processes on one PostgreSQL database', () => {
           `${customer}: template state ${JSON.stringify(state)}, last ${JSON.stringify(last)}`,
         );
       }
-      const versionState = versionStateOf.get(customer);
+      const versionState = versionStateOf.get(subject);
       if (versionState?.last_decision_id !== last?.id) {
         disagreements.push(`${customer}: version state ${JSON.stringify(versionState)}`);
       }
@@ -525,7 +554,7 @@ describe('two serve processes on one PostgreSQL database', () => {
     ).toHaveLength(1);
     expect(answers.filter((answer) => answer.replayed === 'true')).toHaveLength(19);
 
-    const histories = await storedHistories([customer, together]);
+    const { histories } = await storedHistories([customer, together]);
     expect(histories.get(customer)?.map((row) => [row.id, row.idempotency_key])).toEqual([
       [first.body.data.decision_id, key],
     ]);

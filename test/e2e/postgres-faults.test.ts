@@ -23,6 +23,7 @@ import {
   startServer,
   type TempStore,
 } from '../helpers/process.js';
+import { dataKeyEnv, subjectIdsOf } from './data-key.js';
 
 const jsonType = 'application/json; charset=utf-8';
 const unavailableBody = { code: '1009', message: 'Service unavailable.' };
@@ -169,25 +170,28 @@ async function waitForAcknowledged(
 
 /**
  * Every decision answered 201 is in the store, and the per-customer states agree with the
- * decisions (each customer of the load decided once). Returns how many decisions are stored.
+ * decisions (each customer of the load decided once). The store knows customers by subject id:
+ * an answered customer's is found by their look-up. Returns how many decisions are stored.
  */
 async function expectStoreAgrees(
   databaseUrl: string,
+  tenantAlias: string,
   acknowledged: Map<string, string>,
 ): Promise<number> {
   const store = createDb(loadConfig({ DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' }));
   try {
     const decisions = await store
       .selectFrom('decisions')
-      .select(['id', 'customer_id', 'template_id', 'seq'])
+      .select(['id', 'subject_id', 'template_id', 'seq'])
       .execute();
+    const subjectOf = await subjectIdsOf(store, tenantAlias, acknowledged.keys());
     const stored = new Set(decisions.map((d) => d.id));
     const lost = [...acknowledged].filter(([, id]) => !stored.has(id));
     expect(lost, 'decisions answered 201 but not in the store').toEqual([]);
 
     const latest = new Map<string, { id: string; seq: number; count: number }>();
     for (const d of decisions) {
-      const key = `${d.customer_id} ${d.template_id}`;
+      const key = `${d.subject_id} ${d.template_id}`;
       const seen = latest.get(key);
       if (!seen) latest.set(key, { id: d.id, seq: d.seq, count: 1 });
       else {
@@ -197,33 +201,36 @@ async function expectStoreAgrees(
     }
     const states = await store
       .selectFrom('customer_template_states')
-      .select(['customer_id', 'template_id', 'decision_count', 'last_decision_id'])
+      .select(['subject_id', 'template_id', 'decision_count', 'last_decision_id'])
       .execute();
     expect(states.length).toBe(latest.size);
     const disagreements: string[] = [];
     for (const state of states) {
-      const l = latest.get(`${state.customer_id} ${state.template_id}`);
+      const l = latest.get(`${state.subject_id} ${state.template_id}`);
       if (l?.id !== state.last_decision_id || l.count !== Number(state.decision_count)) {
-        disagreements.push(`${state.customer_id}: ${JSON.stringify({ state, latest: l })}`);
+        disagreements.push(`${state.subject_id}: ${JSON.stringify({ state, latest: l })}`);
       }
     }
-    const stateByCustomer = new Map(states.map((s) => [s.customer_id, s]));
+    const stateBySubject = new Map(states.map((s) => [s.subject_id, s]));
     for (const [customer, decisionId] of acknowledged) {
-      const state = stateByCustomer.get(customer);
+      const subject = subjectOf.get(customer);
+      const state = subject === undefined ? undefined : stateBySubject.get(subject);
       if (state?.last_decision_id !== decisionId || Number(state.decision_count) !== 1) {
-        disagreements.push(`${customer}: answered ${decisionId}, state ${JSON.stringify(state)}`);
+        disagreements.push(
+          `${customer} (subject ${subject}): answered ${decisionId}, state ${JSON.stringify(state)}`,
+        );
       }
     }
     // The per-version state names the same (only) decision.
     const versionStates = await store
       .selectFrom('customer_version_states')
-      .select(['customer_id', 'last_decision_id'])
+      .select(['subject_id', 'last_decision_id'])
       .execute();
     expect(versionStates.length).toBe(decisions.length);
-    const decisionByCustomer = new Map(decisions.map((d) => [d.customer_id, d.id]));
+    const decisionBySubject = new Map(decisions.map((d) => [d.subject_id, d.id]));
     for (const v of versionStates) {
-      if (decisionByCustomer.get(v.customer_id) !== v.last_decision_id) {
-        disagreements.push(`${v.customer_id}: version state names ${v.last_decision_id}`);
+      if (decisionBySubject.get(v.subject_id) !== v.last_decision_id) {
+        disagreements.push(`${v.subject_id}: version state names ${v.last_decision_id}`);
       }
     }
     expect(disagreements).toEqual([]);
@@ -280,9 +287,10 @@ describe('PostgreSQL going away under load', () => {
     await temp?.remove();
   }, 30_000);
 
-  /** The environment of `serve` and of the management commands. */
+  /** The environment of `serve` and of the management commands (one data key for all). */
   const envFor = (port: number, databaseUrl: string): Record<string, string> => ({
     ...serverEnv(temp!, port, 'warn'),
+    ...dataKeyEnv,
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_PER_MINUTE: '0',
     DATABASE_POOL_SIZE: '10',
@@ -403,7 +411,7 @@ describe('PostgreSQL going away under load', () => {
     ).toEqual([]);
 
     // 5. The store: every decision answered 201, before, during and after the outage.
-    const stored = await expectStoreAgrees(databaseUrl, acknowledged);
+    const stored = await expectStoreAgrees(databaseUrl, p.alias, acknowledged);
     console.info(
       `postgres-faults (database stopped): ${JSON.stringify({
         answers: answers.length,
@@ -481,7 +489,7 @@ describe('PostgreSQL going away under load', () => {
     const healthProbes = await Promise.all(checks);
     await server.stop(10_000);
     const { answers, acknowledged } = load;
-    const stored = await expectStoreAgrees(databaseUrl, acknowledged);
+    const stored = await expectStoreAgrees(databaseUrl, p.alias, acknowledged);
     const duringCut = answers.filter((a) => a.startedAt >= cutAt && a.startedAt < healedAt);
     const slow = answers.filter((a) => took(a) >= anyAnswerBoundMs);
     const slowHealth = healthProbes.filter((c) => took(c) >= outageAnswerBoundMs);

@@ -1,20 +1,28 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
+import { findSubjectId } from '../../src/subjects/service.js';
+import { createVault, type SubjectVault } from '../../src/subjects/vault.js';
 import type { TestStore } from './stores.js';
 
 export interface TestApp {
   app: FastifyInstance;
   db: Db;
   config: Config;
+  /** The app's data key at work, to read what the store keeps sealed. */
+  vault: SubjectVault;
   close(): Promise<void>;
 }
 
 /** One signing key for the decision logs of every test app in this file, so none writes a file. */
 export const testLogKeys = generateNoteKeys('consent.test/consent-log');
+
+/** One data key for every test app in this file, likewise. */
+export const testDataKey = randomBytes(32);
 
 /** The whole service in process on a fresh store of the given kind, with its real HTTP stack. */
 export async function startTestApp(
@@ -28,22 +36,30 @@ export async function startTestApp(
     RATE_LIMIT_PER_MINUTE: '0',
     AUTH_FAILURES_PER_MINUTE: '0',
     LOG_SIGNING_KEY: testLogKeys.signerKey,
+    DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
     ...env,
   });
   const db = createDb(config);
-  await migrateToLatest(db);
+  const vault = createVault(Buffer.from(config.dataEncryptionKey ?? '', 'base64'));
+  await migrateToLatest(db, vault.dataKey);
   const app = await buildApp(config, db, { logger: false });
   await app.ready();
   return {
     app,
     db,
     config,
+    vault,
     async close() {
       await app.close();
       await db.destroy();
       await drop();
     },
   };
+}
+
+/** The random id the store knows a customer by (undefined: no record, or erased). */
+export function subjectIdOf(t: TestApp, tenantId: string, customerId: string) {
+  return findSubjectId(t.db, t.vault, tenantId, customerId);
 }
 
 export function json<T = any>(response: LightMyRequestResponse): T {

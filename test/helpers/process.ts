@@ -14,30 +14,12 @@ import { freePort } from './postgres-server.js';
 
 export { freePort };
 
-import { loadConfig } from '../../src/platform/config.js';
+import { loadConfig, settingNames } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import type { TestStore } from './stores.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const binPath = join(repoRoot, 'bin', 'consent-service');
-
-/** Every variable the service reads: none leaks in from the environment the tests run in. */
-const serviceVariables = [
-  'PORT',
-  'HOST',
-  'DATABASE_URL',
-  'PUBLIC_BASE_URL',
-  'LOG_LEVEL',
-  'RATE_LIMIT_PER_MINUTE',
-  'TRUST_PROXY',
-  'SHUTDOWN_TIMEOUT_MS',
-  'SQLITE_BUSY_TIMEOUT_MS',
-  'DATABASE_POOL_SIZE',
-  'DATABASE_STATEMENT_TIMEOUT_MS',
-  'DATABASE_CONNECT_TIMEOUT_MS',
-  'AUTH_FAILURES_PER_MINUTE',
-  'WORKERS',
-];
 
 /** Every child still running, with the `DATABASE_URL` it was started on. */
 const children = new Map<ChildProcess, string | undefined>();
@@ -137,7 +119,8 @@ export async function tableNames(store: { databaseUrl: string }): Promise<string
 /** The environment of a child: the parent's, minus the service's variables, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of serviceVariables) delete result[name];
+  // Every variable the service reads: none leaks in from the environment the tests run in.
+  for (const name of settingNames) delete result[name];
   return { ...result, ...env };
 }
 
@@ -339,6 +322,9 @@ export function serverEnv(
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: logLevel,
     RATE_LIMIT_PER_MINUTE: '0',
+    // One data key file for the server and every command run beside it, wherever they run
+    // (the default is relative to the working directory for PostgreSQL).
+    DATA_ENCRYPTION_KEY_FILE: join(store.dir, 'data-encryption.key'),
   };
 }
 

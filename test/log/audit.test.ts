@@ -68,10 +68,10 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
   async function auditWith(change: () => Promise<unknown>, undo: () => Promise<unknown>) {
     await change();
     try {
-      return await auditLog(t.db, a.tenant.id);
+      return await auditLog(t.db, t.vault, a.tenant.id);
     } finally {
       await undo();
-      expect((await auditLog(t.db, a.tenant.id)).ok).toBe(true);
+      expect((await auditLog(t.db, t.vault, a.tenant.id)).ok).toBe(true);
     }
   }
 
@@ -84,7 +84,7 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
       .executeTakeFirstOrThrow();
 
   it('an untouched log audits clean: 12 entries, 3 checkpoints, no finding', async () => {
-    const report = await auditLog(t.db, a.tenant.id);
+    const report = await auditLog(t.db, t.vault, a.tenant.id);
     expect(report).toMatchObject({ entries: 12, checkpoints: 3, ok: true, findings: [] });
   });
 
@@ -305,7 +305,7 @@ describe.each(stores)('a log rolled back and rewritten on $name', (store) => {
     if (!signer.ok) throw new Error(signer.reason);
     expect(await appendBatch(t.db, logId, signer.value)).toEqual({ appended: 6, size: 11 });
 
-    const report = await auditLog(t.db, logId);
+    const report = await auditLog(t.db, t.vault, logId);
     expect(report.ok).toBe(false);
     expect(report.findings).toContainEqual(
       expect.objectContaining({ kind: 'checkpoint-root-mismatch', size: 9 }),

@@ -1,17 +1,25 @@
-import { Migrator } from 'kysely';
+import { type Kysely, Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findCustomerVersionState } from '../../src/decisions/repository.js';
 import { appendBatch } from '../../src/log/append.js';
 import { auditLog } from '../../src/log/audit.js';
-import { leafOfDecision } from '../../src/log/queue.js';
+import { type LoggedDecision, leafOfDecision } from '../../src/log/queue.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as initial from '../../src/platform/migrations/0001-initial.js';
 import * as backoffice from '../../src/platform/migrations/0002-backoffice.js';
+import * as decisionLog from '../../src/platform/migrations/0003-decision-log.js';
+import * as customerHistory from '../../src/platform/migrations/0004-customer-history.js';
+import * as logAudits from '../../src/platform/migrations/0005-log-audits.js';
 import { parseSignerKey } from '../../src/proof/index.js';
-import { testLogKeys } from '../helpers/app.js';
+import { findSubjectId, personalReader } from '../../src/subjects/service.js';
+import { createVault } from '../../src/subjects/vault.js';
+import { testDataKey, testLogKeys } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+
+const vault = createVault(testDataKey);
 
 describe.each(stores)('upgrading a store with decisions to the decision log on $name', (store) => {
   let db: Db;
@@ -27,7 +35,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
     await drop();
   });
 
-  it('queues every earlier decision, oldest first, with the leaf a new decision would get, and the log it makes audits clean', async () => {
+  it('queues every earlier decision, oldest first, with the leaf a new decision would get; sealing the personal data keeps every leaf, and the log audits clean', async () => {
     // The store as it was before the log: the first two migrations only.
     const before = new Migrator({
       db,
@@ -72,7 +80,76 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
         .execute();
     }
 
-    expect(await migrateToLatest(db)).toContain('0003-decision-log');
+    // The first customers' states, an idempotency record and a look-up, as they were kept then.
+    for (const [customer, last] of [
+      ['alice', '0190e8a0-0000-7000-8000-000000000002'],
+      ['carol', '0190e8a0-0000-7000-8000-000000000003'],
+    ] as const) {
+      const state = {
+        tenant_id: a.tenant.id,
+        customer_id: customer,
+        last_decision_id: last,
+        last_decision: customer === 'alice' ? 'withdraw' : 'given',
+        last_decided_at: '2026-01-03T00:00:00.000Z',
+      };
+      await db
+        .insertInto('customer_template_states')
+        .values({
+          ...state,
+          template_id,
+          decision_count: customer === 'alice' ? 2 : 1,
+          last_consent_version_id: version.consent_version_id,
+        } as never)
+        .execute();
+      await db
+        .insertInto('customer_version_states')
+        .values({ ...state, consent_version_id: version.consent_version_id } as never)
+        .execute();
+    }
+    await db
+      .insertInto('idempotency_keys')
+      .values({
+        tenant_id: a.tenant.id,
+        key: 'k-1',
+        customer_id: 'carol',
+        request_hash: 'h',
+        status_code: 201,
+        response_body: '{}',
+        created_at: '2026-01-03T00:00:00.000Z',
+      } as never)
+      .execute();
+    for (const target of ['carol', 'nobody']) {
+      await db
+        .insertInto('audit_log')
+        .values({
+          id: `0190e8a0-0000-7000-8000-00000000010${target === 'carol' ? 1 : 2}`,
+          tenant_id: a.tenant.id,
+          actor_kind: 'tenant',
+          actor: 'owner@example.com',
+          action: 'customer.looked_up',
+          target,
+          details: null,
+          ip: '127.0.0.1',
+          user_agent: null,
+          created_at: '2026-01-03T00:00:00.000Z',
+        })
+        .execute();
+    }
+
+    // As far as the decision log, with the salts the log's first migration gave each customer.
+    const toLog = new Migrator({
+      db,
+      provider: {
+        getMigrations: async () => ({
+          '0001-initial': initial,
+          '0002-backoffice': backoffice,
+          '0003-decision-log': decisionLog,
+          '0004-customer-history': customerHistory,
+          '0005-log-audits': logAudits,
+        }),
+      },
+    });
+    expect((await toLog.migrateToLatest()).error).toBeUndefined();
 
     const queued = await db
       .selectFrom('tlog_pending')
@@ -85,28 +162,73 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0190e8a0-0000-7000-8000-000000000002',
       '0190e8a0-0000-7000-8000-000000000003',
     ]);
-    const salts = await db
+    const old = db as unknown as Kysely<any>;
+    const salts = (await old
       .selectFrom('log_subjects')
       .selectAll()
       .where('tenant_id', '=', a.tenant.id)
-      .execute();
+      .execute()) as { customer_id: string; salt: string }[];
     expect(salts.map((row) => row.customer_id).sort()).toEqual(['alice', 'carol']);
     for (const row of queued) {
-      const decision = await db
+      const decision = await old
         .selectFrom('decisions')
         .selectAll()
         .where('id', '=', row.record_id)
         .executeTakeFirstOrThrow();
       expect(decision.evidence_salt).toEqual(expect.any(String));
       const salt = salts.find((s) => s.customer_id === decision.customer_id)?.salt ?? '';
-      expect(row.leaf).toBe(
-        leafOfDecision({ ...decision, evidence_salt: decision.evidence_salt ?? '' }, salt),
-      );
+      expect(row.leaf).toBe(leafOfDecision(decision as LoggedDecision, salt));
     }
+
+    // Then the personal data is sealed, each customer under a key of their own.
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0006-subjects']);
+    const tenantId = a.tenant.id;
+    const alice = await findSubjectId(db, vault, tenantId, 'alice');
+    const carol = await findSubjectId(db, vault, tenantId, 'carol');
+    expect(alice).toMatch(/^[0-9a-f-]{36}$/);
+    expect(carol).toMatch(/^[0-9a-f-]{36}$/);
+    expect(alice).not.toBe(carol);
+    const subjects = await db.selectFrom('subjects').selectAll().execute();
+    expect(subjects.map((s) => s.salt).sort()).toEqual(salts.map((s) => s.salt).sort());
+    const decisions = await db
+      .selectFrom('decisions')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('id')
+      .execute();
+    expect(decisions.map((d) => d.subject_id)).toEqual([alice, alice, carol]);
+    const opened = await personalReader(db, vault, tenantId)(decisions);
+    expect(opened.map((o) => o.personal)).toEqual(
+      ['alice', 'alice', 'carol'].map((customer_id) => ({
+        customer_id,
+        ip: '198.51.100.9',
+        user_agent: 'Older/1.0',
+      })),
+    );
+    expect(JSON.stringify(decisions)).not.toMatch(/alice|carol|198\.51\.100\.9|Older/);
+    expect(
+      await findCustomerVersionState(
+        db,
+        tenantId,
+        vault.lookup(tenantId, 'carol'),
+        version.consent_version_id,
+      ),
+    ).toMatchObject({ last_decision: 'given' });
+    const states = await db.selectFrom('customer_template_states').selectAll().execute();
+    expect(states.map((s) => s.subject_id).sort()).toEqual([alice, carol].sort());
+    expect(await db.selectFrom('idempotency_keys').select('customer_lookup').execute()).toEqual([
+      { customer_lookup: vault.lookup(tenantId, 'carol') },
+    ]);
+    const lookups = await db
+      .selectFrom('audit_log')
+      .select(['id', 'target'])
+      .orderBy('id')
+      .execute();
+    expect(lookups.map((l) => l.target)).toEqual([carol, null]);
 
     const signer = parseSignerKey(testLogKeys.signerKey);
     if (!signer.ok) throw new Error(signer.reason);
     expect(await appendBatch(db, a.tenant.id, signer.value)).toEqual({ appended: 3, size: 3 });
-    expect(await auditLog(db, a.tenant.id)).toMatchObject({ entries: 3, ok: true });
+    expect(await auditLog(db, vault, a.tenant.id)).toMatchObject({ entries: 3, ok: true });
   });
 });

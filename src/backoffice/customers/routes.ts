@@ -3,47 +3,90 @@ import { findTemplateStandings } from '../../consents/repository.js';
 import { customerHistory } from '../../decisions/history.js';
 import { customerIdPattern } from '../../decisions/schemas.js';
 import type { Db } from '../../platform/db.js';
+import { eraseCustomer } from '../../subjects/erase.js';
+import { findSubjectId } from '../../subjects/service.js';
+import type { SubjectVault } from '../../subjects/vault.js';
 import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { queryOf } from '../web/forms.js';
+import { fieldOf, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';
-import { csrfToken, sendPage } from '../web/layout.js';
-import { customerResult, customerSearch } from './views.js';
+import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { customerResult, customerSearch, erasureConfirmation } from './views.js';
 
 const historyLimit = 500;
 const validCustomerId = new RegExp(customerIdPattern);
+const invalidId = 'A customer id is 1 to 128 of A-Z a-z 0-9 . _ : @ + -';
 
-export async function customerRoutes(app: FastifyInstance, { db }: { db: Db }) {
+const notices: Record<string, string> = {
+  erased:
+    'The customer was erased: their customer id, IP addresses and user agents can no longer be read by anyone. Their decisions stay in the decision log, without whose they were.',
+  'nothing-to-erase': 'There was no record of that customer left to erase.',
+};
+
+export async function customerRoutes(
+  app: FastifyInstance,
+  { db, vault }: { db: Db; vault: SubjectVault },
+) {
+  const page = sectionPage('customers', notices);
+
   app.get('/customers', async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const customerId = queryOf(request.query, 'customer_id').trim();
     const valid = validCustomerId.test(customerId);
-    const error =
-      customerId !== '' && !valid
-        ? 'A customer id is 1 to 128 of A-Z a-z 0-9 . _ : @ + -'
-        : undefined;
+    const error = customerId !== '' && !valid ? invalidId : undefined;
     let result = html``;
     if (valid) {
+      const subjectId = await findSubjectId(db, vault, tenantId, customerId);
       const [standings, history] = await Promise.all([
-        findTemplateStandings(db, tenantId, customerId),
-        customerHistory(db, tenantId, customerId, historyLimit),
+        subjectId ? findTemplateStandings(db, tenantId, subjectId) : [],
+        customerHistory(db, vault, tenantId, customerId, historyLimit),
       ]);
-      // Looking at a person's record is itself recorded.
+      // Looking at a person's record is itself recorded, under the record's random id: the
+      // audit log keeps no customer id, which an erasure could not reach.
       await recordAudit(db, {
         ...auditBy(request),
         action: 'customer.looked_up',
-        target: customerId,
+        target: subjectId ?? null,
         details: { decisions: history.length },
       });
       result = customerResult({ customerId, standings, history, historyLimit });
     }
-    return sendPage(reply, {
-      status: error ? 400 : 200,
-      title: valid ? `Customer ${customerId}` : 'Customers',
-      section: 'customers',
-      user: request.backofficeUser,
-      csrfToken: csrfToken(reply),
-      body: html`${customerSearch({ customerId, error })}${result}`,
+    const title = valid ? `Customer ${customerId}` : 'Customers';
+    const body = html`${customerSearch({ customerId, error })}${result}`;
+    return page(request, reply, title, body, error ? 400 : 200);
+  });
+
+  // Erasing asks first, and asks for the id to be typed again: it cannot be undone.
+  app.get('/customers/erase', async (request, reply) => {
+    const { tenantId } = tenantOf(request);
+    const customerId = queryOf(request.query, 'customer_id').trim();
+    if (!validCustomerId.test(customerId)) return redirectTo(reply, '/customers');
+    if (!(await findSubjectId(db, vault, tenantId, customerId))) {
+      return redirectTo(reply, '/customers?notice=nothing-to-erase');
+    }
+    const body = erasureConfirmation({ customerId, csrfToken: csrfToken(reply), error: undefined });
+    return page(request, reply, `Erase customer ${customerId}`, body);
+  });
+
+  app.post('/customers/erase', async (request, reply) => {
+    const { tenantId } = tenantOf(request);
+    const customerId = fieldOf(request.body, 'customer_id').trim();
+    if (!validCustomerId.test(customerId)) return redirectTo(reply, '/customers');
+    if (fieldOf(request.body, 'confirm').trim() !== customerId) {
+      const body = erasureConfirmation({
+        customerId,
+        csrfToken: csrfToken(reply),
+        error: 'Type the customer id exactly as shown to confirm.',
+      });
+      return page(request, reply, `Erase customer ${customerId}`, body, 400);
+    }
+    const { actorKind, actor, ip, userAgent } = auditBy(request);
+    const result = await eraseCustomer(db, vault, tenantId, customerId, {
+      actorKind,
+      actor,
+      ip,
+      userAgent,
     });
+    return redirectTo(reply, `/customers?notice=${result.erased ? 'erased' : 'nothing-to-erase'}`);
   });
 }

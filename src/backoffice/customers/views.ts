@@ -1,7 +1,7 @@
 import type { findTemplateStandings } from '../../consents/repository.js';
 import type { LoggedDecisionRecord } from '../../decisions/history.js';
 import { badge, time } from '../web/format.js';
-import { input } from '../web/forms.js';
+import { csrfField, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
@@ -51,10 +51,34 @@ ${o.history.map(
 <td class="mono">${d.tag}</td>
 <td>${badge(d.decision)}</td>
 <td>${d.api_key_name ?? ''} <small class="mono">${d.api_key_prefix ?? ''}</small></td>
-<td class="mono">${d.ip}</td>
+<td class="mono">${d.ip ?? '—'}</td>
 <td class="wrap"><small>${d.user_agent ?? '—'}</small></td>
 <td class="nowrap">${d.log_index === null ? badge('pending', 'queued') : html`#${d.log_index} <a href="${basePath}/decisions/${d.decision_id}/receipt" download>Receipt<span class="visually-hidden"> of ${d.decision_id}</span></a>`}</td>
 </tr>`,
 )}
-</tbody></table></div>`;
+</tbody></table></div>
+<h2>Erasure</h2>
+<p>On the customer's request, their personal data can be erased for good; their decisions stay provable in the decision log.</p>
+<p><a href="${basePath}/customers/erase?customer_id=${encodeURIComponent(o.customerId)}" role="button" class="secondary">Erase this customer…</a></p>`;
+}
+
+export function erasureConfirmation(o: {
+  customerId: string;
+  csrfToken: string;
+  error: string | undefined;
+}): Html {
+  return html`<article>
+<h1>Erase customer <span class="mono">${o.customerId}</span>?</h1>
+<p>Their key is destroyed: their customer id, the IP addresses and the user agents kept with their decisions can never be read again, by anyone, and their current consents are forgotten, so every template is pending for them again.</p>
+<p>Their decisions stay in the decision log as proof that they were made, without whose they were, and an <code>erased</code> entry is added to it. Receipts already handed out still verify. This cannot be undone.</p>
+<form method="post" action="${basePath}/customers/erase">
+${csrfField(o.csrfToken)}
+<input type="hidden" name="customer_id" value="${o.customerId}">
+${input({ name: 'confirm', label: 'Type the customer id to confirm', required: true, maxlength: 128, autocomplete: 'off', error: o.error })}
+<div class="actions">
+<button type="submit" class="contrast">Erase for good</button>
+<a href="${basePath}/customers?customer_id=${encodeURIComponent(o.customerId)}" class="secondary">Cancel</a>
+</div>
+</form>
+</article>`;
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type DecisionRecord, decisionRecords } from '../../decisions/history.js';
 import type { Db } from '../../platform/db.js';
+import type { SubjectVault } from '../../subjects/vault.js';
 import { listTemplates } from '../../templates/service.js';
 import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
@@ -33,7 +34,10 @@ function dayStart(value: string): string | undefined {
     : date.toISOString();
 }
 
-export async function exportRoutes(app: FastifyInstance, { db }: { db: Db }) {
+export async function exportRoutes(
+  app: FastifyInstance,
+  { db, vault }: { db: Db; vault: SubjectVault },
+) {
   app.get('/exports', async (request, reply) => {
     const { tenantId } = tenantOf(request);
     return sendPage(reply, {
@@ -95,7 +99,7 @@ export async function exportRoutes(app: FastifyInstance, { db }: { db: Db }) {
       reply,
       `${name}.csv`,
       columns,
-      decisionRecords(db, user.tenantId, { templateId: template?.id, from, until }),
+      decisionRecords(db, vault, user.tenantId, { templateId: template?.id, from, until }),
     );
   });
 }

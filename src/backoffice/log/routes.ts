@@ -5,6 +5,7 @@ import { logOverview, receiptOf } from '../../log/service.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';
+import type { SubjectVault } from '../../subjects/vault.js';
 import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
@@ -17,7 +18,7 @@ const validId = new RegExp(uuidPattern);
 /** The tenant's decision log: its checkpoint, key and audits; and receipts to download. */
 export async function logPageRoutes(
   app: FastifyInstance,
-  { db, signer }: { db: Db; signer: NoteSigner },
+  { db, signer, vault }: { db: Db; signer: NoteSigner; vault: SubjectVault },
 ) {
   app.get('/log', async (request, reply) => {
     const { tenantId } = tenantOf(request);
@@ -43,7 +44,7 @@ export async function logPageRoutes(
 
   app.post('/log/audit', async (request, reply) => {
     const user = tenantOf(request);
-    const report = await auditLog(db, user.tenantId);
+    const report = await auditLog(db, vault, user.tenantId);
     await saveAuditRun(db, report, user.email);
     await recordAudit(db, {
       ...auditBy(request),
@@ -57,7 +58,7 @@ export async function logPageRoutes(
     const { tenantId } = tenantOf(request);
     const id = request.params.id;
     if (!validId.test(id)) return reply.callNotFound();
-    const result = await receiptOf(db, tenantId, id);
+    const result = await receiptOf(db, vault, tenantId, id);
     if (!result.ready) {
       return customerSection(request, reply, 'Receipt not ready yet', receiptQueued(id), 202);
     }

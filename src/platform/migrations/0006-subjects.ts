@@ -1,0 +1,137 @@
+import { type Kysely, type Migration, sql } from 'kysely';
+import { newSalt, subjectCommitment } from '../../proof/leaf.js';
+import { keyFingerprint } from '../../subjects/data-key.js';
+import { sealPersonal } from '../../subjects/personal.js';
+import { createVault, type SubjectVault } from '../../subjects/vault.js';
+import { newId } from '../ids.js';
+
+/**
+ * Erasure by crypto-shredding (docs/erasure.md): a customer becomes a subject with a random id,
+ * a keyed look-up and a key of their own; the personal fields of their decisions (customer id,
+ * IP address, user agent) are sealed under that key, and every other table names the subject.
+ * Existing records are converted here, which is why this migration needs the data key.
+ */
+export function subjectsMigration(dataKey: Buffer): Migration {
+  return {
+    up: (db) => up(db, createVault(dataKey), keyFingerprint(dataKey)),
+    down: async () => {
+      throw new Error('0006-subjects cannot be undone: the personal data is sealed');
+    },
+  };
+}
+
+async function up(db: Kysely<unknown>, vault: SubjectVault, fingerprint: string): Promise<void> {
+  await db.schema
+    .createTable('subjects')
+    .addColumn('tenant_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('lookup', 'text')
+    .addColumn('wrapped_key', 'text')
+    .addColumn('salt', 'text')
+    .addColumn('commitment', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('erased_at', 'text')
+    .addPrimaryKeyConstraint('subjects_pk', ['tenant_id', 'id'])
+    .execute();
+  // Erased subjects have no look-up: NULLs never collide.
+  await db.schema
+    .createIndex('subjects_lookup_uq')
+    .on('subjects')
+    .columns(['tenant_id', 'lookup'])
+    .unique()
+    .execute();
+  await db.schema
+    .createTable('erasures')
+    .addColumn('tenant_id', 'text', (c) => c.notNull())
+    .addColumn('id', 'text', (c) => c.notNull())
+    .addColumn('subject_id', 'text', (c) => c.notNull())
+    .addColumn('template_id', 'text', (c) => c.notNull())
+    .addColumn('version', 'integer', (c) => c.notNull())
+    .addColumn('content_sha256', 'text', (c) => c.notNull())
+    .addColumn('erased_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('erasures_pk', ['tenant_id', 'id'])
+    .execute();
+  await db.schema
+    .createTable('store_keys')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('fingerprint', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .execute();
+  const now = new Date().toISOString();
+  await sql`insert into store_keys (name, fingerprint, created_at)
+    values ('data', ${fingerprint}, ${now})`.execute(db);
+
+  // Renamed rather than rebuilt: the keys and indexes follow the column.
+  await db.schema.alterTable('decisions').renameColumn('customer_id', 'subject_id').execute();
+  await db.schema.alterTable('decisions').addColumn('personal', 'text').execute();
+  for (const table of ['customer_template_states', 'customer_version_states']) {
+    await db.schema.alterTable(table).renameColumn('customer_id', 'subject_id').execute();
+  }
+  await db.schema
+    .alterTable('idempotency_keys')
+    .renameColumn('customer_id', 'customer_lookup')
+    .execute();
+
+  await convertCustomers(db, vault, now);
+  await convertIdempotencyRecords(db, vault);
+  // Look-ups of a customer who had no record name no one.
+  await sql`update audit_log set target = null where action = 'customer.looked_up'
+    and target not in (select id from subjects)`.execute(db);
+
+  await db.schema.alterTable('decisions').dropColumn('ip').execute();
+  await db.schema.alterTable('decisions').dropColumn('user_agent').execute();
+  await db.schema.dropTable('log_subjects').execute();
+}
+
+/** Each customer with decisions becomes a subject, keeping the salt their leaves were made with. */
+async function convertCustomers(db: Kysely<unknown>, vault: SubjectVault, now: string) {
+  for (;;) {
+    const { rows } = await sql<{ tenant_id: string; customer_id: string }>`
+      select tenant_id, subject_id as customer_id from decisions where personal is null limit 1`.execute(
+      db,
+    );
+    const customer = rows[0];
+    if (!customer) return;
+    const { tenant_id: tenantId, customer_id: customerId } = customer;
+    const { rows: salts } = await sql<{ salt: string; created_at: string }>`
+      select salt, created_at from log_subjects
+      where tenant_id = ${tenantId} and customer_id = ${customerId}`.execute(db);
+    const salt = salts[0]?.salt ?? newSalt();
+    const id = newId();
+    const { key, wrapped } = vault.newKey(tenantId, id);
+    await sql`insert into subjects
+      (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at, erased_at)
+      values (${tenantId}, ${id}, ${vault.lookup(tenantId, customerId)}, ${wrapped}, ${salt},
+        ${subjectCommitment(salt, customerId)}, ${salts[0]?.created_at ?? now}, null)`.execute(db);
+    const { rows: decisions } = await sql<{ id: string; ip: string; user_agent: string | null }>`
+      select id, ip, user_agent from decisions
+      where tenant_id = ${tenantId} and subject_id = ${customerId}`.execute(db);
+    for (const decision of decisions) {
+      const personal = sealPersonal(key, decision.id, {
+        customer_id: customerId,
+        ip: decision.ip,
+        user_agent: decision.user_agent,
+      });
+      await sql`update decisions set subject_id = ${id}, personal = ${personal}
+        where tenant_id = ${tenantId} and id = ${decision.id}`.execute(db);
+    }
+    for (const table of ['customer_template_states', 'customer_version_states']) {
+      await sql`update ${sql.table(table)} set subject_id = ${id}
+        where tenant_id = ${tenantId} and subject_id = ${customerId}`.execute(db);
+    }
+    await sql`update audit_log set target = ${id}
+      where tenant_id = ${tenantId} and action = 'customer.looked_up'
+      and target = ${customerId}`.execute(db);
+  }
+}
+
+/** Idempotency records name the customer by look-up too. */
+async function convertIdempotencyRecords(db: Kysely<unknown>, vault: SubjectVault) {
+  const { rows } = await sql<{ tenant_id: string; key: string; customer_lookup: string }>`
+    select tenant_id, key, customer_lookup from idempotency_keys`.execute(db);
+  for (const row of rows) {
+    await sql`update idempotency_keys
+      set customer_lookup = ${vault.lookup(row.tenant_id, row.customer_lookup)}
+      where tenant_id = ${row.tenant_id} and key = ${row.key}`.execute(db);
+  }
+}

@@ -1,0 +1,69 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Config } from '../platform/config.js';
+import type { Executor } from '../platform/db.js';
+import { readOrCreateSecret } from '../platform/secret-file.js';
+
+export class DataKeyError extends Error {}
+
+/** Where a key that was just created is reported (pino's `warn`, or stderr). */
+export type KeyCreated = (details: { file: string }, message: string) => void;
+
+/**
+ * The data key every customer's own key is sealed under: `DATA_ENCRYPTION_KEY` when set, else
+ * the file `DATA_ENCRYPTION_KEY_FILE`, created (mode 0600) on first start. Losing it makes every
+ * customer's personal data unreadable; every instance of one service must hold the same one,
+ * which the store checks at start (`checkDataKey`).
+ */
+export function loadDataKey(
+  config: Pick<Config, 'dataEncryptionKey' | 'dataEncryptionKeyFile'>,
+  created: KeyCreated,
+): Buffer {
+  const file = config.dataEncryptionKeyFile;
+  const text =
+    config.dataEncryptionKey ??
+    readOrCreateSecret(
+      file,
+      () => randomBytes(32).toString('base64'),
+      () =>
+        created(
+          { file },
+          'created the data encryption key: keep this file secret and backed up, without it no personal data can be read',
+        ),
+    );
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32 || key.toString('base64') !== text.trim()) {
+    throw new DataKeyError(
+      `The data encryption key${config.dataEncryptionKey ? '' : ` in ${file}`} is not 32 bytes in base64.`,
+    );
+  }
+  return key;
+}
+
+/** Names the key without revealing it: HMAC-SHA256 of a fixed label under the key. */
+export function keyFingerprint(dataKey: Buffer): string {
+  return createHmac('sha256', dataKey).update('consent-service/data-key-check/v1').digest('hex');
+}
+
+/**
+ * Refuses a data key other than the one the store's personal data was sealed under (an
+ * instance started with a fresh key file would seal records nobody else can open). The first
+ * key a store meets becomes its key.
+ */
+export async function checkDataKey(db: Executor, dataKey: Buffer): Promise<void> {
+  const fingerprint = keyFingerprint(dataKey);
+  await db
+    .insertInto('store_keys')
+    .values({ name: 'data', fingerprint, created_at: new Date().toISOString() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const stored = await db
+    .selectFrom('store_keys')
+    .select('fingerprint')
+    .where('name', '=', 'data')
+    .executeTakeFirstOrThrow();
+  if (stored.fingerprint !== fingerprint) {
+    throw new DataKeyError(
+      'The data encryption key is not the one this store was sealed with: start with the same DATA_ENCRYPTION_KEY (or key file) as every other instance.',
+    );
+  }
+}

@@ -1,0 +1,130 @@
+import { sql } from 'kysely';
+import { type AuditEntry, recordAudit } from '../backoffice/audit/service.js';
+import { leafOfErasure, queueLeaf } from '../log/queue.js';
+import { type Db, isPostgres } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import { lockKey } from '../platform/locks.js';
+import { nowIso } from '../platform/time.js';
+import { findLiveSubject } from './repository.js';
+import type { SubjectVault } from './vault.js';
+
+export interface ErasureResult {
+  /** False when the tenant holds no record of this customer (nothing was left to erase). */
+  erased: boolean;
+  /** The random id the customer's records keep (nothing links it to the customer any more). */
+  subject_id: string | null;
+  decisions: number;
+  /** One tombstone leaf per template the customer had decided on. */
+  tombstones: number;
+  erased_at: string | null;
+}
+
+/** Who erases: the audit-log entry's actor, address and user agent. */
+export type Eraser = Pick<AuditEntry, 'actorKind' | 'actor' | 'ip' | 'userAgent'>;
+
+/**
+ * Erases a customer by crypto-shredding (docs/erasure.md), in one transaction: their key, salt
+ * and look-up are dropped, so the sealed customer id, IP addresses and user agents of their
+ * decisions can never be opened again; their current states and idempotency records go; and an
+ * `erased` tombstone leaf per template joins the log, which, like every earlier receipt, still
+ * verifies. The decisions themselves stay, as the proof that they were made. The customer's
+ * next decision starts a new record. The audit log records the erasure under the subject's
+ * random id, never the customer id.
+ */
+export async function eraseCustomer(
+  db: Db,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+  by: Eraser,
+): Promise<ErasureResult> {
+  const lookup = vault.lookup(tenantId, customerId);
+  const result = await db.transaction().execute(async (trx) => {
+    // The decisions' lock: no decision of this customer interleaves with the erasure.
+    await lockKey(trx, `subject:${tenantId}:${lookup}`);
+    const subject = await findLiveSubject(trx, tenantId, lookup);
+    if (!subject) return undefined;
+    const erasedAt = nowIso();
+    const states = await trx
+      .selectFrom('customer_template_states as s')
+      .innerJoin('template_versions as v', (j) =>
+        j.onRef('v.tenant_id', '=', 's.tenant_id').onRef('v.id', '=', 's.last_consent_version_id'),
+      )
+      .select(['s.template_id', 'v.version', 'v.content_sha256'])
+      .where('s.tenant_id', '=', tenantId)
+      .where('s.subject_id', '=', subject.id)
+      .orderBy('s.template_id')
+      .execute();
+    for (const state of states) {
+      const erasure = {
+        tenant_id: tenantId,
+        id: newId(),
+        subject_id: subject.id,
+        template_id: state.template_id,
+        version: Number(state.version),
+        content_sha256: state.content_sha256,
+        erased_at: erasedAt,
+      };
+      await trx.insertInto('erasures').values(erasure).execute();
+      const leaf = leafOfErasure(erasure, subject.commitment);
+      await queueLeaf(trx, tenantId, erasure.id, leaf, erasedAt);
+    }
+    for (const table of ['customer_template_states', 'customer_version_states'] as const) {
+      await trx
+        .deleteFrom(table)
+        .where('tenant_id', '=', tenantId)
+        .where('subject_id', '=', subject.id)
+        .execute();
+    }
+    await trx
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', tenantId)
+      .where('customer_lookup', '=', lookup)
+      .execute();
+    await trx
+      .updateTable('subjects')
+      .set({ lookup: null, wrapped_key: null, salt: null, erased_at: erasedAt })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', subject.id)
+      .execute();
+    const { count } = await trx
+      .selectFrom('decisions')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('tenant_id', '=', tenantId)
+      .where('subject_id', '=', subject.id)
+      .executeTakeFirstOrThrow();
+    const erased = {
+      erased: true,
+      subject_id: subject.id,
+      decisions: Number(count),
+      tombstones: states.length,
+      erased_at: erasedAt,
+    };
+    await recordAudit(trx, {
+      ...by,
+      tenantId,
+      action: 'customer.erased',
+      target: subject.id,
+      details: { decisions: erased.decisions, tombstones: erased.tombstones },
+    });
+    return erased;
+  });
+  if (!result) {
+    return { erased: false, subject_id: null, decisions: 0, tombstones: 0, erased_at: null };
+  }
+  if (!isPostgres(db)) await emptyWal(db);
+  return result;
+}
+
+/**
+ * SQLite: the pages the erasure overwrote (secure_delete) still have copies in the WAL until a
+ * checkpoint; copy them back and empty the WAL now. Another process reading (a second worker,
+ * or the server while the command line erases) can hold it up for a moment: try again a little.
+ */
+async function emptyWal(db: Db): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(truncate)`.execute(db);
+    if (Number(rows[0]?.busy ?? 0) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,26 @@
+import { openFields, sealFields } from './crypto.js';
+
+/** What is personal in a decision: sealed under the customer's key, bound to the record's id. */
+export interface PersonalFields {
+  customer_id: string;
+  ip: string;
+  user_agent: string | null;
+}
+
+export function sealPersonal(key: Buffer, recordId: string, fields: PersonalFields): string {
+  return sealFields(key, recordId, {
+    customer_id: fields.customer_id,
+    ip: fields.ip,
+    user_agent: fields.user_agent,
+  });
+}
+
+/** The fields sealed for the record; throws when the key or the sealed bytes are not its own. */
+export function openPersonal(key: Buffer, recordId: string, sealed: string): PersonalFields {
+  const fields = openFields(key, recordId, sealed);
+  const { customer_id, ip, user_agent } = fields;
+  if (typeof customer_id !== 'string' || typeof ip !== 'string') {
+    throw new Error(`the sealed fields of record ${recordId} are incomplete`);
+  }
+  return { customer_id, ip, user_agent: user_agent ?? null };
+}

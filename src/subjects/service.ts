@@ -1,0 +1,153 @@
+import type { Executor, Trx } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import { newSalt, subjectCommitment } from '../proof/leaf.js';
+import { openPersonal, type PersonalFields } from './personal.js';
+import { findLiveSubject, findSubjects, insertSubject } from './repository.js';
+import type { SubjectVault } from './vault.js';
+
+/** A customer as their records are written and read: their random id, key and salt. */
+export interface OpenSubject {
+  id: string;
+  key: Buffer;
+  /** base64 salt of the subject commitment in their leaves. */
+  salt: string;
+}
+
+/** The customer's random id, if they have a record that was not erased. */
+export async function findSubjectId(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+): Promise<string | undefined> {
+  return (await findLiveSubject(db, tenantId, vault.lookup(tenantId, customerId)))?.id;
+}
+
+/** The customer's subject, by their look-up, if they have a record that was not erased. */
+export async function findSubject(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  lookup: string,
+): Promise<OpenSubject | undefined> {
+  const row = await findLiveSubject(db, tenantId, lookup);
+  return row ? opened(vault, tenantId, row) : undefined;
+}
+
+/**
+ * A new subject for the customer's first decision (or their first since being erased). The
+ * caller holds the customer's lock, so only a concurrent first decision on another store
+ * instance can race it: the look-up's unique index keeps one.
+ */
+export async function createSubject(
+  trx: Trx,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+  lookup: string,
+  now: string,
+): Promise<OpenSubject> {
+  const id = newId();
+  const { key, wrapped } = vault.newKey(tenantId, id);
+  const salt = newSalt();
+  const inserted = await insertSubject(trx, {
+    tenant_id: tenantId,
+    id,
+    lookup,
+    wrapped_key: wrapped,
+    salt,
+    commitment: subjectCommitment(salt, customerId),
+    created_at: now,
+    erased_at: null,
+  });
+  if (inserted) return { id, key, salt };
+  const other = await findSubject(trx, vault, tenantId, lookup);
+  if (!other) throw new Error('a subject vanished while being created');
+  return other;
+}
+
+function opened(
+  vault: SubjectVault,
+  tenantId: string,
+  row: { id: string; wrapped_key: string | null; salt: string | null },
+): OpenSubject {
+  if (row.wrapped_key === null || row.salt === null) {
+    throw new Error(`subject ${row.id} is erased but still has its look-up`);
+  }
+  return { id: row.id, key: vault.unwrap(tenantId, row.id, row.wrapped_key), salt: row.salt };
+}
+
+/** A record's sealed personal fields, as stored with it. */
+export interface SealedRecord {
+  id: string;
+  subject_id: string;
+  personal: string;
+}
+
+/**
+ * What a record's subject still allows: its fields while the customer's key exists; none once
+ * they were erased; none either when the key, the sealed bytes or the subject were tampered with.
+ */
+export type OpenedRecord =
+  | { state: 'open'; personal: PersonalFields; salt: string; commitment: string }
+  | { state: 'erased'; personal: null; salt: null; commitment: string }
+  | { state: 'unreadable'; personal: null; salt: null; commitment: string | null };
+
+type KnownSubject =
+  | { key: Buffer; salt: string; commitment: string }
+  | { key: 'erased' | 'unreadable'; commitment: string };
+
+const keysKept = 10_000;
+
+/**
+ * Opens the personal fields of a tenant's records, a batch at a time, unsealing each customer's
+ * key once (and at most `keysKept` at a time, for exports of every customer).
+ */
+export function personalReader(db: Executor, vault: SubjectVault, tenantId: string) {
+  const subjects = new Map<string, KnownSubject>();
+  return async function open(records: readonly SealedRecord[]): Promise<OpenedRecord[]> {
+    const ids = [...new Set(records.map((r) => r.subject_id))];
+    let missing = ids.filter((id) => !subjects.has(id));
+    if (subjects.size + missing.length > keysKept) {
+      subjects.clear();
+      missing = ids;
+    }
+    for (let start = 0; start < missing.length; start += 500) {
+      for (const row of await findSubjects(db, tenantId, missing.slice(start, start + 500))) {
+        subjects.set(row.id, known(vault, tenantId, row));
+      }
+    }
+    return records.map((record) => openRecord(record, subjects.get(record.subject_id)));
+  };
+}
+
+export type PersonalReader = ReturnType<typeof personalReader>;
+
+function known(
+  vault: SubjectVault,
+  tenantId: string,
+  row: { id: string; wrapped_key: string | null; salt: string | null; commitment: string },
+): KnownSubject {
+  const { commitment } = row;
+  if (row.wrapped_key === null || row.salt === null) return { key: 'erased', commitment };
+  try {
+    return { key: vault.unwrap(tenantId, row.id, row.wrapped_key), salt: row.salt, commitment };
+  } catch {
+    return { key: 'unreadable', commitment };
+  }
+}
+
+function openRecord(record: SealedRecord, subject: KnownSubject | undefined): OpenedRecord {
+  if (!subject) return { state: 'unreadable', personal: null, salt: null, commitment: null };
+  const { commitment } = subject;
+  if (subject.key === 'erased') return { state: 'erased', personal: null, salt: null, commitment };
+  if (subject.key === 'unreadable' || !('salt' in subject)) {
+    return { state: 'unreadable', personal: null, salt: null, commitment };
+  }
+  try {
+    const personal = openPersonal(subject.key, record.id, record.personal);
+    return { state: 'open', personal, salt: subject.salt, commitment };
+  } catch {
+    return { state: 'unreadable', personal: null, salt: null, commitment };
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * A customer of a tenant, as the store knows them: a random id, a keyed look-up of their id and
+ * their own key, sealed. Erasing the customer drops all three; the row stays, without anything
+ * personal, so the audit can still tell an erased record from a tampered one.
+ */
+export interface SubjectsTable {
+  tenant_id: string;
+  id: string;
+  /** Hex HMAC of the customer id under the tenant's look-up key (crypto.ts); null once erased. */
+  lookup: string | null;
+  /** The customer's key sealed under the data key; null once erased. */
+  wrapped_key: string | null;
+  /** base64 salt of the subject commitment in the customer's leaves; null once erased. */
+  salt: string | null;
+  /** The subject commitment every leaf of this customer carries (public in the log already). */
+  commitment: string;
+  created_at: string;
+  erased_at: string | null;
+}
+
+/** The record behind an `erased` tombstone leaf: one per template the customer had decided on. */
+export interface ErasuresTable {
+  tenant_id: string;
+  id: string;
+  subject_id: string;
+  template_id: string;
+  /** The version and text hash of the customer's last decision on the template. */
+  version: number;
+  content_sha256: string;
+  erased_at: string;
+}
+
+/** A fingerprint of the data key the store's personal data is sealed under. */
+export interface StoreKeysTable {
+  name: string;
+  fingerprint: string;
+  created_at: string;
+}

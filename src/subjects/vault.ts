@@ -1,0 +1,25 @@
+import { customerLookup, newSubjectKey, unwrapSubjectKey, wrapSubjectKey } from './crypto.js';
+
+/** The data key at work: every use of it goes through here. */
+export interface SubjectVault {
+  /** The data key itself, for the migration that seals records written before it. */
+  readonly dataKey: Buffer;
+  /** The keyed look-up under which a customer is found (hex). */
+  lookup(tenantId: string, customerId: string): string;
+  /** A new customer key, and the same sealed for storage. */
+  newKey(tenantId: string, subjectId: string): { key: Buffer; wrapped: string };
+  unwrap(tenantId: string, subjectId: string, wrapped: string): Buffer;
+}
+
+export function createVault(dataKey: Buffer): SubjectVault {
+  return {
+    dataKey,
+    lookup: (tenantId, customerId) => customerLookup(dataKey, tenantId, customerId),
+    newKey(tenantId, subjectId) {
+      const key = newSubjectKey();
+      return { key, wrapped: wrapSubjectKey(dataKey, tenantId, subjectId, key) };
+    },
+    unwrap: (tenantId, subjectId, wrapped) =>
+      unwrapSubjectKey(dataKey, tenantId, subjectId, wrapped),
+  };
+}

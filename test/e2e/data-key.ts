@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import type { Executor } from '../../src/platform/db.js';
+import { findSubjectId, personalReader } from '../../src/subjects/service.js';
+import { createVault } from '../../src/subjects/vault.js';
+
+/**
+ * The data key of every server and command these tests start. All the processes on one store
+ * must hold the same key, and without it in their environment each would make its own key file
+ * (for PostgreSQL under its working directory, which differs between `serve` and the command
+ * line). Known here, so that a test can read what the store keeps sealed.
+ */
+export const e2eDataKey = randomBytes(32);
+
+/** Add to the environment of each process on the store. */
+export const dataKeyEnv = { DATA_ENCRYPTION_KEY: e2eDataKey.toString('base64') };
+
+export const e2eVault = createVault(e2eDataKey);
+
+async function tenantIdOf(db: Executor, alias: string): Promise<string> {
+  const tenant = await db
+    .selectFrom('tenants')
+    .select('id')
+    .where('alias', '=', alias)
+    .executeTakeFirstOrThrow();
+  return tenant.id;
+}
+
+/**
+ * The random id the store knows each of the customers by, found by their look-up as the service
+ * finds them; customers without a record (or erased) have none.
+ */
+export async function subjectIdsOf(
+  db: Executor,
+  tenantAlias: string,
+  customers: Iterable<string>,
+): Promise<Map<string, string>> {
+  const tenantId = await tenantIdOf(db, tenantAlias);
+  const found = await Promise.all(
+    [...new Set(customers)].map(
+      async (customer) =>
+        [customer, await findSubjectId(db, e2eVault, tenantId, customer)] as const,
+    ),
+  );
+  const subjects = new Map<string, string>();
+  for (const [customer, subjectId] of found) if (subjectId) subjects.set(customer, subjectId);
+  return subjects;
+}
+
+/**
+ * The customer id sealed in each of the tenant's decisions, by decision id; a decision whose
+ * sealed fields do not open (or were erased) maps to its state instead (`erased`, `unreadable`).
+ */
+export async function sealedCustomersOf(
+  db: Executor,
+  tenantAlias: string,
+  decisions: ReadonlyArray<{ id: string; subject_id: string; personal: string }>,
+): Promise<Map<string, string>> {
+  const open = personalReader(db, e2eVault, await tenantIdOf(db, tenantAlias));
+  const opened = await open(decisions);
+  return new Map(
+    decisions.map((d, i) => {
+      const record = opened[i];
+      return [d.id, record?.state === 'open' ? record.personal.customer_id : `(${record?.state})`];
+    }),
+  );
+}

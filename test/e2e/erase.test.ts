@@ -1,0 +1,131 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  makeTempStore,
+  type Provisioned,
+  pollUntil,
+  provision,
+  runCli,
+  type ServerProcess,
+  showResult,
+  startServer,
+  type TempStore,
+  withStore,
+} from '../helpers/process.js';
+import { storeBytes } from '../helpers/store-scan.js';
+import { stores } from '../helpers/stores.js';
+
+// Strings that occur nowhere else, so that finding one in the store can only mean a leak.
+const customer = 'cli-erase.4d1f@example.test';
+const userAgent = 'EraseE2E/1.0 (marker-9c02e7)';
+
+describe.concurrent.each(stores)(
+  'erasing a customer with the command line on $name',
+  (testStore) => {
+    describe.sequential('customer erase against a running server', () => {
+      let store: TempStore;
+      let server: ServerProcess;
+      let p: Provisioned;
+
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(`${server.baseUrl}${path}`, {
+          ...init,
+          headers: {
+            'x-system-api-key': p.apiKey.key,
+            'user-agent': userAgent,
+            ...(init.headers as Record<string, string>),
+          },
+          signal: AbortSignal.timeout(10_000),
+        });
+      const decide = async (decision: string) => {
+        const response = await api(
+          `/api/v1/customers/${encodeURIComponent(customer)}/consents/decisions`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ consent_version_id: p.versionId, decision }),
+          },
+        );
+        expect(response.status).toBe(201);
+        return ((await response.json()) as { data: { decision_id: string } }).data.decision_id;
+      };
+      const logSize = async () =>
+        ((await (await api('/api/v1/log/checkpoint')).json()) as { data: { size: number } }).data
+          .size;
+
+      beforeAll(async () => {
+        store = await makeTempStore(testStore);
+        server = await startServer({ store });
+        p = await provision(server.env);
+      });
+      afterAll(async () => {
+        try {
+          await server?.stop(10_000);
+        } finally {
+          await store?.remove();
+        }
+      });
+
+      it('erases for good while the server runs: pending starts afresh, the old receipt verifies, the audit is clean', async () => {
+        const given = await decide('given');
+        await decide('withdraw');
+        const receipt = await api(`/api/v1/decisions/${given}/receipt?wait=true`);
+        expect(receipt.status).toBe(200);
+        const receiptFile = join(store.dir, 'receipt.json');
+        writeFileSync(receiptFile, await receipt.text());
+        const key = (
+          (await (await api('/api/v1/log/key')).json()) as {
+            data: { verifier_key: string };
+          }
+        ).data.verifier_key;
+        expect(
+          await pollUntil(async () => ((await logSize()) === 2 ? true : undefined), {
+            timeoutMs: 10_000,
+          }),
+        ).toBe(true);
+
+        const erased = await runCli(
+          ['customer', 'erase', '--tenant', p.alias, '--customer', customer],
+          server.env,
+        );
+        expect(erased.code, showResult(erased)).toBe(0);
+        expect(JSON.parse(erased.stdout)).toMatchObject({
+          erased: true,
+          decisions: 2,
+          tombstones: 1,
+        });
+
+        const pending = await api(
+          `/api/v1/customers/${encodeURIComponent(customer)}/consents/templates/${p.templateCode}/pending`,
+        );
+        expect(((await pending.json()) as { data: { accepted: boolean } }).data.accepted).toBe(
+          false,
+        );
+        // The tombstone joins the log within the integrator's interval.
+        expect(
+          await pollUntil(async () => ((await logSize()) === 3 ? true : undefined), {
+            timeoutMs: 10_000,
+          }),
+        ).toBe(true);
+
+        const verified = await runCli(['verify-receipt', receiptFile, '--key', key], {});
+        expect(verified.code, showResult(verified)).toBe(0);
+        const audit = await runCli(['audit', '--tenant', p.alias], server.env);
+        expect(audit.code, showResult(audit)).toBe(0);
+        expect(JSON.parse(audit.stdout)).toMatchObject({ entries: 3, ok: true, findings: [] });
+
+        const contents = await withStore(store, (db) => storeBytes(db, store.databaseUrl));
+        expect(contents.includes(customer)).toBe(false);
+        expect(contents.includes(userAgent)).toBe(false);
+
+        const again = await runCli(
+          ['customer', 'erase', '--tenant', p.alias, '--customer', customer],
+          server.env,
+        );
+        expect(again.code, showResult(again)).toBe(0);
+        expect(JSON.parse(again.stdout)).toMatchObject({ erased: false, decisions: 0 });
+      });
+    });
+  },
+);

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import { DataKeyError, loadDataKey } from '../../src/subjects/data-key.js';
+import { stores } from '../helpers/stores.js';
+
+describe('the data key', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'data-key-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is created on first start in the key file (mode 0600), said once, and read back the same after', () => {
+    const file = join(tempDir(), 'nested', 'data-encryption.key');
+    const said: unknown[] = [];
+    const config = { dataEncryptionKey: undefined, dataEncryptionKeyFile: file };
+    const key = loadDataKey(config, (details) => said.push(details));
+    expect(key).toHaveLength(32);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8').trim()).toBe(key.toString('base64'));
+    expect(said).toEqual([{ file }]);
+    expect(loadDataKey(config, (details) => said.push(details))).toEqual(key);
+    expect(said).toHaveLength(1);
+  });
+
+  it('DATA_ENCRYPTION_KEY wins over the file, and no file is written', () => {
+    const file = join(tempDir(), 'data-encryption.key');
+    const key = randomBytes(32);
+    const config = loadConfig({
+      DATA_ENCRYPTION_KEY: key.toString('base64'),
+      DATA_ENCRYPTION_KEY_FILE: file,
+    });
+    expect(loadDataKey(config, () => undefined)).toEqual(key);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('a key file that does not hold 32 bytes in base64 stops the start, naming the file', () => {
+    const file = join(tempDir(), 'data-encryption.key');
+    writeFileSync(file, 'c2hvcnQ=\n');
+    expect(() =>
+      loadDataKey({ dataEncryptionKey: undefined, dataEncryptionKeyFile: file }, () => undefined),
+    ).toThrow(new DataKeyError(`The data encryption key in ${file} is not 32 bytes in base64.`));
+    expect(() => loadConfig({ DATA_ENCRYPTION_KEY: 'too short' })).toThrow(/DATA_ENCRYPTION_KEY/);
+  });
+});
+
+describe.each(stores)('a store and its data key on $name', (store) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const created = await store.create();
+    drop = created.drop;
+    db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await drop();
+  });
+
+  it('keeps the first key it meets, and refuses to start with another', async () => {
+    const key = randomBytes(32);
+    await migrateToLatest(db, key);
+    await expect(migrateToLatest(db, key)).resolves.toEqual([]);
+    await expect(migrateToLatest(db, randomBytes(32))).rejects.toThrow(
+      /not the one this store was sealed with/,
+    );
+  });
+});

@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendBatch } from '../../src/log/append.js';
+import { auditLog } from '../../src/log/audit.js';
+import {
+  parseSignerKey,
+  parseVerifierKey,
+  verifyConsistency,
+  verifyReceipt,
+} from '../../src/proof/index.js';
+import { parseLeaf } from '../../src/proof/leaf.js';
+import { eraseCustomer } from '../../src/subjects/erase.js';
+import { personalReader } from '../../src/subjects/service.js';
+import { apiOf } from '../helpers/api.js';
+import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { storeBytes } from '../helpers/store-scan.js';
+import { stores } from '../helpers/stores.js';
+
+// Values that occur nowhere else, so that finding one in the store can only mean a leak.
+const customer = 'erin.erasure-7f3a9c@example.test';
+const ip = '203.0.113.177';
+const userAgent = 'ErasureProbe/7.3 (marker-5b8e21d4)';
+const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
+
+const b64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
+
+describe.each(stores)('erasing a customer on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let codes: string[];
+  let versions: string[];
+  const signer = () => {
+    const key = parseSignerKey(testLogKeys.signerKey);
+    if (!key.ok) throw new Error(key.reason);
+    return key.value;
+  };
+  const verifier = () => {
+    const key = parseVerifierKey(testLogKeys.verifierKey);
+    if (!key.ok) throw new Error(key.reason);
+    return key.value;
+  };
+
+  beforeAll(async () => {
+    // The test appends the log itself (appendBatch), at the moments it chooses.
+    t = await startTestApp(store, { LOG_INTEGRATE_INTERVAL_MS: '60000' });
+    a = await seedTenant(t.db);
+    codes = [await seedTemplate(t.db, a.tenant.id), await seedTemplate(t.db, a.tenant.id)];
+    versions = [];
+    for (const code of codes) {
+      versions.push((await publish(t.db, a.tenant.id, code)).consent_version_id);
+    }
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const headers = () => ({ ...a.headers, 'user-agent': userAgent });
+  const api = () => apiOf(t.app, headers());
+  const decide = async (who: string, version: string, decision: string, key?: string) => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/customers/${encodeURIComponent(who)}/consents/decisions`,
+      headers: { ...headers(), ...(key ? { 'idempotency-key': key } : {}) },
+      payload: { consent_version_id: version, decision },
+      remoteAddress: ip,
+    });
+    expect(response.statusCode, response.body).toBe(201);
+    return json(response).data.decision_id as string;
+  };
+  const receipt = async (id: string) => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/decisions/${id}/receipt`,
+      headers: a.headers,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return json(response).data;
+  };
+
+  const storeContents = () => storeBytes(t.db, t.config.databaseUrl);
+
+  it('leaves no way to the customer id, IP address or user agent, a fresh pending, and a log whose old receipts and audit still verify', async () => {
+    const tenantId = a.tenant.id;
+    const [v1, v2] = versions as [string, string];
+    const given = await decide(customer, v1, 'given', 'erase-key-1');
+    await decide(customer, v1, 'withdraw');
+    await decide(customer, v2, 'given');
+    const other = await decide('someone-else', v1, 'given');
+    await appendBatch(t.db, tenantId, signer());
+    const before = await receipt(given);
+    expect(before.opening).toMatchObject({ customer_id: customer, ip, user_agent: userAgent });
+    const subject = await t.db
+      .selectFrom('subjects')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('lookup', '=', t.vault.lookup(tenantId, customer))
+      .executeTakeFirstOrThrow();
+
+    // Before: the idempotency record's stored answer names the customer (the scan can see it).
+    expect((await storeContents()).includes(customer)).toBe(true);
+
+    const result = await eraseCustomer(t.db, t.vault, tenantId, customer, by);
+    expect(result).toMatchObject({
+      erased: true,
+      subject_id: subject.id,
+      decisions: 3,
+      tombstones: 2,
+    });
+
+    // Nothing that could open the records is left: not the key, not the salt, not the look-up.
+    const contents = await storeContents();
+    for (const secret of [
+      customer,
+      ip,
+      userAgent,
+      subject.wrapped_key ?? '',
+      subject.salt ?? '',
+      subject.lookup ?? '',
+    ]) {
+      expect(secret).not.toBe('');
+      expect(contents.includes(secret), `${secret} is still in the store`).toBe(false);
+    }
+    // Even with the data key, the sealed fields no longer open.
+    const rows = await t.db
+      .selectFrom('decisions')
+      .select(['id', 'subject_id', 'personal'])
+      .where('tenant_id', '=', tenantId)
+      .where('subject_id', '=', subject.id)
+      .execute();
+    expect(rows).toHaveLength(3);
+    const opened = await personalReader(t.db, t.vault, tenantId)(rows);
+    expect(opened.map((o) => o.state)).toEqual(['erased', 'erased', 'erased']);
+
+    // For the API, the customer starts afresh.
+    for (const code of codes) {
+      const pending = await api().pending(customer, code);
+      expect(json(pending).data).toMatchObject({ accepted: false, decision: null });
+    }
+    const consents = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/customers/${encodeURIComponent(customer)}/consents`,
+      headers: a.headers,
+    });
+    expect(json(consents).data).toMatchObject({ templates: [], history: [] });
+    // The key the customer used before answers as new, not as a replay of the erased decision.
+    const reused = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/customers/${encodeURIComponent(customer)}/consents/decisions`,
+      headers: { ...headers(), 'idempotency-key': 'erase-key-1' },
+      payload: { consent_version_id: v1, decision: 'given' },
+      remoteAddress: ip,
+    });
+    expect(reused.statusCode).toBe(201);
+    expect(reused.headers['idempotent-replayed']).toBeUndefined();
+    expect(json(reused).data.decision_id).not.toBe(given);
+
+    // The tombstones join the log; the receipt from before still verifies, and the new
+    // checkpoint is consistent with the one it named.
+    const appended = await appendBatch(t.db, tenantId, signer());
+    expect(appended.appended).toBe(3);
+    const entries = await t.db
+      .selectFrom('tlog_entries')
+      .select(['leaf'])
+      .where('log_id', '=', tenantId)
+      .orderBy('idx')
+      .execute();
+    const tombstones = entries
+      .map((e) => parseLeaf(e.leaf))
+      .filter((l) => l?.decision === 'erased');
+    expect(tombstones).toHaveLength(2);
+    const oldLeaf = parseLeaf(before.leaf);
+    for (const tombstone of tombstones) {
+      // The customer, holding their receipt, can see their record was erased.
+      expect(tombstone?.subject).toBe(oldLeaf?.subject);
+      expect(tombstone?.evidence).toBe('-');
+    }
+    expect(verifyReceipt(before, [verifier()])).toMatchObject({ ok: true });
+    const checkpoint = json(
+      await t.app.inject({ method: 'GET', url: '/api/v1/log/checkpoint', headers: a.headers }),
+    ).data;
+    const proof = json(
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/log/consistency?from=${before.tree_size}&to=${checkpoint.size}`,
+        headers: a.headers,
+      }),
+    ).data;
+    const oldRoot = before.checkpoint.split('\n')[2] as string;
+    expect(
+      verifyConsistency(
+        before.tree_size,
+        checkpoint.size,
+        proof.proof.map(b64),
+        b64(oldRoot),
+        b64(checkpoint.root_hash),
+      ),
+    ).toBe(true);
+
+    // A receipt now still proves the decision, without whose it was.
+    const after = await receipt(given);
+    expect(after.opening).toBeNull();
+    expect(after.decision.customer_id).toBeNull();
+    expect(after.leaf).toBe(before.leaf);
+    expect(verifyReceipt(after, [verifier()])).toMatchObject({
+      ok: true,
+      value: { opened: false },
+    });
+    // The exports name the customer, so there are none for an erased one.
+    const export27560 = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/decisions/${given}/receipt/kantara`,
+      headers: a.headers,
+    });
+    expect(export27560.statusCode).toBe(404);
+    expect((await receipt(other)).opening.customer_id).toBe('someone-else');
+
+    // The audit recomputes every leaf it still can, and finds nothing wrong.
+    const report = await auditLog(t.db, t.vault, tenantId);
+    expect(report).toMatchObject({ ok: true, entries: 7, findings: [] });
+
+    // The erasure is in the audit log under the record's random id only.
+    const entry = await t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'customer.erased')
+      .executeTakeFirstOrThrow();
+    expect(entry).toMatchObject({ tenant_id: tenantId, target: subject.id });
+
+    // Erasing again finds nothing left to erase.
+    expect(await eraseCustomer(t.db, t.vault, tenantId, 'never-decided', by)).toMatchObject({
+      erased: false,
+      decisions: 0,
+    });
+  });
+
+  it('the audit still tells a tampered record of an erased customer from an erased one', async () => {
+    const tenantId = a.tenant.id;
+    const id = await decide('tamper-after-erasure', versions[0] as string, 'given');
+    await eraseCustomer(t.db, t.vault, tenantId, 'tamper-after-erasure', by);
+    await appendBatch(t.db, tenantId, signer());
+    expect((await auditLog(t.db, t.vault, tenantId)).ok).toBe(true);
+    await t.db.updateTable('decisions').set({ decision: 'reject' }).where('id', '=', id).execute();
+    const report = await auditLog(t.db, t.vault, tenantId);
+    expect(report.findings).toEqual([
+      expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: id }),
+    ]);
+    await t.db.updateTable('decisions').set({ decision: 'given' }).where('id', '=', id).execute();
+    // A tombstone changed after the fact is caught like any record.
+    await t.db
+      .updateTable('erasures')
+      .set({ version: 99 })
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    const tombstones = await auditLog(t.db, t.vault, tenantId);
+    expect(tombstones.ok).toBe(false);
+    expect(new Set(tombstones.findings.map((f) => f.kind))).toEqual(
+      new Set(['record-differs-from-leaf']),
+    );
+  });
+});
