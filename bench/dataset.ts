@@ -1,3 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { newSalt, subjectCommitment } from '../src/proof/leaf.js';
+import { sealPersonal } from '../src/subjects/personal.js';
+import { createVault } from '../src/subjects/vault.js';
+
 /**
  * The generated data, the same rows in both stores. One tenant, one template with two published
  * versions (`older`, `latest`, both allow_reconsent), and `size / 2` customers with two decisions
@@ -7,7 +12,10 @@
  * - odd customers: `given` on older, then `withdraw` on older (latest is still pending).
  *
  * Decision n (0-based) is customer n/2's seq n%2+1. Ids and times grow with n, as the service's
- * UUIDv7 ids and clock would, so the loaders append to every index in order.
+ * UUIDv7 ids and clock would, so the loaders append to every index in order. Each customer is a
+ * subject as the service makes them (src/subjects): a random-looking id, the keyed look-up of
+ * their id, a key of their own sealed under the data key, and their decisions' customer id, IP
+ * address and user agent sealed under that key.
  */
 
 export interface Version {
@@ -62,3 +70,54 @@ export function decidedAtSql(n: string): string {
 
 export const loaderIp = '127.0.0.1';
 export const loaderUserAgent = 'bench-loader';
+
+/**
+ * The data key of every store the bench makes: the service and the command line get it in their
+ * environment, the loaders seal with it. A new one per bench run.
+ */
+export const dataKey = randomBytes(32);
+
+/** Customer i's subject id: UUIDv7-shaped, of the time of their first decision (2i). */
+export function subjectId(i: number): string {
+  const time = (baseMs + 2 * i).toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8)}-7000-9000-${i.toString(16).padStart(12, '0')}`;
+}
+
+export function subjectIdSql(i: string): string {
+  const time = `lpad(to_hex(${baseMs}::bigint + 2 * (${i})), 12, '0')`;
+  return `substr(${time}, 1, 8) || '-' || substr(${time}, 9, 4) || '-7000-9000-' || lpad(to_hex(${i}), 12, '0')`;
+}
+
+/** What only the data key can make of customer i: their subject row and sealed decisions. */
+export interface SealedCustomer {
+  lookup: string;
+  wrappedKey: string;
+  salt: string;
+  commitment: string;
+  /** The sealed personal fields of decisions 2i and 2i + 1. */
+  personal: [string, string];
+}
+
+/**
+ * Seals customers of one tenant under `key` (the bench's `dataKey`, passed in: a worker thread
+ * has a `dataKey` of its own): a new key per customer, used for both their decisions.
+ */
+export function customerSealer(key: Buffer, tenantId: string): (i: number) => SealedCustomer {
+  const vault = createVault(key);
+  return (i) => {
+    const customer = customerId(i);
+    const { key: subjectKey, wrapped } = vault.newKey(tenantId, subjectId(i));
+    const salt = newSalt();
+    const fields = { customer_id: customer, ip: loaderIp, user_agent: loaderUserAgent };
+    return {
+      lookup: vault.lookup(tenantId, customer),
+      wrappedKey: wrapped,
+      salt,
+      commitment: subjectCommitment(salt, customer),
+      personal: [
+        sealPersonal(subjectKey, decisionId(2 * i), fields),
+        sealPersonal(subjectKey, decisionId(2 * i + 1), fields),
+      ],
+    };
+  };
+}

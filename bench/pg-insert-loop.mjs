@@ -6,15 +6,20 @@
 //   row: {tenant_id, template_id, consent_version_id, version, api_key_id, content_sha256}}
 // Prints {"phase":"measuring"} when the warm-up ends, {"phase":"done"} when the measured part
 // ends, then the result as one JSON line.
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { v7 } from 'uuid';
 
 const config = JSON.parse(process.argv[2]);
 const { row } = config;
 const text =
-  `insert into ${config.table} (tenant_id, id, customer_id, template_id, consent_version_id, ` +
-  'version, decision, seq, decided_at, api_key_id, ip, user_agent, content_sha256, ' +
-  'idempotency_key) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, null)';
+  `insert into ${config.table} (tenant_id, id, subject_id, template_id, consent_version_id, ` +
+  'version, decision, seq, decided_at, api_key_id, personal, content_sha256, ' +
+  'idempotency_key) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, null)';
+// As many bytes as the service's sealed fields (nonce, JSON, tag): the database stores them
+// alike, whatever they hold.
+const fields = { customer_id: 'b0-0', ip: '127.0.0.1', user_agent: 'bench-insert-loop' };
+const personal = randomBytes(12 + JSON.stringify(fields).length + 16).toString('base64');
 
 let phase = 'warmup';
 let stopped = false;
@@ -22,11 +27,11 @@ let inserts = 0;
 let errors = 0;
 const latencies = [];
 
-async function client(index) {
+async function client() {
   const db = new pg.Client({ connectionString: config.url });
   await db.connect();
-  // Each client writes its own customers, seq 1, so rows never collide on the history key.
-  for (let n = 0; !stopped; n++) {
+  // Each row is a customer (subject) of its own, seq 1, so rows never collide on the history key.
+  while (!stopped) {
     const started = performance.now();
     try {
       await db.query({
@@ -35,7 +40,7 @@ async function client(index) {
         values: [
           row.tenant_id,
           v7(),
-          `b${index}-${n}`,
+          v7(),
           row.template_id,
           row.consent_version_id,
           row.version,
@@ -43,8 +48,7 @@ async function client(index) {
           1,
           new Date().toISOString(),
           row.api_key_id,
-          '127.0.0.1',
-          'bench-insert-loop',
+          personal,
           row.content_sha256,
         ],
       });
@@ -60,7 +64,7 @@ async function client(index) {
 }
 
 const sleep = (s) => new Promise((resolve) => setTimeout(resolve, s * 1000));
-const clients = Array.from({ length: config.clients }, (_, i) => client(i));
+const clients = Array.from({ length: config.clients }, () => client());
 await sleep(config.warmupS);
 phase = 'measure';
 process.stdout.write(`${JSON.stringify({ phase: 'measuring' })}\n`);

@@ -1,71 +1,82 @@
 import SQLite from 'better-sqlite3';
-import {
-  customerId,
-  decidedAt,
-  decisionId,
-  type Fixture,
-  loaderIp,
-  loaderUserAgent,
-} from './dataset.js';
+import { decidedAt, decisionId, type Fixture, subjectId } from './dataset.js';
+import { type SealedStep, sealedSteps } from './sealing.js';
 
 const customersPerTransaction = 50_000;
+/** The unique index of subjects' look-ups (migration 0006). */
+const lookupIndexName = 'subjects_lookup_uq';
 
 /**
- * Fills decisions and both per-customer state tables with `size` decisions (dataset.ts), through
- * prepared inserts in large transactions. synchronous=OFF holds for this connection only: the
- * service opens the file again with its own synchronous=FULL.
+ * Fills subjects, decisions and both per-customer state tables with `size` decisions
+ * (dataset.ts), through prepared inserts in large transactions, while the next transaction's
+ * customers are sealed (sealing.ts). synchronous=OFF holds for this connection only: the service
+ * opens the file again with its own synchronous=FULL.
  */
-export function loadSqlite(path: string, fixture: Fixture, size: number): void {
+export async function loadSqlite(path: string, fixture: Fixture, size: number): Promise<void> {
   const db = new SQLite(path);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -262144'); // 256 MB: index pages stay in memory while appending.
+    const insertSubject = db.prepare(
+      `insert into subjects (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at,
+         erased_at)
+       values (?, ?, ?, ?, ?, ?, ?, null)`,
+    );
     const insertDecision = db.prepare(
-      `insert into decisions (tenant_id, id, customer_id, template_id, consent_version_id, version,
-         decision, seq, decided_at, api_key_id, ip, user_agent, content_sha256, idempotency_key)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
+      `insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id, version,
+         decision, seq, decided_at, api_key_id, personal, content_sha256, idempotency_key)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
     );
     const insertTemplateState = db.prepare(
-      `insert into customer_template_states (tenant_id, customer_id, template_id, decision_count,
+      `insert into customer_template_states (tenant_id, subject_id, template_id, decision_count,
          last_decision_id, last_decision, last_consent_version_id, last_decided_at)
        values (?, ?, ?, 2, ?, ?, ?, ?)`,
     );
     const insertVersionState = db.prepare(
-      `insert into customer_version_states (tenant_id, customer_id, consent_version_id,
+      `insert into customer_version_states (tenant_id, subject_id, consent_version_id,
          last_decision_id, last_decision, last_decided_at)
        values (?, ?, ?, ?, ?, ?)`,
     );
     const { tenantId: t, templateId, older, latest } = fixture;
-    const decision = (i: number, k: number, versionIsLatest: boolean, value: string) => {
-      const n = 2 * i + k;
+    const decision = (n: number, personal: string, versionIsLatest: boolean, value: string) => {
       const v = versionIsLatest ? latest : older;
       insertDecision.run(
         t,
         decisionId(n),
-        customerId(i),
+        subjectId(Math.floor(n / 2)),
         templateId,
         v.id,
         v.number,
         value,
-        k + 1,
+        (n % 2) + 1,
         decidedAt(n),
         fixture.apiKeyId,
-        loaderIp,
-        loaderUserAgent,
+        personal,
         v.sha256,
       );
     };
-    const customers = (from: number, to: number) => {
-      for (let i = from; i < to; i++) {
-        const c = customerId(i);
+    const customers = (step: SealedStep) => {
+      for (const [j, sealed] of step.customers.entries()) {
+        const i = step.from + j;
+        const s = subjectId(i);
         const accepted = i % 2 === 0;
+        const first = 2 * i;
         const last = 2 * i + 1;
-        decision(i, 0, false, 'given');
-        decision(i, 1, accepted, accepted ? 'given' : 'withdraw');
+        insertSubject.run(
+          t,
+          s,
+          sealed.lookup,
+          sealed.wrappedKey,
+          sealed.salt,
+          sealed.commitment,
+          decidedAt(first),
+        );
+        decision(first, sealed.personal[0], false, 'given');
+        decision(last, sealed.personal[1], accepted, accepted ? 'given' : 'withdraw');
         insertTemplateState.run(
           t,
-          c,
+          s,
           templateId,
           decisionId(last),
           accepted ? 'given' : 'withdraw',
@@ -73,18 +84,24 @@ export function loadSqlite(path: string, fixture: Fixture, size: number): void {
           decidedAt(last),
         );
         if (accepted) {
-          insertVersionState.run(t, c, older.id, decisionId(2 * i), 'given', decidedAt(2 * i));
-          insertVersionState.run(t, c, latest.id, decisionId(last), 'given', decidedAt(last));
+          insertVersionState.run(t, s, older.id, decisionId(first), 'given', decidedAt(first));
+          insertVersionState.run(t, s, latest.id, decisionId(last), 'given', decidedAt(last));
         } else {
-          insertVersionState.run(t, c, older.id, decisionId(last), 'withdraw', decidedAt(last));
+          insertVersionState.run(t, s, older.id, decisionId(last), 'withdraw', decidedAt(last));
         }
       }
     };
     const batch = db.transaction(customers);
-    const total = size / 2;
-    for (let from = 0; from < total; from += customersPerTransaction) {
-      batch(from, Math.min(total, from + customersPerTransaction));
-    }
+    // The look-ups are HMACs, in no order: their index is made once, from all of them, rather
+    // than grown at random.
+    const lookupIndex = db
+      .prepare(`select sql from sqlite_master where type = 'index' and name = ?`)
+      .pluck()
+      .get(lookupIndexName);
+    if (typeof lookupIndex !== 'string') throw new Error(`no index ${lookupIndexName}`);
+    db.exec(`drop index ${lookupIndexName}`);
+    for await (const step of sealedSteps(t, size / 2, customersPerTransaction)) batch(step);
+    db.exec(lookupIndex);
     // Leave a checkpointed file, so the service does not start by copying a huge WAL.
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {

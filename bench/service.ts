@@ -3,17 +3,18 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { freePort } from '../test/helpers/postgres-server.js';
-import type { Fixture, Version } from './dataset.js';
+import { dataKey, type Fixture, type Version } from './dataset.js';
 import { type Cores, serverCore, spawnPinned, stopProcess } from './processes.js';
 
 const bin = 'bin/consent-service';
 
 const serviceSettings =
-  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|WORKERS$)/;
+  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WORKERS$)/;
 
 /**
- * The service's environment: its defaults, but no rate limit and loopback only. Settings the
- * caller's shell may hold are dropped so that "default config" means the service's defaults.
+ * The service's environment: its defaults, but no rate limit, loopback only and the bench's data
+ * key (which the loaders seal with). Settings the caller's shell may hold are dropped so that
+ * "default config" means the service's defaults.
  */
 function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -24,6 +25,7 @@ function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
     ...env,
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_PER_MINUTE: '0',
+    DATA_ENCRYPTION_KEY: dataKey.toString('base64'),
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
     ...(port === undefined ? {} : { PORT: String(port) }),
