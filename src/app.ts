@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
 import { consentRoutes } from './consents/routes.js';
@@ -51,7 +51,7 @@ export async function buildApp(
     },
     bodyLimit,
     // One line per request (below) instead of Fastify's two: the same facts at half the cost.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     // customer_id may be 128 characters; longer parameters fail validation as 400 1001.
