@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from '../helpers/api.js';
 import { json, subjectIdOf, type TestApp } from '../helpers/app.js';
@@ -33,7 +34,9 @@ describe.each(stores)('erasing a customer from the back-office on $name', (store
   it('asks first, wants the id typed again, then erases, records who did it, and the customer starts afresh', async () => {
     const customer = 'erase+me@example.test';
     const api = apiOf(t.app, a.headers);
-    expect((await api.decide(customer, versionId, 'given')).statusCode).toBe(201);
+    const decided = await api.decide(customer, versionId, 'given');
+    expect(decided.statusCode).toBe(201);
+    const decisionId = json(decided).data.decision_id;
     const subjectId = await subjectIdOf(t, a.tenant.id, customer);
     expect(subjectId).toBeDefined();
 
@@ -80,6 +83,13 @@ describe.each(stores)('erasing a customer from the back-office on $name', (store
         details: JSON.stringify({ decisions: 1, tombstones: 1 }),
       },
     ]);
+    // The export keeps the decision, with nothing left of whose it was.
+    const csv = parse((await pageA.get('/backoffice/exports/decisions.csv')).body, {
+      columns: true,
+    }) as Array<Record<string, string>>;
+    const row = csv.find((r) => r.decision_id === decisionId);
+    expect(row).toMatchObject({ decision: 'given', customer_id: '', ip: '', user_agent: '' });
+    expect(JSON.stringify(csv)).not.toContain(customer);
     // The erased customer has no page to erase from any more.
     const again = await pageA.get(erasePage(customer));
     expect(again.headers.location).toBe('/backoffice/customers?notice=nothing-to-erase');
