@@ -42,10 +42,10 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const { tenantId } = callerOf(request);
       const { customer_id, template_code } = request.params;
+      const body = await getPending(db, catalog, vault, tenantId, customer_id, template_code);
       reply.header('cache-control', 'no-store');
-      return {
-        data: await getPending(db, catalog, vault, tenantId, customer_id, template_code),
-      };
+      // Assembled from parts serialized once per version: sent as it is.
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 

@@ -19,6 +19,8 @@ export interface LatestEntry {
   presented: PublishedVersion;
   /** `{"data": V}`, serialized. */
   body: string;
+  /** V alone, serialized: the part of every `pending` answer that is the same for all. */
+  presentedJson: string;
   etag: string;
 }
 
@@ -71,6 +73,7 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
 
 function latestEntry(version: VersionWithCode, publicBaseUrl: string): LatestEntry {
   const presented = presentVersion(version, publicBaseUrl);
-  const body = JSON.stringify({ data: presented });
-  return { version, presented, body, etag: `"${sha256Hex(body).slice(0, 32)}"` };
+  const presentedJson = JSON.stringify(presented);
+  const body = `{"data":${presentedJson}}`;
+  return { version, presented, body, presentedJson, etag: `"${sha256Hex(body).slice(0, 32)}"` };
 }
