@@ -88,8 +88,15 @@ export async function buildApp(
     if (closing) throw new AppError('unavailable');
   });
   app.addHook('onResponse', async (request, reply) => {
+    // Flat fields, without the request and reply serializers: the line costs a fifth of `latest`.
     request.log.info(
-      { req: request, res: reply, responseTime: reply.elapsedTime },
+      {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        responseTime: reply.elapsedTime,
+        remoteAddress: request.ip,
+      },
       'request completed',
     );
   });
