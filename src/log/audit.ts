@@ -51,6 +51,11 @@ export interface AuditReport {
   origin: string | null;
   entries: number;
   checkpoints: number;
+  /**
+   * Decisions of erased customers: everything in their leaves was checked but the evidence
+   * commitment, whose values were destroyed with the customer's key (docs/erasure.md).
+   */
+  erased_records: number;
   ok: boolean;
   findings: Finding[];
 }
@@ -103,7 +108,7 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
           message: `entries ${next} to ${index - 1} are missing`,
         });
         // The rest cannot be placed in the tree: later checks would only repeat this one.
-        return report(log?.origin ?? null, logId, next, checkpoints.length, findings);
+        return report(log?.origin ?? null, logId, next, checkpoints.length, 0, findings);
       }
       const rebuilt = expected.get(entry.record_id);
       if (rebuilt === null) {
@@ -222,7 +227,8 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
       message: `record ${record} is neither in the log nor queued for it`,
     });
   }
-  return report(log?.origin ?? null, logId, size, checkpoints.length, findings);
+  const erased = await erasedRecords(db, logId);
+  return report(log?.origin ?? null, logId, size, checkpoints.length, erased, findings);
 }
 
 function report(
@@ -230,9 +236,31 @@ function report(
   logId: string,
   entries: number,
   checkpoints: number,
+  erased: number,
   findings: Finding[],
 ): AuditReport {
-  return { log_id: logId, origin, entries, checkpoints, ok: findings.length === 0, findings };
+  return {
+    log_id: logId,
+    origin,
+    entries,
+    checkpoints,
+    erased_records: erased,
+    ok: findings.length === 0,
+    findings,
+  };
+}
+
+async function erasedRecords(db: Db, logId: string): Promise<number> {
+  const { count } = await db
+    .selectFrom('decisions as d')
+    .innerJoin('subjects as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.subject_id'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('d.tenant_id', '=', logId)
+    .where('s.erased_at', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(count);
 }
 
 function checkNode(

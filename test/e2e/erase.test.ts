@@ -113,7 +113,12 @@ describe.concurrent.each(stores)(
         expect(verified.code, showResult(verified)).toBe(0);
         const audit = await runCli(['audit', '--tenant', p.alias], server.env);
         expect(audit.code, showResult(audit)).toBe(0);
-        expect(JSON.parse(audit.stdout)).toMatchObject({ entries: 3, ok: true, findings: [] });
+        expect(JSON.parse(audit.stdout)).toMatchObject({
+          entries: 3,
+          erased_records: 2,
+          ok: true,
+          findings: [],
+        });
 
         const contents = await withStore(store, (db) => storeBytes(db, store.databaseUrl));
         expect(contents.includes(customer)).toBe(false);

@@ -85,7 +85,13 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
 
   it('an untouched log audits clean: 12 entries, 3 checkpoints, no finding', async () => {
     const report = await auditLog(t.db, t.vault, a.tenant.id);
-    expect(report).toMatchObject({ entries: 12, checkpoints: 3, ok: true, findings: [] });
+    expect(report).toMatchObject({
+      entries: 12,
+      checkpoints: 3,
+      erased_records: 0,
+      ok: true,
+      findings: [],
+    });
   });
 
   it('an edited decision row is named', async () => {
