@@ -232,3 +232,83 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
     expect(await auditLog(db, vault, a.tenant.id)).toMatchObject({ entries: 3, ok: true });
   });
 });
+
+describe.each(stores)('upgrading a store of more than a page of decisions on $name', (store) => {
+  let db: Db;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const created = await store.create();
+    drop = created.drop;
+    db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await drop();
+  });
+
+  it('queues, seals and converts every decision and customer, each once, and the log audits clean', async () => {
+    const before = new Migrator({
+      db,
+      provider: {
+        getMigrations: async () => ({ '0001-initial': initial, '0002-backoffice': backoffice }),
+      },
+    });
+    expect((await before.migrateToLatest()).error).toBeUndefined();
+    const a = await seedTenant(db);
+    const code = await seedTemplate(db, a.tenant.id);
+    const version = await publish(db, a.tenant.id, code);
+    const { template_id, content_sha256 } = await db
+      .selectFrom('template_versions')
+      .select(['template_id', 'content_sha256'])
+      .where('id', '=', version.consent_version_id)
+      .executeTakeFirstOrThrow();
+    // 1,100 decisions of 1,050 customers: more than two pages of every conversion step.
+    const customers = 1_050;
+    const rows = Array.from({ length: 1_100 }, (_, i) => ({
+      tenant_id: a.tenant.id,
+      id: `0190e8a0-0000-7000-8000-${String(i).padStart(12, '0')}`,
+      customer_id: `c-${i % customers}`,
+      template_id,
+      consent_version_id: version.consent_version_id,
+      version: 1,
+      decision: i < customers ? 'given' : 'withdraw',
+      seq: i < customers ? 1 : 2,
+      decided_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+      api_key_id: a.apiKey.id,
+      ip: `198.51.100.${i % 250}`,
+      user_agent: `Older/${i}`,
+      content_sha256,
+      idempotency_key: null,
+    }));
+    for (let start = 0; start < rows.length; start += 100) {
+      await db
+        .insertInto('decisions')
+        .values(rows.slice(start, start + 100) as never)
+        .execute();
+    }
+
+    await migrateToLatest(db, testDataKey);
+
+    const queued = await db.selectFrom('tlog_pending').select('record_id').execute();
+    expect(new Set(queued.map((q) => q.record_id))).toEqual(new Set(rows.map((r) => r.id)));
+    expect(queued).toHaveLength(rows.length);
+    const subjects = await db.selectFrom('subjects').select('id').execute();
+    expect(subjects).toHaveLength(customers);
+    const decisions = await db.selectFrom('decisions').selectAll().orderBy('id').execute();
+    const opened = await personalReader(db, vault, a.tenant.id)(decisions);
+    expect(opened.map((o) => o.personal)).toEqual(
+      rows.map((r) => ({ customer_id: r.customer_id, ip: r.ip, user_agent: r.user_agent })),
+    );
+
+    const signer = parseSignerKey(testLogKeys.signerKey);
+    if (!signer.ok) throw new Error(signer.reason);
+    await appendBatch(db, a.tenant.id, signer.value);
+    await appendBatch(db, a.tenant.id, signer.value);
+    expect(await auditLog(db, vault, a.tenant.id)).toMatchObject({
+      entries: rows.length,
+      ok: true,
+      findings: [],
+    });
+  });
+});

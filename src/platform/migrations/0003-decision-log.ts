@@ -83,27 +83,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await queueEarlierDecisions(db);
 }
 
-/** Decisions recorded before the log existed join its queue, oldest first, like new ones. */
+/**
+ * Decisions recorded before the log existed join its queue with the leaf a new one gets, queued
+ * at their own time (the integrator appends in order of `queued_at`, so the oldest go first).
+ * Read a page at a time in key order, which the primary key serves without sorting or
+ * rescanning, however many decisions the store holds.
+ */
 async function queueEarlierDecisions(db: Kysely<unknown>): Promise<void> {
-  const salts = new Map<string, string>();
+  let after = { tenantId: '', id: '' };
   for (;;) {
     const { rows } = await sql<Omit<LoggedDecision, 'evidence_salt'>>`
       select tenant_id, id, customer_id, template_id, version, content_sha256, decision,
              decided_at, api_key_id, ip, user_agent
-      from decisions where evidence_salt is null
-      order by decided_at, id limit 500`.execute(db);
-    if (rows.length === 0) return;
+      from decisions where (tenant_id, id) > (${after.tenantId}, ${after.id})
+      order by tenant_id, id limit 500`.execute(db);
+    const last = rows.at(-1);
+    if (!last) return;
     for (const row of rows) {
-      const subjectKey = `${row.tenant_id}\n${row.customer_id}`;
-      let subjectSalt = salts.get(subjectKey);
-      if (subjectSalt === undefined) {
-        subjectSalt = newSalt();
-        salts.set(subjectKey, subjectSalt);
-        await sql`insert into log_subjects (tenant_id, customer_id, salt, created_at)
-          values (${row.tenant_id}, ${row.customer_id}, ${subjectSalt}, ${row.decided_at})`.execute(
-          db,
-        );
-      }
+      const subjectSalt = await saltOf(db, row.tenant_id, row.customer_id, row.decided_at);
       const evidenceSalt = newSalt();
       const leaf = leafOfDecision({ ...row, evidence_salt: evidenceSalt }, subjectSalt);
       await sql`update decisions set evidence_salt = ${evidenceSalt}
@@ -111,5 +108,23 @@ async function queueEarlierDecisions(db: Kysely<unknown>): Promise<void> {
       await sql`insert into tlog_pending (log_id, record_id, leaf, queued_at)
         values (${row.tenant_id}, ${row.id}, ${leaf}, ${row.decided_at})`.execute(db);
     }
+    after = { tenantId: last.tenant_id, id: last.id };
   }
+}
+
+/** The customer's salt, made with the first of their decisions met (by key lookup, not memory). */
+async function saltOf(
+  db: Kysely<unknown>,
+  tenantId: string,
+  customerId: string,
+  decidedAt: string,
+): Promise<string> {
+  const { rows } = await sql<{ salt: string }>`select salt from log_subjects
+    where tenant_id = ${tenantId} and customer_id = ${customerId}`.execute(db);
+  const known = rows[0]?.salt;
+  if (known !== undefined) return known;
+  const salt = newSalt();
+  await sql`insert into log_subjects (tenant_id, customer_id, salt, created_at)
+    values (${tenantId}, ${customerId}, ${salt}, ${decidedAt})`.execute(db);
+  return salt;
 }
