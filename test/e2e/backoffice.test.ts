@@ -20,7 +20,6 @@ import {
   type TempStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
-import { dataKeyEnv } from './data-key.js';
 
 const operator = { email: 'operator@example.test', password: 'operator password 1' };
 const tenant = { alias: 'acme', email: 'compliance@acme.example', password: 'acme password 1' };
@@ -76,7 +75,6 @@ describe.skipIf(skipBrowserTests).each(stores)(
           env: {
             OPERATOR_EMAIL: operator.email,
             OPERATOR_PASSWORD: operator.password,
-            ...dataKeyEnv,
           },
         });
         browser = await launchChromium();

@@ -9,6 +9,7 @@
  * answer) may or may not be stored.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { sealedCustomersOf, subjectIdsOf } from '../helpers/data-key.js';
 import {
   expectJsonObject,
   freePort,
@@ -24,7 +25,6 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
-import { dataKeyEnv, sealedCustomersOf, subjectIdsOf } from './data-key.js';
 
 /** The fixed seed of the kill moments and of the stream's choices. */
 const seed = 0x0c0ffee;
@@ -102,7 +102,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       const killRandom = seededRandom(seed);
       const random = seededRandom(seed ^ 0x9e3779b9);
       const firstPort = await freePort();
-      const env = { ...serverEnv(store, firstPort, 'warn'), ...dataKeyEnv };
+      const env = serverEnv(store, firstPort, 'warn');
       const p: Provisioned = await provision(env);
       // A second version of the same template, so that customers' states span two versions.
       const second = expectJsonObject(
@@ -212,7 +212,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
       const answeredByRound: number[] = [];
       // The decision log appends every 20 ms, so kills also land in the middle of appends.
-      const logEnv = { LOG_INTEGRATE_INTERVAL_MS: '20', ...dataKeyEnv };
+      const logEnv = { LOG_INTEGRATE_INTERVAL_MS: '20' };
       let server = await startServer({ store, port: firstPort, env: logEnv });
       for (let round = 1; round <= kills; round += 1) {
         await warmUp(server);

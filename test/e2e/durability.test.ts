@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { subjectIdsOf } from '../helpers/data-key.js';
 import {
   freePort,
   makeTempStore,
@@ -9,7 +10,6 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
-import { dataKeyEnv, subjectIdsOf } from './data-key.js';
 
 // The two stores' suites run at the same time, each on its own store and server.
 describe.concurrent.each(stores)('on $name', (testStore) => {
@@ -25,8 +25,8 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
     it('when serve is SIGKILLed during a stream of decisions, every decision answered 201 is in the store after a restart', async () => {
       store = await makeTempStore(testStore);
       const firstPort = await freePort();
-      const p = await provision({ ...serverEnv(store, firstPort, 'warn'), ...dataKeyEnv });
-      const first = await startServer({ store, port: firstPort, env: dataKeyEnv });
+      const p = await provision(serverEnv(store, firstPort, 'warn'));
+      const first = await startServer({ store, port: firstPort });
 
       // customer -> decision_id of each decision answered 201
       const recorded = new Map<string, string>();
@@ -77,7 +77,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expect(recorded.size).toBeGreaterThanOrEqual(killAfter);
 
       // Restart on the same store; every customer with an answered decision is accepted.
-      const second = await startServer({ store, env: dataKeyEnv });
+      const second = await startServer({ store });
       const customers = [...recorded.keys()];
       const notAccepted: string[] = [];
       let cursor = 0;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCheckpoint, parseVerifierKey } from '../../src/proof/index.js';
+import { sealedCustomersOf, subjectIdsOf } from '../helpers/data-key.js';
 import {
   delay,
   expectJsonObject,
@@ -19,7 +20,6 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { postgresStore } from '../helpers/stores.js';
-import { dataKeyEnv, sealedCustomersOf, subjectIdsOf } from './data-key.js';
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const nothingToWithdraw = { code: '1005', message: 'Nothing to withdraw.' };
@@ -78,10 +78,10 @@ describe('two serve processes on one PostgreSQL database', () => {
     store = await makeTempStore(postgresStore);
     const [portA, portB] = await twoPorts();
     // Every instance and the command line hold the same data key.
-    cliEnv = { ...serverEnv(store, portA), ...dataKeyEnv };
+    cliEnv = serverEnv(store, portA);
     p = await provision(cliEnv);
     // Both append to the decision log every 20 ms: they contend for the same log all the time.
-    const env = { LOG_INTEGRATE_INTERVAL_MS: '20', ...dataKeyEnv };
+    const env = { LOG_INTEGRATE_INTERVAL_MS: '20' };
     [a, b] = await Promise.all([
       startServer({ store, port: portA, env }),
       startServer({ store, port: portB, env }),

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
+import { subjectIdsOf } from '../helpers/data-key.js';
 import { createDatabase, startTcpProxy, type TcpProxy, withPort } from '../helpers/faults.js';
 import { type PostgresServer, startPostgresServer } from '../helpers/postgres-server.js';
 import {
@@ -23,7 +24,6 @@ import {
   startServer,
   type TempStore,
 } from '../helpers/process.js';
-import { dataKeyEnv, subjectIdsOf } from './data-key.js';
 
 const jsonType = 'application/json; charset=utf-8';
 const unavailableBody = { code: '1009', message: 'Service unavailable.' };
@@ -290,7 +290,6 @@ describe('PostgreSQL going away under load', () => {
   /** The environment of `serve` and of the management commands (one data key for all). */
   const envFor = (port: number, databaseUrl: string): Record<string, string> => ({
     ...serverEnv(temp!, port, 'warn'),
-    ...dataKeyEnv,
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_PER_MINUTE: '0',
     DATABASE_POOL_SIZE: '10',

@@ -14,7 +14,6 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
-import { dataKeyEnv } from './data-key.js';
 
 describe.concurrent.each(stores)(
   'receipts checked offline with the command line on $name',
@@ -41,7 +40,7 @@ describe.concurrent.each(stores)(
 
       beforeAll(async () => {
         store = await makeTempStore(testStore);
-        server = await startServer({ store, env: dataKeyEnv });
+        server = await startServer({ store });
         p = await provision(server.env);
       });
       afterAll(async () => {

@@ -15,7 +15,6 @@ import {
   tableNames,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
-import { dataKeyEnv } from './data-key.js';
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const jsonType = 'application/json; charset=utf-8';
@@ -48,7 +47,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
     beforeAll(async () => {
       store = await makeTempStore(testStore);
-      server = await startServer({ store, logLevel: 'info', env: dataKeyEnv });
+      server = await startServer({ store, logLevel: 'info' });
       // Before any command touches the store: what serve itself made of the empty store.
       tablesBeforeAnyCommand = await tableNames(store);
       p = await provision(server.env);

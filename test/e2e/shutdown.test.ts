@@ -11,7 +11,6 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
-import { dataKeyEnv } from './data-key.js';
 
 interface Answer {
   what: string;
@@ -36,9 +35,9 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
     it('when SIGTERM arrives during a burst of requests, every answer is 2xx or 503 1009, and the process exits 0 within seconds', async () => {
       store = await makeTempStore(testStore);
       const port = await freePort();
-      const env = { ...serverEnv(store, port, 'warn'), ...dataKeyEnv };
+      const env = serverEnv(store, port, 'warn');
       const p = await provision(env);
-      server = await startServer({ store, port, env: dataKeyEnv });
+      server = await startServer({ store, port });
       const running = server;
 
       const headers = { 'x-system-api-key': p.apiKey.key };
@@ -167,7 +166,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
     it('when SIGINT arrives while idle, the process exits 0 within seconds', async () => {
       store = await makeTempStore(testStore);
-      server = await startServer({ store, env: dataKeyEnv });
+      server = await startServer({ store });
       const running = server;
       const health = await fetch(`${running.baseUrl}/api/health`, {
         signal: AbortSignal.timeout(5_000),

@@ -9,7 +9,6 @@ import {
   type TempStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
-import { dataKeyEnv } from './data-key.js';
 
 describe.concurrent.each(stores)('on $name', (testStore) => {
   describe.sequential('WORKERS=2', () => {
@@ -23,12 +22,12 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
     it('serves one port from two processes, records every decision, and stops on SIGTERM', async () => {
       store = await makeTempStore(testStore);
       const port = await freePort();
-      const p = await provision({ ...serverEnv(store, port), ...dataKeyEnv });
+      const p = await provision(serverEnv(store, port));
       const server = await startServer({
         store,
         port,
         logLevel: 'info',
-        env: { WORKERS: '2', ...dataKeyEnv },
+        env: { WORKERS: '2' },
         readyTimeoutMs: 20_000,
       });
       const listening = () =>

@@ -4,15 +4,12 @@ import { findSubjectId, personalReader } from '../../src/subjects/service.js';
 import { createVault } from '../../src/subjects/vault.js';
 
 /**
- * The data key of every server and command these tests start. All the processes on one store
- * must hold the same key, and without it in their environment each would make its own key file
- * (for PostgreSQL under its working directory, which differs between `serve` and the command
- * line). Known here, so that a test can read what the store keeps sealed.
+ * The data key of every server and command the end-to-end tests start (`serverEnv` gives it to
+ * them). All the processes on one store must hold the same key, and without it each would make
+ * its own key file (for PostgreSQL under its working directory, which differs between `serve`
+ * and the command line). Known here, so that a test can read what the store keeps sealed.
  */
 export const e2eDataKey = randomBytes(32);
-
-/** Add to the environment of each process on the store. */
-export const dataKeyEnv = { DATA_ENCRYPTION_KEY: e2eDataKey.toString('base64') };
 
 export const e2eVault = createVault(e2eDataKey);
 

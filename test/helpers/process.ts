@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { e2eDataKey } from './data-key.js';
 import { freePort } from './postgres-server.js';
 
 export { freePort };
@@ -322,9 +323,8 @@ export function serverEnv(
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: logLevel,
     RATE_LIMIT_PER_MINUTE: '0',
-    // One data key file for the server and every command run beside it, wherever they run
-    // (the default is relative to the working directory for PostgreSQL).
-    DATA_ENCRYPTION_KEY_FILE: join(store.dir, 'data-encryption.key'),
+    // One data key for the server and every command run beside it, wherever they run.
+    DATA_ENCRYPTION_KEY: e2eDataKey.toString('base64'),
   };
 }
 
