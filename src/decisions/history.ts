@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
-import { findSubjectId, personalReader } from '../subjects/service.js';
+import { personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import type { DecisionValue } from './table.js';
 
@@ -61,16 +61,14 @@ export interface LoggedDecisionRecord extends DecisionRecord {
   log_index: number | null;
 }
 
-/** A customer's decisions on every template, newest first (at most `limit`). */
+/** A customer's decisions on every template, newest first (at most `limit`), by their subject. */
 export async function customerHistory(
   db: Executor,
   vault: SubjectVault,
   tenantId: string,
-  customerId: string,
+  subjectId: string,
   limit = 500,
 ): Promise<LoggedDecisionRecord[]> {
-  const subjectId = await findSubjectId(db, vault, tenantId, customerId);
-  if (subjectId === undefined) return [];
   const rows = await records(db, tenantId)
     .leftJoin('tlog_entries as e', (j) =>
       j.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),

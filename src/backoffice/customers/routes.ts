@@ -39,7 +39,7 @@ export async function customerRoutes(
       const subjectId = await findSubjectId(db, vault, tenantId, customerId);
       const [standings, history] = await Promise.all([
         subjectId ? findTemplateStandings(db, tenantId, subjectId) : [],
-        customerHistory(db, vault, tenantId, customerId, historyLimit),
+        subjectId ? customerHistory(db, vault, tenantId, subjectId, historyLimit) : [],
       ]);
       // Looking at a person's record is itself recorded, under the record's random id: the
       // audit log keeps no customer id, which an erasure could not reach.
