@@ -23,6 +23,8 @@ describe.each(stores)('GET .../pending on $name', (store) => {
     const v = await publish(t.db, a.tenant.id, code);
     const response = await api.pending(unique('new'), code);
     expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('no-store');
     const body = json(response);
     expect(Object.keys(body)).toEqual(['data']);
     expect(body.data).toEqual({
