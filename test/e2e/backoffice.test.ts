@@ -12,6 +12,7 @@ import {
   watch,
 } from '../backoffice/browser.js';
 import {
+  callServer,
   expectJsonObject,
   makeTempStore,
   runCli,
@@ -43,15 +44,13 @@ describe.skipIf(skipBrowserTests).each(stores)(
       const url = (path: string) => `${server.baseUrl}${path}`;
 
       const api = (path: string, init: RequestInit = {}) =>
-        fetch(url(path), {
-          ...init,
-          headers: {
-            'x-system-api-key': apiKey,
-            'user-agent': userAgent,
-            ...(init.headers as Record<string, string>),
-          },
-          signal: AbortSignal.timeout(5_000),
-        });
+        callServer(
+          server,
+          { 'x-system-api-key': apiKey, 'user-agent': userAgent },
+          path,
+          init,
+          5_000,
+        );
 
       async function signIn(email: string, password: string, landing: string) {
         await page.goto(url('/backoffice/'));

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  callServer,
   makeTempStore,
   type Provisioned,
   pollUntil,
@@ -29,15 +30,12 @@ describe.concurrent.each(stores)(
       let p: Provisioned;
 
       const api = (path: string, init: RequestInit = {}) =>
-        fetch(`${server.baseUrl}${path}`, {
-          ...init,
-          headers: {
-            'x-system-api-key': p.apiKey.key,
-            'user-agent': userAgent,
-            ...(init.headers as Record<string, string>),
-          },
-          signal: AbortSignal.timeout(10_000),
-        });
+        callServer(
+          server,
+          { 'x-system-api-key': p.apiKey.key, 'user-agent': userAgent },
+          path,
+          init,
+        );
       const decide = async (decision: string) => {
         const response = await api(
           `/api/v1/customers/${encodeURIComponent(customer)}/consents/decisions`,

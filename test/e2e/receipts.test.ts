@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import {
+  callServer,
   makeTempStore,
   type Provisioned,
   provision,
@@ -27,14 +28,7 @@ describe.concurrent.each(stores)(
       let receipt: Record<string, unknown> & { tlog_proof: string };
 
       const api = (path: string, init: RequestInit = {}) =>
-        fetch(`${server.baseUrl}${path}`, {
-          ...init,
-          headers: {
-            'x-system-api-key': p.apiKey.key,
-            ...(init.headers as Record<string, string>),
-          },
-          signal: AbortSignal.timeout(10_000),
-        });
+        callServer(server, { 'x-system-api-key': p.apiKey.key }, path, init);
       const verify = (file: string, key = verifierKey) =>
         runCli(['verify-receipt', file, '--key', key], {});
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { get } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  callServer,
   expectJsonObject,
   makeTempStore,
   type Provisioned,
@@ -30,11 +31,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
     let customerOnV1: string | undefined;
 
     const api = (path: string, init: RequestInit = {}, key = p.apiKey.key) =>
-      fetch(`${server.baseUrl}${path}`, {
-        ...init,
-        headers: { 'x-system-api-key': key, ...(init.headers as Record<string, string>) },
-        signal: AbortSignal.timeout(5_000),
-      });
+      callServer(server, { 'x-system-api-key': key }, path, init, 5_000);
     const latestPath = () => `/api/v1/consent-templates/${p.templateCode}/latest`;
     const pendingPath = (customer: string) =>
       `/api/v1/customers/${customer}/consents/templates/${p.templateCode}/pending`;

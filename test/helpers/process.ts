@@ -328,6 +328,21 @@ export function serverEnv(
   };
 }
 
+/** A request to the server, with the given headers under the init's own, bounded in time. */
+export function callServer(
+  server: ServerProcess,
+  headers: Record<string, string>,
+  path: string,
+  init: RequestInit = {},
+  timeoutMs = 10_000,
+): Promise<Response> {
+  return fetch(`${server.baseUrl}${path}`, {
+    ...init,
+    headers: { ...headers, ...(init.headers as Record<string, string>) },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+}
+
 /** Starts `consent-service serve` and waits (bounded) until `GET /api/health` answers 200. */
 export async function startServer(options: ServerOptions): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
