@@ -110,7 +110,7 @@ export async function buildApp(
   });
 
   installErrorHandler(app);
-  await registerSecurityHeaders(app);
+  registerSecurityHeaders(app);
   installApiKeyCheck(app, keys, createAuthThrottle(config.authFailuresPerMinute));
   const unrouted = trackRoutes(app);
   // A request that matched no route is refused before its body is read (after the key check).
