@@ -594,19 +594,32 @@ describe.each(stores)('framework errors on $name', (store) => {
       ],
       [
         'an invalid chunk size',
-        'POST /api/v1/customers/c1/consents/decisions HTTP/1.1\r\nHost: x\r\n' +
+        () =>
+          'POST /api/v1/customers/c1/consents/decisions HTTP/1.1\r\nHost: x\r\n' +
+          `x-system-api-key: ${tenant.headers['x-system-api-key']}\r\n` +
           'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n0\r\n\r\n',
       ],
     ])(
       'when the client sends %s, answers 400 1001 in the error shape with an X-Request-Id',
       async (_label, text) => {
-        const response = await rawExchange(port, text);
+        const response = await rawExchange(port, typeof text === 'function' ? text() : text);
         expect(response.status).toBe(400);
         expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
         expect(JSON.parse(response.body)).toEqual({ code: '1001', message: 'Invalid request.' });
         expect(response.headers['x-request-id'] ?? '').toMatch(requestIdPattern);
       },
     );
+
+    it('without a key, a malformed chunked body gets a single answer: 401', async () => {
+      const response = await rawExchange(
+        port,
+        'POST /api/v1/customers/c1/consents/decisions HTTP/1.1\r\nHost: x\r\n' +
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n0\r\n\r\n',
+      );
+      expect(response.status).toBe(401);
+      expect(JSON.parse(response.body)).toEqual({ code: '1002', message: 'Unauthorized.' });
+      expect(response.body).not.toContain('HTTP/1.1');
+    });
 
     it('HEAD on the decisions path answers 405 with Allow: POST and no body', async () => {
       const key = tenant.headers['x-system-api-key'];

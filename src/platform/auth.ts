@@ -29,18 +29,26 @@ export function installApiKeyCheck(
   throttle: AuthThrottle,
 ): void {
   app.decorateRequest('caller', null);
-  app.addHook('onRequest', async (request) => {
-    if (!needsApiKey(request.url)) return;
+  // A callback hook, not an async one: with the key's record cached it finishes synchronously.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!needsApiKey(request.url)) return done();
     const retryAfter = throttle.blockedFor(request.ip);
     if (retryAfter > 0) {
-      throw new AppError('tooManyRequests', { headers: { 'retry-after': String(retryAfter) } });
+      return done(
+        new AppError('tooManyRequests', { headers: { 'retry-after': String(retryAfter) } }),
+      );
     }
-    const caller = await presentedCaller(keys, request);
-    if (!caller) {
-      throttle.recordFailure(request.ip);
-      throw new AppError('unauthorized');
-    }
-    request.caller = caller;
+    const admit = (caller: ApiCaller | undefined) => {
+      if (!caller) {
+        throttle.recordFailure(request.ip);
+        return done(new AppError('unauthorized'));
+      }
+      request.caller = caller;
+      done();
+    };
+    const verdict = presentedCaller(keys, request);
+    if (verdict instanceof Promise) verdict.then(admit, done);
+    else admit(verdict);
   });
 }
 
@@ -71,7 +79,7 @@ export async function refuseUnroutable(
   sendError(error, request, reply);
 }
 
-function presentedCaller(keys: KeyCheck, request: FastifyRequest): Promise<ApiCaller | undefined> {
+function presentedCaller(keys: KeyCheck, request: FastifyRequest): ReturnType<KeyCheck['check']> {
   const header = request.headers['x-system-api-key'];
   return keys.check(typeof header === 'string' ? header : undefined);
 }
