@@ -1,5 +1,17 @@
 import type { Executor, Trx } from '../platform/db.js';
+import { paramRow, prepared } from '../platform/prepared.js';
 import type { DecisionRow, IdempotencyKeysTable } from './table.js';
+
+// The statements of every decision and every `pending` are prepared (src/platform/prepared.ts).
+
+const templateState = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'templateId') => never) =>
+  db
+    .selectFrom('customer_template_states')
+    .selectAll()
+    .where('tenant_id', '=', p('tenantId'))
+    .where('subject_id', '=', p('subjectId'))
+    .where('template_id', '=', p('templateId')),
+);
 
 export function findTemplateState(
   db: Executor,
@@ -7,14 +19,17 @@ export function findTemplateState(
   subjectId: string,
   templateId: string,
 ) {
-  return db
-    .selectFrom('customer_template_states')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('subject_id', '=', subjectId)
-    .where('template_id', '=', templateId)
-    .executeTakeFirst();
+  return templateState.first(db, { tenantId, subjectId, templateId });
 }
+
+const versionState = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'versionId') => never) =>
+  db
+    .selectFrom('customer_version_states')
+    .selectAll()
+    .where('tenant_id', '=', p('tenantId'))
+    .where('subject_id', '=', p('subjectId'))
+    .where('consent_version_id', '=', p('versionId')),
+);
 
 export function findVersionState(
   db: Executor,
@@ -22,14 +37,21 @@ export function findVersionState(
   subjectId: string,
   versionId: string,
 ) {
-  return db
-    .selectFrom('customer_version_states')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('subject_id', '=', subjectId)
-    .where('consent_version_id', '=', versionId)
-    .executeTakeFirst();
+  return versionState.first(db, { tenantId, subjectId, versionId });
 }
+
+const customerVersionState = prepared(
+  (db, p: (name: 'tenantId' | 'lookup' | 'versionId') => never) =>
+    db
+      .selectFrom('subjects as s')
+      .innerJoin('customer_version_states as cv', (j) =>
+        j.onRef('cv.tenant_id', '=', 's.tenant_id').onRef('cv.subject_id', '=', 's.id'),
+      )
+      .select(['cv.last_decision', 'cv.last_decided_at'])
+      .where('s.tenant_id', '=', p('tenantId'))
+      .where('s.lookup', '=', p('lookup'))
+      .where('cv.consent_version_id', '=', p('versionId')),
+);
 
 /** The customer's state on a version, found by their keyed look-up (one indexed join). */
 export function findCustomerVersionState(
@@ -38,16 +60,7 @@ export function findCustomerVersionState(
   lookup: string,
   versionId: string,
 ) {
-  return db
-    .selectFrom('subjects as s')
-    .innerJoin('customer_version_states as cv', (j) =>
-      j.onRef('cv.tenant_id', '=', 's.tenant_id').onRef('cv.subject_id', '=', 's.id'),
-    )
-    .select(['cv.last_decision', 'cv.last_decided_at'])
-    .where('s.tenant_id', '=', tenantId)
-    .where('s.lookup', '=', lookup)
-    .where('cv.consent_version_id', '=', versionId)
-    .executeTakeFirst();
+  return customerVersionState.first(db, { tenantId, lookup, versionId });
 }
 
 export function findDecision(db: Executor, tenantId: string, id: string) {
@@ -59,44 +72,81 @@ export function findDecision(db: Executor, tenantId: string, id: string) {
     .executeTakeFirstOrThrow();
 }
 
-/** Appends a decision and moves both per-customer states to it, in the caller's transaction. */
-export async function appendDecision(trx: Trx, row: DecisionRow): Promise<void> {
-  await trx.insertInto('decisions').values(row).execute();
+type DecisionColumn = keyof DecisionRow & string;
+
+/** Every column of a decision: the record type makes sure none is forgotten. */
+const decisionColumns = Object.keys({
+  tenant_id: true,
+  id: true,
+  subject_id: true,
+  template_id: true,
+  consent_version_id: true,
+  version: true,
+  decision: true,
+  seq: true,
+  decided_at: true,
+  api_key_id: true,
+  personal: true,
+  content_sha256: true,
+  idempotency_key: true,
+  evidence_salt: true,
+} satisfies Record<DecisionColumn, true>) as DecisionColumn[];
+
+const insertDecision = prepared((db, p: (name: DecisionColumn) => never) =>
+  db.insertInto('decisions').values(paramRow(decisionColumns, p)),
+);
+
+const saveTemplateState = prepared((db, p: (name: DecisionColumn) => never) => {
   const last = {
-    last_decision_id: row.id,
-    last_decision: row.decision,
-    last_decided_at: row.decided_at,
+    last_decision_id: p('id'),
+    last_decision: p('decision'),
+    last_decided_at: p('decided_at'),
   };
-  await trx
+  return db
     .insertInto('customer_template_states')
     .values({
-      tenant_id: row.tenant_id,
-      subject_id: row.subject_id,
-      template_id: row.template_id,
-      decision_count: row.seq,
-      last_consent_version_id: row.consent_version_id,
+      tenant_id: p('tenant_id'),
+      subject_id: p('subject_id'),
+      template_id: p('template_id'),
+      decision_count: p('seq'),
+      last_consent_version_id: p('consent_version_id'),
       ...last,
     })
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet({
-        decision_count: row.seq,
-        last_consent_version_id: row.consent_version_id,
+        decision_count: p('seq'),
+        last_consent_version_id: p('consent_version_id'),
         ...last,
       }),
-    )
-    .execute();
-  await trx
+    );
+});
+
+const saveVersionState = prepared((db, p: (name: DecisionColumn) => never) => {
+  const last = {
+    last_decision_id: p('id'),
+    last_decision: p('decision'),
+    last_decided_at: p('decided_at'),
+  };
+  return db
     .insertInto('customer_version_states')
     .values({
-      tenant_id: row.tenant_id,
-      subject_id: row.subject_id,
-      consent_version_id: row.consent_version_id,
+      tenant_id: p('tenant_id'),
+      subject_id: p('subject_id'),
+      consent_version_id: p('consent_version_id'),
       ...last,
     })
     .onConflict((oc) =>
       oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet(last),
-    )
-    .execute();
+    );
+});
+
+/** Appends a decision and moves both per-customer states to it, in the caller's transaction. */
+export async function appendDecision(trx: Trx, row: DecisionRow): Promise<void> {
+  // Every column is named, absent ones as null: a prepared statement has a fixed shape.
+  const values = { ...row, idempotency_key: row.idempotency_key ?? null };
+  await insertDecision.run(trx, values);
+  await saveTemplateState.run(trx, values);
+  await saveVersionState.run(trx, values);
 }
 
 export function findIdempotencyRecord(db: Executor, tenantId: string, key: string) {

@@ -1,4 +1,5 @@
 import type { Trx } from '../platform/db.js';
+import { prepared } from '../platform/prepared.js';
 import { evidenceCommitment, leafText, subjectCommitment } from '../proof/leaf.js';
 
 /** What a decision gives its leaf. */
@@ -95,8 +96,16 @@ export async function queueLeaf(
   leaf: string,
   queuedAt: string,
 ): Promise<void> {
-  await trx
-    .insertInto('tlog_pending')
-    .values({ log_id: tenantId, record_id: recordId, leaf, queued_at: queuedAt })
-    .execute();
+  await pendingLeaf.run(trx, { tenantId, recordId, leaf, queuedAt });
 }
+
+// Every decision queues one: the statement is prepared (src/platform/prepared.ts).
+const pendingLeaf = prepared(
+  (db, p: (name: 'tenantId' | 'recordId' | 'leaf' | 'queuedAt') => never) =>
+    db.insertInto('tlog_pending').values({
+      log_id: p('tenantId'),
+      record_id: p('recordId'),
+      leaf: p('leaf'),
+      queued_at: p('queuedAt'),
+    }),
+);

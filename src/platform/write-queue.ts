@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { type Db, isPostgres, type Trx } from './db.js';
 
 /** Runs a unit of work in a transaction whose commit is durable before the promise resolves. */
@@ -7,6 +7,11 @@ export interface WriteQueue {
   /** How many units of work were committed, in how many commits, since the start. */
   stats(): { units: number; commits: number };
 }
+
+// Run for every unit of work: compiled once.
+const savepoint = CompiledQuery.raw('savepoint unit');
+const rollbackToSavepoint = CompiledQuery.raw('rollback to unit');
+const releaseSavepoint = CompiledQuery.raw('release unit');
 
 /** Most units of work that share one SQLite commit. */
 const maxBatch = 256;
@@ -50,14 +55,14 @@ export function createWriteQueue(db: Db): WriteQueue {
       try {
         await db.transaction().execute(async (trx) => {
           for (const unit of batch) {
-            await sql`savepoint unit`.execute(trx);
+            await trx.executeQuery(savepoint);
             try {
               outcomes.push({ ok: true, value: await unit.work(trx) });
             } catch (error) {
-              await sql`rollback to unit`.execute(trx);
+              await trx.executeQuery(rollbackToSavepoint);
               outcomes.push({ ok: false, error });
             }
-            await sql`release unit`.execute(trx);
+            await trx.executeQuery(releaseSavepoint);
           }
         });
       } catch (error) {

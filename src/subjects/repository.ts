@@ -1,24 +1,47 @@
 import type { Executor, Trx } from '../platform/db.js';
+import { paramRow, prepared } from '../platform/prepared.js';
 import type { SubjectsTable } from './table.js';
+
+// Every decision runs these two: they are prepared (src/platform/prepared.ts).
+
+const liveSubject = prepared((db, p: (name: 'tenantId' | 'lookup') => never) =>
+  db
+    .selectFrom('subjects')
+    .select(['id', 'wrapped_key', 'salt', 'commitment'])
+    .where('tenant_id', '=', p('tenantId'))
+    .where('lookup', '=', p('lookup')),
+);
 
 /** The customer with this look-up, unless erased. */
 export function findLiveSubject(db: Executor, tenantId: string, lookup: string) {
-  return db
-    .selectFrom('subjects')
-    .select(['id', 'wrapped_key', 'salt', 'commitment'])
-    .where('tenant_id', '=', tenantId)
-    .where('lookup', '=', lookup)
-    .executeTakeFirst();
+  return liveSubject.first(db, { tenantId, lookup });
 }
+
+type SubjectColumn = keyof SubjectsTable & string;
+
+/** Every column of a subject: the record type makes sure none is forgotten. */
+const subjectColumns = Object.keys({
+  tenant_id: true,
+  id: true,
+  lookup: true,
+  wrapped_key: true,
+  salt: true,
+  commitment: true,
+  created_at: true,
+  erased_at: true,
+} satisfies Record<SubjectColumn, true>) as SubjectColumn[];
+
+const newSubject = prepared((db, p: (name: SubjectColumn) => never) =>
+  db
+    .insertInto('subjects')
+    .values(paramRow(subjectColumns, p))
+    .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing()),
+);
 
 /** Inserts the subject unless another took the look-up first; true when this one was kept. */
 export async function insertSubject(trx: Trx, row: SubjectsTable): Promise<boolean> {
-  const result = await trx
-    .insertInto('subjects')
-    .values(row)
-    .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  const result = await newSubject.run(trx, { ...row, erased_at: row.erased_at ?? null });
+  return Number(result.numAffectedRows ?? 0) === 1;
 }
 
 /** Subjects by id, erased ones included (their key and salt are null). */

@@ -1,0 +1,59 @@
+import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
+import { type Executor, isPostgres } from './db.js';
+
+const marker = '\u0000prepared:';
+
+/** A query Kysely built and compiled once, run with new values each time. */
+export interface PreparedQuery<K extends string, O> {
+  run(db: Executor, values: Readonly<Record<K, unknown>>): Promise<QueryResult<O>>;
+  /** The first row, or undefined. */
+  first(db: Executor, values: Readonly<Record<K, unknown>>): Promise<O | undefined>;
+}
+
+/**
+ * For the statements every request runs: building a query and compiling it to SQL costs about
+ * 13 µs each time, more than the store needs to run these small indexed statements. The builder
+ * runs once per dialect, with a stand-in for each named value (`param('tenantId')`); each run
+ * swaps the stand-ins in the compiled parameters for that run's values. The query's shape must
+ * therefore not depend on the values: every value is a parameter, and absent ones are `null`.
+ */
+export function prepared<K extends string, O>(
+  build: (db: Executor, param: (name: K) => never) => Compilable<O>,
+): PreparedQuery<K, O> {
+  const compiled = new Map<boolean, CompiledQuery<O>>();
+  const param = (name: K) => `${marker}${name}` as never;
+
+  function compiledFor(db: Executor): CompiledQuery<O> {
+    const postgres = isPostgres(db);
+    let query = compiled.get(postgres);
+    if (!query) {
+      query = build(db, param).compile();
+      compiled.set(postgres, query);
+    }
+    return query;
+  }
+
+  function run(db: Executor, values: Readonly<Record<K, unknown>>): Promise<QueryResult<O>> {
+    const query = compiledFor(db);
+    const parameters = query.parameters.map((parameter) => {
+      if (typeof parameter !== 'string' || !parameter.startsWith(marker)) return parameter;
+      const value = values[parameter.slice(marker.length) as K];
+      if (value === undefined) throw new Error(`No value for ${parameter.slice(marker.length)}`);
+      return value;
+    });
+    return db.executeQuery({ ...query, parameters });
+  }
+
+  return {
+    run,
+    first: async (db, values) => (await run(db, values)).rows[0],
+  };
+}
+
+/** A row of stand-ins, one per column, for an insert that names every column of a table. */
+export function paramRow<C extends string>(
+  columns: readonly C[],
+  param: (name: C) => never,
+): Record<C, never> {
+  return Object.fromEntries(columns.map((column) => [column, param(column)])) as Record<C, never>;
+}
