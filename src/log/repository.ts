@@ -54,12 +54,18 @@ export async function readNodes(
 ): Promise<Map<string, Uint8Array>> {
   const found = new Map<string, Uint8Array>();
   if (nodes.length === 0) return found;
+  // Each alternative names the whole primary key, so that both stores look each node up by it
+  // (SQLite's multi-index OR, PostgreSQL's bitmap OR). With `log_id` outside the alternatives,
+  // SQLite read every node of the log: 34 ms instead of 16 µs at 170 thousand nodes.
   const rows = await db
     .selectFrom('tlog_nodes')
     .select(['level', 'idx', 'hash'])
-    .where('log_id', '=', logId)
     .where((eb) =>
-      eb.or(nodes.map((n) => eb.and([eb('level', '=', n.level), eb('idx', '=', n.index)]))),
+      eb.or(
+        nodes.map((n) =>
+          eb.and([eb('log_id', '=', logId), eb('level', '=', n.level), eb('idx', '=', n.index)]),
+        ),
+      ),
     )
     .execute();
   for (const row of rows) {
