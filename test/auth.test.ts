@@ -60,6 +60,18 @@ describe.each(stores)('API keys and tenants on $name', (store) => {
     expectUnauthorized(response);
   });
 
+  it('right after the real key was accepted, a changed, cut or longer key is still refused', async () => {
+    const key = a.apiKey.key;
+    const get = (presented: string) =>
+      t.app.inject({ method: 'GET', url: latestUrl(), headers: { 'x-system-api-key': presented } });
+    expect((await get(key)).statusCode).toBe(200);
+    const last = key.at(-1) === 'A' ? 'B' : 'A';
+    for (const presented of [key.slice(0, -1) + last, key.slice(0, -1), `${key}A`]) {
+      expectUnauthorized(await get(presented));
+    }
+    expect((await get(key)).statusCode).toBe(200);
+  });
+
   it('when the key is valid, answers and records its last use', async () => {
     const response = await t.app.inject({ method: 'GET', url: latestUrl(), headers: a.headers });
     expect(response.statusCode).toBe(200);

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../platform/db.js';
 import { digestsEqual, sha256Hex } from '../platform/hashing.js';
@@ -17,6 +18,12 @@ interface ActiveKey {
   tenantId: string;
   id: string;
   keyHash: string;
+  /**
+   * The key itself, once a request presented it: later requests compare their bytes with it (in
+   * constant time) instead of hashing again. It lives as long as the cached record, under a
+   * second, and a prefix names one key, so this answers exactly as the hash would.
+   */
+  verified?: Buffer;
 }
 
 /** The caller a key stands for, or undefined when it is missing, malformed, unknown or revoked. */
@@ -72,8 +79,18 @@ export function createKeyCheck(db: Db): KeyCheck {
       .then(() => undefined);
   }
 
+  function matches(presented: string, record: ActiveKey): boolean {
+    const bytes = Buffer.from(presented, 'utf8');
+    if (record.verified) {
+      return bytes.length === record.verified.length && timingSafeEqual(bytes, record.verified);
+    }
+    if (!digestsEqual(sha256Hex(presented), record.keyHash)) return false;
+    record.verified = bytes;
+    return true;
+  }
+
   function verdict(presented: string, record: ActiveKey | null): KeyVerdict | Promise<KeyVerdict> {
-    if (!record || !digestsEqual(sha256Hex(presented), record.keyHash)) return undefined;
+    if (!record || !matches(presented, record)) return undefined;
     const caller = { tenantId: record.tenantId, apiKeyId: record.id };
     return recordUse(record)?.then(() => caller) ?? caller;
   }

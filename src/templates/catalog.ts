@@ -30,8 +30,11 @@ export interface LatestEntry {
  * re-read after `latestMaxAgeMs`. Concurrent misses for one key share one query.
  */
 export interface Catalog {
-  /** The template's latest published version; `404 1004` when there is none. */
-  latest(tenantId: string, code: string): Promise<LatestEntry>;
+  /**
+   * The template's latest published version; `404 1004` when there is none. Answers at once when
+   * it is cached (nearly every request), with a promise only when the store must be read.
+   */
+  latest(tenantId: string, code: string): LatestEntry | Promise<LatestEntry>;
   /** A published version of the tenant by id, or undefined. */
   publishedById(tenantId: string, id: string): Promise<VersionWithCode | undefined>;
 }
@@ -53,11 +56,15 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
   return {
-    async latest(tenantId, code) {
-      const cached = await latest.fetch(`${tenantId}\u0000${code}`, { context: [tenantId, code] });
-      if (!cached?.entry) throw new AppError('templateNotFound');
-      byId.set(`${tenantId}\u0000${cached.entry.version.id}`, cached.entry.version);
-      return cached.entry;
+    latest(tenantId, code) {
+      const key = `${tenantId}\u0000${code}`;
+      const cached = latest.get(key);
+      if (cached) return found(cached.entry);
+      return latest.fetch(key, { context: [tenantId, code] }).then((fetched) => {
+        const entry = found(fetched?.entry ?? null);
+        byId.set(`${tenantId}\u0000${entry.version.id}`, entry.version);
+        return entry;
+      });
     },
     async publishedById(tenantId, id) {
       const key = `${tenantId}\u0000${id}`;
@@ -69,6 +76,11 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
       return version;
     },
   };
+}
+
+function found(entry: LatestEntry | null): LatestEntry {
+  if (!entry) throw new AppError('templateNotFound');
+  return entry;
 }
 
 function latestEntry(version: VersionWithCode, publicBaseUrl: string): LatestEntry {
