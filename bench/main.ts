@@ -20,7 +20,14 @@ import {
   type Step,
   writeJson,
 } from './report.js';
-import { runCeiling, runEndpoint, runInsertBaseline, runReceiptLatency } from './runs.js';
+import {
+  ceilingServer,
+  fastifyServer,
+  runEndpoint,
+  runInsertBaseline,
+  runReceiptLatency,
+  runReference,
+} from './runs.js';
 import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
 import { loadSqlite } from './seed-sqlite.js';
 import { createFixture } from './service.js';
@@ -114,8 +121,14 @@ async function benchStore(store: Store): Promise<void> {
       if (endpoint === 'decisions') decisions = run.row;
       if (!ceiling) {
         latestBytes = Buffer.from(run.latest.bodyBase64, 'base64').length;
-        ceiling = await step('ceiling (node:http)', () =>
-          runCeiling(config, run.latest, fixture.apiKey, dir),
+        ceiling = await step(ceilingServer.name, () =>
+          runReference(config, ceilingServer, run.latest, fixture.apiKey, dir),
+        );
+        ceiling.vsCeiling = 1;
+        rows.push(
+          await step(fastifyServer.name, () =>
+            runReference(config, fastifyServer, run.latest, fixture.apiKey, dir),
+          ),
         );
       }
     }

@@ -233,9 +233,30 @@ function logExcerpt(logFile: string): string[] {
   return [...seen];
 }
 
-/** The bare node:http server answering the captured `latest` bytes, under the same load. */
-export async function runCeiling(
+/** A reference server answering the captured `latest` bytes, under the same load. */
+export interface Reference {
+  /** The row's name. */
+  name: string;
+  /** Its script, given the captured response's file, a port and a log file. */
+  script: string;
+}
+
+/** The bare node:http server: the most this rig can do. */
+export const ceilingServer: Reference = {
+  name: 'ceiling (node:http)',
+  script: 'bench/ceiling-server.mjs',
+};
+
+/** A bare Fastify app logging each request as the service does: the framework's own share. */
+export const fastifyServer: Reference = {
+  name: 'bare Fastify, logging',
+  script: 'bench/fastify-server.mjs',
+};
+
+/** A reference server, pinned like the service, under the same load as `latest`. */
+export async function runReference(
   config: BenchConfig,
+  reference: Reference,
   latest: CapturedResponse,
   apiKey: string,
   dir: string,
@@ -246,7 +267,7 @@ export async function runCeiling(
   const server = spawnPinned(
     serverCore,
     process.execPath,
-    ['bench/ceiling-server.mjs', file, String(port)],
+    [reference.script, file, String(port), join(dir, 'reference.log')],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -254,7 +275,7 @@ export async function runCeiling(
   try {
     await new Promise<void>((resolve, reject) => {
       server.stdout?.once('data', () => resolve());
-      server.once('exit', (code) => reject(new Error(`the ceiling server exited with ${code}`)));
+      server.once('exit', (code) => reject(new Error(`${reference.name} exited with ${code}`)));
     });
     const m = await measure({ serverPid: server.pid }, 'bench/load.mjs', {
       url: `http://127.0.0.1:${port}`,
@@ -266,7 +287,7 @@ export async function runCeiling(
       durationS: config.durationS,
       customers: { known: 0, fresh: 1, width: customerIdWidth },
     });
-    return { ...row('-', null, 'ceiling (node:http)', m), vsCeiling: 1 };
+    return row('-', null, reference.name, m);
   } finally {
     await stopProcess(server);
   }
