@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paramRow, prepared } from '../src/platform/prepared.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
@@ -79,6 +80,24 @@ describe.each(stores)('prepared queries on $name', (store) => {
       await templateByCode.first(t.db, { tenantId, code: 'prep-rolled-back' }),
     ).toBeUndefined();
   });
+
+  // PostgreSQL only: SQLite keeps its statements prepared in the process (src/platform/sqlite.ts).
+  if (store.name === 'postgres') {
+    it('the connection prepares the statement on the server once and reuses it', async () => {
+      const named = await t.db.transaction().execute(async (trx) => {
+        await templateByCode.first(trx, { tenantId, code: 'prep-a' });
+        await templateByCode.first(trx, { tenantId, code: 'prep-b' });
+        const { rows } = await sql<{
+          name: string;
+          calls: string;
+        }>`select name, generic_plans + custom_plans as calls from pg_prepared_statements
+           where statement like '%from "templates"%' and name like 'cs_%'`.execute(trx);
+        return rows;
+      });
+      expect(named).toHaveLength(1);
+      expect(Number(named[0]?.calls)).toBeGreaterThanOrEqual(2);
+    });
+  }
 
   it('refuses a missing value instead of sending a stand-in to the store', async () => {
     await expect(

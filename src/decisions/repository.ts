@@ -3,11 +3,13 @@ import { paramRow, prepared } from '../platform/prepared.js';
 import type { DecisionRow, IdempotencyKeysTable } from './table.js';
 
 // The statements of every decision and every `pending` are prepared (src/platform/prepared.ts).
+// They name their columns: on PostgreSQL a prepared `select *` fails once a column is added by
+// a newer instance's migration.
 
 const templateState = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'templateId') => never) =>
   db
     .selectFrom('customer_template_states')
-    .selectAll()
+    .select(['decision_count', 'last_decision'])
     .where('tenant_id', '=', p('tenantId'))
     .where('subject_id', '=', p('subjectId'))
     .where('template_id', '=', p('templateId')),
@@ -25,7 +27,7 @@ export function findTemplateState(
 const versionState = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'versionId') => never) =>
   db
     .selectFrom('customer_version_states')
-    .selectAll()
+    .select(['last_decision', 'last_decision_id'])
     .where('tenant_id', '=', p('tenantId'))
     .where('subject_id', '=', p('subjectId'))
     .where('consent_version_id', '=', p('versionId')),

@@ -37,8 +37,30 @@ export function createPostgresDialect(settings: PostgresSettings): PostgresDiale
   pool.on('connect', (client) => {
     client.on('error', () => {});
     dropOnReadTimeout(client);
+    useServerStatements(client);
   });
   return new PostgresDialect({ pool });
+}
+
+/** Statement texts to prepare on the server, with the name each connection prepares them under. */
+const serverStatements = new Map<string, string>();
+
+/**
+ * Asks every connection to prepare this statement text once and reuse it: the server then skips
+ * parsing and planning it on each run. For the statements of every request (see prepared.ts),
+ * which run only once the schema is up to date: a prepared statement outlives a schema change.
+ */
+export function prepareOnServer(text: string): void {
+  if (!serverStatements.has(text)) serverStatements.set(text, `cs_${serverStatements.size + 1}`);
+}
+
+function useServerStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const [text, values, ...rest] = args;
+    const name = typeof text === 'string' ? serverStatements.get(text) : undefined;
+    return name ? query({ name, text, values }, ...rest) : query(...args);
+  };
 }
 
 /**

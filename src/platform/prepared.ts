@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import { type Executor, isPostgres } from './db.js';
+import { prepareOnServer } from './postgres.js';
 
 const marker = '\u0000prepared:';
 
@@ -16,6 +17,7 @@ export interface PreparedQuery<K extends string, O> {
  * runs once per dialect, with a stand-in for each named value (`param('tenantId')`); each run
  * swaps the stand-ins in the compiled parameters for that run's values. The query's shape must
  * therefore not depend on the values: every value is a parameter, and absent ones are `null`.
+ * On PostgreSQL each connection also prepares the statement on the server once.
  */
 export function prepared<K extends string, O>(
   build: (db: Executor, param: (name: K) => never) => Compilable<O>,
@@ -29,6 +31,8 @@ export function prepared<K extends string, O>(
     if (!query) {
       query = build(db, param).compile();
       compiled.set(postgres, query);
+      // PostgreSQL also skips parsing and planning it on each run.
+      if (postgres) prepareOnServer(query.sql);
     }
     return query;
   }
