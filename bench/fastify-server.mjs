@@ -1,11 +1,13 @@
-// The framework's own share: a bare Fastify app that logs one line per request as the service
-// does (`info`, to a file, the same fields), answering every request with the very bytes of a real
-// `latest` response, like the ceiling. What separates the service from it is the service's own
-// work: the key check, security headers, request ids, routing to the catalog.
+// The framework's own share: a bare Fastify app that logs each request with the service's own
+// log line (src/platform/request-log.ts, from dist/, which `npm run bench` builds first; `info`,
+// to a file), answering every request with the very bytes of a real `latest` response, like the
+// ceiling. What separates the service from it is the service's own work: the key check, security
+// headers, request ids, routing to the catalog.
 // Plain JavaScript so that it runs bare Node, like `node bin/consent-service` does.
 // Usage: node bench/fastify-server.mjs RESPONSE_JSON_FILE PORT LOG_FILE   (prints "listening")
 import { readFileSync } from 'node:fs';
-import Fastify, { LogController } from 'fastify';
+import Fastify from 'fastify';
+import { logEachRequest, oneLinePerRequest } from '../dist/platform/request-log.js';
 
 const [file, port, logFile] = process.argv.slice(2);
 const captured = JSON.parse(readFileSync(file, 'utf8'));
@@ -13,21 +15,9 @@ const body = Buffer.from(captured.bodyBase64, 'base64');
 
 const app = Fastify({
   logger: { level: 'info', file: logFile },
-  logController: new LogController({ disableRequestLogging: true }),
+  logController: oneLinePerRequest,
 });
-app.addHook('onResponse', (request, reply, done) => {
-  request.log.info(
-    {
-      method: request.method,
-      url: request.url,
-      statusCode: reply.statusCode,
-      responseTime: reply.elapsedTime,
-      remoteAddress: request.ip,
-    },
-    'request completed',
-  );
-  done();
-});
+logEachRequest(app);
 app.all('/*', (_request, reply) => {
   reply.code(captured.status).headers(captured.headers).send(body);
 });

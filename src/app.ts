@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
 import { consentRoutes } from './consents/routes.js';
@@ -20,6 +20,7 @@ import { AppError, errorBody } from './platform/errors.js';
 import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { requestIdFor } from './platform/request-id.js';
+import { logEachRequest, oneLinePerRequest } from './platform/request-log.js';
 import { registerSecurityHeaders } from './platform/security-headers.js';
 import { createWriteQueue } from './platform/write-queue.js';
 import { loadDataKey } from './subjects/data-key.js';
@@ -50,8 +51,8 @@ export async function buildApp(
       redact: ['req.headers["x-system-api-key"]', 'req.headers.authorization'],
     },
     bodyLimit,
-    // One line per request (below) instead of Fastify's two: the same facts at half the cost.
-    logController: new LogController({ disableRequestLogging: true }),
+    // One line per request (logEachRequest) instead of Fastify's two: the same facts, half the cost.
+    logController: oneLinePerRequest,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     // customer_id may be 128 characters; longer parameters fail validation as 400 1001.
@@ -93,20 +94,7 @@ export async function buildApp(
     reply.header('x-request-id', request.id);
     done(closing ? new AppError('unavailable') : undefined);
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    // Flat fields, without the request and reply serializers: the line costs a fifth of `latest`.
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url,
-        statusCode: reply.statusCode,
-        responseTime: reply.elapsedTime,
-        remoteAddress: request.ip,
-      },
-      'request completed',
-    );
-    done();
-  });
+  logEachRequest(app);
   app.addHook('preClose', async () => {
     closing = true;
   });

@@ -15,7 +15,7 @@ const options: HelmetOptions = { crossOriginResourcePolicy: { policy: 'cross-ori
  * request, as `@fastify/helmet` does (parsing the CSP directives each time), only costs time: it
  * took about a third of `latest`'s throughput.
  */
-export function securityHeaders(): Record<string, string> {
+function securityHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: string) {
