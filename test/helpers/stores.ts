@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 
 /**
  * The stores every store-touching test runs on. Each test file loops its body over this list
@@ -53,3 +55,27 @@ async function asAdmin(adminUrl: string, statement: string): Promise<void> {
 }
 
 export const stores: TestStore[] = [sqliteStore, postgresStore];
+
+/**
+ * A fresh store of this kind with no schema yet, opened before the tests of the calling
+ * `describe` block and dropped after them: for tests that migrate it themselves.
+ */
+export function useBareStore(store: TestStore): { readonly db: Db } {
+  let db: Db | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const created = await store.create();
+    drop = created.drop;
+    db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await drop?.();
+  });
+  return {
+    get db() {
+      if (!db) throw new Error('the bare store is opened in beforeAll');
+      return db;
+    },
+  };
+}

@@ -1,11 +1,10 @@
 import { type Kysely, Migrator } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findCustomerVersionState } from '../../src/decisions/repository.js';
 import { appendBatch } from '../../src/log/append.js';
 import { auditLog } from '../../src/log/audit.js';
 import { type LoggedDecision, leafOfDecision } from '../../src/log/queue.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { createDb, type Db } from '../../src/platform/db.js';
+import type { Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as initial from '../../src/platform/migrations/0001-initial.js';
 import * as backoffice from '../../src/platform/migrations/0002-backoffice.js';
@@ -17,41 +16,36 @@ import { findSubjectId, personalReader } from '../../src/subjects/service.js';
 import { createVault } from '../../src/subjects/vault.js';
 import { testDataKey, testLogKeys } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { stores, useBareStore } from '../helpers/stores.js';
 
 const vault = createVault(testDataKey);
 
-describe.each(stores)('upgrading a store with decisions to the decision log on $name', (store) => {
-  let db: Db;
-  let drop: () => Promise<void>;
+/** The store as it was before the log (the first two migrations only), with a published version. */
+async function storeBeforeTheLog(db: Db) {
+  const before = new Migrator({
+    db,
+    provider: {
+      getMigrations: async () => ({ '0001-initial': initial, '0002-backoffice': backoffice }),
+    },
+  });
+  expect((await before.migrateToLatest()).error).toBeUndefined();
+  const a = await seedTenant(db);
+  const code = await seedTemplate(db, a.tenant.id);
+  const version = await publish(db, a.tenant.id, code);
+  const { template_id, content_sha256 } = await db
+    .selectFrom('template_versions')
+    .select(['template_id', 'content_sha256'])
+    .where('id', '=', version.consent_version_id)
+    .executeTakeFirstOrThrow();
+  return { a, version, template_id, content_sha256 };
+}
 
-  beforeAll(async () => {
-    const created = await store.create();
-    drop = created.drop;
-    db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-  });
-  afterAll(async () => {
-    await db.destroy();
-    await drop();
-  });
+describe.each(stores)('upgrading a store with decisions to the decision log on $name', (store) => {
+  const bare = useBareStore(store);
 
   it('queues every earlier decision, oldest first, with the leaf a new decision would get; sealing the personal data keeps every leaf, and the log audits clean', async () => {
-    // The store as it was before the log: the first two migrations only.
-    const before = new Migrator({
-      db,
-      provider: {
-        getMigrations: async () => ({ '0001-initial': initial, '0002-backoffice': backoffice }),
-      },
-    });
-    expect((await before.migrateToLatest()).error).toBeUndefined();
-    const a = await seedTenant(db);
-    const code = await seedTemplate(db, a.tenant.id);
-    const version = await publish(db, a.tenant.id, code);
-    const { template_id, content_sha256 } = await db
-      .selectFrom('template_versions')
-      .select(['template_id', 'content_sha256'])
-      .where('id', '=', version.consent_version_id)
-      .executeTakeFirstOrThrow();
+    const { db } = bare;
+    const { a, version, template_id, content_sha256 } = await storeBeforeTheLog(db);
     const earlier = [
       ['0190e8a0-0000-7000-8000-000000000003', 'carol', 1, '2026-01-03T00:00:00.000Z'],
       ['0190e8a0-0000-7000-8000-000000000001', 'alice', 1, '2026-01-01T00:00:00.000Z'],
@@ -234,35 +228,11 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
 });
 
 describe.each(stores)('upgrading a store of more than a page of decisions on $name', (store) => {
-  let db: Db;
-  let drop: () => Promise<void>;
-
-  beforeAll(async () => {
-    const created = await store.create();
-    drop = created.drop;
-    db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-  });
-  afterAll(async () => {
-    await db.destroy();
-    await drop();
-  });
+  const bare = useBareStore(store);
 
   it('queues, seals and converts every decision and customer, each once, and the log audits clean', async () => {
-    const before = new Migrator({
-      db,
-      provider: {
-        getMigrations: async () => ({ '0001-initial': initial, '0002-backoffice': backoffice }),
-      },
-    });
-    expect((await before.migrateToLatest()).error).toBeUndefined();
-    const a = await seedTenant(db);
-    const code = await seedTemplate(db, a.tenant.id);
-    const version = await publish(db, a.tenant.id, code);
-    const { template_id, content_sha256 } = await db
-      .selectFrom('template_versions')
-      .select(['template_id', 'content_sha256'])
-      .where('id', '=', version.consent_version_id)
-      .executeTakeFirstOrThrow();
+    const { db } = bare;
+    const { a, version, template_id, content_sha256 } = await storeBeforeTheLog(db);
     // 1,100 decisions of 1,050 customers: more than two pages of every conversion step.
     const customers = 1_050;
     const rows = Array.from({ length: 1_100 }, (_, i) => ({

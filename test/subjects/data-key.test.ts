@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
-import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { DataKeyError, loadDataKey } from '../../src/subjects/data-key.js';
-import { stores } from '../helpers/stores.js';
+import { stores, useBareStore } from '../helpers/stores.js';
 
 describe('the data key', () => {
   const dirs: string[] = [];
@@ -55,19 +54,10 @@ describe('the data key', () => {
 });
 
 describe.each(stores)('a store and its data key on $name', (store) => {
-  let db: Db;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const created = await store.create();
-    drop = created.drop;
-    db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-  });
-  afterAll(async () => {
-    await db.destroy();
-    await drop();
-  });
+  const bare = useBareStore(store);
 
   it('keeps the first key it meets, and refuses to start with another', async () => {
+    const { db } = bare;
     const key = randomBytes(32);
     await migrateToLatest(db, key);
     await expect(migrateToLatest(db, key)).resolves.toEqual([]);
