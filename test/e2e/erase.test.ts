@@ -1,17 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   callServer,
-  makeTempStore,
-  type Provisioned,
   pollUntil,
-  provision,
   runCli,
-  type ServerProcess,
   showResult,
-  startServer,
-  type TempStore,
+  useProvisionedServer,
   withStore,
 } from '../helpers/process.js';
 import { storeBytes } from '../helpers/store-scan.js';
@@ -25,14 +20,12 @@ describe.concurrent.each(stores)(
   'erasing a customer with the command line on $name',
   (testStore) => {
     describe.sequential('customer erase against a running server', () => {
-      let store: TempStore;
-      let server: ServerProcess;
-      let p: Provisioned;
+      const running = useProvisionedServer(testStore);
 
       const api = (path: string, init: RequestInit = {}) =>
         callServer(
-          server,
-          { 'x-system-api-key': p.apiKey.key, 'user-agent': userAgent },
+          running.server,
+          { 'x-system-api-key': running.p.apiKey.key, 'user-agent': userAgent },
           path,
           init,
         );
@@ -42,7 +35,7 @@ describe.concurrent.each(stores)(
           {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ consent_version_id: p.versionId, decision }),
+            body: JSON.stringify({ consent_version_id: running.p.versionId, decision }),
           },
         );
         expect(response.status).toBe(201);
@@ -52,25 +45,12 @@ describe.concurrent.each(stores)(
         ((await (await api('/api/v1/log/checkpoint')).json()) as { data: { size: number } }).data
           .size;
 
-      beforeAll(async () => {
-        store = await makeTempStore(testStore);
-        server = await startServer({ store });
-        p = await provision(server.env);
-      });
-      afterAll(async () => {
-        try {
-          await server?.stop(10_000);
-        } finally {
-          await store?.remove();
-        }
-      });
-
       it('erases for good while the server runs: pending starts afresh, the old receipt verifies, the audit is clean', async () => {
         const given = await decide('given');
         await decide('withdraw');
         const receipt = await api(`/api/v1/decisions/${given}/receipt?wait=true`);
         expect(receipt.status).toBe(200);
-        const receiptFile = join(store.dir, 'receipt.json');
+        const receiptFile = join(running.store.dir, 'receipt.json');
         writeFileSync(receiptFile, await receipt.text());
         const key = (
           (await (await api('/api/v1/log/key')).json()) as {
@@ -84,8 +64,8 @@ describe.concurrent.each(stores)(
         ).toBe(true);
 
         const erased = await runCli(
-          ['customer', 'erase', '--tenant', p.alias, '--customer', customer],
-          server.env,
+          ['customer', 'erase', '--tenant', running.p.alias, '--customer', customer],
+          running.server.env,
         );
         expect(erased.code, showResult(erased)).toBe(0);
         expect(JSON.parse(erased.stdout)).toMatchObject({
@@ -95,7 +75,7 @@ describe.concurrent.each(stores)(
         });
 
         const pending = await api(
-          `/api/v1/customers/${encodeURIComponent(customer)}/consents/templates/${p.templateCode}/pending`,
+          `/api/v1/customers/${encodeURIComponent(customer)}/consents/templates/${running.p.templateCode}/pending`,
         );
         expect(((await pending.json()) as { data: { accepted: boolean } }).data.accepted).toBe(
           false,
@@ -109,7 +89,7 @@ describe.concurrent.each(stores)(
 
         const verified = await runCli(['verify-receipt', receiptFile, '--key', key], {});
         expect(verified.code, showResult(verified)).toBe(0);
-        const audit = await runCli(['audit', '--tenant', p.alias], server.env);
+        const audit = await runCli(['audit', '--tenant', running.p.alias], running.server.env);
         expect(audit.code, showResult(audit)).toBe(0);
         expect(JSON.parse(audit.stdout)).toMatchObject({
           entries: 3,
@@ -118,13 +98,15 @@ describe.concurrent.each(stores)(
           findings: [],
         });
 
-        const contents = await withStore(store, (db) => storeBytes(db, store.databaseUrl));
+        const contents = await withStore(running.store, (db) =>
+          storeBytes(db, running.store.databaseUrl),
+        );
         expect(contents.includes(customer)).toBe(false);
         expect(contents.includes(userAgent)).toBe(false);
 
         const again = await runCli(
-          ['customer', 'erase', '--tenant', p.alias, '--customer', customer],
-          server.env,
+          ['customer', 'erase', '--tenant', running.p.alias, '--customer', customer],
+          running.server.env,
         );
         expect(again.code, showResult(again)).toBe(0);
         expect(JSON.parse(again.stdout)).toMatchObject({ erased: false, decisions: 0 });

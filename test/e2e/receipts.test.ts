@@ -1,17 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import {
   callServer,
-  makeTempStore,
-  type Provisioned,
-  provision,
   runCli,
-  type ServerProcess,
   showResult,
-  startServer,
-  type TempStore,
+  useProvisionedServer,
   withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
@@ -20,36 +15,21 @@ describe.concurrent.each(stores)(
   'receipts checked offline with the command line on $name',
   (testStore) => {
     describe.sequential('a decision made over HTTP, its receipt verified by verify-receipt', () => {
-      let store: TempStore;
-      let server: ServerProcess;
-      let p: Provisioned;
+      const running = useProvisionedServer(testStore);
       let receiptFile: string;
       let verifierKey: string;
       let receipt: Record<string, unknown> & { tlog_proof: string };
 
       const api = (path: string, init: RequestInit = {}) =>
-        callServer(server, { 'x-system-api-key': p.apiKey.key }, path, init);
+        callServer(running.server, { 'x-system-api-key': running.p.apiKey.key }, path, init);
       const verify = (file: string, key = verifierKey) =>
         runCli(['verify-receipt', file, '--key', key], {});
-
-      beforeAll(async () => {
-        store = await makeTempStore(testStore);
-        server = await startServer({ store });
-        p = await provision(server.env);
-      });
-      afterAll(async () => {
-        try {
-          await server?.stop(10_000);
-        } finally {
-          await store?.remove();
-        }
-      });
 
       it('the receipt of a decision is ready within the wait, and verify-receipt accepts it with the published key', async () => {
         const decided = await api('/api/v1/customers/c-42/consents/decisions', {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ consent_version_id: p.versionId, decision: 'given' }),
+          body: JSON.stringify({ consent_version_id: running.p.versionId, decision: 'given' }),
         });
         expect(decided.status).toBe(201);
         const decisionId = ((await decided.json()) as { data: { decision_id: string } }).data
@@ -58,7 +38,7 @@ describe.concurrent.each(stores)(
         expect(response.status).toBe(200);
         const body = (await response.json()) as { data: typeof receipt };
         receipt = body.data;
-        receiptFile = join(store.dir, 'receipt.json');
+        receiptFile = join(running.store.dir, 'receipt.json');
         writeFileSync(receiptFile, JSON.stringify(body, null, 2));
         verifierKey = (
           (await (await api('/api/v1/log/key')).json()) as {
@@ -77,9 +57,9 @@ describe.concurrent.each(stores)(
         });
 
         // The key from a file, and the receipt as tlog-proof text, work the same.
-        const keyFile = join(store.dir, 'log.vkey');
+        const keyFile = join(running.store.dir, 'log.vkey');
         writeFileSync(keyFile, `${verifierKey}\n`);
-        const proofFile = join(store.dir, 'receipt.tlog-proof');
+        const proofFile = join(running.store.dir, 'receipt.tlog-proof');
         writeFileSync(proofFile, receipt.tlog_proof);
         const fromText = await verify(proofFile, keyFile);
         expect(fromText.code, showResult(fromText)).toBe(0);
@@ -118,7 +98,10 @@ describe.concurrent.each(stores)(
           }),
         ],
       ])('verify-receipt refuses %s (exit 1, with the reason)', async (_what, tamper) => {
-        const file = join(store.dir, `tampered-${Math.random().toString(36).slice(2)}.json`);
+        const file = join(
+          running.store.dir,
+          `tampered-${Math.random().toString(36).slice(2)}.json`,
+        );
         writeFileSync(file, JSON.stringify({ data: tamper(receipt) }));
         const result = await verify(file);
         expect(result.code, showResult(result)).toBe(1);
@@ -129,15 +112,15 @@ describe.concurrent.each(stores)(
       });
 
       it('audit --tenant reports a clean log (exit 0), then names a decision row edited in the store (exit 1)', async () => {
-        const clean = await runCli(['audit', '--tenant', p.alias], server.env);
+        const clean = await runCli(['audit', '--tenant', running.p.alias], running.server.env);
         expect(clean.code, showResult(clean)).toBe(0);
         expect(clean.stderr).toBe('');
         expect(JSON.parse(clean.stdout)).toMatchObject({ entries: 1, ok: true, findings: [] });
         const id = (receipt.decision as { decision_id: string }).decision_id;
-        await withStore(store, (db) =>
+        await withStore(running.store, (db) =>
           db.updateTable('decisions').set({ decision: 'reject' }).where('id', '=', id).execute(),
         );
-        const tampered = await runCli(['audit', '--tenant', p.alias], server.env);
+        const tampered = await runCli(['audit', '--tenant', running.p.alias], running.server.env);
         expect(tampered.code, showResult(tampered)).toBe(1);
         expect(tampered.stderr).toBe(
           'The audit found 1 problem(s) in the log: record-differs-from-leaf.\n',
@@ -145,7 +128,7 @@ describe.concurrent.each(stores)(
         expect(JSON.parse(tampered.stdout).findings).toEqual([
           expect.objectContaining({ kind: 'record-differs-from-leaf', index: 0, record_id: id }),
         ]);
-        await withStore(store, (db) =>
+        await withStore(running.store, (db) =>
           db.updateTable('decisions').set({ decision: 'given' }).where('id', '=', id).execute(),
         );
       });

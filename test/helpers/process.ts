@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { e2eDataKey } from './data-key.js';
 import { freePort } from './postgres-server.js';
 
@@ -500,5 +501,47 @@ export async function provision(
     version,
     versionId: String(version.consent_version_id),
     apiKey,
+  };
+}
+
+/** What `useProvisionedServer` starts: its store, `serve` on it, and a provisioned tenant. */
+export interface ProvisionedServer {
+  readonly store: TempStore;
+  readonly server: ServerProcess;
+  readonly p: Provisioned;
+}
+
+/**
+ * A temporary store with `serve` running on it and a tenant provisioned through the command
+ * line, for the tests of the calling `describe` block; stopped and removed after them.
+ */
+export function useProvisionedServer(testStore: TestStore): ProvisionedServer {
+  let running: { store: TempStore; server?: ServerProcess; p?: Provisioned } | undefined;
+  beforeAll(async () => {
+    running = { store: await makeTempStore(testStore) };
+    running.server = await startServer({ store: running.store });
+    running.p = await provision(running.server.env);
+  });
+  afterAll(async () => {
+    try {
+      await running?.server?.stop(10_000);
+    } finally {
+      await running?.store.remove();
+    }
+  });
+  const ready = () => {
+    if (!running?.server || !running.p) throw new Error('the server is started in beforeAll');
+    return { store: running.store, server: running.server, p: running.p };
+  };
+  return {
+    get store() {
+      return ready().store;
+    },
+    get server() {
+      return ready().server;
+    },
+    get p() {
+      return ready().p;
+    },
   };
 }
