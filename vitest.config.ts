@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { budget } from './test/helpers/time.js';
 
 export default defineConfig({
   test: {
@@ -6,7 +7,7 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // better-sqlite3 is a native addon: separate processes keep each file's store to itself.
     pool: 'forks',
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    testTimeout: budget(20_000),
+    hookTimeout: budget(60_000),
   },
 });
