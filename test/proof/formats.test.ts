@@ -1,10 +1,9 @@
 /**
  * The leaf and commitment formats of docs/proof.md ("For an outside auditor: the formats"),
  * checked against bytes written out here. The expected values were computed from the document
- * alone, with node:crypto, for the fixed record below; the reference functions in this file
+ * alone, with node:crypto, for the fixed record below; the reference functions of documented.ts
  * follow the document too, and are held to the same literals before they judge a live decision.
  */
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendBatch } from '../../src/log/append.js';
 import { leafOfDecision, leafOfErasure } from '../../src/log/queue.js';
@@ -15,30 +14,13 @@ import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
-
-const sha256 = (...parts: (string | Uint8Array)[]) => {
-  const hash = createHash('sha256');
-  for (const part of parts)
-    hash.update(typeof part === 'string' ? Buffer.from(part, 'utf8') : part);
-  return hash.digest();
-};
-
-/** `subject <base64 SHA-256("subject/v1\n" || salt || customer id)>`, as documented. */
-const documentedSubject = (salt: string, customerId: string) =>
-  sha256('subject/v1\n', Buffer.from(salt, 'base64'), customerId).toString('base64');
-
-/** `evidence <base64 SHA-256("evidence/v1\n" || salt || {"api_key_id":…,"ip":…,"ua":…})>`. */
-const documentedEvidence = (salt: string, apiKeyId: string, ip: string, ua: string | null) =>
-  sha256(
-    'evidence/v1\n',
-    Buffer.from(salt, 'base64'),
-    `{"api_key_id":${JSON.stringify(apiKeyId)},"ip":${JSON.stringify(ip)},"ua":${JSON.stringify(ua)}}`,
-  ).toString('base64');
-
-/** Leaf hash SHA-256(0x00 || leaf); node hash SHA-256(0x01 || left || right). */
-const documentedLeafHash = (leaf: string) => sha256(Uint8Array.of(0), leaf);
-const documentedNodeHash = (left: Uint8Array, right: Uint8Array) =>
-  sha256(Uint8Array.of(1), left, right);
+import {
+  documentedEvidence,
+  documentedLeaf,
+  documentedLeafHash,
+  documentedNodeHash,
+  documentedSubject,
+} from './documented.js';
 
 // The fixed record.
 const subjectSalt = 'AAECAwQFBgcICQoLDA0ODw=='; // bytes 0x00 … 0x0f
@@ -129,7 +111,7 @@ describe('the documented leaf and commitment formats, for a fixed record', () =>
     );
   });
 
-  it("this file's reference functions give the same literals (they judge the live decisions below)", () => {
+  it('the reference functions of documented.ts give the same literals (they judge the live decisions below)', () => {
     expect(documentedSubject(subjectSalt, 'c-1001')).toBe(subject);
     expect(documentedEvidence(evidenceSalt, record.api_key_id, record.ip, record.user_agent)).toBe(
       evidence,
@@ -137,6 +119,18 @@ describe('the documented leaf and commitment formats, for a fixed record', () =>
     expect(documentedEvidence(evidenceSalt, record.api_key_id, record.ip, null)).toBe(
       evidenceWithoutUserAgent,
     );
+    expect(
+      documentedLeaf({
+        record: record.id,
+        time: record.decided_at,
+        templateId: record.template_id,
+        version: 3,
+        contentSha256: record.content_sha256,
+        decision: 'given',
+        subject,
+        evidence,
+      }),
+    ).toBe(leaf);
     expect(documentedLeafHash(leaf).toString('hex')).toBe(leafHashHex);
     expect(documentedLeafHash(tombstone).toString('hex')).toBe(tombstoneHashHex);
     expect(
