@@ -89,6 +89,38 @@ const options: sanitizeHtml.IOptions = {
   },
 };
 
+/**
+ * The content as it is stored, hashed and shown: line endings made LF (a browser's form sends
+ * CRLF, a file may have lone CRs), so that one text has one SHA-256 however it was sent; then
+ * sanitized.
+ */
 export function sanitizeContent(html: string): string {
-  return sanitizeHtml(html, options).trim();
+  return sanitizeHtml(normalizeLineEndings(html), options).trim();
+}
+
+export function normalizeLineEndings(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
+/** Anything a reader sees: not white space, control or invisible format characters (U+200B …). */
+const visibleCharacter = /[^\s\p{Z}\p{Cc}\p{Cf}]/u;
+
+/**
+ * Whether sanitized content shows its reader any text: a visible character in its text once the
+ * tags are removed, or in an image's alt text (what a browser shows, and a screen reader reads,
+ * for the image). An image without alt text, an empty element or white space shows no text.
+ */
+export function hasVisibleText(sanitized: string): boolean {
+  let altText = false;
+  const text = sanitizeHtml(sanitized, {
+    allowedTags: [],
+    allowedAttributes: {},
+    transformTags: {
+      img: (tagName, attribs) => {
+        if (visibleCharacter.test(attribs.alt ?? '')) altText = true;
+        return { tagName, attribs };
+      },
+    },
+  });
+  return altText || visibleCharacter.test(text);
 }

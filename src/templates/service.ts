@@ -15,7 +15,7 @@ import {
   type TemplateSummaryRow,
   type VersionWithCode,
 } from './repository.js';
-import { sanitizeContent } from './sanitize.js';
+import { hasVisibleText, sanitizeContent } from './sanitize.js';
 import { NewTemplate, NewVersion, type PublishedVersion, type TemplateView } from './schemas.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
 
@@ -61,7 +61,7 @@ export async function createDraftVersion(
 ): Promise<TemplateVersionRow> {
   const fields = validate(NewVersion, input);
   await assertTagFree(trx, template, fields.tag);
-  const content = sanitizeContent(fields.content_html);
+  const content = storedContent(fields.content_html);
   const now = nowIso();
   const row: TemplateVersionRow = {
     tenant_id: template.tenant_id,
@@ -83,6 +83,26 @@ export async function createDraftVersion(
   return row;
 }
 
+/**
+ * The content as stored and hashed: LF line endings, sanitized, and with something left to read
+ * (`400 1001` otherwise: customers must not decide on a blank text).
+ */
+function storedContent(html: string): string {
+  const content = sanitizeContent(html);
+  assertVisible(content);
+  return content;
+}
+
+function assertVisible(content: string): void {
+  if (!hasVisibleText(content)) {
+    throw new AppError('invalidRequest', {
+      message:
+        'The content has no visible text once unsafe parts are removed (scripts, styles and ' +
+        'forms are not kept; an image counts by its alt text).',
+    });
+  }
+}
+
 /** Publishes a draft: it takes the next number and becomes immutable. */
 export async function publishDraft(
   trx: Trx,
@@ -92,6 +112,8 @@ export async function publishDraft(
   if (draft.status !== 'draft') {
     throw new AppError('conflict', { message: 'This version is already published.' });
   }
+  // A draft saved before the rule below may be empty; it is not published either.
+  assertVisible(draft.content_html);
   await lockPublishes(trx, draft.tenant_id, draft.template_id);
   const version = (await highestVersionNumber(trx, draft.tenant_id, draft.template_id)) + 1;
   const publishedAt = nowIso();
@@ -224,7 +246,7 @@ export async function updateDraftVersion(
     throw new AppError('conflict', { message: 'A published version cannot be changed.' });
   }
   if (fields.tag !== draft.tag) await assertTagFree(trx, template, fields.tag);
-  const content = sanitizeContent(fields.content_html);
+  const content = storedContent(fields.content_html);
   const changes = {
     tag: fields.tag,
     content_html: content,

@@ -244,6 +244,105 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     expect(again.headers['content-type']).toBe('text/html; charset=utf-8');
   });
 
+  /** The content field's value as the page shows it (escape-html's five entities undone). */
+  const contentFieldOf = (body: string) =>
+    (/<textarea[^>]*id="content_html"[^>]*>([\s\S]*?)<\/textarea>/.exec(body)?.[1] ?? '')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+  const nothingVisible =
+    'The content has no visible text once unsafe parts are removed (scripts, styles and forms are not kept; an image counts by its alt text).';
+  const unsafeOnly =
+    '<script>track()</script><style>p{color:red}</style><form><input name="q"></form>';
+
+  it('a new draft with nothing visible once sanitized answers 400 with the form, the text kept and the reason; nothing is stored', async () => {
+    const code = unique('blank');
+    await createTemplate(code);
+    const refused = await page.submit(
+      `/backoffice/templates/${code}/versions/new`,
+      `/backoffice/templates/${code}/versions`,
+      { tag: '1.0', content_html: unsafeOnly, allow_reconsent: 'true' },
+    );
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('<h1>New draft version</h1>');
+    expect(textOf(refused.body)).toContain(nothingVisible);
+    expect(contentFieldOf(refused.body)).toBe(unsafeOnly);
+    expect(refused.body).toContain('value="1.0"');
+    const rows = await t.db
+      .selectFrom('template_versions')
+      .innerJoin('templates', 'templates.id', 'template_versions.template_id')
+      .select('template_versions.id')
+      .where('templates.code', '=', code)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('editing a draft to nothing visible answers 400 with the form, the text kept and the reason; the draft is unchanged', async () => {
+    const code = unique('blank-edit');
+    await createTemplate(code);
+    const id = await createDraft(code, { tag: '1.0', content_html: '<p>Before</p>' });
+    await page.get(`/backoffice/templates/${code}/versions/${id}`);
+    const refused = await page.post(`/backoffice/templates/${code}/versions/${id}`, {
+      tag: '1.0',
+      content_html: unsafeOnly,
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain('<h2>Edit the draft</h2>');
+    expect(textOf(refused.body)).toContain(nothingVisible);
+    expect(contentFieldOf(refused.body)).toBe(unsafeOnly);
+    const row = await t.db
+      .selectFrom('template_versions')
+      .select('content_html')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.content_html).toBe('<p>Before</p>');
+  });
+
+  it('publishing a draft stored with nothing visible answers 400 with the draft form, its text kept and the reason; it stays a draft', async () => {
+    const code = unique('blank-publish');
+    await createTemplate(code);
+    const id = await createDraft(code, { tag: '1.0', content_html: '<p>Soon emptied</p>' });
+    // As a draft saved before empty content was refused would be.
+    await t.db
+      .updateTable('template_versions')
+      .set({ content_html: '<p> </p>' })
+      .where('id', '=', id)
+      .execute();
+    await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    const refused = await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    expect(refused.statusCode).toBe(400);
+    expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(refused.body).toContain('<h2>Edit the draft</h2>');
+    expect(textOf(refused.body)).toContain(nothingVisible);
+    expect(contentFieldOf(refused.body)).toBe('<p> </p>');
+    const row = await t.db
+      .selectFrom('template_versions')
+      .select(['status', 'version'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'draft', version: null });
+    expect((await apiOf(t.app, a.headers).latest(code)).statusCode).toBe(404);
+  });
+
+  it('a text sent by the browser with CRLF line endings is stored with LF, its SHA-256 that of the LF text', async () => {
+    // The LF text and its SHA-256 (hex), computed apart from the service.
+    const lf = '<h1>Terms</h1>\n<p>We keep your e-mail address\nto run your account.</p>';
+    const lfSha256 = 'e669acf0a78ccd70eca88201367262bc0c2e3fecaf77fd5767f2874bb265c82b';
+    const code = unique('crlf');
+    await createTemplate(code);
+    const id = await createDraft(code, { tag: '1.0', content_html: lf.replaceAll('\n', '\r\n') });
+    const row = await t.db
+      .selectFrom('template_versions')
+      .select(['content_html', 'content_sha256'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ content_html: lf, content_sha256: lfSha256 });
+    const shown = await page.get(`/backoffice/templates/${code}/versions/${id}`);
+    expect(shown.body).toContain(lfSha256);
+  });
+
   it('a content larger than the API limit (16 KiB) is accepted by the draft form', async () => {
     const code = unique('long');
     await createTemplate(code);

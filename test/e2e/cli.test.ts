@@ -10,6 +10,7 @@ import {
   showResult,
   type TempStore,
   tableNames,
+  withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
 
@@ -350,6 +351,26 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expectFailure(result, /template/i);
     });
 
+    it('when the content has nothing visible once sanitized, version publish exits 1 saying why on stderr', async () => {
+      const result = await cli(
+        'version',
+        'publish',
+        '--tenant',
+        'acme',
+        '--template',
+        'privacy_policy',
+        '--tag',
+        '3.0',
+        '--content',
+        '<script>track()</script><style>p{color:red}</style><form><input name="q"></form>',
+      );
+      expect(result.code, showResult(result)).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        'Error 1001: The content has no visible text once unsafe parts are removed (scripts, styles and forms are not kept; an image counts by its alt text).\n',
+      );
+    });
+
     it('after the failed publishes, the next publish is still numbered 3', async () => {
       const version = expectJsonObject(
         await cli(
@@ -367,6 +388,43 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       );
       expect(version.version).toBe(3);
     });
+
+    it.each([
+      ['LF', '4.0', '\n'],
+      ['CRLF', '4.1', '\r\n'],
+    ])(
+      'a content file with %s line endings is published with LF, its SHA-256 that of the LF text',
+      async (_what, tag, eol) => {
+        // The LF text and its SHA-256 (hex), computed apart from the service.
+        const lf = '<h1>Terms</h1>\n<p>We keep your e-mail address\nto run your account.</p>';
+        const lfSha256 = 'e669acf0a78ccd70eca88201367262bc0c2e3fecaf77fd5767f2874bb265c82b';
+        const file = join(store.dir, `terms-${tag}.html`);
+        writeFileSync(file, lf.replaceAll('\n', eol));
+        const version = expectJsonObject(
+          await cli(
+            'version',
+            'publish',
+            '--tenant',
+            'acme',
+            '--template',
+            'privacy_policy',
+            '--tag',
+            tag,
+            '--content-file',
+            file,
+          ),
+        );
+        expect(version.content_html).toBe(lf);
+        const row = await withStore(store, (db) =>
+          db
+            .selectFrom('template_versions')
+            .select('content_sha256')
+            .where('id', '=', String(version.consent_version_id))
+            .executeTakeFirstOrThrow(),
+        );
+        expect(row.content_sha256).toBe(lfSha256);
+      },
+    );
 
     it('apikey create prints {id, name, prefix, key} where the key starts with the prefix', async () => {
       const key = expectJsonObject(

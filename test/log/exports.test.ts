@@ -1,26 +1,215 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  consentLogNamespace,
   type ExportSource,
   iso27560Receipt,
   kantaraReceipt,
   type OpenReceipt,
 } from '../../src/log/exports.js';
 import type { Receipt } from '../../src/log/schemas.js';
-import {
-  parseLeaf,
-  parseVerifierKey,
-  subjectCommitment,
-  verifyTlogProof,
-} from '../../src/proof/index.js';
+import { parseLeaf, parseVerifierKey, verifyTlogProof } from '../../src/proof/index.js';
 import { createTemplate } from '../../src/templates/service.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import { documentedSubject, exportReceiptId } from '../proof/documented.js';
 
 const dpv = 'https://w3id.org/dpv#';
 const dpv27560 = 'https://w3id.org/dpv/schema/dpv-27560#';
+
+/** The inline JSON-LD context docs/proof.md describes, written out. */
+const isoContext = {
+  dpv: 'https://w3id.org/dpv#',
+  'dpv-27560': 'https://w3id.org/dpv/schema/dpv-27560#',
+  dct: 'http://purl.org/dc/terms/',
+  schema: 'https://schema.org/',
+  xsd: 'http://www.w3.org/2001/XMLSchema#',
+  clog: 'urn:consent-service:consent-log#',
+  'dct:conformsTo': { '@type': '@id' },
+  'dct:publisher': { '@type': '@id' },
+  'dct:created': { '@type': 'xsd:dateTime' },
+  'dct:issued': { '@type': 'xsd:dateTime' },
+  'schema:recipient': { '@type': '@id' },
+  'dpv:hasJurisdiction': { '@type': '@id' },
+  'dpv:hasPersonalData': { '@type': '@id' },
+  'dpv:hasStorageCondition': { '@type': '@id' },
+  'dpv:hasRecipient': { '@type': '@id' },
+  'dpv:hasLegalBasis': { '@type': '@id' },
+  'dpv:isIndicatedBy': { '@type': '@id' },
+  'dpv:isExercisedAt': { '@type': '@id' },
+  'dpv:isIndicatedAtTime': { '@type': 'xsd:dateTime' },
+};
+
+/** What an export is made from: the decision's JSON receipt and the facts the test set up. */
+interface Known {
+  receipt: OpenReceipt;
+  tenant: { id: string; alias: string };
+  templateCode: string;
+  template: { name: string; description: string };
+  tag: string;
+  publishedAt: string;
+  contentSha256: string;
+  noticeUrl: string;
+  baseUrl: string;
+}
+
+const isoStatus = {
+  given: 'dpv:ConsentGiven',
+  reject: 'dpv:ConsentRefused',
+  withdraw: 'dpv:ConsentWithdrawn',
+} as const;
+const kantaraWords = {
+  given: 'consent given',
+  reject: 'consent refused',
+  withdraw: 'consent withdrawn',
+} as const;
+
+/** The ISO/IEC TS 27560 document docs/proof.md maps a receipt to, written out. */
+function expectedIso(k: Known, created: string) {
+  const { decision } = k.receipt;
+  const receiptId = exportReceiptId(decision.decision_id, 'iso-27560', k.receipt.checkpoint);
+  const controller = `urn:uuid:${k.tenant.id}`;
+  return {
+    '@context': isoContext,
+    '@id': `urn:uuid:${receiptId}`,
+    '@type': 'dpv:ConsentReceipt',
+    'dct:identifier': receiptId,
+    'dpv:hasIdentifier': receiptId,
+    'dct:conformsTo': 'https://w3id.org/dpv/schema/dpv-27560#receipt',
+    'dct:created': created,
+    'dct:publisher': controller,
+    'schema:recipient': 'dpv:DataSubject',
+    'dpv:hasRecordOfActivity': {
+      '@id': `urn:uuid:${decision.decision_id}`,
+      '@type': 'dpv:ConsentRecord',
+      'dct:identifier': decision.decision_id,
+      'dct:conformsTo': 'https://w3id.org/dpv/schema/dpv-27560#record',
+      'dpv:hasDataSubject': { '@type': 'dpv:DataSubject', 'dct:identifier': decision.customer_id },
+      'dpv:hasDataController': {
+        '@id': controller,
+        '@type': 'dpv:DataController',
+        'dct:identifier': k.tenant.id,
+        'schema:name': k.tenant.alias,
+      },
+      'dpv:hasJurisdiction': 'clog:NotRecorded',
+      'dpv:hasLegalBasis': 'dpv:ExpressedConsent',
+      'dpv:hasNotice': {
+        '@id': k.noticeUrl,
+        '@type': 'dpv:ConsentNotice',
+        'dct:identifier': decision.consent_version_id,
+        'dct:isVersionOf': { 'dct:identifier': k.templateCode, 'dct:title': k.template.name },
+        'schema:version': k.tag,
+        'clog:versionNumber': decision.version,
+        'clog:contentSha256': k.contentSha256,
+        'dct:issued': k.publishedAt,
+        'dct:language': 'und',
+      },
+      'dpv:hasProcess': {
+        '@type': 'dpv:Process',
+        'dpv:hasPurpose': {
+          '@type': 'dpv:Purpose',
+          'dct:title': k.template.name,
+          ...(k.template.description ? { 'dct:description': k.template.description } : {}),
+        },
+        'dpv:hasPersonalData': 'clog:NotRecorded',
+        'dpv:hasStorageCondition': 'clog:NotRecorded',
+        'dpv:hasRecipient': controller,
+      },
+      'dpv:hasConsentControl': {
+        '@type': 'dpv:WithdrawConsent',
+        'dct:description': `Ask ${k.tenant.alias} to record a "withdraw" decision on ${k.templateCode}; it does so through the consent service API (isExercisedAt).`,
+        'dpv:isExercisedAt': `${k.baseUrl}/api/v1/customers/${encodeURIComponent(decision.customer_id)}/consents/decisions`,
+      },
+      'dpv:hasConsentStatus': {
+        '@type': isoStatus[decision.decision],
+        'dpv:isIndicatedAtTime': decision.decided_at,
+        'dpv:isIndicatedBy': 'dpv:DataSubject',
+        'dpv:hasIndicationMethod': `Decision "${decision.decision}" recorded through the API`,
+        'dpv:hasDuration': {
+          '@type': 'dpv:UntilEventDuration',
+          'dct:description': "Until the customer's next decision on this template",
+        },
+      },
+    },
+    'clog:proof': {
+      '@type': 'clog:InclusionProof',
+      'clog:leafFormat': 'consent-log/leaf/v1',
+      'clog:origin': `consent.test/consent-log/${k.tenant.id}`,
+      'clog:leafIndex': k.receipt.leaf_index,
+      'clog:treeSize': k.receipt.tree_size,
+      'clog:leaf': k.receipt.leaf,
+      'clog:checkpoint': k.receipt.checkpoint,
+      'clog:tlogProof': k.receipt.tlog_proof,
+      'clog:verifierKey': testLogKeys.verifierKey,
+      'clog:subjectSalt': k.receipt.opening.subject_salt,
+    },
+  };
+}
+
+/** The Kantara Consent Receipt v1.1 docs/proof.md maps a receipt to, written out. */
+function expectedKantara(k: Known) {
+  const { decision } = k.receipt;
+  return {
+    version: 'KI-CR-v1.1.0',
+    jurisdiction: 'unspecified',
+    consentTimestamp: Math.floor(Date.parse(decision.decided_at) / 1000),
+    collectionMethod: `Consent service API, on the controller's request: ${kantaraWords[decision.decision]}`,
+    consentReceiptID: exportReceiptId(decision.decision_id, 'kantara', k.receipt.checkpoint),
+    publicKey: testLogKeys.verifierKey,
+    language: 'und',
+    piiPrincipalId: decision.customer_id,
+    piiControllers: [
+      {
+        piiController: k.tenant.alias,
+        onBehalf: false,
+        contact: 'unspecified',
+        address: {},
+        email: 'unspecified',
+        phone: 'unspecified',
+      },
+    ],
+    policyUrl: k.noticeUrl,
+    services: [
+      {
+        service: k.template.name,
+        purposes: [
+          {
+            purpose: k.template.description || k.template.name,
+            purposeCategory: ['unspecified'],
+            consentType: 'EXPLICIT',
+            piiCategory: ['unspecified'],
+            primaryPurpose: true,
+            termination: `A "withdraw" decision on ${k.templateCode}, recorded through the controller`,
+            thirdPartyDisclosure: false,
+          },
+        ],
+      },
+    ],
+    sensitive: false,
+    spiCat: [],
+    consentLog: {
+      decision: decision.decision,
+      decisionId: decision.decision_id,
+      decidedAt: decision.decided_at,
+      templateCode: k.templateCode,
+      consentVersionId: decision.consent_version_id,
+      version: decision.version,
+      tag: k.tag,
+      contentSha256: k.contentSha256,
+      proof: {
+        leafFormat: 'consent-log/leaf/v1',
+        origin: `consent.test/consent-log/${k.tenant.id}`,
+        leafIndex: k.receipt.leaf_index,
+        treeSize: k.receipt.tree_size,
+        leaf: k.receipt.leaf,
+        checkpoint: k.receipt.checkpoint,
+        tlogProof: k.receipt.tlog_proof,
+        verifierKey: testLogKeys.verifierKey,
+        subjectSalt: k.receipt.opening.subject_salt,
+      },
+    },
+  };
+}
 const verifier = () => {
   const key = parseVerifierKey(testLogKeys.verifierKey);
   if (!key.ok) throw new Error(key.reason);
@@ -59,7 +248,8 @@ describe.each(stores)('receipt exports on $name', (store) => {
   let versionId: string;
   let publishedAt: string;
   let tag: string;
-  let contentSha256: string;
+  // SHA-256 (hex) of the versions' text, '<p>Consent text</p>'.
+  const contentSha256 = 'e29b7d2e22b31f02ce9c520c6a8a70c0d2749340a1b15e11e9614e8a384f954f';
   let linked: { versionId: string; fileUrl: string; code: string };
 
   beforeAll(async () => {
@@ -73,17 +263,12 @@ describe.each(stores)('receipt exports on $name', (store) => {
       name: 'Newsletter',
       description: 'Sending the weekly newsletter by e-mail',
     });
-    const version = await publish(t.db, a.tenant.id, code);
+    const version = await publish(t.db, a.tenant.id, code, {
+      content_html: '<p>Consent text</p>',
+    });
     versionId = version.consent_version_id;
     publishedAt = version.published_at;
     tag = version.tag;
-    contentSha256 = (
-      await t.db
-        .selectFrom('template_versions')
-        .select('content_sha256')
-        .where('id', '=', versionId)
-        .executeTakeFirstOrThrow()
-    ).content_sha256;
     const linkedCode = unique('terms');
     await createTemplate(t.db, a.tenant.id, { code: linkedCode, name: 'Terms' });
     const fileUrl = 'https://example.test/terms-v1.html';
@@ -119,14 +304,18 @@ describe.each(stores)('receipt exports on $name', (store) => {
     return { ...receipt, decision: { ...decision, customer_id: decision.customer_id }, opening };
   }
 
-  function sourceOf(receipt: OpenReceipt, issuedAt: string): ExportSource {
+  /** What the exports of a decision on the newsletter version are made from. */
+  function knownOf(receipt: OpenReceipt): Known {
     return {
       receipt,
-      controller: { id: a.tenant.id, alias: a.tenant.alias },
+      tenant: { id: a.tenant.id, alias: a.tenant.alias },
+      templateCode: code,
       template: { name: 'Newsletter', description: 'Sending the weekly newsletter by e-mail' },
-      version: { tag, published_at: publishedAt, content_sha256: contentSha256, file_url: null },
-      publicBaseUrl: 'https://consent.test',
-      issuedAt,
+      tag,
+      publishedAt,
+      contentSha256,
+      noticeUrl: `https://consent.test/api/content/${versionId}.html`,
+      baseUrl: 'https://consent.test',
     };
   }
 
@@ -150,15 +339,22 @@ describe.each(stores)('receipt exports on $name', (store) => {
     expect(response.headers['cache-control']).toBe('no-store');
     const document = json(response);
     const receipt = await receiptOf(id);
-    // Exactly the mapping of the receipt, nothing lost on the way out.
-    expect(document).toEqual(iso27560Receipt(sourceOf(receipt, document['dct:created'])));
+    // Exactly the documented mapping of the receipt, nothing lost on the way out; the creation
+    // time is when the export was made.
+    const before = Date.now();
+    expect(document).toEqual(expectedIso(knownOf(receipt), document['dct:created']));
+    expect(document['dct:created']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(document['dct:created'])).toBeLessThanOrEqual(before);
+    expect(Date.parse(document['dct:created'])).toBeGreaterThanOrEqual(
+      Date.parse(receipt.decision.decided_at),
+    );
 
     expect(document['@context']).toMatchObject({
       dpv,
       'dpv-27560': dpv27560,
       dct: 'http://purl.org/dc/terms/',
       schema: 'https://schema.org/',
-      clog: consentLogNamespace,
+      clog: 'urn:consent-service:consent-log#',
       'dct:conformsTo': { '@type': '@id' },
       'dpv:isIndicatedAtTime': { '@type': 'xsd:dateTime' },
     });
@@ -228,7 +424,7 @@ describe.each(stores)('receipt exports on $name', (store) => {
     expect(verified.value.checkpoint.origin).toBe(proof['clog:origin']);
     const leaf = parseLeaf(Buffer.from(verified.value.leaf).toString('utf8'));
     expect(leaf).toMatchObject({ recordId: id, decision: 'given', contentSha256 });
-    expect(leaf?.subject).toBe(subjectCommitment(proof['clog:subjectSalt'], customer));
+    expect(leaf?.subject).toBe(documentedSubject(proof['clog:subjectSalt'], customer));
   });
 
   it('for a given decision, the Kantara export has the v1.1 fields, and its proof verifies', async () => {
@@ -239,7 +435,7 @@ describe.each(stores)('receipt exports on $name', (store) => {
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     const document = json(response);
     const receipt = await receiptOf(id);
-    expect(document).toEqual(kantaraReceipt(sourceOf(receipt, '')));
+    expect(document).toEqual(expectedKantara(knownOf(receipt)));
 
     expect(document).toMatchObject({
       version: 'KI-CR-v1.1.0',
@@ -297,11 +493,14 @@ describe.each(stores)('receipt exports on $name', (store) => {
       const id = await decide(customer, decision);
       const iso = await get(`/api/v1/decisions/${id}/receipt/iso-27560?wait=true`);
       expect(iso.statusCode, iso.body).toBe(200);
+      const receipt = await receiptOf(id);
+      expect(json(iso)).toEqual(expectedIso(knownOf(receipt), json(iso)['dct:created']));
       const record = json(iso)['dpv:hasRecordOfActivity'];
       expect(record['dct:identifier']).toBe(id);
       expect(record['dpv:hasConsentStatus']['@type']).toBe(status);
       const kantara = await get(`/api/v1/decisions/${id}/receipt/kantara`);
       expect(kantara.statusCode, kantara.body).toBe(200);
+      expect(json(kantara)).toEqual(expectedKantara(knownOf(receipt)));
       expect(json(kantara).consentLog.decision).toBe(decision);
       expect(json(kantara).collectionMethod).toContain(words);
       const verified = verifyTlogProof(json(kantara).consentLog.proof.tlogProof, [verifier()]);
@@ -423,15 +622,28 @@ describe('receipt export mapping', () => {
     },
   );
 
-  it('the receipt id is the same for the same decision and checkpoint, and differs by format and checkpoint', () => {
-    const first = iso27560Receipt(source())['dpv:hasIdentifier'];
+  it('the receipt id is the documented UUID v5 of the decision, format and checkpoint, whenever it is exported', () => {
+    // uuid5(decision id, "iso-27560\n" + checkpoint) and "kantara\n" + checkpoint, computed apart.
+    const iso = '1afa3227-fb01-5a51-b5db-cc1ada8cfc03';
+    const kantara = '0d6b7017-4686-53cc-a657-f353c4e4cf91';
+    const isoOfSize6 = 'c271c924-20c3-511f-a3e7-c14e37116978';
+    expect(iso27560Receipt(source())).toMatchObject({
+      '@id': `urn:uuid:${iso}`,
+      'dpv:hasIdentifier': iso,
+      'dct:identifier': iso,
+    });
     expect(
       iso27560Receipt(source({ issuedAt: '2027-01-01T00:00:00.000Z' }))['dpv:hasIdentifier'],
-    ).toBe(first);
-    expect(kantaraReceipt(source()).consentReceiptID).not.toBe(first);
+    ).toBe(iso);
+    expect(kantaraReceipt(source()).consentReceiptID).toBe(kantara);
     const later = { ...receipt, checkpoint: checkpoint.replace('\n5\n', '\n6\n') };
-    expect(iso27560Receipt(source({ receipt: later }))['dpv:hasIdentifier']).not.toBe(first);
-    expect(iso27560Receipt(source())['@id']).toBe(`urn:uuid:${first}`);
+    expect(iso27560Receipt(source({ receipt: later }))['dpv:hasIdentifier']).toBe(isoOfSize6);
+    // The test's own reference of the documented derivation gives the same ids.
+    expect(exportReceiptId(receipt.decision.decision_id, 'iso-27560', checkpoint)).toBe(iso);
+    expect(exportReceiptId(receipt.decision.decision_id, 'kantara', checkpoint)).toBe(kantara);
+    expect(exportReceiptId(receipt.decision.decision_id, 'iso-27560', later.checkpoint)).toBe(
+      isoOfSize6,
+    );
   });
 
   it("the notice is the public content file unless the version has the operator's own URL", () => {

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { findCustomerVersionState } from '../../src/decisions/repository.js';
 import { appendBatch } from '../../src/log/append.js';
 import { auditLog } from '../../src/log/audit.js';
-import { type LoggedDecision, leafOfDecision } from '../../src/log/queue.js';
 import type { Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as initial from '../../src/platform/migrations/0001-initial.js';
@@ -17,6 +16,7 @@ import { createVault } from '../../src/subjects/vault.js';
 import { testDataKey, testLogKeys } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores, useBareStore } from '../helpers/stores.js';
+import { documentedEvidence, documentedLeaf, documentedSubject } from '../proof/documented.js';
 
 const vault = createVault(testDataKey);
 
@@ -31,12 +31,14 @@ async function storeBeforeTheLog(db: Db) {
   expect((await before.migrateToLatest()).error).toBeUndefined();
   const a = await seedTenant(db);
   const code = await seedTemplate(db, a.tenant.id);
-  const version = await publish(db, a.tenant.id, code);
-  const { template_id, content_sha256 } = await db
+  const version = await publish(db, a.tenant.id, code, { content_html: '<p>Consent text</p>' });
+  const { template_id } = await db
     .selectFrom('template_versions')
-    .select(['template_id', 'content_sha256'])
+    .select('template_id')
     .where('id', '=', version.consent_version_id)
     .executeTakeFirstOrThrow();
+  // SHA-256 (hex) of '<p>Consent text</p>'.
+  const content_sha256 = 'e29b7d2e22b31f02ce9c520c6a8a70c0d2749340a1b15e11e9614e8a384f954f';
   return { a, version, template_id, content_sha256 };
 }
 
@@ -163,15 +165,29 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       .where('tenant_id', '=', a.tenant.id)
       .execute()) as { customer_id: string; salt: string }[];
     expect(salts.map((row) => row.customer_id).sort()).toEqual(['alice', 'carol']);
-    for (const row of queued) {
-      const decision = await old
+    // Each leaf as docs/proof.md writes it, from the decision as inserted above and the salts
+    // the migration drew.
+    for (const [id, customer, seq, at] of [...earlier].sort((x, y) => x[3].localeCompare(y[3]))) {
+      const row = queued.find((q) => q.record_id === id);
+      const { evidence_salt } = await old
         .selectFrom('decisions')
-        .selectAll()
-        .where('id', '=', row.record_id)
+        .select('evidence_salt')
+        .where('id', '=', id)
         .executeTakeFirstOrThrow();
-      expect(decision.evidence_salt).toEqual(expect.any(String));
-      const salt = salts.find((s) => s.customer_id === decision.customer_id)?.salt ?? '';
-      expect(row.leaf).toBe(leafOfDecision(decision as LoggedDecision, salt));
+      expect(evidence_salt).toEqual(expect.any(String));
+      const salt = salts.find((s) => s.customer_id === customer)?.salt ?? '';
+      expect(row?.leaf).toBe(
+        documentedLeaf({
+          record: id,
+          time: at,
+          templateId: template_id,
+          version: 1,
+          contentSha256: content_sha256,
+          decision: seq === 1 ? 'given' : 'withdraw',
+          subject: documentedSubject(salt, customer),
+          evidence: documentedEvidence(evidence_salt, a.apiKey.id, '198.51.100.9', 'Older/1.0'),
+        }),
+      );
     }
 
     // Then the personal data is sealed, each customer under a key of their own.

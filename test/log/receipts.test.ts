@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  leafHash,
   openCheckpoint,
   parseVerifierKey,
   verifyConsistency,
   verifyInclusion,
   verifyTlogProof,
 } from '../../src/proof/index.js';
-import { evidenceCommitment, parseLeaf, subjectCommitment } from '../../src/proof/leaf.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import {
+  documentedEvidence,
+  documentedLeaf,
+  documentedLeafHash,
+  documentedSubject,
+} from '../proof/documented.js';
 
 const b64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
 
@@ -20,8 +24,9 @@ describe.each(stores)('the decision log and receipts on $name', (store) => {
   let a: SeededTenant;
   let b: SeededTenant;
   let versionId: string;
-  let contentSha256: string;
   let templateId: string;
+  // SHA-256 (hex) of the version's text, '<p>Consent text</p>'.
+  const contentSha256 = 'e29b7d2e22b31f02ce9c520c6a8a70c0d2749340a1b15e11e9614e8a384f954f';
 
   beforeAll(async () => {
     // A long interval: the tests decide when leaves are appended (`?wait=true` runs a pass).
@@ -29,14 +34,15 @@ describe.each(stores)('the decision log and receipts on $name', (store) => {
     a = await seedTenant(t.db);
     b = await seedTenant(t.db);
     const code = await seedTemplate(t.db, a.tenant.id);
-    const version = await publish(t.db, a.tenant.id, code);
+    const version = await publish(t.db, a.tenant.id, code, {
+      content_html: '<p>Consent text</p>',
+    });
     versionId = version.consent_version_id;
     const row = await t.db
       .selectFrom('template_versions')
-      .select(['content_sha256', 'template_id'])
+      .select('template_id')
       .where('id', '=', versionId)
       .executeTakeFirstOrThrow();
-    contentSha256 = row.content_sha256;
     templateId = row.template_id;
   });
   afterAll(async () => {
@@ -90,20 +96,29 @@ describe.each(stores)('the decision log and receipts on $name', (store) => {
     expect(verified.value.index).toBe(receipt.leaf_index);
     expect(verified.value.checkpoint.origin).toBe(`consent.test/consent-log/${a.tenant.id}`);
 
-    const leaf = parseLeaf(receipt.leaf);
-    expect(leaf).toEqual({
-      recordId: id,
-      time: receipt.decision.decided_at,
-      templateId,
-      version: 1,
-      contentSha256,
-      decision: 'given',
-      subject: subjectCommitment(receipt.opening.subject_salt, 'alice@example.test'),
-      evidence: evidenceCommitment(receipt.opening.evidence_salt, {
-        ip: '127.0.0.1',
-        userAgent: 'LogTest/1.0',
-        apiKeyId: a.apiKey.id,
+    // The leaf as docs/proof.md writes it, from the decision and the receipt's opening.
+    expect(receipt.leaf).toBe(
+      documentedLeaf({
+        record: id,
+        time: receipt.decision.decided_at,
+        templateId,
+        version: 1,
+        contentSha256,
+        decision: 'given',
+        subject: documentedSubject(receipt.opening.subject_salt, 'alice@example.test'),
+        evidence: documentedEvidence(
+          receipt.opening.evidence_salt,
+          a.apiKey.id,
+          '127.0.0.1',
+          'LogTest/1.0',
+        ),
       }),
+    );
+    expect(receipt.opening).toMatchObject({
+      customer_id: 'alice@example.test',
+      ip: '127.0.0.1',
+      user_agent: 'LogTest/1.0',
+      api_key_id: a.apiKey.id,
     });
     // No personal data in clear in the leaf.
     expect(receipt.leaf).not.toContain('alice');
@@ -113,7 +128,7 @@ describe.each(stores)('the decision log and receipts on $name', (store) => {
     // The same proof as JSON fields.
     expect(
       verifyInclusion(
-        leafHash(Buffer.from(receipt.leaf, 'utf8')),
+        documentedLeafHash(receipt.leaf),
         receipt.leaf_index,
         receipt.tree_size,
         receipt.inclusion_proof.map(b64),

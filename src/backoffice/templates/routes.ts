@@ -311,21 +311,44 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
   app.post<{ Params: Params }>('/templates/:code/versions/:id/publish', async (request, reply) => {
     const user = tenantOf(request);
     const template = await getTemplateByCode(db, user.tenantId, request.params.code);
-    await db.transaction().execute(async (trx) => {
-      const previous = await findLatestPublished(trx, user.tenantId, template.code);
-      const pending = previous ? await countCustomersDecidedOn(trx, user.tenantId, previous.id) : 0;
-      const published = await publishDraftById(trx, template, request.params.id, user.email);
-      await recordAudit(trx, {
-        ...auditBy(request),
-        action: 'version.published',
-        target: `${template.code} ${published.tag}`,
-        details: {
-          version_id: published.id,
-          version: published.version,
-          customers_made_pending: pending,
-        },
+    try {
+      await db.transaction().execute(async (trx) => {
+        const previous = await findLatestPublished(trx, user.tenantId, template.code);
+        const pending = previous
+          ? await countCustomersDecidedOn(trx, user.tenantId, previous.id)
+          : 0;
+        const published = await publishDraftById(trx, template, request.params.id, user.email);
+        await recordAudit(trx, {
+          ...auditBy(request),
+          action: 'version.published',
+          target: `${template.code} ${published.tag}`,
+          details: {
+            version_id: published.id,
+            version: published.version,
+            customers_made_pending: pending,
+          },
+        });
       });
-    });
+    } catch (error) {
+      // A draft the service will not publish (nothing visible in it): its form, with the reason.
+      const refusal = refusalOf(error, versionMessages);
+      const version = refusal && (await getVersion(db, template, request.params.id));
+      if (!refusal || !version || version.status !== 'draft') throw error;
+      const values = {
+        tag: version.tag,
+        content_html: version.content_html,
+        file_url: version.file_url ?? '',
+        allow_reconsent: version.allow_reconsent === 1,
+      };
+      const form = formFor(reply, template, version, values, refusal);
+      return page(
+        request,
+        reply,
+        `${template.code} ${version.tag}`,
+        versionPage({ template, version, form }),
+        400,
+      );
+    }
     return redirectTo(reply, `/templates/${segment(template.code)}?notice=published`);
   });
 }
