@@ -44,7 +44,7 @@ export async function buildApp(
   db: Db,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
-  const keys = createKeyCheck(db);
+  const keys = createKeyCheck(db, (details, message) => app.log.warn(details, message));
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
