@@ -59,7 +59,11 @@ export function createWriteQueue(db: Db): WriteQueue {
             try {
               outcomes.push({ ok: true, value: await unit.work(trx) });
             } catch (error) {
-              await trx.executeQuery(rollbackToSavepoint);
+              // The savepoint is gone when SQLite rolled the whole transaction back itself
+              // (SQLITE_FULL, an I/O error): then the batch fails with this unit's error.
+              await trx.executeQuery(rollbackToSavepoint).catch(() => {
+                throw error;
+              });
               outcomes.push({ ok: false, error });
             }
             await trx.executeQuery(releaseSavepoint);
