@@ -44,7 +44,7 @@ export async function buildApp(
   db: Db,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
-  const keys = createKeyCheck(db);
+  const keys = createKeyCheck(db, (details, message) => app.log.warn(details, message));
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
@@ -130,7 +130,8 @@ export async function buildApp(
     await integrator.stop();
   });
   await registerOpenApi(app, serviceVersion);
-  await app.register(healthRoutes, { db });
+  const writes = createWriteQueue(db);
+  await app.register(healthRoutes, { db, writes });
   await app.register(contentRoutes, { db });
   await app.register(async (v1) => {
     if (config.rateLimitPerMinute > 0) {
@@ -147,7 +148,7 @@ export async function buildApp(
       });
     }
     await v1.register(templateRoutes, { catalog });
-    await v1.register(decisionRoutes, { db, catalog, writes: createWriteQueue(db), vault });
+    await v1.register(decisionRoutes, { db, catalog, writes, vault });
     await v1.register(consentRoutes, { db, catalog, vault });
     await v1.register(logRoutes, { db, signer, kick: () => integrator.kick(), vault });
     await v1.register(exportRoutes, {

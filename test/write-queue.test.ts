@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWriteQueue, type WriteQueue } from '../src/platform/write-queue.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedTenant } from './helpers/seed.js';
+import { storeFaults } from './helpers/store-faults.js';
 import { stores } from './helpers/stores.js';
 
 describe.each(stores)('the write queue on $name', (store) => {
@@ -21,7 +22,7 @@ describe.each(stores)('the write queue on $name', (store) => {
 
   /** A unit of work that stores one template (any small insert would do). */
   const insert =
-    (code: string, order?: string[]) =>
+    (code: string, order?: string[], description = '') =>
     (trx: Parameters<Parameters<WriteQueue['transaction']>[0]>[0]) => {
       order?.push(code);
       return trx
@@ -31,7 +32,7 @@ describe.each(stores)('the write queue on $name', (store) => {
           id: code,
           code,
           name: code,
-          description: '',
+          description,
           created_at: new Date().toISOString(),
         })
         .execute()
@@ -88,5 +89,41 @@ describe.each(stores)('the write queue on $name', (store) => {
     if (store.name === 'sqlite') expect(commits).toBeLessThan(10);
     else expect(commits).toBe(100);
     expect(await stored(codes)).toHaveLength(100);
+  });
+
+  it("when the store refuses writes, every unit of the batch is rejected with the store's own error, and the queue works again once it accepts them", async () => {
+    const fault = storeFaults(store).find((f) => f.writesOnly);
+    if (!fault) throw new Error(`no write fault for ${store.name}`);
+    // Larger than a page: each unit needs new pages, which a full SQLite store refuses.
+    const large = 'x'.repeat(16_384);
+    const codes = ['wq-refused-a', 'wq-refused-b', 'wq-refused-c'];
+    await fault.refuse(t);
+    let results: PromiseSettledResult<string>[];
+    try {
+      results = await Promise.allSettled(
+        codes.map((code) => queue.transaction(insert(code, undefined, large))),
+      );
+    } finally {
+      await fault.restore(t);
+    }
+    expect(
+      results.map((r) =>
+        r.status === 'rejected' ? (r.reason as { code?: unknown }).code : r.value,
+      ),
+    ).toEqual(codes.map(() => fault.code));
+    // A PostgreSQL session opened while the database was read-only stays so: each such session in
+    // the pool fails one more unit, with the same error, and is replaced.
+    const attempts = store.name === 'sqlite' ? 1 : t.config.databasePoolSize + 1;
+    const refusedAfter: unknown[] = [];
+    let after: string | undefined;
+    for (let i = 0; i < attempts && after === undefined; i += 1) {
+      after = await queue.transaction(insert('wq-after-refusal', undefined, large)).catch((e) => {
+        refusedAfter.push((e as { code?: unknown }).code);
+        return undefined;
+      });
+    }
+    expect(after).toBe('wq-after-refusal');
+    expect(refusedAfter.filter((code) => code !== fault.code)).toEqual([]);
+    expect(await stored([...codes, 'wq-after-refusal'])).toEqual(['wq-after-refusal']);
   });
 });

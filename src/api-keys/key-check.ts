@@ -39,7 +39,10 @@ export interface KeyCheck {
   check(presented: string | undefined): KeyVerdict | Promise<KeyVerdict>;
 }
 
-export function createKeyCheck(db: Db): KeyCheck {
+/** Where a dropped bookkeeping write is reported (the app's logger at warn). */
+export type KeyCheckWarn = (details: Record<string, unknown>, message: string) => void;
+
+export function createKeyCheck(db: Db, warn: KeyCheckWarn = () => {}): KeyCheck {
   const records = new LRUCache<string, { key: ActiveKey | null }>({
     max: 10_000,
     ttl: keyMaxAgeMs,
@@ -65,18 +68,21 @@ export function createKeyCheck(db: Db): KeyCheck {
   });
   const lastWritten = new LRUCache<string, number>({ max: 10_000 });
 
-  /** Resolves once `last_used_at` is written, or at once when it was written recently. */
-  function recordUse(key: ActiveKey): Promise<void> | undefined {
+  /**
+   * Writes `last_used_at`, at most once a minute per key, beside the request rather than in its
+   * way: it is bookkeeping, so a store that refuses the write (full, read-only) costs the
+   * request nothing, and the write is dropped with a warning.
+   */
+  function recordUse(key: ActiveKey): void {
     const now = Date.now();
-    if (now - (lastWritten.get(key.id) ?? 0) < lastUsedResolutionMs) return undefined;
+    if (now - (lastWritten.get(key.id) ?? 0) < lastUsedResolutionMs) return;
     lastWritten.set(key.id, now);
-    return db
-      .updateTable('api_keys')
+    db.updateTable('api_keys')
       .set({ last_used_at: new Date(now).toISOString() })
       .where('tenant_id', '=', key.tenantId)
       .where('id', '=', key.id)
       .execute()
-      .then(() => undefined);
+      .catch((error: unknown) => warn({ err: error, apiKeyId: key.id }, 'last use not recorded'));
   }
 
   function matches(presented: string, record: ActiveKey): boolean {
@@ -91,8 +97,8 @@ export function createKeyCheck(db: Db): KeyCheck {
 
   function verdict(presented: string, record: ActiveKey | null): KeyVerdict | Promise<KeyVerdict> {
     if (!record || !matches(presented, record)) return undefined;
-    const caller = { tenantId: record.tenantId, apiKeyId: record.id };
-    return recordUse(record)?.then(() => caller) ?? caller;
+    recordUse(record);
+    return { tenantId: record.tenantId, apiKeyId: record.id };
   }
 
   return {

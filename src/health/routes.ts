@@ -2,14 +2,23 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
+import type { WriteQueue } from '../platform/write-queue.js';
 
 const HealthBody = Type.Object({
-  status: Type.Enum(['ok', 'unavailable']),
+  status: Type.Enum(['ok', 'degraded', 'unavailable']),
   success: Type.Boolean(),
 });
 
-/** `/api/health` (and `/api/v1/health`, which existing clients call): no key, the store's pulse. */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+/**
+ * `/api/health` (and `/api/v1/health`, which existing clients call): no key. `200 ok` while the
+ * store answers and writes go through; `503 unavailable` while the store does not answer;
+ * `503 degraded` while it answers but refuses the writes (see `WriteQueue.failing`). One
+ * `select 1` per call and never a write, so it may be polled often.
+ */
+export const healthRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  writes: Pick<WriteQueue, 'failing'>;
+}> = async (app, { db, writes }) => {
   for (const url of ['/api/health', '/api/v1/health']) {
     app.get(
       url,
@@ -17,18 +26,27 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
         schema: {
           tags: ['health'],
           summary: 'Health check',
+          description:
+            '`200 {"status":"ok","success":true}` while the store answers and takes writes; ' +
+            '`503 {"status":"unavailable","success":false}` while it does not answer; ' +
+            '`503 {"status":"degraded","success":false}` while it answers but the last writes ' +
+            'were refused.',
           response: { 200: HealthBody, 503: HealthBody },
         },
       },
-      async (_request, reply) => {
+      async (request, reply) => {
         reply.header('cache-control', 'no-store');
         try {
           await sql`select 1`.execute(db);
-          return { status: 'ok' as const, success: true };
         } catch (error) {
-          _request.log.warn({ err: error }, 'store does not answer');
+          request.log.warn({ err: error }, 'store does not answer');
           return reply.code(503).send({ status: 'unavailable', success: false });
         }
+        if (writes.failing()) {
+          request.log.warn('store refuses writes');
+          return reply.code(503).send({ status: 'degraded', success: false });
+        }
+        return { status: 'ok' as const, success: true };
       },
     );
   }

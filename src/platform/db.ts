@@ -38,17 +38,25 @@ export function isPostgres(db: Executor): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
+// Locked or busy, an I/O error, a full disk, a read-only file or connection, a file that cannot
+// be opened or is not a database. SQLite rolls the whole transaction back itself after some of
+// these (SQLITE_FULL, SQLITE_IOERR_*): see the driver in sqlite.ts.
 const sqliteUnavailable = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PROTOCOL|NOTADB)/;
-// Connection exceptions (08), operator intervention (57: shutdown, cancelled by the statement
-// timeout), insufficient resources (53), and the socket errors of an unreachable server.
+// Connection exceptions (08), a read-only transaction (25006: a standby, or
+// `default_transaction_read_only`), insufficient resources (53: disk full, out of memory, too
+// many connections), a database not accepting connections (55000), operator intervention (57:
+// shutdown, restart, cancelled by the statement timeout), system errors (58: I/O), and the
+// socket errors of an unreachable server.
 const postgresUnavailable =
-  /^(08|57|53)[0-9A-Z]{3}$|^E(CONNREFUSED|CONNRESET|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH)$/;
+  /^(08|53|57|58)[0-9A-Z]{3}$|^(25006|55000)$|^E(CONNREFUSED|CONNRESET|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH)$/;
 const unavailableMessages =
   /driver has already been destroyed|database connection is not open|Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Query read timeout|Cannot use a pool after calling end/i;
 
 /**
- * True when an error means the store cannot answer right now (locked, unreachable, restarting,
- * closed), as opposed to a bug: such requests answer 503 1009 and may be retried.
+ * The one classification of store errors: true when an error means the store cannot do what was
+ * asked right now (locked, unreachable, restarting, closed, full, read-only, refusing
+ * connections), as opposed to a bug. Such requests answer 503 1009 with `Retry-After` and may be
+ * retried; the write queue counts such failures for the health check.
  */
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

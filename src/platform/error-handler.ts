@@ -20,6 +20,9 @@ const byStatus: Record<number, ErrorName> = {
   503: 'unavailable',
 };
 
+/** When to try again after the store refused a request (it is answered at once, so soon). */
+const storeRetryAfterSeconds = '1';
+
 /** Turns anything thrown, the framework's own errors included, into a catalogue error. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
@@ -31,7 +34,9 @@ export function toAppError(error: unknown): AppError {
   }
   const name = fastifyError.code ? frameworkCodes[fastifyError.code] : undefined;
   if (name) return new AppError(name);
-  if (isStoreUnavailable(error)) return new AppError('unavailable');
+  if (isStoreUnavailable(error)) {
+    return new AppError('unavailable', { headers: { 'retry-after': storeRetryAfterSeconds } });
+  }
   // Two writers raced for one name: the loser hears what a later request would have.
   if (isUniqueViolation(error)) return new AppError('conflict', { message: 'Already exists.' });
   const status = fastifyError.statusCode;

@@ -37,7 +37,12 @@ export function createPostgresDialect(settings: PostgresSettings): PostgresDiale
   pool.on('connect', (client) => {
     client.on('error', () => {});
     dropOnReadTimeout(client);
+    dropWhenReadOnly(client);
     useServerStatements(client);
+  });
+  // `end()` marks the connection as ending, so the pool closes it instead of keeping it.
+  pool.on('release', (_error: unknown, client: pg.PoolClient) => {
+    if (readOnlySessions.has(client)) void client.end().catch(() => {});
   });
   return new PostgresDialect({ pool });
 }
@@ -78,6 +83,30 @@ function dropOnReadTimeout(client: pg.PoolClient): void {
           (
             client as unknown as { connection: { stream: { destroy(): void } } }
           ).connection.stream.destroy();
+        }
+      });
+    }
+    return result;
+  };
+}
+
+/** Connections whose session answered 25006: closed when they return to the pool. */
+const readOnlySessions = new WeakSet<pg.PoolClient>();
+
+/**
+ * A session that found the database read-only (a primary turned standby, or
+ * `default_transaction_read_only` set) stays so for its whole life, even once writes are
+ * accepted again: the pool replaces it with a new connection, which sees the database as it is
+ * now, after the request's transaction has ended.
+ */
+function dropWhenReadOnly(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if ((error as { code?: unknown } | undefined)?.code === '25006') {
+          readOnlySessions.add(client);
         }
       });
     }

@@ -18,21 +18,40 @@ import {
  * read-then-write rule sees a stable store.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #database: SQLite.Database;
+
+  constructor(config: SqliteDialectConfig, database: SQLite.Database) {
+    super(config);
+    this.#database = database;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /**
+   * After SQLITE_FULL or an I/O error SQLite may already have rolled the transaction back
+   * itself; a second `rollback` would fail ("no transaction is active") and Kysely would throw
+   * that instead of the error that ended the transaction.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.#database.inTransaction) return;
+    await super.rollbackTransaction(connection);
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #database: SQLite.Database;
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(config: SqliteDialectConfig, database: SQLite.Database) {
     super(config);
     this.#config = config;
+    this.#database = database;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new ImmediateSqliteDriver(this.#config, this.#database);
   }
 }
 
@@ -47,7 +66,7 @@ export function createSqliteDialect(path: string, busyTimeoutMs: number): Sqlite
   // Deleted content is overwritten with zeros, so an erased customer's key leaves no copy in
   // the file's free pages (docs/erasure.md).
   database.pragma('secure_delete = ON');
-  return new ImmediateSqliteDialect({ database: withStatementCache(database) });
+  return new ImmediateSqliteDialect({ database: withStatementCache(database) }, database);
 }
 
 /** Most distinct statements kept prepared; the service itself issues a few dozen. */
