@@ -16,6 +16,7 @@ import type { Config } from './platform/config.js';
 import type { Db } from './platform/db.js';
 import { installErrorHandler, sendError } from './platform/error-handler.js';
 import { AppError, errorBody } from './platform/errors.js';
+import { installJsonBodyParser } from './platform/json-body.js';
 import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { createRateLimit } from './platform/rate-limit.js';
@@ -90,8 +91,10 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Only JSON bodies are read: anything else is 415 before validation.
+  // Only JSON bodies are read: anything else is 415 before validation. A JSON body that names a
+  // key twice is 400 1001.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
 
   // The hooks every request runs take callbacks: an async hook costs a promise and a microtask
   // turn per request even when, as here, it never waits for anything.
