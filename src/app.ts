@@ -21,7 +21,7 @@ import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { createRateLimit } from './platform/rate-limit.js';
 import { requestIdFor } from './platform/request-id.js';
-import { logEachRequest, oneLinePerRequest } from './platform/request-log.js';
+import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
 import { registerSecurityHeaders } from './platform/security-headers.js';
 import { createWriteQueue } from './platform/write-queue.js';
 import { loadDataKey } from './subjects/data-key.js';
@@ -33,6 +33,11 @@ import { serviceVersion } from './version.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;
+
+/** The service's logger settings (pino, through Fastify) at a level; tests add a stream. */
+export function serviceLogger(level: string): FastifyServerOptions['logger'] & object {
+  return { level, redact: ['req.headers["x-system-api-key"]', 'req.headers.authorization'] };
+}
 
 export interface AppOptions {
   /** Fastify's logger option; tests pass `false`. Defaults to JSON logs at `config.logLevel`. */
@@ -52,10 +57,7 @@ export async function buildApp(
   const limitCaller: AfterKeyCheck = (request, reply) =>
     rateLimit && request.caller ? rateLimit(request.caller.apiKeyId, reply) : undefined;
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: ['req.headers["x-system-api-key"]', 'req.headers.authorization'],
-    },
+    logger: options.logger ?? serviceLogger(config.logLevel),
     bodyLimit,
     // One line per request (logEachRequest) instead of Fastify's two: the same facts, half the cost.
     logController: oneLinePerRequest,
@@ -74,6 +76,7 @@ export async function buildApp(
     // still come first.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
+      logWhenSent(request, reply);
       void refuseUnroutable(keys, limitCaller, error, request, reply);
     },
     clientErrorHandler: (error, socket) => {
