@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createKeyCheck } from './api-keys/key-check.js';
@@ -11,16 +10,18 @@ import { exportRoutes } from './log/export-routes.js';
 import { type Integrator, idleIntegrator, startIntegrator } from './log/integrator.js';
 import { logRoutes } from './log/routes.js';
 import { loadSigningKey } from './log/signing-key.js';
-import { installApiKeyCheck, refuseUnroutable } from './platform/auth.js';
+import { type AfterKeyCheck, installApiKeyCheck, refuseUnroutable } from './platform/auth.js';
 import { createAuthThrottle } from './platform/auth-throttle.js';
 import type { Config } from './platform/config.js';
 import type { Db } from './platform/db.js';
 import { installErrorHandler, sendError } from './platform/error-handler.js';
 import { AppError, errorBody } from './platform/errors.js';
+import { installJsonBodyParser } from './platform/json-body.js';
 import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
+import { createRateLimit } from './platform/rate-limit.js';
 import { requestIdFor } from './platform/request-id.js';
-import { logEachRequest, oneLinePerRequest } from './platform/request-log.js';
+import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
 import { registerSecurityHeaders } from './platform/security-headers.js';
 import { createWriteQueue } from './platform/write-queue.js';
 import { loadDataKey } from './subjects/data-key.js';
@@ -32,6 +33,11 @@ import { serviceVersion } from './version.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;
+
+/** The service's logger settings (pino, through Fastify) at a level; tests add a stream. */
+export function serviceLogger(level: string): FastifyServerOptions['logger'] & object {
+  return { level, redact: ['req.headers["x-system-api-key"]', 'req.headers.authorization'] };
+}
 
 export interface AppOptions {
   /** Fastify's logger option; tests pass `false`. Defaults to JSON logs at `config.logLevel`. */
@@ -45,11 +51,13 @@ export async function buildApp(
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
   const keys = createKeyCheck(db, (details, message) => app.log.warn(details, message));
+  // The rate limit counts every request that passed the key check, routed or not (contract
+  // section 2: key, then rate limit, then everything else).
+  const rateLimit = createRateLimit(config.rateLimitPerMinute);
+  const limitCaller: AfterKeyCheck = (request, reply) =>
+    rateLimit && request.caller ? rateLimit(request.caller.apiKeyId, reply) : undefined;
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: ['req.headers["x-system-api-key"]', 'req.headers.authorization'],
-    },
+    logger: options.logger ?? serviceLogger(config.logLevel),
     bodyLimit,
     // One line per request (logEachRequest) instead of Fastify's two: the same facts, half the cost.
     logController: oneLinePerRequest,
@@ -64,10 +72,12 @@ export async function buildApp(
       // Unknown fields are refused and types are never coerced (`["given"]` is not `"given"`).
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true },
     },
-    // Malformed or over-long paths fail before any hook runs; the key check still comes first.
+    // Malformed or over-long paths fail before any hook runs; the key check and the rate limit
+    // still come first.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
-      void refuseUnroutable(keys, error, request, reply);
+      logWhenSent(request, reply);
+      void refuseUnroutable(keys, limitCaller, error, request, reply);
     },
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy(error);
@@ -84,8 +94,10 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Only JSON bodies are read: anything else is 415 before validation.
+  // Only JSON bodies are read: anything else is 415 before validation. A JSON body that names a
+  // key twice is 400 1001.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
 
   // The hooks every request runs take callbacks: an async hook costs a promise and a microtask
   // turn per request even when, as here, it never waits for anything.
@@ -108,6 +120,9 @@ export async function buildApp(
   installErrorHandler(app);
   registerSecurityHeaders(app);
   installApiKeyCheck(app, keys, createAuthThrottle(config.authFailuresPerMinute));
+  if (rateLimit) {
+    app.addHook('onRequest', (request, reply, done) => done(limitCaller(request, reply)));
+  }
   const unrouted = trackRoutes(app);
   // A request that matched no route is refused before its body is read (after the key check).
   app.addHook('onRequest', (request, _reply, done) => {
@@ -134,19 +149,6 @@ export async function buildApp(
   await app.register(healthRoutes, { db, writes });
   await app.register(contentRoutes, { db });
   await app.register(async (v1) => {
-    if (config.rateLimitPerMinute > 0) {
-      await v1.register(rateLimit, {
-        max: config.rateLimitPerMinute,
-        timeWindow: 60_000,
-        // The IETF RateLimit-Limit, -Remaining and -Reset headers (and Retry-After when refused).
-        enableDraftSpec: true,
-        keyGenerator: (request) => request.caller?.apiKeyId ?? request.ip,
-        errorResponseBuilder: (_request, context) =>
-          new AppError('tooManyRequests', {
-            headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
-          }),
-      });
-    }
     await v1.register(templateRoutes, { catalog });
     await v1.register(decisionRoutes, { db, catalog, writes, vault });
     await v1.register(consentRoutes, { db, catalog, vault });

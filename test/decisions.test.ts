@@ -65,6 +65,91 @@ describe.each(stores)('POST .../decisions on $name', (store) => {
     });
   });
 
+  describe('Cache-Control: no-store (docs/api-behaviour.md, Caching)', () => {
+    it('on a recorded decision (201) and on its idempotent replay', async () => {
+      const { v } = await newVersion();
+      const customer = unique('c');
+      const idempotency = { 'idempotency-key': unique('idem') };
+      const first = await api.decide(customer, v.consent_version_id, 'given', idempotency);
+      expect(first.statusCode).toBe(201);
+      expect(first.headers['cache-control']).toBe('no-store');
+      const replay = await api.decide(customer, v.consent_version_id, 'given', idempotency);
+      expect(replay.statusCode).toBe(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.headers['cache-control']).toBe('no-store');
+    });
+
+    it('on the existing decision answered 200 and on a rule refusal answered 409', async () => {
+      const { v } = await newVersion({ allow_reconsent: false });
+      const customer = unique('c');
+      expect((await api.decide(customer, v.consent_version_id, 'given')).statusCode).toBe(201);
+      const same = await api.decide(customer, v.consent_version_id, 'given');
+      expect(same.statusCode).toBe(200);
+      expect(same.headers['cache-control']).toBe('no-store');
+      const refused = await api.decide(customer, v.consent_version_id, 'reject');
+      expect(expectErrorShape(refused).code).toBe('1005');
+      expect(refused.statusCode).toBe(409);
+      expect(refused.headers['cache-control']).toBe('no-store');
+    });
+  });
+
+  describe('customer_id is case-sensitive (docs/api-behaviour.md, Identifiers)', () => {
+    it("a decision by one customer is not another's whose id differs only in case", async () => {
+      const { code, v } = await newVersion();
+      const upper = `Alice-${unique('c')}`;
+      const lower = upper.toLowerCase();
+      const given = await api.decide(upper, v.consent_version_id, 'given');
+      expect(given.statusCode).toBe(201);
+      expect(json(given).data.customer_id).toBe(upper);
+      // The other spelling has decided nothing: pending is not accepted, and it has nothing
+      // to withdraw.
+      const pendingLower = json(await api.pending(lower, code)).data;
+      expect(pendingLower).toMatchObject({ accepted: false, decision: null, decided_at: null });
+      expect(json(await api.pending(upper, code)).data).toMatchObject({
+        accepted: true,
+        decision: 'given',
+      });
+      const withdraw = await api.decide(lower, v.consent_version_id, 'withdraw');
+      expect(withdraw.statusCode).toBe(409);
+      expect(expectErrorShape(withdraw).message).toBe('Nothing to withdraw.');
+      // Each has a record of its own, with its own decisions.
+      expect(await countDecisions(upper)).toBe(1);
+      expect(await countDecisions(lower)).toBe(0);
+      expect((await api.decide(lower, v.consent_version_id, 'reject')).statusCode).toBe(201);
+      expect(await subjectOf(lower)).not.toBe(await subjectOf(upper));
+      expect(json(await api.pending(upper, code)).data.decision).toBe('given');
+      expect(json(await api.pending(lower, code)).data.decision).toBe('reject');
+    });
+
+    it('the history of one is not the history of the other', async () => {
+      const { code, v } = await newVersion();
+      const upper = `BOB-${unique('c')}`;
+      const lower = upper.toLowerCase();
+      expect((await api.decide(upper, v.consent_version_id, 'given')).statusCode).toBe(201);
+      expect((await api.decide(lower, v.consent_version_id, 'reject')).statusCode).toBe(201);
+      for (const [customer, decision] of [
+        [upper, 'given'],
+        [lower, 'reject'],
+      ] as const) {
+        const response = await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/customers/${customer}/consents`,
+          headers: a.headers,
+        });
+        expect(response.statusCode).toBe(200);
+        const data = json(response).data;
+        expect(data.customer_id).toBe(customer);
+        expect(data.history.map((h: { decision: string }) => h.decision)).toEqual([decision]);
+        expect(data.templates).toEqual([
+          expect.objectContaining({
+            template_code: code,
+            last_decision: expect.objectContaining({ decision }),
+          }),
+        ]);
+      }
+    });
+  });
+
   it('keeps the evidence: API key, IP, user agent and the SHA-256 of the content shown', async () => {
     const content = '<p>What the customer saw</p>';
     const { v } = await newVersion({ content_html: content });

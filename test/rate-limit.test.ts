@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/api-keys/service.js';
 import { expectErrorShape, startTestApp, type TestApp } from './helpers/app.js';
+import { expectError } from './helpers/http.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from './helpers/seed.js';
 import { stores } from './helpers/stores.js';
 
@@ -8,12 +9,13 @@ describe.each(stores)('rate limit per API key on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let code: string;
+  let versionId: string;
 
   beforeAll(async () => {
     t = await startTestApp(store, { RATE_LIMIT_PER_MINUTE: '3' });
     a = await seedTenant(t.db);
     code = await seedTemplate(t.db, a.tenant.id);
-    await publish(t.db, a.tenant.id, code);
+    versionId = (await publish(t.db, a.tenant.id, code)).consent_version_id;
   });
   afterAll(async () => {
     await t.close();
@@ -53,10 +55,77 @@ describe.each(stores)('rate limit per API key on $name', (store) => {
     expect((await latest({ 'x-system-api-key': key.key })).statusCode).toBe(200);
   });
 
-  it('the health check and the content file are not limited', async () => {
-    for (let i = 0; i < 5; i += 1) {
-      expect((await t.app.inject({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+  /** Requests under /api/v1 that match no route: an unknown path, an undecodable one, a wrong method. */
+  const unrouted: [string, string, string, number, string][] = [
+    ['an unknown path', 'GET', '/api/v1/no/such/route', 404, '1004'],
+    ['an undecodable path', 'GET', '/api/v1/consent-templates/%ZZ/latest', 400, '1001'],
+    ['a wrong method', 'DELETE', '/api/v1/consent-templates/any/latest', 405, '1011'],
+  ];
+
+  it('requests that match no route count against the key and carry the RateLimit headers', async () => {
+    const key = await createApiKey(t.db, a.tenant.id, { name: 'unrouted' });
+    const headers = { 'x-system-api-key': key.key };
+    for (const [index, [label, method, url, status, errorCode]] of unrouted.entries()) {
+      const response = await t.app.inject({ method: method as 'GET', url, headers });
+      expect(response.statusCode, label).toBe(status);
+      expectError(response, status, errorCode);
+      expect(response.headers['ratelimit-limit'], label).toBe('3');
+      expect(response.headers['ratelimit-remaining'], label).toBe(String(2 - index));
+      expect(Number(response.headers['ratelimit-reset']), label).toBeGreaterThan(0);
     }
+    // The three above used up the budget: a routed request is now refused.
+    expectError(await latest(headers), 429, '1008');
+  });
+
+  it.each(unrouted)(
+    'past the limit, %s is 429 1008 with Retry-After (the rate limit comes before existence)',
+    async (_label, method, url) => {
+      const key = await createApiKey(t.db, a.tenant.id, { name: 'spent' });
+      const headers = { 'x-system-api-key': key.key };
+      for (let i = 0; i < 3; i += 1) expect((await latest(headers)).statusCode).toBe(200);
+      const response = await t.app.inject({ method: method as 'GET', url, headers });
+      expectError(response, 429, '1008', 'Too many requests.');
+      expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(response.headers['ratelimit-limit']).toBe('3');
+      expect(response.headers['ratelimit-remaining']).toBe('0');
+    },
+  );
+
+  it.each(unrouted)(
+    'without a valid key, %s is 401 1002 and uses up no budget',
+    async (_label, method, url) => {
+      const key = await createApiKey(t.db, a.tenant.id, { name: 'unrouted-untouched' });
+      for (let i = 0; i < 5; i += 1) {
+        const response = await t.app.inject({
+          method: method as 'GET',
+          url,
+          headers: { 'x-system-api-key': 'wrong' },
+        });
+        expectError(response, 401, '1002');
+        expect(response.headers['ratelimit-limit']).toBeUndefined();
+      }
+      expect((await latest({ 'x-system-api-key': key.key })).statusCode).toBe(200);
+    },
+  );
+
+  it('the health check and the content file are not limited', async () => {
+    // Spend the budget of the key the requests below carry, then call both past it.
+    const key = await createApiKey(t.db, a.tenant.id, { name: 'spent-before-content' });
+    const headers = { 'x-system-api-key': key.key };
+    for (let i = 0; i < 3; i += 1) expect((await latest(headers)).statusCode).toBe(200);
+    expect((await latest(headers)).statusCode).toBe(429);
+    for (let i = 0; i < 5; i += 1) {
+      for (const url of ['/api/health', '/api/v1/health', `/api/content/${versionId}.html`]) {
+        for (const sent of [headers, {}]) {
+          const response = await t.app.inject({ method: 'GET', url, headers: sent });
+          expect(response.statusCode, url).toBe(200);
+          expect(response.headers['ratelimit-limit'], url).toBeUndefined();
+          expect(response.headers['ratelimit-remaining'], url).toBeUndefined();
+        }
+      }
+    }
+    const content = await t.app.inject({ method: 'GET', url: `/api/content/${versionId}.html` });
+    expect(content.headers['content-type']).toBe('text/html; charset=utf-8');
   });
 });
 

@@ -57,24 +57,39 @@ export function callerOf(request: FastifyRequest): ApiCaller {
   return request.caller;
 }
 
+/** What runs after a request passed the key check (the rate limit): an error refuses it. */
+export type AfterKeyCheck = (request: FastifyRequest, reply: FastifyReply) => AppError | undefined;
+
 /**
  * Answers a request the router could not even parse (bad percent-encoding, an over-long
- * parameter): `401 1002` when it needed a key and has no valid one, otherwise the error itself.
+ * parameter) in the order of the other requests: `401 1002` when it needed a key and has no
+ * valid one, then what `afterKeyCheck` refuses (`429 1008`), otherwise the error itself.
  */
 export async function refuseUnroutable(
   keys: KeyCheck,
+  afterKeyCheck: AfterKeyCheck,
   error: Error,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  try {
-    if (needsApiKey(request.url) && !(await presentedCaller(keys, request))) {
+  if (needsApiKey(request.url)) {
+    let caller: ApiCaller | undefined;
+    try {
+      caller = await presentedCaller(keys, request);
+    } catch (lookupError) {
+      sendError(lookupError, request, reply);
+      return;
+    }
+    if (!caller) {
       sendError(new AppError('unauthorized'), request, reply);
       return;
     }
-  } catch (lookupError) {
-    sendError(lookupError, request, reply);
-    return;
+    request.caller = caller;
+    const refusal = afterKeyCheck(request, reply);
+    if (refusal) {
+      sendError(refusal, request, reply);
+      return;
+    }
   }
   sendError(error, request, reply);
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreUnavailable, isUniqueViolation } from './db.js';
 import { AppError, type ErrorDetail, type ErrorName, errorBody } from './errors.js';
+import { redactSecrets } from './redact.js';
 
 const frameworkCodes: Record<string, ErrorName> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'payloadTooLarge',
@@ -75,7 +76,9 @@ export function sendError(
   if (appError.status >= 500) {
     request.log.error({ err: error }, 'request failed');
   } else {
-    request.log.info({ code: appError.code, reason: (error as Error).message }, 'request refused');
+    // A router error quotes the path it could not decode, which may hold a key.
+    const reason = redactSecrets(String((error as Error).message));
+    request.log.info({ code: appError.code, reason }, 'request refused');
   }
   if (appError.headers) reply.headers(appError.headers);
   return reply
