@@ -6,6 +6,7 @@ import { migrateToLatest } from '../../src/platform/migrate.js';
 import { type TestApp, testDataKey } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { stores, type TestStore } from '../helpers/stores.js';
+import { testPasswordHashCost } from '../helpers/time.js';
 import { PageClient, signedIn, startBackofficeApp, tenantPassword, textOf } from './support.js';
 
 describe.each(stores)('slowing down password guessing on $name', (store) => {
@@ -125,6 +126,7 @@ describe.each(stores)('the operator account at start on $name', (store: TestStor
       DATABASE_URL: databaseUrl,
       PUBLIC_BASE_URL: 'https://consent.test',
       DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
+      PASSWORD_HASH_COST: String(testPasswordHashCost),
       ...env,
     });
     const app = await buildApp(config, db, {

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { e2eDataKey } from './data-key.js';
 import { freePort } from './postgres-server.js';
+import { testPasswordHashCost } from './time.js';
 
 export { freePort };
 
@@ -326,6 +327,7 @@ export function serverEnv(
     RATE_LIMIT_PER_MINUTE: '0',
     // One data key for the server and every command run beside it, wherever they run.
     DATA_ENCRYPTION_KEY: e2eDataKey.toString('base64'),
+    PASSWORD_HASH_COST: String(testPasswordHashCost),
   };
 }
 
