@@ -27,6 +27,7 @@ import {
 } from './helpers/http.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from './helpers/seed.js';
 import { stores } from './helpers/stores.js';
+import { budget } from './helpers/time.js';
 
 /** The fixed seed of every property in this file: change it to explore, keep it to replay. */
 const seed = 20_251_120;
@@ -686,196 +687,207 @@ describe.each(stores)('fuzzing the HTTP surface on $name', (store) => {
     await t?.close();
   });
 
-  it(`random requests through inject (seed ${seed}, ${injectRuns} runs): never a 5xx, errors in the contract's shape, a request id on every response, 2xx in the data envelope`, async () => {
-    const { request } = arbitraries(target);
-    await fc.assert(
-      fc.asyncProperty(request, async (r) => {
-        const options: InjectOptions = {
-          method: r.method as InjectOptions['method'],
-          url: r.url,
-          headers: r.headers,
-          remoteAddress: r.remoteAddress,
-          ...(r.payload === undefined ? {} : { payload: r.payload }),
-        };
-        const response: LightMyRequestResponse = await t.app.inject(options);
-        statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-        checkResponse(
-          { ...r, path: pathOf(r.url) },
-          {
-            status: response.statusCode,
-            headers: response.headers,
-            body: response.body,
-          },
-        );
-      }),
-      { seed, numRuns: injectRuns, plugins: [fc.interruptAfterTimeLimit(60_000)] },
-    );
-    // The fuzzer reached the success paths and a spread of refusals, not only one kind of error.
-    const count = (predicate: (status: number) => boolean) =>
-      [...statuses].filter(([status]) => predicate(status)).reduce((sum, [, n]) => sum + n, 0);
-    expect(
-      count((s) => s === 201),
-      JSON.stringify([...statuses]),
-    ).toBeGreaterThan(10);
-    expect(count((s) => s >= 200 && s < 300)).toBeGreaterThan(injectRuns / 10);
-    for (const status of [400, 401, 404, 405, 409, 413, 415, 422]) {
-      expect(
-        statuses.get(status) ?? 0,
-        `no ${status} among ${JSON.stringify([...statuses])}`,
-      ).toBeGreaterThan(0);
-    }
-  }, 90_000);
-
-  it(`raw HTTP/1.1 requests over loopback (seed ${seed}, ${rawRuns} runs): literal dots, raw bytes and malformed request lines still get a contract answer`, async () => {
-    const port = await listeningPort(t.app);
-    const { segment } = arbitraries(target);
-    const rawSegment = fc.oneof(
-      { weight: 3, arbitrary: segment },
-      { weight: 2, arbitrary: fc.constantFrom('..', '.', '...', '%2e%2e', '..;', '..\\..') },
-      // Raw bytes the request line may not hold: the parser must refuse them, in our shape.
-      {
-        weight: 1,
-        arbitrary: fc.constantFrom('a b', 'a\tb', 'a\u0001b', 'a\u007fb', 'é', '\u00ff'),
-      },
-    );
-    const rawPath = fc
-      .tuple(
-        fc.constantFrom('/api/v1', '/api', '/api/content', '/api/docs', ''),
-        fc.array(rawSegment, { maxLength: 4 }),
-      )
-      .map(([prefix, segments]) => `${prefix}/${segments.join('/')}`);
-    const target_ = fc.oneof(
-      { weight: 4, arbitrary: rawPath },
-      {
-        weight: 1,
-        arbitrary: fc.constantFrom(
-          '*',
-          'http://127.0.0.1/api/health',
-          'api/health',
-          '/api/v1/health#frag',
-          `/api/v1/customers/../consent-templates/${target.code}/latest`,
-          `/api/v1/customers/x/../../consent-templates/${target.code}/latest`,
-          `/api/v1/customers/cust-1/consents/templates/${target.code}/./pending`,
-          '/api/v1/health/..',
-          '/api/health/../v1/health',
-          `/api/content/../content/${target.versionId}.html`,
-          'x'.repeat(20_000),
-        ),
-      },
-    );
-    const rawMethod = fc.oneof(
-      { weight: 6, arbitrary: fc.constantFrom('GET', 'POST', 'HEAD', 'DELETE', 'OPTIONS') },
-      { weight: 1, arbitrary: fc.constantFrom('get', 'G ET', 'GET\t', 'FOO', 'CONNECT', '') },
-    );
-    const version = fc.oneof(
-      { weight: 8, arbitrary: fc.constant('HTTP/1.1') },
-      { weight: 1, arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1x', 'HTTP/9', '') },
-    );
-    const rawHeaderLines = fc.array(
-      fc.oneof(
-        fc.constantFrom(
-          `x-system-api-key: ${target.key}`,
-          'x-system-api-key: nope',
-          'content-type: application/json',
-          'x-request-id: raw-fuzz-1',
-          'x-request-id: bad id',
-          'no-colon-here',
-          ': empty-name',
-          ' folded: continuation',
-          'content-length: 5',
-          'content-length: -1',
-          'transfer-encoding: chunked',
-          'transfer-encoding: gzip, chunked',
-          'x-ctl: a\u0001b',
-          'idempotency-key: a\u0001b',
-          'idempotency-key: \u007f',
-          'idempotency-key: \u00e9t\u00e9',
-          'x-nul: a\u0000b',
-          `x-long: ${'y'.repeat(20_000)}`,
-        ),
-        fc
-          .tuple(fc.stringMatching(/^[A-Za-z-]{1,12}$/), headerValue(20))
-          .map(([n, v]) => `${n}: ${v}`),
-      ),
-      { maxLength: 4 },
-    );
-    const rawBody = fc.option(
-      fc.oneof(
-        fc.constant(JSON.stringify({ consent_version_id: target.versionId, decision: 'given' })),
-        fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
-        anyString(50),
-      ),
-      { nil: undefined },
-    );
-
-    await fc.assert(
-      fc.asyncProperty(
-        fc.record({
-          method: rawMethod,
-          target: target_,
-          version,
-          lines: rawHeaderLines,
-          body: rawBody,
-        }),
-        async (r) => {
-          const bodyBytes = r.body === undefined ? undefined : Buffer.from(r.body, 'utf8');
-          // The body is always framed by a Content-Length of our own (the last one wins nothing:
-          // a duplicate is a malformed request the server must refuse), so the server never waits
-          // for bytes that are not coming.
-          const framing = bodyBytes === undefined ? [] : [`Content-Length: ${bodyBytes.length}`];
-          const lines = [
-            `${r.method} ${r.target} ${r.version}`,
-            'Host: 127.0.0.1',
-            'Connection: close',
-            ...r.lines.filter(
-              (line) =>
-                bodyBytes === undefined || !/^(content-length|transfer-encoding):/i.test(line),
-            ),
-            ...framing,
-          ];
-          const text = `${lines.join('\r\n')}\r\n\r\n${r.body ?? ''}`;
-          // The caller's own id, when it sent exactly one (two are joined into one bad value).
-          const idLines = r.lines.filter((line) => /^x-request-id:/i.test(line));
-          const sentId =
-            idLines.length === 1 && idLines[0] === 'x-request-id: raw-fuzz-1'
-              ? 'raw-fuzz-1'
-              : undefined;
-          let response: RawResponse;
-          try {
-            response = await rawExchange(port, text);
-          } catch (error) {
-            throw new Error(
-              `no answer (${(error as Error).message}) to ${JSON.stringify(text.slice(0, 500))}`,
-            );
-          }
-          // Node's HTTP server hangs up on CONNECT (a proxy's method) without an answer, unless
-          // the application listens for it; no answer is no contract breach.
-          if (Number.isNaN(response.status) && r.method === 'CONNECT') return;
-          if (Number.isNaN(response.status)) {
-            throw new Error(`no HTTP answer to ${JSON.stringify(text.slice(0, 500))}`);
-          }
-          // A chunked 2xx (a docs file) is not parsed here: only its status and headers count.
-          const chunked = /chunked/i.test(response.headers['transfer-encoding'] ?? '');
-          // The path as the server sees it: absolute-form targets name their path after the host.
-          const path = /^https?:\/\//.test(r.target)
-            ? new URL(r.target).pathname
-            : (r.target.split(/[?#]/, 1)[0] ?? '');
+  it(
+    `random requests through inject (seed ${seed}, ${injectRuns} runs): never a 5xx, errors in the contract's shape, a request id on every response, 2xx in the data envelope`,
+    async () => {
+      const { request } = arbitraries(target);
+      await fc.assert(
+        fc.asyncProperty(request, async (r) => {
+          const options: InjectOptions = {
+            method: r.method as InjectOptions['method'],
+            url: r.url,
+            headers: r.headers,
+            remoteAddress: r.remoteAddress,
+            ...(r.payload === undefined ? {} : { payload: r.payload }),
+          };
+          const response: LightMyRequestResponse = await t.app.inject(options);
+          statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
           checkResponse(
+            { ...r, path: pathOf(r.url) },
             {
-              method: r.method,
-              path,
-              // A request the HTTP parser refused (400) was never read, its request id included.
-              headers: sentId && response.status !== 400 ? { 'x-request-id': sentId } : {},
-            },
-            {
-              status: response.status,
+              status: response.statusCode,
               headers: response.headers,
-              body: chunked && response.status < 300 ? '' : response.body,
+              body: response.body,
             },
           );
+        }),
+        { seed, numRuns: injectRuns, plugins: [fc.interruptAfterTimeLimit(budget(60_000))] },
+      );
+      // The fuzzer reached the success paths and a spread of refusals, not only one kind of error.
+      const count = (predicate: (status: number) => boolean) =>
+        [...statuses].filter(([status]) => predicate(status)).reduce((sum, [, n]) => sum + n, 0);
+      expect(
+        count((s) => s === 201),
+        JSON.stringify([...statuses]),
+      ).toBeGreaterThan(10);
+      expect(count((s) => s >= 200 && s < 300)).toBeGreaterThan(injectRuns / 10);
+      for (const status of [400, 401, 404, 405, 409, 413, 415, 422]) {
+        expect(
+          statuses.get(status) ?? 0,
+          `no ${status} among ${JSON.stringify([...statuses])}`,
+        ).toBeGreaterThan(0);
+      }
+    },
+    budget(90_000),
+  );
+
+  it(
+    `raw HTTP/1.1 requests over loopback (seed ${seed}, ${rawRuns} runs): literal dots, raw bytes and malformed request lines still get a contract answer`,
+    async () => {
+      const port = await listeningPort(t.app);
+      const { segment } = arbitraries(target);
+      const rawSegment = fc.oneof(
+        { weight: 3, arbitrary: segment },
+        { weight: 2, arbitrary: fc.constantFrom('..', '.', '...', '%2e%2e', '..;', '..\\..') },
+        // Raw bytes the request line may not hold: the parser must refuse them, in our shape.
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom('a b', 'a\tb', 'a\u0001b', 'a\u007fb', 'é', '\u00ff'),
         },
-      ),
-      { seed, numRuns: rawRuns, plugins: [fc.interruptAfterTimeLimit(60_000)] },
-    );
-  }, 90_000);
+      );
+      const rawPath = fc
+        .tuple(
+          fc.constantFrom('/api/v1', '/api', '/api/content', '/api/docs', ''),
+          fc.array(rawSegment, { maxLength: 4 }),
+        )
+        .map(([prefix, segments]) => `${prefix}/${segments.join('/')}`);
+      const target_ = fc.oneof(
+        { weight: 4, arbitrary: rawPath },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            '*',
+            'http://127.0.0.1/api/health',
+            'api/health',
+            '/api/v1/health#frag',
+            `/api/v1/customers/../consent-templates/${target.code}/latest`,
+            `/api/v1/customers/x/../../consent-templates/${target.code}/latest`,
+            `/api/v1/customers/cust-1/consents/templates/${target.code}/./pending`,
+            '/api/v1/health/..',
+            '/api/health/../v1/health',
+            `/api/content/../content/${target.versionId}.html`,
+            'x'.repeat(20_000),
+          ),
+        },
+      );
+      const rawMethod = fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom('GET', 'POST', 'HEAD', 'DELETE', 'OPTIONS') },
+        { weight: 1, arbitrary: fc.constantFrom('get', 'G ET', 'GET\t', 'FOO', 'CONNECT', '') },
+      );
+      const version = fc.oneof(
+        { weight: 8, arbitrary: fc.constant('HTTP/1.1') },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1x', 'HTTP/9', ''),
+        },
+      );
+      const rawHeaderLines = fc.array(
+        fc.oneof(
+          fc.constantFrom(
+            `x-system-api-key: ${target.key}`,
+            'x-system-api-key: nope',
+            'content-type: application/json',
+            'x-request-id: raw-fuzz-1',
+            'x-request-id: bad id',
+            'no-colon-here',
+            ': empty-name',
+            ' folded: continuation',
+            'content-length: 5',
+            'content-length: -1',
+            'transfer-encoding: chunked',
+            'transfer-encoding: gzip, chunked',
+            'x-ctl: a\u0001b',
+            'idempotency-key: a\u0001b',
+            'idempotency-key: \u007f',
+            'idempotency-key: \u00e9t\u00e9',
+            'x-nul: a\u0000b',
+            `x-long: ${'y'.repeat(20_000)}`,
+          ),
+          fc
+            .tuple(fc.stringMatching(/^[A-Za-z-]{1,12}$/), headerValue(20))
+            .map(([n, v]) => `${n}: ${v}`),
+        ),
+        { maxLength: 4 },
+      );
+      const rawBody = fc.option(
+        fc.oneof(
+          fc.constant(JSON.stringify({ consent_version_id: target.versionId, decision: 'given' })),
+          fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+          anyString(50),
+        ),
+        { nil: undefined },
+      );
+
+      await fc.assert(
+        fc.asyncProperty(
+          fc.record({
+            method: rawMethod,
+            target: target_,
+            version,
+            lines: rawHeaderLines,
+            body: rawBody,
+          }),
+          async (r) => {
+            const bodyBytes = r.body === undefined ? undefined : Buffer.from(r.body, 'utf8');
+            // The body is always framed by a Content-Length of our own (the last one wins nothing:
+            // a duplicate is a malformed request the server must refuse), so the server never waits
+            // for bytes that are not coming.
+            const framing = bodyBytes === undefined ? [] : [`Content-Length: ${bodyBytes.length}`];
+            const lines = [
+              `${r.method} ${r.target} ${r.version}`,
+              'Host: 127.0.0.1',
+              'Connection: close',
+              ...r.lines.filter(
+                (line) =>
+                  bodyBytes === undefined || !/^(content-length|transfer-encoding):/i.test(line),
+              ),
+              ...framing,
+            ];
+            const text = `${lines.join('\r\n')}\r\n\r\n${r.body ?? ''}`;
+            // The caller's own id, when it sent exactly one (two are joined into one bad value).
+            const idLines = r.lines.filter((line) => /^x-request-id:/i.test(line));
+            const sentId =
+              idLines.length === 1 && idLines[0] === 'x-request-id: raw-fuzz-1'
+                ? 'raw-fuzz-1'
+                : undefined;
+            let response: RawResponse;
+            try {
+              response = await rawExchange(port, text);
+            } catch (error) {
+              throw new Error(
+                `no answer (${(error as Error).message}) to ${JSON.stringify(text.slice(0, 500))}`,
+              );
+            }
+            // Node's HTTP server hangs up on CONNECT (a proxy's method) without an answer, unless
+            // the application listens for it; no answer is no contract breach.
+            if (Number.isNaN(response.status) && r.method === 'CONNECT') return;
+            if (Number.isNaN(response.status)) {
+              throw new Error(`no HTTP answer to ${JSON.stringify(text.slice(0, 500))}`);
+            }
+            // A chunked 2xx (a docs file) is not parsed here: only its status and headers count.
+            const chunked = /chunked/i.test(response.headers['transfer-encoding'] ?? '');
+            // The path as the server sees it: absolute-form targets name their path after the host.
+            const path = /^https?:\/\//.test(r.target)
+              ? new URL(r.target).pathname
+              : (r.target.split(/[?#]/, 1)[0] ?? '');
+            checkResponse(
+              {
+                method: r.method,
+                path,
+                // A request the HTTP parser refused (400) was never read, its request id included.
+                headers: sentId && response.status !== 400 ? { 'x-request-id': sentId } : {},
+              },
+              {
+                status: response.status,
+                headers: response.headers,
+                body: chunked && response.status < 300 ? '' : response.body,
+              },
+            );
+          },
+        ),
+        { seed, numRuns: rawRuns, plugins: [fc.interruptAfterTimeLimit(budget(60_000))] },
+      );
+    },
+    budget(90_000),
+  );
 });
