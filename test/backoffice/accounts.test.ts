@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
-import { type TestApp, testDataKey } from '../helpers/app.js';
+import { type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { stores, type TestStore } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
@@ -180,6 +180,7 @@ describe.each(stores)('the operator account at start on $name', (store: TestStor
       DATABASE_URL: databaseUrl,
       PUBLIC_BASE_URL: 'https://consent.test',
       DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
+      LOG_SIGNING_KEY: testLogKeys.signerKey,
       PASSWORD_HASH_COST: String(testPasswordHashCost),
       ...env,
     });
