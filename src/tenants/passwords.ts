@@ -8,8 +8,8 @@ const parallelism = 1;
 const keyLength = 32;
 
 /** What scrypt needs for N and r (128·N·r bytes), with room to spare. */
-function memoryFor(n: number, blockSize: number): number {
-  return 2 * 128 * n * blockSize;
+function memoryFor(n: number, r: number): number {
+  return 2 * 128 * n * r;
 }
 
 /** The most memory a stored hash may ask for: that of the setting's maximum, N=2^20, r=8. */
