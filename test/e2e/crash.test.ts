@@ -27,7 +27,7 @@ import {
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 
-/** The fixed seed of the kill moments and of the stream's choices. */
+/** The fixed seed of the kill moments (after a round's first answer) and the stream's choices. */
 const seed = 0x0c0ffee;
 const kills = 4;
 const workers = 20;
@@ -139,14 +139,15 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
         /**
          * Sends decisions from `workers` clients until `stop()` says so (or each has sent its
-         * bound). An answer other than 201 or 409 1005 is unexpected; so is a network error
-         * before the kill.
+         * bound), calling `onAnswered` at each decision answered 201. An answer other than 201 or
+         * 409 1005 is unexpected; so is a network error before the kill.
          */
         const stream = async (
           server: ServerProcess,
           round: number,
           stop: () => boolean,
           killed: () => boolean,
+          onAnswered: () => void = () => {},
         ) => {
           const worker = async () => {
             for (let i = 0; i < maxRequestsPerWorker && !stop(); i += 1) {
@@ -185,6 +186,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
                   versionId,
                   round,
                 });
+                onAnswered();
               } else if (!(status === 409 && body.code === '1005' && decision === 'withdraw')) {
                 unexpected.push(`round ${round}: ${decision} -> ${status} ${JSON.stringify(body)}`);
               }
@@ -195,7 +197,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
         /**
          * A fresh server opens its store connections on first use: concurrent reads open them, so
-         * that the stream (and the kill moment measured from its start) meets a warm server.
+         * that the stream meets a warm server.
          */
         const warmUp = async (server: ServerProcess) => {
           await Promise.all(
@@ -224,16 +226,22 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
           killDelays.push(delay);
           let killed = false;
           const current = server;
-          const timer = setTimeout(() => {
-            killed = true;
-            current.signal('SIGKILL');
-          }, delay);
+          // The kill's moment counts from the round's first answered decision, so that it lands
+          // in a flowing stream however slowly the machine gets the stream going.
+          let timer: NodeJS.Timeout | undefined;
+          const armKill = () => {
+            timer ??= setTimeout(() => {
+              killed = true;
+              current.signal('SIGKILL');
+            }, delay);
+          };
           try {
             await stream(
               current,
               round,
               () => killed,
               () => killed,
+              armKill,
             );
           } finally {
             clearTimeout(timer);
