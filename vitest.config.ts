@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: budget(20_000),
     hookTimeout: budget(60_000),
+    // expect.poll's own default (1 s), as a budget.
+    expect: { poll: { timeout: budget(1_000) } },
   },
 });

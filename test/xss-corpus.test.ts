@@ -13,6 +13,7 @@ import { documentProblems, fragmentProblems, schemeOf } from './helpers/html-saf
 import { pollUntil } from './helpers/process.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from './helpers/seed.js';
 import { stores } from './helpers/stores.js';
+import { budget } from './helpers/time.js';
 
 /** The payloads, one per line; `{{0xHH}}` stands for a character a line cannot hold. */
 function loadPayloads(): string[] {
@@ -206,7 +207,7 @@ describe.each(stores)('published XSS payloads on $name (contract sections 6 and 
         const html = JSON.parse(latest.body).data.content_html as string;
         return html === expected ? html : undefined;
       },
-      { timeoutMs: 3_000, intervalMs: 100 },
+      { timeoutMs: budget(3_000), intervalMs: 100 },
     );
     expect(shown).toBe(expected);
     expect(fragmentProblems(shown ?? '')).toEqual([]);

@@ -8,6 +8,7 @@ import type { NoteSigner } from '../proof/index.js';
 import { ensureOperator } from './accounts/operators.js';
 import { accountRoutes } from './accounts/routes.js';
 import { findSession } from './accounts/sessions.js';
+import { decoyHash } from './accounts/sign-in.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { customerRoutes } from './customers/routes.js';
@@ -54,6 +55,9 @@ export async function backoffice(
     return operator;
   };
   app.addHook('onReady', operatorReady);
+  app.addHook('onReady', async () => {
+    await decoyHash(config.passwordHashCost);
+  });
 
   await app.register(
     async (bo) => {
@@ -112,7 +116,10 @@ export async function backoffice(
 
         await pages.register(async (operatorPages) => {
           operatorPages.addHook('onRequest', onlyFor('operator'));
-          await operatorPages.register(tenantAdminRoutes, { db });
+          await operatorPages.register(tenantAdminRoutes, {
+            db,
+            passwordHashCost: config.passwordHashCost,
+          });
           await operatorPages.register(auditRoutes, { db, scope: 'operator' });
         });
       });

@@ -17,7 +17,11 @@ const demoContent = `<h1>Privacy policy</h1>
  */
 export async function createDemo(db: Db, config: Config, alias: string): Promise<string> {
   const password = randomBytes(12).toString('base64url');
-  const tenant = await createTenant(db, { alias, email: `${alias}@example.com`, password });
+  const tenant = await createTenant(
+    db,
+    { alias, email: `${alias}@example.com`, password },
+    config.passwordHashCost,
+  );
   await createTemplate(db, tenant.id, {
     code: 'privacy_policy',
     name: 'Privacy policy',

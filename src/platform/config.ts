@@ -37,6 +37,7 @@ const EnvSchema = Type.Object({
   BACKOFFICE_SESSION_MAX_HOURS: Type.Integer({ minimum: 1, default: 12 }),
   SIGN_IN_FAILURES_PER_ACCOUNT: Type.Integer({ minimum: 0, default: 5 }),
   SIGN_IN_FAILURES_PER_ADDRESS: Type.Integer({ minimum: 0, default: 20 }),
+  PASSWORD_HASH_COST: Type.Integer({ minimum: 10, maximum: 20, default: 17 }),
   LOG_SIGNING_KEY: Type.Optional(Type.String({ pattern: '^PRIVATE\\+KEY\\+' })),
   LOG_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
@@ -83,6 +84,11 @@ export interface Config {
   /** Failed back-office sign-ins before each further attempt waits longer (0: no slowdown). */
   readonly signInFailuresPerAccount: number;
   readonly signInFailuresPerAddress: number;
+  /**
+   * log2 of scrypt's N for the password hashes made from now on (17, OWASP's floor, unless
+   * lowered for tests); a stored hash keeps the parameters it was made with.
+   */
+  readonly passwordHashCost: number;
   /** The decision log's signing key as C2SP signer key text, when given directly. */
   readonly logSigningKey: string | undefined;
   /** Else the file that holds it; made on first start when missing. */
@@ -141,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionMaxHours: parsed.BACKOFFICE_SESSION_MAX_HOURS,
     signInFailuresPerAccount: parsed.SIGN_IN_FAILURES_PER_ACCOUNT,
     signInFailuresPerAddress: parsed.SIGN_IN_FAILURES_PER_ADDRESS,
+    passwordHashCost: parsed.PASSWORD_HASH_COST,
     logSigningKey: parsed.LOG_SIGNING_KEY,
     logSigningKeyFile:
       parsed.LOG_SIGNING_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'log-signing.key'),

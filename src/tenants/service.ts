@@ -7,11 +7,18 @@ import { hashPassword } from './passwords.js';
 import { NewTenant, Password, type TenantSummary, type TenantView } from './schemas.js';
 import type { TenantRow } from './table.js';
 
-/** Registers a tenant (the operator's act): alias and e-mail are unique across the service. */
-export async function createTenant(db: Db, input: unknown): Promise<TenantView> {
+/**
+ * Registers a tenant (the operator's act): alias and e-mail are unique across the service. The
+ * password is hashed at `passwordHashCost` (`Config.passwordHashCost`).
+ */
+export async function createTenant(
+  db: Db,
+  input: unknown,
+  passwordHashCost: number,
+): Promise<TenantView> {
   const { alias, email, password } = validate(NewTenant, input);
   const normalizedEmail = email.toLowerCase();
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, passwordHashCost);
   return db.transaction().execute(async (trx) => {
     const clash = await trx
       .selectFrom('tenants')
@@ -104,9 +111,10 @@ export async function setTenantPassword(
   db: Executor,
   id: string,
   password: unknown,
+  passwordHashCost: number,
 ): Promise<void> {
   const valid = validate(Password, password);
-  const passwordHash = await hashPassword(valid);
+  const passwordHash = await hashPassword(valid, passwordHashCost);
   const result = await db
     .updateTable('tenants')
     .set({ password_hash: passwordHash })

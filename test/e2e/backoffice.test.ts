@@ -21,6 +21,7 @@ import {
   type TempStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
 
 const operator = { email: 'operator@example.test', password: 'operator password 1' };
 const tenant = { alias: 'acme', email: 'compliance@acme.example', password: 'acme password 1' };
@@ -30,7 +31,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
   'the back-office in Chromium, served by the real server on $name',
   (testStore) => {
     describe.sequential('an operator registers a tenant, whose user publishes, keys, looks up and exports', {
-      timeout: 60_000,
+      timeout: budget(60_000),
     }, () => {
       let store: TempStore;
       let server: ServerProcess;
@@ -49,7 +50,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
           { 'x-system-api-key': apiKey, 'user-agent': userAgent },
           path,
           init,
-          5_000,
+          budget(5_000),
         );
 
       async function signIn(email: string, password: string, landing: string) {
@@ -63,7 +64,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
       /** A new page in the context, failing within 5 s rather than the test's time-out. */
       async function openPage(context: BrowserContext) {
         page = await context.newPage();
-        page.setDefaultTimeout(5_000);
+        page.setDefaultTimeout(budget(5_000));
         console = watch(page);
       }
 
@@ -84,7 +85,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
       afterAll(async () => {
         await browser?.close();
         try {
-          await server?.stop(10_000);
+          await server?.stop(budget(10_000));
         } finally {
           await store?.remove();
         }
@@ -249,7 +250,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
           );
           return ((await pending.json()) as { data: { accepted: boolean } }).data.accepted;
         };
-        await expect.poll(accepted, { timeout: 1_500, interval: 100 }).toBe(false);
+        await expect.poll(accepted, { timeout: budget(1_500), interval: 100 }).toBe(false);
       });
 
       it("the dashboard charts today's decisions", async () => {
@@ -293,7 +294,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
               await page.reload();
               return page.getByRole('link', { name: /^Receipt/ }).count();
             },
-            { timeout: 5_000, interval: 250 },
+            { timeout: budget(5_000), interval: 250 },
           )
           .toBe(2);
         const [download] = await Promise.all([
@@ -438,7 +439,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
           await response.arrayBuffer();
           return response.status;
         };
-        await expect.poll(status, { timeout: 1_500, interval: 100 }).toBe(401);
+        await expect.poll(status, { timeout: budget(1_500), interval: 100 }).toBe(401);
         expect(console.problems).toEqual([]);
       });
     });

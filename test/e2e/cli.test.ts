@@ -13,6 +13,7 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
+import { testPasswordHashCost } from '../helpers/time.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -48,6 +49,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         PUBLIC_BASE_URL: publicBaseUrl,
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '0',
+        PASSWORD_HASH_COST: String(testPasswordHashCost),
       };
     });
     afterEach(async () => {

@@ -9,6 +9,7 @@ import {
   type TempStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
 
 interface CurlCall {
   method: string;
@@ -77,7 +78,7 @@ async function perform(call: CurlCall): Promise<{ status: number; body: any }> {
     method: call.method,
     headers: call.headers,
     ...(call.body === undefined ? {} : { body: call.body }),
-    signal: AbortSignal.timeout(5_000),
+    signal: AbortSignal.timeout(budget(5_000)),
   });
   return { status: response.status, body: await response.json() };
 }
@@ -97,7 +98,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
     afterAll(async () => {
       try {
-        await server?.stop(10_000);
+        await server?.stop(budget(10_000));
       } finally {
         await store?.remove();
       }

@@ -11,6 +11,7 @@ import {
 } from '../helpers/process.js';
 import { storeBytes } from '../helpers/store-scan.js';
 import { stores } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
 
 // Strings that occur nowhere else, so that finding one in the store can only mean a leak.
 const customer = 'cli-erase.4d1f@example.test';
@@ -59,7 +60,7 @@ describe.concurrent.each(stores)(
         ).data.verifier_key;
         expect(
           await pollUntil(async () => ((await logSize()) === 2 ? true : undefined), {
-            timeoutMs: 10_000,
+            timeoutMs: budget(10_000),
           }),
         ).toBe(true);
 
@@ -83,7 +84,7 @@ describe.concurrent.each(stores)(
         // The tombstone joins the log within the integrator's interval.
         expect(
           await pollUntil(async () => ((await logSize()) === 3 ? true : undefined), {
-            timeoutMs: 10_000,
+            timeoutMs: budget(10_000),
           }),
         ).toBe(true);
 

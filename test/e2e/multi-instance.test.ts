@@ -20,6 +20,7 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { postgresStore } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const nothingToWithdraw = { code: '1005', message: 'Nothing to withdraw.' };
@@ -98,7 +99,7 @@ describe('two serve processes on one PostgreSQL database', () => {
   const get = async (server: ServerProcess, path: string) => {
     const response = await fetch(`${server.baseUrl}${path}`, {
       headers: { 'x-system-api-key': p.apiKey.key },
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(budget(10_000)),
     });
     return { status: response.status, body: (await response.json()) as any };
   };
@@ -123,7 +124,7 @@ describe('two serve processes on one PostgreSQL database', () => {
         method: 'POST',
         headers,
         body: JSON.stringify({ consent_version_id: p.versionId, decision }),
-        signal: AbortSignal.timeout(15_000),
+        signal: AbortSignal.timeout(budget(15_000)),
       },
     );
     return {
@@ -315,204 +316,212 @@ describe('two serve processes on one PostgreSQL database', () => {
     }
   });
 
-  it('a burst of 1,000 decisions over both instances answers only 201 or 409 1005, and the store holds exactly the 201s with consistent per-customer state', async () => {
-    // 100 customers with six decisions each (four given or reject, two withdraws), whose requests
-    // overlap across the instances; 350 with one given or reject; 50 whose only request is a
-    // withdraw (always 409 1005). 750 given or reject in all, 250 withdraws.
-    const burstId = randomUUID().slice(0, 8);
-    const requests: Array<{ customer: string; decision: DecisionValue }> = [];
-    for (let i = 0; i < 100; i += 1) {
-      for (const decision of ['given', 'reject', 'withdraw', 'given', 'withdraw', 'reject'])
+  it(
+    'a burst of 1,000 decisions over both instances answers only 201 or 409 1005, and the store holds exactly the 201s with consistent per-customer state',
+    async () => {
+      // 100 customers with six decisions each (four given or reject, two withdraws), whose requests
+      // overlap across the instances; 350 with one given or reject; 50 whose only request is a
+      // withdraw (always 409 1005). 750 given or reject in all, 250 withdraws.
+      const burstId = randomUUID().slice(0, 8);
+      const requests: Array<{ customer: string; decision: DecisionValue }> = [];
+      for (let i = 0; i < 100; i += 1) {
+        for (const decision of ['given', 'reject', 'withdraw', 'given', 'withdraw', 'reject'])
+          requests.push({
+            customer: `burst-${burstId}-busy-${i}`,
+            decision: decision as DecisionValue,
+          });
+      }
+      for (let i = 0; i < 350; i += 1)
         requests.push({
-          customer: `burst-${burstId}-busy-${i}`,
-          decision: decision as DecisionValue,
+          customer: `burst-${burstId}-once-${i}`,
+          decision: i % 2 ? 'reject' : 'given',
         });
-    }
-    for (let i = 0; i < 350; i += 1)
-      requests.push({
-        customer: `burst-${burstId}-once-${i}`,
-        decision: i % 2 ? 'reject' : 'given',
+      for (let i = 0; i < 50; i += 1)
+        requests.push({ customer: `burst-${burstId}-nothing-${i}`, decision: 'withdraw' });
+      expect(requests).toHaveLength(1_000);
+      const order = shuffled(requests, 20_240_601);
+
+      const answers: Array<Answer & { customer: string; decision: DecisionValue }> = [];
+      const failures: string[] = [];
+      const inFlight = 50;
+      let next = 0;
+      const started = performance.now();
+      const worker = async () => {
+        for (let i = 0; i < order.length && next < order.length; i += 1) {
+          const index = next;
+          next += 1;
+          const request = order[index];
+          if (request === undefined) return;
+          // Every other request to each instance: 500 each.
+          const server = index % 2 === 0 ? a : b;
+          try {
+            const answer = await decide(server, request.customer, request.decision);
+            answers.push({ ...answer, ...request });
+          } catch (error) {
+            failures.push(
+              `${request.customer} ${request.decision}: ${String((error as Error).cause ?? error)}`,
+            );
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: inFlight }, () => worker()));
+      const elapsedMs = performance.now() - started;
+
+      expect(failures, 'requests without an answer').toEqual([]);
+      expect(answers).toHaveLength(1_000);
+      expect(answers.filter((answer) => answer.instance === 'A')).toHaveLength(500);
+
+      const isRecordedAs = (body: any, customer: string, decision: DecisionValue) => {
+        const data = body?.data;
+        return (
+          Object.keys(data ?? {}).length === 7 &&
+          typeof data.decision_id === 'string' &&
+          data.customer_id === customer &&
+          data.decision === decision &&
+          data.template_code === p.templateCode &&
+          data.consent_version_id === p.versionId &&
+          data.version === 1 &&
+          isoUtc.test(String(data.decided_at))
+        );
+      };
+      const unexpected = answers.filter((answer) => {
+        if (answer.status === 201)
+          return !isRecordedAs(answer.body, answer.customer, answer.decision);
+        if (answer.status === 409 && answer.decision === 'withdraw') {
+          return JSON.stringify(answer.body) !== JSON.stringify(nothingToWithdraw);
+        }
+        return true;
       });
-    for (let i = 0; i < 50; i += 1)
-      requests.push({ customer: `burst-${burstId}-nothing-${i}`, decision: 'withdraw' });
-    expect(requests).toHaveLength(1_000);
-    const order = shuffled(requests, 20_240_601);
+      expect(unexpected, 'answers other than 201 D, or 409 1005 to a withdraw').toEqual([]);
 
-    const answers: Array<Answer & { customer: string; decision: DecisionValue }> = [];
-    const failures: string[] = [];
-    const inFlight = 50;
-    let next = 0;
-    const started = performance.now();
-    const worker = async () => {
-      for (let i = 0; i < order.length && next < order.length; i += 1) {
-        const index = next;
-        next += 1;
-        const request = order[index];
-        if (request === undefined) return;
-        // Every other request to each instance: 500 each.
-        const server = index % 2 === 0 ? a : b;
-        try {
-          const answer = await decide(server, request.customer, request.decision);
-          answers.push({ ...answer, ...request });
-        } catch (error) {
-          failures.push(
-            `${request.customer} ${request.decision}: ${String((error as Error).cause ?? error)}`,
-          );
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: inFlight }, () => worker()));
-    const elapsedMs = performance.now() - started;
-
-    expect(failures, 'requests without an answer').toEqual([]);
-    expect(answers).toHaveLength(1_000);
-    expect(answers.filter((answer) => answer.instance === 'A')).toHaveLength(500);
-
-    const isRecordedAs = (body: any, customer: string, decision: DecisionValue) => {
-      const data = body?.data;
-      return (
-        Object.keys(data ?? {}).length === 7 &&
-        typeof data.decision_id === 'string' &&
-        data.customer_id === customer &&
-        data.decision === decision &&
-        data.template_code === p.templateCode &&
-        data.consent_version_id === p.versionId &&
-        data.version === 1 &&
-        isoUtc.test(String(data.decided_at))
+      const recorded = answers.filter((answer) => answer.status === 201);
+      const refused = answers.filter((answer) => answer.status === 409);
+      // A given or a reject on a version that allows re-consent is always recorded.
+      expect(recorded.filter((answer) => answer.decision !== 'withdraw')).toHaveLength(750);
+      expect(
+        refused.filter((answer) => answer.customer.includes('-nothing-')),
+        'a withdraw with no decision before it',
+      ).toHaveLength(50);
+      console.info(
+        `burst: 1000 decisions in ${Math.round(elapsedMs)} ms (${Math.round(
+          1_000_000 / elapsedMs,
+        )} requests/s, ${inFlight} in flight), ${recorded.length} x 201, ${refused.length} x 409`,
       );
-    };
-    const unexpected = answers.filter((answer) => {
-      if (answer.status === 201)
-        return !isRecordedAs(answer.body, answer.customer, answer.decision);
-      if (answer.status === 409 && answer.decision === 'withdraw') {
-        return JSON.stringify(answer.body) !== JSON.stringify(nothingToWithdraw);
-      }
-      return true;
-    });
-    expect(unexpected, 'answers other than 201 D, or 409 1005 to a withdraw').toEqual([]);
 
-    const recorded = answers.filter((answer) => answer.status === 201);
-    const refused = answers.filter((answer) => answer.status === 409);
-    // A given or a reject on a version that allows re-consent is always recorded.
-    expect(recorded.filter((answer) => answer.decision !== 'withdraw')).toHaveLength(750);
-    expect(
-      refused.filter((answer) => answer.customer.includes('-nothing-')),
-      'a withdraw with no decision before it',
-    ).toHaveLength(50);
-    console.info(
-      `burst: 1000 decisions in ${Math.round(elapsedMs)} ms (${Math.round(
-        1_000_000 / elapsedMs,
-      )} requests/s, ${inFlight} in flight), ${recorded.length} x 201, ${refused.length} x 409`,
-    );
+      const customers = [...new Set(requests.map((request) => request.customer))];
+      const { histories, subjectOf } = await storedHistories(customers);
+      const subjects = [...subjectOf.values()];
+      expect(subjects.length, 'customers the store knows').toBeGreaterThan(0);
+      const { templateStates, versionStates } = await withStore(store, async (db) => ({
+        templateStates: await db
+          .selectFrom('customer_template_states')
+          .selectAll()
+          .where('subject_id', 'in', subjects)
+          .execute(),
+        versionStates: await db
+          .selectFrom('customer_version_states')
+          .selectAll()
+          .where('subject_id', 'in', subjects)
+          .execute(),
+      }));
+      const stored = [...histories.values()].flat();
+      expect(stored.length, 'stored decisions against 201 answers').toBe(recorded.length);
+      expect(new Set(stored.map((row) => row.id))).toEqual(
+        new Set(recorded.map((answer) => answer.body.data.decision_id)),
+      );
 
-    const customers = [...new Set(requests.map((request) => request.customer))];
-    const { histories, subjectOf } = await storedHistories(customers);
-    const subjects = [...subjectOf.values()];
-    expect(subjects.length, 'customers the store knows').toBeGreaterThan(0);
-    const { templateStates, versionStates } = await withStore(store, async (db) => ({
-      templateStates: await db
-        .selectFrom('customer_template_states')
-        .selectAll()
-        .where('subject_id', 'in', subjects)
-        .execute(),
-      versionStates: await db
-        .selectFrom('customer_version_states')
-        .selectAll()
-        .where('subject_id', 'in', subjects)
-        .execute(),
-    }));
-    const stored = [...histories.values()].flat();
-    expect(stored.length, 'stored decisions against 201 answers').toBe(recorded.length);
-    expect(new Set(stored.map((row) => row.id))).toEqual(
-      new Set(recorded.map((answer) => answer.body.data.decision_id)),
-    );
-
-    const templateStateOf = new Map(templateStates.map((row) => [row.subject_id, row]));
-    const versionStateOf = new Map(versionStates.map((row) => [row.subject_id, row]));
-    expect(templateStates).toHaveLength(histories.size);
-    expect(versionStates).toHaveLength(histories.size);
-    const disagreements: string[] = [];
-    for (const [customer, history] of histories) {
-      const seqs = history.map((row) => row.seq);
-      const last = history.at(-1);
-      const answered = recorded.filter((answer) => answer.customer === customer).length;
-      if (seqs.join() !== history.map((_, i) => i + 1).join()) {
-        disagreements.push(`${customer}: seq ${seqs.join()}`);
-      }
-      if (history.length !== answered) {
-        disagreements.push(`${customer}: ${history.length} stored, ${answered} answered 201`);
-      }
-      for (const [i, row] of history.entries()) {
-        if (row.decision === 'withdraw' && history[i - 1]?.decision !== 'given') {
+      const templateStateOf = new Map(templateStates.map((row) => [row.subject_id, row]));
+      const versionStateOf = new Map(versionStates.map((row) => [row.subject_id, row]));
+      expect(templateStates).toHaveLength(histories.size);
+      expect(versionStates).toHaveLength(histories.size);
+      const disagreements: string[] = [];
+      for (const [customer, history] of histories) {
+        const seqs = history.map((row) => row.seq);
+        const last = history.at(-1);
+        const answered = recorded.filter((answer) => answer.customer === customer).length;
+        if (seqs.join() !== history.map((_, i) => i + 1).join()) {
+          disagreements.push(`${customer}: seq ${seqs.join()}`);
+        }
+        if (history.length !== answered) {
+          disagreements.push(`${customer}: ${history.length} stored, ${answered} answered 201`);
+        }
+        for (const [i, row] of history.entries()) {
+          if (row.decision === 'withdraw' && history[i - 1]?.decision !== 'given') {
+            disagreements.push(
+              `${customer}: withdraw at seq ${row.seq} after ${history[i - 1]?.decision}`,
+            );
+          }
+        }
+        const subject = subjectOf.get(customer) ?? '';
+        const state = templateStateOf.get(subject);
+        if (
+          state?.decision_count !== history.length ||
+          state.last_decision_id !== last?.id ||
+          state.last_decision !== last.decision
+        ) {
           disagreements.push(
-            `${customer}: withdraw at seq ${row.seq} after ${history[i - 1]?.decision}`,
+            `${customer}: template state ${JSON.stringify(state)}, last ${JSON.stringify(last)}`,
           );
         }
+        const versionState = versionStateOf.get(subject);
+        if (versionState?.last_decision_id !== last?.id) {
+          disagreements.push(`${customer}: version state ${JSON.stringify(versionState)}`);
+        }
       }
-      const subject = subjectOf.get(customer) ?? '';
-      const state = templateStateOf.get(subject);
-      if (
-        state?.decision_count !== history.length ||
-        state.last_decision_id !== last?.id ||
-        state.last_decision !== last.decision
-      ) {
-        disagreements.push(
-          `${customer}: template state ${JSON.stringify(state)}, last ${JSON.stringify(last)}`,
-        );
-      }
-      const versionState = versionStateOf.get(subject);
-      if (versionState?.last_decision_id !== last?.id) {
-        disagreements.push(`${customer}: version state ${JSON.stringify(versionState)}`);
-      }
-    }
-    expect(disagreements).toEqual([]);
-  }, 60_000);
+      expect(disagreements).toEqual([]);
+    },
+    budget(60_000),
+  );
 
-  it('both instances append to one decision log: one checkpoint per size, each signed, each consistent with the next, and every decision logged once', async () => {
-    // Until both instances have appended everything queued so far.
-    const drained = await pollUntil(
-      async () => {
-        const queued = await withStore(store, (db) =>
-          db
-            .selectFrom('tlog_pending')
-            .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .executeTakeFirstOrThrow(),
-        );
-        return Number(queued.n) === 0 ? true : undefined;
-      },
-      { timeoutMs: 10_000, intervalMs: 100 },
-    );
-    expect(drained, 'the queue of the decision log drains').toBe(true);
-    const { checkpoints, entries, decisions, vkey } = await withStore(store, async (db) => ({
-      checkpoints: await db.selectFrom('tlog_checkpoints').selectAll().orderBy('size').execute(),
-      entries: await db
-        .selectFrom('tlog_entries')
-        .select(['idx', 'record_id'])
-        .orderBy('idx')
-        .execute(),
-      decisions: await db.selectFrom('decisions').select('id').execute(),
-      vkey: (await db.selectFrom('tlog_logs').select('verifier_key').executeTakeFirstOrThrow())
-        .verifier_key,
-    }));
-    expect(entries.length).toBe(decisions.length);
-    expect(entries.map((e) => Number(e.idx))).toEqual(entries.map((_, i) => i));
-    expect(new Set(entries.map((e) => e.record_id))).toEqual(new Set(decisions.map((d) => d.id)));
-    // Several batches were appended, so checkpoints of many sizes exist, none twice.
-    expect(checkpoints.length).toBeGreaterThan(1);
-    expect(new Set(checkpoints.map((c) => Number(c.size))).size).toBe(checkpoints.length);
-    const key = parseVerifierKey(vkey);
-    if (!key.ok) throw new Error(key.reason);
-    for (const checkpoint of checkpoints) {
-      const opened = openCheckpoint(checkpoint.note, [key.value]);
-      expect(opened.ok && opened.value.checkpoint.size).toBe(Number(checkpoint.size));
-    }
-    // The audit recomputes the log and checks every consistency between checkpoints.
-    const audit = await runCli(['audit', '--tenant', p.alias], cliEnv);
-    expect(audit.code, showResult(audit)).toBe(0);
-    for (const server of [a, b]) {
-      expect(server.describe()).not.toContain('appending to the decision log failed');
-    }
-  }, 30_000);
+  it(
+    'both instances append to one decision log: one checkpoint per size, each signed, each consistent with the next, and every decision logged once',
+    async () => {
+      // Until both instances have appended everything queued so far.
+      const drained = await pollUntil(
+        async () => {
+          const queued = await withStore(store, (db) =>
+            db
+              .selectFrom('tlog_pending')
+              .select((eb) => eb.fn.countAll<number | string>().as('n'))
+              .executeTakeFirstOrThrow(),
+          );
+          return Number(queued.n) === 0 ? true : undefined;
+        },
+        { timeoutMs: budget(10_000), intervalMs: 100 },
+      );
+      expect(drained, 'the queue of the decision log drains').toBe(true);
+      const { checkpoints, entries, decisions, vkey } = await withStore(store, async (db) => ({
+        checkpoints: await db.selectFrom('tlog_checkpoints').selectAll().orderBy('size').execute(),
+        entries: await db
+          .selectFrom('tlog_entries')
+          .select(['idx', 'record_id'])
+          .orderBy('idx')
+          .execute(),
+        decisions: await db.selectFrom('decisions').select('id').execute(),
+        vkey: (await db.selectFrom('tlog_logs').select('verifier_key').executeTakeFirstOrThrow())
+          .verifier_key,
+      }));
+      expect(entries.length).toBe(decisions.length);
+      expect(entries.map((e) => Number(e.idx))).toEqual(entries.map((_, i) => i));
+      expect(new Set(entries.map((e) => e.record_id))).toEqual(new Set(decisions.map((d) => d.id)));
+      // Several batches were appended, so checkpoints of many sizes exist, none twice.
+      expect(checkpoints.length).toBeGreaterThan(1);
+      expect(new Set(checkpoints.map((c) => Number(c.size))).size).toBe(checkpoints.length);
+      const key = parseVerifierKey(vkey);
+      if (!key.ok) throw new Error(key.reason);
+      for (const checkpoint of checkpoints) {
+        const opened = openCheckpoint(checkpoint.note, [key.value]);
+        expect(opened.ok && opened.value.checkpoint.size).toBe(Number(checkpoint.size));
+      }
+      // The audit recomputes the log and checks every consistency between checkpoints.
+      const audit = await runCli(['audit', '--tenant', p.alias], cliEnv);
+      expect(audit.code, showResult(audit)).toBe(0);
+      for (const server of [a, b]) {
+        expect(server.describe()).not.toContain('appending to the decision log failed');
+      }
+    },
+    budget(30_000),
+  );
 
   it('an Idempotency-Key sent to A then B answers the first response on B and stores once; another body is 422 1010; 20 at once over both store once', async () => {
     const customer = `idempotent-${randomUUID()}`;

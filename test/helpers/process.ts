@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { e2eDataKey } from './data-key.js';
 import { freePort } from './postgres-server.js';
+import { budget, testPasswordHashCost } from './time.js';
 
 export { freePort };
 
@@ -138,13 +139,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs one command of the command line to its end (killed after `timeoutMs`). */
+/** Runs one command of the command line to its end (killed after `timeoutMs`, a budget). */
 export function runCli(
   args: string[],
   env: Record<string, string>,
   options: { cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  const timeoutMs = options.timeoutMs ?? 20_000;
+  const timeoutMs = options.timeoutMs ?? budget(20_000);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], {
       cwd: options.cwd ?? tmpdir(),
@@ -209,7 +210,7 @@ export interface ServerOptions {
   logLevel?: string;
   /** More environment variables (they win over the defaults). */
   env?: Record<string, string>;
-  /** How long to wait for `/api/health` to answer 200. */
+  /** How long to wait for `/api/health` to answer 200 (a budget). */
   readyTimeoutMs?: number;
 }
 
@@ -299,11 +300,11 @@ export class ServerProcess {
   }
 
   /** SIGTERM, then SIGKILL if it has not ended after `timeoutMs`. */
-  async stop(timeoutMs = 10_000): Promise<void> {
+  async stop(timeoutMs = budget(10_000)): Promise<void> {
     this.signal('SIGTERM');
     if (await this.waitForExit(timeoutMs)) return;
     this.signal('SIGKILL');
-    await this.waitForExit(5_000);
+    await this.waitForExit(budget(5_000));
   }
 
   describe(): string {
@@ -326,6 +327,7 @@ export function serverEnv(
     RATE_LIMIT_PER_MINUTE: '0',
     // One data key for the server and every command run beside it, wherever they run.
     DATA_ENCRYPTION_KEY: e2eDataKey.toString('base64'),
+    PASSWORD_HASH_COST: String(testPasswordHashCost),
   };
 }
 
@@ -335,7 +337,7 @@ export function callServer(
   headers: Record<string, string>,
   path: string,
   init: RequestInit = {},
-  timeoutMs = 10_000,
+  timeoutMs = budget(10_000),
 ): Promise<Response> {
   return fetch(`${server.baseUrl}${path}`, {
     ...init,
@@ -355,7 +357,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   });
   track(child, env);
   const server = new ServerProcess(child, port, env);
-  await waitForHealth(server, options.readyTimeoutMs ?? 15_000);
+  await waitForHealth(server, options.readyTimeoutMs ?? budget(15_000));
   return server;
 }
 
@@ -367,7 +369,7 @@ export async function waitForHealth(server: ServerProcess, timeoutMs: number): P
     if (!server.running) break;
     try {
       const response = await fetch(`${server.baseUrl}/api/health`, {
-        signal: AbortSignal.timeout(1_000),
+        signal: AbortSignal.timeout(budget(1_000)),
       });
       await response.arrayBuffer();
       if (response.status === 200) return;
@@ -418,7 +420,7 @@ export async function killAllChildren(store?: { databaseUrl: string }): Promise<
             resolve();
             return;
           }
-          const timer = setTimeout(resolve, 5_000);
+          const timer = setTimeout(resolve, budget(5_000));
           child.once('exit', () => {
             clearTimeout(timer);
             resolve();
@@ -524,7 +526,7 @@ export function useProvisionedServer(testStore: TestStore): ProvisionedServer {
   });
   afterAll(async () => {
     try {
-      await running?.server?.stop(10_000);
+      await running?.server?.stop(budget(10_000));
     } finally {
       await running?.store.remove();
     }

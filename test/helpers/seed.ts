@@ -6,6 +6,7 @@ import type { PublishedVersion } from '../../src/templates/schemas.js';
 import { createTemplate, presentVersion, publishNewVersion } from '../../src/templates/service.js';
 import type { TenantView } from '../../src/tenants/schemas.js';
 import { createTenant } from '../../src/tenants/service.js';
+import { testPasswordHashCost } from './time.js';
 
 let counter = 0;
 
@@ -25,11 +26,11 @@ export interface SeededTenant {
 /** A tenant with one API key, made through the same services the command line calls. */
 export async function seedTenant(db: Db): Promise<SeededTenant> {
   const alias = unique('tenant');
-  const tenant = await createTenant(db, {
-    alias,
-    email: `${alias}@example.test`,
-    password: 'a long enough password',
-  });
+  const tenant = await createTenant(
+    db,
+    { alias, email: `${alias}@example.test`, password: 'a long enough password' },
+    testPasswordHashCost,
+  );
   const apiKey = await createApiKey(db, tenant.id, { name: 'test key' });
   return { tenant, apiKey, headers: { 'x-system-api-key': apiKey.key } };
 }

@@ -19,3 +19,10 @@ function readFactor(raw: string | undefined): number {
 export function budget(ms: number): number {
   return Math.ceil(ms * timeFactor);
 }
+
+/**
+ * The scrypt cost (log2 of N, `PASSWORD_HASH_COST`) the tests hash passwords at: the cheapest the
+ * service accepts, since the production cost (17, 128 MiB a hash) would make each sign-in the
+ * slowest part of a test. One test (`config.test.ts`) keeps the production cost.
+ */
+export const testPasswordHashCost = 10;

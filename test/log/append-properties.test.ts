@@ -18,6 +18,7 @@ import {
 } from '../../src/proof/index.js';
 import { startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { stores } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
 
 const signer = (() => {
   const key = parseSignerKey(testLogKeys.signerKey);
@@ -40,76 +41,86 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
     await t.close();
   });
 
-  it('after every batch, the stored root is the RFC 6962 root of all leaves, every inclusion proof verifies, and every checkpoint is consistent with every later one', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.integer({ min: 1, max: 37 }), { minLength: 1, maxLength: 5 }),
-        async (batches) => {
-          const logId = randomUUID();
-          const leaves: string[] = [];
-          const roots: Uint8Array[] = [];
-          for (const batch of batches) {
-            for (let i = 0; i < batch; i += 1) {
-              const leaf = `leaf ${leaves.length} of ${logId}\n`;
-              leaves.push(leaf);
-              await t.db
-                .insertInto('tlog_pending')
-                .values({
-                  log_id: logId,
-                  // Queue order is by time, then id: ids in order keep the leaves in order.
-                  record_id: `r${String(leaves.length).padStart(6, '0')}`,
-                  leaf,
-                  queued_at: '2026-01-01T00:00:00.000Z',
-                })
-                .execute();
+  it(
+    'after every batch, the stored root is the RFC 6962 root of all leaves, every inclusion proof verifies, and every checkpoint is consistent with every later one',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.integer({ min: 1, max: 37 }), { minLength: 1, maxLength: 5 }),
+          async (batches) => {
+            const logId = randomUUID();
+            const leaves: string[] = [];
+            const roots: Uint8Array[] = [];
+            for (const batch of batches) {
+              for (let i = 0; i < batch; i += 1) {
+                const leaf = `leaf ${leaves.length} of ${logId}\n`;
+                leaves.push(leaf);
+                await t.db
+                  .insertInto('tlog_pending')
+                  .values({
+                    log_id: logId,
+                    // Queue order is by time, then id: ids in order keep the leaves in order.
+                    record_id: `r${String(leaves.length).padStart(6, '0')}`,
+                    leaf,
+                    queued_at: '2026-01-01T00:00:00.000Z',
+                  })
+                  .execute();
+              }
+              expect(await appendBatch(t.db, logId, signer)).toEqual({
+                appended: batch,
+                size: leaves.length,
+              });
+              const hashes = leaves.map((leaf) => leafHash(Buffer.from(leaf, 'utf8')));
+              const state = await findState(t.db, logId);
+              const root = rootOf(hashes);
+              expect(fromHex(state?.root ?? '')).toEqual(root);
+              roots.push(root);
+              // Every leaf's proof, from the stored nodes, against this size.
+              for (let index = 0; index < leaves.length; index += 1) {
+                const plan = inclusionPlan(index, leaves.length);
+                const nodes = await readNodes(t.db, logId, plan.nodes);
+                const proof = assembleProof(plan, (n) => nodes.get(nodeKey(n)));
+                expect(
+                  verifyInclusion(hashes[index] as Uint8Array, index, leaves.length, proof, root),
+                ).toBe(true);
+              }
             }
-            expect(await appendBatch(t.db, logId, signer)).toEqual({
-              appended: batch,
-              size: leaves.length,
-            });
-            const hashes = leaves.map((leaf) => leafHash(Buffer.from(leaf, 'utf8')));
-            const state = await findState(t.db, logId);
-            const root = rootOf(hashes);
-            expect(fromHex(state?.root ?? '')).toEqual(root);
-            roots.push(root);
-            // Every leaf's proof, from the stored nodes, against this size.
-            for (let index = 0; index < leaves.length; index += 1) {
-              const plan = inclusionPlan(index, leaves.length);
-              const nodes = await readNodes(t.db, logId, plan.nodes);
-              const proof = assembleProof(plan, (n) => nodes.get(nodeKey(n)));
-              expect(
-                verifyInclusion(hashes[index] as Uint8Array, index, leaves.length, proof, root),
-              ).toBe(true);
+            const checkpoints = await t.db
+              .selectFrom('tlog_checkpoints')
+              .selectAll()
+              .where('log_id', '=', logId)
+              .orderBy('size')
+              .execute();
+            expect(checkpoints.map((c) => Number(c.size))).toEqual(
+              batches.map((_, i) => batches.slice(0, i + 1).reduce((s, n) => s + n, 0)),
+            );
+            for (const [i, checkpoint] of checkpoints.entries()) {
+              const opened = openCheckpoint(checkpoint.note, [verifier]);
+              if (!opened.ok) throw new Error(opened.reason);
+              expect(opened.value.checkpoint.rootHash).toEqual(roots[i]);
+              for (const later of checkpoints.slice(i + 1)) {
+                const from = Number(checkpoint.size);
+                const to = Number(later.size);
+                const { proof } = await consistency(t.db, logId, from, to);
+                const hashes = proof.map((p) => new Uint8Array(Buffer.from(p, 'base64')));
+                expect(
+                  verifyConsistency(
+                    from,
+                    to,
+                    hashes,
+                    fromHex(checkpoint.root),
+                    fromHex(later.root),
+                  ),
+                ).toBe(true);
+              }
             }
-          }
-          const checkpoints = await t.db
-            .selectFrom('tlog_checkpoints')
-            .selectAll()
-            .where('log_id', '=', logId)
-            .orderBy('size')
-            .execute();
-          expect(checkpoints.map((c) => Number(c.size))).toEqual(
-            batches.map((_, i) => batches.slice(0, i + 1).reduce((s, n) => s + n, 0)),
-          );
-          for (const [i, checkpoint] of checkpoints.entries()) {
-            const opened = openCheckpoint(checkpoint.note, [verifier]);
-            if (!opened.ok) throw new Error(opened.reason);
-            expect(opened.value.checkpoint.rootHash).toEqual(roots[i]);
-            for (const later of checkpoints.slice(i + 1)) {
-              const from = Number(checkpoint.size);
-              const to = Number(later.size);
-              const { proof } = await consistency(t.db, logId, from, to);
-              const hashes = proof.map((p) => new Uint8Array(Buffer.from(p, 'base64')));
-              expect(
-                verifyConsistency(from, to, hashes, fromHex(checkpoint.root), fromHex(later.root)),
-              ).toBe(true);
-            }
-          }
-        },
-      ),
-      { seed: 0x5eed, numRuns: 12 },
-    );
-  }, 60_000);
+          },
+        ),
+        { seed: 0x5eed, numRuns: 12 },
+      );
+    },
+    budget(60_000),
+  );
 
   it('an empty queue signs nothing; another key leaves the log alone; a failed append changes nothing', async () => {
     const logId = randomUUID();

@@ -29,17 +29,18 @@ export function findOperatorByEmail(db: Executor, email: string): Promise<Operat
  */
 export async function ensureOperator(
   db: Db,
-  config: Pick<Config, 'operatorEmail' | 'operatorPassword'>,
+  config: Pick<Config, 'operatorEmail' | 'operatorPassword' | 'passwordHashCost'>,
   log: FastifyBaseLogger,
 ): Promise<void> {
   const email = config.operatorEmail;
+  const cost = config.passwordHashCost;
   const existing = await findOperatorByEmail(db, email);
   if (config.operatorPassword !== undefined) {
     if (!existing) {
-      await insertOperator(db, email, config.operatorPassword);
+      await insertOperator(db, email, config.operatorPassword, cost);
       log.info({ email }, 'back-office operator account created from OPERATOR_PASSWORD');
     } else if (!(await verifyPassword(config.operatorPassword, existing.password_hash))) {
-      await setOperatorPassword(db, existing.id, config.operatorPassword);
+      await setOperatorPassword(db, existing.id, config.operatorPassword, cost);
       log.info({ email }, 'back-office operator password set from OPERATOR_PASSWORD');
     }
     return;
@@ -48,7 +49,7 @@ export async function ensureOperator(
   const anyOperator = await db.selectFrom('operators').select('id').limit(1).executeTakeFirst();
   if (anyOperator) return;
   const password = randomBytes(15).toString('base64url');
-  if (await insertOperator(db, email, password)) {
+  if (await insertOperator(db, email, password, cost)) {
     log.warn(
       `Back-office operator account created: sign in at /backoffice with ${email} and the ` +
         `password ${password} (shown this once; change it after signing in, or set ` +
@@ -58,14 +59,19 @@ export async function ensureOperator(
 }
 
 /** Inserts the operator unless the e-mail is already taken; true when this call inserted it. */
-async function insertOperator(db: Db, email: string, password: string): Promise<boolean> {
+async function insertOperator(
+  db: Db,
+  email: string,
+  password: string,
+  passwordHashCost: number,
+): Promise<boolean> {
   const now = nowIso();
   const result = await db
     .insertInto('operators')
     .values({
       id: newId(),
       email,
-      password_hash: await hashPassword(password),
+      password_hash: await hashPassword(password, passwordHashCost),
       created_at: now,
       updated_at: now,
     })
@@ -79,12 +85,13 @@ export async function setOperatorPassword(
   db: Executor,
   id: string,
   password: unknown,
+  passwordHashCost: number,
   keepSessionIdHash?: string,
 ): Promise<void> {
   const valid = validate(Password, password);
   await db
     .updateTable('operators')
-    .set({ password_hash: await hashPassword(valid), updated_at: nowIso() })
+    .set({ password_hash: await hashPassword(valid, passwordHashCost), updated_at: nowIso() })
     .where('id', '=', id)
     .execute();
   await revokeSessionsOf(db, { kind: 'operator', id }, keepSessionIdHash);

@@ -87,7 +87,12 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     const password = fieldOf(request.body, 'password').slice(0, 256);
     const next = fieldOf(request.body, 'next');
     await o.operatorReady();
-    const outcome = await checkSignIn(db, { email, password, ip: request.ip }, limits);
+    const outcome = await checkSignIn(
+      db,
+      { email, password, ip: request.ip },
+      limits,
+      config.passwordHashCost,
+    );
     if (!outcome.ok && outcome.reason === 'throttled') {
       reply.header('retry-after', String(outcome.retryAfterSeconds));
       return showSignIn(reply, {
@@ -211,10 +216,16 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       return showPasswordForm(request, reply, { status: 400, errors: [], fieldErrors });
     }
     if (user.kind === 'tenant') {
-      await setTenantPassword(db, user.tenantId, next);
+      await setTenantPassword(db, user.tenantId, next, config.passwordHashCost);
       await revokeSessionsOf(db, { kind: 'tenant', id: user.tenantId }, user.sessionIdHash);
     } else {
-      await setOperatorPassword(db, user.operatorId, next, user.sessionIdHash);
+      await setOperatorPassword(
+        db,
+        user.operatorId,
+        next,
+        config.passwordHashCost,
+        user.sessionIdHash,
+      );
     }
     await recordAudit(db, { ...auditBy(request), action: 'account.password_changed' });
     return sendPage(reply, {

@@ -16,18 +16,32 @@ export type SignInOutcome =
   | { ok: false; reason: 'invalid'; tenantId: string | null }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
-let decoy: Promise<string> | undefined;
+const decoys = new Map<number, Promise<string>>();
+
+/**
+ * The hash an unknown e-mail's password is checked against, made once per cost (the back-office
+ * makes it when the server starts, so that no sign-in pays for it).
+ */
+export function decoyHash(passwordHashCost: number): Promise<string> {
+  let decoy = decoys.get(passwordHashCost);
+  if (!decoy) {
+    decoy = hashPassword('not the password of anyone', passwordHashCost);
+    decoys.set(passwordHashCost, decoy);
+  }
+  return decoy;
+}
 
 /**
  * Checks an e-mail and password: the operator's account first, then the tenant that has that
  * e-mail (contract section 1). A disabled tenant cannot sign in. One scrypt runs whatever the
- * outcome (against a decoy hash for an unknown e-mail), so the time taken does not tell which
- * e-mails have accounts.
+ * outcome (against a decoy hash for an unknown e-mail, at the cost new hashes are made with), so
+ * the time taken does not tell which e-mails have accounts.
  */
 export async function checkSignIn(
   db: Db,
   input: { email: string; password: string; ip: string },
   limits: ThrottleLimits,
+  passwordHashCost: number,
 ): Promise<SignInOutcome> {
   const email = input.email.trim().toLowerCase();
   const keys = throttleKeys(email, input.ip, limits);
@@ -36,8 +50,8 @@ export async function checkSignIn(
 
   const operator = email ? await findOperatorByEmail(db, email) : undefined;
   const tenant = operator || !email ? undefined : await findTenantByEmail(db, email);
-  decoy ??= hashPassword('not the password of anyone');
-  const hash = operator?.password_hash ?? tenant?.password_hash ?? (await decoy);
+  const hash =
+    operator?.password_hash ?? tenant?.password_hash ?? (await decoyHash(passwordHashCost));
   const matches =
     (await verifyPassword(input.password, hash)) && (operator ?? tenant) !== undefined;
 

@@ -22,7 +22,10 @@ const notices: Record<string, string> = {
 };
 
 /** The operator's pages: registering, disabling and enabling tenants. */
-export async function tenantAdminRoutes(app: FastifyInstance, { db }: { db: Db }) {
+export async function tenantAdminRoutes(
+  app: FastifyInstance,
+  { db, passwordHashCost }: { db: Db; passwordHashCost: number },
+) {
   const page = sectionPage('tenants', notices);
 
   app.get('/operator/tenants', async (request, reply) =>
@@ -64,7 +67,7 @@ export async function tenantAdminRoutes(app: FastifyInstance, { db }: { db: Db }
       if (values.email && (await findOperatorByEmail(db, values.email))) {
         throw new AppError('conflict', { message: "This is the operator's e-mail." });
       }
-      const tenant = await createTenant(db, { ...values, password });
+      const tenant = await createTenant(db, { ...values, password }, passwordHashCost);
       await recordAudit(db, {
         ...auditBy(request, tenant.id),
         action: 'tenant.created',

@@ -1,0 +1,71 @@
+/**
+ * The end-to-end tests run `bin/consent-service`, which runs the compiled `dist/`: the test run
+ * builds it first (`global-setup.ts`), so that no test runs against an older build of `src/`.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const tscPath = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+/** Kept in `dist/`, so that removing `dist/` also starts the next build afresh. */
+const buildInfo = join('dist', '.tsbuildinfo');
+
+/**
+ * The sources under `srcDir` (paths relative to it) whose compiled `.js` under `distDir` is
+ * missing or older than the source. Declaration files (`.d.ts`) compile to nothing.
+ */
+export function staleOutputs(srcDir: string, distDir: string): string[] {
+  const stale: string[] = [];
+  for (const source of sourceFiles(srcDir)) {
+    const path = relative(srcDir, source);
+    const output = join(distDir, path.replace(/\.ts$/, '.js'));
+    const built = statSync(output, { throwIfNoEntry: false });
+    if (!built || built.mtimeMs < statSync(source).mtimeMs) stale.push(path);
+  }
+  return stale.sort();
+}
+
+function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...sourceFiles(path));
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(path);
+  }
+  return files;
+}
+
+function tsc(args: string[]): void {
+  const result = spawnSync(process.execPath, [tscPath, '-p', 'tsconfig.build.json', ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) {
+    throw new Error(
+      `the build of dist/ failed (tsc -p tsconfig.build.json ${args.join(' ')}, ` +
+        `exit ${result.status} ${result.signal ?? ''}):\n${result.stdout}${result.stderr}`,
+    );
+  }
+}
+
+/**
+ * Builds `dist/` from `src/` (incrementally), and fails when any compiled file is still missing
+ * or older than its source. An incremental build does not rewrite a file whose source was only
+ * touched, so then one full build runs before giving up.
+ */
+export function buildDist(): void {
+  const srcDir = join(repoRoot, 'src');
+  const distDir = join(repoRoot, 'dist');
+  tsc(['--incremental', '--tsBuildInfoFile', buildInfo]);
+  if (staleOutputs(srcDir, distDir).length === 0) return;
+  tsc([]);
+  const stale = staleOutputs(srcDir, distDir);
+  if (stale.length > 0) {
+    throw new Error(
+      `dist/ is older than src/ after building: ${stale.join(', ')} ` +
+        '(the end-to-end tests would run an old build)',
+    );
+  }
+}
