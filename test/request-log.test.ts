@@ -7,6 +7,7 @@ import { migrateToLatest } from '../src/platform/migrate.js';
 import { testDataKey, testLogKeys } from './helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from './helpers/seed.js';
 import { sqliteStore } from './helpers/stores.js';
+import { testPasswordHashCost } from './helpers/time.js';
 
 describe('the request log', () => {
   const lines: Array<Record<string, unknown>> = [];
@@ -24,6 +25,7 @@ describe('the request log', () => {
       DATABASE_URL: created.databaseUrl,
       LOG_SIGNING_KEY: testLogKeys.signerKey,
       DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
+      PASSWORD_HASH_COST: String(testPasswordHashCost),
     });
     db = createDb(config);
     await migrateToLatest(db, testDataKey);
