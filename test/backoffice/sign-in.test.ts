@@ -232,7 +232,10 @@ describe.each(stores)('back-office sign-in and sessions on $name', (store) => {
     const client = await signedIn(t.app, a.tenant.email);
     const response = await client.get('/backoffice/operator/tenants');
     expect(response.statusCode).toBe(403);
-    expect(textOf(response.body)).not.toContain(a.tenant.email);
+    // The refusal, inside the tenant's own navigation: nothing of the operator's page.
+    expect(textOf(response.body)).toContain('This page is for the operator.');
+    expect(response.body).not.toContain('<table');
+    expect(response.body).not.toContain('href="/backoffice/operator/');
   });
 
   it('when the operator disables a tenant, its users are signed out, its keys refused within a second; enabled, they can sign in again', async () => {
