@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, type TestApp } from '../helpers/app.js';
-import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
@@ -91,6 +92,25 @@ describe.each(stores)('back-office pages as HTTP on $name', (store) => {
       expect(response.body).not.toContain('<nav aria-label="Main">');
       expect(response.body).not.toContain('/backoffice/sign-out');
     }
+  });
+
+  it("the dashboard chart's y-axis counts in whole numbers: five decisions in a day read 0, 2, 4, 6", async () => {
+    const b = await seedTenant(t.db);
+    const chartCode = await seedTemplate(t.db, b.tenant.id);
+    const version = await publish(t.db, b.tenant.id, chartCode);
+    const api = apiOf(t.app, b.headers);
+    for (const customer of ['c1', 'c2', 'c3', 'c4', 'c5']) {
+      expect((await api.decide(customer, version.consent_version_id, 'given')).statusCode).toBe(
+        201,
+      );
+    }
+    const page = await (await signedIn(t.app, b.tenant.email)).get('/backoffice/dashboard');
+    expect(page.statusCode).toBe(200);
+    // The y-axis labels are the chart's only texts that are plain numbers (days read MM-DD).
+    const numbers = [...page.body.matchAll(/<text\b[^>]*>(\d[^<]*)<\/text>/g)]
+      .map((m) => m[1] ?? '')
+      .filter((text) => /^[\d.]+$/.test(text));
+    expect(numbers).toEqual(['0', '2', '4', '6']);
   });
 
   it('the API still refuses a form body (415 in its JSON shape): forms are read only under /backoffice', async () => {

@@ -84,12 +84,21 @@ td.wrap { min-width: 12rem; }
 .actions form { margin: 0; }
 .actions > * { margin-bottom: 0; }
 .chart { margin-bottom: 0; }
-.chart svg { display: block; width: 100%; height: auto; }
+/* The bars stretch to the width, never in height (200px, as src/backoffice/dashboard/chart.ts
+   draws them); the labels beside and below them are not scaled, so they keep one size. */
+.chart-area { display: grid; grid-template-columns: 2.75rem minmax(0, 1fr); padding-right: 1rem; }
+.chart-area svg { display: block; width: 100%; }
+.chart-y, .chart-plot { grid-row: 1; height: 200px; }
+.chart-y { grid-column: 1; }
+.chart-plot { grid-column: 2; }
+.chart-x { grid-row: 2; grid-column: 2; height: 1.5rem; }
+/* The labels at the ends reach past their box, into the margins around the plot. */
+.chart-area :is(.chart-x, .chart-y) { overflow: visible; }
 .chart .bar-given { fill: var(--bo-given); }
 .chart .bar-reject { fill: var(--bo-reject); }
 .chart .bar-withdraw { fill: var(--bo-withdraw); }
-.chart .axis { stroke: var(--pico-muted-border-color); }
-.chart text { fill: var(--pico-muted-color); font-size: 20px; }
+.chart .axis { stroke: var(--pico-muted-border-color); vector-effect: non-scaling-stroke; }
+.chart text { fill: var(--pico-muted-color); font-size: 13px; }
 .details-list { margin: 0; padding: 0; list-style: none; }
 .details-list li { list-style: none; margin: 0; }
 .legend { display: flex; flex-wrap: wrap; gap: 1rem; padding: 0; list-style: none; }
