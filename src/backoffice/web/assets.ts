@@ -65,7 +65,17 @@ form.sign-out button { width: 100%; margin: 0; }
   border-left: .3rem solid var(--pico-del-color); background: var(--pico-card-background-color); }
 .form-errors ul { margin-bottom: 0; }
 .field-error { color: var(--pico-del-color); }
-.table-scroll { overflow-x: auto; position: relative; }
+/* A table wider than the screen scrolls in its own box, and shows it: a shadow at each edge with
+   more beyond it (covered, as the box scrolls to that end, by the page's own background), and, on
+   a phone, a line saying so. The cells are see-through for the shadows to show. */
+.table-scroll { overflow-x: auto; position: relative;
+  background:
+    linear-gradient(to right, var(--pico-background-color) 30%, transparent) left center / 3rem 100% no-repeat local,
+    linear-gradient(to left, var(--pico-background-color) 30%, transparent) right center / 3rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, .3), transparent) left center / 1rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, .3), transparent) right center / 1rem 100% no-repeat scroll,
+    var(--pico-background-color); }
+.table-scroll :is(td, th) { background-color: transparent; }
 .table-scroll table { min-width: 40rem; }
 /* Long values (user agents, details) may break anywhere; names and codes only when they must. */
 td.wrap, td.wrap .mono { overflow-wrap: anywhere; }
@@ -129,6 +139,9 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
   dl.facts { grid-template-columns: 1fr; }
   .editor { grid-template-columns: 1fr; }
   dl.facts dd { margin-bottom: .5rem; }
+  /* Every such table is wider than a phone (40rem): say that it scrolls. */
+  .table-scroll::before { content: "Scroll sideways for more columns →"; display: block;
+    position: sticky; left: 0; padding: .25rem 0; font-size: .8em; color: var(--pico-muted-color); }
 }
 `;
 
