@@ -321,16 +321,11 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await expect.poll(() => chart.count()).toBe(1);
         expect(await page.locator('svg rect.bar-given').count()).toBe(1);
         expect(await page.locator('svg rect.bar-withdraw').count()).toBe(1);
-        // Four decisions today: the y-axis counts whole numbers up to 4.
-        const numbers = (await page.locator('figure.chart svg text').allTextContents()).filter(
-          (text) => /^[\d.]+$/.test(text),
-        );
-        expect(numbers).toEqual(['0', '1', '2', '3', '4']);
         // The axis labels read at the page's small-text size at any width, not scaled with the chart.
         for (const viewport of [desktop, phone]) {
           await page.setViewportSize(viewport);
           const labels = await chartLabels(page);
-          expect(labels.length, `${viewport.width}px`).toBeGreaterThanOrEqual(9);
+          expect(labels.length, `${viewport.width}px`).toBeGreaterThanOrEqual(8);
           for (const { text, fontSize, height } of labels) {
             expect(fontSize, `${viewport.width}px "${text}"`).toBeGreaterThanOrEqual(10);
             expect(fontSize, `${viewport.width}px "${text}"`).toBeLessThanOrEqual(18);
@@ -339,6 +334,11 @@ describe.skipIf(skipBrowserTests).each(stores)(
           }
         }
         await page.setViewportSize(desktop);
+        // Four decisions today: the y-axis counts whole numbers up to 4.
+        const numbers = (await page.locator('figure.chart svg text').allTextContents()).filter(
+          (text) => /^[\d.]+$/.test(text),
+        );
+        expect(numbers).toEqual(['0', '1', '2', '3', '4']);
         await shot('13-dashboard');
         // Keyboard users see where they are in the navigation, menus included.
         await page.locator('body').focus();
