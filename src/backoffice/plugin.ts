@@ -59,9 +59,33 @@ export async function backoffice(
     await decoyHash(config.passwordHashCost);
   });
 
+  const sessionOf = async (request: FastifyRequest) =>
+    (await findSession(db, request.cookies[cookies.session], {
+      idleMinutes: config.sessionIdleMinutes,
+      maxHours: config.sessionMaxHours,
+    })) ?? null;
+
   await app.register(
     async (bo) => {
-      installErrorPages(bo, config.secureCookies);
+      // Cookies and form tokens here rather than on the pages alone: an error page (an unrouted
+      // path's included) shows a signed-in user the navigation, with its sign-out form.
+      await bo.register(cookie);
+      await bo.register(csrfProtection, {
+        cookieKey: cookies.csrf,
+        cookieOpts: {
+          path: '/',
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: config.secureCookies,
+        },
+      });
+      installErrorPages(bo, config.secureCookies, async (request) => {
+        // The pages' own hook has looked the session up: its answer stands.
+        if (request.backofficeUser !== undefined) return request.backofficeUser;
+        // A path no route serves is refused before any hook of the back-office runs.
+        request.cookies ??= bo.parseCookie(request.headers.cookie ?? '');
+        return sessionOf(request);
+      });
       bo.addHook('onRequest', async (_request, reply) => {
         setPageHeaders(reply, config.secureCookies);
       });
@@ -71,25 +95,11 @@ export async function backoffice(
         pages.addHook('onRequest', async (_request, reply) => {
           reply.header('cache-control', 'no-store');
         });
-        await pages.register(cookie);
         // Forms only here: the API keeps answering 415 to anything but JSON.
         await pages.register(formbody);
-        await pages.register(csrfProtection, {
-          cookieKey: cookies.csrf,
-          cookieOpts: {
-            path: '/',
-            httpOnly: true,
-            sameSite: 'strict',
-            secure: config.secureCookies,
-          },
-        });
         pages.decorateRequest('backofficeUser', null);
         pages.addHook('onRequest', async (request) => {
-          request.backofficeUser =
-            (await findSession(db, request.cookies[cookies.session], {
-              idleMinutes: config.sessionIdleMinutes,
-              maxHours: config.sessionMaxHours,
-            })) ?? null;
+          request.backofficeUser = await sessionOf(request);
         });
         // Every state-changing form: sent from a page of this site, with its form token.
         pages.addHook('preHandler', (request, reply, done) => {

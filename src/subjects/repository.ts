@@ -53,3 +53,35 @@ export function findSubjects(db: Executor, tenantId: string, ids: readonly strin
     .where('id', 'in', ids)
     .execute();
 }
+
+/**
+ * The tenant's erasures in sum: how many customer records were erased, the latest when, and how
+ * many decisions they left in the log. Read from the erasures (one per template an erased
+ * customer had decided on), which are few, rather than from every subject.
+ */
+export async function erasureTotals(
+  db: Executor,
+  tenantId: string,
+): Promise<{ customers: number; decisions: number; latestAt: string | null }> {
+  const erased = db.selectFrom('erasures').select('subject_id').where('tenant_id', '=', tenantId);
+  const sums = await db
+    .selectFrom('erasures')
+    .select((eb) => [
+      eb.fn.count<number | string>('subject_id').distinct().as('customers'),
+      eb.fn.max('erased_at').as('latest_at'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+  if (Number(sums.customers) === 0) return { customers: 0, decisions: 0, latestAt: null };
+  const { decisions } = await db
+    .selectFrom('decisions')
+    .select((eb) => eb.fn.countAll<number | string>().as('decisions'))
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', 'in', erased)
+    .executeTakeFirstOrThrow();
+  return {
+    customers: Number(sums.customers),
+    decisions: Number(decisions),
+    latestAt: sums.latest_at ?? null,
+  };
+}

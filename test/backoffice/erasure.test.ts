@@ -95,6 +95,48 @@ describe.each(stores)('erasing a customer from the back-office on $name', (store
     expect(again.headers.location).toBe('/backoffice/customers?notice=nothing-to-erase');
   });
 
+  it("a look-up that finds nothing says how many of the tenant's customers were erased, the same for an erased id as for one never seen", async () => {
+    const c = await seedTenant(t.db);
+    const cCode = await seedTemplate(t.db, c.tenant.id);
+    const cVersion = (await publish(t.db, c.tenant.id, cCode)).consent_version_id;
+    const pageC = await signedIn(t.app, c.tenant.email);
+    const api = apiOf(t.app, c.headers);
+
+    // No erasure yet: the look-up says nothing of erasures.
+    const before = textOf((await lookUp(pageC, 'never-seen')).body);
+    expect(before).toContain('No decision recorded for never-seen.');
+    expect(before).not.toContain('erased');
+
+    expect((await api.decide('gone-1', cVersion, 'given')).statusCode).toBe(201);
+    expect((await api.decide('gone-2', cVersion, 'given')).statusCode).toBe(201);
+    expect((await api.decide('gone-2', cVersion, 'withdraw')).statusCode).toBe(201);
+    for (const customer of ['gone-1', 'gone-2']) {
+      await pageC.get(erasePage(customer));
+      const erased = await pageC.post('/backoffice/customers/erase', {
+        customer_id: customer,
+        confirm: customer,
+      });
+      expect(erased.headers.location).toBe('/backoffice/customers?notice=erased');
+    }
+    const today = new Date().toISOString().slice(0, 10);
+
+    const erasedAnswer = textOf((await lookUp(pageC, 'gone-2')).body);
+    expect(erasedAnswer).toContain('No decision recorded for gone-2.');
+    expect(erasedAnswer).toContain(
+      'If this customer was erased, nothing about them can be found here: an erasure keeps no link to the customer id.',
+    );
+    expect(erasedAnswer).toContain('2 customers of this tenant were erased, the latest on');
+    expect(erasedAnswer).toContain(today);
+    expect(erasedAnswer).toContain(
+      'their 3 decisions stay in the decision log, without whose they were',
+    );
+    // Nothing tells an erased id from one never seen: the answer is the same but for the id.
+    const neverSeen = textOf((await lookUp(pageC, 'never-seen')).body);
+    expect(neverSeen.replaceAll('never-seen', 'ID')).toBe(erasedAnswer.replaceAll('gone-2', 'ID'));
+    // Another tenant's erasures are not counted here.
+    expect(textOf((await lookUp(pageA, 'never-seen')).body)).not.toContain('2 customers');
+  });
+
   it("another tenant's user cannot erase this tenant's customer, even knowing the id", async () => {
     const customer = 'kept-customer';
     expect((await apiOf(t.app, a.headers).decide(customer, versionId, 'given')).statusCode).toBe(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, type TestApp } from '../helpers/app.js';
-import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
@@ -45,6 +46,71 @@ describe.each(stores)('back-office pages as HTTP on $name', (store) => {
     expect(response.statusCode).toBe(405);
     expect(response.headers.allow).toBe('GET, HEAD, POST');
     expectHtmlPage(response);
+  });
+
+  it('signed in, the 403, 404 and 405 pages keep the navigation and a working sign-out form', async () => {
+    const user = await signedIn(t.app, a.tenant.email);
+    const answers = [
+      ['GET', '/backoffice/no-such-page', 404],
+      ['GET', '/backoffice/templates/no_such_template', 404],
+      ['GET', '/backoffice/operator/tenants', 403],
+      ['DELETE', '/backoffice/templates', 405],
+    ] as const;
+    for (const [method, url, status] of answers) {
+      const response =
+        method === 'GET'
+          ? await user.get(url)
+          : await t.app.inject({
+              method,
+              url,
+              headers: { cookie: [...user.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+            });
+      expect(response.statusCode, url).toBe(status);
+      expectHtmlPage(response);
+      expect(response.body, url).toContain('<nav aria-label="Main">');
+      expect(response.body, url).toContain(`href="/backoffice/dashboard"`);
+      expect(textOf(response.body), url).toContain(a.tenant.alias);
+      expect(response.body, url).toContain('action="/backoffice/sign-out"');
+    }
+    // The sign-out form of an unrouted path's 404 page carries a token the service accepts.
+    await user.get('/backoffice/no-such-page');
+    const signOut = await user.post('/backoffice/sign-out', {});
+    expect(signOut.statusCode).toBe(303);
+    expect((await user.get('/backoffice/dashboard')).headers.location).toMatch(
+      /^\/backoffice\/sign-in/,
+    );
+  });
+
+  it('without a valid session, error pages show no navigation, only the service name', async () => {
+    const visitor = new PageClient(t.app);
+    const unknownSession = new PageClient(t.app);
+    unknownSession.cookies.set('backoffice_session', 'x'.repeat(43));
+    for (const client of [visitor, unknownSession]) {
+      const response = await client.get('/backoffice/no-such-page');
+      expect(response.statusCode).toBe(404);
+      expect(response.body).toContain('<nav aria-label="Site">');
+      expect(response.body).not.toContain('<nav aria-label="Main">');
+      expect(response.body).not.toContain('/backoffice/sign-out');
+    }
+  });
+
+  it("the dashboard chart's y-axis counts in whole numbers: five decisions in a day read 0, 2, 4, 6", async () => {
+    const b = await seedTenant(t.db);
+    const chartCode = await seedTemplate(t.db, b.tenant.id);
+    const version = await publish(t.db, b.tenant.id, chartCode);
+    const api = apiOf(t.app, b.headers);
+    for (const customer of ['c1', 'c2', 'c3', 'c4', 'c5']) {
+      expect((await api.decide(customer, version.consent_version_id, 'given')).statusCode).toBe(
+        201,
+      );
+    }
+    const page = await (await signedIn(t.app, b.tenant.email)).get('/backoffice/dashboard');
+    expect(page.statusCode).toBe(200);
+    // The y-axis labels are the chart's only texts that are plain numbers (days read MM-DD).
+    const numbers = [...page.body.matchAll(/<text\b[^>]*>(\d[^<]*)<\/text>/g)]
+      .map((m) => m[1] ?? '')
+      .filter((text) => /^[\d.]+$/.test(text));
+    expect(numbers).toEqual(['0', '2', '4', '6']);
   });
 
   it('the API still refuses a form body (415 in its JSON shape): forms are read only under /backoffice', async () => {

@@ -113,6 +113,57 @@ describe.each(stores)('back-office sign-in and sessions on $name', (store) => {
     expect(audit.at(-1)).toMatchObject({ actor: a.tenant.email, ip: '198.51.100.1' });
   });
 
+  it('an empty e-mail or password answers 400 naming each empty field, not a wrong password', async () => {
+    const cases = [
+      { email: '', password: '', named: ['Enter your e-mail.', 'Enter your password.'] },
+      { email: '   ', password: tenantPassword, named: ['Enter your e-mail.'] },
+      { email: a.tenant.email, password: '', named: ['Enter your password.'] },
+    ];
+    for (const { email, password, named } of cases) {
+      const client = new PageClient(t.app);
+      const response = await client.signIn(email, password);
+      expect(response.statusCode, `${email}/${password}`).toBe(400);
+      const text = textOf(response.body);
+      expect(text).not.toContain('is not right');
+      for (const message of ['Enter your e-mail.', 'Enter your password.']) {
+        if (named.includes(message)) expect(text).toContain(message);
+        else expect(text).not.toContain(message);
+      }
+      expect(client.cookies.has('__Host-backoffice_session')).toBe(false);
+    }
+    // The field in question is marked and described by its message; the e-mail is kept.
+    const page = (await new PageClient(t.app).signIn(a.tenant.email, '')).body;
+    expect(page).toMatch(/<input type="password" id="password"[^>]*aria-invalid="true"/);
+    expect(page).toMatch(/<input type="email" id="email"(?![^>]*aria-invalid)[^>]*value="/);
+    expect(page).toContain(`value="${a.tenant.email}"`);
+  });
+
+  it('an empty field is not a failed sign-in: it neither counts toward the throttle nor is audited', async () => {
+    const c = await seedTenant(t.db);
+    const ip = '198.51.100.77';
+    for (let i = 0; i < 7; i += 1) {
+      const response = await new PageClient(t.app, { ip }).signIn(c.tenant.email, '');
+      expect(response.statusCode).toBe(400);
+    }
+    const counts = await t.db
+      .selectFrom('sign_in_throttle')
+      .selectAll()
+      .where('key', 'in', [`account:${c.tenant.email}`, `address:${ip}`])
+      .execute();
+    expect(counts).toEqual([]);
+    const failures = await t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('tenant_id', '=', c.tenant.id)
+      .where('action', '=', 'sign_in.failed')
+      .execute();
+    expect(failures).toEqual([]);
+    // The account was never closed: the right password still signs in at once.
+    expect(
+      (await new PageClient(t.app, { ip }).signIn(c.tenant.email, tenantPassword)).statusCode,
+    ).toBe(303);
+  });
+
   it('a page without a session redirects to sign-in, and back to that page after signing in', async () => {
     const client = new PageClient(t.app);
     const page = await client.get('/backoffice/api-keys');
@@ -232,7 +283,10 @@ describe.each(stores)('back-office sign-in and sessions on $name', (store) => {
     const client = await signedIn(t.app, a.tenant.email);
     const response = await client.get('/backoffice/operator/tenants');
     expect(response.statusCode).toBe(403);
-    expect(textOf(response.body)).not.toContain(a.tenant.email);
+    // The refusal, inside the tenant's own navigation: nothing of the operator's page.
+    expect(textOf(response.body)).toContain('This page is for the operator.');
+    expect(response.body).not.toContain('<table');
+    expect(response.body).not.toContain('href="/backoffice/operator/');
   });
 
   it('when the operator disables a tenant, its users are signed out, its keys refused within a second; enabled, they can sign in again', async () => {

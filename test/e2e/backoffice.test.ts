@@ -5,8 +5,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   capture,
+  desktop,
   focusedElement,
   launchChromium,
+  phone,
   screenshotDir,
   skipBrowserTests,
   watch,
@@ -26,6 +28,24 @@ import { budget } from '../helpers/time.js';
 const operator = { email: 'operator@example.test', password: 'operator password 1' };
 const tenant = { alias: 'acme', email: 'compliance@acme.example', password: 'acme password 1' };
 const userAgent = 'ShopApp/4.2 (BrowserTest)';
+
+/**
+ * The dashboard chart's axis labels as drawn: their font size in screen pixels (a viewBox's
+ * scaling included) and the height of their boxes.
+ */
+function chartLabels(
+  page: Page,
+): Promise<Array<{ text: string; fontSize: number; height: number }>> {
+  return page.evaluate(() => {
+    const { document, getComputedStyle } = globalThis as any;
+    return [...document.querySelectorAll('figure.chart svg text')].map((label: any) => ({
+      text: label.textContent,
+      fontSize:
+        Number.parseFloat(getComputedStyle(label).fontSize) * (label.getScreenCTM()?.d ?? 1),
+      height: label.getBoundingClientRect().height,
+    }));
+  });
+}
 
 describe.skipIf(skipBrowserTests).each(stores)(
   'the back-office in Chromium, served by the real server on $name',
@@ -61,7 +81,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await page.waitForURL(url(landing));
       }
 
-      /** A new page in the context, failing within 5 s rather than the test's time-out. */
+      /** A new page in the context, failing within its budget rather than the test's time-out. */
       async function openPage(context: BrowserContext) {
         page = await context.newPage();
         page.setDefaultTimeout(budget(5_000));
@@ -105,6 +125,19 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await page.screenshot({
           path: join(screenshotDir, `${testStore.name}-02-focus-desktop.png`),
         });
+
+        // An empty form names what is missing, next to each field.
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await expect
+          .poll(() => page.locator('#email-error').textContent())
+          .toBe('Enter your e-mail.');
+        expect(await page.locator('#password-error').textContent()).toBe('Enter your password.');
+        expect(await page.getByLabel('E-mail').getAttribute('aria-invalid')).toBe('true');
+        await shot('03-sign-in-empty');
+        expect(console.problems).toEqual([
+          'error: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+        ]);
+        console.problems.length = 0;
 
         await page.getByLabel('E-mail').fill(operator.email);
         await page.getByLabel('Password').fill('not the password');
@@ -205,6 +238,35 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await page.getByRole('link', { name: 'Back to API Key Management' }).click();
         expect(await page.locator('tbody').textContent()).not.toContain(apiKey);
         await shot('11-api-keys');
+        // On a phone the table scrolls in its own box and says so; Revoke is reached from the
+        // keyboard (focus scrolls it into view), with the key's status beside it.
+        await page.setViewportSize(phone);
+        const table = await page.locator('.table-scroll').evaluate((box: any) => {
+          const { getComputedStyle } = globalThis as any;
+          return {
+            scrolls: box.scrollWidth > box.clientWidth,
+            hint: getComputedStyle(box, '::before').content as string,
+            shadows: getComputedStyle(box).backgroundImage as string,
+          };
+        });
+        expect(table.scrolls).toBe(true);
+        expect(table.hint).toContain('Scroll sideways for more columns');
+        expect(table.shadows).toContain('radial-gradient');
+        const hint = await page.locator('.table-scroll').boundingBox();
+        expect(hint?.x).toBeGreaterThanOrEqual(0);
+        const revoke = page.getByRole('link', { name: /Revoke web shop/ });
+        await revoke.focus();
+        for (const box of [
+          await revoke.boundingBox(),
+          await page.locator('td .badge').boundingBox(),
+        ]) {
+          expect(box?.x).toBeGreaterThanOrEqual(0);
+          expect((box?.x ?? 0) + (box?.width ?? Infinity)).toBeLessThanOrEqual(phone.width);
+        }
+        await page.screenshot({
+          path: join(screenshotDir, `${testStore.name}-11-api-keys-scrolled-phone.png`),
+        });
+        await page.setViewportSize(desktop);
       });
 
       it('after decisions through the API, publishing 2.0 says 3 customers become pending', async () => {
@@ -259,6 +321,24 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await expect.poll(() => chart.count()).toBe(1);
         expect(await page.locator('svg rect.bar-given').count()).toBe(1);
         expect(await page.locator('svg rect.bar-withdraw').count()).toBe(1);
+        // The axis labels read at the page's small-text size at any width, not scaled with the chart.
+        for (const viewport of [desktop, phone]) {
+          await page.setViewportSize(viewport);
+          const labels = await chartLabels(page);
+          expect(labels.length, `${viewport.width}px`).toBeGreaterThanOrEqual(8);
+          for (const { text, fontSize, height } of labels) {
+            expect(fontSize, `${viewport.width}px "${text}"`).toBeGreaterThanOrEqual(10);
+            expect(fontSize, `${viewport.width}px "${text}"`).toBeLessThanOrEqual(18);
+            expect(height, `${viewport.width}px "${text}"`).toBeGreaterThanOrEqual(10);
+            expect(height, `${viewport.width}px "${text}"`).toBeLessThanOrEqual(24);
+          }
+        }
+        await page.setViewportSize(desktop);
+        // Four decisions today: the y-axis counts whole numbers up to 4.
+        const numbers = (await page.locator('figure.chart svg text').allTextContents()).filter(
+          (text) => /^[\d.]+$/.test(text),
+        );
+        expect(numbers).toEqual(['0', '1', '2', '3', '4']);
         await shot('13-dashboard');
         // Keyboard users see where they are in the navigation, menus included.
         await page.locator('body').focus();
@@ -386,6 +466,9 @@ describe.skipIf(skipBrowserTests).each(stores)(
         const response = await page.goto(url('/backoffice/templates/privacy_policy'));
         expect(response?.status()).toBe(404);
         expect(await page.locator('h1').textContent()).toBe('Page not found');
+        // The user can go on from the error page: the navigation is there.
+        const main = page.getByRole('navigation', { name: 'Main' });
+        expect(await main.getByRole('link', { name: 'Dashboard' }).isVisible()).toBe(true);
         await shot('18-not-found');
         await page.goto(url('/backoffice/customers?customer_id=bob'));
         expect(await page.getByRole('status').textContent()).toContain(
@@ -421,6 +504,14 @@ describe.skipIf(skipBrowserTests).each(stores)(
         expect(((await pending.json()) as { data: { accepted: boolean } }).data.accepted).toBe(
           false,
         );
+        // Looking the id up again says what can honestly be said: how many of the tenant's
+        // customers were erased, never whether this id was one of them.
+        await page.goto(url('/backoffice/customers?customer_id=carol'));
+        const notice = (await page.locator('.erasure-notice').textContent()) ?? '';
+        expect(notice).toContain('an erasure keeps no link to the customer id');
+        expect(notice).toContain('1 customer of this tenant was erased');
+        expect(notice).toContain('their 1 decision stays in the decision log');
+        await shot('21-erased-look-up');
         await page.goto(url('/backoffice/audit'));
         expect(await page.locator('tbody').textContent()).toContain('customer.erased');
         expect(console.problems).toEqual([]);

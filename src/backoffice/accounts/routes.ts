@@ -18,7 +18,7 @@ import {
 } from './sessions.js';
 import { checkSignIn, passwordHashOf } from './sign-in.js';
 import { recordFailure, secondsUntilAllowed, throttleKeys } from './throttle.js';
-import { passwordForm, signInForm } from './views.js';
+import { emptySignInFields, passwordForm, signInForm } from './views.js';
 
 export interface AccountRouteOptions {
   db: Db;
@@ -62,7 +62,14 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
 
   const showSignIn = (
     reply: FastifyReply,
-    values: { email: string; next: string; errors: string[]; status?: number; notice?: string },
+    values: {
+      email: string;
+      next: string;
+      errors: string[];
+      fieldErrors?: Record<string, string>;
+      status?: number;
+      notice?: string;
+    },
   ) =>
     sendPage(reply, {
       status: values.status ?? 200,
@@ -86,6 +93,10 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     const email = fieldOf(request.body, 'email').trim().slice(0, 254);
     const password = fieldOf(request.body, 'password').slice(0, 256);
     const next = fieldOf(request.body, 'next');
+    const empty = emptySignInFields({ email, password });
+    if (Object.keys(empty).length > 0) {
+      return showSignIn(reply, { status: 400, email, next, errors: [], fieldErrors: empty });
+    }
     await o.operatorReady();
     const outcome = await checkSignIn(
       db,

@@ -1,12 +1,24 @@
-import { csrfField, formErrors, input } from '../web/forms.js';
+import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
+
+/**
+ * What a sign-in form left empty, as messages for its fields (none when both are filled in). Such
+ * a form is no attempt: no password is checked, and nothing is counted or audited.
+ */
+export function emptySignInFields(fields: { email: string; password: string }): FieldErrors {
+  const errors: FieldErrors = {};
+  if (fields.email.trim() === '') errors.email = 'Enter your e-mail.';
+  if (fields.password === '') errors.password = 'Enter your password.';
+  return errors;
+}
 
 export function signInForm(o: {
   csrfToken: string;
   email: string;
   next: string;
   errors: string[];
+  fieldErrors?: FieldErrors | undefined;
 }): Html {
   return html`<article class="sign-in">
 <h1>Sign in</h1>
@@ -16,8 +28,8 @@ ${formErrors(o.errors)}
 <form method="post" action="${basePath}/sign-in" novalidate>
 ${csrfField(o.csrfToken)}
 <input type="hidden" name="next" value="${o.next}">
-${input({ name: 'email', label: 'E-mail', type: 'email', value: o.email, required: true, autocomplete: 'username' })}
-${input({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password' })}
+${input({ name: 'email', label: 'E-mail', type: 'email', value: o.email, required: true, autocomplete: 'username', error: o.fieldErrors?.email })}
+${input({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password', error: o.fieldErrors?.password })}
 <button type="submit">Sign in</button>
 </form>
 </article>`;

@@ -4,7 +4,7 @@ import { customerHistory } from '../../decisions/history.js';
 import { customerIdPattern } from '../../decisions/schemas.js';
 import type { Db } from '../../platform/db.js';
 import { eraseCustomer } from '../../subjects/erase.js';
-import { findSubjectId } from '../../subjects/service.js';
+import { erasureSummary, findSubjectId } from '../../subjects/service.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
@@ -41,6 +41,10 @@ export async function customerRoutes(
         subjectId ? findTemplateStandings(db, tenantId, subjectId) : [],
         subjectId ? customerHistory(db, vault, tenantId, subjectId, historyLimit) : [],
       ]);
+      const erasures =
+        history.length === 0
+          ? await erasureSummary(db, tenantId)
+          : { customers: 0, decisions: 0, latestAt: null };
       // Looking at a person's record is itself recorded, under the record's random id: the
       // audit log keeps no customer id, which an erasure could not reach.
       await recordAudit(db, {
@@ -49,7 +53,7 @@ export async function customerRoutes(
         target: subjectId ?? null,
         details: { decisions: history.length },
       });
-      result = customerResult({ customerId, standings, history, historyLimit });
+      result = customerResult({ customerId, standings, history, historyLimit, erasures });
     }
     const title = valid ? `Customer ${customerId}` : 'Customers';
     const body = html`${customerSearch({ customerId, error })}${result}`;

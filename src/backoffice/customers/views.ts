@@ -1,6 +1,6 @@
 import type { findTemplateStandings } from '../../consents/repository.js';
 import type { LoggedDecisionRecord } from '../../decisions/history.js';
-import { badge, time } from '../web/format.js';
+import { badge, count, time } from '../web/format.js';
 import { csrfField, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
@@ -13,14 +13,34 @@ ${input({ name: 'customer_id', label: 'Customer id', type: 'search', value: o.cu
 </form>`;
 }
 
+export interface ErasureSummary {
+  customers: number;
+  decisions: number;
+  latestAt: string | null;
+}
+
+/**
+ * Said beside every look-up that finds nothing, once the tenant has erased anyone: the same for
+ * an erased id as for one never seen, since nothing links an erasure to the id.
+ */
+function erasureNotice(e: ErasureSummary): Html {
+  if (e.customers === 0 || e.latestAt === null) return html``;
+  return html`<p class="erasure-notice">If this customer was erased, nothing about them can be found here: an erasure keeps no link to the customer id.
+${count(e.customers, 'customer of this tenant was', 'customers of this tenant were')} erased, the latest on <time datetime="${e.latestAt}">${e.latestAt.slice(0, 10)}</time>;
+their ${count(e.decisions, 'decision stays in the decision log, without whose it was', 'decisions stay in the decision log, without whose they were')}.
+The <a href="${basePath}/audit">audit log</a> lists each erasure.</p>`;
+}
+
 export function customerResult(o: {
   customerId: string;
   standings: Awaited<ReturnType<typeof findTemplateStandings>>;
   history: LoggedDecisionRecord[];
   historyLimit: number;
+  erasures: ErasureSummary;
 }): Html {
   if (o.history.length === 0) {
-    return html`<p role="status">No decision recorded for <span class="mono">${o.customerId}</span>.</p>`;
+    return html`<p role="status">No decision recorded for <span class="mono">${o.customerId}</span>.</p>
+${erasureNotice(o.erasures)}`;
   }
   return html`<h2>Templates</h2>
 <div class="table-scroll"><table>

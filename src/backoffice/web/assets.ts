@@ -65,7 +65,17 @@ form.sign-out button { width: 100%; margin: 0; }
   border-left: .3rem solid var(--pico-del-color); background: var(--pico-card-background-color); }
 .form-errors ul { margin-bottom: 0; }
 .field-error { color: var(--pico-del-color); }
-.table-scroll { overflow-x: auto; position: relative; }
+/* A table wider than the screen scrolls in its own box, and shows it: a shadow at each edge with
+   more beyond it (covered, as the box scrolls to that end, by the page's own background), and, on
+   a phone, a line saying so. The cells are see-through for the shadows to show. */
+.table-scroll { overflow-x: auto; position: relative;
+  background:
+    linear-gradient(to right, var(--pico-background-color) 30%, transparent) left center / 3rem 100% no-repeat local,
+    linear-gradient(to left, var(--pico-background-color) 30%, transparent) right center / 3rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, .3), transparent) left center / 1rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, .3), transparent) right center / 1rem 100% no-repeat scroll,
+    var(--pico-background-color); }
+.table-scroll :is(td, th) { background-color: transparent; }
 .table-scroll table { min-width: 40rem; }
 /* Long values (user agents, details) may break anywhere; names and codes only when they must. */
 td.wrap, td.wrap .mono { overflow-wrap: anywhere; }
@@ -84,12 +94,21 @@ td.wrap { min-width: 12rem; }
 .actions form { margin: 0; }
 .actions > * { margin-bottom: 0; }
 .chart { margin-bottom: 0; }
-.chart svg { display: block; width: 100%; height: auto; }
+/* The bars stretch to the width, never in height (200px, as src/backoffice/dashboard/chart.ts
+   draws them); the labels beside and below them are not scaled, so they keep one size. */
+.chart-area { display: grid; grid-template-columns: 2.75rem minmax(0, 1fr); padding-right: 1rem; }
+.chart-area svg { display: block; width: 100%; }
+.chart-y, .chart-plot { grid-row: 1; height: 200px; }
+.chart-y { grid-column: 1; }
+.chart-plot { grid-column: 2; }
+.chart-x { grid-row: 2; grid-column: 2; height: 1.5rem; }
+/* The labels at the ends reach past their box, into the margins around the plot. */
+.chart-area :is(.chart-x, .chart-y) { overflow: visible; }
 .chart .bar-given { fill: var(--bo-given); }
 .chart .bar-reject { fill: var(--bo-reject); }
 .chart .bar-withdraw { fill: var(--bo-withdraw); }
-.chart .axis { stroke: var(--pico-muted-border-color); }
-.chart text { fill: var(--pico-muted-color); font-size: 20px; }
+.chart .axis { stroke: var(--pico-muted-border-color); vector-effect: non-scaling-stroke; }
+.chart text { fill: var(--pico-muted-color); font-size: 13px; }
 .details-list { margin: 0; padding: 0; list-style: none; }
 .details-list li { list-style: none; margin: 0; }
 .legend { display: flex; flex-wrap: wrap; gap: 1rem; padding: 0; list-style: none; }
@@ -120,6 +139,9 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
   dl.facts { grid-template-columns: 1fr; }
   .editor { grid-template-columns: 1fr; }
   dl.facts dd { margin-bottom: .5rem; }
+  /* Every such table is wider than a phone (40rem): say that it scrolls. */
+  .table-scroll::before { content: "Scroll sideways for more columns →"; display: block;
+    position: sticky; left: 0; padding: .25rem 0; font-size: .8em; color: var(--pico-muted-color); }
 }
 `;
 

@@ -1,7 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../platform/error-handler.js';
+import type { BackofficeUser } from '../accounts/sessions.js';
 import { html } from './html.js';
-import { basePath, sendPage } from './layout.js';
+import { basePath, csrfToken, sendPage } from './layout.js';
+
+/** Who is signed in on a request that ended in an error page, if anyone. */
+export type ErrorPageUser = (request: FastifyRequest) => Promise<BackofficeUser | null>;
 
 /**
  * A refusal that only a page can have (the public API has no such case): a form from another
@@ -30,13 +34,17 @@ const titles: Record<number, string> = {
 
 const csrfCodes = new Set(['FST_CSRF_MISSING_SECRET', 'FST_CSRF_INVALID_TOKEN']);
 
-/** Every error under /backoffice, the framework's included, as an HTML page. */
-export function sendErrorPage(
+/**
+ * Every error under /backoffice, the framework's included, as an HTML page: inside the
+ * navigation for a signed-in user (so they can go on from there), without it for a visitor.
+ */
+export async function sendErrorPage(
   error: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
   secure: boolean,
-): FastifyReply {
+  userOf: ErrorPageUser,
+): Promise<FastifyReply> {
   // Also for a request refused before the back-office's own hooks ran (an unrouted path).
   setPageHeaders(reply, secure);
   reply.header('cache-control', 'no-store');
@@ -67,9 +75,12 @@ export function sendErrorPage(
   }
   if (status >= 500) request.log.error({ err: error }, 'back-office request failed');
   else request.log.info({ status, reason: (error as Error).message }, 'back-office refusal');
+  const user = await signedInUser(request, status, userOf);
   return sendPage(reply, {
     status,
     title,
+    user,
+    ...(user ? { csrfToken: csrfToken(reply) } : {}),
     body: html`<article class="error-page">
 <h1>${title}</h1>
 <p>${message}</p>
@@ -78,10 +89,35 @@ export function sendErrorPage(
   });
 }
 
-export function installErrorPages(app: FastifyInstance, secure: boolean): void {
-  app.setErrorHandler((error, request, reply) => sendErrorPage(error, request, reply, secure));
+/**
+ * The user the error page is for. A request that did not reach the session look-up is looked up
+ * here, unless the service itself is failing (a 5xx: the store may be what failed); a failed
+ * look-up shows the page without the navigation rather than no page.
+ */
+async function signedInUser(
+  request: FastifyRequest,
+  status: number,
+  userOf: ErrorPageUser,
+): Promise<BackofficeUser | null> {
+  if (status >= 500) return request.backofficeUser ?? null;
+  try {
+    return await userOf(request);
+  } catch (lookupError) {
+    request.log.warn({ err: lookupError }, 'no session look-up for the error page');
+    return null;
+  }
+}
+
+export function installErrorPages(
+  app: FastifyInstance,
+  secure: boolean,
+  userOf: ErrorPageUser,
+): void {
+  app.setErrorHandler((error, request, reply) =>
+    sendErrorPage(error, request, reply, secure, userOf),
+  );
   app.setNotFoundHandler((request, reply) =>
-    sendErrorPage(toAppError({ statusCode: 404 }), request, reply, secure),
+    sendErrorPage(toAppError({ statusCode: 404 }), request, reply, secure, userOf),
   );
 }
 

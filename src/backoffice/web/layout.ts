@@ -17,7 +17,7 @@ export type Section =
 export interface PageOptions {
   title: string;
   body: Html;
-  /** The signed-in user, for the navigation; none on the sign-in and error pages. */
+  /** The signed-in user, for the navigation; none on the sign-in page and for visitors. */
   user?: BackofficeUser | null;
   /** A token for the sign-out form (needed when `user` is given). */
   csrfToken?: string;
