@@ -1,34 +1,54 @@
-import type { Db, Executor } from '../platform/db.js';
+import type { Db, Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { newId } from '../platform/ids.js';
+import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { generateKey } from './keys.js';
+import { findActiveKeyNamed } from './repository.js';
 import { type ApiKeyView, type CreatedApiKey, NewApiKey, type RevokedApiKey } from './schemas.js';
 
+/**
+ * Creates a key for the tenant. No two active keys of a tenant share a name (`409 1005`); a
+ * revoked key's name may be given to its replacement. Runs in the caller's transaction, or in one
+ * of its own.
+ */
 export async function createApiKey(
   db: Executor,
   tenantId: string,
   input: unknown,
 ): Promise<CreatedApiKey> {
   const { name } = validate(NewApiKey, input);
-  const { key, prefix } = generateKey();
-  const id = newId();
-  await db
-    .insertInto('api_keys')
-    .values({
-      tenant_id: tenantId,
-      id,
-      name,
-      prefix,
-      key_hash: sha256Hex(key),
-      created_at: nowIso(),
-      last_used_at: null,
-      revoked_at: null,
-    })
-    .execute();
-  return { id, name, prefix, key };
+  return inTransaction(db, async (trx) => {
+    // Two creations of the same name wait for each other, so that only one finds it free.
+    await lockKey(trx, `api-key-name:${tenantId}`);
+    if (await findActiveKeyNamed(trx, tenantId, name)) {
+      throw new AppError('conflict', {
+        message: `An active key named "${name}" already exists. Choose another name, or revoke that key first.`,
+      });
+    }
+    const { key, prefix } = generateKey();
+    const id = newId();
+    await trx
+      .insertInto('api_keys')
+      .values({
+        tenant_id: tenantId,
+        id,
+        name,
+        prefix,
+        key_hash: sha256Hex(key),
+        created_at: nowIso(),
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .execute();
+    return { id, name, prefix, key };
+  });
+}
+
+function inTransaction<T>(db: Executor, work: (trx: Trx) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db as Trx) : (db as Db).transaction().execute(work);
 }
 
 /** Revokes a key of the tenant; revoking it again answers the first revocation time. */

@@ -6,8 +6,8 @@ import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import type { NoteSigner } from '../proof/index.js';
 import { ensureOperator } from './accounts/operators.js';
-import { accountRoutes } from './accounts/routes.js';
-import { findSession } from './accounts/sessions.js';
+import { accountRoutes, keptFormMs, signInKeeping } from './accounts/routes.js';
+import { accountOfSession, findSession } from './accounts/sessions.js';
 import { decoyHash } from './accounts/sign-in.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
@@ -19,6 +19,8 @@ import { templatePageRoutes } from './templates/routes.js';
 import { tenantAdminRoutes } from './tenants/routes.js';
 import { assetRoutes } from './web/assets.js';
 import { installErrorPages, PageError, setPageHeaders } from './web/errors.js';
+import { keepFlash } from './web/flash.js';
+import { html } from './web/html.js';
 import { basePath, redirectTo } from './web/layout.js';
 import './web/context.js';
 import type { SubjectVault } from '../subjects/vault.js';
@@ -98,8 +100,12 @@ export async function backoffice(
         // Forms only here: the API keeps answering 415 to anything but JSON.
         await pages.register(formbody);
         pages.decorateRequest('backofficeUser', null);
+        pages.decorateRequest('backofficeSessionToken', null);
         pages.addHook('onRequest', async (request) => {
           request.backofficeUser = await sessionOf(request);
+          request.backofficeSessionToken = request.backofficeUser
+            ? (request.cookies[cookies.session] ?? null)
+            : null;
         });
         // Every state-changing form: sent from a page of this site, with its form token.
         pages.addHook('preHandler', (request, reply, done) => {
@@ -114,7 +120,22 @@ export async function backoffice(
         await pages.register(accountRoutes, { db, config, cookies, operatorReady });
 
         await pages.register(async (tenantPages) => {
-          tenantPages.addHook('onRequest', onlyFor('tenant'));
+          tenantPages.addHook('onRequest', onlyFor('tenant', cookies.session));
+          // A draft sent after its session ran out (its form token checked by now): kept under
+          // that session until the same account signs in again, then its page shows it.
+          tenantPages.addHook('preHandler', async (request, reply) => {
+            const formPage = request.routeOptions.config.formPage;
+            if (request.backofficeUser || !formPage) return;
+            const page = `${basePath}${formPage(request)}`;
+            const previous = request.cookies[cookies.session];
+            if (!previous || !(await accountOfSession(db, previous))) {
+              return redirectTo(reply, `/sign-in?next=${encodeURIComponent(page)}`);
+            }
+            const fields = { ...(request.body as Record<string, unknown>) };
+            delete fields._csrf;
+            await keepFlash(db, previous, `form:${page}`, JSON.stringify(fields), keptFormMs);
+            return signInKeeping(reply, page);
+          });
           await tenantPages.register(dashboardRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(apiKeyRoutes, { db });
@@ -125,7 +146,7 @@ export async function backoffice(
         });
 
         await pages.register(async (operatorPages) => {
-          operatorPages.addHook('onRequest', onlyFor('operator'));
+          operatorPages.addHook('onRequest', onlyFor('operator', cookies.session));
           await operatorPages.register(tenantAdminRoutes, {
             db,
             passwordHashCost: config.passwordHashCost,
@@ -139,16 +160,43 @@ export async function backoffice(
 }
 
 /**
- * The pages of one kind of account: a visitor is sent to sign in (and back here after), the
- * other kind of account gets 403.
+ * The pages of one kind of account: a visitor is sent to sign in (and back after, to a page that
+ * exists for GET; told why when their session ended), the other kind of account gets 403. The
+ * live preview (htmx) is answered a short message instead, and a draft's form is left to the
+ * hook that keeps its text.
  */
-function onlyFor(kind: 'tenant' | 'operator') {
+function onlyFor(kind: 'tenant' | 'operator', sessionCookie: string) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const user = request.backofficeUser;
-    if (!user) return redirectTo(reply, `/sign-in?next=${encodeURIComponent(request.url)}`);
+    if (!user) {
+      if (request.headers['hx-request'] === 'true') return sessionEndedFragment(reply);
+      if (request.method === 'POST' && request.routeOptions.config.formPage) return;
+      const ended = request.cookies[sessionCookie] ? '&notice=expired' : '';
+      return redirectTo(reply, `/sign-in?next=${encodeURIComponent(pageOf(request))}${ended}`);
+    }
     if (user.kind !== kind) {
       const forWhom = kind === 'tenant' ? 'tenants' : 'the operator';
       throw new PageError(403, 'Not available', `This page is for ${forWhom}.`);
     }
   };
+}
+
+/** Where to come back to after signing in: this page, or for a form, its page when it has one. */
+function pageOf(request: FastifyRequest): string {
+  if (request.method === 'GET' || request.method === 'HEAD') return request.url;
+  const path = request.url.split('?')[0] ?? '';
+  return request.server.hasRoute({ method: 'GET', url: request.routeOptions.url ?? '' })
+    ? path
+    : `${basePath}/`;
+}
+
+/** What an htmx request gets when the session has ended: its target keeps the page's text. */
+function sessionEndedFragment(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(401)
+    .type('text/html; charset=utf-8')
+    .send(
+      html`<p class="session-ended" role="alert"><strong>Your session has ended.</strong> The preview stops until you sign in again; your text stays here. Press Save: you are asked to sign in, then the form comes back with your text.</p>`
+        .text,
+    );
 }

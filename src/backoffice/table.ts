@@ -27,6 +27,19 @@ export interface BackofficeSessionsTable {
   revoked_at: string | null;
 }
 
+/**
+ * What one page leaves for the next page of the same session to show once (a new key, a draft
+ * kept through signing in again, a confirmation): sealed under a key derived from the session
+ * cookie, which the store does not hold; taken (deleted) when read, and useless after `expires_at`.
+ */
+export interface BackofficeFlashesTable {
+  /** Hex SHA-256 of the session cookie's value, as in `backoffice_sessions`. */
+  session_id_hash: string;
+  name: string;
+  sealed: string;
+  expires_at: string;
+}
+
 /** Failed sign-ins in the current window, per account and per client address. */
 export interface SignInThrottleTable {
   key: string;

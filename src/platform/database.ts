@@ -1,6 +1,7 @@
 import type { ApiKeysTable } from '../api-keys/table.js';
 import type {
   AuditLogTable,
+  BackofficeFlashesTable,
   BackofficeSessionsTable,
   OperatorsTable,
   SignInThrottleTable,
@@ -36,6 +37,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   operators: OperatorsTable;
   backoffice_sessions: BackofficeSessionsTable;
+  backoffice_flashes: BackofficeFlashesTable;
   sign_in_throttle: SignInThrottleTable;
   audit_log: AuditLogTable;
   subjects: SubjectsTable;

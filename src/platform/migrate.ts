@@ -7,6 +7,7 @@ import * as decisionLog from './migrations/0003-decision-log.js';
 import * as customerHistory from './migrations/0004-customer-history.js';
 import * as logAudits from './migrations/0005-log-audits.js';
 import { subjectsMigration } from './migrations/0006-subjects.js';
+import * as backofficeFlashes from './migrations/0007-backoffice-flashes.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -20,6 +21,7 @@ function migrations(dataKey: Buffer): Record<string, Migration> {
     '0004-customer-history': customerHistory,
     '0005-log-audits': logAudits,
     '0006-subjects': subjectsMigration(dataKey),
+    '0007-backoffice-flashes': backofficeFlashes,
   };
 }
 

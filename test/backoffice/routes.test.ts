@@ -51,6 +51,7 @@ describe.each(stores)('every back-office route on $name', (store) => {
     `/backoffice/templates/${code}/versions/${draftId}`,
     `/backoffice/templates/${code}/versions/${draftId}/publish`,
     '/backoffice/api-keys',
+    `/backoffice/api-keys/${a.apiKey.id}`,
     `/backoffice/api-keys/${a.apiKey.id}/revoke`,
     '/backoffice/customers?customer_id=someone',
     '/backoffice/customers/erase?customer_id=someone',
@@ -142,10 +143,17 @@ describe.each(stores)('every back-office route on $name', (store) => {
       expect(String(response.headers.location), url).toMatch(/^\/backoffice\/sign-in(\?|$)/);
     }
     await visitor.get('/backoffice/sign-in');
+    const tenant = await signedIn(t.app, a.tenant.email);
     for (const [url, fields] of [...tenantForms(), ...operatorForms()]) {
       const response = await visitor.post(url, fields);
       expect(response.statusCode, url).toBe(303);
       expect(String(response.headers.location), url).toMatch(/^\/backoffice\/sign-in\?next=/);
+      // Back after signing in to a page that exists for GET, never to the form's address.
+      const next = decodeURIComponent(
+        /next=([^&]*)/.exec(String(response.headers.location))?.[1] ?? '',
+      );
+      const after = await tenant.get(next);
+      expect([200, 303, 403], `${url} -> ${next}`).toContain(after.statusCode);
     }
     expect(await snapshot()).toEqual(before);
   });

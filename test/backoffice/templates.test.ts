@@ -355,4 +355,58 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
       .executeTakeFirstOrThrow();
     expect(row.content_html.length).toBeGreaterThan(100_000);
   });
+  it('"Draft saved." shows once, right after saving the draft: not on a reload, nor on the version once published', async () => {
+    const code = unique('notice');
+    await createTemplate(code);
+    const made = await page.submit(
+      `/backoffice/templates/${code}/versions/new`,
+      `/backoffice/templates/${code}/versions`,
+      { tag: '1.0', content_html: '<p>Saved</p>' },
+    );
+    const location = String(made.headers.location);
+    const id = draftIdIn(location);
+    expect(textOf((await page.get(location)).body)).toContain('Draft saved.');
+    expect(textOf((await page.get(location)).body)).not.toContain('Draft saved.');
+
+    const edited = await page.post(`/backoffice/templates/${code}/versions/${id}`, {
+      tag: '1.0',
+      content_html: '<p>Saved again</p>',
+    });
+    expect(edited.statusCode).toBe(303);
+    expect(textOf((await page.get(String(edited.headers.location))).body)).toContain(
+      'Draft saved.',
+    );
+
+    await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    for (const url of [
+      `/backoffice/templates/${code}/versions/${id}`,
+      `/backoffice/templates/${code}/versions/${id}?notice=saved`,
+    ]) {
+      const shown = await page.get(url);
+      expect(textOf(shown.body), url).toContain('published');
+      expect(textOf(shown.body), url).not.toContain('Draft saved.');
+    }
+  });
+
+  it("the new-version form suggests the tag after the latest version's (1.0 -> 1.1, 2 -> 3), skipping tags in use, 1.0 for a first version", async () => {
+    const tagField = async (code: string) =>
+      /<input type="text" id="tag" name="tag"[^>]* value="([^"]*)">/.exec(
+        (await page.get(`/backoffice/templates/${code}/versions/new`)).body,
+      )?.[1];
+
+    const fresh = unique('tags');
+    await createTemplate(fresh);
+    expect(await tagField(fresh)).toBe('1.0');
+
+    const dotted = await seedTemplate(t.db, a.tenant.id);
+    await publish(t.db, a.tenant.id, dotted, { tag: '1.0' });
+    expect(await tagField(dotted)).toBe('1.1');
+    await createDraft(dotted, { tag: '1.1', content_html: '<p>Next</p>' });
+    expect(await tagField(dotted)).toBe('1.2');
+
+    const whole = await seedTemplate(t.db, a.tenant.id);
+    await publish(t.db, a.tenant.id, whole, { tag: '2' });
+    expect(await tagField(whole)).toBe('3');
+  });
 });

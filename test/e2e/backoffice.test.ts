@@ -21,6 +21,7 @@ import {
   type ServerProcess,
   startServer,
   type TempStore,
+  withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
@@ -235,8 +236,18 @@ describe.skipIf(skipBrowserTests).each(stores)(
         const latest = await api('/api/v1/consent-templates/privacy_policy/latest');
         expect(latest.status).toBe(200);
         expect(((await latest.json()) as { data: { tag: string } }).data.tag).toBe('1.0');
+        // The key's page was reached by a redirect: reloading it neither shows the key again
+        // nor makes a second one.
+        expect(page.url()).toMatch(/\/backoffice\/api-keys\/[0-9a-f-]{36}$/);
+        await page.reload();
+        expect(await page.locator('#new-key').count()).toBe(0);
+        expect(await page.locator('main').textContent()).not.toContain(apiKey);
+        expect(await page.locator('main').textContent()).toContain(
+          'was shown once, when it was created',
+        );
         await page.getByRole('link', { name: 'Back to API Key Management' }).click();
         expect(await page.locator('tbody').textContent()).not.toContain(apiKey);
+        expect(await page.locator('tbody tr', { hasText: 'web shop' }).count()).toBe(1);
         await shot('11-api-keys');
         // On a phone the table scrolls in its own box and says so; Revoke is reached from the
         // keyboard (focus scrolls it into view), with the key's status beside it.
@@ -267,6 +278,17 @@ describe.skipIf(skipBrowserTests).each(stores)(
           path: join(screenshotDir, `${testStore.name}-11-api-keys-scrolled-phone.png`),
         });
         await page.setViewportSize(desktop);
+        // A second active key of the same name is refused with the form's message.
+        await page.getByLabel('Name').fill('web shop');
+        await page.getByRole('button', { name: 'Create key' }).click();
+        await expect
+          .poll(() => page.getByRole('alert').textContent())
+          .toContain('An active key named "web shop" already exists.');
+        expect(await page.locator('tbody tr', { hasText: 'web shop' }).count()).toBe(1);
+        expect(console.problems).toEqual([
+          'error: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+        ]);
+        console.problems.length = 0;
       });
 
       it('after decisions through the API, publishing 2.0 says 3 customers become pending', async () => {
@@ -313,6 +335,56 @@ describe.skipIf(skipBrowserTests).each(stores)(
           return ((await pending.json()) as { data: { accepted: boolean } }).data.accepted;
         };
         await expect.poll(accepted, { timeout: budget(1_500), interval: 100 }).toBe(false);
+      });
+
+      it('a session that ends while a draft is written: the preview says so, Save asks to sign in, and the text comes back to be saved', async () => {
+        await page.goto(url('/backoffice/templates/privacy_policy'));
+        await page.getByRole('button', { name: 'New draft version' }).click();
+        // The tag starts as the one after the latest version's (2.0).
+        expect(await page.getByLabel('Tag').inputValue()).toBe('2.1');
+        const draft = '<h1>Privacy</h1><p>Written while the session ran out.</p>';
+        await page.getByLabel('Content (HTML)').fill(draft);
+        await expect.poll(() => page.locator('#preview').innerHTML()).toBe(draft);
+
+        // The session runs out (no page seen for two hours) while the text is being written.
+        await withStore(store, (db) =>
+          db
+            .updateTable('backoffice_sessions')
+            .set({ last_seen_at: new Date(Date.now() - 2 * 3_600_000).toISOString() })
+            .where('email', '=', tenant.email)
+            .execute(),
+        );
+        await page.getByLabel('Content (HTML)').press('End');
+        await page.getByLabel('Content (HTML)').pressSequentially('<p>More</p>');
+        await expect
+          .poll(() => page.locator('#preview').textContent())
+          .toContain('Your session has ended.');
+        expect(await page.locator('#preview input[name="password"]').count()).toBe(0);
+        expect(await page.getByLabel('Content (HTML)').inputValue()).toBe(`${draft}<p>More</p>`);
+
+        await page.getByRole('button', { name: 'Save as draft' }).click();
+        await expect
+          .poll(() => page.getByRole('status').textContent())
+          .toContain('Your session ended before this was saved');
+        await page.getByLabel('E-mail').fill(tenant.email);
+        await page.getByLabel('Password').fill(tenant.password);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL(url('/backoffice/templates/privacy_policy/versions/new'));
+        expect(await page.getByRole('status').textContent()).toContain(
+          'Your text is back: it is not saved yet.',
+        );
+        expect(await page.getByLabel('Content (HTML)').inputValue()).toBe(`${draft}<p>More</p>`);
+        expect(await page.getByLabel('Tag').inputValue()).toBe('2.1');
+        await page.getByRole('button', { name: 'Save as draft' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toBe('Draft saved.');
+        expect(await page.locator('.content-preview').innerHTML()).toBe(`${draft}<p>More</p>`);
+        // The refused preview and save answered 401, which the browser reports; nothing else.
+        expect(new Set(console.problems)).toEqual(
+          new Set([
+            'error: Failed to load resource: the server responded with a status of 401 (Unauthorized)',
+          ]),
+        );
+        console.problems.length = 0;
       });
 
       it("the dashboard charts today's decisions", async () => {

@@ -449,6 +449,15 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expect(revoked.revoked_at).toMatch(isoUtc);
     });
 
+    it("when an active key of the tenant has the name, apikey create fails saying so; a revoked key's name is free", async () => {
+      expectJsonObject(await cli('apikey', 'create', '--tenant', 'acme', '--name', 'crm'));
+      const again = await cli('apikey', 'create', '--tenant', 'acme', '--name', 'crm');
+      expectFailure(again, /An active key named "crm" already exists/);
+      expect(again.code).toBe(1);
+      // The key named "web" above was revoked: its name may be given again.
+      expectJsonObject(await cli('apikey', 'create', '--tenant', 'acme', '--name', 'web'));
+    });
+
     it('when the key id is unknown, apikey revoke fails', async () => {
       const result = await cli(
         'apikey',

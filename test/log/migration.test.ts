@@ -191,7 +191,10 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
     }
 
     // Then the personal data is sealed, each customer under a key of their own.
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0006-subjects']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0006-subjects',
+      '0007-backoffice-flashes',
+    ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');
     const carol = await findSubjectId(db, vault, tenantId, 'carol');

@@ -5,11 +5,14 @@ import { verifyPassword } from '../../tenants/passwords.js';
 import { setTenantPassword } from '../../tenants/service.js';
 import { recordAudit } from '../audit/service.js';
 import { auditBy, signedInUser } from '../web/context.js';
+import { keepFlash, takeFlash } from '../web/flash.js';
 import { fieldOf, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sendPage } from '../web/layout.js';
 import { setOperatorPassword } from './operators.js';
 import {
+  type Account,
+  accountOfSession,
   type BackofficeUser,
   purgeEndedSessions,
   revokeSession,
@@ -39,6 +42,24 @@ function safeNext(next: string): string | undefined {
   return next.slice(basePath.length);
 }
 
+/** How long a form kept through signing in again waits for its page. */
+export const keptFormMs = 15 * 60_000;
+
+/**
+ * The answer to a form sent after its session ran out (its form token already checked, its
+ * fields kept under the old session by the caller): the sign-in page, then `next`, the page (for
+ * GET) where the form comes back filled.
+ */
+export function signInKeeping(reply: FastifyReply, next: string): FastifyReply {
+  return sendPage(reply, {
+    status: 401,
+    title: 'Sign in',
+    notice:
+      'Your session ended before this was saved. Sign in again: your text is kept and comes back in the form.',
+    body: signInForm({ csrfToken: csrfToken(reply), email: '', next, errors: [] }),
+  });
+}
+
 const notices: Record<string, string> = {
   'signed-out': 'You are signed out.',
   expired: 'Your session has ended. Please sign in again.',
@@ -59,6 +80,23 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     const user = request.backofficeUser;
     return redirectTo(reply, user ? homeOf(user) : '/sign-in');
   });
+
+  /**
+   * A form kept when the previous session of this browser ran out goes over to the new session,
+   * when the same account signed in again (never to another account using the same browser).
+   */
+  const carryKeptForm = async (
+    previous: string | undefined,
+    signedIn: { account: Account; token: string },
+    back: string,
+  ) => {
+    if (!previous) return;
+    const before = await accountOfSession(db, previous);
+    if (before?.kind !== signedIn.account.kind || before.id !== signedIn.account.id) return;
+    const name = `form:${basePath}${back.split('?')[0]}`;
+    const kept = await takeFlash(db, previous, name);
+    if (kept !== undefined) await keepFlash(db, signedIn.token, name, kept, keptFormMs);
+  };
 
   const showSignIn = (
     reply: FastifyReply,
@@ -155,7 +193,15 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       request.log.warn({ err: error }, 'could not remove ended back-office sessions'),
     );
     const home = outcome.account.kind === 'tenant' ? '/dashboard' : '/operator/tenants';
-    return redirectTo(reply, safeNext(next) ?? home);
+    const back = safeNext(next);
+    if (back !== undefined) {
+      await carryKeptForm(
+        request.cookies[cookies.session],
+        { account: outcome.account, token },
+        back,
+      );
+    }
+    return redirectTo(reply, back ?? home);
   });
 
   app.post('/sign-out', async (request, reply) => {

@@ -115,6 +115,27 @@ export async function findSession(
   return user;
 }
 
+/**
+ * The account of a session cookie whose session was not ended on purpose (signed out, revoked):
+ * for a form sent after its session ran out of time, whose text waits for that account to sign in
+ * again. Undefined for anything else.
+ */
+export async function accountOfSession(
+  db: Executor,
+  token: string | undefined,
+): Promise<Account | undefined> {
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const row = await db
+    .selectFrom('backoffice_sessions')
+    .select(['tenant_id', 'operator_id', 'revoked_at'])
+    .where('id_hash', '=', sha256Hex(token))
+    .executeTakeFirst();
+  if (!row || row.revoked_at !== null) return undefined;
+  if (row.tenant_id !== null) return { kind: 'tenant', id: row.tenant_id };
+  if (row.operator_id !== null) return { kind: 'operator', id: row.operator_id };
+  return undefined;
+}
+
 /** Ends one session (sign-out). */
 export async function revokeSession(db: Executor, idHash: string): Promise<void> {
   await db

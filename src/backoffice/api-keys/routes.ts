@@ -3,12 +3,17 @@ import type { CreatedApiKey } from '../../api-keys/schemas.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.js';
 import type { Db } from '../../platform/db.js';
 import { recordAudit } from '../audit/service.js';
-import { auditBy, tenantOf } from '../web/context.js';
+import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
+import { keepFlash, takeFlash } from '../web/flash.js';
 import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
+import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
-import { apiKeyList, apiKeyMessages, createdKey, revokeConfirmation } from './views.js';
+import { apiKeyList, apiKeyMessages, createdKey, keyDetails, revokeConfirmation } from './views.js';
 
 const notices: Record<string, string> = { revoked: 'Key revoked.' };
+
+/** How long a new key waits for its page (the redirect that follows its creation). */
+const secretMs = 2 * 60_000;
 
 export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
   const page = sectionPage('api-keys', notices);
@@ -54,8 +59,19 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
       if (!refusal) throw error;
       return showList(request, reply, name, refusal, 400);
     }
-    // Answered here, not after a redirect: the key exists nowhere else to show it from.
-    return page(request, reply, 'Key created', createdKey(created), 201);
+    // The key exists nowhere but in this request: it is left, sealed, for the next page of this
+    // session to show once, so that a reload neither shows it again nor makes another key.
+    await keepFlash(db, sessionTokenOf(request), `api-key:${created.id}`, created.key, secretMs);
+    return redirectTo(reply, `/api-keys/${segment(created.id)}`);
+  });
+
+  app.get<{ Params: { id: string } }>('/api-keys/:id', async (request, reply) => {
+    const { tenantId } = tenantOf(request);
+    const key = await getApiKey(db, tenantId, request.params.id);
+    const secret = await takeFlash(db, request.backofficeSessionToken, `api-key:${key.id}`);
+    return secret === undefined
+      ? page(request, reply, `Key ${key.name}`, keyDetails(key))
+      : page(request, reply, 'Key created', createdKey({ ...key, key: secret }));
   });
 
   app.get<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {

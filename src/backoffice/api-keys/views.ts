@@ -44,13 +44,27 @@ ${input({ name: 'name', label: 'Name', value: o.name, required: true, maxlength:
 </form>`;
 }
 
-export function createdKey(key: CreatedApiKey): Html {
+export function createdKey(key: CreatedApiKey & ApiKeyView): Html {
   return html`<h1>Key created</h1>
 <p><strong>Copy the key now: it is shown only this once.</strong> Keep it in the client system's secret store.</p>
 <p><label for="new-key">Key "${key.name}"</label></p>
 <output id="new-key" class="key-once">${key.key}</output>
 <p><button type="button" data-copy="new-key" hidden>Copy</button></p>
 <p>Prefix (to recognise it later): <span class="mono">${key.prefix}</span></p>
+<p><a href="${basePath}/api-keys">Back to API Key Management</a></p>`;
+}
+
+/** A key's page once its secret was shown: it never is again. */
+export function keyDetails(key: ApiKeyView): Html {
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/api-keys">API Key Management</a></li><li>${key.name}</li></ul></nav>
+<h1>Key "${key.name}"</h1>
+<dl class="facts">
+<dt>Prefix</dt><dd class="mono">${key.prefix}</dd>
+<dt>Created</dt><dd>${time(key.created_at)}</dd>
+<dt>Last used</dt><dd>${time(key.last_used_at)}</dd>
+<dt>Status</dt><dd>${key.revoked_at ? html`${badge('revoked')} ${time(key.revoked_at)}` : badge('active')}</dd>
+</dl>
+<p role="status">The key itself was shown once, when it was created, and cannot be shown again: only a hash of it is kept. If it was not copied, revoke this key and create a new one.</p>
 <p><a href="${basePath}/api-keys">Back to API Key Management</a></p>`;
 }
 

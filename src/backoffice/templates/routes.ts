@@ -15,10 +15,12 @@ import {
 } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { recordAudit } from '../audit/service.js';
-import { auditBy, tenantOf } from '../web/context.js';
+import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
+import { keepFlash, takeFlash } from '../web/flash.js';
 import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
-import { segment } from '../web/html.js';
-import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { html, segment } from '../web/html.js';
+import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { suggestNextTag } from './tag-suggestion.js';
 import {
   newTemplateForm,
   newVersionPage,
@@ -33,14 +35,23 @@ import {
 
 type Params = { code: string; id: string };
 
+const paramsOf = (request: FastifyRequest) => request.params as Params;
+const newVersionPath = (code: string) => `/templates/${segment(code)}/versions/new`;
+const versionPath = (code: string, id: string) =>
+  `/templates/${segment(code)}/versions/${segment(id)}`;
+
+const keptNotice = html`<p class="notice" role="status">Your session had ended before this was saved. Your text is back: it is not saved yet.</p>`;
+
 /** Content may be up to 1,000,000 characters; percent-encoded by the form, it grows. */
 const versionBodyLimit = 8 * 1024 * 1024;
 
 const notices: Record<string, string> = {
   created: 'Template created.',
-  saved: 'Draft saved.',
   published: 'Version published. The API answers it within a second.',
 };
+
+/** "Draft saved." waits this long for the page the save redirects to. */
+const savedNoticeMs = 60_000;
 
 export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db }) {
   const page = sectionPage('templates', notices);
@@ -143,28 +154,61 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       fieldErrors: refusal.fields,
     });
 
+  /** A draft's fields carried through signing in again (see `signInKeeping`), taken once. */
+  const keptForm = async (request: FastifyRequest, path: string) => {
+    const kept = await takeFlash(db, request.backofficeSessionToken, `form:${basePath}${path}`);
+    return kept === undefined ? undefined : versionValues(JSON.parse(kept));
+  };
+
+  /** After a save: the draft's page, which says "Draft saved." once. */
+  const savedTo = async (request: FastifyRequest, reply: FastifyReply, path: string) => {
+    await keepFlash(
+      db,
+      sessionTokenOf(request),
+      `notice:${basePath}${path}`,
+      'saved',
+      savedNoticeMs,
+    );
+    return redirectTo(reply, path);
+  };
+
   app.get<{ Params: Params }>('/templates/:code/versions/new', async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const template = await getTemplateByCode(db, tenantId, request.params.code);
-    // Starting from the latest text is what an edit of a policy usually is.
-    const latest = await findLatestPublished(db, tenantId, template.code);
-    const values = {
-      tag: '',
-      content_html: latest?.content_html ?? '',
-      file_url: '',
-      allow_reconsent: latest ? latest.allow_reconsent === 1 : true,
-    };
+    const kept = await keptForm(request, newVersionPath(template.code));
+    let values = kept;
+    if (!values) {
+      // Starting from the latest text is what an edit of a policy usually is.
+      const [latest, versions] = await Promise.all([
+        findLatestPublished(db, tenantId, template.code),
+        listVersions(db, template),
+      ]);
+      const newest = versions.find((v) => v.status === 'published') ?? versions[0];
+      values = {
+        tag: suggestNextTag(
+          newest?.tag,
+          versions.map((v) => v.tag),
+        ),
+        content_html: latest?.content_html ?? '',
+        file_url: '',
+        allow_reconsent: latest ? latest.allow_reconsent === 1 : true,
+      };
+    }
+    const form = formFor(reply, template, undefined, values);
     return page(
       request,
       reply,
       'New draft',
-      newVersionPage(formFor(reply, template, undefined, values), template),
+      newVersionPage(kept ? html`${keptNotice}${form}` : form, template),
     );
   });
 
   app.post<{ Params: Params }>(
     '/templates/:code/versions',
-    { bodyLimit: versionBodyLimit },
+    {
+      bodyLimit: versionBodyLimit,
+      config: { formPage: (request) => newVersionPath(paramsOf(request).code) },
+    },
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
@@ -187,10 +231,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         const form = formFor(reply, template, undefined, values, refusal);
         return page(request, reply, 'New draft', newVersionPage(form, template), 400);
       }
-      return redirectTo(
-        reply,
-        `/templates/${segment(template.code)}/versions/${draft.id}?notice=saved`,
-      );
+      return savedTo(request, reply, versionPath(template.code, draft.id));
     },
   );
 
@@ -198,7 +239,16 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
   // alone, for a browser without scripts the whole form page again. Nothing is stored.
   app.post<{ Params: Pick<Params, 'code'> }>(
     '/templates/:code/preview',
-    { bodyLimit: versionBodyLimit },
+    {
+      bodyLimit: versionBodyLimit,
+      config: {
+        formPage: (request) => {
+          const versionId = fieldOf(request.body, 'version_id');
+          const { code } = paramsOf(request);
+          return versionId === '' ? newVersionPath(code) : versionPath(code, versionId);
+        },
+      },
+    },
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
@@ -227,26 +277,43 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     const { tenantId } = tenantOf(request);
     const template = await getTemplateByCode(db, tenantId, request.params.code);
     const version = await getVersion(db, template, request.params.id);
+    const path = versionPath(template.code, version.id);
+    const [kept, notice] = await Promise.all([
+      version.status === 'draft' ? keptForm(request, path) : undefined,
+      takeFlash(db, request.backofficeSessionToken, `notice:${basePath}${path}`),
+    ]);
     const form =
       version.status === 'draft'
-        ? formFor(reply, template, version, {
-            tag: version.tag,
-            content_html: version.content_html,
-            file_url: version.file_url ?? '',
-            allow_reconsent: version.allow_reconsent === 1,
-          })
+        ? formFor(
+            reply,
+            template,
+            version,
+            kept ?? {
+              tag: version.tag,
+              content_html: version.content_html,
+              file_url: version.file_url ?? '',
+              allow_reconsent: version.allow_reconsent === 1,
+            },
+          )
         : undefined;
     return page(
       request,
       reply,
       `${template.code} ${version.tag}`,
-      versionPage({ template, version, form }),
+      versionPage({ template, version, form: form && kept ? html`${keptNotice}${form}` : form }),
+      200,
+      notice === 'saved' && version.status === 'draft' ? 'Draft saved.' : undefined,
     );
   });
 
   app.post<{ Params: Params }>(
     '/templates/:code/versions/:id',
-    { bodyLimit: versionBodyLimit },
+    {
+      bodyLimit: versionBodyLimit,
+      config: {
+        formPage: (request) => versionPath(paramsOf(request).code, paramsOf(request).id),
+      },
+    },
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
@@ -274,10 +341,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
           version.status === 'draft' ? 400 : 409,
         );
       }
-      return redirectTo(
-        reply,
-        `/templates/${segment(template.code)}/versions/${segment(request.params.id)}?notice=saved`,
-      );
+      return savedTo(request, reply, versionPath(template.code, request.params.id));
     },
   );
 

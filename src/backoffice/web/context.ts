@@ -7,6 +7,16 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is signed in to the back-office on this request, if anyone. */
     backofficeUser: BackofficeUser | null;
+    /** The session cookie's value when `backofficeUser` is set: what flashes are sealed under. */
+    backofficeSessionToken: string | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * For a form whose text must survive the end of the session (a draft): the page, for GET,
+     * where the form is written. Sent without a session, such a form is answered (after its form
+     * check) with the sign-in page carrying its fields, and this page after signing in.
+     */
+    formPage?: (request: FastifyRequest) => string;
   }
 }
 
@@ -34,6 +44,13 @@ export function signedInUser(request: FastifyRequest): BackofficeUser {
   const user = request.backofficeUser;
   if (!user) throw new PageError(401, 'Please sign in', 'Sign in to see this page.');
   return user;
+}
+
+/** The signed-in session's cookie value (the pages' hook has already made sure there is one). */
+export function sessionTokenOf(request: FastifyRequest): string {
+  const token = request.backofficeSessionToken;
+  if (!token) throw new PageError(401, 'Please sign in', 'Sign in to see this page.');
+  return token;
 }
 
 /** The audit entry's who and where for this request; the caller adds what happened. */

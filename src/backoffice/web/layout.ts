@@ -38,6 +38,13 @@ const htmxConfig = JSON.stringify({
   allowScriptTags: false,
   selfRequestsOnly: true,
   historyCacheSize: 0,
+  // htmx's own, but a 401 is swapped too: it says the session ended (its target keeps the rest).
+  responseHandling: [
+    { code: '204', swap: false },
+    { code: '[23]..', swap: true },
+    { code: '401', swap: true, error: false },
+    { code: '[45]..', swap: false, error: true },
+  ],
 });
 
 /** The whole HTML document around a page's body. */
@@ -119,10 +126,17 @@ export function sendPage(
 
 /**
  * The page sender of one section: the signed-in user's navigation, the form token, and the
- * short confirmation `?notice=` names among the section's own.
+ * short confirmation given, or else the one `?notice=` names among the section's own.
  */
 export function sectionPage(section: Section, notices: Record<string, string> = {}) {
-  return (request: FastifyRequest, reply: FastifyReply, title: string, body: Html, status = 200) =>
+  return (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    title: string,
+    body: Html,
+    status = 200,
+    notice: string | undefined = undefined,
+  ) =>
     sendPage(reply, {
       status,
       title,
@@ -130,7 +144,7 @@ export function sectionPage(section: Section, notices: Record<string, string> = 
       user: request.backofficeUser,
       csrfToken: csrfToken(reply),
       section,
-      notice: notices[queryOf(request.query, 'notice')],
+      notice: notice ?? notices[queryOf(request.query, 'notice')],
     });
 }
 
