@@ -193,7 +193,7 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
     const sections = page.body.split('<article>').slice(1);
     const x = sections.find((s) => s.includes(codeX)) ?? '';
     expect(x).toMatch(
-      /<svg viewBox="0 0 640 220" role="img" aria-labelledby="chart-\d+-title chart-\d+-desc"/,
+      /<svg class="chart-plot" viewBox="0 0 \d+ \d+" preserveAspectRatio="none" role="img" aria-labelledby="chart-\d+-title chart-\d+-desc"/,
     );
     const today = new Date().toISOString().slice(0, 10);
     expect(x).toContain(`<title>${today}: 2 given, 1 reject, 0 withdraw</title>`);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sanitizeContent } from '../../src/templates/sanitize.js';
 import { apiOf } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
@@ -96,7 +95,6 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     );
     expect(fragment.statusCode).toBe(200);
     expect(fragment.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(fragment.body).toBe(sanitizeContent(content));
     expect(fragment.body).toBe('<h2>Terms</h2><p>Kept <b>bold</b></p><img />');
     // Every post carries the form token of the page read before it.
     const whole = await page.submit(
