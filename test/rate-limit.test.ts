@@ -79,8 +79,8 @@ describe.each(stores)('rate limit per API key on $name', (store) => {
 
   it.each(unrouted)(
     'past the limit, %s is 429 1008 with Retry-After (the rate limit comes before existence)',
-    async (_label, method, url) => {
-      const key = await createApiKey(t.db, a.tenant.id, { name: 'spent' });
+    async (label, method, url) => {
+      const key = await createApiKey(t.db, a.tenant.id, { name: `spent: ${label}` });
       const headers = { 'x-system-api-key': key.key };
       for (let i = 0; i < 3; i += 1) expect((await latest(headers)).statusCode).toBe(200);
       const response = await t.app.inject({ method: method as 'GET', url, headers });
@@ -93,8 +93,8 @@ describe.each(stores)('rate limit per API key on $name', (store) => {
 
   it.each(unrouted)(
     'without a valid key, %s is 401 1002 and uses up no budget',
-    async (_label, method, url) => {
-      const key = await createApiKey(t.db, a.tenant.id, { name: 'unrouted-untouched' });
+    async (label, method, url) => {
+      const key = await createApiKey(t.db, a.tenant.id, { name: `unrouted-untouched: ${label}` });
       for (let i = 0; i < 5; i += 1) {
         const response = await t.app.inject({
           method: method as 'GET',
