@@ -54,6 +54,11 @@ export async function startSession(
   return token;
 }
 
+/** A session cookie's value has the shape of one made here (256 random bits, base64url). */
+function isSessionToken(token: string | undefined): token is string {
+  return token !== undefined && /^[A-Za-z0-9_-]{43}$/.test(token);
+}
+
 /**
  * The user of a session cookie, or undefined when the session is unknown, revoked, past its
  * end, idle for too long, or its tenant is disabled.
@@ -64,7 +69,7 @@ export async function findSession(
   settings: SessionSettings,
   now = new Date(),
 ): Promise<BackofficeUser | undefined> {
-  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  if (!isSessionToken(token)) return undefined;
   const idHash = sha256Hex(token);
   const row = await db
     .selectFrom('backoffice_sessions as s')
@@ -124,7 +129,7 @@ export async function accountOfSession(
   db: Executor,
   token: string | undefined,
 ): Promise<Account | undefined> {
-  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  if (!isSessionToken(token)) return undefined;
   const row = await db
     .selectFrom('backoffice_sessions')
     .select(['tenant_id', 'operator_id', 'revoked_at'])
