@@ -55,6 +55,43 @@ describe.each(stores)('rate limit per API key on $name', (store) => {
     expect((await latest({ 'x-system-api-key': key.key })).statusCode).toBe(200);
   });
 
+  // Contract section 2: after the key, the rate limit comes before body size, media type,
+  // validation and existence.
+  const refusedLater: [string, Record<string, string>, string][] = [
+    [
+      'a body over 16 KiB (413)',
+      { 'content-type': 'application/json' },
+      `{"x":"${'a'.repeat(17 * 1024)}"}`,
+    ],
+    ['a body that is not JSON (415)', { 'content-type': 'text/plain' }, 'given'],
+    [
+      'a body that fails validation (400)',
+      { 'content-type': 'application/json' },
+      '{"decision":"maybe"}',
+    ],
+    [
+      'a version that does not exist (404)',
+      { 'content-type': 'application/json' },
+      '{"consent_version_id":"01a1fb28-cb6d-71c2-b4c6-d31fcf3b015f","decision":"given"}',
+    ],
+  ];
+  it.each(refusedLater)(
+    'past the limit, a decision with %s is 429 1008: the rate limit comes first',
+    async (label, contentType, payload) => {
+      const key = await createApiKey(t.db, a.tenant.id, { name: `before the body: ${label}` });
+      const headers = { 'x-system-api-key': key.key };
+      for (let i = 0; i < 3; i += 1) expect((await latest(headers)).statusCode).toBe(200);
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/customers/limited-customer/consents/decisions',
+        headers: { ...headers, ...contentType },
+        payload,
+      });
+      expectError(response, 429, '1008', 'Too many requests.');
+      expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    },
+  );
+
   /** Requests under /api/v1 that match no route: an unknown path, an undecodable one, a wrong method. */
   const unrouted: [string, string, string, number, string][] = [
     ['an unknown path', 'GET', '/api/v1/no/such/route', 404, '1004'],
