@@ -50,24 +50,5 @@ export interface SignInThrottleTable {
   updated_at: string;
 }
 
-/** Every back-office action, appended, never changed. */
-export interface AuditLogTable {
-  id: string;
-  /** The tenant the action concerns; null for the operator's acts on the service itself. */
-  tenant_id: string | null;
-  actor_kind: 'operator' | 'tenant' | 'anonymous';
-  /** The e-mail of who acted (as typed, for a failed sign-in). */
-  actor: string;
-  action: string;
-  /** What the action was on (a template code, a key name, a customer's subject id, …). */
-  target: string | null;
-  /** JSON object with the particulars, or null. */
-  details: string | null;
-  ip: string;
-  user_agent: string | null;
-  created_at: string;
-}
-
 export type OperatorRow = Selectable<OperatorsTable>;
 export type SessionRow = Selectable<BackofficeSessionsTable>;
-export type AuditRow = Selectable<AuditLogTable>;

@@ -1,6 +1,6 @@
 import type { ApiKeysTable } from '../api-keys/table.js';
+import type { AuditLogTable } from '../audit/table.js';
 import type {
-  AuditLogTable,
   BackofficeFlashesTable,
   BackofficeSessionsTable,
   OperatorsTable,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type AuditEntry, recordAudit } from '../backoffice/audit/service.js';
+import { type AuditEntry, recordAudit } from '../audit/service.js';
 import { leafOfErasure, queueLeaf } from '../log/queue.js';
 import { type Db, isPostgres } from '../platform/db.js';
 import { newId } from '../platform/ids.js';

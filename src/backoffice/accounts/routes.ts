@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../../audit/service.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { verifyPassword } from '../../tenants/passwords.js';
 import { setTenantPassword } from '../../tenants/service.js';
-import { recordAudit } from '../audit/service.js';
 import { auditBy, signedInUser } from '../web/context.js';
 import { keepFlash, takeFlash } from '../web/flash.js';
 import { fieldOf, queryOf } from '../web/forms.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CreatedApiKey } from '../../api-keys/schemas.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.js';
+import { recordAudit } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
-import { recordAudit } from '../audit/service.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
 import { keepFlash, takeFlash } from '../web/flash.js';
 import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';

@@ -1,9 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../../platform/db.js';
-import { auditBy, signedInUser } from '../web/context.js';
-import { type CsvColumn, sendCsv } from '../web/csv.js';
-import { queryOf } from '../web/forms.js';
-import { basePath, csrfToken, sendPage } from '../web/layout.js';
 import {
   type AuditCursor,
   type AuditListItem,
@@ -11,7 +6,12 @@ import {
   auditEntries,
   listAudit,
   recordAudit,
-} from './service.js';
+} from '../../audit/service.js';
+import type { Db } from '../../platform/db.js';
+import { auditBy, signedInUser } from '../web/context.js';
+import { type CsvColumn, sendCsv } from '../web/csv.js';
+import { queryOf } from '../web/forms.js';
+import { basePath, csrfToken, sendPage } from '../web/layout.js';
 import { auditPage } from './views.js';
 
 const columns: ReadonlyArray<CsvColumn<AuditListItem>> = [

@@ -1,6 +1,6 @@
+import type { AuditCursor, AuditListItem } from '../../audit/service.js';
 import { time } from '../web/format.js';
 import { type Html, html } from '../web/html.js';
-import type { AuditCursor, AuditListItem } from './service.js';
 
 export function auditPage(o: {
   items: AuditListItem[];

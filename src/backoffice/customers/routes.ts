@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { recordAudit } from '../../audit/service.js';
 import { findTemplateStandings } from '../../consents/repository.js';
 import { customerHistory } from '../../decisions/history.js';
 import { customerIdPattern } from '../../decisions/schemas.js';
@@ -6,7 +7,6 @@ import type { Db } from '../../platform/db.js';
 import { eraseCustomer } from '../../subjects/erase.js';
 import { erasureSummary, findSubjectId } from '../../subjects/service.js';
 import type { SubjectVault } from '../../subjects/vault.js';
-import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { recordAudit } from '../../audit/service.js';
 import { type DecisionRecord, decisionRecords } from '../../decisions/history.js';
 import type { Db } from '../../platform/db.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { listTemplates } from '../../templates/service.js';
-import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { type CsvColumn, sendCsv } from '../web/csv.js';
 import { type FieldErrors, queryOf } from '../web/forms.js';

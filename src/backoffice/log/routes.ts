@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { recordAudit } from '../../audit/service.js';
 import { auditLog } from '../../log/audit.js';
 import { lastAuditRun, saveAuditRun } from '../../log/audit-runs.js';
 import { logOverview, receiptOf } from '../../log/service.js';
@@ -6,7 +7,6 @@ import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';
 import type { SubjectVault } from '../../subjects/vault.js';
-import { recordAudit } from '../audit/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { logPage, receiptQueued } from './views.js';

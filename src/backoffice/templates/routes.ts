@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../../audit/service.js';
 import { countCustomersDecidedOn, customersPerTemplate } from '../../decisions/history.js';
 import type { Db } from '../../platform/db.js';
 import { findLatestPublished } from '../../templates/repository.js';
@@ -14,7 +15,6 @@ import {
   updateDraftVersion,
 } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
-import { recordAudit } from '../audit/service.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
 import { keepFlash, takeFlash } from '../web/flash.js';
 import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordAudit } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import {
@@ -9,7 +10,6 @@ import {
 } from '../../tenants/service.js';
 import { findOperatorByEmail } from '../accounts/operators.js';
 import { revokeSessionsOf } from '../accounts/sessions.js';
-import { recordAudit } from '../audit/service.js';
 import { auditBy } from '../web/context.js';
 import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';

@@ -1,0 +1,77 @@
+import type { Executor } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/time.js';
+import {
+  type AuditCursor,
+  type AuditListRow,
+  type AuditScope,
+  findAuditEntries,
+  insertAuditEntry,
+} from './repository.js';
+import type { AuditRow } from './table.js';
+
+export type { AuditCursor, AuditScope };
+export type AuditListItem = AuditListRow;
+
+/** What happened, by whom, from where: one row of the audit log. */
+export interface AuditEntry {
+  tenantId: string | null;
+  actorKind: AuditRow['actor_kind'];
+  actor: string;
+  action: string;
+  target?: string | null;
+  details?: Record<string, unknown> | null;
+  ip: string;
+  userAgent: string | null;
+}
+
+/** Appends `entry`; called inside the transaction of the action it records. */
+export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
+  await insertAuditEntry(db, {
+    id: newId(),
+    tenant_id: entry.tenantId,
+    actor_kind: entry.actorKind,
+    actor: entry.actor.slice(0, 254),
+    action: entry.action,
+    target: entry.target ?? null,
+    details: entry.details ? JSON.stringify(entry.details) : null,
+    ip: entry.ip,
+    user_agent: entry.userAgent?.slice(0, 512) ?? null,
+    created_at: nowIso(),
+  });
+}
+
+/** A page of the log, newest first, and the cursor of the next page (when there is one). */
+export async function listAudit(
+  db: Executor,
+  scope: AuditScope,
+  before: AuditCursor | undefined,
+  limit = 50,
+): Promise<{ items: AuditListItem[]; next: AuditCursor | undefined }> {
+  const rows = await findAuditEntries(db, scope, 'desc', before, limit + 1);
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items,
+    next: rows.length > limit && last ? { createdAt: last.created_at, id: last.id } : undefined,
+  };
+}
+
+/**
+ * The whole log of the scope, oldest first, read a page at a time (each page its own short
+ * query), so an export of any size holds one page in memory and no connection for long.
+ */
+export async function* auditEntries(
+  db: Executor,
+  scope: AuditScope,
+  pageSize = 1000,
+): AsyncGenerator<AuditListItem> {
+  let after: AuditCursor | undefined;
+  for (;;) {
+    const rows = await findAuditEntries(db, scope, 'asc', after, pageSize);
+    yield* rows;
+    const last = rows.at(-1);
+    if (rows.length < pageSize || !last) return;
+    after = { createdAt: last.created_at, id: last.id };
+  }
+}

@@ -1,0 +1,24 @@
+import type { Selectable } from 'kysely';
+
+/**
+ * Every action of a person on the service (in the back-office, on the command line, an erasure),
+ * appended, never changed.
+ */
+export interface AuditLogTable {
+  id: string;
+  /** The tenant the action concerns; null for the operator's acts on the service itself. */
+  tenant_id: string | null;
+  actor_kind: 'operator' | 'tenant' | 'anonymous';
+  /** The e-mail of who acted (as typed, for a failed sign-in). */
+  actor: string;
+  action: string;
+  /** What the action was on (a template code, a key name, a customer's subject id, …). */
+  target: string | null;
+  /** JSON object with the particulars, or null. */
+  details: string | null;
+  ip: string;
+  user_agent: string | null;
+  created_at: string;
+}
+
+export type AuditRow = Selectable<AuditLogTable>;
