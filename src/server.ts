@@ -4,9 +4,9 @@ import { buildApp } from './app.js';
 import { deleteIdempotencyRecordsBefore } from './decisions/repository.js';
 import { idempotencyWindowMs } from './decisions/service.js';
 import type { Config } from './platform/config.js';
+import { type KeyCreated, loadDataKey } from './platform/data-key.js';
 import { createDb, type Db } from './platform/db.js';
 import { migrateToLatest } from './platform/migrate.js';
-import { type KeyCreated, loadDataKey } from './subjects/data-key.js';
 import { countTenants } from './tenants/service.js';
 
 const purgeEveryMs = 60 * 60 * 1000;

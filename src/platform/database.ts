@@ -21,9 +21,10 @@ import type {
   TlogPendingTable,
   TlogStateTable,
 } from '../log/table.js';
-import type { ErasuresTable, StoreKeysTable, SubjectsTable } from '../subjects/table.js';
+import type { ErasuresTable, SubjectsTable } from '../subjects/table.js';
 import type { TemplatesTable, TemplateVersionsTable } from '../templates/table.js';
 import type { TenantsTable } from '../tenants/table.js';
+import type { StoreKeysTable } from './data-key.js';
 
 /** The whole schema, as Kysely sees it; each feature owns its tables. */
 export interface Database {

@@ -1,5 +1,5 @@
 import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
-import { checkDataKey } from '../subjects/data-key.js';
+import { checkDataKey } from './data-key.js';
 import type { Db } from './db.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';

@@ -24,7 +24,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   await app.register(swaggerUi, {
     routePrefix: '/api/docs',
     uiConfig: { docExpansion: 'list' },
-    // The UI's own Content-Security-Policy (with hashes for its inline code) replaces helmet's.
+    // The UI's own Content-Security-Policy (with hashes for its inline code) replaces the one in
+    // security-headers.ts.
     staticCSP: true,
   });
 }

@@ -12,11 +12,12 @@ export interface PreparedQuery<K extends string, O> {
 }
 
 /**
- * For the statements every request runs: building a query and compiling it to SQL costs about
- * 13 µs each time, more than the store needs to run these small indexed statements. The builder
- * runs once per dialect, with a stand-in for each named value (`param('tenantId')`); each run
- * swaps the stand-ins in the compiled parameters for that run's values. The query's shape must
- * therefore not depend on the values: every value is a parameter, and absent ones are `null`.
+ * For the statements every request runs: building a query and compiling it to SQL each time
+ * costs more than the store needs to run these small indexed statements (docs/performance.md,
+ * "Prepared queries"). The builder runs once per dialect, with a stand-in for each named value
+ * (`param('tenantId')`); each run swaps the stand-ins in the compiled parameters for that run's
+ * values. The query's shape must therefore not depend on the values: every value is a
+ * parameter, and absent ones are `null`.
  * On PostgreSQL each connection also prepares the statement on the server once.
  */
 export function prepared<K extends string, O>(

@@ -29,10 +29,3 @@ export interface ErasuresTable {
   content_sha256: string;
   erased_at: string;
 }
-
-/** A fingerprint of the data key the store's personal data is sealed under. */
-export interface StoreKeysTable {
-  name: string;
-  fingerprint: string;
-  created_at: string;
-}

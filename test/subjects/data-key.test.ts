@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
+import { DataKeyError, loadDataKey } from '../../src/platform/data-key.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
-import { DataKeyError, loadDataKey } from '../../src/subjects/data-key.js';
 import { stores, useBareStore } from '../helpers/stores.js';
 
 describe('the data key', () => {

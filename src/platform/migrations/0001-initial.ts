@@ -148,18 +148,3 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('created_at')
     .execute();
 }
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of [
-    'idempotency_keys',
-    'customer_version_states',
-    'customer_template_states',
-    'decisions',
-    'template_versions',
-    'templates',
-    'api_keys',
-    'tenants',
-  ]) {
-    await db.schema.dropTable(table).execute();
-  }
-}

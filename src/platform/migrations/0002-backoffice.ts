@@ -85,9 +85,3 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['created_at', 'id'])
     .execute();
 }
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['audit_log', 'sign_in_throttle', 'backoffice_sessions', 'operators']) {
-    await db.schema.dropTable(table).execute();
-  }
-}

@@ -1,6 +1,9 @@
 import { type Kysely, sql } from 'kysely';
-import { type LoggedDecision, leafOfDecision } from '../../log/queue.js';
-import { newSalt } from '../../proof/leaf.js';
+import {
+  type DecisionRow0003,
+  leafOfDecision0003 as leafOfDecision,
+  newSalt0003 as newSalt,
+} from './0003-decision-log.frozen.js';
 
 /**
  * The tamper-evident decision log (docs/proof.md): one Merkle log per tenant (`log_id` is the
@@ -92,7 +95,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 async function queueEarlierDecisions(db: Kysely<unknown>): Promise<void> {
   let after = { tenantId: '', id: '' };
   for (;;) {
-    const { rows } = await sql<Omit<LoggedDecision, 'evidence_salt'>>`
+    const { rows } = await sql<Omit<DecisionRow0003, 'evidence_salt'>>`
       select tenant_id, id, customer_id, template_id, version, content_sha256, decision,
              decided_at, api_key_id, ip, user_agent
       from decisions where (tenant_id, id) > (${after.tenantId}, ${after.id})

@@ -13,7 +13,3 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['tenant_id', 'customer_id', 'decided_at', 'id'])
     .execute();
 }
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('decisions_customer_time_idx').execute();
-}

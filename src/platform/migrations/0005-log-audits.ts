@@ -20,7 +20,3 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['log_id', 'ran_at'])
     .execute();
 }
-
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable('tlog_audits').execute();
-}

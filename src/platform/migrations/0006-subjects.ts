@@ -1,9 +1,13 @@
 import { type Kysely, type Migration, sql } from 'kysely';
-import { newSalt, subjectCommitment } from '../../proof/leaf.js';
-import { keyFingerprint } from '../../subjects/data-key.js';
-import { sealPersonal } from '../../subjects/personal.js';
-import { createVault, type SubjectVault } from '../../subjects/vault.js';
-import { newId } from '../ids.js';
+import {
+  createVault0006 as createVault,
+  keyFingerprint0006 as keyFingerprint,
+  newId0006 as newId,
+  newSalt0006 as newSalt,
+  type Vault0006 as SubjectVault,
+  sealPersonal0006 as sealPersonal,
+  subjectCommitment0006 as subjectCommitment,
+} from './0006-subjects.frozen.js';
 
 /**
  * Erasure by crypto-shredding (docs/erasure.md): a customer becomes a subject with a random id,
@@ -14,9 +18,6 @@ import { newId } from '../ids.js';
 export function subjectsMigration(dataKey: Buffer): Migration {
   return {
     up: (db) => up(db, createVault(dataKey), keyFingerprint(dataKey)),
-    down: async () => {
-      throw new Error('0006-subjects cannot be undone: the personal data is sealed');
-    },
   };
 }
 

@@ -19,8 +19,3 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('expires_at')
     .execute();
 }
-
-/** Going back loses nothing that lasts: a flash lives for minutes. */
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropTable('backoffice_flashes').execute();
-}

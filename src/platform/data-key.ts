@@ -1,9 +1,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Config } from '../platform/config.js';
-import type { Executor } from '../platform/db.js';
-import { readOrCreateSecret } from '../platform/secret-file.js';
+import type { Config } from './config.js';
+import type { Executor } from './db.js';
+import { readOrCreateSecret } from './secret-file.js';
 
 export class DataKeyError extends Error {}
+
+/** A fingerprint of the data key the store's personal data is sealed under. */
+export interface StoreKeysTable {
+  name: string;
+  fingerprint: string;
+  created_at: string;
+}
 
 /** Where a key that was just created is reported (pino's `warn`, or stderr). */
 export type KeyCreated = (details: { file: string }, message: string) => void;

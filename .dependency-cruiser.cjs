@@ -1,0 +1,127 @@
+/**
+ * The direction of dependencies: platform <- features <- back-office, command line, HTTP.
+ * `npm run lint:deps` checks src/ against it. Type-only imports count everywhere except in the
+ * cycle check (`import type` is erased at build time, so it makes no cycle at run time).
+ */
+
+// The HTTP and UI edges: routes files, the back-office, the command line and the entry points.
+const routesFile = 'routes\\.ts$';
+const edge = `^src/(backoffice/|cli/|cli\\.ts$|app\\.ts$|server\\.ts$|cluster\\.ts$)|${routesFile}`;
+// The back-office's own service layer may use its own repositories (rule 4 keeps them inside).
+const backofficeServiceLayer = '^src/backoffice/.*(service|repository|table)\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'platform-imports-platform',
+      comment: 'src/platform imports nothing from src/ outside it (shared infrastructure).',
+      severity: 'error',
+      from: { path: '^src/platform/', pathNot: '^src/platform/database\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/platform/' },
+    },
+    {
+      name: 'platform-database-imports-table-types',
+      comment:
+        'platform/database.ts assembles the schema from the features: type-only imports of their table.ts, nothing else.',
+      severity: 'error',
+      from: { path: '^src/platform/database\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/platform/|^src/[^/]+/table\\.ts$' },
+    },
+    {
+      name: 'platform-database-table-types-only',
+      comment: 'platform/database.ts imports feature table.ts files for their types only.',
+      severity: 'error',
+      from: { path: '^src/platform/database\\.ts$' },
+      to: {
+        path: '^src/[^/]+/table\\.ts$',
+        pathNot: '^src/platform/',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'migrations-are-history',
+      comment: 'Migrations import nothing from src/ outside their folder (frozen copies instead).',
+      severity: 'error',
+      from: { path: '^src/platform/migrations/' },
+      to: { path: '^src/', pathNot: '^src/platform/migrations/' },
+    },
+    {
+      name: 'features-do-not-import-edges',
+      comment:
+        'Feature code other than routes files never imports the back-office, the command line, the app, the server or a routes file.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/platform/|${edge}` },
+      to: { path: edge },
+    },
+    {
+      name: 'repository-stays-in-its-feature',
+      comment:
+        "A feature's repository.ts is imported only from its own folder; others use its service.",
+      severity: 'error',
+      from: { path: '^src/([^/]+)/' },
+      to: { path: '(^|/)repository\\.ts$', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'repository-not-from-top-level',
+      comment:
+        'Files at the top of src/ reach a feature through its service, never its repository.',
+      severity: 'error',
+      from: { path: '^src/[^/]+\\.ts$' },
+      to: { path: '(^|/)repository\\.ts$' },
+    },
+    {
+      name: 'edges-do-not-query',
+      comment:
+        'Routes files, the back-office and the command line import no repository.ts and no kysely (type imports of Db/Executor from platform/db.ts are fine).',
+      severity: 'error',
+      from: {
+        path: `${routesFile}|^src/backoffice/|^src/cli/|^src/cli\\.ts$`,
+        pathNot: backofficeServiceLayer,
+      },
+      to: { path: '(^|/)repository\\.ts$|(^|/)node_modules/kysely/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No import cycles; type-only imports are erased at build time and do not count.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'no-dev-dependencies-in-src',
+      comment: 'What src/ runs must be installed in production: no devDependencies.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-orphans',
+      comment: 'A module in src/ that nothing imports and that imports nothing is dead.',
+      severity: 'warn',
+      from: { orphan: true, path: '^src/', pathNot: '\\.d\\.ts$' },
+      to: {},
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'Every import resolves (a .js specifier names the .ts file beside it).',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/|node_modules/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};
