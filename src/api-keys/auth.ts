@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyCheck } from '../api-keys/key-check.js';
-import type { ApiCaller } from '../api-keys/schemas.js';
+import { sendError } from '../platform/error-handler.js';
+import { AppError } from '../platform/errors.js';
 import type { AuthThrottle } from './auth-throttle.js';
-import { sendError } from './error-handler.js';
-import { AppError } from './errors.js';
+import type { KeyCheck } from './key-check.js';
+import type { ApiCaller } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,7 +29,6 @@ export function installApiKeyCheck(
   throttle: AuthThrottle,
 ): void {
   app.decorateRequest('caller', null);
-  // A callback hook, not an async one: with the key's record cached it finishes synchronously.
   app.addHook('onRequest', (request, _reply, done) => {
     if (!needsApiKey(request.url)) return done();
     const retryAfter = throttle.blockedFor(request.ip);
@@ -46,9 +45,7 @@ export function installApiKeyCheck(
       request.caller = caller;
       done();
     };
-    const verdict = presentedCaller(keys, request);
-    if (verdict instanceof Promise) verdict.then(admit, done);
-    else admit(verdict);
+    presentedCaller(keys, request).then(admit, done);
   });
 }
 
@@ -94,7 +91,7 @@ export async function refuseUnroutable(
   sendError(error, request, reply);
 }
 
-function presentedCaller(keys: KeyCheck, request: FastifyRequest): ReturnType<KeyCheck['check']> {
+function presentedCaller(keys: KeyCheck, request: FastifyRequest): Promise<ApiCaller | undefined> {
   const header = request.headers['x-system-api-key'];
   return keys.check(typeof header === 'string' ? header : undefined);
 }
