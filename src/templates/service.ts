@@ -7,12 +7,17 @@ import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import {
   findLatestPublished,
+  findPublishedByIdAnyTenant,
   findTemplateByCode,
   findVersionOf,
   highestVersionNumber,
+  insertTemplate,
+  insertVersion,
   listTemplateSummaries,
   listVersionsOf,
   type TemplateSummaryRow,
+  tagTaken,
+  updateDraft,
   type VersionWithCode,
 } from './repository.js';
 import { hasVisibleText, sanitizeContent } from './sanitize.js';
@@ -29,17 +34,14 @@ export async function createTemplate(
     throw new AppError('conflict', { message: `A template with code "${code}" already exists.` });
   }
   const id = newId();
-  await db
-    .insertInto('templates')
-    .values({
-      tenant_id: tenantId,
-      id,
-      code,
-      name,
-      description: description ?? '',
-      created_at: nowIso(),
-    })
-    .execute();
+  await insertTemplate(db, {
+    tenant_id: tenantId,
+    id,
+    code,
+    name,
+    description: description ?? '',
+    created_at: nowIso(),
+  });
   return { id, code, name };
 }
 
@@ -79,7 +81,7 @@ export async function createDraftVersion(
     published_at: null,
     published_by: null,
   };
-  await trx.insertInto('template_versions').values(row).execute();
+  await insertVersion(trx, row);
   return row;
 }
 
@@ -117,19 +119,13 @@ export async function publishDraft(
   await lockPublishes(trx, draft.tenant_id, draft.template_id);
   const version = (await highestVersionNumber(trx, draft.tenant_id, draft.template_id)) + 1;
   const publishedAt = nowIso();
-  await trx
-    .updateTable('template_versions')
-    .set({
-      status: 'published',
-      version,
-      published_at: publishedAt,
-      published_by: publishedBy,
-      updated_at: publishedAt,
-    })
-    .where('tenant_id', '=', draft.tenant_id)
-    .where('id', '=', draft.id)
-    .where('status', '=', 'draft')
-    .execute();
+  await updateDraft(trx, draft.tenant_id, draft.id, {
+    status: 'published',
+    version,
+    published_at: publishedAt,
+    published_by: publishedBy,
+    updated_at: publishedAt,
+  });
   return {
     ...draft,
     status: 'published',
@@ -174,6 +170,19 @@ export async function getLatestVersion(
   return latest;
 }
 
+/**
+ * A published version of any tenant by id, with its template's name, for the public content
+ * file (which carries no key); `404 1004` when there is none.
+ */
+export async function getPublishedContent(
+  db: Executor,
+  versionId: string,
+): Promise<VersionWithCode & { template_name: string }> {
+  const version = await findPublishedByIdAnyTenant(db, versionId.toLowerCase());
+  if (!version) throw new AppError('versionNotFound');
+  return version;
+}
+
 /** V of contract section 4. */
 export function presentVersion(row: VersionWithCode, publicBaseUrl: string): PublishedVersion {
   if (row.version === null || row.published_at === null) {
@@ -196,14 +205,7 @@ export function contentFileUrl(publicBaseUrl: string, versionId: string): string
 }
 
 async function assertTagFree(trx: Trx, template: TemplateRow, tag: string): Promise<void> {
-  const clash = await trx
-    .selectFrom('template_versions')
-    .select('id')
-    .where('tenant_id', '=', template.tenant_id)
-    .where('template_id', '=', template.id)
-    .where('tag', '=', tag)
-    .executeTakeFirst();
-  if (clash) {
+  if (await tagTaken(trx, template.tenant_id, template.id, tag)) {
     throw new AppError('conflict', { message: `Tag "${tag}" is already used in this template.` });
   }
 }
@@ -255,13 +257,7 @@ export async function updateDraftVersion(
     allow_reconsent: fields.allow_reconsent === false ? 0 : 1,
     updated_at: nowIso(),
   };
-  await trx
-    .updateTable('template_versions')
-    .set(changes)
-    .where('tenant_id', '=', template.tenant_id)
-    .where('id', '=', draft.id)
-    .where('status', '=', 'draft')
-    .execute();
+  await updateDraft(trx, template.tenant_id, draft.id, changes);
   return { ...draft, ...changes };
 }
 
