@@ -55,9 +55,16 @@ function inTransaction<T>(db: Executor, work: (trx: Trx) => Promise<T>): Promise
   return db.isTransaction ? work(db as Trx) : (db as Db).transaction().execute(work);
 }
 
-/** Revokes a key of the tenant; revoking it again answers the first revocation time. */
-export async function revokeApiKey(db: Db, tenantId: string, id: string): Promise<RevokedApiKey> {
-  return db.transaction().execute(async (trx) => {
+/**
+ * Revokes a key of the tenant; revoking it again answers the first revocation time. Runs in the
+ * caller's transaction, or in one of its own.
+ */
+export async function revokeApiKey(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<RevokedApiKey> {
+  return inTransaction(db, async (trx) => {
     const row = await findKeyRevocation(trx, tenantId, id);
     if (!row) throw new AppError('notFound', { message: 'API key not found.' });
     if (row.revoked_at) return { id, revoked_at: row.revoked_at };

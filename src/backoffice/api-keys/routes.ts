@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createApiKeyAs, revokeApiKeyAs } from '../../api-keys/actions.js';
 import type { CreatedApiKey } from '../../api-keys/schemas.js';
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.js';
-import { recordAudit } from '../../audit/service.js';
+import { getApiKey, listApiKeys } from '../../api-keys/service.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
 import { keepFlash, takeFlash } from '../web/flash.js';
@@ -44,16 +44,9 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
     const name = fieldOf(request.body, 'name').trim();
     let created: CreatedApiKey;
     try {
-      created = await db.transaction().execute(async (trx) => {
-        const key = await createApiKey(trx, tenantId, { name });
-        await recordAudit(trx, {
-          ...auditBy(request),
-          action: 'api_key.created',
-          target: key.name,
-          details: { id: key.id, prefix: key.prefix },
-        });
-        return key;
-      });
+      created = await db
+        .transaction()
+        .execute((trx) => createApiKeyAs(trx, auditBy(request), tenantId, { name }));
     } catch (error) {
       const refusal = refusalOf(error, apiKeyMessages);
       if (!refusal) throw error;
@@ -83,14 +76,9 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
 
   app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const key = await getApiKey(db, tenantId, request.params.id);
-    const revoked = await revokeApiKey(db, tenantId, key.id);
-    await recordAudit(db, {
-      ...auditBy(request),
-      action: 'api_key.revoked',
-      target: key.name,
-      details: { id: key.id, prefix: key.prefix, revoked_at: revoked.revoked_at },
-    });
+    await db
+      .transaction()
+      .execute((trx) => revokeApiKeyAs(trx, auditBy(request), tenantId, request.params.id));
     return redirectTo(reply, '/api-keys?notice=revoked');
   });
 }
