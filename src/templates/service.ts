@@ -159,6 +159,15 @@ export async function publishNewVersion(
   });
 }
 
+/** The latest published version of a template, if it has one. */
+export function findLatestVersion(
+  db: Executor,
+  tenantId: string,
+  templateCode: string,
+): Promise<VersionWithCode | undefined> {
+  return findLatestPublished(db, tenantId, templateCode);
+}
+
 /** The latest published version of a template; `404 1004` when there is none. */
 export async function getLatestVersion(
   db: Executor,
