@@ -9,7 +9,7 @@ import { sealPersonal } from '../subjects/personal.js';
 import { createSubject, findSubject } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
-import type { VersionWithCode } from '../templates/repository.js';
+import type { VersionWithCode } from '../templates/service.js';
 import { appendDecision, findDecision, findTemplateState, findVersionState } from './repository.js';
 import type { DecisionRequest, RecordedDecision } from './schemas.js';
 import type { DecisionRow } from './table.js';

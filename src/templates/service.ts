@@ -24,6 +24,8 @@ import { hasVisibleText, sanitizeContent } from './sanitize.js';
 import { NewTemplate, NewVersion, type PublishedVersion, type TemplateView } from './schemas.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
 
+export type { TemplateSummaryRow, VersionWithCode };
+
 export async function createTemplate(
   db: Executor,
   tenantId: string,

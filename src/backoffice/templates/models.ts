@@ -1,4 +1,4 @@
-import type { TemplateSummaryRow } from '../../templates/repository.js';
+import type { TemplateSummaryRow } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 
 /** A line of the template list. */
