@@ -3,6 +3,7 @@ import { sendError } from '../platform/error-handler.js';
 import { AppError } from '../platform/errors.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import type { KeyCheck } from './key-check.js';
+import { prefixOf } from './keys.js';
 import type { ApiCaller } from './schemas.js';
 
 declare module 'fastify' {
@@ -45,7 +46,11 @@ export function installApiKeyCheck(
       request.caller = caller;
       done();
     };
-    presentedCaller(keys, request).then(admit, done);
+    const presented = presentedKey(request);
+    // Without a well-formed key the answer is known now: refusing before this hook yields lets
+    // the 401 go out before a malformed body can provoke an answer of its own.
+    if (presented === undefined || !prefixOf(presented)) return admit(undefined);
+    keys.check(presented).then(admit, done);
   });
 }
 
@@ -72,7 +77,7 @@ export async function refuseUnroutable(
   if (needsApiKey(request.url)) {
     let caller: ApiCaller | undefined;
     try {
-      caller = await presentedCaller(keys, request);
+      caller = await keys.check(presentedKey(request));
     } catch (lookupError) {
       sendError(lookupError, request, reply);
       return;
@@ -91,7 +96,7 @@ export async function refuseUnroutable(
   sendError(error, request, reply);
 }
 
-function presentedCaller(keys: KeyCheck, request: FastifyRequest): Promise<ApiCaller | undefined> {
+function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers['x-system-api-key'];
-  return keys.check(typeof header === 'string' ? header : undefined);
+  return typeof header === 'string' ? header : undefined;
 }
