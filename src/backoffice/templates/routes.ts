@@ -9,6 +9,7 @@ import {
   updateDraftAs,
 } from '../../templates/actions.js';
 import { sanitizeContent } from '../../templates/sanitize.js';
+import { NewTemplate } from '../../templates/schemas.js';
 import {
   findLatestVersion,
   getTemplateByCode,
@@ -19,20 +20,19 @@ import {
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
 import { keepFlash, takeFlash } from '../web/flash.js';
-import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
+import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { templateListItem, templateModel, versionModel } from './models.js';
+import { newTemplateFormOptions, VersionForm, versionFormOptions } from './schemas.js';
 import { suggestNextTag } from './tag-suggestion.js';
 import {
   newTemplateForm,
   newVersionPage,
   publishConfirmation,
   templateList,
-  templateMessages,
   templatePage,
   versionForm,
-  versionMessages,
   versionPage,
 } from './views.js';
 
@@ -90,17 +90,20 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
 
   app.post('/templates', async (request, reply) => {
     const { tenantId } = tenantOf(request);
+    const form = parseForm(NewTemplate, request.body, newTemplateFormOptions);
     const values = {
-      code: fieldOf(request.body, 'code').trim(),
-      name: fieldOf(request.body, 'name').trim(),
-      description: fieldOf(request.body, 'description').trim(),
+      code: form.input.code ?? '',
+      name: form.input.name ?? '',
+      description: form.input.description ?? '',
     };
+    if (!form.ok) return showNewTemplate(request, reply, values, form.refusal);
+    const fields = form.values;
     try {
       await db
         .transaction()
-        .execute((trx) => createTemplateAs(trx, auditBy(request), tenantId, values));
+        .execute((trx) => createTemplateAs(trx, auditBy(request), tenantId, fields));
     } catch (error) {
-      const refusal = refusalOf(error, templateMessages);
+      const refusal = refusalOf(error, newTemplateFormOptions.messages);
       if (!refusal) throw error;
       return showNewTemplate(request, reply, values, refusal);
     }
@@ -251,22 +254,29 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const values = versionValues(request.body);
+      const refused = (refusal: Refusal) =>
+        page(
+          request,
+          reply,
+          'New draft',
+          newVersionPage(
+            formFor(reply, template, undefined, values, refusal),
+            templateModel(template),
+          ),
+          400,
+        );
+      const form = parseForm(VersionForm, request.body, versionFormOptions);
+      if (!form.ok) return refused(form.refusal);
+      const input = asInput({ ...form.values, allow_reconsent: values.allow_reconsent });
       let draft: TemplateVersionRow;
       try {
         draft = await db
           .transaction()
-          .execute((trx) => createDraftAs(trx, auditBy(request), template, asInput(values)));
+          .execute((trx) => createDraftAs(trx, auditBy(request), template, input));
       } catch (error) {
-        const refusal = refusalOf(error, versionMessages);
+        const refusal = refusalOf(error, versionFormOptions.messages);
         if (!refusal) throw error;
-        const form = formFor(reply, template, undefined, values, refusal);
-        return page(
-          request,
-          reply,
-          'New draft',
-          newVersionPage(form, templateModel(template)),
-          400,
-        );
+        return refused(refusal);
       }
       return savedTo(request, reply, versionPath(template.code, draft.id));
     },
@@ -341,17 +351,23 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const values = versionValues(request.body);
+      const refused = async (refusal: Refusal) => {
+        const version = await getVersion(db, template, request.params.id);
+        return refusedDraft(request, reply, template, version, values, refusal);
+      };
+      const form = parseForm(VersionForm, request.body, versionFormOptions);
+      if (!form.ok) return refused(form.refusal);
+      const input = asInput({ ...form.values, allow_reconsent: values.allow_reconsent });
       try {
         await db
           .transaction()
           .execute((trx) =>
-            updateDraftAs(trx, auditBy(request), template, request.params.id, asInput(values)),
+            updateDraftAs(trx, auditBy(request), template, request.params.id, input),
           );
       } catch (error) {
-        const refusal = refusalOf(error, versionMessages);
+        const refusal = refusalOf(error, versionFormOptions.messages);
         if (!refusal) throw error;
-        const version = await getVersion(db, template, request.params.id);
-        return refusedDraft(request, reply, template, version, values, refusal);
+        return refused(refusal);
       }
       return savedTo(request, reply, versionPath(template.code, request.params.id));
     },
@@ -392,7 +408,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         .execute((trx) => publishVersion(trx, auditBy(request), template, request.params.id));
     } catch (error) {
       // A draft the service will not publish (nothing visible in it): its form, with the reason.
-      const refusal = refusalOf(error, versionMessages);
+      const refusal = refusalOf(error, versionFormOptions.messages);
       if (!refusal) throw error;
       const version = await getVersion(db, template, request.params.id);
       if (version.status !== 'draft') throw error;

@@ -11,18 +11,6 @@ import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 import type { TemplateListItem, TemplateModel, VersionModel } from './models.js';
 
-export const templateMessages: Record<string, string> = {
-  code: 'Letters, digits, "_", "." and "-", starting with a letter or digit; at most 64.',
-  name: 'A name of 1 to 200 characters.',
-  description: 'At most 2,000 characters.',
-};
-
-export const versionMessages: Record<string, string> = {
-  tag: 'A dotted number such as 1.0 or 2.1.3 (at most four parts), not used before in this template.',
-  content_html: 'The content is required, at most 1,000,000 characters.',
-  file_url: 'An address starting with http:// or https://, or nothing.',
-};
-
 const templatePath = (code: string) => `${basePath}/templates/${segment(code)}`;
 const versionPath = (code: string, id: string) => `${templatePath(code)}/versions/${segment(id)}`;
 
