@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { type AfterKeyCheck, installApiKeyCheck, refuseUnroutable } from './api-keys/auth.js';
+import { createAuthThrottle } from './api-keys/auth-throttle.js';
 import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
 import { consentRoutes } from './consents/routes.js';
@@ -10,8 +12,6 @@ import { exportRoutes } from './log/export-routes.js';
 import { type Integrator, idleIntegrator, startIntegrator } from './log/integrator.js';
 import { logRoutes } from './log/routes.js';
 import { loadSigningKey } from './log/signing-key.js';
-import { type AfterKeyCheck, installApiKeyCheck, refuseUnroutable } from './platform/auth.js';
-import { createAuthThrottle } from './platform/auth-throttle.js';
 import type { Config } from './platform/config.js';
 import { loadDataKey } from './platform/data-key.js';
 import type { Db } from './platform/db.js';

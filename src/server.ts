@@ -1,8 +1,7 @@
 import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { deleteIdempotencyRecordsBefore } from './decisions/repository.js';
-import { idempotencyWindowMs } from './decisions/service.js';
+import { purgeExpiredIdempotencyRecords } from './decisions/idempotency.js';
 import type { Config } from './platform/config.js';
 import { type KeyCreated, loadDataKey } from './platform/data-key.js';
 import { createDb, type Db } from './platform/db.js';
@@ -74,8 +73,7 @@ async function stop(app: FastifyInstance, db: Db, timeoutMs: number, signal: str
 
 async function purgeIdempotencyRecords(app: FastifyInstance, db: Db): Promise<void> {
   try {
-    const cutoff = new Date(Date.now() - idempotencyWindowMs).toISOString();
-    const deleted = await deleteIdempotencyRecordsBefore(db, cutoff);
+    const deleted = await purgeExpiredIdempotencyRecords(db);
     if (deleted > 0) app.log.info({ deleted }, 'expired idempotency keys removed');
   } catch (error) {
     app.log.warn({ err: error }, 'could not remove expired idempotency keys');

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from '../platform/db.js';
 import { digestsEqual, sha256Hex } from '../platform/hashing.js';
 import { prefixOf } from './keys.js';
+import { findActiveKeyByPrefix, updateKeyLastUsed } from './repository.js';
 import type { ApiCaller } from './schemas.js';
 
 /**
@@ -31,12 +32,8 @@ export type KeyVerdict = ApiCaller | undefined;
 
 /** Checks presented API keys against the store, through a short-lived in-process cache. */
 export interface KeyCheck {
-  /**
-   * Answers at once when the key's record is cached (nearly every request) and with a promise
-   * only when the store must be read: a promise per request would cost the hottest path a
-   * microtask turn for nothing.
-   */
-  check(presented: string | undefined): KeyVerdict | Promise<KeyVerdict>;
+  /** Resolves without reading the store while the key's record is cached (nearly every request). */
+  check(presented: string | undefined): Promise<KeyVerdict>;
 }
 
 /** Where a dropped bookkeeping write is reported (the app's logger at warn). */
@@ -50,14 +47,7 @@ export function createKeyCheck(db: Db, warn: KeyCheckWarn = () => {}): KeyCheck 
     ttlResolution: 0,
     fetchMethod: async (prefix, _stale, { options }) => {
       const started = performance.now();
-      const row = await db
-        .selectFrom('api_keys')
-        .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
-        .select(['api_keys.tenant_id', 'api_keys.id', 'api_keys.key_hash', 'api_keys.last_used_at'])
-        .where('api_keys.prefix', '=', prefix)
-        .where('api_keys.revoked_at', 'is', null)
-        .where('tenants.disabled_at', 'is', null)
-        .executeTakeFirst();
+      const row = await findActiveKeyByPrefix(db, prefix);
       options.ttl = Math.max(1, keyMaxAgeMs - (performance.now() - started));
       if (!row) return { key: null };
       if (row.last_used_at && !lastWritten.has(row.id)) {
@@ -77,12 +67,9 @@ export function createKeyCheck(db: Db, warn: KeyCheckWarn = () => {}): KeyCheck 
     const now = Date.now();
     if (now - (lastWritten.get(key.id) ?? 0) < lastUsedResolutionMs) return;
     lastWritten.set(key.id, now);
-    db.updateTable('api_keys')
-      .set({ last_used_at: new Date(now).toISOString() })
-      .where('tenant_id', '=', key.tenantId)
-      .where('id', '=', key.id)
-      .execute()
-      .catch((error: unknown) => warn({ err: error, apiKeyId: key.id }, 'last use not recorded'));
+    updateKeyLastUsed(db, key.tenantId, key.id, new Date(now).toISOString()).catch(
+      (error: unknown) => warn({ err: error, apiKeyId: key.id }, 'last use not recorded'),
+    );
   }
 
   function matches(presented: string, record: ActiveKey): boolean {
@@ -95,19 +82,20 @@ export function createKeyCheck(db: Db, warn: KeyCheckWarn = () => {}): KeyCheck 
     return true;
   }
 
-  function verdict(presented: string, record: ActiveKey | null): KeyVerdict | Promise<KeyVerdict> {
+  function verdict(presented: string, record: ActiveKey | null): KeyVerdict {
     if (!record || !matches(presented, record)) return undefined;
     recordUse(record);
     return { tenantId: record.tenantId, apiKeyId: record.id };
   }
 
   return {
-    check(presented) {
+    async check(presented) {
       const prefix = presented ? prefixOf(presented) : undefined;
       if (!presented || !prefix) return undefined;
       const cached = records.get(prefix);
       if (cached) return verdict(presented, cached.key);
-      return records.fetch(prefix).then((fetched) => verdict(presented, fetched?.key ?? null));
+      const fetched = await records.fetch(prefix);
+      return verdict(presented, fetched?.key ?? null);
     },
   };
 }

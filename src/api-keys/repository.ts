@@ -1,4 +1,6 @@
 import type { Executor } from '../platform/db.js';
+import type { ApiKeyView } from './schemas.js';
+import type { ApiKeyRow } from './table.js';
 
 /** The tenant's active (not revoked) key of that name, if any. */
 export function findActiveKeyNamed(
@@ -13,4 +15,91 @@ export function findActiveKeyNamed(
     .where('name', '=', name)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+}
+
+export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+/** The tenant's key with that id (its revocation time only), if any. */
+export function findKeyRevocation(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<{ id: string; revoked_at: string | null } | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'revoked_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function markKeyRevoked(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  revokedAt: string,
+): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: revokedAt })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The tenant's keys, newest first, revoked ones included. */
+export function listKeyViews(db: Executor, tenantId: string): Promise<ApiKeyView[]> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function findKeyView(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<ApiKeyView | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** What the key check needs of the active key with this prefix, when its tenant is enabled. */
+export function findActiveKeyByPrefix(
+  db: Executor,
+  prefix: string,
+): Promise<
+  { tenant_id: string; id: string; key_hash: string; last_used_at: string | null } | undefined
+> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+    .select(['api_keys.tenant_id', 'api_keys.id', 'api_keys.key_hash', 'api_keys.last_used_at'])
+    .where('api_keys.prefix', '=', prefix)
+    .where('api_keys.revoked_at', 'is', null)
+    .where('tenants.disabled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function updateKeyLastUsed(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  lastUsedAt: string,
+): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: lastUsedAt })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
 }

@@ -6,7 +6,14 @@ import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { generateKey } from './keys.js';
-import { findActiveKeyNamed } from './repository.js';
+import {
+  findActiveKeyNamed,
+  findKeyRevocation,
+  findKeyView,
+  insertApiKey,
+  listKeyViews,
+  markKeyRevoked,
+} from './repository.js';
 import { type ApiKeyView, type CreatedApiKey, NewApiKey, type RevokedApiKey } from './schemas.js';
 
 /**
@@ -30,19 +37,16 @@ export async function createApiKey(
     }
     const { key, prefix } = generateKey();
     const id = newId();
-    await trx
-      .insertInto('api_keys')
-      .values({
-        tenant_id: tenantId,
-        id,
-        name,
-        prefix,
-        key_hash: sha256Hex(key),
-        created_at: nowIso(),
-        last_used_at: null,
-        revoked_at: null,
-      })
-      .execute();
+    await insertApiKey(trx, {
+      tenant_id: tenantId,
+      id,
+      name,
+      prefix,
+      key_hash: sha256Hex(key),
+      created_at: nowIso(),
+      last_used_at: null,
+      revoked_at: null,
+    });
     return { id, name, prefix, key };
   });
 }
@@ -51,47 +55,33 @@ function inTransaction<T>(db: Executor, work: (trx: Trx) => Promise<T>): Promise
   return db.isTransaction ? work(db as Trx) : (db as Db).transaction().execute(work);
 }
 
-/** Revokes a key of the tenant; revoking it again answers the first revocation time. */
-export async function revokeApiKey(db: Db, tenantId: string, id: string): Promise<RevokedApiKey> {
-  return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('api_keys')
-      .select(['id', 'revoked_at'])
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+/**
+ * Revokes a key of the tenant; revoking it again answers the first revocation time. Runs in the
+ * caller's transaction, or in one of its own.
+ */
+export async function revokeApiKey(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<RevokedApiKey> {
+  return inTransaction(db, async (trx) => {
+    const row = await findKeyRevocation(trx, tenantId, id);
     if (!row) throw new AppError('notFound', { message: 'API key not found.' });
     if (row.revoked_at) return { id, revoked_at: row.revoked_at };
     const revokedAt = nowIso();
-    await trx
-      .updateTable('api_keys')
-      .set({ revoked_at: revokedAt })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .execute();
+    await markKeyRevoked(trx, tenantId, id, revokedAt);
     return { id, revoked_at: revokedAt };
   });
 }
 
 /** The tenant's keys, newest first, revoked ones included. */
 export function listApiKeys(db: Executor, tenantId: string): Promise<ApiKeyView[]> {
-  return db
-    .selectFrom('api_keys')
-    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-    .where('tenant_id', '=', tenantId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+  return listKeyViews(db, tenantId);
 }
 
 /** A key of the tenant; `404 1004` when the tenant has no such key. */
 export async function getApiKey(db: Executor, tenantId: string, id: string): Promise<ApiKeyView> {
-  const key = await db
-    .selectFrom('api_keys')
-    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const key = await findKeyView(db, tenantId, id);
   if (!key) throw new AppError('notFound', { message: 'API key not found.' });
   return key;
 }

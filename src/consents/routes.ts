@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { callerOf } from '../api-keys/auth.js';
 import { CustomerIdParam } from '../decisions/schemas.js';
-import { callerOf } from '../platform/auth.js';
 import type { Db } from '../platform/db.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/vault.js';

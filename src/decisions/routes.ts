@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { callerOf } from '../platform/auth.js';
+import { callerOf } from '../api-keys/auth.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
@@ -8,7 +8,8 @@ import type { WriteQueue } from '../platform/write-queue.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
-import { getPending } from './pending.js';
+import { answerDecision } from './idempotency.js';
+import { getPendingState, type PendingState } from './pending.js';
 import {
   CustomerIdParam,
   DecisionRequest,
@@ -16,7 +17,6 @@ import {
   PendingResult,
   RecordedDecision,
 } from './schemas.js';
-import { recordDecision } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
 
@@ -42,10 +42,10 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const { tenantId } = callerOf(request);
       const { customer_id, template_code } = request.params;
-      const body = await getPending(db, catalog, vault, tenantId, customer_id, template_code);
+      const state = await getPendingState(db, catalog, vault, tenantId, customer_id, template_code);
       reply.header('cache-control', 'no-store');
       // Assembled from parts serialized once per version: sent as it is.
-      return reply.type('application/json; charset=utf-8').send(body as never);
+      return reply.type('application/json; charset=utf-8').send(pendingBody(state) as never);
     },
   );
 
@@ -80,7 +80,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { tenantId, apiKeyId } = callerOf(request);
-      const response = await recordDecision(
+      const response = await answerDecision(
         writes,
         catalog,
         vault,
@@ -100,3 +100,18 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 };
+
+/**
+ * `{"data": PendingResult}` as JSON: the version's part is serialized once per version, so each
+ * answer only adds the customer's few fields to it.
+ */
+function pendingBody({ latest, decided }: PendingState): string {
+  // The keys in PendingResult's order, as the schema's serializer would write them.
+  const result: Record<keyof PendingResult, string> = {
+    accepted: String(decided !== undefined),
+    consent_version: latest.presentedJson,
+    decision: JSON.stringify(decided?.last_decision ?? null),
+    decided_at: JSON.stringify(decided?.last_decided_at ?? null),
+  };
+  return `{"data":{"accepted":${result.accepted},"consent_version":${result.consent_version},"decision":${result.decision},"decided_at":${result.decided_at}}}`;
+}

@@ -1,30 +1,18 @@
-import stringify from 'safe-stable-stringify';
 import { leafOfDecision, queueLeaf } from '../log/queue.js';
 import type { Trx } from '../platform/db.js';
-import { AppError, type ErrorBody, type ErrorName, errorBody } from '../platform/errors.js';
-import { sha256Hex } from '../platform/hashing.js';
+import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
-import type { WriteQueue } from '../platform/write-queue.js';
 import { newSalt } from '../proof/leaf.js';
 import { sealPersonal } from '../subjects/personal.js';
 import { createSubject, findSubject } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
-import type { VersionWithCode } from '../templates/repository.js';
-import {
-  appendDecision,
-  findDecision,
-  findIdempotencyRecord,
-  findTemplateState,
-  findVersionState,
-  saveIdempotencyRecord,
-} from './repository.js';
+import type { VersionWithCode } from '../templates/service.js';
+import { appendDecision, findDecision, findTemplateState, findVersionState } from './repository.js';
 import type { DecisionRequest, RecordedDecision } from './schemas.js';
 import type { DecisionRow } from './table.js';
-
-export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 
 /** Who sent the decision: kept with it as evidence. */
 export interface DecisionContext {
@@ -34,72 +22,38 @@ export interface DecisionContext {
   userAgent: string | null;
 }
 
-export interface DecisionResponse {
-  status: number;
-  body: { data: RecordedDecision } | ErrorBody;
-  /** True when an idempotency key answered a stored response. */
-  replayed: boolean;
+/**
+ * What a decision came to: `recorded` stored a new decision; `unchanged` found the same decision
+ * already given on a version that does not allow re-consent, and stored nothing.
+ */
+export interface DecisionOutcome {
+  outcome: 'recorded' | 'unchanged';
+  decision: RecordedDecision;
 }
 
 /**
- * Records one decision under the rules of contract section 5, in one transaction with the
- * per-customer states and the idempotency record (on SQLite, shared with the decisions that
- * arrived with it: see `createWriteQueue`). Rule refusals (409) are answers, not errors,
- * so that a retry with the same idempotency key gets the same refusal.
+ * A refusal under the rules of contract section 5 (`409`): an answer to the request, not a fault,
+ * so a retry with the same idempotency key is refused the same way.
  */
-export async function recordDecision(
-  writes: WriteQueue,
+export class DecisionRefused extends AppError {}
+
+/** The published version a decision names; `404 1004` when the tenant has none by that id. */
+export async function decisionVersion(
   versions: Pick<Catalog, 'publishedById'>,
-  vault: SubjectVault,
-  context: DecisionContext,
-  customerId: string,
-  request: DecisionRequest,
-  idempotencyKey?: string,
-): Promise<DecisionResponse> {
-  // A published version never changes: it is read before, and outside, the transaction.
-  const version = await versions.publishedById(
-    context.tenantId,
-    request.consent_version_id.toLowerCase(),
-  );
+  tenantId: string,
+  versionId: string,
+): Promise<VersionWithCode> {
+  const version = await versions.publishedById(tenantId, versionId.toLowerCase());
   if (!version) throw new AppError('versionNotFound');
-  // The store knows the customer only by this keyed hash and a random id (src/subjects).
-  const lookup = vault.lookup(context.tenantId, customerId);
-  return writes.transaction(async (trx) => {
-    const requestHash = sha256Hex(stringify(request) ?? '');
-    if (idempotencyKey !== undefined) {
-      // Same key at the same moment: the second waits here, then sees the first's record.
-      await lockKey(trx, `idempotency:${context.tenantId}:${idempotencyKey}`);
-      const previous = await findIdempotencyRecord(trx, context.tenantId, idempotencyKey);
-      const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
-      if (previous && previous.created_at >= windowStart) {
-        if (previous.customer_lookup !== lookup || previous.request_hash !== requestHash) {
-          throw new AppError('idempotencyMismatch');
-        }
-        return {
-          status: previous.status_code,
-          body: JSON.parse(previous.response_body) as DecisionResponse['body'],
-          replayed: true,
-        };
-      }
-    }
-    const customer = { id: customerId, lookup };
-    const response = await decide(trx, vault, version, context, customer, request, idempotencyKey);
-    if (idempotencyKey !== undefined) {
-      await saveIdempotencyRecord(trx, {
-        tenant_id: context.tenantId,
-        key: idempotencyKey,
-        customer_lookup: lookup,
-        request_hash: requestHash,
-        status_code: response.status,
-        response_body: JSON.stringify(response.body),
-        created_at: nowIso(),
-      });
-    }
-    return response;
-  });
+  return version;
 }
 
-async function decide(
+/**
+ * Records one decision under the rules of contract section 5, in the caller's transaction, with
+ * the per-customer states (on SQLite, shared with the decisions that arrived with it: see
+ * `createWriteQueue`). Throws `DecisionRefused` when the rules refuse it; nothing is written then.
+ */
+export async function recordDecision(
   trx: Trx,
   vault: SubjectVault,
   version: VersionWithCode,
@@ -107,7 +61,7 @@ async function decide(
   customer: { id: string; lookup: string },
   request: DecisionRequest,
   idempotencyKey: string | undefined,
-): Promise<DecisionResponse> {
+): Promise<DecisionOutcome> {
   const { tenantId } = context;
   // One decision at a time per customer: the rules read the state they change, and an erasure
   // (which takes the same lock) never interleaves with a decision.
@@ -120,18 +74,19 @@ async function decide(
 
   if (request.decision === 'withdraw') {
     // Withdrawing must be as easy as giving: allow_reconsent does not apply to it.
-    if (templateState?.last_decision !== 'given') return refused('nothingToWithdraw');
+    if (templateState?.last_decision !== 'given') throw new DecisionRefused('nothingToWithdraw');
   } else {
     const versionState = known
       ? await findVersionState(trx, tenantId, known.id, version.id)
       : undefined;
     if (versionState && version.allow_reconsent === 0) {
-      if (versionState.last_decision !== request.decision) return refused('reconsentNotAllowed');
+      if (versionState.last_decision !== request.decision) {
+        throw new DecisionRefused('reconsentNotAllowed');
+      }
       const existing = await findDecision(trx, tenantId, versionState.last_decision_id);
       return {
-        status: 200,
-        body: { data: presentDecision(existing, customer.id, version.template_code) },
-        replayed: false,
+        outcome: 'unchanged',
+        decision: presentDecision(existing, customer.id, version.template_code),
       };
     }
   }
@@ -164,15 +119,9 @@ async function decide(
   );
   await queueLeaf(trx, tenantId, id, leaf, now);
   return {
-    status: 201,
-    body: { data: presentDecision(row, customer.id, version.template_code) },
-    replayed: false,
+    outcome: 'recorded',
+    decision: presentDecision(row, customer.id, version.template_code),
   };
-}
-
-function refused(name: ErrorName): DecisionResponse {
-  const error = new AppError(name);
-  return { status: error.status, body: errorBody(error), replayed: false };
 }
 
 function publishedNumber(version: VersionWithCode): number {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
 import type { WriteQueue } from '../platform/write-queue.js';
+import { storeAnswers } from './service.js';
 
 const HealthBody = Type.Object({
   status: Type.Enum(['ok', 'degraded', 'unavailable']),
@@ -37,7 +37,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
         try {
-          await sql`select 1`.execute(db);
+          await storeAnswers(db);
         } catch (error) {
           request.log.warn({ err: error }, 'store does not answer');
           return reply.code(503).send({ status: 'unavailable', success: false });

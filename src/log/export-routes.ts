@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { callerOf } from '../platform/auth.js';
+import { callerOf } from '../api-keys/auth.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';

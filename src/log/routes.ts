@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { callerOf } from '../platform/auth.js';
+import { callerOf } from '../api-keys/auth.js';
 import type { Db } from '../platform/db.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';

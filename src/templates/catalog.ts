@@ -31,10 +31,10 @@ export interface LatestEntry {
  */
 export interface Catalog {
   /**
-   * The template's latest published version; `404 1004` when there is none. Answers at once when
-   * it is cached (nearly every request), with a promise only when the store must be read.
+   * The template's latest published version; `404 1004` when there is none. Resolves without
+   * reading the store while it is cached (nearly every request).
    */
-  latest(tenantId: string, code: string): LatestEntry | Promise<LatestEntry>;
+  latest(tenantId: string, code: string): Promise<LatestEntry>;
   /** A published version of the tenant by id, or undefined. */
   publishedById(tenantId: string, id: string): Promise<VersionWithCode | undefined>;
 }
@@ -56,15 +56,14 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
   return {
-    latest(tenantId, code) {
+    async latest(tenantId, code) {
       const key = `${tenantId}\u0000${code}`;
       const cached = latest.get(key);
       if (cached) return found(cached.entry);
-      return latest.fetch(key, { context: [tenantId, code] }).then((fetched) => {
-        const entry = found(fetched?.entry ?? null);
-        byId.set(`${tenantId}\u0000${entry.version.id}`, entry.version);
-        return entry;
-      });
+      const fetched = await latest.fetch(key, { context: [tenantId, code] });
+      const entry = found(fetched?.entry ?? null);
+      byId.set(`${tenantId}\u0000${entry.version.id}`, entry.version);
+      return entry;
     },
     async publishedById(tenantId, id) {
       const key = `${tenantId}\u0000${id}`;

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
-import { AppError } from '../platform/errors.js';
 import { errorResponses } from '../platform/http-schemas.js';
-import { findPublishedByIdAnyTenant } from './repository.js';
+import { getPublishedContent } from './service.js';
 
 const contentFile =
   /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.html$/;
@@ -28,8 +27,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     },
     async (request, reply) => {
       const id = contentFile.exec(request.params.file)?.[1] ?? '';
-      const version = await findPublishedByIdAnyTenant(db, id.toLowerCase());
-      if (!version) throw new AppError('versionNotFound');
+      const version = await getPublishedContent(db, id);
       // Client apps show this file in web views and frames on their own sites.
       reply.removeHeader('x-frame-options');
       return reply

@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.js';
-import type { TemplateRow, TemplateVersionRow } from './table.js';
+import type { TemplateRow, TemplateVersionRow, TemplateVersionsTable } from './table.js';
 
 export type VersionWithCode = TemplateVersionRow & { template_code: string };
 
@@ -173,4 +173,45 @@ export function findVersionOf(
     .where('template_id', '=', templateId)
     .where('id', '=', versionId)
     .executeTakeFirst();
+}
+
+export async function insertTemplate(db: Executor, row: TemplateRow): Promise<void> {
+  await db.insertInto('templates').values(row).execute();
+}
+
+export async function insertVersion(db: Executor, row: TemplateVersionRow): Promise<void> {
+  await db.insertInto('template_versions').values(row).execute();
+}
+
+/** Whether a version of the template already carries that tag. */
+export async function tagTaken(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  tag: string,
+): Promise<boolean> {
+  const clash = await db
+    .selectFrom('template_versions')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .where('tag', '=', tag)
+    .executeTakeFirst();
+  return clash !== undefined;
+}
+
+/** Changes a version only while it is still a draft. */
+export async function updateDraft(
+  db: Executor,
+  tenantId: string,
+  versionId: string,
+  changes: Partial<Omit<TemplateVersionsTable, 'tenant_id' | 'id' | 'template_id'>>,
+): Promise<void> {
+  await db
+    .updateTable('template_versions')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', versionId)
+    .where('status', '=', 'draft')
+    .execute();
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import fresh from 'fresh';
 import { Type } from 'typebox';
-import { callerOf } from '../platform/auth.js';
+import { callerOf } from '../api-keys/auth.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import type { Catalog } from './catalog.js';
 import { PublishedVersion, TemplateCodeParam } from './schemas.js';

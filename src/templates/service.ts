@@ -7,17 +7,24 @@ import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import {
   findLatestPublished,
+  findPublishedByIdAnyTenant,
   findTemplateByCode,
   findVersionOf,
   highestVersionNumber,
+  insertTemplate,
+  insertVersion,
   listTemplateSummaries,
   listVersionsOf,
   type TemplateSummaryRow,
+  tagTaken,
+  updateDraft,
   type VersionWithCode,
 } from './repository.js';
 import { hasVisibleText, sanitizeContent } from './sanitize.js';
 import { NewTemplate, NewVersion, type PublishedVersion, type TemplateView } from './schemas.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
+
+export type { TemplateSummaryRow, VersionWithCode };
 
 export async function createTemplate(
   db: Executor,
@@ -29,17 +36,14 @@ export async function createTemplate(
     throw new AppError('conflict', { message: `A template with code "${code}" already exists.` });
   }
   const id = newId();
-  await db
-    .insertInto('templates')
-    .values({
-      tenant_id: tenantId,
-      id,
-      code,
-      name,
-      description: description ?? '',
-      created_at: nowIso(),
-    })
-    .execute();
+  await insertTemplate(db, {
+    tenant_id: tenantId,
+    id,
+    code,
+    name,
+    description: description ?? '',
+    created_at: nowIso(),
+  });
   return { id, code, name };
 }
 
@@ -79,7 +83,7 @@ export async function createDraftVersion(
     published_at: null,
     published_by: null,
   };
-  await trx.insertInto('template_versions').values(row).execute();
+  await insertVersion(trx, row);
   return row;
 }
 
@@ -117,19 +121,13 @@ export async function publishDraft(
   await lockPublishes(trx, draft.tenant_id, draft.template_id);
   const version = (await highestVersionNumber(trx, draft.tenant_id, draft.template_id)) + 1;
   const publishedAt = nowIso();
-  await trx
-    .updateTable('template_versions')
-    .set({
-      status: 'published',
-      version,
-      published_at: publishedAt,
-      published_by: publishedBy,
-      updated_at: publishedAt,
-    })
-    .where('tenant_id', '=', draft.tenant_id)
-    .where('id', '=', draft.id)
-    .where('status', '=', 'draft')
-    .execute();
+  await updateDraft(trx, draft.tenant_id, draft.id, {
+    status: 'published',
+    version,
+    published_at: publishedAt,
+    published_by: publishedBy,
+    updated_at: publishedAt,
+  });
   return {
     ...draft,
     status: 'published',
@@ -163,6 +161,15 @@ export async function publishNewVersion(
   });
 }
 
+/** The latest published version of a template, if it has one. */
+export function findLatestVersion(
+  db: Executor,
+  tenantId: string,
+  templateCode: string,
+): Promise<VersionWithCode | undefined> {
+  return findLatestPublished(db, tenantId, templateCode);
+}
+
 /** The latest published version of a template; `404 1004` when there is none. */
 export async function getLatestVersion(
   db: Executor,
@@ -172,6 +179,19 @@ export async function getLatestVersion(
   const latest = await findLatestPublished(db, tenantId, templateCode);
   if (!latest) throw new AppError('templateNotFound');
   return latest;
+}
+
+/**
+ * A published version of any tenant by id, with its template's name, for the public content
+ * file (which carries no key); `404 1004` when there is none.
+ */
+export async function getPublishedContent(
+  db: Executor,
+  versionId: string,
+): Promise<VersionWithCode & { template_name: string }> {
+  const version = await findPublishedByIdAnyTenant(db, versionId.toLowerCase());
+  if (!version) throw new AppError('versionNotFound');
+  return version;
 }
 
 /** V of contract section 4. */
@@ -196,14 +216,7 @@ export function contentFileUrl(publicBaseUrl: string, versionId: string): string
 }
 
 async function assertTagFree(trx: Trx, template: TemplateRow, tag: string): Promise<void> {
-  const clash = await trx
-    .selectFrom('template_versions')
-    .select('id')
-    .where('tenant_id', '=', template.tenant_id)
-    .where('template_id', '=', template.id)
-    .where('tag', '=', tag)
-    .executeTakeFirst();
-  if (clash) {
+  if (await tagTaken(trx, template.tenant_id, template.id, tag)) {
     throw new AppError('conflict', { message: `Tag "${tag}" is already used in this template.` });
   }
 }
@@ -255,13 +268,7 @@ export async function updateDraftVersion(
     allow_reconsent: fields.allow_reconsent === false ? 0 : 1,
     updated_at: nowIso(),
   };
-  await trx
-    .updateTable('template_versions')
-    .set(changes)
-    .where('tenant_id', '=', template.tenant_id)
-    .where('id', '=', draft.id)
-    .where('status', '=', 'draft')
-    .execute();
+  await updateDraft(trx, template.tenant_id, draft.id, changes);
   return { ...draft, ...changes };
 }
 

@@ -4,6 +4,17 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { hashPassword } from './passwords.js';
+import {
+  countTenantRows,
+  findTenantClash,
+  findTenantRowByAlias,
+  findTenantRowByEmail,
+  findTenantSummary,
+  insertTenant,
+  listTenantSummaries,
+  updateTenantDisabledAt,
+  updateTenantPasswordHash,
+} from './repository.js';
 import { NewTenant, Password, type TenantSummary, type TenantView } from './schemas.js';
 import type { TenantRow } from './table.js';
 
@@ -20,11 +31,7 @@ export async function createTenant(
   const normalizedEmail = email.toLowerCase();
   const passwordHash = await hashPassword(password, passwordHashCost);
   return db.transaction().execute(async (trx) => {
-    const clash = await trx
-      .selectFrom('tenants')
-      .select(['alias', 'email'])
-      .where((eb) => eb.or([eb('alias', '=', alias), eb('email', '=', normalizedEmail)]))
-      .executeTakeFirst();
+    const clash = await findTenantClash(trx, alias, normalizedEmail);
     if (clash) {
       const field = clash.alias === alias ? 'alias' : 'email';
       throw new AppError('conflict', { message: `A tenant with this ${field} already exists.` });
@@ -37,55 +44,35 @@ export async function createTenant(
       created_at: nowIso(),
       disabled_at: null,
     };
-    await trx.insertInto('tenants').values(row).execute();
+    await insertTenant(trx, row);
     return { id: row.id, alias, email: normalizedEmail };
   });
 }
 
 /** The tenant with that alias; `404 1004` when there is none. */
 export async function getTenantByAlias(db: Executor, alias: string): Promise<TenantRow> {
-  const tenant = await db
-    .selectFrom('tenants')
-    .selectAll()
-    .where('alias', '=', alias)
-    .executeTakeFirst();
+  const tenant = await findTenantRowByAlias(db, alias);
   if (!tenant) throw new AppError('notFound', { message: `No tenant with alias "${alias}".` });
   return tenant;
 }
 
-export async function countTenants(db: Executor): Promise<number> {
-  const { count } = await db
-    .selectFrom('tenants')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(count);
+export function countTenants(db: Executor): Promise<number> {
+  return countTenantRows(db);
 }
 
 /** The tenant whose users sign in with this e-mail (compared in lower case), if any. */
 export function findTenantByEmail(db: Executor, email: string): Promise<TenantRow | undefined> {
-  return db
-    .selectFrom('tenants')
-    .selectAll()
-    .where('email', '=', email.toLowerCase())
-    .executeTakeFirst();
+  return findTenantRowByEmail(db, email.toLowerCase());
 }
 
 /** Every tenant, by alias, disabled ones included. */
 export function listTenants(db: Executor): Promise<TenantSummary[]> {
-  return db
-    .selectFrom('tenants')
-    .select(['id', 'alias', 'email', 'created_at', 'disabled_at'])
-    .orderBy('alias')
-    .execute();
+  return listTenantSummaries(db);
 }
 
 /** The tenant with that id; `404 1004` when there is none. */
 export async function getTenantById(db: Executor, id: string): Promise<TenantSummary> {
-  const tenant = await db
-    .selectFrom('tenants')
-    .select(['id', 'alias', 'email', 'created_at', 'disabled_at'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const tenant = await findTenantSummary(db, id);
   if (!tenant) throw new AppError('notFound', { message: 'No such tenant.' });
   return tenant;
 }
@@ -102,7 +89,7 @@ export async function setTenantDisabled(
   const tenant = await getTenantById(db, id);
   if (disabled === (tenant.disabled_at !== null)) return tenant;
   const disabledAt = disabled ? nowIso() : null;
-  await db.updateTable('tenants').set({ disabled_at: disabledAt }).where('id', '=', id).execute();
+  await updateTenantDisabledAt(db, id, disabledAt);
   return { ...tenant, disabled_at: disabledAt };
 }
 
@@ -115,12 +102,7 @@ export async function setTenantPassword(
 ): Promise<void> {
   const valid = validate(Password, password);
   const passwordHash = await hashPassword(valid, passwordHashCost);
-  const result = await db
-    .updateTable('tenants')
-    .set({ password_hash: passwordHash })
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) {
+  if (!(await updateTenantPasswordHash(db, id, passwordHash))) {
     throw new AppError('notFound', { message: 'No such tenant.' });
   }
 }

@@ -6,10 +6,11 @@ import { verifyPassword } from '../../tenants/passwords.js';
 import { setTenantPassword } from '../../tenants/service.js';
 import { auditBy, signedInUser } from '../web/context.js';
 import { keepFlash, takeFlash } from '../web/flash.js';
-import { fieldOf, queryOf } from '../web/forms.js';
+import { parseForm, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sendPage } from '../web/layout.js';
 import { setOperatorPassword } from './operators.js';
+import { PasswordForm, passwordFormOptions, SignInForm, signInFormOptions } from './schemas.js';
 import {
   type Account,
   accountOfSession,
@@ -21,7 +22,7 @@ import {
 } from './sessions.js';
 import { checkSignIn, passwordHashOf } from './sign-in.js';
 import { recordFailure, secondsUntilAllowed, throttleKeys } from './throttle.js';
-import { emptySignInFields, passwordForm, signInForm } from './views.js';
+import { passwordForm, signInForm } from './views.js';
 
 export interface AccountRouteOptions {
   db: Db;
@@ -128,12 +129,18 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
   });
 
   app.post('/sign-in', async (request, reply) => {
-    const email = fieldOf(request.body, 'email').trim().slice(0, 254);
-    const password = fieldOf(request.body, 'password').slice(0, 256);
-    const next = fieldOf(request.body, 'next');
-    const empty = emptySignInFields({ email, password });
-    if (Object.keys(empty).length > 0) {
-      return showSignIn(reply, { status: 400, email, next, errors: [], fieldErrors: empty });
+    const form = parseForm(SignInForm, request.body, signInFormOptions);
+    const email = (form.input.email ?? '').slice(0, 254);
+    const password = (form.input.password ?? '').slice(0, 256);
+    const next = form.input.next ?? '';
+    if (!form.ok) {
+      return showSignIn(reply, {
+        status: 400,
+        email,
+        next,
+        errors: [],
+        fieldErrors: form.refusal.fields,
+      });
     }
     await o.operatorReady();
     const outcome = await checkSignIn(
@@ -241,9 +248,8 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
   app.post('/account/password', async (request, reply) => {
     const user = request.backofficeUser;
     if (!user) return redirectTo(reply, '/sign-in');
-    const current = fieldOf(request.body, 'current_password').slice(0, 256);
-    const next = fieldOf(request.body, 'new_password');
-    const confirm = fieldOf(request.body, 'confirm_password');
+    const form = parseForm(PasswordForm, request.body, passwordFormOptions);
+    const current = (form.input.current_password ?? '').slice(0, 256);
     const keys = throttleKeys(user.email, request.ip, limits);
     const wait = await secondsUntilAllowed(db, keys);
     if (wait > 0) {
@@ -263,14 +269,20 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         fieldErrors: { current_password: 'This is not the current password.' },
       });
     }
-    const fieldErrors: Record<string, string> = {};
-    if (next.length < 10 || next.length > 256) {
-      fieldErrors.new_password = 'The new password needs 10 to 256 characters.';
-    } else if (confirm !== next) {
-      fieldErrors.confirm_password = 'The two new passwords are not the same.';
+    if (!form.ok) {
+      return showPasswordForm(request, reply, {
+        status: 400,
+        errors: [],
+        fieldErrors: form.refusal.fields,
+      });
     }
-    if (Object.keys(fieldErrors).length > 0) {
-      return showPasswordForm(request, reply, { status: 400, errors: [], fieldErrors });
+    const next = form.values.new_password;
+    if (form.values.confirm_password !== next) {
+      return showPasswordForm(request, reply, {
+        status: 400,
+        errors: [],
+        fieldErrors: { confirm_password: 'The two new passwords are not the same.' },
+      });
     }
     if (user.kind === 'tenant') {
       await setTenantPassword(db, user.tenantId, next, config.passwordHashCost);

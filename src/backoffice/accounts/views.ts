@@ -2,17 +2,6 @@ import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js'
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
-/**
- * What a sign-in form left empty, as messages for its fields (none when both are filled in). Such
- * a form is no attempt: no password is checked, and nothing is counted or audited.
- */
-export function emptySignInFields(fields: { email: string; password: string }): FieldErrors {
-  const errors: FieldErrors = {};
-  if (fields.email.trim() === '') errors.email = 'Enter your e-mail.';
-  if (fields.password === '') errors.password = 'Enter your password.';
-  return errors;
-}
-
 export function signInForm(o: {
   csrfToken: string;
   email: string;

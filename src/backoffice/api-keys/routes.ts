@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CreatedApiKey } from '../../api-keys/schemas.js';
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.js';
-import { recordAudit } from '../../audit/service.js';
+import { createApiKeyAs, revokeApiKeyAs } from '../../api-keys/actions.js';
+import { type CreatedApiKey, NewApiKey } from '../../api-keys/schemas.js';
+import { getApiKey, listApiKeys } from '../../api-keys/service.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
 import { keepFlash, takeFlash } from '../web/flash.js';
-import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
+import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
-import { apiKeyList, apiKeyMessages, createdKey, keyDetails, revokeConfirmation } from './views.js';
+import { newApiKeyFormOptions } from './schemas.js';
+import { apiKeyList, createdKey, keyDetails, revokeConfirmation } from './views.js';
 
 const notices: Record<string, string> = { revoked: 'Key revoked.' };
 
@@ -41,21 +42,17 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
 
   app.post('/api-keys', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const name = fieldOf(request.body, 'name').trim();
+    const form = parseForm(NewApiKey, request.body, newApiKeyFormOptions);
+    const name = form.input.name ?? '';
+    if (!form.ok) return showList(request, reply, name, form.refusal, 400);
+    const values = form.values;
     let created: CreatedApiKey;
     try {
-      created = await db.transaction().execute(async (trx) => {
-        const key = await createApiKey(trx, tenantId, { name });
-        await recordAudit(trx, {
-          ...auditBy(request),
-          action: 'api_key.created',
-          target: key.name,
-          details: { id: key.id, prefix: key.prefix },
-        });
-        return key;
-      });
+      created = await db
+        .transaction()
+        .execute((trx) => createApiKeyAs(trx, auditBy(request), tenantId, values));
     } catch (error) {
-      const refusal = refusalOf(error, apiKeyMessages);
+      const refusal = refusalOf(error, newApiKeyFormOptions.messages);
       if (!refusal) throw error;
       return showList(request, reply, name, refusal, 400);
     }
@@ -83,14 +80,9 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
 
   app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const key = await getApiKey(db, tenantId, request.params.id);
-    const revoked = await revokeApiKey(db, tenantId, key.id);
-    await recordAudit(db, {
-      ...auditBy(request),
-      action: 'api_key.revoked',
-      target: key.name,
-      details: { id: key.id, prefix: key.prefix, revoked_at: revoked.revoked_at },
-    });
+    await db
+      .transaction()
+      .execute((trx) => revokeApiKeyAs(trx, auditBy(request), tenantId, request.params.id));
     return redirectTo(reply, '/api-keys?notice=revoked');
   });
 }

@@ -4,10 +4,6 @@ import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js'
 import { type Html, html, segment } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
-export const apiKeyMessages: Record<string, string> = {
-  name: 'A name of 1 to 100 characters, so that you know which system uses the key.',
-};
-
 export function apiKeyList(o: {
   keys: ApiKeyView[];
   csrfToken: string;

@@ -1,35 +1,38 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recordAudit } from '../../audit/service.js';
-import { countCustomersDecidedOn, customersPerTemplate } from '../../decisions/history.js';
 import type { Db } from '../../platform/db.js';
-import { findLatestPublished } from '../../templates/repository.js';
-import { sanitizeContent } from '../../templates/sanitize.js';
 import {
-  createDraftVersion,
-  createTemplate,
+  createDraftAs,
+  createTemplateAs,
+  publishEffect,
+  publishVersion,
+  templateOverview,
+  updateDraftAs,
+} from '../../templates/actions.js';
+import { sanitizeContent } from '../../templates/sanitize.js';
+import { NewTemplate } from '../../templates/schemas.js';
+import {
+  findLatestVersion,
   getTemplateByCode,
   getVersion,
   listTemplates,
   listVersions,
-  publishDraftById,
-  updateDraftVersion,
 } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
 import { keepFlash, takeFlash } from '../web/flash.js';
-import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
-import { html, segment } from '../web/html.js';
+import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
+import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { templateListItem, templateModel, versionModel } from './models.js';
+import { newTemplateFormOptions, VersionForm, versionFormOptions } from './schemas.js';
 import { suggestNextTag } from './tag-suggestion.js';
 import {
   newTemplateForm,
   newVersionPage,
   publishConfirmation,
   templateList,
-  templateMessages,
   templatePage,
   versionForm,
-  versionMessages,
   versionPage,
 } from './views.js';
 
@@ -58,7 +61,8 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
 
   app.get('/templates', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    return page(request, reply, 'Templates', templateList(await listTemplates(db, tenantId)));
+    const templates = await listTemplates(db, tenantId);
+    return page(request, reply, 'Templates', templateList(templates.map(templateListItem)));
   });
 
   const showNewTemplate = (
@@ -86,23 +90,20 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
 
   app.post('/templates', async (request, reply) => {
     const { tenantId } = tenantOf(request);
+    const form = parseForm(NewTemplate, request.body, newTemplateFormOptions);
     const values = {
-      code: fieldOf(request.body, 'code').trim(),
-      name: fieldOf(request.body, 'name').trim(),
-      description: fieldOf(request.body, 'description').trim(),
+      code: form.input.code ?? '',
+      name: form.input.name ?? '',
+      description: form.input.description ?? '',
     };
+    if (!form.ok) return showNewTemplate(request, reply, values, form.refusal);
+    const fields = form.values;
     try {
-      await db.transaction().execute(async (trx) => {
-        const created = await createTemplate(trx, tenantId, values);
-        await recordAudit(trx, {
-          ...auditBy(request),
-          action: 'template.created',
-          target: created.code,
-          details: { name: created.name },
-        });
-      });
+      await db
+        .transaction()
+        .execute((trx) => createTemplateAs(trx, auditBy(request), tenantId, fields));
     } catch (error) {
-      const refusal = refusalOf(error, templateMessages);
+      const refusal = refusalOf(error, newTemplateFormOptions.messages);
       if (!refusal) throw error;
       return showNewTemplate(request, reply, values, refusal);
     }
@@ -111,16 +112,20 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
 
   app.get<{ Params: Params }>('/templates/:code', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const template = await getTemplateByCode(db, tenantId, request.params.code);
-    const [versions, customers] = await Promise.all([
-      listVersions(db, template),
-      customersPerTemplate(db, tenantId),
-    ]);
+    const { template, versions, customers } = await templateOverview(
+      db,
+      tenantId,
+      request.params.code,
+    );
     return page(
       request,
       reply,
       template.name,
-      templatePage({ template, versions, customers: customers.get(template.id) ?? 0 }),
+      templatePage({
+        template: templateModel(template),
+        versions: versions.map(versionModel),
+        customers,
+      }),
     );
   });
 
@@ -145,14 +150,50 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     refusal: Refusal = noRefusal,
   ) =>
     versionForm({
-      template,
-      version,
+      template: templateModel(template),
+      version: version && versionModel(version),
       csrfToken: csrfToken(reply),
       values,
       preview: sanitizeContent(values.content_html),
       errors: refusal.form,
       fieldErrors: refusal.fields,
     });
+
+  const showVersion = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    template: TemplateRow,
+    version: TemplateVersionRow,
+    form: Html | undefined,
+    status = 200,
+    notice?: string,
+  ) =>
+    page(
+      request,
+      reply,
+      `${template.code} ${version.tag}`,
+      versionPage({ template: templateModel(template), version: versionModel(version), form }),
+      status,
+      notice,
+    );
+
+  /** A version's page with its form and the reason the service refused it: 409 once published. */
+  const refusedDraft = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    template: TemplateRow,
+    version: TemplateVersionRow,
+    values: ReturnType<typeof versionValues>,
+    refusal: Refusal,
+  ) =>
+    showVersion(
+      request,
+      reply,
+      template,
+      version,
+      formFor(reply, template, version, values, refusal),
+      version.status === 'draft' ? 400 : 409,
+    );
 
   /** A draft's fields carried through signing in again (see `signInKeeping`), taken once. */
   const keptForm = async (request: FastifyRequest, path: string) => {
@@ -180,7 +221,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     if (!values) {
       // Starting from the latest text is what an edit of a policy usually is.
       const [latest, versions] = await Promise.all([
-        findLatestPublished(db, tenantId, template.code),
+        findLatestVersion(db, tenantId, template.code),
         listVersions(db, template),
       ]);
       const newest = versions.find((v) => v.status === 'published') ?? versions[0];
@@ -199,7 +240,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       request,
       reply,
       'New draft',
-      newVersionPage(kept ? html`${keptNotice}${form}` : form, template),
+      newVersionPage(kept ? html`${keptNotice}${form}` : form, templateModel(template)),
     );
   });
 
@@ -213,23 +254,29 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const values = versionValues(request.body);
+      const refused = (refusal: Refusal) =>
+        page(
+          request,
+          reply,
+          'New draft',
+          newVersionPage(
+            formFor(reply, template, undefined, values, refusal),
+            templateModel(template),
+          ),
+          400,
+        );
+      const form = parseForm(VersionForm, request.body, versionFormOptions);
+      if (!form.ok) return refused(form.refusal);
+      const input = asInput({ ...form.values, allow_reconsent: values.allow_reconsent });
       let draft: TemplateVersionRow;
       try {
-        draft = await db.transaction().execute(async (trx) => {
-          const row = await createDraftVersion(trx, template, asInput(values));
-          await recordAudit(trx, {
-            ...auditBy(request),
-            action: 'version.draft_created',
-            target: `${template.code} ${row.tag}`,
-            details: { version_id: row.id, content_sha256: row.content_sha256 },
-          });
-          return row;
-        });
+        draft = await db
+          .transaction()
+          .execute((trx) => createDraftAs(trx, auditBy(request), template, input));
       } catch (error) {
-        const refusal = refusalOf(error, versionMessages);
+        const refusal = refusalOf(error, versionFormOptions.messages);
         if (!refusal) throw error;
-        const form = formFor(reply, template, undefined, values, refusal);
-        return page(request, reply, 'New draft', newVersionPage(form, template), 400);
+        return refused(refusal);
       }
       return savedTo(request, reply, versionPath(template.code, draft.id));
     },
@@ -259,17 +306,12 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       const versionId = fieldOf(request.body, 'version_id');
       if (versionId === '') {
         const form = formFor(reply, template, undefined, values);
-        return page(request, reply, 'New draft', newVersionPage(form, template));
+        return page(request, reply, 'New draft', newVersionPage(form, templateModel(template)));
       }
       const version = await getVersion(db, template, versionId);
       const form =
         version.status === 'draft' ? formFor(reply, template, version, values) : undefined;
-      return page(
-        request,
-        reply,
-        `${template.code} ${version.tag}`,
-        versionPage({ template, version, form }),
-      );
+      return showVersion(request, reply, template, version, form);
     },
   );
 
@@ -284,23 +326,14 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     ]);
     const form =
       version.status === 'draft'
-        ? formFor(
-            reply,
-            template,
-            version,
-            kept ?? {
-              tag: version.tag,
-              content_html: version.content_html,
-              file_url: version.file_url ?? '',
-              allow_reconsent: version.allow_reconsent === 1,
-            },
-          )
+        ? formFor(reply, template, version, kept ?? savedValues(version))
         : undefined;
-    return page(
+    return showVersion(
       request,
       reply,
-      `${template.code} ${version.tag}`,
-      versionPage({ template, version, form: form && kept ? html`${keptNotice}${form}` : form }),
+      template,
+      version,
+      form && kept ? html`${keptNotice}${form}` : form,
       200,
       notice === 'saved' && version.status === 'draft' ? 'Draft saved.' : undefined,
     );
@@ -318,28 +351,23 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const values = versionValues(request.body);
-      try {
-        await db.transaction().execute(async (trx) => {
-          const row = await updateDraftVersion(trx, template, request.params.id, asInput(values));
-          await recordAudit(trx, {
-            ...auditBy(request),
-            action: 'version.draft_updated',
-            target: `${template.code} ${row.tag}`,
-            details: { version_id: row.id, content_sha256: row.content_sha256 },
-          });
-        });
-      } catch (error) {
-        const refusal = refusalOf(error, versionMessages);
-        if (!refusal) throw error;
+      const refused = async (refusal: Refusal) => {
         const version = await getVersion(db, template, request.params.id);
-        const form = formFor(reply, template, version, values, refusal);
-        return page(
-          request,
-          reply,
-          `${template.code} ${version.tag}`,
-          versionPage({ template, version, form }),
-          version.status === 'draft' ? 400 : 409,
-        );
+        return refusedDraft(request, reply, template, version, values, refusal);
+      };
+      const form = parseForm(VersionForm, request.body, versionFormOptions);
+      if (!form.ok) return refused(form.refusal);
+      const input = asInput({ ...form.values, allow_reconsent: values.allow_reconsent });
+      try {
+        await db
+          .transaction()
+          .execute((trx) =>
+            updateDraftAs(trx, auditBy(request), template, request.params.id, input),
+          );
+      } catch (error) {
+        const refusal = refusalOf(error, versionFormOptions.messages);
+        if (!refusal) throw error;
+        return refused(refusal);
       }
       return savedTo(request, reply, versionPath(template.code, request.params.id));
     },
@@ -352,67 +380,50 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     if (draft.status !== 'draft') {
       return redirectTo(reply, `/templates/${segment(template.code)}/versions/${draft.id}`);
     }
-    const latest = await findLatestPublished(db, tenantId, template.code);
-    const customersToPend = latest ? await countCustomersDecidedOn(db, tenantId, latest.id) : 0;
+    const { latest, nextNumber, customersMadePending } = await publishEffect(db, template);
     return page(
       request,
       reply,
       `Publish ${draft.tag}`,
       publishConfirmation({
-        template,
-        draft,
+        template: templateModel(template),
+        draft: versionModel(draft),
         latest:
           latest && latest.version !== null
             ? { version: latest.version, tag: latest.tag }
             : undefined,
-        nextNumber: (latest?.version ?? 0) + 1,
-        customersToPend,
+        nextNumber,
+        customersToPend: customersMadePending,
         csrfToken: csrfToken(reply),
       }),
     );
   });
 
   app.post<{ Params: Params }>('/templates/:code/versions/:id/publish', async (request, reply) => {
-    const user = tenantOf(request);
-    const template = await getTemplateByCode(db, user.tenantId, request.params.code);
+    const { tenantId } = tenantOf(request);
+    const template = await getTemplateByCode(db, tenantId, request.params.code);
     try {
-      await db.transaction().execute(async (trx) => {
-        const previous = await findLatestPublished(trx, user.tenantId, template.code);
-        const pending = previous
-          ? await countCustomersDecidedOn(trx, user.tenantId, previous.id)
-          : 0;
-        const published = await publishDraftById(trx, template, request.params.id, user.email);
-        await recordAudit(trx, {
-          ...auditBy(request),
-          action: 'version.published',
-          target: `${template.code} ${published.tag}`,
-          details: {
-            version_id: published.id,
-            version: published.version,
-            customers_made_pending: pending,
-          },
-        });
-      });
+      await db
+        .transaction()
+        .execute((trx) => publishVersion(trx, auditBy(request), template, request.params.id));
     } catch (error) {
       // A draft the service will not publish (nothing visible in it): its form, with the reason.
-      const refusal = refusalOf(error, versionMessages);
-      const version = refusal && (await getVersion(db, template, request.params.id));
-      if (!refusal || !version || version.status !== 'draft') throw error;
-      const values = {
-        tag: version.tag,
-        content_html: version.content_html,
-        file_url: version.file_url ?? '',
-        allow_reconsent: version.allow_reconsent === 1,
-      };
-      const form = formFor(reply, template, version, values, refusal);
-      return page(
-        request,
-        reply,
-        `${template.code} ${version.tag}`,
-        versionPage({ template, version, form }),
-        400,
-      );
+      const refusal = refusalOf(error, versionFormOptions.messages);
+      if (!refusal) throw error;
+      const version = await getVersion(db, template, request.params.id);
+      if (version.status !== 'draft') throw error;
+      return refusedDraft(request, reply, template, version, savedValues(version), refusal);
     }
     return redirectTo(reply, `/templates/${segment(template.code)}?notice=published`);
   });
+}
+
+/** A saved version's fields, as its form shows them. */
+function savedValues(version: TemplateVersionRow) {
+  return {
+    tag: version.tag,
+    content_html: version.content_html,
+    file_url: version.file_url ?? '',
+    allow_reconsent: version.allow_reconsent === 1,
+  };
 }

@@ -1,5 +1,3 @@
-import type { TemplateSummaryRow } from '../../templates/repository.js';
-import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { badge, count, time } from '../web/format.js';
 import {
   checkbox,
@@ -11,23 +9,12 @@ import {
 } from '../web/forms.js';
 import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
-
-export const templateMessages: Record<string, string> = {
-  code: 'Letters, digits, "_", "." and "-", starting with a letter or digit; at most 64.',
-  name: 'A name of 1 to 200 characters.',
-  description: 'At most 2,000 characters.',
-};
-
-export const versionMessages: Record<string, string> = {
-  tag: 'A dotted number such as 1.0 or 2.1.3 (at most four parts), not used before in this template.',
-  content_html: 'The content is required, at most 1,000,000 characters.',
-  file_url: 'An address starting with http:// or https://, or nothing.',
-};
+import type { TemplateListItem, TemplateModel, VersionModel } from './models.js';
 
 const templatePath = (code: string) => `${basePath}/templates/${segment(code)}`;
 const versionPath = (code: string, id: string) => `${templatePath(code)}/versions/${segment(id)}`;
 
-export function templateList(templates: TemplateSummaryRow[]): Html {
+export function templateList(templates: TemplateListItem[]): Html {
   return html`<hgroup><h1>Templates</h1><p>Consent texts and their versions.</p></hgroup>
 <p><a href="${basePath}/templates/new" role="button">New template</a></p>
 ${
@@ -40,9 +27,9 @@ ${templates.map(
   (t) => html`<tr>
 <td><a href="${templatePath(t.code)}">${t.code}</a></td>
 <td>${t.name}</td>
-<td>${t.latest_version === null ? badge('draft', 'none published') : html`${t.latest_version} <span class="mono">(${t.latest_tag})</span>`}</td>
-<td>${time(t.latest_published_at)}</td>
-<td>${t.draft_count}</td>
+<td>${t.latestVersion === null ? badge('draft', 'none published') : html`${t.latestVersion} <span class="mono">(${t.latestTag})</span>`}</td>
+<td>${time(t.latestPublishedAt)}</td>
+<td>${t.drafts}</td>
 </tr>`,
 )}
 </tbody></table></div>`
@@ -68,8 +55,8 @@ ${textarea({ name: 'description', label: 'Description (optional)', value: o.valu
 }
 
 export function templatePage(o: {
-  template: TemplateRow;
-  versions: TemplateVersionRow[];
+  template: TemplateModel;
+  versions: VersionModel[];
   customers: number;
 }): Html {
   const { template } = o;
@@ -78,9 +65,9 @@ export function templatePage(o: {
 <hgroup><h1>${template.name}</h1><p class="mono">${template.code}</p></hgroup>
 ${template.description ? html`<p>${template.description}</p>` : ''}
 <dl class="facts">
-<dt>Latest version</dt><dd>${latest ? html`${latest.version} (tag <span class="mono">${latest.tag}</span>), published ${time(latest.published_at)}` : 'none published yet: the API answers 404 for this template'}</dd>
+<dt>Latest version</dt><dd>${latest ? html`${latest.version} (tag <span class="mono">${latest.tag}</span>), published ${time(latest.publishedAt)}` : 'none published yet: the API answers 404 for this template'}</dd>
 <dt>Customers</dt><dd>${count(o.customers, 'customer has', 'customers have')} decided on this template</dd>
-<dt>Created</dt><dd>${time(template.created_at)}</dd>
+<dt>Created</dt><dd>${time(template.createdAt)}</dd>
 </dl>
 <h2>Versions</h2>
 <p><a href="${templatePath(template.code)}/versions/new" role="button">New draft version</a></p>
@@ -95,8 +82,8 @@ ${o.versions.map(
 <td>${v.version ?? '—'}</td>
 <td class="mono">${v.tag}</td>
 <td>${badge(v.status)}</td>
-<td>${v.allow_reconsent === 1 ? 'allowed' : 'not allowed'}</td>
-<td>${time(v.published_at ?? v.updated_at)}</td>
+<td>${v.allowReconsent ? 'allowed' : 'not allowed'}</td>
+<td>${time(v.changedAt)}</td>
 <td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'draft' ? html` <a href="${versionPath(template.code, v.id)}/publish">Publish<span class="visually-hidden"> ${v.tag}</span>…</a>` : ''}</td>
 </tr>`,
 )}
@@ -105,8 +92,8 @@ ${o.versions.map(
 }
 
 export function versionForm(o: {
-  template: TemplateRow;
-  version: TemplateVersionRow | undefined;
+  template: TemplateModel;
+  version: VersionModel | undefined;
   csrfToken: string;
   values: { tag: string; content_html: string; file_url: string; allow_reconsent: boolean };
   /** The sanitizer's output for `values.content_html`: exactly what saving would keep. */
@@ -142,7 +129,7 @@ ${checkbox({ name: 'allow_reconsent', label: 'Allow re-consent on this version',
 </form>`;
 }
 
-export function newVersionPage(form: Html, template: TemplateRow): Html {
+export function newVersionPage(form: Html, template: TemplateModel): Html {
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>New draft</li></ul></nav>
 <h1>New draft version</h1>
 <p>A draft is not seen by the API until it is published.</p>
@@ -150,8 +137,8 @@ ${form}`;
 }
 
 export function versionPage(o: {
-  template: TemplateRow;
-  version: TemplateVersionRow;
+  template: TemplateModel;
+  version: VersionModel;
   form: Html | undefined;
 }): Html {
   const { template, version } = o;
@@ -159,24 +146,24 @@ export function versionPage(o: {
 <hgroup><h1>${template.name}: tag ${version.tag}</h1><p>${badge(version.status)} ${version.version === null ? '' : `version ${version.version}`}</p></hgroup>
 <dl class="facts">
 <dt>Version id</dt><dd class="mono">${version.id}</dd>
-<dt>Re-consent</dt><dd>${version.allow_reconsent === 1 ? 'allowed' : 'not allowed'}</dd>
-<dt>Content SHA-256</dt><dd class="mono">${version.content_sha256}</dd>
-${version.file_url ? html`<dt>Content file</dt><dd class="mono">${version.file_url}</dd>` : ''}
-<dt>Created</dt><dd>${time(version.created_at)}</dd>
-${version.published_at ? html`<dt>Published</dt><dd>${time(version.published_at)} by ${version.published_by ?? ''}</dd>` : ''}
+<dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed' : 'not allowed'}</dd>
+<dt>Content SHA-256</dt><dd class="mono">${version.contentSha256}</dd>
+${version.fileUrl ? html`<dt>Content file</dt><dd class="mono">${version.fileUrl}</dd>` : ''}
+<dt>Created</dt><dd>${time(version.createdAt)}</dd>
+${version.publishedAt ? html`<dt>Published</dt><dd>${time(version.publishedAt)} by ${version.publishedBy ?? ''}</dd>` : ''}
 </dl>
 ${version.status === 'draft' ? html`<p><a href="${versionPath(template.code, version.id)}/publish" role="button">Publish…</a></p>` : ''}
 ${
   o.form
     ? html`<h2>Edit the draft</h2>${o.form}`
     : html`<h2>Content as customers see it</h2>
-<div class="content-preview">${trusted(version.content_html)}</div>`
+<div class="content-preview">${trusted(version.contentHtml)}</div>`
 }`;
 }
 
 export function publishConfirmation(o: {
-  template: TemplateRow;
-  draft: TemplateVersionRow;
+  template: TemplateModel;
+  draft: VersionModel;
   latest: { version: number; tag: string } | undefined;
   nextNumber: number;
   customersToPend: number;

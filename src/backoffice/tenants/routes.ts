@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordAudit } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
+import { NewTenant } from '../../tenants/schemas.js';
 import {
   createTenant,
   getTenantById,
@@ -11,9 +12,10 @@ import {
 import { findOperatorByEmail } from '../accounts/operators.js';
 import { revokeSessionsOf } from '../accounts/sessions.js';
 import { auditBy } from '../web/context.js';
-import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
+import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
-import { disableConfirmation, newTenantForm, tenantList, tenantMessages } from './views.js';
+import { newTenantFormOptions } from './schemas.js';
+import { disableConfirmation, newTenantForm, tenantList } from './views.js';
 
 const notices: Record<string, string> = {
   created: 'Tenant registered.',
@@ -57,17 +59,15 @@ export async function tenantAdminRoutes(
   );
 
   app.post('/operator/tenants', async (request, reply) => {
-    const values = {
-      alias: fieldOf(request.body, 'alias').trim(),
-      email: fieldOf(request.body, 'email').trim(),
-    };
-    const password = fieldOf(request.body, 'password');
+    const form = parseForm(NewTenant, request.body, newTenantFormOptions);
+    const values = { alias: form.input.alias ?? '', email: form.input.email ?? '' };
     try {
       // One sign-in form serves both kinds of account: an e-mail belongs to one of them.
       if (values.email && (await findOperatorByEmail(db, values.email))) {
         throw new AppError('conflict', { message: "This is the operator's e-mail." });
       }
-      const tenant = await createTenant(db, { ...values, password }, passwordHashCost);
+      if (!form.ok) return showForm(request, reply, values, form.refusal, 400);
+      const tenant = await createTenant(db, form.values, passwordHashCost);
       await recordAudit(db, {
         ...auditBy(request, tenant.id),
         action: 'tenant.created',
@@ -75,7 +75,7 @@ export async function tenantAdminRoutes(
         details: { email: tenant.email },
       });
     } catch (error) {
-      const refusal = refusalOf(error, tenantMessages);
+      const refusal = refusalOf(error, newTenantFormOptions.messages);
       if (!refusal) throw error;
       return showForm(request, reply, values, refusal, 400);
     }

@@ -4,12 +4,6 @@ import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js'
 import { type Html, html, segment } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
-export const tenantMessages: Record<string, string> = {
-  alias: 'Letters, digits, "_", "." and "-", starting with a letter or digit; at most 64.',
-  email: 'An e-mail address such as compliance@example.com.',
-  password: 'At least 10 characters (at most 256).',
-};
-
 export function tenantList(tenants: TenantSummary[], csrfToken: string): Html {
   return html`<hgroup><h1>Tenants</h1><p>Client organisations registered with the service.</p></hgroup>
 <p><a href="${basePath}/operator/tenants/new" role="button">Register a tenant</a></p>

@@ -1,3 +1,5 @@
+import type { Static, TObject, TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import { AppError } from '../../platform/errors.js';
 import { type Html, html } from './html.js';
 
@@ -116,6 +118,66 @@ export function refusalOf(error: unknown, messages: Record<string, string>): Ref
   }
   if (!error.details?.length) form.push(error.message);
   return { fields, form };
+}
+
+/** A form's typed values, or why it was refused (with what was sent, to show the form again). */
+export type ParsedForm<T extends TObject> =
+  | { ok: true; values: Static<T>; input: Record<string, string> }
+  | { ok: false; refusal: Refusal; input: Record<string, string> };
+
+export interface FormOptions<T extends TObject> {
+  /**
+   * One message per field, saying what a valid value looks like; shown next to the field when
+   * its value fails the schema. A failing field without a message is named above the form.
+   */
+  messages: { readonly [K in keyof T['properties']]?: string };
+  /** Fields whose surrounding spaces are dropped before validation (names, e-mails). */
+  trim?: ReadonlyArray<keyof T['properties'] & string>;
+}
+
+/**
+ * A urlencoded form body checked against its TypeBox schema, as the API's bodies are: only the
+ * schema's fields are read (the form token and unknown fields are left out), a field sent twice
+ * counts once unless the schema wants a list, an absent field is empty (an unchecked checkbox is
+ * `false`), and numbers and booleans are converted from their text before the check.
+ */
+export function parseForm<T extends TObject>(
+  schema: T,
+  body: unknown,
+  options: FormOptions<T>,
+): ParsedForm<T> {
+  const trimmed = new Set<string>(options.trim ?? []);
+  const read: Record<string, unknown> = {};
+  const input: Record<string, string> = {};
+  for (const [name, field] of Object.entries(schema.properties) as [string, TSchema][]) {
+    const kind = (field as { type?: unknown }).type;
+    if (kind === 'array') {
+      read[name] = listOf(body, name);
+      continue;
+    }
+    const text = trimmed.has(name) ? fieldOf(body, name).trim() : fieldOf(body, name);
+    input[name] = text;
+    read[name] = kind === 'boolean' && text === '' ? false : text;
+  }
+  const values = Value.Convert(schema, read);
+  if (Value.Check(schema, values)) return { ok: true, values: values as Static<T>, input };
+  const fields: FieldErrors = {};
+  const form: string[] = [];
+  const messages = options.messages as Record<string, string | undefined>;
+  for (const error of Value.Errors(schema, values)) {
+    const name = error.instancePath.split('/')[1] ?? '';
+    const message = messages[name];
+    if (message) fields[name] ??= message;
+    else if (!form.includes(`${name}: ${error.message}`)) form.push(`${name}: ${error.message}`);
+  }
+  return { ok: false, refusal: { fields, form }, input };
+}
+
+function listOf(body: unknown, name: string): string[] {
+  if (body === null || typeof body !== 'object') return [];
+  const value = (body as Record<string, unknown>)[name];
+  const all = Array.isArray(value) ? value : [value];
+  return all.filter((v): v is string => typeof v === 'string');
 }
 
 /** A urlencoded form's field as one string ('' when absent; the first when repeated). */

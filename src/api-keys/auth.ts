@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyCheck } from '../api-keys/key-check.js';
-import type { ApiCaller } from '../api-keys/schemas.js';
+import { sendError } from '../platform/error-handler.js';
+import { AppError } from '../platform/errors.js';
 import type { AuthThrottle } from './auth-throttle.js';
-import { sendError } from './error-handler.js';
-import { AppError } from './errors.js';
+import type { KeyCheck } from './key-check.js';
+import { prefixOf } from './keys.js';
+import type { ApiCaller } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,7 +30,6 @@ export function installApiKeyCheck(
   throttle: AuthThrottle,
 ): void {
   app.decorateRequest('caller', null);
-  // A callback hook, not an async one: with the key's record cached it finishes synchronously.
   app.addHook('onRequest', (request, _reply, done) => {
     if (!needsApiKey(request.url)) return done();
     const retryAfter = throttle.blockedFor(request.ip);
@@ -46,9 +46,11 @@ export function installApiKeyCheck(
       request.caller = caller;
       done();
     };
-    const verdict = presentedCaller(keys, request);
-    if (verdict instanceof Promise) verdict.then(admit, done);
-    else admit(verdict);
+    const presented = presentedKey(request);
+    // Without a well-formed key the answer is known now: refusing before this hook yields lets
+    // the 401 go out before a malformed body can provoke an answer of its own.
+    if (presented === undefined || !prefixOf(presented)) return admit(undefined);
+    keys.check(presented).then(admit, done);
   });
 }
 
@@ -75,7 +77,7 @@ export async function refuseUnroutable(
   if (needsApiKey(request.url)) {
     let caller: ApiCaller | undefined;
     try {
-      caller = await presentedCaller(keys, request);
+      caller = await keys.check(presentedKey(request));
     } catch (lookupError) {
       sendError(lookupError, request, reply);
       return;
@@ -94,7 +96,7 @@ export async function refuseUnroutable(
   sendError(error, request, reply);
 }
 
-function presentedCaller(keys: KeyCheck, request: FastifyRequest): ReturnType<KeyCheck['check']> {
+function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers['x-system-api-key'];
-  return keys.check(typeof header === 'string' ? header : undefined);
+  return typeof header === 'string' ? header : undefined;
 }

@@ -1,0 +1,42 @@
+import { type AuditEntry, recordAudit } from '../audit/service.js';
+import type { Trx } from '../platform/db.js';
+import type { CreatedApiKey, RevokedApiKey } from './schemas.js';
+import { createApiKey, getApiKey, revokeApiKey } from './service.js';
+
+/** Who acts, and from where: what the audit entry of an action says besides the action. */
+export type Actor = Omit<AuditEntry, 'action' | 'target' | 'details'>;
+
+/** Creates a key for the tenant (see `createApiKey`) and records who did. */
+export async function createApiKeyAs(
+  trx: Trx,
+  actor: Actor,
+  tenantId: string,
+  input: unknown,
+): Promise<CreatedApiKey> {
+  const key = await createApiKey(trx, tenantId, input);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'api_key.created',
+    target: key.name,
+    details: { id: key.id, prefix: key.prefix },
+  });
+  return key;
+}
+
+/** Revokes a key of the tenant (see `revokeApiKey`) and records who did. */
+export async function revokeApiKeyAs(
+  trx: Trx,
+  actor: Actor,
+  tenantId: string,
+  id: string,
+): Promise<RevokedApiKey> {
+  const key = await getApiKey(trx, tenantId, id);
+  const revoked = await revokeApiKey(trx, tenantId, key.id);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'api_key.revoked',
+    target: key.name,
+    details: { id: key.id, prefix: key.prefix, revoked_at: revoked.revoked_at },
+  });
+  return revoked;
+}

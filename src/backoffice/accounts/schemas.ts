@@ -1,0 +1,29 @@
+import { Type } from 'typebox';
+import { Password } from '../../tenants/schemas.js';
+import type { FormOptions } from '../web/forms.js';
+
+/**
+ * An empty field is no attempt: no password is checked, and nothing is counted or audited. Long
+ * values are cut (not refused) by the route, so a long guess fails like any other.
+ */
+export const SignInForm = Type.Object({
+  email: Type.String({ minLength: 1 }),
+  password: Type.String({ minLength: 1 }),
+  next: Type.String(),
+});
+
+export const signInFormOptions: FormOptions<typeof SignInForm> = {
+  messages: { email: 'Enter your e-mail.', password: 'Enter your password.' },
+  trim: ['email'],
+};
+
+/** The current password is checked against the store, and the two new ones against each other. */
+export const PasswordForm = Type.Object({
+  current_password: Type.String(),
+  new_password: Password,
+  confirm_password: Type.String(),
+});
+
+export const passwordFormOptions: FormOptions<typeof PasswordForm> = {
+  messages: { new_password: 'The new password needs 10 to 256 characters.' },
+};

@@ -1,0 +1,69 @@
+import type { TemplateSummaryRow } from '../../templates/service.js';
+import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+
+/** A line of the template list. */
+export interface TemplateListItem {
+  code: string;
+  name: string;
+  latestVersion: number | null;
+  latestTag: string | null;
+  latestPublishedAt: string | null;
+  drafts: number;
+}
+
+/** What the pages show of a template. */
+export interface TemplateModel {
+  code: string;
+  name: string;
+  description: string;
+  createdAt: string;
+}
+
+/** What the pages show of a version. */
+export interface VersionModel {
+  id: string;
+  status: 'draft' | 'published';
+  version: number | null;
+  tag: string;
+  contentHtml: string;
+  contentSha256: string;
+  fileUrl: string | null;
+  allowReconsent: boolean;
+  createdAt: string;
+  /** When it was published, or last saved while a draft. */
+  changedAt: string;
+  publishedAt: string | null;
+  publishedBy: string | null;
+}
+
+export function templateListItem(t: TemplateSummaryRow): TemplateListItem {
+  return {
+    code: t.code,
+    name: t.name,
+    latestVersion: t.latest_version,
+    latestTag: t.latest_tag,
+    latestPublishedAt: t.latest_published_at,
+    drafts: t.draft_count,
+  };
+}
+
+export function templateModel(t: TemplateRow): TemplateModel {
+  return { code: t.code, name: t.name, description: t.description, createdAt: t.created_at };
+}
+
+export function versionModel(v: TemplateVersionRow): VersionModel {
+  return {
+    id: v.id,
+    status: v.status,
+    version: v.version,
+    tag: v.tag,
+    contentHtml: v.content_html,
+    contentSha256: v.content_sha256,
+    fileUrl: v.file_url,
+    allowReconsent: v.allow_reconsent === 1,
+    createdAt: v.created_at,
+    changedAt: v.published_at ?? v.updated_at,
+    publishedAt: v.published_at,
+    publishedBy: v.published_by,
+  };
+}

@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import { type NewTemplate, NewVersion } from '../../templates/schemas.js';
+import type { FormOptions } from '../web/forms.js';
+
+/** The new-template form is checked with the very schema the templates service checks. */
+export const newTemplateFormOptions: FormOptions<typeof NewTemplate> = {
+  messages: {
+    code: 'Letters, digits, "_", "." and "-", starting with a letter or digit; at most 64.',
+    name: 'A name of 1 to 200 characters.',
+    description: 'At most 2,000 characters.',
+  },
+  trim: ['code', 'name', 'description'],
+};
+
+/**
+ * A version's form: the service's fields, with an empty content file address meaning none. The
+ * re-consent checkbox is read as checked only when it sends `true`.
+ */
+export const VersionForm = Type.Object({
+  tag: NewVersion.properties.tag,
+  content_html: NewVersion.properties.content_html,
+  file_url: Type.Union([
+    Type.Literal(''),
+    Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }),
+  ]),
+});
+
+export const versionFormOptions: FormOptions<typeof VersionForm> = {
+  messages: {
+    tag: 'A dotted number such as 1.0 or 2.1.3 (at most four parts), not used before in this template.',
+    content_html: 'The content is required, at most 1,000,000 characters.',
+    file_url: 'An address starting with http:// or https://, or nothing.',
+  },
+  trim: ['tag', 'file_url'],
+};

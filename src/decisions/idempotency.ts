@@ -1,0 +1,104 @@
+import stringify from 'safe-stable-stringify';
+import type { Db } from '../platform/db.js';
+import { AppError, type ErrorBody, errorBody } from '../platform/errors.js';
+import { sha256Hex } from '../platform/hashing.js';
+import { lockKey } from '../platform/locks.js';
+import { nowIso } from '../platform/time.js';
+import type { WriteQueue } from '../platform/write-queue.js';
+import type { SubjectVault } from '../subjects/vault.js';
+import type { Catalog } from '../templates/catalog.js';
+import {
+  deleteIdempotencyRecordsBefore,
+  findIdempotencyRecord,
+  saveIdempotencyRecord,
+} from './repository.js';
+import type { DecisionRequest, RecordedDecision } from './schemas.js';
+import {
+  type DecisionContext,
+  type DecisionOutcome,
+  DecisionRefused,
+  decisionVersion,
+  recordDecision,
+} from './service.js';
+
+/** How long an `Idempotency-Key` replays its first answer. */
+export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
+
+/** The HTTP answer to a decision: what is sent, and what an idempotency key replays. */
+export interface DecisionAnswer {
+  status: number;
+  body: { data: RecordedDecision } | ErrorBody;
+  /** True when an idempotency key answered a stored response. */
+  replayed: boolean;
+}
+
+/**
+ * Answers a decision request. With an `Idempotency-Key`, the answer (a rule refusal included) is
+ * stored in the decision's own transaction, and a retry within the window gets it back byte for
+ * byte; the same key with another customer or body is `422`.
+ */
+export async function answerDecision(
+  writes: WriteQueue,
+  versions: Pick<Catalog, 'publishedById'>,
+  vault: SubjectVault,
+  context: DecisionContext,
+  customerId: string,
+  request: DecisionRequest,
+  idempotencyKey?: string,
+): Promise<DecisionAnswer> {
+  // A published version never changes: it is read before, and outside, the transaction.
+  const version = await decisionVersion(versions, context.tenantId, request.consent_version_id);
+  // The store knows the customer only by this keyed hash and a random id (src/subjects).
+  const lookup = vault.lookup(context.tenantId, customerId);
+  return writes.transaction(async (trx) => {
+    const requestHash = sha256Hex(stringify(request) ?? '');
+    if (idempotencyKey !== undefined) {
+      // Same key at the same moment: the second waits here, then sees the first's record.
+      await lockKey(trx, `idempotency:${context.tenantId}:${idempotencyKey}`);
+      const previous = await findIdempotencyRecord(trx, context.tenantId, idempotencyKey);
+      const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
+      if (previous && previous.created_at >= windowStart) {
+        if (previous.customer_lookup !== lookup || previous.request_hash !== requestHash) {
+          throw new AppError('idempotencyMismatch');
+        }
+        return {
+          status: previous.status_code,
+          body: JSON.parse(previous.response_body) as DecisionAnswer['body'],
+          replayed: true,
+        };
+      }
+    }
+    const customer = { id: customerId, lookup };
+    let answer: DecisionAnswer;
+    try {
+      answer = answerOf(
+        await recordDecision(trx, vault, version, context, customer, request, idempotencyKey),
+      );
+    } catch (error) {
+      if (!(error instanceof DecisionRefused)) throw error;
+      answer = { status: error.status, body: errorBody(error), replayed: false };
+    }
+    if (idempotencyKey !== undefined) {
+      await saveIdempotencyRecord(trx, {
+        tenant_id: context.tenantId,
+        key: idempotencyKey,
+        customer_lookup: lookup,
+        request_hash: requestHash,
+        status_code: answer.status,
+        response_body: JSON.stringify(answer.body),
+        created_at: nowIso(),
+      });
+    }
+    return answer;
+  });
+}
+
+function answerOf({ outcome, decision }: DecisionOutcome): DecisionAnswer {
+  return { status: outcome === 'recorded' ? 201 : 200, body: { data: decision }, replayed: false };
+}
+
+/** Drops idempotency records past their window; answers how many went. */
+export function purgeExpiredIdempotencyRecords(db: Db): Promise<number> {
+  const cutoff = new Date(Date.now() - idempotencyWindowMs).toISOString();
+  return deleteIdempotencyRecordsBefore(db, cutoff);
+}

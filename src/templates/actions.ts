@@ -1,0 +1,127 @@
+import { type AuditEntry, recordAudit } from '../audit/service.js';
+import { countCustomersDecidedOn, customersPerTemplate } from '../decisions/history.js';
+import type { Executor, Trx } from '../platform/db.js';
+import type { VersionWithCode } from './repository.js';
+import type { TemplateView } from './schemas.js';
+import {
+  createDraftVersion,
+  createTemplate,
+  findLatestVersion,
+  getTemplateByCode,
+  listVersions,
+  publishDraftById,
+  updateDraftVersion,
+} from './service.js';
+import type { TemplateRow, TemplateVersionRow } from './table.js';
+
+/** Who acts, and from where: what the audit entry of an action says besides the action. */
+export type Actor = Omit<AuditEntry, 'action' | 'target' | 'details'>;
+
+/** Creates a template (see `createTemplate`) and records who did. */
+export async function createTemplateAs(
+  trx: Trx,
+  actor: Actor,
+  tenantId: string,
+  input: unknown,
+): Promise<TemplateView> {
+  const created = await createTemplate(trx, tenantId, input);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'template.created',
+    target: created.code,
+    details: { name: created.name },
+  });
+  return created;
+}
+
+/** Saves a new draft of the template (see `createDraftVersion`) and records who did. */
+export async function createDraftAs(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+  input: unknown,
+): Promise<TemplateVersionRow> {
+  const draft = await createDraftVersion(trx, template, input);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'version.draft_created',
+    target: `${template.code} ${draft.tag}`,
+    details: { version_id: draft.id, content_sha256: draft.content_sha256 },
+  });
+  return draft;
+}
+
+/** Replaces a draft's fields (see `updateDraftVersion`) and records who did. */
+export async function updateDraftAs(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+  versionId: string,
+  input: unknown,
+): Promise<TemplateVersionRow> {
+  const draft = await updateDraftVersion(trx, template, versionId, input);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'version.draft_updated',
+    target: `${template.code} ${draft.tag}`,
+    details: { version_id: draft.id, content_sha256: draft.content_sha256 },
+  });
+  return draft;
+}
+
+/** What publishing a draft of the template now would do. */
+export interface PublishEffect {
+  /** The version the API answers today, if any. */
+  latest: VersionWithCode | undefined;
+  /** The number the draft would take. */
+  nextNumber: number;
+  /** Customers who decided on `latest`: they become pending. */
+  customersMadePending: number;
+}
+
+export async function publishEffect(db: Executor, template: TemplateRow): Promise<PublishEffect> {
+  const latest = await findLatestVersion(db, template.tenant_id, template.code);
+  const customersMadePending = latest
+    ? await countCustomersDecidedOn(db, template.tenant_id, latest.id)
+    : 0;
+  return { latest, nextNumber: (latest?.version ?? 0) + 1, customersMadePending };
+}
+
+/**
+ * Publishes a draft of the template (see `publishDraftById`) and records who did, with the
+ * number of customers it made pending.
+ */
+export async function publishVersion(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+  versionId: string,
+): Promise<{ version: VersionWithCode; customersMadePending: number }> {
+  const { customersMadePending } = await publishEffect(trx, template);
+  const version = await publishDraftById(trx, template, versionId, actor.actor);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'version.published',
+    target: `${template.code} ${version.tag}`,
+    details: {
+      version_id: version.id,
+      version: version.version,
+      customers_made_pending: customersMadePending,
+    },
+  });
+  return { version, customersMadePending };
+}
+
+/** A template with its versions and how many customers decided on it. */
+export async function templateOverview(
+  db: Executor,
+  tenantId: string,
+  code: string,
+): Promise<{ template: TemplateRow; versions: TemplateVersionRow[]; customers: number }> {
+  const template = await getTemplateByCode(db, tenantId, code);
+  const [versions, customers] = await Promise.all([
+    listVersions(db, template),
+    customersPerTemplate(db, tenantId),
+  ]);
+  return { template, versions, customers: customers.get(template.id) ?? 0 };
+}
