@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { keepFlash, takeFlash } from '../../accounts/flashes.js';
 import type { CreatedApiKey } from '../../api-keys/schemas.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.js';
 import { recordAudit } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
-import { keepFlash, takeFlash } from '../web/flash.js';
 import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../platform/config.js';
-import type { Db, Executor } from '../../platform/db.js';
-import { newId } from '../../platform/ids.js';
-import { nowIso } from '../../platform/time.js';
-import { validate } from '../../platform/validation.js';
-import { hashPassword, verifyPassword } from '../../tenants/passwords.js';
-import { Password } from '../../tenants/schemas.js';
-import type { OperatorRow } from '../table.js';
+import type { Config } from '../platform/config.js';
+import type { Db, Executor } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/time.js';
+import { validate } from '../platform/validation.js';
+import { hashPassword, verifyPassword } from '../tenants/passwords.js';
+import { Password } from '../tenants/schemas.js';
 import { revokeSessionsOf } from './sessions.js';
+import type { OperatorRow } from './table.js';
 
 export function findOperatorByEmail(db: Executor, email: string): Promise<OperatorRow | undefined> {
   return db

@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/db.js';
-import { lockKey } from '../../platform/locks.js';
+import type { Db } from '../platform/db.js';
+import { lockKey } from '../platform/locks.js';
 
 /**
  * Slows down password guessing on the back-office, across every instance (the counters are in

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Db, Executor } from '../../platform/db.js';
-import { sha256Hex } from '../../platform/hashing.js';
+import type { Db, Executor } from '../platform/db.js';
+import { sha256Hex } from '../platform/hashing.js';
 
 /** Who is signed in on a request, as the back-office's pages see it. */
 export type BackofficeUser =

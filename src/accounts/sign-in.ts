@@ -1,6 +1,6 @@
-import type { Db } from '../../platform/db.js';
-import { hashPassword, verifyPassword } from '../../tenants/passwords.js';
-import { findTenantByEmail } from '../../tenants/service.js';
+import type { Db } from '../platform/db.js';
+import { hashPassword, verifyPassword } from '../tenants/passwords.js';
+import { findTenantByEmail } from '../tenants/service.js';
 import { findOperatorByEmail } from './operators.js';
 import type { Account, BackofficeUser } from './sessions.js';
 import {
