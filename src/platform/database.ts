@@ -1,11 +1,11 @@
-import type { ApiKeysTable } from '../api-keys/table.js';
-import type { AuditLogTable } from '../audit/table.js';
 import type {
   BackofficeFlashesTable,
   BackofficeSessionsTable,
   OperatorsTable,
   SignInThrottleTable,
-} from '../backoffice/table.js';
+} from '../accounts/table.js';
+import type { ApiKeysTable } from '../api-keys/table.js';
+import type { AuditLogTable } from '../audit/table.js';
 import type {
   CustomerTemplateStatesTable,
   CustomerVersionStatesTable,

@@ -1,16 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recordAudit } from '../../audit/service.js';
-import type { Config } from '../../platform/config.js';
-import type { Db } from '../../platform/db.js';
-import { verifyPassword } from '../../tenants/passwords.js';
-import { setTenantPassword } from '../../tenants/service.js';
-import { auditBy, signedInUser } from '../web/context.js';
-import { keepFlash, takeFlash } from '../web/flash.js';
-import { parseForm, queryOf } from '../web/forms.js';
-import { html } from '../web/html.js';
-import { basePath, csrfToken, redirectTo, sendPage } from '../web/layout.js';
-import { setOperatorPassword } from './operators.js';
-import { PasswordForm, passwordFormOptions, SignInForm, signInFormOptions } from './schemas.js';
+import { keepFlash, takeFlash } from '../../accounts/flashes.js';
+import { setOperatorPassword } from '../../accounts/operators.js';
 import {
   type Account,
   accountOfSession,
@@ -19,9 +9,19 @@ import {
   revokeSession,
   revokeSessionsOf,
   startSession,
-} from './sessions.js';
-import { checkSignIn, passwordHashOf } from './sign-in.js';
-import { recordFailure, secondsUntilAllowed, throttleKeys } from './throttle.js';
+} from '../../accounts/sessions.js';
+import { checkSignIn, passwordHashOf } from '../../accounts/sign-in.js';
+import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
+import { recordAudit } from '../../audit/service.js';
+import type { Config } from '../../platform/config.js';
+import type { Db } from '../../platform/db.js';
+import { verifyPassword } from '../../tenants/passwords.js';
+import { setTenantPassword } from '../../tenants/service.js';
+import { auditBy, signedInUser } from '../web/context.js';
+import { parseForm, queryOf } from '../web/forms.js';
+import { html } from '../web/html.js';
+import { basePath, csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { PasswordForm, passwordFormOptions, SignInForm, signInFormOptions } from './schemas.js';
 import { passwordForm, signInForm } from './views.js';
 
 export interface AccountRouteOptions {

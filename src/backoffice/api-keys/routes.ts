@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { keepFlash, takeFlash } from '../../accounts/flashes.js';
 import { createApiKeyAs, revokeApiKeyAs } from '../../api-keys/actions.js';
 import { type CreatedApiKey, NewApiKey } from '../../api-keys/schemas.js';
 import { getApiKey, listApiKeys } from '../../api-keys/service.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
-import { keepFlash, takeFlash } from '../web/flash.js';
 import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';

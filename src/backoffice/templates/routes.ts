@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { keepFlash, takeFlash } from '../../accounts/flashes.js';
 import type { Db } from '../../platform/db.js';
 import {
   createDraftAs,
@@ -19,7 +20,6 @@ import {
 } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
-import { keepFlash, takeFlash } from '../web/flash.js';
 import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';

@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { findOperatorByEmail } from '../../accounts/operators.js';
+import { revokeSessionsOf } from '../../accounts/sessions.js';
 import { recordAudit } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
@@ -9,8 +11,6 @@ import {
   listTenants,
   setTenantDisabled,
 } from '../../tenants/service.js';
-import { findOperatorByEmail } from '../accounts/operators.js';
-import { revokeSessionsOf } from '../accounts/sessions.js';
 import { auditBy } from '../web/context.js';
 import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';

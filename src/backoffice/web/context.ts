@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import type { BackofficeUser } from '../../accounts/sessions.js';
 import type { AuditEntry } from '../../audit/service.js';
-import type { BackofficeUser } from '../accounts/sessions.js';
 import { PageError } from './errors.js';
 
 declare module 'fastify' {

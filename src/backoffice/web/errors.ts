@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { BackofficeUser } from '../../accounts/sessions.js';
 import { toAppError } from '../../platform/error-handler.js';
-import type { BackofficeUser } from '../accounts/sessions.js';
 import { html } from './html.js';
 import { basePath, csrfToken, sendPage } from './layout.js';
 

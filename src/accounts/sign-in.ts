@@ -1,7 +1,8 @@
-import type { Db } from '../../platform/db.js';
-import { hashPassword, verifyPassword } from '../../tenants/passwords.js';
-import { findTenantByEmail } from '../../tenants/service.js';
+import type { Db } from '../platform/db.js';
+import { hashPassword, verifyPassword } from '../tenants/passwords.js';
+import { findTenantByEmail } from '../tenants/service.js';
 import { findOperatorByEmail } from './operators.js';
+import { operatorPasswordHash, tenantPasswordHash } from './repository.js';
 import type { Account, BackofficeUser } from './sessions.js';
 import {
   clearFailures,
@@ -69,18 +70,7 @@ export async function checkSignIn(
 
 /** The stored password hash of a signed-in user's account. */
 export async function passwordHashOf(db: Db, user: BackofficeUser): Promise<string | undefined> {
-  if (user.kind === 'tenant') {
-    const row = await db
-      .selectFrom('tenants')
-      .select('password_hash')
-      .where('id', '=', user.tenantId)
-      .executeTakeFirst();
-    return row?.password_hash;
-  }
-  const row = await db
-    .selectFrom('operators')
-    .select('password_hash')
-    .where('id', '=', user.operatorId)
-    .executeTakeFirst();
-  return row?.password_hash;
+  return user.kind === 'tenant'
+    ? tenantPasswordHash(db, user.tenantId)
+    : operatorPasswordHash(db, user.operatorId);
 }

@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import type { Db, Executor } from '../../platform/db.js';
-import { sha256Hex } from '../../platform/hashing.js';
+import type { Db, Executor } from '../platform/db.js';
+import { sha256Hex } from '../platform/hashing.js';
+import {
+  deleteSessionsEndedBefore,
+  findSessionOwner,
+  findSessionWithAccount,
+  insertSession,
+  revokeSessionRow,
+  revokeSessionRowsOf,
+  touchSession,
+} from './repository.js';
 
 /** Who is signed in on a request, as the back-office's pages see it. */
 export type BackofficeUser =
@@ -36,21 +45,18 @@ export async function startSession(
   now = new Date(),
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
-  await db
-    .insertInto('backoffice_sessions')
-    .values({
-      id_hash: sha256Hex(token),
-      tenant_id: account.kind === 'tenant' ? account.id : null,
-      operator_id: account.kind === 'operator' ? account.id : null,
-      email,
-      ip: client.ip,
-      user_agent: client.userAgent,
-      created_at: now.toISOString(),
-      last_seen_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + settings.maxHours * 3_600_000).toISOString(),
-      revoked_at: null,
-    })
-    .execute();
+  await insertSession(db, {
+    id_hash: sha256Hex(token),
+    tenant_id: account.kind === 'tenant' ? account.id : null,
+    operator_id: account.kind === 'operator' ? account.id : null,
+    email,
+    ip: client.ip,
+    user_agent: client.userAgent,
+    created_at: now.toISOString(),
+    last_seen_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + settings.maxHours * 3_600_000).toISOString(),
+    revoked_at: null,
+  });
   return token;
 }
 
@@ -71,23 +77,7 @@ export async function findSession(
 ): Promise<BackofficeUser | undefined> {
   if (!isSessionToken(token)) return undefined;
   const idHash = sha256Hex(token);
-  const row = await db
-    .selectFrom('backoffice_sessions as s')
-    .leftJoin('tenants as t', 't.id', 's.tenant_id')
-    .leftJoin('operators as o', 'o.id', 's.operator_id')
-    .select([
-      's.tenant_id',
-      's.operator_id',
-      's.email',
-      's.last_seen_at',
-      's.expires_at',
-      's.revoked_at',
-      't.alias',
-      't.disabled_at',
-      'o.id as operator_row',
-    ])
-    .where('s.id_hash', '=', idHash)
-    .executeTakeFirst();
+  const row = await findSessionWithAccount(db, idHash);
   if (!row || row.revoked_at !== null) return undefined;
   const nowIso = now.toISOString();
   if (row.expires_at <= nowIso) return undefined;
@@ -111,11 +101,7 @@ export async function findSession(
     };
   }
   if (user && now.getTime() - Date.parse(row.last_seen_at) >= lastSeenResolutionMs) {
-    await db
-      .updateTable('backoffice_sessions')
-      .set({ last_seen_at: nowIso })
-      .where('id_hash', '=', idHash)
-      .execute();
+    await touchSession(db, idHash, nowIso);
   }
   return user;
 }
@@ -130,11 +116,7 @@ export async function accountOfSession(
   token: string | undefined,
 ): Promise<Account | undefined> {
   if (!isSessionToken(token)) return undefined;
-  const row = await db
-    .selectFrom('backoffice_sessions')
-    .select(['tenant_id', 'operator_id', 'revoked_at'])
-    .where('id_hash', '=', sha256Hex(token))
-    .executeTakeFirst();
+  const row = await findSessionOwner(db, sha256Hex(token));
   if (!row || row.revoked_at !== null) return undefined;
   if (row.tenant_id !== null) return { kind: 'tenant', id: row.tenant_id };
   if (row.operator_id !== null) return { kind: 'operator', id: row.operator_id };
@@ -143,12 +125,7 @@ export async function accountOfSession(
 
 /** Ends one session (sign-out). */
 export async function revokeSession(db: Executor, idHash: string): Promise<void> {
-  await db
-    .updateTable('backoffice_sessions')
-    .set({ revoked_at: new Date().toISOString() })
-    .where('id_hash', '=', idHash)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await revokeSessionRow(db, idHash, new Date().toISOString());
 }
 
 /**
@@ -160,22 +137,16 @@ export async function revokeSessionsOf(
   account: Account,
   exceptIdHash?: string,
 ): Promise<number> {
-  let query = db
-    .updateTable('backoffice_sessions')
-    .set({ revoked_at: new Date().toISOString() })
-    .where(account.kind === 'tenant' ? 'tenant_id' : 'operator_id', '=', account.id)
-    .where('revoked_at', 'is', null);
-  if (exceptIdHash !== undefined) query = query.where('id_hash', '!=', exceptIdHash);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return revokeSessionRowsOf(
+    db,
+    { column: account.kind === 'tenant' ? 'tenant_id' : 'operator_id', id: account.id },
+    new Date().toISOString(),
+    exceptIdHash,
+  );
 }
 
 /** Deletes sessions that ended more than a day ago; they can no longer be used or shown. */
 export async function purgeEndedSessions(db: Executor, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - 86_400_000).toISOString();
-  const result = await db
-    .deleteFrom('backoffice_sessions')
-    .where('expires_at', '<', cutoff)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteSessionsEndedBefore(db, cutoff);
 }

@@ -1,5 +1,12 @@
-import type { Db } from '../../platform/db.js';
-import { lockKey } from '../../platform/locks.js';
+import type { Db } from '../platform/db.js';
+import { lockKey } from '../platform/locks.js';
+import {
+  deleteThrottle,
+  deleteThrottlesUntouchedSince,
+  findThrottle,
+  saveThrottle,
+  throttleBlocks,
+} from './repository.js';
 
 /**
  * Slows down password guessing on the back-office, across every instance (the counters are in
@@ -33,15 +40,10 @@ export async function secondsUntilAllowed(
   now = new Date(),
 ): Promise<number> {
   if (keys.length === 0) return 0;
-  const rows = await db
-    .selectFrom('sign_in_throttle')
-    .select('blocked_until')
-    .where(
-      'key',
-      'in',
-      keys.map((k) => k.key),
-    )
-    .execute();
+  const rows = await throttleBlocks(
+    db,
+    keys.map((k) => k.key),
+  );
   let until = now.getTime();
   for (const row of rows) {
     if (row.blocked_until) until = Math.max(until, Date.parse(row.blocked_until));
@@ -59,11 +61,7 @@ export async function recordFailure(
   await db.transaction().execute(async (trx) => {
     for (const { key, limit } of keys) {
       await lockKey(trx, `sign-in:${key}`);
-      const row = await trx
-        .selectFrom('sign_in_throttle')
-        .selectAll()
-        .where('key', '=', key)
-        .executeTakeFirst();
+      const row = await findThrottle(trx, key);
       const fresh = row && now.getTime() - Date.parse(row.updated_at) < forgetAfterMs;
       const failures = fresh ? row.failures + 1 : 1;
       const delay =
@@ -76,23 +74,13 @@ export async function recordFailure(
         blocked_until: delay > 0 ? new Date(now.getTime() + delay).toISOString() : null,
         updated_at: nowIso,
       };
-      if (row) {
-        await trx.updateTable('sign_in_throttle').set(values).where('key', '=', key).execute();
-      } else {
-        await trx
-          .insertInto('sign_in_throttle')
-          .values({ key, ...values })
-          .execute();
-      }
+      await saveThrottle(trx, key, values, row !== undefined);
     }
     // Counts nobody has added to for a day are only clutter.
-    await trx
-      .deleteFrom('sign_in_throttle')
-      .where('updated_at', '<', new Date(now.getTime() - 86_400_000).toISOString())
-      .execute();
+    await deleteThrottlesUntouchedSince(trx, new Date(now.getTime() - 86_400_000).toISOString());
   });
 }
 
 export async function clearFailures(db: Db, key: string): Promise<void> {
-  await db.deleteFrom('sign_in_throttle').where('key', '=', key).execute();
+  await deleteThrottle(db, key);
 }

@@ -1,21 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../platform/config.js';
-import type { Db, Executor } from '../../platform/db.js';
-import { newId } from '../../platform/ids.js';
-import { nowIso } from '../../platform/time.js';
-import { validate } from '../../platform/validation.js';
-import { hashPassword, verifyPassword } from '../../tenants/passwords.js';
-import { Password } from '../../tenants/schemas.js';
-import type { OperatorRow } from '../table.js';
+import type { Config } from '../platform/config.js';
+import type { Db, Executor } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/time.js';
+import { validate } from '../platform/validation.js';
+import { hashPassword, verifyPassword } from '../tenants/passwords.js';
+import { Password } from '../tenants/schemas.js';
+import {
+  anyOperatorExists,
+  findOperatorRowByEmail,
+  insertOperatorRow,
+  updateOperatorPasswordHash,
+} from './repository.js';
 import { revokeSessionsOf } from './sessions.js';
+import type { OperatorRow } from './table.js';
 
 export function findOperatorByEmail(db: Executor, email: string): Promise<OperatorRow | undefined> {
-  return db
-    .selectFrom('operators')
-    .selectAll()
-    .where('email', '=', email.toLowerCase())
-    .executeTakeFirst();
+  return findOperatorRowByEmail(db, email);
 }
 
 /**
@@ -46,8 +48,7 @@ export async function ensureOperator(
     return;
   }
   if (existing) return;
-  const anyOperator = await db.selectFrom('operators').select('id').limit(1).executeTakeFirst();
-  if (anyOperator) return;
+  if (await anyOperatorExists(db)) return;
   const password = randomBytes(15).toString('base64url');
   if (await insertOperator(db, email, password, cost)) {
     log.warn(
@@ -66,18 +67,13 @@ async function insertOperator(
   passwordHashCost: number,
 ): Promise<boolean> {
   const now = nowIso();
-  const result = await db
-    .insertInto('operators')
-    .values({
-      id: newId(),
-      email,
-      password_hash: await hashPassword(password, passwordHashCost),
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.column('email').doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  return insertOperatorRow(db, {
+    id: newId(),
+    email,
+    password_hash: await hashPassword(password, passwordHashCost),
+    created_at: now,
+    updated_at: now,
+  });
 }
 
 /** Sets the operator's password (at least 10 characters) and ends the operator's sessions. */
@@ -89,10 +85,6 @@ export async function setOperatorPassword(
   keepSessionIdHash?: string,
 ): Promise<void> {
   const valid = validate(Password, password);
-  await db
-    .updateTable('operators')
-    .set({ password_hash: await hashPassword(valid, passwordHashCost), updated_at: nowIso() })
-    .where('id', '=', id)
-    .execute();
+  await updateOperatorPasswordHash(db, id, await hashPassword(valid, passwordHashCost), nowIso());
   await revokeSessionsOf(db, { kind: 'operator', id }, keepSessionIdHash);
 }

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import type { Executor } from '../../platform/db.js';
-import { sha256Hex } from '../../platform/hashing.js';
+import type { Executor } from '../platform/db.js';
+import { sha256Hex } from '../platform/hashing.js';
+import { deleteFlashesExpiredBefore, takeFlashRow, upsertFlash } from './repository.js';
 
 /**
  * A flash: what one page leaves for the next page of the same session to show once (a new API
@@ -53,16 +54,8 @@ export async function keepFlash(
     expires_at: new Date(now.getTime() + ttlMs).toISOString(),
   };
   // Flashes nobody came back for go with the next one kept.
-  await db.deleteFrom('backoffice_flashes').where('expires_at', '<', now.toISOString()).execute();
-  await db
-    .insertInto('backoffice_flashes')
-    .values(row)
-    .onConflict((oc) =>
-      oc
-        .columns(['session_id_hash', 'name'])
-        .doUpdateSet({ sealed: row.sealed, expires_at: row.expires_at }),
-    )
-    .execute();
+  await deleteFlashesExpiredBefore(db, now.toISOString());
+  await upsertFlash(db, row);
 }
 
 /** Takes (reads and deletes) the session's flash of that name; undefined when there is none. */
@@ -73,12 +66,7 @@ export async function takeFlash(
   now = new Date(),
 ): Promise<string | undefined> {
   if (!sessionToken) return undefined;
-  const row = await db
-    .deleteFrom('backoffice_flashes')
-    .where('session_id_hash', '=', sha256Hex(sessionToken))
-    .where('name', '=', name)
-    .returning(['sealed', 'expires_at'])
-    .executeTakeFirst();
+  const row = await takeFlashRow(db, sha256Hex(sessionToken), name);
   if (!row || row.expires_at <= now.toISOString()) return undefined;
   return open(sessionToken, name, row.sealed);
 }
