@@ -5,7 +5,6 @@ import { type AfterKeyCheck, installApiKeyCheck, refuseUnroutable } from './api-
 import { createAuthThrottle } from './api-keys/auth-throttle.js';
 import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
-import { consentRoutes } from './consents/routes.js';
 import { decisionRoutes } from './decisions/routes.js';
 import { healthRoutes } from './health/routes.js';
 import { exportRoutes } from './log/export-routes.js';
@@ -25,6 +24,7 @@ import { requestIdFor } from './platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
 import { registerSecurityHeaders } from './platform/security-headers.js';
 import { createWriteQueue } from './platform/write-queue.js';
+import { consentRoutes } from './records/routes.js';
 import { createVault } from './subjects/vault.js';
 import { createCatalog } from './templates/catalog.js';
 import { contentRoutes } from './templates/content-routes.js';

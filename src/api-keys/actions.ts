@@ -1,10 +1,7 @@
-import { type AuditEntry, recordAudit } from '../audit/service.js';
+import { type Actor, recordAudit } from '../audit/service.js';
 import type { Trx } from '../platform/db.js';
 import type { CreatedApiKey, RevokedApiKey } from './schemas.js';
 import { createApiKey, getApiKey, revokeApiKey } from './service.js';
-
-/** Who acts, and from where: what the audit entry of an action says besides the action. */
-export type Actor = Omit<AuditEntry, 'action' | 'target' | 'details'>;
 
 /** Creates a key for the tenant (see `createApiKey`) and records who did. */
 export async function createApiKeyAs(

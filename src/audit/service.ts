@@ -25,6 +25,9 @@ export interface AuditEntry {
   userAgent: string | null;
 }
 
+/** Who acts and from where: an entry without what was done, which the action adds. */
+export type Actor = Omit<AuditEntry, 'action' | 'target' | 'details'>;
+
 /** Appends `entry`; called inside the transaction of the action it records. */
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
   await insertAuditEntry(db, {

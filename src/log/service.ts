@@ -11,6 +11,7 @@ import {
   type NoteSigner,
   signCheckpoint,
 } from '../proof/index.js';
+import { findDecision } from '../records/service.js';
 import { personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import {
@@ -112,16 +113,7 @@ export async function receiptOf(
   tenantId: string,
   decisionId: string,
 ): Promise<ReceiptResult> {
-  const decision = await db
-    .selectFrom('decisions as d')
-    .innerJoin('templates as t', (join) =>
-      join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
-    )
-    .selectAll('d')
-    .select('t.code as template_code')
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.id', '=', decisionId.toLowerCase())
-    .executeTakeFirst();
+  const decision = await findDecision(db, tenantId, decisionId.toLowerCase());
   if (!decision) throw new AppError('notFound', { message: 'Decision not found.' });
   const entry = await findEntryByRecord(db, tenantId, decision.id);
   const checkpoint = entry ? await latestCheckpoint(db, tenantId) : undefined;

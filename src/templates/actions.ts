@@ -1,6 +1,6 @@
-import { type AuditEntry, recordAudit } from '../audit/service.js';
-import { countCustomersDecidedOn, customersPerTemplate } from '../decisions/history.js';
+import { type Actor, recordAudit } from '../audit/service.js';
 import type { Executor, Trx } from '../platform/db.js';
+import { countCustomersDecidedOn, customersPerTemplate } from '../records/history.js';
 import type { VersionWithCode } from './repository.js';
 import type { TemplateView } from './schemas.js';
 import {
@@ -13,9 +13,6 @@ import {
   updateDraftVersion,
 } from './service.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
-
-/** Who acts, and from where: what the audit entry of an action says besides the action. */
-export type Actor = Omit<AuditEntry, 'action' | 'target' | 'details'>;
 
 /** Creates a template (see `createTemplate`) and records who did. */
 export async function createTemplateAs(

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decisionRecords } from '../../src/decisions/history.js';
+import { decisionRecords } from '../../src/records/history.js';
 import { newId } from '../../src/platform/ids.js';
 import { newSalt, subjectCommitment } from '../../src/proof/leaf.js';
 import { sealPersonal } from '../../src/subjects/personal.js';

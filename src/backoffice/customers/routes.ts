@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { recordAudit } from '../../audit/service.js';
-import { findTemplateStandings } from '../../consents/repository.js';
-import { customerHistory } from '../../decisions/history.js';
 import { customerIdPattern } from '../../decisions/schemas.js';
 import type { Db } from '../../platform/db.js';
+import { lookUpCustomer } from '../../records/look-up.js';
 import { eraseCustomer } from '../../subjects/erase.js';
-import { erasureSummary, findSubjectId } from '../../subjects/service.js';
+import { findSubjectId } from '../../subjects/service.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, queryOf } from '../web/forms.js';
@@ -36,23 +34,14 @@ export async function customerRoutes(
     const error = customerId !== '' && !valid ? invalidId : undefined;
     let result = html``;
     if (valid) {
-      const subjectId = await findSubjectId(db, vault, tenantId, customerId);
-      const [standings, history] = await Promise.all([
-        subjectId ? findTemplateStandings(db, tenantId, subjectId) : [],
-        subjectId ? customerHistory(db, vault, tenantId, subjectId, historyLimit) : [],
-      ]);
-      const erasures =
-        history.length === 0
-          ? await erasureSummary(db, tenantId)
-          : { customers: 0, decisions: 0, latestAt: null };
-      // Looking at a person's record is itself recorded, under the record's random id: the
-      // audit log keeps no customer id, which an erasure could not reach.
-      await recordAudit(db, {
-        ...auditBy(request),
-        action: 'customer.looked_up',
-        target: subjectId ?? null,
-        details: { decisions: history.length },
-      });
+      const { standings, history, erasures } = await lookUpCustomer(
+        db,
+        vault,
+        tenantId,
+        customerId,
+        historyLimit,
+        auditBy(request),
+      );
       result = customerResult({ customerId, standings, history, historyLimit, erasures });
     }
     const title = valid ? `Customer ${customerId}` : 'Customers';

@@ -1,5 +1,5 @@
-import type { findTemplateStandings } from '../../consents/repository.js';
-import type { LoggedDecisionRecord } from '../../decisions/history.js';
+import type { LoggedDecisionRecord } from '../../records/history.js';
+import type { TemplateStanding } from '../../records/look-up.js';
 import { badge, count, time } from '../web/format.js';
 import { csrfField, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
@@ -33,7 +33,7 @@ The <a href="${basePath}/audit">audit log</a> lists each erasure.</p>`;
 
 export function customerResult(o: {
   customerId: string;
-  standings: Awaited<ReturnType<typeof findTemplateStandings>>;
+  standings: TemplateStanding[];
   history: LoggedDecisionRecord[];
   historyLimit: number;
   erasures: ErasureSummary;

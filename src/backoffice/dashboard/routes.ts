@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { customersPerTemplate, dailyDecisionCounts } from '../../decisions/history.js';
 import type { Db } from '../../platform/db.js';
+import { customersPerTemplate, dailyDecisionCounts } from '../../records/history.js';
 import { listTemplates } from '../../templates/service.js';
 import { tenantOf } from '../web/context.js';
 import { count, time } from '../web/format.js';

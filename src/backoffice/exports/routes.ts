@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { recordAudit } from '../../audit/service.js';
-import { type DecisionRecord, decisionRecords } from '../../decisions/history.js';
 import type { Db } from '../../platform/db.js';
+import { type DecisionRecord, decisionRecords } from '../../records/history.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { listTemplates } from '../../templates/service.js';
 import { auditBy, tenantOf } from '../web/context.js';

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
 
 /**
@@ -67,6 +68,22 @@ export interface HistoryPosition {
   id: string;
 }
 
+/**
+ * Decisions of the tenant with the template and version each was made on: the join every list
+ * of the record (the API's history, the back-office's history and exports) starts from.
+ */
+function decisionsWithVersion(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('decisions as d')
+    .innerJoin('templates as t', (j) =>
+      j.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
+    )
+    .innerJoin('template_versions as v', (j) =>
+      j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
+    )
+    .where('d.tenant_id', '=', tenantId);
+}
+
 /** Up to `limit` of the customer's decisions on every template, newest first, after `after`. */
 export function findHistoryPage(
   db: Executor,
@@ -75,14 +92,7 @@ export function findHistoryPage(
   limit: number,
   after: HistoryPosition | undefined,
 ) {
-  let query = db
-    .selectFrom('decisions as d')
-    .innerJoin('templates as t', (j) =>
-      j.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
-    )
-    .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
-    )
+  let query = decisionsWithVersion(db, tenantId)
     .select([
       'd.id as decision_id',
       't.code as template_code',
@@ -93,7 +103,6 @@ export function findHistoryPage(
       'd.decided_at',
       'd.content_sha256',
     ])
-    .where('d.tenant_id', '=', tenantId)
     .where('d.subject_id', '=', subjectId);
   if (after) {
     const { decidedAt, id } = after;
@@ -178,4 +187,132 @@ export async function hasDecisionOnVersionAsOf(
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Decisions with their evidence (sealed personal fields, the key that sent them), for the back-office. */
+function evidenceRows(db: Executor, tenantId: string) {
+  return decisionsWithVersion(db, tenantId)
+    .leftJoin('api_keys as k', (j) =>
+      j.onRef('k.tenant_id', '=', 'd.tenant_id').onRef('k.id', '=', 'd.api_key_id'),
+    )
+    .select([
+      'd.id as decision_id',
+      'd.subject_id',
+      'd.personal',
+      't.code as template_code',
+      'd.version',
+      'v.tag',
+      'd.decision',
+      'd.decided_at',
+      'k.name as api_key_name',
+      'k.prefix as api_key_prefix',
+      'd.content_sha256',
+    ]);
+}
+
+/** The customer's decisions with their evidence and place in the log, newest first. */
+export function findCustomerEvidence(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+  limit: number,
+) {
+  return evidenceRows(db, tenantId)
+    .leftJoin('tlog_entries as e', (j) =>
+      j.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
+    )
+    .select('e.idx as log_index')
+    .where('d.subject_id', '=', subjectId)
+    .orderBy('d.decided_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export interface EvidenceFilter {
+  templateId?: string | undefined;
+  /** Inclusive lower bound on `decided_at` (ISO 8601). */
+  from?: string | undefined;
+  /** Exclusive upper bound on `decided_at` (ISO 8601). */
+  until?: string | undefined;
+}
+
+/** Up to `limit` decisions passing the filter with their evidence, oldest first, after `after`. */
+export function findEvidencePage(
+  db: Executor,
+  tenantId: string,
+  filter: EvidenceFilter,
+  after: HistoryPosition | undefined,
+  limit: number,
+) {
+  let query = evidenceRows(db, tenantId);
+  if (filter.templateId !== undefined) query = query.where('d.template_id', '=', filter.templateId);
+  if (filter.from !== undefined) query = query.where('d.decided_at', '>=', filter.from);
+  if (filter.until !== undefined) query = query.where('d.decided_at', '<', filter.until);
+  if (after) {
+    const { decidedAt, id } = after;
+    query = query.where((eb) =>
+      eb.or([
+        eb('d.decided_at', '>', decidedAt),
+        eb.and([eb('d.decided_at', '=', decidedAt), eb('d.id', '>', id)]),
+      ]),
+    );
+  }
+  return query.orderBy('d.decided_at', 'asc').orderBy('d.id', 'asc').limit(limit).execute();
+}
+
+/** Decisions per template, day (UTC) and value from `since` on. */
+export function countDecisionsPerDay(db: Executor, tenantId: string, since: string) {
+  const day = sql<string>`substr(${sql.ref('decided_at')}, 1, 10)`;
+  return db
+    .selectFrom('decisions')
+    .select((eb) => [
+      'template_id',
+      day.as('day'),
+      'decision',
+      eb.fn.countAll<number | string>().as('count'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('decided_at', '>=', since)
+    .groupBy(['template_id', day, 'decision'])
+    .execute();
+}
+
+/** Customers with at least one decision on the version. */
+export async function countCustomersOnVersion(
+  db: Executor,
+  tenantId: string,
+  versionId: string,
+): Promise<number> {
+  const { count } = await db
+    .selectFrom('customer_version_states')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('tenant_id', '=', tenantId)
+    .where('consent_version_id', '=', versionId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Customers with at least one decision, per template id. */
+export function countCustomersPerTemplate(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('customer_template_states')
+    .select((eb) => ['template_id', eb.fn.countAll<number | string>().as('count')])
+    .where('tenant_id', '=', tenantId)
+    .groupBy('template_id')
+    .execute();
+}
+
+/** One decision of the tenant with its template's code. */
+export function findDecisionWithTemplate(db: Executor, tenantId: string, decisionId: string) {
+  return db
+    .selectFrom('decisions as d')
+    .innerJoin('templates as t', (join) =>
+      join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
+    )
+    .selectAll('d')
+    .select('t.code as template_code')
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.id', '=', decisionId)
+    .executeTakeFirst();
 }

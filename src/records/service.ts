@@ -6,6 +6,7 @@ import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import {
   findDecisionAsOf,
+  findDecisionWithTemplate,
   findHistoryPage,
   findLatestPublishedAsOf,
   findTemplateStandings,
@@ -171,4 +172,9 @@ function numbered(version: number | null): number {
 function publishedAt(time: string | null): string {
   if (time === null) throw new Error('A published version has no publication time');
   return time;
+}
+
+/** One decision of the tenant with its template's code (the record behind a receipt). */
+export function findDecision(db: Executor, tenantId: string, decisionId: string) {
+  return findDecisionWithTemplate(db, tenantId, decisionId);
 }

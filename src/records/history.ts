@@ -1,12 +1,20 @@
-import { sql } from 'kysely';
+import type { DecisionValue } from '../decisions/table.js';
 import type { Executor } from '../platform/db.js';
 import { personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
-import type { DecisionValue } from './table.js';
+import {
+  countCustomersOnVersion,
+  countCustomersPerTemplate,
+  countDecisionsPerDay,
+  type EvidenceFilter,
+  findCustomerEvidence,
+  findEvidencePage,
+  type HistoryPosition,
+} from './repository.js';
 
 /**
- * Read-only views of the record for the back-office: a customer's history, counts per day, and
- * exports. Every query filters by the tenant. Nothing here writes.
+ * Read-only views of the record for the back-office: a customer's history with its evidence,
+ * counts per day and per template, and exports. Nothing here writes.
  */
 
 /**
@@ -28,34 +36,6 @@ export interface DecisionRecord {
   content_sha256: string;
 }
 
-function records(db: Executor, tenantId: string) {
-  return db
-    .selectFrom('decisions as d')
-    .innerJoin('templates as t', (j) =>
-      j.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
-    )
-    .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
-    )
-    .leftJoin('api_keys as k', (j) =>
-      j.onRef('k.tenant_id', '=', 'd.tenant_id').onRef('k.id', '=', 'd.api_key_id'),
-    )
-    .select([
-      'd.id as decision_id',
-      'd.subject_id',
-      'd.personal',
-      't.code as template_code',
-      'd.version',
-      'v.tag',
-      'd.decision',
-      'd.decided_at',
-      'k.name as api_key_name',
-      'k.prefix as api_key_prefix',
-      'd.content_sha256',
-    ])
-    .where('d.tenant_id', '=', tenantId);
-}
-
 /** A decision with its place in the tenant's decision log (null while queued). */
 export interface LoggedDecisionRecord extends DecisionRecord {
   log_index: number | null;
@@ -69,16 +49,7 @@ export async function customerHistory(
   subjectId: string,
   limit = 500,
 ): Promise<LoggedDecisionRecord[]> {
-  const rows = await records(db, tenantId)
-    .leftJoin('tlog_entries as e', (j) =>
-      j.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
-    )
-    .select('e.idx as log_index')
-    .where('d.subject_id', '=', subjectId)
-    .orderBy('d.decided_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await findCustomerEvidence(db, tenantId, subjectId, limit);
   const opened = await opener(db, vault, tenantId)(rows);
   return opened.map((row) => ({
     ...row,
@@ -121,19 +92,7 @@ export async function dailyDecisionCounts(
   tenantId: string,
   since: string,
 ): Promise<DailyCount[]> {
-  const day = sql<string>`substr(${sql.ref('decided_at')}, 1, 10)`;
-  const rows = await db
-    .selectFrom('decisions')
-    .select((eb) => [
-      'template_id',
-      day.as('day'),
-      'decision',
-      eb.fn.countAll<number | string>().as('count'),
-    ])
-    .where('tenant_id', '=', tenantId)
-    .where('decided_at', '>=', since)
-    .groupBy(['template_id', day, 'decision'])
-    .execute();
+  const rows = await countDecisionsPerDay(db, tenantId, since);
   return rows.map((row) => ({ ...row, count: Number(row.count) }));
 }
 
@@ -143,13 +102,7 @@ export async function countCustomersDecidedOn(
   tenantId: string,
   versionId: string,
 ): Promise<number> {
-  const { count } = await db
-    .selectFrom('customer_version_states')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('tenant_id', '=', tenantId)
-    .where('consent_version_id', '=', versionId)
-    .executeTakeFirstOrThrow();
-  return Number(count);
+  return countCustomersOnVersion(db, tenantId, versionId);
 }
 
 /** Customers with at least one decision, per template id. */
@@ -157,22 +110,11 @@ export async function customersPerTemplate(
   db: Executor,
   tenantId: string,
 ): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('customer_template_states')
-    .select((eb) => ['template_id', eb.fn.countAll<number | string>().as('count')])
-    .where('tenant_id', '=', tenantId)
-    .groupBy('template_id')
-    .execute();
+  const rows = await countCustomersPerTemplate(db, tenantId);
   return new Map(rows.map((row) => [row.template_id, Number(row.count)]));
 }
 
-export interface DecisionFilter {
-  templateId?: string | undefined;
-  /** Inclusive lower bound on `decided_at` (ISO 8601). */
-  from?: string | undefined;
-  /** Exclusive upper bound on `decided_at` (ISO 8601). */
-  until?: string | undefined;
-}
+export type DecisionFilter = EvidenceFilter;
 
 /**
  * Every decision of the tenant that passes the filter, oldest first, read a page at a time in
@@ -188,27 +130,9 @@ export async function* decisionRecords(
   pageSize = 1000,
 ): AsyncGenerator<DecisionRecord> {
   const open = opener(db, vault, tenantId);
-  let after: { decidedAt: string; id: string } | undefined;
+  let after: HistoryPosition | undefined;
   for (;;) {
-    let query = records(db, tenantId);
-    if (filter.templateId !== undefined)
-      query = query.where('d.template_id', '=', filter.templateId);
-    if (filter.from !== undefined) query = query.where('d.decided_at', '>=', filter.from);
-    if (filter.until !== undefined) query = query.where('d.decided_at', '<', filter.until);
-    if (after) {
-      const { decidedAt, id } = after;
-      query = query.where((eb) =>
-        eb.or([
-          eb('d.decided_at', '>', decidedAt),
-          eb.and([eb('d.decided_at', '=', decidedAt), eb('d.id', '>', id)]),
-        ]),
-      );
-    }
-    const rows = await query
-      .orderBy('d.decided_at', 'asc')
-      .orderBy('d.id', 'asc')
-      .limit(pageSize)
-      .execute();
+    const rows = await findEvidencePage(db, tenantId, filter, after, pageSize);
     yield* await open(rows);
     const last = rows.at(-1);
     if (rows.length < pageSize || !last) return;
