@@ -1,11 +1,17 @@
-import { sql } from 'kysely';
 import { type AuditEntry, recordAudit } from '../audit/service.js';
 import { leafOfErasure, queueLeaf } from '../log/queue.js';
 import { type Db, isPostgres } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
-import { findLiveSubject } from './repository.js';
+import {
+  checkpointWal,
+  countSubjectDecisions,
+  findDecidedTemplates,
+  findLiveSubject,
+  insertErasure,
+  shredSubject,
+} from './repository.js';
 import type { SubjectVault } from './vault.js';
 
 export interface ErasureResult {
@@ -45,16 +51,7 @@ export async function eraseCustomer(
     const subject = await findLiveSubject(trx, tenantId, lookup);
     if (!subject) return undefined;
     const erasedAt = nowIso();
-    const states = await trx
-      .selectFrom('customer_template_states as s')
-      .innerJoin('template_versions as v', (j) =>
-        j.onRef('v.tenant_id', '=', 's.tenant_id').onRef('v.id', '=', 's.last_consent_version_id'),
-      )
-      .select(['s.template_id', 'v.version', 'v.content_sha256'])
-      .where('s.tenant_id', '=', tenantId)
-      .where('s.subject_id', '=', subject.id)
-      .orderBy('s.template_id')
-      .execute();
+    const states = await findDecidedTemplates(trx, tenantId, subject.id);
     for (const state of states) {
       const erasure = {
         tenant_id: tenantId,
@@ -65,38 +62,16 @@ export async function eraseCustomer(
         content_sha256: state.content_sha256,
         erased_at: erasedAt,
       };
-      await trx.insertInto('erasures').values(erasure).execute();
+      await insertErasure(trx, erasure);
       const leaf = leafOfErasure(erasure, subject.commitment);
       await queueLeaf(trx, tenantId, erasure.id, leaf, erasedAt);
     }
-    for (const table of ['customer_template_states', 'customer_version_states'] as const) {
-      await trx
-        .deleteFrom(table)
-        .where('tenant_id', '=', tenantId)
-        .where('subject_id', '=', subject.id)
-        .execute();
-    }
-    await trx
-      .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', tenantId)
-      .where('customer_lookup', '=', lookup)
-      .execute();
-    await trx
-      .updateTable('subjects')
-      .set({ lookup: null, wrapped_key: null, salt: null, erased_at: erasedAt })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', subject.id)
-      .execute();
-    const { count } = await trx
-      .selectFrom('decisions')
-      .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .where('tenant_id', '=', tenantId)
-      .where('subject_id', '=', subject.id)
-      .executeTakeFirstOrThrow();
+    await shredSubject(trx, tenantId, subject.id, lookup, erasedAt);
+    const decisions = await countSubjectDecisions(trx, tenantId, subject.id);
     const erased = {
       erased: true,
       subject_id: subject.id,
-      decisions: Number(count),
+      decisions,
       tombstones: states.length,
       erased_at: erasedAt,
     };
@@ -123,8 +98,7 @@ export async function eraseCustomer(
  */
 async function emptyWal(db: Db): Promise<void> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(truncate)`.execute(db);
-    if (Number(rows[0]?.busy ?? 0) === 0) return;
+    if (await checkpointWal(db)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
