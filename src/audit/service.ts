@@ -78,3 +78,16 @@ export async function* auditEntries(
     after = { createdAt: last.created_at, id: last.id };
   }
 }
+
+/**
+ * The whole log of the scope for a download: taking it is itself recorded (before the first row
+ * is read), then the entries follow oldest first.
+ */
+export async function exportAudit(
+  db: Executor,
+  scope: AuditScope,
+  actor: Actor,
+): Promise<AsyncGenerator<AuditListItem>> {
+  await recordAudit(db, { ...actor, action: 'export.audit' });
+  return auditEntries(db, scope);
+}

@@ -1,3 +1,4 @@
+import { type Actor, recordAudit } from '../audit/service.js';
 import type { DecisionValue } from '../decisions/table.js';
 import type { Executor } from '../platform/db.js';
 import { personalReader } from '../subjects/service.js';
@@ -138,4 +139,32 @@ export async function* decisionRecords(
     if (rows.length < pageSize || !last) return;
     after = { decidedAt: last.decided_at, id: last.decision_id };
   }
+}
+
+/** What an export of decision records was asked for, as the person typed it (for the audit log). */
+export interface ExportRequest {
+  template: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * The decision records passing the filter, for a download: taking them is itself recorded
+ * (before the first row is read), with the filters as asked.
+ */
+export async function exportDecisionRecords(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  filter: DecisionFilter,
+  asked: ExportRequest,
+  actor: Actor,
+): Promise<AsyncGenerator<DecisionRecord>> {
+  await recordAudit(db, {
+    ...actor,
+    action: 'export.decisions',
+    target: asked.template || null,
+    details: { template: asked.template || null, from: asked.from || null, to: asked.to || null },
+  });
+  return decisionRecords(db, vault, tenantId, filter);
 }

@@ -3,9 +3,8 @@ import {
   type AuditCursor,
   type AuditListItem,
   type AuditScope,
-  auditEntries,
+  exportAudit,
   listAudit,
-  recordAudit,
 } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, signedInUser } from '../web/context.js';
@@ -66,8 +65,8 @@ export async function auditRoutes(
 
   app.get(`${path}.csv`, async (request, reply) => {
     const user = signedInUser(request);
-    await recordAudit(db, { ...auditBy(request), action: 'export.audit' });
+    const entries = await exportAudit(db, scopeOf(request), auditBy(request));
     const name = user.kind === 'tenant' ? `audit-${user.tenantAlias}.csv` : 'audit.csv';
-    return sendCsv(reply, name, columns, auditEntries(db, scopeOf(request)));
+    return sendCsv(reply, name, columns, entries);
   });
 }

@@ -1,19 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { customerIdPattern } from '../../decisions/schemas.js';
 import type { Db } from '../../platform/db.js';
 import { lookUpCustomer } from '../../records/look-up.js';
 import { eraseCustomer } from '../../subjects/erase.js';
 import { findSubjectId } from '../../subjects/service.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf, queryOf } from '../web/forms.js';
+import { parseForm } from '../web/forms.js';
 import { html } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { CustomerForm, customerFormOptions, ErasureForm, erasureFormOptions } from './schemas.js';
 import { customerResult, customerSearch, erasureConfirmation } from './views.js';
 
 const historyLimit = 500;
-const validCustomerId = new RegExp(customerIdPattern);
-const invalidId = 'A customer id is 1 to 128 of A-Z a-z 0-9 . _ : @ + -';
 
 const notices: Record<string, string> = {
   erased:
@@ -29,9 +27,10 @@ export async function customerRoutes(
 
   app.get('/customers', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const customerId = queryOf(request.query, 'customer_id').trim();
-    const valid = validCustomerId.test(customerId);
-    const error = customerId !== '' && !valid ? invalidId : undefined;
+    const form = parseForm(CustomerForm, request.query, customerFormOptions);
+    const customerId = form.input.customer_id ?? '';
+    const valid = form.ok;
+    const error = customerId !== '' && !form.ok ? form.refusal.fields.customer_id : undefined;
     let result = html``;
     if (valid) {
       const { standings, history, erasures } = await lookUpCustomer(
@@ -52,8 +51,9 @@ export async function customerRoutes(
   // Erasing asks first, and asks for the id to be typed again: it cannot be undone.
   app.get('/customers/erase', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const customerId = queryOf(request.query, 'customer_id').trim();
-    if (!validCustomerId.test(customerId)) return redirectTo(reply, '/customers');
+    const form = parseForm(CustomerForm, request.query, customerFormOptions);
+    if (!form.ok) return redirectTo(reply, '/customers');
+    const customerId = form.values.customer_id;
     if (!(await findSubjectId(db, vault, tenantId, customerId))) {
       return redirectTo(reply, '/customers?notice=nothing-to-erase');
     }
@@ -63,9 +63,10 @@ export async function customerRoutes(
 
   app.post('/customers/erase', async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const customerId = fieldOf(request.body, 'customer_id').trim();
-    if (!validCustomerId.test(customerId)) return redirectTo(reply, '/customers');
-    if (fieldOf(request.body, 'confirm').trim() !== customerId) {
+    const form = parseForm(ErasureForm, request.body, erasureFormOptions);
+    if (!form.ok) return redirectTo(reply, '/customers');
+    const { customer_id: customerId, confirm } = form.values;
+    if (confirm !== customerId) {
       const body = erasureConfirmation({
         customerId,
         csrfToken: csrfToken(reply),

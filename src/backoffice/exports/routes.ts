@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { recordAudit } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
-import { type DecisionRecord, decisionRecords } from '../../records/history.js';
+import { type DecisionRecord, exportDecisionRecords } from '../../records/history.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { listTemplates } from '../../templates/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { type CsvColumn, sendCsv } from '../web/csv.js';
-import { type FieldErrors, queryOf } from '../web/forms.js';
+import { type FieldErrors, parseForm } from '../web/forms.js';
 import { csrfToken, sendPage } from '../web/layout.js';
+import { ExportFilterForm, exportFilterFormOptions } from './schemas.js';
 import { exportForm } from './views.js';
 
 const columns: ReadonlyArray<CsvColumn<DecisionRecord>> = [
@@ -56,12 +56,10 @@ export async function exportRoutes(
 
   app.get('/exports/decisions.csv', async (request, reply) => {
     const user = tenantOf(request);
-    const values = {
-      template: queryOf(request.query, 'template').trim(),
-      from: queryOf(request.query, 'from').trim(),
-      to: queryOf(request.query, 'to').trim(),
-    };
-    const fieldErrors: FieldErrors = {};
+    const form = parseForm(ExportFilterForm, request.query, exportFilterFormOptions);
+    const values = { template: '', from: '', to: '', ...form.input };
+    const fieldErrors: FieldErrors = form.ok ? {} : { ...form.refusal.fields };
+    // The pattern has the shape of a day; whether it is a real one is the calendar's to say.
     const from = values.from === '' ? undefined : dayStart(values.from);
     const toStart = values.to === '' ? undefined : dayStart(values.to);
     if (values.from !== '' && !from) fieldErrors.from = 'A date, or nothing.';
@@ -82,24 +80,17 @@ export async function exportRoutes(
     }
     // The last day is included: up to the start of the day after it.
     const until = toStart ? new Date(Date.parse(toStart) + 86_400_000).toISOString() : undefined;
-    await recordAudit(db, {
-      ...auditBy(request),
-      action: 'export.decisions',
-      target: values.template || null,
-      details: {
-        template: values.template || null,
-        from: values.from || null,
-        to: values.to || null,
-      },
-    });
+    const records = await exportDecisionRecords(
+      db,
+      vault,
+      user.tenantId,
+      { templateId: template?.id, from, until },
+      values,
+      auditBy(request),
+    );
     const name = ['decisions', user.tenantAlias, values.template, values.from, values.to]
       .filter(Boolean)
       .join('-');
-    return sendCsv(
-      reply,
-      `${name}.csv`,
-      columns,
-      decisionRecords(db, vault, user.tenantId, { templateId: template?.id, from, until }),
-    );
+    return sendCsv(reply, `${name}.csv`, columns, records);
   });
 }

@@ -1,0 +1,15 @@
+import { Type } from 'typebox';
+import type { FormOptions } from '../web/forms.js';
+
+const dayOrNothing = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
+
+/** The decisions export's filters (a query string): a template code and a range of UTC days. */
+export const ExportFilterForm = Type.Object({
+  template: Type.String(),
+  from: dayOrNothing,
+  to: dayOrNothing,
+});
+export const exportFilterFormOptions: FormOptions<typeof ExportFilterForm> = {
+  messages: { from: 'A date, or nothing.', to: 'A date, or nothing.' },
+  trim: ['template', 'from', 'to'],
+};
