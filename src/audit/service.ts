@@ -11,7 +11,36 @@ import {
 import type { AuditRow } from './table.js';
 
 export type { AuditCursor, AuditScope };
-export type AuditListItem = AuditListRow;
+
+/** One entry as it is shown and exported, with the alias of the tenant it concerns. */
+export interface AuditListItem {
+  id: string;
+  createdAt: string;
+  tenantAlias: string | null;
+  actorKind: AuditRow['actor_kind'];
+  actor: string;
+  action: string;
+  target: string | null;
+  /** JSON object with the particulars, as recorded, or null. */
+  details: string | null;
+  ip: string;
+  userAgent: string | null;
+}
+
+function listItem(row: AuditListRow): AuditListItem {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    tenantAlias: row.tenant_alias,
+    actorKind: row.actor_kind,
+    actor: row.actor,
+    action: row.action,
+    target: row.target,
+    details: row.details,
+    ip: row.ip,
+    userAgent: row.user_agent,
+  };
+}
 
 /** What happened, by whom, from where: one row of the audit log. */
 export interface AuditEntry {
@@ -52,11 +81,11 @@ export async function listAudit(
   limit = 50,
 ): Promise<{ items: AuditListItem[]; next: AuditCursor | undefined }> {
   const rows = await findAuditEntries(db, scope, 'desc', before, limit + 1);
-  const items = rows.slice(0, limit);
+  const items = rows.slice(0, limit).map(listItem);
   const last = items.at(-1);
   return {
     items,
-    next: rows.length > limit && last ? { createdAt: last.created_at, id: last.id } : undefined,
+    next: rows.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined,
   };
 }
 
@@ -64,7 +93,7 @@ export async function listAudit(
  * The whole log of the scope, oldest first, read a page at a time (each page its own short
  * query), so an export of any size holds one page in memory and no connection for long.
  */
-export async function* auditEntries(
+async function* auditEntries(
   db: Executor,
   scope: AuditScope,
   pageSize = 1000,
@@ -72,7 +101,7 @@ export async function* auditEntries(
   let after: AuditCursor | undefined;
   for (;;) {
     const rows = await findAuditEntries(db, scope, 'asc', after, pageSize);
-    yield* rows;
+    yield* rows.map(listItem);
     const last = rows.at(-1);
     if (rows.length < pageSize || !last) return;
     after = { createdAt: last.created_at, id: last.id };

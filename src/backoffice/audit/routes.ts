@@ -14,15 +14,15 @@ import { basePath, csrfToken, sendPage } from '../web/layout.js';
 import { auditPage } from './views.js';
 
 const columns: ReadonlyArray<CsvColumn<AuditListItem>> = [
-  ['created_at', (e) => e.created_at],
-  ['tenant', (e) => e.tenant_alias],
-  ['actor_kind', (e) => e.actor_kind],
+  ['created_at', (e) => e.createdAt],
+  ['tenant', (e) => e.tenantAlias],
+  ['actor_kind', (e) => e.actorKind],
   ['actor', (e) => e.actor],
   ['action', (e) => e.action],
   ['target', (e) => e.target],
   ['details', (e) => e.details],
   ['ip', (e) => e.ip],
-  ['user_agent', (e) => e.user_agent],
+  ['user_agent', (e) => e.userAgent],
   ['id', (e) => e.id],
 ];
 

@@ -19,9 +19,9 @@ ${
 <tbody>
 ${o.items.map(
   (e) => html`<tr>
-<td>${time(e.created_at)}</td>
-${o.showTenant ? html`<td>${e.tenant_alias ?? '—'}</td>` : ''}
-<td>${e.actor || '—'}<br><small class="muted">${e.actor_kind}, from <span class="mono">${e.ip}</span></small></td>
+<td>${time(e.createdAt)}</td>
+${o.showTenant ? html`<td>${e.tenantAlias ?? '—'}</td>` : ''}
+<td>${e.actor || '—'}<br><small class="muted">${e.actorKind}, from <span class="mono">${e.ip}</span></small></td>
 <td class="mono">${e.action}</td>
 <td>${e.target ?? ''}</td>
 <td class="wrap">${details(e.details)}</td>
