@@ -8,6 +8,7 @@ import { accountOfSession, findSession } from '../accounts/sessions.js';
 import { decoyHash } from '../accounts/sign-in.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
 import type { NoteSigner } from '../proof/index.js';
 import { accountRoutes, keptFormMs, signInKeeping } from './accounts/routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
@@ -19,7 +20,7 @@ import { logPageRoutes } from './log/routes.js';
 import { templatePageRoutes } from './templates/routes.js';
 import { tenantAdminRoutes } from './tenants/routes.js';
 import { assetRoutes } from './web/assets.js';
-import { installErrorPages, PageError, setPageHeaders } from './web/errors.js';
+import { installErrorPages, setPageHeaders } from './web/errors.js';
 import { html } from './web/html.js';
 import { basePath, redirectTo } from './web/layout.js';
 import './web/context.js';
@@ -112,7 +113,7 @@ export async function backoffice(
           if (request.method === 'GET' || request.method === 'HEAD') return done();
           const site = request.headers['sec-fetch-site'];
           if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-            return done(new PageError(403, 'Refused', 'This form was sent from another site.'));
+            return done(new AppError('crossSiteForm'));
           }
           pages.csrfProtection(request, reply, done);
         });
@@ -176,7 +177,7 @@ function onlyFor(kind: 'tenant' | 'operator', sessionCookie: string) {
     }
     if (user.kind !== kind) {
       const forWhom = kind === 'tenant' ? 'tenants' : 'the operator';
-      throw new PageError(403, 'Not available', `This page is for ${forWhom}.`);
+      throw new AppError('forbidden', { message: `This page is for ${forWhom}.` });
     }
   };
 }

@@ -26,6 +26,10 @@ export const errors = {
     code: '1010',
     message: 'Idempotency key reused with a different request.',
   },
+  // The back-office's own refusals, shown as pages; the API never answers them (the contract's
+  // catalogue leaves 1003 unused).
+  forbidden: { status: 403, code: '1003', message: 'Not available.' },
+  crossSiteForm: { status: 403, code: '1003', message: 'This form was sent from another site.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export interface ErrorSpec {
@@ -42,6 +46,8 @@ export interface ErrorDetail {
 }
 
 export class AppError extends Error {
+  /** The catalogue entry it was made from. */
+  readonly kind: ErrorName;
   readonly status: number;
   readonly code: string;
   readonly details: ErrorDetail[] | undefined;
@@ -54,6 +60,7 @@ export class AppError extends Error {
     const spec: ErrorSpec = errors[name];
     super(options.message ?? spec.message);
     this.name = 'AppError';
+    this.kind = name;
     this.status = spec.status;
     this.code = spec.code;
     this.details = options.details;

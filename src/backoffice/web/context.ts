@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { BackofficeUser } from '../../accounts/sessions.js';
 import type { AuditEntry } from '../../audit/service.js';
-import { PageError } from './errors.js';
+import { AppError } from '../../platform/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +27,7 @@ export type OperatorUser = Extract<BackofficeUser, { kind: 'operator' }>;
 export function tenantOf(request: FastifyRequest): TenantUser {
   const user = request.backofficeUser;
   if (user?.kind !== 'tenant') {
-    throw new PageError(403, 'Not available', 'This page is for tenants.');
+    throw new AppError('forbidden', { message: 'This page is for tenants.' });
   }
   return user;
 }
@@ -35,21 +35,21 @@ export function tenantOf(request: FastifyRequest): TenantUser {
 export function operatorOf(request: FastifyRequest): OperatorUser {
   const user = request.backofficeUser;
   if (user?.kind !== 'operator') {
-    throw new PageError(403, 'Not available', 'This page is for the operator.');
+    throw new AppError('forbidden', { message: 'This page is for the operator.' });
   }
   return user;
 }
 
 export function signedInUser(request: FastifyRequest): BackofficeUser {
   const user = request.backofficeUser;
-  if (!user) throw new PageError(401, 'Please sign in', 'Sign in to see this page.');
+  if (!user) throw new AppError('unauthorized', { message: 'Sign in to see this page.' });
   return user;
 }
 
 /** The signed-in session's cookie value (the pages' hook has already made sure there is one). */
 export function sessionTokenOf(request: FastifyRequest): string {
   const token = request.backofficeSessionToken;
-  if (!token) throw new PageError(401, 'Please sign in', 'Sign in to see this page.');
+  if (!token) throw new AppError('unauthorized', { message: 'Sign in to see this page.' });
   return token;
 }
 

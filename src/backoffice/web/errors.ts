@@ -1,26 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { BackofficeUser } from '../../accounts/sessions.js';
 import { toAppError } from '../../platform/error-handler.js';
+import { AppError, type ErrorName } from '../../platform/errors.js';
 import { html } from './html.js';
 import { basePath, csrfToken, sendPage } from './layout.js';
 
 /** Who is signed in on a request that ended in an error page, if anyone. */
 export type ErrorPageUser = (request: FastifyRequest) => Promise<BackofficeUser | null>;
 
-/**
- * A refusal that only a page can have (the public API has no such case): a form from another
- * site or an expired one, a page of the other kind of account.
- */
-export class PageError extends Error {
-  constructor(
-    readonly status: 401 | 403,
-    readonly title: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'PageError';
-  }
-}
+/** The titles of the refusals only a page can have (the public API has no such case). */
+const pageTitles: Partial<Record<ErrorName, string>> = {
+  unauthorized: 'Please sign in',
+  forbidden: 'Not available',
+  crossSiteForm: 'Refused',
+};
 
 const titles: Record<number, string> = {
   400: 'The request was not understood',
@@ -52,8 +45,10 @@ export async function sendErrorPage(
   let title: string;
   let message: string;
   const code = (error as { code?: unknown }).code;
-  if (error instanceof PageError) {
-    ({ status, title, message } = error);
+  const pageTitle = error instanceof AppError ? pageTitles[error.kind] : undefined;
+  if (error instanceof AppError && pageTitle) {
+    ({ status, message } = error);
+    title = pageTitle;
   } else if (typeof code === 'string' && csrfCodes.has(code)) {
     status = 403;
     title = 'This form has expired';
