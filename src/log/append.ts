@@ -13,10 +13,15 @@ import {
 } from '../proof/index.js';
 import {
   defaultOrigin,
+  deletePending,
   findLog,
   findState,
+  insertCheckpoint,
   insertEntries,
+  insertLog,
   insertNodes,
+  insertState,
+  moveStateFrom,
   nodeKey,
   readNodes,
   readPending,
@@ -54,16 +59,13 @@ export async function appendBatch(
     const at = now();
     const origin = log?.origin ?? defaultOrigin(signer, logId);
     if (!log) {
-      await trx
-        .insertInto('tlog_logs')
-        .values({
-          log_id: logId,
-          tenant_id: logId,
-          origin,
-          verifier_key: signer.verifierKey,
-          created_at: at,
-        })
-        .execute();
+      await insertLog(trx, {
+        log_id: logId,
+        tenant_id: logId,
+        origin,
+        verifier_key: signer.verifierKey,
+        created_at: at,
+      });
     }
     const state = await findState(trx, logId);
     const oldSize = state ? Number(state.size) : 0;
@@ -100,23 +102,22 @@ export async function appendBatch(
       })),
     );
     await insertNodes(trx, newNodes);
-    await trx
-      .deleteFrom('tlog_pending')
-      .where('log_id', '=', logId)
-      .where(
-        'record_id',
-        'in',
-        pending.map((row) => row.record_id),
-      )
-      .execute();
+    await deletePending(
+      trx,
+      logId,
+      pending.map((row) => row.record_id),
+    );
     await moveState(trx, logId, oldSize, state === undefined, newSize, root, at);
     const note = signCheckpoint({ origin, size: newSize, rootHash: root, extensions: [] }, [
       signer,
     ]);
-    await trx
-      .insertInto('tlog_checkpoints')
-      .values({ log_id: logId, size: newSize, root: toHex(root), note, created_at: at })
-      .execute();
+    await insertCheckpoint(trx, {
+      log_id: logId,
+      size: newSize,
+      root: toHex(root),
+      note,
+      created_at: at,
+    });
     return { appended: pending.length, size: newSize };
   });
 }
@@ -139,19 +140,10 @@ async function moveState(
 ): Promise<void> {
   const values = { size: newSize, root: toHex(root), updated_at: at };
   if (isNew) {
-    await trx
-      .insertInto('tlog_state')
-      .values({ log_id: logId, ...values })
-      .execute();
+    await insertState(trx, { log_id: logId, ...values });
     return;
   }
-  const moved = await trx
-    .updateTable('tlog_state')
-    .set(values)
-    .where('log_id', '=', logId)
-    .where('size', '=', oldSize)
-    .executeTakeFirst();
-  if (Number(moved.numUpdatedRows) !== 1) {
+  if (!(await moveStateFrom(trx, logId, oldSize, values))) {
     throw new Error(`log ${logId} moved past size ${oldSize} during this append`);
   }
 }

@@ -1,7 +1,10 @@
-import type { Executor } from '../platform/db.js';
+import { type Actor, recordAudit } from '../audit/service.js';
+import type { Db, Executor } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import type { AuditReport, Finding } from './audit.js';
+import type { SubjectVault } from '../subjects/vault.js';
+import { type AuditReport, auditLog, type Finding } from './audit.js';
+import { findLastAuditRun, insertAuditRun } from './repository.js';
 
 export interface AuditRun {
   ran_at: string;
@@ -14,30 +17,20 @@ export interface AuditRun {
 
 /** Keeps an audit's result (who ran it, when, what it found). */
 export async function saveAuditRun(db: Executor, report: AuditReport, ranBy: string) {
-  await db
-    .insertInto('tlog_audits')
-    .values({
-      log_id: report.log_id,
-      id: newId(),
-      ran_at: nowIso(),
-      ran_by: ranBy,
-      ok: report.ok ? 1 : 0,
-      entries: report.entries,
-      checkpoints: report.checkpoints,
-      findings: JSON.stringify(report.findings),
-    })
-    .execute();
+  await insertAuditRun(db, {
+    log_id: report.log_id,
+    id: newId(),
+    ran_at: nowIso(),
+    ran_by: ranBy,
+    ok: report.ok ? 1 : 0,
+    entries: report.entries,
+    checkpoints: report.checkpoints,
+    findings: JSON.stringify(report.findings),
+  });
 }
 
 export async function lastAuditRun(db: Executor, logId: string): Promise<AuditRun | undefined> {
-  const row = await db
-    .selectFrom('tlog_audits')
-    .selectAll()
-    .where('log_id', '=', logId)
-    .orderBy('ran_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await findLastAuditRun(db, logId);
   if (!row) return undefined;
   return {
     ran_at: row.ran_at,
@@ -47,4 +40,24 @@ export async function lastAuditRun(db: Executor, logId: string): Promise<AuditRu
     checkpoints: Number(row.checkpoints),
     findings: JSON.parse(row.findings) as Finding[],
   };
+}
+
+/**
+ * A person in the back-office audits their tenant's log: the report is kept as the last run
+ * and the act is recorded in the audit log.
+ */
+export async function runLogAudit(
+  db: Db,
+  vault: SubjectVault,
+  tenantId: string,
+  actor: Actor,
+): Promise<AuditReport> {
+  const report = await auditLog(db, vault, tenantId);
+  await saveAuditRun(db, report, actor.actor);
+  await recordAudit(db, {
+    ...actor,
+    action: 'log.audited',
+    details: { ok: report.ok, entries: report.entries, findings: report.findings.length },
+  });
+  return report;
 }

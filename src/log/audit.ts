@@ -16,9 +16,15 @@ import { type OpenedRecord, personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { committedLeaf, leafOfDecision, leafOfErasure } from './queue.js';
 import {
+  countErasedRecords,
+  findCheckpoints,
+  findDecisionsByIds,
+  findEntriesFrom,
   findErasures,
   findLog,
+  findNodesAtLevel,
   findState,
+  findUnlogged,
   fromHex,
   nodeKey,
   readNodes,
@@ -74,26 +80,14 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
   const startedAt = new Date().toISOString();
   const log = await findLog(db, logId);
   const verifier = log ? parseVerifierKey(log.verifier_key) : undefined;
-  const checkpoints = await db
-    .selectFrom('tlog_checkpoints')
-    .select(['size', 'root', 'note'])
-    .where('log_id', '=', logId)
-    .orderBy('size')
-    .execute();
+  const checkpoints = await findCheckpoints(db, logId);
   const bySize = new Map(checkpoints.map((c) => [Number(c.size), c]));
 
   // The right border of the tree so far: complete subtrees, largest (leftmost) first.
   const border: { level: number; index: number; hash: Uint8Array }[] = [];
   let next = 0;
   for (;;) {
-    const entries = await db
-      .selectFrom('tlog_entries')
-      .select(['idx', 'record_id', 'leaf'])
-      .where('log_id', '=', logId)
-      .where('idx', '>=', next)
-      .orderBy('idx')
-      .limit(pageSize)
-      .execute();
+    const entries = await findEntriesFrom(db, logId, next, pageSize);
     if (entries.length === 0) break;
     const first = next;
     const last = Number(entries.at(-1)?.idx);
@@ -227,7 +221,7 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
       message: `record ${record} is neither in the log nor queued for it`,
     });
   }
-  const erased = await erasedRecords(db, logId);
+  const erased = await countErasedRecords(db, logId);
   return report(log?.origin ?? null, logId, size, checkpoints.length, erased, findings);
 }
 
@@ -248,19 +242,6 @@ function report(
     ok: findings.length === 0,
     findings,
   };
-}
-
-async function erasedRecords(db: Db, logId: string): Promise<number> {
-  const { count } = await db
-    .selectFrom('decisions as d')
-    .innerJoin('subjects as s', (join) =>
-      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.subject_id'),
-    )
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('d.tenant_id', '=', logId)
-    .where('s.erased_at', 'is not', null)
-    .executeTakeFirstOrThrow();
-  return Number(count);
 }
 
 function checkNode(
@@ -308,14 +289,13 @@ function checkSignature(
 async function nodesFor(db: Db, logId: string, begin: number, end: number) {
   const found = new Map<string, Uint8Array>();
   for (let level = 0, width = 1; width <= end; level++, width *= 2) {
-    const rows = await db
-      .selectFrom('tlog_nodes')
-      .select(['idx', 'hash'])
-      .where('log_id', '=', logId)
-      .where('level', '=', level)
-      .where('idx', '>=', Math.floor(begin / width))
-      .where('idx', '<', Math.ceil(end / width))
-      .execute();
+    const rows = await findNodesAtLevel(
+      db,
+      logId,
+      level,
+      Math.floor(begin / width),
+      Math.ceil(end / width),
+    );
     for (const row of rows)
       found.set(nodeKey({ level, index: Number(row.idx) }), fromHex(row.hash));
   }
@@ -334,12 +314,7 @@ async function expectedLeaves(
 ): Promise<Map<string, string | null>> {
   const ids = entries.map((e) => e.record_id);
   const logged = new Map(entries.map((e) => [e.record_id, e.leaf]));
-  const rows = await db
-    .selectFrom('decisions')
-    .selectAll()
-    .where('tenant_id', '=', logId)
-    .where('id', 'in', ids)
-    .execute();
+  const rows = await findDecisionsByIds(db, logId, ids);
   const opened = await open(rows);
   const expected = new Map<string, string | null>();
   rows.forEach((row, i) => {
@@ -364,24 +339,8 @@ function decisionLeaf(row: DecisionRow, opened: OpenedRecord, logged: string | u
 
 /** Decisions and tombstones that are neither in the log nor queued for it (at most 1,000 each). */
 async function unloggedDecisions(db: Db, logId: string): Promise<string[]> {
-  return [...(await unlogged(db, 'decisions', logId)), ...(await unlogged(db, 'erasures', logId))];
-}
-
-async function unlogged(db: Db, table: 'decisions' | 'erasures', logId: string) {
-  // Both tables name a record by (tenant_id, id), which is all this reads of either.
-  const rows = await db
-    .selectFrom(`${table} as r` as 'decisions as r')
-    .leftJoin('tlog_entries as e', (join) =>
-      join.onRef('e.log_id', '=', 'r.tenant_id').onRef('e.record_id', '=', 'r.id'),
-    )
-    .leftJoin('tlog_pending as p', (join) =>
-      join.onRef('p.log_id', '=', 'r.tenant_id').onRef('p.record_id', '=', 'r.id'),
-    )
-    .select('r.id')
-    .where('r.tenant_id', '=', logId)
-    .where('e.record_id', 'is', null)
-    .where('p.record_id', 'is', null)
-    .limit(1000)
-    .execute();
-  return rows.map((row) => row.id);
+  return [
+    ...(await findUnlogged(db, 'decisions', logId)),
+    ...(await findUnlogged(db, 'erasures', logId)),
+  ];
 }

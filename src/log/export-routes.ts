@@ -9,9 +9,10 @@ import type { SubjectVault } from '../subjects/vault.js';
 import { getTemplateByCode, getVersion } from '../templates/service.js';
 import { getTenantById } from '../tenants/service.js';
 import { type ExportSource, iso27560Receipt, kantaraReceipt, type OpenReceipt } from './exports.js';
-import { awaitReceipt, receiptRequest, receiptWaitDescription, sendQueued } from './routes.js';
+import { receiptRequest, receiptWaitDescription, sendQueued } from './routes.js';
 import type { Receipt } from './schemas.js';
 import { ReceiptPending } from './schemas.js';
+import { awaitReceipt } from './service.js';
 
 const Str = (description?: string) => Type.String(description ? { description } : {});
 const DateTime = Type.String({ format: 'date-time' });

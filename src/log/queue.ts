@@ -1,6 +1,6 @@
 import type { Trx } from '../platform/db.js';
-import { prepared } from '../platform/prepared.js';
 import { evidenceCommitment, leafText, subjectCommitment } from '../proof/leaf.js';
+import { insertPendingLeaf } from './repository.js';
 
 /** What a decision gives its leaf. */
 export interface LoggedDecision {
@@ -96,16 +96,5 @@ export async function queueLeaf(
   leaf: string,
   queuedAt: string,
 ): Promise<void> {
-  await pendingLeaf.run(trx, { tenantId, recordId, leaf, queuedAt });
+  await insertPendingLeaf(trx, tenantId, recordId, leaf, queuedAt);
 }
-
-// Every decision queues one: the statement is prepared (src/platform/prepared.ts).
-const pendingLeaf = prepared(
-  (db, p: (name: 'tenantId' | 'recordId' | 'leaf' | 'queuedAt') => never) =>
-    db.insertInto('tlog_pending').values({
-      log_id: p('tenantId'),
-      record_id: p('recordId'),
-      leaf: p('leaf'),
-      queued_at: p('queuedAt'),
-    }),
-);

@@ -1,6 +1,8 @@
 import type { Executor, Trx } from '../platform/db.js';
+import { prepared } from '../platform/prepared.js';
 import type { NodeId } from '../proof/index.js';
 import type {
+  TlogAuditsTable,
   TlogCheckpointsTable,
   TlogEntriesTable,
   TlogLogsTable,
@@ -132,4 +134,184 @@ export function findErasures(db: Executor, tenantId: string, ids: readonly strin
     .where('x.tenant_id', '=', tenantId)
     .where('x.id', 'in', ids)
     .execute();
+}
+
+export async function insertLog(trx: Trx, row: TlogLogsTable): Promise<void> {
+  await trx.insertInto('tlog_logs').values(row).execute();
+}
+
+/** The queued leaves of these records, once appended. */
+export async function deletePending(
+  trx: Trx,
+  logId: string,
+  recordIds: readonly string[],
+): Promise<void> {
+  await trx
+    .deleteFrom('tlog_pending')
+    .where('log_id', '=', logId)
+    .where('record_id', 'in', recordIds)
+    .execute();
+}
+
+export async function insertCheckpoint(trx: Trx, row: TlogCheckpointsTable): Promise<void> {
+  await trx.insertInto('tlog_checkpoints').values(row).execute();
+}
+
+export async function insertState(trx: Trx, row: TlogStateTable): Promise<void> {
+  await trx.insertInto('tlog_state').values(row).execute();
+}
+
+/**
+ * Moves the log from `oldSize` to the new values: the compare-and-swap of appends. False when
+ * another append moved it first.
+ */
+export async function moveStateFrom(
+  trx: Trx,
+  logId: string,
+  oldSize: number,
+  values: Omit<TlogStateTable, 'log_id'>,
+): Promise<boolean> {
+  const moved = await trx
+    .updateTable('tlog_state')
+    .set(values)
+    .where('log_id', '=', logId)
+    .where('size', '=', oldSize)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
+}
+
+/** Leaves waiting to be appended to the log. */
+export async function countPending(db: Executor, logId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('tlog_pending')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('log_id', '=', logId)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+export async function insertAuditRun(db: Executor, row: TlogAuditsTable): Promise<void> {
+  await db.insertInto('tlog_audits').values(row).execute();
+}
+
+export function findLastAuditRun(db: Executor, logId: string) {
+  return db
+    .selectFrom('tlog_audits')
+    .selectAll()
+    .where('log_id', '=', logId)
+    .orderBy('ran_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+// The audit recomputes the log from the records themselves, so it reads the decisions and
+// erasures tables here as well as the log's own.
+
+/** Every checkpoint of the log, smallest first. */
+export function findCheckpoints(db: Executor, logId: string) {
+  return db
+    .selectFrom('tlog_checkpoints')
+    .select(['size', 'root', 'note'])
+    .where('log_id', '=', logId)
+    .orderBy('size')
+    .execute();
+}
+
+/** Up to `limit` entries from index `from` on, in order. */
+export function findEntriesFrom(db: Executor, logId: string, from: number, limit: number) {
+  return db
+    .selectFrom('tlog_entries')
+    .select(['idx', 'record_id', 'leaf'])
+    .where('log_id', '=', logId)
+    .where('idx', '>=', from)
+    .orderBy('idx')
+    .limit(limit)
+    .execute();
+}
+
+/** Stored nodes of one level with indexes in [begin, end). */
+export function findNodesAtLevel(
+  db: Executor,
+  logId: string,
+  level: number,
+  begin: number,
+  end: number,
+) {
+  return db
+    .selectFrom('tlog_nodes')
+    .select(['idx', 'hash'])
+    .where('log_id', '=', logId)
+    .where('level', '=', level)
+    .where('idx', '>=', begin)
+    .where('idx', '<', end)
+    .execute();
+}
+
+/** Decisions of the tenant whose customer was erased. */
+export async function countErasedRecords(db: Executor, tenantId: string): Promise<number> {
+  const { count } = await db
+    .selectFrom('decisions as d')
+    .innerJoin('subjects as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.subject_id'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('d.tenant_id', '=', tenantId)
+    .where('s.erased_at', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+export function findDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+  return db
+    .selectFrom('decisions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** Records of one table that are neither in the log nor queued for it (at most 1,000). */
+export async function findUnlogged(
+  db: Executor,
+  table: 'decisions' | 'erasures',
+  logId: string,
+): Promise<string[]> {
+  // Both tables name a record by (tenant_id, id), which is all this reads of either.
+  const rows = await db
+    .selectFrom(`${table} as r` as 'decisions as r')
+    .leftJoin('tlog_entries as e', (join) =>
+      join.onRef('e.log_id', '=', 'r.tenant_id').onRef('e.record_id', '=', 'r.id'),
+    )
+    .leftJoin('tlog_pending as p', (join) =>
+      join.onRef('p.log_id', '=', 'r.tenant_id').onRef('p.record_id', '=', 'r.id'),
+    )
+    .select('r.id')
+    .where('r.tenant_id', '=', logId)
+    .where('e.record_id', 'is', null)
+    .where('p.record_id', 'is', null)
+    .limit(1000)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+// Every decision queues one: the statement is prepared (src/platform/prepared.ts).
+const pendingLeaf = prepared(
+  (db, p: (name: 'tenantId' | 'recordId' | 'leaf' | 'queuedAt') => never) =>
+    db.insertInto('tlog_pending').values({
+      log_id: p('tenantId'),
+      record_id: p('recordId'),
+      leaf: p('leaf'),
+      queued_at: p('queuedAt'),
+    }),
+);
+
+export async function insertPendingLeaf(
+  trx: Trx,
+  tenantId: string,
+  recordId: string,
+  leaf: string,
+  queuedAt: string,
+): Promise<void> {
+  await pendingLeaf.run(trx, { tenantId, recordId, leaf, queuedAt });
 }

@@ -8,16 +8,8 @@ import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { ConsistencyProof, LogCheckpoint, LogKey, Receipt, ReceiptPending } from './schemas.js';
-import {
-  consistency,
-  currentCheckpoint,
-  logKey,
-  type ReceiptResult,
-  receiptOf,
-} from './service.js';
+import { awaitReceipt, consistency, currentCheckpoint, logKey } from './service.js';
 
-/** How long `?wait=true` holds a receipt request for the integrator. */
-const waitMs = 5_000;
 const SizeParam = Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'A tree size' });
 
 /** Path and query of every route answering a decision's receipt, whatever its format. */
@@ -32,24 +24,6 @@ export const receiptRequest = {
 export const receiptWaitDescription =
   '`202` with `Retry-After` while the leaf waits to be appended (about a second); ' +
   'with `?wait=true` the request waits up to 5 seconds for it instead.';
-
-/** The decision's receipt; with `wait`, holds up to 5 s for the integrator to append its leaf. */
-export async function awaitReceipt(
-  db: Db,
-  vault: SubjectVault,
-  kick: () => Promise<void>,
-  tenantId: string,
-  decisionId: string,
-  wait: boolean,
-): Promise<ReceiptResult> {
-  let result = await receiptOf(db, vault, tenantId, decisionId);
-  const deadline = Date.now() + waitMs;
-  while (!result.ready && wait && Date.now() < deadline) {
-    await Promise.race([kick(), sleep(250)]);
-    result = await receiptOf(db, vault, tenantId, decisionId);
-  }
-  return result;
-}
 
 /** `202` with `Retry-After: 1`: the decision's leaf is not appended yet. */
 export function sendQueued(reply: FastifyReply, decisionId: string): FastifyReply {
@@ -147,7 +121,3 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
     async (request) => ({ data: await logKey(db, signer, callerOf(request).tenantId) }),
   );
 };
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

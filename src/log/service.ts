@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { presentDecision } from '../decisions/service.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -15,6 +16,7 @@ import { findDecision } from '../records/service.js';
 import { personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import {
+  countPending,
   defaultOrigin,
   findEntryByRecord,
   findLog,
@@ -166,4 +168,30 @@ async function proofFrom(
 ): Promise<Uint8Array[]> {
   const nodes = await readNodes(db, logId, plan.nodes);
   return assembleProof(plan, (node) => nodes.get(nodeKey(node)));
+}
+
+/** How long a request that asks to wait for its receipt waits at most. */
+const receiptWaitMs = 5_000;
+
+/** The decision's receipt; with `wait`, holds up to 5 s for the integrator to append its leaf. */
+export async function awaitReceipt(
+  db: Db,
+  vault: SubjectVault,
+  kick: () => Promise<void>,
+  tenantId: string,
+  decisionId: string,
+  wait: boolean,
+): Promise<ReceiptResult> {
+  let result = await receiptOf(db, vault, tenantId, decisionId);
+  const deadline = Date.now() + receiptWaitMs;
+  while (!result.ready && wait && Date.now() < deadline) {
+    await Promise.race([kick(), sleep(250)]);
+    result = await receiptOf(db, vault, tenantId, decisionId);
+  }
+  return result;
+}
+
+/** Leaves waiting for the integrator to append them. */
+export function queuedLeaves(db: Executor, tenantId: string): Promise<number> {
+  return countPending(db, tenantId);
 }

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { recordAudit } from '../../audit/service.js';
-import { auditLog } from '../../log/audit.js';
-import { lastAuditRun, saveAuditRun } from '../../log/audit-runs.js';
-import { logOverview, receiptOf } from '../../log/service.js';
+import { lastAuditRun, runLogAudit } from '../../log/audit-runs.js';
+import { logOverview, queuedLeaves, receiptOf } from '../../log/service.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';
@@ -24,18 +22,14 @@ export async function logPageRoutes(
     const { tenantId } = tenantOf(request);
     const [{ key, checkpoint, signedAt }, queued, lastAudit] = await Promise.all([
       logOverview(db, signer, tenantId),
-      db
-        .selectFrom('tlog_pending')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('log_id', '=', tenantId)
-        .executeTakeFirstOrThrow(),
+      queuedLeaves(db, tenantId),
       lastAuditRun(db, tenantId),
     ]);
     const body = logPage({
       key,
       checkpoint,
       checkpointAt: signedAt,
-      queued: Number(queued.n),
+      queued,
       lastAudit,
       csrfToken: csrfToken(reply),
     });
@@ -44,13 +38,7 @@ export async function logPageRoutes(
 
   app.post('/log/audit', async (request, reply) => {
     const user = tenantOf(request);
-    const report = await auditLog(db, vault, user.tenantId);
-    await saveAuditRun(db, report, user.email);
-    await recordAudit(db, {
-      ...auditBy(request),
-      action: 'log.audited',
-      details: { ok: report.ok, entries: report.entries, findings: report.findings.length },
-    });
+    await runLogAudit(db, vault, user.tenantId, auditBy(request));
     return redirectTo(reply, '/log?notice=audited');
   });
 
