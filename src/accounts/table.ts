@@ -51,4 +51,3 @@ export interface SignInThrottleTable {
 }
 
 export type OperatorRow = Selectable<OperatorsTable>;
-export type SessionRow = Selectable<BackofficeSessionsTable>;

@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 /** Every `/api/v1` path but the health check needs a key, unknown paths included. */
-export function needsApiKey(url: string): boolean {
+function needsApiKey(url: string): boolean {
   const path = url.split('?', 1)[0] ?? '';
   if (path === '/api/v1/health') return false;
   return path === '/api/v1' || path.startsWith('/api/v1/');

@@ -10,7 +10,7 @@ import type { ApiCaller } from './schemas.js';
  * How long a key's record (or its absence) is trusted after the read that fetched it started:
  * a revoked key, or a key of a disabled tenant, is refused within 1 second on every instance.
  */
-export const keyMaxAgeMs = 900;
+const keyMaxAgeMs = 900;
 
 /** `last_used_at` is written at most this often per key, so reads do not each cost a write. */
 const lastUsedResolutionMs = 60_000;

@@ -22,7 +22,7 @@ import {
 } from './service.js';
 
 /** How long an `Idempotency-Key` replays its first answer. */
-export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
+const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 
 /** The HTTP answer to a decision: what is sent, and what an idempotency key replays. */
 export interface DecisionAnswer {

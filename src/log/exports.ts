@@ -36,12 +36,12 @@ export interface ExportSource {
 }
 
 /** Our namespace, for what neither DPV nor DCMI has a term for: the log proof, placeholders. */
-export const consentLogNamespace = 'urn:consent-service:consent-log#';
+const consentLogNamespace = 'urn:consent-service:consent-log#';
 export const dpv27560 = 'https://w3id.org/dpv/schema/dpv-27560#';
-export const kantaraVersion = 'KI-CR-v1.1.0' as const;
+const kantaraVersion = 'KI-CR-v1.1.0' as const;
 
 /** BCP 47 "undetermined": templates do not record the language of their text. */
-export const undeterminedLanguage = 'und';
+const undeterminedLanguage = 'und';
 /** What a Kantara field the service has no source for holds. */
 export const unspecified = 'unspecified';
 
@@ -49,7 +49,7 @@ export const unspecified = 'unspecified';
  * The JSON-LD context: DPV's prefixes, and which properties take IRIs or dates, so that the
  * document reads like the DPV guide's examples and still means the same in RDF.
  */
-export const iso27560Context = {
+const iso27560Context = {
   dpv: 'https://w3id.org/dpv#',
   'dpv-27560': dpv27560,
   dct: 'http://purl.org/dc/terms/',

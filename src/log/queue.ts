@@ -56,7 +56,7 @@ export function committedLeaf(
 }
 
 /** A tombstone's evidence line: an erasure carries no evidence of its own. */
-export const noEvidence = '-';
+const noEvidence = '-';
 
 /** What an erasure gives its tombstone leaf. */
 export interface LoggedErasure {
@@ -89,12 +89,10 @@ export function leafOfErasure(row: LoggedErasure, commitment: string): string {
  * queue, so none can be acknowledged and then missing from the log. The tenant's log has the
  * tenant's id.
  */
-export async function queueLeaf(
+export const queueLeaf: (
   trx: Trx,
   tenantId: string,
   recordId: string,
   leaf: string,
   queuedAt: string,
-): Promise<void> {
-  await insertPendingLeaf(trx, tenantId, recordId, leaf, queuedAt);
-}
+) => Promise<void> = insertPendingLeaf;

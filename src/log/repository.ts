@@ -113,15 +113,6 @@ export function findEntryByRecord(db: Executor, logId: string, recordId: string)
     .executeTakeFirst();
 }
 
-export function findPendingByRecord(db: Executor, logId: string, recordId: string) {
-  return db
-    .selectFrom('tlog_pending')
-    .select(['leaf', 'queued_at'])
-    .where('log_id', '=', logId)
-    .where('record_id', '=', recordId)
-    .executeTakeFirst();
-}
-
 /** The tombstones among these records, each with the subject commitment it carries. */
 export function findErasures(db: Executor, tenantId: string, ids: readonly string[]) {
   return db

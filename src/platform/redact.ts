@@ -4,7 +4,7 @@
  * tokens and passwords in URLs, and a URL is written to the log. Names are compared ignoring case
  * and percent-encoding.
  */
-export const secretParameters: ReadonlySet<string> = new Set([
+const secretParameters: ReadonlySet<string> = new Set([
   'x-system-api-key',
   'api_key',
   'api-key',

@@ -15,12 +15,12 @@ export interface WriteQueue {
 }
 
 /** Units refused in a row before writes count as failing: one busy moment is not enough. */
-export const refusalsToFail = 3;
+const refusalsToFail = 3;
 /**
  * How long writes count as failing after the last refusal when no write is tried since: an
  * instance taken out of rotation for it gets requests again, and so finds out.
  */
-export const failingForMs = 30_000;
+const failingForMs = 30_000;
 
 /** The outcomes of units of work, as the health check sees them. */
 function writeOutcomes() {

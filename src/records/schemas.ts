@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { DecisionValue } from '../decisions/schemas.js';
 
 export const defaultPageSize = 100;
-export const maxPageSize = 500;
+const maxPageSize = 500;
 
 /** Query of the customer's consents: page size and the cursor of the previous page. */
 export const HistoryQuery = Type.Object(
@@ -26,7 +26,7 @@ export const HistoryQuery = Type.Object(
 export type HistoryQuery = Static<typeof HistoryQuery>;
 
 /** RFC 3339: a full date and time with seconds and a time zone (`Z` or `±hh:mm`). */
-export const dateTimePattern =
+const dateTimePattern =
   '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
 
 export const AsOfQuery = Type.Object(

@@ -119,7 +119,7 @@ const latestStored = Date.parse('9999-12-31T23:59:59.999Z');
  * text. Digits past the millisecond are dropped, which keeps "at or before" exact; an offset that
  * carries the moment outside the years 0000 to 9999 is held at their edge.
  */
-export function storedInstant(at: string): string {
+function storedInstant(at: string): string {
   const ms = Date.parse(at);
   if (Number.isNaN(ms)) {
     throw new AppError('invalidRequest', {
@@ -135,12 +135,12 @@ const storedTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const decisionId = new RegExp(uuidPattern);
 
 /** The cursor names the last decision of a page; it is opaque to clients, not secret. */
-export function encodeCursor(position: HistoryPosition): string {
+function encodeCursor(position: HistoryPosition): string {
   return Buffer.from(JSON.stringify([position.decidedAt, position.id])).toString('base64url');
 }
 
 /** `400 1001` for anything `encodeCursor` did not make, byte for byte. */
-export function decodeCursor(cursor: string): HistoryPosition {
+function decodeCursor(cursor: string): HistoryPosition {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

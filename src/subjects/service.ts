@@ -131,8 +131,6 @@ export function personalReader(db: Executor, vault: SubjectVault, tenantId: stri
   };
 }
 
-export type PersonalReader = ReturnType<typeof personalReader>;
-
 function known(
   vault: SubjectVault,
   tenantId: string,

@@ -10,7 +10,7 @@ import { presentVersion } from './service.js';
  * The contract lets a publish take up to 1 second to be seen; a cached "latest" answer is never
  * older than this, counted from the moment its query started.
  */
-export const latestMaxAgeMs = 900;
+const latestMaxAgeMs = 900;
 
 /** The latest published version of a template, with its `latest` answer made once. */
 export interface LatestEntry {

@@ -98,7 +98,7 @@ export function sanitizeContent(html: string): string {
   return sanitizeHtml(normalizeLineEndings(html), options).trim();
 }
 
-export function normalizeLineEndings(text: string): string {
+function normalizeLineEndings(text: string): string {
   return text.replace(/\r\n?/g, '\n');
 }
 

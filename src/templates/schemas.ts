@@ -1,18 +1,12 @@
 import { type Static, Type } from 'typebox';
-import { uuidPattern } from '../platform/ids.js';
 
 export const templateCodePattern = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$';
-export const tagPattern = '^\\d+(\\.\\d+){0,3}$';
+const tagPattern = '^\\d+(\\.\\d+){0,3}$';
 
 export const TemplateCodeParam = Type.String({
   pattern: templateCodePattern,
   description: 'Reference code of a consent template.',
   examples: ['privacy_policy'],
-});
-
-export const ConsentVersionIdParam = Type.String({
-  pattern: uuidPattern,
-  description: 'Identifier of a template version, made by the service.',
 });
 
 /** V of contract section 4: a published template version as every endpoint shows it. */

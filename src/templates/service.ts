@@ -170,17 +170,6 @@ export function findLatestVersion(
   return findLatestPublished(db, tenantId, templateCode);
 }
 
-/** The latest published version of a template; `404 1004` when there is none. */
-export async function getLatestVersion(
-  db: Executor,
-  tenantId: string,
-  templateCode: string,
-): Promise<VersionWithCode> {
-  const latest = await findLatestPublished(db, tenantId, templateCode);
-  if (!latest) throw new AppError('templateNotFound');
-  return latest;
-}
-
 /**
  * A published version of any tenant by id, with its template's name, for the public content
  * file (which carries no key); `404 1004` when there is none.

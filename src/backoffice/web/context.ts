@@ -32,14 +32,6 @@ export function tenantOf(request: FastifyRequest): TenantUser {
   return user;
 }
 
-export function operatorOf(request: FastifyRequest): OperatorUser {
-  const user = request.backofficeUser;
-  if (user?.kind !== 'operator') {
-    throw new AppError('forbidden', { message: 'This page is for the operator.' });
-  }
-  return user;
-}
-
 export function signedInUser(request: FastifyRequest): BackofficeUser {
   const user = request.backofficeUser;
   if (!user) throw new AppError('unauthorized', { message: 'Sign in to see this page.' });

@@ -31,7 +31,7 @@ const csrfCodes = new Set(['FST_CSRF_MISSING_SECRET', 'FST_CSRF_INVALID_TOKEN'])
  * Every error under /backoffice, the framework's included, as an HTML page: inside the
  * navigation for a signed-in user (so they can go on from there), without it for a visitor.
  */
-export async function sendErrorPage(
+async function sendErrorPage(
   error: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
