@@ -1,22 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { changePassword, recordFailedSignIn, signIn, signOut } from '../../accounts/actions.js';
 import { keepFlash, takeFlash } from '../../accounts/flashes.js';
-import { setOperatorPassword } from '../../accounts/operators.js';
 import {
   type Account,
   accountOfSession,
   type BackofficeUser,
   purgeEndedSessions,
-  revokeSession,
-  revokeSessionsOf,
-  startSession,
 } from '../../accounts/sessions.js';
 import { checkSignIn, passwordHashOf } from '../../accounts/sign-in.js';
 import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
-import { recordAudit } from '../../audit/service.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { verifyPassword } from '../../tenants/passwords.js';
-import { setTenantPassword } from '../../tenants/service.js';
 import { auditBy, signedInUser } from '../web/context.js';
 import { parseForm, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';
@@ -161,11 +156,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       });
     }
     if (!outcome.ok) {
-      await recordAudit(db, {
-        ...auditBy(request, outcome.tenantId),
-        actor: email,
-        action: 'sign_in.failed',
-      });
+      await recordFailedSignIn(db, { ...auditBy(request, outcome.tenantId), actor: email });
       return showSignIn(reply, {
         status: 401,
         email,
@@ -173,21 +164,14 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         errors: ['The e-mail or the password is not right (or the account is disabled).'],
       });
     }
-    const token = await startSession(
+    const token = await signIn(
       db,
       outcome.account,
       outcome.email,
+      outcome.tenantId,
       { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
       sessionSettings,
     );
-    await recordAudit(db, {
-      tenantId: outcome.tenantId,
-      actorKind: outcome.account.kind,
-      actor: outcome.email,
-      action: 'sign_in',
-      ip: request.ip,
-      userAgent: request.headers['user-agent'] ?? null,
-    });
     // A new session gets a new form secret: one set before signing in is not carried over.
     reply.clearCookie(cookies.csrf, { path: '/' });
     reply.setCookie(cookies.session, token, {
@@ -214,8 +198,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
   app.post('/sign-out', async (request, reply) => {
     const user = request.backofficeUser;
     if (user) {
-      await revokeSession(db, user.sessionIdHash);
-      await recordAudit(db, { ...auditBy(request), action: 'sign_out' });
+      await signOut(db, user, auditBy(request));
     }
     reply.clearCookie(cookies.session, { path: '/' });
     reply.clearCookie(cookies.csrf, { path: '/' });
@@ -284,19 +267,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         fieldErrors: { confirm_password: 'The two new passwords are not the same.' },
       });
     }
-    if (user.kind === 'tenant') {
-      await setTenantPassword(db, user.tenantId, next, config.passwordHashCost);
-      await revokeSessionsOf(db, { kind: 'tenant', id: user.tenantId }, user.sessionIdHash);
-    } else {
-      await setOperatorPassword(
-        db,
-        user.operatorId,
-        next,
-        config.passwordHashCost,
-        user.sessionIdHash,
-      );
-    }
-    await recordAudit(db, { ...auditBy(request), action: 'account.password_changed' });
+    await changePassword(db, user, next, config.passwordHashCost, auditBy(request));
     return sendPage(reply, {
       title: 'Password changed',
       section: 'account',

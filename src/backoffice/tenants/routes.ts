@@ -1,16 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findOperatorByEmail } from '../../accounts/operators.js';
-import { revokeSessionsOf } from '../../accounts/sessions.js';
-import { recordAudit } from '../../audit/service.js';
-import type { Db } from '../../platform/db.js';
-import { AppError } from '../../platform/errors.js';
-import { NewTenant } from '../../tenants/schemas.js';
 import {
-  createTenant,
-  getTenantById,
-  listTenants,
-  setTenantDisabled,
-} from '../../tenants/service.js';
+  disableTenant,
+  enableTenant,
+  refuseOperatorEmail,
+  registerTenant,
+} from '../../accounts/actions.js';
+import type { Db } from '../../platform/db.js';
+import { NewTenant } from '../../tenants/schemas.js';
+import { getTenantById, listTenants } from '../../tenants/service.js';
 import { auditBy } from '../web/context.js';
 import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
@@ -62,18 +59,9 @@ export async function tenantAdminRoutes(
     const form = parseForm(NewTenant, request.body, newTenantFormOptions);
     const values = { alias: form.input.alias ?? '', email: form.input.email ?? '' };
     try {
-      // One sign-in form serves both kinds of account: an e-mail belongs to one of them.
-      if (values.email && (await findOperatorByEmail(db, values.email))) {
-        throw new AppError('conflict', { message: "This is the operator's e-mail." });
-      }
+      await refuseOperatorEmail(db, values.email);
       if (!form.ok) return showForm(request, reply, values, form.refusal, 400);
-      const tenant = await createTenant(db, form.values, passwordHashCost);
-      await recordAudit(db, {
-        ...auditBy(request, tenant.id),
-        action: 'tenant.created',
-        target: tenant.alias,
-        details: { email: tenant.email },
-      });
+      await registerTenant(db, form.values, passwordHashCost, auditBy(request));
     } catch (error) {
       const refusal = refusalOf(error, newTenantFormOptions.messages);
       if (!refusal) throw error;
@@ -94,28 +82,14 @@ export async function tenantAdminRoutes(
   });
 
   app.post<{ Params: { id: string } }>('/operator/tenants/:id/disable', async (request, reply) => {
-    await db.transaction().execute(async (trx) => {
-      const tenant = await setTenantDisabled(trx, request.params.id, true);
-      const sessions = await revokeSessionsOf(trx, { kind: 'tenant', id: tenant.id });
-      await recordAudit(trx, {
-        ...auditBy(request, tenant.id),
-        action: 'tenant.disabled',
-        target: tenant.alias,
-        details: { sessions_ended: sessions },
-      });
-    });
+    await db
+      .transaction()
+      .execute((trx) => disableTenant(trx, request.params.id, auditBy(request)));
     return redirectTo(reply, '/operator/tenants?notice=disabled');
   });
 
   app.post<{ Params: { id: string } }>('/operator/tenants/:id/enable', async (request, reply) => {
-    await db.transaction().execute(async (trx) => {
-      const tenant = await setTenantDisabled(trx, request.params.id, false);
-      await recordAudit(trx, {
-        ...auditBy(request, tenant.id),
-        action: 'tenant.enabled',
-        target: tenant.alias,
-      });
-    });
+    await db.transaction().execute((trx) => enableTenant(trx, request.params.id, auditBy(request)));
     return redirectTo(reply, '/operator/tenants?notice=enabled');
   });
 }

@@ -1,0 +1,117 @@
+import { type Actor, recordAudit } from '../audit/service.js';
+import type { Db, Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { createTenant, setTenantDisabled, setTenantPassword } from '../tenants/service.js';
+import { findOperatorByEmail, setOperatorPassword } from './operators.js';
+import {
+  type Account,
+  type BackofficeUser,
+  revokeSession,
+  revokeSessionsOf,
+  type SessionSettings,
+  startSession,
+} from './sessions.js';
+
+/**
+ * The acts of a person on accounts, each with its audit entry: signing in and out, changing
+ * one's password, and the operator's registering, disabling and enabling of tenants. Who acts
+ * comes in as an `Actor`; the pages that call these live in `src/backoffice/`.
+ */
+
+/** A failed sign-in, recorded under the e-mail as typed (and the tenant, when it names one). */
+export async function recordFailedSignIn(db: Executor, actor: Actor): Promise<void> {
+  await recordAudit(db, { ...actor, action: 'sign_in.failed' });
+}
+
+/** Opens a session for an account whose password was just checked; answers its cookie value. */
+export async function signIn(
+  db: Db,
+  account: Account,
+  email: string,
+  tenantId: string | null,
+  client: { ip: string; userAgent: string | null },
+  settings: SessionSettings,
+): Promise<string> {
+  const token = await startSession(db, account, email, client, settings);
+  await recordAudit(db, {
+    tenantId,
+    actorKind: account.kind,
+    actor: email,
+    action: 'sign_in',
+    ip: client.ip,
+    userAgent: client.userAgent,
+  });
+  return token;
+}
+
+export async function signOut(db: Executor, user: BackofficeUser, actor: Actor): Promise<void> {
+  await revokeSession(db, user.sessionIdHash);
+  await recordAudit(db, { ...actor, action: 'sign_out' });
+}
+
+/**
+ * Sets a new password (already checked against the current one and the rules) and ends every
+ * other session of the account: whoever knew the old password is signed out.
+ */
+export async function changePassword(
+  db: Db,
+  user: BackofficeUser,
+  password: string,
+  passwordHashCost: number,
+  actor: Actor,
+): Promise<void> {
+  if (user.kind === 'tenant') {
+    await setTenantPassword(db, user.tenantId, password, passwordHashCost);
+    await revokeSessionsOf(db, { kind: 'tenant', id: user.tenantId }, user.sessionIdHash);
+  } else {
+    await setOperatorPassword(db, user.operatorId, password, passwordHashCost, user.sessionIdHash);
+  }
+  await recordAudit(db, { ...actor, action: 'account.password_changed' });
+}
+
+/** One sign-in form serves both kinds of account: an e-mail belongs to one of them. */
+export async function refuseOperatorEmail(db: Executor, email: string): Promise<void> {
+  if (email && (await findOperatorByEmail(db, email))) {
+    throw new AppError('conflict', { message: "This is the operator's e-mail." });
+  }
+}
+
+/** The operator registers a tenant (its first login); the entry is filed under the tenant. */
+export async function registerTenant(
+  db: Db,
+  input: unknown,
+  passwordHashCost: number,
+  actor: Actor,
+): Promise<void> {
+  const tenant = await createTenant(db, input, passwordHashCost);
+  await recordAudit(db, {
+    ...actor,
+    tenantId: tenant.id,
+    action: 'tenant.created',
+    target: tenant.alias,
+    details: { email: tenant.email },
+  });
+}
+
+/** Disables a tenant and ends its users' sessions at once. */
+export async function disableTenant(trx: Executor, tenantId: string, actor: Actor): Promise<void> {
+  const tenant = await setTenantDisabled(trx, tenantId, true);
+  const sessions = await revokeSessionsOf(trx, { kind: 'tenant', id: tenant.id });
+  await recordAudit(trx, {
+    ...actor,
+    tenantId: tenant.id,
+    action: 'tenant.disabled',
+    target: tenant.alias,
+    details: { sessions_ended: sessions },
+  });
+}
+
+export async function enableTenant(trx: Executor, tenantId: string, actor: Actor): Promise<void> {
+  const tenant = await setTenantDisabled(trx, tenantId, false);
+  await recordAudit(trx, {
+    ...actor,
+    tenantId: tenant.id,
+    action: 'tenant.enabled',
+    target: tenant.alias,
+  });
+}
