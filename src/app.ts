@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyServerOptions,
+  type RouteOptions,
+} from 'fastify';
 import { type AfterKeyCheck, installApiKeyCheck, refuseUnroutable } from './api-keys/auth.js';
 import { createAuthThrottle } from './api-keys/auth-throttle.js';
 import { createKeyCheck } from './api-keys/key-check.js';
@@ -42,6 +46,8 @@ export function serviceLogger(level: string): FastifyServerOptions['logger'] & o
 export interface AppOptions {
   /** Fastify's logger option; tests pass `false`. Defaults to JSON logs at `config.logLevel`. */
   logger?: FastifyServerOptions['logger'];
+  /** Told of every route as it is registered (the route tests list them, with their options). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /** Builds the whole service, ready to `inject` or `listen`; never listens itself. */
@@ -93,6 +99,7 @@ export async function buildApp(
       );
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   // Only JSON bodies are read: anything else is 415 before validation. A JSON body that names a
   // key twice is 400 1001.

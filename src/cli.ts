@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { createTenantWithAdmin } from './accounts/registration.js';
 import { createApiKey, revokeApiKey } from './api-keys/service.js';
 import { createDemo } from './cli/demo.js';
 import { verifyReceiptFile } from './cli/verify-receipt.js';
@@ -14,7 +15,7 @@ import { migrateToLatest } from './platform/migrate.js';
 import { eraseCustomer } from './subjects/erase.js';
 import { createVault, type SubjectVault } from './subjects/vault.js';
 import { createTemplate, presentVersion, publishNewVersion } from './templates/service.js';
-import { createTenant, getTenantByAlias } from './tenants/service.js';
+import { getTenantByAlias } from './tenants/service.js';
 import { serviceVersion } from './version.js';
 
 const usage = `Usage: consent-service <command> [options]
@@ -63,7 +64,7 @@ const commands: Record<
   'tenant create': {
     options: ['alias', 'email', 'password'],
     run: (db, o, config) =>
-      createTenant(
+      createTenantWithAdmin(
         db,
         {
           alias: required(o, 'alias'),

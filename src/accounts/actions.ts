@@ -1,8 +1,10 @@
 import { type Actor, recordAudit } from '../audit/service.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { createTenant, setTenantDisabled, setTenantPassword } from '../tenants/service.js';
+import { hashPassword } from '../tenants/passwords.js';
+import { setTenantDisabled } from '../tenants/service.js';
 import { findOperatorByEmail, setOperatorPassword } from './operators.js';
+import { createTenantWithAdmin } from './registration.js';
 import {
   type Account,
   type BackofficeUser,
@@ -11,6 +13,7 @@ import {
   type SessionSettings,
   startSession,
 } from './sessions.js';
+import { recordSignInOf, setUserPasswordHash } from './users.js';
 
 /**
  * The acts of a person on accounts, each with its audit entry: signing in and out, changing
@@ -27,16 +30,19 @@ export async function recordFailedSignIn(db: Executor, actor: Actor): Promise<vo
 export async function signIn(
   db: Db,
   account: Account,
-  email: string,
+  who: { email: string; name: string },
   tenantId: string | null,
   client: { ip: string; userAgent: string | null },
   settings: SessionSettings,
 ): Promise<string> {
-  const token = await startSession(db, account, email, client, settings);
+  const { email } = who;
+  const token = await startSession(db, account, tenantId, email, client, settings);
+  if (account.kind === 'user') await recordSignInOf(db, account.id);
   await recordAudit(db, {
     tenantId,
-    actorKind: account.kind,
+    actorKind: account.kind === 'user' ? 'tenant' : 'operator',
     actor: email,
+    actorName: who.name || null,
     action: 'sign_in',
     ip: client.ip,
     userAgent: client.userAgent,
@@ -61,8 +67,13 @@ export async function changePassword(
   actor: Actor,
 ): Promise<void> {
   if (user.kind === 'tenant') {
-    await setTenantPassword(db, user.tenantId, password, passwordHashCost);
-    await revokeSessionsOf(db, { kind: 'tenant', id: user.tenantId }, user.sessionIdHash);
+    await setUserPasswordHash(
+      db,
+      user.userId,
+      await hashPassword(password, passwordHashCost),
+      false,
+    );
+    await revokeSessionsOf(db, { kind: 'user', id: user.userId }, user.sessionIdHash);
   } else {
     await setOperatorPassword(db, user.operatorId, password, passwordHashCost, user.sessionIdHash);
   }
@@ -83,7 +94,7 @@ export async function registerTenant(
   passwordHashCost: number,
   actor: Actor,
 ): Promise<void> {
-  const tenant = await createTenant(db, input, passwordHashCost);
+  const tenant = await createTenantWithAdmin(db, input, passwordHashCost);
   await recordAudit(db, {
     ...actor,
     tenantId: tenant.id,

@@ -73,6 +73,8 @@ async function insertOperator(
     password_hash: await hashPassword(password, passwordHashCost),
     created_at: now,
     updated_at: now,
+    name: '',
+    status: 'active',
   });
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Executor } from '../platform/db.js';
 import { sha256Hex } from '../platform/hashing.js';
+import type { Permission } from './permissions.js';
 import {
   deleteSessionsEndedBefore,
   findSessionOwner,
@@ -10,19 +11,33 @@ import {
   revokeSessionRowsOf,
   touchSession,
 } from './repository.js';
+import { permissionsOfRoles, rolesOfUsers } from './roles.js';
 
 /** Who is signed in on a request, as the back-office's pages see it. */
 export type BackofficeUser =
   | {
       kind: 'tenant';
       sessionIdHash: string;
+      userId: string;
       email: string;
+      name: string;
       tenantId: string;
       tenantAlias: string;
+      /** What the user's roles allow, read on every request (a change counts at once). */
+      permissions: ReadonlySet<Permission>;
+      /** The tenant's display time zone (IANA). */
+      timeZone: string;
     }
-  | { kind: 'operator'; sessionIdHash: string; email: string; operatorId: string };
+  | {
+      kind: 'operator';
+      sessionIdHash: string;
+      email: string;
+      name: string;
+      operatorId: string;
+    };
 
-export type Account = { kind: 'tenant'; id: string } | { kind: 'operator'; id: string };
+/** Whose session: a tenant's user, or an operator. */
+export type Account = { kind: 'user'; id: string } | { kind: 'operator'; id: string };
 
 export interface SessionSettings {
   idleMinutes: number;
@@ -39,6 +54,7 @@ const lastSeenResolutionMs = 60_000;
 export async function startSession(
   db: Executor,
   account: Account,
+  tenantId: string | null,
   email: string,
   client: { ip: string; userAgent: string | null },
   settings: SessionSettings,
@@ -47,7 +63,8 @@ export async function startSession(
   const token = randomBytes(32).toString('base64url');
   await insertSession(db, {
     id_hash: sha256Hex(token),
-    tenant_id: account.kind === 'tenant' ? account.id : null,
+    tenant_id: tenantId,
+    user_id: account.kind === 'user' ? account.id : null,
     operator_id: account.kind === 'operator' ? account.id : null,
     email,
     ip: client.ip,
@@ -67,7 +84,7 @@ function isSessionToken(token: string | undefined): token is string {
 
 /**
  * The user of a session cookie, or undefined when the session is unknown, revoked, past its
- * end, idle for too long, or its tenant is disabled.
+ * end, idle for too long, or its user, operator or tenant is disabled or gone.
  */
 export async function findSession(
   db: Db,
@@ -84,19 +101,35 @@ export async function findSession(
   const idleSince = new Date(now.getTime() - settings.idleMinutes * 60_000).toISOString();
   if (row.last_seen_at <= idleSince) return undefined;
   let user: BackofficeUser | undefined;
-  if (row.tenant_id !== null && row.alias !== null && row.disabled_at === null) {
+  if (
+    row.user_id !== null &&
+    row.user_status === 'active' &&
+    row.tenant_id !== null &&
+    row.alias !== null &&
+    row.disabled_at === null
+  ) {
+    const roles = (await rolesOfUsers(db, [row.user_id])).get(row.user_id) ?? [];
     user = {
       kind: 'tenant',
       sessionIdHash: idHash,
-      email: row.email,
+      userId: row.user_id,
+      email: row.user_email ?? '',
+      name: row.user_name ?? '',
       tenantId: row.tenant_id,
       tenantAlias: row.alias,
+      permissions: await permissionsOfRoles(db, row.tenant_id, roles),
+      timeZone: row.time_zone ?? 'UTC',
     };
-  } else if (row.operator_id !== null && row.operator_row !== null) {
+  } else if (
+    row.operator_id !== null &&
+    row.operator_row !== null &&
+    row.operator_status === 'active'
+  ) {
     user = {
       kind: 'operator',
       sessionIdHash: idHash,
-      email: row.email,
+      email: row.operator_email ?? '',
+      name: row.operator_name ?? '',
       operatorId: row.operator_id,
     };
   }
@@ -118,7 +151,7 @@ export async function accountOfSession(
   if (!isSessionToken(token)) return undefined;
   const row = await findSessionOwner(db, sha256Hex(token));
   if (!row || row.revoked_at !== null) return undefined;
-  if (row.tenant_id !== null) return { kind: 'tenant', id: row.tenant_id };
+  if (row.user_id !== null) return { kind: 'user', id: row.user_id };
   if (row.operator_id !== null) return { kind: 'operator', id: row.operator_id };
   return undefined;
 }
@@ -129,17 +162,20 @@ export async function revokeSession(db: Executor, idHash: string): Promise<void>
 }
 
 /**
- * Ends every session of an account (a disabled tenant, a changed password), but the one given;
- * returns how many were ended.
+ * Ends every session of an account (a disabled user, a changed password) or of a whole tenant
+ * (disabled), but the one given; returns how many were ended.
  */
 export async function revokeSessionsOf(
   db: Executor,
-  account: Account,
+  account: Account | { kind: 'tenant'; id: string },
   exceptIdHash?: string,
 ): Promise<number> {
+  const column = ({ tenant: 'tenant_id', user: 'user_id', operator: 'operator_id' } as const)[
+    account.kind
+  ];
   return revokeSessionRowsOf(
     db,
-    { column: account.kind === 'tenant' ? 'tenant_id' : 'operator_id', id: account.id },
+    { column, id: account.id },
     new Date().toISOString(),
     exceptIdHash,
   );

@@ -1,8 +1,7 @@
 import type { Db } from '../platform/db.js';
 import { hashPassword, verifyPassword } from '../tenants/passwords.js';
-import { findTenantByEmail } from '../tenants/service.js';
 import { findOperatorByEmail } from './operators.js';
-import { operatorPasswordHash, tenantPasswordHash } from './repository.js';
+import { findUserForSignIn, findUserRowById, operatorPasswordHash } from './repository.js';
 import type { Account, BackofficeUser } from './sessions.js';
 import {
   clearFailures,
@@ -13,7 +12,7 @@ import {
 } from './throttle.js';
 
 export type SignInOutcome =
-  | { ok: true; account: Account; email: string; tenantId: string | null }
+  | { ok: true; account: Account; email: string; name: string; tenantId: string | null }
   | { ok: false; reason: 'invalid'; tenantId: string | null }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
@@ -33,10 +32,11 @@ export function decoyHash(passwordHashCost: number): Promise<string> {
 }
 
 /**
- * Checks an e-mail and password: the operator's account first, then the tenant that has that
- * e-mail (contract section 1). A disabled tenant cannot sign in. One scrypt runs whatever the
- * outcome (against a decoy hash for an unknown e-mail, at the cost new hashes are made with), so
- * the time taken does not tell which e-mails have accounts.
+ * Checks an e-mail and password: an operator's account first, then the tenant user with that
+ * e-mail (e-mails are unique across the service). A disabled user, operator or tenant, and a user
+ * who has not taken their invitation, cannot sign in. One scrypt runs whatever the outcome
+ * (against a decoy hash when there is no usable password, at the cost new hashes are made with),
+ * so the time taken does not tell which e-mails have accounts.
  */
 export async function checkSignIn(
   db: Db,
@@ -50,27 +50,37 @@ export async function checkSignIn(
   if (wait > 0) return { ok: false, reason: 'throttled', retryAfterSeconds: wait };
 
   const operator = email ? await findOperatorByEmail(db, email) : undefined;
-  const tenant = operator || !email ? undefined : await findTenantByEmail(db, email);
-  const hash =
-    operator?.password_hash ?? tenant?.password_hash ?? (await decoyHash(passwordHashCost));
-  const matches =
-    (await verifyPassword(input.password, hash)) && (operator ?? tenant) !== undefined;
+  const user = operator || !email ? undefined : await findUserForSignIn(db, email);
+  const stored = operator ? operator.password_hash : user?.password_hash;
+  const hash = stored ? stored : await decoyHash(passwordHashCost);
+  const matches = (await verifyPassword(input.password, hash)) && Boolean(stored);
 
-  if (matches && operator) {
+  if (matches && operator && operator.status === 'active') {
     await clearFailures(db, `account:${email}`);
-    return { ok: true, account: { kind: 'operator', id: operator.id }, email, tenantId: null };
+    return {
+      ok: true,
+      account: { kind: 'operator', id: operator.id },
+      email,
+      name: operator.name,
+      tenantId: null,
+    };
   }
-  if (matches && tenant && tenant.disabled_at === null) {
+  if (matches && user && user.status === 'active' && user.tenant_disabled_at === null) {
     await clearFailures(db, `account:${email}`);
-    return { ok: true, account: { kind: 'tenant', id: tenant.id }, email, tenantId: tenant.id };
+    return {
+      ok: true,
+      account: { kind: 'user', id: user.id },
+      email,
+      name: user.name,
+      tenantId: user.tenant_id,
+    };
   }
   await recordFailure(db, keys);
-  return { ok: false, reason: 'invalid', tenantId: tenant?.id ?? null };
+  return { ok: false, reason: 'invalid', tenantId: user?.tenant_id ?? null };
 }
 
 /** The stored password hash of a signed-in user's account. */
 export async function passwordHashOf(db: Db, user: BackofficeUser): Promise<string | undefined> {
-  return user.kind === 'tenant'
-    ? tenantPasswordHash(db, user.tenantId)
-    : operatorPasswordHash(db, user.operatorId);
+  if (user.kind === 'operator') return operatorPasswordHash(db, user.operatorId);
+  return (await findUserRowById(db, user.userId))?.password_hash ?? undefined;
 }

@@ -8,13 +8,69 @@ export interface OperatorsTable {
   password_hash: string;
   created_at: string;
   updated_at: string;
+  /** As the other operators see it; '' for the first one until it is given. */
+  name: string;
+  /** `invited` until the invitation is taken (its `password_hash` is '' until then). */
+  status: 'invited' | 'active' | 'disabled';
 }
 
-/** A signed-in browser. Exactly one of `tenant_id` and `operator_id` is set. */
+/** A person of a tenant's team. E-mails are unique across the service (see the README). */
+export interface UsersTable {
+  id: string;
+  tenant_id: string;
+  /** Lower case. */
+  email: string;
+  name: string;
+  /** scrypt, as `src/tenants/passwords.ts` makes it; null until an invitation is taken. */
+  password_hash: string | null;
+  status: 'invited' | 'active' | 'disabled';
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+}
+
+/** A tenant's own role: a name for a set of permissions. Built-in roles are in `roles.ts`. */
+export interface RolesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string;
+  /** Permission codes (`area:action`), space-separated. */
+  permissions: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Which roles a user holds: a built-in role's code (`admin`, …) or a tenant role's id. */
+export interface UserRolesTable {
+  user_id: string;
+  role_id: string;
+}
+
+/**
+ * A one-time link to set a password: an invitation, or a reset. Only a SHA-256 of the link's
+ * token is kept; a token is used once (`used_at`) and never after `expires_at`.
+ */
+export interface AccountTokensTable {
+  token_hash: string;
+  purpose: 'invitation' | 'password_reset';
+  account_kind: 'user' | 'operator';
+  account_id: string;
+  /** Who made it: an e-mail, or `self` for a reset asked for on the sign-in page. */
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+/**
+ * A signed-in browser. Exactly one of `user_id` (with its `tenant_id`) and `operator_id` is set.
+ */
 export interface BackofficeSessionsTable {
   /** Hex SHA-256 of the session cookie's value; the value itself is never stored. */
   id_hash: string;
   tenant_id: string | null;
+  user_id: string | null;
   operator_id: string | null;
   /** Who signed in, as typed (lower case). */
   email: string;
@@ -51,3 +107,6 @@ export interface SignInThrottleTable {
 }
 
 export type OperatorRow = Selectable<OperatorsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type RoleRow = Selectable<RolesTable>;
+export type AccountTokenRow = Selectable<AccountTokensTable>;

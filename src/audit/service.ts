@@ -19,6 +19,7 @@ export interface AuditListItem {
   tenantAlias: string | null;
   actorKind: AuditRow['actor_kind'];
   actor: string;
+  actorName: string | null;
   action: string;
   target: string | null;
   /** JSON object with the particulars, as recorded, or null. */
@@ -34,6 +35,7 @@ function listItem(row: AuditListRow): AuditListItem {
     tenantAlias: row.tenant_alias,
     actorKind: row.actor_kind,
     actor: row.actor,
+    actorName: row.actor_name,
     action: row.action,
     target: row.target,
     details: row.details,
@@ -47,6 +49,8 @@ export interface AuditEntry {
   tenantId: string | null;
   actorKind: AuditRow['actor_kind'];
   actor: string;
+  /** The user's or operator's name, when they have one. */
+  actorName?: string | null;
   action: string;
   target?: string | null;
   details?: Record<string, unknown> | null;
@@ -64,6 +68,7 @@ export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void
     tenant_id: entry.tenantId,
     actor_kind: entry.actorKind,
     actor: entry.actor.slice(0, 254),
+    actor_name: entry.actorName ? entry.actorName.slice(0, 200) : null,
     action: entry.action,
     target: entry.target ?? null,
     details: entry.details ? JSON.stringify(entry.details) : null,

@@ -11,6 +11,8 @@ export interface AuditLogTable {
   actor_kind: 'operator' | 'tenant' | 'anonymous';
   /** The e-mail of who acted (as typed, for a failed sign-in). */
   actor: string;
+  /** The name of who acted, as it was then; null for entries older than names. */
+  actor_name: string | null;
   action: string;
   /** What the action was on (a template code, a key name, a customer's subject id, …). */
   target: string | null;

@@ -9,7 +9,10 @@ import { decoyHash } from '../accounts/sign-in.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
+import { createMailer } from '../platform/mail.js';
 import type { NoteSigner } from '../proof/index.js';
+import type { SubjectVault } from '../subjects/vault.js';
+import { linkRoutes } from './accounts/link-routes.js';
 import { accountRoutes, keptFormMs, signInKeeping } from './accounts/routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
@@ -17,14 +20,16 @@ import { customerRoutes } from './customers/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { exportRoutes } from './exports/routes.js';
 import { logPageRoutes } from './log/routes.js';
+import { roleRoutes } from './roles/routes.js';
+import { settingsRoutes } from './settings/routes.js';
 import { templatePageRoutes } from './templates/routes.js';
 import { tenantAdminRoutes } from './tenants/routes.js';
+import { userRoutes } from './users/routes.js';
 import { assetRoutes } from './web/assets.js';
+import { allows } from './web/context.js';
 import { installErrorPages, setPageHeaders } from './web/errors.js';
 import { html } from './web/html.js';
 import { basePath, redirectTo } from './web/layout.js';
-import './web/context.js';
-import type { SubjectVault } from '../subjects/vault.js';
 
 export interface BackofficeOptions {
   db: Db;
@@ -48,6 +53,9 @@ export async function backoffice(
   // or overwrite them.
   const prefix = config.secureCookies ? '__Host-' : '';
   const cookies = { session: `${prefix}backoffice_session`, csrf: `${prefix}backoffice_csrf` };
+
+  const mailer = createMailer(config);
+  if (mailer) app.addHook('onClose', async () => mailer.close());
 
   let operator: Promise<void> | undefined;
   const operatorReady = () => {
@@ -108,6 +116,7 @@ export async function backoffice(
             ? (request.cookies[cookies.session] ?? null)
             : null;
         });
+        pages.addHook('onRequest', checkAccess(cookies.session));
         // Every state-changing form: sent from a page of this site, with its form token.
         pages.addHook('preHandler', (request, reply, done) => {
           if (request.method === 'GET' || request.method === 'HEAD') return done();
@@ -119,9 +128,9 @@ export async function backoffice(
         });
 
         await pages.register(accountRoutes, { db, config, cookies, operatorReady });
+        await pages.register(linkRoutes, { db, config });
 
         await pages.register(async (tenantPages) => {
-          tenantPages.addHook('onRequest', onlyFor('tenant', cookies.session));
           // A draft sent after its session ran out (its form token checked by now): kept under
           // that session until the same account signs in again, then its page shows it.
           tenantPages.addHook('preHandler', async (request, reply) => {
@@ -138,6 +147,13 @@ export async function backoffice(
             return signInKeeping(reply, page);
           });
           await tenantPages.register(dashboardRoutes, { db });
+          await tenantPages.register(userRoutes, {
+            db,
+            publicBaseUrl: config.publicBaseUrl,
+            mailer,
+          });
+          await tenantPages.register(roleRoutes, { db });
+          await tenantPages.register(settingsRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(apiKeyRoutes, { db });
           await tenantPages.register(customerRoutes, { db, vault });
@@ -146,14 +162,8 @@ export async function backoffice(
           await tenantPages.register(logPageRoutes, { db, signer, vault });
         });
 
-        await pages.register(async (operatorPages) => {
-          operatorPages.addHook('onRequest', onlyFor('operator', cookies.session));
-          await operatorPages.register(tenantAdminRoutes, {
-            db,
-            passwordHashCost: config.passwordHashCost,
-          });
-          await operatorPages.register(auditRoutes, { db, scope: 'operator' });
-        });
+        await pages.register(tenantAdminRoutes, { db, passwordHashCost: config.passwordHashCost });
+        await pages.register(auditRoutes, { db, scope: 'operator' });
       });
     },
     { prefix: basePath },
@@ -161,13 +171,24 @@ export async function backoffice(
 }
 
 /**
- * The pages of one kind of account: a visitor is sent to sign in (and back after, to a page that
- * exists for GET; told why when their session ended), the other kind of account gets 403. The
- * live preview (htmx) is answered a short message instead, and a draft's form is left to the
- * hook that keeps its text.
+ * What each route declares it needs (`config.permission`), enforced before anything else runs.
+ * A visitor is sent to sign in (and back after, to a page that exists for GET; told why when
+ * their session ended); a signed-in user without the permission gets the 403 page. The live
+ * preview (htmx) is answered a short message instead, and a draft's form is left to the hook
+ * that keeps its text. A route that declares nothing is refused: access is never granted by
+ * forgetting to say who may have it.
  */
-function onlyFor(kind: 'tenant' | 'operator', sessionCookie: string) {
+function checkAccess(sessionCookie: string) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    const access = request.routeOptions.config.permission;
+    if (access === undefined) {
+      request.log.error(
+        { url: request.routeOptions.url },
+        'back-office route declares no permission',
+      );
+      throw new AppError('forbidden');
+    }
+    if (access === 'public') return;
     const user = request.backofficeUser;
     if (!user) {
       if (request.headers['hx-request'] === 'true') return sessionEndedFragment(reply);
@@ -175,10 +196,16 @@ function onlyFor(kind: 'tenant' | 'operator', sessionCookie: string) {
       const ended = request.cookies[sessionCookie] ? '&notice=expired' : '';
       return redirectTo(reply, `/sign-in?next=${encodeURIComponent(pageOf(request))}${ended}`);
     }
-    if (user.kind !== kind) {
-      const forWhom = kind === 'tenant' ? 'tenants' : 'the operator';
-      throw new AppError('forbidden', { message: `This page is for ${forWhom}.` });
+    if (allows(user, access)) return;
+    if (access === 'operator') {
+      throw new AppError('forbidden', { message: 'This page is for the operator.' });
     }
+    if (user.kind !== 'tenant') {
+      throw new AppError('forbidden', { message: 'This page is for tenants.' });
+    }
+    throw new AppError('forbidden', {
+      message: `Your roles do not allow this (it needs the permission ${access}). An admin of your team can give it to you.`,
+    });
   };
 }
 

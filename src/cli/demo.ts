@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createTenantWithAdmin } from '../accounts/registration.js';
 import { createApiKey } from '../api-keys/service.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { createTemplate, presentVersion, publishNewVersion } from '../templates/service.js';
-import { createTenant } from '../tenants/service.js';
 
 const demoContent = `<h1>Privacy policy</h1>
 <p>We keep your name and e-mail address to run your account, and nothing else.</p>
@@ -17,7 +17,7 @@ const demoContent = `<h1>Privacy policy</h1>
  */
 export async function createDemo(db: Db, config: Config, alias: string): Promise<string> {
   const password = randomBytes(12).toString('base64url');
-  const tenant = await createTenant(
+  const tenant = await createTenantWithAdmin(
     db,
     { alias, email: `${alias}@example.com`, password },
     config.passwordHashCost,

@@ -43,6 +43,12 @@ const EnvSchema = Type.Object({
   LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   DATA_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  MAIL_FROM: Type.String({
+    minLength: 3,
+    maxLength: 320,
+    default: 'Consent back-office <no-reply@localhost>',
+  }),
 });
 
 /** Every environment variable the service reads (the README's configuration table lists them). */
@@ -99,6 +105,10 @@ export interface Config {
   readonly dataEncryptionKeyFile: string;
   /** How often each instance looks for queued leaves to append to the decision log. */
   readonly logIntegrateIntervalMs: number;
+  /** Where the back-office's e-mails go out (`smtp://` or `smtps://`); none: links are shown. */
+  readonly smtpUrl: string | undefined;
+  /** The sender of the back-office's e-mails. */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -155,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataEncryptionKeyFile:
       parsed.DATA_ENCRYPTION_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'data-encryption.key'),
     logIntegrateIntervalMs: parsed.LOG_INTEGRATE_INTERVAL_MS,
+    smtpUrl: parsed.SMTP_URL,
+    mailFrom: parsed.MAIL_FROM,
   });
 }
 

@@ -1,8 +1,12 @@
 import type {
+  AccountTokensTable,
   BackofficeFlashesTable,
   BackofficeSessionsTable,
   OperatorsTable,
+  RolesTable,
   SignInThrottleTable,
+  UserRolesTable,
+  UsersTable,
 } from '../accounts/table.js';
 import type { ApiKeysTable } from '../api-keys/table.js';
 import type { AuditLogTable } from '../audit/table.js';
@@ -37,6 +41,10 @@ export interface Database {
   customer_version_states: CustomerVersionStatesTable;
   idempotency_keys: IdempotencyKeysTable;
   operators: OperatorsTable;
+  users: UsersTable;
+  roles: RolesTable;
+  user_roles: UserRolesTable;
+  account_tokens: AccountTokensTable;
   backoffice_sessions: BackofficeSessionsTable;
   backoffice_flashes: BackofficeFlashesTable;
   sign_in_throttle: SignInThrottleTable;

@@ -8,6 +8,7 @@ import * as customerHistory from './migrations/0004-customer-history.js';
 import * as logAudits from './migrations/0005-log-audits.js';
 import { subjectsMigration } from './migrations/0006-subjects.js';
 import * as backofficeFlashes from './migrations/0007-backoffice-flashes.js';
+import * as team from './migrations/0008-team.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -22,6 +23,7 @@ function migrations(dataKey: Buffer): Record<string, Migration> {
     '0005-log-audits': logAudits,
     '0006-subjects': subjectsMigration(dataKey),
     '0007-backoffice-flashes': backofficeFlashes,
+    '0008-team': team,
   };
 }
 

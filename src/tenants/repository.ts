@@ -1,6 +1,7 @@
+import type { Insertable } from 'kysely';
 import type { Executor } from '../platform/db.js';
 import type { TenantSummary } from './schemas.js';
-import type { TenantRow } from './table.js';
+import type { TenantRow, TenantsTable } from './table.js';
 
 /** The tenant holding this alias or this e-mail, if any (both are unique across the service). */
 export function findTenantClash(
@@ -15,16 +16,12 @@ export function findTenantClash(
     .executeTakeFirst();
 }
 
-export async function insertTenant(db: Executor, row: TenantRow): Promise<void> {
+export async function insertTenant(db: Executor, row: Insertable<TenantsTable>): Promise<void> {
   await db.insertInto('tenants').values(row).execute();
 }
 
 export function findTenantRowByAlias(db: Executor, alias: string): Promise<TenantRow | undefined> {
   return db.selectFrom('tenants').selectAll().where('alias', '=', alias).executeTakeFirst();
-}
-
-export function findTenantRowByEmail(db: Executor, email: string): Promise<TenantRow | undefined> {
-  return db.selectFrom('tenants').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
 export async function countTenantRows(db: Executor): Promise<number> {
@@ -60,15 +57,14 @@ export async function updateTenantDisabledAt(
 }
 
 /** Sets the hash; false when no tenant has that id. */
-export async function updateTenantPasswordHash(
+export function findTenantRowById(db: Executor, id: string): Promise<TenantRow | undefined> {
+  return db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateTenantSettings(
   db: Executor,
   id: string,
-  passwordHash: string,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('tenants')
-    .set({ password_hash: passwordHash })
-    .where('id', '=', id)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  values: Pick<TenantRow, 'time_zone' | 'four_eyes' | 'two_factor_required'>,
+): Promise<void> {
+  await db.updateTable('tenants').set(values).where('id', '=', id).execute();
 }

@@ -1,51 +1,76 @@
-import type { Db, Executor } from '../platform/db.js';
+import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import { validate } from '../platform/validation.js';
-import { hashPassword } from './passwords.js';
 import {
   countTenantRows,
   findTenantClash,
   findTenantRowByAlias,
-  findTenantRowByEmail,
+  findTenantRowById,
   findTenantSummary,
   insertTenant,
   listTenantSummaries,
   updateTenantDisabledAt,
-  updateTenantPasswordHash,
+  updateTenantSettings,
 } from './repository.js';
-import { NewTenant, Password, type TenantSummary, type TenantView } from './schemas.js';
+import type { NewTenant, TenantSummary, TenantView } from './schemas.js';
 import type { TenantRow } from './table.js';
 
 /**
- * Registers a tenant (the operator's act): alias and e-mail are unique across the service. The
- * password is hashed at `passwordHashCost` (`Config.passwordHashCost`).
+ * Inserts a tenant (part of registering one, which also makes its first user: see
+ * `src/accounts/registration.ts`): alias and e-mail are unique across the service.
  */
-export async function createTenant(
-  db: Db,
-  input: unknown,
-  passwordHashCost: number,
+export async function insertNewTenant(
+  trx: Executor,
+  fields: Pick<NewTenant, 'alias' | 'email'>,
 ): Promise<TenantView> {
-  const { alias, email, password } = validate(NewTenant, input);
-  const normalizedEmail = email.toLowerCase();
-  const passwordHash = await hashPassword(password, passwordHashCost);
-  return db.transaction().execute(async (trx) => {
-    const clash = await findTenantClash(trx, alias, normalizedEmail);
-    if (clash) {
-      const field = clash.alias === alias ? 'alias' : 'email';
-      throw new AppError('conflict', { message: `A tenant with this ${field} already exists.` });
-    }
-    const row = {
-      id: newId(),
-      alias,
-      email: normalizedEmail,
-      password_hash: passwordHash,
-      created_at: nowIso(),
-      disabled_at: null,
-    };
-    await insertTenant(trx, row);
-    return { id: row.id, alias, email: normalizedEmail };
+  const { alias } = fields;
+  const email = fields.email.toLowerCase();
+  const clash = await findTenantClash(trx, alias, email);
+  if (clash) {
+    const field = clash.alias === alias ? 'alias' : 'email';
+    throw new AppError('conflict', { message: `A tenant with this ${field} already exists.` });
+  }
+  // The tenant's own password is no longer read: its users sign in.
+  await insertTenant(trx, {
+    id: newId(),
+    alias,
+    email,
+    password_hash: '',
+    created_at: nowIso(),
+    disabled_at: null,
+  });
+  const row = await findTenantRowByAlias(trx, alias);
+  if (!row) throw new AppError('internal');
+  return { id: row.id, alias, email };
+}
+
+/** The settings of a tenant's back-office. */
+export interface TenantSettings {
+  timeZone: string;
+  fourEyes: boolean;
+  twoFactorRequired: boolean;
+}
+
+export async function getTenantSettings(db: Executor, tenantId: string): Promise<TenantSettings> {
+  const row = await findTenantRowById(db, tenantId);
+  if (!row) throw new AppError('notFound', { message: 'No such tenant.' });
+  return {
+    timeZone: row.time_zone,
+    fourEyes: row.four_eyes === 1,
+    twoFactorRequired: row.two_factor_required === 1,
+  };
+}
+
+export async function setTenantSettings(
+  db: Executor,
+  tenantId: string,
+  settings: TenantSettings,
+): Promise<void> {
+  await updateTenantSettings(db, tenantId, {
+    time_zone: settings.timeZone,
+    four_eyes: settings.fourEyes ? 1 : 0,
+    two_factor_required: settings.twoFactorRequired ? 1 : 0,
   });
 }
 
@@ -58,11 +83,6 @@ export async function getTenantByAlias(db: Executor, alias: string): Promise<Ten
 
 export function countTenants(db: Executor): Promise<number> {
   return countTenantRows(db);
-}
-
-/** The tenant whose users sign in with this e-mail (compared in lower case), if any. */
-export function findTenantByEmail(db: Executor, email: string): Promise<TenantRow | undefined> {
-  return findTenantRowByEmail(db, email.toLowerCase());
 }
 
 /** Every tenant, by alias, disabled ones included. */
@@ -91,18 +111,4 @@ export async function setTenantDisabled(
   const disabledAt = disabled ? nowIso() : null;
   await updateTenantDisabledAt(db, id, disabledAt);
   return { ...tenant, disabled_at: disabledAt };
-}
-
-/** Sets a tenant's sign-in password (at least 10 characters). */
-export async function setTenantPassword(
-  db: Executor,
-  id: string,
-  password: unknown,
-  passwordHashCost: number,
-): Promise<void> {
-  const valid = validate(Password, password);
-  const passwordHash = await hashPassword(valid, passwordHashCost);
-  if (!(await updateTenantPasswordHash(db, id, passwordHash))) {
-    throw new AppError('notFound', { message: 'No such tenant.' });
-  }
 }

@@ -1,13 +1,22 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface TenantsTable {
   id: string;
   alias: string;
   email: string;
-  /** scrypt, in the `scrypt$N$r$p$salt$hash` form of `passwords.ts`. */
+  /**
+   * No longer read: people sign in as users (`src/accounts/`). Emptied when a tenant's login
+   * became its first user; kept, empty, because the store's history only moves forward.
+   */
   password_hash: string;
   created_at: string;
   disabled_at: string | null;
+  /** IANA name of the zone the back-office shows and filters dates in; times are stored UTC. */
+  time_zone: Generated<string>;
+  /** 1: whoever submitted a version cannot approve it. */
+  four_eyes: Generated<number>;
+  /** 1: every user must sign in with a second factor. */
+  two_factor_required: Generated<number>;
 }
 
 export type TenantRow = Selectable<TenantsTable>;

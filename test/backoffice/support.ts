@@ -9,12 +9,17 @@ export const tenantPassword = 'a long enough password';
 export function startBackofficeApp(
   store: TestStore,
   env: Record<string, string> = {},
+  options: Parameters<typeof startTestApp>[2] = {},
 ): Promise<TestApp> {
-  return startTestApp(store, {
-    OPERATOR_EMAIL: operator.email,
-    OPERATOR_PASSWORD: operator.password,
-    ...env,
-  });
+  return startTestApp(
+    store,
+    {
+      OPERATOR_EMAIL: operator.email,
+      OPERATOR_PASSWORD: operator.password,
+      ...env,
+    },
+    options,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
@@ -29,6 +29,12 @@ export const testDataKey = randomBytes(32);
 export async function startTestApp(
   store: TestStore,
   env: Record<string, string> = {},
+  options: {
+    /** Runs on the empty store before the service migrates it: to start from an older schema. */
+    beforeMigrations?: (db: Db) => Promise<void>;
+    /** Told of every route the service registers. */
+    onRoute?: AppOptions['onRoute'];
+  } = {},
 ): Promise<TestApp> {
   const { databaseUrl, drop } = await store.create();
   const config = loadConfig({
@@ -43,8 +49,12 @@ export async function startTestApp(
   });
   const db = createDb(config);
   const vault = createVault(Buffer.from(config.dataEncryptionKey ?? '', 'base64'));
+  await options.beforeMigrations?.(db);
   await migrateToLatest(db, vault.dataKey);
-  const app = await buildApp(config, db, { logger: false });
+  const app = await buildApp(config, db, {
+    logger: false,
+    ...(options.onRoute ? { onRoute: options.onRoute } : {}),
+  });
   await app.ready();
   return {
     app,

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { createTenantWithAdmin } from '../../src/accounts/registration.js';
 import type { CreatedApiKey } from '../../src/api-keys/schemas.js';
 import { createApiKey } from '../../src/api-keys/service.js';
 import type { Db } from '../../src/platform/db.js';
 import type { PublishedVersion } from '../../src/templates/schemas.js';
 import { createTemplate, presentVersion, publishNewVersion } from '../../src/templates/service.js';
 import type { TenantView } from '../../src/tenants/schemas.js';
-import { createTenant } from '../../src/tenants/service.js';
+import { insertNewTenant } from '../../src/tenants/service.js';
+
 import { testPasswordHashCost } from './time.js';
 
 let counter = 0;
@@ -26,11 +28,25 @@ export interface SeededTenant {
 /** A tenant with one API key, made through the same services the command line calls. */
 export async function seedTenant(db: Db): Promise<SeededTenant> {
   const alias = unique('tenant');
-  const tenant = await createTenant(
+  const tenant = await createTenantWithAdmin(
     db,
     { alias, email: `${alias}@example.test`, password: 'a long enough password' },
     testPasswordHashCost,
   );
+  return withApiKey(db, tenant);
+}
+
+/**
+ * A tenant and an API key on a store whose schema predates users (the tenant row alone), for
+ * tests that start from an older schema.
+ */
+export async function seedTenantRow(db: Db): Promise<SeededTenant> {
+  const alias = unique('tenant');
+  const tenant = await insertNewTenant(db, { alias, email: `${alias}@example.test` });
+  return withApiKey(db, tenant);
+}
+
+async function withApiKey(db: Db, tenant: TenantView): Promise<SeededTenant> {
   const apiKey = await createApiKey(db, tenant.id, { name: 'test key' });
   return { tenant, apiKey, headers: { 'x-system-api-key': apiKey.key } };
 }

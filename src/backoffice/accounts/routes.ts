@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { changePassword, recordFailedSignIn, signIn, signOut } from '../../accounts/actions.js';
 import { keepFlash, takeFlash } from '../../accounts/flashes.js';
+import { passwordWeakness } from '../../accounts/password-strength.js';
 import {
   type Account,
   accountOfSession,
@@ -59,6 +60,7 @@ export function signInKeeping(reply: FastifyReply, next: string): FastifyReply {
 const notices: Record<string, string> = {
   'signed-out': 'You are signed out.',
   expired: 'Your session has ended. Please sign in again.',
+  'password-set': 'Your password is set. Sign in with it.',
 };
 
 export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions): Promise<void> {
@@ -72,7 +74,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     maxHours: config.sessionMaxHours,
   };
 
-  app.get('/', async (request, reply) => {
+  app.get('/', { config: { permission: 'public' } }, async (request, reply) => {
     const user = request.backofficeUser;
     return redirectTo(reply, user ? homeOf(user) : '/sign-in');
   });
@@ -112,7 +114,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       body: signInForm({ csrfToken: csrfToken(reply), ...values }),
     });
 
-  app.get('/sign-in', async (request, reply) => {
+  app.get('/sign-in', { config: { permission: 'public' } }, async (request, reply) => {
     const user = request.backofficeUser;
     if (user) return redirectTo(reply, homeOf(user));
     return showSignIn(reply, {
@@ -123,7 +125,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     });
   });
 
-  app.post('/sign-in', async (request, reply) => {
+  app.post('/sign-in', { config: { permission: 'public' } }, async (request, reply) => {
     const form = parseForm(SignInForm, request.body, signInFormOptions);
     const email = (form.input.email ?? '').slice(0, 254);
     const password = (form.input.password ?? '').slice(0, 256);
@@ -167,7 +169,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     const token = await signIn(
       db,
       outcome.account,
-      outcome.email,
+      { email: outcome.email, name: outcome.name },
       outcome.tenantId,
       { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
       sessionSettings,
@@ -183,7 +185,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     void purgeEndedSessions(db).catch((error: unknown) =>
       request.log.warn({ err: error }, 'could not remove ended back-office sessions'),
     );
-    const home = outcome.account.kind === 'tenant' ? '/dashboard' : '/operator/tenants';
+    const home = outcome.account.kind === 'user' ? '/dashboard' : '/operator/tenants';
     const back = safeNext(next);
     if (back !== undefined) {
       await carryKeptForm(
@@ -195,7 +197,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     return redirectTo(reply, back ?? home);
   });
 
-  app.post('/sign-out', async (request, reply) => {
+  app.post('/sign-out', { config: { permission: 'public' } }, async (request, reply) => {
     const user = request.backofficeUser;
     if (user) {
       await signOut(db, user, auditBy(request));
@@ -219,7 +221,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       body: passwordForm({ csrfToken: csrfToken(reply), ...values }),
     });
 
-  app.get('/account/password', async (request, reply) => {
+  app.get('/account/password', { config: { permission: 'self' } }, async (request, reply) => {
     if (!request.backofficeUser) return redirectTo(reply, '/sign-in');
     return showPasswordForm(request, reply, {
       errors: [],
@@ -228,7 +230,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     });
   });
 
-  app.post('/account/password', async (request, reply) => {
+  app.post('/account/password', { config: { permission: 'self' } }, async (request, reply) => {
     const user = request.backofficeUser;
     if (!user) return redirectTo(reply, '/sign-in');
     const form = parseForm(PasswordForm, request.body, passwordFormOptions);
@@ -260,6 +262,18 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       });
     }
     const next = form.values.new_password;
+    const weakness = passwordWeakness(next, [
+      user.email,
+      user.name,
+      ...(user.kind === 'tenant' ? [user.tenantAlias] : []),
+    ]);
+    if (weakness) {
+      return showPasswordForm(request, reply, {
+        status: 400,
+        errors: [],
+        fieldErrors: { new_password: weakness },
+      });
+    }
     if (form.values.confirm_password !== next) {
       return showPasswordForm(request, reply, {
         status: 400,

@@ -27,3 +27,14 @@ export const PasswordForm = Type.Object({
 export const passwordFormOptions: FormOptions<typeof PasswordForm> = {
   messages: { new_password: 'The new password needs 10 to 256 characters.' },
 };
+
+/** Setting a password from a one-time link (an invitation or a reset). */
+export const LinkPasswordForm = Type.Object({
+  token: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),
+  new_password: Password,
+  confirm_password: Type.String(),
+});
+
+export const linkPasswordFormOptions: FormOptions<typeof LinkPasswordForm> = {
+  messages: { new_password: 'The password needs 10 to 256 characters.' },
+};

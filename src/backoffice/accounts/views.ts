@@ -35,8 +35,38 @@ ${formErrors(o.errors)}
 <form method="post" action="${basePath}/account/password" novalidate>
 ${csrfField(o.csrfToken)}
 ${input({ name: 'current_password', label: 'Current password', type: 'password', required: true, autocomplete: 'current-password', error: o.fieldErrors.current_password })}
-${input({ name: 'new_password', label: 'New password', type: 'password', required: true, autocomplete: 'new-password', hint: 'At least 10 characters.', error: o.fieldErrors.new_password })}
+${input({ name: 'new_password', label: 'New password', type: 'password', required: true, autocomplete: 'new-password', hint: 'At least 10 characters, and not easy to guess: several uncommon words work well.', error: o.fieldErrors.new_password })}
 ${input({ name: 'confirm_password', label: 'New password again', type: 'password', required: true, autocomplete: 'new-password', error: o.fieldErrors.confirm_password })}
 <button type="submit">Change password</button>
 </form>`;
+}
+
+export function linkPasswordForm(o: {
+  csrfToken: string;
+  token: string;
+  email: string;
+  purpose: 'invitation' | 'password_reset';
+  errors: string[];
+  fieldErrors: Record<string, string>;
+}): Html {
+  return html`<article class="sign-in">
+<h1>${o.purpose === 'invitation' ? 'Welcome: set your password' : 'Set a new password'}</h1>
+<p>For <strong>${o.email}</strong>. You then sign in with this e-mail and the new password.</p>
+${formErrors(o.errors)}
+<form method="post" action="${basePath}/password" novalidate>
+${csrfField(o.csrfToken)}
+<input type="hidden" name="token" value="${o.token}">
+<input type="email" name="email" value="${o.email}" autocomplete="username" hidden>
+${input({ name: 'new_password', label: 'New password', type: 'password', required: true, autocomplete: 'new-password', hint: 'At least 10 characters, and not easy to guess: several uncommon words work well.', error: o.fieldErrors.new_password })}
+${input({ name: 'confirm_password', label: 'New password again', type: 'password', required: true, autocomplete: 'new-password', error: o.fieldErrors.confirm_password })}
+<button type="submit">Set the password</button>
+</form>
+</article>`;
+}
+
+export function linkGone(): Html {
+  return html`<article class="sign-in">
+<h1>This link no longer works</h1>
+<p>A link to set a password works once, for a limited time, and a newer link replaces it. Ask an admin of your team for a new one${''}, or <a href="${basePath}/sign-in">sign in</a> if your password is set.</p>
+</article>`;
 }

@@ -38,9 +38,11 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
     return page(request, reply, 'API Key Management', body, status);
   };
 
-  app.get('/api-keys', (request, reply) => showList(request, reply));
+  app.get('/api-keys', { config: { permission: 'api_keys:view' } }, (request, reply) =>
+    showList(request, reply),
+  );
 
-  app.post('/api-keys', async (request, reply) => {
+  app.post('/api-keys', { config: { permission: 'api_keys:create' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const form = parseForm(NewApiKey, request.body, newApiKeyFormOptions);
     const name = form.input.name ?? '';
@@ -62,27 +64,39 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
     return redirectTo(reply, `/api-keys/${segment(created.id)}`);
   });
 
-  app.get<{ Params: { id: string } }>('/api-keys/:id', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const key = await getApiKey(db, tenantId, request.params.id);
-    const secret = await takeFlash(db, request.backofficeSessionToken, `api-key:${key.id}`);
-    return secret === undefined
-      ? page(request, reply, `Key ${key.name}`, keyDetails(key))
-      : page(request, reply, 'Key created', createdKey({ ...key, key: secret }));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/api-keys/:id',
+    { config: { permission: 'api_keys:view' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const key = await getApiKey(db, tenantId, request.params.id);
+      const secret = await takeFlash(db, request.backofficeSessionToken, `api-key:${key.id}`);
+      return secret === undefined
+        ? page(request, reply, `Key ${key.name}`, keyDetails(key))
+        : page(request, reply, 'Key created', createdKey({ ...key, key: secret }));
+    },
+  );
 
-  app.get<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const key = await getApiKey(db, tenantId, request.params.id);
-    if (key.revoked_at) return redirectTo(reply, '/api-keys');
-    return page(request, reply, `Revoke ${key.name}`, revokeConfirmation(key, csrfToken(reply)));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/api-keys/:id/revoke',
+    { config: { permission: 'api_keys:delete' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const key = await getApiKey(db, tenantId, request.params.id);
+      if (key.revoked_at) return redirectTo(reply, '/api-keys');
+      return page(request, reply, `Revoke ${key.name}`, revokeConfirmation(key, csrfToken(reply)));
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/api-keys/:id/revoke', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    await db
-      .transaction()
-      .execute((trx) => revokeApiKeyAs(trx, auditBy(request), tenantId, request.params.id));
-    return redirectTo(reply, '/api-keys?notice=revoked');
-  });
+  app.post<{ Params: { id: string } }>(
+    '/api-keys/:id/revoke',
+    { config: { permission: 'api_keys:delete' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      await db
+        .transaction()
+        .execute((trx) => revokeApiKeyAs(trx, auditBy(request), tenantId, request.params.id));
+      return redirectTo(reply, '/api-keys?notice=revoked');
+    },
+  );
 }

@@ -7,7 +7,7 @@ import {
   listAudit,
 } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
-import { auditBy, signedInUser } from '../web/context.js';
+import { auditBy, type RouteAccess, signedInUser } from '../web/context.js';
 import { type CsvColumn, sendCsv } from '../web/csv.js';
 import { queryOf } from '../web/forms.js';
 import { basePath, csrfToken, sendPage } from '../web/layout.js';
@@ -45,7 +45,10 @@ export async function auditRoutes(
     return user.kind === 'tenant' ? { tenantId: user.tenantId } : 'all';
   };
 
-  app.get(path, async (request, reply) => {
+  const view: RouteAccess = who === 'tenant' ? 'audit_log:view' : 'operator';
+  const download: RouteAccess = who === 'tenant' ? 'audit_log:export' : 'operator';
+
+  app.get(path, { config: { permission: view } }, async (request, reply) => {
     const before = cursorOf(queryOf(request.query, 'before'));
     const { items, next } = await listAudit(db, scopeOf(request), before);
     return sendPage(reply, {
@@ -63,7 +66,7 @@ export async function auditRoutes(
     });
   });
 
-  app.get(`${path}.csv`, async (request, reply) => {
+  app.get(`${path}.csv`, { config: { permission: download } }, async (request, reply) => {
     const user = signedInUser(request);
     const entries = await exportAudit(db, scopeOf(request), auditBy(request));
     const name = user.kind === 'tenant' ? `audit-${user.tenantAlias}.csv` : 'audit.csv';

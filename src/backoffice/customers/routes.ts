@@ -25,7 +25,7 @@ export async function customerRoutes(
 ) {
   const page = sectionPage('customers', notices);
 
-  app.get('/customers', async (request, reply) => {
+  app.get('/customers', { config: { permission: 'customers:view' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const form = parseForm(CustomerForm, request.query, customerFormOptions);
     const customerId = form.input.customer_id ?? '';
@@ -49,38 +49,53 @@ export async function customerRoutes(
   });
 
   // Erasing asks first, and asks for the id to be typed again: it cannot be undone.
-  app.get('/customers/erase', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const form = parseForm(CustomerForm, request.query, customerFormOptions);
-    if (!form.ok) return redirectTo(reply, '/customers');
-    const customerId = form.values.customer_id;
-    if (!(await findSubjectId(db, vault, tenantId, customerId))) {
-      return redirectTo(reply, '/customers?notice=nothing-to-erase');
-    }
-    const body = erasureConfirmation({ customerId, csrfToken: csrfToken(reply), error: undefined });
-    return page(request, reply, `Erase customer ${customerId}`, body);
-  });
-
-  app.post('/customers/erase', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const form = parseForm(ErasureForm, request.body, erasureFormOptions);
-    if (!form.ok) return redirectTo(reply, '/customers');
-    const { customer_id: customerId, confirm } = form.values;
-    if (confirm !== customerId) {
+  app.get(
+    '/customers/erase',
+    { config: { permission: 'customers:erase' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const form = parseForm(CustomerForm, request.query, customerFormOptions);
+      if (!form.ok) return redirectTo(reply, '/customers');
+      const customerId = form.values.customer_id;
+      if (!(await findSubjectId(db, vault, tenantId, customerId))) {
+        return redirectTo(reply, '/customers?notice=nothing-to-erase');
+      }
       const body = erasureConfirmation({
         customerId,
         csrfToken: csrfToken(reply),
-        error: 'Type the customer id exactly as shown to confirm.',
+        error: undefined,
       });
-      return page(request, reply, `Erase customer ${customerId}`, body, 400);
-    }
-    const { actorKind, actor, ip, userAgent } = auditBy(request);
-    const result = await eraseCustomer(db, vault, tenantId, customerId, {
-      actorKind,
-      actor,
-      ip,
-      userAgent,
-    });
-    return redirectTo(reply, `/customers?notice=${result.erased ? 'erased' : 'nothing-to-erase'}`);
-  });
+      return page(request, reply, `Erase customer ${customerId}`, body);
+    },
+  );
+
+  app.post(
+    '/customers/erase',
+    { config: { permission: 'customers:erase' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const form = parseForm(ErasureForm, request.body, erasureFormOptions);
+      if (!form.ok) return redirectTo(reply, '/customers');
+      const { customer_id: customerId, confirm } = form.values;
+      if (confirm !== customerId) {
+        const body = erasureConfirmation({
+          customerId,
+          csrfToken: csrfToken(reply),
+          error: 'Type the customer id exactly as shown to confirm.',
+        });
+        return page(request, reply, `Erase customer ${customerId}`, body, 400);
+      }
+      const { actorKind, actor, ip, userAgent } = auditBy(request);
+      const result = await eraseCustomer(db, vault, tenantId, customerId, {
+        actorKind,
+        actor,
+        ip,
+        userAgent,
+      });
+      return redirectTo(
+        reply,
+        `/customers?notice=${result.erased ? 'erased' : 'nothing-to-erase'}`,
+      );
+    },
+  );
 }

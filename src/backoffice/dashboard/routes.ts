@@ -12,7 +12,7 @@ const days = 30;
 
 /** Per template: the latest version, how many customers decided, and decisions per day. */
 export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) {
-  app.get('/dashboard', async (request, reply) => {
+  app.get('/dashboard', { config: { permission: 'member' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const window = lastDays(days);
     const [templates, counts, customers] = await Promise.all([

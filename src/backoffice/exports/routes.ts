@@ -38,7 +38,7 @@ export async function exportRoutes(
   app: FastifyInstance,
   { db, vault }: { db: Db; vault: SubjectVault },
 ) {
-  app.get('/exports', async (request, reply) => {
+  app.get('/exports', { config: { permission: 'exports:export' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     return sendPage(reply, {
       title: 'Exports',
@@ -54,43 +54,47 @@ export async function exportRoutes(
     });
   });
 
-  app.get('/exports/decisions.csv', async (request, reply) => {
-    const user = tenantOf(request);
-    const form = parseForm(ExportFilterForm, request.query, exportFilterFormOptions);
-    const values = { template: '', from: '', to: '', ...form.input };
-    const fieldErrors: FieldErrors = form.ok ? {} : { ...form.refusal.fields };
-    // The pattern has the shape of a day; whether it is a real one is the calendar's to say.
-    const from = values.from === '' ? undefined : dayStart(values.from);
-    const toStart = values.to === '' ? undefined : dayStart(values.to);
-    if (values.from !== '' && !from) fieldErrors.from = 'A date, or nothing.';
-    if (values.to !== '' && !toStart) fieldErrors.to = 'A date, or nothing.';
-    if (from && toStart && toStart < from) fieldErrors.to = 'The last day is before the first.';
-    const templates = await listTemplates(db, user.tenantId);
-    const template = templates.find((t) => t.code === values.template);
-    const errors = values.template !== '' && !template ? ['There is no such template.'] : [];
-    if (errors.length > 0 || Object.keys(fieldErrors).length > 0) {
-      return sendPage(reply, {
-        status: 400,
-        title: 'Exports',
-        section: 'exports',
-        user,
-        csrfToken: csrfToken(reply),
-        body: exportForm({ templates, values, errors, fieldErrors }),
-      });
-    }
-    // The last day is included: up to the start of the day after it.
-    const until = toStart ? new Date(Date.parse(toStart) + 86_400_000).toISOString() : undefined;
-    const records = await exportDecisionRecords(
-      db,
-      vault,
-      user.tenantId,
-      { templateId: template?.id, from, until },
-      values,
-      auditBy(request),
-    );
-    const name = ['decisions', user.tenantAlias, values.template, values.from, values.to]
-      .filter(Boolean)
-      .join('-');
-    return sendCsv(reply, `${name}.csv`, columns, records);
-  });
+  app.get(
+    '/exports/decisions.csv',
+    { config: { permission: 'exports:export' } },
+    async (request, reply) => {
+      const user = tenantOf(request);
+      const form = parseForm(ExportFilterForm, request.query, exportFilterFormOptions);
+      const values = { template: '', from: '', to: '', ...form.input };
+      const fieldErrors: FieldErrors = form.ok ? {} : { ...form.refusal.fields };
+      // The pattern has the shape of a day; whether it is a real one is the calendar's to say.
+      const from = values.from === '' ? undefined : dayStart(values.from);
+      const toStart = values.to === '' ? undefined : dayStart(values.to);
+      if (values.from !== '' && !from) fieldErrors.from = 'A date, or nothing.';
+      if (values.to !== '' && !toStart) fieldErrors.to = 'A date, or nothing.';
+      if (from && toStart && toStart < from) fieldErrors.to = 'The last day is before the first.';
+      const templates = await listTemplates(db, user.tenantId);
+      const template = templates.find((t) => t.code === values.template);
+      const errors = values.template !== '' && !template ? ['There is no such template.'] : [];
+      if (errors.length > 0 || Object.keys(fieldErrors).length > 0) {
+        return sendPage(reply, {
+          status: 400,
+          title: 'Exports',
+          section: 'exports',
+          user,
+          csrfToken: csrfToken(reply),
+          body: exportForm({ templates, values, errors, fieldErrors }),
+        });
+      }
+      // The last day is included: up to the start of the day after it.
+      const until = toStart ? new Date(Date.parse(toStart) + 86_400_000).toISOString() : undefined;
+      const records = await exportDecisionRecords(
+        db,
+        vault,
+        user.tenantId,
+        { templateId: template?.id, from, until },
+        values,
+        auditBy(request),
+      );
+      const name = ['decisions', user.tenantAlias, values.template, values.from, values.to]
+        .filter(Boolean)
+        .join('-');
+      return sendCsv(reply, `${name}.csv`, columns, records);
+    },
+  );
 }

@@ -18,7 +18,7 @@ export async function logPageRoutes(
   app: FastifyInstance,
   { db, signer, vault }: { db: Db; signer: NoteSigner; vault: SubjectVault },
 ) {
-  app.get('/log', async (request, reply) => {
+  app.get('/log', { config: { permission: 'decision_log:view' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const [{ key, checkpoint, signedAt }, queued, lastAudit] = await Promise.all([
       logOverview(db, signer, tenantId),
@@ -36,23 +36,31 @@ export async function logPageRoutes(
     return logSection(request, reply, 'Decision log', body);
   });
 
-  app.post('/log/audit', async (request, reply) => {
-    const user = tenantOf(request);
-    await runLogAudit(db, vault, user.tenantId, auditBy(request));
-    return redirectTo(reply, '/log?notice=audited');
-  });
+  app.post(
+    '/log/audit',
+    { config: { permission: 'decision_log:review' } },
+    async (request, reply) => {
+      const user = tenantOf(request);
+      await runLogAudit(db, vault, user.tenantId, auditBy(request));
+      return redirectTo(reply, '/log?notice=audited');
+    },
+  );
 
-  app.get<{ Params: { id: string } }>('/decisions/:id/receipt', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const id = request.params.id;
-    if (!validId.test(id)) return reply.callNotFound();
-    const result = await receiptOf(db, vault, tenantId, id);
-    if (!result.ready) {
-      return customerSection(request, reply, 'Receipt not ready yet', receiptQueued(id), 202);
-    }
-    return reply
-      .header('content-disposition', `attachment; filename="receipt-${id.toLowerCase()}.json"`)
-      .type('application/json; charset=utf-8')
-      .send(`${JSON.stringify({ data: result.receipt }, null, 2)}\n`);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/decisions/:id/receipt',
+    { config: { permission: 'customers:view' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const id = request.params.id;
+      if (!validId.test(id)) return reply.callNotFound();
+      const result = await receiptOf(db, vault, tenantId, id);
+      if (!result.ready) {
+        return customerSection(request, reply, 'Receipt not ready yet', receiptQueued(id), 202);
+      }
+      return reply
+        .header('content-disposition', `attachment; filename="receipt-${id.toLowerCase()}.json"`)
+        .type('application/json; charset=utf-8')
+        .send(`${JSON.stringify({ data: result.receipt }, null, 2)}\n`);
+    },
+  );
 }

@@ -59,7 +59,7 @@ const savedNoticeMs = 60_000;
 export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db }) {
   const page = sectionPage('templates', notices);
 
-  app.get('/templates', async (request, reply) => {
+  app.get('/templates', { config: { permission: 'templates:view' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const templates = await listTemplates(db, tenantId);
     return page(request, reply, 'Templates', templateList(templates.map(templateListItem)));
@@ -84,11 +84,14 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       refusal.form.length + Object.keys(refusal.fields).length > 0 ? 400 : 200,
     );
 
-  app.get('/templates/new', async (request, reply) =>
-    showNewTemplate(request, reply, { code: '', name: '', description: '' }),
+  app.get(
+    '/templates/new',
+    { config: { permission: 'templates:create' } },
+    async (request, reply) =>
+      showNewTemplate(request, reply, { code: '', name: '', description: '' }),
   );
 
-  app.post('/templates', async (request, reply) => {
+  app.post('/templates', { config: { permission: 'templates:create' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const form = parseForm(NewTemplate, request.body, newTemplateFormOptions);
     const values = {
@@ -110,24 +113,28 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     return redirectTo(reply, `/templates/${segment(values.code)}?notice=created`);
   });
 
-  app.get<{ Params: Params }>('/templates/:code', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const { template, versions, customers } = await templateOverview(
-      db,
-      tenantId,
-      request.params.code,
-    );
-    return page(
-      request,
-      reply,
-      template.name,
-      templatePage({
-        template: templateModel(template),
-        versions: versions.map(versionModel),
-        customers,
-      }),
-    );
-  });
+  app.get<{ Params: Params }>(
+    '/templates/:code',
+    { config: { permission: 'templates:view' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const { template, versions, customers } = await templateOverview(
+        db,
+        tenantId,
+        request.params.code,
+      );
+      return page(
+        request,
+        reply,
+        template.name,
+        templatePage({
+          template: templateModel(template),
+          versions: versions.map(versionModel),
+          customers,
+        }),
+      );
+    },
+  );
 
   const versionValues = (body: unknown) => ({
     tag: fieldOf(body, 'tag').trim(),
@@ -213,42 +220,49 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     return redirectTo(reply, path);
   };
 
-  app.get<{ Params: Params }>('/templates/:code/versions/new', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const template = await getTemplateByCode(db, tenantId, request.params.code);
-    const kept = await keptForm(request, newVersionPath(template.code));
-    let values = kept;
-    if (!values) {
-      // Starting from the latest text is what an edit of a policy usually is.
-      const [latest, versions] = await Promise.all([
-        findLatestVersion(db, tenantId, template.code),
-        listVersions(db, template),
-      ]);
-      const newest = versions.find((v) => v.status === 'published') ?? versions[0];
-      values = {
-        tag: suggestNextTag(
-          newest?.tag,
-          versions.map((v) => v.tag),
-        ),
-        content_html: latest?.content_html ?? '',
-        file_url: '',
-        allow_reconsent: latest ? latest.allow_reconsent === 1 : true,
-      };
-    }
-    const form = formFor(reply, template, undefined, values);
-    return page(
-      request,
-      reply,
-      'New draft',
-      newVersionPage(kept ? html`${keptNotice}${form}` : form, templateModel(template)),
-    );
-  });
+  app.get<{ Params: Params }>(
+    '/templates/:code/versions/new',
+    { config: { permission: 'versions:create' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      const kept = await keptForm(request, newVersionPath(template.code));
+      let values = kept;
+      if (!values) {
+        // Starting from the latest text is what an edit of a policy usually is.
+        const [latest, versions] = await Promise.all([
+          findLatestVersion(db, tenantId, template.code),
+          listVersions(db, template),
+        ]);
+        const newest = versions.find((v) => v.status === 'published') ?? versions[0];
+        values = {
+          tag: suggestNextTag(
+            newest?.tag,
+            versions.map((v) => v.tag),
+          ),
+          content_html: latest?.content_html ?? '',
+          file_url: '',
+          allow_reconsent: latest ? latest.allow_reconsent === 1 : true,
+        };
+      }
+      const form = formFor(reply, template, undefined, values);
+      return page(
+        request,
+        reply,
+        'New draft',
+        newVersionPage(kept ? html`${keptNotice}${form}` : form, templateModel(template)),
+      );
+    },
+  );
 
   app.post<{ Params: Params }>(
     '/templates/:code/versions',
     {
       bodyLimit: versionBodyLimit,
-      config: { formPage: (request) => newVersionPath(paramsOf(request).code) },
+      config: {
+        permission: 'versions:create',
+        formPage: (request) => newVersionPath(paramsOf(request).code),
+      },
     },
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
@@ -289,6 +303,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     {
       bodyLimit: versionBodyLimit,
       config: {
+        permission: 'versions:edit',
         formPage: (request) => {
           const versionId = fieldOf(request.body, 'version_id');
           const { code } = paramsOf(request);
@@ -315,35 +330,40 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     },
   );
 
-  app.get<{ Params: Params }>('/templates/:code/versions/:id', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const template = await getTemplateByCode(db, tenantId, request.params.code);
-    const version = await getVersion(db, template, request.params.id);
-    const path = versionPath(template.code, version.id);
-    const [kept, notice] = await Promise.all([
-      version.status === 'draft' ? keptForm(request, path) : undefined,
-      takeFlash(db, request.backofficeSessionToken, `notice:${basePath}${path}`),
-    ]);
-    const form =
-      version.status === 'draft'
-        ? formFor(reply, template, version, kept ?? savedValues(version))
-        : undefined;
-    return showVersion(
-      request,
-      reply,
-      template,
-      version,
-      form && kept ? html`${keptNotice}${form}` : form,
-      200,
-      notice === 'saved' && version.status === 'draft' ? 'Draft saved.' : undefined,
-    );
-  });
+  app.get<{ Params: Params }>(
+    '/templates/:code/versions/:id',
+    { config: { permission: 'templates:view' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      const version = await getVersion(db, template, request.params.id);
+      const path = versionPath(template.code, version.id);
+      const [kept, notice] = await Promise.all([
+        version.status === 'draft' ? keptForm(request, path) : undefined,
+        takeFlash(db, request.backofficeSessionToken, `notice:${basePath}${path}`),
+      ]);
+      const form =
+        version.status === 'draft'
+          ? formFor(reply, template, version, kept ?? savedValues(version))
+          : undefined;
+      return showVersion(
+        request,
+        reply,
+        template,
+        version,
+        form && kept ? html`${keptNotice}${form}` : form,
+        200,
+        notice === 'saved' && version.status === 'draft' ? 'Draft saved.' : undefined,
+      );
+    },
+  );
 
   app.post<{ Params: Params }>(
     '/templates/:code/versions/:id',
     {
       bodyLimit: versionBodyLimit,
       config: {
+        permission: 'versions:edit',
         formPage: (request) => versionPath(paramsOf(request).code, paramsOf(request).id),
       },
     },
@@ -373,49 +393,57 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     },
   );
 
-  app.get<{ Params: Params }>('/templates/:code/versions/:id/publish', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const template = await getTemplateByCode(db, tenantId, request.params.code);
-    const draft = await getVersion(db, template, request.params.id);
-    if (draft.status !== 'draft') {
-      return redirectTo(reply, `/templates/${segment(template.code)}/versions/${draft.id}`);
-    }
-    const { latest, nextNumber, customersMadePending } = await publishEffect(db, template);
-    return page(
-      request,
-      reply,
-      `Publish ${draft.tag}`,
-      publishConfirmation({
-        template: templateModel(template),
-        draft: versionModel(draft),
-        latest:
-          latest && latest.version !== null
-            ? { version: latest.version, tag: latest.tag }
-            : undefined,
-        nextNumber,
-        customersToPend: customersMadePending,
-        csrfToken: csrfToken(reply),
-      }),
-    );
-  });
+  app.get<{ Params: Params }>(
+    '/templates/:code/versions/:id/publish',
+    { config: { permission: 'versions:approve' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      const draft = await getVersion(db, template, request.params.id);
+      if (draft.status !== 'draft') {
+        return redirectTo(reply, `/templates/${segment(template.code)}/versions/${draft.id}`);
+      }
+      const { latest, nextNumber, customersMadePending } = await publishEffect(db, template);
+      return page(
+        request,
+        reply,
+        `Publish ${draft.tag}`,
+        publishConfirmation({
+          template: templateModel(template),
+          draft: versionModel(draft),
+          latest:
+            latest && latest.version !== null
+              ? { version: latest.version, tag: latest.tag }
+              : undefined,
+          nextNumber,
+          customersToPend: customersMadePending,
+          csrfToken: csrfToken(reply),
+        }),
+      );
+    },
+  );
 
-  app.post<{ Params: Params }>('/templates/:code/versions/:id/publish', async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const template = await getTemplateByCode(db, tenantId, request.params.code);
-    try {
-      await db
-        .transaction()
-        .execute((trx) => publishVersion(trx, auditBy(request), template, request.params.id));
-    } catch (error) {
-      // A draft the service will not publish (nothing visible in it): its form, with the reason.
-      const refusal = refusalOf(error, versionFormOptions.messages);
-      if (!refusal) throw error;
-      const version = await getVersion(db, template, request.params.id);
-      if (version.status !== 'draft') throw error;
-      return refusedDraft(request, reply, template, version, savedValues(version), refusal);
-    }
-    return redirectTo(reply, `/templates/${segment(template.code)}?notice=published`);
-  });
+  app.post<{ Params: Params }>(
+    '/templates/:code/versions/:id/publish',
+    { config: { permission: 'versions:approve' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      try {
+        await db
+          .transaction()
+          .execute((trx) => publishVersion(trx, auditBy(request), template, request.params.id));
+      } catch (error) {
+        // A draft the service will not publish (nothing visible in it): its form, with the reason.
+        const refusal = refusalOf(error, versionFormOptions.messages);
+        if (!refusal) throw error;
+        const version = await getVersion(db, template, request.params.id);
+        if (version.status !== 'draft') throw error;
+        return refusedDraft(request, reply, template, version, savedValues(version), refusal);
+      }
+      return redirectTo(reply, `/templates/${segment(template.code)}?notice=published`);
+    },
+  );
 }
 
 /** A saved version's fields, as its form shows them. */

@@ -27,7 +27,7 @@ export async function tenantAdminRoutes(
 ) {
   const page = sectionPage('tenants', notices);
 
-  app.get('/operator/tenants', async (request, reply) =>
+  app.get('/operator/tenants', { config: { permission: 'operator' } }, async (request, reply) =>
     page(request, reply, 'Tenants', tenantList(await listTenants(db), csrfToken(reply))),
   );
 
@@ -51,11 +51,11 @@ export async function tenantAdminRoutes(
       status,
     );
 
-  app.get('/operator/tenants/new', (request, reply) =>
+  app.get('/operator/tenants/new', { config: { permission: 'operator' } }, (request, reply) =>
     showForm(request, reply, { alias: '', email: '' }),
   );
 
-  app.post('/operator/tenants', async (request, reply) => {
+  app.post('/operator/tenants', { config: { permission: 'operator' } }, async (request, reply) => {
     const form = parseForm(NewTenant, request.body, newTenantFormOptions);
     const values = { alias: form.input.alias ?? '', email: form.input.email ?? '' };
     try {
@@ -70,26 +70,40 @@ export async function tenantAdminRoutes(
     return redirectTo(reply, '/operator/tenants?notice=created');
   });
 
-  app.get<{ Params: { id: string } }>('/operator/tenants/:id/disable', async (request, reply) => {
-    const tenant = await getTenantById(db, request.params.id);
-    if (tenant.disabled_at) return redirectTo(reply, '/operator/tenants');
-    return page(
-      request,
-      reply,
-      `Disable ${tenant.alias}`,
-      disableConfirmation(tenant, csrfToken(reply)),
-    );
-  });
+  app.get<{ Params: { id: string } }>(
+    '/operator/tenants/:id/disable',
+    { config: { permission: 'operator' } },
+    async (request, reply) => {
+      const tenant = await getTenantById(db, request.params.id);
+      if (tenant.disabled_at) return redirectTo(reply, '/operator/tenants');
+      return page(
+        request,
+        reply,
+        `Disable ${tenant.alias}`,
+        disableConfirmation(tenant, csrfToken(reply)),
+      );
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/operator/tenants/:id/disable', async (request, reply) => {
-    await db
-      .transaction()
-      .execute((trx) => disableTenant(trx, request.params.id, auditBy(request)));
-    return redirectTo(reply, '/operator/tenants?notice=disabled');
-  });
+  app.post<{ Params: { id: string } }>(
+    '/operator/tenants/:id/disable',
+    { config: { permission: 'operator' } },
+    async (request, reply) => {
+      await db
+        .transaction()
+        .execute((trx) => disableTenant(trx, request.params.id, auditBy(request)));
+      return redirectTo(reply, '/operator/tenants?notice=disabled');
+    },
+  );
 
-  app.post<{ Params: { id: string } }>('/operator/tenants/:id/enable', async (request, reply) => {
-    await db.transaction().execute((trx) => enableTenant(trx, request.params.id, auditBy(request)));
-    return redirectTo(reply, '/operator/tenants?notice=enabled');
-  });
+  app.post<{ Params: { id: string } }>(
+    '/operator/tenants/:id/enable',
+    { config: { permission: 'operator' } },
+    async (request, reply) => {
+      await db
+        .transaction()
+        .execute((trx) => enableTenant(trx, request.params.id, auditBy(request)));
+      return redirectTo(reply, '/operator/tenants?notice=enabled');
+    },
+  );
 }

@@ -160,19 +160,23 @@ const ownAssets = new Map([
  */
 export async function assetRoutes(app: FastifyInstance): Promise<void> {
   await app.register(fastifyStatic, { root: dirname(picoFile), serve: false });
-  app.get('/assets/pico.min.css', (_request, reply) =>
+  app.get('/assets/pico.min.css', { config: { permission: 'public' } }, (_request, reply) =>
     reply.header('cache-control', 'public, max-age=86400').sendFile('pico.min.css'),
   );
-  app.get('/assets/htmx.min.js', (_request, reply) =>
+  app.get('/assets/htmx.min.js', { config: { permission: 'public' } }, (_request, reply) =>
     reply
       .header('cache-control', 'public, max-age=86400')
       .sendFile('htmx.min.js', dirname(htmxFile)),
   );
-  app.get<{ Params: { name: string } }>('/assets/:name', (request, reply) => {
-    const asset = ownAssets.get(request.params.name);
-    if (!asset) return reply.callNotFound();
-    reply.header('cache-control', 'public, max-age=3600').header('etag', asset.etag);
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    return reply.type(asset.type).send(asset.body);
-  });
+  app.get<{ Params: { name: string } }>(
+    '/assets/:name',
+    { config: { permission: 'public' } },
+    (request, reply) => {
+      const asset = ownAssets.get(request.params.name);
+      if (!asset) return reply.callNotFound();
+      reply.header('cache-control', 'public, max-age=3600').header('etag', asset.etag);
+      if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+      return reply.type(asset.type).send(asset.body);
+    },
+  );
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Permission } from '../../accounts/permissions.js';
 import type { BackofficeUser } from '../../accounts/sessions.js';
 import type { AuditEntry } from '../../audit/service.js';
 import { AppError } from '../../platform/errors.js';
@@ -12,6 +13,14 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /**
+     * Who may use the route, checked on the server before anything else runs: a permission a
+     * tenant user's roles must grant, or `member` (any tenant user: their own dashboard),
+     * `operator` (the service's operators), `self` (any signed-in account: their own account's
+     * pages), `public` (anyone: signing in, taking a one-time link, the assets). Every
+     * back-office route declares one; a route without is refused (and fails a test).
+     */
+    permission?: RouteAccess;
+    /**
      * For a form whose text must survive the end of the session (a draft): the page, for GET,
      * where the form is written. Sent without a session, such a form is answered (after its form
      * check) with the sign-in page carrying its fields, and this page after signing in.
@@ -19,6 +28,8 @@ declare module 'fastify' {
     formPage?: (request: FastifyRequest) => string;
   }
 }
+
+export type RouteAccess = Permission | 'member' | 'operator' | 'self' | 'public';
 
 export type TenantUser = Extract<BackofficeUser, { kind: 'tenant' }>;
 export type OperatorUser = Extract<BackofficeUser, { kind: 'operator' }>;
@@ -51,13 +62,24 @@ export function auditBy(
   tenantId: string | null = request.backofficeUser?.kind === 'tenant'
     ? request.backofficeUser.tenantId
     : null,
-): Pick<AuditEntry, 'tenantId' | 'actorKind' | 'actor' | 'ip' | 'userAgent'> {
+): Pick<AuditEntry, 'tenantId' | 'actorKind' | 'actor' | 'actorName' | 'ip' | 'userAgent'> {
   const user = request.backofficeUser;
   return {
     tenantId,
     actorKind: user?.kind ?? 'anonymous',
     actor: user?.email ?? '',
+    actorName: user?.name || null,
     ip: request.ip,
     userAgent: request.headers['user-agent'] ?? null,
   };
+}
+
+/** Whether the signed-in user may use what `access` guards (the navigation asks this too). */
+export function allows(user: BackofficeUser | null | undefined, access: RouteAccess): boolean {
+  if (access === 'public') return true;
+  if (!user) return false;
+  if (access === 'self') return true;
+  if (access === 'operator') return user.kind === 'operator';
+  if (user.kind !== 'tenant') return false;
+  return access === 'member' || user.permissions.has(access);
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BackofficeUser } from '../../accounts/sessions.js';
+import { allows, type RouteAccess } from './context.js';
 import { queryOf } from './forms.js';
 import { type Html, html } from './html.js';
 
@@ -11,7 +12,11 @@ export type Section =
   | 'api-keys'
   | 'log'
   | 'audit'
+  | 'users'
+  | 'roles'
+  | 'settings'
   | 'tenants'
+  | 'operators'
   | 'account';
 
 export interface PageOptions {
@@ -78,23 +83,42 @@ ${options.body}
 `.text;
 }
 
+/** The sections of a tenant's navigation, each shown to those who may open it. */
+const tenantSections: ReadonlyArray<[string, string, Section, RouteAccess]> = [
+  ['/dashboard', 'Dashboard', 'dashboard', 'member'],
+  ['/templates', 'Templates', 'templates', 'templates:view'],
+  ['/customers', 'Customers', 'customers', 'customers:view'],
+  ['/exports', 'Exports', 'exports', 'exports:export'],
+];
+
+const administration: ReadonlyArray<[string, string, Section, RouteAccess]> = [
+  ['/users', 'Users', 'users', 'users:view'],
+  ['/roles', 'Roles', 'roles', 'roles:view'],
+  ['/settings', 'Settings', 'settings', 'settings:view'],
+  ['/api-keys', 'API Key Management', 'api-keys', 'api_keys:view'],
+  ['/log', 'Decision log', 'log', 'decision_log:view'],
+  ['/audit', 'Audit log', 'audit', 'audit_log:view'],
+];
+
 function navigation(user: BackofficeUser, section: Section | undefined, csrfToken: string): Html {
   const link = (href: string, label: string, name: Section) =>
     html`<li><a href="${basePath}${href}"${section === name ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  const mayOpen = ([, , , access]: readonly [string, string, Section, RouteAccess]) =>
+    allows(user, access);
+  const admin = administration.filter(mayOpen);
   const links =
     user.kind === 'tenant'
-      ? html`${link('/dashboard', 'Dashboard', 'dashboard')}
-${link('/templates', 'Templates', 'templates')}
-${link('/customers', 'Customers', 'customers')}
-${link('/exports', 'Exports', 'exports')}
-<li><details class="dropdown">
-<summary${section === 'api-keys' || section === 'audit' || section === 'log' ? html` aria-current="page"` : ''}>Administration</summary>
+      ? html`${tenantSections.filter(mayOpen).map(([href, label, name]) => link(href, label, name))}
+${
+  admin.length === 0
+    ? ''
+    : html`<li><details class="dropdown">
+<summary${admin.some(([, , name]) => name === section) ? html` aria-current="page"` : ''}>Administration</summary>
 <ul dir="rtl">
-<li><a href="${basePath}/api-keys">API Key Management</a></li>
-<li><a href="${basePath}/log">Decision log</a></li>
-<li><a href="${basePath}/audit">Audit log</a></li>
+${admin.map(([href, label]) => html`<li><a href="${basePath}${href}">${label}</a></li>`)}
 </ul>
 </details></li>`
+}`
       : html`${link('/operator/tenants', 'Tenants', 'tenants')}
 ${link('/operator/audit', 'Audit log', 'audit')}`;
   return html`<nav aria-label="Main">
@@ -104,7 +128,7 @@ ${links}
 <li><details class="dropdown">
 <summary>Account</summary>
 <ul dir="rtl">
-<li><span class="signed-in-as">${user.email}</span></li>
+<li><span class="signed-in-as">${user.name ? html`${user.name}<br>` : ''}${user.email}</span></li>
 <li><a href="${basePath}/account/password">Change password</a></li>
 <li><form method="post" action="${basePath}/sign-out" class="sign-out"><input type="hidden" name="_csrf" value="${csrfToken}"><button type="submit" class="secondary">Sign out</button></form></li>
 </ul>

@@ -1,0 +1,42 @@
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import * as common from '@zxcvbn-ts/language-common';
+import * as english from '@zxcvbn-ts/language-en';
+
+/**
+ * Weak passwords are refused by estimating how many guesses a cracker would need (zxcvbn-ts,
+ * with its common-password and English dictionaries and keyboard graphs), not by a length rule
+ * alone. Score 3 ("safely unguessable: moderate protection from offline slow-hash scenario",
+ * about 10^8 guesses and more) is the floor: back-office passwords are stored with scrypt.
+ */
+const minimumScore = 3;
+
+let factory: ZxcvbnFactory | undefined;
+
+/** Built on first use: the dictionaries cost memory the API alone never needs. */
+function estimator(): ZxcvbnFactory {
+  factory ??= new ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...english.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: english.translations,
+  });
+  return factory;
+}
+
+/**
+ * Why the password is too easy to guess, as a sentence for the form; undefined when it is
+ * strong enough. `userInputs` are words of the account (e-mail, its parts, name, tenant alias):
+ * a password made of them is as weak as a dictionary word.
+ */
+export function passwordWeakness(
+  password: string,
+  userInputs: readonly string[],
+): string | undefined {
+  const inputs = userInputs
+    .flatMap((input) => [input, ...input.split(/[@.+_\s-]+/)])
+    .filter(Boolean);
+  const result = estimator().check(password, inputs);
+  if (result.score >= minimumScore) return undefined;
+  const why = result.feedback.warning ? ` ${result.feedback.warning}` : '';
+  const advice = result.feedback.suggestions[0] ?? 'Add more words that are less common.';
+  return `This password is too easy to guess.${why} ${advice}`.replace(/\s+/g, ' ').trim();
+}

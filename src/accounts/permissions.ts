@@ -1,0 +1,67 @@
+/**
+ * What a tenant's user may do in the back-office: `area:action` codes, in the manner of
+ * Consentrix's `consent_templates:review`. Only pairs that guard something exist; each is named
+ * by a back-office route (`config.permission`) and checked on the server for every request.
+ */
+export const permissionCatalogue = {
+  'templates:view': 'See templates, their versions and their history',
+  'templates:create': 'Create templates',
+  'versions:create': 'Write new drafts',
+  'versions:edit': 'Edit drafts and submit them for review',
+  'versions:review': 'Review submitted versions: pass them on, or send them back',
+  'versions:approve': 'Approve or reject reviewed versions (approval publishes)',
+  'customers:view': "Look up a customer's record",
+  'customers:erase': "Erase a customer's personal data",
+  'exports:export': 'Download decision records',
+  'api_keys:view': 'See API keys',
+  'api_keys:create': 'Create API keys',
+  'api_keys:delete': 'Revoke API keys',
+  'users:view': 'See the team',
+  'users:create': 'Invite users',
+  'users:edit': "Change users' names and roles, disable and enable them, send password links",
+  'users:delete': 'Remove users',
+  'roles:view': 'See roles and their permissions',
+  'roles:edit': 'Create, change and delete custom roles',
+  'audit_log:view': 'Read the audit log',
+  'audit_log:export': 'Download the audit log',
+  'decision_log:view': 'See the decision log and its checkpoints',
+  'decision_log:review': 'Run the decision-log audit',
+  'settings:view': "See the tenant's settings",
+  'settings:edit': "Change the tenant's settings",
+} as const;
+
+export type Permission = keyof typeof permissionCatalogue;
+
+export const allPermissions = Object.keys(permissionCatalogue) as Permission[];
+
+const permissionSet: ReadonlySet<string> = new Set(allPermissions);
+
+export function isPermission(code: string): code is Permission {
+  return permissionSet.has(code);
+}
+
+/** The areas of the permission matrix, in the order the pages show them. */
+export const areas = [
+  ['templates', 'Templates'],
+  ['versions', 'Versions'],
+  ['customers', 'Customers'],
+  ['exports', 'Exports'],
+  ['api_keys', 'API keys'],
+  ['users', 'Users'],
+  ['roles', 'Roles'],
+  ['audit_log', 'Audit log'],
+  ['decision_log', 'Decision log'],
+  ['settings', 'Settings'],
+] as const;
+
+/** The actions of the matrix, as columns. */
+export const actions = [
+  'view',
+  'create',
+  'edit',
+  'delete',
+  'review',
+  'approve',
+  'erase',
+  'export',
+] as const;

@@ -1,0 +1,292 @@
+import { type Actor, recordAudit } from '../audit/service.js';
+import type { Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { hashPassword } from '../tenants/passwords.js';
+import { getTenantSettings, setTenantSettings, type TenantSettings } from '../tenants/service.js';
+import { issueLink, type LinkHolder, readLink, retireLinks, useLink } from './links.js';
+import { findUserRowById } from './repository.js';
+import { changeRole, createRole, deleteRole, type Role, type RoleInput } from './roles.js';
+import { revokeSessionsOf } from './sessions.js';
+import {
+  addUser,
+  getTeamMember,
+  removeUser,
+  renameUser,
+  setUserDisabled,
+  setUserPasswordHash,
+  setUserRoles,
+  type TeamMember,
+} from './users.js';
+
+/**
+ * The acts of a tenant's admins on their team, each with its audit entry (filed under the
+ * tenant, naming who acted): inviting, changing roles, disabling, removing, password links,
+ * custom roles and the tenant's settings. Who acts comes in as an `Actor`.
+ */
+
+/** Invites a person: an `invited` user, and the one-time link that lets them set a password. */
+export async function inviteUser(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  fields: { email: string; name: string; roles: readonly string[] },
+): Promise<{ user: TeamMember; token: string }> {
+  const user = await addUser(trx, tenantId, fields);
+  const token = await issueLink(
+    trx,
+    { purpose: 'invitation', kind: 'user', accountId: user.id },
+    actor.actor,
+  );
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: 'user.invited',
+    target: user.email,
+    details: { user_id: user.id, name: user.name, roles: user.roles },
+  });
+  return { user, token };
+}
+
+/**
+ * A new link for a user: a fresh invitation while they have not taken the first, otherwise a
+ * password reset (an admin's, for someone who forgot theirs). Earlier links stop working.
+ */
+export async function issuePasswordLink(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+): Promise<{ user: TeamMember; token: string }> {
+  const user = await getTeamMember(trx, tenantId, userId);
+  if (user.status === 'disabled') {
+    throw new AppError('conflict', { message: 'Enable this user before sending them a link.' });
+  }
+  const purpose = user.status === 'invited' ? 'invitation' : 'password_reset';
+  const token = await issueLink(trx, { purpose, kind: 'user', accountId: user.id }, actor.actor);
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: purpose === 'invitation' ? 'user.invitation_renewed' : 'user.password_reset_issued',
+    target: user.email,
+    details: { user_id: user.id },
+  });
+  return { user, token };
+}
+
+export async function changeUser(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+  fields: { name: string; roles: readonly string[] },
+): Promise<TeamMember> {
+  const { before, after } = await setUserRoles(trx, tenantId, userId, fields.roles);
+  const renamed =
+    before.name === fields.name ? after : await renameUser(trx, tenantId, userId, fields.name);
+  const changes: Record<string, unknown> = {};
+  if (before.name !== fields.name) changes.name = { from: before.name, to: fields.name };
+  if (before.roles.join(' ') !== after.roles.join(' ')) {
+    changes.roles = { from: before.roles, to: after.roles };
+  }
+  if (Object.keys(changes).length > 0) {
+    await recordAudit(trx, {
+      ...actor,
+      tenantId,
+      action: 'user.changed',
+      target: before.email,
+      details: { user_id: userId, ...changes },
+    });
+  }
+  return { ...renamed, roles: after.roles };
+}
+
+/** Disables a user and ends their sessions at once; their API keys stay (keys are the tenant's). */
+export async function disableUser(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+): Promise<TeamMember> {
+  const user = await setUserDisabled(trx, tenantId, userId, true);
+  const sessions = await revokeSessionsOf(trx, { kind: 'user', id: userId });
+  await retireLinks(trx, 'user', userId);
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: 'user.disabled',
+    target: user.email,
+    details: { user_id: userId, sessions_ended: sessions },
+  });
+  return user;
+}
+
+export async function enableUser(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+): Promise<TeamMember> {
+  const user = await setUserDisabled(trx, tenantId, userId, false);
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: 'user.enabled',
+    target: user.email,
+    details: { user_id: userId },
+  });
+  return user;
+}
+
+/** Removes a user for good, ending their sessions; the audit log keeps naming them. */
+export async function removeUserAs(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+): Promise<TeamMember> {
+  const sessions = await revokeSessionsOf(trx, { kind: 'user', id: userId });
+  const user = await removeUser(trx, tenantId, userId);
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: 'user.removed',
+    target: user.email,
+    details: { user_id: userId, name: user.name, roles: user.roles, sessions_ended: sessions },
+  });
+  return user;
+}
+
+/**
+ * Sets the password of whoever holds a one-time link (invitation or reset), which it uses up:
+ * an invited user becomes active. Their other sessions end. Answers who it was, for signing in.
+ */
+export async function setPasswordFromLink(
+  trx: Executor,
+  token: string,
+  password: string,
+  passwordHashCost: number,
+  client: { ip: string; userAgent: string | null },
+): Promise<{ holder: LinkHolder; email: string; tenantId: string } | undefined> {
+  const holder = await useLink(trx, token);
+  if (holder?.kind !== 'user') return undefined;
+  const user = await findUserRowById(trx, holder.accountId);
+  if (!user || user.status === 'disabled') return undefined;
+  await setUserPasswordHash(
+    trx,
+    user.id,
+    await hashPassword(password, passwordHashCost),
+    holder.purpose === 'invitation',
+  );
+  await revokeSessionsOf(trx, { kind: 'user', id: user.id });
+  await recordAudit(trx, {
+    tenantId: user.tenant_id,
+    actorKind: 'tenant',
+    actor: user.email,
+    actorName: user.name,
+    ...client,
+    action: holder.purpose === 'invitation' ? 'user.invitation_taken' : 'user.password_reset',
+    target: user.email,
+    details: { user_id: user.id },
+  });
+  return { holder, email: user.email, tenantId: user.tenant_id };
+}
+
+export async function createRoleAs(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  input: RoleInput,
+): Promise<Role> {
+  const role = await createRole(trx, tenantId, input);
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: 'role.created',
+    target: role.name,
+    details: { role_id: role.id, permissions: role.permissions },
+  });
+  return role;
+}
+
+export async function changeRoleAs(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  roleId: string,
+  input: RoleInput,
+): Promise<Role> {
+  const role = await changeRole(trx, tenantId, roleId, input);
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: 'role.changed',
+    target: role.name,
+    details: { role_id: role.id, permissions: role.permissions },
+  });
+  return role;
+}
+
+export async function deleteRoleAs(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  roleId: string,
+): Promise<Role> {
+  const role = await deleteRole(trx, tenantId, roleId);
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: 'role.deleted',
+    target: role.name,
+    details: { role_id: role.id, permissions: role.permissions },
+  });
+  return role;
+}
+
+/**
+ * Changes the tenant's settings; each change is its own audit entry, so that turning four eyes
+ * off, say, is found by its action name.
+ */
+export async function changeSettings(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  next: TenantSettings,
+): Promise<TenantSettings> {
+  const before = await getTenantSettings(trx, tenantId);
+  await setTenantSettings(trx, tenantId, next);
+  const entries: Array<[string, unknown, unknown]> = [];
+  if (before.timeZone !== next.timeZone) {
+    entries.push(['settings.time_zone_changed', before.timeZone, next.timeZone]);
+  }
+  if (before.fourEyes !== next.fourEyes) {
+    entries.push([
+      next.fourEyes ? 'settings.four_eyes_on' : 'settings.four_eyes_off',
+      before.fourEyes,
+      next.fourEyes,
+    ]);
+  }
+  if (before.twoFactorRequired !== next.twoFactorRequired) {
+    entries.push([
+      next.twoFactorRequired ? 'settings.two_factor_required' : 'settings.two_factor_optional',
+      before.twoFactorRequired,
+      next.twoFactorRequired,
+    ]);
+  }
+  for (const [action, from, to] of entries) {
+    await recordAudit(trx, { ...actor, tenantId, action, details: { from, to } });
+  }
+  return next;
+}
+
+/** Who a usable one-time link is for (its purpose and the e-mail), or undefined. */
+export async function describeLink(
+  db: Executor,
+  token: string,
+): Promise<{ purpose: LinkHolder['purpose']; email: string } | undefined> {
+  const holder = await readLink(db, token);
+  if (holder?.kind !== 'user') return undefined;
+  const user = await findUserRowById(db, holder.accountId);
+  if (!user || user.status === 'disabled') return undefined;
+  return { purpose: holder.purpose, email: user.email };
+}

@@ -1,0 +1,180 @@
+import type { Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/time.js';
+import {
+  deleteUserRow,
+  emailTaken,
+  findUserRow,
+  insertUser,
+  listUserRows,
+  replaceUserRoles,
+  updateUser,
+} from './repository.js';
+import { checkRoleIds, countActiveAdmins, rolesOfUsers } from './roles.js';
+import type { UserRow } from './table.js';
+
+/** A user as the team page shows them. */
+export interface TeamMember {
+  id: string;
+  email: string;
+  name: string;
+  status: UserRow['status'];
+  roles: string[];
+  createdAt: string;
+  lastSignInAt: string | null;
+}
+
+function member(row: UserRow, roles: string[]): TeamMember {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    status: row.status,
+    roles,
+    createdAt: row.created_at,
+    lastSignInAt: row.last_sign_in_at,
+  };
+}
+
+export async function listTeam(db: Executor, tenantId: string): Promise<TeamMember[]> {
+  const rows = await listUserRows(db, tenantId);
+  const roles = await rolesOfUsers(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => member(row, roles.get(row.id) ?? []));
+}
+
+export async function getTeamMember(
+  db: Executor,
+  tenantId: string,
+  userId: string,
+): Promise<TeamMember> {
+  const row = await findUserRow(db, tenantId, userId);
+  if (!row) throw new AppError('notFound', { message: 'No such user.' });
+  const roles = await rolesOfUsers(db, [row.id]);
+  return member(row, roles.get(row.id) ?? []);
+}
+
+/** One e-mail, one account, across the service: sign-in asks for nothing else. */
+export async function refuseTakenEmail(db: Executor, email: string): Promise<void> {
+  if (await emailTaken(db, email.toLowerCase())) {
+    throw new AppError('conflict', { message: 'An account with this e-mail already exists.' });
+  }
+}
+
+/**
+ * Adds a user to a tenant: `invited` (no password yet, until they take their invitation) or,
+ * for a tenant's first user, `active` with the password hash given.
+ */
+export async function addUser(
+  trx: Executor,
+  tenantId: string,
+  fields: { email: string; name: string; roles: readonly string[]; passwordHash?: string },
+): Promise<TeamMember> {
+  const email = fields.email.toLowerCase();
+  await refuseTakenEmail(trx, email);
+  await checkRoleIds(trx, tenantId, fields.roles);
+  const now = nowIso();
+  const row: UserRow = {
+    id: newId(),
+    tenant_id: tenantId,
+    email,
+    name: fields.name,
+    password_hash: fields.passwordHash ?? null,
+    status: fields.passwordHash === undefined ? 'invited' : 'active',
+    created_at: now,
+    updated_at: now,
+    last_sign_in_at: null,
+  };
+  await insertUser(trx, row);
+  await replaceUserRoles(trx, row.id, [...new Set(fields.roles)]);
+  return member(row, [...new Set(fields.roles)]);
+}
+
+/**
+ * A change that would leave the tenant with no active admin is refused: nobody could manage the
+ * team any more (the operator's recovery link is the way back from a lockout, not the rule).
+ */
+async function keepAnAdmin(trx: Executor, tenantId: string): Promise<void> {
+  if ((await countActiveAdmins(trx, tenantId)) === 0) {
+    throw new AppError('conflict', {
+      message:
+        'The tenant would have no active admin left. Give the Admin role to someone else first.',
+    });
+  }
+}
+
+export async function setUserRoles(
+  trx: Executor,
+  tenantId: string,
+  userId: string,
+  roles: readonly string[],
+): Promise<{ before: TeamMember; after: TeamMember }> {
+  const before = await getTeamMember(trx, tenantId, userId);
+  await checkRoleIds(trx, tenantId, roles);
+  await replaceUserRoles(trx, userId, [...new Set(roles)]);
+  await updateUser(trx, userId, { updated_at: nowIso() });
+  await keepAnAdmin(trx, tenantId);
+  return { before, after: { ...before, roles: [...new Set(roles)] } };
+}
+
+export async function renameUser(
+  trx: Executor,
+  tenantId: string,
+  userId: string,
+  name: string,
+): Promise<TeamMember> {
+  const user = await getTeamMember(trx, tenantId, userId);
+  await updateUser(trx, userId, { name, updated_at: nowIso() });
+  return { ...user, name };
+}
+
+/** Disables an active user, or enables a disabled one (an invited user stays invited). */
+export async function setUserDisabled(
+  trx: Executor,
+  tenantId: string,
+  userId: string,
+  disabled: boolean,
+): Promise<TeamMember> {
+  const user = await getTeamMember(trx, tenantId, userId);
+  if (user.status === 'invited') {
+    throw new AppError('conflict', { message: 'This user has not taken their invitation yet.' });
+  }
+  const status = disabled ? 'disabled' : 'active';
+  if (user.status === status) return user;
+  await updateUser(trx, userId, { status, updated_at: nowIso() });
+  if (disabled) await keepAnAdmin(trx, tenantId);
+  return { ...user, status };
+}
+
+/** Removes a user for good; the audit log keeps their name and e-mail in its entries. */
+export async function removeUser(
+  trx: Executor,
+  tenantId: string,
+  userId: string,
+): Promise<TeamMember> {
+  const user = await getTeamMember(trx, tenantId, userId);
+  await deleteUserRow(trx, userId);
+  await keepAnAdmin(trx, tenantId);
+  return user;
+}
+
+/** Sets the password of a user taking an invitation or a reset: the user becomes active. */
+export async function setUserPasswordHash(
+  trx: Executor,
+  userId: string,
+  passwordHash: string,
+  activate: boolean,
+): Promise<void> {
+  await updateUser(trx, userId, {
+    password_hash: passwordHash,
+    ...(activate ? { status: 'active' as const } : {}),
+    updated_at: nowIso(),
+  });
+}
+
+export async function recordSignInOf(db: Executor, userId: string): Promise<void> {
+  await updateUser(db, userId, { last_sign_in_at: nowIso() });
+}

@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { changeSettings } from '../../accounts/team.js';
+import type { Db } from '../../platform/db.js';
+import { getTenantSettings, type TenantSettings } from '../../tenants/service.js';
+import { auditBy, tenantOf } from '../web/context.js';
+import { fieldOf, formErrors } from '../web/forms.js';
+import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { settingsForm, timeZones } from './views.js';
+
+const notices: Record<string, string> = { saved: 'Settings saved.' };
+
+/** The tenant's settings: the time zone its back-office shows dates in. */
+export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
+  const page = sectionPage('settings', notices);
+
+  const show = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    settings: TenantSettings,
+    errors: string[] = [],
+    status = 200,
+  ) => {
+    const user = tenantOf(request);
+    const body = settingsForm({
+      csrfToken: csrfToken(reply),
+      settings,
+      errors: formErrors(errors),
+      mayEdit: user.permissions.has('settings:edit'),
+    });
+    return page(request, reply, 'Settings', body, status);
+  };
+
+  app.get('/settings', { config: { permission: 'settings:view' } }, async (request, reply) =>
+    show(request, reply, await getTenantSettings(db, tenantOf(request).tenantId)),
+  );
+
+  app.post('/settings', { config: { permission: 'settings:edit' } }, async (request, reply) => {
+    const { tenantId } = tenantOf(request);
+    const current = await getTenantSettings(db, tenantId);
+    const timeZone = fieldOf(request.body, 'time_zone');
+    const next = { ...current, timeZone };
+    if (!timeZones.has(timeZone)) {
+      return show(request, reply, next, ['Choose a time zone of the list.'], 400);
+    }
+    await db.transaction().execute((trx) => changeSettings(trx, auditBy(request), tenantId, next));
+    return redirectTo(reply, '/settings?notice=saved');
+  });
+}

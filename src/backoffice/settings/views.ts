@@ -1,0 +1,26 @@
+import type { TenantSettings } from '../../tenants/service.js';
+import { csrfField, select } from '../web/forms.js';
+import { type Html, html } from '../web/html.js';
+import { basePath } from '../web/layout.js';
+
+/** The IANA zones the runtime knows, and UTC (which the list leaves out). */
+const zoneList = ['UTC', ...Intl.supportedValuesOf('timeZone')];
+export const timeZones: ReadonlySet<string> = new Set(zoneList);
+
+export function settingsForm(o: {
+  csrfToken: string;
+  settings: TenantSettings;
+  errors: Html;
+  mayEdit: boolean;
+}): Html {
+  return html`<hgroup><h1>Settings</h1><p>Administration</p></hgroup>
+${o.errors}
+<form method="post" action="${basePath}/settings">
+${csrfField(o.csrfToken)}
+<fieldset${o.mayEdit ? '' : html` disabled`}>
+${select({ name: 'time_zone', label: 'Time zone', value: o.settings.timeZone, options: zoneList.map((z) => [z, z] as const) })}
+<small>The back-office shows dates and reads date filters in this zone. Records keep their times in UTC, and exports give UTC.</small>
+</fieldset>
+${o.mayEdit ? html`<button type="submit">Save</button>` : ''}
+</form>`;
+}

@@ -1,0 +1,266 @@
+import type { RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser } from '../../src/accounts/users.js';
+import { createDraftVersion, getTemplateByCode } from '../../src/templates/service.js';
+import { hashPassword } from '../../src/tenants/passwords.js';
+import type { TestApp } from '../helpers/app.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+import { testPasswordHashCost } from '../helpers/time.js';
+import { operator, PageClient, signedIn, startBackofficeApp, tenantPassword } from './support.js';
+
+/**
+ * Who may use each back-office route, as the README's permission table documents it: a
+ * permission, or `member` (any tenant user), `operator`, `self` (any signed-in account) and
+ * `public` (anyone).
+ */
+const documented: Record<string, string> = {
+  'GET /backoffice': 'public',
+  'GET /backoffice/sign-in': 'public',
+  'POST /backoffice/sign-in': 'public',
+  'POST /backoffice/sign-out': 'public',
+  'GET /backoffice/password': 'public',
+  'POST /backoffice/password': 'public',
+  'GET /backoffice/assets/pico.min.css': 'public',
+  'GET /backoffice/assets/htmx.min.js': 'public',
+  'GET /backoffice/assets/:name': 'public',
+  'GET /backoffice/account/password': 'self',
+  'POST /backoffice/account/password': 'self',
+  'GET /backoffice/dashboard': 'member',
+  'GET /backoffice/templates': 'templates:view',
+  'GET /backoffice/templates/new': 'templates:create',
+  'POST /backoffice/templates': 'templates:create',
+  'GET /backoffice/templates/:code': 'templates:view',
+  'GET /backoffice/templates/:code/versions/new': 'versions:create',
+  'POST /backoffice/templates/:code/versions': 'versions:create',
+  'POST /backoffice/templates/:code/preview': 'versions:edit',
+  'GET /backoffice/templates/:code/versions/:id': 'templates:view',
+  'POST /backoffice/templates/:code/versions/:id': 'versions:edit',
+  'GET /backoffice/templates/:code/versions/:id/publish': 'versions:approve',
+  'POST /backoffice/templates/:code/versions/:id/publish': 'versions:approve',
+  'GET /backoffice/api-keys': 'api_keys:view',
+  'POST /backoffice/api-keys': 'api_keys:create',
+  'GET /backoffice/api-keys/:id': 'api_keys:view',
+  'GET /backoffice/api-keys/:id/revoke': 'api_keys:delete',
+  'POST /backoffice/api-keys/:id/revoke': 'api_keys:delete',
+  'GET /backoffice/customers': 'customers:view',
+  'GET /backoffice/customers/erase': 'customers:erase',
+  'POST /backoffice/customers/erase': 'customers:erase',
+  'GET /backoffice/decisions/:id/receipt': 'customers:view',
+  'GET /backoffice/exports': 'exports:export',
+  'GET /backoffice/exports/decisions.csv': 'exports:export',
+  'GET /backoffice/audit': 'audit_log:view',
+  'GET /backoffice/audit.csv': 'audit_log:export',
+  'GET /backoffice/log': 'decision_log:view',
+  'POST /backoffice/log/audit': 'decision_log:review',
+  'GET /backoffice/users': 'users:view',
+  'GET /backoffice/users/new': 'users:create',
+  'POST /backoffice/users': 'users:create',
+  'GET /backoffice/users/:id': 'users:view',
+  'POST /backoffice/users/:id': 'users:edit',
+  'POST /backoffice/users/:id/disable': 'users:edit',
+  'POST /backoffice/users/:id/enable': 'users:edit',
+  'POST /backoffice/users/:id/link': 'users:edit',
+  'POST /backoffice/users/:id/remove': 'users:delete',
+  'GET /backoffice/roles': 'roles:view',
+  'GET /backoffice/roles/new': 'roles:edit',
+  'POST /backoffice/roles': 'roles:edit',
+  'GET /backoffice/roles/:id': 'roles:view',
+  'POST /backoffice/roles/:id': 'roles:edit',
+  'POST /backoffice/roles/:id/delete': 'roles:edit',
+  'GET /backoffice/settings': 'settings:view',
+  'POST /backoffice/settings': 'settings:edit',
+  'GET /backoffice/operator/tenants': 'operator',
+  'GET /backoffice/operator/tenants/new': 'operator',
+  'POST /backoffice/operator/tenants': 'operator',
+  'GET /backoffice/operator/tenants/:id/disable': 'operator',
+  'POST /backoffice/operator/tenants/:id/disable': 'operator',
+  'POST /backoffice/operator/tenants/:id/enable': 'operator',
+  'GET /backoffice/operator/audit': 'operator',
+  'GET /backoffice/operator/audit.csv': 'operator',
+};
+
+/** The built-in roles' permissions, as the README's role table lists them. */
+const viewAll = [
+  'templates:view',
+  'customers:view',
+  'api_keys:view',
+  'users:view',
+  'roles:view',
+  'audit_log:view',
+  'decision_log:view',
+  'settings:view',
+];
+const builtIn: Record<string, readonly string[]> = {
+  admin: [
+    ...viewAll,
+    'templates:create',
+    'versions:create',
+    'versions:edit',
+    'versions:review',
+    'versions:approve',
+    'customers:erase',
+    'exports:export',
+    'api_keys:create',
+    'api_keys:delete',
+    'users:create',
+    'users:edit',
+    'users:delete',
+    'roles:edit',
+    'audit_log:export',
+    'decision_log:review',
+    'settings:edit',
+  ],
+  editor: ['templates:view', 'templates:create', 'versions:create', 'versions:edit'],
+  reviewer: ['templates:view', 'versions:review'],
+  approver: ['templates:view', 'versions:approve'],
+  customer_service: ['customers:view'],
+  auditor: [...viewAll, 'exports:export', 'audit_log:export', 'decision_log:review'],
+};
+
+/** Signing out ends the client's session: the matrix leaves that one request out. */
+const leftOut = new Set(['POST /backoffice/sign-out']);
+
+describe.each(stores)('who may use which back-office route, on $name', (store) => {
+  const routes: Array<{ method: string; url: string; permission: unknown }> = [];
+  let t: TestApp;
+  let a: SeededTenant;
+  const params: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await startBackofficeApp(
+      store,
+      { SIGN_IN_FAILURES_PER_ACCOUNT: '0', SIGN_IN_FAILURES_PER_ADDRESS: '0' },
+      {
+        onRoute: (route: RouteOptions) => {
+          for (const method of [route.method].flat()) {
+            routes.push({ method, url: route.url, permission: route.config?.permission });
+          }
+        },
+      },
+    );
+    a = await seedTenant(t.db);
+    const code = await seedTemplate(t.db, a.tenant.id);
+    await publish(t.db, a.tenant.id, code);
+    const admin = await signedIn(t.app, a.tenant.email);
+    const template = await getTemplateByCode(t.db, a.tenant.id, code);
+    const draft = await t.db
+      .transaction()
+      .execute((trx) =>
+        createDraftVersion(trx, template, { tag: '9.0', content_html: '<p>A draft</p>' }),
+      );
+    const made = await admin.submit('/backoffice/roles/new', '/backoffice/roles', {
+      name: 'Key keeper',
+      description: 'Manages API keys',
+      permissions: 'api_keys:view',
+    });
+    if (made.statusCode !== 303) throw new Error(`role: ${made.statusCode} ${made.body}`);
+    const role = await t.db.selectFrom('roles').select('id').executeTakeFirstOrThrow();
+    const hash = await hashPassword(tenantPassword, testPasswordHashCost);
+    const fixture = await t.db.transaction().execute((trx) =>
+      addUser(trx, a.tenant.id, {
+        email: `fixture-${a.tenant.alias}@example.test`,
+        name: 'Fixture',
+        roles: ['editor'],
+        passwordHash: hash,
+      }),
+    );
+    for (const roleId of Object.keys(builtIn)) {
+      await t.db.transaction().execute((trx) =>
+        addUser(trx, a.tenant.id, {
+          email: `${roleId}-${a.tenant.alias}@example.test`,
+          name: roleId,
+          roles: [roleId],
+          passwordHash: hash,
+        }),
+      );
+    }
+    Object.assign(params, {
+      code,
+      'versions/:id': draft.id,
+      'users/:id': fixture.id,
+      'roles/:id': role.id,
+      'api-keys/:id': a.apiKey.id,
+      'decisions/:id': '0190e8a0-0000-7000-8000-000000000000',
+      'tenants/:id': a.tenant.id,
+      name: 'app.css',
+    });
+  });
+  afterAll(() => t?.close());
+
+  /** A route's path with its parameters filled in by the fixtures. */
+  function concrete(url: string): string {
+    return url
+      .replace(':code', params.code ?? '')
+      .replace(/(versions|users|roles|api-keys|decisions|tenants)\/:id/, (whole) => {
+        return whole.replace(':id', params[whole] ?? '');
+      })
+      .replace(':name', params.name ?? '');
+  }
+
+  const backofficeRoutes = () =>
+    routes.filter((r) => r.url.startsWith('/backoffice') && r.method !== 'HEAD');
+
+  it('every back-office route declares who may use it: the documented permission', () => {
+    const declared = Object.fromEntries(
+      backofficeRoutes().map((r) => [`${r.method} ${r.url}`, r.permission]),
+    );
+    const undeclared = Object.entries(declared)
+      .filter(([, permission]) => permission === undefined)
+      .map(([route]) => route);
+    expect(undeclared).toEqual([]);
+    expect(declared).toEqual(documented);
+  });
+
+  it.each(Object.keys(builtIn))(
+    'the %s role is let through exactly where its permissions allow, and gets the 403 page elsewhere',
+    async (roleId) => {
+      const client = await signedIn(t.app, `${roleId}-${a.tenant.alias}@example.test`);
+      const granted = new Set(builtIn[roleId]);
+      const outcomes: Record<string, 'allowed' | 'forbidden'> = {};
+      const expected: Record<string, 'allowed' | 'forbidden'> = {};
+      for (const [route, permission] of Object.entries(documented)) {
+        if (leftOut.has(route)) continue;
+        const [method, url] = route.split(' ') as [string, string];
+        const mayUse =
+          permission === 'public' ||
+          permission === 'self' ||
+          permission === 'member' ||
+          granted.has(permission);
+        expected[route] = mayUse ? 'allowed' : 'forbidden';
+        let status: number;
+        let body: string;
+        if (method === 'GET') {
+          ({ statusCode: status, body } = await client.get(concrete(url)));
+        } else {
+          await client.get('/backoffice/dashboard');
+          ({ statusCode: status, body } = await client.post(concrete(url), {}));
+        }
+        outcomes[route] = status === 403 ? 'forbidden' : 'allowed';
+        if (status === 403) {
+          // The forbidden page, in the layout with the user's navigation.
+          expect(body).toContain('<nav aria-label="Main">');
+        }
+      }
+      expect(outcomes).toEqual(expected);
+    },
+  );
+
+  it("the operator is let through the operator's routes and gets 403 on the tenants'", async () => {
+    const client = new PageClient(t.app);
+    await client.signIn(operator.email, operator.password);
+    const outcomes: Record<string, 'allowed' | 'forbidden'> = {};
+    const expected: Record<string, 'allowed' | 'forbidden'> = {};
+    for (const [route, permission] of Object.entries(documented)) {
+      if (leftOut.has(route)) continue;
+      const [method, url] = route.split(' ') as [string, string];
+      const mayUse = ['public', 'self', 'operator'].includes(permission);
+      expected[route] = mayUse ? 'allowed' : 'forbidden';
+      if (method !== 'GET') await client.get('/backoffice/operator/tenants');
+      const response =
+        method === 'GET' ? await client.get(concrete(url)) : await client.post(concrete(url), {});
+      outcomes[route] = response.statusCode === 403 ? 'forbidden' : 'allowed';
+    }
+    expect(outcomes).toEqual(expected);
+  });
+});
