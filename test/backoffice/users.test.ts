@@ -323,6 +323,10 @@ describe.each(stores)('a tenant’s team, with invitations e-mailed over SMTP, o
     });
     expect(good.statusCode).toBe(303);
     expect(await auditActions()).toContain('settings.time_zone_changed by Administrator on ');
+    // Dates are now shown in Bangkok time; the stored instant stays in the markup.
+    const audit = await admin.get('/backoffice/audit');
+    expect(audit.body).toMatch(/<span class="nowrap">\d\d:\d\d:\d\d GMT\+7<\/span>/);
+    expect(audit.body).not.toContain(' UTC</span>');
   });
 });
 

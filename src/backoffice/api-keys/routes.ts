@@ -4,7 +4,7 @@ import { createApiKeyAs, revokeApiKeyAs } from '../../api-keys/actions.js';
 import { type CreatedApiKey, NewApiKey } from '../../api-keys/schemas.js';
 import { getApiKey, listApiKeys } from '../../api-keys/service.js';
 import type { Db } from '../../platform/db.js';
-import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
+import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
 import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
@@ -32,6 +32,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
       keys,
       csrfToken: csrfToken(reply),
       name,
+      zone: zoneOf(request),
       errors: refusal.form,
       fieldErrors: refusal.fields,
     });
@@ -72,7 +73,7 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
       const key = await getApiKey(db, tenantId, request.params.id);
       const secret = await takeFlash(db, request.backofficeSessionToken, `api-key:${key.id}`);
       return secret === undefined
-        ? page(request, reply, `Key ${key.name}`, keyDetails(key))
+        ? page(request, reply, `Key ${key.name}`, keyDetails(key, zoneOf(request)))
         : page(request, reply, 'Key created', createdKey({ ...key, key: secret }));
     },
   );

@@ -10,6 +10,7 @@ export function apiKeyList(o: {
   name: string;
   errors: string[];
   fieldErrors: FieldErrors;
+  zone: string;
 }): Html {
   return html`<hgroup><h1>API Key Management</h1><p>Administration</p></hgroup>
 <p>Client systems send a key in the <code>x-system-api-key</code> header. A key is shown once, when it is created; only a hash of it is kept.</p>
@@ -23,9 +24,9 @@ ${o.keys.map(
   (k) => html`<tr>
 <td class="wrap">${k.name}</td>
 <td class="mono">${k.prefix}</td>
-<td>${time(k.created_at)}</td>
-<td>${time(k.last_used_at)}</td>
-<td>${k.revoked_at ? html`${badge('revoked')} ${time(k.revoked_at)}` : badge('active')}</td>
+<td>${time(k.created_at, o.zone)}</td>
+<td>${time(k.last_used_at, o.zone)}</td>
+<td>${k.revoked_at ? html`${badge('revoked')} ${time(k.revoked_at, o.zone)}` : badge('active')}</td>
 <td>${k.revoked_at ? '' : html`<a href="${basePath}/api-keys/${segment(k.id)}/revoke">Revoke<span class="visually-hidden"> ${k.name}</span>…</a>`}</td>
 </tr>`,
 )}
@@ -51,14 +52,14 @@ export function createdKey(key: CreatedApiKey & ApiKeyView): Html {
 }
 
 /** A key's page once its secret was shown: it never is again. */
-export function keyDetails(key: ApiKeyView): Html {
+export function keyDetails(key: ApiKeyView, zone: string): Html {
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/api-keys">API Key Management</a></li><li>${key.name}</li></ul></nav>
 <h1>Key "${key.name}"</h1>
 <dl class="facts">
 <dt>Prefix</dt><dd class="mono">${key.prefix}</dd>
-<dt>Created</dt><dd>${time(key.created_at)}</dd>
-<dt>Last used</dt><dd>${time(key.last_used_at)}</dd>
-<dt>Status</dt><dd>${key.revoked_at ? html`${badge('revoked')} ${time(key.revoked_at)}` : badge('active')}</dd>
+<dt>Created</dt><dd>${time(key.created_at, zone)}</dd>
+<dt>Last used</dt><dd>${time(key.last_used_at, zone)}</dd>
+<dt>Status</dt><dd>${key.revoked_at ? html`${badge('revoked')} ${time(key.revoked_at, zone)}` : badge('active')}</dd>
 </dl>
 <p role="status">The key itself was shown once, when it was created, and cannot be shown again: only a hash of it is kept. If it was not copied, revoke this key and create a new one.</p>
 <p><a href="${basePath}/api-keys">Back to API Key Management</a></p>`;

@@ -7,7 +7,7 @@ import {
   listAudit,
 } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
-import { auditBy, type RouteAccess, signedInUser } from '../web/context.js';
+import { auditBy, type RouteAccess, signedInUser, zoneOf } from '../web/context.js';
 import { type CsvColumn, sendCsv } from '../web/csv.js';
 import { queryOf } from '../web/forms.js';
 import { basePath, csrfToken, sendPage } from '../web/layout.js';
@@ -60,6 +60,7 @@ export async function auditRoutes(
         items,
         next,
         showTenant: who === 'operator',
+        zone: zoneOf(request),
         path: `${basePath}${path}`,
         first: before === undefined,
       }),

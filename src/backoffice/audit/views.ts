@@ -8,6 +8,7 @@ export function auditPage(o: {
   showTenant: boolean;
   path: string;
   first: boolean;
+  zone: string;
 }): Html {
   return html`<hgroup><h1>Audit log</h1><p>Every action in this back-office, newest first.</p></hgroup>
 <p><a href="${o.path}.csv" download>Download the whole log as CSV</a></p>
@@ -19,7 +20,7 @@ ${
 <tbody>
 ${o.items.map(
   (e) => html`<tr>
-<td>${time(e.createdAt)}</td>
+<td>${time(e.createdAt, o.zone)}</td>
 ${o.showTenant ? html`<td>${e.tenantAlias ?? '—'}</td>` : ''}
 <td>${e.actor || '—'}<br><small class="muted">${e.actorKind}, from <span class="mono">${e.ip}</span></small></td>
 <td class="mono">${e.action}</td>

@@ -4,7 +4,7 @@ import { lookUpCustomer } from '../../records/look-up.js';
 import { eraseCustomer } from '../../subjects/erase.js';
 import { findSubjectId } from '../../subjects/service.js';
 import type { SubjectVault } from '../../subjects/vault.js';
-import { auditBy, tenantOf } from '../web/context.js';
+import { auditBy, tenantOf, zoneOf } from '../web/context.js';
 import { parseForm } from '../web/forms.js';
 import { html } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
@@ -41,7 +41,15 @@ export async function customerRoutes(
         historyLimit,
         auditBy(request),
       );
-      result = customerResult({ customerId, standings, history, historyLimit, erasures });
+      result = customerResult({
+        customerId,
+        standings,
+        history,
+        historyLimit,
+        erasures,
+        zone: zoneOf(request),
+        mayErase: tenantOf(request).permissions.has('customers:erase'),
+      });
     }
     const title = valid ? `Customer ${customerId}` : 'Customers';
     const body = html`${customerSearch({ customerId, error })}${result}`;

@@ -37,6 +37,9 @@ export function customerResult(o: {
   history: LoggedDecisionRecord[];
   historyLimit: number;
   erasures: ErasureSummary;
+  zone: string;
+  /** Whether the user may erase customers (the button shows only then). */
+  mayErase: boolean;
 }): Html {
   if (o.history.length === 0) {
     return html`<p role="status">No decision recorded for <span class="mono">${o.customerId}</span>.</p>
@@ -52,7 +55,7 @@ ${o.standings.map(
 <td><span class="mono">${s.template_code}</span><br><small>${s.template_name}</small></td>
 <td>${s.latest_version === null ? '—' : html`${s.latest_version} <span class="mono">(${s.latest_tag})</span>`}</td>
 <td>${s.decision_on_latest ? badge(s.decision_on_latest) : badge('pending')}</td>
-<td>${badge(s.last_decision)} ${time(s.last_decided_at)}</td>
+<td>${badge(s.last_decision)} ${time(s.last_decided_at, o.zone)}</td>
 <td>${s.decision_count}</td>
 </tr>`,
 )}
@@ -65,7 +68,7 @@ ${o.history.length === o.historyLimit ? html`<p>The ${o.historyLimit} most recen
 <tbody>
 ${o.history.map(
   (d) => html`<tr>
-<td>${time(d.decided_at)}</td>
+<td>${time(d.decided_at, o.zone)}</td>
 <td class="mono">${d.template_code}</td>
 <td>${d.version}</td>
 <td class="mono">${d.tag}</td>
@@ -77,9 +80,13 @@ ${o.history.map(
 </tr>`,
 )}
 </tbody></table></div>
-<h2>Erasure</h2>
+${
+  o.mayErase
+    ? html`<h2>Erasure</h2>
 <p>On the customer's request, their personal data can be erased for good; their decisions stay provable in the decision log.</p>
-<p><a href="${basePath}/customers/erase?customer_id=${encodeURIComponent(o.customerId)}" role="button" class="secondary">Erase this customer…</a></p>`;
+<p><a href="${basePath}/customers/erase?customer_id=${encodeURIComponent(o.customerId)}" role="button" class="secondary">Erase this customer…</a></p>`
+    : ''
+}`;
 }
 
 export function erasureConfirmation(o: {

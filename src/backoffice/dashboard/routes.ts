@@ -13,7 +13,17 @@ const days = 30;
 /** Per template: the latest version, how many customers decided, and decisions per day. */
 export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) {
   app.get('/dashboard', { config: { permission: 'member' } }, async (request, reply) => {
-    const { tenantId } = tenantOf(request);
+    const { tenantId, permissions, timeZone, name } = tenantOf(request);
+    if (!permissions.has('templates:view')) {
+      // The dashboard's figures are the templates': a role without them gets a welcome.
+      return sendPage(reply, {
+        title: 'Dashboard',
+        section: 'dashboard',
+        user: request.backofficeUser,
+        csrfToken: csrfToken(reply),
+        body: html`<h1>Welcome, ${name}</h1><p>The menu above holds what your roles let you open.</p>`,
+      });
+    }
     const window = lastDays(days);
     const [templates, counts, customers] = await Promise.all([
       listTemplates(db, tenantId),
@@ -36,7 +46,7 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
       const total = series.reduce((n, d) => n + d.given + d.reject + d.withdraw, 0);
       return html`<article>
 <header><h2><a href="${basePath}/templates/${segment(t.code)}">${t.name}</a> <small class="mono">${t.code}</small></h2>
-<p>${t.latest_version === null ? 'No version published yet.' : html`Latest version ${t.latest_version} (tag <span class="mono">${t.latest_tag}</span>), published ${time(t.latest_published_at)}.`}
+<p>${t.latest_version === null ? 'No version published yet.' : html`Latest version ${t.latest_version} (tag <span class="mono">${t.latest_tag}</span>), published ${time(t.latest_published_at, timeZone)}.`}
 ${count(customers.get(t.id) ?? 0, 'customer has', 'customers have')} decided; ${count(total, 'decision', 'decisions')} in the last ${days} days.</p></header>
 ${decisionsChart(`chart-${index}`, `Decisions per day on ${t.code}, last ${days} days`, series)}
 </article>`;

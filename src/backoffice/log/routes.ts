@@ -5,7 +5,7 @@ import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';
 import type { SubjectVault } from '../../subjects/vault.js';
-import { auditBy, tenantOf } from '../web/context.js';
+import { auditBy, tenantOf, zoneOf } from '../web/context.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { logPage, receiptQueued } from './views.js';
 
@@ -29,6 +29,7 @@ export async function logPageRoutes(
       key,
       checkpoint,
       checkpointAt: signedAt,
+      zone: zoneOf(request),
       queued,
       lastAudit,
       csrfToken: csrfToken(reply),

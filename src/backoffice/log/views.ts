@@ -12,6 +12,7 @@ export function logPage(o: {
   queued: number;
   lastAudit: AuditRun | undefined;
   csrfToken: string;
+  zone: string;
 }): Html {
   return html`<hgroup><h1>Decision log</h1><p>Every decision is appended to this tamper-evident log; receipts prove it.</p></hgroup>
 <h2>Latest checkpoint</h2>
@@ -21,7 +22,7 @@ ${
     : html`<dl class="facts">
 <dt>Decisions in the log</dt><dd>${o.checkpoint.size}</dd>
 <dt>Root hash</dt><dd class="mono">${o.checkpoint.root_hash}</dd>
-<dt>Signed</dt><dd>${time(o.checkpointAt)}</dd>
+<dt>Signed</dt><dd>${time(o.checkpointAt, o.zone)}</dd>
 <dt>Waiting to be appended</dt><dd>${o.queued}</dd>
 </dl>
 <details><summary>The signed checkpoint</summary><pre class="mono" id="checkpoint-note">${o.checkpoint.checkpoint}</pre></details>`
@@ -32,7 +33,7 @@ ${
 <p><button type="button" data-copy="verifier-key" hidden>Copy</button></p>
 <dl class="facts"><dt>Log origin</dt><dd class="mono">${o.key.origin}</dd></dl>
 <h2>Audit</h2>
-${auditResult(o.lastAudit)}
+${auditResult(o.lastAudit, o.zone)}
 <form method="post" action="${basePath}/log/audit">
 ${csrfField(o.csrfToken)}
 <button type="submit" class="secondary">Run the audit now</button>
@@ -40,9 +41,9 @@ ${csrfField(o.csrfToken)}
 </form>`;
 }
 
-function auditResult(run: AuditRun | undefined): Html {
+function auditResult(run: AuditRun | undefined, zone: string): Html {
   if (!run) return html`<p>No audit has run yet.</p>`;
-  const summary = html`<p>Last run ${time(run.ran_at)} by ${run.ran_by}, over ${count(run.entries, 'entry', 'entries')} and ${count(run.checkpoints, 'checkpoint', 'checkpoints')}:`;
+  const summary = html`<p>Last run ${time(run.ran_at, zone)} by ${run.ran_by}, over ${count(run.entries, 'entry', 'entries')} and ${count(run.checkpoints, 'checkpoint', 'checkpoints')}:`;
   if (run.ok) return html`${summary} <strong class="badge given">no problem found</strong></p>`;
   return html`${summary} <strong class="badge reject">${run.findings.length} problem${run.findings.length === 1 ? '' : 's'} found</strong></p>
 <ul class="findings">${run.findings.map((f) => html`<li><span class="mono">${f.kind}</span>: ${f.message}</li>`)}</ul>`;

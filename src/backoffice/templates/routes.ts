@@ -19,7 +19,7 @@ import {
   listVersions,
 } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
-import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
+import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
 import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
@@ -60,9 +60,13 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
   const page = sectionPage('templates', notices);
 
   app.get('/templates', { config: { permission: 'templates:view' } }, async (request, reply) => {
-    const { tenantId } = tenantOf(request);
-    const templates = await listTemplates(db, tenantId);
-    return page(request, reply, 'Templates', templateList(templates.map(templateListItem)));
+    const user = tenantOf(request);
+    const templates = await listTemplates(db, user.tenantId);
+    const list = templateList(templates.map(templateListItem), {
+      zone: user.timeZone,
+      mayCreate: user.permissions.has('templates:create'),
+    });
+    return page(request, reply, 'Templates', list);
   });
 
   const showNewTemplate = (
@@ -117,7 +121,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     '/templates/:code',
     { config: { permission: 'templates:view' } },
     async (request, reply) => {
-      const { tenantId } = tenantOf(request);
+      const { tenantId, timeZone, permissions } = tenantOf(request);
       const { template, versions, customers } = await templateOverview(
         db,
         tenantId,
@@ -131,6 +135,12 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
           template: templateModel(template),
           versions: versions.map(versionModel),
           customers,
+          zone: timeZone,
+          may: {
+            draft: permissions.has('versions:create'),
+            edit: permissions.has('versions:edit'),
+            publish: permissions.has('versions:approve'),
+          },
         }),
       );
     },
@@ -179,7 +189,13 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       request,
       reply,
       `${template.code} ${version.tag}`,
-      versionPage({ template: templateModel(template), version: versionModel(version), form }),
+      versionPage({
+        template: templateModel(template),
+        version: versionModel(version),
+        form,
+        zone: zoneOf(request),
+        mayPublish: tenantOf(request).permissions.has('versions:approve'),
+      }),
       status,
       notice,
     );
@@ -343,7 +359,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         takeFlash(db, request.backofficeSessionToken, `notice:${basePath}${path}`),
       ]);
       const form =
-        version.status === 'draft'
+        version.status === 'draft' && tenantOf(request).permissions.has('versions:edit')
           ? formFor(reply, template, version, kept ?? savedValues(version))
           : undefined;
       return showVersion(

@@ -14,9 +14,12 @@ import type { TemplateListItem, TemplateModel, VersionModel } from './models.js'
 const templatePath = (code: string) => `${basePath}/templates/${segment(code)}`;
 const versionPath = (code: string, id: string) => `${templatePath(code)}/versions/${segment(id)}`;
 
-export function templateList(templates: TemplateListItem[]): Html {
+export function templateList(
+  templates: TemplateListItem[],
+  o: { zone: string; mayCreate: boolean },
+): Html {
   return html`<hgroup><h1>Templates</h1><p>Consent texts and their versions.</p></hgroup>
-<p><a href="${basePath}/templates/new" role="button">New template</a></p>
+${o.mayCreate ? html`<p><a href="${basePath}/templates/new" role="button">New template</a></p>` : ''}
 ${
   templates.length === 0
     ? html`<p>No template yet. Create one, add a draft version, and publish it: the API then answers it.</p>`
@@ -28,7 +31,7 @@ ${templates.map(
 <td><a href="${templatePath(t.code)}">${t.code}</a></td>
 <td>${t.name}</td>
 <td>${t.latestVersion === null ? badge('draft', 'none published') : html`${t.latestVersion} <span class="mono">(${t.latestTag})</span>`}</td>
-<td>${time(t.latestPublishedAt)}</td>
+<td>${time(t.latestPublishedAt, o.zone)}</td>
 <td>${t.drafts}</td>
 </tr>`,
 )}
@@ -58,6 +61,8 @@ export function templatePage(o: {
   template: TemplateModel;
   versions: VersionModel[];
   customers: number;
+  zone: string;
+  may: { draft: boolean; edit: boolean; publish: boolean };
 }): Html {
   const { template } = o;
   const latest = o.versions.find((v) => v.status === 'published');
@@ -65,12 +70,12 @@ export function templatePage(o: {
 <hgroup><h1>${template.name}</h1><p class="mono">${template.code}</p></hgroup>
 ${template.description ? html`<p>${template.description}</p>` : ''}
 <dl class="facts">
-<dt>Latest version</dt><dd>${latest ? html`${latest.version} (tag <span class="mono">${latest.tag}</span>), published ${time(latest.publishedAt)}` : 'none published yet: the API answers 404 for this template'}</dd>
+<dt>Latest version</dt><dd>${latest ? html`${latest.version} (tag <span class="mono">${latest.tag}</span>), published ${time(latest.publishedAt, o.zone)}` : 'none published yet: the API answers 404 for this template'}</dd>
 <dt>Customers</dt><dd>${count(o.customers, 'customer has', 'customers have')} decided on this template</dd>
-<dt>Created</dt><dd>${time(template.createdAt)}</dd>
+<dt>Created</dt><dd>${time(template.createdAt, o.zone)}</dd>
 </dl>
 <h2>Versions</h2>
-<p><a href="${templatePath(template.code)}/versions/new" role="button">New draft version</a></p>
+${o.may.draft ? html`<p><a href="${templatePath(template.code)}/versions/new" role="button">New draft version</a></p>` : ''}
 ${
   o.versions.length === 0
     ? html`<p>No version yet.</p>`
@@ -83,8 +88,8 @@ ${o.versions.map(
 <td class="mono">${v.tag}</td>
 <td>${badge(v.status)}</td>
 <td>${v.allowReconsent ? 'allowed' : 'not allowed'}</td>
-<td>${time(v.changedAt)}</td>
-<td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'draft' ? html` <a href="${versionPath(template.code, v.id)}/publish">Publish<span class="visually-hidden"> ${v.tag}</span>…</a>` : ''}</td>
+<td>${time(v.changedAt, o.zone)}</td>
+<td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' && o.may.edit ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'draft' && o.may.publish ? html` <a href="${versionPath(template.code, v.id)}/publish">Publish<span class="visually-hidden"> ${v.tag}</span>…</a>` : ''}</td>
 </tr>`,
 )}
 </tbody></table></div>`
@@ -140,6 +145,8 @@ export function versionPage(o: {
   template: TemplateModel;
   version: VersionModel;
   form: Html | undefined;
+  zone: string;
+  mayPublish: boolean;
 }): Html {
   const { template, version } = o;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>${version.tag}</li></ul></nav>
@@ -149,10 +156,10 @@ export function versionPage(o: {
 <dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed' : 'not allowed'}</dd>
 <dt>Content SHA-256</dt><dd class="mono">${version.contentSha256}</dd>
 ${version.fileUrl ? html`<dt>Content file</dt><dd class="mono">${version.fileUrl}</dd>` : ''}
-<dt>Created</dt><dd>${time(version.createdAt)}</dd>
-${version.publishedAt ? html`<dt>Published</dt><dd>${time(version.publishedAt)} by ${version.publishedBy ?? ''}</dd>` : ''}
+<dt>Created</dt><dd>${time(version.createdAt, o.zone)}</dd>
+${version.publishedAt ? html`<dt>Published</dt><dd>${time(version.publishedAt, o.zone)} by ${version.publishedBy ?? ''}</dd>` : ''}
 </dl>
-${version.status === 'draft' ? html`<p><a href="${versionPath(template.code, version.id)}/publish" role="button">Publish…</a></p>` : ''}
+${version.status === 'draft' && o.mayPublish ? html`<p><a href="${versionPath(template.code, version.id)}/publish" role="button">Publish…</a></p>` : ''}
 ${
   o.form
     ? html`<h2>Edit the draft</h2>${o.form}`

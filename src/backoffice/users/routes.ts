@@ -51,7 +51,12 @@ export async function userRoutes(
       request,
       reply,
       'Users',
-      teamPage({ members, roles, mayInvite: user.permissions.has('users:create') }),
+      teamPage({
+        members,
+        roles,
+        mayInvite: user.permissions.has('users:create'),
+        zone: user.timeZone,
+      }),
     );
   });
 
@@ -144,6 +149,7 @@ export async function userRoutes(
         remove: user.permissions.has('users:delete'),
       },
       isSelf: member.id === user.userId,
+      zone: user.timeZone,
       ...(form
         ? { values: form.values, errors: form.refusal.form, fieldErrors: form.refusal.fields }
         : {}),

@@ -14,6 +14,7 @@ export function teamPage(o: {
   members: TeamMember[];
   roles: readonly Role[];
   mayInvite: boolean;
+  zone: string;
 }): Html {
   return html`<hgroup><h1>Users</h1><p>Administration</p></hgroup>
 <p>Everyone who signs in to this tenant's back-office. What each may do comes from their roles; API keys belong to the tenant, so a user leaving revokes none.</p>
@@ -27,7 +28,7 @@ ${o.members.map(
 <td class="wrap">${m.email}</td>
 <td class="wrap">${roleNames(m, o.roles)}</td>
 <td>${badge(m.status)}</td>
-<td>${time(m.lastSignInAt)}</td>
+<td>${time(m.lastSignInAt, o.zone)}</td>
 </tr>`,
 )}
 </tbody></table></div>`;
@@ -95,6 +96,7 @@ export function userPage(o: {
   csrfToken: string;
   may: { edit: boolean; remove: boolean };
   isSelf: boolean;
+  zone: string;
   values?: { name: string; roles: readonly string[] };
   errors?: string[];
   fieldErrors?: FieldErrors;
@@ -110,8 +112,8 @@ export function userPage(o: {
 <dt>E-mail</dt><dd>${m.email}</dd>
 <dt>Status</dt><dd>${badge(m.status)}</dd>
 <dt>Roles</dt><dd>${roleNames(m, o.roles) || '—'}</dd>
-<dt>Invited</dt><dd>${time(m.createdAt)}</dd>
-<dt>Last sign-in</dt><dd>${time(m.lastSignInAt)}</dd>
+<dt>Invited</dt><dd>${time(m.createdAt, o.zone)}</dd>
+<dt>Last sign-in</dt><dd>${time(m.lastSignInAt, o.zone)}</dd>
 </dl>
 ${
   o.may.edit

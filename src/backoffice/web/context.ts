@@ -83,3 +83,9 @@ export function allows(user: BackofficeUser | null | undefined, access: RouteAcc
   if (user.kind !== 'tenant') return false;
   return access === 'member' || user.permissions.has(access);
 }
+
+/** The zone the signed-in user reads dates in: their tenant's setting; UTC for the operator. */
+export function zoneOf(request: FastifyRequest): string {
+  const user = request.backofficeUser;
+  return user?.kind === 'tenant' ? user.timeZone : 'UTC';
+}
