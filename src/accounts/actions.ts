@@ -34,6 +34,7 @@ export async function signIn(
   tenantId: string | null,
   client: { ip: string; userAgent: string | null },
   settings: SessionSettings,
+  secondFactor?: 'totp' | 'recovery_code',
 ): Promise<string> {
   const { email } = who;
   const token = await startSession(db, account, tenantId, email, client, settings);
@@ -44,6 +45,7 @@ export async function signIn(
     actor: email,
     actorName: who.name || null,
     action: 'sign_in',
+    ...(secondFactor ? { details: { second_factor: secondFactor } } : {}),
     ip: client.ip,
     userAgent: client.userAgent,
   });

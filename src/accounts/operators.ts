@@ -75,6 +75,9 @@ async function insertOperator(
     updated_at: now,
     name: '',
     status: 'active',
+    totp_secret: null,
+    totp_last_step: null,
+    two_factor_since: null,
   });
 }
 

@@ -6,6 +6,7 @@ import type {
   BackofficeSessionsTable,
   OperatorRow,
   RoleRow,
+  SignInChallengesTable,
   SignInThrottleTable,
   UserRow,
   UsersTable,
@@ -85,15 +86,18 @@ export function findSessionWithAccount(db: Executor, idHash: string) {
       'u.email as user_email',
       'u.name as user_name',
       'u.status as user_status',
+      'u.two_factor_since as user_two_factor',
       'u.tenant_id',
       't.alias',
       't.disabled_at',
       't.time_zone',
       't.four_eyes',
+      't.two_factor_required',
       'o.id as operator_row',
       'o.email as operator_email',
       'o.name as operator_name',
       'o.status as operator_status',
+      'o.two_factor_since as operator_two_factor',
     ])
     .where('s.id_hash', '=', idHash)
     .executeTakeFirst();
@@ -446,4 +450,117 @@ export async function retireAccountTokens(
     .where('account_id', '=', accountId)
     .where('used_at', 'is', null)
     .execute();
+}
+
+// Second factor
+
+type FactorOwner = { kind: 'user' | 'operator'; id: string };
+const factorTable = (owner: FactorOwner) => (owner.kind === 'user' ? 'users' : 'operators');
+
+export function findTwoFactor(db: Executor, owner: FactorOwner) {
+  return db
+    .selectFrom(factorTable(owner))
+    .select(['totp_secret', 'totp_last_step', 'two_factor_since'])
+    .where('id', '=', owner.id)
+    .executeTakeFirst();
+}
+
+export async function updateTwoFactor(
+  db: Executor,
+  owner: FactorOwner,
+  values: Partial<Pick<UserRow, 'totp_secret' | 'totp_last_step' | 'two_factor_since'>>,
+): Promise<void> {
+  await db.updateTable(factorTable(owner)).set(values).where('id', '=', owner.id).execute();
+}
+
+export async function deleteRecoveryCodes(db: Executor, owner: FactorOwner): Promise<void> {
+  await db
+    .deleteFrom('recovery_codes')
+    .where('account_kind', '=', owner.kind)
+    .where('account_id', '=', owner.id)
+    .execute();
+}
+
+export async function insertRecoveryCodes(
+  db: Executor,
+  owner: FactorOwner,
+  hashes: readonly string[],
+): Promise<void> {
+  await db
+    .insertInto('recovery_codes')
+    .values(
+      hashes.map((code_hash) => ({
+        account_kind: owner.kind,
+        account_id: owner.id,
+        code_hash,
+        used_at: null,
+      })),
+    )
+    .execute();
+}
+
+/** Marks the code used; true for the one call that did. */
+export async function useRecoveryCode(
+  db: Executor,
+  owner: FactorOwner,
+  codeHash: string,
+  at: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('recovery_codes')
+    .set({ used_at: at })
+    .where('account_kind', '=', owner.kind)
+    .where('account_id', '=', owner.id)
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function countRecoveryCodesLeft(db: Executor, owner: FactorOwner): Promise<number> {
+  const { count } = await db
+    .selectFrom('recovery_codes')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('account_kind', '=', owner.kind)
+    .where('account_id', '=', owner.id)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+// Sign-in challenges
+
+export async function insertChallenge(
+  db: Executor,
+  row: Insertable<SignInChallengesTable>,
+): Promise<void> {
+  await db.deleteFrom('sign_in_challenges').where('expires_at', '<', row.created_at).execute();
+  await db.insertInto('sign_in_challenges').values(row).execute();
+}
+
+export function findChallengeRow(db: Executor, idHash: string) {
+  return db
+    .selectFrom('sign_in_challenges')
+    .selectAll()
+    .where('id_hash', '=', idHash)
+    .executeTakeFirst();
+}
+
+/** Counts a wrong code against the challenge; answers its failures so far. */
+export async function recordChallengeFailure(db: Executor, idHash: string): Promise<number> {
+  await db
+    .updateTable('sign_in_challenges')
+    .set((eb) => ({ failures: eb('failures', '+', 1) }))
+    .where('id_hash', '=', idHash)
+    .execute();
+  const row = await findChallengeRow(db, idHash);
+  return row?.failures ?? Number.MAX_SAFE_INTEGER;
+}
+
+export async function deleteChallenge(db: Executor, idHash: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('sign_in_challenges')
+    .where('id_hash', '=', idHash)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
 }

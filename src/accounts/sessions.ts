@@ -27,6 +27,9 @@ export type BackofficeUser =
       permissions: ReadonlySet<Permission>;
       /** The tenant's display time zone (IANA). */
       timeZone: string;
+      /** Whether the user signs in with a second factor, and whether the tenant requires it. */
+      twoFactor: boolean;
+      twoFactorRequired: boolean;
     }
   | {
       kind: 'operator';
@@ -34,6 +37,7 @@ export type BackofficeUser =
       email: string;
       name: string;
       operatorId: string;
+      twoFactor: boolean;
     };
 
 /** Whose session: a tenant's user, or an operator. */
@@ -119,6 +123,8 @@ export async function findSession(
       tenantAlias: row.alias,
       permissions: await permissionsOfRoles(db, row.tenant_id, roles),
       timeZone: row.time_zone ?? 'UTC',
+      twoFactor: row.user_two_factor !== null,
+      twoFactorRequired: row.two_factor_required === 1,
     };
   } else if (
     row.operator_id !== null &&
@@ -131,6 +137,7 @@ export async function findSession(
       email: row.operator_email ?? '',
       name: row.operator_name ?? '',
       operatorId: row.operator_id,
+      twoFactor: row.operator_two_factor !== null,
     };
   }
   if (user && now.getTime() - Date.parse(row.last_seen_at) >= lastSeenResolutionMs) {

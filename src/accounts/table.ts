@@ -12,6 +12,11 @@ export interface OperatorsTable {
   name: string;
   /** `invited` until the invitation is taken (its `password_hash` is '' until then). */
   status: 'invited' | 'active' | 'disabled';
+  /** The TOTP secret, sealed under the data key; null while two-factor sign-in is off. */
+  totp_secret: string | null;
+  /** The last time step whose code was accepted: each code works once. */
+  totp_last_step: number | null;
+  two_factor_since: string | null;
 }
 
 /** A person of a tenant's team. E-mails are unique across the service (see the README). */
@@ -27,6 +32,33 @@ export interface UsersTable {
   created_at: string;
   updated_at: string;
   last_sign_in_at: string | null;
+  /** As for operators. */
+  totp_secret: string | null;
+  totp_last_step: number | null;
+  two_factor_since: string | null;
+}
+
+/** One-time recovery codes of a second factor, as hashes (`recovery-codes.ts`). */
+export interface RecoveryCodesTable {
+  account_kind: 'user' | 'operator';
+  account_id: string;
+  code_hash: string;
+  used_at: string | null;
+}
+
+/** A right password waiting for its second factor (`challenges.ts`). */
+export interface SignInChallengesTable {
+  /** Hex SHA-256 of the challenge cookie's value. */
+  id_hash: string;
+  account_kind: 'user' | 'operator';
+  account_id: string;
+  tenant_id: string | null;
+  email: string;
+  name: string;
+  next: string;
+  failures: number;
+  created_at: string;
+  expires_at: string;
 }
 
 /** A tenant's own role: a name for a set of permissions. Built-in roles are in `roles.ts`. */

@@ -7,6 +7,7 @@ import { issueLink, type LinkHolder, readLink, retireLinks, useLink } from './li
 import { findUserRowById } from './repository.js';
 import { changeRole, createRole, deleteRole, type Role, type RoleInput } from './roles.js';
 import { revokeSessionsOf } from './sessions.js';
+import { removeSecondFactor } from './two-factor.js';
 import {
   addUser,
   getTeamMember,
@@ -289,4 +290,31 @@ export async function describeLink(
   const user = await findUserRowById(db, holder.accountId);
   if (!user || user.status === 'disabled') return undefined;
   return { purpose: holder.purpose, email: user.email };
+}
+
+/**
+ * Turns a user's second factor off, for someone who lost their phone and their recovery codes:
+ * they sign in with their password and set it up again (at once, when the tenant requires it).
+ * Their sessions end. An admin of the tenant does it, or the operator for a locked-out admin.
+ */
+export async function resetUserSecondFactor(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  userId: string,
+): Promise<TeamMember> {
+  const user = await getTeamMember(trx, tenantId, userId);
+  const wasOn = await removeSecondFactor(trx, { kind: 'user', id: userId });
+  if (!wasOn) {
+    throw new AppError('conflict', { message: 'This user has no second factor to reset.' });
+  }
+  const sessions = await revokeSessionsOf(trx, { kind: 'user', id: userId });
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action: 'user.two_factor_reset',
+    target: user.email,
+    details: { user_id: userId, sessions_ended: sessions },
+  });
+  return { ...user, twoFactor: false };
 }

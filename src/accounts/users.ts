@@ -23,6 +23,8 @@ export interface TeamMember {
   roles: string[];
   createdAt: string;
   lastSignInAt: string | null;
+  /** Whether they sign in with a second factor. */
+  twoFactor: boolean;
 }
 
 function member(row: UserRow, roles: string[]): TeamMember {
@@ -34,6 +36,7 @@ function member(row: UserRow, roles: string[]): TeamMember {
     roles,
     createdAt: row.created_at,
     lastSignInAt: row.last_sign_in_at,
+    twoFactor: row.two_factor_since !== null,
   };
 }
 
@@ -87,6 +90,9 @@ export async function addUser(
     created_at: now,
     updated_at: now,
     last_sign_in_at: null,
+    totp_secret: null,
+    totp_last_step: null,
+    two_factor_since: null,
   };
   await insertUser(trx, row);
   await replaceUserRoles(trx, row.id, [...new Set(fields.roles)]);

@@ -12,8 +12,10 @@ import { AppError } from '../platform/errors.js';
 import { createMailer } from '../platform/mail.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/vault.js';
+import { keptFormMs } from './accounts/finish-sign-in.js';
 import { linkRoutes } from './accounts/link-routes.js';
-import { accountRoutes, keptFormMs, signInKeeping } from './accounts/routes.js';
+import { accountRoutes, signInKeeping } from './accounts/routes.js';
+import { twoFactorRoutes } from './accounts/two-factor-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { customerRoutes } from './customers/routes.js';
@@ -23,6 +25,7 @@ import { logPageRoutes } from './log/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { templatePageRoutes } from './templates/routes.js';
+import { tenantRecoveryRoutes } from './tenants/recovery-routes.js';
 import { tenantAdminRoutes } from './tenants/routes.js';
 import { userRoutes } from './users/routes.js';
 import { assetRoutes } from './web/assets.js';
@@ -52,7 +55,11 @@ export async function backoffice(
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
   const prefix = config.secureCookies ? '__Host-' : '';
-  const cookies = { session: `${prefix}backoffice_session`, csrf: `${prefix}backoffice_csrf` };
+  const cookies = {
+    session: `${prefix}backoffice_session`,
+    csrf: `${prefix}backoffice_csrf`,
+    challenge: `${prefix}backoffice_challenge`,
+  };
 
   const mailer = createMailer(config);
   if (mailer) app.addHook('onClose', async () => mailer.close());
@@ -129,6 +136,12 @@ export async function backoffice(
 
         await pages.register(accountRoutes, { db, config, cookies, operatorReady });
         await pages.register(linkRoutes, { db, config });
+        await pages.register(twoFactorRoutes, {
+          db,
+          config,
+          cookies,
+          secrets: vault.accountSecrets,
+        });
 
         await pages.register(async (tenantPages) => {
           // A draft sent after its session ran out (its form token checked by now): kept under
@@ -163,6 +176,11 @@ export async function backoffice(
         });
 
         await pages.register(tenantAdminRoutes, { db, passwordHashCost: config.passwordHashCost });
+        await pages.register(tenantRecoveryRoutes, {
+          db,
+          publicBaseUrl: config.publicBaseUrl,
+          mailer,
+        });
         await pages.register(auditRoutes, { db, scope: 'operator' });
       });
     },
@@ -195,6 +213,21 @@ function checkAccess(sessionCookie: string) {
       if (request.method === 'POST' && request.routeOptions.config.formPage) return;
       const ended = request.cookies[sessionCookie] ? '&notice=expired' : '';
       return redirectTo(reply, `/sign-in?next=${encodeURIComponent(pageOf(request))}${ended}`);
+    }
+    // A team that requires a second factor: a user without one sets it up before anything else.
+    if (
+      user.kind === 'tenant' &&
+      user.twoFactorRequired &&
+      !user.twoFactor &&
+      access !== 'self' &&
+      request.method === 'GET'
+    ) {
+      return redirectTo(reply, '/account/two-factor');
+    }
+    if (user.kind === 'tenant' && user.twoFactorRequired && !user.twoFactor && access !== 'self') {
+      throw new AppError('forbidden', {
+        message: 'Your team requires two-factor sign-in: set it up under Account first.',
+      });
     }
     if (allows(user, access)) return;
     if (access === 'operator') {

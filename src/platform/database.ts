@@ -3,7 +3,9 @@ import type {
   BackofficeFlashesTable,
   BackofficeSessionsTable,
   OperatorsTable,
+  RecoveryCodesTable,
   RolesTable,
+  SignInChallengesTable,
   SignInThrottleTable,
   UserRolesTable,
   UsersTable,
@@ -45,6 +47,8 @@ export interface Database {
   roles: RolesTable;
   user_roles: UserRolesTable;
   account_tokens: AccountTokensTable;
+  recovery_codes: RecoveryCodesTable;
+  sign_in_challenges: SignInChallengesTable;
   backoffice_sessions: BackofficeSessionsTable;
   backoffice_flashes: BackofficeFlashesTable;
   sign_in_throttle: SignInThrottleTable;

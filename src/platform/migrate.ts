@@ -9,6 +9,7 @@ import * as logAudits from './migrations/0005-log-audits.js';
 import { subjectsMigration } from './migrations/0006-subjects.js';
 import * as backofficeFlashes from './migrations/0007-backoffice-flashes.js';
 import * as team from './migrations/0008-team.js';
+import * as twoFactor from './migrations/0009-two-factor.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -24,6 +25,7 @@ function migrations(dataKey: Buffer): Record<string, Migration> {
     '0006-subjects': subjectsMigration(dataKey),
     '0007-backoffice-flashes': backofficeFlashes,
     '0008-team': team,
+    '0009-two-factor': twoFactor,
   };
 }
 

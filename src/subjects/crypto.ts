@@ -21,7 +21,11 @@ const derived = new WeakMap<Buffer, Map<string, Buffer>>();
  * A sub-key of the data key per purpose and tenant (HKDF-SHA256), so no key serves two uses.
  * Derived once per data key, purpose and tenant: `pending` computes a look-up on every request.
  */
-function subKey(dataKey: Buffer, purpose: 'lookup/v1' | 'wrap/v1', tenantId: string): Buffer {
+function subKey(
+  dataKey: Buffer,
+  purpose: 'lookup/v1' | 'wrap/v1' | 'account/v1',
+  tenantId: string,
+): Buffer {
   if (dataKey.length !== keyBytes) throw new RangeError('the data key has 32 bytes');
   let keys = derived.get(dataKey);
   if (!keys) {
@@ -84,6 +88,26 @@ export function openFields(
 ): Record<string, string | null> {
   const plain = open(subjectKey, `fields/v1\n${recordId}`, sealed);
   return JSON.parse(plain.toString('utf8')) as Record<string, string | null>;
+}
+
+/**
+ * A back-office account's secret (its TOTP key) sealed under the data key, bound to the account:
+ * a copy of the store alone does not give anyone a second factor.
+ */
+export function sealAccountSecret(dataKey: Buffer, accountId: string, plain: string): string {
+  return seal(
+    subKey(dataKey, 'account/v1', ''),
+    `account-secret/v1\n${accountId}`,
+    Buffer.from(plain, 'utf8'),
+  );
+}
+
+export function openAccountSecret(dataKey: Buffer, accountId: string, sealed: string): string {
+  return open(
+    subKey(dataKey, 'account/v1', ''),
+    `account-secret/v1\n${accountId}`,
+    sealed,
+  ).toString('utf8');
 }
 
 /** base64(nonce || ciphertext || tag), the additional data authenticated with it. */

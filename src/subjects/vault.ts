@@ -1,4 +1,11 @@
-import { customerLookup, newSubjectKey, unwrapSubjectKey, wrapSubjectKey } from './crypto.js';
+import {
+  customerLookup,
+  newSubjectKey,
+  openAccountSecret,
+  sealAccountSecret,
+  unwrapSubjectKey,
+  wrapSubjectKey,
+} from './crypto.js';
 
 /** The data key at work: every use of it goes through here. */
 export interface SubjectVault {
@@ -9,6 +16,11 @@ export interface SubjectVault {
   /** A new customer key, and the same sealed for storage. */
   newKey(tenantId: string, subjectId: string): { key: Buffer; wrapped: string };
   unwrap(tenantId: string, subjectId: string, wrapped: string): Buffer;
+  /** A back-office account's secret (two-factor key), sealed for the store and opened again. */
+  accountSecrets: {
+    seal(accountId: string, plain: string): string;
+    open(accountId: string, sealed: string): string;
+  };
 }
 
 export function createVault(dataKey: Buffer): SubjectVault {
@@ -21,5 +33,9 @@ export function createVault(dataKey: Buffer): SubjectVault {
     },
     unwrap: (tenantId, subjectId, wrapped) =>
       unwrapSubjectKey(dataKey, tenantId, subjectId, wrapped),
+    accountSecrets: {
+      seal: (accountId, plain) => sealAccountSecret(dataKey, accountId, plain),
+      open: (accountId, sealed) => openAccountSecret(dataKey, accountId, sealed),
+    },
   };
 }

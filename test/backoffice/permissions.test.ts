@@ -24,8 +24,15 @@ const documented: Record<string, string> = {
   'GET /backoffice/assets/pico.min.css': 'public',
   'GET /backoffice/assets/htmx.min.js': 'public',
   'GET /backoffice/assets/:name': 'public',
+  'GET /backoffice/sign-in/code': 'public',
+  'POST /backoffice/sign-in/code': 'public',
   'GET /backoffice/account/password': 'self',
   'POST /backoffice/account/password': 'self',
+  'GET /backoffice/account/two-factor': 'self',
+  'POST /backoffice/account/two-factor/setup': 'self',
+  'POST /backoffice/account/two-factor/confirm': 'self',
+  'POST /backoffice/account/two-factor/recovery-codes': 'self',
+  'POST /backoffice/account/two-factor/disable': 'self',
   'GET /backoffice/dashboard': 'member',
   'GET /backoffice/templates': 'templates:view',
   'GET /backoffice/templates/new': 'templates:create',
@@ -62,6 +69,7 @@ const documented: Record<string, string> = {
   'POST /backoffice/users/:id/enable': 'users:edit',
   'POST /backoffice/users/:id/link': 'users:edit',
   'POST /backoffice/users/:id/remove': 'users:delete',
+  'POST /backoffice/users/:id/two-factor-reset': 'users:edit',
   'GET /backoffice/roles': 'roles:view',
   'GET /backoffice/roles/new': 'roles:edit',
   'POST /backoffice/roles': 'roles:edit',
@@ -76,6 +84,9 @@ const documented: Record<string, string> = {
   'GET /backoffice/operator/tenants/:id/disable': 'operator',
   'POST /backoffice/operator/tenants/:id/disable': 'operator',
   'POST /backoffice/operator/tenants/:id/enable': 'operator',
+  'GET /backoffice/operator/tenants/:id': 'operator',
+  'POST /backoffice/operator/tenants/:id/users/:userId/link': 'operator',
+  'POST /backoffice/operator/tenants/:id/users/:userId/two-factor-reset': 'operator',
   'GET /backoffice/operator/audit': 'operator',
   'GET /backoffice/operator/audit.csv': 'operator',
 };
@@ -195,6 +206,7 @@ describe.each(stores)('who may use which back-office route, on $name', (store) =
       .replace(/(versions|users|roles|api-keys|decisions|tenants)\/:id/, (whole) => {
         return whole.replace(':id', params[whole] ?? '');
       })
+      .replace(':userId', params['users/:id'] ?? '')
       .replace(':name', params.name ?? '');
   }
 

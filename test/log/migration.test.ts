@@ -195,6 +195,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0006-subjects',
       '0007-backoffice-flashes',
       '0008-team',
+      '0009-two-factor',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

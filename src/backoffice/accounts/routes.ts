@@ -1,15 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { changePassword, recordFailedSignIn, signIn, signOut } from '../../accounts/actions.js';
-import { keepFlash, takeFlash } from '../../accounts/flashes.js';
+import { changePassword, recordFailedSignIn, signOut } from '../../accounts/actions.js';
+import { openChallenge } from '../../accounts/challenges.js';
 import { passwordWeakness } from '../../accounts/password-strength.js';
-import {
-  type Account,
-  accountOfSession,
-  type BackofficeUser,
-  purgeEndedSessions,
-} from '../../accounts/sessions.js';
+import type { BackofficeUser } from '../../accounts/sessions.js';
 import { checkSignIn, passwordHashOf } from '../../accounts/sign-in.js';
 import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
+import { twoFactorState } from '../../accounts/two-factor.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { verifyPassword } from '../../tenants/passwords.js';
@@ -17,30 +13,20 @@ import { auditBy, signedInUser } from '../web/context.js';
 import { parseForm, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { type BackofficeCookies, safeNext, signInFinisher } from './finish-sign-in.js';
 import { PasswordForm, passwordFormOptions, SignInForm, signInFormOptions } from './schemas.js';
 import { passwordForm, signInForm } from './views.js';
 
 export interface AccountRouteOptions {
   db: Db;
   config: Config;
-  cookies: { session: string; csrf: string };
+  cookies: BackofficeCookies;
   /** Resolves once the operator's account exists (made at start; retried here if that failed). */
   operatorReady: () => Promise<void>;
 }
 
 const homeOf = (user: BackofficeUser) =>
   user.kind === 'tenant' ? '/dashboard' : '/operator/tenants';
-
-/** Only back to a back-office page of this site: never an open redirect. */
-function safeNext(next: string): string | undefined {
-  if (!next.startsWith(`${basePath}/`) || /^\/backoffice\/[/\\]|[\\\r\n]/.test(next)) {
-    return undefined;
-  }
-  return next.slice(basePath.length);
-}
-
-/** How long a form kept through signing in again waits for its page. */
-export const keptFormMs = 15 * 60_000;
 
 /**
  * The answer to a form sent after its session ran out (its form token already checked, its
@@ -61,40 +47,22 @@ const notices: Record<string, string> = {
   'signed-out': 'You are signed out.',
   expired: 'Your session has ended. Please sign in again.',
   'password-set': 'Your password is set. Sign in with it.',
+  'code-expired':
+    'The sign-in was not finished in time, or too many codes were wrong. Sign in again.',
 };
 
 export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions): Promise<void> {
   const { db, config, cookies } = o;
+  const finishSignIn = signInFinisher(db, config, cookies);
   const limits = {
     perAccount: config.signInFailuresPerAccount,
     perAddress: config.signInFailuresPerAddress,
-  };
-  const sessionSettings = {
-    idleMinutes: config.sessionIdleMinutes,
-    maxHours: config.sessionMaxHours,
   };
 
   app.get('/', { config: { permission: 'public' } }, async (request, reply) => {
     const user = request.backofficeUser;
     return redirectTo(reply, user ? homeOf(user) : '/sign-in');
   });
-
-  /**
-   * A form kept when the previous session of this browser ran out goes over to the new session,
-   * when the same account signed in again (never to another account using the same browser).
-   */
-  const carryKeptForm = async (
-    previous: string | undefined,
-    signedIn: { account: Account; token: string },
-    back: string,
-  ) => {
-    if (!previous) return;
-    const before = await accountOfSession(db, previous);
-    if (before?.kind !== signedIn.account.kind || before.id !== signedIn.account.id) return;
-    const name = `form:${basePath}${back.split('?')[0]}`;
-    const kept = await takeFlash(db, previous, name);
-    if (kept !== undefined) await keepFlash(db, signedIn.token, name, kept, keptFormMs);
-  };
 
   const showSignIn = (
     reply: FastifyReply,
@@ -166,35 +134,27 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         errors: ['The e-mail or the password is not right (or the account is disabled).'],
       });
     }
-    const token = await signIn(
-      db,
-      outcome.account,
-      { email: outcome.email, name: outcome.name },
-      outcome.tenantId,
-      { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
-      sessionSettings,
-    );
-    // A new session gets a new form secret: one set before signing in is not carried over.
-    reply.clearCookie(cookies.csrf, { path: '/' });
-    reply.setCookie(cookies.session, token, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: config.secureCookies,
-    });
-    void purgeEndedSessions(db).catch((error: unknown) =>
-      request.log.warn({ err: error }, 'could not remove ended back-office sessions'),
-    );
-    const home = outcome.account.kind === 'user' ? '/dashboard' : '/operator/tenants';
-    const back = safeNext(next);
-    if (back !== undefined) {
-      await carryKeptForm(
-        request.cookies[cookies.session],
-        { account: outcome.account, token },
-        back,
-      );
+    const proven = {
+      account: outcome.account,
+      email: outcome.email,
+      name: outcome.name,
+      tenantId: outcome.tenantId,
+    };
+    if ((await twoFactorState(db, outcome.account)).enabled) {
+      // The password was right; the session waits for the second factor.
+      const challenge = await openChallenge(db, {
+        ...proven,
+        next: safeNext(next) === undefined ? '' : next,
+      });
+      reply.setCookie(cookies.challenge, challenge, {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: config.secureCookies,
+      });
+      return redirectTo(reply, '/sign-in/code');
     }
-    return redirectTo(reply, back ?? home);
+    return finishSignIn(request, reply, proven, next);
   });
 
   app.post('/sign-out', { config: { permission: 'public' } }, async (request, reply) => {

@@ -9,7 +9,7 @@ import { settingsForm, timeZones } from './views.js';
 
 const notices: Record<string, string> = { saved: 'Settings saved.' };
 
-/** The tenant's settings: the time zone its back-office shows dates in. */
+/** The tenant's settings: the time zone its back-office shows dates in, two-factor sign-in. */
 export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
   const page = sectionPage('settings', notices);
 
@@ -38,7 +38,8 @@ export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
     const { tenantId } = tenantOf(request);
     const current = await getTenantSettings(db, tenantId);
     const timeZone = fieldOf(request.body, 'time_zone');
-    const next = { ...current, timeZone };
+    const twoFactorRequired = fieldOf(request.body, 'two_factor_required') === 'true';
+    const next = { ...current, timeZone, twoFactorRequired };
     if (!timeZones.has(timeZone)) {
       return show(request, reply, next, ['Choose a time zone of the list.'], 400);
     }

@@ -15,7 +15,7 @@ ${
 <tbody>
 ${tenants.map(
   (t) => html`<tr>
-<td class="mono">${t.alias}</td>
+<td class="mono"><a href="${basePath}/operator/tenants/${segment(t.id)}">${t.alias}</a></td>
 <td class="wrap">${t.email}</td>
 <td>${time(t.created_at)}</td>
 <td>${t.disabled_at ? html`${badge('disabled')} ${time(t.disabled_at)}` : badge('active')}</td>

@@ -7,6 +7,7 @@ import {
   inviteUser,
   issuePasswordLink,
   removeUserAs,
+  resetUserSecondFactor,
 } from '../../accounts/team.js';
 import { getTeamMember, listTeam, type TeamMember } from '../../accounts/users.js';
 import type { Db } from '../../platform/db.js';
@@ -32,6 +33,7 @@ const notices: Record<string, string> = {
   disabled: 'User disabled. Their sessions have ended.',
   enabled: 'User enabled.',
   removed: 'User removed.',
+  'two-factor-reset': 'Second factor reset: they sign in with their password and set it up again.',
 };
 
 /** The team of a tenant: list, invite, change roles, disable, enable, remove, password links. */
@@ -224,6 +226,7 @@ export async function userRoutes(
   act('disable', 'users:edit', disableUser, 'disabled');
   act('enable', 'users:edit', enableUser, 'enabled');
   act('remove', 'users:delete', removeUserAs, 'removed');
+  act('two-factor-reset', 'users:edit', resetUserSecondFactor, 'two-factor-reset');
 
   app.post<{ Params: Params }>(
     '/users/:id/link',

@@ -1,0 +1,253 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordFailedSignIn } from '../../accounts/actions.js';
+import { closeChallenge, failChallenge, findChallenge } from '../../accounts/challenges.js';
+import { keepFlash, takeFlash } from '../../accounts/flashes.js';
+import type { BackofficeUser } from '../../accounts/sessions.js';
+import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
+import {
+  checkSecondFactor,
+  confirmEnrolment,
+  enrolment,
+  type FactorOwner,
+  removeSecondFactor,
+  renewRecoveryCodes,
+  type SecretBox,
+  twoFactorState,
+} from '../../accounts/two-factor.js';
+import { recordAudit } from '../../audit/service.js';
+import type { Config } from '../../platform/config.js';
+import type { Db } from '../../platform/db.js';
+import { AppError } from '../../platform/errors.js';
+import { auditBy, sessionTokenOf, signedInUser, zoneOf } from '../web/context.js';
+import { fieldOf } from '../web/forms.js';
+import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { type BackofficeCookies, signInFinisher } from './finish-sign-in.js';
+import { codeForm, enrolPage, recoveryCodesPage, twoFactorPage } from './two-factor-views.js';
+
+/** How long a secret being enrolled waits for its first code. */
+const enrolmentMs = 10 * 60_000;
+const pendingSecret = 'two-factor:pending';
+
+export function ownerOf(user: BackofficeUser): FactorOwner {
+  return user.kind === 'tenant'
+    ? { kind: 'user', id: user.userId }
+    : { kind: 'operator', id: user.operatorId };
+}
+
+/**
+ * Two-factor sign-in: the code asked after a right password (`/sign-in/code`), and one's own
+ * second factor (`/account/two-factor`): set up with a QR code and a first code, recovery codes
+ * shown once, new recovery codes, turning it off (unless the tenant requires it).
+ */
+export async function twoFactorRoutes(
+  app: FastifyInstance,
+  o: { db: Db; config: Config; cookies: BackofficeCookies; secrets: SecretBox },
+) {
+  const { db, config, cookies, secrets } = o;
+  const finishSignIn = signInFinisher(db, config, cookies);
+  const limits = {
+    perAccount: config.signInFailuresPerAccount,
+    perAddress: config.signInFailuresPerAddress,
+  };
+
+  const showCode = (reply: FastifyReply, email: string, errors: string[], status = 200) =>
+    sendPage(reply, {
+      status,
+      title: 'Two-factor sign-in',
+      body: codeForm({ csrfToken: csrfToken(reply), email, errors }),
+    });
+
+  app.get('/sign-in/code', { config: { permission: 'public' } }, async (request, reply) => {
+    const challenge = await findChallenge(db, request.cookies[cookies.challenge]);
+    if (!challenge) return redirectTo(reply, '/sign-in?notice=code-expired');
+    return showCode(reply, challenge.email, []);
+  });
+
+  app.post('/sign-in/code', { config: { permission: 'public' } }, async (request, reply) => {
+    const challenge = await findChallenge(db, request.cookies[cookies.challenge]);
+    if (!challenge) return redirectTo(reply, '/sign-in?notice=code-expired');
+    const keys = throttleKeys(challenge.email, request.ip, limits);
+    const wait = await secondsUntilAllowed(db, keys);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      return showCode(
+        reply,
+        challenge.email,
+        [`Too many wrong codes. Try again in ${wait} seconds.`],
+        429,
+      );
+    }
+    const typed = fieldOf(request.body, 'code').slice(0, 20);
+    const factor = await db
+      .transaction()
+      .execute(async (trx) =>
+        typed ? checkSecondFactor(trx, secrets, challenge.account, typed) : undefined,
+      );
+    if (factor && (await closeChallenge(db, challenge.idHash))) {
+      return finishSignIn(request, reply, { ...challenge, secondFactor: factor }, challenge.next);
+    }
+    const left = await failChallenge(db, challenge.idHash);
+    await recordFailure(db, keys);
+    await recordFailedSignIn(db, {
+      ...auditBy(request, challenge.tenantId),
+      actor: challenge.email,
+      actorName: challenge.name,
+    });
+    if (left <= 0) {
+      await closeChallenge(db, challenge.idHash);
+      reply.clearCookie(cookies.challenge, { path: '/' });
+      return redirectTo(reply, '/sign-in?notice=code-expired');
+    }
+    return showCode(
+      reply,
+      challenge.email,
+      [`This code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`],
+      401,
+    );
+  });
+
+  const requiredFor = (user: BackofficeUser) => user.kind === 'tenant' && user.twoFactorRequired;
+
+  const showOwn = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    errors: string[] = [],
+    status = 200,
+  ) => {
+    const user = signedInUser(request);
+    const state = await twoFactorState(db, ownerOf(user));
+    return sendPage(reply, {
+      status,
+      title: 'Two-factor sign-in',
+      section: 'account',
+      user,
+      csrfToken: csrfToken(reply),
+      notice: fieldOf(request.query, 'notice') === 'off' ? 'Two-factor sign-in is off.' : undefined,
+      body: twoFactorPage({
+        csrfToken: csrfToken(reply),
+        state,
+        required: requiredFor(user),
+        zone: zoneOf(request),
+        errors,
+      }),
+    });
+  };
+
+  app.get('/account/two-factor', { config: { permission: 'self' } }, (request, reply) =>
+    showOwn(request, reply),
+  );
+
+  const showEnrolment = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    secret: string,
+    error?: string,
+  ) => {
+    const user = signedInUser(request);
+    await keepFlash(db, sessionTokenOf(request), pendingSecret, secret, enrolmentMs);
+    const { qrSvg } = await enrolment(user.email, secret);
+    return sendPage(reply, {
+      status: error ? 400 : 200,
+      title: 'Set up two-factor sign-in',
+      section: 'account',
+      user,
+      csrfToken: csrfToken(reply),
+      body: enrolPage({ csrfToken: csrfToken(reply), secret, qrSvg, ...(error ? { error } : {}) }),
+    });
+  };
+
+  app.post(
+    '/account/two-factor/setup',
+    { config: { permission: 'self' } },
+    async (request, reply) =>
+      showEnrolment(request, reply, (await enrolment(signedInUser(request).email)).secret),
+  );
+
+  app.post(
+    '/account/two-factor/confirm',
+    { config: { permission: 'self' } },
+    async (request, reply) => {
+      const user = signedInUser(request);
+      const secret = await takeFlash(db, sessionTokenOf(request), pendingSecret);
+      if (secret === undefined) return redirectTo(reply, '/account/two-factor');
+      let codes: string[];
+      try {
+        codes = await db
+          .transaction()
+          .execute((trx) =>
+            confirmEnrolment(
+              trx,
+              secrets,
+              ownerOf(user),
+              secret,
+              fieldOf(request.body, 'code').slice(0, 20),
+              auditBy(request),
+            ),
+          );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 400) throw error;
+        return showEnrolment(request, reply, secret, error.message);
+      }
+      return sendPage(reply, {
+        title: 'Recovery codes',
+        section: 'account',
+        user,
+        csrfToken: csrfToken(reply),
+        body: recoveryCodesPage(codes, true),
+      });
+    },
+  );
+
+  /** A code from the app (or a recovery code) confirms a change to one's second factor. */
+  const confirmedBy = (request: FastifyRequest) =>
+    db
+      .transaction()
+      .execute((trx) =>
+        checkSecondFactor(
+          trx,
+          secrets,
+          ownerOf(signedInUser(request)),
+          fieldOf(request.body, 'code').slice(0, 20),
+        ),
+      );
+
+  app.post(
+    '/account/two-factor/recovery-codes',
+    { config: { permission: 'self' } },
+    async (request, reply) => {
+      const user = signedInUser(request);
+      if (!(await confirmedBy(request))) {
+        return showOwn(request, reply, ['This code is not right.'], 400);
+      }
+      const codes = await db
+        .transaction()
+        .execute((trx) => renewRecoveryCodes(trx, ownerOf(user), auditBy(request)));
+      return sendPage(reply, {
+        title: 'Recovery codes',
+        section: 'account',
+        user,
+        csrfToken: csrfToken(reply),
+        body: recoveryCodesPage(codes, false),
+      });
+    },
+  );
+
+  app.post(
+    '/account/two-factor/disable',
+    { config: { permission: 'self' } },
+    async (request, reply) => {
+      const user = signedInUser(request);
+      if (requiredFor(user)) {
+        return showOwn(request, reply, ['Your team requires two-factor sign-in.'], 409);
+      }
+      if (!(await confirmedBy(request))) {
+        return showOwn(request, reply, ['This code is not right.'], 400);
+      }
+      await db.transaction().execute(async (trx) => {
+        await removeSecondFactor(trx, ownerOf(user));
+        await recordAudit(trx, { ...auditBy(request), action: 'two_factor.disabled' });
+      });
+      return redirectTo(reply, '/account/two-factor?notice=off');
+    },
+  );
+}
