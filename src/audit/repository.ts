@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
 import type { AuditLogTable, AuditRow } from './table.js';
 
@@ -8,6 +8,25 @@ export type AuditScope = { tenantId: string } | 'all';
 /** An entry with the alias of the tenant it concerns. */
 export interface AuditListRow extends AuditRow {
   tenant_alias: string | null;
+}
+
+/** Which entries: any of these left out means any value. */
+export interface AuditFilter {
+  /** From this instant on (ISO 8601 UTC, included). */
+  from?: string;
+  /** Before this instant (ISO 8601 UTC, left out). */
+  to?: string;
+  /** Who acted: their e-mail, in any case. */
+  actor?: string;
+  /** The action's code, exactly (`version.published`). */
+  action?: string;
+  /** Part of what it was on, in any case. */
+  target?: string;
+}
+
+/** `%`, `_` and the escape character itself match only themselves in a LIKE pattern. */
+function containing(text: string): string {
+  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
 /** Position in the log: the entry's time, then its id to order entries of the same time. */
@@ -23,14 +42,31 @@ export async function insertAuditEntry(
   await db.insertInto('audit_log').values(row).execute();
 }
 
-function scoped(db: Executor, scope: AuditScope) {
+function scoped(db: Executor, scope: AuditScope, filter: AuditFilter) {
   let query = db
     .selectFrom('audit_log as a')
     .leftJoin('tenants as t', 't.id', 'a.tenant_id')
     .selectAll('a')
     .select('t.alias as tenant_alias');
   if (scope !== 'all') query = query.where('a.tenant_id', '=', scope.tenantId);
+  if (filter.from) query = query.where('a.created_at', '>=', filter.from);
+  if (filter.to) query = query.where('a.created_at', '<', filter.to);
+  if (filter.actor) {
+    query = query.where(sql<string>`lower(a.actor)`, '=', filter.actor.toLowerCase());
+  }
+  if (filter.action) query = query.where('a.action', '=', filter.action);
+  if (filter.target) {
+    // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+    query = query.where(sql<boolean>`lower(a.target) like ${containing(filter.target)} escape '!'`);
+  }
   return query;
+}
+
+/** The action codes found in the scope, for the filter's list. */
+export async function distinctActions(db: Executor, scope: AuditScope): Promise<string[]> {
+  let query = db.selectFrom('audit_log').select('action').distinct().orderBy('action');
+  if (scope !== 'all') query = query.where('tenant_id', '=', scope.tenantId);
+  return (await query.execute()).map((r) => r.action);
 }
 
 /**
@@ -40,11 +76,12 @@ function scoped(db: Executor, scope: AuditScope) {
 export async function findAuditEntries(
   db: Executor,
   scope: AuditScope,
+  filter: AuditFilter,
   order: 'asc' | 'desc',
   cursor: AuditCursor | undefined,
   limit: number,
 ): Promise<AuditListRow[]> {
-  let query = scoped(db, scope);
+  let query = scoped(db, scope, filter);
   if (cursor) {
     const beyond = order === 'desc' ? '<' : '>';
     query = query.where((eb) =>

@@ -3,14 +3,16 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import {
   type AuditCursor,
+  type AuditFilter,
   type AuditListRow,
   type AuditScope,
+  distinctActions,
   findAuditEntries,
   insertAuditEntry,
 } from './repository.js';
 import type { AuditRow } from './table.js';
 
-export type { AuditCursor, AuditScope };
+export type { AuditCursor, AuditFilter, AuditScope };
 
 /** One entry as it is shown and exported, with the alias of the tenant it concerns. */
 export interface AuditListItem {
@@ -82,10 +84,11 @@ export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void
 export async function listAudit(
   db: Executor,
   scope: AuditScope,
+  filter: AuditFilter,
   before: AuditCursor | undefined,
   limit = 50,
 ): Promise<{ items: AuditListItem[]; next: AuditCursor | undefined }> {
-  const rows = await findAuditEntries(db, scope, 'desc', before, limit + 1);
+  const rows = await findAuditEntries(db, scope, filter, 'desc', before, limit + 1);
   const items = rows.slice(0, limit).map(listItem);
   const last = items.at(-1);
   return {
@@ -101,11 +104,12 @@ export async function listAudit(
 async function* auditEntries(
   db: Executor,
   scope: AuditScope,
+  filter: AuditFilter,
   pageSize = 1000,
 ): AsyncGenerator<AuditListItem> {
   let after: AuditCursor | undefined;
   for (;;) {
-    const rows = await findAuditEntries(db, scope, 'asc', after, pageSize);
+    const rows = await findAuditEntries(db, scope, filter, 'asc', after, pageSize);
     yield* rows.map(listItem);
     const last = rows.at(-1);
     if (rows.length < pageSize || !last) return;
@@ -114,14 +118,25 @@ async function* auditEntries(
 }
 
 /**
- * The whole log of the scope for a download: taking it is itself recorded (before the first row
- * is read), then the entries follow oldest first.
+ * The log of the scope, as filtered, for a download: taking it is itself recorded with the
+ * filter (before the first row is read), then the entries follow oldest first.
  */
 export async function exportAudit(
   db: Executor,
   scope: AuditScope,
+  filter: AuditFilter,
   actor: Actor,
 ): Promise<AsyncGenerator<AuditListItem>> {
-  await recordAudit(db, { ...actor, action: 'export.audit' });
-  return auditEntries(db, scope);
+  const used = Object.fromEntries(Object.entries(filter).filter(([, v]) => v));
+  await recordAudit(db, {
+    ...actor,
+    action: 'export.audit',
+    ...(Object.keys(used).length > 0 ? { details: { filter: used } } : {}),
+  });
+  return auditEntries(db, scope, filter);
+}
+
+/** The action codes recorded in the scope, for choosing one to filter by. */
+export function auditActions(db: Executor, scope: AuditScope): Promise<string[]> {
+  return distinctActions(db, scope);
 }

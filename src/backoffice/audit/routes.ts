@@ -1,16 +1,22 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { listTeam } from '../../accounts/users.js';
 import {
   type AuditCursor,
+  type AuditFilter,
   type AuditListItem,
   type AuditScope,
+  auditActions,
   exportAudit,
   listAudit,
 } from '../../audit/service.js';
 import type { Db } from '../../platform/db.js';
-import { auditBy, type RouteAccess, signedInUser, zoneOf } from '../web/context.js';
+import { AppError } from '../../platform/errors.js';
+import { allows, auditBy, type RouteAccess, signedInUser, zoneOf } from '../web/context.js';
 import { type CsvColumn, sendCsv } from '../web/csv.js';
-import { queryOf } from '../web/forms.js';
+import { parseForm, queryOf } from '../web/forms.js';
 import { basePath, csrfToken, sendPage } from '../web/layout.js';
+import { isCalendarDay, startOfDayIn } from '../web/time-zone.js';
+import { AuditFilterForm, auditFilterOptions } from './schemas.js';
 import { auditPage } from './views.js';
 
 const columns: ReadonlyArray<CsvColumn<AuditListItem>> = [
@@ -18,6 +24,7 @@ const columns: ReadonlyArray<CsvColumn<AuditListItem>> = [
   ['tenant', (e) => e.tenantAlias],
   ['actor_kind', (e) => e.actorKind],
   ['actor', (e) => e.actor],
+  ['actor_name', (e) => e.actorName],
   ['action', (e) => e.action],
   ['target', (e) => e.target],
   ['details', (e) => e.details],
@@ -48,28 +55,72 @@ export async function auditRoutes(
   const view: RouteAccess = who === 'tenant' ? 'audit_log:view' : 'operator';
   const download: RouteAccess = who === 'tenant' ? 'audit_log:export' : 'operator';
 
+  /**
+   * The filter of the query string, its days taken in the user's zone; or the form's messages
+   * (a day that is none, a range that ends before it starts).
+   */
+  const filterOf = (request: FastifyRequest) => {
+    const form = parseForm(AuditFilterForm, request.query, auditFilterOptions);
+    const values = { from: '', to: '', actor: '', action: '', target: '', ...form.input };
+    if (!form.ok) return { values, refusal: form.refusal };
+    const fields: Record<string, string> = {};
+    for (const name of ['from', 'to'] as const) {
+      if (values[name] && !isCalendarDay(values[name])) fields[name] = 'A day of the calendar.';
+    }
+    if (!fields.from && !fields.to && values.from && values.to && values.to < values.from) {
+      fields.to = 'The last day comes on or after the first.';
+    }
+    if (Object.keys(fields).length > 0) return { values, refusal: { fields, form: [] } };
+    const zone = zoneOf(request);
+    const filter: AuditFilter = {
+      ...(values.from ? { from: startOfDayIn(values.from, zone) } : {}),
+      ...(values.to ? { to: startOfDayIn(values.to, zone, 1) } : {}),
+      ...(values.actor ? { actor: values.actor } : {}),
+      ...(values.action ? { action: values.action } : {}),
+      ...(values.target ? { target: values.target } : {}),
+    };
+    return { values, filter };
+  };
+
   app.get(path, { config: { permission: view } }, async (request, reply) => {
+    const user = signedInUser(request);
+    const scope = scopeOf(request);
+    const parsed = filterOf(request);
     const before = cursorOf(queryOf(request.query, 'before'));
-    const { items, next } = await listAudit(db, scopeOf(request), before);
+    const [page, actions, team] = await Promise.all([
+      parsed.filter ? listAudit(db, scope, parsed.filter, before) : undefined,
+      auditActions(db, scope),
+      user.kind === 'tenant' ? listTeam(db, user.tenantId) : undefined,
+    ]);
     return sendPage(reply, {
+      status: parsed.filter ? 200 : 400,
       title: 'Audit log',
       section: 'audit',
-      user: request.backofficeUser,
+      user,
       csrfToken: csrfToken(reply),
       body: auditPage({
-        items,
-        next,
+        items: page?.items ?? [],
+        next: page?.next,
         showTenant: who === 'operator',
         zone: zoneOf(request),
         path: `${basePath}${path}`,
         first: before === undefined,
+        values: parsed.values,
+        fieldErrors: parsed.refusal?.fields ?? {},
+        actions,
+        people: team?.map((m) => ({ email: m.email, name: m.name })),
+        mayDownload: allows(user, download),
       }),
     });
   });
 
   app.get(`${path}.csv`, { config: { permission: download } }, async (request, reply) => {
     const user = signedInUser(request);
-    const entries = await exportAudit(db, scopeOf(request), auditBy(request));
+    const parsed = filterOf(request);
+    if (!parsed.filter) {
+      throw new AppError('invalidRequest', { message: 'The filter of the download is not valid.' });
+    }
+    const entries = await exportAudit(db, scopeOf(request), parsed.filter, auditBy(request));
     const name = user.kind === 'tenant' ? `audit-${user.tenantAlias}.csv` : 'audit.csv';
     return sendCsv(reply, name, columns, entries);
   });

@@ -1,6 +1,56 @@
 import type { AuditCursor, AuditListItem } from '../../audit/service.js';
 import { time } from '../web/format.js';
+import { type FieldErrors, input, select } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
+import type { AuditFilterValues } from './schemas.js';
+
+/** The filter as a query string (empty fields left out), to keep it on every link. */
+function queryString(values: AuditFilterValues, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries({ ...values, ...extra })) {
+    if (value) query.set(name, value);
+  }
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
+function filterForm(o: {
+  path: string;
+  values: AuditFilterValues;
+  fieldErrors: FieldErrors;
+  actions: readonly string[];
+  people: ReadonlyArray<{ email: string; name: string }> | undefined;
+  zone: string;
+}): Html {
+  const who = o.people
+    ? select({
+        name: 'actor',
+        label: 'Who',
+        value: o.values.actor,
+        options: [
+          ['', 'Anyone'],
+          ...o.people.map((p) => [p.email, `${p.name} (${p.email})`] as const),
+        ],
+      })
+    : input({
+        name: 'actor',
+        label: 'Who (e-mail)',
+        value: o.values.actor,
+        maxlength: 254,
+        error: o.fieldErrors.actor,
+      });
+  return html`<form method="get" action="${o.path}" class="filters" novalidate>
+<fieldset class="grid">
+<div>${input({ name: 'from', label: 'From (day)', type: 'date', value: o.values.from, error: o.fieldErrors.from })}</div>
+<div>${input({ name: 'to', label: 'To (day, included)', type: 'date', value: o.values.to, error: o.fieldErrors.to })}</div>
+<div>${who}</div>
+<div>${select({ name: 'action', label: 'Action', value: o.values.action, options: [['', 'Any'], ...o.actions.map((a) => [a, a] as const)] })}</div>
+<div>${input({ name: 'target', label: 'On (contains)', value: o.values.target, maxlength: 200, error: o.fieldErrors.target })}</div>
+</fieldset>
+<small>Days are those of ${o.zone}.</small>
+<p><button type="submit">Filter</button> <a href="${o.path}">Clear</a></p>
+</form>`;
+}
 
 export function auditPage(o: {
   items: AuditListItem[];
@@ -9,9 +59,17 @@ export function auditPage(o: {
   path: string;
   first: boolean;
   zone: string;
+  values: AuditFilterValues;
+  fieldErrors: FieldErrors;
+  actions: readonly string[];
+  /** The tenant's team, to choose who; none for the operator's whole log (an e-mail is typed). */
+  people: ReadonlyArray<{ email: string; name: string }> | undefined;
+  mayDownload: boolean;
 }): Html {
+  const filtered = Object.values(o.values).some(Boolean);
   return html`<hgroup><h1>Audit log</h1><p>Every action in this back-office, newest first.</p></hgroup>
-<p><a href="${o.path}.csv" download>Download the whole log as CSV</a></p>
+${filterForm(o)}
+${o.mayDownload ? html`<p><a href="${o.path}.csv${queryString(o.values)}" download>${filtered ? 'Download these entries as CSV' : 'Download the whole log as CSV'}</a></p>` : ''}
 ${
   o.items.length === 0
     ? html`<p>Nothing recorded yet.</p>`
@@ -22,7 +80,7 @@ ${o.items.map(
   (e) => html`<tr>
 <td>${time(e.createdAt, o.zone)}</td>
 ${o.showTenant ? html`<td>${e.tenantAlias ?? '—'}</td>` : ''}
-<td>${e.actor || '—'}<br><small class="muted">${e.actorKind}, from <span class="mono">${e.ip}</span></small></td>
+<td>${e.actorName ? html`${e.actorName}<br><small>${e.actor}</small>` : e.actor || '—'}<br><small class="muted">${e.actorKind}, from <span class="mono">${e.ip}</span></small></td>
 <td class="mono">${e.action}</td>
 <td>${e.target ?? ''}</td>
 <td class="wrap">${details(e.details)}</td>
@@ -31,8 +89,8 @@ ${o.showTenant ? html`<td>${e.tenantAlias ?? '—'}</td>` : ''}
 </tbody></table></div>`
 }
 <nav class="pager" aria-label="Pages of the log">
-${o.first ? html`<span></span>` : html`<a href="${o.path}">Newest</a>`}
-${o.next ? html`<a href="${o.path}?before=${encodeURIComponent(`${o.next.createdAt}~${o.next.id}`)}">Older</a>` : ''}
+${o.first ? html`<span></span>` : html`<a href="${o.path}${queryString(o.values)}">Newest</a>`}
+${o.next ? html`<a href="${o.path}${queryString(o.values, { before: `${o.next.createdAt}~${o.next.id}` })}">Older</a>` : ''}
 </nav>`;
 }
 
