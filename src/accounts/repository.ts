@@ -564,3 +564,51 @@ export async function deleteChallenge(db: Executor, idHash: string): Promise<boo
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
+
+// Operators as a team
+
+export function listOperatorRows(db: Executor) {
+  return db
+    .selectFrom('operators')
+    .select(['id', 'email', 'name', 'status', 'created_at', 'two_factor_since'])
+    .orderBy('email')
+    .execute();
+}
+
+export function findOperatorRowById(db: Executor, id: string) {
+  return db.selectFrom('operators').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateOperator(
+  db: Executor,
+  id: string,
+  values: Partial<Pick<OperatorRow, 'status' | 'password_hash' | 'name' | 'updated_at'>>,
+): Promise<void> {
+  await db.updateTable('operators').set(values).where('id', '=', id).execute();
+}
+
+export async function countActiveOperators(db: Executor): Promise<number> {
+  const { count } = await db
+    .selectFrom('operators')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Whether a link was issued for the account since then (a reset is not mailed twice in a row). */
+export async function linkIssuedSince(
+  db: Executor,
+  kind: 'user' | 'operator',
+  accountId: string,
+  since: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('account_tokens')
+    .select('token_hash')
+    .where('account_kind', '=', kind)
+    .where('account_id', '=', accountId)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,10 +1,17 @@
 import { type Actor, recordAudit } from '../audit/service.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
+import { nowIso } from '../platform/time.js';
 import { hashPassword } from '../tenants/passwords.js';
 import { getTenantSettings, setTenantSettings, type TenantSettings } from '../tenants/service.js';
 import { issueLink, type LinkHolder, readLink, retireLinks, useLink } from './links.js';
-import { findUserRowById } from './repository.js';
+import {
+  findOperatorRowById,
+  findUserForSignIn,
+  findUserRowById,
+  linkIssuedSince,
+  updateOperator,
+} from './repository.js';
 import { changeRole, createRole, deleteRole, type Role, type RoleInput } from './roles.js';
 import { revokeSessionsOf } from './sessions.js';
 import { removeSecondFactor } from './two-factor.js';
@@ -167,9 +174,11 @@ export async function setPasswordFromLink(
   password: string,
   passwordHashCost: number,
   client: { ip: string; userAgent: string | null },
-): Promise<{ holder: LinkHolder; email: string; tenantId: string } | undefined> {
+): Promise<{ holder: LinkHolder; email: string; tenantId: string | null } | undefined> {
   const holder = await useLink(trx, token);
-  if (holder?.kind !== 'user') return undefined;
+  if (!holder) return undefined;
+  if (holder.kind === 'operator')
+    return setOperatorPasswordFromLink(trx, holder, password, passwordHashCost, client);
   const user = await findUserRowById(trx, holder.accountId);
   if (!user || user.status === 'disabled') return undefined;
   await setUserPasswordHash(
@@ -286,7 +295,12 @@ export async function describeLink(
   token: string,
 ): Promise<{ purpose: LinkHolder['purpose']; email: string } | undefined> {
   const holder = await readLink(db, token);
-  if (holder?.kind !== 'user') return undefined;
+  if (!holder) return undefined;
+  if (holder.kind === 'operator') {
+    const operator = await findOperatorRowById(db, holder.accountId);
+    if (!operator || operator.status === 'disabled') return undefined;
+    return { purpose: holder.purpose, email: operator.email };
+  }
   const user = await findUserRowById(db, holder.accountId);
   if (!user || user.status === 'disabled') return undefined;
   return { purpose: holder.purpose, email: user.email };
@@ -317,4 +331,67 @@ export async function resetUserSecondFactor(
     details: { user_id: userId, sessions_ended: sessions },
   });
   return { ...user, twoFactor: false };
+}
+
+/** An operator's side of `setPasswordFromLink`: the invited operator becomes active. */
+async function setOperatorPasswordFromLink(
+  trx: Executor,
+  holder: LinkHolder,
+  password: string,
+  passwordHashCost: number,
+  client: { ip: string; userAgent: string | null },
+): Promise<{ holder: LinkHolder; email: string; tenantId: null } | undefined> {
+  const operator = await findOperatorRowById(trx, holder.accountId);
+  if (!operator || operator.status === 'disabled') return undefined;
+  await updateOperator(trx, operator.id, {
+    password_hash: await hashPassword(password, passwordHashCost),
+    ...(holder.purpose === 'invitation' ? { status: 'active' as const } : {}),
+    updated_at: nowIso(),
+  });
+  await revokeSessionsOf(trx, { kind: 'operator', id: operator.id });
+  await recordAudit(trx, {
+    tenantId: null,
+    actorKind: 'operator',
+    actor: operator.email,
+    actorName: operator.name || null,
+    ...client,
+    action:
+      holder.purpose === 'invitation' ? 'operator.invitation_taken' : 'operator.password_reset',
+    target: operator.email,
+  });
+  return { holder, email: operator.email, tenantId: null };
+}
+
+/** A reset asked for again within this time is not mailed again (no mail bombing). */
+const resetPauseMs = 5 * 60_000;
+
+/**
+ * A forgotten password, asked for on the sign-in page: a reset link for the active user with
+ * that e-mail, unless one was issued in the last five minutes. Answers nothing to the page
+ * (which says the same whatever the e-mail), only to the mailer.
+ */
+export async function requestPasswordReset(
+  trx: Executor,
+  email: string,
+  client: { ip: string; userAgent: string | null },
+): Promise<{ user: { email: string; name: string; tenantId: string }; token: string } | undefined> {
+  const row = await findUserForSignIn(trx, email.trim().toLowerCase());
+  if (row?.status !== 'active' || row.tenant_disabled_at !== null) return undefined;
+  const since = new Date(Date.now() - resetPauseMs).toISOString();
+  if (await linkIssuedSince(trx, 'user', row.id, since)) return undefined;
+  const token = await issueLink(
+    trx,
+    { purpose: 'password_reset', kind: 'user', accountId: row.id },
+    'self',
+  );
+  await recordAudit(trx, {
+    tenantId: row.tenant_id,
+    actorKind: 'anonymous',
+    actor: row.email,
+    ...client,
+    action: 'user.password_reset_requested',
+    target: row.email,
+    details: { user_id: row.id },
+  });
+  return { user: { email: row.email, name: row.name, tenantId: row.tenant_id }, token };
 }

@@ -22,6 +22,7 @@ import { customerRoutes } from './customers/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { exportRoutes } from './exports/routes.js';
 import { logPageRoutes } from './log/routes.js';
+import { operatorRoutes } from './operators/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { templatePageRoutes } from './templates/routes.js';
@@ -135,7 +136,7 @@ export async function backoffice(
         });
 
         await pages.register(accountRoutes, { db, config, cookies, operatorReady });
-        await pages.register(linkRoutes, { db, config });
+        await pages.register(linkRoutes, { db, config, mailer });
         await pages.register(twoFactorRoutes, {
           db,
           config,
@@ -177,6 +178,11 @@ export async function backoffice(
 
         await pages.register(tenantAdminRoutes, { db, passwordHashCost: config.passwordHashCost });
         await pages.register(tenantRecoveryRoutes, {
+          db,
+          publicBaseUrl: config.publicBaseUrl,
+          mailer,
+        });
+        await pages.register(operatorRoutes, {
           db,
           publicBaseUrl: config.publicBaseUrl,
           mailer,

@@ -24,6 +24,8 @@ const documented: Record<string, string> = {
   'GET /backoffice/assets/pico.min.css': 'public',
   'GET /backoffice/assets/htmx.min.js': 'public',
   'GET /backoffice/assets/:name': 'public',
+  'GET /backoffice/forgot-password': 'public',
+  'POST /backoffice/forgot-password': 'public',
   'GET /backoffice/sign-in/code': 'public',
   'POST /backoffice/sign-in/code': 'public',
   'GET /backoffice/account/password': 'self',
@@ -87,6 +89,10 @@ const documented: Record<string, string> = {
   'GET /backoffice/operator/tenants/:id': 'operator',
   'POST /backoffice/operator/tenants/:id/users/:userId/link': 'operator',
   'POST /backoffice/operator/tenants/:id/users/:userId/two-factor-reset': 'operator',
+  'GET /backoffice/operator/operators': 'operator',
+  'POST /backoffice/operator/operators': 'operator',
+  'POST /backoffice/operator/operators/:id/disable': 'operator',
+  'POST /backoffice/operator/operators/:id/enable': 'operator',
   'GET /backoffice/operator/audit': 'operator',
   'GET /backoffice/operator/audit.csv': 'operator',
 };
@@ -194,6 +200,7 @@ describe.each(stores)('who may use which back-office route, on $name', (store) =
       'api-keys/:id': a.apiKey.id,
       'decisions/:id': '0190e8a0-0000-7000-8000-000000000000',
       'tenants/:id': a.tenant.id,
+      'operators/:id': '0190e8a0-0000-7000-8000-00000000ffff',
       name: 'app.css',
     });
   });
@@ -203,7 +210,7 @@ describe.each(stores)('who may use which back-office route, on $name', (store) =
   function concrete(url: string): string {
     return url
       .replace(':code', params.code ?? '')
-      .replace(/(versions|users|roles|api-keys|decisions|tenants)\/:id/, (whole) => {
+      .replace(/(versions|users|roles|api-keys|decisions|tenants|operators)\/:id/, (whole) => {
         return whole.replace(':id', params[whole] ?? '');
       })
       .replace(':userId', params['users/:id'] ?? '')

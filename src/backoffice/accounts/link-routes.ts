@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { passwordWeakness } from '../../accounts/password-strength.js';
-import { describeLink, setPasswordFromLink } from '../../accounts/team.js';
+import { describeLink, requestPasswordReset, setPasswordFromLink } from '../../accounts/team.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
-import { parseForm, queryOf } from '../web/forms.js';
+import { fieldOf, parseForm, queryOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
+import { type LinkMailer, passwordLinkUrl, sendPasswordLink } from '../web/password-links.js';
 import { LinkPasswordForm, linkPasswordFormOptions } from './schemas.js';
-import { linkGone, linkPasswordForm } from './views.js';
+import { forgotPasswordForm, linkGone, linkPasswordForm } from './views.js';
 
 /**
  * The page a one-time link opens (an invitation, a password reset): the person sets their
@@ -14,8 +15,52 @@ import { linkGone, linkPasswordForm } from './views.js';
  */
 export async function linkRoutes(
   app: FastifyInstance,
-  { db, config }: { db: Db; config: Pick<Config, 'passwordHashCost'> },
+  {
+    db,
+    config,
+    mailer,
+  }: {
+    db: Db;
+    config: Pick<Config, 'passwordHashCost' | 'publicBaseUrl'>;
+    mailer: LinkMailer | undefined;
+  },
 ) {
+  const showForgot = (reply: FastifyReply, sent: boolean) =>
+    sendPage(reply, {
+      title: 'Forgot your password?',
+      body: forgotPasswordForm({ csrfToken: csrfToken(reply), mailed: mailer !== undefined, sent }),
+    });
+
+  app.get('/forgot-password', { config: { permission: 'public' } }, (_request, reply) =>
+    showForgot(reply, false),
+  );
+
+  // The answer is the same whatever the e-mail, and the e-mail goes out after it: neither the
+  // page nor its timing tells which e-mails have accounts.
+  app.post('/forgot-password', { config: { permission: 'public' } }, async (request, reply) => {
+    const email = fieldOf(request.body, 'email').slice(0, 254);
+    if (mailer && email) {
+      const asked = await db.transaction().execute((trx) =>
+        requestPasswordReset(trx, email, {
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+        }),
+      );
+      if (asked) {
+        const link = passwordLinkUrl(config.publicBaseUrl, asked.token);
+        void sendPasswordLink(
+          mailer,
+          asked.user,
+          'password_reset',
+          link,
+          { name: '', email: '' },
+          request.log,
+        );
+      }
+    }
+    return showForgot(reply, true);
+  });
+
   const gone = (reply: FastifyReply) =>
     sendPage(reply, { status: 410, title: 'Link expired', body: linkGone() });
 

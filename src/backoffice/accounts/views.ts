@@ -21,6 +21,7 @@ ${input({ name: 'email', label: 'E-mail', type: 'email', value: o.email, require
 ${input({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password', error: o.fieldErrors?.password })}
 <button type="submit">Sign in</button>
 </form>
+<p><a href="${basePath}/forgot-password">Forgot your password?</a></p>
 </article>`;
 }
 
@@ -68,5 +69,29 @@ export function linkGone(): Html {
   return html`<article class="sign-in">
 <h1>This link no longer works</h1>
 <p>A link to set a password works once, for a limited time, and a newer link replaces it. Ask an admin of your team for a new one${''}, or <a href="${basePath}/sign-in">sign in</a> if your password is set.</p>
+</article>`;
+}
+
+export function forgotPasswordForm(o: { csrfToken: string; mailed: boolean; sent: boolean }): Html {
+  if (!o.mailed) {
+    return html`<article class="sign-in">
+<h1>Forgot your password?</h1>
+<p>Ask an admin of your team for a password link (on your page under Users). An admin who is locked out asks the operator of this service.</p>
+<p><a href="${basePath}/sign-in">Back to sign in</a></p>
+</article>`;
+  }
+  return html`<article class="sign-in">
+<h1>Forgot your password?</h1>
+${
+  o.sent
+    ? html`<p role="status">If an account has this e-mail, a link to set a new password is on its way. It works once, for one hour.</p>`
+    : html`<p>Type your e-mail: we send a link to set a new password.</p>`
+}
+<form method="post" action="${basePath}/forgot-password" novalidate>
+${csrfField(o.csrfToken)}
+${input({ name: 'email', label: 'E-mail', type: 'email', required: true, autocomplete: 'username', maxlength: 254 })}
+<button type="submit">Send the link</button>
+</form>
+<p><a href="${basePath}/sign-in">Back to sign in</a></p>
 </article>`;
 }

@@ -72,9 +72,11 @@ ${roleChoices(o.roles, o.values.roles, o.fieldErrors.roles)}
 
 /** After an invitation or a new link: where it went, or the link itself, shown this once. */
 export function linkIssued(o: {
-  member: TeamMember;
+  member: { id: string; name: string; email: string };
   purpose: 'invitation' | 'password_reset';
   link: string | undefined;
+  /** Where to go back to (the person's page by default). */
+  back?: string;
 }): Html {
   const what = o.purpose === 'invitation' ? 'invitation' : 'password reset link';
   const lifetime = o.purpose === 'invitation' ? '72 hours' : 'one hour';
@@ -87,7 +89,7 @@ ${
 <p><button type="button" data-copy="link-once" hidden>Copy</button></p>`
     : html`<p role="status">The ${what} was e-mailed to ${o.member.email}. It works once, for ${lifetime}.</p>`
 }
-<p><a href="${basePath}/users/${segment(o.member.id)}">Back to ${o.member.name}</a></p>`;
+<p><a href="${basePath}${o.back ?? `/users/${segment(o.member.id)}`}">Back</a></p>`;
 }
 
 export function userPage(o: {

@@ -120,6 +120,7 @@ ${admin.map(([href, label]) => html`<li><a href="${basePath}${href}">${label}</a
 </details></li>`
 }`
       : html`${link('/operator/tenants', 'Tenants', 'tenants')}
+${link('/operator/operators', 'Operators', 'operators')}
 ${link('/operator/audit', 'Audit log', 'audit')}`;
   return html`<nav aria-label="Main">
 <ul><li><a class="brand" href="${basePath}/">Consent back-office</a>${user.kind === 'tenant' ? html` <span class="who">${user.tenantAlias}</span>` : html` <span class="who">operator</span>`}</li></ul>

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.js';
+import { type SeededTenant, seedTenant } from '../helpers/seed.js';
+import { type SmtpListener, startSmtpServer } from '../helpers/smtp.js';
+import { stores } from '../helpers/stores.js';
+import { operator, PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
+import { takeLink } from './team-support.js';
+
+const strong = 'granite meadow pilot saffron';
+
+describe.each(stores)('operators and forgotten passwords, with SMTP, on $name', (store) => {
+  let t: TestApp;
+  let smtp: SmtpListener;
+  let a: SeededTenant;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await startBackofficeApp(store, { SMTP_URL: smtp.url });
+    a = await seedTenant(t.db);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  const operatorClient = async () => {
+    const client = new PageClient(t.app);
+    expect((await client.signIn(operator.email, operator.password)).statusCode).toBe(303);
+    return client;
+  };
+
+  it('an operator invites another, who sets a password from the e-mail and signs in as an operator', async () => {
+    const op = await operatorClient();
+    const page = await op.submit(
+      '/backoffice/operator/operators',
+      '/backoffice/operator/operators',
+      {
+        name: 'Olga Ops',
+        email: 'olga@consent.test',
+      },
+    );
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('The invitation was e-mailed to olga@consent.test');
+    const mail = await smtp.next((m) => m.to.includes('olga@consent.test'));
+    expect(mail.subject).toBe('Your invitation to the consent back-office');
+    expect((await new PageClient(t.app).signIn('olga@consent.test', strong)).statusCode).toBe(401);
+    expect(await takeLink(t.app, mail.text, strong)).toBe(303);
+    const olga = new PageClient(t.app);
+    const signIn = await olga.signIn('olga@consent.test', strong);
+    expect(signIn.headers.location).toBe('/backoffice/operator/tenants');
+    expect((await olga.get('/backoffice/operator/operators')).statusCode).toBe(200);
+    expect((await olga.get('/backoffice/templates')).statusCode).toBe(403);
+  });
+
+  it("an operator's e-mail cannot be a user's, nor the other way round", async () => {
+    const op = await operatorClient();
+    const page = await op.submit(
+      '/backoffice/operator/operators',
+      '/backoffice/operator/operators',
+      {
+        name: 'Clash',
+        email: a.tenant.email,
+      },
+    );
+    expect(page.statusCode).toBe(400);
+    expect(textOf(page.body)).toContain('An account with this e-mail already exists.');
+    const admin = await signedIn(t.app, a.tenant.email);
+    const user = await admin.submit('/backoffice/users/new', '/backoffice/users', {
+      name: 'Olga again',
+      email: 'olga@consent.test',
+      roles: 'editor',
+    });
+    expect(user.statusCode).toBe(400);
+  });
+
+  it('disabling an operator ends their sessions at once; nobody disables themselves', async () => {
+    const olga = new PageClient(t.app);
+    await olga.signIn('olga@consent.test', strong);
+    const op = await operatorClient();
+    const olgaId = (
+      await t.db
+        .selectFrom('operators')
+        .select('id')
+        .where('email', '=', 'olga@consent.test')
+        .executeTakeFirstOrThrow()
+    ).id;
+    const selfId = (
+      await t.db
+        .selectFrom('operators')
+        .select('id')
+        .where('email', '=', operator.email)
+        .executeTakeFirstOrThrow()
+    ).id;
+    await op.get('/backoffice/operator/operators');
+    expect((await op.post(`/backoffice/operator/operators/${olgaId}/disable`, {})).statusCode).toBe(
+      303,
+    );
+    expect((await olga.get('/backoffice/operator/tenants')).statusCode).toBe(303);
+    expect((await new PageClient(t.app).signIn('olga@consent.test', strong)).statusCode).toBe(401);
+    await op.get('/backoffice/operator/operators');
+    const self = await op.post(`/backoffice/operator/operators/${selfId}/disable`, {});
+    expect(self.statusCode).toBe(409);
+    expect(textOf(self.body)).toContain('An operator cannot disable themselves.');
+    const actions = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor', 'target'])
+      .where('action', 'like', 'operator.%')
+      .orderBy('created_at')
+      .execute();
+    expect(actions).toEqual([
+      { action: 'operator.invited', actor: operator.email, target: 'olga@consent.test' },
+      {
+        action: 'operator.invitation_taken',
+        actor: 'olga@consent.test',
+        target: 'olga@consent.test',
+      },
+      { action: 'operator.disabled', actor: operator.email, target: 'olga@consent.test' },
+    ]);
+  });
+
+  it('a user who forgot their password gets a link by e-mail; the page says the same for any e-mail', async () => {
+    const visitor = new PageClient(t.app);
+    const known = await visitor.submit(
+      '/backoffice/forgot-password',
+      '/backoffice/forgot-password',
+      {
+        email: a.tenant.email,
+      },
+    );
+    const unknown = await visitor.submit(
+      '/backoffice/forgot-password',
+      '/backoffice/forgot-password',
+      {
+        email: 'nobody@acme.test',
+      },
+    );
+    const said = (body: string) => textOf(body).replace(/name="_csrf" value="[^"]+"/, '');
+    expect(known.statusCode).toBe(200);
+    expect(said(known.body)).toContain(
+      'If an account has this e-mail, a link to set a new password is on its way.',
+    );
+    expect(said(unknown.body)).toContain(
+      'If an account has this e-mail, a link to set a new password is on its way.',
+    );
+    const mail = await smtp.next(
+      (m) => m.to.includes(a.tenant.email) && m.subject === 'Set a new password',
+    );
+    const next = 'copper willow falcon dune';
+    expect(await takeLink(t.app, mail.text, next)).toBe(303);
+    expect((await new PageClient(t.app).signIn(a.tenant.email, next)).statusCode).toBe(303);
+
+    // Asked again at once: no new link, so no second e-mail (no mail bombing).
+    const links = () =>
+      t.db
+        .selectFrom('account_tokens')
+        .select('token_hash')
+        .where('purpose', '=', 'password_reset')
+        .execute();
+    const before = (await links()).length;
+    await visitor.submit('/backoffice/forgot-password', '/backoffice/forgot-password', {
+      email: a.tenant.email,
+    });
+    expect((await links()).length).toBe(before);
+    const requested = await t.db
+      .selectFrom('audit_log')
+      .select(['actor_kind', 'target'])
+      .where('action', '=', 'user.password_reset_requested')
+      .execute();
+    expect(requested).toEqual([{ actor_kind: 'anonymous', target: a.tenant.email }]);
+  });
+});
+
+describe.each(stores)('forgotten passwords without SMTP, on $name', (store) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startBackofficeApp(store);
+  });
+  afterAll(() => t?.close());
+
+  it('the page says to ask an admin, and no link is made', async () => {
+    const visitor = new PageClient(t.app);
+    const page = await visitor.get('/backoffice/forgot-password');
+    expect(textOf(page.body)).toContain('Ask an admin of your team for a password link');
+    const a = await seedTenant(t.db);
+    await visitor.post('/backoffice/forgot-password', { email: a.tenant.email });
+    expect(await t.db.selectFrom('account_tokens').selectAll().execute()).toEqual([]);
+  });
+});

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../src/platform/db.js';
+import { PageClient } from './support.js';
+
+/** The id of the user with this e-mail. */
+export async function userIdOf(db: Db, email: string): Promise<string> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The path and token of the one-time link in a text (an e-mail, a page). */
+export function linkIn(text: string): { path: string; token: string } {
+  const match = /https:\/\/consent\.test(\/backoffice\/password\?token=([A-Za-z0-9_-]{43}))/.exec(
+    text,
+  );
+  if (!match?.[1] || !match[2]) throw new Error(`no link in: ${text}`);
+  return { path: match[1], token: match[2] };
+}
+
+/** Follows the link in the text, as its recipient, and sets the password; the answer's status. */
+export async function takeLink(
+  app: FastifyInstance,
+  text: string,
+  password: string,
+): Promise<number> {
+  const { path, token } = linkIn(text);
+  const visitor = new PageClient(app);
+  await visitor.get(path);
+  const set = await visitor.post('/backoffice/password', {
+    token,
+    new_password: password,
+    confirm_password: password,
+  });
+  return set.statusCode;
+}
