@@ -14,6 +14,7 @@ import {
   tenantPassword,
   textOf,
 } from './support.js';
+import { userIdOf } from './team-support.js';
 
 /** The authenticator app: RFC 6238 codes (SHA1, 6 digits, 30 s) from the base32 secret. */
 function appCode(secret: string, offsetSteps = 0): string {
@@ -193,13 +194,7 @@ describe.each(stores)('two-factor sign-in, on $name', (store) => {
     // The operator resets the admin's (the tenant's only admin: nobody else could).
     const op = new PageClient(t.app);
     await op.signIn(operator.email, operator.password);
-    const adminId = (
-      await t.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', a.tenant.email)
-        .executeTakeFirstOrThrow()
-    ).id;
+    const adminId = await userIdOf(t.db, a.tenant.email);
     const page = await op.get(`/backoffice/operator/tenants/${a.tenant.id}`);
     expect(textOf(page.body)).toContain(a.tenant.email);
     const reset = await op.post(
@@ -223,13 +218,7 @@ describe.each(stores)('two-factor sign-in, on $name', (store) => {
       },
     ]);
     // Not for a user who is no admin: that is the tenant's own admins' to do.
-    const edId = (
-      await t.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', `ed-${a.tenant.alias}@example.test`)
-        .executeTakeFirstOrThrow()
-    ).id;
+    const edId = await userIdOf(t.db, `ed-${a.tenant.alias}@example.test`);
     await op.get(`/backoffice/operator/tenants/${a.tenant.id}`);
     expect(
       (await op.post(`/backoffice/operator/tenants/${a.tenant.id}/users/${edId}/link`, {}))
@@ -240,13 +229,7 @@ describe.each(stores)('two-factor sign-in, on $name', (store) => {
   it('the operator can send a locked-out admin a password link', async () => {
     const op = new PageClient(t.app);
     await op.signIn(operator.email, operator.password);
-    const adminId = (
-      await t.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', a.tenant.email)
-        .executeTakeFirstOrThrow()
-    ).id;
+    const adminId = await userIdOf(t.db, a.tenant.email);
     await op.get(`/backoffice/operator/tenants/${a.tenant.id}`);
     const issued = await op.post(
       `/backoffice/operator/tenants/${a.tenant.id}/users/${adminId}/link`,

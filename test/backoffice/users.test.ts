@@ -4,15 +4,7 @@ import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { type SmtpListener, startSmtpServer } from '../helpers/smtp.js';
 import { stores } from '../helpers/stores.js';
 import { operator, PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
-
-/** The one-time link in an e-mail or on a page. */
-function linkIn(text: string): string {
-  const link = /https:\/\/consent\.test(\/backoffice\/password\?token=[A-Za-z0-9_-]{43})/.exec(
-    text,
-  );
-  if (!link?.[1]) throw new Error(`no link in: ${text}`);
-  return link[1];
-}
+import { linkIn, takeLink, userIdOf } from './team-support.js';
 
 const strong = 'quiet harbour lantern morning';
 
@@ -75,12 +67,13 @@ describe.each(stores)('a tenant’s team, with invitations e-mailed over SMTP, o
 
   it('an invited person cannot sign in before setting a password, and then signs in with it', async () => {
     expect((await new PageClient(t.app).signIn('edna@acme.test', strong)).statusCode).toBe(401);
-    const link = linkIn((await smtp.next((m) => m.to.includes('edna@acme.test'))).text);
+    const { path: link, token } = linkIn(
+      (await smtp.next((m) => m.to.includes('edna@acme.test'))).text,
+    );
     const visitor = new PageClient(t.app);
     const form = await visitor.get(link);
     expect(form.statusCode).toBe(200);
     expect(textOf(form.body)).toContain('For edna@acme.test');
-    const token = new URL(`https://x${link}`).searchParams.get('token') ?? '';
 
     const weak = await visitor.post('/backoffice/password', {
       token,
@@ -160,13 +153,7 @@ describe.each(stores)('a tenant’s team, with invitations e-mailed over SMTP, o
 
   it('disabling a user ends their sessions at once; enabled, they sign in again', async () => {
     const edna = await signedIn(t.app, 'edna@acme.test', strong);
-    const id = (
-      await t.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', 'edna@acme.test')
-        .executeTakeFirstOrThrow()
-    ).id;
+    const id = await userIdOf(t.db, 'edna@acme.test');
     await admin.get(`/backoffice/users/${id}`);
     expect((await admin.post(`/backoffice/users/${id}/disable`, {})).statusCode).toBe(303);
     const after = await edna.get('/backoffice/templates');
@@ -181,29 +168,15 @@ describe.each(stores)('a tenant’s team, with invitations e-mailed over SMTP, o
 
   it('a reset link from an admin sets a new password and ends the other sessions', async () => {
     const edna = await signedIn(t.app, 'edna@acme.test', strong);
-    const id = (
-      await t.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', 'edna@acme.test')
-        .executeTakeFirstOrThrow()
-    ).id;
+    const id = await userIdOf(t.db, 'edna@acme.test');
     await admin.get(`/backoffice/users/${id}`);
     const issued = await admin.post(`/backoffice/users/${id}/link`, {});
     expect(textOf(issued.body)).toContain('The password reset link was e-mailed to edna@acme.test');
     const mail = await smtp.next(
       (m) => m.to.includes('edna@acme.test') && m.subject === 'Set a new password',
     );
-    const link = linkIn(mail.text);
-    const visitor = new PageClient(t.app);
-    await visitor.get(link);
-    const token = new URL(`https://x${link}`).searchParams.get('token') ?? '';
     const next = 'amber river clockwork violin';
-    await visitor.post('/backoffice/password', {
-      token,
-      new_password: next,
-      confirm_password: next,
-    });
+    expect(await takeLink(t.app, mail.text, next)).toBe(303);
     expect((await edna.get('/backoffice/templates')).statusCode).toBe(303);
     expect((await new PageClient(t.app).signIn('edna@acme.test', strong)).statusCode).toBe(401);
     expect((await new PageClient(t.app).signIn('edna@acme.test', next)).statusCode).toBe(303);
@@ -250,15 +223,9 @@ describe.each(stores)('a tenant’s team, with invitations e-mailed over SMTP, o
       .executeTakeFirstOrThrow();
     expect(role.permissions).toBe('api_keys:view');
     await invite('Kim Keys', 'kim@acme.test', role.id);
-    const link = linkIn((await smtp.next((m) => m.to.includes('kim@acme.test'))).text);
-    const visitor = new PageClient(t.app);
-    await visitor.get(link);
-    const token = new URL(`https://x${link}`).searchParams.get('token') ?? '';
-    await visitor.post('/backoffice/password', {
-      token,
-      new_password: strong,
-      confirm_password: strong,
-    });
+    expect(
+      await takeLink(t.app, (await smtp.next((m) => m.to.includes('kim@acme.test'))).text, strong),
+    ).toBe(303);
     const kim = await signedIn(t.app, 'kim@acme.test', strong);
     expect((await kim.get('/backoffice/api-keys')).statusCode).toBe(200);
     expect((await kim.get('/backoffice/templates')).statusCode).toBe(403);
@@ -276,13 +243,7 @@ describe.each(stores)('a tenant’s team, with invitations e-mailed over SMTP, o
   });
 
   it('a user who leaves revokes no API key: keys belong to the tenant', async () => {
-    const kimId = (
-      await t.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', 'kim@acme.test')
-        .executeTakeFirstOrThrow()
-    ).id;
+    const kimId = await userIdOf(t.db, 'kim@acme.test');
     await admin.get(`/backoffice/users/${kimId}`);
     expect(
       (await admin.post(`/backoffice/users/${kimId}/remove`, { confirm: 'true' })).statusCode,
@@ -346,26 +307,11 @@ describe.each(stores)('invitations without SMTP, on $name', (store) => {
       roles: 'reviewer',
     });
     expect(textOf(page.body)).toContain('Copy the link now: it is shown only this once.');
-    const link = linkIn(page.body);
-    const visitor = new PageClient(t.app);
-    await visitor.get(link);
-    const token = new URL(`https://x${link}`).searchParams.get('token') ?? '';
-    const set = await visitor.post('/backoffice/password', {
-      token,
-      new_password: strong,
-      confirm_password: strong,
-    });
-    expect(set.statusCode).toBe(303);
+    expect(await takeLink(t.app, page.body, strong)).toBe(303);
     const rita = await signedIn(t.app, 'rita@acme.test', strong);
     expect((await rita.get('/backoffice/templates')).statusCode).toBe(200);
     // The user's page offers a new link, never shows the old one.
-    const id = (
-      await t.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', 'rita@acme.test')
-        .executeTakeFirstOrThrow()
-    ).id;
+    const id = await userIdOf(t.db, 'rita@acme.test');
     expect((await admin.get(`/backoffice/users/${id}`)).body).not.toContain('token=');
   });
 });

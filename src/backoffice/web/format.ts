@@ -1,34 +1,13 @@
 import { type Html, html } from './html.js';
-
-const zoneFormats = new Map<string, Intl.DateTimeFormat>();
-
-function zoneFormat(zone: string): Intl.DateTimeFormat {
-  let format = zoneFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-      timeZoneName: 'shortOffset',
-    });
-    zoneFormats.set(zone, format);
-  }
-  return format;
-}
+import { partsIn } from './time-zone.js';
 
 /** The day and time of day of an instant in an IANA zone, and the zone's offset then. */
 function inZone(iso: string, zone: string): { day: string; clock: string; offset: string } {
-  const parts: Record<string, string> = {};
-  for (const part of zoneFormat(zone).formatToParts(new Date(iso))) parts[part.type] = part.value;
+  const p = partsIn(Date.parse(iso), zone);
   return {
-    day: `${parts.year}-${parts.month}-${parts.day}`,
-    clock: `${parts.hour}:${parts.minute}:${parts.second}`,
-    offset: parts.timeZoneName ?? zone,
+    day: `${p.year}-${p.month}-${p.day}`,
+    clock: `${p.hour}:${p.minute}:${p.second}`,
+    offset: p.timeZoneName ?? zone,
   };
 }
 

@@ -3,35 +3,40 @@
  * in Berlin starts at 2026-03-28T23:00:00Z, and that day has 23 hours.
  */
 
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+const formats = new Map<string, Intl.DateTimeFormat>();
 
-/** The zone's offset from UTC at an instant, in milliseconds (east positive). */
-function offsetAt(instant: number, zone: string): number {
-  let format = offsetFormats.get(zone);
+/** An instant's calendar fields in a zone (`year`, `month`, …, `timeZoneName` as `GMT+7`). */
+export function partsIn(instant: number, zone: string): Record<string, string> {
+  let format = formats.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
       timeZone: zone,
       year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
       hourCycle: 'h23',
+      timeZoneName: 'shortOffset',
     });
-    offsetFormats.set(zone, format);
+    formats.set(zone, format);
   }
-  const parts: Record<string, number> = {};
-  for (const part of format.formatToParts(new Date(instant))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
+  const parts: Record<string, string> = {};
+  for (const part of format.formatToParts(new Date(instant))) parts[part.type] = part.value;
+  return parts;
+}
+
+/** The zone's offset from UTC at an instant, in milliseconds (east positive). */
+function offsetAt(instant: number, zone: string): number {
+  const p = partsIn(instant, zone);
   const asUtc = Date.UTC(
-    parts.year ?? 0,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
+    Number(p.year),
+    Number(p.month) - 1,
+    Number(p.day),
+    Number(p.hour),
+    Number(p.minute),
+    Number(p.second),
   );
   return asUtc - (instant - (instant % 1000));
 }
