@@ -14,7 +14,8 @@ import { toAppError } from './platform/error-handler.js';
 import { migrateToLatest } from './platform/migrate.js';
 import { eraseCustomer } from './subjects/erase.js';
 import { createVault, type SubjectVault } from './subjects/vault.js';
-import { createTemplate, presentVersion, publishNewVersion } from './templates/service.js';
+import { publishOutsideReview } from './templates/actions.js';
+import { createTemplate, presentVersion } from './templates/service.js';
 import { getTenantByAlias } from './tenants/service.js';
 import { serviceVersion } from './version.js';
 
@@ -47,6 +48,14 @@ type Options = Record<string, string | undefined>;
 
 /** A management command: reads its options, calls the same services as the HTTP routes. */
 type Command = (db: Db, options: Options, config: Config, vault: SubjectVault) => Promise<unknown>;
+
+/** Who acts on the command line, as the audit log names it: the operator, on this machine. */
+const commandLine = {
+  actorKind: 'operator',
+  actor: 'command line',
+  ip: 'local',
+  userAgent: null,
+} as const;
 
 const commands: Record<
   string,
@@ -97,8 +106,9 @@ const commands: Record<
     ],
     run: async (db, o, config) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      const published = await publishNewVersion(
+      const published = await publishOutsideReview(
         db,
+        { tenantId: tenant.id, ...commandLine },
         tenant.id,
         required(o, 'template'),
         {
@@ -109,7 +119,6 @@ const commands: Record<
             ? {}
             : { allow_reconsent: booleanOption(o['allow-reconsent'], 'allow-reconsent') }),
         },
-        'command line',
       );
       return presentVersion(published, config.publicBaseUrl);
     },
@@ -132,12 +141,7 @@ const commands: Record<
     options: ['tenant', 'customer'],
     run: async (db, o, _config, vault) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return eraseCustomer(db, vault, tenant.id, required(o, 'customer'), {
-        actorKind: 'operator',
-        actor: 'command line',
-        ip: 'local',
-        userAgent: null,
-      });
+      return eraseCustomer(db, vault, tenant.id, required(o, 'customer'), commandLine);
     },
   },
   audit: {

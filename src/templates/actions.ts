@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit/service.js';
-import type { Executor, Trx } from '../platform/db.js';
+import type { Db, Executor, Trx } from '../platform/db.js';
 import { countCustomersDecidedOn, customersPerTemplate } from '../records/history.js';
 import type { VersionWithCode } from './repository.js';
 import type { TemplateView } from './schemas.js';
@@ -9,6 +9,7 @@ import {
   findLatestVersion,
   getTemplateByCode,
   listVersions,
+  publishDraft,
   publishDraftById,
   updateDraftVersion,
 } from './service.js';
@@ -121,4 +122,37 @@ export async function templateOverview(
     customersPerTemplate(db, tenantId),
   ]);
   return { template, versions, customers: customers.get(template.id) ?? 0 };
+}
+
+/**
+ * Creates and publishes a version at once, outside review and approval: the operator's tool on
+ * the command line (contract section 9). Recorded as such in the audit log, with the number of
+ * customers it made pending, so that a reader of the log sees which versions no reviewer saw.
+ */
+export async function publishOutsideReview(
+  db: Db,
+  actor: Actor,
+  tenantId: string,
+  templateCode: string,
+  input: unknown,
+): Promise<VersionWithCode> {
+  return db.transaction().execute(async (trx) => {
+    const template = await getTemplateByCode(trx, tenantId, templateCode);
+    const { customersMadePending } = await publishEffect(trx, template);
+    const draft = await createDraftVersion(trx, template, input);
+    const published = await publishDraft(trx, draft, actor.actor);
+    await recordAudit(trx, {
+      ...actor,
+      tenantId,
+      action: 'version.published',
+      target: `${template.code} ${published.tag}`,
+      details: {
+        version_id: published.id,
+        version: published.version,
+        customers_made_pending: customersMadePending,
+        review: 'bypassed',
+      },
+    });
+    return { ...published, template_code: template.code };
+  });
 }

@@ -391,6 +391,26 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expect(version.version).toBe(3);
     });
 
+    it('each version publish is in the audit log as published by the command line, outside review', async () => {
+      const entries = await withStore(store, (db) =>
+        db
+          .selectFrom('audit_log')
+          .select(['actor_kind', 'actor', 'target', 'details'])
+          .where('action', '=', 'version.published')
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute(),
+      );
+      expect(entries.map((e) => [e.actor_kind, e.actor, e.target])).toEqual([
+        ['operator', 'command line', 'privacy_policy 1.0'],
+        ['operator', 'command line', 'privacy_policy 2.0.1'],
+        ['operator', 'command line', 'privacy_policy 3.0'],
+      ]);
+      for (const entry of entries) {
+        expect(JSON.parse(entry.details ?? '{}')).toMatchObject({ review: 'bypassed' });
+      }
+    });
+
     it.each([
       ['LF', '4.0', '\n'],
       ['CRLF', '4.1', '\r\n'],
