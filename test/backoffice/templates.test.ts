@@ -170,6 +170,25 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     });
   });
 
+  it('the publish page shows, word by word, what the draft changes against the latest version', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    await publish(t.db, a.tenant.id, code, {
+      tag: '1.0',
+      content_html: '<p>We keep your e-mail address.</p>',
+    });
+    const id = await createDraft(code, {
+      tag: '1.1',
+      content_html: '<p>We keep your e-mail address and phone number.</p>',
+    });
+    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    expect(textOf(confirm.body)).toContain(
+      'Against version 1 (tag 1.0): 3 words added, 0 words removed.',
+    );
+    expect(confirm.body).toContain(
+      '<ins><span class="visually-hidden">[added: </span> and phone number<span class="visually-hidden">]</span></ins>',
+    );
+  });
+
   it('the publish page says how many customers become pending; publishing makes the API answer it', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
     const v1 = await publish(t.db, a.tenant.id, code, { tag: '1.0' });

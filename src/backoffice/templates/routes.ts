@@ -9,6 +9,7 @@ import {
   templateOverview,
   updateDraftAs,
 } from '../../templates/actions.js';
+import { contentDiff } from '../../templates/diff.js';
 import { sanitizeContent } from '../../templates/sanitize.js';
 import { NewTemplate } from '../../templates/schemas.js';
 import {
@@ -23,6 +24,7 @@ import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
 import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { diffView } from './diff-view.js';
 import { templateListItem, templateModel, versionModel } from './models.js';
 import { newTemplateFormOptions, VersionForm, versionFormOptions } from './schemas.js';
 import { suggestNextTag } from './tag-suggestion.js';
@@ -434,6 +436,13 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
           nextNumber,
           customersToPend: customersMadePending,
           csrfToken: csrfToken(reply),
+          changes:
+            latest && latest.version !== null
+              ? diffView(contentDiff(latest.content_html, draft.content_html), {
+                  version: latest.version,
+                  tag: latest.tag,
+                })
+              : undefined,
         }),
       );
     },

@@ -175,6 +175,8 @@ export function publishConfirmation(o: {
   nextNumber: number;
   customersToPend: number;
   csrfToken: string;
+  /** How its words differ from the current latest version's. */
+  changes: Html | undefined;
 }): Html {
   const { template, draft } = o;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>Publish ${draft.tag}</li></ul></nav>
@@ -186,6 +188,7 @@ ${
     ? html`<p class="consequence"><strong>${count(o.customersToPend, 'customer', 'customers')}</strong> decided on the current latest version (${o.latest.version}, tag <span class="mono">${o.latest.tag}</span>) and will become pending: the API will answer <code>accepted: false</code> for them until they decide on the new version.</p>`
     : html`<p class="consequence">This is the first published version of this template: no customer becomes pending.</p>`
 }
+${o.changes ? html`<h2>What changes</h2>${o.changes}` : ''}
 <form method="post" action="${versionPath(template.code, draft.id)}/publish" class="actions">
 ${csrfField(o.csrfToken)}
 <button type="submit">Publish version ${o.nextNumber}</button>

@@ -90,6 +90,11 @@ td.wrap { min-width: 12rem; }
 .badge.withdraw, .badge.pending { color: var(--bo-withdraw); }
 .key-once { display: block; margin-bottom: var(--pico-spacing); font-family: var(--pico-font-family-monospace); overflow-wrap: anywhere;
   padding: 1rem; border: 2px dashed var(--pico-primary); user-select: all; }
+.diff { white-space: pre-wrap; padding: 1rem; border: 1px solid var(--pico-muted-border-color);
+  border-radius: var(--pico-border-radius); margin-bottom: var(--pico-spacing); }
+.diff ins { color: var(--bo-given); text-decoration: underline 2px; background: none; }
+.diff del { color: var(--bo-reject); text-decoration: line-through 2px; background: none; }
+.badge.invited { color: var(--bo-withdraw); }
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
 .actions form { margin: 0; }
 .actions > * { margin-bottom: 0; }
