@@ -248,4 +248,39 @@ describe.each(stores)('two-factor sign-in, on $name', (store) => {
     });
     expect((await signInWithPassword(a.tenant.email, next)).answer.statusCode).toBe(303);
   });
+
+  it("an admin resets a user's second factor from the user's page: their sessions end, and the password alone signs in", async () => {
+    const edEmail = `ed-${a.tenant.alias}@example.test`;
+    const ed = await signedIn(t.app, edEmail);
+    await ed.get('/backoffice/account/two-factor');
+    const setup = await ed.post('/backoffice/account/two-factor/setup', {});
+    const edSecret = (
+      /id="totp-secret">([A-Z2-7 ]+)<\/output>/.exec(setup.body)?.[1] ?? ''
+    ).replace(/ /g, '');
+    expect(
+      (await ed.post('/backoffice/account/two-factor/confirm', { code: appCode(edSecret) }))
+        .statusCode,
+    ).toBe(200);
+    expect((await signInWithPassword(edEmail)).answer.headers.location).toBe(
+      '/backoffice/sign-in/code',
+    );
+
+    const admin = await signedIn(t.app, a.tenant.email, 'lighthouse orchard velvet thunder');
+    const edId = await userIdOf(t.db, edEmail);
+    const page = await admin.get(`/backoffice/users/${edId}`);
+    expect(textOf(page.body)).toContain('Two-factor sign-in on');
+    const reset = await admin.post(`/backoffice/users/${edId}/two-factor-reset`, {});
+    expect(reset.statusCode).toBe(303);
+    expect((await ed.get('/backoffice/templates')).statusCode).toBe(303);
+    expect((await signInWithPassword(edEmail)).answer.headers.location).toBe(
+      '/backoffice/dashboard',
+    );
+    const entry = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'actor_kind'])
+      .where('action', '=', 'user.two_factor_reset')
+      .where('target', '=', edEmail)
+      .executeTakeFirstOrThrow();
+    expect(entry).toEqual({ actor: a.tenant.email, actor_kind: 'tenant' });
+  });
 });
