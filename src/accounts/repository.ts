@@ -91,7 +91,6 @@ export function findSessionWithAccount(db: Executor, idHash: string) {
       't.alias',
       't.disabled_at',
       't.time_zone',
-      't.four_eyes',
       't.two_factor_required',
       'o.id as operator_row',
       'o.email as operator_email',

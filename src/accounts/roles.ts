@@ -70,10 +70,6 @@ export const builtInRoles: readonly Role[] = [
 
 const builtInById = new Map(builtInRoles.map((role) => [role.id, role]));
 
-export function isBuiltInRole(id: string): boolean {
-  return builtInById.has(id);
-}
-
 function parsePermissions(stored: string): Permission[] {
   return stored.split(' ').filter(isPermission);
 }

@@ -201,21 +201,31 @@ export async function setPasswordFromLink(
   return { holder, email: user.email, tenantId: user.tenant_id };
 }
 
+/** A role's entry in the audit log: what was done to it, with its permissions then. */
+async function auditRole(
+  trx: Executor,
+  actor: Actor,
+  tenantId: string,
+  action: 'role.created' | 'role.changed' | 'role.deleted',
+  role: Role,
+): Promise<Role> {
+  await recordAudit(trx, {
+    ...actor,
+    tenantId,
+    action,
+    target: role.name,
+    details: { role_id: role.id, permissions: role.permissions },
+  });
+  return role;
+}
+
 export async function createRoleAs(
   trx: Executor,
   actor: Actor,
   tenantId: string,
   input: RoleInput,
 ): Promise<Role> {
-  const role = await createRole(trx, tenantId, input);
-  await recordAudit(trx, {
-    ...actor,
-    tenantId,
-    action: 'role.created',
-    target: role.name,
-    details: { role_id: role.id, permissions: role.permissions },
-  });
-  return role;
+  return auditRole(trx, actor, tenantId, 'role.created', await createRole(trx, tenantId, input));
 }
 
 export async function changeRoleAs(
@@ -226,14 +236,7 @@ export async function changeRoleAs(
   input: RoleInput,
 ): Promise<Role> {
   const role = await changeRole(trx, tenantId, roleId, input);
-  await recordAudit(trx, {
-    ...actor,
-    tenantId,
-    action: 'role.changed',
-    target: role.name,
-    details: { role_id: role.id, permissions: role.permissions },
-  });
-  return role;
+  return auditRole(trx, actor, tenantId, 'role.changed', role);
 }
 
 export async function deleteRoleAs(
@@ -242,15 +245,7 @@ export async function deleteRoleAs(
   tenantId: string,
   roleId: string,
 ): Promise<Role> {
-  const role = await deleteRole(trx, tenantId, roleId);
-  await recordAudit(trx, {
-    ...actor,
-    tenantId,
-    action: 'role.deleted',
-    target: role.name,
-    details: { role_id: role.id, permissions: role.permissions },
-  });
-  return role;
+  return auditRole(trx, actor, tenantId, 'role.deleted', await deleteRole(trx, tenantId, roleId));
 }
 
 /**

@@ -221,16 +221,8 @@ function checkAccess(sessionCookie: string) {
       return redirectTo(reply, `/sign-in?next=${encodeURIComponent(pageOf(request))}${ended}`);
     }
     // A team that requires a second factor: a user without one sets it up before anything else.
-    if (
-      user.kind === 'tenant' &&
-      user.twoFactorRequired &&
-      !user.twoFactor &&
-      access !== 'self' &&
-      request.method === 'GET'
-    ) {
-      return redirectTo(reply, '/account/two-factor');
-    }
     if (user.kind === 'tenant' && user.twoFactorRequired && !user.twoFactor && access !== 'self') {
+      if (request.method === 'GET') return redirectTo(reply, '/account/two-factor');
       throw new AppError('forbidden', {
         message: 'Your team requires two-factor sign-in: set it up under Account first.',
       });

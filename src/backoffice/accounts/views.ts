@@ -11,8 +11,7 @@ export function signInForm(o: {
 }): Html {
   return html`<article class="sign-in">
 <h1>Sign in</h1>
-<p>Tenants sign in with the e-mail and password the operator registered; the operator with the
-operator account.</p>
+<p>Sign in with your own e-mail and password: a team member's, or an operator's.</p>
 ${formErrors(o.errors)}
 <form method="post" action="${basePath}/sign-in" novalidate>
 ${csrfField(o.csrfToken)}
