@@ -2,6 +2,7 @@ import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
+import type { Permission } from './permissions.js';
 import {
   deleteUserRow,
   emailTaken,
@@ -11,7 +12,7 @@ import {
   replaceUserRoles,
   updateUser,
 } from './repository.js';
-import { checkRoleIds, countActiveAdmins, rolesOfUsers } from './roles.js';
+import { checkRoleIds, countActiveAdmins, permissionsOfRoles, rolesOfUsers } from './roles.js';
 import type { UserRow } from './table.js';
 
 /** A user as the team page shows them. */
@@ -183,4 +184,24 @@ export async function setUserPasswordHash(
 
 export async function recordSignInOf(db: Executor, userId: string): Promise<void> {
   await updateUser(db, userId, { last_sign_in_at: nowIso() });
+}
+
+/** The active users whose roles grant `permission`: the people to tell of work waiting for it. */
+export async function activeUsersWith(
+  db: Executor,
+  tenantId: string,
+  permission: Permission,
+): Promise<Array<Pick<TeamMember, 'id' | 'email' | 'name'>>> {
+  const rows = (await listUserRows(db, tenantId)).filter((row) => row.status === 'active');
+  const roles = await rolesOfUsers(
+    db,
+    rows.map((r) => r.id),
+  );
+  const granted = new Map<string, boolean>();
+  for (const roleId of new Set([...roles.values()].flat())) {
+    granted.set(roleId, (await permissionsOfRoles(db, tenantId, [roleId])).has(permission));
+  }
+  return rows
+    .filter((row) => (roles.get(row.id) ?? []).some((roleId) => granted.get(roleId)))
+    .map((row) => ({ id: row.id, email: row.email, name: row.name }));
 }

@@ -25,6 +25,7 @@ import { logPageRoutes } from './log/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { reviewRoutes } from './templates/review-routes.js';
 import { templatePageRoutes } from './templates/routes.js';
 import { tenantRecoveryRoutes } from './tenants/recovery-routes.js';
 import { tenantAdminRoutes } from './tenants/routes.js';
@@ -169,6 +170,11 @@ export async function backoffice(
           await tenantPages.register(roleRoutes, { db });
           await tenantPages.register(settingsRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
+          await tenantPages.register(reviewRoutes, {
+            db,
+            mailer,
+            publicBaseUrl: config.publicBaseUrl,
+          });
           await tenantPages.register(apiKeyRoutes, { db });
           await tenantPages.register(customerRoutes, { db, vault });
           await tenantPages.register(exportRoutes, { db, vault });

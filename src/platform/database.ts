@@ -28,7 +28,11 @@ import type {
   TlogStateTable,
 } from '../log/table.js';
 import type { ErasuresTable, SubjectsTable } from '../subjects/table.js';
-import type { TemplatesTable, TemplateVersionsTable } from '../templates/table.js';
+import type {
+  TemplatesTable,
+  TemplateVersionsTable,
+  VersionReviewsTable,
+} from '../templates/table.js';
 import type { TenantsTable } from '../tenants/table.js';
 import type { StoreKeysTable } from './data-key.js';
 
@@ -38,6 +42,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
+  version_reviews: VersionReviewsTable;
   decisions: DecisionsTable;
   customer_template_states: CustomerTemplateStatesTable;
   customer_version_states: CustomerVersionStatesTable;

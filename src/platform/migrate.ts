@@ -10,6 +10,7 @@ import { subjectsMigration } from './migrations/0006-subjects.js';
 import * as backofficeFlashes from './migrations/0007-backoffice-flashes.js';
 import * as team from './migrations/0008-team.js';
 import * as twoFactor from './migrations/0009-two-factor.js';
+import * as versionReviews from './migrations/0010-version-reviews.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -26,6 +27,7 @@ function migrations(dataKey: Buffer): Record<string, Migration> {
     '0007-backoffice-flashes': backofficeFlashes,
     '0008-team': team,
     '0009-two-factor': twoFactor,
+    '0010-version-reviews': versionReviews,
   };
 }
 

@@ -10,7 +10,6 @@ import {
   getTemplateByCode,
   listVersions,
   publishDraft,
-  publishDraftById,
   updateDraftVersion,
 } from './service.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
@@ -83,31 +82,6 @@ export async function publishEffect(db: Executor, template: TemplateRow): Promis
     ? await countCustomersDecidedOn(db, template.tenant_id, latest.id)
     : 0;
   return { latest, nextNumber: (latest?.version ?? 0) + 1, customersMadePending };
-}
-
-/**
- * Publishes a draft of the template (see `publishDraftById`) and records who did, with the
- * number of customers it made pending.
- */
-export async function publishVersion(
-  trx: Trx,
-  actor: Actor,
-  template: TemplateRow,
-  versionId: string,
-): Promise<{ version: VersionWithCode; customersMadePending: number }> {
-  const { customersMadePending } = await publishEffect(trx, template);
-  const version = await publishDraftById(trx, template, versionId, actor.actor);
-  await recordAudit(trx, {
-    ...actor,
-    action: 'version.published',
-    target: `${template.code} ${version.tag}`,
-    details: {
-      version_id: version.id,
-      version: version.version,
-      customers_made_pending: customersMadePending,
-    },
-  });
-  return { version, customersMadePending };
 }
 
 /** A template with its versions and how many customers decided on it. */

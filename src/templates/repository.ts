@@ -1,5 +1,11 @@
 import type { Executor } from '../platform/db.js';
-import type { TemplateRow, TemplateVersionRow, TemplateVersionsTable } from './table.js';
+import type {
+  TemplateRow,
+  TemplateVersionRow,
+  TemplateVersionsTable,
+  VersionReviewRow,
+  VersionStatus,
+} from './table.js';
 
 export type VersionWithCode = TemplateVersionRow & { template_code: string };
 
@@ -79,6 +85,9 @@ export async function highestVersionNumber(
   return Number(row?.max ?? 0);
 }
 
+/** The statuses of a version on its way to publication: drafts and versions under review. */
+export const unpublishedStatuses: readonly VersionStatus[] = ['draft', 'in_review', 'reviewed'];
+
 /** A template with its latest published version and its number of drafts, for lists. */
 export interface TemplateSummaryRow {
   id: string;
@@ -90,6 +99,7 @@ export interface TemplateSummaryRow {
   latest_tag: string | null;
   latest_published_at: string | null;
   latest_version_id: string | null;
+  /** Drafts and versions under review. */
   draft_count: number;
 }
 
@@ -108,7 +118,7 @@ export async function listTemplateSummaries(
     .selectFrom('template_versions')
     .select(['template_id', (eb) => eb.fn.countAll<number | string>().as('count')])
     .where('tenant_id', '=', tenantId)
-    .where('status', '=', 'draft')
+    .where('status', 'in', unpublishedStatuses)
     .groupBy('template_id')
     .as('drafts');
   const rows = await db
@@ -143,7 +153,10 @@ export async function listTemplateSummaries(
   }));
 }
 
-/** A template's versions: drafts first (newest first), then published ones, highest first. */
+/**
+ * A template's versions: drafts and versions under review first (newest first), then published
+ * ones, highest first, then rejected ones.
+ */
 export function listVersionsOf(
   db: Executor,
   tenantId: string,
@@ -154,7 +167,16 @@ export function listVersionsOf(
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('template_id', '=', templateId)
-    .orderBy((eb) => eb.case().when('status', '=', 'draft').then(0).else(1).end())
+    .orderBy((eb) =>
+      eb
+        .case()
+        .when('status', '=', 'published')
+        .then(1)
+        .when('status', '=', 'rejected')
+        .then(2)
+        .else(0)
+        .end(),
+    )
     .orderBy('version', 'desc')
     .orderBy('created_at', 'desc')
     .execute();
@@ -200,18 +222,94 @@ export async function tagTaken(
   return clash !== undefined;
 }
 
+type VersionChanges = Partial<Omit<TemplateVersionsTable, 'tenant_id' | 'id' | 'template_id'>>;
+
 /** Changes a version only while it is still a draft. */
-export async function updateDraft(
+export function updateDraft(
   db: Executor,
   tenantId: string,
   versionId: string,
-  changes: Partial<Omit<TemplateVersionsTable, 'tenant_id' | 'id' | 'template_id'>>,
-): Promise<void> {
-  await db
+  changes: VersionChanges,
+): Promise<boolean> {
+  return updateVersionIn(db, tenantId, versionId, 'draft', changes);
+}
+
+/** Changes a version only while it has status `from`; false when it had moved on. */
+export async function updateVersionIn(
+  db: Executor,
+  tenantId: string,
+  versionId: string,
+  from: VersionStatus,
+  changes: VersionChanges,
+): Promise<boolean> {
+  const result = await db
     .updateTable('template_versions')
     .set(changes)
     .where('tenant_id', '=', tenantId)
     .where('id', '=', versionId)
-    .where('status', '=', 'draft')
+    .where('status', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function insertReviewStep(db: Executor, row: VersionReviewRow): Promise<void> {
+  await db.insertInto('version_reviews').values(row).execute();
+}
+
+/** A version's steps of review, oldest first. */
+export function listReviewSteps(
+  db: Executor,
+  tenantId: string,
+  versionId: string,
+): Promise<VersionReviewRow[]> {
+  return db
+    .selectFrom('version_reviews')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('version_id', '=', versionId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** A version not yet published nor rejected, with its template, for "Waiting for you". */
+export type UnpublishedVersionRow = Pick<
+  TemplateVersionRow,
+  'id' | 'status' | 'tag' | 'updated_at'
+> & { template_code: string; template_name: string };
+
+/** The tenant's drafts and versions under review, most recently changed first. */
+export function listUnpublishedVersions(
+  db: Executor,
+  tenantId: string,
+): Promise<UnpublishedVersionRow[]> {
+  return db
+    .selectFrom('template_versions as v')
+    .innerJoin('templates as t', (join) =>
+      join.onRef('t.tenant_id', '=', 'v.tenant_id').onRef('t.id', '=', 'v.template_id'),
+    )
+    .select(['v.id', 'v.status', 'v.tag', 'v.updated_at', 't.code as template_code'])
+    .select('t.name as template_name')
+    .where('v.tenant_id', '=', tenantId)
+    .where('v.status', 'in', unpublishedStatuses)
+    .orderBy('v.updated_at', 'desc')
+    .execute();
+}
+
+/** The steps of review of the tenant's drafts and versions under review, oldest first. */
+export function listReviewStepsOfUnpublished(
+  db: Executor,
+  tenantId: string,
+): Promise<VersionReviewRow[]> {
+  return db
+    .selectFrom('version_reviews as r')
+    .innerJoin('template_versions as v', (join) =>
+      join.onRef('v.tenant_id', '=', 'r.tenant_id').onRef('v.id', '=', 'r.version_id'),
+    )
+    .selectAll('r')
+    .where('r.tenant_id', '=', tenantId)
+    .where('v.status', 'in', unpublishedStatuses)
+    .orderBy('r.created_at')
+    .orderBy('r.id')
     .execute();
 }

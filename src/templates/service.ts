@@ -18,11 +18,12 @@ import {
   type TemplateSummaryRow,
   tagTaken,
   updateDraft,
+  updateVersionIn,
   type VersionWithCode,
 } from './repository.js';
 import { hasVisibleText, sanitizeContent } from './sanitize.js';
 import { NewTemplate, NewVersion, type PublishedVersion, type TemplateView } from './schemas.js';
-import type { TemplateRow, TemplateVersionRow } from './table.js';
+import type { TemplateRow, TemplateVersionRow, VersionStatus } from './table.js';
 
 export type { TemplateSummaryRow, VersionWithCode };
 
@@ -97,7 +98,8 @@ function storedContent(html: string): string {
   return content;
 }
 
-function assertVisible(content: string): void {
+/** `400 1001` when a version's content has nothing a customer could read. */
+export function assertVisible(content: string): void {
   if (!hasVisibleText(content)) {
     throw new AppError('invalidRequest', {
       message:
@@ -107,21 +109,24 @@ function assertVisible(content: string): void {
   }
 }
 
-/** Publishes a draft: it takes the next number and becomes immutable. */
+/**
+ * Publishes a version: it takes the next number and becomes immutable. From the back-office only
+ * an approved (`reviewed`) version is published; the command line publishes a draft it has just
+ * made, outside review.
+ */
 export async function publishDraft(
   trx: Trx,
   draft: TemplateVersionRow,
   publishedBy: string,
+  from: 'draft' | 'reviewed' = 'draft',
 ): Promise<TemplateVersionRow> {
-  if (draft.status !== 'draft') {
-    throw new AppError('conflict', { message: 'This version is already published.' });
-  }
+  if (draft.status !== from) throw notIn(draft, from);
   // A draft saved before the rule below may be empty; it is not published either.
   assertVisible(draft.content_html);
   await lockPublishes(trx, draft.tenant_id, draft.template_id);
   const version = (await highestVersionNumber(trx, draft.tenant_id, draft.template_id)) + 1;
   const publishedAt = nowIso();
-  await updateDraft(trx, draft.tenant_id, draft.id, {
+  await updateVersionIn(trx, draft.tenant_id, draft.id, from, {
     status: 'published',
     version,
     published_at: publishedAt,
@@ -134,7 +139,26 @@ export async function publishDraft(
     version,
     published_at: publishedAt,
     published_by: publishedBy,
+    updated_at: publishedAt,
   };
+}
+
+/** How the status of a version reads in a sentence. */
+export const statusWords: Record<VersionStatus, string> = {
+  draft: 'a draft',
+  in_review: 'waiting for review',
+  reviewed: 'waiting for approval',
+  rejected: 'rejected',
+  published: 'published',
+};
+
+/** `409 1005`: the version is not where the act needs it to be. */
+export function notIn(version: TemplateVersionRow, expected: VersionStatus): AppError {
+  const message =
+    version.status === 'published'
+      ? 'This version is already published.'
+      : `This version is ${statusWords[version.status]}, not ${statusWords[expected]}.`;
+  return new AppError('conflict', { message });
 }
 
 /**
@@ -245,7 +269,11 @@ export async function updateDraftVersion(
   await lockPublishes(trx, template.tenant_id, template.id);
   const draft = await getVersion(trx, template, versionId);
   if (draft.status !== 'draft') {
-    throw new AppError('conflict', { message: 'A published version cannot be changed.' });
+    const message =
+      draft.status === 'published'
+        ? 'A published version cannot be changed.'
+        : `Only a draft can be changed: this version is ${statusWords[draft.status]}.`;
+    throw new AppError('conflict', { message });
   }
   if (fields.tag !== draft.tag) await assertTagFree(trx, template, fields.tag);
   const content = storedContent(fields.content_html);
@@ -259,21 +287,4 @@ export async function updateDraftVersion(
   };
   await updateDraft(trx, template.tenant_id, draft.id, changes);
   return { ...draft, ...changes };
-}
-
-/**
- * Publishes a draft of the template by its id (the back-office's publish). The draft is read
- * under the template's publish lock, so two publishes of one draft give one version number and
- * one `409 1005`.
- */
-export async function publishDraftById(
-  trx: Trx,
-  template: TemplateRow,
-  versionId: string,
-  publishedBy: string,
-): Promise<VersionWithCode> {
-  await lockPublishes(trx, template.tenant_id, template.id);
-  const draft = await getVersion(trx, template, versionId);
-  const published = await publishDraft(trx, draft, publishedBy);
-  return { ...published, template_code: template.code };
 }

@@ -1,5 +1,15 @@
 import type { Selectable } from 'kysely';
 
+/**
+ * Where a version is on its way: a `draft` is edited freely; submitted, it is `in_review`
+ * (no longer editable); a reviewer passes it (`reviewed`) or sends it back to `draft`; an
+ * approver publishes it (`published`, immutable, numbered) or rejects it (`rejected`, for good).
+ */
+export type VersionStatus = 'draft' | 'in_review' | 'reviewed' | 'rejected' | 'published';
+
+/** A step of review and approval, as the timeline shows it. */
+export type ReviewStep = 'submitted' | 'sent_back' | 'passed' | 'approved' | 'rejected';
+
 export interface TemplatesTable {
   tenant_id: string;
   id: string;
@@ -13,7 +23,7 @@ export interface TemplateVersionsTable {
   tenant_id: string;
   id: string;
   template_id: string;
-  status: 'draft' | 'published';
+  status: VersionStatus;
   /** 1, 2, 3, … in order of publication; null while a draft. */
   version: number | null;
   tag: string;
@@ -31,5 +41,22 @@ export interface TemplateVersionsTable {
   published_by: string | null;
 }
 
+/** One step of a version's review, kept for good. */
+export interface VersionReviewsTable {
+  tenant_id: string;
+  id: string;
+  version_id: string;
+  step: ReviewStep;
+  /** The user who took it; ids are never reused, so it still names them once removed. */
+  user_id: string;
+  /** Their e-mail, as the audit log names them. */
+  actor: string;
+  actor_name: string | null;
+  /** The note or comment; empty when none was asked for and none given. */
+  comment: string;
+  created_at: string;
+}
+
 export type TemplateRow = Selectable<TemplatesTable>;
 export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
+export type VersionReviewRow = Selectable<VersionReviewsTable>;

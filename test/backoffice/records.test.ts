@@ -152,7 +152,7 @@ describe.each(stores)(
         `/backoffice/templates/${code}`,
         `/backoffice/templates/${code}/versions/${versionId}`,
         `/backoffice/templates/${code}/versions/new`,
-        `/backoffice/templates/${code}/versions/${versionId}/publish`,
+        `/backoffice/templates/${code}/versions/${versionId}/review`,
         `/backoffice/api-keys/${a.apiKey.id}/revoke`,
       ]) {
         const response = await pageB.get(url);
@@ -185,7 +185,7 @@ describe.each(stores)(
       }
     });
 
-    it("a draft of another tenant's template cannot be made, edited or published", async () => {
+    it("a draft of another tenant's template cannot be made, edited, submitted, reviewed or approved", async () => {
       const draft = await pageA.submit(
         `/backoffice/templates/${code}/versions/new`,
         `/backoffice/templates/${code}/versions`,
@@ -195,7 +195,11 @@ describe.each(stores)(
       for (const [url, fields] of [
         [`/backoffice/templates/${code}/versions`, { tag: '9.1', content_html: '<p>B</p>' }],
         [`/backoffice/templates/${code}/versions/${id}`, { tag: '9.0', content_html: '<p>B</p>' }],
-        [`/backoffice/templates/${code}/versions/${id}/publish`, {}],
+        [`/backoffice/templates/${code}/versions/${id}/submit`, {}],
+        [`/backoffice/templates/${code}/versions/${id}/pass`, {}],
+        [`/backoffice/templates/${code}/versions/${id}/approve`, {}],
+        [`/backoffice/templates/${code}/versions/${id}/send-back`, { comment: 'B' }],
+        [`/backoffice/templates/${code}/versions/${id}/reject`, { comment: 'B' }],
       ] as const) {
         await pageB.get('/backoffice/templates');
         expect((await pageB.post(url, fields)).statusCode, url).toBe(404);

@@ -1,4 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Db } from '../../src/platform/db.js';
+import { getTenantSettings, setTenantSettings } from '../../src/tenants/service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { TestStore } from '../helpers/stores.js';
 
@@ -138,4 +140,31 @@ export function textOf(page: string): string {
     .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .replace(/ ([),.:;?])/g, '$1');
+}
+
+/**
+ * Takes a draft through review to publication as one user (submit, pass, approve), as a
+ * one-person team whose tenant has four eyes turned off does. Answers the approval's response.
+ */
+export async function publishThroughReview(
+  page: PageClient,
+  code: string,
+  id: string,
+): Promise<LightMyRequestResponse> {
+  const version = `/backoffice/templates/${code}/versions/${id}`;
+  for (const step of ['submit', 'pass']) {
+    await page.get(`${version}/review`);
+    const response = await page.post(`${version}/${step}`, {});
+    if (response.statusCode !== 303) {
+      throw new Error(`${step} answered ${response.statusCode}: ${textOf(response.body)}`);
+    }
+  }
+  await page.get(`${version}/review`);
+  return page.post(`${version}/approve`, {});
+}
+
+/** Turns four eyes off for a tenant: one person may then submit, pass and approve. */
+export async function fourEyesOff(db: Db, tenantId: string): Promise<void> {
+  const settings = await getTenantSettings(db, tenantId);
+  await setTenantSettings(db, tenantId, { ...settings, fourEyes: false });
 }

@@ -3,7 +3,14 @@ import { apiOf } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
-import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
+import {
+  fourEyesOff,
+  type PageClient,
+  publishThroughReview,
+  signedIn,
+  startBackofficeApp,
+  textOf,
+} from './support.js';
 
 describe.each(stores)('templates and versions in the back-office on $name', (store) => {
   let t: TestApp;
@@ -13,6 +20,8 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
   beforeAll(async () => {
     t = await startBackofficeApp(store);
     a = await seedTenant(t.db);
+    // One admin publishes alone here; review with several people is review.test.ts's.
+    await fourEyesOff(t.db, a.tenant.id);
     page = await signedIn(t.app, a.tenant.email);
   });
   afterAll(async () => {
@@ -170,7 +179,7 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     });
   });
 
-  it('the publish page shows, word by word, what the draft changes against the latest version', async () => {
+  it('the review page shows, word by word, what the draft changes against the latest version', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
     await publish(t.db, a.tenant.id, code, {
       tag: '1.0',
@@ -180,7 +189,7 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
       tag: '1.1',
       content_html: '<p>We keep your e-mail address and phone number.</p>',
     });
-    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/review`);
     expect(textOf(confirm.body)).toContain(
       'Against version 1 (tag 1.0): 3 words added, 0 words removed.',
     );
@@ -189,7 +198,7 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     );
   });
 
-  it('the publish page says how many customers become pending; publishing makes the API answer it', async () => {
+  it('the review page says how many customers become pending; approving publishes it and the API answers it', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
     const v1 = await publish(t.db, a.tenant.id, code, { tag: '1.0' });
     const api = apiOf(t.app, a.headers);
@@ -199,16 +208,17 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     expect((await api.decide('c1', v1.consent_version_id, 'withdraw')).statusCode).toBe(201);
     const id = await createDraft(code, { tag: '2.0', content_html: '<p>Second text</p>' });
 
-    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/review`);
     expect(confirm.statusCode).toBe(200);
     const text = textOf(confirm.body);
-    expect(text).toContain('It becomes version 2');
+    expect(text).toContain('Once approved it is published at once as version 2.');
     expect(text).toContain(
       '3 customers decided on the current latest version (1, tag 1.0) and will become pending',
     );
 
-    const published = await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    const published = await publishThroughReview(page, code, id);
     expect(published.statusCode).toBe(303);
+    expect(published.headers.location).toBe(`/backoffice/templates/${code}?notice=published`);
     const latest = json(await api.latest(code));
     expect(latest.data).toMatchObject({ consent_version_id: id, version: 2, tag: '2.0' });
     expect(json(await api.pending('c2', code)).data.accepted).toBe(false);
@@ -232,22 +242,21 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     expect(row.published_by).toBe(a.tenant.email);
   });
 
-  it('the first publish of a template says nobody becomes pending', async () => {
+  it('the review of the first version of a template says nobody becomes pending', async () => {
     const code = unique('first');
     await createTemplate(code);
     const id = await createDraft(code, { tag: '1.0', content_html: '<p>First</p>' });
-    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
+    const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/review`);
     expect(textOf(confirm.body)).toContain(
-      'This is the first published version of this template: no customer becomes pending.',
+      'It will be the first published version of this template: no customer becomes pending.',
     );
   });
 
-  it('a published version cannot be edited or published again (409 page)', async () => {
+  it('a published version cannot be edited, submitted or approved again (409 page)', async () => {
     const code = unique('immutable');
     await createTemplate(code);
     const id = await createDraft(code, { tag: '1.0', content_html: '<p>Once</p>' });
-    await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
-    await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    expect((await publishThroughReview(page, code, id)).statusCode).toBe(303);
     const shown = await page.get(`/backoffice/templates/${code}/versions/${id}`);
     expect(shown.body).not.toContain('name="content_html"');
     const edit = await page.post(`/backoffice/templates/${code}/versions/${id}`, {
@@ -256,9 +265,12 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     });
     expect(edit.statusCode).toBe(409);
     expect(textOf(edit.body)).toContain('A published version cannot be changed.');
-    const again = await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
-    expect(again.statusCode).toBe(409);
-    expect(again.headers['content-type']).toBe('text/html; charset=utf-8');
+    for (const step of ['submit', 'approve']) {
+      const again = await page.post(`/backoffice/templates/${code}/versions/${id}/${step}`, {});
+      expect(again.statusCode).toBe(409);
+      expect(again.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(textOf(again.body)).toContain('This version is already published.');
+    }
   });
 
   /** The content field's value as the page shows it (escape-html's five entities undone). */
@@ -317,7 +329,7 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     expect(row.content_html).toBe('<p>Before</p>');
   });
 
-  it('publishing a draft stored with nothing visible answers 400 with the draft form, its text kept and the reason; it stays a draft', async () => {
+  it('submitting a draft stored with nothing visible answers 400 with the reason; it stays a draft', async () => {
     const code = unique('blank-publish');
     await createTemplate(code);
     const id = await createDraft(code, { tag: '1.0', content_html: '<p>Soon emptied</p>' });
@@ -327,13 +339,15 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
       .set({ content_html: '<p> </p>' })
       .where('id', '=', id)
       .execute();
-    await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
-    const refused = await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    await page.get(`/backoffice/templates/${code}/versions/${id}/review`);
+    const refused = await page.post(`/backoffice/templates/${code}/versions/${id}/submit`, {
+      comment: 'Please look',
+    });
     expect(refused.statusCode).toBe(400);
     expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(refused.body).toContain('<h2>Edit the draft</h2>');
+    expect(refused.body).toContain('<h2>Submit for review</h2>');
     expect(textOf(refused.body)).toContain(nothingVisible);
-    expect(contentFieldOf(refused.body)).toBe('<p> </p>');
+    expect(refused.body).toContain('>Please look</textarea>');
     const row = await t.db
       .selectFrom('template_versions')
       .select(['status', 'version'])
@@ -394,8 +408,7 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
       'Draft saved.',
     );
 
-    await page.get(`/backoffice/templates/${code}/versions/${id}/publish`);
-    await page.post(`/backoffice/templates/${code}/versions/${id}/publish`, {});
+    expect((await publishThroughReview(page, code, id)).statusCode).toBe(303);
     for (const url of [
       `/backoffice/templates/${code}/versions/${id}`,
       `/backoffice/templates/${code}/versions/${id}?notice=saved`,

@@ -1,19 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import { customersPerTemplate, dailyDecisionCounts } from '../../records/history.js';
+import { versionsWaitingFor } from '../../templates/review.js';
 import { listTemplates } from '../../templates/service.js';
 import { tenantOf } from '../web/context.js';
 import { count, time } from '../web/format.js';
 import { html, segment } from '../web/html.js';
 import { basePath, csrfToken, sendPage } from '../web/layout.js';
 import { type DayCounts, decisionsChart, lastDays } from './chart.js';
+import { waitingForYou } from './waiting.js';
 
 const days = 30;
 
 /** Per template: the latest version, how many customers decided, and decisions per day. */
 export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) {
   app.get('/dashboard', { config: { permission: 'member' } }, async (request, reply) => {
-    const { tenantId, permissions, timeZone, name } = tenantOf(request);
+    const { tenantId, permissions, timeZone, name, userId } = tenantOf(request);
     if (!permissions.has('templates:view')) {
       // The dashboard's figures are the templates': a role without them gets a welcome.
       return sendPage(reply, {
@@ -25,10 +27,17 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
       });
     }
     const window = lastDays(days);
-    const [templates, counts, customers] = await Promise.all([
+    const may = {
+      edit: permissions.has('versions:edit'),
+      review: permissions.has('versions:review'),
+      approve: permissions.has('versions:approve'),
+    };
+    const takesSteps = may.edit || may.review || may.approve;
+    const [templates, counts, customers, waiting] = await Promise.all([
       listTemplates(db, tenantId),
       dailyDecisionCounts(db, tenantId, `${window[0]}T00:00:00.000Z`),
       customersPerTemplate(db, tenantId),
+      takesSteps ? versionsWaitingFor(db, tenantId, { userId, may }) : undefined,
     ]);
     const perTemplate = new Map<string, Map<string, DayCounts>>();
     for (const c of counts) {
@@ -57,6 +66,7 @@ ${decisionsChart(`chart-${index}`, `Decisions per day on ${t.code}, last ${days}
       user: request.backofficeUser,
       csrfToken: csrfToken(reply),
       body: html`<hgroup><h1>Dashboard</h1><p>Decisions per day over the last ${days} days (UTC), per template.</p></hgroup>
+${waiting ? waitingForYou(waiting, timeZone) : ''}
 ${templates.length === 0 ? html`<p>No template yet. <a href="${basePath}/templates/new">Create the first one</a>.</p>` : sections}`,
     });
   });

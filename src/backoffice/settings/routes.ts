@@ -9,7 +9,10 @@ import { settingsForm, timeZones } from './views.js';
 
 const notices: Record<string, string> = { saved: 'Settings saved.' };
 
-/** The tenant's settings: the time zone its back-office shows dates in, two-factor sign-in. */
+/**
+ * The tenant's settings: the time zone its back-office shows dates in, two-factor sign-in, and
+ * four eyes on versions.
+ */
 export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
   const page = sectionPage('settings', notices);
 
@@ -39,7 +42,8 @@ export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
     const current = await getTenantSettings(db, tenantId);
     const timeZone = fieldOf(request.body, 'time_zone');
     const twoFactorRequired = fieldOf(request.body, 'two_factor_required') === 'true';
-    const next = { ...current, timeZone, twoFactorRequired };
+    const fourEyes = fieldOf(request.body, 'four_eyes') === 'true';
+    const next = { ...current, timeZone, twoFactorRequired, fourEyes };
     if (!timeZones.has(timeZone)) {
       return show(request, reply, next, ['Choose a time zone of the list.'], 400);
     }

@@ -1,5 +1,5 @@
 import type { TemplateSummaryRow } from '../../templates/service.js';
-import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+import type { TemplateRow, TemplateVersionRow, VersionStatus } from '../../templates/table.js';
 
 /** A line of the template list. */
 export interface TemplateListItem {
@@ -22,7 +22,7 @@ export interface TemplateModel {
 /** What the pages show of a version. */
 export interface VersionModel {
   id: string;
-  status: 'draft' | 'published';
+  status: VersionStatus;
   version: number | null;
   tag: string;
   contentHtml: string;

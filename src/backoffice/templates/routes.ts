@@ -4,12 +4,10 @@ import type { Db } from '../../platform/db.js';
 import {
   createDraftAs,
   createTemplateAs,
-  publishEffect,
-  publishVersion,
   templateOverview,
   updateDraftAs,
 } from '../../templates/actions.js';
-import { contentDiff } from '../../templates/diff.js';
+import { reviewTimeline } from '../../templates/review.js';
 import { sanitizeContent } from '../../templates/sanitize.js';
 import { NewTemplate } from '../../templates/schemas.js';
 import {
@@ -24,14 +22,12 @@ import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
 import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
-import { diffView } from './diff-view.js';
 import { templateListItem, templateModel, versionModel } from './models.js';
 import { newTemplateFormOptions, VersionForm, versionFormOptions } from './schemas.js';
 import { suggestNextTag } from './tag-suggestion.js';
 import {
   newTemplateForm,
   newVersionPage,
-  publishConfirmation,
   templateList,
   templatePage,
   versionForm,
@@ -141,7 +137,6 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
           may: {
             draft: permissions.has('versions:create'),
             edit: permissions.has('versions:edit'),
-            publish: permissions.has('versions:approve'),
           },
         }),
       );
@@ -178,7 +173,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       fieldErrors: refusal.fields,
     });
 
-  const showVersion = (
+  const showVersion = async (
     request: FastifyRequest,
     reply: FastifyReply,
     template: TemplateRow,
@@ -196,7 +191,8 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         version: versionModel(version),
         form,
         zone: zoneOf(request),
-        mayPublish: tenantOf(request).permissions.has('versions:approve'),
+        steps: await reviewTimeline(db, version),
+        maySubmit: tenantOf(request).permissions.has('versions:edit'),
       }),
       status,
       notice,
@@ -408,65 +404,6 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         return refused(refusal);
       }
       return savedTo(request, reply, versionPath(template.code, request.params.id));
-    },
-  );
-
-  app.get<{ Params: Params }>(
-    '/templates/:code/versions/:id/publish',
-    { config: { permission: 'versions:approve' } },
-    async (request, reply) => {
-      const { tenantId } = tenantOf(request);
-      const template = await getTemplateByCode(db, tenantId, request.params.code);
-      const draft = await getVersion(db, template, request.params.id);
-      if (draft.status !== 'draft') {
-        return redirectTo(reply, `/templates/${segment(template.code)}/versions/${draft.id}`);
-      }
-      const { latest, nextNumber, customersMadePending } = await publishEffect(db, template);
-      return page(
-        request,
-        reply,
-        `Publish ${draft.tag}`,
-        publishConfirmation({
-          template: templateModel(template),
-          draft: versionModel(draft),
-          latest:
-            latest && latest.version !== null
-              ? { version: latest.version, tag: latest.tag }
-              : undefined,
-          nextNumber,
-          customersToPend: customersMadePending,
-          csrfToken: csrfToken(reply),
-          changes:
-            latest && latest.version !== null
-              ? diffView(contentDiff(latest.content_html, draft.content_html), {
-                  version: latest.version,
-                  tag: latest.tag,
-                })
-              : undefined,
-        }),
-      );
-    },
-  );
-
-  app.post<{ Params: Params }>(
-    '/templates/:code/versions/:id/publish',
-    { config: { permission: 'versions:approve' } },
-    async (request, reply) => {
-      const { tenantId } = tenantOf(request);
-      const template = await getTemplateByCode(db, tenantId, request.params.code);
-      try {
-        await db
-          .transaction()
-          .execute((trx) => publishVersion(trx, auditBy(request), template, request.params.id));
-      } catch (error) {
-        // A draft the service will not publish (nothing visible in it): its form, with the reason.
-        const refusal = refusalOf(error, versionFormOptions.messages);
-        if (!refusal) throw error;
-        const version = await getVersion(db, template, request.params.id);
-        if (version.status !== 'draft') throw error;
-        return refusedDraft(request, reply, template, version, savedValues(version), refusal);
-      }
-      return redirectTo(reply, `/templates/${segment(template.code)}?notice=published`);
     },
   );
 }

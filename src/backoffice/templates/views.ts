@@ -1,3 +1,4 @@
+import type { VersionReviewRow } from '../../templates/table.js';
 import { badge, count, time } from '../web/format.js';
 import {
   checkbox,
@@ -10,6 +11,7 @@ import {
 import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 import type { TemplateListItem, TemplateModel, VersionModel } from './models.js';
+import { reviewPath, statusBadge, timeline } from './review-views.js';
 
 const templatePath = (code: string) => `${basePath}/templates/${segment(code)}`;
 const versionPath = (code: string, id: string) => `${templatePath(code)}/versions/${segment(id)}`;
@@ -22,9 +24,9 @@ export function templateList(
 ${o.mayCreate ? html`<p><a href="${basePath}/templates/new" role="button">New template</a></p>` : ''}
 ${
   templates.length === 0
-    ? html`<p>No template yet. Create one, add a draft version, and publish it: the API then answers it.</p>`
+    ? html`<p>No template yet. Create one, write a draft version and submit it for review: once approved, the API answers it.</p>`
     : html`<div class="table-scroll"><table>
-<thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Latest version</th><th scope="col">Published</th><th scope="col">Drafts</th></tr></thead>
+<thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Latest version</th><th scope="col">Published</th><th scope="col">Drafts and reviews</th></tr></thead>
 <tbody>
 ${templates.map(
   (t) => html`<tr>
@@ -62,7 +64,7 @@ export function templatePage(o: {
   versions: VersionModel[];
   customers: number;
   zone: string;
-  may: { draft: boolean; edit: boolean; publish: boolean };
+  may: { draft: boolean; edit: boolean };
 }): Html {
   const { template } = o;
   const latest = o.versions.find((v) => v.status === 'published');
@@ -86,10 +88,10 @@ ${o.versions.map(
   (v) => html`<tr>
 <td>${v.version ?? '—'}</td>
 <td class="mono">${v.tag}</td>
-<td>${badge(v.status)}</td>
+<td>${statusBadge(v.status)}</td>
 <td>${v.allowReconsent ? 'allowed' : 'not allowed'}</td>
 <td>${time(v.changedAt, o.zone)}</td>
-<td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' && o.may.edit ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'draft' && o.may.publish ? html` <a href="${versionPath(template.code, v.id)}/publish">Publish<span class="visually-hidden"> ${v.tag}</span>…</a>` : ''}</td>
+<td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' && o.may.edit ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'in_review' || v.status === 'reviewed' ? html` <a href="${basePath}${reviewPath(template.code, v.id)}">Review<span class="visually-hidden"> ${v.tag}</span></a>` : ''}</td>
 </tr>`,
 )}
 </tbody></table></div>`
@@ -146,11 +148,13 @@ export function versionPage(o: {
   version: VersionModel;
   form: Html | undefined;
   zone: string;
-  mayPublish: boolean;
+  steps: VersionReviewRow[];
+  /** Whether the user may submit a draft for review. */
+  maySubmit: boolean;
 }): Html {
   const { template, version } = o;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>${version.tag}</li></ul></nav>
-<hgroup><h1>${template.name}: tag ${version.tag}</h1><p>${badge(version.status)} ${version.version === null ? '' : `version ${version.version}`}</p></hgroup>
+<hgroup><h1>${template.name}: tag ${version.tag}</h1><p>${statusBadge(version.status)} ${version.version === null ? '' : `version ${version.version}`}</p></hgroup>
 <dl class="facts">
 <dt>Version id</dt><dd class="mono">${version.id}</dd>
 <dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed' : 'not allowed'}</dd>
@@ -159,40 +163,24 @@ ${version.fileUrl ? html`<dt>Content file</dt><dd class="mono">${version.fileUrl
 <dt>Created</dt><dd>${time(version.createdAt, o.zone)}</dd>
 ${version.publishedAt ? html`<dt>Published</dt><dd>${time(version.publishedAt, o.zone)} by ${version.publishedBy ?? ''}</dd>` : ''}
 </dl>
-${version.status === 'draft' && o.mayPublish ? html`<p><a href="${versionPath(template.code, version.id)}/publish" role="button">Publish…</a></p>` : ''}
+${reviewLink(template, version, o.maySubmit)}
 ${
   o.form
     ? html`<h2>Edit the draft</h2>${o.form}`
     : html`<h2>Content as customers see it</h2>
 <div class="content-preview">${trusted(version.contentHtml)}</div>`
-}`;
+}
+${timeline(version, o.steps, o.zone)}`;
 }
 
-export function publishConfirmation(o: {
-  template: TemplateModel;
-  draft: VersionModel;
-  latest: { version: number; tag: string } | undefined;
-  nextNumber: number;
-  customersToPend: number;
-  csrfToken: string;
-  /** How its words differ from the current latest version's. */
-  changes: Html | undefined;
-}): Html {
-  const { template, draft } = o;
-  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>Publish ${draft.tag}</li></ul></nav>
-<article>
-<h1>Publish tag ${draft.tag}?</h1>
-<p>It becomes version ${o.nextNumber} of ${template.name}, the one the API answers from about a second after publishing. A published version can no longer be changed.</p>
-${
-  o.latest
-    ? html`<p class="consequence"><strong>${count(o.customersToPend, 'customer', 'customers')}</strong> decided on the current latest version (${o.latest.version}, tag <span class="mono">${o.latest.tag}</span>) and will become pending: the API will answer <code>accepted: false</code> for them until they decide on the new version.</p>`
-    : html`<p class="consequence">This is the first published version of this template: no customer becomes pending.</p>`
-}
-${o.changes ? html`<h2>What changes</h2>${o.changes}` : ''}
-<form method="post" action="${versionPath(template.code, draft.id)}/publish" class="actions">
-${csrfField(o.csrfToken)}
-<button type="submit">Publish version ${o.nextNumber}</button>
-<a href="${versionPath(template.code, draft.id)}" class="secondary">Cancel</a>
-</form>
-</article>`;
+/** The way to a version's review page: to submit a draft, or to follow one under review. */
+function reviewLink(template: TemplateModel, version: VersionModel, maySubmit: boolean): Html {
+  const href = `${basePath}${reviewPath(template.code, version.id)}`;
+  if (version.status === 'draft' && maySubmit) {
+    return html`<p><a href="${href}" role="button">Submit for review…</a></p>`;
+  }
+  if (version.status === 'in_review' || version.status === 'reviewed') {
+    return html`<p><a href="${href}" role="button">Open the review</a></p>`;
+  }
+  return html``;
 }

@@ -94,7 +94,14 @@ td.wrap { min-width: 12rem; }
   border-radius: var(--pico-border-radius); margin-bottom: var(--pico-spacing); }
 .diff ins { color: var(--bo-given); text-decoration: underline 2px; background: none; }
 .diff del { color: var(--bo-reject); text-decoration: line-through 2px; background: none; }
-.badge.invited { color: var(--bo-withdraw); }
+.badge.invited, .badge.in_review, .badge.reviewed { color: var(--bo-withdraw); }
+.badge.rejected { color: var(--bo-reject); }
+.timeline { padding-left: 1.25rem; }
+.timeline li { margin-bottom: .5rem; }
+.timeline li > span { color: var(--pico-muted-color); font-size: .875em; }
+.timeline blockquote { margin: .25rem 0 0; padding: .25rem .75rem; white-space: pre-wrap; }
+.timeline .sent_back strong, .timeline .rejected strong { color: var(--bo-reject); }
+.timeline .approved strong, .timeline .published strong { color: var(--bo-given); }
 .actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
 .actions form { margin: 0; }
 .actions > * { margin-bottom: 0; }

@@ -1,0 +1,160 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Permission } from '../../accounts/permissions.js';
+import type { Db } from '../../platform/db.js';
+import { AppError } from '../../platform/errors.js';
+import { publishEffect } from '../../templates/actions.js';
+import { contentDiff } from '../../templates/diff.js';
+import {
+  approveVersion,
+  passReview,
+  type Reviewer,
+  rejectVersion,
+  reviewTimeline,
+  sendBack,
+  submitForReview,
+  submitterOf,
+} from '../../templates/review.js';
+import { getTemplateByCode, getVersion } from '../../templates/service.js';
+import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+import { getTenantSettings } from '../../tenants/service.js';
+import { auditBy, tenantOf } from '../web/context.js';
+import { fieldOf } from '../web/forms.js';
+import { segment } from '../web/html.js';
+import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import type { LinkMailer } from '../web/password-links.js';
+import { diffView } from './diff-view.js';
+import { templateModel, versionModel } from './models.js';
+import { tellOfStep } from './review-mail.js';
+import { type ReviewPageModel, reviewPage, reviewPath } from './review-views.js';
+
+type Params = { code: string; id: string };
+type Step = 'submit' | 'review' | 'approve';
+
+const notices: Record<string, string> = {
+  submitted: 'Submitted for review. The reviewers see it under "Waiting for you".',
+  passed: 'Review passed: it now waits for an approver.',
+  sent_back: 'Sent back to draft, with your comment.',
+  rejected: 'Rejected, with your comment.',
+};
+
+/**
+ * Review and approval of versions: the review page, and one form per step, each route needing
+ * the step's permission. The rules (the order of steps, four eyes, comments) are the service's.
+ */
+export async function reviewRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; mailer: LinkMailer | undefined; publicBaseUrl: string },
+) {
+  const { db } = deps;
+  const page = sectionPage('templates', notices);
+
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    template: TemplateRow,
+    version: TemplateVersionRow,
+    refusal?: ReviewPageModel['refusal'],
+  ) => {
+    const user = tenantOf(request);
+    const [steps, effect, settings] = await Promise.all([
+      reviewTimeline(db, version),
+      publishEffect(db, template),
+      getTenantSettings(db, user.tenantId),
+    ]);
+    const { latest } = effect;
+    const ownSubmission = settings.fourEyes && submitterOf(steps) === user.userId;
+    const model: ReviewPageModel = {
+      template: templateModel(template),
+      version: versionModel(version),
+      steps,
+      zone: user.timeZone,
+      latest: latest?.version ? { version: latest.version, tag: latest.tag } : undefined,
+      nextNumber: effect.nextNumber,
+      customersToPend: effect.customersMadePending,
+      changes: latest?.version
+        ? diffView(contentDiff(latest.content_html, version.content_html), {
+            version: latest.version,
+            tag: latest.tag,
+          })
+        : undefined,
+      actions: {
+        submit: user.permissions.has('versions:edit'),
+        review: user.permissions.has('versions:review'),
+        approve: user.permissions.has('versions:approve'),
+        fourEyes: ownSubmission
+          ? `Four eyes: you submitted this version, so someone else must ${version.status === 'in_review' ? 'pass its review' : 'approve it'}.`
+          : undefined,
+      },
+      csrfToken: csrfToken(reply),
+      ...(refusal ? { refusal } : {}),
+    };
+    return page(
+      request,
+      reply,
+      `Review ${template.code} ${version.tag}`,
+      reviewPage(model),
+      refusal ? 400 : 200,
+    );
+  };
+
+  app.get<{ Params: Params }>(
+    '/templates/:code/versions/:id/review',
+    { config: { permission: 'templates:view' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      const version = await getVersion(db, template, request.params.id);
+      return show(request, reply, template, version);
+    },
+  );
+
+  type Act = typeof submitForReview;
+  const steps: Array<[string, Permission, Step, Act, string]> = [
+    ['submit', 'versions:edit', 'submit', submitForReview, 'submitted'],
+    ['send-back', 'versions:review', 'review', sendBack, 'sent_back'],
+    ['pass', 'versions:review', 'review', passReview, 'passed'],
+    ['reject', 'versions:approve', 'approve', rejectVersion, 'rejected'],
+    [
+      'approve',
+      'versions:approve',
+      'approve',
+      async (...args) => (await approveVersion(...args)).version,
+      'published',
+    ],
+  ];
+
+  for (const [path, permission, step, act, notice] of steps) {
+    app.post<{ Params: Params }>(
+      `/templates/:code/versions/:id/${path}`,
+      { config: { permission } },
+      async (request, reply) => {
+        const user = tenantOf(request);
+        const template = await getTemplateByCode(db, user.tenantId, request.params.code);
+        const comment = fieldOf(request.body, 'comment');
+        const by: Reviewer = { ...auditBy(request), userId: user.userId };
+        let version: TemplateVersionRow;
+        try {
+          version = await db
+            .transaction()
+            .execute((trx) => act(trx, by, template, request.params.id, comment));
+        } catch (error) {
+          // A comment or a version the step refuses (400): the page again, with the reason.
+          if (!(error instanceof AppError) || error.status !== 400) throw error;
+          const detail = error.details?.find((d) => d.field === 'comment');
+          const current = await getVersion(db, template, request.params.id);
+          return show(request, reply, template, current, {
+            step,
+            comment,
+            ...(detail
+              ? { commentError: `The comment ${detail.issue}.` }
+              : { formError: error.message }),
+          });
+        }
+        void tellOfStep(deps, template, version, request.log);
+        return notice === 'published'
+          ? redirectTo(reply, `/templates/${segment(template.code)}?notice=published`)
+          : redirectTo(reply, `${reviewPath(template.code, version.id)}?notice=${notice}`);
+      },
+    );
+  }
+}

@@ -1,0 +1,149 @@
+import { commentMaxLength } from '../../templates/review.js';
+import type { ReviewStep, VersionReviewRow } from '../../templates/table.js';
+import { badge, count, time } from '../web/format.js';
+import { csrfField, formErrors, textarea } from '../web/forms.js';
+import { type Html, html, segment, trusted } from '../web/html.js';
+import { basePath } from '../web/layout.js';
+import type { TemplateModel, VersionModel } from './models.js';
+
+export const reviewPath = (code: string, id: string) =>
+  `/templates/${segment(code)}/versions/${segment(id)}/review`;
+
+const stepWords: Record<ReviewStep, string> = {
+  submitted: 'Submitted for review',
+  sent_back: 'Sent back to draft',
+  passed: 'Review passed',
+  approved: 'Approved',
+  rejected: 'Rejected',
+};
+
+/** The status badge of a version, in words a reader of the page uses. */
+export function statusBadge(status: VersionModel['status']): Html {
+  const label = {
+    draft: 'draft',
+    in_review: 'in review',
+    reviewed: 'awaiting approval',
+    rejected: 'rejected',
+    published: 'published',
+  }[status];
+  return badge(status, label);
+}
+
+/** A version's way so far: created, each step of review with who and the comment, published. */
+export function timeline(version: VersionModel, steps: VersionReviewRow[], zone: string): Html {
+  const who = (s: VersionReviewRow) =>
+    s.actor_name ? html`${s.actor_name} <span class="mono">(${s.actor})</span>` : s.actor;
+  return html`<h2 id="timeline">Timeline</h2>
+<ol class="timeline" aria-labelledby="timeline">
+<li><strong>Draft created</strong> <span>${time(version.createdAt, zone)}</span></li>
+${steps.map(
+  (s) =>
+    html`<li class="step ${s.step}"><strong>${stepWords[s.step]}</strong> by ${who(s)} <span>${time(s.created_at, zone)}</span>${s.comment ? html`<blockquote>${s.comment}</blockquote>` : ''}</li>`,
+)}
+${version.publishedAt ? html`<li class="step published"><strong>Published as version ${version.version}</strong> <span>${time(version.publishedAt, zone)}</span></li>` : ''}
+</ol>`;
+}
+
+/** What the review page may offer the signed-in user at the version's step. */
+export interface ReviewActions {
+  submit: boolean;
+  review: boolean;
+  approve: boolean;
+  /** Why a step the user's permissions allow is not theirs to take (four eyes). */
+  fourEyes: string | undefined;
+}
+
+export interface ReviewPageModel {
+  template: TemplateModel;
+  version: VersionModel;
+  steps: VersionReviewRow[];
+  zone: string;
+  /** The version the API answers today, if any. */
+  latest: { version: number; tag: string } | undefined;
+  nextNumber: number;
+  customersToPend: number;
+  /** How its words differ from the latest version's; none when there is no latest. */
+  changes: Html | undefined;
+  actions: ReviewActions;
+  csrfToken: string;
+  /** A refused step: what was typed, and why (of the comment, or of the version). */
+  refusal?: {
+    step: 'submit' | 'review' | 'approve';
+    comment: string;
+    commentError?: string;
+    formError?: string;
+  };
+}
+
+/**
+ * What a reviewer needs to decide: the consequence (the number it takes, the customers who become
+ * pending), re-consent, the words that change, the text as customers will see it, the way so far,
+ * and the forms for the steps the user may take now.
+ */
+export function reviewPage(o: ReviewPageModel): Html {
+  const { template, version } = o;
+  const versionHref = `${basePath}/templates/${segment(template.code)}/versions/${segment(version.id)}`;
+  const unpublished = version.status !== 'published' && version.status !== 'rejected';
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${basePath}/templates/${segment(template.code)}">${template.code}</a></li><li><a href="${versionHref}">${version.tag}</a> review</li></ul></nav>
+<hgroup><h1>Review: ${template.name}, tag ${version.tag}</h1><p>${statusBadge(version.status)}${version.version === null ? '' : ` version ${version.version}`}</p></hgroup>
+${unpublished ? consequence(o) : ''}
+<dl class="facts">
+<dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed: a customer who decided on this version can decide again' : 'not allowed: a decision on this version is final (a withdraw is always accepted)'}</dd>
+<dt>Content SHA-256</dt><dd class="mono">${version.contentSha256}</dd>
+</dl>
+${unpublished && o.changes ? html`<h2>What changes</h2>${o.changes}` : ''}
+<h2>As customers will see it</h2>
+<div class="content-preview">${trusted(version.contentHtml)}</div>
+${timeline(version, o.steps, o.zone)}
+${stepForms(o)}`;
+}
+
+function consequence(o: ReviewPageModel): Html {
+  const pending = o.latest
+    ? html`<strong>${count(o.customersToPend, 'customer', 'customers')}</strong> decided on the current latest version (${o.latest.version}, tag <span class="mono">${o.latest.tag}</span>) and will become pending: the API will answer <code>accepted: false</code> for them until they decide on the new one.`
+    : html`It will be the first published version of this template: no customer becomes pending.`;
+  return html`<p class="consequence">Once approved it is published at once as version ${o.nextNumber}. ${pending}</p>`;
+}
+
+function commentField(o: ReviewPageModel, step: 'submit' | 'review' | 'approve', label: string) {
+  const refused = o.refusal?.step === step ? o.refusal : undefined;
+  return textarea({
+    name: 'comment',
+    label,
+    value: refused?.comment ?? '',
+    rows: 3,
+    maxlength: commentMaxLength,
+    error: refused?.commentError,
+  });
+}
+
+function stepForms(o: ReviewPageModel): Html {
+  const { template, version, actions } = o;
+  const base = `${basePath}/templates/${segment(template.code)}/versions/${segment(version.id)}`;
+  const form = (body: Html) =>
+    html`${formErrors(o.refusal?.formError ? [o.refusal.formError] : [])}
+<form method="post" action="${base}" class="review-step">${csrfField(o.csrfToken)}${body}</form>`;
+  const fourEyes = actions.fourEyes
+    ? html`<p class="notice" role="note">${actions.fourEyes}</p>`
+    : '';
+  if (version.status === 'draft' && actions.submit) {
+    return html`<h2>Submit for review</h2>
+<p>Once submitted the draft can no longer be edited, unless a reviewer sends it back.</p>
+${form(html`${commentField(o, 'submit', 'Note for the reviewer (optional)')}
+<button type="submit" formaction="${base}/submit">Submit for review</button>`)}`;
+  }
+  if (version.status === 'in_review' && actions.review) {
+    return html`<h2>Your review</h2>${fourEyes}
+<p>Pass it on to an approver, or send it back to draft saying what must change.</p>
+${form(html`${commentField(o, 'review', 'Comment (required to send it back)')}
+<div class="actions">${actions.fourEyes ? '' : html`<button type="submit" formaction="${base}/pass">Pass to approval</button>`}
+<button type="submit" formaction="${base}/send-back" class="secondary">Send back to draft</button></div>`)}`;
+  }
+  if (version.status === 'reviewed' && actions.approve) {
+    return html`<h2>Your approval</h2>${fourEyes}
+${form(html`${commentField(o, 'approve', 'Comment (required to reject)')}
+<div class="actions">${actions.fourEyes ? '' : html`<button type="submit" formaction="${base}/approve">Approve and publish version ${o.nextNumber}</button>`}
+<button type="submit" formaction="${base}/reject" class="secondary">Reject</button></div>`)}`;
+  }
+  return html``;
+}

@@ -1,0 +1,320 @@
+import { type Actor, recordAudit } from '../audit/service.js';
+import type { Executor, Trx } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { lockKey } from '../platform/locks.js';
+import { nowIso } from '../platform/time.js';
+import { getTenantSettings } from '../tenants/service.js';
+import { publishEffect } from './actions.js';
+import {
+  insertReviewStep,
+  listReviewSteps,
+  listReviewStepsOfUnpublished,
+  listUnpublishedVersions,
+  type UnpublishedVersionRow,
+  updateVersionIn,
+} from './repository.js';
+import { assertVisible, getVersion, notIn, publishDraft, type VersionWithCode } from './service.js';
+import type {
+  ReviewStep,
+  TemplateRow,
+  TemplateVersionRow,
+  VersionReviewRow,
+  VersionStatus,
+} from './table.js';
+
+/** Who takes a step: the audit log's actor, and the user, whom the four-eyes rule compares. */
+export type Reviewer = Actor & { userId: string };
+
+/** Comments are for people; a page of text is the most a step keeps. */
+export const commentMaxLength = 2000;
+
+interface Move {
+  step: ReviewStep;
+  from: VersionStatus;
+  to: VersionStatus;
+  /** Whether the step needs a comment (saying why a version goes back or is refused). */
+  commentRequired: boolean;
+  /** Whether the person who submitted the version may not take it (four eyes). */
+  notBySubmitter: boolean;
+  /** The audit log's action. */
+  action: string;
+}
+
+const moves = {
+  submitted: {
+    step: 'submitted',
+    from: 'draft',
+    to: 'in_review',
+    commentRequired: false,
+    notBySubmitter: false,
+    action: 'version.submitted',
+  },
+  sent_back: {
+    step: 'sent_back',
+    from: 'in_review',
+    to: 'draft',
+    commentRequired: true,
+    notBySubmitter: false,
+    action: 'version.sent_back',
+  },
+  passed: {
+    step: 'passed',
+    from: 'in_review',
+    to: 'reviewed',
+    commentRequired: false,
+    notBySubmitter: true,
+    action: 'version.review_passed',
+  },
+  approved: {
+    step: 'approved',
+    from: 'reviewed',
+    to: 'published',
+    commentRequired: false,
+    notBySubmitter: true,
+    action: 'version.approved',
+  },
+  rejected: {
+    step: 'rejected',
+    from: 'reviewed',
+    to: 'rejected',
+    commentRequired: true,
+    notBySubmitter: false,
+    action: 'version.rejected',
+  },
+} as const satisfies Record<ReviewStep, Move>;
+
+/** A version's steps of review, oldest first: its timeline. */
+export function reviewTimeline(
+  db: Executor,
+  version: TemplateVersionRow,
+): Promise<VersionReviewRow[]> {
+  return listReviewSteps(db, version.tenant_id, version.id);
+}
+
+/** Who submitted the version last, if anyone has. */
+export function submitterOf(steps: readonly VersionReviewRow[]): string | undefined {
+  return steps.findLast((s) => s.step === 'submitted')?.user_id;
+}
+
+function checkComment(comment: string, required: boolean): string {
+  const text = comment.trim();
+  const issue =
+    required && text === ''
+      ? 'is required: say what must change, or why'
+      : text.length > commentMaxLength
+        ? `must be at most ${commentMaxLength} characters`
+        : undefined;
+  if (issue) {
+    throw new AppError('invalidRequest', { details: [{ field: 'comment', issue }] });
+  }
+  return text;
+}
+
+/**
+ * Takes one step of review on a version of the template: checks the comment, that the version is
+ * where the step starts (`409 1005` when someone moved it first: the step is read and written
+ * under the template's publish lock), and the four-eyes rule (`403`); then records the step, its
+ * audit entry, and the new status.
+ */
+async function takeStep(
+  trx: Trx,
+  by: Reviewer,
+  move: Move,
+  template: TemplateRow,
+  versionId: string,
+  comment: string,
+): Promise<{ version: TemplateVersionRow; steps: VersionReviewRow[] }> {
+  const text = checkComment(comment, move.commentRequired);
+  await lockKey(trx, `publish:${template.tenant_id}:${template.id}`);
+  const version = await getVersion(trx, template, versionId);
+  if (version.status !== move.from) throw notIn(version, move.from);
+  // A draft saved before empty content was refused may be empty: nobody reviews a blank text.
+  if (move.step === 'submitted') assertVisible(version.content_html);
+  const steps = await listReviewSteps(trx, version.tenant_id, version.id);
+  if (move.notBySubmitter && submitterOf(steps) === by.userId) {
+    const { fourEyes } = await getTenantSettings(trx, template.tenant_id);
+    if (fourEyes) {
+      throw new AppError('forbidden', {
+        message:
+          'Four eyes: you submitted this version, so someone else must ' +
+          `${move.step === 'passed' ? 'review' : 'approve'} it.`,
+      });
+    }
+  }
+  const row: VersionReviewRow = {
+    tenant_id: version.tenant_id,
+    id: newId(),
+    version_id: version.id,
+    step: move.step,
+    user_id: by.userId,
+    actor: by.actor,
+    actor_name: by.actorName ?? null,
+    comment: text,
+    created_at: nowIso(),
+  };
+  await insertReviewStep(trx, row);
+  const { userId: _userId, ...actor } = by;
+  await recordAudit(trx, {
+    ...actor,
+    action: move.action,
+    target: `${template.code} ${version.tag}`,
+    details: { version_id: version.id, ...(text === '' ? {} : { comment: text }) },
+  });
+  if (move.to !== 'published') {
+    await updateVersionIn(trx, version.tenant_id, version.id, move.from, {
+      status: move.to,
+      updated_at: row.created_at,
+    });
+  }
+  return { version: { ...version, status: move.to }, steps: [...steps, row] };
+}
+
+/** Submits a draft for review, with an optional note for the reviewer. */
+export async function submitForReview(
+  trx: Trx,
+  by: Reviewer,
+  template: TemplateRow,
+  versionId: string,
+  note: string,
+): Promise<TemplateVersionRow> {
+  return (await takeStep(trx, by, moves.submitted, template, versionId, note)).version;
+}
+
+/** Sends a version under review back to draft, saying what must change. */
+export async function sendBack(
+  trx: Trx,
+  by: Reviewer,
+  template: TemplateRow,
+  versionId: string,
+  comment: string,
+): Promise<TemplateVersionRow> {
+  return (await takeStep(trx, by, moves.sent_back, template, versionId, comment)).version;
+}
+
+/** Passes a version's review: it waits for an approver. Four eyes: not by its submitter. */
+export async function passReview(
+  trx: Trx,
+  by: Reviewer,
+  template: TemplateRow,
+  versionId: string,
+  comment: string,
+): Promise<TemplateVersionRow> {
+  return (await takeStep(trx, by, moves.passed, template, versionId, comment)).version;
+}
+
+/** Rejects a reviewed version for good, saying why. */
+export async function rejectVersion(
+  trx: Trx,
+  by: Reviewer,
+  template: TemplateRow,
+  versionId: string,
+  comment: string,
+): Promise<TemplateVersionRow> {
+  return (await takeStep(trx, by, moves.rejected, template, versionId, comment)).version;
+}
+
+/**
+ * Approves a reviewed version, which publishes it at once: it takes the next number and the API
+ * answers it. Four eyes: not by its submitter. The audit log gets the approval and the
+ * publication, with the number of customers it made pending.
+ */
+export async function approveVersion(
+  trx: Trx,
+  by: Reviewer,
+  template: TemplateRow,
+  versionId: string,
+  comment: string,
+): Promise<{ version: VersionWithCode; customersMadePending: number }> {
+  const { customersMadePending } = await publishEffect(trx, template);
+  const { version: reviewed } = await takeStep(
+    trx,
+    by,
+    moves.approved,
+    template,
+    versionId,
+    comment,
+  );
+  const published = await publishDraft(
+    trx,
+    { ...reviewed, status: 'reviewed' },
+    by.actor,
+    'reviewed',
+  );
+  const { userId: _userId, ...actor } = by;
+  await recordAudit(trx, {
+    ...actor,
+    action: 'version.published',
+    target: `${template.code} ${published.tag}`,
+    details: {
+      version_id: published.id,
+      version: published.version,
+      customers_made_pending: customersMadePending,
+    },
+  });
+  return { version: { ...published, template_code: template.code }, customersMadePending };
+}
+
+/** A version waiting at a step somebody can take. */
+export interface WaitingVersion extends UnpublishedVersionRow {
+  /** The step it waits for: a review, an approval, or changes after it was sent back. */
+  waitsFor: 'review' | 'approval' | 'changes';
+  /** The last step taken on it. */
+  last: VersionReviewRow;
+  /** The user who submitted it last, whom four eyes keeps from passing or approving it. */
+  submittedBy: string | undefined;
+}
+
+/**
+ * The tenant's versions waiting for a step, each with what it waits for. Drafts wait for changes
+ * only once sent back; a draft never submitted is its writer's own business.
+ */
+export async function versionsWaiting(db: Executor, tenantId: string): Promise<WaitingVersion[]> {
+  const [versions, steps] = await Promise.all([
+    listUnpublishedVersions(db, tenantId),
+    listReviewStepsOfUnpublished(db, tenantId),
+  ]);
+  const stepsOf = new Map<string, VersionReviewRow[]>();
+  for (const step of steps)
+    stepsOf.set(step.version_id, [...(stepsOf.get(step.version_id) ?? []), step]);
+  const waiting: WaitingVersion[] = [];
+  for (const version of versions) {
+    const own = stepsOf.get(version.id) ?? [];
+    const last = own.at(-1);
+    if (!last) continue;
+    const waitsFor =
+      version.status === 'in_review'
+        ? 'review'
+        : version.status === 'reviewed'
+          ? 'approval'
+          : last.step === 'sent_back'
+            ? 'changes'
+            : undefined;
+    if (waitsFor) waiting.push({ ...version, waitsFor, last, submittedBy: submitterOf(own) });
+  }
+  return waiting;
+}
+
+/**
+ * The versions waiting for a step this user may take: changes to those sent back (`edit`), a
+ * review (`review`), an approval (`approve`). Under four eyes, a version the user submitted does
+ * not wait for their review or approval.
+ */
+export async function versionsWaitingFor(
+  db: Executor,
+  tenantId: string,
+  user: { userId: string; may: { edit: boolean; review: boolean; approve: boolean } },
+): Promise<WaitingVersion[]> {
+  const [waiting, { fourEyes }] = await Promise.all([
+    versionsWaiting(db, tenantId),
+    getTenantSettings(db, tenantId),
+  ]);
+  const own = (v: WaitingVersion) => fourEyes && v.submittedBy === user.userId;
+  return waiting.filter((v) =>
+    v.waitsFor === 'changes'
+      ? user.may.edit
+      : v.waitsFor === 'review'
+        ? user.may.review && !own(v)
+        : user.may.approve && !own(v),
+  );
+}
