@@ -96,6 +96,9 @@ td.wrap { min-width: 12rem; }
 .diff del { color: var(--bo-reject); text-decoration: line-through 2px; background: none; }
 .badge.invited, .badge.in_review, .badge.reviewed { color: var(--bo-withdraw); }
 .badge.rejected { color: var(--bo-reject); }
+/* A choice's description beside its box: Pico's rule for a field's hint (input + small) would
+   pull it up over the box, where it takes the clicks. */
+label > input[type=checkbox] + small { display: inline; width: auto; margin: 0; }
 .timeline { padding-left: 1.25rem; }
 .timeline li { margin-bottom: .5rem; }
 .timeline li > span { color: var(--pico-muted-color); font-size: .875em; }
