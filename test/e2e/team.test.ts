@@ -193,6 +193,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
           expect(link, mail.text).toBeDefined();
           const own = await newPage(who);
           await own.goto(link as string);
+          if (who === 'editor') await shot('editor', '02-set-password');
           await own.getByLabel('New password', { exact: true }).fill(member.password);
           await own.getByLabel('New password again').fill(member.password);
           await own.getByRole('button', { name: 'Set the password' }).click();
@@ -204,6 +205,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
         const reviewer = as('reviewer');
         await reviewer.goto(url('/backoffice/account/two-factor'));
         await reviewer.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+        await shot('reviewer', '03-two-factor-setup');
         totpSecret = ((await reviewer.locator('#totp-secret').textContent()) ?? '').replace(
           /\s/g,
           '',
@@ -212,6 +214,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await reviewer.getByRole('textbox', { name: 'Code' }).fill(appCode(totpSecret));
         await reviewer.getByRole('button', { name: 'Turn on' }).click();
         await expect.poll(() => reviewer.locator('#recovery-codes li').count()).toBe(10);
+        await shot('reviewer', '04-recovery-codes');
         const recoveryCode =
           (await reviewer.locator('#recovery-codes li').first().textContent()) ?? '';
         // From now on the reviewer's sign-in asks for a code as well. The app's code of this
@@ -221,6 +224,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await reviewer.waitForURL(url('/backoffice/sign-in?notice=signed-out'));
         await signIn(reviewer, team.reviewer.email, team.reviewer.password);
         await reviewer.waitForURL(url('/backoffice/sign-in/code'));
+        await shot('reviewer', '05-sign-in-code');
         await reviewer.getByRole('textbox', { name: 'Code' }).fill(recoveryCode);
         await reviewer.getByRole('button', { name: 'Sign in' }).click();
         await reviewer.waitForURL(url('/backoffice/dashboard'));
@@ -235,6 +239,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
           .fill('<h1>Privacy</h1><p>We keep your e-mail address and phone number.</p>');
         await editor.getByRole('button', { name: 'Save as draft' }).click();
         await editor.getByRole('button', { name: 'Submit for review…' }).click();
+        await shot('editor', '06-submit');
         await editor.getByLabel('Note for the reviewer (optional)').fill('Adds phone numbers.');
         await editor.getByRole('button', { name: 'Submit for review' }).click();
         await expect.poll(() => status(editor)).toContain('Submitted for review.');
@@ -243,13 +248,15 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await reviewer.goto(url('/backoffice/dashboard'));
         const waiting = reviewer.locator('section', { hasText: 'Waiting for you' });
         await expect.poll(() => waiting.textContent()).toContain('your review');
-        await shot('reviewer', '02-waiting-for-review');
+        await shot('reviewer', '07-waiting-for-review');
         await waiting.getByRole('link', { name: '2.0' }).click();
         await reviewer
           .getByLabel('Comment (required to send it back)')
           .fill('Say why we keep the number.');
+        await shot('reviewer', '08-review');
         await reviewer.getByRole('button', { name: 'Send back to draft' }).click();
         await expect.poll(() => status(reviewer)).toContain('Sent back to draft');
+        await shot('reviewer', '09-sent-back');
 
         // The editor hears of it by e-mail and on the dashboard, edits and submits again.
         const mail = await smtp.next(
@@ -260,6 +267,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
         const own = editor.locator('section', { hasText: 'Waiting for you' });
         await expect.poll(() => own.textContent()).toContain('changes: it was sent back');
         await own.getByRole('link', { name: '2.0' }).click();
+        await shot('editor', '10-sent-back-draft');
         await expect
           .poll(() => editor.locator('.timeline').textContent())
           .toContain('Say why we keep the number.');
@@ -287,6 +295,21 @@ describe.skipIf(skipBrowserTests).each(stores)(
           .poll(() => editor.locator('main').textContent())
           .toContain('Four eyes: you submitted this version, so someone else must approve it.');
         expect(await editor.getByRole('button', { name: /Approve and publish/ }).count()).toBe(0);
+        await shot('editor', '12-four-eyes');
+        // Were she to send the approval anyway (a page kept open from before, a crafted form),
+        // the server refuses it.
+        const refused = editor.waitForResponse((r) => r.url().endsWith('/approve'));
+        await editor.evaluate(() => {
+          const { document } = globalThis as any;
+          const form = document.querySelector('form.review-step');
+          form.action = `${form.action}/approve`;
+          form.submit();
+        });
+        expect((await refused).status()).toBe(403);
+        await expect
+          .poll(() => editor.locator('main').textContent())
+          .toContain('Four eyes: you submitted this version, so someone else must approve it.');
+        await shot('editor', '13-own-approval-refused');
 
         const approver = as('approver');
         await approver.goto(url('/backoffice/dashboard'));
@@ -304,9 +327,15 @@ describe.skipIf(skipBrowserTests).each(stores)(
         expect(await approver.locator('main').textContent()).toContain(
           'allowed: a customer who decided on this version can decide again',
         );
-        await shot('approver', '03-approval');
+        await shot('approver', '11-approval');
         await approver.getByRole('button', { name: 'Approve and publish version 2' }).click();
         await expect.poll(() => status(approver)).toContain('Version published');
+        await shot('approver', '14-published');
+        await approver.getByRole('link', { name: 'View 2.0' }).click();
+        await expect
+          .poll(() => approver.locator('.timeline').textContent())
+          .toContain('Published as version 2');
+        await shot('approver', '15-timeline');
 
         const latest = await callServer(
           server,
@@ -348,8 +377,11 @@ describe.skipIf(skipBrowserTests).each(stores)(
         expect(byApprover).toContain('version.approved');
         expect(byApprover).toContain('version.published');
         expect(byApprover).not.toContain('version.review_passed');
-        await shot('admin', '04-audit-by-approver');
-        expect(problems.flat()).toEqual([]);
+        await shot('admin', '16-audit-by-approver');
+        // The one refusal the browser reports is the editor's own approval, refused above.
+        expect(problems.flat()).toEqual([
+          'error: Failed to load resource: the server responded with a status of 403 (Forbidden)',
+        ]);
       });
     });
   },

@@ -105,9 +105,14 @@ function databaseName(t: TestApp): string {
   return name;
 }
 
+/**
+ * Ends the database's sessions and waits (up to 5 s each) until their backends are gone, so
+ * their connections have been told (57P01) before the fault counts as in place: a write sent
+ * through one still closing would fail with that instead of the fault's own error.
+ */
 async function endSessions(name: string): Promise<void> {
   await asAdmin(
-    `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+    `select pg_terminate_backend(pid, 5000) from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
   );
 }
 

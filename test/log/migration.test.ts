@@ -196,6 +196,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0007-backoffice-flashes',
       '0008-team',
       '0009-two-factor',
+      '0010-version-reviews',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -56,7 +56,7 @@ ${formErrors(o.errors)}
 <form method="post" action="${basePath}/password" novalidate>
 ${csrfField(o.csrfToken)}
 <input type="hidden" name="token" value="${o.token}">
-<input type="email" name="email" value="${o.email}" autocomplete="username" hidden>
+<input type="email" name="email" value="${o.email}" autocomplete="username" aria-label="E-mail" hidden>
 ${input({ name: 'new_password', label: 'New password', type: 'password', required: true, autocomplete: 'new-password', hint: 'At least 10 characters, and not easy to guess: several uncommon words work well.', error: o.fieldErrors.new_password })}
 ${input({ name: 'confirm_password', label: 'New password again', type: 'password', required: true, autocomplete: 'new-password', error: o.fieldErrors.confirm_password })}
 <button type="submit">Set the password</button>
