@@ -12,6 +12,7 @@ import { loadDataKey } from './platform/data-key.js';
 import { createDb, type Db } from './platform/db.js';
 import { toAppError } from './platform/error-handler.js';
 import { migrateToLatest } from './platform/migrate.js';
+import { createProduct } from './products/service.js';
 import { eraseCustomer } from './subjects/erase.js';
 import { createVault, type SubjectVault } from './subjects/vault.js';
 import { publishOutsideReview } from './templates/actions.js';
@@ -25,7 +26,8 @@ const usage = `Usage: consent-service <command> [options]
   migrate                                 bring the store's schema up to date
   demo [--alias demo]                     create a demo tenant, template, version and API key
   tenant create --alias A --email E --password P
-  template create --tenant A --code C --name N [--description D]
+  product create --tenant A --code C --name N [--description D]
+  template create --tenant A --code C --name N [--description D] [--product P]
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
                   [--file-url U] [--allow-reconsent true|false]
   apikey create --tenant A --name N
@@ -83,14 +85,27 @@ const commands: Record<
         config.passwordHashCost,
       ),
   },
-  'template create': {
+  'product create': {
     options: ['tenant', 'code', 'name', 'description'],
+    run: async (db, o) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      const product = await createProduct(db, { ...commandLine, tenantId: tenant.id }, tenant.id, {
+        code: required(o, 'code'),
+        name: required(o, 'name'),
+        ...(o.description === undefined ? {} : { description: o.description }),
+      });
+      return { id: product.id, code: product.code, name: product.name };
+    },
+  },
+  'template create': {
+    options: ['tenant', 'code', 'name', 'description', 'product'],
     run: async (db, o) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
       return createTemplate(db, tenant.id, {
         code: required(o, 'code'),
         name: required(o, 'name'),
         ...(o.description === undefined ? {} : { description: o.description }),
+        ...(o.product === undefined ? {} : { product: o.product }),
       });
     },
   },

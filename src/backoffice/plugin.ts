@@ -23,6 +23,7 @@ import { dashboardRoutes } from './dashboard/routes.js';
 import { exportRoutes } from './exports/routes.js';
 import { logPageRoutes } from './log/routes.js';
 import { operatorRoutes } from './operators/routes.js';
+import { productRoutes } from './products/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { reviewRoutes } from './templates/review-routes.js';
@@ -169,6 +170,7 @@ export async function backoffice(
           });
           await tenantPages.register(roleRoutes, { db });
           await tenantPages.register(settingsRoutes, { db });
+          await tenantPages.register(productRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(reviewRoutes, {
             db,

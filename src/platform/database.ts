@@ -27,6 +27,7 @@ import type {
   TlogPendingTable,
   TlogStateTable,
 } from '../log/table.js';
+import type { ProductsTable } from '../products/table.js';
 import type { ErasuresTable, SubjectsTable } from '../subjects/table.js';
 import type {
   TemplatesTable,
@@ -40,6 +41,7 @@ import type { StoreKeysTable } from './data-key.js';
 export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
+  products: ProductsTable;
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
   version_reviews: VersionReviewsTable;

@@ -11,12 +11,13 @@ import * as backofficeFlashes from './migrations/0007-backoffice-flashes.js';
 import * as team from './migrations/0008-team.js';
 import * as twoFactor from './migrations/0009-two-factor.js';
 import * as versionReviews from './migrations/0010-version-reviews.js';
+import * as products from './migrations/0011-products.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
  * Converting personal data needs the data key.
  */
-function migrations(dataKey: Buffer): Record<string, Migration> {
+export function migrations(dataKey: Buffer): Record<string, Migration> {
   return {
     '0001-initial': initial,
     '0002-backoffice': backoffice,
@@ -28,6 +29,7 @@ function migrations(dataKey: Buffer): Record<string, Migration> {
     '0008-team': team,
     '0009-two-factor': twoFactor,
     '0010-version-reviews': versionReviews,
+    '0011-products': products,
   };
 }
 

@@ -144,6 +144,7 @@ export async function* decisionRecords(
 /** What an export of decision records was asked for, as the person typed it (for the audit log). */
 export interface ExportRequest {
   template: string;
+  product?: string | undefined;
   from: string;
   to: string;
 }
@@ -164,7 +165,12 @@ export async function exportDecisionRecords(
     ...actor,
     action: 'export.decisions',
     target: asked.template || null,
-    details: { template: asked.template || null, from: asked.from || null, to: asked.to || null },
+    details: {
+      template: asked.template || null,
+      ...(asked.product ? { product: asked.product } : {}),
+      from: asked.from || null,
+      to: asked.to || null,
+    },
   });
   return decisionRecords(db, vault, tenantId, filter);
 }

@@ -231,6 +231,8 @@ export function findCustomerEvidence(
 
 export interface EvidenceFilter {
   templateId?: string | undefined;
+  /** Only decisions on the templates of this product. */
+  productId?: string | undefined;
   /** Inclusive lower bound on `decided_at` (ISO 8601). */
   from?: string | undefined;
   /** Exclusive upper bound on `decided_at` (ISO 8601). */
@@ -247,6 +249,16 @@ export function findEvidencePage(
 ) {
   let query = evidenceRows(db, tenantId);
   if (filter.templateId !== undefined) query = query.where('d.template_id', '=', filter.templateId);
+  const { productId } = filter;
+  if (productId !== undefined) {
+    query = query.where('d.template_id', 'in', (eb) =>
+      eb
+        .selectFrom('templates')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('product_id', '=', productId),
+    );
+  }
   if (filter.from !== undefined) query = query.where('d.decided_at', '>=', filter.from);
   if (filter.until !== undefined) query = query.where('d.decided_at', '<', filter.until);
   if (after) {

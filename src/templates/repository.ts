@@ -99,6 +99,8 @@ export interface TemplateSummaryRow {
   latest_tag: string | null;
   latest_published_at: string | null;
   latest_version_id: string | null;
+  product_code: string | null;
+  product_name: string | null;
   /** Drafts and versions under review. */
   draft_count: number;
 }
@@ -106,6 +108,7 @@ export interface TemplateSummaryRow {
 export async function listTemplateSummaries(
   db: Executor,
   tenantId: string,
+  productId?: string,
 ): Promise<TemplateSummaryRow[]> {
   const latest = db
     .selectFrom('template_versions')
@@ -121,8 +124,11 @@ export async function listTemplateSummaries(
     .where('status', 'in', unpublishedStatuses)
     .groupBy('template_id')
     .as('drafts');
-  const rows = await db
+  let query = db
     .selectFrom('templates as t')
+    .leftJoin('products as p', (join) =>
+      join.onRef('p.tenant_id', '=', 't.tenant_id').onRef('p.id', '=', 't.product_id'),
+    )
     .leftJoin(latest, 'latest.template_id', 't.id')
     .leftJoin('template_versions as v', (join) =>
       join
@@ -142,10 +148,12 @@ export async function listTemplateSummaries(
       'v.published_at as latest_published_at',
       'v.id as latest_version_id',
       'drafts.count as draft_count',
+      'p.code as product_code',
+      'p.name as product_name',
     ])
-    .where('t.tenant_id', '=', tenantId)
-    .orderBy('t.code')
-    .execute();
+    .where('t.tenant_id', '=', tenantId);
+  if (productId !== undefined) query = query.where('t.product_id', '=', productId);
+  const rows = await query.orderBy('t.code').execute();
   return rows.map((row) => ({
     ...row,
     latest_version: row.latest_version === null ? null : Number(row.latest_version),

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { productCodePattern } from '../products/schemas.js';
 
 export const templateCodePattern = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$';
 const tagPattern = '^\\d+(\\.\\d+){0,3}$';
@@ -27,6 +28,8 @@ export const NewTemplate = Type.Object(
     code: Type.String({ pattern: templateCodePattern }),
     name: Type.String({ minLength: 1, maxLength: 200 }),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
+    /** The code of the product it belongs to; the tenant's first active product when absent. */
+    product: Type.Optional(Type.String({ pattern: productCodePattern })),
   },
   { additionalProperties: false },
 );

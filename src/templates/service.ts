@@ -5,6 +5,7 @@ import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
+import { productForNewTemplate } from '../products/service.js';
 import {
   findLatestPublished,
   findPublishedByIdAnyTenant,
@@ -32,10 +33,11 @@ export async function createTemplate(
   tenantId: string,
   input: unknown,
 ): Promise<TemplateView> {
-  const { code, name, description } = validate(NewTemplate, input);
+  const { code, name, description, product: productCode } = validate(NewTemplate, input);
   if (await findTemplateByCode(db, tenantId, code)) {
     throw new AppError('conflict', { message: `A template with code "${code}" already exists.` });
   }
+  const product = await productForNewTemplate(db, tenantId, productCode);
   const id = newId();
   await insertTemplate(db, {
     tenant_id: tenantId,
@@ -43,6 +45,7 @@ export async function createTemplate(
     code,
     name,
     description: description ?? '',
+    product_id: product.id,
     created_at: nowIso(),
   });
   return { id, code, name };
@@ -234,9 +237,16 @@ async function assertTagFree(trx: Trx, template: TemplateRow, tag: string): Prom
   }
 }
 
-/** The tenant's templates, by code, each with its latest published version and its drafts. */
-export function listTemplates(db: Executor, tenantId: string): Promise<TemplateSummaryRow[]> {
-  return listTemplateSummaries(db, tenantId);
+/**
+ * The tenant's templates, by code, each with its product, its latest published version and its
+ * drafts; only those of one product when `productId` is given.
+ */
+export function listTemplates(
+  db: Executor,
+  tenantId: string,
+  productId?: string,
+): Promise<TemplateSummaryRow[]> {
+  return listTemplateSummaries(db, tenantId, productId);
 }
 
 /** A template's versions: drafts first, then published ones from the highest number down. */

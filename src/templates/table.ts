@@ -16,6 +16,8 @@ export interface TemplatesTable {
   code: string;
   name: string;
   description: string;
+  /** The product it belongs to; set for every template since migration 0011. */
+  product_id: string | null;
   created_at: string;
 }
 

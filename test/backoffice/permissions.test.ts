@@ -43,6 +43,13 @@ const documented: Record<string, string> = {
   'POST /backoffice/account/two-factor/recovery-codes': 'self',
   'POST /backoffice/account/two-factor/disable': 'self',
   'GET /backoffice/dashboard': 'member',
+  'GET /backoffice/products': 'templates:view',
+  'GET /backoffice/products/new': 'templates:create',
+  'POST /backoffice/products': 'templates:create',
+  'GET /backoffice/products/:code': 'templates:view',
+  'POST /backoffice/products/:code': 'templates:create',
+  'POST /backoffice/products/:code/archive': 'templates:create',
+  'POST /backoffice/products/:code/restore': 'templates:create',
   'GET /backoffice/templates': 'templates:view',
   'GET /backoffice/templates/new': 'templates:create',
   'POST /backoffice/templates': 'templates:create',
@@ -223,6 +230,7 @@ describe.each(stores)('who may use which back-office route, on $name', (store) =
   /** A route's path with its parameters filled in by the fixtures. */
   function concrete(url: string): string {
     return url
+      .replace('products/:code', 'products/general')
       .replace(':code', params.code ?? '')
       .replace(/(versions|users|roles|api-keys|decisions|tenants|operators)\/:id/, (whole) => {
         return whole.replace(':id', params[whole] ?? '');

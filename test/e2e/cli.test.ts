@@ -195,6 +195,61 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expectFailure(result, /nobody/);
     });
 
+    it('product create prints {id, code, name}; template create --product puts the template in it, and an unknown product fails naming the option', async () => {
+      const product = expectJsonObject(
+        await cli('product', 'create', '--tenant', 'acme', '--code', 'cards', '--name', 'Cards'),
+      );
+      expect(sortedKeys(product)).toEqual(['code', 'id', 'name']);
+      expect(product).toMatchObject({ code: 'cards', name: 'Cards' });
+      const template = expectJsonObject(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'card_terms',
+          '--name',
+          'Card terms',
+          '--product',
+          'cards',
+        ),
+      );
+      expect(sortedKeys(template)).toEqual(['code', 'id', 'name']);
+      const stored = await withStore(store, (db) =>
+        db
+          .selectFrom('templates')
+          .innerJoin('products', 'products.id', 'templates.product_id')
+          .select(['templates.code', 'products.code as product'])
+          .where('templates.code', 'in', ['privacy_policy', 'card_terms'])
+          .orderBy('templates.code')
+          .execute(),
+      );
+      expect(stored).toEqual([
+        { code: 'card_terms', product: 'cards' },
+        { code: 'privacy_policy', product: 'general' },
+      ]);
+      expectFailure(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'other',
+          '--name',
+          'Other',
+          '--product',
+          'nope',
+        ),
+        /product/,
+      );
+      expectFailure(
+        await cli('product', 'create', '--tenant', 'acme', '--code', 'cards', '--name', 'Again'),
+        /already exists/,
+      );
+    });
+
     it('version publish --content prints V with sanitized content (no <script>) and the service file_url', async () => {
       const version = expectJsonObject(
         await cli(

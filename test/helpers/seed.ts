@@ -3,6 +3,7 @@ import { createTenantWithAdmin } from '../../src/accounts/registration.js';
 import type { CreatedApiKey } from '../../src/api-keys/schemas.js';
 import { createApiKey } from '../../src/api-keys/service.js';
 import type { Db } from '../../src/platform/db.js';
+import { newId } from '../../src/platform/ids.js';
 import type { PublishedVersion } from '../../src/templates/schemas.js';
 import { createTemplate, presentVersion, publishNewVersion } from '../../src/templates/service.js';
 import type { TenantView } from '../../src/tenants/schemas.js';
@@ -55,6 +56,26 @@ async function withApiKey(db: Db, tenant: TenantView): Promise<SeededTenant> {
 export async function seedTemplate(db: Db, tenantId: string): Promise<string> {
   const code = unique('tpl');
   await createTemplate(db, tenantId, { code, name: `Template ${code}` });
+  return code;
+}
+
+/**
+ * A template on a store whose schema predates products (the columns of 0001 alone), for tests
+ * that start from an older schema; returns the code.
+ */
+export async function seedTemplateRow(db: Db, tenantId: string): Promise<string> {
+  const code = unique('tpl');
+  await db
+    .insertInto('templates')
+    .values({
+      tenant_id: tenantId,
+      id: newId(),
+      code,
+      name: `Template ${code}`,
+      description: '',
+      created_at: new Date().toISOString(),
+    })
+    .execute();
   return code;
 }
 

@@ -14,7 +14,7 @@ import { parseSignerKey } from '../../src/proof/index.js';
 import { findSubjectId, personalReader } from '../../src/subjects/service.js';
 import { createVault } from '../../src/subjects/vault.js';
 import { testDataKey, testLogKeys } from '../helpers/app.js';
-import { publish, seedTemplate, seedTenantRow } from '../helpers/seed.js';
+import { publish, seedTemplateRow, seedTenantRow } from '../helpers/seed.js';
 import { stores, useBareStore } from '../helpers/stores.js';
 import { documentedEvidence, documentedLeaf, documentedSubject } from '../proof/documented.js';
 
@@ -30,7 +30,7 @@ async function storeBeforeTheLog(db: Db) {
   });
   expect((await before.migrateToLatest()).error).toBeUndefined();
   const a = await seedTenantRow(db);
-  const code = await seedTemplate(db, a.tenant.id);
+  const code = await seedTemplateRow(db, a.tenant.id);
   const version = await publish(db, a.tenant.id, code, { content_html: '<p>Consent text</p>' });
   const { template_id } = await db
     .selectFrom('template_versions')
@@ -197,6 +197,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0008-team',
       '0009-two-factor',
       '0010-version-reviews',
+      '0011-products',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -3,6 +3,8 @@ import type { Db } from '../../platform/db.js';
 import { customersPerTemplate, dailyDecisionCounts } from '../../records/history.js';
 import { versionsWaitingFor } from '../../templates/review.js';
 import { listTemplates } from '../../templates/service.js';
+import { productChoice } from '../products/choice.js';
+import { productFilter } from '../products/views.js';
 import { tenantOf } from '../web/context.js';
 import { count, time } from '../web/format.js';
 import { html, segment } from '../web/html.js';
@@ -33,8 +35,9 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
       approve: permissions.has('versions:approve'),
     };
     const takesSteps = may.edit || may.review || may.approve;
+    const { products, product } = await productChoice(db, tenantId, request.query);
     const [templates, counts, customers, waiting] = await Promise.all([
-      listTemplates(db, tenantId),
+      listTemplates(db, tenantId, product?.id),
       dailyDecisionCounts(db, tenantId, `${window[0]}T00:00:00.000Z`),
       customersPerTemplate(db, tenantId),
       takesSteps ? versionsWaitingFor(db, tenantId, { userId, may }) : undefined,
@@ -67,6 +70,7 @@ ${decisionsChart(`chart-${index}`, `Decisions per day on ${t.code}, last ${days}
       csrfToken: csrfToken(reply),
       body: html`<hgroup><h1>Dashboard</h1><p>Decisions per day over the last ${days} days (UTC), per template.</p></hgroup>
 ${waiting ? waitingForYou(waiting, timeZone) : ''}
+${productFilter(`${basePath}/dashboard`, products, product?.code ?? '')}
 ${templates.length === 0 ? html`<p>No template yet. <a href="${basePath}/templates/new">Create the first one</a>.</p>` : sections}`,
     });
   });

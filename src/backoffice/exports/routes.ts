@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
+import { listProducts } from '../../products/service.js';
 import { type DecisionRecord, exportDecisionRecords } from '../../records/history.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { listTemplates } from '../../templates/service.js';
@@ -47,7 +48,8 @@ export async function exportRoutes(
       csrfToken: csrfToken(reply),
       body: exportForm({
         templates: await listTemplates(db, tenantId),
-        values: { template: '', from: '', to: '' },
+        products: await listProducts(db, tenantId),
+        values: { template: '', product: '', from: '', to: '' },
         errors: [],
         fieldErrors: {},
       }),
@@ -60,7 +62,7 @@ export async function exportRoutes(
     async (request, reply) => {
       const user = tenantOf(request);
       const form = parseForm(ExportFilterForm, request.query, exportFilterFormOptions);
-      const values = { template: '', from: '', to: '', ...form.input };
+      const values = { template: '', product: '', from: '', to: '', ...form.input };
       const fieldErrors: FieldErrors = form.ok ? {} : { ...form.refusal.fields };
       // The pattern has the shape of a day; whether it is a real one is the calendar's to say.
       const from = values.from === '' ? undefined : dayStart(values.from);
@@ -68,9 +70,16 @@ export async function exportRoutes(
       if (values.from !== '' && !from) fieldErrors.from = 'A date, or nothing.';
       if (values.to !== '' && !toStart) fieldErrors.to = 'A date, or nothing.';
       if (from && toStart && toStart < from) fieldErrors.to = 'The last day is before the first.';
-      const templates = await listTemplates(db, user.tenantId);
+      const [templates, products] = await Promise.all([
+        listTemplates(db, user.tenantId),
+        listProducts(db, user.tenantId),
+      ]);
       const template = templates.find((t) => t.code === values.template);
-      const errors = values.template !== '' && !template ? ['There is no such template.'] : [];
+      const product = products.find((p) => p.code === values.product);
+      const errors = [
+        ...(values.template !== '' && !template ? ['There is no such template.'] : []),
+        ...(values.product !== '' && !product ? ['There is no such product.'] : []),
+      ];
       if (errors.length > 0 || Object.keys(fieldErrors).length > 0) {
         return sendPage(reply, {
           status: 400,
@@ -78,7 +87,7 @@ export async function exportRoutes(
           section: 'exports',
           user,
           csrfToken: csrfToken(reply),
-          body: exportForm({ templates, values, errors, fieldErrors }),
+          body: exportForm({ templates, products, values, errors, fieldErrors }),
         });
       }
       // The last day is included: up to the start of the day after it.
@@ -87,11 +96,18 @@ export async function exportRoutes(
         db,
         vault,
         user.tenantId,
-        { templateId: template?.id, from, until },
+        { templateId: template?.id, productId: product?.id, from, until },
         values,
         auditBy(request),
       );
-      const name = ['decisions', user.tenantAlias, values.template, values.from, values.to]
+      const name = [
+        'decisions',
+        user.tenantAlias,
+        values.product,
+        values.template,
+        values.from,
+        values.to,
+      ]
         .filter(Boolean)
         .join('-');
       return sendCsv(reply, `${name}.csv`, columns, records);

@@ -6,10 +6,11 @@ const dayOrNothing = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
 /** The decisions export's filters (a query string): a template code and a range of UTC days. */
 export const ExportFilterForm = Type.Object({
   template: Type.String(),
+  product: Type.Optional(Type.String()),
   from: dayOrNothing,
   to: dayOrNothing,
 });
 export const exportFilterFormOptions: FormOptions<typeof ExportFilterForm> = {
   messages: { from: 'A date, or nothing.', to: 'A date, or nothing.' },
-  trim: ['template', 'from', 'to'],
+  trim: ['template', 'product', 'from', 'to'],
 };

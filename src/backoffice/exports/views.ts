@@ -4,7 +4,8 @@ import { basePath } from '../web/layout.js';
 
 export function exportForm(o: {
   templates: ReadonlyArray<{ code: string; name: string }>;
-  values: { template: string; from: string; to: string };
+  products: ReadonlyArray<{ code: string; name: string }>;
+  values: { template: string; product: string; from: string; to: string };
   errors: string[];
   fieldErrors: FieldErrors;
 }): Html {
@@ -12,6 +13,7 @@ export function exportForm(o: {
 <p>The file has one row per decision, oldest first: when, customer, template, version and tag, the decision, the API key that sent it, the caller's IP address and user agent, and the SHA-256 of the text the customer was shown. Dates are UTC.</p>
 ${formErrors(o.errors)}
 <form method="get" action="${basePath}/exports/decisions.csv" novalidate>
+${o.products.length > 1 ? select({ name: 'product', label: 'Product', value: o.values.product, options: [['', 'All products'], ...o.products.map((p) => [p.code, p.name] as const)] }) : ''}
 ${select({ name: 'template', label: 'Template', value: o.values.template, options: [['', 'All templates'], ...o.templates.map((t) => [t.code, `${t.code} (${t.name})`] as const)] })}
 <div class="grid">
 <div>${input({ name: 'from', label: 'From (first day, optional)', type: 'date', value: o.values.from, error: o.fieldErrors.from })}</div>

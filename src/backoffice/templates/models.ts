@@ -9,6 +9,8 @@ export interface TemplateListItem {
   latestTag: string | null;
   latestPublishedAt: string | null;
   drafts: number;
+  productCode: string | null;
+  productName: string | null;
 }
 
 /** What the pages show of a template. */
@@ -44,6 +46,8 @@ export function templateListItem(t: TemplateSummaryRow): TemplateListItem {
     latestTag: t.latest_tag,
     latestPublishedAt: t.latest_published_at,
     drafts: t.draft_count,
+    productCode: t.product_code,
+    productName: t.product_name,
   };
 }
 

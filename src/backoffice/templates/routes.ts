@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keepFlash, takeFlash } from '../../accounts/flashes.js';
 import type { Db } from '../../platform/db.js';
+import { findProduct, listProducts } from '../../products/service.js';
 import {
   createDraftAs,
   createTemplateAs,
@@ -9,7 +10,6 @@ import {
 } from '../../templates/actions.js';
 import { reviewTimeline } from '../../templates/review.js';
 import { sanitizeContent } from '../../templates/sanitize.js';
-import { NewTemplate } from '../../templates/schemas.js';
 import {
   findLatestVersion,
   getTemplateByCode,
@@ -18,12 +18,18 @@ import {
   listVersions,
 } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+import { productChoice } from '../products/choice.js';
 import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
-import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
+import { fieldOf, noRefusal, parseForm, queryOf, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { templateListItem, templateModel, versionModel } from './models.js';
-import { newTemplateFormOptions, VersionForm, versionFormOptions } from './schemas.js';
+import {
+  NewTemplateForm,
+  newTemplateFormOptions,
+  VersionForm,
+  versionFormOptions,
+} from './schemas.js';
 import { suggestNextTag } from './tag-suggestion.js';
 import {
   newTemplateForm,
@@ -59,15 +65,18 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
 
   app.get('/templates', { config: { permission: 'templates:view' } }, async (request, reply) => {
     const user = tenantOf(request);
-    const templates = await listTemplates(db, user.tenantId);
+    const { products, product } = await productChoice(db, user.tenantId, request.query);
+    const templates = await listTemplates(db, user.tenantId, product?.id);
     const list = templateList(templates.map(templateListItem), {
       zone: user.timeZone,
       mayCreate: user.permissions.has('templates:create'),
+      products,
+      product: product?.code ?? '',
     });
     return page(request, reply, 'Templates', list);
   });
 
-  const showNewTemplate = (
+  const showNewTemplate = async (
     request: FastifyRequest,
     reply: FastifyReply,
     values: Record<string, string>,
@@ -80,6 +89,9 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       newTemplateForm({
         csrfToken: csrfToken(reply),
         values,
+        products: (await listProducts(db, tenantOf(request).tenantId)).filter(
+          (p) => p.archived_at === null,
+        ),
         errors: refusal.form,
         fieldErrors: refusal.fields,
       }),
@@ -90,19 +102,26 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     '/templates/new',
     { config: { permission: 'templates:create' } },
     async (request, reply) =>
-      showNewTemplate(request, reply, { code: '', name: '', description: '' }),
+      showNewTemplate(request, reply, {
+        code: '',
+        name: '',
+        description: '',
+        product: queryOf(request.query, 'product'),
+      }),
   );
 
   app.post('/templates', { config: { permission: 'templates:create' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
-    const form = parseForm(NewTemplate, request.body, newTemplateFormOptions);
+    const form = parseForm(NewTemplateForm, request.body, newTemplateFormOptions);
     const values = {
       code: form.input.code ?? '',
       name: form.input.name ?? '',
       description: form.input.description ?? '',
+      product: form.input.product ?? '',
     };
     if (!form.ok) return showNewTemplate(request, reply, values, form.refusal);
-    const fields = form.values;
+    const { product, ...rest } = form.values;
+    const fields = product === '' ? rest : { ...rest, product };
     try {
       await db
         .transaction()
@@ -125,6 +144,9 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         tenantId,
         request.params.code,
       );
+      const product = template.product_id
+        ? await findProduct(db, tenantId, template.product_id)
+        : undefined;
       return page(
         request,
         reply,
@@ -138,6 +160,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
             draft: permissions.has('versions:create'),
             edit: permissions.has('versions:edit'),
           },
+          product,
         }),
       );
     },

@@ -1,15 +1,26 @@
 import { Type } from 'typebox';
-import { type NewTemplate, NewVersion } from '../../templates/schemas.js';
+import { NewTemplate, NewVersion } from '../../templates/schemas.js';
 import type { FormOptions } from '../web/forms.js';
 
-/** The new-template form is checked with the very schema the templates service checks. */
-export const newTemplateFormOptions: FormOptions<typeof NewTemplate> = {
+/**
+ * The new-template form is checked with the schema the templates service checks, but for the
+ * product, which the form sends empty when the tenant has none yet (the service then makes one).
+ */
+export const NewTemplateForm = Type.Object({
+  code: NewTemplate.properties.code,
+  name: NewTemplate.properties.name,
+  description: NewTemplate.properties.description,
+  product: Type.String(),
+});
+
+export const newTemplateFormOptions: FormOptions<typeof NewTemplateForm> = {
   messages: {
     code: 'Letters, digits, "_", "." and "-", starting with a letter or digit; at most 64.',
     name: 'A name of 1 to 200 characters.',
     description: 'At most 2,000 characters.',
+    product: 'Choose an active product of the list.',
   },
-  trim: ['code', 'name', 'description'],
+  trim: ['code', 'name', 'description', 'product'],
 };
 
 /**

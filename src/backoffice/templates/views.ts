@@ -1,4 +1,5 @@
 import type { VersionReviewRow } from '../../templates/table.js';
+import { productFilter } from '../products/views.js';
 import { badge, count, time } from '../web/format.js';
 import {
   checkbox,
@@ -6,6 +7,7 @@ import {
   type FieldErrors,
   formErrors,
   input,
+  select,
   textarea,
 } from '../web/forms.js';
 import { type Html, html, segment, trusted } from '../web/html.js';
@@ -18,20 +20,27 @@ const versionPath = (code: string, id: string) => `${templatePath(code)}/version
 
 export function templateList(
   templates: TemplateListItem[],
-  o: { zone: string; mayCreate: boolean },
+  o: {
+    zone: string;
+    mayCreate: boolean;
+    products: ReadonlyArray<{ code: string; name: string }>;
+    product: string;
+  },
 ): Html {
   return html`<hgroup><h1>Templates</h1><p>Consent texts and their versions.</p></hgroup>
 ${o.mayCreate ? html`<p><a href="${basePath}/templates/new" role="button">New template</a></p>` : ''}
+${productFilter(`${basePath}/templates`, o.products, o.product)}
 ${
   templates.length === 0
     ? html`<p>No template yet. Create one, write a draft version and submit it for review: once approved, the API answers it.</p>`
     : html`<div class="table-scroll"><table>
-<thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Latest version</th><th scope="col">Published</th><th scope="col">Drafts and reviews</th></tr></thead>
+<thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Product</th><th scope="col">Latest version</th><th scope="col">Published</th><th scope="col">Drafts and reviews</th></tr></thead>
 <tbody>
 ${templates.map(
   (t) => html`<tr>
 <td><a href="${templatePath(t.code)}">${t.code}</a></td>
 <td>${t.name}</td>
+<td>${t.productName ?? ''}</td>
 <td>${t.latestVersion === null ? badge('draft', 'none published') : html`${t.latestVersion} <span class="mono">(${t.latestTag})</span>`}</td>
 <td>${time(t.latestPublishedAt, o.zone)}</td>
 <td>${t.drafts}</td>
@@ -44,6 +53,7 @@ ${templates.map(
 export function newTemplateForm(o: {
   csrfToken: string;
   values: Record<string, string>;
+  products: ReadonlyArray<{ code: string; name: string }>;
   errors: string[];
   fieldErrors: FieldErrors;
 }): Html {
@@ -55,6 +65,11 @@ ${csrfField(o.csrfToken)}
 ${input({ name: 'code', label: 'Code', value: o.values.code, required: true, maxlength: 64, hint: 'What client systems put in the API path, e.g. privacy_policy. It cannot be changed later.', error: o.fieldErrors.code })}
 ${input({ name: 'name', label: 'Name', value: o.values.name, required: true, maxlength: 200, error: o.fieldErrors.name })}
 ${textarea({ name: 'description', label: 'Description (optional)', value: o.values.description, rows: 3, maxlength: 2000, error: o.fieldErrors.description })}
+${
+  o.products.length === 0
+    ? html`<p><small>It goes to a new product "General", which you can rename under Products.</small></p>`
+    : html`${select({ name: 'product', label: 'Product', value: o.values.product ?? '', options: o.products.map((p) => [p.code, p.name] as const) })}${o.fieldErrors.product ? html`<small class="field-error">${o.fieldErrors.product}</small>` : ''}`
+}
 <button type="submit">Create template</button>
 </form>`;
 }
@@ -65,6 +80,7 @@ export function templatePage(o: {
   customers: number;
   zone: string;
   may: { draft: boolean; edit: boolean };
+  product: { code: string; name: string } | undefined;
 }): Html {
   const { template } = o;
   const latest = o.versions.find((v) => v.status === 'published');
@@ -72,6 +88,7 @@ export function templatePage(o: {
 <hgroup><h1>${template.name}</h1><p class="mono">${template.code}</p></hgroup>
 ${template.description ? html`<p>${template.description}</p>` : ''}
 <dl class="facts">
+${o.product ? html`<dt>Product</dt><dd><a href="${basePath}/products/${segment(o.product.code)}">${o.product.name}</a></dd>` : ''}
 <dt>Latest version</dt><dd>${latest ? html`${latest.version} (tag <span class="mono">${latest.tag}</span>), published ${time(latest.publishedAt, o.zone)}` : 'none published yet: the API answers 404 for this template'}</dd>
 <dt>Customers</dt><dd>${count(o.customers, 'customer has', 'customers have')} decided on this template</dd>
 <dt>Created</dt><dd>${time(template.createdAt, o.zone)}</dd>

@@ -84,7 +84,7 @@ td.wrap { min-width: 12rem; }
 .mono { font-family: var(--pico-font-family-monospace); font-size: .875em; overflow-wrap: break-word; }
 .badge { display: inline-block; padding: 0 .5rem; border-radius: 1rem; font-size: .8em;
   border: 1px solid currentColor; white-space: nowrap; }
-.badge.draft { color: var(--pico-muted-color); }
+.badge.draft, .badge.archived { color: var(--pico-muted-color); }
 .badge.published, .badge.given, .badge.active { color: var(--bo-given); }
 .badge.reject, .badge.revoked, .badge.disabled { color: var(--bo-reject); }
 .badge.withdraw, .badge.pending { color: var(--bo-withdraw); }

@@ -7,6 +7,7 @@ import { type Html, html } from './html.js';
 export type Section =
   | 'dashboard'
   | 'templates'
+  | 'products'
   | 'customers'
   | 'exports'
   | 'api-keys'
@@ -86,6 +87,7 @@ ${options.body}
 /** The sections of a tenant's navigation, each shown to those who may open it. */
 const tenantSections: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/dashboard', 'Dashboard', 'dashboard', 'member'],
+  ['/products', 'Products', 'products', 'templates:view'],
   ['/templates', 'Templates', 'templates', 'templates:view'],
   ['/customers', 'Customers', 'customers', 'customers:view'],
   ['/exports', 'Exports', 'exports', 'exports:export'],

@@ -1,0 +1,17 @@
+import type { Selectable } from 'kysely';
+
+/** A business area that owns consent requirements: every template belongs to one. */
+export interface ProductsTable {
+  tenant_id: string;
+  id: string;
+  /** Unique in the tenant; fixed once made. */
+  code: string;
+  name: string;
+  description: string;
+  /** When it was archived: it then takes no new template, and its templates go on working. */
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ProductRow = Selectable<ProductsTable>;
