@@ -20,6 +20,7 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
+import { decisionRoutes } from './decisions/routes.js';
 import { exportRoutes } from './exports/routes.js';
 import { logPageRoutes } from './log/routes.js';
 import { operatorRoutes } from './operators/routes.js';
@@ -179,6 +180,7 @@ export async function backoffice(
           });
           await tenantPages.register(apiKeyRoutes, { db });
           await tenantPages.register(customerRoutes, { db, vault });
+          await tenantPages.register(decisionRoutes, { db, vault });
           await tenantPages.register(exportRoutes, { db, vault });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });
           await tenantPages.register(logPageRoutes, { db, signer, vault });

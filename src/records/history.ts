@@ -59,7 +59,7 @@ export async function customerHistory(
 }
 
 /** Rows with their personal fields opened in place of the sealed ones. */
-function opener(db: Executor, vault: SubjectVault, tenantId: string) {
+export function opener(db: Executor, vault: SubjectVault, tenantId: string) {
   const open = personalReader(db, vault, tenantId);
   return async <T extends { decision_id: string; subject_id: string; personal: string }>(
     rows: T[],
@@ -144,9 +144,13 @@ export async function* decisionRecords(
 /** What an export of decision records was asked for, as the person typed it (for the audit log). */
 export interface ExportRequest {
   template: string;
-  product?: string | undefined;
   from: string;
   to: string;
+  /** Filters beyond the template and days, recorded only when given. */
+  product?: string | undefined;
+  version?: string | undefined;
+  decision?: string | undefined;
+  key?: string | undefined;
 }
 
 /**
@@ -167,7 +171,11 @@ export async function exportDecisionRecords(
     target: asked.template || null,
     details: {
       template: asked.template || null,
-      ...(asked.product ? { product: asked.product } : {}),
+      ...Object.fromEntries(
+        (['product', 'version', 'decision', 'key'] as const)
+          .filter((name) => asked[name])
+          .map((name) => [name, asked[name]]),
+      ),
       from: asked.from || null,
       to: asked.to || null,
     },

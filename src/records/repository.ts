@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { DecisionValue } from '../decisions/table.js';
 import type { Executor } from '../platform/db.js';
 
 /**
@@ -217,11 +218,7 @@ export function findCustomerEvidence(
   subjectId: string,
   limit: number,
 ) {
-  return evidenceRows(db, tenantId)
-    .leftJoin('tlog_entries as e', (j) =>
-      j.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
-    )
-    .select('e.idx as log_index')
+  return withLogPlace(evidenceRows(db, tenantId))
     .where('d.subject_id', '=', subjectId)
     .orderBy('d.decided_at', 'desc')
     .orderBy('d.id', 'desc')
@@ -233,10 +230,37 @@ export interface EvidenceFilter {
   templateId?: string | undefined;
   /** Only decisions on the templates of this product. */
   productId?: string | undefined;
+  /** Only decisions on this version. */
+  versionId?: string | undefined;
+  decision?: DecisionValue | undefined;
+  /** Only decisions sent with this API key. */
+  apiKeyId?: string | undefined;
   /** Inclusive lower bound on `decided_at` (ISO 8601). */
   from?: string | undefined;
   /** Exclusive upper bound on `decided_at` (ISO 8601). */
   until?: string | undefined;
+}
+
+/** Decisions with their evidence that pass the filter. */
+function filteredEvidence(db: Executor, tenantId: string, filter: EvidenceFilter) {
+  let query = evidenceRows(db, tenantId);
+  const { templateId, productId, versionId, decision, apiKeyId, from, until } = filter;
+  if (templateId !== undefined) query = query.where('d.template_id', '=', templateId);
+  if (productId !== undefined) {
+    query = query.where('d.template_id', 'in', (eb) =>
+      eb
+        .selectFrom('templates')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('product_id', '=', productId),
+    );
+  }
+  if (versionId !== undefined) query = query.where('d.consent_version_id', '=', versionId);
+  if (decision !== undefined) query = query.where('d.decision', '=', decision);
+  if (apiKeyId !== undefined) query = query.where('d.api_key_id', '=', apiKeyId);
+  if (from !== undefined) query = query.where('d.decided_at', '>=', from);
+  if (until !== undefined) query = query.where('d.decided_at', '<', until);
+  return query;
 }
 
 /** Up to `limit` decisions passing the filter with their evidence, oldest first, after `after`. */
@@ -247,20 +271,7 @@ export function findEvidencePage(
   after: HistoryPosition | undefined,
   limit: number,
 ) {
-  let query = evidenceRows(db, tenantId);
-  if (filter.templateId !== undefined) query = query.where('d.template_id', '=', filter.templateId);
-  const { productId } = filter;
-  if (productId !== undefined) {
-    query = query.where('d.template_id', 'in', (eb) =>
-      eb
-        .selectFrom('templates')
-        .select('id')
-        .where('tenant_id', '=', tenantId)
-        .where('product_id', '=', productId),
-    );
-  }
-  if (filter.from !== undefined) query = query.where('d.decided_at', '>=', filter.from);
-  if (filter.until !== undefined) query = query.where('d.decided_at', '<', filter.until);
+  let query = filteredEvidence(db, tenantId, filter);
   if (after) {
     const { decidedAt, id } = after;
     query = query.where((eb) =>
@@ -271,6 +282,52 @@ export function findEvidencePage(
     );
   }
   return query.orderBy('d.decided_at', 'asc').orderBy('d.id', 'asc').limit(limit).execute();
+}
+
+/**
+ * Up to `limit` decisions passing the filter with their evidence and place in the log, newest
+ * first, before `before`: the pages of the Decisions list.
+ */
+export function findEvidencePageNewestFirst(
+  db: Executor,
+  tenantId: string,
+  filter: EvidenceFilter,
+  before: HistoryPosition | undefined,
+  limit: number,
+) {
+  let query = withLogPlace(filteredEvidence(db, tenantId, filter));
+  if (before) {
+    const { decidedAt, id } = before;
+    query = query.where((eb) =>
+      eb.or([
+        eb('d.decided_at', '<', decidedAt),
+        eb.and([eb('d.decided_at', '=', decidedAt), eb('d.id', '<', id)]),
+      ]),
+    );
+  }
+  return query.orderBy('d.decided_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
+}
+
+/** One decision with its evidence, the text the customer was shown and its place in the log. */
+export function findDecisionEvidence(db: Executor, tenantId: string, decisionId: string) {
+  return withLogPlace(evidenceRows(db, tenantId))
+    .select([
+      'v.content_html',
+      'v.id as version_id',
+      'v.allow_reconsent',
+      't.name as template_name',
+      'k.id as api_key_id',
+    ])
+    .where('d.id', '=', decisionId)
+    .executeTakeFirst();
+}
+
+function withLogPlace(query: ReturnType<typeof evidenceRows>) {
+  return query
+    .leftJoin('tlog_entries as e', (j) =>
+      j.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
+    )
+    .select('e.idx as log_index');
 }
 
 /** Decisions per template, day (UTC) and value from `since` on. */

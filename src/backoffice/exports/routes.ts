@@ -1,30 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import { listProducts } from '../../products/service.js';
-import { type DecisionRecord, exportDecisionRecords } from '../../records/history.js';
+import { exportDecisionRecords } from '../../records/history.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { listTemplates } from '../../templates/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { type CsvColumn, sendCsv } from '../web/csv.js';
+import { sendCsv } from '../web/csv.js';
 import { type FieldErrors, parseForm } from '../web/forms.js';
 import { csrfToken, sendPage } from '../web/layout.js';
+import { decisionColumns as columns } from './columns.js';
 import { ExportFilterForm, exportFilterFormOptions } from './schemas.js';
 import { exportForm } from './views.js';
-
-const columns: ReadonlyArray<CsvColumn<DecisionRecord>> = [
-  ['decided_at', (r) => r.decided_at],
-  ['customer_id', (r) => r.customer_id],
-  ['template_code', (r) => r.template_code],
-  ['version', (r) => r.version],
-  ['tag', (r) => r.tag],
-  ['decision', (r) => r.decision],
-  ['decision_id', (r) => r.decision_id],
-  ['api_key_name', (r) => r.api_key_name],
-  ['api_key_prefix', (r) => r.api_key_prefix],
-  ['ip', (r) => r.ip],
-  ['user_agent', (r) => r.user_agent],
-  ['content_sha256', (r) => r.content_sha256],
-];
 
 /** `YYYY-MM-DD` that is a real day, as the ISO time its UTC day starts; undefined otherwise. */
 function dayStart(value: string): string | undefined {

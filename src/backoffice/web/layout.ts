@@ -8,6 +8,7 @@ export type Section =
   | 'dashboard'
   | 'templates'
   | 'products'
+  | 'decisions'
   | 'customers'
   | 'exports'
   | 'api-keys'
@@ -90,6 +91,7 @@ const tenantSections: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/products', 'Products', 'products', 'templates:view'],
   ['/templates', 'Templates', 'templates', 'templates:view'],
   ['/customers', 'Customers', 'customers', 'customers:view'],
+  ['/decisions', 'Decisions', 'decisions', 'customers:view'],
   ['/exports', 'Exports', 'exports', 'exports:export'],
 ];
 

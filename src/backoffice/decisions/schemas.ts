@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+import type { FormOptions } from '../web/forms.js';
+
+const dayOrNothing = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
+
+/** The Decisions list's filters (a query string), each empty for "any". */
+export const DecisionFilterForm = Type.Object({
+  product: Type.String(),
+  template: Type.String(),
+  version: Type.String({ pattern: '^([1-9]\\d{0,8})?$' }),
+  decision: Type.Union([
+    Type.Literal(''),
+    Type.Literal('given'),
+    Type.Literal('reject'),
+    Type.Literal('withdraw'),
+  ]),
+  key: Type.String(),
+  from: dayOrNothing,
+  to: dayOrNothing,
+});
+
+export const decisionFilterOptions: FormOptions<typeof DecisionFilterForm> = {
+  messages: {
+    version: 'A version number, such as 2, or nothing.',
+    decision: 'given, reject or withdraw, or nothing.',
+    from: 'A day of the calendar, or nothing.',
+    to: 'A day of the calendar, or nothing.',
+  },
+  trim: ['product', 'template', 'version', 'key', 'from', 'to'],
+};

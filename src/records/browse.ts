@@ -1,0 +1,84 @@
+import { type Actor, recordAudit } from '../audit/service.js';
+import type { Executor } from '../platform/db.js';
+import type { SubjectVault } from '../subjects/vault.js';
+import { type LoggedDecisionRecord, opener } from './history.js';
+import {
+  type EvidenceFilter,
+  findDecisionEvidence,
+  findEvidencePageNewestFirst,
+  type HistoryPosition,
+} from './repository.js';
+
+/** Decisions shown per page of the Decisions list. */
+export const decisionsPerPage = 50;
+
+/** A page of the Decisions list, and where the next (older) one starts, if there is one. */
+export interface DecisionsPage {
+  decisions: LoggedDecisionRecord[];
+  next: HistoryPosition | undefined;
+}
+
+const logged = <T extends { log_index: number | string | null }>(row: T) => ({
+  ...row,
+  log_index: row.log_index === null ? null : Number(row.log_index),
+});
+
+/**
+ * A page of the tenant's decisions across customers, newest first, that pass the filter. The
+ * page shows customers' ids: each is recorded (`decisions.browsed`, with the filter as asked).
+ */
+export async function browseDecisions(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  filter: EvidenceFilter,
+  before: HistoryPosition | undefined,
+  asked: Record<string, string>,
+  actor: Actor,
+): Promise<DecisionsPage> {
+  await recordAudit(db, {
+    ...actor,
+    action: 'decisions.browsed',
+    details: Object.fromEntries(Object.entries(asked).filter(([, value]) => value !== '')),
+  });
+  const rows = await findEvidencePageNewestFirst(
+    db,
+    tenantId,
+    filter,
+    before,
+    decisionsPerPage + 1,
+  );
+  const opened = (await opener(db, vault, tenantId)(rows.slice(0, decisionsPerPage))).map(logged);
+  const last = opened.at(-1);
+  return {
+    decisions: opened,
+    next:
+      rows.length > decisionsPerPage && last
+        ? { decidedAt: last.decided_at, id: last.decision_id }
+        : undefined,
+  };
+}
+
+/** One decision with its evidence and the text the customer was shown. */
+export type DecisionEvidence = LoggedDecisionRecord & {
+  content_html: string;
+  version_id: string;
+  template_name: string;
+  allow_reconsent: number;
+  api_key_id: string | null;
+};
+
+/** One decision of the tenant, with its evidence; recorded (`decision.viewed`). Undefined when none. */
+export async function decisionEvidence(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  decisionId: string,
+  actor: Actor,
+): Promise<DecisionEvidence | undefined> {
+  const row = await findDecisionEvidence(db, tenantId, decisionId);
+  if (!row) return undefined;
+  await recordAudit(db, { ...actor, action: 'decision.viewed', target: decisionId });
+  const [opened] = await opener(db, vault, tenantId)([row]);
+  return opened && logged(opened);
+}
