@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRole } from '../../src/accounts/roles.js';
+import { addUser } from '../../src/accounts/users.js';
+import { hashPassword } from '../../src/tenants/passwords.js';
 import { apiOf } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import { testPasswordHashCost } from '../helpers/time.js';
 import {
   fourEyesOff,
   type PageClient,
   publishThroughReview,
   signedIn,
   startBackofficeApp,
+  tenantPassword,
   textOf,
 } from './support.js';
 
@@ -72,6 +77,79 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     expect(malformed.statusCode).toBe(400);
     expect(malformed.body).toMatch(/id="code"[^>]*aria-invalid="true"/);
     expect(textOf(malformed.body)).toContain('starting with a letter or digit');
+  });
+
+  it('a template is made with its first version in one step: the draft is saved and its page says so; a half-written version makes nothing', async () => {
+    const code = unique('withfirst');
+    const made = await page.submit('/backoffice/templates/new', '/backoffice/templates', {
+      code,
+      name: 'With a first version',
+      tag: '1.0',
+      content_html: '<p>First words</p><script>x()</script>',
+      allow_reconsent: 'true',
+    });
+    expect(made.statusCode).toBe(303);
+    const id = draftIdIn(String(made.headers.location));
+    expect(textOf((await page.get(String(made.headers.location))).body)).toContain('Draft saved.');
+    const row = await t.db
+      .selectFrom('template_versions')
+      .select(['tag', 'content_html', 'status', 'allow_reconsent'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      tag: '1.0',
+      content_html: '<p>First words</p>',
+      status: 'draft',
+      allow_reconsent: 1,
+    });
+
+    const half = unique('half');
+    const refused = await page.submit('/backoffice/templates/new', '/backoffice/templates', {
+      code: half,
+      name: 'Half',
+      tag: '1.0',
+      content_html: '',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/id="content_html"[^>]*aria-invalid="true"/);
+    const stored = await t.db
+      .selectFrom('templates')
+      .select('id')
+      .where('code', '=', half)
+      .execute();
+    expect(stored).toEqual([]);
+  });
+
+  it('a role that makes templates but not versions cannot write a first version with it (403), and is not offered one', async () => {
+    const role = await createRole(t.db, a.tenant.id, {
+      name: 'Template maker',
+      description: 'Templates only',
+      permissions: ['templates:view', 'templates:create'],
+    });
+    const email = `maker-${a.tenant.alias}@example.test`;
+    const hash = await hashPassword(tenantPassword, testPasswordHashCost);
+    await t.db
+      .transaction()
+      .execute((trx) =>
+        addUser(trx, a.tenant.id, { email, name: 'Maker', roles: [role.id], passwordHash: hash }),
+      );
+    const maker = await signedIn(t.app, email);
+    const form = await maker.get('/backoffice/templates/new');
+    expect(form.body).not.toContain('First version');
+    const code = unique('maker');
+    const refused = await maker.post('/backoffice/templates', {
+      code,
+      name: 'Maker',
+      tag: '1.0',
+      content_html: '<p>Sneaked in</p>',
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(
+      await t.db.selectFrom('templates').select('id').where('code', '=', code).execute(),
+    ).toEqual([]);
+    expect((await maker.post('/backoffice/templates', { code, name: 'Maker' })).statusCode).toBe(
+      303,
+    );
   });
 
   it('a draft is saved sanitized and is not answered by the API until published', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keepFlash, takeFlash } from '../../accounts/flashes.js';
 import type { Db } from '../../platform/db.js';
+import { AppError } from '../../platform/errors.js';
 import { findProduct, listProducts } from '../../products/service.js';
 import {
   createDraftAs,
@@ -92,6 +93,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         products: (await listProducts(db, tenantOf(request).tenantId)).filter(
           (p) => p.archived_at === null,
         ),
+        mayDraft: tenantOf(request).permissions.has('versions:create'),
         errors: refusal.form,
         fieldErrors: refusal.fields,
       }),
@@ -113,24 +115,42 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
   app.post('/templates', { config: { permission: 'templates:create' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const form = parseForm(NewTemplateForm, request.body, newTemplateFormOptions);
+    const first = versionValues(request.body);
     const values = {
       code: form.input.code ?? '',
       name: form.input.name ?? '',
       description: form.input.description ?? '',
       product: form.input.product ?? '',
+      tag: first.tag,
+      content_html: first.content_html,
+      allow_reconsent: String(first.allow_reconsent),
     };
     if (!form.ok) return showNewTemplate(request, reply, values, form.refusal);
     const { product, ...rest } = form.values;
     const fields = product === '' ? rest : { ...rest, product };
+    // A first version is written when either of its fields is: both are then required.
+    const withDraft = first.tag !== '' || first.content_html.trim() !== '';
+    if (withDraft && !tenantOf(request).permissions.has('versions:create')) {
+      throw new AppError('forbidden', { message: 'Writing a version needs versions:create.' });
+    }
+    let draftId: string | undefined;
     try {
-      await db
-        .transaction()
-        .execute((trx) => createTemplateAs(trx, auditBy(request), tenantId, fields));
+      draftId = await db.transaction().execute(async (trx) => {
+        const actor = auditBy(request);
+        await createTemplateAs(trx, actor, tenantId, fields);
+        if (!withDraft) return undefined;
+        const template = await getTemplateByCode(trx, tenantId, fields.code);
+        return (await createDraftAs(trx, actor, template, asInput(first))).id;
+      });
     } catch (error) {
-      const refusal = refusalOf(error, newTemplateFormOptions.messages);
+      const refusal = refusalOf(error, {
+        ...newTemplateFormOptions.messages,
+        ...versionFormOptions.messages,
+      });
       if (!refusal) throw error;
       return showNewTemplate(request, reply, values, refusal);
     }
+    if (draftId) return savedTo(request, reply, versionPath(values.code, draftId));
     return redirectTo(reply, `/templates/${segment(values.code)}?notice=created`);
   });
 

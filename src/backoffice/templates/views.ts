@@ -54,6 +54,8 @@ export function newTemplateForm(o: {
   csrfToken: string;
   values: Record<string, string>;
   products: ReadonlyArray<{ code: string; name: string }>;
+  /** Whether the user may write versions: the first version's fields are theirs. */
+  mayDraft: boolean;
   errors: string[];
   fieldErrors: FieldErrors;
 }): Html {
@@ -69,6 +71,17 @@ ${
   o.products.length === 0
     ? html`<p><small>It goes to a new product "General", which you can rename under Products.</small></p>`
     : html`${select({ name: 'product', label: 'Product', value: o.values.product ?? '', options: o.products.map((p) => [p.code, p.name] as const) })}${o.fieldErrors.product ? html`<small class="field-error">${o.fieldErrors.product}</small>` : ''}`
+}
+${
+  o.mayDraft
+    ? html`<fieldset>
+<legend>First version (optional)</legend>
+<p><small>Write it now and it is saved as the template's first draft, to submit for review; or leave it empty and write it later.</small></p>
+${input({ name: 'tag', label: 'Tag', value: o.values.tag ?? '', maxlength: 64, hint: 'A dotted number such as 1.0.', error: o.fieldErrors.tag })}
+${textarea({ name: 'content_html', label: 'Content (HTML)', value: o.values.content_html ?? '', rows: 8, error: o.fieldErrors.content_html })}
+${checkbox({ name: 'allow_reconsent', label: 'Allow re-consent on this version', checked: o.values.allow_reconsent !== 'false' })}
+</fieldset>`
+    : ''
 }
 <button type="submit">Create template</button>
 </form>`;
