@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../audit/service.js';
 import type { Trx } from '../platform/db.js';
-import type { CreatedApiKey, RevokedApiKey } from './schemas.js';
-import { createApiKey, getApiKey, revokeApiKey } from './service.js';
+import type { ApiKeyView, CreatedApiKey, RevokedApiKey } from './schemas.js';
+import { createApiKey, getApiKey, renameApiKey, revokeApiKey } from './service.js';
 
 /** Creates a key for the tenant (see `createApiKey`) and records who did. */
 export async function createApiKeyAs(
@@ -36,4 +36,22 @@ export async function revokeApiKeyAs(
     details: { id: key.id, prefix: key.prefix, revoked_at: revoked.revoked_at },
   });
   return revoked;
+}
+
+/** Renames a key of the tenant (see `renameApiKey`) and records who did. */
+export async function renameApiKeyAs(
+  trx: Trx,
+  actor: Actor,
+  tenantId: string,
+  id: string,
+  input: unknown,
+): Promise<ApiKeyView> {
+  const { before, after } = await renameApiKey(trx, tenantId, id, input);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'api_key.renamed',
+    target: after.name,
+    details: { id: after.id, prefix: after.prefix, from: before.name, to: after.name },
+  });
+  return after;
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
 import type { ApiKeyView } from './schemas.js';
 import type { ApiKeyRow } from './table.js';
@@ -49,15 +50,31 @@ export async function markKeyRevoked(
     .execute();
 }
 
-/** The tenant's keys, newest first, revoked ones included. */
-export function listKeyViews(db: Executor, tenantId: string): Promise<ApiKeyView[]> {
-  return db
-    .selectFrom('api_keys')
-    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
-    .where('tenant_id', '=', tenantId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+const viewColumns = [
+  'id',
+  'name',
+  'prefix',
+  'last_four',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+] as const;
+
+/**
+ * The tenant's keys, newest first, revoked ones included; only those whose name contains
+ * `search` (any case; `%` and `_` match only themselves) when it is given.
+ */
+export function listKeyViews(
+  db: Executor,
+  tenantId: string,
+  search?: string,
+): Promise<ApiKeyView[]> {
+  let query = db.selectFrom('api_keys').select(viewColumns).where('tenant_id', '=', tenantId);
+  if (search) {
+    const pattern = `%${search.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    query = query.where(sql<boolean>`lower(name) like ${pattern} escape '!'`);
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
 export function findKeyView(
@@ -67,7 +84,7 @@ export function findKeyView(
 ): Promise<ApiKeyView | undefined> {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .select(viewColumns)
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -99,6 +116,20 @@ export async function updateKeyLastUsed(
   await db
     .updateTable('api_keys')
     .set({ last_used_at: lastUsedAt })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function updateKeyName(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  name: string,
+): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ name })
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();

@@ -30,6 +30,8 @@ export interface ApiKeyView {
   id: string;
   name: string;
   prefix: string;
+  /** Null for keys made before it was kept. */
+  last_four: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;

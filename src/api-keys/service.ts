@@ -13,6 +13,7 @@ import {
   insertApiKey,
   listKeyViews,
   markKeyRevoked,
+  updateKeyName,
 } from './repository.js';
 import { type ApiKeyView, type CreatedApiKey, NewApiKey, type RevokedApiKey } from './schemas.js';
 
@@ -28,13 +29,7 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const { name } = validate(NewApiKey, input);
   return inTransaction(db, async (trx) => {
-    // Two creations of the same name wait for each other, so that only one finds it free.
-    await lockKey(trx, `api-key-name:${tenantId}`);
-    if (await findActiveKeyNamed(trx, tenantId, name)) {
-      throw new AppError('conflict', {
-        message: `An active key named "${name}" already exists. Choose another name, or revoke that key first.`,
-      });
-    }
+    await refuseTakenName(trx, tenantId, name);
     const { key, prefix } = generateKey();
     const id = newId();
     await insertApiKey(trx, {
@@ -43,11 +38,45 @@ export async function createApiKey(
       name,
       prefix,
       key_hash: sha256Hex(key),
+      last_four: key.slice(-4),
       created_at: nowIso(),
       last_used_at: null,
       revoked_at: null,
     });
     return { id, name, prefix, key };
+  });
+}
+
+/**
+ * `409 1005` when an active key of the tenant other than `except` has the name. Two acts on one
+ * name wait for each other, so that only one finds it free.
+ */
+async function refuseTakenName(trx: Trx, tenantId: string, name: string, except?: string) {
+  await lockKey(trx, `api-key-name:${tenantId}`);
+  const holder = await findActiveKeyNamed(trx, tenantId, name);
+  if (holder && holder.id !== except) {
+    throw new AppError('conflict', {
+      message: `An active key named "${name}" already exists. Choose another name, or revoke that key first.`,
+    });
+  }
+}
+
+/**
+ * Renames a key of the tenant (its secret and prefix stay): the name is what people know a
+ * client system by. The same rule as at creation: no two active keys share a name.
+ */
+export async function renameApiKey(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  input: unknown,
+): Promise<{ before: ApiKeyView; after: ApiKeyView }> {
+  const { name } = validate(NewApiKey, input);
+  return inTransaction(db, async (trx) => {
+    const before = await getApiKey(trx, tenantId, id);
+    await refuseTakenName(trx, tenantId, name, before.id);
+    await updateKeyName(trx, tenantId, before.id, name);
+    return { before, after: { ...before, name } };
   });
 }
 
@@ -74,9 +103,13 @@ export async function revokeApiKey(
   });
 }
 
-/** The tenant's keys, newest first, revoked ones included. */
-export function listApiKeys(db: Executor, tenantId: string): Promise<ApiKeyView[]> {
-  return listKeyViews(db, tenantId);
+/** The tenant's keys, newest first, revoked ones included; those named like `search` if given. */
+export function listApiKeys(
+  db: Executor,
+  tenantId: string,
+  search?: string,
+): Promise<ApiKeyView[]> {
+  return listKeyViews(db, tenantId, search);
 }
 
 /** A key of the tenant; `404 1004` when the tenant has no such key. */

@@ -8,6 +8,8 @@ export interface ApiKeysTable {
   prefix: string;
   /** Hex SHA-256 of the whole key; the key itself is never stored. */
   key_hash: string;
+  /** The key's last four characters (set since migration 0012), shown beside the prefix. */
+  last_four: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;

@@ -119,4 +119,58 @@ describe.each(stores)('creating API keys in the back-office on $name', (store) =
     expect(billing).toHaveLength(2);
     expect(billing.filter((k) => k.revoked_at === null)).toHaveLength(1);
   });
+
+  it('a key shows both ends (prefix and last four characters); renaming keeps its secret, refuses a name an active key has, and is audited', async () => {
+    const { a, page, code } = await tenantWithPage();
+    const made = await page.submit('/backoffice/api-keys', '/backoffice/api-keys', {
+      name: 'mobile app',
+    });
+    const shown = await page.get(String(made.headers.location));
+    const key = keyPattern.exec(shown.body)?.[0] ?? '';
+    const ends = `${key.slice(0, 16)}…${key.slice(-4)}`;
+    const listed = await page.get('/backoffice/api-keys');
+    expect(textOf(listed.body)).toContain(`mobile app ${ends}`);
+    const id =
+      /\/backoffice\/api-keys\/([0-9a-f-]{36})/.exec(String(made.headers.location))?.[1] ?? '';
+
+    await page.get(`/backoffice/api-keys/${id}`);
+    const taken = await page.post(`/backoffice/api-keys/${id}`, { name: 'test key' });
+    expect(taken.statusCode).toBe(400);
+    expect(textOf(taken.body)).toContain('An active key named "test key" already exists.');
+    const renamed = await page.post(`/backoffice/api-keys/${id}`, { name: 'iOS app' });
+    expect(renamed.statusCode).toBe(303);
+    expect(textOf((await page.get(String(renamed.headers.location))).body)).toContain(
+      `Key "iOS app" Key ${ends}`,
+    );
+    // The same secret still works.
+    const latest = await apiOf(t.app, { 'x-system-api-key': key }).latest(code);
+    expect(latest.statusCode).toBe(200);
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'api_key.renamed')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(audit.details ?? '{}')).toMatchObject({ from: 'mobile app', to: 'iOS app' });
+  });
+
+  it('the list is searched by part of a name, in any case; % and _ match only themselves', async () => {
+    const { page } = await tenantWithPage();
+    for (const name of ['Web shop', 'web_checkout', 'Point of sale', '100% app']) {
+      expect(
+        (await page.submit('/backoffice/api-keys', '/backoffice/api-keys', { name })).statusCode,
+      ).toBe(303);
+    }
+    const names = async (q: string) =>
+      [
+        ...(await page.get(`/backoffice/api-keys?q=${encodeURIComponent(q)}`)).body.matchAll(
+          /<td class="wrap"><a [^>]*>([^<]+)<\/a><\/td>/g,
+        ),
+      ].map((m) => m[1]);
+    expect(await names('WEB')).toEqual(['web_checkout', 'Web shop']);
+    expect(await names('_')).toEqual(['web_checkout']);
+    expect(await names('%')).toEqual(['100% app']);
+    expect(await names('nothing like it')).toEqual([]);
+    expect(await names('')).toHaveLength(5);
+  });
 });

@@ -68,6 +68,7 @@ const documented: Record<string, string> = {
   'GET /backoffice/api-keys': 'api_keys:view',
   'POST /backoffice/api-keys': 'api_keys:create',
   'GET /backoffice/api-keys/:id': 'api_keys:view',
+  'POST /backoffice/api-keys/:id': 'api_keys:create',
   'GET /backoffice/api-keys/:id/revoke': 'api_keys:delete',
   'POST /backoffice/api-keys/:id/revoke': 'api_keys:delete',
   'GET /backoffice/customers': 'customers:view',

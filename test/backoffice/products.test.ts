@@ -41,7 +41,10 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       await seedTemplateRow(db, withTemplates.tenant.id),
     ];
 
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0011-products']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0011-products',
+      '0012-api-key-last-four',
+    ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([
       [withTemplates.tenant.id, 'general', 'General', null],

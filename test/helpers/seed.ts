@@ -1,5 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createTenantWithAdmin } from '../../src/accounts/registration.js';
+import { generateKey } from '../../src/api-keys/keys.js';
 import type { CreatedApiKey } from '../../src/api-keys/schemas.js';
 import { createApiKey } from '../../src/api-keys/service.js';
 import type { Db } from '../../src/platform/db.js';
@@ -44,7 +45,23 @@ export async function seedTenant(db: Db): Promise<SeededTenant> {
 export async function seedTenantRow(db: Db): Promise<SeededTenant> {
   const alias = unique('tenant');
   const tenant = await insertNewTenant(db, { alias, email: `${alias}@example.test` });
-  return withApiKey(db, tenant);
+  // The key's row with the columns of 0001 alone, as a store of then had it.
+  const { key, prefix } = generateKey();
+  const apiKey = { id: newId(), name: 'test key', prefix, key };
+  await db
+    .insertInto('api_keys')
+    .values({
+      tenant_id: tenant.id,
+      id: apiKey.id,
+      name: apiKey.name,
+      prefix,
+      key_hash: createHash('sha256').update(key).digest('hex'),
+      created_at: new Date().toISOString(),
+      last_used_at: null,
+      revoked_at: null,
+    })
+    .execute();
+  return { tenant, apiKey, headers: { 'x-system-api-key': key } };
 }
 
 async function withApiKey(db: Db, tenant: TenantView): Promise<SeededTenant> {

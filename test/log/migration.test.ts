@@ -198,6 +198,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0009-two-factor',
       '0010-version-reviews',
       '0011-products',
+      '0012-api-key-last-four',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keepFlash, takeFlash } from '../../accounts/flashes.js';
-import { createApiKeyAs, revokeApiKeyAs } from '../../api-keys/actions.js';
-import { type CreatedApiKey, NewApiKey } from '../../api-keys/schemas.js';
+import { createApiKeyAs, renameApiKeyAs, revokeApiKeyAs } from '../../api-keys/actions.js';
+import { type ApiKeyView, type CreatedApiKey, NewApiKey } from '../../api-keys/schemas.js';
 import { getApiKey, listApiKeys } from '../../api-keys/service.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
-import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
+import { noRefusal, parseForm, queryOf, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { newApiKeyFormOptions } from './schemas.js';
 import { apiKeyList, createdKey, keyDetails, revokeConfirmation } from './views.js';
 
-const notices: Record<string, string> = { revoked: 'Key revoked.' };
+const notices: Record<string, string> = { revoked: 'Key revoked.', renamed: 'Key renamed.' };
 
 /** How long a new key waits for its page (the redirect that follows its creation). */
 const secretMs = 2 * 60_000;
@@ -27,9 +27,11 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
     status = 200,
   ) => {
     const { tenantId } = tenantOf(request);
-    const keys = await listApiKeys(db, tenantId);
+    const search = queryOf(request.query, 'q').trim().slice(0, 100);
+    const keys = await listApiKeys(db, tenantId, search);
     const body = apiKeyList({
       keys,
+      search,
       csrfToken: csrfToken(reply),
       name,
       zone: zoneOf(request),
@@ -73,8 +75,53 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
       const key = await getApiKey(db, tenantId, request.params.id);
       const secret = await takeFlash(db, request.backofficeSessionToken, `api-key:${key.id}`);
       return secret === undefined
-        ? page(request, reply, `Key ${key.name}`, keyDetails(key, zoneOf(request)))
+        ? showKey(request, reply, key, key.name)
         : page(request, reply, 'Key created', createdKey({ ...key, key: secret }));
+    },
+  );
+
+  /** A key's page, with the rename form for those who may make keys. */
+  const showKey = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: ApiKeyView,
+    name: string,
+    refusal: Refusal = noRefusal,
+  ) => {
+    const mayRename = tenantOf(request).permissions.has('api_keys:create');
+    const rename = mayRename
+      ? { csrfToken: csrfToken(reply), name, errors: refusal.form, fieldErrors: refusal.fields }
+      : undefined;
+    const status = refusal === noRefusal ? 200 : 400;
+    return page(
+      request,
+      reply,
+      `Key ${key.name}`,
+      keyDetails(key, zoneOf(request), rename),
+      status,
+    );
+  };
+
+  app.post<{ Params: { id: string } }>(
+    '/api-keys/:id',
+    { config: { permission: 'api_keys:create' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const key = await getApiKey(db, tenantId, request.params.id);
+      const form = parseForm(NewApiKey, request.body, newApiKeyFormOptions);
+      const name = form.input.name ?? '';
+      if (!form.ok) return showKey(request, reply, key, name, form.refusal);
+      const values = form.values;
+      try {
+        await db
+          .transaction()
+          .execute((trx) => renameApiKeyAs(trx, auditBy(request), tenantId, key.id, values));
+      } catch (error) {
+        const refusal = refusalOf(error, newApiKeyFormOptions.messages);
+        if (!refusal) throw error;
+        return showKey(request, reply, key, name, refusal);
+      }
+      return redirectTo(reply, `/api-keys/${segment(key.id)}?notice=renamed`);
     },
   );
 
