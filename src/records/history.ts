@@ -6,6 +6,7 @@ import type { SubjectVault } from '../subjects/vault.js';
 import {
   countCustomersOnVersion,
   countCustomersPerTemplate,
+  countCustomersPerVersionAndDecision,
   countDecisionsPerDay,
   type EvidenceFilter,
   findCustomerEvidence,
@@ -181,4 +182,23 @@ export async function exportDecisionRecords(
     },
   });
   return decisionRecords(db, vault, tenantId, filter);
+}
+
+/** How many customers' last decision on a version is each value. */
+export type VersionStanding = Record<DecisionValue, number>;
+
+/** For each of these versions (the templates' latest), its customers by their last decision. */
+export async function standingsOnVersions(
+  db: Executor,
+  tenantId: string,
+  versionIds: readonly string[],
+): Promise<Map<string, VersionStanding>> {
+  const standings = new Map<string, VersionStanding>(
+    versionIds.map((id) => [id, { given: 0, reject: 0, withdraw: 0 }]),
+  );
+  for (const row of await countCustomersPerVersionAndDecision(db, tenantId, versionIds)) {
+    const standing = standings.get(row.consent_version_id);
+    if (standing) standing[row.last_decision] = Number(row.count);
+  }
+  return standings;
 }

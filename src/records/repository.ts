@@ -385,3 +385,23 @@ export function findDecisionWithTemplate(db: Executor, tenantId: string, decisio
     .where('d.id', '=', decisionId)
     .executeTakeFirst();
 }
+
+/** Customers per version and last decision on it, for these versions of the tenant. */
+export function countCustomersPerVersionAndDecision(
+  db: Executor,
+  tenantId: string,
+  versionIds: readonly string[],
+) {
+  if (versionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('customer_version_states')
+    .select((eb) => [
+      'consent_version_id',
+      'last_decision',
+      eb.fn.countAll<number | string>().as('count'),
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('consent_version_id', 'in', versionIds)
+    .groupBy(['consent_version_id', 'last_decision'])
+    .execute();
+}

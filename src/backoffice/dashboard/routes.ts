@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
-import { customersPerTemplate, dailyDecisionCounts } from '../../records/history.js';
+import {
+  customersPerTemplate,
+  dailyDecisionCounts,
+  standingsOnVersions,
+} from '../../records/history.js';
 import { versionsWaitingFor } from '../../templates/review.js';
 import { listTemplates } from '../../templates/service.js';
 import { productChoice } from '../products/choice.js';
@@ -10,6 +14,7 @@ import { count, time } from '../web/format.js';
 import { html, segment } from '../web/html.js';
 import { basePath, csrfToken, sendPage } from '../web/layout.js';
 import { type DayCounts, decisionsChart, lastDays } from './chart.js';
+import { latestStanding } from './standing.js';
 import { waitingForYou } from './waiting.js';
 
 const days = 30;
@@ -42,6 +47,11 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
       customersPerTemplate(db, tenantId),
       takesSteps ? versionsWaitingFor(db, tenantId, { userId, may }) : undefined,
     ]);
+    const standings = await standingsOnVersions(
+      db,
+      tenantId,
+      templates.flatMap((t) => (t.latest_version_id ? [t.latest_version_id] : [])),
+    );
     const perTemplate = new Map<string, Map<string, DayCounts>>();
     for (const c of counts) {
       const byDay = perTemplate.get(c.template_id) ?? new Map<string, DayCounts>();
@@ -61,6 +71,15 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
 <p>${t.latest_version === null ? 'No version published yet.' : html`Latest version ${t.latest_version} (tag <span class="mono">${t.latest_tag}</span>), published ${time(t.latest_published_at, timeZone)}.`}
 ${count(customers.get(t.id) ?? 0, 'customer has', 'customers have')} decided; ${count(total, 'decision', 'decisions')} in the last ${days} days.</p></header>
 ${decisionsChart(`chart-${index}`, `Decisions per day on ${t.code}, last ${days} days`, series)}
+${
+  t.latest_version_id && t.latest_version !== null && t.latest_tag !== null
+    ? latestStanding(
+        standings.get(t.latest_version_id) ?? { given: 0, reject: 0, withdraw: 0 },
+        customers.get(t.id) ?? 0,
+        { version: t.latest_version, tag: t.latest_tag },
+      )
+    : ''
+}
 </article>`;
     });
     return sendPage(reply, {

@@ -99,6 +99,10 @@ td.wrap { min-width: 12rem; }
 /* A choice's description beside its box: Pico's rule for a field's hint (input + small) would
    pull it up over the box, where it takes the clicks. */
 label > input[type=checkbox] + small { display: inline; width: auto; margin: 0; }
+/* The dashboard's standing: four short numbers, whose caption wraps instead of widening them. */
+table.standing { width: 100%; }
+table.standing caption { white-space: normal; text-align: left; caption-side: top; }
+table.standing :is(td, th) { padding: .25rem .4rem; font-size: .875em; }
 .timeline { padding-left: 1.25rem; }
 .timeline li { margin-bottom: .5rem; }
 .timeline li > span { color: var(--pico-muted-color); font-size: .875em; }
