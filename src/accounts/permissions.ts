@@ -6,6 +6,7 @@
 export const permissionCatalogue = {
   'templates:view': 'See templates, their versions and their history',
   'templates:create': 'Create templates',
+  'templates:delete': 'Archive templates, or delete those never published',
   'versions:create': 'Write new drafts',
   'versions:edit': 'Edit drafts and submit them for review',
   'versions:review': 'Review submitted versions: pass them on, or send them back',

@@ -1,7 +1,14 @@
 import { type Actor, recordAudit } from '../audit/service.js';
 import type { Db, Executor, Trx } from '../platform/db.js';
+import { lockKey } from '../platform/locks.js';
+import { nowIso } from '../platform/time.js';
 import { countCustomersDecidedOn, customersPerTemplate } from '../records/history.js';
-import type { VersionWithCode } from './repository.js';
+import {
+  anyVersionPublished,
+  deleteTemplateRows,
+  setTemplateArchivedAt,
+  type VersionWithCode,
+} from './repository.js';
 import type { TemplateView } from './schemas.js';
 import {
   createDraftVersion,
@@ -129,4 +136,46 @@ export async function publishOutsideReview(
     });
     return { ...published, template_code: template.code };
   });
+}
+
+/**
+ * Takes a template out of use, and records who did. One never published (drafts only) is
+ * deleted with its drafts: nothing can refer to it. One with a published version is archived,
+ * decisions or not: `latest` and `pending` answer `404 1004` (within the catalog's second), and
+ * its versions, decisions, receipts and log stay. A published version's id is public and cached
+ * by every instance, so a decision may name it at any moment: deleting it could orphan one.
+ */
+export async function retireTemplate(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+): Promise<'deleted' | 'archived'> {
+  // Under the publish lock: no version of it is published meanwhile.
+  await lockKey(trx, `publish:${template.tenant_id}:${template.id}`);
+  if (!(await anyVersionPublished(trx, template.tenant_id, template.id))) {
+    const versions = await deleteTemplateRows(trx, template.tenant_id, template.id);
+    await recordAudit(trx, {
+      ...actor,
+      action: 'template.deleted',
+      target: template.code,
+      details: { name: template.name, drafts: versions },
+    });
+    return 'deleted';
+  }
+  if (!template.archived_at) {
+    await setTemplateArchivedAt(trx, template.tenant_id, template.id, nowIso());
+    await recordAudit(trx, { ...actor, action: 'template.archived', target: template.code });
+  }
+  return 'archived';
+}
+
+/** Puts an archived template back in use: the API answers its latest version again. */
+export async function restoreTemplate(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+): Promise<void> {
+  if (!template.archived_at) return;
+  await setTemplateArchivedAt(trx, template.tenant_id, template.id, null);
+  await recordAudit(trx, { ...actor, action: 'template.restored', target: template.code });
 }

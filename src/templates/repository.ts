@@ -32,7 +32,10 @@ function versionsWithCode(db: Executor) {
     .select('t.code as template_code');
 }
 
-/** The published version with the highest number of a template, by the template's code. */
+/**
+ * The published version with the highest number of a template, by the template's code; none
+ * for an archived template.
+ */
 export function findLatestPublished(
   db: Executor,
   tenantId: string,
@@ -41,6 +44,7 @@ export function findLatestPublished(
   return versionsWithCode(db)
     .where('t.tenant_id', '=', tenantId)
     .where('t.code', '=', code)
+    .where('t.archived_at', 'is', null)
     .where('v.status', '=', 'published')
     .orderBy('v.version', 'desc')
     .limit(1)
@@ -101,6 +105,7 @@ export interface TemplateSummaryRow {
   latest_version_id: string | null;
   product_code: string | null;
   product_name: string | null;
+  archived_at: string | null;
   /** Drafts and versions under review. */
   draft_count: number;
 }
@@ -150,6 +155,7 @@ export async function listTemplateSummaries(
       'drafts.count as draft_count',
       'p.code as product_code',
       'p.name as product_name',
+      't.archived_at',
     ])
     .where('t.tenant_id', '=', tenantId);
   if (productId !== undefined) query = query.where('t.product_id', '=', productId);
@@ -320,4 +326,65 @@ export function listReviewStepsOfUnpublished(
     .orderBy('r.created_at')
     .orderBy('r.id')
     .execute();
+}
+
+export async function setTemplateArchivedAt(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  archivedAt: string | null,
+): Promise<void> {
+  await db
+    .updateTable('templates')
+    .set({ archived_at: archivedAt })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', templateId)
+    .execute();
+}
+
+/** Whether any version of the template was ever published. */
+export async function anyVersionPublished(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('template_versions')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .where('status', '=', 'published')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes a template with its versions and their review steps; the number of versions. */
+export async function deleteTemplateRows(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+): Promise<number> {
+  await db
+    .deleteFrom('version_reviews')
+    .where('tenant_id', '=', tenantId)
+    .where('version_id', 'in', (eb) =>
+      eb
+        .selectFrom('template_versions')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('template_id', '=', templateId),
+    )
+    .execute();
+  const versions = await db
+    .deleteFrom('template_versions')
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .executeTakeFirst();
+  await db
+    .deleteFrom('templates')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', templateId)
+    .execute();
+  return Number(versions.numDeletedRows);
 }

@@ -47,6 +47,7 @@ export async function createTemplate(
     description: description ?? '',
     product_id: product.id,
     created_at: nowIso(),
+    archived_at: null,
   });
   return { id, code, name };
 }
@@ -68,6 +69,9 @@ export async function createDraftVersion(
   input: unknown,
 ): Promise<TemplateVersionRow> {
   const fields = validate(NewVersion, input);
+  if (template.archived_at) {
+    throw new AppError('conflict', { message: 'This template is archived: restore it first.' });
+  }
   await assertTagFree(trx, template, fields.tag);
   const content = storedContent(fields.content_html);
   const now = nowIso();

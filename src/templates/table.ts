@@ -19,6 +19,8 @@ export interface TemplatesTable {
   /** The product it belongs to; set for every template since migration 0011. */
   product_id: string | null;
   created_at: string;
+  /** When it was archived: the API then answers 404 for it; its record stays. */
+  archived_at: string | null;
 }
 
 export interface TemplateVersionsTable {

@@ -54,6 +54,8 @@ const documented: Record<string, string> = {
   'GET /backoffice/templates/new': 'templates:create',
   'POST /backoffice/templates': 'templates:create',
   'GET /backoffice/templates/:code': 'templates:view',
+  'POST /backoffice/templates/:code/retire': 'templates:delete',
+  'POST /backoffice/templates/:code/restore': 'templates:delete',
   'GET /backoffice/templates/:code/versions/new': 'versions:create',
   'POST /backoffice/templates/:code/versions': 'versions:create',
   'POST /backoffice/templates/:code/preview': 'versions:edit',
@@ -134,6 +136,7 @@ const builtIn: Record<string, readonly string[]> = {
   admin: [
     ...viewAll,
     'templates:create',
+    'templates:delete',
     'versions:create',
     'versions:edit',
     'versions:review',

@@ -44,6 +44,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0011-products',
       '0012-api-key-last-four',
+      '0013-template-archive',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

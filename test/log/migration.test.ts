@@ -199,6 +199,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0010-version-reviews',
       '0011-products',
       '0012-api-key-last-four',
+      '0013-template-archive',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -11,6 +11,7 @@ export interface TemplateListItem {
   drafts: number;
   productCode: string | null;
   productName: string | null;
+  archived: boolean;
 }
 
 /** What the pages show of a template. */
@@ -19,6 +20,7 @@ export interface TemplateModel {
   name: string;
   description: string;
   createdAt: string;
+  archivedAt: string | null;
 }
 
 /** What the pages show of a version. */
@@ -48,11 +50,18 @@ export function templateListItem(t: TemplateSummaryRow): TemplateListItem {
     drafts: t.draft_count,
     productCode: t.product_code,
     productName: t.product_name,
+    archived: t.archived_at !== null,
   };
 }
 
 export function templateModel(t: TemplateRow): TemplateModel {
-  return { code: t.code, name: t.name, description: t.description, createdAt: t.created_at };
+  return {
+    code: t.code,
+    name: t.name,
+    description: t.description,
+    createdAt: t.created_at,
+    archivedAt: t.archived_at,
+  };
 }
 
 export function versionModel(v: TemplateVersionRow): VersionModel {

@@ -6,6 +6,8 @@ import { findProduct, listProducts } from '../../products/service.js';
 import {
   createDraftAs,
   createTemplateAs,
+  restoreTemplate,
+  retireTemplate,
   templateOverview,
   updateDraftAs,
 } from '../../templates/actions.js';
@@ -21,7 +23,15 @@ import {
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { productChoice } from '../products/choice.js';
 import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
-import { fieldOf, noRefusal, parseForm, queryOf, type Refusal, refusalOf } from '../web/forms.js';
+import {
+  fieldOf,
+  formErrors,
+  noRefusal,
+  parseForm,
+  queryOf,
+  type Refusal,
+  refusalOf,
+} from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { templateListItem, templateModel, versionModel } from './models.js';
@@ -56,6 +66,9 @@ const versionBodyLimit = 8 * 1024 * 1024;
 const notices: Record<string, string> = {
   created: 'Template created.',
   published: 'Version published. The API answers it within a second.',
+  deleted: 'Template deleted, with its drafts.',
+  archived: 'Template archived: within a second the API answers 404 for it.',
+  restored: 'Template restored: the API answers its latest version again.',
 };
 
 /** "Draft saved." waits this long for the page the save redirects to. */
@@ -154,35 +167,67 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     return redirectTo(reply, `/templates/${segment(values.code)}?notice=created`);
   });
 
+  /** A template's page; with the reason above its forms when one was refused (400). */
+  const showTemplate = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    code: string,
+    refused?: string,
+  ) => {
+    const { tenantId, timeZone, permissions } = tenantOf(request);
+    const { template, versions, customers } = await templateOverview(db, tenantId, code);
+    const product = template.product_id
+      ? await findProduct(db, tenantId, template.product_id)
+      : undefined;
+    const body = templatePage({
+      template: templateModel(template),
+      versions: versions.map(versionModel),
+      customers,
+      zone: timeZone,
+      may: {
+        draft: permissions.has('versions:create'),
+        edit: permissions.has('versions:edit'),
+        retire: permissions.has('templates:delete'),
+      },
+      product,
+      csrfToken: csrfToken(reply),
+    });
+    const shown = refused ? html`${formErrors([refused])}${body}` : body;
+    return page(request, reply, template.name, shown, refused ? 400 : 200);
+  };
+
   app.get<{ Params: Params }>(
     '/templates/:code',
     { config: { permission: 'templates:view' } },
+    (request, reply) => showTemplate(request, reply, request.params.code),
+  );
+
+  app.post<{ Params: Pick<Params, 'code'> }>(
+    '/templates/:code/retire',
+    { config: { permission: 'templates:delete' } },
     async (request, reply) => {
-      const { tenantId, timeZone, permissions } = tenantOf(request);
-      const { template, versions, customers } = await templateOverview(
-        db,
-        tenantId,
-        request.params.code,
-      );
-      const product = template.product_id
-        ? await findProduct(db, tenantId, template.product_id)
-        : undefined;
-      return page(
-        request,
-        reply,
-        template.name,
-        templatePage({
-          template: templateModel(template),
-          versions: versions.map(versionModel),
-          customers,
-          zone: timeZone,
-          may: {
-            draft: permissions.has('versions:create'),
-            edit: permissions.has('versions:edit'),
-          },
-          product,
-        }),
-      );
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      if (fieldOf(request.body, 'confirm') !== 'true') {
+        return showTemplate(request, reply, template.code, 'Tick the box to confirm.');
+      }
+      const outcome = await db
+        .transaction()
+        .execute((trx) => retireTemplate(trx, auditBy(request), template));
+      return outcome === 'deleted'
+        ? redirectTo(reply, '/templates?notice=deleted')
+        : redirectTo(reply, `/templates/${segment(template.code)}?notice=archived`);
+    },
+  );
+
+  app.post<{ Params: Pick<Params, 'code'> }>(
+    '/templates/:code/restore',
+    { config: { permission: 'templates:delete' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      await db.transaction().execute((trx) => restoreTemplate(trx, auditBy(request), template));
+      return redirectTo(reply, `/templates/${segment(template.code)}?notice=restored`);
     },
   );
 

@@ -39,7 +39,7 @@ ${
 ${templates.map(
   (t) => html`<tr>
 <td><a href="${templatePath(t.code)}">${t.code}</a></td>
-<td>${t.name}</td>
+<td>${t.name}${t.archived ? html` ${badge('archived')}` : ''}</td>
 <td>${t.productName ?? ''}</td>
 <td>${t.latestVersion === null ? badge('draft', 'none published') : html`${t.latestVersion} <span class="mono">(${t.latestTag})</span>`}</td>
 <td>${time(t.latestPublishedAt, o.zone)}</td>
@@ -92,13 +92,16 @@ export function templatePage(o: {
   versions: VersionModel[];
   customers: number;
   zone: string;
-  may: { draft: boolean; edit: boolean };
+  may: { draft: boolean; edit: boolean; retire: boolean };
   product: { code: string; name: string } | undefined;
+  csrfToken: string;
 }): Html {
   const { template } = o;
   const latest = o.versions.find((v) => v.status === 'published');
+  const archived = template.archivedAt !== null;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li>${template.code}</li></ul></nav>
-<hgroup><h1>${template.name}</h1><p class="mono">${template.code}</p></hgroup>
+<hgroup><h1>${template.name}</h1><p><span class="mono">${template.code}</span>${archived ? html` ${badge('archived')}` : ''}</p></hgroup>
+${archived ? html`<p class="notice" role="note">Archived ${time(template.archivedAt, o.zone)}: the API answers <code>404</code> for its latest version and pending state. Its versions, decisions and receipts stay.</p>` : ''}
 ${template.description ? html`<p>${template.description}</p>` : ''}
 <dl class="facts">
 ${o.product ? html`<dt>Product</dt><dd><a href="${basePath}/products/${segment(o.product.code)}">${o.product.name}</a></dd>` : ''}
@@ -107,7 +110,7 @@ ${o.product ? html`<dt>Product</dt><dd><a href="${basePath}/products/${segment(o
 <dt>Created</dt><dd>${time(template.createdAt, o.zone)}</dd>
 </dl>
 <h2>Versions</h2>
-${o.may.draft ? html`<p><a href="${templatePath(template.code)}/versions/new" role="button">New draft version</a></p>` : ''}
+${o.may.draft && !archived ? html`<p><a href="${templatePath(template.code)}/versions/new" role="button">New draft version</a></p>` : ''}
 ${
   o.versions.length === 0
     ? html`<p>No version yet.</p>`
@@ -125,7 +128,32 @@ ${o.versions.map(
 </tr>`,
 )}
 </tbody></table></div>`
-}`;
+}
+${o.may.retire ? retireForm(template, latest !== undefined, o.csrfToken) : ''}`;
+}
+
+/**
+ * Taking the template out of use: a template never published is deleted with its drafts; one
+ * published is archived (its record stays), and can be restored.
+ */
+function retireForm(template: TemplateModel, published: boolean, csrfToken: string): Html {
+  const path = templatePath(template.code);
+  if (template.archivedAt) {
+    return html`<h2>Restore</h2>
+<form method="post" action="${path}/restore">${csrfField(csrfToken)}
+<button type="submit" class="secondary">Restore this template</button></form>`;
+  }
+  return published
+    ? html`<h2>Archive</h2>
+<p>Archiving takes the template out of the API (<code>latest</code> and <code>pending</code> answer <code>404</code>); its versions, decisions, receipts and the log stay, and it can be restored. A template that was published is never deleted: its versions may be named by a decision at any moment.</p>
+<form method="post" action="${path}/retire">${csrfField(csrfToken)}
+<label><input type="checkbox" name="confirm" value="true" required> Yes, archive ${template.code}</label>
+<button type="submit" class="secondary">Archive this template</button></form>`
+    : html`<h2>Delete</h2>
+<p>It was never published: deleting it removes it and its drafts for good.</p>
+<form method="post" action="${path}/retire">${csrfField(csrfToken)}
+<label><input type="checkbox" name="confirm" value="true" required> Yes, delete ${template.code}</label>
+<button type="submit" class="secondary">Delete this template</button></form>`;
 }
 
 export function versionForm(o: {
