@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
+import { containsText } from '../platform/like.js';
 import type { ApiKeyView } from './schemas.js';
 import type { ApiKeyRow } from './table.js';
 
@@ -70,10 +70,7 @@ export function listKeyViews(
   search?: string,
 ): Promise<ApiKeyView[]> {
   let query = db.selectFrom('api_keys').select(viewColumns).where('tenant_id', '=', tenantId);
-  if (search) {
-    const pattern = `%${search.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
-    query = query.where(sql<boolean>`lower(name) like ${pattern} escape '!'`);
-  }
+  if (search) query = query.where(containsText('name', search));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 

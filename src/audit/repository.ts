@@ -1,5 +1,6 @@
 import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
+import { containsText } from '../platform/like.js';
 import type { AuditLogTable, AuditRow } from './table.js';
 
 /** Whose entries: one tenant's (a tenant's user), or everyone's (the operator). */
@@ -22,11 +23,6 @@ export interface AuditFilter {
   action?: string;
   /** Part of what it was on, in any case. */
   target?: string;
-}
-
-/** `%`, `_` and the escape character itself match only themselves in a LIKE pattern. */
-function containing(text: string): string {
-  return `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
 /** Position in the log: the entry's time, then its id to order entries of the same time. */
@@ -57,7 +53,7 @@ function scoped(db: Executor, scope: AuditScope, filter: AuditFilter) {
   if (filter.action) query = query.where('a.action', '=', filter.action);
   if (filter.target) {
     // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
-    query = query.where(sql<boolean>`lower(a.target) like ${containing(filter.target)} escape '!'`);
+    query = query.where(containsText('a.target', filter.target));
   }
   return query;
 }

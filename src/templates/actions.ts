@@ -1,6 +1,5 @@
 import { type Actor, recordAudit } from '../audit/service.js';
 import type { Db, Executor, Trx } from '../platform/db.js';
-import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { countCustomersDecidedOn, customersPerTemplate } from '../records/history.js';
 import {
@@ -16,6 +15,7 @@ import {
   findLatestVersion,
   getTemplateByCode,
   listVersions,
+  lockPublishes,
   publishDraft,
   updateDraftVersion,
 } from './service.js';
@@ -151,7 +151,7 @@ export async function retireTemplate(
   template: TemplateRow,
 ): Promise<'deleted' | 'archived'> {
   // Under the publish lock: no version of it is published meanwhile.
-  await lockKey(trx, `publish:${template.tenant_id}:${template.id}`);
+  await lockPublishes(trx, template.tenant_id, template.id);
   if (!(await anyVersionPublished(trx, template.tenant_id, template.id))) {
     const versions = await deleteTemplateRows(trx, template.tenant_id, template.id);
     await recordAudit(trx, {

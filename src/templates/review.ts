@@ -2,7 +2,6 @@ import { type Actor, recordAudit } from '../audit/service.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { getTenantSettings } from '../tenants/service.js';
 import { publishEffect } from './actions.js';
@@ -14,7 +13,14 @@ import {
   type UnpublishedVersionRow,
   updateVersionIn,
 } from './repository.js';
-import { assertVisible, getVersion, notIn, publishDraft, type VersionWithCode } from './service.js';
+import {
+  assertVisible,
+  getVersion,
+  lockPublishes,
+  notIn,
+  publishDraft,
+  type VersionWithCode,
+} from './service.js';
 import type {
   ReviewStep,
   TemplateRow,
@@ -126,7 +132,7 @@ async function takeStep(
   comment: string,
 ): Promise<{ version: TemplateVersionRow; steps: VersionReviewRow[] }> {
   const text = checkComment(comment, move.commentRequired);
-  await lockKey(trx, `publish:${template.tenant_id}:${template.id}`);
+  await lockPublishes(trx, template.tenant_id, template.id);
   const version = await getVersion(trx, template, versionId);
   if (version.status !== move.from) throw notIn(version, move.from);
   // A draft saved before empty content was refused may be empty: nobody reviews a blank text.
@@ -170,48 +176,21 @@ async function takeStep(
   return { version: { ...version, status: move.to }, steps: [...steps, row] };
 }
 
-/** Submits a draft for review, with an optional note for the reviewer. */
-export async function submitForReview(
+/**
+ * Takes a step that moves a version between the statuses of review: `submitted` (a draft, with
+ * an optional note for the reviewer), `sent_back` to draft (saying what must change), `passed`
+ * on to approval (four eyes: not by its submitter), `rejected` for good (saying why). Approval,
+ * which also publishes, is `approveVersion`.
+ */
+export async function takeReviewStep(
   trx: Trx,
   by: Reviewer,
-  template: TemplateRow,
-  versionId: string,
-  note: string,
-): Promise<TemplateVersionRow> {
-  return (await takeStep(trx, by, moves.submitted, template, versionId, note)).version;
-}
-
-/** Sends a version under review back to draft, saying what must change. */
-export async function sendBack(
-  trx: Trx,
-  by: Reviewer,
+  step: Exclude<ReviewStep, 'approved'>,
   template: TemplateRow,
   versionId: string,
   comment: string,
 ): Promise<TemplateVersionRow> {
-  return (await takeStep(trx, by, moves.sent_back, template, versionId, comment)).version;
-}
-
-/** Passes a version's review: it waits for an approver. Four eyes: not by its submitter. */
-export async function passReview(
-  trx: Trx,
-  by: Reviewer,
-  template: TemplateRow,
-  versionId: string,
-  comment: string,
-): Promise<TemplateVersionRow> {
-  return (await takeStep(trx, by, moves.passed, template, versionId, comment)).version;
-}
-
-/** Rejects a reviewed version for good, saying why. */
-export async function rejectVersion(
-  trx: Trx,
-  by: Reviewer,
-  template: TemplateRow,
-  versionId: string,
-  comment: string,
-): Promise<TemplateVersionRow> {
-  return (await takeStep(trx, by, moves.rejected, template, versionId, comment)).version;
+  return (await takeStep(trx, by, moves[step], template, versionId, comment)).version;
 }
 
 /**

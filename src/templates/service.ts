@@ -169,10 +169,11 @@ export function notIn(version: TemplateVersionRow, expected: VersionStatus): App
 }
 
 /**
- * Publishes of one template take their numbers one at a time; edits of its drafts wait for them
- * too, so a draft is never changed while it is being published.
+ * Publishes of one template take their numbers one at a time; edits of its drafts, steps of
+ * review and taking it out of use wait for them too, so a version is never changed while it is
+ * being published.
  */
-async function lockPublishes(trx: Trx, tenantId: string, templateId: string): Promise<void> {
+export async function lockPublishes(trx: Trx, tenantId: string, templateId: string): Promise<void> {
   await lockKey(trx, `publish:${tenantId}:${templateId}`);
 }
 

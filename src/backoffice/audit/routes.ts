@@ -13,9 +13,9 @@ import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import { allows, auditBy, type RouteAccess, signedInUser, zoneOf } from '../web/context.js';
 import { type CsvColumn, sendCsv } from '../web/csv.js';
+import { dayRange, keysetPosition } from '../web/filters.js';
 import { parseForm, queryOf } from '../web/forms.js';
 import { basePath, csrfToken, sendPage } from '../web/layout.js';
-import { isCalendarDay, startOfDayIn } from '../web/time-zone.js';
 import { AuditFilterForm, auditFilterOptions } from './schemas.js';
 import { auditPage } from './views.js';
 
@@ -34,8 +34,8 @@ const columns: ReadonlyArray<CsvColumn<AuditListItem>> = [
 ];
 
 function cursorOf(value: string): AuditCursor | undefined {
-  const match = /^(\d{4}-\d{2}-\d{2}T[\d:.]+Z)~([0-9a-f-]{36})$/.exec(value);
-  return match?.[1] && match[2] ? { createdAt: match[1], id: match[2] } : undefined;
+  const position = keysetPosition(value);
+  return position && { createdAt: position.at, id: position.id };
 }
 
 /**
@@ -63,18 +63,11 @@ export async function auditRoutes(
     const form = parseForm(AuditFilterForm, request.query, auditFilterOptions);
     const values = { from: '', to: '', actor: '', action: '', target: '', ...form.input };
     if (!form.ok) return { values, refusal: form.refusal };
-    const fields: Record<string, string> = {};
-    for (const name of ['from', 'to'] as const) {
-      if (values[name] && !isCalendarDay(values[name])) fields[name] = 'A day of the calendar.';
-    }
-    if (!fields.from && !fields.to && values.from && values.to && values.to < values.from) {
-      fields.to = 'The last day comes on or after the first.';
-    }
-    if (Object.keys(fields).length > 0) return { values, refusal: { fields, form: [] } };
-    const zone = zoneOf(request);
+    const days = dayRange(values, zoneOf(request));
+    if ('errors' in days) return { values, refusal: { fields: days.errors, form: [] } };
     const filter: AuditFilter = {
-      ...(values.from ? { from: startOfDayIn(values.from, zone) } : {}),
-      ...(values.to ? { to: startOfDayIn(values.to, zone, 1) } : {}),
+      ...(days.from ? { from: days.from } : {}),
+      ...(days.until ? { to: days.until } : {}),
       ...(values.actor ? { actor: values.actor } : {}),
       ...(values.action ? { action: values.action } : {}),
       ...(values.target ? { target: values.target } : {}),

@@ -1,18 +1,9 @@
 import type { AuditCursor, AuditListItem } from '../../audit/service.js';
+import { queryString } from '../web/filters.js';
 import { time } from '../web/format.js';
 import { type FieldErrors, input, select } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import type { AuditFilterValues } from './schemas.js';
-
-/** The filter as a query string (empty fields left out), to keep it on every link. */
-function queryString(values: AuditFilterValues, extra: Record<string, string> = {}): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries({ ...values, ...extra })) {
-    if (value) query.set(name, value);
-  }
-  const text = query.toString();
-  return text ? `?${text}` : '';
-}
 
 function filterForm(o: {
   path: string;

@@ -2,26 +2,26 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listApiKeys } from '../../api-keys/service.js';
 import type { DecisionValue } from '../../decisions/table.js';
 import type { Db } from '../../platform/db.js';
+import { uuidPattern } from '../../platform/ids.js';
 import { listProducts } from '../../products/service.js';
-import { browseDecisions, decisionEvidence } from '../../records/browse.js';
-import { type DecisionFilter, exportDecisionRecords } from '../../records/history.js';
+import { browseDecisions, type DecisionsPage, decisionEvidence } from '../../records/browse.js';
+import {
+  type DecisionFilter,
+  exportDecisionRecords,
+  type LoggedDecisionRecord,
+} from '../../records/history.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { getTemplateByCode, listTemplates, listVersions } from '../../templates/service.js';
 import { decisionColumns } from '../exports/columns.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { sendCsv } from '../web/csv.js';
+import { dayRange, keysetPosition } from '../web/filters.js';
 import { type FieldErrors, parseForm, queryOf } from '../web/forms.js';
 import { sectionPage } from '../web/layout.js';
-import { isCalendarDay, startOfDayIn } from '../web/time-zone.js';
 import { DecisionFilterForm, decisionFilterOptions } from './schemas.js';
 import { type DecisionFilterValues, decisionPage, decisionsPage } from './views.js';
 
-const validId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function cursorOf(value: string) {
-  const match = /^(\d{4}-\d{2}-\d{2}T[\d:.]+Z)~([0-9a-f-]{36})$/.exec(value);
-  return match?.[1] && match[2] ? { decidedAt: match[1], id: match[2] } : undefined;
-}
+const validId = new RegExp(uuidPattern);
 
 /**
  * The Decisions list: every customer's decisions, filtered by product, template, version,
@@ -54,22 +54,12 @@ export async function decisionRoutes(
       listApiKeys(db, tenantId),
     ]);
     const choices = { products, templates, keys };
-    const fieldErrors: FieldErrors = form.ok ? {} : { ...form.refusal.fields };
+    const days = dayRange(values, timeZone);
+    const fieldErrors: FieldErrors = {
+      ...('errors' in days ? days.errors : {}),
+      ...(form.ok ? {} : form.refusal.fields),
+    };
     const errors: string[] = form.ok ? [] : [...form.refusal.form];
-    for (const name of ['from', 'to'] as const) {
-      if (values[name] && !fieldErrors[name] && !isCalendarDay(values[name])) {
-        fieldErrors[name] = 'A day of the calendar, or nothing.';
-      }
-    }
-    if (
-      !fieldErrors.from &&
-      !fieldErrors.to &&
-      values.from &&
-      values.to &&
-      values.to < values.from
-    ) {
-      fieldErrors.to = 'The last day comes on or after the first.';
-    }
     const product = products.find((p) => p.code === values.product);
     if (values.product && !product) errors.push('There is no such product.');
     const template = templates.find((t) => t.code === values.template);
@@ -83,7 +73,7 @@ export async function decisionRoutes(
       versionId = versions.find((v) => v.version === Number(values.version))?.id;
       if (!versionId) fieldErrors.version = 'This template has no such version.';
     }
-    if (errors.length > 0 || Object.keys(fieldErrors).length > 0) {
+    if ('errors' in days || errors.length > 0 || Object.keys(fieldErrors).length > 0) {
       return { values, choices, refusal: { errors, fieldErrors } } as const;
     }
     const filter: DecisionFilter = {
@@ -93,58 +83,41 @@ export async function decisionRoutes(
       // The form's schema lets through only the three values, or nothing.
       decision: values.decision === '' ? undefined : (values.decision as DecisionValue),
       apiKeyId: key?.id,
-      from: values.from ? startOfDayIn(values.from, timeZone) : undefined,
-      until: values.to ? startOfDayIn(values.to, timeZone, 1) : undefined,
+      ...days,
     };
     return { values, choices, filter } as const;
   };
 
+  type Parsed = Awaited<ReturnType<typeof filterOf>>;
+
+  /** The list's page: a page of decisions, or the filter's form with what is wrong (400). */
   const show = (
     request: FastifyRequest,
     reply: FastifyReply,
-    o: Omit<
-      Parameters<typeof decisionsPage>[0],
-      'zone' | 'mayDownload' | 'products' | 'templates' | 'keys'
-    > & {
-      choices: Pick<Parameters<typeof decisionsPage>[0], 'products' | 'templates' | 'keys'>;
-    },
-    status = 200,
+    parsed: Parsed,
+    found?: { decisions: LoggedDecisionRecord[]; next: DecisionsPage['next']; first: boolean },
   ) => {
     const user = tenantOf(request);
-    const { choices, ...rest } = o;
-    return page(
-      request,
-      reply,
-      'Decisions',
-      decisionsPage({
-        ...rest,
-        ...choices,
-        zone: user.timeZone,
-        mayDownload: user.permissions.has('exports:export'),
-      }),
-      status,
-    );
+    const body = decisionsPage({
+      decisions: found?.decisions ?? [],
+      next: found?.next,
+      first: found?.first ?? true,
+      values: parsed.values,
+      ...parsed.choices,
+      errors: parsed.refusal?.errors ?? [],
+      fieldErrors: parsed.refusal?.fieldErrors ?? {},
+      zone: user.timeZone,
+      mayDownload: user.permissions.has('exports:export'),
+    });
+    return page(request, reply, 'Decisions', body, parsed.refusal ? 400 : 200);
   };
 
   app.get('/decisions', { config: { permission: 'customers:view' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const parsed = await filterOf(request);
-    if (parsed.refusal) {
-      return show(
-        request,
-        reply,
-        {
-          decisions: [],
-          next: undefined,
-          first: true,
-          values: parsed.values,
-          choices: parsed.choices,
-          ...parsed.refusal,
-        },
-        400,
-      );
-    }
-    const before = cursorOf(queryOf(request.query, 'before'));
+    if (parsed.refusal) return show(request, reply, parsed);
+    const position = keysetPosition(queryOf(request.query, 'before'));
+    const before = position && { decidedAt: position.at, id: position.id };
     const { decisions, next } = await browseDecisions(
       db,
       vault,
@@ -154,15 +127,7 @@ export async function decisionRoutes(
       parsed.values,
       auditBy(request),
     );
-    return show(request, reply, {
-      decisions,
-      next,
-      first: before === undefined,
-      values: parsed.values,
-      choices: parsed.choices,
-      errors: [],
-      fieldErrors: {},
-    });
+    return show(request, reply, parsed, { decisions, next, first: before === undefined });
   });
 
   app.get(
@@ -171,21 +136,7 @@ export async function decisionRoutes(
     async (request, reply) => {
       const user = tenantOf(request);
       const parsed = await filterOf(request);
-      if (parsed.refusal) {
-        return show(
-          request,
-          reply,
-          {
-            decisions: [],
-            next: undefined,
-            first: true,
-            values: parsed.values,
-            choices: parsed.choices,
-            ...parsed.refusal,
-          },
-          400,
-        );
-      }
+      if (parsed.refusal) return show(request, reply, parsed);
       const records = await exportDecisionRecords(
         db,
         vault,

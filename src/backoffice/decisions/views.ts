@@ -1,6 +1,7 @@
 import type { ApiKeyView } from '../../api-keys/schemas.js';
 import type { DecisionEvidence } from '../../records/browse.js';
 import type { LoggedDecisionRecord } from '../../records/history.js';
+import { queryString } from '../web/filters.js';
 import { badge, time } from '../web/format.js';
 import { type FieldErrors, formErrors, input, select } from '../web/forms.js';
 import { type Html, html, segment, trusted } from '../web/html.js';
@@ -12,14 +13,6 @@ export type DecisionFilterValues = Record<
 >;
 
 type Choice = ReadonlyArray<{ code: string; name: string }>;
-
-function queryString(values: DecisionFilterValues, more: Record<string, string> = {}): string {
-  const params = new URLSearchParams(
-    Object.entries({ ...values, ...more }).filter(([, value]) => value !== ''),
-  );
-  const text = params.toString();
-  return text === '' ? '' : `?${text}`;
-}
 
 const receiptLink = (d: LoggedDecisionRecord) =>
   d.log_index === null

@@ -6,16 +6,13 @@ import { publishEffect } from '../../templates/actions.js';
 import { contentDiff } from '../../templates/diff.js';
 import {
   approveVersion,
-  passReview,
   type Reviewer,
-  rejectVersion,
   reviewTimeline,
-  sendBack,
-  submitForReview,
   submitterOf,
+  takeReviewStep,
 } from '../../templates/review.js';
 import { getTemplateByCode, getVersion } from '../../templates/service.js';
-import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { getTenantSettings } from '../../tenants/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf } from '../web/forms.js';
@@ -28,7 +25,7 @@ import { tellOfStep } from './review-mail.js';
 import { type ReviewPageModel, reviewPage, reviewPath } from './review-views.js';
 
 type Params = { code: string; id: string };
-type Step = 'submit' | 'review' | 'approve';
+type Form = 'submit' | 'review' | 'approve';
 
 const notices: Record<string, string> = {
   submitted: 'Submitted for review. The reviewers see it under "Waiting for you".',
@@ -108,22 +105,16 @@ export async function reviewRoutes(
     },
   );
 
-  type Act = typeof submitForReview;
-  const steps: Array<[string, Permission, Step, Act, string]> = [
-    ['submit', 'versions:edit', 'submit', submitForReview, 'submitted'],
-    ['send-back', 'versions:review', 'review', sendBack, 'sent_back'],
-    ['pass', 'versions:review', 'review', passReview, 'passed'],
-    ['reject', 'versions:approve', 'approve', rejectVersion, 'rejected'],
-    [
-      'approve',
-      'versions:approve',
-      'approve',
-      async (...args) => (await approveVersion(...args)).version,
-      'published',
-    ],
+  /** Each step's form: its path, the permission it needs, the form of the page it is on. */
+  const steps: Array<[string, Permission, Form, ReviewStep]> = [
+    ['submit', 'versions:edit', 'submit', 'submitted'],
+    ['send-back', 'versions:review', 'review', 'sent_back'],
+    ['pass', 'versions:review', 'review', 'passed'],
+    ['reject', 'versions:approve', 'approve', 'rejected'],
+    ['approve', 'versions:approve', 'approve', 'approved'],
   ];
 
-  for (const [path, permission, step, act, notice] of steps) {
+  for (const [path, permission, form, step] of steps) {
     app.post<{ Params: Params }>(
       `/templates/:code/versions/:id/${path}`,
       { config: { permission } },
@@ -136,14 +127,18 @@ export async function reviewRoutes(
         try {
           version = await db
             .transaction()
-            .execute((trx) => act(trx, by, template, request.params.id, comment));
+            .execute(async (trx) =>
+              step === 'approved'
+                ? (await approveVersion(trx, by, template, request.params.id, comment)).version
+                : takeReviewStep(trx, by, step, template, request.params.id, comment),
+            );
         } catch (error) {
           // A comment or a version the step refuses (400): the page again, with the reason.
           if (!(error instanceof AppError) || error.status !== 400) throw error;
           const detail = error.details?.find((d) => d.field === 'comment');
           const current = await getVersion(db, template, request.params.id);
           return show(request, reply, template, current, {
-            step,
+            step: form,
             comment,
             ...(detail
               ? { commentError: `The comment ${detail.issue}.` }
@@ -151,9 +146,9 @@ export async function reviewRoutes(
           });
         }
         void tellOfStep(deps, template, version, request.log);
-        return notice === 'published'
+        return step === 'approved'
           ? redirectTo(reply, `/templates/${segment(template.code)}?notice=published`)
-          : redirectTo(reply, `${reviewPath(template.code, version.id)}?notice=${notice}`);
+          : redirectTo(reply, `${reviewPath(template.code, version.id)}?notice=${step}`);
       },
     );
   }
