@@ -12,7 +12,7 @@ import {
   replaceUserRoles,
   updateUser,
 } from './repository.js';
-import { checkRoleIds, countActiveAdmins, permissionsOfRoles, rolesOfUsers } from './roles.js';
+import { checkRoleIds, countActiveAdmins, listRoles, rolesOfUsers } from './roles.js';
 import type { UserRow } from './table.js';
 
 /** A user as the team page shows them. */
@@ -192,16 +192,16 @@ export async function activeUsersWith(
   tenantId: string,
   permission: Permission,
 ): Promise<Array<Pick<TeamMember, 'id' | 'email' | 'name'>>> {
-  const rows = (await listUserRows(db, tenantId)).filter((row) => row.status === 'active');
-  const roles = await rolesOfUsers(
-    db,
-    rows.map((r) => r.id),
+  const [rows, roles] = await Promise.all([listUserRows(db, tenantId), listRoles(db, tenantId)]);
+  const active = rows.filter((row) => row.status === 'active');
+  const granting = new Set(
+    roles.filter((r) => r.permissions.includes(permission)).map((r) => r.id),
   );
-  const granted = new Map<string, boolean>();
-  for (const roleId of new Set([...roles.values()].flat())) {
-    granted.set(roleId, (await permissionsOfRoles(db, tenantId, [roleId])).has(permission));
-  }
-  return rows
-    .filter((row) => (roles.get(row.id) ?? []).some((roleId) => granted.get(roleId)))
+  const held = await rolesOfUsers(
+    db,
+    active.map((r) => r.id),
+  );
+  return active
+    .filter((row) => (held.get(row.id) ?? []).some((roleId) => granting.has(roleId)))
     .map((row) => ({ id: row.id, email: row.email, name: row.name }));
 }

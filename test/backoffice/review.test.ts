@@ -308,6 +308,33 @@ describe.each(stores)('review and approval of versions on $name', (store) => {
       .flatMap((m) => m.to)
       .sort();
     expect(told).toEqual([a.tenant.email, email('rae'), email('sam')].sort());
+
+    // Resubmitted and passed: those who may approve hear of it, the one who passed it does not.
+    await step('ed', id, 'submit');
+    await step('rae', id, 'pass');
+    await smtp.next(
+      (m) =>
+        m.to.includes(email('abe')) &&
+        m.subject.startsWith('Approval') &&
+        m.subject.endsWith('tag 7.0'),
+    );
+    await smtp.next(
+      (m) =>
+        m.to.includes(email('ada')) &&
+        m.subject.startsWith('Approval') &&
+        m.subject.endsWith('tag 7.0'),
+    );
+    await smtp.next(
+      (m) =>
+        m.to.includes(a.tenant.email) &&
+        m.subject.startsWith('Approval') &&
+        m.subject.endsWith('tag 7.0'),
+    );
+    const approvers = smtp.received
+      .filter((m) => m.subject.startsWith('Approval:') && m.subject.endsWith('tag 7.0'))
+      .flatMap((m) => m.to)
+      .sort();
+    expect(approvers).toEqual([a.tenant.email, email('abe'), email('ada')].sort());
   });
 
   it('turning four eyes off in Settings is audited, and then one person may pass and approve what they submitted', async () => {

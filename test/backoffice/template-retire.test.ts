@@ -74,6 +74,8 @@ describe.each(stores)('deleting and archiving templates on $name', (store) => {
       .poll(async () => (await api.latest(code)).body, { timeout: budget(1_500), interval: 50 })
       .toBe(notFound);
     expect((await api.pending('ann', code)).statusCode).toBe(404);
+    // A customer may still withdraw what they gave on it: the decision is recorded.
+    expect((await api.decide('ann', v1.consent_version_id, 'withdraw')).statusCode).toBe(201);
     const history = await t.app.inject({
       method: 'GET',
       url: '/api/v1/customers/ann/consents',

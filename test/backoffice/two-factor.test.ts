@@ -1,8 +1,8 @@
-import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
+import { appCode } from '../helpers/authenticator.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
@@ -15,18 +15,6 @@ import {
   textOf,
 } from './support.js';
 import { userIdOf } from './team-support.js';
-
-/** The authenticator app: RFC 6238 codes (SHA1, 6 digits, 30 s) from the base32 secret. */
-function appCode(secret: string, offsetSteps = 0): string {
-  return new TOTP({
-    secret: Secret.fromBase32(secret),
-    algorithm: 'SHA1',
-    digits: 6,
-    period: 30,
-  }).generate({
-    timestamp: Date.now() + offsetSteps * 30_000,
-  });
-}
 
 /** A six-digit code that is surely not the app's now, nor one step either side. */
 function wrongCode(secret: string): string {

@@ -1,7 +1,7 @@
-import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capture, launchChromium, skipBrowserTests, watch } from '../backoffice/browser.js';
+import { appCode } from '../helpers/authenticator.js';
 import {
   callServer,
   expectJsonObject,
@@ -42,15 +42,6 @@ const team = {
   },
 } as const;
 type Member = keyof typeof team;
-
-/** The authenticator app: RFC 6238 codes (SHA1, 6 digits, 30 s) from the base32 secret. */
-const appCode = (secret: string) =>
-  new TOTP({
-    secret: Secret.fromBase32(secret),
-    algorithm: 'SHA1',
-    digits: 6,
-    period: 30,
-  }).generate();
 
 /**
  * A team at work in Chromium, on the real server with a real SMTP listener: the admin invites an
