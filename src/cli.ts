@@ -16,6 +16,7 @@ import { createProduct } from './products/service.js';
 import { eraseCustomer } from './subjects/erase.js';
 import { createVault, type SubjectVault } from './subjects/vault.js';
 import { publishOutsideReview } from './templates/actions.js';
+import { effectiveInstant } from './templates/schedule.js';
 import { createTemplate, presentVersion } from './templates/service.js';
 import { getTenantByAlias } from './tenants/service.js';
 import { serviceVersion } from './version.js';
@@ -30,6 +31,8 @@ const usage = `Usage: consent-service <command> [options]
   template create --tenant A --code C --name N [--description D] [--product P]
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
                   [--file-url U] [--allow-reconsent true|false]
+                  [--effective-at T]      T: ISO 8601 with a zone; live from then
+                                          (scheduled), at once when absent or past
   apikey create --tenant A --name N
   apikey revoke --tenant A --id ID
   customer erase --tenant A --customer C  erase the customer's personal data for good (their
@@ -118,6 +121,7 @@ const commands: Record<
       'content',
       'file-url',
       'allow-reconsent',
+      'effective-at',
     ],
     run: async (db, o, config) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
@@ -134,6 +138,9 @@ const commands: Record<
             ? {}
             : { allow_reconsent: booleanOption(o['allow-reconsent'], 'allow-reconsent') }),
         },
+        o['effective-at'] === undefined
+          ? undefined
+          : effectiveInstant(o['effective-at'], 'effective-at'),
       );
       return presentVersion(published, config.publicBaseUrl);
     },

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { DecisionValue } from '../decisions/table.js';
 import type { Executor } from '../platform/db.js';
+import { nowIso } from '../platform/time.js';
 
 /**
  * Read-only queries of a customer's record for the API. Every one filters by the tenant, and
@@ -28,6 +29,7 @@ export function findTemplateStandings(db: Executor, tenantId: string, subjectId:
             .whereRef('x.tenant_id', '=', 's.tenant_id')
             .whereRef('x.template_id', '=', 's.template_id')
             .where('x.status', '=', 'published')
+            .where('x.published_at', '<=', nowIso())
             .orderBy('x.version', 'desc')
             .limit(1),
         ),
@@ -149,23 +151,27 @@ export function findDecisionAsOf(
   );
 }
 
-/** The template's published version with the highest number published at or before `at`. */
+/** The template's published version with the highest number live at `at` (and now). */
 export function findLatestPublishedAsOf(
   db: Executor,
   tenantId: string,
   templateId: string,
   at: string,
 ) {
-  return db
-    .selectFrom('template_versions')
-    .select(['id', 'version', 'tag', 'published_at'])
-    .where('tenant_id', '=', tenantId)
-    .where('template_id', '=', templateId)
-    .where('status', '=', 'published')
-    .where('published_at', '<=', at)
-    .orderBy('version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const now = nowIso();
+  return (
+    db
+      .selectFrom('template_versions')
+      .select(['id', 'version', 'tag', 'published_at'])
+      .where('tenant_id', '=', tenantId)
+      .where('template_id', '=', templateId)
+      .where('status', '=', 'published')
+      // A release scheduled for later is not live yet, whatever moment is asked about.
+      .where('published_at', '<=', at < now ? at : now)
+      .orderBy('version', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+  );
 }
 
 /** Whether the customer had any decision on the version at or before `at`. */

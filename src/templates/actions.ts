@@ -8,6 +8,7 @@ import {
   setTemplateArchivedAt,
   type VersionWithCode,
 } from './repository.js';
+import { isScheduled } from './schedule.js';
 import type { TemplateView } from './schemas.js';
 import {
   createDraftVersion,
@@ -106,8 +107,8 @@ export async function templateOverview(
 }
 
 /**
- * Creates and publishes a version at once, outside review and approval: the operator's tool on
- * the command line (contract section 9). Recorded as such in the audit log, with the number of
+ * Creates and publishes a version in one step, outside review and approval: the operator's tool
+ * on the command line (contract section 9); live at once, or from `effectiveAt` when later. Recorded as such in the audit log, with the number of
  * customers it made pending, so that a reader of the log sees which versions no reviewer saw.
  */
 export async function publishOutsideReview(
@@ -116,12 +117,13 @@ export async function publishOutsideReview(
   tenantId: string,
   templateCode: string,
   input: unknown,
+  effectiveAt?: string,
 ): Promise<VersionWithCode> {
   return db.transaction().execute(async (trx) => {
     const template = await getTemplateByCode(trx, tenantId, templateCode);
     const { customersMadePending } = await publishEffect(trx, template);
     const draft = await createDraftVersion(trx, template, input);
-    const published = await publishDraft(trx, draft, actor.actor);
+    const published = await publishDraft(trx, draft, actor.actor, 'draft', effectiveAt);
     await recordAudit(trx, {
       ...actor,
       tenantId,
@@ -131,6 +133,7 @@ export async function publishOutsideReview(
         version_id: published.id,
         version: published.version,
         customers_made_pending: customersMadePending,
+        ...(!isScheduled(published) ? {} : { effective_at: published.published_at }),
         review: 'bypassed',
       },
     });

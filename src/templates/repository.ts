@@ -1,4 +1,5 @@
 import type { Executor } from '../platform/db.js';
+import { nowIso } from '../platform/time.js';
 import type {
   TemplateRow,
   TemplateVersionRow,
@@ -33,8 +34,10 @@ function versionsWithCode(db: Executor) {
 }
 
 /**
- * The published version with the highest number of a template, by the template's code; none
- * for an archived template.
+ * The live version with the highest number of a template, by the template's code; none for an
+ * archived template. A version is live once published and its effective time (`published_at`)
+ * has come: a release scheduled for later is published with its future time, and no finder of
+ * the API sees it before then.
  */
 export function findLatestPublished(
   db: Executor,
@@ -46,6 +49,7 @@ export function findLatestPublished(
     .where('t.code', '=', code)
     .where('t.archived_at', 'is', null)
     .where('v.status', '=', 'published')
+    .where('v.published_at', '<=', nowIso())
     .orderBy('v.version', 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -60,6 +64,7 @@ export function findPublishedById(
     .where('v.tenant_id', '=', tenantId)
     .where('v.id', '=', id)
     .where('v.status', '=', 'published')
+    .where('v.published_at', '<=', nowIso())
     .executeTakeFirst();
 }
 
@@ -72,6 +77,7 @@ export function findPublishedByIdAnyTenant(
     .select('t.name as template_name')
     .where('v.id', '=', id)
     .where('v.status', '=', 'published')
+    .where('v.published_at', '<=', nowIso())
     .executeTakeFirst();
 }
 
@@ -120,6 +126,7 @@ export async function listTemplateSummaries(
     .select(['template_id', (eb) => eb.fn.max('version').as('version')])
     .where('tenant_id', '=', tenantId)
     .where('status', '=', 'published')
+    .where('published_at', '<=', nowIso())
     .groupBy('template_id')
     .as('latest');
   const drafts = db
@@ -387,4 +394,31 @@ export async function deleteTemplateRows(
     .where('id', '=', templateId)
     .execute();
   return Number(versions.numDeletedRows);
+}
+
+/** The template's release scheduled to go live later, if it has one (at most one at a time). */
+export function findScheduledOf(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+): Promise<TemplateVersionRow | undefined> {
+  return db
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .where('status', '=', 'published')
+    .where('published_at', '>', nowIso())
+    .executeTakeFirst();
+}
+
+/** The tenant's releases scheduled to go live later, soonest first, with their templates. */
+export function listScheduledVersions(db: Executor, tenantId: string) {
+  return versionsWithCode(db)
+    .select('t.name as template_name')
+    .where('v.tenant_id', '=', tenantId)
+    .where('v.status', '=', 'published')
+    .where('v.published_at', '>', nowIso())
+    .orderBy('v.published_at')
+    .execute();
 }

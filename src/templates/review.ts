@@ -13,6 +13,7 @@ import {
   type UnpublishedVersionRow,
   updateVersionIn,
 } from './repository.js';
+import { isScheduled } from './schedule.js';
 import {
   assertVisible,
   getVersion,
@@ -88,7 +89,7 @@ const moves = {
     notBySubmitter: false,
     action: 'version.rejected',
   },
-} as const satisfies Record<ReviewStep, Move>;
+} as const satisfies Record<Exclude<ReviewStep, 'schedule_cancelled'>, Move>;
 
 /** A version's steps of review, oldest first: its timeline. */
 export function reviewTimeline(
@@ -185,7 +186,7 @@ async function takeStep(
 export async function takeReviewStep(
   trx: Trx,
   by: Reviewer,
-  step: Exclude<ReviewStep, 'approved'>,
+  step: Exclude<ReviewStep, 'approved' | 'schedule_cancelled'>,
   template: TemplateRow,
   versionId: string,
   comment: string,
@@ -194,9 +195,11 @@ export async function takeReviewStep(
 }
 
 /**
- * Approves a reviewed version, which publishes it at once: it takes the next number and the API
- * answers it. Four eyes: not by its submitter. The audit log gets the approval and the
- * publication, with the number of customers it made pending.
+ * Approves a reviewed version, which publishes it: it takes the next number and the API answers
+ * it from `effectiveAt` (a stored-form instant), or at once when that is absent or past. Four
+ * eyes: not by its submitter. The audit log gets the approval and the publication, with the
+ * number of customers it made pending (counted now: a scheduled release's page counts again until
+ * it goes live).
  */
 export async function approveVersion(
   trx: Trx,
@@ -204,6 +207,7 @@ export async function approveVersion(
   template: TemplateRow,
   versionId: string,
   comment: string,
+  effectiveAt?: string,
 ): Promise<{ version: VersionWithCode; customersMadePending: number }> {
   const { customersMadePending } = await publishEffect(trx, template);
   const { version: reviewed } = await takeStep(
@@ -219,6 +223,7 @@ export async function approveVersion(
     { ...reviewed, status: 'reviewed' },
     by.actor,
     'reviewed',
+    effectiveAt,
   );
   const { userId: _userId, ...actor } = by;
   await recordAudit(trx, {
@@ -229,6 +234,7 @@ export async function approveVersion(
       version_id: published.id,
       version: published.version,
       customers_made_pending: customersMadePending,
+      ...(!isScheduled(published) ? {} : { effective_at: published.published_at }),
     },
   });
   return { version: { ...published, template_code: template.code }, customersMadePending };

@@ -9,6 +9,7 @@ import { productForNewTemplate } from '../products/service.js';
 import {
   findLatestPublished,
   findPublishedByIdAnyTenant,
+  findScheduledOf,
   findTemplateByCode,
   findVersionOf,
   highestVersionNumber,
@@ -119,26 +120,39 @@ export function assertVisible(content: string): void {
 /**
  * Publishes a version: it takes the next number and becomes immutable. From the back-office only
  * an approved (`reviewed`) version is published; the command line publishes a draft it has just
- * made, outside review.
+ * made, outside review. It goes live at `effectiveAt` when that is later than now (scheduled: its
+ * `published_at` is that moment, and the API does not show it before), at once otherwise. While
+ * a release of the template is scheduled, no other is published (`409 1005`): numbers and go-live
+ * times then stay in the same order.
  */
 export async function publishDraft(
   trx: Trx,
   draft: TemplateVersionRow,
   publishedBy: string,
   from: 'draft' | 'reviewed' = 'draft',
+  effectiveAt?: string,
 ): Promise<TemplateVersionRow> {
   if (draft.status !== from) throw notIn(draft, from);
   // A draft saved before the rule below may be empty; it is not published either.
   assertVisible(draft.content_html);
   await lockPublishes(trx, draft.tenant_id, draft.template_id);
+  const scheduled = await findScheduledOf(trx, draft.tenant_id, draft.template_id);
+  if (scheduled) {
+    throw new AppError('conflict', {
+      message:
+        `Version ${scheduled.version} (tag ${scheduled.tag}) is scheduled to go live at ` +
+        `${scheduled.published_at}: cancel it, or wait until it is live, before publishing another.`,
+    });
+  }
   const version = (await highestVersionNumber(trx, draft.tenant_id, draft.template_id)) + 1;
-  const publishedAt = nowIso();
+  const now = nowIso();
+  const publishedAt = effectiveAt !== undefined && effectiveAt > now ? effectiveAt : now;
   await updateVersionIn(trx, draft.tenant_id, draft.id, from, {
     status: 'published',
     version,
     published_at: publishedAt,
     published_by: publishedBy,
-    updated_at: publishedAt,
+    updated_at: now,
   });
   return {
     ...draft,
@@ -146,7 +160,7 @@ export async function publishDraft(
     version,
     published_at: publishedAt,
     published_by: publishedBy,
-    updated_at: publishedAt,
+    updated_at: now,
   };
 }
 

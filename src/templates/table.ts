@@ -7,8 +7,17 @@ import type { Selectable } from 'kysely';
  */
 export type VersionStatus = 'draft' | 'in_review' | 'reviewed' | 'rejected' | 'published';
 
-/** A step of review and approval, as the timeline shows it. */
-export type ReviewStep = 'submitted' | 'sent_back' | 'passed' | 'approved' | 'rejected';
+/**
+ * A step of review and approval, as the timeline shows it; `schedule_cancelled` takes an approved
+ * release that had not gone live back to waiting for approval.
+ */
+export type ReviewStep =
+  | 'submitted'
+  | 'sent_back'
+  | 'passed'
+  | 'approved'
+  | 'rejected'
+  | 'schedule_cancelled';
 
 export interface TemplatesTable {
   tenant_id: string;

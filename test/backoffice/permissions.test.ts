@@ -67,6 +67,7 @@ const documented: Record<string, string> = {
   'POST /backoffice/templates/:code/versions/:id/pass': 'versions:review',
   'POST /backoffice/templates/:code/versions/:id/reject': 'versions:approve',
   'POST /backoffice/templates/:code/versions/:id/approve': 'versions:approve',
+  'POST /backoffice/templates/:code/versions/:id/cancel-schedule': 'versions:approve',
   'GET /backoffice/api-keys': 'api_keys:view',
   'POST /backoffice/api-keys': 'api_keys:create',
   'GET /backoffice/api-keys/:id': 'api_keys:view',

@@ -130,7 +130,9 @@ describe.each(stores)('review and approval of versions on $name', (store) => {
 
     const review = await as('abe').get(`${versionPath(id)}/review`);
     const text = textOf(review.body);
-    expect(text).toContain('Once approved it is published at once as version 2.');
+    expect(text).toContain(
+      'Once approved it is published as version 2, at once or at the time you give.',
+    );
     expect(text).toContain('Against version 1 (tag 1.0): 7 words added, 0 words removed.');
     expect(text).toContain('allowed: a customer who decided on this version can decide again');
     expect(review.body).toContain('Approve and publish version 2</button>');

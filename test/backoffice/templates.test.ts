@@ -289,7 +289,9 @@ describe.each(stores)('templates and versions in the back-office on $name', (sto
     const confirm = await page.get(`/backoffice/templates/${code}/versions/${id}/review`);
     expect(confirm.statusCode).toBe(200);
     const text = textOf(confirm.body);
-    expect(text).toContain('Once approved it is published at once as version 2.');
+    expect(text).toContain(
+      'Once approved it is published as version 2, at once or at the time you give.',
+    );
     expect(text).toContain(
       '3 customers decided on the current latest version (1, tag 1.0) and will become pending',
     );

@@ -503,6 +503,48 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       },
     );
 
+    it('version publish --effective-at schedules the version: printed with that time in UTC, audited, and no other publish until it is live; a time with no zone fails naming the option', async () => {
+      expectJsonObject(
+        await cli('template', 'create', '--tenant', 'acme', '--code', 'terms', '--name', 'Terms'),
+      );
+      const publish = (tag: string, ...more: string[]) =>
+        cli(
+          'version',
+          'publish',
+          '--tenant',
+          'acme',
+          '--template',
+          'terms',
+          '--tag',
+          tag,
+          '--content',
+          `<p>Terms ${tag}</p>`,
+          ...more,
+        );
+      expectFailure(await publish('1.0', '--effective-at', '2099-01-01T07:00'), /effective-at/);
+      const scheduled = expectJsonObject(
+        await publish('1.0', '--effective-at', '2099-01-01T07:00:00+07:00'),
+      );
+      expect(scheduled).toMatchObject({ version: 1, published_at: '2099-01-01T00:00:00.000Z' });
+      const second = await publish('2.0');
+      expect(second.code, showResult(second)).toBe(1);
+      expect(second.stderr).toBe(
+        'Error 1005: Version 1 (tag 1.0) is scheduled to go live at 2099-01-01T00:00:00.000Z: cancel it, or wait until it is live, before publishing another.\n',
+      );
+      const audit = await withStore(store, (db) =>
+        db
+          .selectFrom('audit_log')
+          .select('details')
+          .where('action', '=', 'version.published')
+          .where('target', '=', 'terms 1.0')
+          .executeTakeFirstOrThrow(),
+      );
+      expect(JSON.parse(audit.details ?? '{}')).toMatchObject({
+        effective_at: '2099-01-01T00:00:00.000Z',
+        review: 'bypassed',
+      });
+    });
+
     it('apikey create prints {id, name, prefix, key} where the key starts with the prefix', async () => {
       const key = expectJsonObject(
         await cli('apikey', 'create', '--tenant', 'acme', '--name', 'web'),

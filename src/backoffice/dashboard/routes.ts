@@ -6,6 +6,7 @@ import {
   standingsOnVersions,
 } from '../../records/history.js';
 import { versionsWaitingFor } from '../../templates/review.js';
+import { scheduledReleases } from '../../templates/schedule.js';
 import { listTemplates } from '../../templates/service.js';
 import { productChoice } from '../products/choice.js';
 import { productFilter } from '../products/views.js';
@@ -15,7 +16,7 @@ import { html, segment } from '../web/html.js';
 import { basePath, csrfToken, sendPage } from '../web/layout.js';
 import { type DayCounts, decisionsChart, lastDays } from './chart.js';
 import { latestStanding } from './standing.js';
-import { waitingForYou } from './waiting.js';
+import { scheduledList, waitingForYou } from './waiting.js';
 
 const days = 30;
 
@@ -41,11 +42,12 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
     };
     const takesSteps = may.edit || may.review || may.approve;
     const { products, product } = await productChoice(db, tenantId, request.query);
-    const [templates, counts, customers, waiting] = await Promise.all([
+    const [templates, counts, customers, waiting, scheduled] = await Promise.all([
       listTemplates(db, tenantId, product?.id),
       dailyDecisionCounts(db, tenantId, `${window[0]}T00:00:00.000Z`),
       customersPerTemplate(db, tenantId),
       takesSteps ? versionsWaitingFor(db, tenantId, { userId, may }) : undefined,
+      scheduledReleases(db, tenantId),
     ]);
     const standings = await standingsOnVersions(
       db,
@@ -89,6 +91,7 @@ ${
       csrfToken: csrfToken(reply),
       body: html`<hgroup><h1>Dashboard</h1><p>Decisions per day over the last ${days} days (UTC), per template.</p></hgroup>
 ${waiting ? waitingForYou(waiting, timeZone) : ''}
+${scheduled.length > 0 ? scheduledList(scheduled, timeZone) : ''}
 ${productFilter(`${basePath}/dashboard`, products, product?.code ?? '')}
 ${templates.length === 0 ? html`<p>No template yet. <a href="${basePath}/templates/new">Create the first one</a>.</p>` : sections}`,
     });

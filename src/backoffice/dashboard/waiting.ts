@@ -15,6 +15,7 @@ const lastStepWords: Record<WaitingVersion['last']['step'], string> = {
   passed: 'review passed',
   approved: 'approved',
   rejected: 'rejected',
+  schedule_cancelled: 'go-live cancelled',
 };
 
 /** The versions at a step the user may take, each linked to the page where they take it. */
@@ -39,5 +40,33 @@ ${versions.map((v) => {
 })}
 </tbody></table></div>`
 }
+</section>`;
+}
+
+/** The releases approved to go live later, soonest first, each linked to its review page. */
+export function scheduledList(
+  versions: Array<{
+    id: string;
+    tag: string;
+    version: number | null;
+    published_at: string | null;
+    template_code: string;
+    template_name: string;
+  }>,
+  zone: string,
+): Html {
+  return html`<section aria-labelledby="scheduled">
+<h2 id="scheduled">Scheduled releases</h2>
+<div class="table-scroll"><table>
+<thead><tr><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Goes live</th></tr></thead>
+<tbody>
+${versions.map(
+  (v) => html`<tr>
+<td>${v.template_name} <span class="mono">${v.template_code}</span></td>
+<td><a href="${basePath}/templates/${segment(v.template_code)}/versions/${segment(v.id)}/review">${v.version} (tag ${v.tag})</a></td>
+<td>${time(v.published_at, zone)}</td>
+</tr>`,
+)}
+</tbody></table></div>
 </section>`;
 }

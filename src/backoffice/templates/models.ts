@@ -1,3 +1,4 @@
+import { isScheduled } from '../../templates/schedule.js';
 import type { TemplateSummaryRow } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow, VersionStatus } from '../../templates/table.js';
 
@@ -36,8 +37,11 @@ export interface VersionModel {
   createdAt: string;
   /** When it was published, or last saved while a draft. */
   changedAt: string;
+  /** When it went live, or goes live when `scheduled`. */
   publishedAt: string | null;
   publishedBy: string | null;
+  /** Approved, with an effective time still to come: the API does not show it yet. */
+  scheduled: boolean;
 }
 
 export function templateListItem(t: TemplateSummaryRow): TemplateListItem {
@@ -78,5 +82,6 @@ export function versionModel(v: TemplateVersionRow): VersionModel {
     changedAt: v.published_at ?? v.updated_at,
     publishedAt: v.published_at,
     publishedBy: v.published_by,
+    scheduled: isScheduled(v),
   };
 }

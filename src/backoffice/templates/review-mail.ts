@@ -24,6 +24,11 @@ const told: Record<ReviewStep, { subject: string; did: string; ask: string }> = 
   sent_back: { subject: 'Sent back', did: 'sent back to draft', ask: 'See what must change here' },
   rejected: { subject: 'Rejected', did: 'rejected', ask: 'See why here' },
   approved: { subject: 'Published', did: 'approved and published', ask: 'See it here' },
+  schedule_cancelled: {
+    subject: 'Go-live cancelled',
+    did: 'cancelled the scheduled go-live of',
+    ask: 'See it here',
+  },
 };
 
 /**

@@ -11,6 +11,7 @@ import {
   submitterOf,
   takeReviewStep,
 } from '../../templates/review.js';
+import { cancelScheduledRelease, isScheduled, scheduledRelease } from '../../templates/schedule.js';
 import { getTemplateByCode, getVersion } from '../../templates/service.js';
 import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { getTenantSettings } from '../../tenants/service.js';
@@ -19,6 +20,7 @@ import { fieldOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import type { LinkMailer } from '../web/password-links.js';
+import { instantOfLocalTime } from '../web/time-zone.js';
 import { diffView } from './diff-view.js';
 import { templateModel, versionModel } from './models.js';
 import { tellOfStep } from './review-mail.js';
@@ -32,6 +34,7 @@ const notices: Record<string, string> = {
   passed: 'Review passed: it now waits for an approver.',
   sent_back: 'Sent back to draft, with your comment.',
   rejected: 'Rejected, with your comment.',
+  schedule_cancelled: 'Go-live cancelled: the version waits for approval again.',
 };
 
 /**
@@ -53,10 +56,11 @@ export async function reviewRoutes(
     refusal?: ReviewPageModel['refusal'],
   ) => {
     const user = tenantOf(request);
-    const [steps, effect, settings] = await Promise.all([
+    const [steps, effect, settings, scheduled] = await Promise.all([
       reviewTimeline(db, version),
       publishEffect(db, template),
       getTenantSettings(db, user.tenantId),
+      scheduledRelease(db, template),
     ]);
     const { latest } = effect;
     const ownSubmission = settings.fourEyes && submitterOf(steps) === user.userId;
@@ -68,6 +72,10 @@ export async function reviewRoutes(
       latest: latest?.version ? { version: latest.version, tag: latest.tag } : undefined,
       nextNumber: effect.nextNumber,
       customersToPend: effect.customersMadePending,
+      scheduled:
+        scheduled?.version && scheduled.published_at && scheduled.id !== version.id
+          ? { version: scheduled.version, tag: scheduled.tag, at: scheduled.published_at }
+          : undefined,
       changes: latest?.version
         ? diffView(contentDiff(latest.content_html, version.content_html), {
             version: latest.version,
@@ -106,7 +114,7 @@ export async function reviewRoutes(
   );
 
   /** Each step's form: its path, the permission it needs, the form of the page it is on. */
-  const steps: Array<[string, Permission, Form, ReviewStep]> = [
+  const steps: Array<[string, Permission, Form, Exclude<ReviewStep, 'schedule_cancelled'>]> = [
     ['submit', 'versions:edit', 'submit', 'submitted'],
     ['send-back', 'versions:review', 'review', 'sent_back'],
     ['pass', 'versions:review', 'review', 'passed'],
@@ -122,6 +130,7 @@ export async function reviewRoutes(
         const user = tenantOf(request);
         const template = await getTemplateByCode(db, user.tenantId, request.params.code);
         const comment = fieldOf(request.body, 'comment');
+        const effectiveAt = fieldOf(request.body, 'effective_at').trim();
         const by: Reviewer = { ...auditBy(request), userId: user.userId };
         let version: TemplateVersionRow;
         try {
@@ -129,17 +138,28 @@ export async function reviewRoutes(
             .transaction()
             .execute(async (trx) =>
               step === 'approved'
-                ? (await approveVersion(trx, by, template, request.params.id, comment)).version
+                ? (
+                    await approveVersion(
+                      trx,
+                      by,
+                      template,
+                      request.params.id,
+                      comment,
+                      goLive(effectiveAt, user.timeZone),
+                    )
+                  ).version
                 : takeReviewStep(trx, by, step, template, request.params.id, comment),
             );
         } catch (error) {
-          // A comment or a version the step refuses (400): the page again, with the reason.
+          // A comment, a time or a version the step refuses (400): the page again, with the
+          // reason.
           if (!(error instanceof AppError) || error.status !== 400) throw error;
           const detail = error.details?.find((d) => d.field === 'comment');
           const current = await getVersion(db, template, request.params.id);
           return show(request, reply, template, current, {
             step: form,
             comment,
+            effectiveAt,
             ...(detail
               ? { commentError: `The comment ${detail.issue}.` }
               : { formError: error.message }),
@@ -147,9 +167,45 @@ export async function reviewRoutes(
         }
         void tellOfStep(deps, template, version, request.log);
         return step === 'approved'
-          ? redirectTo(reply, `/templates/${segment(template.code)}?notice=published`)
+          ? redirectTo(
+              reply,
+              `/templates/${segment(template.code)}?notice=${isScheduled(version) ? 'scheduled' : 'published'}`,
+            )
           : redirectTo(reply, `${reviewPath(template.code, version.id)}?notice=${step}`);
       },
     );
   }
+
+  app.post<{ Params: Params }>(
+    '/templates/:code/versions/:id/cancel-schedule',
+    { config: { permission: 'versions:approve' } },
+    async (request, reply) => {
+      const user = tenantOf(request);
+      const template = await getTemplateByCode(db, user.tenantId, request.params.code);
+      const by = { ...auditBy(request), userId: user.userId };
+      const version = await db
+        .transaction()
+        .execute((trx) => cancelScheduledRelease(trx, by, template, request.params.id));
+      void tellOfStep(deps, template, version, request.log);
+      return redirectTo(
+        reply,
+        `${reviewPath(template.code, version.id)}?notice=schedule_cancelled`,
+      );
+    },
+  );
+}
+
+/**
+ * The go-live time typed in the approval form, a wall-clock time in the user's zone, as a stored
+ * instant; undefined when left empty. `400 1001` when it names no time.
+ */
+function goLive(local: string, zone: string): string | undefined {
+  if (local === '') return undefined;
+  const instant = instantOfLocalTime(local, zone);
+  if (instant === undefined) {
+    throw new AppError('invalidRequest', {
+      message: 'The go-live time must be a date and a time, such as 2026-12-01 09:00.',
+    });
+  }
+  return instant;
 }

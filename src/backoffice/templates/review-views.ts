@@ -15,10 +15,15 @@ const stepWords: Record<ReviewStep, string> = {
   passed: 'Review passed',
   approved: 'Approved',
   rejected: 'Rejected',
+  schedule_cancelled: 'Go-live cancelled',
 };
 
 /** The status badge of a version, in words a reader of the page uses. */
-export function statusBadge(status: VersionModel['status']): Html {
+export function statusBadge({
+  status,
+  scheduled,
+}: Pick<VersionModel, 'status' | 'scheduled'>): Html {
+  if (scheduled) return badge('scheduled');
   const label = {
     draft: 'draft',
     in_review: 'in review',
@@ -40,7 +45,7 @@ ${steps.map(
   (s) =>
     html`<li class="step ${s.step}"><strong>${stepWords[s.step]}</strong> by ${who(s)} <span>${time(s.created_at, zone)}</span>${s.comment ? html`<blockquote>${s.comment}</blockquote>` : ''}</li>`,
 )}
-${version.publishedAt ? html`<li class="step published"><strong>Published as version ${version.version}</strong> <span>${time(version.publishedAt, zone)}</span></li>` : ''}
+${version.publishedAt ? html`<li class="step published"><strong>${version.scheduled ? 'Goes live' : 'Published'} as version ${version.version}</strong> <span>${time(version.publishedAt, zone)}</span></li>` : ''}
 </ol>`;
 }
 
@@ -62,6 +67,8 @@ export interface ReviewPageModel {
   latest: { version: number; tag: string } | undefined;
   nextNumber: number;
   customersToPend: number;
+  /** Another release of the template that is scheduled: none can be approved until it is live. */
+  scheduled: { version: number; tag: string; at: string } | undefined;
   /** How its words differ from the latest version's; none when there is no latest. */
   changes: Html | undefined;
   actions: ReviewActions;
@@ -72,6 +79,8 @@ export interface ReviewPageModel {
     comment: string;
     commentError?: string;
     formError?: string;
+    /** The go-live time typed into the approval form. */
+    effectiveAt?: string;
   };
 }
 
@@ -85,13 +94,13 @@ export function reviewPage(o: ReviewPageModel): Html {
   const versionHref = `${basePath}/templates/${segment(template.code)}/versions/${segment(version.id)}`;
   const unpublished = version.status !== 'published' && version.status !== 'rejected';
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${basePath}/templates/${segment(template.code)}">${template.code}</a></li><li><a href="${versionHref}">${version.tag}</a> review</li></ul></nav>
-<hgroup><h1>Review: ${template.name}, tag ${version.tag}</h1><p>${statusBadge(version.status)}${version.version === null ? '' : ` version ${version.version}`}</p></hgroup>
-${unpublished ? consequence(o) : ''}
+<hgroup><h1>Review: ${template.name}, tag ${version.tag}</h1><p>${statusBadge(version)}${version.version === null ? '' : ` version ${version.version}`}</p></hgroup>
+${unpublished || version.scheduled ? consequence(o) : ''}
 <dl class="facts">
 <dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed: a customer who decided on this version can decide again' : 'not allowed: a decision on this version is final (a withdraw is always accepted)'}</dd>
 <dt>Content SHA-256</dt><dd class="mono">${version.contentSha256}</dd>
 </dl>
-${unpublished && o.changes ? html`<h2>What changes</h2>${o.changes}` : ''}
+${(unpublished || version.scheduled) && o.changes ? html`<h2>What changes</h2>${o.changes}` : ''}
 <h2>As customers will see it</h2>
 <div class="content-preview">${trusted(version.contentHtml)}</div>
 ${timeline(version, o.steps, o.zone)}
@@ -102,7 +111,13 @@ function consequence(o: ReviewPageModel): Html {
   const pending = o.latest
     ? html`<strong>${count(o.customersToPend, 'customer', 'customers')}</strong> decided on the current latest version (${o.latest.version}, tag <span class="mono">${o.latest.tag}</span>) and will become pending: the API will answer <code>accepted: false</code> for them until they decide on the new one.`
     : html`It will be the first published version of this template: no customer becomes pending.`;
-  return html`<p class="consequence">Once approved it is published at once as version ${o.nextNumber}. ${pending}</p>`;
+  if (o.version.scheduled) {
+    return html`<p class="consequence">Approved: it goes live as version ${o.version.version} at <strong>${time(o.version.publishedAt, o.zone)}</strong>; until then the API answers the current latest version. ${pending} (Counted now: the count is taken again at every visit until it goes live.)</p>`;
+  }
+  const scheduled = o.scheduled
+    ? html` <strong>Version ${o.scheduled.version} (tag <span class="mono">${o.scheduled.tag}</span>) is scheduled to go live at ${time(o.scheduled.at, o.zone)}: it must go live, or be cancelled, before this one can be approved.</strong>`
+    : '';
+  return html`<p class="consequence">Once approved it is published as version ${o.nextNumber}, at once or at the time you give. ${pending}${scheduled}</p>`;
 }
 
 function commentField(o: ReviewPageModel, step: 'submit' | 'review' | 'approve', label: string) {
@@ -139,10 +154,20 @@ ${form(html`${commentField(o, 'review', 'Comment (required to send it back)')}
 <div class="actions">${actions.fourEyes ? '' : html`<button type="submit" formaction="${base}/pass">Pass to approval</button>`}
 <button type="submit" formaction="${base}/send-back" class="secondary">Send back to draft</button></div>`)}`;
   }
+  if (version.scheduled && actions.approve) {
+    return html`<h2>Cancel the go-live</h2>
+<p>Until it goes live it can be cancelled: it then waits for approval again, and gives its number back.</p>
+${form(html`<button type="submit" formaction="${base}/cancel-schedule" class="secondary">Cancel the go-live of version ${version.version}</button>`)}`;
+  }
   if (version.status === 'reviewed' && actions.approve) {
+    const refused = o.refusal?.step === 'approve' ? o.refusal : undefined;
     return html`<h2>Your approval</h2>${fourEyes}
 ${form(html`${commentField(o, 'approve', 'Comment (required to reject)')}
-<div class="actions">${actions.fourEyes ? '' : html`<button type="submit" formaction="${base}/approve">Approve and publish version ${o.nextNumber}</button>`}
+<label for="effective_at">Goes live at (optional; time in ${o.zone})
+<input type="datetime-local" id="effective_at" name="effective_at" value="${refused?.effectiveAt ?? ''}" aria-describedby="effective_at-help">
+</label>
+<small id="effective_at-help">Empty, or a time already past: live at once. A time to come: the API shows it from then on.</small>
+<div class="actions">${actions.fourEyes || o.scheduled ? '' : html`<button type="submit" formaction="${base}/approve">Approve and publish version ${o.nextNumber}</button>`}
 <button type="submit" formaction="${base}/reject" class="secondary">Reject</button></div>`)}`;
   }
   return html``;

@@ -66,6 +66,7 @@ const versionBodyLimit = 8 * 1024 * 1024;
 const notices: Record<string, string> = {
   created: 'Template created.',
   published: 'Version published. The API answers it within a second.',
+  scheduled: 'Version approved and scheduled: the API answers it from its go-live time.',
   deleted: 'Template deleted, with its drafts.',
   archived: 'Template archived: within a second the API answers 404 for it.',
   restored: 'Template restored: the API answers its latest version again.',

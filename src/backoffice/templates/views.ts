@@ -97,7 +97,8 @@ export function templatePage(o: {
   csrfToken: string;
 }): Html {
   const { template } = o;
-  const latest = o.versions.find((v) => v.status === 'published');
+  const latest = o.versions.find((v) => v.status === 'published' && !v.scheduled);
+  const scheduled = o.versions.find((v) => v.scheduled);
   const archived = template.archivedAt !== null;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li>${template.code}</li></ul></nav>
 <hgroup><h1>${template.name}</h1><p><span class="mono">${template.code}</span>${archived ? html` ${badge('archived')}` : ''}</p></hgroup>
@@ -106,6 +107,7 @@ ${template.description ? html`<p>${template.description}</p>` : ''}
 <dl class="facts">
 ${o.product ? html`<dt>Product</dt><dd><a href="${basePath}/products/${segment(o.product.code)}">${o.product.name}</a></dd>` : ''}
 <dt>Latest version</dt><dd>${latest ? html`${latest.version} (tag <span class="mono">${latest.tag}</span>), published ${time(latest.publishedAt, o.zone)}` : 'none published yet: the API answers 404 for this template'}</dd>
+${scheduled ? html`<dt>Scheduled</dt><dd>version ${scheduled.version} (tag <span class="mono">${scheduled.tag}</span>) goes live ${time(scheduled.publishedAt, o.zone)}: <a href="${basePath}${reviewPath(template.code, scheduled.id)}">see or cancel it</a></dd>` : ''}
 <dt>Customers</dt><dd>${count(o.customers, 'customer has', 'customers have')} decided on this template</dd>
 <dt>Created</dt><dd>${time(template.createdAt, o.zone)}</dd>
 </dl>
@@ -121,10 +123,10 @@ ${o.versions.map(
   (v) => html`<tr>
 <td>${v.version ?? '—'}</td>
 <td class="mono">${v.tag}</td>
-<td>${statusBadge(v.status)}</td>
+<td>${statusBadge(v)}</td>
 <td>${v.allowReconsent ? 'allowed' : 'not allowed'}</td>
 <td>${time(v.changedAt, o.zone)}</td>
-<td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' && o.may.edit ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'in_review' || v.status === 'reviewed' ? html` <a href="${basePath}${reviewPath(template.code, v.id)}">Review<span class="visually-hidden"> ${v.tag}</span></a>` : ''}</td>
+<td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' && o.may.edit ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'in_review' || v.status === 'reviewed' || v.scheduled ? html` <a href="${basePath}${reviewPath(template.code, v.id)}">Review<span class="visually-hidden"> ${v.tag}</span></a>` : ''}</td>
 </tr>`,
 )}
 </tbody></table></div>`
@@ -212,14 +214,14 @@ export function versionPage(o: {
 }): Html {
   const { template, version } = o;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>${version.tag}</li></ul></nav>
-<hgroup><h1>${template.name}: tag ${version.tag}</h1><p>${statusBadge(version.status)} ${version.version === null ? '' : `version ${version.version}`}</p></hgroup>
+<hgroup><h1>${template.name}: tag ${version.tag}</h1><p>${statusBadge(version)} ${version.version === null ? '' : `version ${version.version}`}</p></hgroup>
 <dl class="facts">
 <dt>Version id</dt><dd class="mono">${version.id}</dd>
 <dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed' : 'not allowed'}</dd>
 <dt>Content SHA-256</dt><dd class="mono">${version.contentSha256}</dd>
 ${version.fileUrl ? html`<dt>Content file</dt><dd class="mono">${version.fileUrl}</dd>` : ''}
 <dt>Created</dt><dd>${time(version.createdAt, o.zone)}</dd>
-${version.publishedAt ? html`<dt>Published</dt><dd>${time(version.publishedAt, o.zone)} by ${version.publishedBy ?? ''}</dd>` : ''}
+${version.publishedAt ? html`<dt>${version.scheduled ? 'Goes live' : 'Published'}</dt><dd>${time(version.publishedAt, o.zone)} by ${version.publishedBy ?? ''}</dd>` : ''}
 </dl>
 ${reviewLink(template, version, o.maySubmit)}
 ${

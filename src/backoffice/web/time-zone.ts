@@ -53,10 +53,28 @@ export function isCalendarDay(day: string): boolean {
 /** The instant (ISO 8601 UTC) the day starts in the zone; `days` later for the end of a range. */
 export function startOfDayIn(day: string, zone: string, days = 0): string {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  const midnightAsUtc = Date.UTC(y, m - 1, d + days);
-  // Midnight local is midnight-as-UTC less the offset then; the offset is read twice because
-  // it may change between the guess and the answer (a day on which the clocks move).
-  let instant = midnightAsUtc - offsetAt(midnightAsUtc, zone);
-  instant = midnightAsUtc - offsetAt(instant, zone);
-  return new Date(instant).toISOString();
+  return new Date(instantOfWallTime(Date.UTC(y, m - 1, d + days), zone)).toISOString();
+}
+
+/**
+ * The instant (ISO 8601 UTC) a wall-clock time (`YYYY-MM-DDTHH:MM`, as a `datetime-local` field
+ * sends it, or with `:SS`) names in the zone; undefined when it is no such time. A time the clocks skip (02:30
+ * on a spring-forward night) is read as after the change; one they pass twice, as the later.
+ */
+export function instantOfLocalTime(local: string, zone: string): string | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(local);
+  if (!match || !isCalendarDay(match[1] as string)) return undefined;
+  const [hour, minute, second] = [Number(match[2]), Number(match[3]), Number(match[4] ?? 0)];
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  const [y, m, d] = (match[1] as string).split('-').map(Number) as [number, number, number];
+  const wall = Date.UTC(y, m - 1, d, hour, minute, second);
+  return new Date(instantOfWallTime(wall, zone)).toISOString();
+}
+
+/** The instant of a wall-clock time in the zone, given as if it were UTC. */
+function instantOfWallTime(wallAsUtc: number, zone: string): number {
+  // The wall time less the offset then; the offset is read twice because it may change between
+  // the guess and the answer (a day on which the clocks move).
+  const guess = wallAsUtc - offsetAt(wallAsUtc, zone);
+  return wallAsUtc - offsetAt(guess, zone);
 }
