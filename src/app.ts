@@ -31,7 +31,7 @@ import { createWriteQueue } from './platform/write-queue.js';
 import { consentRoutes } from './records/routes.js';
 import { createVault } from './subjects/vault.js';
 import { createCatalog } from './templates/catalog.js';
-import { contentRoutes } from './templates/content-routes.js';
+import { contentRoutes, uploadedFileRoutes } from './templates/content-routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
 
@@ -155,6 +155,7 @@ export async function buildApp(
   const writes = createWriteQueue(db);
   await app.register(healthRoutes, { db, writes });
   await app.register(contentRoutes, { db });
+  await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
     await v1.register(decisionRoutes, { db, catalog, writes, vault });

@@ -30,6 +30,7 @@ import type {
 import type { ProductsTable } from '../products/table.js';
 import type { ErasuresTable, SubjectsTable } from '../subjects/table.js';
 import type {
+  ContentFilesTable,
   TemplatesTable,
   TemplateVersionsTable,
   VersionReviewsTable,
@@ -45,6 +46,7 @@ export interface Database {
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
   version_reviews: VersionReviewsTable;
+  content_files: ContentFilesTable;
   decisions: DecisionsTable;
   customer_template_states: CustomerTemplateStatesTable;
   customer_version_states: CustomerVersionStatesTable;

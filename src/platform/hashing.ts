@@ -1,7 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export function sha256Hex(input: string): string {
-  return createHash('sha256').update(input, 'utf8').digest('hex');
+/** Hex SHA-256 of a text (as UTF-8) or of bytes. */
+export function sha256Hex(input: string | Buffer): string {
+  const hash = createHash('sha256');
+  return (typeof input === 'string' ? hash.update(input, 'utf8') : hash.update(input)).digest(
+    'hex',
+  );
 }
 
 /** Compares two hex digests in constant time (a length mismatch is simply false). */

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { create as contentDisposition } from 'content-disposition';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
 import { errorResponses } from '../platform/http-schemas.js';
+import { publishedContentFile } from './files.js';
 import { getPublishedContent } from './service.js';
 
 const contentFile =
@@ -36,6 +38,46 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
         .header('content-security-policy', "default-src 'none'; img-src http: https:; sandbox")
         .header('x-content-type-options', 'nosniff')
         .send(htmlDocument(`${version.template_name} ${version.tag}`, version.content_html));
+    },
+  );
+};
+
+/**
+ * An uploaded content file of a live version, as uploaded: no key, cacheable for ever like the
+ * content file above, never run (sandboxed, no scripts) and never sniffed as another type.
+ */
+export const uploadedFileRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+  app.get(
+    '/api/content/:id/:file',
+    {
+      schema: {
+        tags: ['templates'],
+        summary: "A published version's uploaded content file (PDF or HTML)",
+        params: Type.Object({
+          id: Type.String({ format: 'uuid' }),
+          file: Type.Union([Type.Literal('file.pdf'), Type.Literal('file.html')]),
+        }),
+        response: {
+          200: Type.Unsafe<Buffer>({
+            type: 'string',
+            format: 'binary',
+            description: 'application/pdf, or text/html; charset=utf-8',
+          }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const type = request.params.file === 'file.pdf' ? 'application/pdf' : 'text/html';
+      const file = await publishedContentFile(db, request.params.id, type);
+      reply.removeHeader('x-frame-options');
+      return reply
+        .type(type === 'text/html' ? 'text/html; charset=utf-8' : type)
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .header('content-security-policy', "default-src 'none'; img-src http: https:; sandbox")
+        .header('x-content-type-options', 'nosniff')
+        .header('content-disposition', contentDisposition(file.file_name, { type: 'inline' }))
+        .send(Buffer.from(file.content_base64, 'base64'));
     },
   );
 };

@@ -1,6 +1,7 @@
 import type { Executor } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
 import type {
+  ContentFileRow,
   TemplateRow,
   TemplateVersionRow,
   TemplateVersionsTable,
@@ -366,23 +367,28 @@ export async function anyVersionPublished(
   return row !== undefined;
 }
 
-/** Deletes a template with its versions and their review steps; the number of versions. */
+/**
+ * Deletes a template with its versions, their review steps and content files; the number of
+ * versions.
+ */
 export async function deleteTemplateRows(
   db: Executor,
   tenantId: string,
   templateId: string,
 ): Promise<number> {
-  await db
-    .deleteFrom('version_reviews')
-    .where('tenant_id', '=', tenantId)
-    .where('version_id', 'in', (eb) =>
-      eb
-        .selectFrom('template_versions')
-        .select('id')
-        .where('tenant_id', '=', tenantId)
-        .where('template_id', '=', templateId),
-    )
-    .execute();
+  for (const table of ['version_reviews', 'content_files'] as const) {
+    await db
+      .deleteFrom(table)
+      .where('tenant_id', '=', tenantId)
+      .where('version_id', 'in', (eb) =>
+        eb
+          .selectFrom('template_versions')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('template_id', '=', templateId),
+      )
+      .execute();
+  }
   const versions = await db
     .deleteFrom('template_versions')
     .where('tenant_id', '=', tenantId)
@@ -421,4 +427,35 @@ export function listScheduledVersions(db: Executor, tenantId: string) {
     .where('v.published_at', '>', nowIso())
     .orderBy('v.published_at')
     .execute();
+}
+
+/** Keeps a version's uploaded content file, in place of any it had. */
+export async function replaceContentFile(db: Executor, row: ContentFileRow): Promise<void> {
+  await deleteContentFile(db, row.tenant_id, row.version_id);
+  await db.insertInto('content_files').values(row).execute();
+}
+
+export async function deleteContentFile(
+  db: Executor,
+  tenantId: string,
+  versionId: string,
+): Promise<void> {
+  await db
+    .deleteFrom('content_files')
+    .where('tenant_id', '=', tenantId)
+    .where('version_id', '=', versionId)
+    .execute();
+}
+
+export function findContentFile(
+  db: Executor,
+  tenantId: string,
+  versionId: string,
+): Promise<ContentFileRow | undefined> {
+  return db
+    .selectFrom('content_files')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('version_id', '=', versionId)
+    .executeTakeFirst();
 }

@@ -7,6 +7,7 @@ import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { productForNewTemplate } from '../products/service.js';
 import {
+  deleteContentFile,
   findLatestPublished,
   findPublishedByIdAnyTenant,
   findScheduledOf,
@@ -25,7 +26,7 @@ import {
 } from './repository.js';
 import { hasVisibleText, sanitizeContent } from './sanitize.js';
 import { NewTemplate, NewVersion, type PublishedVersion, type TemplateView } from './schemas.js';
-import type { TemplateRow, TemplateVersionRow, VersionStatus } from './table.js';
+import type { ContentFileType, TemplateRow, TemplateVersionRow, VersionStatus } from './table.js';
 
 export type { TemplateSummaryRow, VersionWithCode };
 
@@ -86,6 +87,7 @@ export async function createDraftVersion(
     content_html: content,
     content_sha256: sha256Hex(content),
     file_url: fields.file_url ?? null,
+    content_file: null,
     allow_reconsent: fields.allow_reconsent === false ? 0 : 1,
     created_at: now,
     updated_at: now,
@@ -240,7 +242,11 @@ export function presentVersion(row: VersionWithCode, publicBaseUrl: string): Pub
     version: row.version,
     tag: row.tag,
     content_html: row.content_html,
-    file_url: row.file_url ?? contentFileUrl(publicBaseUrl, row.id),
+    file_url:
+      row.file_url ??
+      (row.content_file
+        ? uploadedFileUrl(publicBaseUrl, row.id, row.content_file)
+        : contentFileUrl(publicBaseUrl, row.id)),
     allow_reconsent: row.allow_reconsent === 1,
     published_at: row.published_at,
   };
@@ -248,6 +254,15 @@ export function presentVersion(row: VersionWithCode, publicBaseUrl: string): Pub
 
 export function contentFileUrl(publicBaseUrl: string, versionId: string): string {
   return `${publicBaseUrl}/api/content/${versionId}.html`;
+}
+
+/** Where a version's uploaded content file is served (`content-routes.ts`). */
+export function uploadedFileUrl(
+  publicBaseUrl: string,
+  versionId: string,
+  type: ContentFileType,
+): string {
+  return `${publicBaseUrl}/api/content/${versionId}/file.${type === 'application/pdf' ? 'pdf' : 'html'}`;
 }
 
 async function assertTagFree(trx: Trx, template: TemplateRow, tag: string): Promise<void> {
@@ -306,11 +321,17 @@ export async function updateDraftVersion(
   }
   if (fields.tag !== draft.tag) await assertTagFree(trx, template, fields.tag);
   const content = storedContent(fields.content_html);
+  const fileUrl = fields.file_url ?? null;
+  // A URL given for the content file replaces an uploaded one.
+  if (fileUrl !== null && draft.content_file !== null) {
+    await deleteContentFile(trx, template.tenant_id, draft.id);
+  }
   const changes = {
     tag: fields.tag,
     content_html: content,
     content_sha256: sha256Hex(content),
-    file_url: fields.file_url ?? null,
+    file_url: fileUrl,
+    content_file: fileUrl === null ? draft.content_file : null,
     allow_reconsent: fields.allow_reconsent === false ? 0 : 1,
     updated_at: nowIso(),
   };

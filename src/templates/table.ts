@@ -46,12 +46,31 @@ export interface TemplateVersionsTable {
   content_sha256: string;
   /** The operator's own URL for the content, when given. */
   file_url: string | null;
+  /** The media type of its uploaded content file (`content_files`), when it has one. */
+  content_file: ContentFileType | null;
   /** 0 or 1: an integer reads the same on every store. */
   allow_reconsent: number;
   created_at: string;
   updated_at: string;
   published_at: string | null;
   published_by: string | null;
+}
+
+/** What an uploaded content file may be: the types a customer's browser shows by itself. */
+export type ContentFileType = 'application/pdf' | 'text/html';
+
+/** A version's uploaded content file (migration 0014). */
+export interface ContentFilesTable {
+  tenant_id: string;
+  version_id: string;
+  media_type: ContentFileType;
+  /** The name it was uploaded under, for the download's name. */
+  file_name: string;
+  size: number;
+  /** Hex SHA-256 of the bytes. */
+  sha256: string;
+  content_base64: string;
+  created_at: string;
 }
 
 /** One step of a version's review, kept for good. */
@@ -73,3 +92,4 @@ export interface VersionReviewsTable {
 export type TemplateRow = Selectable<TemplatesTable>;
 export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
 export type VersionReviewRow = Selectable<VersionReviewsTable>;
+export type ContentFileRow = Selectable<ContentFilesTable>;

@@ -98,6 +98,46 @@ export async function seedTemplateRow(db: Db, tenantId: string): Promise<string>
 
 let tagCounter = 0;
 
+/**
+ * A published version (the columns of 0001 alone) on a store whose schema predates content
+ * files, for tests that start from an older schema; returns its id.
+ */
+export async function publishRow(
+  db: Db,
+  tenantId: string,
+  code: string,
+  contentHtml: string,
+): Promise<{ consent_version_id: string }> {
+  const template = await db
+    .selectFrom('templates')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('code', '=', code)
+    .executeTakeFirstOrThrow();
+  const id = newId();
+  const now = new Date().toISOString();
+  await db
+    .insertInto('template_versions')
+    .values({
+      tenant_id: tenantId,
+      id,
+      template_id: template.id,
+      status: 'published',
+      version: 1,
+      tag: '1.0',
+      content_html: contentHtml,
+      content_sha256: createHash('sha256').update(contentHtml).digest('hex'),
+      file_url: null,
+      allow_reconsent: 1,
+      created_at: now,
+      updated_at: now,
+      published_at: now,
+      published_by: 'test',
+    } as never)
+    .execute();
+  return { consent_version_id: id };
+}
+
 /** Publishes a version (tag and content made up unless given) and returns V as the API shows it. */
 export async function publish(
   db: Db,

@@ -14,7 +14,7 @@ import { parseSignerKey } from '../../src/proof/index.js';
 import { findSubjectId, personalReader } from '../../src/subjects/service.js';
 import { createVault } from '../../src/subjects/vault.js';
 import { testDataKey, testLogKeys } from '../helpers/app.js';
-import { publish, seedTemplateRow, seedTenantRow } from '../helpers/seed.js';
+import { publishRow, seedTemplateRow, seedTenantRow } from '../helpers/seed.js';
 import { stores, useBareStore } from '../helpers/stores.js';
 import { documentedEvidence, documentedLeaf, documentedSubject } from '../proof/documented.js';
 
@@ -31,7 +31,7 @@ async function storeBeforeTheLog(db: Db) {
   expect((await before.migrateToLatest()).error).toBeUndefined();
   const a = await seedTenantRow(db);
   const code = await seedTemplateRow(db, a.tenant.id);
-  const version = await publish(db, a.tenant.id, code, { content_html: '<p>Consent text</p>' });
+  const version = await publishRow(db, a.tenant.id, code, '<p>Consent text</p>');
   const { template_id } = await db
     .selectFrom('template_versions')
     .select('template_id')
@@ -200,6 +200,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0011-products',
       '0012-api-key-last-four',
       '0013-template-archive',
+      '0014-content-files',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

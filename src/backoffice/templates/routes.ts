@@ -11,6 +11,7 @@ import {
   templateOverview,
   updateDraftAs,
 } from '../../templates/actions.js';
+import { contentFileOf } from '../../templates/files.js';
 import { reviewTimeline } from '../../templates/review.js';
 import { sanitizeContent } from '../../templates/sanitize.js';
 import {
@@ -34,6 +35,8 @@ import {
 } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { contentFileRoutes } from './file-routes.js';
+import { contentFileSection } from './file-views.js';
 import { templateListItem, templateModel, versionModel } from './models.js';
 import {
   NewTemplateForm,
@@ -70,6 +73,8 @@ const notices: Record<string, string> = {
   deleted: 'Template deleted, with its drafts.',
   archived: 'Template archived: within a second the API answers 404 for it.',
   restored: 'Template restored: the API answers its latest version again.',
+  file_uploaded: 'Content file uploaded.',
+  file_removed: 'Content file removed.',
 };
 
 /** "Draft saved." waits this long for the page the save redirects to. */
@@ -270,8 +275,15 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     form: Html | undefined,
     status = 200,
     notice?: string,
-  ) =>
-    page(
+    fileError?: string,
+  ) => {
+    const path = `${basePath}${versionPath(template.code, version.id)}/file`;
+    const mayEdit = tenantOf(request).permissions.has('versions:edit');
+    const [steps, file] = await Promise.all([
+      reviewTimeline(db, version),
+      contentFileOf(db, version),
+    ]);
+    return page(
       request,
       reply,
       `${template.code} ${version.tag}`,
@@ -280,12 +292,26 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         version: versionModel(version),
         form,
         zone: zoneOf(request),
-        steps: await reviewTimeline(db, version),
-        maySubmit: tenantOf(request).permissions.has('versions:edit'),
+        steps,
+        maySubmit: mayEdit,
+        contentFile: contentFileSection({
+          file,
+          href: path,
+          action: version.status === 'draft' && mayEdit ? path : undefined,
+          csrfToken: csrfToken(reply),
+          error: fileError,
+        }),
       }),
       status,
       notice,
     );
+  };
+
+  await app.register(contentFileRoutes, {
+    db,
+    show: (request, reply, template, version, fileError) =>
+      showVersion(request, reply, template, version, undefined, 400, undefined, fileError),
+  });
 
   /** A version's page with its form and the reason the service refused it: 409 once published. */
   const refusedDraft = (

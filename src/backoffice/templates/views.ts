@@ -211,6 +211,8 @@ export function versionPage(o: {
   steps: VersionReviewRow[];
   /** Whether the user may submit a draft for review. */
   maySubmit: boolean;
+  /** Its uploaded content file, and the forms to change it. */
+  contentFile: Html;
 }): Html {
   const { template, version } = o;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>${version.tag}</li></ul></nav>
@@ -224,6 +226,7 @@ ${version.fileUrl ? html`<dt>Content file</dt><dd class="mono">${version.fileUrl
 ${version.publishedAt ? html`<dt>${version.scheduled ? 'Goes live' : 'Published'}</dt><dd>${time(version.publishedAt, o.zone)} by ${version.publishedBy ?? ''}</dd>` : ''}
 </dl>
 ${reviewLink(template, version, o.maySubmit)}
+${o.contentFile}
 ${
   o.form
     ? html`<h2>Edit the draft</h2>${o.form}`
