@@ -28,11 +28,13 @@ const usage = `Usage: consent-service <command> [options]
   demo [--alias demo]                     create a demo tenant, template, version and API key
   tenant create --alias A --email E --password P
   product create --tenant A --code C --name N [--description D]
-  template create --tenant A --code C --name N [--description D] [--product P]
+  template create --tenant A --code C --name N [--description D] [--product P] [--locale L]
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
                   [--file-url U] [--allow-reconsent true|false]
                   [--effective-at T]      T: ISO 8601 with a zone; live from then
                                           (scheduled), at once when absent or past
+                  [--locale L]            the content's locale (BCP 47); the template's default
+                  [--variant L=FILE ...]  another locale's content of the same release
   apikey create --tenant A --name N
   apikey revoke --tenant A --id ID
   customer erase --tenant A --customer C  erase the customer's personal data for good (their
@@ -101,7 +103,7 @@ const commands: Record<
     },
   },
   'template create': {
-    options: ['tenant', 'code', 'name', 'description', 'product'],
+    options: ['tenant', 'code', 'name', 'description', 'product', 'locale'],
     run: async (db, o) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
       return createTemplate(db, tenant.id, {
@@ -109,6 +111,7 @@ const commands: Record<
         name: required(o, 'name'),
         ...(o.description === undefined ? {} : { description: o.description }),
         ...(o.product === undefined ? {} : { product: o.product }),
+        ...(o.locale === undefined ? {} : { locale: o.locale }),
       });
     },
   },
@@ -122,6 +125,8 @@ const commands: Record<
       'file-url',
       'allow-reconsent',
       'effective-at',
+      'locale',
+      'variant',
     ],
     run: async (db, o, config) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
@@ -137,10 +142,14 @@ const commands: Record<
           ...(o['allow-reconsent'] === undefined
             ? {}
             : { allow_reconsent: booleanOption(o['allow-reconsent'], 'allow-reconsent') }),
+          ...(o.locale === undefined ? {} : { locale: o.locale }),
         },
-        o['effective-at'] === undefined
-          ? undefined
-          : effectiveInstant(o['effective-at'], 'effective-at'),
+        {
+          ...(o['effective-at'] === undefined
+            ? {}
+            : { effectiveAt: effectiveInstant(o['effective-at'], 'effective-at') }),
+          variants: variants(o),
+        },
       );
       return presentVersion(published, config.publicBaseUrl);
     },
@@ -275,11 +284,16 @@ async function withDb(
   }
 }
 
+/** Options that may be given more than once: each is kept, in order. */
+const repeatable = new Set(['variant']);
+
 function parse(args: string[], names: string[]): Options {
   try {
     const { values } = parseArgs({
       args,
-      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+      options: Object.fromEntries(
+        names.map((n) => [n, { type: 'string' as const, multiple: repeatable.has(n) }]),
+      ),
       strict: true,
       allowPositionals: false,
     });
@@ -325,14 +339,27 @@ function content(options: Options): string {
   if (file !== undefined && options.content !== undefined) {
     throw new UsageError('Give either --content-file or --content, not both.');
   }
-  if (file !== undefined) {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
-    }
-  }
+  if (file !== undefined) return readContentFile(file);
   return required(options, 'content');
+}
+
+function readContentFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** `--variant LOCALE=FILE`, each another locale's content of the release. */
+function variants(options: Options): Array<{ locale: string; content_html: string }> {
+  const given = (options as unknown as { variant?: string[] }).variant ?? [];
+  return given.map((value) => {
+    const at = value.indexOf('=');
+    if (at < 1) throw new UsageError('--variant must be LOCALE=FILE, such as th=terms-th.html.');
+    const file = value.slice(at + 1);
+    return { locale: value.slice(0, at), content_html: readContentFile(file) };
+  });
 }
 
 function describe(error: unknown): string {

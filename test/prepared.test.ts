@@ -17,7 +17,15 @@ describe.each(stores)('prepared queries on $name', (store) => {
     await t.close();
   });
 
-  const columns = ['tenant_id', 'id', 'code', 'name', 'description', 'created_at'] as const;
+  const columns = [
+    'tenant_id',
+    'id',
+    'code',
+    'name',
+    'description',
+    'created_at',
+    'default_locale',
+  ] as const;
   const insertTemplate = prepared((db, p: (name: (typeof columns)[number]) => never) =>
     db.insertInto('templates').values(paramRow(columns, p)),
   );
@@ -38,6 +46,7 @@ describe.each(stores)('prepared queries on $name', (store) => {
     name: `Name of ${code}`,
     description: `About ${code}`,
     created_at: new Date().toISOString(),
+    default_locale: 'en',
   });
 
   it('runs with each call its own values, inserts and selects alike', async () => {

@@ -34,6 +34,7 @@ describe.each(stores)('the write queue on $name', (store) => {
           name: code,
           description,
           created_at: new Date().toISOString(),
+          default_locale: 'en',
         })
         .execute()
         .then(() => code);

@@ -1,21 +1,22 @@
 import type { Executor } from '../platform/db.js';
 import type { SubjectVault } from '../subjects/vault.js';
-import type { Catalog, LatestEntry } from '../templates/catalog.js';
+import { type Catalog, type LatestEntry, variantFor } from '../templates/catalog.js';
 import { findCustomerVersionState } from './repository.js';
 import type { DecisionValue } from './table.js';
 
 /** Where a customer stands on the latest version of a template. */
 export interface PendingState {
-  /** The latest published version, with its part of the answer serialized once (catalog.ts). */
+  /** The latest release's variant answered, with its parts serialized once (catalog.ts). */
   latest: LatestEntry;
-  /** The customer's last decision on that version, if any. */
+  /** The customer's last decision on that release (on any locale's variant), if any. */
   decided: { last_decision: DecisionValue; last_decided_at: string } | undefined;
 }
 
 /**
- * Whether the customer still has to decide on the latest version of a template. One query by key
- * (the customer's keyed look-up and the latest version, which is cached), whatever the history;
- * an erased customer has no look-up, so they start afresh.
+ * Whether the customer still has to decide on the latest release of a template: a decision on
+ * any locale's variant of it counts. One query by key per variant (the customer's keyed look-up
+ * and the release, which is cached), whatever the history; an erased customer has no look-up,
+ * so they start afresh.
  */
 export async function getPendingState(
   db: Executor,
@@ -24,9 +25,14 @@ export async function getPendingState(
   tenantId: string,
   customerId: string,
   templateCode: string,
+  requested: readonly string[] = [],
 ): Promise<PendingState> {
-  const latest = await catalog.latest(tenantId, templateCode);
+  const release = await catalog.latest(tenantId, templateCode);
   const lookup = vault.lookup(tenantId, customerId);
-  const decided = await findCustomerVersionState(db, tenantId, lookup, latest.version.id);
-  return { latest, decided };
+  let decided: PendingState['decided'];
+  for (const id of release.ids) {
+    const state = await findCustomerVersionState(db, tenantId, lookup, id);
+    if (state && (!decided || state.last_decided_at > decided.last_decided_at)) decided = state;
+  }
+  return { latest: variantFor(release, requested), decided };
 }

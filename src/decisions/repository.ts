@@ -24,22 +24,28 @@ export function findTemplateState(
   return templateState.first(db, { tenantId, subjectId, templateId });
 }
 
-const versionState = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'versionId') => never) =>
+const versionState = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'releaseId') => never) =>
   db
-    .selectFrom('customer_version_states')
-    .select(['last_decision', 'last_decision_id'])
-    .where('tenant_id', '=', p('tenantId'))
-    .where('subject_id', '=', p('subjectId'))
-    .where('consent_version_id', '=', p('versionId')),
+    .selectFrom('customer_version_states as cv')
+    .innerJoin('template_versions as v', (j) =>
+      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
+    )
+    .select(['cv.last_decision', 'cv.last_decision_id'])
+    .where('cv.tenant_id', '=', p('tenantId'))
+    .where('cv.subject_id', '=', p('subjectId'))
+    .where('v.release_id', '=', p('releaseId'))
+    .orderBy('cv.last_decided_at', 'desc')
+    .limit(1),
 );
 
+/** The customer's state on a release: on its most recently decided locale's variant. */
 export function findVersionState(
   db: Executor,
   tenantId: string,
   subjectId: string,
-  versionId: string,
+  releaseId: string,
 ) {
-  return versionState.first(db, { tenantId, subjectId, versionId });
+  return versionState.first(db, { tenantId, subjectId, releaseId });
 }
 
 const customerVersionState = prepared(

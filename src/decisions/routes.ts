@@ -6,6 +6,7 @@ import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import type { WriteQueue } from '../platform/write-queue.js';
 import type { SubjectVault } from '../subjects/vault.js';
+import { answerForm, LocaleQuery, localesOf } from '../templates/answer.js';
 import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
 import { answerDecision } from './idempotency.js';
@@ -36,16 +37,29 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
           '`accepted` is true when the customer has decided on the latest published version.',
         security: apiKeySecurity,
         params: Type.Object({ customer_id: CustomerIdParam, template_code: TemplateCodeParam }),
+        querystring: LocaleQuery,
         response: { 200: dataOf(PendingResult), ...errorResponses },
       },
     },
     async (request, reply) => {
       const { tenantId } = callerOf(request);
       const { customer_id, template_code } = request.params;
-      const state = await getPendingState(db, catalog, vault, tenantId, customer_id, template_code);
+      const requested = localesOf(request);
+      const state = await getPendingState(
+        db,
+        catalog,
+        vault,
+        tenantId,
+        customer_id,
+        template_code,
+        requested,
+      );
       reply.header('cache-control', 'no-store');
+      const { presentedJson } = answerForm(reply, state.latest, requested);
       // Assembled from parts serialized once per version: sent as it is.
-      return reply.type('application/json; charset=utf-8').send(pendingBody(state) as never);
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(pendingBody(presentedJson, state.decided) as never);
     },
   );
 
@@ -105,11 +119,11 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
  * `{"data": PendingResult}` as JSON: the version's part is serialized once per version, so each
  * answer only adds the customer's few fields to it.
  */
-function pendingBody({ latest, decided }: PendingState): string {
+function pendingBody(versionJson: string, decided: PendingState['decided']): string {
   // The keys in PendingResult's order, as the schema's serializer would write them.
   const result: Record<keyof PendingResult, string> = {
     accepted: String(decided !== undefined),
-    consent_version: latest.presentedJson,
+    consent_version: versionJson,
     decision: JSON.stringify(decided?.last_decision ?? null),
     decided_at: JSON.stringify(decided?.last_decided_at ?? null),
   };

@@ -77,7 +77,7 @@ export async function recordDecision(
     if (templateState?.last_decision !== 'given') throw new DecisionRefused('nothingToWithdraw');
   } else {
     const versionState = known
-      ? await findVersionState(trx, tenantId, known.id, version.id)
+      ? await findVersionState(trx, tenantId, known.id, version.release_id)
       : undefined;
     if (versionState && version.allow_reconsent === 0) {
       if (versionState.last_decision !== request.decision) {

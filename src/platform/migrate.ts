@@ -15,6 +15,7 @@ import * as products from './migrations/0011-products.js';
 import * as apiKeyLastFour from './migrations/0012-api-key-last-four.js';
 import * as templateArchive from './migrations/0013-template-archive.js';
 import * as contentFiles from './migrations/0014-content-files.js';
+import * as locales from './migrations/0015-locales.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -36,6 +37,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0012-api-key-last-four': apiKeyLastFour,
     '0013-template-archive': templateArchive,
     '0014-content-files': contentFiles,
+    '0015-locales': locales,
   };
 }
 

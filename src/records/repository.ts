@@ -14,55 +14,76 @@ import { nowIso } from '../platform/time.js';
  * and their most recent decision on it (none: pending). The API and the back-office both read it.
  */
 export function findTemplateStandings(db: Executor, tenantId: string, subjectId: string) {
-  return db
-    .selectFrom('customer_template_states as s')
-    .innerJoin('templates as t', (j) =>
-      j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
-    )
-    .innerJoin('template_versions as lv', (j) =>
-      j
-        .onRef('lv.tenant_id', '=', 's.tenant_id')
-        .on('lv.id', '=', (eb) =>
-          eb
-            .selectFrom('template_versions as x')
-            .select('x.id')
-            .whereRef('x.tenant_id', '=', 's.tenant_id')
-            .whereRef('x.template_id', '=', 's.template_id')
-            .where('x.status', '=', 'published')
-            .where('x.published_at', '<=', nowIso())
-            .orderBy('x.version', 'desc')
-            .limit(1),
-        ),
-    )
-    .innerJoin('template_versions as dv', (j) =>
-      j.onRef('dv.tenant_id', '=', 's.tenant_id').onRef('dv.id', '=', 's.last_consent_version_id'),
-    )
-    .leftJoin('customer_version_states as cv', (j) =>
-      j
-        .onRef('cv.tenant_id', '=', 's.tenant_id')
-        .onRef('cv.subject_id', '=', 's.subject_id')
-        .onRef('cv.consent_version_id', '=', 'lv.id'),
-    )
-    .select([
-      't.code as template_code',
-      't.name as template_name',
-      'lv.id as latest_id',
-      'lv.version as latest_version',
-      'lv.tag as latest_tag',
-      'cv.last_decision_id as decision_on_latest_id',
-      'cv.last_decision as decision_on_latest',
-      's.decision_count',
-      's.last_decision_id',
-      's.last_decision',
-      's.last_consent_version_id',
-      'dv.version as last_version',
-      'dv.tag as last_tag',
-      's.last_decided_at',
-    ])
-    .where('s.tenant_id', '=', tenantId)
-    .where('s.subject_id', '=', subjectId)
-    .orderBy('t.code')
-    .execute();
+  return (
+    db
+      .selectFrom('customer_template_states as s')
+      .innerJoin('templates as t', (j) =>
+        j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
+      )
+      .innerJoin('template_versions as lv', (j) =>
+        j
+          .onRef('lv.tenant_id', '=', 's.tenant_id')
+          .on('lv.id', '=', (eb) =>
+            eb
+              .selectFrom('template_versions as x')
+              .select('x.id')
+              .whereRef('x.tenant_id', '=', 's.tenant_id')
+              .whereRef('x.template_id', '=', 's.template_id')
+              .where('x.status', '=', 'published')
+              .where('x.published_at', '<=', nowIso())
+              .whereRef('x.id', '=', 'x.release_id')
+              .orderBy('x.version', 'desc')
+              .limit(1),
+          ),
+      )
+      .innerJoin('template_versions as dv', (j) =>
+        j
+          .onRef('dv.tenant_id', '=', 's.tenant_id')
+          .onRef('dv.id', '=', 's.last_consent_version_id'),
+      )
+      // Their state on the latest release: on its most recently decided locale's variant.
+      .leftJoin('customer_version_states as cv', (j) =>
+        j
+          .onRef('cv.tenant_id', '=', 's.tenant_id')
+          .onRef('cv.subject_id', '=', 's.subject_id')
+          .on('cv.consent_version_id', '=', (eb) =>
+            eb
+              .selectFrom('customer_version_states as c')
+              .select('c.consent_version_id')
+              .whereRef('c.tenant_id', '=', 's.tenant_id')
+              .whereRef('c.subject_id', '=', 's.subject_id')
+              .where('c.consent_version_id', 'in', (y) =>
+                y
+                  .selectFrom('template_versions as y')
+                  .select('y.id')
+                  .whereRef('y.tenant_id', '=', 's.tenant_id')
+                  .whereRef('y.release_id', '=', 'lv.id'),
+              )
+              .orderBy('c.last_decided_at', 'desc')
+              .limit(1),
+          ),
+      )
+      .select([
+        't.code as template_code',
+        't.name as template_name',
+        'lv.id as latest_id',
+        'lv.version as latest_version',
+        'lv.tag as latest_tag',
+        'cv.last_decision_id as decision_on_latest_id',
+        'cv.last_decision as decision_on_latest',
+        's.decision_count',
+        's.last_decision_id',
+        's.last_decision',
+        's.last_consent_version_id',
+        'dv.version as last_version',
+        'dv.tag as last_tag',
+        's.last_decided_at',
+      ])
+      .where('s.tenant_id', '=', tenantId)
+      .where('s.subject_id', '=', subjectId)
+      .orderBy('t.code')
+      .execute()
+  );
 }
 
 /** Where a page of history starts: after this decision, in the order newest first. */
@@ -151,7 +172,7 @@ export function findDecisionAsOf(
   );
 }
 
-/** The template's published version with the highest number live at `at` (and now). */
+/** The template's release (its own row) with the highest number live at `at` (and now). */
 export function findLatestPublishedAsOf(
   db: Executor,
   tenantId: string,
@@ -168,19 +189,20 @@ export function findLatestPublishedAsOf(
       .where('status', '=', 'published')
       // A release scheduled for later is not live yet, whatever moment is asked about.
       .where('published_at', '<=', at < now ? at : now)
+      .whereRef('id', '=', 'release_id')
       .orderBy('version', 'desc')
       .limit(1)
       .executeTakeFirst()
   );
 }
 
-/** Whether the customer had any decision on the version at or before `at`. */
+/** Whether the customer had any decision on the release (any locale's variant) by `at`. */
 export async function hasDecisionOnVersionAsOf(
   db: Executor,
   tenantId: string,
   subjectId: string,
   templateId: string,
-  versionId: string,
+  releaseId: string,
   at: string,
 ): Promise<boolean> {
   const row = await db
@@ -189,7 +211,14 @@ export async function hasDecisionOnVersionAsOf(
     .where('tenant_id', '=', tenantId)
     .where('subject_id', '=', subjectId)
     .where('template_id', '=', templateId)
-    .where('consent_version_id', '=', versionId)
+    // A decision on any locale's variant of the release.
+    .where('consent_version_id', 'in', (eb) =>
+      eb
+        .selectFrom('template_versions')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('release_id', '=', releaseId),
+    )
     .where('decided_at', '<=', at)
     .limit(1)
     .executeTakeFirst();
@@ -353,17 +382,20 @@ export function countDecisionsPerDay(db: Executor, tenantId: string, since: stri
     .execute();
 }
 
-/** Customers with at least one decision on the version. */
+/** Customers with at least one decision on the release (on any locale's variant of it). */
 export async function countCustomersOnVersion(
   db: Executor,
   tenantId: string,
-  versionId: string,
+  releaseId: string,
 ): Promise<number> {
   const { count } = await db
-    .selectFrom('customer_version_states')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('tenant_id', '=', tenantId)
-    .where('consent_version_id', '=', versionId)
+    .selectFrom('customer_version_states as cv')
+    .innerJoin('template_versions as v', (j) =>
+      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
+    )
+    .select((eb) => eb.fn.count<number | string>('cv.subject_id').distinct().as('count'))
+    .where('cv.tenant_id', '=', tenantId)
+    .where('v.release_id', '=', releaseId)
     .executeTakeFirstOrThrow();
   return Number(count);
 }
@@ -392,22 +424,45 @@ export function findDecisionWithTemplate(db: Executor, tenantId: string, decisio
     .executeTakeFirst();
 }
 
-/** Customers per version and last decision on it, for these versions of the tenant. */
+/**
+ * Customers per release and last decision on it, for these releases of the tenant. A customer
+ * who decided on two locales' variants of one release counts once, by the later.
+ */
 export function countCustomersPerVersionAndDecision(
   db: Executor,
   tenantId: string,
-  versionIds: readonly string[],
+  releaseIds: readonly string[],
 ) {
-  if (versionIds.length === 0) return Promise.resolve([]);
+  if (releaseIds.length === 0) return Promise.resolve([]);
   return db
-    .selectFrom('customer_version_states')
+    .selectFrom('customer_version_states as cv')
+    .innerJoin('template_versions as v', (j) =>
+      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
+    )
     .select((eb) => [
-      'consent_version_id',
-      'last_decision',
+      'v.release_id as consent_version_id',
+      'cv.last_decision',
       eb.fn.countAll<number | string>().as('count'),
     ])
-    .where('tenant_id', '=', tenantId)
-    .where('consent_version_id', 'in', versionIds)
-    .groupBy(['consent_version_id', 'last_decision'])
+    .where('cv.tenant_id', '=', tenantId)
+    .where('v.release_id', 'in', releaseIds)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('customer_version_states as later')
+            .innerJoin('template_versions as lv', (j) =>
+              j
+                .onRef('lv.tenant_id', '=', 'later.tenant_id')
+                .onRef('lv.id', '=', 'later.consent_version_id'),
+            )
+            .select('later.consent_version_id')
+            .whereRef('later.tenant_id', '=', 'cv.tenant_id')
+            .whereRef('later.subject_id', '=', 'cv.subject_id')
+            .whereRef('lv.release_id', '=', 'v.release_id')
+            .whereRef('later.last_decided_at', '>', 'cv.last_decided_at'),
+        ),
+      ),
+    )
+    .groupBy(['v.release_id', 'cv.last_decision'])
     .execute();
 }

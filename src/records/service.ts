@@ -3,7 +3,7 @@ import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
 import { findSubjectId } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
-import type { Catalog } from '../templates/catalog.js';
+import { type Catalog, variantFor } from '../templates/catalog.js';
 import {
   findDecisionAsOf,
   findDecisionWithTemplate,
@@ -81,7 +81,8 @@ export async function getConsentAsOf(
   templateCode: string,
   at: string,
 ): Promise<ConsentAsOf> {
-  const { version: current } = await catalog.latest(tenantId, templateCode);
+  const release = await catalog.latest(tenantId, templateCode);
+  const { version: current } = variantFor(release, []);
   const templateId = current.template_id;
   const when = storedInstant(at);
   const subjectId = await findSubjectId(db, vault, tenantId, customerId);
@@ -92,7 +93,7 @@ export async function getConsentAsOf(
   const accepted =
     latest !== undefined &&
     subjectId !== undefined &&
-    (decision?.consent_version_id === latest.id ||
+    (decision?.version === latest.version ||
       (await hasDecisionOnVersionAsOf(db, tenantId, subjectId, templateId, latest.id, when)));
   return {
     customer_id: customerId,

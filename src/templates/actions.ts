@@ -18,6 +18,8 @@ import {
   listVersions,
   lockPublishes,
   publishDraft,
+  removeDraftVariant,
+  saveDraftVariant,
   updateDraftVersion,
 } from './service.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
@@ -108,7 +110,8 @@ export async function templateOverview(
 
 /**
  * Creates and publishes a version in one step, outside review and approval: the operator's tool
- * on the command line (contract section 9); live at once, or from `effectiveAt` when later. Recorded as such in the audit log, with the number of
+ * on the command line (contract section 9), with its other locales' variants; live at once, or
+ * from `effectiveAt` when later. Recorded as such in the audit log, with the number of
  * customers it made pending, so that a reader of the log sees which versions no reviewer saw.
  */
 export async function publishOutsideReview(
@@ -117,13 +120,16 @@ export async function publishOutsideReview(
   tenantId: string,
   templateCode: string,
   input: unknown,
-  effectiveAt?: string,
+  more: { effectiveAt?: string; variants?: unknown[] } = {},
 ): Promise<VersionWithCode> {
   return db.transaction().execute(async (trx) => {
     const template = await getTemplateByCode(trx, tenantId, templateCode);
     const { customersMadePending } = await publishEffect(trx, template);
     const draft = await createDraftVersion(trx, template, input);
-    const published = await publishDraft(trx, draft, actor.actor, 'draft', effectiveAt);
+    for (const variant of more.variants ?? []) {
+      await saveDraftVariant(trx, template, draft.id, variant);
+    }
+    const published = await publishDraft(trx, draft, actor.actor, 'draft', more.effectiveAt);
     await recordAudit(trx, {
       ...actor,
       tenantId,
@@ -181,4 +187,45 @@ export async function restoreTemplate(
   if (!template.archived_at) return;
   await setTemplateArchivedAt(trx, template.tenant_id, template.id, null);
   await recordAudit(trx, { ...actor, action: 'template.restored', target: template.code });
+}
+
+/** Saves another locale's text of a draft release (see `saveDraftVariant`), and records who did. */
+export async function saveDraftVariantAs(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+  releaseId: string,
+  input: unknown,
+): Promise<TemplateVersionRow> {
+  const variant = await saveDraftVariant(trx, template, releaseId, input);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'version.locale_saved',
+    target: `${template.code} ${variant.tag}`,
+    details: {
+      version_id: releaseId,
+      locale: variant.locale,
+      consent_version_id: variant.id,
+      content_sha256: variant.content_sha256,
+    },
+  });
+  return variant;
+}
+
+/** Drops a locale from a draft release (see `removeDraftVariant`), and records who did. */
+export async function removeDraftVariantAs(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+  releaseId: string,
+  locale: string,
+): Promise<void> {
+  if (await removeDraftVariant(trx, template, releaseId, locale)) {
+    await recordAudit(trx, {
+      ...actor,
+      action: 'version.locale_removed',
+      target: template.code,
+      details: { version_id: releaseId, locale },
+    });
+  }
 }

@@ -2,9 +2,15 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
-import { findLatestPublished, findPublishedById, type VersionWithCode } from './repository.js';
+import { chooseLocale } from './locales.js';
+import {
+  findLatestRelease,
+  findPublishedById,
+  type VariantWithTemplate,
+  type VersionWithCode,
+} from './repository.js';
 import type { PublishedVersion } from './schemas.js';
-import { presentVersion } from './service.js';
+import { presentLocalized, presentVersion } from './service.js';
 
 /**
  * The contract lets a publish take up to 1 second to be seen; a cached "latest" answer is never
@@ -12,35 +18,59 @@ import { presentVersion } from './service.js';
  */
 const latestMaxAgeMs = 900;
 
-/** The latest published version of a template, with its `latest` answer made once. */
+/** One locale's variant of the latest release, with its `latest` answers made once. */
 export interface LatestEntry {
   version: VersionWithCode;
   /** V of contract section 4. */
   presented: PublishedVersion;
-  /** `{"data": V}`, serialized. */
+  /** `{"data": V}`, serialized: the answer to a request that names no locale. */
   body: string;
   /** V alone, serialized: the part of every `pending` answer that is the same for all. */
   presentedJson: string;
   etag: string;
+  /** The same three with the variant's `locale`: the answer to a request that names one. */
+  localized: { body: string; presentedJson: string; etag: string };
+}
+
+/** A template's latest live release: its variant per locale, and which answers by default. */
+export interface LatestRelease {
+  variants: ReadonlyMap<string, LatestEntry>;
+  /** The locales it has, for matching. */
+  locales: readonly string[];
+  /** The template's default locale when the release has it, else the release's own locale. */
+  defaultLocale: string;
+  /** The variants' ids: a decision on any of them is a decision on the release. */
+  ids: readonly string[];
 }
 
 /**
  * Published versions, read through an in-process cache: a published version never changes, so
- * it is kept until evicted; which version is the latest may change with a publish, so that is
- * re-read after `latestMaxAgeMs`. Concurrent misses for one key share one query.
+ * it is kept until evicted; which release is the latest may change with a publish or a go-live,
+ * so that is re-read after `latestMaxAgeMs`. Concurrent misses for one key share one query.
  */
 export interface Catalog {
   /**
-   * The template's latest published version; `404 1004` when there is none. Resolves without
-   * reading the store while it is cached (nearly every request).
+   * The template's latest live release; `404 1004` when there is none. Resolves without reading
+   * the store while it is cached (nearly every request).
    */
-  latest(tenantId: string, code: string): Promise<LatestEntry>;
-  /** A published version of the tenant by id, or undefined. */
+  latest(tenantId: string, code: string): Promise<LatestRelease>;
+  /** A published version (any locale's variant) of the tenant by id, or undefined. */
   publishedById(tenantId: string, id: string): Promise<VersionWithCode | undefined>;
 }
 
+/**
+ * The variant answered to a request asking for these locales (none: the default, today's
+ * answer): the exact tag, then its language, then the default.
+ */
+export function variantFor(release: LatestRelease, requested: readonly string[]): LatestEntry {
+  const locale = chooseLocale(requested, release.locales, release.defaultLocale);
+  return (
+    release.variants.get(locale) ?? (release.variants.get(release.defaultLocale) as LatestEntry)
+  );
+}
+
 export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
-  const latest = new LRUCache<string, { entry: LatestEntry | null }, [string, string]>({
+  const latest = new LRUCache<string, { entry: LatestRelease | null }, [string, string]>({
     max: 10_000,
     ttl: latestMaxAgeMs,
     // Read the clock on every look-up: the cache's default 1 ms clock refreshes on a timer, which
@@ -48,10 +78,10 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
     ttlResolution: 0,
     fetchMethod: async (_key, _stale, { options, context: [tenantId, code] }) => {
       const started = performance.now();
-      const version = await findLatestPublished(db, tenantId, code);
+      const variants = await findLatestRelease(db, tenantId, code);
       // The entry's age counts from the query's start, not its end.
       options.ttl = Math.max(1, latestMaxAgeMs - (performance.now() - started));
-      return { entry: version ? latestEntry(version, publicBaseUrl) : null };
+      return { entry: variants.length > 0 ? latestRelease(variants, publicBaseUrl) : null };
     },
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
@@ -61,9 +91,11 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
       const cached = latest.get(key);
       if (cached) return found(cached.entry);
       const fetched = await latest.fetch(key, { context: [tenantId, code] });
-      const entry = found(fetched?.entry ?? null);
-      byId.set(`${tenantId}\u0000${entry.version.id}`, entry.version);
-      return entry;
+      const release = found(fetched?.entry ?? null);
+      for (const { version } of release.variants.values()) {
+        byId.set(`${tenantId}\u0000${version.id}`, version);
+      }
+      return release;
     },
     async publishedById(tenantId, id) {
       const key = `${tenantId}\u0000${id}`;
@@ -77,14 +109,39 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
   };
 }
 
-function found(entry: LatestEntry | null): LatestEntry {
+function found(entry: LatestRelease | null): LatestRelease {
   if (!entry) throw new AppError('templateNotFound');
   return entry;
+}
+
+function latestRelease(variants: VariantWithTemplate[], publicBaseUrl: string): LatestRelease {
+  const entries = new Map(variants.map((v) => [v.locale, latestEntry(v, publicBaseUrl)]));
+  const own = variants.find((v) => v.id === v.release_id) ?? (variants[0] as VariantWithTemplate);
+  const templateDefault = own.default_locale;
+  return {
+    variants: entries,
+    locales: [...entries.keys()],
+    defaultLocale: entries.has(templateDefault) ? templateDefault : own.locale,
+    ids: variants.map((v) => v.id),
+  };
 }
 
 function latestEntry(version: VersionWithCode, publicBaseUrl: string): LatestEntry {
   const presented = presentVersion(version, publicBaseUrl);
   const presentedJson = JSON.stringify(presented);
   const body = `{"data":${presentedJson}}`;
-  return { version, presented, body, presentedJson, etag: `"${sha256Hex(body).slice(0, 32)}"` };
+  const localizedJson = JSON.stringify(presentLocalized(version, publicBaseUrl));
+  const localizedBody = `{"data":${localizedJson}}`;
+  return {
+    version,
+    presented,
+    body,
+    presentedJson,
+    etag: etagOf(body),
+    localized: { body: localizedBody, presentedJson: localizedJson, etag: etagOf(localizedBody) },
+  };
+}
+
+function etagOf(body: string): string {
+  return `"${sha256Hex(body).slice(0, 32)}"`;
 }

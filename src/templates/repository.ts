@@ -51,9 +51,41 @@ export function findLatestPublished(
     .where('t.archived_at', 'is', null)
     .where('v.status', '=', 'published')
     .where('v.published_at', '<=', nowIso())
+    .whereRef('v.id', '=', 'v.release_id')
     .orderBy('v.version', 'desc')
     .limit(1)
     .executeTakeFirst();
+}
+
+/** A variant of a release, with its template's code and default locale. */
+export type VariantWithTemplate = VersionWithCode & { default_locale: string };
+
+/**
+ * Every locale's variant of the template's latest live release, by the template's code; none for
+ * an archived template.
+ */
+export function findLatestRelease(
+  db: Executor,
+  tenantId: string,
+  code: string,
+): Promise<VariantWithTemplate[]> {
+  const now = nowIso();
+  return versionsWithCode(db)
+    .select('t.default_locale')
+    .where('t.tenant_id', '=', tenantId)
+    .where('t.code', '=', code)
+    .where('t.archived_at', 'is', null)
+    .where('v.version', '=', (eb) =>
+      eb
+        .selectFrom('template_versions as x')
+        .select((x) => x.fn.max('x.version').as('latest'))
+        .whereRef('x.tenant_id', '=', 't.tenant_id')
+        .whereRef('x.template_id', '=', 't.id')
+        .where('x.status', '=', 'published')
+        .where('x.published_at', '<=', now),
+    )
+    .orderBy('v.locale')
+    .execute();
 }
 
 export function findPublishedById(
@@ -135,6 +167,7 @@ export async function listTemplateSummaries(
     .select(['template_id', (eb) => eb.fn.countAll<number | string>().as('count')])
     .where('tenant_id', '=', tenantId)
     .where('status', 'in', unpublishedStatuses)
+    .whereRef('id', '=', 'release_id')
     .groupBy('template_id')
     .as('drafts');
   let query = db
@@ -147,7 +180,8 @@ export async function listTemplateSummaries(
       join
         .onRef('v.tenant_id', '=', 't.tenant_id')
         .onRef('v.template_id', '=', 't.id')
-        .onRef('v.version', '=', 'latest.version'),
+        .onRef('v.version', '=', 'latest.version')
+        .onRef('v.id', '=', 'v.release_id'),
     )
     .leftJoin(drafts, 'drafts.template_id', 't.id')
     .select([
@@ -176,8 +210,8 @@ export async function listTemplateSummaries(
 }
 
 /**
- * A template's versions: drafts and versions under review first (newest first), then published
- * ones, highest first, then rejected ones.
+ * A template's releases (each by its own row): drafts and versions under review first (newest
+ * first), then published ones, highest first, then rejected ones.
  */
 export function listVersionsOf(
   db: Executor,
@@ -189,6 +223,7 @@ export function listVersionsOf(
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('template_id', '=', templateId)
+    .whereRef('id', '=', 'release_id')
     .orderBy((eb) =>
       eb
         .case()
@@ -246,22 +281,11 @@ export async function tagTaken(
 
 type VersionChanges = Partial<Omit<TemplateVersionsTable, 'tenant_id' | 'id' | 'template_id'>>;
 
-/** Changes a version only while it is still a draft. */
-export function updateDraft(
+/** Changes one variant of a release only while the release is still a draft. */
+export async function updateDraft(
   db: Executor,
   tenantId: string,
   versionId: string,
-  changes: VersionChanges,
-): Promise<boolean> {
-  return updateVersionIn(db, tenantId, versionId, 'draft', changes);
-}
-
-/** Changes a version only while it has status `from`; false when it had moved on. */
-export async function updateVersionIn(
-  db: Executor,
-  tenantId: string,
-  versionId: string,
-  from: VersionStatus,
   changes: VersionChanges,
 ): Promise<boolean> {
   const result = await db
@@ -269,9 +293,55 @@ export async function updateVersionIn(
     .set(changes)
     .where('tenant_id', '=', tenantId)
     .where('id', '=', versionId)
+    .where('status', '=', 'draft')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) >= 1;
+}
+
+/**
+ * Changes every variant of a release (its status, number, tag, publication) only while it has
+ * status `from`; false when it had moved on.
+ */
+export async function updateVersionIn(
+  db: Executor,
+  tenantId: string,
+  releaseId: string,
+  from: VersionStatus,
+  changes: VersionChanges,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('template_versions')
+    .set(changes)
+    .where('tenant_id', '=', tenantId)
+    .where('release_id', '=', releaseId)
     .where('status', '=', from)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return Number(result.numUpdatedRows) >= 1;
+}
+
+/** A release's variants, its own row first, then by locale. */
+export function listVariantsOf(
+  db: Executor,
+  tenantId: string,
+  releaseId: string,
+): Promise<TemplateVersionRow[]> {
+  return db
+    .selectFrom('template_versions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('release_id', '=', releaseId)
+    .orderBy((eb) => eb.case().when('id', '=', releaseId).then(0).else(1).end())
+    .orderBy('locale')
+    .execute();
+}
+
+export async function deleteVariant(db: Executor, tenantId: string, id: string): Promise<void> {
+  await db
+    .deleteFrom('template_versions')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .whereRef('id', '<>', 'release_id')
+    .execute();
 }
 
 export async function insertReviewStep(db: Executor, row: VersionReviewRow): Promise<void> {
@@ -314,6 +384,7 @@ export function listUnpublishedVersions(
     .select('t.name as template_name')
     .where('v.tenant_id', '=', tenantId)
     .where('v.status', 'in', unpublishedStatuses)
+    .whereRef('v.id', '=', 'v.release_id')
     .orderBy('v.updated_at', 'desc')
     .execute();
 }
@@ -415,6 +486,7 @@ export function findScheduledOf(
     .where('template_id', '=', templateId)
     .where('status', '=', 'published')
     .where('published_at', '>', nowIso())
+    .whereRef('id', '=', 'release_id')
     .executeTakeFirst();
 }
 
@@ -425,6 +497,7 @@ export function listScheduledVersions(db: Executor, tenantId: string) {
     .where('v.tenant_id', '=', tenantId)
     .where('v.status', '=', 'published')
     .where('v.published_at', '>', nowIso())
+    .whereRef('v.id', '=', 'v.release_id')
     .orderBy('v.published_at')
     .execute();
 }

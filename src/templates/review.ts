@@ -6,10 +6,12 @@ import { nowIso } from '../platform/time.js';
 import { getTenantSettings } from '../tenants/service.js';
 import { publishEffect } from './actions.js';
 import {
+  findLatestRelease,
   insertReviewStep,
   listReviewSteps,
   listReviewStepsOfUnpublished,
   listUnpublishedVersions,
+  listVariantsOf,
   type UnpublishedVersionRow,
   updateVersionIn,
 } from './repository.js';
@@ -206,10 +208,19 @@ export async function approveVersion(
   by: Reviewer,
   template: TemplateRow,
   versionId: string,
-  comment: string,
-  effectiveAt?: string,
+  approval: { comment: string; effectiveAt?: string | undefined; dropLocales?: boolean },
 ): Promise<{ version: VersionWithCode; customersMadePending: number }> {
+  const { comment, effectiveAt } = approval;
   const { customersMadePending } = await publishEffect(trx, template);
+  const dropped = await droppedLocales(trx, template, versionId);
+  if (dropped.length > 0 && !approval.dropLocales) {
+    throw new AppError('invalidRequest', {
+      message:
+        `The latest version is also in ${dropped.join(', ')}, which this one lacks: confirm ` +
+        'dropping it, or add it first. Customers asking for it would get the default locale.',
+      details: [{ field: 'drop_locales', issue: `must be confirmed: ${dropped.join(', ')}` }],
+    });
+  }
   const { version: reviewed } = await takeStep(
     trx,
     by,
@@ -235,9 +246,46 @@ export async function approveVersion(
       version: published.version,
       customers_made_pending: customersMadePending,
       ...(!isScheduled(published) ? {} : { effective_at: published.published_at }),
+      ...(dropped.length === 0 ? {} : { dropped_locales: dropped }),
     },
   });
   return { version: { ...published, template_code: template.code }, customersMadePending };
+}
+
+/** A release beside the template's latest live one, locale by locale. */
+export interface ReleaseComparison {
+  /** The release's variants, its own first. */
+  variants: TemplateVersionRow[];
+  /** The latest live release's variants, by locale (none before the first). */
+  latest: Map<string, TemplateVersionRow>;
+  /** The latest release's locales this one lacks. */
+  dropped: string[];
+}
+
+export async function compareWithLatest(
+  db: Executor,
+  template: TemplateRow,
+  releaseId: string,
+): Promise<ReleaseComparison> {
+  const [latest, variants] = await Promise.all([
+    findLatestRelease(db, template.tenant_id, template.code),
+    listVariantsOf(db, template.tenant_id, releaseId),
+  ]);
+  const has = new Set(variants.map((v) => v.locale));
+  return {
+    variants,
+    latest: new Map(latest.map((v) => [v.locale, v])),
+    dropped: latest.map((v) => v.locale).filter((locale) => !has.has(locale)),
+  };
+}
+
+/** The locales of the template's latest live release that this release lacks. */
+async function droppedLocales(
+  db: Executor,
+  template: TemplateRow,
+  releaseId: string,
+): Promise<string[]> {
+  return (await compareWithLatest(db, template, releaseId)).dropped;
 }
 
 /** A version waiting at a step somebody can take. */

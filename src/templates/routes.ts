@@ -3,7 +3,8 @@ import fresh from 'fresh';
 import { Type } from 'typebox';
 import { callerOf } from '../api-keys/auth.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
-import type { Catalog } from './catalog.js';
+import { answerForm, LocaleQuery, localesOf } from './answer.js';
+import { type Catalog, variantFor } from './catalog.js';
 import { PublishedVersion, TemplateCodeParam } from './schemas.js';
 
 export const templateRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = async (
@@ -16,9 +17,15 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = a
       schema: {
         tags: ['templates'],
         summary: 'Latest published version of a template',
-        description: 'Carries an `ETag`; a matching `If-None-Match` answers `304` with no body.',
+        description:
+          'Carries an `ETag`; a matching `If-None-Match` answers `304` with no body. The ' +
+          'variant in the locale `?locale=` or `Accept-Language` asks for (the exact tag, then ' +
+          "its language, then the template's default locale) carries `locale`, with " +
+          '`Content-Language` and `Vary: Accept-Language`; a request naming no locale gets the ' +
+          'default locale without them.',
         security: apiKeySecurity,
         params: Type.Object({ template_code: TemplateCodeParam }),
+        querystring: LocaleQuery,
         response: {
           200: dataOf(PublishedVersion),
           304: Type.Null({ description: 'Not modified: no body.' }),
@@ -28,7 +35,9 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = a
     },
     async (request, reply) => {
       const { tenantId } = callerOf(request);
-      const { body, etag } = await catalog.latest(tenantId, request.params.template_code);
+      const requested = localesOf(request);
+      const release = await catalog.latest(tenantId, request.params.template_code);
+      const { body, etag } = answerForm(reply, variantFor(release, requested), requested);
       reply.header('etag', etag).header('cache-control', 'no-cache');
       // Only If-None-Match decides: browsers and fetch add `Cache-Control: no-cache` to a
       // conditional request, which is meant for caches, not for us. A 304 has no body.

@@ -20,6 +20,13 @@ export const PublishedVersion = Type.Object({
   file_url: Type.String({ format: 'uri' }),
   allow_reconsent: Type.Boolean(),
   published_at: Type.String({ format: 'date-time' }),
+  locale: Type.Optional(
+    Type.String({
+      description:
+        'The locale of this variant (BCP 47); present when the request named a locale, by ' +
+        '`?locale=` or `Accept-Language`.',
+    }),
+  ),
 });
 export type PublishedVersion = Static<typeof PublishedVersion>;
 
@@ -30,23 +37,41 @@ export const NewTemplate = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     /** The code of the product it belongs to; the tenant's first active product when absent. */
     product: Type.Optional(Type.String({ pattern: productCodePattern })),
+    /** Its default locale (BCP 47); `en` when absent. */
+    locale: Type.Optional(Type.String({ maxLength: 35 })),
   },
   { additionalProperties: false },
 );
 export type NewTemplate = Static<typeof NewTemplate>;
 
+/** The operator's own URL of a version's content file. */
+const fileUrlField = Type.Optional(
+  Type.Union([Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }), Type.Null()]),
+);
+
 export const NewVersion = Type.Object(
   {
     tag: Type.String({ pattern: tagPattern, maxLength: 64 }),
     content_html: Type.String({ minLength: 1, maxLength: 1_000_000 }),
-    file_url: Type.Optional(
-      Type.Union([Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }), Type.Null()]),
-    ),
+    file_url: fileUrlField,
     allow_reconsent: Type.Optional(Type.Boolean()),
+    /** The locale of its content (BCP 47); the template's default locale when absent. */
+    locale: Type.Optional(Type.String({ maxLength: 35 })),
   },
   { additionalProperties: false },
 );
 export type NewVersion = Static<typeof NewVersion>;
+
+/** Another locale's content of a draft release. */
+export const NewVariant = Type.Object(
+  {
+    locale: Type.String({ minLength: 1, maxLength: 35 }),
+    content_html: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    file_url: fileUrlField,
+  },
+  { additionalProperties: false },
+);
+export type NewVariant = Static<typeof NewVariant>;
 
 export interface TemplateView {
   id: string;

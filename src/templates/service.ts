@@ -6,8 +6,10 @@ import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { productForNewTemplate } from '../products/service.js';
+import { localeOf } from './locales.js';
 import {
   deleteContentFile,
+  deleteVariant,
   findLatestPublished,
   findPublishedByIdAnyTenant,
   findScheduledOf,
@@ -17,6 +19,7 @@ import {
   insertTemplate,
   insertVersion,
   listTemplateSummaries,
+  listVariantsOf,
   listVersionsOf,
   type TemplateSummaryRow,
   tagTaken,
@@ -25,7 +28,13 @@ import {
   type VersionWithCode,
 } from './repository.js';
 import { hasVisibleText, sanitizeContent } from './sanitize.js';
-import { NewTemplate, NewVersion, type PublishedVersion, type TemplateView } from './schemas.js';
+import {
+  NewTemplate,
+  NewVariant,
+  NewVersion,
+  type PublishedVersion,
+  type TemplateView,
+} from './schemas.js';
 import type { ContentFileType, TemplateRow, TemplateVersionRow, VersionStatus } from './table.js';
 
 export type { TemplateSummaryRow, VersionWithCode };
@@ -35,7 +44,8 @@ export async function createTemplate(
   tenantId: string,
   input: unknown,
 ): Promise<TemplateView> {
-  const { code, name, description, product: productCode } = validate(NewTemplate, input);
+  const { code, name, description, product: productCode, locale } = validate(NewTemplate, input);
+  const defaultLocale = locale === undefined ? 'en' : localeOf(locale, 'locale');
   if (await findTemplateByCode(db, tenantId, code)) {
     throw new AppError('conflict', { message: `A template with code "${code}" already exists.` });
   }
@@ -50,6 +60,7 @@ export async function createTemplate(
     product_id: product.id,
     created_at: nowIso(),
     archived_at: null,
+    default_locale: defaultLocale,
   });
   return { id, code, name };
 }
@@ -75,12 +86,17 @@ export async function createDraftVersion(
     throw new AppError('conflict', { message: 'This template is archived: restore it first.' });
   }
   await assertTagFree(trx, template, fields.tag);
+  const locale =
+    fields.locale === undefined ? template.default_locale : localeOf(fields.locale, 'locale');
   const content = storedContent(fields.content_html);
   const now = nowIso();
+  const id = newId();
   const row: TemplateVersionRow = {
     tenant_id: template.tenant_id,
-    id: newId(),
+    id,
     template_id: template.id,
+    release_id: id,
+    locale,
     status: 'draft',
     version: null,
     tag: fields.tag,
@@ -135,9 +151,11 @@ export async function publishDraft(
   effectiveAt?: string,
 ): Promise<TemplateVersionRow> {
   if (draft.status !== from) throw notIn(draft, from);
-  // A draft saved before the rule below may be empty; it is not published either.
-  assertVisible(draft.content_html);
   await lockPublishes(trx, draft.tenant_id, draft.template_id);
+  // A draft saved before the rule below may be empty; it is not published either.
+  for (const variant of await listVariantsOf(trx, draft.tenant_id, draft.id)) {
+    assertVisible(variant.content_html);
+  }
   const scheduled = await findScheduledOf(trx, draft.tenant_id, draft.template_id);
   if (scheduled) {
     throw new AppError('conflict', {
@@ -321,20 +339,110 @@ export async function updateDraftVersion(
   }
   if (fields.tag !== draft.tag) await assertTagFree(trx, template, fields.tag);
   const content = storedContent(fields.content_html);
-  const fileUrl = fields.file_url ?? null;
-  // A URL given for the content file replaces an uploaded one.
-  if (fileUrl !== null && draft.content_file !== null) {
-    await deleteContentFile(trx, template.tenant_id, draft.id);
-  }
-  const changes = {
+  const release = {
     tag: fields.tag,
-    content_html: content,
-    content_sha256: sha256Hex(content),
-    file_url: fileUrl,
-    content_file: fileUrl === null ? draft.content_file : null,
     allow_reconsent: fields.allow_reconsent === false ? 0 : 1,
     updated_at: nowIso(),
   };
-  await updateDraft(trx, template.tenant_id, draft.id, changes);
-  return { ...draft, ...changes };
+  const own = { ...variantContent(content, fields.file_url ?? null, draft), ...release };
+  await replaceUploadedIfLinked(trx, draft, own.file_url);
+  // The tag and the re-consent rule are the release's: every locale's variant follows them.
+  await updateVersionIn(trx, template.tenant_id, draft.id, 'draft', release);
+  await updateDraft(trx, template.tenant_id, draft.id, own);
+  return { ...draft, ...own };
+}
+
+/** A variant's own fields: its sanitized content and hash, its file URL or uploaded file. */
+function variantContent(content: string, fileUrl: string | null, current?: TemplateVersionRow) {
+  return {
+    content_html: content,
+    content_sha256: sha256Hex(content),
+    file_url: fileUrl,
+    // A URL given for the content file replaces an uploaded one.
+    content_file: fileUrl === null ? (current?.content_file ?? null) : null,
+  };
+}
+
+async function replaceUploadedIfLinked(
+  trx: Trx,
+  variant: TemplateVersionRow,
+  fileUrl: string | null,
+): Promise<void> {
+  if (fileUrl !== null && variant.content_file !== null) {
+    await deleteContentFile(trx, variant.tenant_id, variant.id);
+  }
+}
+
+/** A draft release's variants, its own first. */
+export function listVariants(
+  db: Executor,
+  release: Pick<TemplateVersionRow, 'tenant_id' | 'id'>,
+): Promise<TemplateVersionRow[]> {
+  return listVariantsOf(db, release.tenant_id, release.id);
+}
+
+/**
+ * Saves one locale's content of a draft release: a new variant for a locale it lacks, or the
+ * content of the one it has (its own locale's included). Sanitized and checked as a draft is.
+ */
+export async function saveDraftVariant(
+  trx: Trx,
+  template: TemplateRow,
+  releaseId: string,
+  input: unknown,
+): Promise<TemplateVersionRow> {
+  const fields = validate(NewVariant, input);
+  const locale = localeOf(fields.locale, 'locale');
+  await lockPublishes(trx, template.tenant_id, template.id);
+  const release = await getVersion(trx, template, releaseId);
+  if (release.status !== 'draft' || release.release_id !== release.id) {
+    throw new AppError('conflict', {
+      message: `Only a draft can be changed: this version is ${statusWords[release.status]}.`,
+    });
+  }
+  const content = storedContent(fields.content_html);
+  const variants = await listVariantsOf(trx, template.tenant_id, release.id);
+  const current = variants.find((v) => v.locale === locale);
+  const now = nowIso();
+  const own = variantContent(content, fields.file_url ?? null, current);
+  if (current) {
+    await replaceUploadedIfLinked(trx, current, own.file_url);
+    await updateDraft(trx, template.tenant_id, current.id, { ...own, updated_at: now });
+    return { ...current, ...own, updated_at: now };
+  }
+  const row: TemplateVersionRow = {
+    ...release,
+    ...own,
+    id: newId(),
+    locale,
+    content_file: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertVersion(trx, row);
+  return row;
+}
+
+/** Drops a locale from a draft release (never the release's own row); false when it had none. */
+export async function removeDraftVariant(
+  trx: Trx,
+  template: TemplateRow,
+  releaseId: string,
+  locale: string,
+): Promise<boolean> {
+  await lockPublishes(trx, template.tenant_id, template.id);
+  const release = await getVersion(trx, template, releaseId);
+  if (release.status !== 'draft') throw notIn(release, 'draft');
+  const variant = (await listVariantsOf(trx, template.tenant_id, release.id)).find(
+    (v) => v.locale === locale && v.id !== release.id,
+  );
+  if (!variant) return false;
+  await deleteContentFile(trx, template.tenant_id, variant.id);
+  await deleteVariant(trx, template.tenant_id, variant.id);
+  return true;
+}
+
+/** V with the locale of its variant: the answer to a request that named a locale. */
+export function presentLocalized(row: VersionWithCode, publicBaseUrl: string): PublishedVersion {
+  return { ...presentVersion(row, publicBaseUrl), locale: row.locale };
 }

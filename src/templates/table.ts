@@ -30,12 +30,24 @@ export interface TemplatesTable {
   created_at: string;
   /** When it was archived: the API then answers 404 for it; its record stays. */
   archived_at: string | null;
+  /** BCP 47, canonical (`th`, `en-GB`): answered when a request names no locale it has. */
+  default_locale: string;
 }
 
+/**
+ * One locale's variant of a release; a template with one locale has one row per release. The
+ * release's own row (`id = release_id`) carries its status and review; every variant follows
+ * its status, number, tag, re-consent rule and publication.
+ */
 export interface TemplateVersionsTable {
   tenant_id: string;
+  /** The variant's `consent_version_id`: a decision names exactly the text it was shown. */
   id: string;
   template_id: string;
+  /** The id of the release's own row (its own id, for that row). */
+  release_id: string;
+  /** BCP 47, canonical. */
+  locale: string;
   status: VersionStatus;
   /** 1, 2, 3, … in order of publication; null while a draft. */
   version: number | null;

@@ -65,6 +65,8 @@ const documented: Record<string, string> = {
   'GET /backoffice/templates/:code/versions/:id/file': 'templates:view',
   'POST /backoffice/templates/:code/versions/:id/file': 'versions:edit',
   'POST /backoffice/templates/:code/versions/:id/file/remove': 'versions:edit',
+  'POST /backoffice/templates/:code/versions/:id/locales': 'versions:edit',
+  'POST /backoffice/templates/:code/versions/:id/locales/:locale/remove': 'versions:edit',
   'POST /backoffice/templates/:code/versions/:id/submit': 'versions:edit',
   'POST /backoffice/templates/:code/versions/:id/send-back': 'versions:review',
   'POST /backoffice/templates/:code/versions/:id/pass': 'versions:review',

@@ -46,6 +46,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0012-api-key-last-four',
       '0013-template-archive',
       '0014-content-files',
+      '0015-locales',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

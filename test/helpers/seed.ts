@@ -91,7 +91,7 @@ export async function seedTemplateRow(db: Db, tenantId: string): Promise<string>
       name: `Template ${code}`,
       description: '',
       created_at: new Date().toISOString(),
-    })
+    } as never)
     .execute();
   return code;
 }

@@ -42,6 +42,8 @@ export interface VersionModel {
   publishedBy: string | null;
   /** Approved, with an effective time still to come: the API does not show it yet. */
   scheduled: boolean;
+  /** The locale of its own text (BCP 47). */
+  locale: string;
 }
 
 export function templateListItem(t: TemplateSummaryRow): TemplateListItem {
@@ -83,5 +85,6 @@ export function versionModel(v: TemplateVersionRow): VersionModel {
     publishedAt: v.published_at,
     publishedBy: v.published_by,
     scheduled: isScheduled(v),
+    locale: v.locale,
   };
 }

@@ -6,6 +6,7 @@ import { publishEffect } from '../../templates/actions.js';
 import { contentDiff } from '../../templates/diff.js';
 import {
   approveVersion,
+  compareWithLatest,
   type Reviewer,
   reviewTimeline,
   submitterOf,
@@ -17,7 +18,7 @@ import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../template
 import { getTenantSettings } from '../../tenants/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf } from '../web/forms.js';
-import { segment } from '../web/html.js';
+import { html, segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import type { LinkMailer } from '../web/password-links.js';
 import { instantOfLocalTime } from '../web/time-zone.js';
@@ -56,11 +57,12 @@ export async function reviewRoutes(
     refusal?: ReviewPageModel['refusal'],
   ) => {
     const user = tenantOf(request);
-    const [steps, effect, settings, scheduled] = await Promise.all([
+    const [steps, effect, settings, scheduled, comparison] = await Promise.all([
       reviewTimeline(db, version),
       publishEffect(db, template),
       getTenantSettings(db, user.tenantId),
       scheduledRelease(db, template),
+      compareWithLatest(db, template, version.id),
     ]);
     const { latest } = effect;
     const ownSubmission = settings.fourEyes && submitterOf(steps) === user.userId;
@@ -76,12 +78,23 @@ export async function reviewRoutes(
         scheduled?.version && scheduled.published_at && scheduled.id !== version.id
           ? { version: scheduled.version, tag: scheduled.tag, at: scheduled.published_at }
           : undefined,
-      changes: latest?.version
-        ? diffView(contentDiff(latest.content_html, version.content_html), {
-            version: latest.version,
-            tag: latest.tag,
-          })
-        : undefined,
+      locales: comparison.variants.map((variant) => {
+        const before = comparison.latest.get(variant.locale);
+        return {
+          locale: variant.locale,
+          contentHtml: variant.content_html,
+          changes:
+            latest?.version === undefined || latest.version === null
+              ? undefined
+              : before
+                ? diffView(contentDiff(before.content_html, variant.content_html), {
+                    version: latest.version,
+                    tag: latest.tag,
+                  })
+                : html`<p>A new locale: version ${latest.version} has no ${variant.locale} text.</p>`,
+        };
+      }),
+      dropped: comparison.dropped,
       actions: {
         submit: user.permissions.has('versions:edit'),
         review: user.permissions.has('versions:review'),
@@ -134,22 +147,17 @@ export async function reviewRoutes(
         const by: Reviewer = { ...auditBy(request), userId: user.userId };
         let version: TemplateVersionRow;
         try {
-          version = await db
-            .transaction()
-            .execute(async (trx) =>
-              step === 'approved'
-                ? (
-                    await approveVersion(
-                      trx,
-                      by,
-                      template,
-                      request.params.id,
-                      comment,
-                      goLive(effectiveAt, user.timeZone),
-                    )
-                  ).version
-                : takeReviewStep(trx, by, step, template, request.params.id, comment),
-            );
+          version = await db.transaction().execute(async (trx) =>
+            step === 'approved'
+              ? (
+                  await approveVersion(trx, by, template, request.params.id, {
+                    comment,
+                    effectiveAt: goLive(effectiveAt, user.timeZone),
+                    dropLocales: fieldOf(request.body, 'drop_locales') === 'true',
+                  })
+                ).version
+              : takeReviewStep(trx, by, step, template, request.params.id, comment),
+          );
         } catch (error) {
           // A comment, a time or a version the step refuses (400): the page again, with the
           // reason.

@@ -1,7 +1,7 @@
 import { commentMaxLength } from '../../templates/review.js';
 import type { ReviewStep, VersionReviewRow } from '../../templates/table.js';
 import { badge, count, time } from '../web/format.js';
-import { csrfField, formErrors, textarea } from '../web/forms.js';
+import { checkbox, csrfField, formErrors, textarea } from '../web/forms.js';
 import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 import type { TemplateModel, VersionModel } from './models.js';
@@ -69,8 +69,13 @@ export interface ReviewPageModel {
   customersToPend: number;
   /** Another release of the template that is scheduled: none can be approved until it is live. */
   scheduled: { version: number; tag: string; at: string } | undefined;
-  /** How its words differ from the latest version's; none when there is no latest. */
-  changes: Html | undefined;
+  /**
+   * Its text in each locale, its own first, with how the words differ from the latest version's
+   * text in that locale (none when there is no latest version).
+   */
+  locales: Array<{ locale: string; contentHtml: string; changes: Html | undefined }>;
+  /** The latest version's locales this one lacks: approving it needs a confirmation. */
+  dropped: string[];
   actions: ReviewActions;
   csrfToken: string;
   /** A refused step: what was typed, and why (of the comment, or of the version). */
@@ -100,9 +105,15 @@ ${unpublished || version.scheduled ? consequence(o) : ''}
 <dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed: a customer who decided on this version can decide again' : 'not allowed: a decision on this version is final (a withdraw is always accepted)'}</dd>
 <dt>Content SHA-256</dt><dd class="mono">${version.contentSha256}</dd>
 </dl>
-${(unpublished || version.scheduled) && o.changes ? html`<h2>What changes</h2>${o.changes}` : ''}
-<h2>As customers will see it</h2>
-<div class="content-preview">${trusted(version.contentHtml)}</div>
+${o.locales.map(
+  (l) => html`<section class="locale" aria-labelledby="locale-${l.locale}">
+<h2 id="locale-${l.locale}">${localeName(l.locale)} <span class="mono">${l.locale}</span></h2>
+${(unpublished || version.scheduled) && l.changes ? html`<h3>What changes</h3>${l.changes}` : ''}
+<h3>As customers will see it</h3>
+<div class="content-preview" lang="${l.locale}">${trusted(l.contentHtml)}</div>
+</section>`,
+)}
+${unpublished && o.dropped.length > 0 ? html`<p class="notice" role="note">The latest version is also in ${o.dropped.join(', ')}, which this one lacks: customers asking for ${o.dropped.length === 1 ? 'it' : 'them'} would get the default locale.</p>` : ''}
 ${timeline(version, o.steps, o.zone)}
 ${stepForms(o)}`;
 }
@@ -167,8 +178,28 @@ ${form(html`${commentField(o, 'approve', 'Comment (required to reject)')}
 <input type="datetime-local" id="effective_at" name="effective_at" value="${refused?.effectiveAt ?? ''}" aria-describedby="effective_at-help">
 </label>
 <small id="effective_at-help">Empty, or a time already past: live at once. A time to come: the API shows it from then on.</small>
+${
+  o.dropped.length > 0
+    ? checkbox({
+        name: 'drop_locales',
+        label: `Drop ${o.dropped.join(', ')}: the latest version has ${o.dropped.length === 1 ? 'this locale' : 'these locales'}, this one does not`,
+        checked: false,
+      })
+    : ''
+}
 <div class="actions">${actions.fourEyes || o.scheduled ? '' : html`<button type="submit" formaction="${base}/approve">Approve and publish version ${o.nextNumber}</button>`}
 <button type="submit" formaction="${base}/reject" class="secondary">Reject</button></div>`)}`;
   }
   return html``;
+}
+
+const localeNames = new Intl.DisplayNames(['en'], { type: 'language' });
+
+/** A locale's name in English (`th`: Thai), for the headings of its text. */
+export function localeName(locale: string): string {
+  try {
+    return localeNames.of(locale) ?? locale;
+  } catch {
+    return locale;
+  }
 }

@@ -19,6 +19,7 @@ import {
   getTemplateByCode,
   getVersion,
   listTemplates,
+  listVariants,
   listVersions,
 } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
@@ -37,6 +38,8 @@ import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { contentFileRoutes } from './file-routes.js';
 import { contentFileSection } from './file-views.js';
+import { localeRoutes, otherLocalePanel } from './locale-routes.js';
+import { localeTabs } from './locale-views.js';
 import { templateListItem, templateModel, versionModel } from './models.js';
 import {
   NewTemplateForm,
@@ -74,6 +77,8 @@ const notices: Record<string, string> = {
   archived: 'Template archived: within a second the API answers 404 for it.',
   restored: 'Template restored: the API answers its latest version again.',
   file_uploaded: 'Content file uploaded.',
+  locale_saved: 'Locale saved.',
+  locale_removed: 'Locale removed from the draft.',
   file_removed: 'Content file removed.',
 };
 
@@ -276,13 +281,25 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     status = 200,
     notice?: string,
     fileError?: string,
+    /** Another locale's tab, instead of the release's own text. */
+    other?: { locale: string; panel: Html },
   ) => {
     const path = `${basePath}${versionPath(template.code, version.id)}/file`;
     const mayEdit = tenantOf(request).permissions.has('versions:edit');
-    const [steps, file] = await Promise.all([
+    const [steps, file, variants] = await Promise.all([
       reviewTimeline(db, version),
       contentFileOf(db, version),
+      listVariants(db, version),
     ]);
+    const tabs =
+      variants.length > 1 || (version.status === 'draft' && mayEdit)
+        ? localeTabs({
+            path: `${basePath}${versionPath(template.code, version.id)}`,
+            locales: variants.map((v) => v.locale),
+            selected: other?.locale ?? version.locale,
+            mayAdd: version.status === 'draft' && mayEdit,
+          })
+        : undefined;
     return page(
       request,
       reply,
@@ -294,6 +311,8 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         zone: zoneOf(request),
         steps,
         maySubmit: mayEdit,
+        localeTabs: tabs,
+        otherLocale: other?.panel,
         contentFile: contentFileSection({
           file,
           href: path,
@@ -311,6 +330,21 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     db,
     show: (request, reply, template, version, fileError) =>
       showVersion(request, reply, template, version, undefined, 400, undefined, fileError),
+  });
+  await app.register(localeRoutes, {
+    db,
+    show: (request, reply, template, version, other, status = 200) =>
+      showVersion(
+        request,
+        reply,
+        template,
+        version,
+        undefined,
+        status,
+        undefined,
+        undefined,
+        other,
+      ),
   });
 
   /** A version's page with its form and the reason the service refused it: 409 once published. */
@@ -466,6 +500,19 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const version = await getVersion(db, template, request.params.id);
+      const other = await otherLocalePanel(db, request, reply, template, version);
+      if (other)
+        return showVersion(
+          request,
+          reply,
+          template,
+          version,
+          undefined,
+          200,
+          undefined,
+          undefined,
+          other,
+        );
       const path = versionPath(template.code, version.id);
       const [kept, notice] = await Promise.all([
         version.status === 'draft' ? keptForm(request, path) : undefined,

@@ -213,6 +213,10 @@ export function versionPage(o: {
   maySubmit: boolean;
   /** Its uploaded content file, and the forms to change it. */
   contentFile: Html;
+  /** A tab per locale, when it has more than one or may get one. */
+  localeTabs: Html | undefined;
+  /** Another locale's text (and form), shown instead of the release's own. */
+  otherLocale: Html | undefined;
 }): Html {
   const { template, version } = o;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>${version.tag}</li></ul></nav>
@@ -226,12 +230,17 @@ ${version.fileUrl ? html`<dt>Content file</dt><dd class="mono">${version.fileUrl
 ${version.publishedAt ? html`<dt>${version.scheduled ? 'Goes live' : 'Published'}</dt><dd>${time(version.publishedAt, o.zone)} by ${version.publishedBy ?? ''}</dd>` : ''}
 </dl>
 ${reviewLink(template, version, o.maySubmit)}
-${o.contentFile}
+${o.localeTabs ?? ''}
+${
+  o.otherLocale
+    ? o.otherLocale
+    : html`${o.contentFile}
 ${
   o.form
     ? html`<h2>Edit the draft</h2>${o.form}`
     : html`<h2>Content as customers see it</h2>
-<div class="content-preview">${trusted(version.contentHtml)}</div>`
+<div class="content-preview" lang="${version.locale}">${trusted(version.contentHtml)}</div>`
+}`
 }
 ${timeline(version, o.steps, o.zone)}`;
 }

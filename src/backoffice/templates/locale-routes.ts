@@ -1,0 +1,151 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../../platform/db.js';
+import { AppError } from '../../platform/errors.js';
+import { removeDraftVariantAs, saveDraftVariantAs } from '../../templates/actions.js';
+import { getTemplateByCode, getVersion, listVariants } from '../../templates/service.js';
+import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+import { auditBy, tenantOf } from '../web/context.js';
+import { fieldOf, noRefusal, queryOf, type Refusal, refusalOf } from '../web/forms.js';
+import { type Html, html } from '../web/html.js';
+import { basePath, csrfToken, redirectTo } from '../web/layout.js';
+import { variantForm, variantView } from './locale-views.js';
+
+type Params = { code: string; id: string };
+
+/** The version's page with another locale's tab open. */
+export type ShowLocale = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  template: TemplateRow,
+  version: TemplateVersionRow,
+  other: { locale: string; panel: Html },
+  status?: number,
+) => Promise<unknown>;
+
+const messages = {
+  locale: 'Give a BCP 47 language tag, such as th, en-GB or zh-Hant.',
+  content_html: 'Write the text customers will see: it must keep something readable.',
+  file_url: 'Give an address starting with http:// or https://, or leave it empty.',
+};
+
+const pathOf = (template: TemplateRow, version: TemplateVersionRow) =>
+  `/templates/${encodeURIComponent(template.code)}/versions/${encodeURIComponent(version.id)}`;
+
+/**
+ * The tab of another locale than the release's own, when `?locale=` asks for one: its text, and
+ * on a draft the form to change or drop it; `new` opens the form for a locale it lacks.
+ */
+export async function otherLocalePanel(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  template: TemplateRow,
+  version: TemplateVersionRow,
+  values?: { locale: string; content_html: string; file_url: string },
+  refusal: Refusal = noRefusal,
+): Promise<{ locale: string; panel: Html } | undefined> {
+  const asked = values?.locale ?? queryOf(request.query, 'locale');
+  if (asked === '' || asked === version.locale) return undefined;
+  const editable = version.status === 'draft' && tenantOf(request).permissions.has('versions:edit');
+  const action = `${basePath}${pathOf(template, version)}/locales`;
+  const variant = (await listVariants(db, version)).find(
+    (v) => v.locale === asked && v.id !== version.id,
+  );
+  const form = (locale: string | undefined) =>
+    variantForm({
+      action,
+      csrfToken: csrfToken(reply),
+      locale,
+      values: values ?? {
+        locale: '',
+        content_html: variant?.content_html ?? '',
+        file_url: variant?.file_url ?? '',
+      },
+      errors: refusal.form,
+      fieldErrors: refusal.fields,
+    });
+  if (!variant) {
+    return editable ? { locale: 'new', panel: form(undefined) } : undefined;
+  }
+  const view = variantView({
+    locale: variant.locale,
+    contentHtml: variant.content_html,
+    contentSha256: variant.content_sha256,
+    removeAction: editable ? `${action}/${encodeURIComponent(variant.locale)}/remove` : undefined,
+    csrfToken: csrfToken(reply),
+  });
+  return {
+    locale: variant.locale,
+    panel: editable ? html`${view}<h2>Edit this locale</h2>${form(variant.locale)}` : view,
+  };
+}
+
+/** A draft release's other locales: save one (new or changed), drop one. */
+export async function localeRoutes(
+  app: FastifyInstance,
+  { db, show }: { db: Db; show: ShowLocale },
+) {
+  const target = async (request: FastifyRequest<{ Params: Params }>) => {
+    const { tenantId } = tenantOf(request);
+    const template = await getTemplateByCode(db, tenantId, request.params.code);
+    return { template, version: await getVersion(db, template, request.params.id) };
+  };
+
+  app.post<{ Params: Params }>(
+    '/templates/:code/versions/:id/locales',
+    { config: { permission: 'versions:edit' } },
+    async (request, reply) => {
+      const { template, version } = await target(request);
+      const values = {
+        locale: fieldOf(request.body, 'locale').trim(),
+        content_html: fieldOf(request.body, 'content_html'),
+        file_url: fieldOf(request.body, 'file_url').trim(),
+      };
+      let saved: TemplateVersionRow;
+      try {
+        saved = await db.transaction().execute((trx) =>
+          saveDraftVariantAs(trx, auditBy(request), template, version.id, {
+            locale: values.locale,
+            content_html: values.content_html,
+            file_url: values.file_url === '' ? null : values.file_url,
+          }),
+        );
+      } catch (error) {
+        const refusal = refusalOf(error, messages);
+        if (!refusal || (error as AppError).status !== 400) throw error;
+        const panel = await otherLocalePanel(
+          db,
+          request,
+          reply,
+          template,
+          version,
+          values,
+          refusal,
+        );
+        if (!panel) throw error;
+        return show(request, reply, template, version, panel, 400);
+      }
+      return redirectTo(
+        reply,
+        `${pathOf(template, version)}?locale=${encodeURIComponent(saved.locale)}&notice=locale_saved`,
+      );
+    },
+  );
+
+  app.post<{ Params: Params & { locale: string } }>(
+    '/templates/:code/versions/:id/locales/:locale/remove',
+    { config: { permission: 'versions:edit' } },
+    async (request, reply) => {
+      const { template, version } = await target(request);
+      if (fieldOf(request.body, 'confirm') !== 'true') {
+        throw new AppError('invalidRequest', { message: 'Tick the box to confirm.' });
+      }
+      await db
+        .transaction()
+        .execute((trx) =>
+          removeDraftVariantAs(trx, auditBy(request), template, version.id, request.params.locale),
+        );
+      return redirectTo(reply, `${pathOf(template, version)}?notice=locale_removed`);
+    },
+  );
+}

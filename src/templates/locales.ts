@@ -1,0 +1,58 @@
+import { match } from '@formatjs/intl-localematcher';
+import Negotiator from 'negotiator';
+import { AppError } from '../platform/errors.js';
+
+/**
+ * Locales are BCP 47 language tags, kept in their canonical form (`en-GB`, `th`, `zh-Hant-TW`),
+ * which `Intl.getCanonicalLocales` both checks and writes.
+ */
+
+/** The tag in canonical form; undefined when it is not a well-formed language tag. */
+export function canonicalLocale(tag: string): string | undefined {
+  if (tag.length === 0 || tag.length > 35 || !/^[A-Za-z0-9-]+$/.test(tag)) return undefined;
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tag in canonical form; `400 1001` naming `field` when it is none. */
+export function localeOf(tag: string, field: string): string {
+  const locale = canonicalLocale(tag);
+  if (locale === undefined) {
+    throw new AppError('invalidRequest', {
+      details: [{ field, issue: 'must be a BCP 47 language tag, such as th or en-GB' }],
+    });
+  }
+  return locale;
+}
+
+/**
+ * The locales a request asks for, most wanted first: its `?locale=` alone when it has one
+ * (`400 1001` when that is no tag), otherwise its `Accept-Language` by quality (`negotiator`,
+ * which drops `q=0`; tags that are not well formed, and `*`, are skipped). Empty: it names none.
+ */
+export function requestedLocales(
+  query: string | undefined,
+  acceptLanguage: string | undefined,
+): string[] {
+  if (query !== undefined) return [localeOf(query, 'querystring.locale')];
+  if (acceptLanguage === undefined || acceptLanguage.trim() === '') return [];
+  const languages = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).languages();
+  return languages.flatMap((tag) => (tag === '*' ? [] : (canonicalLocale(tag) ?? [])));
+}
+
+/**
+ * The locale answered for the requested ones: for each, most wanted first, the exact tag, then
+ * ever shorter prefixes of it (`th-TH` -> `th`), as RFC 4647's lookup does; the fallback when
+ * none is available.
+ */
+export function chooseLocale(
+  requested: readonly string[],
+  available: readonly string[],
+  fallback: string,
+): string {
+  if (requested.length === 0) return fallback;
+  return match(requested, available, fallback, { algorithm: 'lookup' });
+}
