@@ -267,6 +267,7 @@ async function exportSource(
       published_at: version.published_at,
       content_sha256: version.content_sha256,
       file_url: version.file_url,
+      locale: version.locale,
     },
     publicBaseUrl,
     issuedAt: nowIso(),

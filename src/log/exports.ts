@@ -1,7 +1,7 @@
 /**
  * A decision's receipt in two standard shapes: an ISO/IEC TS 27560 consent receipt in W3C DPV
  * JSON-LD, and a Kantara Consent Receipt v1.1. Pure mappings of what the service holds; where a
- * mandatory field has no source here (purpose category, jurisdiction, language, …) the value is
+ * mandatory field has no source here (purpose category, jurisdiction, …) the value is
  * a fixed placeholder, listed in docs/proof.md ("Receipt exports").
  *
  * @module
@@ -29,6 +29,8 @@ export interface ExportSource {
     content_sha256: string;
     /** The operator's own URL for the text, if any. */
     file_url: string | null;
+    /** The locale of the text shown (BCP 47). */
+    locale: string;
   };
   publicBaseUrl: string;
   /** When the export is made (ISO 8601). */
@@ -40,8 +42,6 @@ const consentLogNamespace = 'urn:consent-service:consent-log#';
 export const dpv27560 = 'https://w3id.org/dpv/schema/dpv-27560#';
 const kantaraVersion = 'KI-CR-v1.1.0' as const;
 
-/** BCP 47 "undetermined": templates do not record the language of their text. */
-const undeterminedLanguage = 'und';
 /** What a Kantara field the service has no source for holds. */
 export const unspecified = 'unspecified';
 
@@ -126,7 +126,7 @@ export function iso27560Receipt(source: ExportSource) {
         'clog:versionNumber': decision.version,
         'clog:contentSha256': version.content_sha256,
         'dct:issued': version.published_at,
-        'dct:language': undeterminedLanguage,
+        'dct:language': version.locale,
       },
       'dpv:hasProcess': {
         '@type': 'dpv:Process',
@@ -168,7 +168,8 @@ export function kantaraReceipt(source: ExportSource) {
     collectionMethod: `${collectionMethod}: ${decisionWords[decision.decision]}`,
     consentReceiptID: exportId(receipt, 'kantara'),
     publicKey: receipt.verifier_key,
-    language: undeterminedLanguage,
+    // v1.1 asks for ISO 639-1: the tag's language alone.
+    language: new Intl.Locale(version.locale).language,
     piiPrincipalId: decision.customer_id,
     piiControllers: [
       {

@@ -29,6 +29,8 @@ export interface DecisionRecord {
   template_code: string;
   version: number;
   tag: string;
+  /** The locale of the text the customer was shown. */
+  locale: string;
   decision: DecisionValue;
   decided_at: string;
   api_key_name: string | null;

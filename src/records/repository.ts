@@ -238,6 +238,7 @@ function evidenceRows(db: Executor, tenantId: string) {
       't.code as template_code',
       'd.version',
       'v.tag',
+      'v.locale',
       'd.decision',
       'd.decided_at',
       'k.name as api_key_name',
@@ -265,8 +266,10 @@ export interface EvidenceFilter {
   templateId?: string | undefined;
   /** Only decisions on the templates of this product. */
   productId?: string | undefined;
-  /** Only decisions on this version. */
+  /** Only decisions on this release (any locale's variant of it). */
   versionId?: string | undefined;
+  /** Only decisions on a text in this locale. */
+  locale?: string | undefined;
   decision?: DecisionValue | undefined;
   /** Only decisions sent with this API key. */
   apiKeyId?: string | undefined;
@@ -279,7 +282,7 @@ export interface EvidenceFilter {
 /** Decisions with their evidence that pass the filter. */
 function filteredEvidence(db: Executor, tenantId: string, filter: EvidenceFilter) {
   let query = evidenceRows(db, tenantId);
-  const { templateId, productId, versionId, decision, apiKeyId, from, until } = filter;
+  const { templateId, productId, versionId, locale, decision, apiKeyId, from, until } = filter;
   if (templateId !== undefined) query = query.where('d.template_id', '=', templateId);
   if (productId !== undefined) {
     query = query.where('d.template_id', 'in', (eb) =>
@@ -290,7 +293,8 @@ function filteredEvidence(db: Executor, tenantId: string, filter: EvidenceFilter
         .where('product_id', '=', productId),
     );
   }
-  if (versionId !== undefined) query = query.where('d.consent_version_id', '=', versionId);
+  if (versionId !== undefined) query = query.where('v.release_id', '=', versionId);
+  if (locale !== undefined) query = query.where('v.locale', '=', locale);
   if (decision !== undefined) query = query.where('d.decision', '=', decision);
   if (apiKeyId !== undefined) query = query.where('d.api_key_id', '=', apiKeyId);
   if (from !== undefined) query = query.where('d.decided_at', '>=', from);

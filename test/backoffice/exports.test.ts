@@ -134,10 +134,12 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
       ip: '192.0.2.10',
       user_agent: 'Agent "quoted", with comma\nand newline',
       content_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      // Templates made without a locale are in English.
+      locale: 'en',
     });
     expect(rows[2]?.user_agent).toBe('');
     expect(response.body.split('\r\n')[0]).toBe(
-      'decided_at,customer_id,template_code,version,tag,decision,decision_id,api_key_name,api_key_prefix,ip,user_agent,content_sha256',
+      'decided_at,customer_id,template_code,version,tag,decision,decision_id,api_key_name,api_key_prefix,ip,user_agent,content_sha256,locale',
     );
   });
 

@@ -110,6 +110,31 @@ describe.each(stores)('releases in several locales in the back-office on $name',
       content_html: '<p>เราเก็บที่อยู่อีเมลของคุณ</p>',
     });
     expect(json(await api.latest(code)).data.consent_version_id).toBe(id);
+
+    // Decisions on either text: the Decisions page filters by locale, and by version across
+    // locales; the CSV and the decision's page name the locale.
+    expect((await api.decide('cus-en', id, 'given')).statusCode).toBe(201);
+    const thaiDecision = await api.decide('cus-th', String(rows[1]?.id), 'given');
+    expect(thaiDecision.statusCode).toBe(201);
+    const list = (query: string) =>
+      admin.get(`/backoffice/decisions?${query}`).then((r) => textOf(r.body));
+    const byLocale = await list('locale=th');
+    expect(byLocale).toContain('cus-th');
+    expect(byLocale).not.toContain('cus-en');
+    expect(byLocale).toContain('1 (1.0, th)');
+    const byVersion = await list(`template=${code}&version=1`);
+    expect(byVersion).toContain('cus-th');
+    expect(byVersion).toContain('cus-en');
+    const badFilter = await admin.get('/backoffice/decisions?locale=not%20a%20tag');
+    expect(badFilter.statusCode).toBe(400);
+    expect(textOf(badFilter.body)).toContain(
+      'A BCP 47 language tag, such as th or en-GB, or nothing.',
+    );
+    const csv = (await admin.get(`/backoffice/decisions.csv?template=${code}&locale=th`)).body;
+    expect(csv.split('\r\n')[0]?.endsWith(',content_sha256,locale')).toBe(true);
+    expect(csv.split('\r\n')[1]?.endsWith(',th')).toBe(true);
+    const page = await admin.get(`/backoffice/decisions/${json(thaiDecision).data.decision_id}`);
+    expect(textOf(page.body)).toContain('Locale th');
   });
 
   it('the next release shows what changes per locale; leaving Thai out needs the approver to confirm it, and is audited', async () => {

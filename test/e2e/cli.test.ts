@@ -545,6 +545,55 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       });
     });
 
+    it('template create --locale sets the default locale; version publish --locale and --variant publish one release in several locales, each its own id; a bad tag or --variant fails', async () => {
+      const template = expectJsonObject(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'bank_terms',
+          '--name',
+          'Bank',
+          '--locale',
+          'th',
+        ),
+      );
+      expect(template.code).toBe('bank_terms');
+      const th = join(store.dir, 'terms-th.html');
+      const enGb = join(store.dir, 'terms-en-gb.html');
+      writeFileSync(th, '<p>ข้อกำหนด</p>');
+      writeFileSync(enGb, '<p>Terms</p>');
+      const publish = (...more: string[]) =>
+        cli('version', 'publish', '--tenant', 'acme', '--template', 'bank_terms', ...more);
+      expectFailure(
+        await publish('--tag', '1.0', '--content-file', th, '--locale', 'not a tag'),
+        /locale/,
+      );
+      expectFailure(
+        await publish('--tag', '1.0', '--content-file', th, '--variant', 'en-GB'),
+        /--variant/,
+      );
+      const version = expectJsonObject(
+        await publish('--tag', '1.0', '--content-file', th, '--variant', `en-gb=${enGb}`),
+      );
+      expect(version).toMatchObject({ version: 1, tag: '1.0', content_html: '<p>ข้อกำหนด</p>' });
+      const rows = await withStore(store, (db) =>
+        db
+          .selectFrom('template_versions')
+          .select(['id', 'locale', 'release_id', 'content_html', 'status', 'version'])
+          .where('release_id', '=', String(version.consent_version_id))
+          .orderBy('locale')
+          .execute(),
+      );
+      expect(rows.map((r) => [r.locale, r.content_html, r.status, r.version])).toEqual([
+        ['en-GB', '<p>Terms</p>', 'published', 1],
+        ['th', '<p>ข้อกำหนด</p>', 'published', 1],
+      ]);
+      expect(new Set(rows.map((r) => r.id)).size).toBe(2);
+    });
+
     it('apikey create prints {id, name, prefix, key} where the key starts with the prefix', async () => {
       const key = expectJsonObject(
         await cli('apikey', 'create', '--tenant', 'acme', '--name', 'web'),

@@ -102,7 +102,7 @@ function expectedIso(k: Known, created: string) {
         'clog:versionNumber': decision.version,
         'clog:contentSha256': k.contentSha256,
         'dct:issued': k.publishedAt,
-        'dct:language': 'und',
+        'dct:language': 'en',
       },
       'dpv:hasProcess': {
         '@type': 'dpv:Process',
@@ -156,7 +156,7 @@ function expectedKantara(k: Known) {
     collectionMethod: `Consent service API, on the controller's request: ${kantaraWords[decision.decision]}`,
     consentReceiptID: exportReceiptId(decision.decision_id, 'kantara', k.receipt.checkpoint),
     publicKey: testLogKeys.verifierKey,
-    language: 'und',
+    language: 'en',
     piiPrincipalId: decision.customer_id,
     piiControllers: [
       {
@@ -390,7 +390,7 @@ describe.each(stores)('receipt exports on $name', (store) => {
         'clog:versionNumber': 1,
         'clog:contentSha256': contentSha256,
         'dct:issued': publishedAt,
-        'dct:language': 'und',
+        'dct:language': 'en',
       },
       'dpv:hasProcess': {
         'dpv:hasPurpose': {
@@ -442,7 +442,7 @@ describe.each(stores)('receipt exports on $name', (store) => {
       jurisdiction: 'unspecified',
       consentTimestamp: Math.floor(Date.parse(receipt.decision.decided_at) / 1000),
       publicKey: testLogKeys.verifierKey,
-      language: 'und',
+      language: 'en',
       piiPrincipalId: customer,
       piiControllers: [{ piiController: a.tenant.alias, onBehalf: false }],
       policyUrl: `https://consent.test/api/content/${versionId}.html`,
@@ -599,6 +599,7 @@ describe('receipt export mapping', () => {
       published_at: '2026-01-01T00:00:00.000Z',
       content_sha256: 'ab'.repeat(32),
       file_url: null,
+      locale: 'en',
     },
     publicBaseUrl: 'https://consent.example',
     issuedAt: '2026-02-01T00:00:00.000Z',
@@ -645,6 +646,21 @@ describe('receipt export mapping', () => {
       isoOfSize6,
     );
   });
+
+  it.each([
+    ['th', 'th', 'th'],
+    ['en-GB', 'en-GB', 'en'],
+    ['zh-Hant-TW', 'zh-Hant-TW', 'zh'],
+  ])(
+    'a text in %s is dct:language %s (BCP 47) and Kantara language %s (ISO 639-1)',
+    (locale, iso, kantara) => {
+      const localized = source({ version: { ...source().version, locale } });
+      expect(
+        iso27560Receipt(localized)['dpv:hasRecordOfActivity']['dpv:hasNotice']['dct:language'],
+      ).toBe(iso);
+      expect(kantaraReceipt(localized).language).toBe(kantara);
+    },
+  );
 
   it("the notice is the public content file unless the version has the operator's own URL", () => {
     const own = 'https://acme.example/newsletter-3.html';

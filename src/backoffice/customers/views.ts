@@ -64,14 +64,14 @@ ${o.standings.map(
 ${o.history.length === o.historyLimit ? html`<p>The ${o.historyLimit} most recent decisions are shown; the export has them all.</p>` : ''}
 <div class="table-scroll"><table class="history">
 <caption class="visually-hidden">Decisions of customer ${o.customerId}, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Tag</th><th scope="col">Decision</th><th scope="col">API key</th><th scope="col">IP address</th><th scope="col">User agent</th><th scope="col">In the log</th></tr></thead>
+<thead><tr><th scope="col">Time</th><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Tag (locale)</th><th scope="col">Decision</th><th scope="col">API key</th><th scope="col">IP address</th><th scope="col">User agent</th><th scope="col">In the log</th></tr></thead>
 <tbody>
 ${o.history.map(
   (d) => html`<tr>
 <td>${time(d.decided_at, o.zone)}</td>
 <td class="mono">${d.template_code}</td>
 <td>${d.version}</td>
-<td class="mono">${d.tag}</td>
+<td class="mono">${d.tag} (${d.locale})</td>
 <td>${badge(d.decision)}</td>
 <td>${d.api_key_name ?? ''} <small class="mono">${d.api_key_prefix ?? ''}</small></td>
 <td class="mono">${d.ip ?? '—'}</td>

@@ -11,6 +11,7 @@ import {
   type LoggedDecisionRecord,
 } from '../../records/history.js';
 import type { SubjectVault } from '../../subjects/vault.js';
+import { canonicalLocale } from '../../templates/locales.js';
 import { getTemplateByCode, listTemplates, listVersions } from '../../templates/service.js';
 import { decisionColumns } from '../exports/columns.js';
 import { auditBy, tenantOf } from '../web/context.js';
@@ -44,6 +45,7 @@ export async function decisionRoutes(
       version: '',
       decision: '',
       key: '',
+      locale: '',
       from: '',
       to: '',
       ...form.input,
@@ -67,6 +69,10 @@ export async function decisionRoutes(
     if (values.version && !values.template) fieldErrors.version = 'Choose a template too.';
     const key = keys.find((k) => k.id === values.key);
     if (values.key && !key) errors.push('There is no such API key.');
+    const locale = values.locale === '' ? undefined : canonicalLocale(values.locale);
+    if (values.locale && !locale) {
+      fieldErrors.locale = 'A BCP 47 language tag, such as th or en-GB, or nothing.';
+    }
     let versionId: string | undefined;
     if (template && values.version && !fieldErrors.version) {
       const versions = await listVersions(db, await getTemplateByCode(db, tenantId, template.code));
@@ -83,6 +89,7 @@ export async function decisionRoutes(
       // The form's schema lets through only the three values, or nothing.
       decision: values.decision === '' ? undefined : (values.decision as DecisionValue),
       apiKeyId: key?.id,
+      locale,
       ...days,
     };
     return { values, choices, filter } as const;

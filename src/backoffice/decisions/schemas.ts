@@ -15,6 +15,7 @@ export const DecisionFilterForm = Type.Object({
     Type.Literal('withdraw'),
   ]),
   key: Type.String(),
+  locale: Type.String({ maxLength: 35 }),
   from: dayOrNothing,
   to: dayOrNothing,
 });
@@ -26,5 +27,5 @@ export const decisionFilterOptions: FormOptions<typeof DecisionFilterForm> = {
     from: 'A day of the calendar, or nothing.',
     to: 'A day of the calendar, or nothing.',
   },
-  trim: ['product', 'template', 'version', 'key', 'from', 'to'],
+  trim: ['product', 'template', 'version', 'key', 'locale', 'from', 'to'],
 };

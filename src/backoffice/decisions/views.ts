@@ -8,7 +8,7 @@ import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
 export type DecisionFilterValues = Record<
-  'product' | 'template' | 'version' | 'decision' | 'key' | 'from' | 'to',
+  'product' | 'template' | 'version' | 'decision' | 'key' | 'locale' | 'from' | 'to',
   string
 >;
 
@@ -55,6 +55,7 @@ ${o.products.length > 1 ? html`<div>${select({ name: 'product', label: 'Product'
 </fieldset>
 <fieldset class="grid">
 <div>${select({ name: 'key', label: 'API key', value: v.key, options: [['', 'Any'], ...o.keys.map((k) => [k.id, `${k.name} (${k.prefix})`] as const)] })}</div>
+<div>${input({ name: 'locale', label: 'Locale', value: v.locale, maxlength: 35, error: o.fieldErrors.locale, hint: 'Of the text shown, such as th.' })}</div>
 <div>${input({ name: 'from', label: 'From (day)', type: 'date', value: v.from, error: o.fieldErrors.from })}</div>
 <div>${input({ name: 'to', label: 'To (day, included)', type: 'date', value: v.to, error: o.fieldErrors.to })}</div>
 </fieldset>
@@ -72,7 +73,7 @@ ${o.decisions.map(
 <td><a href="${basePath}/decisions/${segment(d.decision_id)}">${time(d.decided_at, o.zone)}</a></td>
 <td class="mono">${d.customer_id ?? html`<em>erased</em>`}</td>
 <td class="mono">${d.template_code}</td>
-<td>${d.version} <span class="mono">(${d.tag})</span></td>
+<td>${d.version} <span class="mono">(${d.tag}, ${d.locale})</span></td>
 <td>${badge(d.decision)}</td>
 <td>${d.api_key_name ?? '—'}</td>
 <td class="nowrap">${receiptLink(d)}</td>
@@ -94,6 +95,7 @@ export function decisionPage(d: DecisionEvidence, zone: string): Html {
 <dt>Customer</dt><dd>${d.customer_id === null ? html`<em>erased</em>: the id, IP address and user agent are gone for good` : html`<a class="mono" href="${basePath}/customers?customer_id=${encodeURIComponent(d.customer_id)}">${d.customer_id}</a>`}</dd>
 <dt>Template</dt><dd>${d.template_name} <span class="mono">(${d.template_code})</span></dd>
 <dt>Version</dt><dd>${d.version}, tag <span class="mono">${d.tag}</span> <span class="mono">(${d.version_id})</span></dd>
+<dt>Locale</dt><dd><span class="mono">${d.locale}</span></dd>
 <dt>API key</dt><dd>${d.api_key_name ? html`${d.api_key_name} <span class="mono">(${d.api_key_prefix})</span>` : '—'}</dd>
 <dt>IP address</dt><dd class="mono">${d.ip ?? '—'}</dd>
 <dt>User agent</dt><dd class="mono">${d.user_agent ?? '—'}</dd>

@@ -15,4 +15,6 @@ export const decisionColumns: ReadonlyArray<CsvColumn<DecisionRecord>> = [
   ['ip', (r) => r.ip],
   ['user_agent', (r) => r.user_agent],
   ['content_sha256', (r) => r.content_sha256],
+  // Last, so that a reader of the columns before locales reads them where it did.
+  ['locale', (r) => r.locale],
 ];
