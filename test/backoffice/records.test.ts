@@ -108,7 +108,7 @@ describe.each(stores)(
       const rows = page.body.split('<table class="history">')[1]?.split('<tr>').slice(2) ?? [];
       expect(rows).toHaveLength(2);
       expect(rows[0]).toContain('withdraw');
-      expect(rows[0]).toContain('>1.0<');
+      expect(rows[0]).toContain('>1.0 (en)<');
       expect(rows[1]).toContain('given');
       // The look-up is recorded under the customer's random id: the audit log keeps no customer id.
       const subjectId = await subjectIdOf(t, a.tenant.id, customer);

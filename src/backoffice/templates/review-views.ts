@@ -175,7 +175,7 @@ ${form(html`<button type="submit" formaction="${base}/cancel-schedule" class="se
     return html`<h2>Your approval</h2>${fourEyes}
 ${form(html`${commentField(o, 'approve', 'Comment (required to reject)')}
 <label for="effective_at">Goes live at (optional; time in ${o.zone})
-<input type="datetime-local" id="effective_at" name="effective_at" value="${refused?.effectiveAt ?? ''}" aria-describedby="effective_at-help">
+<input type="datetime-local" step="1" id="effective_at" name="effective_at" value="${refused?.effectiveAt ?? ''}" aria-describedby="effective_at-help">
 </label>
 <small id="effective_at-help">Empty, or a time already past: live at once. A time to come: the API shows it from then on.</small>
 ${
