@@ -65,4 +65,19 @@ describe('what a new version changes, word by word', () => {
     expect(view).toMatch(/<ins><span class="visually-hidden">\[added: <\/span>[^<]*&lt;/);
     expect(view).not.toContain('<script');
   });
+
+  it('Thai, written without spaces, is diffed by its words (the runtime segmenter), not as one run', () => {
+    const diff = contentDiff(
+      '<p>ธนาคารเก็บอีเมลของท่าน</p>',
+      '<p>ธนาคารเก็บอีเมลและหมายเลขโทรศัพท์ของท่าน</p>',
+      'th',
+    );
+    expect(diff.parts).toEqual([
+      { kind: 'same', text: 'ธนาคารเก็บอีเมล' },
+      // "and", "number", "telephone"
+      { kind: 'added', text: 'และหมายเลขโทรศัพท์' },
+      { kind: 'same', text: 'ของท่าน' },
+    ]);
+    expect(diff).toMatchObject({ changed: true, added: 3, removed: 0 });
+  });
 });

@@ -1,4 +1,4 @@
-import { diffWordsWithSpace } from 'diff';
+import { diffWords, diffWordsWithSpace } from 'diff';
 import sanitizeHtml from 'sanitize-html';
 
 /** One run of the comparison: words both versions have, or only the new, or only the old. */
@@ -49,23 +49,43 @@ export function visibleText(sanitized: string): string {
     .join('\n');
 }
 
-function words(text: string): number {
+/**
+ * Languages written without spaces between words (Thai, Lao, Khmer, Burmese, Chinese, Japanese,
+ * Tibetan): their words are found by the runtime's dictionary-based word segmenter (ICU), not by
+ * spaces, which would make a whole sentence one word.
+ */
+const unspaced = new Set(['th', 'lo', 'km', 'my', 'zh', 'ja', 'bo']);
+
+function segmenterFor(locale: string | undefined): Intl.Segmenter | undefined {
+  if (locale === undefined || !unspaced.has(new Intl.Locale(locale).language)) return undefined;
+  return new Intl.Segmenter(locale, { granularity: 'word' });
+}
+
+function words(text: string, segmenter: Intl.Segmenter | undefined): number {
+  if (segmenter) return [...segmenter.segment(text)].filter((s) => s.isWordLike).length;
   return text.split(/\s+/).filter(Boolean).length;
 }
 
 /**
  * How the new version's words differ from the current one's, word by word (jsdiff), for a
- * reviewer: what is added, what is removed, and whether only the formatting changed.
+ * reviewer: what is added, what is removed, and whether only the formatting changed. The text's
+ * locale decides what a word is (see `unspaced`).
  */
-export function contentDiff(beforeHtml: string, afterHtml: string): ContentDiff {
+export function contentDiff(beforeHtml: string, afterHtml: string, locale?: string): ContentDiff {
   const before = visibleText(beforeHtml);
   const after = visibleText(afterHtml);
-  const parts: DiffPart[] = diffWordsWithSpace(before, after).map((change) => ({
+  const segmenter = segmenterFor(locale);
+  const changes = segmenter
+    ? diffWords(before, after, { intlSegmenter: segmenter })
+    : diffWordsWithSpace(before, after);
+  const parts: DiffPart[] = changes.map((change) => ({
     kind: change.added ? 'added' : change.removed ? 'removed' : 'same',
     text: change.value,
   }));
-  const added = parts.filter((p) => p.kind === 'added').reduce((n, p) => n + words(p.text), 0);
-  const removed = parts.filter((p) => p.kind === 'removed').reduce((n, p) => n + words(p.text), 0);
+  const count = (kind: DiffPart['kind']) =>
+    parts.filter((p) => p.kind === kind).reduce((n, p) => n + words(p.text, segmenter), 0);
+  const added = count('added');
+  const removed = count('removed');
   const changed = before !== after;
   return { parts, changed, markupOnly: !changed && beforeHtml !== afterHtml, added, removed };
 }

@@ -87,7 +87,7 @@ export async function reviewRoutes(
             latest?.version === undefined || latest.version === null
               ? undefined
               : before
-                ? diffView(contentDiff(before.content_html, variant.content_html), {
+                ? diffView(contentDiff(before.content_html, variant.content_html, variant.locale), {
                     version: latest.version,
                     tag: latest.tag,
                   })
