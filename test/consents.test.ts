@@ -841,9 +841,9 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
           .filter((p) => p.in === where)
           .map((p) => p.name)
           .sort();
-      expect(names(list, 'query')).toEqual(['cursor', 'limit']);
+      expect(names(list, 'query')).toEqual(['cursor', 'limit', 'locale']);
       expect(names(list, 'path')).toEqual(['customer_id']);
-      expect(names(at, 'query')).toEqual(['at']);
+      expect(names(at, 'query')).toEqual(['at', 'locale']);
       expect(names(at, 'path')).toEqual(['customer_id', 'template_code']);
       for (const op of [list, at]) {
         expect(op.security).toEqual([{ apiKey: [] }]);

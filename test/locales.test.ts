@@ -209,6 +209,34 @@ describe.each(stores)('a release in two locales on $name', (store) => {
       accepted: true,
       latest_version: { consent_version_id: en.id, version: 1, tag: '1.0' },
     });
+    // The record names the locale of the text shown to a request that names a locale, and
+    // stays as it was to one that does not.
+    const plainHistory = json(await get(`/api/v1/customers/${customer}/consents`)).data;
+    expect(Object.keys(plainHistory.history[0])).toEqual([
+      'decision_id',
+      'template_code',
+      'consent_version_id',
+      'version',
+      'tag',
+      'decision',
+      'decided_at',
+      'content_sha256',
+    ]);
+    expect(plainHistory.templates[0].last_decision).not.toHaveProperty('locale');
+    const named = json(
+      await get(`/api/v1/customers/${customer}/consents`, { 'accept-language': 'en' }),
+    ).data;
+    expect(named.history[0]).toMatchObject({ consent_version_id: th.id, locale: 'th' });
+    expect(named.templates[0].last_decision).toMatchObject({ locale: 'th' });
+    const asOfNamed = await get(
+      `/api/v1/customers/${customer}/consents/templates/${code}/as-of?locale=en&at=${encodeURIComponent(new Date().toISOString())}`,
+    );
+    expect(json(asOfNamed).data.decision).toMatchObject({
+      consent_version_id: th.id,
+      locale: 'th',
+    });
+    expect(json(asOf).data.decision).not.toHaveProperty('locale');
+
     const lookUp = await get(`/api/v1/customers/${customer}/consents`);
     expect(json(lookUp).data.templates).toEqual([
       expect.objectContaining({

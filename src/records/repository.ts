@@ -78,6 +78,7 @@ export function findTemplateStandings(db: Executor, tenantId: string, subjectId:
         'dv.version as last_version',
         'dv.tag as last_tag',
         's.last_decided_at',
+        'dv.locale as last_locale',
       ])
       .where('s.tenant_id', '=', tenantId)
       .where('s.subject_id', '=', subjectId)
@@ -126,6 +127,7 @@ export function findHistoryPage(
       'd.decision',
       'd.decided_at',
       'd.content_sha256',
+      'v.locale',
     ])
     .where('d.subject_id', '=', subjectId);
   if (after) {
@@ -160,6 +162,7 @@ export function findDecisionAsOf(
         'd.version',
         'v.tag',
         'd.content_sha256',
+        'v.locale',
       ])
       .where('d.tenant_id', '=', tenantId)
       .where('d.subject_id', '=', subjectId)

@@ -5,6 +5,7 @@ import { CustomerIdParam } from '../decisions/schemas.js';
 import type { Db } from '../platform/db.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/vault.js';
+import { localesOf } from '../templates/answer.js';
 import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
 import { AsOfQuery, ConsentAsOf, CustomerConsents, HistoryQuery } from './schemas.js';
@@ -41,6 +42,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
           tenantId,
           request.params.customer_id,
           request.query,
+          localesOf(request).length > 0,
         ),
       };
     },
@@ -74,6 +76,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
           customer_id,
           template_code,
           request.query.at,
+          localesOf(request).length > 0,
         ),
       };
     },

@@ -4,6 +4,24 @@ import { DecisionValue } from '../decisions/schemas.js';
 export const defaultPageSize = 100;
 const maxPageSize = 500;
 
+/**
+ * A request that names a locale (this, or `Accept-Language`) gets the locale of the text behind
+ * each decision; one that names none gets the answer as it was before locales.
+ */
+const localeOptIn = Type.Optional(
+  Type.String({
+    description:
+      'A BCP 47 tag: with it (or with `Accept-Language`) each decision also gives `locale`, the ' +
+      'locale of the text the customer was shown.',
+    examples: ['th'],
+  }),
+);
+
+/** The locale of the text a decision was made on; only to a request that named a locale. */
+const decisionLocale = Type.Optional(
+  Type.String({ description: 'The locale of the text shown (BCP 47), when a locale was asked.' }),
+);
+
 /** Query of the customer's consents: page size and the cursor of the previous page. */
 export const HistoryQuery = Type.Object(
   {
@@ -20,6 +38,7 @@ export const HistoryQuery = Type.Object(
         description: "Opaque: the previous page's `next_cursor`.",
       }),
     ),
+    locale: localeOptIn,
   },
   { additionalProperties: false },
 );
@@ -38,6 +57,7 @@ export const AsOfQuery = Type.Object(
       description: 'The moment to look at: ISO 8601 date-time with a time zone.',
       examples: ['2026-11-20T22:51:59.308Z'],
     }),
+    locale: localeOptIn,
   },
   { additionalProperties: false },
 );
@@ -72,6 +92,7 @@ export const TemplateConsent = Type.Object({
     version: Version,
     tag: Type.String(),
     decided_at: DateTime,
+    locale: decisionLocale,
   }),
 });
 export type TemplateConsent = Static<typeof TemplateConsent>;
@@ -85,6 +106,7 @@ export const HistoryEntry = Type.Object({
   decision: DecisionValue,
   decided_at: DateTime,
   content_sha256: ContentSha256,
+  locale: decisionLocale,
 });
 export type HistoryEntry = Static<typeof HistoryEntry>;
 
@@ -116,6 +138,7 @@ export const ConsentAsOf = Type.Object({
         version: Version,
         tag: Type.String(),
         content_sha256: ContentSha256,
+        locale: decisionLocale,
       }),
       Type.Null(),
     ],

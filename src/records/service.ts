@@ -30,6 +30,7 @@ export async function getCustomerConsents(
   tenantId: string,
   customerId: string,
   query: HistoryQuery,
+  withLocale = false,
 ): Promise<CustomerConsents> {
   const limit = query.limit === undefined ? defaultPageSize : Number(query.limit);
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -56,9 +57,10 @@ export async function getCustomerConsents(
         version: numbered(row.last_version),
         tag: row.last_tag,
         decided_at: row.last_decided_at,
+        ...(withLocale ? { locale: row.last_locale } : {}),
       },
     })),
-    history,
+    history: history.map((entry) => withoutLocaleUnless(entry, withLocale)),
     next_cursor:
       rows.length > limit && last
         ? encodeCursor({ decidedAt: last.decided_at, id: last.decision_id })
@@ -80,6 +82,7 @@ export async function getConsentAsOf(
   customerId: string,
   templateCode: string,
   at: string,
+  withLocale = false,
 ): Promise<ConsentAsOf> {
   const release = await catalog.latest(tenantId, templateCode);
   const { version: current } = variantFor(release, []);
@@ -99,7 +102,7 @@ export async function getConsentAsOf(
     customer_id: customerId,
     template_code: current.template_code,
     at: when,
-    decision: decision ?? null,
+    decision: decision ? withoutLocaleUnless(decision, withLocale) : null,
     latest_version: latest
       ? {
           consent_version_id: latest.id,
@@ -178,4 +181,13 @@ function publishedAt(time: string | null): string {
 /** One decision of the tenant with its template's code (the record behind a receipt). */
 export function findDecision(db: Executor, tenantId: string, decisionId: string) {
   return findDecisionWithTemplate(db, tenantId, decisionId);
+}
+
+/** A decision with the locale of its text only when the request named a locale. */
+function withoutLocaleUnless<T extends { locale: string }>(
+  row: T,
+  withLocale: boolean,
+): Omit<T, 'locale'> & { locale?: string } {
+  const { locale, ...rest } = row;
+  return withLocale ? { ...rest, locale } : rest;
 }
