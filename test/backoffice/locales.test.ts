@@ -187,6 +187,35 @@ describe.each(stores)('releases in several locales in the back-office on $name',
     );
   });
 
+  it('a template is created in its default locale, which its first version takes; a bad tag is refused on the form', async () => {
+    const bad = await admin.submit('/backoffice/templates/new', '/backoffice/templates', {
+      code: 'bank_th',
+      name: 'Bank',
+      locale: 'not a tag',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(textOf(bad.body)).toContain('A BCP 47 language tag, such as en, th or en-GB.');
+    const made = await admin.submit('/backoffice/templates/new', '/backoffice/templates', {
+      code: 'bank_th',
+      name: 'Bank',
+      locale: 'th',
+      tag: '1.0',
+      content_html: '<p>ข้อกำหนด</p>',
+    });
+    expect(made.statusCode).toBe(303);
+    const rows = await t.db
+      .selectFrom('templates as t')
+      .innerJoin('template_versions as v', 'v.template_id', 't.id')
+      .select(['t.default_locale', 'v.locale'])
+      .where('t.tenant_id', '=', a.tenant.id)
+      .where('t.code', '=', 'bank_th')
+      .execute();
+    expect(rows).toEqual([{ default_locale: 'th', locale: 'th' }]);
+    expect(textOf((await admin.get('/backoffice/templates/bank_th')).body)).toContain(
+      'Default locale Thai th',
+    );
+  });
+
   it('a locale is removed from a draft after the box is ticked; audited', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
     const id = await draft(code, '1.0', '<p>Terms.</p>');

@@ -22,6 +22,8 @@ export interface TemplateModel {
   description: string;
   createdAt: string;
   archivedAt: string | null;
+  /** BCP 47: what a request naming no locale, or one it lacks, gets. */
+  defaultLocale: string;
 }
 
 /** What the pages show of a version. */
@@ -67,6 +69,7 @@ export function templateModel(t: TemplateRow): TemplateModel {
     description: t.description,
     createdAt: t.created_at,
     archivedAt: t.archived_at,
+    defaultLocale: t.default_locale,
   };
 }
 

@@ -145,13 +145,18 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       name: form.input.name ?? '',
       description: form.input.description ?? '',
       product: form.input.product ?? '',
+      locale: form.input.locale ?? '',
       tag: first.tag,
       content_html: first.content_html,
       allow_reconsent: String(first.allow_reconsent),
     };
     if (!form.ok) return showNewTemplate(request, reply, values, form.refusal);
-    const { product, ...rest } = form.values;
-    const fields = product === '' ? rest : { ...rest, product };
+    const { product, locale, ...rest } = form.values;
+    const fields = {
+      ...rest,
+      ...(product === '' ? {} : { product }),
+      ...(locale === '' ? {} : { locale }),
+    };
     // A first version is written when either of its fields is: both are then required.
     const withDraft = first.tag !== '' || first.content_html.trim() !== '';
     if (withDraft && !tenantOf(request).permissions.has('versions:create')) {

@@ -11,6 +11,8 @@ export const NewTemplateForm = Type.Object({
   name: NewTemplate.properties.name,
   description: NewTemplate.properties.description,
   product: Type.String(),
+  /** Empty: `en`. */
+  locale: Type.String({ maxLength: 35 }),
 });
 
 export const newTemplateFormOptions: FormOptions<typeof NewTemplateForm> = {
@@ -19,8 +21,9 @@ export const newTemplateFormOptions: FormOptions<typeof NewTemplateForm> = {
     name: 'A name of 1 to 200 characters.',
     description: 'At most 2,000 characters.',
     product: 'Choose an active product of the list.',
+    locale: 'A BCP 47 language tag, such as en, th or en-GB.',
   },
-  trim: ['code', 'name', 'description', 'product'],
+  trim: ['code', 'name', 'description', 'product', 'locale'],
 };
 
 /**

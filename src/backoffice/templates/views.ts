@@ -13,7 +13,7 @@ import {
 import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 import type { TemplateListItem, TemplateModel, VersionModel } from './models.js';
-import { reviewPath, statusBadge, timeline } from './review-views.js';
+import { localeName, reviewPath, statusBadge, timeline } from './review-views.js';
 
 const templatePath = (code: string) => `${basePath}/templates/${segment(code)}`;
 const versionPath = (code: string, id: string) => `${templatePath(code)}/versions/${segment(id)}`;
@@ -72,6 +72,7 @@ ${
     ? html`<p><small>It goes to a new product "General", which you can rename under Products.</small></p>`
     : html`${select({ name: 'product', label: 'Product', value: o.values.product ?? '', options: o.products.map((p) => [p.code, p.name] as const) })}${o.fieldErrors.product ? html`<small class="field-error">${o.fieldErrors.product}</small>` : ''}`
 }
+${input({ name: 'locale', label: 'Default locale', value: o.values.locale ?? 'en', maxlength: 35, hint: 'The language of its texts, as a BCP 47 tag such as en, th or en-GB; a request naming no locale, or one it lacks, gets this one. Other locales are added to each version.', error: o.fieldErrors.locale })}
 ${
   o.mayDraft
     ? html`<fieldset>
@@ -109,6 +110,7 @@ ${o.product ? html`<dt>Product</dt><dd><a href="${basePath}/products/${segment(o
 <dt>Latest version</dt><dd>${latest ? html`${latest.version} (tag <span class="mono">${latest.tag}</span>), published ${time(latest.publishedAt, o.zone)}` : 'none published yet: the API answers 404 for this template'}</dd>
 ${scheduled ? html`<dt>Scheduled</dt><dd>version ${scheduled.version} (tag <span class="mono">${scheduled.tag}</span>) goes live ${time(scheduled.publishedAt, o.zone)}: <a href="${basePath}${reviewPath(template.code, scheduled.id)}">see or cancel it</a></dd>` : ''}
 <dt>Customers</dt><dd>${count(o.customers, 'customer has', 'customers have')} decided on this template</dd>
+<dt>Default locale</dt><dd>${localeName(template.defaultLocale)} <span class="mono">${template.defaultLocale}</span></dd>
 <dt>Created</dt><dd>${time(template.createdAt, o.zone)}</dd>
 </dl>
 <h2>Versions</h2>

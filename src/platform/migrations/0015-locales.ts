@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
  * of `template_versions` per locale, each its own `consent_version_id`, content and hash, tied
  * together by `release_id` (the id of the release's row in the template's default locale at the
  * time it was made, which carries its status and review). Templates and versions made before
- * locales are in English (`en`), a default the back-office lets a tenant correct.
+ * locales are taken to be in English (`en`).
  *
  * The table is rebuilt because a number and a tag are now unique per locale, and SQLite changes
  * a table's constraints no other way; the same statements run on both stores.
