@@ -70,8 +70,9 @@ describe.each(stores)('content files on $name', (store) => {
     id: string,
     file: { name: string; bytes: Buffer } | undefined,
     token?: string,
+    page = versionPath(code, id),
   ): Promise<LightMyRequestResponse> {
-    await admin.get(versionPath(code, id));
+    await admin.get(page);
     const form = new FormData();
     form.append('_csrf', token ?? formToken(admin.lastPage) ?? '');
     if (file) form.append('file', new Blob([file.bytes]), file.name);
@@ -223,5 +224,45 @@ describe.each(stores)('content files on $name', (store) => {
       content_file: null,
     });
     expect(await storedFiles(id)).toBe(0);
+  });
+
+  it("another locale's text has its own file: uploaded from its tab, served at its own file_url once live", async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const id = await draft(code);
+    await admin.get(`${versionPath(code, id)}?locale=new`);
+    const saved = await admin.post(`${versionPath(code, id)}/locales`, {
+      locale: 'th',
+      content_html: '<p>ข้อกำหนด</p>',
+    });
+    expect(saved.statusCode).toBe(303);
+    const th = await t.db
+      .selectFrom('template_versions')
+      .select('id')
+      .where('release_id', '=', id)
+      .where('locale', '=', 'th')
+      .executeTakeFirstOrThrow();
+    const tab = `${versionPath(code, id)}?locale=th`;
+    const refused = await upload(code, th.id, { name: 'x.png', bytes: png }, undefined, tab);
+    expect(refused.statusCode).toBe(400);
+    const refusedText = textOf(refused.body);
+    expect(refusedText).toContain('The content file must be a PDF or an HTML document in UTF-8.');
+    expect(refused.body).toMatch(/\?locale=th" aria-current="page">Thai/);
+    const uploaded = await upload(code, th.id, { name: 'th.pdf', bytes: pdf }, undefined, tab);
+    expect(uploaded.headers.location).toBe(
+      `${versionPath(code, id)}?locale=th&notice=file_uploaded`,
+    );
+    expect(await rowOf(th.id)).toEqual({ file_url: null, content_file: 'application/pdf' });
+    expect(await rowOf(id)).toEqual({ file_url: null, content_file: null });
+
+    expect((await publishThroughReview(admin, code, id)).statusCode).toBe(303);
+    const thai = await t.app.inject({
+      url: `/api/v1/consent-templates/${code}/latest?locale=th`,
+      headers: a.headers,
+    });
+    expect(json(thai).data.file_url).toBe(`https://consent.test/api/content/${th.id}/file.pdf`);
+    const plain = json(await apiOf(t.app, a.headers).latest(code)).data;
+    expect(plain.file_url).toBe(`https://consent.test/api/content/${id}.html`);
+    const served = await t.app.inject({ url: `/api/content/${th.id}/file.pdf` });
+    expect(served.rawPayload.equals(pdf)).toBe(true);
   });
 });

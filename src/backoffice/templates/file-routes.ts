@@ -53,8 +53,13 @@ export async function contentFileRoutes(
     const template = await getTemplateByCode(db, tenantId, request.params.code);
     return { template, version: await getVersion(db, template, request.params.id) };
   };
-  const pagePath = (request: FastifyRequest<{ Params: Params }>) =>
-    `/templates/${segment(request.params.code)}/versions/${segment(request.params.id)}`;
+  /** The page the file is on: the release's, on the variant's tab when it is another locale's. */
+  const pageOf = (template: TemplateRow, version: TemplateVersionRow, notice: string) => {
+    const path = `/templates/${segment(template.code)}/versions/${segment(version.release_id)}`;
+    return version.id === version.release_id
+      ? `${path}?notice=${notice}`
+      : `${path}?locale=${encodeURIComponent(version.locale)}&notice=${notice}`;
+  };
 
   app.post<{ Params: Params }>(
     '/templates/:code/versions/:id/file',
@@ -74,7 +79,7 @@ export async function contentFileRoutes(
         if (!(error instanceof AppError) || error.status !== 400) throw error;
         return show(request, reply.code(400), template, version, error.message);
       }
-      return redirectTo(reply, `${pagePath(request)}?notice=file_uploaded`);
+      return redirectTo(reply, pageOf(template, version, 'file_uploaded'));
     },
   );
 
@@ -86,7 +91,7 @@ export async function contentFileRoutes(
       await db
         .transaction()
         .execute((trx) => removeContentFile(trx, auditBy(request), template, version.id));
-      return redirectTo(reply, `${pagePath(request)}?notice=file_removed`);
+      return redirectTo(reply, pageOf(template, version, 'file_removed'));
     },
   );
 

@@ -2,12 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import { removeDraftVariantAs, saveDraftVariantAs } from '../../templates/actions.js';
+import { contentFileOf } from '../../templates/files.js';
 import { getTemplateByCode, getVersion, listVariants } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, noRefusal, queryOf, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath, csrfToken, redirectTo } from '../web/layout.js';
+import { contentFileSection } from './file-views.js';
 import { variantForm, variantView } from './locale-views.js';
 
 type Params = { code: string; id: string };
@@ -43,8 +45,9 @@ export async function otherLocalePanel(
   version: TemplateVersionRow,
   values?: { locale: string; content_html: string; file_url: string },
   refusal: Refusal = noRefusal,
+  file: { locale: string; error: string } | undefined = undefined,
 ): Promise<{ locale: string; panel: Html } | undefined> {
-  const asked = values?.locale ?? queryOf(request.query, 'locale');
+  const asked = file?.locale ?? values?.locale ?? queryOf(request.query, 'locale');
   if (asked === '' || asked === version.locale) return undefined;
   const editable = version.status === 'draft' && tenantOf(request).permissions.has('versions:edit');
   const action = `${basePath}${pathOf(template, version)}/locales`;
@@ -67,13 +70,20 @@ export async function otherLocalePanel(
   if (!variant) {
     return editable ? { locale: 'new', panel: form(undefined) } : undefined;
   }
-  const view = variantView({
+  const filePath = `${basePath}/templates/${encodeURIComponent(template.code)}/versions/${encodeURIComponent(variant.id)}/file`;
+  const view = html`${contentFileSection({
+    file: await contentFileOf(db, variant),
+    href: filePath,
+    action: editable ? filePath : undefined,
+    csrfToken: csrfToken(reply),
+    error: file?.error,
+  })}${variantView({
     locale: variant.locale,
     contentHtml: variant.content_html,
     contentSha256: variant.content_sha256,
     removeAction: editable ? `${action}/${encodeURIComponent(variant.locale)}/remove` : undefined,
     csrfToken: csrfToken(reply),
-  });
+  })}`;
   return {
     locale: variant.locale,
     panel: editable ? html`${view}<h2>Edit this locale</h2>${form(variant.locale)}` : view,

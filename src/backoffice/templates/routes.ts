@@ -333,8 +333,37 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
 
   await app.register(contentFileRoutes, {
     db,
-    show: (request, reply, template, version, fileError) =>
-      showVersion(request, reply, template, version, undefined, 400, undefined, fileError),
+    show: async (request, reply, template, version, fileError) => {
+      if (version.id === version.release_id) {
+        return showVersion(request, reply, template, version, undefined, 400, undefined, fileError);
+      }
+      // Another locale's file: the release's page, on that locale's tab.
+      const release = await getVersion(db, template, version.release_id);
+      const other = await otherLocalePanel(
+        db,
+        request,
+        reply,
+        template,
+        release,
+        undefined,
+        noRefusal,
+        {
+          locale: version.locale,
+          error: fileError,
+        },
+      );
+      return showVersion(
+        request,
+        reply,
+        template,
+        release,
+        undefined,
+        400,
+        undefined,
+        undefined,
+        other,
+      );
+    },
   });
   await app.register(localeRoutes, {
     db,
