@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 
 /** The benchmark's knobs, all from the environment (see bench/README.md). */
@@ -23,6 +24,11 @@ export interface BenchConfig {
   databaseUrl: string | undefined;
   /** Where the JSON results go. */
   output: string;
+  /**
+   * The load generator of the runs at full speed: `wrk` (Debian's package) when installed, else
+   * autocannon; `BENCH_LOAD` picks one. Fixed-rate runs (receipts) always use autocannon.
+   */
+  loadGenerator: 'wrk' | 'autocannon';
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
@@ -40,7 +46,16 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     receiptRate: number(env, 'BENCH_RECEIPT_RATE', 1000, 0),
     databaseUrl: env.BENCH_DATABASE_URL || undefined,
     output: env.BENCH_OUTPUT || 'bench/results/latest.json',
+    loadGenerator: loadGenerator(env.BENCH_LOAD),
   };
+}
+
+function loadGenerator(raw: string | undefined): 'wrk' | 'autocannon' {
+  if (raw === 'wrk' || raw === 'autocannon') return raw;
+  if (raw !== undefined && raw !== '') throw new Error('BENCH_LOAD must be wrk or autocannon');
+  const found = spawnSync('wrk', ['--version'], { stdio: 'ignore' });
+  // `wrk --version` prints its usage and exits 1: found is "it ran at all".
+  return found.error ? 'autocannon' : 'wrk';
 }
 
 function number(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {

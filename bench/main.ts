@@ -200,6 +200,7 @@ function printHeader(c: BenchConfig, machine: Record<string, string | number>): 
     `  pinning: ${unpinnedReason ? `NONE (${unpinnedReason})` : 'server + database on core 0, load generator on core 1'}`,
     `  runs: ${c.connections} connections, ${c.warmupS} s warm-up + ${c.durationS} s measured; ` +
       `stores ${c.stores.join(',')}; sizes ${c.sizes.join(',')}; endpoints ${c.endpoints.join(',')}`,
+    `  load generator: ${c.loadGenerator === 'wrk' ? 'wrk (one thread)' : 'autocannon (wrk is not installed: apt-get install wrk)'}; fixed-rate runs: autocannon`,
     `  workers group: ${
       c.workers.length === 0
         ? 'none'
@@ -276,6 +277,10 @@ try {
     // A receipt run sends a fixed rate: its req/s is that rate, not a measure of speed.
     if (ceiling && r.endpoint !== 'pg INSERT loop' && r.workers === undefined && !r.receipts) {
       r.vsCeiling = r.rps / ceiling.rps;
+    }
+    const fastify = rows.find((f) => f.endpoint === fastifyServer.name);
+    if (fastify && r.endpoint === 'latest' && r.workers === undefined) {
+      r.vsFastify = r.rps / fastify.rps;
     }
   }
   const all = ceiling ? [ceiling, ...rows] : rows;

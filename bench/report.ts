@@ -26,6 +26,8 @@ export interface Row {
   rps: number;
   /** rps / the ceiling's rps; null when not comparable (the insert baseline). */
   vsCeiling: number | null;
+  /** `latest` only: rps / bare Fastify's with the same log line, in the same run. */
+  vsFastify?: number;
   p50Ms: number;
   p99Ms: number;
   /** The measured server's VmHWM at the end of the run (with several workers, the primary's and
@@ -86,6 +88,7 @@ const columns: [string, (r: Row) => string][] = [
   ],
   ['req/s', (r) => Math.round(r.rps).toLocaleString('en-US')],
   ['vs ceiling', (r) => (r.vsCeiling === null ? '-' : r.vsCeiling.toFixed(2))],
+  ['vs Fastify', (r) => (r.vsFastify === undefined ? '' : r.vsFastify.toFixed(2))],
   ['p50 ms', (r) => r.p50Ms.toFixed(1)],
   ['p99 ms', (r) => r.p99Ms.toFixed(1)],
   ['peak RSS MB', (r) => (r.peakRssMb === null ? '-' : r.peakRssMb.toFixed(0))],
@@ -93,6 +96,10 @@ const columns: [string, (r: Row) => string][] = [
   ['vs pg insert', (r) => (r.vsInsert === undefined ? '' : r.vsInsert.toFixed(2))],
   ['vs 1 worker', (r) => (r.vsOneWorker === undefined ? '' : r.vsOneWorker.toFixed(2))],
   ['CPU srv', (r) => percent(r.serverCpu)],
+  [
+    'srv µs/req',
+    (r) => (r.serverCpu === null || r.rps === 0 ? '-' : ((r.serverCpu / r.rps) * 1e6).toFixed(0)),
+  ],
   ['CPU db', (r) => percent(r.dbCpu)],
   ['CPU load', (r) => percent(r.loadCpu)],
   ['CPU other', (r) => percent(r.otherCpu)],

@@ -96,6 +96,11 @@ async function measure(m: Measuring, script: string, loadConfig: unknown): Promi
   };
 }
 
+/** The load generator of a run at full speed (fixed-rate runs keep bench/load.mjs). */
+function loadScript(config: BenchConfig): string {
+  return config.loadGenerator === 'wrk' ? 'bench/wrk-load.mjs' : 'bench/load.mjs';
+}
+
 function row(store: string, size: number | null, endpoint: string, m: Measured): Row {
   return {
     store,
@@ -181,7 +186,7 @@ export async function runEndpoint(
     if (endpoint === 'pending') await checkLoadedData(service.url, fixture, size);
     const load = loadConfig(config, service.url, endpoint, fixture, size);
     const measuring = { serverPid: service.pid, dbPid, loadCores: placement?.cores };
-    const m = await measure(measuring, 'bench/load.mjs', load);
+    const m = await measure(measuring, loadScript(config), load);
     const r = row(store, size, endpoint, m);
     if (placement) {
       r.workers = placement.workers;
@@ -277,7 +282,7 @@ export async function runReference(
       server.stdout?.once('data', () => resolve());
       server.once('exit', (code) => reject(new Error(`${reference.name} exited with ${code}`)));
     });
-    const m = await measure({ serverPid: server.pid }, 'bench/load.mjs', {
+    const m = await measure({ serverPid: server.pid }, loadScript(config), {
       url: `http://127.0.0.1:${port}`,
       path: '/api/v1/consent-templates/privacy_policy/latest',
       method: 'GET',
