@@ -18,7 +18,7 @@ import {
 import { isScheduled } from './schedule.js';
 import {
   assertVisible,
-  getVersion,
+  getRelease,
   lockPublishes,
   notIn,
   publishDraft,
@@ -136,7 +136,7 @@ async function takeStep(
 ): Promise<{ version: TemplateVersionRow; steps: VersionReviewRow[] }> {
   const text = checkComment(comment, move.commentRequired);
   await lockPublishes(trx, template.tenant_id, template.id);
-  const version = await getVersion(trx, template, versionId);
+  const version = await getRelease(trx, template, versionId);
   if (version.status !== move.from) throw notIn(version, move.from);
   // A draft saved before empty content was refused may be empty: nobody reviews a blank text.
   if (move.step === 'submitted') assertVisible(version.content_html);

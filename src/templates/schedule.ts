@@ -9,7 +9,7 @@ import {
   listScheduledVersions,
   updateVersionIn,
 } from './repository.js';
-import { getVersion, lockPublishes } from './service.js';
+import { getRelease, lockPublishes } from './service.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
 
 /**
@@ -70,7 +70,7 @@ export async function cancelScheduledRelease(
   versionId: string,
 ): Promise<TemplateVersionRow> {
   await lockPublishes(trx, template.tenant_id, template.id);
-  const version = await getVersion(trx, template, versionId);
+  const version = await getRelease(trx, template, versionId);
   if (!isScheduled(version)) {
     throw new AppError('conflict', {
       message:

@@ -318,6 +318,20 @@ export async function getVersion(
 }
 
 /**
+ * A release of the template by its own id; `404 1004` for any other id, another locale's variant
+ * included: review, scheduling and the release's own fields are the release's, not a variant's.
+ */
+export async function getRelease(
+  db: Executor,
+  template: TemplateRow,
+  releaseId: string,
+): Promise<TemplateVersionRow> {
+  const version = await getVersion(db, template, releaseId);
+  if (version.release_id !== version.id) throw new AppError('versionNotFound');
+  return version;
+}
+
+/**
  * Replaces a draft's fields (the same rules as a new draft: valid fields, a tag free in the
  * template, sanitized content). A published version is immutable: `409 1005`.
  */
@@ -329,7 +343,7 @@ export async function updateDraftVersion(
 ): Promise<TemplateVersionRow> {
   const fields = validate(NewVersion, input);
   await lockPublishes(trx, template.tenant_id, template.id);
-  const draft = await getVersion(trx, template, versionId);
+  const draft = await getRelease(trx, template, versionId);
   if (draft.status !== 'draft') {
     const message =
       draft.status === 'published'
@@ -394,8 +408,8 @@ export async function saveDraftVariant(
   const fields = validate(NewVariant, input);
   const locale = localeOf(fields.locale, 'locale');
   await lockPublishes(trx, template.tenant_id, template.id);
-  const release = await getVersion(trx, template, releaseId);
-  if (release.status !== 'draft' || release.release_id !== release.id) {
+  const release = await getRelease(trx, template, releaseId);
+  if (release.status !== 'draft') {
     throw new AppError('conflict', {
       message: `Only a draft can be changed: this version is ${statusWords[release.status]}.`,
     });
@@ -431,7 +445,7 @@ export async function removeDraftVariant(
   locale: string,
 ): Promise<boolean> {
   await lockPublishes(trx, template.tenant_id, template.id);
-  const release = await getVersion(trx, template, releaseId);
+  const release = await getRelease(trx, template, releaseId);
   if (release.status !== 'draft') throw notIn(release, 'draft');
   const variant = (await listVariantsOf(trx, template.tenant_id, release.id)).find(
     (v) => v.locale === locale && v.id !== release.id,

@@ -216,6 +216,28 @@ describe.each(stores)('releases in several locales in the back-office on $name',
     );
   });
 
+  it("another locale's id is no release: its own page, review and steps are 404", async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const id = await draft(code, '1.0', '<p>Terms.</p>');
+    await addLocale(code, id, 'th', '<p>ข้อกำหนด</p>');
+    const th = await t.db
+      .selectFrom('template_versions')
+      .select('id')
+      .where('release_id', '=', id)
+      .where('locale', '=', 'th')
+      .executeTakeFirstOrThrow();
+    expect((await admin.get(versionPath(code, th.id))).statusCode).toBe(404);
+    expect((await admin.get(`${versionPath(code, th.id)}/review`)).statusCode).toBe(404);
+    await admin.get(`${versionPath(code, id)}/review`);
+    expect((await admin.post(`${versionPath(code, th.id)}/submit`, {})).statusCode).toBe(404);
+    const statuses = await t.db
+      .selectFrom('template_versions')
+      .select('status')
+      .where('release_id', '=', id)
+      .execute();
+    expect(statuses).toEqual([{ status: 'draft' }, { status: 'draft' }]);
+  });
+
   it('a locale is removed from a draft after the box is ticked; audited', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
     const id = await draft(code, '1.0', '<p>Terms.</p>');

@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import { removeDraftVariantAs, saveDraftVariantAs } from '../../templates/actions.js';
 import { contentFileOf } from '../../templates/files.js';
-import { getTemplateByCode, getVersion, listVariants } from '../../templates/service.js';
+import { getRelease, getTemplateByCode, listVariants } from '../../templates/service.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, noRefusal, queryOf, type Refusal, refusalOf } from '../web/forms.js';
@@ -98,7 +98,7 @@ export async function localeRoutes(
   const target = async (request: FastifyRequest<{ Params: Params }>) => {
     const { tenantId } = tenantOf(request);
     const template = await getTemplateByCode(db, tenantId, request.params.code);
-    return { template, version: await getVersion(db, template, request.params.id) };
+    return { template, version: await getRelease(db, template, request.params.id) };
   };
 
   app.post<{ Params: Params }>(

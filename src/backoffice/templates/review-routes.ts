@@ -13,7 +13,7 @@ import {
   takeReviewStep,
 } from '../../templates/review.js';
 import { cancelScheduledRelease, isScheduled, scheduledRelease } from '../../templates/schedule.js';
-import { getTemplateByCode, getVersion } from '../../templates/service.js';
+import { getRelease, getTemplateByCode } from '../../templates/service.js';
 import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { getTenantSettings } from '../../tenants/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
@@ -121,7 +121,7 @@ export async function reviewRoutes(
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
-      const version = await getVersion(db, template, request.params.id);
+      const version = await getRelease(db, template, request.params.id);
       return show(request, reply, template, version);
     },
   );
@@ -163,7 +163,7 @@ export async function reviewRoutes(
           // reason.
           if (!(error instanceof AppError) || error.status !== 400) throw error;
           const detail = error.details?.find((d) => d.field === 'comment');
-          const current = await getVersion(db, template, request.params.id);
+          const current = await getRelease(db, template, request.params.id);
           return show(request, reply, template, current, {
             step: form,
             comment,

@@ -16,6 +16,7 @@ import { reviewTimeline } from '../../templates/review.js';
 import { sanitizeContent } from '../../templates/sanitize.js';
 import {
   findLatestVersion,
+  getRelease,
   getTemplateByCode,
   getVersion,
   listTemplates,
@@ -520,7 +521,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
         const form = formFor(reply, template, undefined, values);
         return page(request, reply, 'New draft', newVersionPage(form, templateModel(template)));
       }
-      const version = await getVersion(db, template, versionId);
+      const version = await getRelease(db, template, versionId);
       const form =
         version.status === 'draft' ? formFor(reply, template, version, values) : undefined;
       return showVersion(request, reply, template, version, form);
@@ -533,7 +534,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
-      const version = await getVersion(db, template, request.params.id);
+      const version = await getRelease(db, template, request.params.id);
       const other = await otherLocalePanel(db, request, reply, template, version);
       if (other)
         return showVersion(
@@ -582,7 +583,7 @@ export async function templatePageRoutes(app: FastifyInstance, { db }: { db: Db 
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const values = versionValues(request.body);
       const refused = async (refusal: Refusal) => {
-        const version = await getVersion(db, template, request.params.id);
+        const version = await getRelease(db, template, request.params.id);
         return refusedDraft(request, reply, template, version, values, refusal);
       };
       const form = parseForm(VersionForm, request.body, versionFormOptions);
