@@ -43,6 +43,8 @@ export interface Row {
   errors: number;
   statusCodes: Record<string, number>;
   warmupErrors: number;
+  /** The server's event-loop delay p99 over the measured part (one process only), else null. */
+  loopDelayP99Ms: number | null;
   /** PostgreSQL decisions only: rps / the bare INSERT loop's inserts per second. */
   vsInsert?: number;
   /** The workers group only: the service's `WORKERS`, the cores it shared with the load
@@ -91,6 +93,7 @@ const columns: [string, (r: Row) => string][] = [
   ['vs Fastify', (r) => (r.vsFastify === undefined ? '' : r.vsFastify.toFixed(2))],
   ['p50 ms', (r) => r.p50Ms.toFixed(1)],
   ['p99 ms', (r) => r.p99Ms.toFixed(1)],
+  ['loop p99 ms', (r) => (r.loopDelayP99Ms === null ? '-' : r.loopDelayP99Ms.toFixed(1))],
   ['peak RSS MB', (r) => (r.peakRssMb === null ? '-' : r.peakRssMb.toFixed(0))],
   ['errors', (r) => errorsCell(r)],
   ['vs pg insert', (r) => (r.vsInsert === undefined ? '' : r.vsInsert.toFixed(2))],

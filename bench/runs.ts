@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig as loadServiceConfig } from '../src/platform/config.js';
 import { createDb } from '../src/platform/db.js';
@@ -28,6 +28,8 @@ interface Measured {
   serverCpu: number | null;
   dbCpu: number | null;
   otherCpu: number | null;
+  /** The server's event-loop delay over the measured part, when watched. */
+  loopDelay: { p50Ms: number; p99Ms: number; maxMs: number } | null;
 }
 
 interface Measuring {
@@ -38,6 +40,8 @@ interface Measuring {
   dbPid?: number | null | undefined;
   /** Where the load generator runs; the load core unless told. */
   loadCores?: Cores | undefined;
+  /** The server's event-loop delay file (bench/loop-delay.mjs), when it is watched. */
+  loopDelayFile?: string | undefined;
 }
 
 interface Snapshot {
@@ -68,9 +72,16 @@ async function measure(m: Measuring, script: string, loadConfig: unknown): Promi
     script,
     [JSON.stringify(loadConfig)],
     (line) => {
-      if (line.includes('"phase":"measuring"')) start = snapshot(m);
+      if (line.includes('"phase":"measuring"')) {
+        start = snapshot(m);
+        askLoopDelay(m);
+      }
       // Taken before the child disconnects, while PostgreSQL backends serving it still exist.
-      if (line.includes('"phase":"done"')) end = snapshot(m);
+      if (line.includes('"phase":"done"')) {
+        end = snapshot(m);
+        if (m.loopDelayFile) rmSync(m.loopDelayFile, { force: true });
+        askLoopDelay(m);
+      }
     },
     m.loadCores ?? loadCore,
   );
@@ -93,7 +104,29 @@ async function measure(m: Measuring, script: string, loadConfig: unknown): Promi
     serverCpu,
     dbCpu,
     otherCpu,
+    loopDelay: await readLoopDelay(m),
   };
+}
+
+/** Signals the server to write (and restart) its event-loop delay figures. */
+function askLoopDelay(m: Measuring): void {
+  if (m.loopDelayFile && m.serverPid) process.kill(m.serverPid, 'SIGUSR2');
+}
+
+/** The figures the server wrote when the measured part ended (waited for, a second at most). */
+async function readLoopDelay(m: Measuring): Promise<Measured['loopDelay']> {
+  if (!m.loopDelayFile) return null;
+  for (let i = 0; i < 20; i += 1) {
+    if (existsSync(m.loopDelayFile)) {
+      try {
+        return JSON.parse(readFileSync(m.loopDelayFile, 'utf8'));
+      } catch {
+        // Being written: read it again.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
 }
 
 /** The load generator of a run at full speed (fixed-rate runs keep bench/load.mjs). */
@@ -118,6 +151,7 @@ function row(store: string, size: number | null, endpoint: string, m: Measured):
     errors: m.load.non2xx + m.load.errors,
     statusCodes: m.load.statusCodes,
     warmupErrors: m.load.warmup ? m.load.warmup.non2xx + m.load.warmup.errors : 0,
+    loopDelayP99Ms: m.loopDelay?.p99Ms ?? null,
     notes: [],
   };
 }
@@ -185,7 +219,12 @@ export async function runEndpoint(
     if (latest.status !== 200) throw new Error(`latest answered ${latest.status}`);
     if (endpoint === 'pending') await checkLoadedData(service.url, fixture, size);
     const load = loadConfig(config, service.url, endpoint, fixture, size);
-    const measuring = { serverPid: service.pid, dbPid, loadCores: placement?.cores };
+    const measuring = {
+      serverPid: service.pid,
+      dbPid,
+      loadCores: placement?.cores,
+      loopDelayFile: service.loopDelayFile,
+    };
     const m = await measure(measuring, loadScript(config), load);
     const r = row(store, size, endpoint, m);
     if (placement) {
@@ -351,7 +390,8 @@ export async function runReceiptLatency(
       ...loadConfig(config, service.url, 'decisions', fixture, size),
       rate: config.receiptRate,
     };
-    const m = await measure({ serverPid: service.pid, dbPid }, 'bench/load.mjs', load);
+    const measuring = { serverPid: service.pid, dbPid, loopDelayFile: service.loopDelayFile };
+    const m = await measure(measuring, 'bench/load.mjs', load);
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       const queued = await db

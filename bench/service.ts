@@ -1,12 +1,14 @@
 import { type ChildProcess, execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '../test/helpers/postgres-server.js';
 import { dataKey, type Fixture, type Version } from './dataset.js';
 import { type Cores, serverCore, spawnPinned, stopProcess } from './processes.js';
 
 const bin = 'bin/consent-service';
+const loopDelayPreload = fileURLToPath(new URL('./loop-delay.mjs', import.meta.url));
 
 const serviceSettings =
   /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WORKERS$)/;
@@ -106,6 +108,8 @@ export interface RunningService {
   url: string;
   /** The process started; with several workers, the cluster's primary. */
   pid: number;
+  /** Where its event-loop delay is written on SIGUSR2 (one process only). */
+  loopDelayFile: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -128,7 +132,11 @@ export async function startService(
   const log = openSync(logFile, 'a');
   const env = serviceEnv(databaseUrl, port);
   if (placement) env.WORKERS = String(placement.workers);
-  const child = spawnPinned(placement?.cores ?? serverCore, process.execPath, [bin, 'serve'], {
+  // One process: its event loop's delay is watched too (bench/loop-delay.mjs).
+  const loopDelayFile = placement ? undefined : `${logFile}.loop-delay.json`;
+  if (loopDelayFile) env.BENCH_LOOP_DELAY_FILE = loopDelayFile;
+  const args = loopDelayFile ? ['--import', loopDelayPreload, bin, 'serve'] : [bin, 'serve'];
+  const child = spawnPinned(placement?.cores ?? serverCore, process.execPath, args, {
     env,
     stdio: ['ignore', log, log],
   });
@@ -141,7 +149,7 @@ export async function startService(
     await stopProcess(child);
     throw new Error(`${(error as Error).message}; see ${logFile}`);
   }
-  return { url, pid: child.pid ?? 0, stop: () => stopProcess(child) };
+  return { url, pid: child.pid ?? 0, loopDelayFile, stop: () => stopProcess(child) };
 }
 
 async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
