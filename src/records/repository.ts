@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DecisionValue } from '../decisions/table.js';
 import type { Executor } from '../platform/db.js';
-import { nowIso } from '../platform/time.js';
+import { isLive } from '../templates/live.js';
 
 /**
  * Read-only queries of a customer's record for the API. Every one filters by the tenant, and
@@ -29,8 +29,7 @@ export function findTemplateStandings(db: Executor, tenantId: string, subjectId:
               .select('x.id')
               .whereRef('x.tenant_id', '=', 's.tenant_id')
               .whereRef('x.template_id', '=', 's.template_id')
-              .where('x.status', '=', 'published')
-              .where('x.published_at', '<=', nowIso())
+              .where(isLive('x'))
               .whereRef('x.id', '=', 'x.release_id')
               .orderBy('x.version', 'desc')
               .limit(1),
@@ -182,16 +181,14 @@ export function findLatestPublishedAsOf(
   templateId: string,
   at: string,
 ) {
-  const now = nowIso();
   return (
     db
       .selectFrom('template_versions')
       .select(['id', 'version', 'tag', 'published_at'])
       .where('tenant_id', '=', tenantId)
       .where('template_id', '=', templateId)
-      .where('status', '=', 'published')
       // A release scheduled for later is not live yet, whatever moment is asked about.
-      .where('published_at', '<=', at < now ? at : now)
+      .where(isLive(undefined, at))
       .whereRef('id', '=', 'release_id')
       .orderBy('version', 'desc')
       .limit(1)

@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.js';
-import { nowIso } from '../platform/time.js';
+import { isLive, isScheduledRow } from './live.js';
 import type {
   ContentFileRow,
   TemplateRow,
@@ -49,8 +49,7 @@ export function findLatestPublished(
     .where('t.tenant_id', '=', tenantId)
     .where('t.code', '=', code)
     .where('t.archived_at', 'is', null)
-    .where('v.status', '=', 'published')
-    .where('v.published_at', '<=', nowIso())
+    .where(isLive('v'))
     .whereRef('v.id', '=', 'v.release_id')
     .orderBy('v.version', 'desc')
     .limit(1)
@@ -69,7 +68,6 @@ export function findLatestRelease(
   tenantId: string,
   code: string,
 ): Promise<VariantWithTemplate[]> {
-  const now = nowIso();
   return versionsWithCode(db)
     .select('t.default_locale')
     .where('t.tenant_id', '=', tenantId)
@@ -81,8 +79,7 @@ export function findLatestRelease(
         .select((x) => x.fn.max('x.version').as('latest'))
         .whereRef('x.tenant_id', '=', 't.tenant_id')
         .whereRef('x.template_id', '=', 't.id')
-        .where('x.status', '=', 'published')
-        .where('x.published_at', '<=', now),
+        .where(isLive('x')),
     )
     .orderBy('v.locale')
     .execute();
@@ -96,8 +93,7 @@ export function findPublishedById(
   return versionsWithCode(db)
     .where('v.tenant_id', '=', tenantId)
     .where('v.id', '=', id)
-    .where('v.status', '=', 'published')
-    .where('v.published_at', '<=', nowIso())
+    .where(isLive('v'))
     .executeTakeFirst();
 }
 
@@ -109,8 +105,7 @@ export function findPublishedByIdAnyTenant(
   return versionsWithCode(db)
     .select('t.name as template_name')
     .where('v.id', '=', id)
-    .where('v.status', '=', 'published')
-    .where('v.published_at', '<=', nowIso())
+    .where(isLive('v'))
     .executeTakeFirst();
 }
 
@@ -158,8 +153,7 @@ export async function listTemplateSummaries(
     .selectFrom('template_versions')
     .select(['template_id', (eb) => eb.fn.max('version').as('version')])
     .where('tenant_id', '=', tenantId)
-    .where('status', '=', 'published')
-    .where('published_at', '<=', nowIso())
+    .where(isLive())
     .groupBy('template_id')
     .as('latest');
   const drafts = db
@@ -484,8 +478,7 @@ export function findScheduledOf(
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('template_id', '=', templateId)
-    .where('status', '=', 'published')
-    .where('published_at', '>', nowIso())
+    .where(isScheduledRow())
     .whereRef('id', '=', 'release_id')
     .executeTakeFirst();
 }
@@ -495,8 +488,7 @@ export function listScheduledVersions(db: Executor, tenantId: string) {
   return versionsWithCode(db)
     .select('t.name as template_name')
     .where('v.tenant_id', '=', tenantId)
-    .where('v.status', '=', 'published')
-    .where('v.published_at', '>', nowIso())
+    .where(isScheduledRow('v'))
     .whereRef('v.id', '=', 'v.release_id')
     .orderBy('v.published_at')
     .execute();
