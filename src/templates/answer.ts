@@ -11,7 +11,7 @@ export const LocaleQuery = Type.Object({
 });
 
 /** The locales the request asks for, most wanted first; `400 1001` for a bad `?locale=`. */
-export function localesOf(request: FastifyRequest): string[] {
+export function localesOf(request: FastifyRequest): readonly string[] {
   const query = (request.query ?? {}) as { locale?: string };
   return requestedLocales(query.locale, request.headers['accept-language']);
 }

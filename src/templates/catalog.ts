@@ -41,6 +41,8 @@ export interface LatestRelease {
   defaultLocale: string;
   /** The variants' ids: a decision on any of them is a decision on the release. */
   ids: readonly string[];
+  /** The variant answered per list of requested locales, as `variantFor` found it. */
+  chosen: Map<string, LatestEntry>;
 }
 
 /**
@@ -63,11 +65,22 @@ export interface Catalog {
  * answer): the exact tag, then its language, then the default.
  */
 export function variantFor(release: LatestRelease, requested: readonly string[]): LatestEntry {
-  const locale = chooseLocale(requested, release.locales, release.defaultLocale);
-  return (
-    release.variants.get(locale) ?? (release.variants.get(release.defaultLocale) as LatestEntry)
-  );
+  const fallback = release.variants.get(release.defaultLocale) as LatestEntry;
+  if (requested.length === 0) return fallback;
+  // Matching costs microseconds; the release (cached for under a second) remembers its answers.
+  const key = requested.join(',');
+  let entry = release.chosen.get(key);
+  if (!entry) {
+    const locale = chooseLocale(requested, release.locales, release.defaultLocale);
+    entry = release.variants.get(locale) ?? fallback;
+    if (release.chosen.size >= maxChosen) release.chosen.clear();
+    release.chosen.set(key, entry);
+  }
+  return entry;
 }
+
+/** The most lists of requested locales a release remembers its variant for. */
+const maxChosen = 100;
 
 export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
   const latest = new LRUCache<string, { entry: LatestRelease | null }, [string, string]>({
@@ -123,6 +136,7 @@ function latestRelease(variants: VariantWithTemplate[], publicBaseUrl: string): 
     locales: [...entries.keys()],
     defaultLocale: entries.has(templateDefault) ? templateDefault : own.locale,
     ids: variants.map((v) => v.id),
+    chosen: new Map(),
   };
 }
 
