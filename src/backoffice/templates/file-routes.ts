@@ -14,6 +14,7 @@ import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { segment } from '../web/html.js';
 import { redirectTo } from '../web/layout.js';
+import { versionPath } from './review-views.js';
 
 type Params = { code: string; id: string };
 
@@ -55,10 +56,10 @@ export async function contentFileRoutes(
   };
   /** The page the file is on: the release's, on the variant's tab when it is another locale's. */
   const pageOf = (template: TemplateRow, version: TemplateVersionRow, notice: string) => {
-    const path = `/templates/${segment(template.code)}/versions/${segment(version.release_id)}`;
+    const path = versionPath(template.code, version.release_id);
     return version.id === version.release_id
       ? `${path}?notice=${notice}`
-      : `${path}?locale=${encodeURIComponent(version.locale)}&notice=${notice}`;
+      : `${path}?locale=${segment(version.locale)}&notice=${notice}`;
   };
 
   app.post<{ Params: Params }>(

@@ -7,10 +7,11 @@ import { getRelease, getTemplateByCode, listVariants } from '../../templates/ser
 import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, noRefusal, queryOf, type Refusal, refusalOf } from '../web/forms.js';
-import { type Html, html } from '../web/html.js';
+import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo } from '../web/layout.js';
 import { contentFileSection } from './file-views.js';
 import { variantForm, variantView } from './locale-views.js';
+import { versionPath } from './review-views.js';
 
 type Params = { code: string; id: string };
 
@@ -31,7 +32,7 @@ const messages = {
 };
 
 const pathOf = (template: TemplateRow, version: TemplateVersionRow) =>
-  `/templates/${encodeURIComponent(template.code)}/versions/${encodeURIComponent(version.id)}`;
+  versionPath(template.code, version.id);
 
 /**
  * The tab of another locale than the release's own, when `?locale=` asks for one: its text, and
@@ -70,7 +71,7 @@ export async function otherLocalePanel(
   if (!variant) {
     return editable ? { locale: 'new', panel: form(undefined) } : undefined;
   }
-  const filePath = `${basePath}/templates/${encodeURIComponent(template.code)}/versions/${encodeURIComponent(variant.id)}/file`;
+  const filePath = `${basePath}${versionPath(template.code, variant.id)}/file`;
   const view = html`${contentFileSection({
     file: await contentFileOf(db, variant),
     href: filePath,
@@ -81,7 +82,7 @@ export async function otherLocalePanel(
     locale: variant.locale,
     contentHtml: variant.content_html,
     contentSha256: variant.content_sha256,
-    removeAction: editable ? `${action}/${encodeURIComponent(variant.locale)}/remove` : undefined,
+    removeAction: editable ? `${action}/${segment(variant.locale)}/remove` : undefined,
     csrfToken: csrfToken(reply),
   })}`;
   return {
@@ -137,7 +138,7 @@ export async function localeRoutes(
       }
       return redirectTo(
         reply,
-        `${pathOf(template, version)}?locale=${encodeURIComponent(saved.locale)}&notice=locale_saved`,
+        `${pathOf(template, version)}?locale=${segment(saved.locale)}&notice=locale_saved`,
       );
     },
   );

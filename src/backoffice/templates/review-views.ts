@@ -6,8 +6,11 @@ import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 import type { TemplateModel, VersionModel } from './models.js';
 
-export const reviewPath = (code: string, id: string) =>
-  `/templates/${segment(code)}/versions/${segment(id)}/review`;
+/** A version's page in the back-office (below `basePath`). */
+export const versionPath = (code: string, id: string) =>
+  `/templates/${segment(code)}/versions/${segment(id)}`;
+
+export const reviewPath = (code: string, id: string) => `${versionPath(code, id)}/review`;
 
 const stepWords: Record<ReviewStep, string> = {
   submitted: 'Submitted for review',

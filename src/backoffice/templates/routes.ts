@@ -42,6 +42,7 @@ import { contentFileSection } from './file-views.js';
 import { localeRoutes, otherLocalePanel } from './locale-routes.js';
 import { localeTabs } from './locale-views.js';
 import { templateListItem, templateModel, versionModel } from './models.js';
+import { versionPath } from './review-views.js';
 import {
   NewTemplateForm,
   newTemplateFormOptions,
@@ -62,8 +63,6 @@ type Params = { code: string; id: string };
 
 const paramsOf = (request: FastifyRequest) => request.params as Params;
 const newVersionPath = (code: string) => `/templates/${segment(code)}/versions/new`;
-const versionPath = (code: string, id: string) =>
-  `/templates/${segment(code)}/versions/${segment(id)}`;
 
 const keptNotice = html`<p class="notice" role="status">Your session had ended before this was saved. Your text is back: it is not saved yet.</p>`;
 

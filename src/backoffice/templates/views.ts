@@ -13,10 +13,10 @@ import {
 import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 import type { TemplateListItem, TemplateModel, VersionModel } from './models.js';
-import { localeName, reviewPath, statusBadge, timeline } from './review-views.js';
+import { localeName, reviewPath, statusBadge, timeline, versionPath } from './review-views.js';
 
 const templatePath = (code: string) => `${basePath}/templates/${segment(code)}`;
-const versionPath = (code: string, id: string) => `${templatePath(code)}/versions/${segment(id)}`;
+const pagePath = (code: string, id: string) => `${basePath}${versionPath(code, id)}`;
 
 export function templateList(
   templates: TemplateListItem[],
@@ -128,7 +128,7 @@ ${o.versions.map(
 <td>${statusBadge(v)}</td>
 <td>${v.allowReconsent ? 'allowed' : 'not allowed'}</td>
 <td>${time(v.changedAt, o.zone)}</td>
-<td class="actions"><a href="${versionPath(template.code, v.id)}">${v.status === 'draft' && o.may.edit ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'in_review' || v.status === 'reviewed' || v.scheduled ? html` <a href="${basePath}${reviewPath(template.code, v.id)}">Review<span class="visually-hidden"> ${v.tag}</span></a>` : ''}</td>
+<td class="actions"><a href="${pagePath(template.code, v.id)}">${v.status === 'draft' && o.may.edit ? 'View or edit' : 'View'}<span class="visually-hidden"> ${v.tag}</span></a>${v.status === 'in_review' || v.status === 'reviewed' || v.scheduled ? html` <a href="${basePath}${reviewPath(template.code, v.id)}">Review<span class="visually-hidden"> ${v.tag}</span></a>` : ''}</td>
 </tr>`,
 )}
 </tbody></table></div>`
@@ -171,7 +171,7 @@ export function versionForm(o: {
   fieldErrors: FieldErrors;
 }): Html {
   const action = o.version
-    ? versionPath(o.template.code, o.version.id)
+    ? pagePath(o.template.code, o.version.id)
     : `${templatePath(o.template.code)}/versions`;
   const previewPath = `${templatePath(o.template.code)}/preview`;
   // With scripts, htmx posts the form as the content changes and swaps the answer into the
