@@ -14,6 +14,8 @@ import {
   signedIn,
   startBackofficeApp,
   textOf,
+  versionPagePath,
+  writeDraft,
 } from './support.js';
 
 const pdf = Buffer.from(
@@ -52,17 +54,9 @@ describe.each(stores)('content files on $name', (store) => {
   });
   afterAll(() => t?.close());
 
-  const versionPath = (code: string, id: string) => `/backoffice/templates/${code}/versions/${id}`;
-
-  async function draft(code: string, fields: Record<string, string> = {}): Promise<string> {
-    const made = await admin.submit(
-      `/backoffice/templates/${code}/versions/new`,
-      `/backoffice/templates/${code}/versions`,
-      { tag: '1.0', content_html: '<p>Terms.</p>', allow_reconsent: 'true', ...fields },
-    );
-    expect(made.statusCode, made.body).toBe(303);
-    return /\/versions\/([0-9a-f-]{36})/.exec(String(made.headers.location))?.[1] ?? '';
-  }
+  const versionPath = versionPagePath;
+  const draft = (code: string, fields: Record<string, string> = {}) =>
+    writeDraft(admin, code, { tag: '1.0', content_html: '<p>Terms.</p>', ...fields });
 
   /** Posts the upload form from the version's page, as a browser does (multipart). */
   async function upload(

@@ -3,7 +3,15 @@ import { apiOf } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
-import { fourEyesOff, type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
+import {
+  fourEyesOff,
+  type PageClient,
+  signedIn,
+  startBackofficeApp,
+  textOf,
+  versionPagePath,
+  writeDraft,
+} from './support.js';
 
 /**
  * A release written, reviewed and approved as one unit, with a tab per locale; the review shows
@@ -22,17 +30,9 @@ describe.each(stores)('releases in several locales in the back-office on $name',
   });
   afterAll(() => t?.close());
 
-  const versionPath = (code: string, id: string) => `/backoffice/templates/${code}/versions/${id}`;
-
-  async function draft(code: string, tag: string, content: string): Promise<string> {
-    const made = await admin.submit(
-      `/backoffice/templates/${code}/versions/new`,
-      `/backoffice/templates/${code}/versions`,
-      { tag, content_html: content, allow_reconsent: 'true' },
-    );
-    expect(made.statusCode, made.body).toBe(303);
-    return /\/versions\/([0-9a-f-]{36})/.exec(String(made.headers.location))?.[1] ?? '';
-  }
+  const versionPath = versionPagePath;
+  const draft = (code: string, tag: string, content: string) =>
+    writeDraft(admin, code, { tag, content_html: content });
 
   async function addLocale(code: string, id: string, locale: string, content: string) {
     await admin.get(`${versionPath(code, id)}?locale=new`);

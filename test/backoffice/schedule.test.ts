@@ -8,7 +8,14 @@ import { json, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
-import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
+import {
+  type PageClient,
+  signedIn,
+  startBackofficeApp,
+  textOf,
+  versionPagePath,
+  writeDraft,
+} from './support.js';
 
 describe('go-live times typed in a zone', () => {
   it.each([
@@ -55,17 +62,11 @@ describe.each(stores)('scheduled releases on $name', (store) => {
   });
   afterAll(() => t?.close());
 
-  const versionPath = (code: string, id: string) => `/backoffice/templates/${code}/versions/${id}`;
+  const versionPath = versionPagePath;
 
   /** A draft taken through submit and pass: it waits for approval. */
   async function reviewed(code: string, tag: string): Promise<string> {
-    const made = await admin.submit(
-      `/backoffice/templates/${code}/versions/new`,
-      `/backoffice/templates/${code}/versions`,
-      { tag, content_html: `<p>Terms, tag ${tag}.</p>`, allow_reconsent: 'true' },
-    );
-    expect(made.statusCode, made.body).toBe(303);
-    const id = /\/versions\/([0-9a-f-]{36})/.exec(String(made.headers.location))?.[1] ?? '';
+    const id = await writeDraft(admin, code, { tag, content_html: `<p>Terms, tag ${tag}.</p>` });
     for (const step of ['submit', 'pass']) {
       await admin.get(`${versionPath(code, id)}/review`);
       expect((await admin.post(`${versionPath(code, id)}/${step}`, {})).statusCode).toBe(303);

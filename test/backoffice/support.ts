@@ -168,3 +168,24 @@ export async function fourEyesOff(db: Db, tenantId: string): Promise<void> {
   const settings = await getTenantSettings(db, tenantId);
   await setTenantSettings(db, tenantId, { ...settings, fourEyes: false });
 }
+
+/** A version's page in the back-office. */
+export const versionPagePath = (code: string, id: string) =>
+  `/backoffice/templates/${code}/versions/${id}`;
+
+/** Saves a draft from the new-version form, as the page's user would; answers its id. */
+export async function writeDraft(
+  page: PageClient,
+  code: string,
+  fields: { tag: string; content_html: string } & Record<string, string>,
+): Promise<string> {
+  const made = await page.submit(
+    `/backoffice/templates/${code}/versions/new`,
+    `/backoffice/templates/${code}/versions`,
+    { allow_reconsent: 'true', ...fields },
+  );
+  if (made.statusCode !== 303) {
+    throw new Error(`saving the draft answered ${made.statusCode}: ${textOf(made.body)}`);
+  }
+  return /\/versions\/([0-9a-f-]{36})/.exec(String(made.headers.location))?.[1] ?? '';
+}
