@@ -135,3 +135,16 @@ export async function capture(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `${name}-phone.png`), fullPage: true });
   await page.setViewportSize(desktop);
 }
+
+/** Signs in from the sign-in page of the server at `baseUrl`, as a person types it. */
+export async function signInAs(
+  page: Page,
+  baseUrl: string,
+  email: string,
+  password: string,
+): Promise<void> {
+  await page.goto(`${baseUrl}/backoffice/sign-in`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

@@ -1,6 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capture, launchChromium, skipBrowserTests, watch } from '../backoffice/browser.js';
+import {
+  capture,
+  launchChromium,
+  signInAs,
+  skipBrowserTests,
+  watch,
+} from '../backoffice/browser.js';
 import {
   callServer,
   expectJsonObject,
@@ -109,10 +115,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
       });
 
       it('the admin sets Bangkok time and a one-person team, writes 2.0 in Thai, and adds its English tab', async () => {
-        await page.goto(url('/backoffice/sign-in'));
-        await page.getByLabel('E-mail').fill(admin.email);
-        await page.getByLabel('Password').fill(admin.password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
+        await signInAs(page, server.baseUrl, admin.email, admin.password);
         await page.waitForURL(url('/backoffice/dashboard'));
         await page.goto(url('/backoffice/settings'));
         await page.getByLabel('Time zone').selectOption('Asia/Bangkok');

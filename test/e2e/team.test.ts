@@ -1,6 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capture, launchChromium, skipBrowserTests, watch } from '../backoffice/browser.js';
+import {
+  capture,
+  launchChromium,
+  signInAs,
+  skipBrowserTests,
+  watch,
+} from '../backoffice/browser.js';
 import { appCode } from '../helpers/authenticator.js';
 import {
   callServer,
@@ -76,12 +82,8 @@ describe.skipIf(skipBrowserTests).each(stores)(
         return page;
       }
 
-      async function signIn(page: Page, email: string, password: string) {
-        await page.goto(url('/backoffice/sign-in'));
-        await page.getByLabel('E-mail').fill(email);
-        await page.getByLabel('Password').fill(password);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-      }
+      const signIn = (page: Page, email: string, password: string) =>
+        signInAs(page, server.baseUrl, email, password);
 
       const cli = (...args: string[]) => runCli(args, server.env).then(expectJsonObject);
 
