@@ -212,7 +212,7 @@ export async function approveVersion(
 ): Promise<{ version: VersionWithCode; customersMadePending: number }> {
   const { comment, effectiveAt } = approval;
   const { customersMadePending } = await publishEffect(trx, template);
-  const dropped = await droppedLocales(trx, template, versionId);
+  const { dropped } = await compareWithLatest(trx, template, versionId);
   if (dropped.length > 0 && !approval.dropLocales) {
     throw new AppError('invalidRequest', {
       message:
@@ -277,15 +277,6 @@ export async function compareWithLatest(
     latest: new Map(latest.map((v) => [v.locale, v])),
     dropped: latest.map((v) => v.locale).filter((locale) => !has.has(locale)),
   };
-}
-
-/** The locales of the template's latest live release that this release lacks. */
-async function droppedLocales(
-  db: Executor,
-  template: TemplateRow,
-  releaseId: string,
-): Promise<string[]> {
-  return (await compareWithLatest(db, template, releaseId)).dropped;
 }
 
 /** A version waiting at a step somebody can take. */

@@ -275,11 +275,7 @@ export function contentFileUrl(publicBaseUrl: string, versionId: string): string
 }
 
 /** Where a version's uploaded content file is served (`content-routes.ts`). */
-export function uploadedFileUrl(
-  publicBaseUrl: string,
-  versionId: string,
-  type: ContentFileType,
-): string {
+function uploadedFileUrl(publicBaseUrl: string, versionId: string, type: ContentFileType): string {
   return `${publicBaseUrl}/api/content/${versionId}/file.${type === 'application/pdf' ? 'pdf' : 'html'}`;
 }
 
