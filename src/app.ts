@@ -10,6 +10,7 @@ import { createAuthThrottle } from './api-keys/auth-throttle.js';
 import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
 import { decisionRoutes } from './decisions/routes.js';
+import { createDecisionWriter, type DecisionWriterHandle } from './decisions/writer.js';
 import { healthRoutes } from './health/routes.js';
 import { exportRoutes } from './log/export-routes.js';
 import { type Integrator, idleIntegrator, startIntegrator } from './log/integrator.js';
@@ -27,7 +28,6 @@ import { createRateLimit } from './platform/rate-limit.js';
 import { requestIdFor } from './platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
 import { registerSecurityHeaders } from './platform/security-headers.js';
-import { createWriteQueue } from './platform/write-queue.js';
 import { consentRoutes } from './records/routes.js';
 import { createVault } from './subjects/vault.js';
 import { createCatalog } from './templates/catalog.js';
@@ -48,6 +48,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Told of every route as it is registered (the route tests list them, with their options). */
   onRoute?: (route: RouteOptions) => void;
+  /** Told of the writer of decisions once made (the fault tests reach its connection). */
+  onDecisionWriter?: (writer: DecisionWriterHandle) => void;
 }
 
 /** Builds the whole service, ready to `inject` or `listen`; never listens itself. */
@@ -152,13 +154,17 @@ export async function buildApp(
     await integrator.stop();
   });
   await registerOpenApi(app, serviceVersion);
-  const writes = createWriteQueue(db);
-  await app.register(healthRoutes, { db, writes });
+  const writer = createDecisionWriter(config, db, vault);
+  options.onDecisionWriter?.(writer);
+  app.addHook('onClose', async () => {
+    await writer.close();
+  });
+  await app.register(healthRoutes, { db, writes: writer });
   await app.register(contentRoutes, { db });
   await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
-    await v1.register(decisionRoutes, { db, catalog, writes, vault });
+    await v1.register(decisionRoutes, { db, catalog, writer, vault });
     await v1.register(consentRoutes, { db, catalog, vault });
     await v1.register(logRoutes, { db, signer, kick: () => integrator.kick(), vault });
     await v1.register(exportRoutes, {

@@ -1,12 +1,12 @@
 import stringify from 'safe-stable-stringify';
-import type { Db } from '../platform/db.js';
+import type { Db, Trx } from '../platform/db.js';
 import { AppError, type ErrorBody, errorBody } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
-import type { WriteQueue } from '../platform/write-queue.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
+import type { VersionWithCode } from '../templates/service.js';
 import {
   deleteIdempotencyRecordsBefore,
   findIdempotencyRecord,
@@ -33,12 +33,30 @@ export interface DecisionAnswer {
 }
 
 /**
+ * A decision as the writer takes it: everything read and computed on the request's side, so
+ * that it can cross to the SQLite writer thread as plain data.
+ */
+export interface DecisionJob {
+  version: VersionWithCode;
+  context: DecisionContext;
+  customer: { id: string; lookup: string };
+  request: DecisionRequest;
+  requestHash: string;
+  idempotencyKey: string | undefined;
+}
+
+/** Writes decisions durably: the SQLite writer thread, or a transaction each (`writer.ts`). */
+export interface DecisionWriter {
+  write(job: DecisionJob): Promise<DecisionAnswer>;
+}
+
+/**
  * Answers a decision request. With an `Idempotency-Key`, the answer (a rule refusal included) is
  * stored in the decision's own transaction, and a retry within the window gets it back byte for
  * byte; the same key with another customer or body is `422`.
  */
 export async function answerDecision(
-  writes: WriteQueue,
+  writer: DecisionWriter,
   versions: Pick<Catalog, 'publishedById'>,
   vault: SubjectVault,
   context: DecisionContext,
@@ -50,47 +68,60 @@ export async function answerDecision(
   const version = await decisionVersion(versions, context.tenantId, request.consent_version_id);
   // The store knows the customer only by this keyed hash and a random id (src/subjects).
   const lookup = vault.lookup(context.tenantId, customerId);
-  return writes.transaction(async (trx) => {
-    const requestHash = sha256Hex(stringify(request) ?? '');
-    if (idempotencyKey !== undefined) {
-      // Same key at the same moment: the second waits here, then sees the first's record.
-      await lockKey(trx, `idempotency:${context.tenantId}:${idempotencyKey}`);
-      const previous = await findIdempotencyRecord(trx, context.tenantId, idempotencyKey);
-      const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
-      if (previous && previous.created_at >= windowStart) {
-        if (previous.customer_lookup !== lookup || previous.request_hash !== requestHash) {
-          throw new AppError('idempotencyMismatch');
-        }
-        return {
-          status: previous.status_code,
-          body: JSON.parse(previous.response_body) as DecisionAnswer['body'],
-          replayed: true,
-        };
-      }
-    }
-    const customer = { id: customerId, lookup };
-    let answer: DecisionAnswer;
-    try {
-      answer = answerOf(
-        await recordDecision(trx, vault, version, context, customer, request, idempotencyKey),
-      );
-    } catch (error) {
-      if (!(error instanceof DecisionRefused)) throw error;
-      answer = { status: error.status, body: errorBody(error), replayed: false };
-    }
-    if (idempotencyKey !== undefined) {
-      await saveIdempotencyRecord(trx, {
-        tenant_id: context.tenantId,
-        key: idempotencyKey,
-        customer_lookup: lookup,
-        request_hash: requestHash,
-        status_code: answer.status,
-        response_body: JSON.stringify(answer.body),
-        created_at: nowIso(),
-      });
-    }
-    return answer;
+  return writer.write({
+    version,
+    context,
+    customer: { id: customerId, lookup },
+    request,
+    requestHash: sha256Hex(stringify(request) ?? ''),
+    idempotencyKey,
   });
+}
+
+/** The writing half of `answerDecision`, in the writer's transaction. */
+export async function writeDecision(
+  trx: Trx,
+  vault: SubjectVault,
+  job: DecisionJob,
+): Promise<DecisionAnswer> {
+  const { context, customer, idempotencyKey, requestHash } = job;
+  if (idempotencyKey !== undefined) {
+    // Same key at the same moment: the second waits here, then sees the first's record.
+    await lockKey(trx, `idempotency:${context.tenantId}:${idempotencyKey}`);
+    const previous = await findIdempotencyRecord(trx, context.tenantId, idempotencyKey);
+    const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
+    if (previous && previous.created_at >= windowStart) {
+      if (previous.customer_lookup !== customer.lookup || previous.request_hash !== requestHash) {
+        throw new AppError('idempotencyMismatch');
+      }
+      return {
+        status: previous.status_code,
+        body: JSON.parse(previous.response_body) as DecisionAnswer['body'],
+        replayed: true,
+      };
+    }
+  }
+  let answer: DecisionAnswer;
+  try {
+    answer = answerOf(
+      await recordDecision(trx, vault, job.version, context, customer, job.request, idempotencyKey),
+    );
+  } catch (error) {
+    if (!(error instanceof DecisionRefused)) throw error;
+    answer = { status: error.status, body: errorBody(error), replayed: false };
+  }
+  if (idempotencyKey !== undefined) {
+    await saveIdempotencyRecord(trx, {
+      tenant_id: context.tenantId,
+      key: idempotencyKey,
+      customer_lookup: customer.lookup,
+      request_hash: requestHash,
+      status_code: answer.status,
+      response_body: JSON.stringify(answer.body),
+      created_at: nowIso(),
+    });
+  }
+  return answer;
 }
 
 function answerOf({ outcome, decision }: DecisionOutcome): DecisionAnswer {

@@ -4,12 +4,11 @@ import { callerOf } from '../api-keys/auth.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
-import type { WriteQueue } from '../platform/write-queue.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { answerForm, LocaleQuery, localesOf } from '../templates/answer.js';
 import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
-import { answerDecision } from './idempotency.js';
+import { answerDecision, type DecisionWriter } from './idempotency.js';
 import { getPendingState, type PendingState } from './pending.js';
 import {
   CustomerIdParam,
@@ -24,9 +23,9 @@ const jsonMediaType = /^application\/json\s*(;|$)/i;
 export const decisionRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
   catalog: Catalog;
-  writes: WriteQueue;
+  writer: DecisionWriter;
   vault: SubjectVault;
-}> = async (app, { db, catalog, writes, vault }) => {
+}> = async (app, { db, catalog, writer, vault }) => {
   app.get(
     '/api/v1/customers/:customer_id/consents/templates/:template_code/pending',
     {
@@ -95,7 +94,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const { tenantId, apiKeyId } = callerOf(request);
       const response = await answerDecision(
-        writes,
+        writer,
         catalog,
         vault,
         {

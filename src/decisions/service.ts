@@ -50,8 +50,9 @@ export async function decisionVersion(
 
 /**
  * Records one decision under the rules of contract section 5, in the caller's transaction, with
- * the per-customer states (on SQLite, shared with the decisions that arrived with it: see
- * `createWriteQueue`). Throws `DecisionRefused` when the rules refuse it; nothing is written then.
+ * the per-customer states (on an SQLite file, a transaction shared with the decisions that
+ * arrived with it: see `writer.ts`). Throws `DecisionRefused` when the rules refuse it, before
+ * anything is written.
  */
 export async function recordDecision(
   trx: Trx,

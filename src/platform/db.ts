@@ -50,13 +50,13 @@ const sqliteUnavailable = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PRO
 const postgresUnavailable =
   /^(08|53|57|58)[0-9A-Z]{3}$|^(25006|55000)$|^E(CONNREFUSED|CONNRESET|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH)$/;
 const unavailableMessages =
-  /driver has already been destroyed|database connection is not open|Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Query read timeout|Cannot use a pool after calling end/i;
+  /driver has already been destroyed|database connection is not open|Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Query read timeout|Cannot use a pool after calling end|the store writer stopped/i;
 
 /**
  * The one classification of store errors: true when an error means the store cannot do what was
  * asked right now (locked, unreachable, restarting, closed, full, read-only, refusing
  * connections), as opposed to a bug. Such requests answer 503 1009 with `Retry-After` and may be
- * retried; the write queue counts such failures for the health check.
+ * retried; the writers of decisions count such failures for the health check.
  */
 export function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

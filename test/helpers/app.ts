@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app.js';
+import type { DecisionWriterHandle } from '../../src/decisions/writer.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
@@ -16,6 +17,8 @@ export interface TestApp {
   config: Config;
   /** The app's data key at work, to read what the store keeps sealed. */
   vault: SubjectVault;
+  /** The app's writer of decisions (on an SQLite file, a thread with a connection of its own). */
+  writer: DecisionWriterHandle;
   close(): Promise<void>;
 }
 
@@ -51,16 +54,22 @@ export async function startTestApp(
   const vault = createVault(Buffer.from(config.dataEncryptionKey ?? '', 'base64'));
   await options.beforeMigrations?.(db);
   await migrateToLatest(db, vault.dataKey);
+  let writer: DecisionWriterHandle | undefined;
   const app = await buildApp(config, db, {
     logger: false,
+    onDecisionWriter: (made) => {
+      writer = made;
+    },
     ...(options.onRoute ? { onRoute: options.onRoute } : {}),
   });
   await app.ready();
+  if (!writer) throw new Error('the app made no writer of decisions');
   return {
     app,
     db,
     config,
     vault,
+    writer,
     async close() {
       await app.close();
       await db.destroy();

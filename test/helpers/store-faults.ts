@@ -30,8 +30,8 @@ const sqliteDefaultMaxPageCount = 4_294_967_294;
 /**
  * SQLite: the store is full (`max_page_count` set to its current size: the engine answers
  * SQLITE_FULL to any write that needs a new page) and read-only (`query_only`: SQLITE_READONLY
- * to any write). Both settings belong to the connection, which the test app shares with the
- * service: the service's own connection is the one that refuses.
+ * to any write). Both settings belong to a connection: they are set on the service's two, the
+ * one the test app shares with it and the one its writer thread writes decisions with.
  */
 const sqliteFaults: StoreFault[] = [
   {
@@ -41,10 +41,10 @@ const sqliteFaults: StoreFault[] = [
     async refuse(t) {
       const { rows } = await sql<{ page_count: number }>`pragma page_count`.execute(t.db);
       const pages = rows[0]?.page_count ?? 0;
-      await sql.raw(`pragma max_page_count = ${pages}`).execute(t.db);
+      await onBothConnections(t, `pragma max_page_count = ${pages}`);
     },
     async restore(t) {
-      await sql.raw(`pragma max_page_count = ${sqliteDefaultMaxPageCount}`).execute(t.db);
+      await onBothConnections(t, `pragma max_page_count = ${sqliteDefaultMaxPageCount}`);
     },
   },
   {
@@ -52,10 +52,10 @@ const sqliteFaults: StoreFault[] = [
     code: 'SQLITE_READONLY',
     writesOnly: true,
     async refuse(t) {
-      await sql`pragma query_only = 1`.execute(t.db);
+      await onBothConnections(t, 'pragma query_only = 1');
     },
     async restore(t) {
-      await sql`pragma query_only = 0`.execute(t.db);
+      await onBothConnections(t, 'pragma query_only = 0');
     },
   },
 ];
@@ -94,6 +94,11 @@ const postgresFaults: StoreFault[] = [
     },
   },
 ];
+
+async function onBothConnections(t: TestApp, statement: string): Promise<void> {
+  await sql.raw(statement).execute(t.db);
+  await t.writer.execute(statement);
+}
 
 export function storeFaults(store: TestStore): StoreFault[] {
   return store.name === 'sqlite' ? sqliteFaults : postgresFaults;

@@ -1,0 +1,158 @@
+import { parentPort } from 'node:worker_threads';
+import { sql } from 'kysely';
+import { type Db, isStoreUnavailable, type Trx } from './db.js';
+import { type FromWriter, type ToWriter, toWire, type WireResult } from './writer-wire.js';
+
+/** Most jobs that share one commit. */
+const maxBatch = 256;
+/** How often the writer folds the WAL back into the database file, between batches. */
+const checkpointIntervalMs = 1_000;
+
+/** Thrown inside a batch's transaction to undo it: a job failed after it had written. */
+class RedoAlone extends Error {}
+
+/**
+ * The writer thread's side (see `writer-thread.ts` for the main side): takes the jobs the main
+ * thread posts, runs those that arrived together one after another in one transaction, commits
+ * once (one WAL write and one fsync for the lot), and posts each job's result back.
+ *
+ * - No savepoint per job: a job that fails before it has written anything (a rule's refusal,
+ *   told by SQLite's `total_changes()` not having moved) fails alone and its neighbours go on; a
+ *   job that fails after writing undoes the batch, which is then redone one job per transaction,
+ *   so one bad job never fails the others.
+ * - A store that refuses the batch (full, read-only, I/O error) fails each of its jobs with
+ *   its own error.
+ * - The WAL checkpoint runs here, every second between batches, never in a commit: the
+ *   connections do not checkpoint on their own (`wal_autocheckpoint = 0`).
+ */
+export async function serveWrites<Job>(
+  db: Db,
+  handle: (trx: Trx, job: Job) => Promise<unknown>,
+): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('serveWrites runs in a worker thread');
+  await sql`pragma wal_autocheckpoint = 0`.execute(db);
+  const post = (message: FromWriter) => port.postMessage(message);
+
+  type Queued = { id: number; job: Job } | { id: number; sql: string };
+  const queue: Queued[] = [];
+  let draining = false;
+  let scheduled = false;
+  let closing = false;
+  let dirty = false;
+
+  const changes = async (trx: Trx) =>
+    Number((await sql<{ n: number }>`select total_changes() as n`.execute(trx)).rows[0]?.n);
+
+  async function runBatch(batch: Array<{ id: number; job: Job }>): Promise<WireResult[]> {
+    const results: WireResult[] = [];
+    await db.transaction().execute(async (trx) => {
+      for (const { id, job } of batch) {
+        // A lone job's failure undoes its transaction, whatever it had written.
+        if (batch.length === 1) {
+          results.push({ id, ok: true, value: await handle(trx, job) });
+          continue;
+        }
+        const before = await changes(trx);
+        try {
+          results.push({ id, ok: true, value: await handle(trx, job) });
+        } catch (error) {
+          // The store refused: SQLite may have rolled the whole transaction back itself.
+          if (isStoreUnavailable(error)) throw error;
+          if ((await changes(trx)) !== before) throw new RedoAlone();
+          // Nothing written: the batch stands, this job fails with its own error.
+          results.push({ id, ok: false, error: toWire(error) });
+        }
+      }
+    });
+    return results;
+  }
+
+  async function commitBatch(batch: Array<{ id: number; job: Job }>): Promise<void> {
+    try {
+      post({ type: 'results', results: await runBatch(batch), committed: true });
+      dirty = true;
+    } catch (error) {
+      if (error instanceof RedoAlone) {
+        for (const one of batch) await commitBatch([one]);
+        return;
+      }
+      // Nothing of this batch was committed: every job fails with the store's error.
+      const wire = toWire(error);
+      const results = batch.map(({ id }) => ({ id, ok: false as const, error: wire }));
+      post({ type: 'results', results, committed: false });
+    }
+  }
+
+  async function execute(id: number, statement: string): Promise<void> {
+    try {
+      await sql.raw(statement).execute(db);
+      post({ type: 'executed', result: { id, ok: true, value: null } });
+    } catch (error) {
+      post({ type: 'executed', result: { id, ok: false, error: toWire(error) } });
+    }
+  }
+
+  async function drain(): Promise<void> {
+    draining = true;
+    while (queue.length > 0) {
+      const head = queue[0];
+      if (head && 'sql' in head) {
+        queue.shift();
+        await execute(head.id, head.sql);
+        continue;
+      }
+      const end = queue.findIndex((item, index) => 'sql' in item || index >= maxBatch);
+      const batch = queue.splice(0, end === -1 ? queue.length : end) as Array<{
+        id: number;
+        job: Job;
+      }>;
+      await commitBatch(batch);
+    }
+    draining = false;
+    if (closing) await shutDown();
+  }
+
+  async function checkpoint(mode: 'passive' | 'truncate'): Promise<void> {
+    if (!dirty && mode === 'passive') return;
+    dirty = false;
+    // A checkpoint that cannot run now (a reader holds the WAL, the disk refuses) runs next time.
+    await sql
+      .raw(`pragma wal_checkpoint(${mode})`)
+      .execute(db)
+      .catch(() => {
+        dirty = true;
+      });
+  }
+
+  const timer = setInterval(() => {
+    if (!draining) void checkpoint('passive');
+  }, checkpointIntervalMs);
+  timer.unref();
+
+  async function shutDown(): Promise<void> {
+    clearInterval(timer);
+    await checkpoint('truncate');
+    await db.destroy();
+    port?.close();
+  }
+
+  port.on('message', (message: ToWriter<Job>) => {
+    if (message.type === 'close') {
+      closing = true;
+      if (!draining && !scheduled) void shutDown();
+      return;
+    }
+    if (message.type === 'execute') queue.push({ id: message.id, sql: message.sql });
+    else queue.push(...message.jobs);
+    if (!draining && !scheduled) {
+      scheduled = true;
+      // After every message already sent has arrived, so that they share the batch.
+      setImmediate(() => {
+        scheduled = false;
+        void drain();
+      });
+    }
+  });
+  post({ type: 'ready' });
+}
