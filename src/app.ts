@@ -10,10 +10,9 @@ import { createAuthThrottle } from './api-keys/auth-throttle.js';
 import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
 import { decisionRoutes } from './decisions/routes.js';
-import { createDecisionWriter, type DecisionWriterHandle } from './decisions/writer.js';
+import type { DecisionWriterHandle } from './decisions/writer.js';
 import { healthRoutes } from './health/routes.js';
 import { exportRoutes } from './log/export-routes.js';
-import { type Integrator, idleIntegrator, startIntegrator } from './log/integrator.js';
 import { logRoutes } from './log/routes.js';
 import { loadSigningKey } from './log/signing-key.js';
 import type { Config } from './platform/config.js';
@@ -34,6 +33,7 @@ import { createCatalog } from './templates/catalog.js';
 import { contentRoutes, uploadedFileRoutes } from './templates/content-routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
+import { createWriters } from './writers.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;
@@ -144,32 +144,27 @@ export async function buildApp(
   const vault = createVault(
     loadDataKey(config, (details, message) => app.log.warn(details, message)),
   );
-  // The decision log's appends run beside the requests, from the first `ready` to `close`.
+  // The hot path's writes (decisions, the decision log's appends) run beside the requests, from
+  // the first `ready` to `close`: on an SQLite file, in a thread of their own (writers.ts).
   const signer = loadSigningKey(config, app.log);
-  let integrator: Integrator = idleIntegrator;
-  app.addHook('onReady', async () => {
-    integrator = startIntegrator(db, signer, app.log, config.logIntegrateIntervalMs);
+  const writers = createWriters(config, db, vault, signer, app.log, {
+    logLevel: options.logger === false ? 'silent' : config.logLevel,
   });
-  app.addHook('onClose', async () => {
-    await integrator.stop();
-  });
+  options.onDecisionWriter?.(writers.decisions);
+  app.addHook('onReady', () => writers.start());
+  app.addHook('onClose', () => writers.close());
   await registerOpenApi(app, serviceVersion);
-  const writer = createDecisionWriter(config, db, vault);
-  options.onDecisionWriter?.(writer);
-  app.addHook('onClose', async () => {
-    await writer.close();
-  });
-  await app.register(healthRoutes, { db, writes: writer });
+  await app.register(healthRoutes, { db, writes: writers.decisions });
   await app.register(contentRoutes, { db });
   await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
-    await v1.register(decisionRoutes, { db, catalog, writer, vault });
+    await v1.register(decisionRoutes, { db, catalog, writer: writers.decisions, vault });
     await v1.register(consentRoutes, { db, catalog, vault });
-    await v1.register(logRoutes, { db, signer, kick: () => integrator.kick(), vault });
+    await v1.register(logRoutes, { db, signer, kick: () => writers.integrator().kick(), vault });
     await v1.register(exportRoutes, {
       db,
-      kick: () => integrator.kick(),
+      kick: () => writers.integrator().kick(),
       publicBaseUrl: config.publicBaseUrl,
       vault,
     });

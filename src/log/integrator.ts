@@ -88,3 +88,8 @@ export function startIntegrator(
     },
   };
 }
+
+/** True when leaves wait to be appended to some log (left by an earlier run, say). */
+export async function leavesWaiting(db: Db): Promise<boolean> {
+  return (await logsWithPending(db, 1)).length > 0;
+}

@@ -28,13 +28,22 @@ class RedoAlone extends Error {}
 export async function serveWrites<Job>(
   db: Db,
   handle: (trx: Trx, job: Job) => Promise<unknown>,
+  options: {
+    /** Work the main thread may ask for by name (`WriterThread.task`), run between batches. */
+    tasks?: Record<string, () => Promise<unknown>>;
+    /** Runs once the last batch is committed, before the connection closes. */
+    beforeClose?: () => Promise<void>;
+  } = {},
 ): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('serveWrites runs in a worker thread');
   await sql`pragma wal_autocheckpoint = 0`.execute(db);
   const post = (message: FromWriter) => port.postMessage(message);
 
-  type Queued = { id: number; job: Job } | { id: number; sql: string };
+  type Queued =
+    | { id: number; job: Job }
+    | { id: number; sql: string }
+    | { id: number; task: string };
   const queue: Queued[] = [];
   let draining = false;
   let scheduled = false;
@@ -84,9 +93,15 @@ export async function serveWrites<Job>(
     }
   }
 
-  async function execute(id: number, statement: string): Promise<void> {
+  async function execute(item: { id: number; sql: string } | { id: number; task: string }) {
+    const { id } = item;
     try {
-      await sql.raw(statement).execute(db);
+      if ('sql' in item) await sql.raw(item.sql).execute(db);
+      else {
+        const task = options.tasks?.[item.task];
+        if (!task) throw new Error(`no task ${item.task} in the writer thread`);
+        await task();
+      }
       post({ type: 'executed', result: { id, ok: true, value: null } });
     } catch (error) {
       post({ type: 'executed', result: { id, ok: false, error: toWire(error) } });
@@ -97,12 +112,12 @@ export async function serveWrites<Job>(
     draining = true;
     while (queue.length > 0) {
       const head = queue[0];
-      if (head && 'sql' in head) {
+      if (head && !('job' in head)) {
         queue.shift();
-        await execute(head.id, head.sql);
+        await execute(head);
         continue;
       }
-      const end = queue.findIndex((item, index) => 'sql' in item || index >= maxBatch);
+      const end = queue.findIndex((item, index) => !('job' in item) || index >= maxBatch);
       const batch = queue.splice(0, end === -1 ? queue.length : end) as Array<{
         id: number;
         job: Job;
@@ -132,6 +147,7 @@ export async function serveWrites<Job>(
 
   async function shutDown(): Promise<void> {
     clearInterval(timer);
+    await options.beforeClose?.();
     await checkpoint('truncate');
     await db.destroy();
     port?.close();
@@ -144,6 +160,7 @@ export async function serveWrites<Job>(
       return;
     }
     if (message.type === 'execute') queue.push({ id: message.id, sql: message.sql });
+    else if (message.type === 'task') queue.push({ id: message.id, task: message.name });
     else queue.push(...message.jobs);
     if (!draining && !scheduled) {
       scheduled = true;

@@ -9,6 +9,8 @@ export interface WriterThread<Job, Result> {
   submit(job: Job): Promise<Result>;
   /** Runs one statement on the writer's own connection, between batches. */
   execute(statement: string): Promise<void>;
+  /** Runs one of the thread's named tasks, between batches (starting the thread if need be). */
+  task(name: string): Promise<void>;
   /** How many jobs were committed, in how many commits, since the start. */
   stats(): { units: number; commits: number };
   /** See `WriteQueue.failing`. */
@@ -133,6 +135,12 @@ export function startWriterThread<Job, Result>(
       const id = nextId++;
       if (outbox.length > 0) flush();
       send({ type: 'execute', id, sql: statement });
+      return expect<void>(id);
+    },
+    task(name) {
+      const id = nextId++;
+      if (outbox.length > 0) flush();
+      send({ type: 'task', id, name });
       return expect<void>(id);
     },
     stats: () => ({ units, commits }),

@@ -8,11 +8,13 @@ export type ToWriter<Job> =
   | { type: 'jobs'; jobs: Array<{ id: number; job: Job }> }
   /** One statement on the writer's connection, between batches (maintenance, fault drills). */
   | { type: 'execute'; id: number; sql: string }
+  /** One of the thread's named tasks (see `serveWrites`), between batches. */
+  | { type: 'task'; id: number; name: string }
   | { type: 'close' };
 
 export type FromWriter =
   | { type: 'results'; results: WireResult[]; committed: boolean }
-  /** The answer to an `execute`: not a write of the service's, so not counted as one. */
+  /** The answer to an `execute` or a task: not a decision, so not counted as one. */
   | { type: 'executed'; result: WireResult }
   | { type: 'ready' };
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { randomBytesPooled } from '../platform/random.js';
 
 /**
  * The bytes of a log leaf (`consent-log/leaf/v1`): they commit to the decision without holding
@@ -58,7 +59,7 @@ export function parseLeaf(text: string): LeafFields | undefined {
 
 /** A new random salt (16 bytes, base64). */
 export function newSalt(): string {
-  return randomBytes(16).toString('base64');
+  return randomBytesPooled(16).toString('base64');
 }
 
 /** SHA-256("subject/v1\n" || salt || customer id), base64. Customer ids are compared exactly. */

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
+import { randomBytesPooled } from '../platform/random.js';
 
 // The cryptography of customer erasure (crypto-shredding): each customer's personal data is
 // sealed under a key of their own, that key is kept only sealed under the service's data key, and
@@ -12,7 +13,7 @@ const tagBytes = 16;
 
 /** A new customer key: 32 random bytes. */
 export function newSubjectKey(): Buffer {
-  return randomBytes(keyBytes);
+  return randomBytesPooled(keyBytes);
 }
 
 const derived = new WeakMap<Buffer, Map<string, Buffer>>();
@@ -112,7 +113,7 @@ export function openAccountSecret(dataKey: Buffer, accountId: string, sealed: st
 
 /** base64(nonce || ciphertext || tag), the additional data authenticated with it. */
 function seal(key: Buffer, aad: string, plain: Buffer): string {
-  const nonce = randomBytes(nonceBytes);
+  const nonce = randomBytesPooled(nonceBytes);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
   const body = Buffer.concat([cipher.update(plain), cipher.final()]);

@@ -1,0 +1,30 @@
+/**
+ * The SQLite store's writer thread (started by `writers.ts`): it opens a connection of its own
+ * and does the writes of the hot path there, off the event loop that answers requests: the
+ * decisions the main thread hands it, in batches with one commit each, and the decision log's
+ * appends. See docs/performance.md, "A decision from the socket to the fsync".
+ */
+import { workerData } from 'node:worker_threads';
+import { pino } from 'pino';
+import { writeDecision } from './decisions/idempotency.js';
+import { startIntegrator } from './log/integrator.js';
+import { loadSigningKey } from './log/signing-key.js';
+import { createDb } from './platform/db.js';
+import { serveWrites } from './platform/writer-loop.js';
+import { createVault } from './subjects/vault.js';
+import type { WriterThreadData } from './writers.js';
+
+const data = workerData as WriterThreadData;
+const log = pino({ level: data.logLevel }, pino.destination({ fd: 1, sync: true }));
+const db = createDb(data.store);
+const vault = createVault(Buffer.from(data.dataKey));
+const integrator = startIntegrator(
+  db,
+  loadSigningKey(data.signingKey, log),
+  log,
+  data.logIntegrateIntervalMs,
+);
+await serveWrites(db, (trx, job) => writeDecision(trx, vault, job as never), {
+  tasks: { integrate: () => integrator.kick() },
+  beforeClose: () => integrator.stop(),
+});

@@ -1,0 +1,106 @@
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DecisionAnswer, DecisionJob } from './decisions/idempotency.js';
+import {
+  type DecisionWriterHandle,
+  decisionWriterInProcess,
+  decisionWriterOnThread,
+} from './decisions/writer.js';
+import {
+  idleIntegrator,
+  type Integrator,
+  leavesWaiting,
+  startIntegrator,
+} from './log/integrator.js';
+import type { Config } from './platform/config.js';
+import type { Db, StoreSettings } from './platform/db.js';
+import { isPostgresUrl } from './platform/postgres.js';
+import { sqlitePath } from './platform/sqlite.js';
+import { startWriterThread } from './platform/writer-thread.js';
+import type { NoteSigner } from './proof/index.js';
+import type { SubjectVault } from './subjects/vault.js';
+
+/** What the writer thread is started with (see `writer-thread.ts`): plain data only. */
+export interface WriterThreadData {
+  store: StoreSettings;
+  dataKey: Uint8Array;
+  signingKey: Pick<Config, 'logSigningKey' | 'logSigningKeyFile' | 'publicBaseUrl'>;
+  logLevel: string;
+  logIntegrateIntervalMs: number;
+}
+
+/** Who writes the hot path's records: decisions, and the decision log's appends. */
+export interface Writers {
+  decisions: DecisionWriterHandle;
+  /** Started by `start` (the app's `onReady`). */
+  integrator(): Integrator;
+  start(): Promise<void>;
+  /** Lets the writes in flight finish, then stops the integrator and the thread. */
+  close(): Promise<void>;
+}
+
+/**
+ * On an SQLite file, a writer thread with a connection of its own writes the decisions and
+ * appends to the decision log (`writer-thread.ts`): the main thread never waits for the file's
+ * lock or its fsync. It starts with the first decision, or at `start` when leaves wait to be
+ * appended. On PostgreSQL, or an SQLite store in memory, both run on the main thread's store.
+ */
+export function createWriters(
+  config: Config,
+  db: Db,
+  vault: SubjectVault,
+  signer: NoteSigner,
+  log: FastifyBaseLogger,
+  options: { logLevel: string },
+): Writers {
+  if (isPostgresUrl(config.databaseUrl) || sqlitePath(config.databaseUrl) === ':memory:') {
+    let integrator: Integrator | undefined;
+    return {
+      decisions: decisionWriterInProcess(db, vault),
+      integrator: () => integrator ?? idleIntegrator,
+      async start() {
+        integrator = startIntegrator(db, signer, log, config.logIntegrateIntervalMs);
+      },
+      close: async () => integrator?.stop(),
+    };
+  }
+  const data: WriterThreadData = {
+    store: storeSettings(config),
+    dataKey: vault.dataKey,
+    signingKey: {
+      logSigningKey: config.logSigningKey,
+      logSigningKeyFile: config.logSigningKeyFile,
+      publicBaseUrl: config.publicBaseUrl,
+    },
+    logLevel: options.logLevel,
+    logIntegrateIntervalMs: config.logIntegrateIntervalMs,
+  };
+  // Beside this file: `.ts` from source, `.js` once built.
+  const here = import.meta.url;
+  const entry = new URL(`./writer-thread${extname(fileURLToPath(here))}`, here);
+  const thread = startWriterThread<DecisionJob, DecisionAnswer>(db, entry, data);
+  const integrator: Integrator = { kick: () => thread.task('integrate'), stop: async () => {} };
+  return {
+    decisions: decisionWriterOnThread(thread),
+    integrator: () => integrator,
+    async start() {
+      // Leaves left by an earlier run are appended without waiting for a decision.
+      if (await leavesWaiting(db)) void integrator.kick().catch(() => {});
+    },
+    close: () => thread.close(),
+  };
+}
+
+/** Only what opening the store takes: the rest of the configuration stays on the main thread. */
+function storeSettings(config: StoreSettings): StoreSettings {
+  const { databaseUrl, sqliteBusyTimeoutMs, databasePoolSize } = config;
+  const { databaseStatementTimeoutMs, databaseConnectTimeoutMs } = config;
+  return {
+    databaseUrl,
+    sqliteBusyTimeoutMs,
+    databasePoolSize,
+    databaseStatementTimeoutMs,
+    databaseConnectTimeoutMs,
+  };
+}
