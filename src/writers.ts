@@ -8,8 +8,8 @@ import {
   decisionWriterOnThread,
 } from './decisions/writer.js';
 import {
-  idleIntegrator,
   type Integrator,
+  idleIntegrator,
   leavesWaiting,
   startIntegrator,
 } from './log/integrator.js';
@@ -43,8 +43,7 @@ export interface Writers {
 /**
  * On an SQLite file, a writer thread with a connection of its own writes the decisions and
  * appends to the decision log (`writer-thread.ts`): the main thread never waits for the file's
- * lock or its fsync. It starts with the first decision, or at `start` when leaves wait to be
- * appended. On PostgreSQL, or an SQLite store in memory, both run on the main thread's store.
+ * lock or its fsync. It starts with the first decision, or as soon as leaves wait to be appended. On PostgreSQL, or an SQLite store in memory, both run on the main thread's store.
  */
 export function createWriters(
   config: Config,
@@ -81,14 +80,29 @@ export function createWriters(
   const entry = new URL(`./writer-thread${extname(fileURLToPath(here))}`, here);
   const thread = startWriterThread<DecisionJob, DecisionAnswer>(db, entry, data);
   const integrator: Integrator = { kick: () => thread.task('integrate'), stop: async () => {} };
+  // While the thread is not running, the main thread looks for queued leaves (an erasure's,
+  // or those an earlier run left) at the integrator's pace, and starts it for them.
+  let watch: NodeJS.Timeout | undefined;
+  const startForLeaves = async () => {
+    if (!thread.running() && (await leavesWaiting(db))) await integrator.kick();
+  };
   return {
     decisions: decisionWriterOnThread(thread),
     integrator: () => integrator,
     async start() {
-      // Leaves left by an earlier run are appended without waiting for a decision.
-      if (await leavesWaiting(db)) void integrator.kick().catch(() => {});
+      const look = () => {
+        startForLeaves().catch((error: unknown) => {
+          log.error({ err: error }, 'appending to the decision log failed; retrying');
+        });
+      };
+      watch = setInterval(look, config.logIntegrateIntervalMs);
+      watch.unref();
+      look();
     },
-    close: () => thread.close(),
+    close: async () => {
+      clearInterval(watch);
+      await thread.close();
+    },
   };
 }
 

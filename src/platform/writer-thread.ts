@@ -15,6 +15,8 @@ export interface WriterThread<Job, Result> {
   stats(): { units: number; commits: number };
   /** See `WriteQueue.failing`. */
   failing(): boolean;
+  /** True while the thread runs (it starts with the first job or task). */
+  running(): boolean;
   /** Lets the jobs already sent finish, then stops the thread. */
   close(): Promise<void>;
 }
@@ -145,6 +147,7 @@ export function startWriterThread<Job, Result>(
     },
     stats: () => ({ units, commits }),
     failing: outcomes.failing,
+    running: () => worker !== undefined,
     async close() {
       if (outbox.length > 0) flush();
       if (!worker) return;
