@@ -14,6 +14,12 @@ import { serveWrites } from './platform/writer-loop.js';
 import { createVault } from './subjects/vault.js';
 import type { WriterThreadData } from './writers.js';
 
+/**
+ * Decisions wait while the thread appends to the log: a quarter of the usual batch keeps that wait
+ * near 10 ms (at 1,000 leaves, the decisions' p99 was 70 to 80 ms against 50 at 250 to 350).
+ */
+const leavesPerAppend = 250;
+
 const data = workerData as WriterThreadData;
 const log = pino({ level: data.logLevel }, pino.destination({ fd: 1, sync: true }));
 const db = createDb(data.store);
@@ -23,6 +29,7 @@ const integrator = startIntegrator(
   loadSigningKey(data.signingKey, log),
   log,
   data.logIntegrateIntervalMs,
+  leavesPerAppend,
 );
 await serveWrites(db, (trx, job) => writeDecision(trx, vault, job as never), {
   tasks: { integrate: () => integrator.kick() },

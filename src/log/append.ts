@@ -29,7 +29,7 @@ import {
 } from './repository.js';
 import type { TlogNodesTable } from './table.js';
 
-/** Leaves appended by one transaction, and so per signed checkpoint. */
+/** Most leaves appended by one transaction, and so per signed checkpoint, by default. */
 export const batchSize = 1000;
 
 export type AppendOutcome =
@@ -37,7 +37,7 @@ export type AppendOutcome =
   | { appended: 0; skipped: 'busy' | 'other-key' | 'nothing' };
 
 /**
- * Appends up to `batchSize` queued leaves to one log and signs the checkpoint of the new size, in
+ * Appends up to `maxLeaves` queued leaves to one log and signs the checkpoint of the new size, in
  * one transaction. Any instance may call it: the advisory lock spares wasted work, and the
  * compare-and-swap on `tlog_state` keeps two appends from ever both committing, so no two
  * different checkpoints of one size can exist (and their key forbids it too).
@@ -47,6 +47,7 @@ export async function appendBatch(
   logId: string,
   signer: NoteSigner,
   now = nowIso,
+  maxLeaves = batchSize,
 ): Promise<AppendOutcome> {
   return db.transaction().execute(async (trx) => {
     if (!(await tryLockKey(trx, `tlog:${logId}`))) return { appended: 0, skipped: 'busy' };
@@ -54,7 +55,7 @@ export async function appendBatch(
     if (log && log.verifier_key !== signer.verifierKey) {
       return { appended: 0, skipped: 'other-key' };
     }
-    const pending = await readPending(trx, logId, batchSize);
+    const pending = await readPending(trx, logId, maxLeaves);
     if (pending.length === 0) return { appended: 0, skipped: 'nothing' };
     const at = now();
     const origin = log?.origin ?? defaultOrigin(signer, logId);

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../platform/db.js';
+import { nowIso } from '../platform/time.js';
 import type { NoteSigner } from '../proof/index.js';
 import { appendBatch, batchSize } from './append.js';
 import { logsWithPending } from './repository.js';
@@ -16,13 +17,15 @@ export const idleIntegrator: Integrator = { kick: async () => {}, stop: async ()
 
 /**
  * The background loop that appends queued leaves, off the request path: every instance runs one,
- * each pass takes every log with queued leaves, a batch at a time, and sleeps `intervalMs`.
+ * each pass takes every log with queued leaves, a batch at a time (`leavesPerAppend` at most,
+ * letting other work in between two), and sleeps `intervalMs`.
  */
 export function startIntegrator(
   db: Db,
   signer: NoteSigner,
   log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
   intervalMs: number,
+  leavesPerAppend = batchSize,
 ): Integrator {
   let running: Promise<void> | undefined;
   let again = false;
@@ -33,7 +36,7 @@ export function startIntegrator(
   async function pass(): Promise<void> {
     for (const logId of await logsWithPending(db, 100)) {
       for (;;) {
-        const outcome = await appendBatch(db, logId, signer);
+        const outcome = await appendBatch(db, logId, signer, nowIso, leavesPerAppend);
         if ('skipped' in outcome) {
           if (outcome.skipped === 'other-key' && !warned.has(logId)) {
             warned.add(logId);
@@ -45,7 +48,9 @@ export function startIntegrator(
           }
           break;
         }
-        if (outcome.appended < batchSize) break;
+        if (outcome.appended < leavesPerAppend) break;
+        // Whatever waits (requests, the writer thread's decisions) goes before the next batch.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     }
   }

@@ -122,6 +122,32 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
     budget(60_000),
   );
 
+  it('an append takes at most the leaves it is allowed, and signs a checkpoint for each', async () => {
+    const logId = randomUUID();
+    await t.db
+      .insertInto('tlog_pending')
+      .values(
+        ['a', 'b', 'c', 'd', 'e'].map((name, i) => ({
+          log_id: logId,
+          record_id: `r-${name}`,
+          leaf: `${name}\n`,
+          queued_at: `2026-01-01T00:00:0${i}Z`,
+        })),
+      )
+      .execute();
+    const now = () => '2026-01-02T00:00:00.000Z';
+    expect(await appendBatch(t.db, logId, signer, now, 2)).toEqual({ appended: 2, size: 2 });
+    expect(await appendBatch(t.db, logId, signer, now, 2)).toEqual({ appended: 2, size: 4 });
+    expect(await appendBatch(t.db, logId, signer, now, 2)).toEqual({ appended: 1, size: 5 });
+    const checkpoints = await t.db
+      .selectFrom('tlog_checkpoints')
+      .select('size')
+      .where('log_id', '=', logId)
+      .orderBy('size')
+      .execute();
+    expect(checkpoints.map((c) => Number(c.size))).toEqual([2, 4, 5]);
+  });
+
   it('an empty queue signs nothing; another key leaves the log alone; a failed append changes nothing', async () => {
     const logId = randomUUID();
     expect(await appendBatch(t.db, logId, signer)).toEqual({ appended: 0, skipped: 'nothing' });
