@@ -64,21 +64,8 @@ export function createWriters(
       close: async () => integrator?.stop(),
     };
   }
-  const data: WriterThreadData = {
-    store: storeSettings(config),
-    dataKey: vault.dataKey,
-    signingKey: {
-      logSigningKey: config.logSigningKey,
-      logSigningKeyFile: config.logSigningKeyFile,
-      publicBaseUrl: config.publicBaseUrl,
-    },
-    logLevel: options.logLevel,
-    logIntegrateIntervalMs: config.logIntegrateIntervalMs,
-  };
-  // Beside this file: `.ts` from source, `.js` once built.
-  const here = import.meta.url;
-  const entry = new URL(`./writer-thread${extname(fileURLToPath(here))}`, here);
-  const thread = startWriterThread<DecisionJob, DecisionAnswer>(db, entry, data);
+  const data = writerThreadData(config, vault, options);
+  const thread = startWriterThread<DecisionJob, DecisionAnswer>(db, writerThreadEntry, data);
   const integrator: Integrator = { kick: () => thread.task('integrate'), stop: async () => {} };
   // While the thread is not running, the main thread looks for queued leaves (an erasure's,
   // or those an earlier run left) at the integrator's pace, and starts it for them.
@@ -103,6 +90,29 @@ export function createWriters(
       clearInterval(watch);
       await thread.close();
     },
+  };
+}
+
+// Beside this file: `.ts` from source, `.js` once built.
+const here = import.meta.url;
+export const writerThreadEntry = new URL(`./writer-thread${extname(fileURLToPath(here))}`, here);
+
+/** What the thread is told: plain data, only what it needs of the configuration. */
+export function writerThreadData(
+  config: Config,
+  vault: SubjectVault,
+  options: { logLevel: string },
+): WriterThreadData {
+  return {
+    store: storeSettings(config),
+    dataKey: vault.dataKey,
+    signingKey: {
+      logSigningKey: config.logSigningKey,
+      logSigningKeyFile: config.logSigningKeyFile,
+      publicBaseUrl: config.publicBaseUrl,
+    },
+    logLevel: options.logLevel,
+    logIntegrateIntervalMs: config.logIntegrateIntervalMs,
   };
 }
 

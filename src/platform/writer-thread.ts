@@ -17,6 +17,11 @@ export interface WriterThread<Job, Result> {
   failing(): boolean;
   /** True while the thread runs (it starts with the first job or task). */
   running(): boolean;
+  /**
+   * Stops the thread at once, whatever it holds, as a crash would: the jobs it held fail as a
+   * store fault, and the next job starts a new thread.
+   */
+  terminate(): Promise<void>;
   /** Lets the jobs already sent finish, then stops the thread. */
   close(): Promise<void>;
 }
@@ -115,6 +120,7 @@ export function startWriterThread<Job, Result>(
   }
 
   function flush(): void {
+    if (outbox.length === 0) return;
     const jobs = outbox;
     outbox = [];
     send({ type: 'jobs', jobs });
@@ -135,21 +141,25 @@ export function startWriterThread<Job, Result>(
     },
     execute(statement) {
       const id = nextId++;
-      if (outbox.length > 0) flush();
+      flush();
       send({ type: 'execute', id, sql: statement });
       return expect<void>(id);
     },
     task(name) {
       const id = nextId++;
-      if (outbox.length > 0) flush();
+      flush();
       send({ type: 'task', id, name });
       return expect<void>(id);
     },
     stats: () => ({ units, commits }),
     failing: outcomes.failing,
     running: () => worker !== undefined,
+    async terminate() {
+      await worker?.terminate();
+      await exited;
+    },
     async close() {
-      if (outbox.length > 0) flush();
+      flush();
       if (!worker) return;
       worker.postMessage({ type: 'close' } satisfies ToWriter<Job>);
       await exited;

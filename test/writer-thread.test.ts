@@ -1,0 +1,81 @@
+/**
+ * The SQLite writer thread when it dies (src/platform/writer-thread.ts): the decisions it held
+ * fail as a store fault (answered 503 1009), none answered as recorded is lost, and the next
+ * decision starts a new thread. Driven with the service's own thread script on a real store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DecisionAnswer, DecisionJob } from '../src/decisions/idempotency.js';
+import { isStoreUnavailable } from '../src/platform/db.js';
+import { startWriterThread, type WriterThread } from '../src/platform/writer-thread.js';
+import { createCatalog } from '../src/templates/catalog.js';
+import type { VersionWithCode } from '../src/templates/service.js';
+import { writerThreadData, writerThreadEntry } from '../src/writers.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { publish, seedTemplate, seedTenant, unique } from './helpers/seed.js';
+import { sqliteStore } from './helpers/stores.js';
+
+describe('the SQLite writer thread', () => {
+  let t: TestApp;
+  let tenantId: string;
+  let version: VersionWithCode;
+  let thread: WriterThread<DecisionJob, DecisionAnswer>;
+
+  beforeAll(async () => {
+    t = await startTestApp(sqliteStore);
+    tenantId = (await seedTenant(t.db)).tenant.id;
+    const code = await seedTemplate(t.db, tenantId);
+    const versionId = (await publish(t.db, tenantId, code)).consent_version_id;
+    const found = await createCatalog(t.db, 'https://consent.test').publishedById(
+      tenantId,
+      versionId,
+    );
+    if (!found) throw new Error('the published version is not found');
+    version = found;
+    thread = startWriterThread(
+      t.db,
+      writerThreadEntry,
+      writerThreadData(t.config, t.vault, { logLevel: 'silent' }),
+    );
+  });
+  afterAll(async () => {
+    await thread.close();
+    await t.close();
+  });
+
+  const job = (customer: string): DecisionJob => ({
+    version,
+    context: { tenantId, apiKeyId: 'thread-test', ip: '192.0.2.1', userAgent: null },
+    customer: { id: customer, lookup: t.vault.lookup(tenantId, customer) },
+    request: { consent_version_id: version.id, decision: 'given' },
+    requestHash: 'not used without a key',
+    idempotencyKey: undefined,
+  });
+  const idOf = (answer: DecisionAnswer) =>
+    'data' in answer.body ? answer.body.data.decision_id : 'not recorded';
+
+  it('stopped while it holds decisions: each is recorded or fails as a store fault, and the next decision starts a new thread', async () => {
+    expect((await thread.submit(job(unique('first')))).status).toBe(201);
+    expect(thread.running()).toBe(true);
+    const held = Array.from({ length: 200 }, (_, i) => thread.submit(job(unique(`held-${i}`))));
+    // Handed over on the next turn of the event loop, then stopped while it works on them.
+    await new Promise((resolve) => setImmediate(resolve));
+    await thread.terminate();
+    const results = await Promise.allSettled(held);
+    expect(thread.running()).toBe(false);
+    const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+    expect(failures.length, 'no decision was held when the thread stopped').toBeGreaterThan(0);
+    expect(failures.filter((error) => !isStoreUnavailable(error))).toEqual([]);
+    const recorded = results.flatMap((r) => (r.status === 'fulfilled' ? [idOf(r.value)] : []));
+    if (recorded.length > 0) {
+      const stored = await t.db
+        .selectFrom('decisions')
+        .select('id')
+        .where('id', 'in', recorded)
+        .execute();
+      expect(stored).toHaveLength(recorded.length);
+    }
+
+    expect((await thread.submit(job(unique('after')))).status).toBe(201);
+    expect(thread.running()).toBe(true);
+  });
+});
