@@ -8,10 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionAnswer } from '../src/decisions/idempotency.js';
 import { answerDecision } from '../src/decisions/idempotency.js';
 import type { DecisionRequest } from '../src/decisions/schemas.js';
-import { createCatalog } from '../src/templates/catalog.js';
 import type { VersionWithCode } from '../src/templates/service.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { publish, seedTemplate, seedTenant, unique } from './helpers/seed.js';
+import { seedPublishedVersion, seedTenant, unique } from './helpers/seed.js';
 import { storeFaults } from './helpers/store-faults.js';
 import { stores } from './helpers/stores.js';
 
@@ -24,14 +23,8 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
   beforeAll(async () => {
     t = await startTestApp(store);
     tenantId = (await seedTenant(t.db)).tenant.id;
-    const code = await seedTemplate(t.db, tenantId);
-    versionId = (await publish(t.db, tenantId, code)).consent_version_id;
-    const found = await createCatalog(t.db, 'https://consent.test').publishedById(
-      tenantId,
-      versionId,
-    );
-    if (!found) throw new Error('the published version is not found');
-    version = found;
+    version = await seedPublishedVersion(t.db, tenantId);
+    versionId = version.id;
   });
   afterAll(async () => {
     await t.close();

@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionAnswer, DecisionJob } from '../src/decisions/idempotency.js';
 import { isStoreUnavailable } from '../src/platform/db.js';
 import { startWriterThread, type WriterThread } from '../src/platform/writer-thread.js';
-import { createCatalog } from '../src/templates/catalog.js';
 import type { VersionWithCode } from '../src/templates/service.js';
 import { writerThreadData, writerThreadEntry } from '../src/writers.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
-import { publish, seedTemplate, seedTenant, unique } from './helpers/seed.js';
+import { seedPublishedVersion, seedTenant, unique } from './helpers/seed.js';
 import { sqliteStore } from './helpers/stores.js';
 
 describe('the SQLite writer thread', () => {
@@ -23,14 +22,7 @@ describe('the SQLite writer thread', () => {
   beforeAll(async () => {
     t = await startTestApp(sqliteStore);
     tenantId = (await seedTenant(t.db)).tenant.id;
-    const code = await seedTemplate(t.db, tenantId);
-    const versionId = (await publish(t.db, tenantId, code)).consent_version_id;
-    const found = await createCatalog(t.db, 'https://consent.test').publishedById(
-      tenantId,
-      versionId,
-    );
-    if (!found) throw new Error('the published version is not found');
-    version = found;
+    version = await seedPublishedVersion(t.db, tenantId);
     thread = startWriterThread(
       t.db,
       writerThreadEntry,

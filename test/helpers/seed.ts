@@ -5,8 +5,14 @@ import type { CreatedApiKey } from '../../src/api-keys/schemas.js';
 import { createApiKey } from '../../src/api-keys/service.js';
 import type { Db } from '../../src/platform/db.js';
 import { newId } from '../../src/platform/ids.js';
+import { createCatalog } from '../../src/templates/catalog.js';
 import type { PublishedVersion } from '../../src/templates/schemas.js';
-import { createTemplate, presentVersion, publishNewVersion } from '../../src/templates/service.js';
+import {
+  createTemplate,
+  presentVersion,
+  publishNewVersion,
+  type VersionWithCode,
+} from '../../src/templates/service.js';
 import type { TenantView } from '../../src/tenants/schemas.js';
 import { insertNewTenant } from '../../src/tenants/service.js';
 
@@ -165,4 +171,19 @@ export async function publish(
     'test',
   );
   return presentVersion(row, publicBaseUrl);
+}
+
+/**
+ * A new template with a published version, as the catalogue hands it to a decision: for tests
+ * that drive the writer of decisions without HTTP.
+ */
+export async function seedPublishedVersion(db: Db, tenantId: string): Promise<VersionWithCode> {
+  const code = await seedTemplate(db, tenantId);
+  const versionId = (await publish(db, tenantId, code)).consent_version_id;
+  const version = await createCatalog(db, 'https://consent.test').publishedById(
+    tenantId,
+    versionId,
+  );
+  if (!version) throw new Error('the published version is not found');
+  return version;
 }
