@@ -1,8 +1,11 @@
 /**
- * The SQLite writer thread when it dies (src/platform/writer-thread.ts): the decisions it held
- * fail as a store fault (answered 503 1009), none answered as recorded is lost, and the next
- * decision starts a new thread. Driven with the service's own thread script on a real store.
+ * The SQLite writer thread (src/platform/writer-thread.ts): it checkpoints the WAL itself, and
+ * when it dies the decisions it held fail as a store fault (answered 503 1009), none answered as
+ * recorded is lost, and the next decision starts a new thread. Driven with the service's own
+ * thread script on a real store.
  */
+import { statSync } from 'node:fs';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionAnswer, DecisionJob } from '../src/decisions/idempotency.js';
 import { isStoreUnavailable } from '../src/platform/db.js';
@@ -12,6 +15,7 @@ import { writerThreadData, writerThreadEntry } from '../src/writers.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedPublishedVersion, seedTenant, unique } from './helpers/seed.js';
 import { sqliteStore } from './helpers/stores.js';
+import { budget } from './helpers/time.js';
 
 describe('the SQLite writer thread', () => {
   let t: TestApp;
@@ -44,6 +48,25 @@ describe('the SQLite writer thread', () => {
   });
   const idOf = (answer: DecisionAnswer) =>
     'data' in answer.body ? answer.body.data.decision_id : 'not recorded';
+
+  it('folds the WAL into the database file itself, between batches, and the main connection no longer does on its commits', async () => {
+    expect((await thread.submit(job(unique('warm')))).status).toBe(201);
+    const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
+      t.db,
+    );
+    expect(rows[0]?.wal_autocheckpoint).toBe(0);
+    const before = statSync(t.config.databaseUrl).size;
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => thread.submit(job(unique(`wal-${i}`)))),
+    );
+    expect(answers.filter((a) => a.status !== 201)).toEqual([]);
+    // The decisions are in the WAL; the file itself grows once a checkpoint has copied them.
+    const deadline = Date.now() + budget(5_000);
+    while (statSync(t.config.databaseUrl).size === before && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(statSync(t.config.databaseUrl).size).toBeGreaterThan(before);
+  });
 
   it('stopped while it holds decisions: each is recorded or fails as a store fault, and the next decision starts a new thread', async () => {
     expect((await thread.submit(job(unique('first')))).status).toBe(201);

@@ -48,7 +48,6 @@ export async function serveWrites<Job>(
   let draining = false;
   let scheduled = false;
   let closing = false;
-  let dirty = false;
 
   const changes = async (trx: Trx) =>
     Number((await sql<{ n: number }>`select total_changes() as n`.execute(trx)).rows[0]?.n);
@@ -80,7 +79,6 @@ export async function serveWrites<Job>(
   async function commitBatch(batch: Array<{ id: number; job: Job }>): Promise<void> {
     try {
       post({ type: 'results', results: await runBatch(batch), committed: true });
-      dirty = true;
     } catch (error) {
       if (error instanceof RedoAlone) {
         for (const one of batch) await commitBatch([one]);
@@ -128,16 +126,16 @@ export async function serveWrites<Job>(
     if (closing) await shutDown();
   }
 
+  /**
+   * Every second, whoever wrote (this thread, or the main connection, which no longer
+   * checkpoints either): with nothing new in the WAL it costs next to nothing. One that cannot
+   * run now (the disk refuses) runs next time.
+   */
   async function checkpoint(mode: 'passive' | 'truncate'): Promise<void> {
-    if (!dirty && mode === 'passive') return;
-    dirty = false;
-    // A checkpoint that cannot run now (a reader holds the WAL, the disk refuses) runs next time.
     await sql
       .raw(`pragma wal_checkpoint(${mode})`)
       .execute(db)
-      .catch(() => {
-        dirty = true;
-      });
+      .catch(() => {});
   }
 
   const timer = setInterval(() => {
