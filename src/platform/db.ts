@@ -50,7 +50,13 @@ const sqliteUnavailable = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|PRO
 const postgresUnavailable =
   /^(08|53|57|58)[0-9A-Z]{3}$|^(25006|55000)$|^E(CONNREFUSED|CONNRESET|TIMEDOUT|PIPE|NOTFOUND|AI_AGAIN|HOSTUNREACH|NETUNREACH)$/;
 const unavailableMessages =
-  /driver has already been destroyed|database connection is not open|Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Query read timeout|Cannot use a pool after calling end|the store writer stopped/i;
+  /driver has already been destroyed|database connection is not open|Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Query read timeout|Cannot use a pool after calling end/i;
+
+/**
+ * The code of the error the jobs in flight fail with when the SQLite writer thread stops
+ * unasked (`writer-thread.ts`): a store fault like any other, answered 503.
+ */
+export const writerStoppedCode = 'WRITER_STOPPED';
 
 /**
  * The one classification of store errors: true when an error means the store cannot do what was
@@ -63,7 +69,7 @@ export function isStoreUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (
     typeof code === 'string' &&
-    (sqliteUnavailable.test(code) || postgresUnavailable.test(code))
+    (sqliteUnavailable.test(code) || postgresUnavailable.test(code) || code === writerStoppedCode)
   ) {
     return true;
   }

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
-import type { Db } from './db.js';
+import { type Db, writerStoppedCode } from './db.js';
 import { writeOutcomes } from './write-queue.js';
 import { type FromWriter, fromWire, type ToWriter, type WireResult } from './writer-wire.js';
 
@@ -25,9 +25,6 @@ export interface WriterThread<Job, Result> {
   /** Lets the jobs already sent finish, then stops the thread. */
   close(): Promise<void>;
 }
-
-/** Thrown to the jobs in flight when the thread stops unasked: a store fault, answered 503. */
-export const writerStoppedMessage = 'the store writer stopped';
 
 /**
  * The main thread's side of the SQLite writer thread. The thread (its entry script `entry`,
@@ -101,12 +98,9 @@ export function startWriterThread<Job, Result>(
     exited = new Promise((resolve) => {
       started.on('exit', () => {
         if (worker === started) worker = undefined;
-        const stopped = Object.assign(
-          new Error(`${writerStoppedMessage}${failure ? `: ${failure.message}` : ''}`),
-          { code: 'WRITER_STOPPED' },
-        );
+        const message = `the store writer stopped${failure ? `: ${failure.message}` : ''}`;
         for (const id of [...waiting.keys()]) {
-          settle({ id, ok: false, error: { message: stopped.message, code: stopped.code } });
+          settle({ id, ok: false, error: { message, code: writerStoppedCode } });
         }
         resolve();
       });
