@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { DecisionAnswer, DecisionJob } from './decisions/idempotency.js';
 import {
   type DecisionWriterHandle,
+  decisionWriterGrouped,
   decisionWriterInProcess,
   decisionWriterOnThread,
 } from './decisions/writer.js';
@@ -43,7 +44,9 @@ export interface Writers {
 /**
  * On an SQLite file, a writer thread with a connection of its own writes the decisions and
  * appends to the decision log (`writer-thread.ts`): the main thread never waits for the file's
- * lock or its fsync. It starts with the first decision, or as soon as leaves wait to be appended. On PostgreSQL, or an SQLite store in memory, both run on the main thread's store.
+ * lock or its fsync. It starts with the first decision, or as soon as leaves wait to be appended.
+ * On PostgreSQL the decisions that arrive together share a transaction (group commit), and an
+ * SQLite store in memory has a transaction per decision; both run on the main thread's store.
  */
 export function createWriters(
   config: Config,
@@ -53,10 +56,13 @@ export function createWriters(
   log: FastifyBaseLogger,
   options: { logLevel: string },
 ): Writers {
-  if (isPostgresUrl(config.databaseUrl) || sqlitePath(config.databaseUrl) === ':memory:') {
+  const postgres = isPostgresUrl(config.databaseUrl);
+  if (postgres || sqlitePath(config.databaseUrl) === ':memory:') {
     let integrator: Integrator | undefined;
     return {
-      decisions: decisionWriterInProcess(db, vault),
+      decisions: postgres
+        ? decisionWriterGrouped(db, vault, groupCommitsInFlight(config.databasePoolSize))
+        : decisionWriterInProcess(db, vault),
       integrator: () => integrator ?? idleIntegrator,
       async start() {
         integrator = startIntegrator(db, signer, log, config.logIntegrateIntervalMs);
@@ -127,4 +133,13 @@ function storeSettings(config: StoreSettings): StoreSettings {
     databaseStatementTimeoutMs,
     databaseConnectTimeoutMs,
   };
+}
+
+/**
+ * Batches of decisions written at once on PostgreSQL: half the pool, so that reads always find
+ * a connection, and at most 4, so that under load batches grow rather than multiply (each
+ * costs the same round trips and one commit whatever its size).
+ */
+export function groupCommitsInFlight(poolSize: number): number {
+  return Math.max(1, Math.min(4, Math.floor(poolSize / 2)));
 }

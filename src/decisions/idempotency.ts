@@ -20,6 +20,7 @@ import {
   decisionVersion,
   recordDecision,
 } from './service.js';
+import type { IdempotencyKeysTable } from './table.js';
 
 /** How long an `Idempotency-Key` replays its first answer. */
 const idempotencyWindowMs = 24 * 60 * 60 * 1000;
@@ -84,22 +85,15 @@ export async function writeDecision(
   vault: SubjectVault,
   job: DecisionJob,
 ): Promise<DecisionAnswer> {
-  const { context, customer, idempotencyKey, requestHash } = job;
+  const { context, customer, idempotencyKey } = job;
   if (idempotencyKey !== undefined) {
     // Same key at the same moment: the second waits here, then sees the first's record.
     await lockKey(trx, `idempotency:${context.tenantId}:${idempotencyKey}`);
-    const previous = await findIdempotencyRecord(trx, context.tenantId, idempotencyKey);
-    const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
-    if (previous && previous.created_at >= windowStart) {
-      if (previous.customer_lookup !== customer.lookup || previous.request_hash !== requestHash) {
-        throw new AppError('idempotencyMismatch');
-      }
-      return {
-        status: previous.status_code,
-        body: JSON.parse(previous.response_body) as DecisionAnswer['body'],
-        replayed: true,
-      };
-    }
+    const replay = replayOf(
+      job,
+      await findIdempotencyRecord(trx, context.tenantId, idempotencyKey),
+    );
+    if (replay) return replay;
   }
   let answer: DecisionAnswer;
   try {
@@ -108,24 +102,63 @@ export async function writeDecision(
     );
   } catch (error) {
     if (!(error instanceof DecisionRefused)) throw error;
-    answer = { status: error.status, body: errorBody(error), replayed: false };
+    answer = refusalOf(error);
   }
-  if (idempotencyKey !== undefined) {
-    await saveIdempotencyRecord(trx, {
-      tenant_id: context.tenantId,
-      key: idempotencyKey,
-      customer_lookup: customer.lookup,
-      request_hash: requestHash,
-      status_code: answer.status,
-      response_body: JSON.stringify(answer.body),
-      created_at: nowIso(),
-    });
-  }
+  const record = idempotencyRecordOf(job, answer, nowIso());
+  if (record) await saveIdempotencyRecord(trx, record);
   return answer;
 }
 
-function answerOf({ outcome, decision }: DecisionOutcome): DecisionAnswer {
+/** The stored answer an idempotency key replays, if its record is within the window. */
+export function replayOf(
+  job: DecisionJob,
+  previous:
+    | Pick<
+        IdempotencyKeysTable,
+        'customer_lookup' | 'request_hash' | 'status_code' | 'response_body' | 'created_at'
+      >
+    | undefined,
+): DecisionAnswer | undefined {
+  const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
+  if (!previous || previous.created_at < windowStart) return undefined;
+  if (
+    previous.customer_lookup !== job.customer.lookup ||
+    previous.request_hash !== job.requestHash
+  ) {
+    throw new AppError('idempotencyMismatch');
+  }
+  return {
+    status: previous.status_code,
+    body: JSON.parse(previous.response_body) as DecisionAnswer['body'],
+    replayed: true,
+  };
+}
+
+/** What an `Idempotency-Key` keeps of the answer; none without a key. */
+export function idempotencyRecordOf(
+  job: DecisionJob,
+  answer: DecisionAnswer,
+  now: string,
+): IdempotencyKeysTable | undefined {
+  if (job.idempotencyKey === undefined) return undefined;
+  return {
+    tenant_id: job.context.tenantId,
+    key: job.idempotencyKey,
+    customer_lookup: job.customer.lookup,
+    request_hash: job.requestHash,
+    status_code: answer.status,
+    response_body: JSON.stringify(answer.body),
+    created_at: now,
+  };
+}
+
+export function answerOf({ outcome, decision }: DecisionOutcome): DecisionAnswer {
   return { status: outcome === 'recorded' ? 201 : 200, body: { data: decision }, replayed: false };
+}
+
+/** A refusal under the rules is an answer (`409`), kept for an idempotency key like any other. */
+export function refusalOf(error: DecisionRefused): DecisionAnswer {
+  return { status: error.status, body: errorBody(error), replayed: false };
 }
 
 /** Drops idempotency records past their window; answers how many went. */

@@ -1,6 +1,8 @@
+import { sql } from 'kysely';
 import type { Executor, Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
-import type { DecisionRow, IdempotencyKeysTable } from './table.js';
+import { type UnnestType, unnestRows, unnestTable } from '../platform/unnest.js';
+import type { DecisionRow, DecisionValue, IdempotencyKeysTable } from './table.js';
 
 // The statements of every decision and every `pending` are prepared (src/platform/prepared.ts).
 // They name their columns: on PostgreSQL a prepared `select *` fails once a column is added by
@@ -155,6 +157,225 @@ export async function appendDecision(trx: Trx, row: DecisionRow): Promise<void> 
   await insertDecision.run(trx, values);
   await saveTemplateState.run(trx, values);
   await saveVersionState.run(trx, values);
+}
+
+// PostgreSQL group commit (batch.ts): a batch of decisions reads and writes with a fixed number
+// of set-based statements, whatever its size.
+
+/** What a batch asks about one decision's customer. */
+export interface StandingQuery {
+  tenant_id: string;
+  lookup: string;
+  template_id: string;
+  release_id: string;
+  idempotency_key: string | null;
+}
+
+/** One decision's customer as the store has them, before the batch: nulls where nothing is. */
+export interface StoredStanding {
+  subject_id: string | null;
+  wrapped_key: string | null;
+  salt: string | null;
+  /** On the template. */
+  decision_count: number | null;
+  template_last: DecisionValue | null;
+  /** On the release: its latest decision, in full (what an unchanged decision answers). */
+  release_last_id: string | null;
+  release_last_version_id: string | null;
+  release_last_version: number | null;
+  release_last: DecisionValue | null;
+  release_last_at: string | null;
+  /** The idempotency key's record. */
+  key_lookup: string | null;
+  key_request_hash: string | null;
+  key_status: number | null;
+  key_body: string | null;
+  key_created_at: string | null;
+}
+
+/**
+ * Every decision's customer, states and idempotency record in one statement: the subject by
+ * its look-up, their state on the template, their latest decision on the release, the key's
+ * record. Answered in the order asked.
+ */
+export async function findStandings(
+  trx: Trx,
+  queries: readonly StandingQuery[],
+): Promise<StoredStanding[]> {
+  const numbered = queries.map((query, i) => ({ ...query, i }));
+  const asked = unnestRows(numbered, {
+    i: 'integer',
+    tenant_id: 'text',
+    lookup: 'text',
+    template_id: 'text',
+    release_id: 'text',
+    idempotency_key: 'text',
+  });
+  const { rows } = await sql<StoredStanding & { i: number }>`
+    select q.i, s.id as subject_id, s.wrapped_key, s.salt,
+      ts.decision_count, ts.last_decision as template_last,
+      d.id as release_last_id, d.consent_version_id as release_last_version_id,
+      d.version as release_last_version, d.decision as release_last,
+      d.decided_at as release_last_at,
+      k.customer_lookup as key_lookup, k.request_hash as key_request_hash,
+      k.status_code as key_status, k.response_body as key_body, k.created_at as key_created_at
+    from (${asked}) as q
+    left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
+    left join customer_template_states as ts
+      on ts.tenant_id = q.tenant_id and ts.subject_id = s.id and ts.template_id = q.template_id
+    left join lateral (
+      select cv.last_decision_id from customer_version_states as cv
+      join template_versions as v on v.tenant_id = cv.tenant_id and v.id = cv.consent_version_id
+      where cv.tenant_id = q.tenant_id and cv.subject_id = s.id and v.release_id = q.release_id
+      order by cv.last_decided_at desc limit 1
+    ) as r on true
+    left join decisions as d on d.tenant_id = q.tenant_id and d.id = r.last_decision_id
+    left join idempotency_keys as k on k.tenant_id = q.tenant_id and k.key = q.idempotency_key
+  `.execute(trx);
+  const byPosition: StoredStanding[] = [];
+  for (const { i, ...standing } of rows) byPosition[i] = standing;
+  return byPosition;
+}
+
+const decisionTypes = {
+  tenant_id: 'text',
+  id: 'text',
+  subject_id: 'text',
+  template_id: 'text',
+  consent_version_id: 'text',
+  version: 'integer',
+  decision: 'text',
+  seq: 'integer',
+  decided_at: 'text',
+  api_key_id: 'text',
+  personal: 'text',
+  content_sha256: 'text',
+  idempotency_key: 'text',
+  evidence_salt: 'text',
+} as const satisfies Record<DecisionColumn, UnnestType>;
+
+/**
+ * A batch's decisions, and the per-customer states they move: `templateStates` and
+ * `versionStates` name each state once, by its latest decision (an upsert touches a row once).
+ */
+export async function appendDecisions(
+  trx: Trx,
+  rows: readonly DecisionRow[],
+  templateStates: readonly DecisionRow[],
+  versionStates: readonly DecisionRow[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('decisions')
+    .columns(decisionColumns)
+    .expression(unnestRows(rows, decisionTypes))
+    .execute();
+  await trx
+    .insertInto('customer_template_states')
+    .columns([
+      'tenant_id',
+      'subject_id',
+      'template_id',
+      'decision_count',
+      'last_consent_version_id',
+      'last_decision_id',
+      'last_decision',
+      'last_decided_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom(unnestTable(templateStates, decisionTypes, 'r'))
+        .select([
+          'r.tenant_id',
+          'r.subject_id',
+          'r.template_id',
+          'r.seq',
+          'r.consent_version_id',
+          'r.id',
+          'r.decision',
+          'r.decided_at',
+        ]),
+    )
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet((eb) => ({
+        decision_count: eb.ref('excluded.decision_count'),
+        last_consent_version_id: eb.ref('excluded.last_consent_version_id'),
+        last_decision_id: eb.ref('excluded.last_decision_id'),
+        last_decision: eb.ref('excluded.last_decision'),
+        last_decided_at: eb.ref('excluded.last_decided_at'),
+      })),
+    )
+    .execute();
+  await trx
+    .insertInto('customer_version_states')
+    .columns([
+      'tenant_id',
+      'subject_id',
+      'consent_version_id',
+      'last_decision_id',
+      'last_decision',
+      'last_decided_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom(unnestTable(versionStates, decisionTypes, 'r'))
+        .select([
+          'r.tenant_id',
+          'r.subject_id',
+          'r.consent_version_id',
+          'r.id',
+          'r.decision',
+          'r.decided_at',
+        ]),
+    )
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet((eb) => ({
+        last_decision_id: eb.ref('excluded.last_decision_id'),
+        last_decision: eb.ref('excluded.last_decision'),
+        last_decided_at: eb.ref('excluded.last_decided_at'),
+      })),
+    )
+    .execute();
+}
+
+/** A batch's idempotency records, one per key: the latest answer of each. */
+export async function saveIdempotencyRecords(
+  trx: Trx,
+  records: readonly IdempotencyKeysTable[],
+): Promise<void> {
+  if (records.length === 0) return;
+  await trx
+    .insertInto('idempotency_keys')
+    .columns([
+      'tenant_id',
+      'key',
+      'customer_lookup',
+      'request_hash',
+      'status_code',
+      'response_body',
+      'created_at',
+    ])
+    .expression(
+      unnestRows(records, {
+        tenant_id: 'text',
+        key: 'text',
+        customer_lookup: 'text',
+        request_hash: 'text',
+        status_code: 'integer',
+        response_body: 'text',
+        created_at: 'text',
+      }),
+    )
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
+        customer_lookup: eb.ref('excluded.customer_lookup'),
+        request_hash: eb.ref('excluded.request_hash'),
+        status_code: eb.ref('excluded.status_code'),
+        response_body: eb.ref('excluded.response_body'),
+        created_at: eb.ref('excluded.created_at'),
+      })),
+    )
+    .execute();
 }
 
 export function findIdempotencyRecord(db: Executor, tenantId: string, key: string) {

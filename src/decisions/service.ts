@@ -6,13 +6,13 @@ import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { newSalt } from '../proof/leaf.js';
 import { sealPersonal } from '../subjects/personal.js';
-import { createSubject, findSubject } from '../subjects/service.js';
+import { createSubject, findSubject, type OpenSubject } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import type { VersionWithCode } from '../templates/service.js';
 import { appendDecision, findDecision, findTemplateState, findVersionState } from './repository.js';
 import type { DecisionRequest, RecordedDecision } from './schemas.js';
-import type { DecisionRow } from './table.js';
+import type { DecisionRow, DecisionValue } from './table.js';
 
 /** Who sent the decision: kept with it as evidence. */
 export interface DecisionContext {
@@ -48,6 +48,75 @@ export async function decisionVersion(
   return version;
 }
 
+/** Where the customer stands, as the rules of contract section 5 read it. */
+export interface Standing {
+  /** On the version's template: how many decisions, and the latest. */
+  template: { decision_count: number; last_decision: DecisionValue } | undefined;
+  /** On the version's release: the latest decision on any of its locales' variants. */
+  release: { last_decision: DecisionValue; last_decision_id: string } | undefined;
+}
+
+/** What the rules allow: a new decision (the `seq` it takes), or the one already given. */
+export type Ruling = { kind: 'record'; seq: number } | { kind: 'unchanged'; decisionId: string };
+
+/**
+ * The rules of contract section 5, on the customer's standing: the one place they are written,
+ * for a decision alone (`recordDecision`) and for a batch (`batch.ts`). Throws `DecisionRefused`.
+ */
+export function rule(
+  standing: Standing,
+  version: VersionWithCode,
+  decision: DecisionValue,
+): Ruling {
+  if (decision === 'withdraw') {
+    // Withdrawing must be as easy as giving: allow_reconsent does not apply to it.
+    if (standing.template?.last_decision !== 'given')
+      throw new DecisionRefused('nothingToWithdraw');
+  } else if (standing.release && version.allow_reconsent === 0) {
+    if (standing.release.last_decision !== decision) {
+      throw new DecisionRefused('reconsentNotAllowed');
+    }
+    return { kind: 'unchanged', decisionId: standing.release.last_decision_id };
+  }
+  return { kind: 'record', seq: (standing.template?.decision_count ?? 0) + 1 };
+}
+
+/** A new decision's row (its personal fields sealed) and its log leaf. */
+export function newDecision(
+  version: VersionWithCode,
+  context: DecisionContext,
+  subject: OpenSubject,
+  customerId: string,
+  decision: DecisionValue,
+  seq: number,
+  idempotencyKey: string | undefined,
+  now: string,
+): { row: DecisionRow; leaf: string } {
+  const id = newId();
+  const personal = { customer_id: customerId, ip: context.ip, user_agent: context.userAgent };
+  const row: DecisionRow = {
+    tenant_id: context.tenantId,
+    id,
+    subject_id: subject.id,
+    template_id: version.template_id,
+    consent_version_id: version.id,
+    version: publishedNumber(version),
+    decision,
+    seq,
+    decided_at: now,
+    api_key_id: context.apiKeyId,
+    personal: sealPersonal(subject.key, id, personal),
+    content_sha256: version.content_sha256,
+    idempotency_key: idempotencyKey ?? null,
+    evidence_salt: newSalt(),
+  };
+  const leaf = leafOfDecision(
+    { ...row, ...personal, evidence_salt: row.evidence_salt ?? '' },
+    subject.salt,
+  );
+  return { row, leaf };
+}
+
 /**
  * Records one decision under the rules of contract section 5, in the caller's transaction, with
  * the per-customer states (on an SQLite file, a transaction shared with the decisions that
@@ -69,56 +138,37 @@ export async function recordDecision(
   await lockKey(trx, `subject:${tenantId}:${customer.lookup}`);
   // A customer the store does not know yet gets a subject only with their first decision.
   const known = await findSubject(trx, vault, tenantId, customer.lookup);
-  const templateState = known
-    ? await findTemplateState(trx, tenantId, known.id, version.template_id)
-    : undefined;
-
-  if (request.decision === 'withdraw') {
-    // Withdrawing must be as easy as giving: allow_reconsent does not apply to it.
-    if (templateState?.last_decision !== 'given') throw new DecisionRefused('nothingToWithdraw');
-  } else {
-    const versionState = known
-      ? await findVersionState(trx, tenantId, known.id, version.release_id)
-      : undefined;
-    if (versionState && version.allow_reconsent === 0) {
-      if (versionState.last_decision !== request.decision) {
-        throw new DecisionRefused('reconsentNotAllowed');
-      }
-      const existing = await findDecision(trx, tenantId, versionState.last_decision_id);
-      return {
-        outcome: 'unchanged',
-        decision: presentDecision(existing, customer.id, version.template_code),
-      };
-    }
+  const standing: Standing = {
+    template: known && (await findTemplateState(trx, tenantId, known.id, version.template_id)),
+    // A withdrawal does not read it.
+    release:
+      known && request.decision !== 'withdraw'
+        ? await findVersionState(trx, tenantId, known.id, version.release_id)
+        : undefined,
+  };
+  const ruling = rule(standing, version, request.decision);
+  if (ruling.kind === 'unchanged') {
+    const existing = await findDecision(trx, tenantId, ruling.decisionId);
+    return {
+      outcome: 'unchanged',
+      decision: presentDecision(existing, customer.id, version.template_code),
+    };
   }
-
   const now = nowIso();
   const subject =
     known ?? (await createSubject(trx, vault, tenantId, customer.id, customer.lookup, now));
-  const id = newId();
-  const personal = { customer_id: customer.id, ip: context.ip, user_agent: context.userAgent };
-  const row: DecisionRow = {
-    tenant_id: tenantId,
-    id,
-    subject_id: subject.id,
-    template_id: version.template_id,
-    consent_version_id: version.id,
-    version: publishedNumber(version),
-    decision: request.decision,
-    seq: (templateState?.decision_count ?? 0) + 1,
-    decided_at: now,
-    api_key_id: context.apiKeyId,
-    personal: sealPersonal(subject.key, id, personal),
-    content_sha256: version.content_sha256,
-    idempotency_key: idempotencyKey ?? null,
-    evidence_salt: newSalt(),
-  };
-  await appendDecision(trx, row);
-  const leaf = leafOfDecision(
-    { ...row, ...personal, evidence_salt: row.evidence_salt ?? '' },
-    subject.salt,
+  const { row, leaf } = newDecision(
+    version,
+    context,
+    subject,
+    customer.id,
+    request.decision,
+    ruling.seq,
+    idempotencyKey,
+    now,
   );
-  await queueLeaf(trx, tenantId, id, leaf, now);
+  await appendDecision(trx, row);
+  await queueLeaf(trx, tenantId, row.id, leaf, now);
   return {
     outcome: 'recorded',
     decision: presentDecision(row, customer.id, version.template_code),

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
+import { createGroupCommit } from '../platform/group-commit.js';
 import { createWriteQueue } from '../platform/write-queue.js';
 import type { WriterThread } from '../platform/writer-thread.js';
 import type { SubjectVault } from '../subjects/vault.js';
+import { writeDecisionBatch } from './batch.js';
 import {
   type DecisionAnswer,
   type DecisionJob,
@@ -20,7 +22,31 @@ export interface DecisionWriterHandle extends DecisionWriter {
 }
 
 /**
- * PostgreSQL, or an SQLite store in memory (which another thread cannot open): a transaction per
+ * PostgreSQL: the decisions that arrive together are written as one batch, in one transaction
+ * with set-based statements and one commit (`batch.ts`); `inFlight` batches at most at once.
+ */
+export function decisionWriterGrouped(
+  db: Db,
+  vault: SubjectVault,
+  inFlight: number,
+): DecisionWriterHandle {
+  const group = createGroupCommit<DecisionJob, DecisionAnswer>(
+    db,
+    (trx, jobs) => writeDecisionBatch(trx, vault, jobs),
+    inFlight,
+  );
+  return {
+    write: group.submit,
+    failing: group.failing,
+    stats: group.stats,
+    execute: async (statement) => {
+      await sql.raw(statement).execute(db);
+    },
+  };
+}
+
+/**
+ * An SQLite store in memory (which another thread cannot open): a transaction per
  * decision, on the service's own pool or connection.
  */
 export function decisionWriterInProcess(db: Db, vault: SubjectVault): DecisionWriterHandle {

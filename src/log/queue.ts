@@ -1,6 +1,6 @@
 import type { Trx } from '../platform/db.js';
 import { evidenceCommitment, leafText, subjectCommitment } from '../proof/leaf.js';
-import { insertPendingLeaf } from './repository.js';
+import { insertPendingLeaf, insertPendingLeaves } from './repository.js';
 
 /** What a decision gives its leaf. */
 export interface LoggedDecision {
@@ -96,3 +96,9 @@ export const queueLeaf: (
   leaf: string,
   queuedAt: string,
 ) => Promise<void> = insertPendingLeaf;
+
+/** `queueLeaf` for a batch of records, in one statement (PostgreSQL group commit). */
+export const queueLeaves: (
+  trx: Trx,
+  leaves: readonly { log_id: string; record_id: string; leaf: string; queued_at: string }[],
+) => Promise<void> = insertPendingLeaves;

@@ -1,5 +1,6 @@
 import type { Executor, Trx } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
+import { unnestRows } from '../platform/unnest.js';
 import type { NodeId } from '../proof/index.js';
 import type {
   TlogAuditsTable,
@@ -296,6 +297,21 @@ const pendingLeaf = prepared(
       queued_at: p('queuedAt'),
     }),
 );
+
+/** A batch's leaves, in one statement (PostgreSQL group commit). */
+export async function insertPendingLeaves(
+  trx: Trx,
+  rows: readonly { log_id: string; record_id: string; leaf: string; queued_at: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('tlog_pending')
+    .columns(['log_id', 'record_id', 'leaf', 'queued_at'])
+    .expression(
+      unnestRows(rows, { log_id: 'text', record_id: 'text', leaf: 'text', queued_at: 'text' }),
+    )
+    .execute();
+}
 
 export async function insertPendingLeaf(
   trx: Trx,

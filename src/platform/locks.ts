@@ -16,6 +16,19 @@ export async function lockKey(trx: Trx, key: string): Promise<void> {
 }
 
 /**
+ * `lockKey` for many keys in one statement (a batch of decisions), taken in ascending order of
+ * their hashes: two holders of several keys each never wait for each other in a cycle. Every
+ * other holder holds one key at a time.
+ */
+export async function lockKeys(trx: Trx, keys: readonly string[]): Promise<void> {
+  if (!isPostgres(trx) || keys.length === 0) return;
+  // The subquery's order is the order the aggregate sees its rows in, so the locks' order.
+  await sql`select count(pg_advisory_xact_lock(h)) from (
+      select distinct hashtextextended(k, 0) as h from unnest(${keys}::text[]) as k order by h
+    ) as ordered`.execute(trx);
+}
+
+/**
  * Takes the key's lock when it is free, else answers false at once: for work any instance may do
  * but only one at a time (SQLite: always true, `BEGIN IMMEDIATE` serializes the writers).
  */

@@ -1,6 +1,7 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db, Executor, Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
+import { unnestRows } from '../platform/unnest.js';
 import type { ErasuresTable, SubjectsTable } from './table.js';
 
 // Every decision runs these two: they are prepared (src/platform/prepared.ts).
@@ -43,6 +44,29 @@ const newSubject = prepared((db, p: (name: SubjectColumn) => never) =>
 export async function insertSubject(trx: Trx, row: SubjectsTable): Promise<boolean> {
   const result = await newSubject.run(trx, { ...row, erased_at: row.erased_at ?? null });
   return Number(result.numAffectedRows ?? 0) === 1;
+}
+
+/** A batch's new subjects (PostgreSQL group commit); answers how many were kept. */
+export async function insertSubjects(trx: Trx, rows: readonly SubjectsTable[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const result = await trx
+    .insertInto('subjects')
+    .columns(subjectColumns)
+    .expression(
+      unnestRows(rows, {
+        tenant_id: 'text',
+        id: 'text',
+        lookup: 'text',
+        wrapped_key: 'text',
+        salt: 'text',
+        commitment: 'text',
+        created_at: 'text',
+        erased_at: 'text',
+      }),
+    )
+    .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
 /** Subjects by id, erased ones included (their key and salt are null). */

@@ -2,7 +2,14 @@ import type { Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { newSalt, subjectCommitment } from '../proof/leaf.js';
 import { openPersonal, type PersonalFields } from './personal.js';
-import { erasureTotals, findLiveSubject, findSubjects, insertSubject } from './repository.js';
+import {
+  erasureTotals,
+  findLiveSubject,
+  findSubjects,
+  insertSubject,
+  insertSubjects,
+} from './repository.js';
+import type { SubjectsTable } from './table.js';
 import type { SubjectVault } from './vault.js';
 
 /** A customer as their records are written and read: their random id, key and salt. */
@@ -41,7 +48,7 @@ export async function findSubject(
   lookup: string,
 ): Promise<OpenSubject | undefined> {
   const row = await findLiveSubject(db, tenantId, lookup);
-  return row ? opened(vault, tenantId, row) : undefined;
+  return row ? openSubject(vault, tenantId, row) : undefined;
 }
 
 /**
@@ -57,10 +64,34 @@ export async function createSubject(
   lookup: string,
   now: string,
 ): Promise<OpenSubject> {
+  const { row, subject } = newSubject(vault, tenantId, customerId, lookup, now);
+  if (await insertSubject(trx, row)) return subject;
+  const other = await findSubject(trx, vault, tenantId, lookup);
+  if (!other) throw new Error('a subject vanished while being created');
+  return other;
+}
+
+/**
+ * A batch's new subjects (PostgreSQL group commit, src/decisions/batch.ts). The caller holds
+ * their customers' locks, so no other writer can have stored one of them meanwhile.
+ */
+export async function storeNewSubjects(trx: Trx, rows: readonly SubjectsTable[]): Promise<void> {
+  const kept = await insertSubjects(trx, rows);
+  if (kept !== rows.length) throw new Error('a new subject was already stored');
+}
+
+/** A customer's new subject: its row (the key wrapped for the store) and the subject opened. */
+export function newSubject(
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+  lookup: string,
+  now: string,
+): { row: SubjectsTable; subject: OpenSubject } {
   const id = newId();
   const { key, wrapped } = vault.newKey(tenantId, id);
   const salt = newSalt();
-  const inserted = await insertSubject(trx, {
+  const row: SubjectsTable = {
     tenant_id: tenantId,
     id,
     lookup,
@@ -69,14 +100,12 @@ export async function createSubject(
     commitment: subjectCommitment(salt, customerId),
     created_at: now,
     erased_at: null,
-  });
-  if (inserted) return { id, key, salt };
-  const other = await findSubject(trx, vault, tenantId, lookup);
-  if (!other) throw new Error('a subject vanished while being created');
-  return other;
+  };
+  return { row, subject: { id, key, salt } };
 }
 
-function opened(
+/** A stored subject opened: its key unwrapped. Throws for an erased one. */
+export function openSubject(
   vault: SubjectVault,
   tenantId: string,
   row: { id: string; wrapped_key: string | null; salt: string | null },
