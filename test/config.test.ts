@@ -23,6 +23,8 @@ describe('configuration', () => {
       publicBaseUrl: 'http://localhost:3000',
       logLevel: 'info',
       rateLimitPerMinute: 6000,
+      // README's settings table: a receipt is ready within an interval and one pass.
+      logIntegrateIntervalMs: 250,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

@@ -18,7 +18,9 @@ export const idleIntegrator: Integrator = { kick: async () => {}, stop: async ()
 /**
  * The background loop that appends queued leaves, off the request path: every instance runs one,
  * each pass takes every log with queued leaves, a batch at a time (`leavesPerAppend` at most,
- * letting other work in between two), and sleeps `intervalMs`.
+ * letting other work in between two). Passes start `intervalMs` apart (start to start, at once
+ * after one that took longer), so a leaf waits at most one interval and one pass for its
+ * receipt, however long the passes take.
  */
 export function startIntegrator(
   db: Db,
@@ -31,6 +33,7 @@ export function startIntegrator(
   let again = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let passStartedAt = performance.now();
   const warned = new Set<string>();
 
   async function pass(): Promise<void> {
@@ -60,6 +63,7 @@ export function startIntegrator(
       again = true;
       return running;
     }
+    passStartedAt = performance.now();
     running = (async () => {
       do {
         again = false;
@@ -79,7 +83,8 @@ export function startIntegrator(
   function schedule() {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void run(), intervalMs);
+    const sincePassStarted = performance.now() - passStartedAt;
+    timer = setTimeout(() => void run(), Math.max(0, intervalMs - sincePassStarted));
     timer.unref();
   }
 

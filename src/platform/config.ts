@@ -40,7 +40,7 @@ const EnvSchema = Type.Object({
   PASSWORD_HASH_COST: Type.Integer({ minimum: 10, maximum: 20, default: 17 }),
   LOG_SIGNING_KEY: Type.Optional(Type.String({ pattern: '^PRIVATE\\+KEY\\+' })),
   LOG_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
-  LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 500 }),
+  LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 250 }),
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   DATA_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
