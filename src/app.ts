@@ -5,7 +5,7 @@ import Fastify, {
   type FastifyServerOptions,
   type RouteOptions,
 } from 'fastify';
-import { type AfterKeyCheck, installApiKeyCheck, refuseUnroutable } from './api-keys/auth.js';
+import { type AfterKeyCheck, createApiKeyGate, refuseUnroutable } from './api-keys/auth.js';
 import { createAuthThrottle } from './api-keys/auth-throttle.js';
 import { createKeyCheck } from './api-keys/key-check.js';
 import { backoffice } from './backoffice/plugin.js';
@@ -26,7 +26,7 @@ import { registerOpenApi } from './platform/openapi.js';
 import { createRateLimit } from './platform/rate-limit.js';
 import { requestIdFor } from './platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
-import { registerSecurityHeaders } from './platform/security-headers.js';
+import { setSecurityHeaders } from './platform/security-headers.js';
 import { consentRoutes } from './records/routes.js';
 import { createVault } from './subjects/vault.js';
 import { createCatalog } from './templates/catalog.js';
@@ -108,13 +108,7 @@ export async function buildApp(
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
 
-  // The hooks every request runs take callbacks: an async hook costs a promise and a microtask
-  // turn per request even when, as here, it never waits for anything.
   let closing = false;
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done(closing ? new AppError('unavailable') : undefined);
-  });
   logEachRequest(app);
   app.addHook('preClose', async () => {
     closing = true;
@@ -127,15 +121,20 @@ export async function buildApp(
   });
 
   installErrorHandler(app);
-  registerSecurityHeaders(app);
-  installApiKeyCheck(app, keys, createAuthThrottle(config.authFailuresPerMinute));
-  if (rateLimit) {
-    app.addHook('onRequest', (request, reply, done) => done(limitCaller(request, reply)));
-  }
+  const checkKey = createApiKeyGate(app, keys, createAuthThrottle(config.authFailuresPerMinute));
   const unrouted = trackRoutes(app);
-  // A request that matched no route is refused before its body is read (after the key check).
-  app.addHook('onRequest', (request, _reply, done) => {
-    done(request.is404 ? unrouted(request) : undefined);
+  // One hook for what every request goes through before its body is read, in the contract's
+  // order: its id and the security headers, the shutdown gate, the key check, the rate limit,
+  // and a request that matched no route refused. A callback, and no promise unless the key
+  // must be read from the store: each hook and each promise costs every request.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    setSecurityHeaders(reply);
+    if (closing) return done(new AppError('unavailable'));
+    checkKey(request, (refusal) => {
+      if (refusal) return done(refusal);
+      done(limitCaller(request, reply) ?? (request.is404 ? unrouted(request) : undefined));
+    });
   });
   app.setNotFoundHandler(async (request, reply) => sendError(unrouted(request), request, reply));
 

@@ -34,6 +34,11 @@ export type KeyVerdict = ApiCaller | undefined;
 export interface KeyCheck {
   /** Resolves without reading the store while the key's record is cached (nearly every request). */
   check(presented: string | undefined): Promise<KeyVerdict>;
+  /**
+   * `check` without a promise when the answer needs no read (a malformed key, or the key's record
+   * cached); undefined when the store must be read.
+   */
+  known(presented: string | undefined): { verdict: KeyVerdict } | undefined;
 }
 
 /** Where a dropped bookkeeping write is reported (the app's logger at warn). */
@@ -88,12 +93,21 @@ export function createKeyCheck(db: Db, warn: KeyCheckWarn = () => {}): KeyCheck 
     return { tenantId: record.tenantId, apiKeyId: record.id };
   }
 
+  const refused = { verdict: undefined };
+
+  function known(presented: string | undefined): { verdict: KeyVerdict } | undefined {
+    const prefix = presented ? prefixOf(presented) : undefined;
+    if (!presented || !prefix) return refused;
+    const cached = records.get(prefix);
+    return cached ? { verdict: verdict(presented, cached.key) } : undefined;
+  }
+
   return {
+    known,
     async check(presented) {
+      const now = known(presented);
       const prefix = presented ? prefixOf(presented) : undefined;
-      if (!presented || !prefix) return undefined;
-      const cached = records.get(prefix);
-      if (cached) return verdict(presented, cached.key);
+      if (now || !presented || !prefix) return now?.verdict;
       const fetched = await records.fetch(prefix);
       return verdict(presented, fetched?.key ?? null);
     },

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply } from 'fastify';
 
 /**
  * The security headers of every response: helmet 8's defaults, except that resources may be read
@@ -24,13 +24,10 @@ const securityHeaders: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /**
- * Security headers on every response, errors and unknown routes included. Set first, so that a
- * route with its own policy (the content file, the back-office pages, the API docs) overrides
- * them with `reply.header`.
+ * Security headers on every response, errors and unknown routes included: set by the service's
+ * `onRequest` hook first, so that a route with its own policy (the content file, the back-office
+ * pages, the API docs) overrides them with `reply.header`.
  */
-export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(securityHeaders);
-    done();
-  });
+export function setSecurityHeaders(reply: FastifyReply): void {
+  reply.headers(securityHeaders);
 }

@@ -56,6 +56,11 @@ export interface Catalog {
    * the store while it is cached (nearly every request).
    */
   latest(tenantId: string, code: string): Promise<LatestRelease>;
+  /**
+   * `latest` without a promise while it is cached (`404 1004` thrown for a cached absence);
+   * undefined when the store must be read.
+   */
+  latestInMemory(tenantId: string, code: string): LatestRelease | undefined;
   /** A published version (any locale's variant) of the tenant by id, or undefined. */
   publishedById(tenantId: string, id: string): Promise<VersionWithCode | undefined>;
 }
@@ -99,6 +104,10 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
   return {
+    latestInMemory(tenantId, code) {
+      const cached = latest.get(`${tenantId}\u0000${code}`);
+      return cached ? found(cached.entry) : undefined;
+    },
     async latest(tenantId, code) {
       const key = `${tenantId}\u0000${code}`;
       const cached = latest.get(key);
