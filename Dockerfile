@@ -1,0 +1,41 @@
+# syntax=docker/dockerfile:1
+# The consent service in a container (README, "Running in a container"): built in one stage,
+# its production dependencies installed in another, run as the unprivileged `node` user.
+
+FROM node:20-bookworm-slim AS base
+WORKDIR /app
+# better-sqlite3 compiles itself when no prebuilt binary matches the platform.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+
+FROM base AS build
+# `prepare` would build before the sources are here: install first, then build.
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM base AS deps
+# The production tree only; `prepare` (the build) needs the dev tools, and is done above.
+RUN npm ci --omit=dev --ignore-scripts && npm rebuild better-sqlite3
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+  HOST=0.0.0.0 \
+  PORT=3000 \
+  DATABASE_URL=/data/consent.db
+WORKDIR /app
+COPY package.json ./
+COPY bin ./bin
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The SQLite file and, unless given as secrets, the key files the service creates on first start.
+RUN mkdir /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/api/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "bin/consent-service", "serve"]
