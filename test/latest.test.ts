@@ -84,6 +84,14 @@ describe.each(stores)('GET /api/v1/consent-templates/{code}/latest on $name', (s
     expect(expectErrorShape(response)).toEqual({ code: '1004', message: 'Template not found.' });
   });
 
+  it('an unknown template asked again while its absence is cached answers 404 1004 the same way', async () => {
+    // The second request is answered from memory, in the same turn (Catalog.latestInMemory).
+    const [first, second] = [await get('still_no_such'), await get('still_no_such')];
+    expect([first.statusCode, second.statusCode]).toEqual([404, 404]);
+    expect(expectErrorShape(second)).toEqual({ code: '1004', message: 'Template not found.' });
+    expect(second.body).toBe(first.body);
+  });
+
   it('when the template has no published version, answers 404 1004', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
     const response = await get(code);

@@ -158,16 +158,7 @@ class Batch {
       subject = fresh.subject;
       created = fresh.row;
     }
-    const { row, leaf } = newDecision(
-      version,
-      context,
-      subject,
-      customer.id,
-      request.decision,
-      ruling.seq,
-      job.idempotencyKey,
-      now,
-    );
+    const { row, leaf } = newDecision(job, subject, ruling.seq, now);
     // Nothing above wrote: from here the decision is the batch's.
     if (created) this.newSubjects.push(created);
     this.subjects.set(subjectName, subject);

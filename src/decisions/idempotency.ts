@@ -6,7 +6,6 @@ import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
-import type { VersionWithCode } from '../templates/service.js';
 import {
   deleteIdempotencyRecordsBefore,
   findIdempotencyRecord,
@@ -14,6 +13,7 @@ import {
 } from './repository.js';
 import type { DecisionRequest, RecordedDecision } from './schemas.js';
 import {
+  type AskedDecision,
   type DecisionContext,
   type DecisionOutcome,
   DecisionRefused,
@@ -37,13 +37,8 @@ export interface DecisionAnswer {
  * A decision as the writer takes it: everything read and computed on the request's side, so
  * that it can cross to the SQLite writer thread as plain data.
  */
-export interface DecisionJob {
-  version: VersionWithCode;
-  context: DecisionContext;
-  customer: { id: string; lookup: string };
-  request: DecisionRequest;
+export interface DecisionJob extends AskedDecision {
   requestHash: string;
-  idempotencyKey: string | undefined;
 }
 
 /** Writes decisions durably: the SQLite writer thread, or a transaction each (`writer.ts`). */
@@ -85,7 +80,7 @@ export async function writeDecision(
   vault: SubjectVault,
   job: DecisionJob,
 ): Promise<DecisionAnswer> {
-  const { context, customer, idempotencyKey } = job;
+  const { context, idempotencyKey } = job;
   if (idempotencyKey !== undefined) {
     // Same key at the same moment: the second waits here, then sees the first's record.
     await lockKey(trx, `idempotency:${context.tenantId}:${idempotencyKey}`);
@@ -97,9 +92,7 @@ export async function writeDecision(
   }
   let answer: DecisionAnswer;
   try {
-    answer = answerOf(
-      await recordDecision(trx, vault, job.version, context, customer, job.request, idempotencyKey),
-    );
+    answer = answerOf(await recordDecision(trx, vault, job));
   } catch (error) {
     if (!(error instanceof DecisionRefused)) throw error;
     answer = refusalOf(error);

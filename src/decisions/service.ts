@@ -81,19 +81,25 @@ export function rule(
   return { kind: 'record', seq: (standing.template?.decision_count ?? 0) + 1 };
 }
 
+/** A decision as asked: the version, who sent it, the customer, the body and its key. */
+export interface AskedDecision {
+  version: VersionWithCode;
+  context: DecisionContext;
+  customer: { id: string; lookup: string };
+  request: DecisionRequest;
+  idempotencyKey: string | undefined;
+}
+
 /** A new decision's row (its personal fields sealed) and its log leaf. */
 export function newDecision(
-  version: VersionWithCode,
-  context: DecisionContext,
+  asked: AskedDecision,
   subject: OpenSubject,
-  customerId: string,
-  decision: DecisionValue,
   seq: number,
-  idempotencyKey: string | undefined,
   now: string,
 ): { row: DecisionRow; leaf: string } {
+  const { version, context, customer } = asked;
   const id = newId();
-  const personal = { customer_id: customerId, ip: context.ip, user_agent: context.userAgent };
+  const personal = { customer_id: customer.id, ip: context.ip, user_agent: context.userAgent };
   const row: DecisionRow = {
     tenant_id: context.tenantId,
     id,
@@ -101,13 +107,13 @@ export function newDecision(
     template_id: version.template_id,
     consent_version_id: version.id,
     version: publishedNumber(version),
-    decision,
+    decision: asked.request.decision,
     seq,
     decided_at: now,
     api_key_id: context.apiKeyId,
     personal: sealPersonal(subject.key, id, personal),
     content_sha256: version.content_sha256,
-    idempotency_key: idempotencyKey ?? null,
+    idempotency_key: asked.idempotencyKey ?? null,
     evidence_salt: newSalt(),
   };
   const leaf = leafOfDecision(
@@ -126,12 +132,9 @@ export function newDecision(
 export async function recordDecision(
   trx: Trx,
   vault: SubjectVault,
-  version: VersionWithCode,
-  context: DecisionContext,
-  customer: { id: string; lookup: string },
-  request: DecisionRequest,
-  idempotencyKey: string | undefined,
+  asked: AskedDecision,
 ): Promise<DecisionOutcome> {
+  const { version, context, customer, request } = asked;
   const { tenantId } = context;
   // One decision at a time per customer: the rules read the state they change, and an erasure
   // (which takes the same lock) never interleaves with a decision.
@@ -157,16 +160,7 @@ export async function recordDecision(
   const now = nowIso();
   const subject =
     known ?? (await createSubject(trx, vault, tenantId, customer.id, customer.lookup, now));
-  const { row, leaf } = newDecision(
-    version,
-    context,
-    subject,
-    customer.id,
-    request.decision,
-    ruling.seq,
-    idempotencyKey,
-    now,
-  );
+  const { row, leaf } = newDecision(asked, subject, ruling.seq, now);
   await appendDecision(trx, row);
   await queueLeaf(trx, tenantId, row.id, leaf, now);
   return {
