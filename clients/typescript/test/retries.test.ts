@@ -47,36 +47,36 @@ describe.each(stores)('the client trying again, through a proxy, on $name', (sto
     const customer = unique('c');
     proxy.plan({ kind: 'forward-then-answer', answer: unavailable });
     const decision = await client().decide(customer, given());
+    expect(await decisionIds(served, customer)).toEqual([decision.decision_id]);
     expect(proxy.seen).toHaveLength(2);
     const [first, second] = proxy.seen;
     expect(first!.upstream?.status).toBe(201);
     expect(second!.headers['idempotency-key']).toBe(first!.headers['idempotency-key']);
     expect(second!.upstream?.headers['idempotent-replayed']).toBe('true');
     expect(decision).toEqual(JSON.parse(first!.upstream!.body).data);
-    expect(await decisionIds(served, customer)).toEqual([decision.decision_id]);
   });
 
   it('a decision whose connection dropped after the server stored it is stored once', async () => {
     const customer = unique('c');
     proxy.plan({ kind: 'forward-then-drop' });
     const decision = await client().decide(customer, given());
+    expect(await decisionIds(served, customer)).toEqual([decision.decision_id]);
     expect(proxy.seen).toHaveLength(2);
     const [first, second] = proxy.seen;
     expect(first!.upstream?.status).toBe(201);
     expect(second!.headers['idempotency-key']).toBe(first!.headers['idempotency-key']);
     expect(decision).toEqual(JSON.parse(first!.upstream!.body).data);
-    expect(await decisionIds(served, customer)).toEqual([decision.decision_id]);
   });
 
   it('a decision whose try ran out of time is tried again with its key and stored once', async () => {
     const customer = unique('c');
     proxy.plan({ kind: 'forward-then-hang' });
     const decision = await client({ timeoutMs: budget(1_000) }).decide(customer, given());
+    expect(await decisionIds(served, customer)).toEqual([decision.decision_id]);
     expect(proxy.seen).toHaveLength(2);
     expect(proxy.seen[1]!.headers['idempotency-key']).toBe(
       proxy.seen[0]!.headers['idempotency-key'],
     );
-    expect(await decisionIds(served, customer)).toEqual([decision.decision_id]);
   });
 
   it('each decision has a key of its own', async () => {
