@@ -106,13 +106,21 @@ module.exports = {
       name: 'not-to-unresolvable',
       comment: 'Every import resolves (a .js specifier names the .ts file beside it).',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^src/|^clients/typescript/src/' },
       to: { couldNotResolve: true },
+    },
+    {
+      name: 'client-stands-alone',
+      comment:
+        'The client package (clients/typescript) ships without the service: its src/ imports its own files and openapi-fetch, no other package and nothing of the service.',
+      severity: 'error',
+      from: { path: '^clients/typescript/src/' },
+      to: { pathNot: '^clients/typescript/src/|(^|/)node_modules/openapi-fetch/' },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/|node_modules/',
+    includeOnly: '^src/|^clients/typescript/src/|node_modules/',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

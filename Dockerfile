@@ -11,15 +11,16 @@ RUN apt-get update \
 COPY package.json package-lock.json ./
 
 FROM base AS build
-# `prepare` would build before the sources are here: install first, then build.
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+# `prepare` would build before the sources are here: install first, then build. The client
+# package (clients/typescript, a workspace) is no part of the image: --workspaces=false.
+RUN npm ci --ignore-scripts --workspaces=false && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+RUN npm run build:service
 
 FROM base AS deps
 # The production tree only; `prepare` (the build) needs the dev tools, and is done above.
-RUN npm ci --omit=dev --ignore-scripts && npm rebuild better-sqlite3
+RUN npm ci --omit=dev --ignore-scripts --workspaces=false && npm rebuild better-sqlite3
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \

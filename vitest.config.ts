@@ -3,7 +3,7 @@ import { budget } from './test/helpers/time.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'clients/typescript/test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     // better-sqlite3 is a native addon: separate processes keep each file's store to itself.
     pool: 'forks',

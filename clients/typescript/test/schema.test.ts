@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { stores } from '../../../test/helpers/stores.js';
+import { renderSchema, schemaFile } from '../scripts/render-schema.js';
+import { serviceOpenApiDocument } from '../scripts/service-document.js';
+
+describe('the generated types', () => {
+  it('src/schema.ts is what openapi-typescript makes of the service document today', async () => {
+    const fresh = await renderSchema(await serviceOpenApiDocument());
+    const committed = readFileSync(schemaFile, 'utf8');
+    expect(committed, 'out of date: run `npm run generate:client` and commit it').toBe(fresh);
+  });
+});
+
+describe.each(stores)('the document the types are made from, on $name', (store) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp(store);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is the one the service serves at /api/docs/json', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/docs/json' });
+    expect(response.statusCode).toBe(200);
+    expect(await serviceOpenApiDocument()).toEqual(json(response));
+  });
+});
