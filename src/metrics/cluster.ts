@@ -36,6 +36,8 @@ export function aggregateWorkersMetrics(): void {
  */
 export function metricsGatherer(registry: Registry, workers: number): () => Promise<string> {
   if (workers <= 1 || !cluster.isWorker) return () => registry.metrics();
+  // Constructing one is what installs prom-client's answer to the primary's requests.
+  new AggregatorRegistry();
   AggregatorRegistry.setRegistries([registry]);
   const waiting = new Map<number, (answer: Answer) => void>();
   let nextId = 1;
