@@ -63,7 +63,18 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     const after = await scrape();
     expect(after.value('http_requests_total', labels)).toBe(before + 3);
     expect(after.histogram('http_request_duration_seconds', labels)?.count).toBe(before + 3);
-    expect(JSON.stringify(after.names())).not.toContain(code);
+    expect(after.text).not.toContain(code);
+  });
+
+  it('counts requests that matched no route under one series, whatever their URL', async () => {
+    const labels = { method: 'GET', route: 'unmatched', status_code: '404' };
+    const before = (await scrape()).value('http_requests_total', labels) ?? 0;
+    for (const url of ['/no-such-path', '/api/no/such/path?x=1']) {
+      expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
+    }
+    const after = await scrape();
+    expect(after.value('http_requests_total', labels)).toBe(before + 2);
+    expect(after.text).not.toContain('no-such-path');
   });
 
   it('counts decisions by value and outcome, and times their writes', async () => {

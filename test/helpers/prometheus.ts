@@ -2,6 +2,8 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 
 /** A scrape, parsed by a Prometheus text-format parser, with look-ups by name and labels. */
 export interface Scrape {
+  /** The scrape as it was sent. */
+  text: string;
   names(): string[];
   type(name: string): string | undefined;
   /** A counter's or gauge's value for exactly these labels; undefined when there is no sample. */
@@ -19,6 +21,7 @@ export function parseScrape(text: string): Scrape {
   const sample = (name: string, labels: Record<string, string>) =>
     family(name)?.metrics.find((m) => sameLabels(m.labels ?? {}, labels));
   return {
+    text,
     names: () => families.map((f) => f.name),
     type: (name) => family(name)?.type,
     value(name, labels = {}) {
