@@ -141,6 +141,17 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     }
   });
 
+  it('answers another method 405 1011 with Allow, as any known path', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD');
+    expect(expectErrorShape(response).code).toBe('1011');
+  });
+
   it('refuses a scrape without a token, or with a wrong one, as 401 1002', async () => {
     for (const headers of [
       {},
@@ -230,6 +241,8 @@ describe.each(stores)('GET /metrics with no METRICS_ setting on $name', (store) 
     expect(metrics.statusCode).toBe(404);
     expect(metrics.body).toBe(unknown.body);
     expect(expectErrorShape(metrics)).toEqual({ code: '1004', message: 'Not found.' });
+    const posted = await t.app.inject({ method: 'POST', url: '/metrics' });
+    expect(posted.statusCode).toBe(404);
   });
 });
 
