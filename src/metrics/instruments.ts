@@ -63,17 +63,29 @@ export function createMetrics(): Metrics {
     buckets: batchBuckets,
     registers,
   });
-  const hits = new Counter({
+  // A look-up adds 1 to a plain number; the counters are given the difference at each scrape.
+  const caches: Array<{ name: CacheName; hits: number; misses: number }> = [];
+  const reported = new Map<string, number>();
+  const report = (counter: Counter<'cache'>, kind: 'hits' | 'misses') => {
+    for (const cache of caches) {
+      const key = `${kind} ${cache.name}`;
+      counter.inc({ cache: cache.name }, cache[kind] - (reported.get(key) ?? 0));
+      reported.set(key, cache[kind]);
+    }
+  };
+  const hits: Counter<'cache'> = new Counter({
     name: 'consent_cache_hits_total',
     help: 'In-process cache look-ups answered from memory, by cache.',
     labelNames: ['cache'] as const,
     registers,
+    collect: () => report(hits, 'hits'),
   });
-  const misses = new Counter({
+  const misses: Counter<'cache'> = new Counter({
     name: 'consent_cache_misses_total',
     help: 'In-process cache look-ups that read the store, by cache.',
     labelNames: ['cache'] as const,
     registers,
+    collect: () => report(misses, 'misses'),
   });
   // Webhook deliveries: their backlog gauge and failure counter are registered here, beside the
   // other instruments, under `consent_webhook_*` names, and listed in docs/metrics.md.
@@ -84,12 +96,16 @@ export function createMetrics(): Metrics {
     storeQuery,
     batchCommitted: (n) => batchSize.observe(n),
     cache(name) {
-      const hit = hits.labels(name);
-      const miss = misses.labels(name);
-      // Both series are shown from the start, at 0, so a ratio is defined before any traffic.
-      hit.inc(0);
-      miss.inc(0);
-      return { hit: () => hit.inc(), miss: () => miss.inc() };
+      const counts = { name, hits: 0, misses: 0 };
+      caches.push(counts);
+      return {
+        hit: () => {
+          counts.hits += 1;
+        },
+        miss: () => {
+          counts.misses += 1;
+        },
+      };
     },
     watchIntegrator: (db) => watchIntegrator(registry, db),
   };
