@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from './helpers/api.js';
 import { expectErrorShape, startTestApp, type TestApp } from './helpers/app.js';
@@ -119,6 +120,24 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     expect(s.value('consent_log_queued_leaves', labels)).toBeGreaterThanOrEqual(0);
     expect(s.value('consent_log_oldest_queued_leaf_age_seconds', labels)).toBeGreaterThanOrEqual(0);
     expect(s.histogram('consent_store_query_duration_seconds')?.count).toBeGreaterThan(0);
+  });
+
+  it('when the backlog cannot be read, still answers 200, the two gauges without a sample', async () => {
+    const labels = { store: store.name === 'postgres' ? 'postgresql' : 'sqlite' };
+    expect((await scrape()).value('consent_log_queued_leaves', labels)).toBeGreaterThanOrEqual(0);
+    // The query fails for real: its table is gone for the time of one scrape.
+    await sql`alter table tlog_pending rename to tlog_pending_away`.execute(t.db);
+    try {
+      const s = await scrape();
+      expect(s.value('consent_log_queued_leaves', labels)).toBeUndefined();
+      expect(s.value('consent_log_oldest_queued_leaf_age_seconds', labels)).toBeUndefined();
+      expect(
+        s.value('http_requests_total', { method: 'GET', route: '/metrics', status_code: '200' }),
+      ).toBeGreaterThan(0);
+    } finally {
+      await sql`alter table tlog_pending_away rename to tlog_pending`.execute(t.db);
+    }
+    expect((await scrape()).value('consent_log_queued_leaves', labels)).toBeGreaterThanOrEqual(0);
   });
 
   it('counts catalogue and API-key cache hits and misses', async () => {
