@@ -4,7 +4,8 @@ import { availableParallelism } from 'node:os';
 /** The benchmark's knobs, all from the environment (see bench/README.md). */
 
 export type Store = 'sqlite' | 'postgres';
-export type Endpoint = 'latest' | 'pending' | 'decisions';
+/** `latest-metrics`: `latest` with /metrics on and scraped every second (its cost beside `latest`). */
+export type Endpoint = 'latest' | 'latest-metrics' | 'pending' | 'decisions';
 
 export interface BenchConfig {
   /** Seconds measured per run. */
@@ -32,7 +33,7 @@ export interface BenchConfig {
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
-const allEndpoints: Endpoint[] = ['latest', 'pending', 'decisions'];
+const allEndpoints: Endpoint[] = ['latest', 'latest-metrics', 'pending', 'decisions'];
 
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   return {

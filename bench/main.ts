@@ -212,6 +212,25 @@ function printHeader(c: BenchConfig, machine: Record<string, string | number>): 
   if (unpinnedReason) process.stderr.write(`WARNING: running unpinned: ${unpinnedReason}\n`);
 }
 
+/** What /metrics costs `latest`: each `latest-metrics` row beside its `latest` of the same run. */
+function metricsCost(all: Row[]): string[] {
+  const perRequest = (r: Row) => (r.serverCpu === null ? NaN : (r.serverCpu / r.rps) * 1e6);
+  return all.flatMap((r) => {
+    if (r.endpoint !== 'latest-metrics') return [];
+    const plain = all.find(
+      (p) =>
+        p.endpoint === 'latest' &&
+        p.store === r.store &&
+        p.size === r.size &&
+        p.workers === r.workers,
+    );
+    if (!plain) return [];
+    return [
+      `${label(r)}: ${(r.rps / plain.rps).toFixed(3)} of latest's req/s; server CPU ${perRequest(r).toFixed(1)} µs a request with metrics, ${perRequest(plain).toFixed(1)} without`,
+    ];
+  });
+}
+
 /** "sqlite 100,000 pending", "sqlite 0 latest WORKERS=2", or the ceiling's name. */
 function label(r: Row): string {
   const endpoint = r.workers === undefined ? r.endpoint : `${r.endpoint} WORKERS=${r.workers}`;
@@ -283,6 +302,7 @@ try {
       r.vsFastify = r.rps / fastify.rps;
     }
   }
+  notes.push(...metricsCost(rows));
   const all = ceiling ? [ceiling, ...rows] : rows;
   notes.push(...all.flatMap(rowNotes));
   const totalSeconds = (Date.now() - began) / 1000;

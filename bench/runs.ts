@@ -174,6 +174,7 @@ function loadConfig(
   };
   switch (endpoint) {
     case 'latest':
+    case 'latest-metrics':
       return { ...common, path: `/api/v1/consent-templates/${f.templateCode}/latest` };
     case 'pending':
       return {
@@ -212,7 +213,15 @@ export async function runEndpoint(
   dbPid: number | null,
   placement?: Placement,
 ): Promise<EndpointRun> {
-  const service = await startService(databaseUrl, logFile, placement);
+  const withMetrics = endpoint === 'latest-metrics';
+  const service = await startService(
+    databaseUrl,
+    logFile,
+    placement,
+    withMetrics ? { METRICS_TOKEN: scrapeToken } : {},
+  );
+  // As Prometheus would, but every second: the scrapes' cost shows in the row.
+  const scraper = withMetrics ? scrapeEverySecond(service.url) : undefined;
   try {
     const base = `${service.url}/api/v1/consent-templates/${fixture.templateCode}/latest`;
     const latest = await capture(base, fixture.apiKey);
@@ -234,8 +243,34 @@ export async function runEndpoint(
     if (r.errors > 0 || r.warmupErrors > 0) r.notes.push(...logExcerpt(logFile));
     return { row: r, latest };
   } finally {
+    await scraper?.stop();
     await service.stop();
   }
+}
+
+const scrapeToken = 'bench-scrape-token-0123456789';
+
+/** Scrapes `/metrics` once a second until stopped; a failed scrape stops the bench. */
+function scrapeEverySecond(url: string): { stop(): Promise<void> } {
+  let failure: Error | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    inFlight = fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${scrapeToken}` } })
+      .then(async (response) => {
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+      })
+      .catch((error: Error) => {
+        failure ??= error;
+      });
+  }, 1000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
+      if (failure) throw failure;
+    },
+  };
 }
 
 /**

@@ -127,10 +127,11 @@ export async function startService(
   databaseUrl: string,
   logFile: string,
   placement?: Placement,
+  extraEnv: Record<string, string> = {},
 ): Promise<RunningService> {
   const port = await freePort();
   const log = openSync(logFile, 'a');
-  const env = serviceEnv(databaseUrl, port);
+  const env = { ...serviceEnv(databaseUrl, port), ...extraEnv };
   if (placement) env.WORKERS = String(placement.workers);
   // One process: its event loop's delay is watched too (bench/loop-delay.mjs).
   const loopDelayFile = placement ? undefined : `${logFile}.loop-delay.json`;

@@ -15,11 +15,17 @@ import { healthRoutes } from './health/routes.js';
 import { exportRoutes } from './log/export-routes.js';
 import { logRoutes } from './log/routes.js';
 import { loadSigningKey } from './log/signing-key.js';
+import { metricsGatherer } from './metrics/cluster.js';
+import { observedDecisions } from './metrics/decisions.js';
+import { metricsEnabled } from './metrics/guard.js';
+import { createMetrics, type Metrics } from './metrics/instruments.js';
+import { metricsRoutes } from './metrics/routes.js';
 import type { Config } from './platform/config.js';
 import { loadDataKey } from './platform/data-key.js';
 import type { Db } from './platform/db.js';
 import { installErrorHandler, sendError } from './platform/error-handler.js';
 import { AppError, errorBody } from './platform/errors.js';
+import { installHttpMetrics } from './platform/http-metrics.js';
 import { installJsonBodyParser } from './platform/json-body.js';
 import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
@@ -50,6 +56,11 @@ export interface AppOptions {
   onRoute?: (route: RouteOptions) => void;
   /** Told of the writer of decisions once made (the fault tests reach its connection). */
   onDecisionWriter?: (writer: DecisionWriterHandle) => void;
+  /**
+   * The app's metrics when `/metrics` is on, made with its store (so that it times the store's
+   * statements: `storeObserver`); made here when not given.
+   */
+  metrics?: Metrics;
 }
 
 /** Builds the whole service, ready to `inject` or `listen`; never listens itself. */
@@ -58,7 +69,13 @@ export async function buildApp(
   db: Db,
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
-  const keys = createKeyCheck(db, (details, message) => app.log.warn(details, message));
+  // Metrics and traces (src/metrics): nothing is counted unless /metrics is served.
+  const metrics = metricsEnabled(config) ? (options.metrics ?? createMetrics()) : undefined;
+  const keys = createKeyCheck(
+    db,
+    (details, message) => app.log.warn(details, message),
+    metrics?.cache('api_keys'),
+  );
   // The rate limit counts every request that passed the key check, routed or not (contract
   // section 2: key, then rate limit, then everything else).
   const rateLimit = createRateLimit(config.rateLimitPerMinute);
@@ -110,6 +127,7 @@ export async function buildApp(
 
   let closing = false;
   logEachRequest(app);
+  if (metrics) installHttpMetrics(app, metrics.registry);
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -138,7 +156,7 @@ export async function buildApp(
   });
   app.setNotFoundHandler(async (request, reply) => sendError(unrouted(request), request, reply));
 
-  const catalog = createCatalog(db, config.publicBaseUrl);
+  const catalog = createCatalog(db, config.publicBaseUrl, metrics?.cache('catalog'));
   // Every customer's personal data is sealed under their own key, itself under this one.
   const vault = createVault(
     loadDataKey(config, (details, message) => app.log.warn(details, message)),
@@ -148,7 +166,9 @@ export async function buildApp(
   const signer = loadSigningKey(config, app.log);
   const writers = createWriters(config, db, vault, signer, app.log, {
     logLevel: options.logger === false ? 'silent' : config.logLevel,
+    ...(metrics ? { onBatch: metrics.batchCommitted } : {}),
   });
+  const decisionWriter = observedDecisions(writers.decisions, metrics, config.tracing);
   options.onDecisionWriter?.(writers.decisions);
   app.addHook('onReady', () => writers.start());
   app.addHook('onClose', () => writers.close());
@@ -158,7 +178,7 @@ export async function buildApp(
   await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
-    await v1.register(decisionRoutes, { db, catalog, writer: writers.decisions, vault });
+    await v1.register(decisionRoutes, { db, catalog, writer: decisionWriter, vault });
     await v1.register(consentRoutes, { db, catalog, vault });
     await v1.register(logRoutes, { db, signer, kick: () => writers.integrator().kick(), vault });
     await v1.register(exportRoutes, {
@@ -169,5 +189,10 @@ export async function buildApp(
     });
   });
   await app.register(backoffice, { db, config, signer, vault });
+  if (metrics) {
+    metrics.watchIntegrator(db);
+    const gather = metricsGatherer(metrics.registry, config.workers);
+    await app.register(metricsRoutes, { config, metrics, gather });
+  }
   return app;
 }

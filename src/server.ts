@@ -2,6 +2,9 @@ import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { purgeExpiredIdempotencyRecords } from './decisions/idempotency.js';
+import { metricsEnabled } from './metrics/guard.js';
+import { createMetrics } from './metrics/instruments.js';
+import { storeObserver } from './metrics/queries.js';
 import type { Config } from './platform/config.js';
 import { type KeyCreated, loadDataKey } from './platform/data-key.js';
 import { createDb, type Db } from './platform/db.js';
@@ -15,13 +18,15 @@ const purgeEveryMs = 60 * 60 * 1000;
  * requests, lets those in flight finish, and closes the store.
  */
 export async function serve(config: Config): Promise<FastifyInstance> {
-  const db = createDb(config);
+  // The metrics are made before the store, so that they time its statements.
+  const metrics = metricsEnabled(config) ? createMetrics() : undefined;
+  const db = createDb(config, storeObserver(config, metrics));
   let keyCreated: Parameters<KeyCreated> | undefined;
   const dataKey = loadDataKey(config, (...said) => {
     keyCreated = said;
   });
   const applied = await migrateToLatest(db, dataKey);
-  const app = await buildApp(config, db);
+  const app = await buildApp(config, db, metrics ? { metrics } : {});
   if (keyCreated) app.log.warn(...keyCreated);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'store schema brought up to date');
   try {

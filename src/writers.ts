@@ -54,14 +54,19 @@ export function createWriters(
   vault: SubjectVault,
   signer: NoteSigner,
   log: FastifyBaseLogger,
-  options: { logLevel: string },
+  options: { logLevel: string; onBatch?: (decisions: number) => void },
 ): Writers {
   const postgres = isPostgresUrl(config.databaseUrl);
   if (postgres || sqlitePath(config.databaseUrl) === ':memory:') {
     let integrator: Integrator | undefined;
     return {
       decisions: postgres
-        ? decisionWriterGrouped(db, vault, groupCommitsInFlight(config.databasePoolSize))
+        ? decisionWriterGrouped(
+            db,
+            vault,
+            groupCommitsInFlight(config.databasePoolSize),
+            options.onBatch,
+          )
         : decisionWriterInProcess(db, vault),
       integrator: () => integrator ?? idleIntegrator,
       async start() {
@@ -71,7 +76,12 @@ export function createWriters(
     };
   }
   const data = writerThreadData(config, vault, options);
-  const thread = startWriterThread<DecisionJob, DecisionAnswer>(db, writerThreadEntry, data);
+  const thread = startWriterThread<DecisionJob, DecisionAnswer>(
+    db,
+    writerThreadEntry,
+    data,
+    options.onBatch,
+  );
   const integrator: Integrator = { kick: () => thread.task('integrate'), stop: async () => {} };
   // While the thread is not running, the main thread looks for queued leaves (an erasure's,
   // or those an earlier run left) at the integrator's pace, and starts it for them.

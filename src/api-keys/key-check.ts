@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { type CacheCounts, uncounted } from '../platform/cache-counts.js';
 import type { Db } from '../platform/db.js';
 import { digestsEqual, sha256Hex } from '../platform/hashing.js';
 import { prefixOf } from './keys.js';
@@ -44,7 +45,11 @@ export interface KeyCheck {
 /** Where a dropped bookkeeping write is reported (the app's logger at warn). */
 export type KeyCheckWarn = (details: Record<string, unknown>, message: string) => void;
 
-export function createKeyCheck(db: Db, warn: KeyCheckWarn = () => {}): KeyCheck {
+export function createKeyCheck(
+  db: Db,
+  warn: KeyCheckWarn = () => {},
+  counts: CacheCounts = uncounted,
+): KeyCheck {
   const records = new LRUCache<string, { key: ActiveKey | null }>({
     max: 10_000,
     ttl: keyMaxAgeMs,
@@ -99,7 +104,10 @@ export function createKeyCheck(db: Db, warn: KeyCheckWarn = () => {}): KeyCheck 
     const prefix = presented ? prefixOf(presented) : undefined;
     if (!presented || !prefix) return refused;
     const cached = records.get(prefix);
-    return cached ? { verdict: verdict(presented, cached.key) } : undefined;
+    // A miss is counted by `check`, which reads the store after it.
+    if (!cached) return undefined;
+    counts.hit();
+    return { verdict: verdict(presented, cached.key) };
   }
 
   return {
@@ -108,6 +116,7 @@ export function createKeyCheck(db: Db, warn: KeyCheckWarn = () => {}): KeyCheck 
       const now = known(presented);
       const prefix = presented ? prefixOf(presented) : undefined;
       if (now || !presented || !prefix) return now?.verdict;
+      counts.miss();
       const fetched = await records.fetch(prefix);
       return verdict(presented, fetched?.key ?? null);
     },

@@ -29,11 +29,13 @@ export function decisionWriterGrouped(
   db: Db,
   vault: SubjectVault,
   inFlight: number,
+  onCommit?: (jobs: number) => void,
 ): DecisionWriterHandle {
   const group = createGroupCommit<DecisionJob, DecisionAnswer>(
     db,
     (trx, jobs) => writeDecisionBatch(trx, vault, jobs),
     inFlight,
+    onCommit,
   );
   return {
     write: group.submit,

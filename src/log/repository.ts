@@ -182,6 +182,20 @@ export async function countPending(db: Executor, logId: string): Promise<number>
   return Number(n);
 }
 
+/** Every log's queued leaves together: how many, and when the oldest was queued. */
+export async function pendingBacklog(
+  db: Executor,
+): Promise<{ queued: number; oldestQueuedAt: string | null }> {
+  const row = await db
+    .selectFrom('tlog_pending')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('n'),
+      eb.fn.min('queued_at').as('oldest'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { queued: Number(row.n), oldestQueuedAt: row.oldest ?? null };
+}
+
 export async function insertAuditRun(db: Executor, row: TlogAuditsTable): Promise<void> {
   await db.insertInto('tlog_audits').values(row).execute();
 }

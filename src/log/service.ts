@@ -24,6 +24,7 @@ import {
   fromHex,
   latestCheckpoint,
   nodeKey,
+  pendingBacklog,
   readNodes,
 } from './repository.js';
 import type { ConsistencyProof, LogCheckpoint, LogKey, Receipt } from './schemas.js';
@@ -194,4 +195,17 @@ export async function awaitReceipt(
 /** Leaves waiting for the integrator to append them. */
 export function queuedLeaves(db: Executor, tenantId: string): Promise<number> {
   return countPending(db, tenantId);
+}
+
+/**
+ * What waits for the integrator across every tenant's log: the leaves queued, and the age in
+ * seconds of the oldest (0 when none waits). One aggregate query, for the metrics scrape.
+ */
+export async function integratorBacklog(
+  db: Executor,
+  now: number = Date.now(),
+): Promise<{ queued: number; oldestAgeSeconds: number }> {
+  const { queued, oldestQueuedAt } = await pendingBacklog(db);
+  const oldest = oldestQueuedAt === null ? now : Date.parse(oldestQueuedAt);
+  return { queued, oldestAgeSeconds: Math.max(0, (now - oldest) / 1000) };
 }

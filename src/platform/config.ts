@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { isPostgresUrl } from './postgres.js';
 import { sqlitePath } from './sqlite.js';
+import { parseSubnets, type Subnet } from './subnets.js';
 
 /**
  * Every setting the service reads from the environment. This is the only module that touches
@@ -49,6 +50,15 @@ const EnvSchema = Type.Object({
     maxLength: 320,
     default: 'Consent back-office <no-reply@localhost>',
   }),
+  // Metrics and traces (README "Metrics and traces"): /metrics exists only with one of the two
+  // METRICS_ settings; the SDK reads the rest of OTEL_* itself once tracing is on.
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^\\S+$' })),
+  METRICS_ALLOW: Type.Optional(Type.String({ minLength: 1 })),
+  OTEL_SDK_DISABLED: Type.Optional(Type.String()),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'consent-service' }),
+  OTEL_TRACES_EXPORTER: Type.Optional(Type.String({ minLength: 1 })),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
 });
 
 /** Every environment variable the service reads (the README's configuration table lists them). */
@@ -109,6 +119,13 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The sender of the back-office's e-mails. */
   readonly mailFrom: string;
+  /** `/metrics` answers a request bearing this token (`Authorization: Bearer`). */
+  readonly metricsToken: string | undefined;
+  /** `/metrics` answers a request from these addresses or CIDR subnets; none: any address. */
+  readonly metricsAllow: readonly Subnet[] | undefined;
+  /** Traces are exported (OpenTelemetry); the SDK is loaded only then. */
+  readonly tracing: boolean;
+  readonly serviceName: string;
 }
 
 export class ConfigError extends Error {}
@@ -167,7 +184,59 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logIntegrateIntervalMs: parsed.LOG_INTEGRATE_INTERVAL_MS,
     smtpUrl: parsed.SMTP_URL,
     mailFrom: parsed.MAIL_FROM,
+    metricsToken: parsed.METRICS_TOKEN,
+    metricsAllow:
+      parsed.METRICS_ALLOW === undefined ? undefined : metricsAllow(parsed.METRICS_ALLOW),
+    tracing: tracingWanted(parsed),
+    serviceName: parsed.OTEL_SERVICE_NAME,
   });
+}
+
+/**
+ * Whether the entry point starts the OpenTelemetry SDK, and under which service name: read
+ * before anything else loads (so before `loadConfig`, whose errors the command line reports).
+ */
+export function tracingSettings(
+  env: NodeJS.ProcessEnv = process.env,
+): { serviceName: string } | undefined {
+  const settings = {
+    OTEL_SDK_DISABLED: env.OTEL_SDK_DISABLED,
+    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER || undefined,
+    OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || undefined,
+  };
+  if (!tracingWanted(settings)) return undefined;
+  return { serviceName: env.OTEL_SERVICE_NAME || 'consent-service' };
+}
+
+function metricsAllow(value: string): readonly Subnet[] {
+  try {
+    return Object.freeze(parseSubnets(value));
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: METRICS_ALLOW ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Traces are on when an exporter or an OTLP endpoint is named, as the OpenTelemetry
+ * specification's variables say; `OTEL_SDK_DISABLED=true` turns them off whatever else is set.
+ */
+function tracingWanted(
+  env: Pick<
+    Env,
+    | 'OTEL_SDK_DISABLED'
+    | 'OTEL_TRACES_EXPORTER'
+    | 'OTEL_EXPORTER_OTLP_ENDPOINT'
+    | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+  >,
+): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER;
+  if (exporter !== undefined) return exporter.split(',').some((e) => e.trim() !== 'none');
+  return (
+    env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined ||
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined
+  );
 }
 
 /** Beside an SQLite file; in `data/` for PostgreSQL and in-memory stores. */

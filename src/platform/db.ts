@@ -1,4 +1,4 @@
-import { Kysely, PostgresAdapter, type Transaction } from 'kysely';
+import { Kysely, type LogEvent, PostgresAdapter, type Transaction } from 'kysely';
 import type { Config } from './config.js';
 import type { Database } from './database.js';
 import { createPostgresDialect, isPostgresUrl } from './postgres.js';
@@ -18,10 +18,18 @@ export type StoreSettings = Pick<
   | 'databaseConnectTimeoutMs'
 >;
 
-/** The one place that picks the store from `DATABASE_URL`: PostgreSQL for a URL, else SQLite. */
-export function createDb(config: StoreSettings): Db {
+/** Told of every statement once it is over (Kysely's `log`): the metrics and the traces. */
+export type QueryObserver = (event: LogEvent) => void;
+
+/**
+ * The one place that picks the store from `DATABASE_URL`: PostgreSQL for a URL, else SQLite.
+ * Without an observer, Kysely times nothing.
+ */
+export function createDb(config: StoreSettings, onQuery?: QueryObserver): Db {
+  const log = onQuery ? { log: onQuery } : {};
   if (isPostgresUrl(config.databaseUrl)) {
     return new Kysely<Database>({
+      ...log,
       dialect: createPostgresDialect({
         databaseUrl: config.databaseUrl,
         poolSize: config.databasePoolSize,
@@ -31,7 +39,10 @@ export function createDb(config: StoreSettings): Db {
     });
   }
   const path = sqlitePath(config.databaseUrl);
-  return new Kysely<Database>({ dialect: createSqliteDialect(path, config.sqliteBusyTimeoutMs) });
+  return new Kysely<Database>({
+    ...log,
+    dialect: createSqliteDialect(path, config.sqliteBusyTimeoutMs),
+  });
 }
 
 export function isPostgres(db: Executor): boolean {

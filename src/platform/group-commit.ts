@@ -29,11 +29,14 @@ const maxBatch = 256;
  * - A batch whose transaction fails for another reason than the store being down is redone one
  *   job per transaction, so one bad job never fails its neighbours.
  * - A store that is down fails each job of the batch with its own error (`503 1009`).
+ *
+ * `onCommit` is told the size of every batch committed (the batch-size histogram).
  */
 export function createGroupCommit<J, R>(
   db: Db,
   write: BatchWriter<J, R>,
   inFlight: number,
+  onCommit: (jobs: number) => void = () => {},
 ): GroupCommit<J, R> {
   type Waiting = { job: J; resolve: (value: R) => void; reject: (error: unknown) => void };
   const queue: Waiting[] = [];
@@ -63,6 +66,7 @@ export function createGroupCommit<J, R>(
     }
     commits += 1;
     outcomes.committed();
+    onCommit(batch.length);
     batch.forEach((w, i) => {
       const result = results[i];
       if (result?.ok) {

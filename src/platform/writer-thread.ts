@@ -35,12 +35,13 @@ export interface WriterThread<Job, Result> {
  * The thread starts with the first job, and again after it stopped (a crash of the thread fails
  * the jobs in flight, which the caller answers `503 1009`, and the next job starts a new one).
  * Once it runs, the main connection no longer checkpoints the WAL itself: the thread does, off
- * the request path.
+ * the request path. `onCommit` is told the size of every batch the thread committed.
  */
 export function startWriterThread<Job, Result>(
   db: Db,
   entry: URL,
   workerData: unknown,
+  onCommit: (jobs: number) => void = () => {},
 ): WriterThread<Job, Result> {
   const outcomes = writeOutcomes();
   const waiting = new Map<
@@ -88,6 +89,7 @@ export function startWriterThread<Job, Result>(
       if (message.committed) {
         commits += 1;
         units += message.results.filter((result) => result.ok).length;
+        onCommit(message.results.length);
       }
       for (const result of message.results) settle(result);
     });

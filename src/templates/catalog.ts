@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { type CacheCounts, uncounted } from '../platform/cache-counts.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
@@ -87,7 +88,11 @@ export function variantFor(release: LatestRelease, requested: readonly string[])
 /** The most lists of requested locales a release remembers its variant for. */
 const maxChosen = 100;
 
-export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
+export function createCatalog(
+  db: Db,
+  publicBaseUrl: string,
+  counts: CacheCounts = uncounted,
+): Catalog {
   const latest = new LRUCache<string, { entry: LatestRelease | null }, [string, string]>({
     max: 10_000,
     ttl: latestMaxAgeMs,
@@ -106,12 +111,19 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
   return {
     latestInMemory(tenantId, code) {
       const cached = latest.get(`${tenantId}\u0000${code}`);
-      return cached ? found(cached.entry) : undefined;
+      // A miss here is counted by the `latest` call that follows it.
+      if (!cached) return undefined;
+      counts.hit();
+      return found(cached.entry);
     },
     async latest(tenantId, code) {
       const key = `${tenantId}\u0000${code}`;
       const cached = latest.get(key);
-      if (cached) return found(cached.entry);
+      if (cached) {
+        counts.hit();
+        return found(cached.entry);
+      }
+      counts.miss();
       const fetched = await latest.fetch(key, { context: [tenantId, code] });
       const release = found(fetched?.entry ?? null);
       for (const { version } of release.variants.values()) {
@@ -122,7 +134,11 @@ export function createCatalog(db: Db, publicBaseUrl: string): Catalog {
     async publishedById(tenantId, id) {
       const key = `${tenantId}\u0000${id}`;
       const cached = byId.get(key);
-      if (cached) return cached;
+      if (cached) {
+        counts.hit();
+        return cached;
+      }
+      counts.miss();
       // Unknown and draft ids are not remembered: a draft may be published a moment later.
       const version = await findPublishedById(db, tenantId, id);
       if (version) byId.set(key, version);

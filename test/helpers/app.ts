@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import type { DecisionWriterHandle } from '../../src/decisions/writer.js';
+import { metricsEnabled } from '../../src/metrics/guard.js';
+import { createMetrics } from '../../src/metrics/instruments.js';
+import { storeObserver } from '../../src/metrics/queries.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
@@ -50,7 +53,9 @@ export async function startTestApp(
     PASSWORD_HASH_COST: String(testPasswordHashCost),
     ...env,
   });
-  const db = createDb(config);
+  // As `serve` does: metrics (when METRICS_* is set) made first, to time the store's statements.
+  const metrics = metricsEnabled(config) ? createMetrics() : undefined;
+  const db = createDb(config, storeObserver(config, metrics));
   const vault = createVault(Buffer.from(config.dataEncryptionKey ?? '', 'base64'));
   await options.beforeMigrations?.(db);
   await migrateToLatest(db, vault.dataKey);
@@ -61,6 +66,7 @@ export async function startTestApp(
       writer = made;
     },
     ...(options.onRoute ? { onRoute: options.onRoute } : {}),
+    ...(metrics ? { metrics } : {}),
   });
   await app.ready();
   if (!writer) throw new Error('the app made no writer of decisions');

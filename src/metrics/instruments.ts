@@ -1,0 +1,158 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { integratorBacklog } from '../log/service.js';
+import type { CacheCounts } from '../platform/cache-counts.js';
+import { type Executor, isPostgres } from '../platform/db.js';
+
+/** Seconds; a store statement from tens of µs (SQLite) to a statement timeout (5 s). */
+const storeBuckets = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5,
+];
+
+/** Jobs per commit: one at a time when idle, up to 256 under load (group-commit.ts). */
+const batchBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/** The caches whose look-ups are counted. */
+export type CacheName = 'catalog' | 'api_keys';
+
+/**
+ * One app's metrics: its own registry (tests boot several apps in one process, so nothing goes
+ * to prom-client's global one) and the instruments the service's parts report to. The names
+ * and what they measure are listed in docs/metrics.md.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** `consent_decisions_total{decision, outcome}`. */
+  readonly decisions: Counter<'decision' | 'outcome'>;
+  /** `consent_decision_write_seconds`: from handing a decision to its writer to its commit. */
+  readonly decisionWrite: Histogram;
+  /** `consent_store_query_duration_seconds`, fed by Kysely's `log` (see `queryObserver`). */
+  readonly storeQuery: Histogram;
+  /** `consent_decision_batch_size`: decisions per commit, for whichever writer batches them. */
+  batchCommitted(decisions: number): void;
+  /** `consent_cache_hits_total` / `consent_cache_misses_total` of one cache. */
+  cache(name: CacheName): CacheCounts;
+  /** Starts reading the decision log's backlog on each scrape, from this store. */
+  watchIntegrator(db: Executor): void;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const decisions = new Counter({
+    name: 'consent_decisions_total',
+    help: 'Decisions asked for, by value (given, reject, withdraw) and outcome (recorded, unchanged, refused, replayed, failed).',
+    labelNames: ['decision', 'outcome'] as const,
+    registers,
+  });
+  const decisionWrite = new Histogram({
+    name: 'consent_decision_write_seconds',
+    help: 'Time from handing a decision to its writer (the SQLite writer thread, or group commit) to its commit.',
+    buckets: storeBuckets,
+    registers,
+  });
+  const storeQuery = new Histogram({
+    name: 'consent_store_query_duration_seconds',
+    help: "Time of each statement on the service's store connection(s) (not the SQLite writer thread's).",
+    buckets: storeBuckets,
+    registers,
+  });
+  const batchSize = new Histogram({
+    name: 'consent_decision_batch_size',
+    help: 'Decisions committed together in one transaction (PostgreSQL group commit, or the SQLite writer thread).',
+    buckets: batchBuckets,
+    registers,
+  });
+  // A look-up adds 1 to a plain number; the counters are given the difference at each scrape.
+  const caches: Array<{ name: CacheName; hits: number; misses: number }> = [];
+  const reported = new Map<string, number>();
+  const report = (counter: Counter<'cache'>, kind: 'hits' | 'misses') => {
+    for (const cache of caches) {
+      const key = `${kind} ${cache.name}`;
+      counter.inc({ cache: cache.name }, cache[kind] - (reported.get(key) ?? 0));
+      reported.set(key, cache[kind]);
+    }
+  };
+  const hits: Counter<'cache'> = new Counter({
+    name: 'consent_cache_hits_total',
+    help: 'In-process cache look-ups answered from memory, by cache.',
+    labelNames: ['cache'] as const,
+    registers,
+    collect: () => report(hits, 'hits'),
+  });
+  const misses: Counter<'cache'> = new Counter({
+    name: 'consent_cache_misses_total',
+    help: 'In-process cache look-ups that read the store, by cache.',
+    labelNames: ['cache'] as const,
+    registers,
+    collect: () => report(misses, 'misses'),
+  });
+  // Webhook deliveries: their backlog gauge and failure counter are registered here, beside the
+  // other instruments, under `consent_webhook_*` names, and listed in docs/metrics.md.
+  return {
+    registry,
+    decisions,
+    decisionWrite,
+    storeQuery,
+    batchCommitted: (n) => batchSize.observe(n),
+    cache(name) {
+      const counts = { name, hits: 0, misses: 0 };
+      caches.push(counts);
+      return {
+        hit: () => {
+          counts.hits += 1;
+        },
+        miss: () => {
+          counts.misses += 1;
+        },
+      };
+    },
+    watchIntegrator: (db) => watchIntegrator(registry, db),
+  };
+}
+
+/**
+ * The integrator's lag, read on each scrape with one aggregate query (PostgreSQL's statement
+ * timeout bounds it). A store that does not answer leaves both gauges without a sample for that
+ * scrape: the scrape itself still succeeds.
+ */
+function watchIntegrator(registry: Registry, db: Executor): void {
+  // One query serves both gauges: the first to collect reads, the second joins it.
+  let reading: Promise<void> | undefined;
+  const labels = { store: isPostgres(db) ? 'postgresql' : 'sqlite' };
+  const read = (): Promise<void> => {
+    reading ??= integratorBacklog(db)
+      .then(
+        (backlog) => {
+          queued.set(labels, backlog.queued);
+          oldestAge.set(labels, backlog.oldestAgeSeconds);
+        },
+        () => {
+          queued.reset();
+          oldestAge.reset();
+        },
+      )
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
+  const queued = new Gauge({
+    name: 'consent_log_queued_leaves',
+    help: 'Decision-log leaves waiting for the integrator, every tenant together.',
+    // A label, so that a store that did not answer leaves no sample at all (not a 0).
+    labelNames: ['store'] as const,
+    // With several workers, each reads the same store: the sum would count twice.
+    aggregator: 'max',
+    registers: [registry],
+    collect: read,
+  });
+  const oldestAge = new Gauge({
+    name: 'consent_log_oldest_queued_leaf_age_seconds',
+    help: 'Age of the oldest decision-log leaf waiting for the integrator (0 when none waits).',
+    labelNames: ['store'] as const,
+    aggregator: 'max',
+    registers: [registry],
+    collect: read,
+  });
+}

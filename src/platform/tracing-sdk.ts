@@ -1,0 +1,27 @@
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { tracingStarted } from './tracing.js';
+
+/**
+ * Starts OpenTelemetry's Node SDK for traces, before the service's modules load (the entry
+ * point imports this first, and only when `OTEL_*` asks for traces): the HTTP server's spans,
+ * Fastify's route spans, and the store's spans (`traceQuery`). The SDK reads the standard
+ * `OTEL_*` variables itself (exporter, endpoint, protocol, service name, sampler, batching).
+ * Metrics stay Prometheus's (`/metrics`) and logs stay pino's: neither is exported here.
+ */
+export function startTracing(serviceName: string): void {
+  const sdk = new NodeSDK({
+    serviceName,
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation(),
+      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+    ],
+  });
+  sdk.start();
+  tracingStarted();
+  // The spans still batched go out before the process ends (after SIGTERM's graceful stop).
+  process.once('beforeExit', () => void sdk.shutdown());
+}

@@ -1,0 +1,193 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  callServer,
+  freePort,
+  makeTempStore,
+  type Provisioned,
+  provision,
+  serverEnv,
+  startServer,
+  type TempStore,
+} from '../helpers/process.js';
+import { stores } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
+
+/** A span as OTLP/JSON carries it, its attributes made a plain object. */
+interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Record<string, unknown>;
+  service: unknown;
+}
+
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+}
+interface OtlpAttribute {
+  key: string;
+  value: OtlpValue;
+}
+
+function plain(attributes: OtlpAttribute[] = []): Record<string, unknown> {
+  return Object.fromEntries(
+    attributes.map(({ key, value }) => [
+      key,
+      value.stringValue ?? value.intValue ?? value.boolValue,
+    ]),
+  );
+}
+
+/** A real OTLP/HTTP receiver on loopback: it keeps every span posted to /v1/traces as JSON. */
+async function startReceiver(): Promise<{
+  url: string;
+  spans: ReceivedSpan[];
+  posts: string[];
+  server: Server;
+}> {
+  const spans: ReceivedSpan[] = [];
+  const posts: string[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      posts.push(`${request.method} ${request.url} ${request.headers['content-type']}`);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans: Array<{
+          resource: { attributes: OtlpAttribute[] };
+          scopeSpans: Array<{
+            spans: Array<
+              Omit<ReceivedSpan, 'attributes' | 'service'> & { attributes: OtlpAttribute[] }
+            >;
+          }>;
+        }>;
+      };
+      for (const resourceSpans of body.resourceSpans) {
+        const service = plain(resourceSpans.resource.attributes)['service.name'];
+        for (const scope of resourceSpans.scopeSpans) {
+          for (const span of scope.spans)
+            spans.push({ ...span, attributes: plain(span.attributes), service });
+        }
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, spans, posts, server };
+}
+
+const latestRoute = '/api/v1/consent-templates/:template_code/latest';
+const decisionsRoute = '/api/v1/customers/:customer_id/consents/decisions';
+
+describe.concurrent.each(stores)('traces on $name', (testStore) => {
+  describe.sequential('serve with OTEL_* pointing at an OTLP/HTTP receiver', () => {
+    let store: TempStore;
+    let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    let p: Provisioned;
+    let port: number;
+
+    beforeAll(async () => {
+      store = await makeTempStore(testStore);
+      receiver = await startReceiver();
+      port = await freePort();
+      p = await provision(serverEnv(store, port));
+    });
+    afterAll(async () => {
+      await store?.remove();
+      await new Promise((resolve) => receiver?.server.close(resolve));
+    });
+
+    const exercise = async (env: Record<string, string>) => {
+      const server = await startServer({ store, port, env });
+      const api = (path: string, init: RequestInit = {}) =>
+        callServer(server, { 'x-system-api-key': p.apiKey.key }, path, init, budget(5_000));
+      expect((await api(`/api/v1/consent-templates/${p.templateCode}/latest`)).status).toBe(200);
+      const decided = await api(
+        `/api/v1/customers/traced-${env.OTEL_SERVICE_NAME ?? 'none'}/consents/decisions`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ consent_version_id: p.versionId, decision: 'given' }),
+        },
+      );
+      expect(decided.status).toBe(201);
+      // A graceful stop flushes what the SDK still holds before the process ends.
+      await server.stop(budget(10_000));
+      expect(server.exit, server.describe()).toEqual({ code: 0, signal: null });
+    };
+
+    it('with no OTEL_ variable, or with OTEL_SDK_DISABLED=true, exports nothing', async () => {
+      await exercise({});
+      await exercise({
+        OTEL_SDK_DISABLED: 'true',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'disabled',
+      });
+      expect(receiver.posts).toEqual([]);
+    });
+
+    it('exports the request spans with their route, and store spans as their children', async () => {
+      await exercise({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'consent-e2e',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+      expect(receiver.posts.length).toBeGreaterThan(0);
+      expect(
+        receiver.posts.every((post) => post.startsWith('POST /v1/traces application/json')),
+      ).toBe(true);
+      const spans = receiver.spans;
+      expect(new Set(spans.map((s) => s.service))).toEqual(new Set(['consent-e2e']));
+      const byId = new Map(spans.map((s) => [s.spanId, s]));
+      const ancestors = (span: ReceivedSpan): ReceivedSpan[] => {
+        const chain: ReceivedSpan[] = [];
+        let parent = span.parentSpanId ? byId.get(span.parentSpanId) : undefined;
+        for (let i = 0; parent && i < 50; i += 1) {
+          chain.push(parent);
+          parent = parent.parentSpanId ? byId.get(parent.parentSpanId) : undefined;
+        }
+        return chain;
+      };
+      const routeOf = (span: ReceivedSpan) =>
+        [span, ...ancestors(span)].map((s) => s.attributes['http.route']).find(Boolean);
+
+      // The HTTP server spans (kind SERVER = 2), named and labelled with the route pattern.
+      const server = spans.filter((s) => s.kind === 2);
+      expect(server.map((s) => s.attributes['http.route'])).toEqual(
+        expect.arrayContaining([latestRoute, decisionsRoute]),
+      );
+
+      // The first latest reads the key and the release from the store: statements in its trace.
+      const storeSpans = spans.filter((s) => s.attributes['db.system.name'] !== undefined);
+      const latestQueries = storeSpans.filter((s) => routeOf(s) === latestRoute);
+      expect(latestQueries.length).toBeGreaterThanOrEqual(2);
+      for (const query of latestQueries) {
+        expect(query.attributes['db.system.name']).toBe(
+          testStore.name === 'postgres' ? 'postgresql' : 'sqlite',
+        );
+        expect(String(query.attributes['db.query.text'])).toMatch(/^select /i);
+        // Its parent is a span of the same trace, up to the request's server span.
+        const chain = ancestors(query);
+        expect(chain.length).toBeGreaterThan(0);
+        expect(chain.every((s) => s.traceId === query.traceId)).toBe(true);
+        expect(chain.some((s) => s.kind === 2)).toBe(true);
+      }
+      // The decision: its write is a span under the request, on either writer.
+      const writes = spans.filter((s) => s.name === 'decision.write');
+      expect(writes).toHaveLength(1);
+      expect(routeOf(writes[0] as ReceivedSpan)).toBe(decisionsRoute);
+      expect((writes[0] as ReceivedSpan).attributes['consent.decision']).toBe('given');
+      // No statement outside a request (the integrator's timer) makes a trace of its own.
+      expect(storeSpans.every((s) => s.parentSpanId)).toBe(true);
+    });
+  });
+});
