@@ -36,7 +36,8 @@ export async function sequenceEvents(db: Db): Promise<number> {
   return given;
 }
 
-async function sequenceTenant(db: Db, tenantId: string): Promise<number> {
+/** One tenant's pass (also run before an endpoint is made, so that it starts after them). */
+export async function sequenceTenant(db: Db, tenantId: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
     if (!(await tryLockKey(trx, `webhooks:sequence:${tenantId}`))) return 0;
     const ready = inOrder(await readUnsequenced(trx, tenantId, eventsPerPass));

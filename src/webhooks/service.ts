@@ -25,6 +25,7 @@ import {
   updateEventData,
 } from './repository.js';
 import { type Message, newSecret, sendOnce } from './send.js';
+import { sequenceTenant } from './sequencer.js';
 import {
   type EventType,
   eventTypes,
@@ -142,6 +143,9 @@ export async function createEndpoint(
   const id = newId();
   const secret = newSecret(randomBytes);
   const now = nowIso();
+  // Events committed before now take their positions first, so that the new endpoint starts
+  // after them (a decision not yet in the log may still follow).
+  await sequenceTenant(db, actor.tenantId);
   return db.transaction().execute(async (trx) => {
     const row = {
       tenant_id: actor.tenantId,

@@ -1,11 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishOutsideReview, retireTemplate } from '../../src/templates/actions.js';
+import { getTemplateByCode } from '../../src/templates/service.js';
+import { createEndpoint } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 import { eventually, startReceiver, verified } from '../helpers/webhook-receiver.js';
-import { signedIn, startBackofficeApp, textOf } from './support.js';
+import {
+  fourEyesOff,
+  publishThroughReview,
+  signedIn,
+  startBackofficeApp,
+  textOf,
+  writeDraft,
+} from './support.js';
 
 const secretPattern = /whsec_[A-Za-z0-9+/]{43}=/;
 
@@ -121,6 +131,69 @@ describe.each(stores)('webhooks in the back-office on $name', (store) => {
       expect(enabled.statusCode).toBe(303);
       await eventually(() => receiver.received.some((got) => got.status === 200));
       expect(textOf((await page.get(location)).body)).not.toContain('is disabled');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('approving, publishing, scheduling and archiving send their version events, in that order', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { a, page } = await tenantWithPage();
+      await fourEyesOff(t.db, a.tenant.id);
+      const by = {
+        tenantId: a.tenant.id,
+        actorKind: 'operator',
+        actor: 'test',
+        ip: 'local',
+        userAgent: null,
+      } as const;
+      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, by, {
+        url: receiver.url,
+        events: ['version.approved', 'version.published', 'version.scheduled', 'version.archived'],
+      });
+      const code = await seedTemplate(t.db, a.tenant.id);
+      const id = await writeDraft(page, code, { tag: '1.0', content_html: '<p>Reviewed text</p>' });
+      expect((await publishThroughReview(page, code, id)).statusCode).toBe(303);
+      const later = '2099-01-01T00:00:00.000Z';
+      await publishOutsideReview(
+        t.db,
+        by,
+        a.tenant.id,
+        code,
+        {
+          tag: '2.0',
+          content_html: '<p>Next year</p>',
+        },
+        { effectiveAt: later },
+      );
+      const template = await getTemplateByCode(t.db, a.tenant.id, code);
+      await t.db.transaction().execute((trx) => retireTemplate(trx, by, template));
+      await eventually(() => receiver.received.length >= 4);
+      const payloads = receiver.received.map((got) => verified(secret, got));
+      expect(payloads.map((p) => p.type)).toEqual([
+        'version.approved',
+        'version.published',
+        'version.scheduled',
+        'version.archived',
+      ]);
+      expect(payloads[0]?.data).toMatchObject({
+        consent_version_id: id,
+        template_code: code,
+        tag: '1.0',
+        version: null,
+      });
+      expect(payloads[1]?.data).toMatchObject({
+        consent_version_id: id,
+        version: 1,
+        allow_reconsent: true,
+      });
+      expect(payloads[2]?.data).toMatchObject({ tag: '2.0', version: 2, published_at: later });
+      expect(payloads[3]?.data).toMatchObject({
+        consent_version_id: id,
+        version: 1,
+        archived_at: expect.any(String),
+      });
     } finally {
       await receiver.close();
     }

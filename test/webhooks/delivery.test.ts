@@ -78,6 +78,35 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     }
   });
 
+  it('a decision refused, unchanged or replayed by its idempotency key makes no event: only recorded ones do', async () => {
+    const { tenant, headers, version } = await tenantWithVersion();
+    const api = apiOf(t.app, headers);
+    const customer = unique('c');
+    expect((await api.decide(customer, version.consent_version_id, 'withdraw')).statusCode).toBe(
+      409,
+    );
+    const key = { 'idempotency-key': unique('key') };
+    expect((await api.decide(customer, version.consent_version_id, 'given', key)).statusCode).toBe(
+      201,
+    );
+    expect((await api.decide(customer, version.consent_version_id, 'given', key)).statusCode).toBe(
+      201,
+    );
+    const rows = await t.db
+      .selectFrom('webhook_events')
+      .select(['type', 'record_id'])
+      .where('tenant_id', '=', tenant.id)
+      .where('type', 'in', ['decision.given', 'decision.reject', 'decision.withdraw'])
+      .execute();
+    const stored = await t.db
+      .selectFrom('decisions')
+      .select('id')
+      .where('tenant_id', '=', tenant.id)
+      .execute();
+    expect(rows).toEqual([{ type: 'decision.given', record_id: stored[0]?.id }]);
+    expect(stored).toHaveLength(1);
+  });
+
   it('when the receiver answers 500, the event is retried until a 2xx, and later ones wait for it', async () => {
     const receiver = await startReceiver((_got, index) => (index < 3 ? 500 : 200));
     try {
