@@ -56,10 +56,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['tenant_id', 'occurred_at'])
     .where(sql.ref('position'), 'is', null)
     .execute();
+  // Erasure events, few beside decisions: the dispatcher looks here for customer ids to drop.
   await db.schema
-    .createIndex('webhook_events_subject_ix')
+    .createIndex('webhook_events_erased_ix')
     .on('webhook_events')
-    .columns(['tenant_id', 'subject_id'])
+    .columns(['tenant_id', 'position'])
+    .where(sql.ref('type'), '=', sql.lit('customer.erased'))
     .execute();
 
   await db.schema
