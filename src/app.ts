@@ -39,6 +39,7 @@ import { createCatalog } from './templates/catalog.js';
 import { contentRoutes, uploadedFileRoutes } from './templates/content-routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
+import { type Dispatcher, idleDispatcher, startDispatcher } from './webhooks/dispatcher.js';
 import { createWriters } from './writers.js';
 
 /** The contract's limit on request bodies. */
@@ -172,6 +173,12 @@ export async function buildApp(
   options.onDecisionWriter?.(writers.decisions);
   app.addHook('onReady', () => writers.start());
   app.addHook('onClose', () => writers.close());
+  // Webhooks: every instance sends, one instance per endpoint at a time (src/webhooks).
+  let dispatcher: Dispatcher = idleDispatcher;
+  app.addHook('onReady', async () => {
+    dispatcher = startDispatcher(db, vault, config.webhooks, app.log);
+  });
+  app.addHook('onClose', () => dispatcher.stop());
   await registerOpenApi(app, serviceVersion);
   await app.register(healthRoutes, { db, writes: writers.decisions });
   await app.register(contentRoutes, { db });

@@ -4,6 +4,7 @@ import { createTenantWithAdmin } from './accounts/registration.js';
 import { createApiKey, revokeApiKey } from './api-keys/service.js';
 import { createDemo } from './cli/demo.js';
 import { verifyReceiptFile } from './cli/verify-receipt.js';
+import { webhookCommands } from './cli/webhooks.js';
 import { serveOnWorkers } from './cluster.js';
 import { type AuditReport, auditLog } from './log/audit.js';
 import { saveAuditRun } from './log/audit-runs.js';
@@ -42,6 +43,13 @@ const usage = `Usage: consent-service <command> [options]
   audit --tenant A                        recompute the tenant's decision log from the store and
                                           report every changed, removed or reordered record,
                                           leaf, node or checkpoint; exits 1 when it finds any
+  webhook create --tenant A --url U --events E1,E2 [--description D]
+                                          register an endpoint; its secret is shown once
+  webhook list --tenant A
+  webhook (enable|disable|delete|rotate-secret) --tenant A --id ID
+  webhook replay --tenant A --id ID --from POSITION
+                                          send every event from POSITION on again, in order
+  webhook deliveries --tenant A --id ID [--limit N]
   verify-receipt FILE --key VKEY [--origin O]
                   check a decision receipt offline (VKEY: the verifier key, or a file
                   holding it); exits 0 when it verifies, 1 when not
@@ -195,6 +203,7 @@ const commands: Record<
     migratesItself: true,
     run: async (db, _o, _config, vault) => ({ applied: await migrateToLatest(db, vault.dataKey) }),
   },
+  ...webhookCommands(required, (message) => new UsageError(message)),
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -29,6 +29,9 @@ export const permissionCatalogue = {
   'decision_log:review': 'Run the decision-log audit',
   'settings:view': "See the tenant's settings",
   'settings:edit': "Change the tenant's settings",
+  'webhooks:view': 'See webhook endpoints and their deliveries',
+  'webhooks:edit':
+    'Add, disable, enable, replay and delete webhook endpoints; send deliveries again',
 } as const;
 
 export type Permission = keyof typeof permissionCatalogue;
@@ -53,6 +56,7 @@ export const areas = [
   ['audit_log', 'Audit log'],
   ['decision_log', 'Decision log'],
   ['settings', 'Settings'],
+  ['webhooks', 'Webhooks'],
 ] as const;
 
 /** The actions of the matrix, as columns. */

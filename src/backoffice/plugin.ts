@@ -37,6 +37,7 @@ import { allows } from './web/context.js';
 import { installErrorPages, setPageHeaders } from './web/errors.js';
 import { html } from './web/html.js';
 import { basePath, redirectTo } from './web/layout.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 export interface BackofficeOptions {
   db: Db;
@@ -179,6 +180,7 @@ export async function backoffice(
             publicBaseUrl: config.publicBaseUrl,
           });
           await tenantPages.register(apiKeyRoutes, { db });
+          await tenantPages.register(webhookRoutes, { db, vault, settings: config.webhooks });
           await tenantPages.register(customerRoutes, { db, vault });
           await tenantPages.register(decisionRoutes, { db, vault });
           await tenantPages.register(exportRoutes, { db, vault });

@@ -11,6 +11,7 @@ import {
 } from '../subjects/service.js';
 import type { SubjectsTable } from '../subjects/table.js';
 import type { SubjectVault } from '../subjects/vault.js';
+import { decisionEvent, queueEvents } from '../webhooks/outbox.js';
 import {
   answerOf,
   type DecisionAnswer,
@@ -100,6 +101,7 @@ class Batch {
   private readonly byRelease = new Map<string, DecisionRow>();
   private readonly byVersion = new Map<string, DecisionRow>();
   private readonly keys = new Map<string, IdempotencyKeysTable>();
+  private readonly events: ReturnType<typeof decisionEvent>[] = [];
 
   constructor(private readonly vault: SubjectVault) {}
 
@@ -167,10 +169,9 @@ class Batch {
     this.byRelease.set(releaseName, row);
     this.byVersion.set(at('version', version.id), row);
     this.leaves.push({ log_id: context.tenantId, record_id: row.id, leaf, queued_at: now });
-    return {
-      outcome: 'recorded',
-      decision: presentDecision(row, customer.id, version.template_code),
-    };
+    const decision = presentDecision(row, customer.id, version.template_code);
+    this.events.push(decisionEvent(context.tenantId, subject, decision));
+    return { outcome: 'recorded', decision };
   }
 
   private storedSubject(job: DecisionJob, stored: StoredStanding): OpenSubject | undefined {
@@ -191,6 +192,7 @@ class Batch {
       [...this.byVersion.values()],
     );
     await queueLeaves(trx, this.leaves);
+    await queueEvents(trx, this.events);
     await saveIdempotencyRecords(trx, [...this.keys.values()]);
   }
 }

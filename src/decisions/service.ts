@@ -10,6 +10,7 @@ import { createSubject, findSubject, type OpenSubject } from '../subjects/servic
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import type { VersionWithCode } from '../templates/service.js';
+import { decisionEvent, queueEvent } from '../webhooks/outbox.js';
 import { appendDecision, findDecision, findTemplateState, findVersionState } from './repository.js';
 import type { DecisionRequest, RecordedDecision } from './schemas.js';
 import type { DecisionRow, DecisionValue } from './table.js';
@@ -163,10 +164,9 @@ export async function recordDecision(
   const { row, leaf } = newDecision(asked, subject, ruling.seq, now);
   await appendDecision(trx, row);
   await queueLeaf(trx, tenantId, row.id, leaf, now);
-  return {
-    outcome: 'recorded',
-    decision: presentDecision(row, customer.id, version.template_code),
-  };
+  const decision = presentDecision(row, customer.id, version.template_code);
+  await queueEvent(trx, decisionEvent(tenantId, subject, decision));
+  return { outcome: 'recorded', decision };
 }
 
 function publishedNumber(version: VersionWithCode): number {

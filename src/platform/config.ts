@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { isPostgresUrl } from './postgres.js';
@@ -59,6 +60,13 @@ const EnvSchema = Type.Object({
   OTEL_TRACES_EXPORTER: Type.Optional(Type.String({ minLength: 1 })),
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  // Webhooks (docs/webhooks.md).
+  WEBHOOK_DISPATCH_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 1_000 }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 5_000 }),
+  WEBHOOK_GIVE_UP_AFTER_MS: Type.Integer({ minimum: 1, default: 24 * 60 * 60 * 1000 }),
+  WEBHOOK_ALLOW_HTTP_LOOPBACK: Type.Enum(['true', 'false'], { default: 'false' }),
+  WEBHOOK_ALLOWED_NETWORKS: Type.String({ default: '' }),
 });
 
 /** Every environment variable the service reads (the README's configuration table lists them). */
@@ -126,6 +134,23 @@ export interface Config {
   /** Traces are exported (OpenTelemetry); the SDK is loaded only then. */
   readonly tracing: boolean;
   readonly serviceName: string;
+  readonly webhooks: WebhookSettings;
+}
+
+/** How webhooks are delivered (docs/webhooks.md). */
+export interface WebhookSettings {
+  /** How often each instance looks for events to send (start to start). */
+  readonly dispatchIntervalMs: number;
+  /** One attempt's bound, connection to last byte. */
+  readonly timeoutMs: number;
+  /** The first retry's delay; later ones grow from it (5 s, 30 s, 2 min, … at 5 000). */
+  readonly retryBaseMs: number;
+  /** After failing this long from the first failure, the endpoint is disabled. */
+  readonly giveUpAfterMs: number;
+  /** Development: `http://` to loopback addresses only. */
+  readonly allowHttpLoopback: boolean;
+  /** CIDR ranges the operator allows although private, loopback or reserved. */
+  readonly allowedNetworks: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -189,6 +214,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       parsed.METRICS_ALLOW === undefined ? undefined : metricsAllow(parsed.METRICS_ALLOW),
     tracing: tracingWanted(parsed),
     serviceName: parsed.OTEL_SERVICE_NAME,
+    webhooks: Object.freeze({
+      dispatchIntervalMs: parsed.WEBHOOK_DISPATCH_INTERVAL_MS,
+      timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: parsed.WEBHOOK_RETRY_BASE_MS,
+      giveUpAfterMs: parsed.WEBHOOK_GIVE_UP_AFTER_MS,
+      allowHttpLoopback: parsed.WEBHOOK_ALLOW_HTTP_LOOPBACK === 'true',
+      allowedNetworks: parseNetworks(parsed.WEBHOOK_ALLOWED_NETWORKS),
+    }),
   });
 }
 
@@ -237,6 +270,22 @@ function tracingWanted(
     env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined ||
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined
   );
+}
+
+/** `WEBHOOK_ALLOWED_NETWORKS`: comma-separated CIDR ranges, each checked now. */
+function parseNetworks(value: string): string[] {
+  const ranges = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  for (const range of ranges) {
+    if (!ipaddr.isValidCIDR(range)) {
+      throw new ConfigError(
+        `Invalid configuration: WEBHOOK_ALLOWED_NETWORKS has ${range}, not a CIDR range`,
+      );
+    }
+  }
+  return ranges;
 }
 
 /** Beside an SQLite file; in `data/` for PostgreSQL and in-memory stores. */

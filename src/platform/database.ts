@@ -36,6 +36,12 @@ import type {
   VersionReviewsTable,
 } from '../templates/table.js';
 import type { TenantsTable } from '../tenants/table.js';
+import type {
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+  WebhookEventsTable,
+  WebhookSequenceTable,
+} from '../webhooks/table.js';
 import type { StoreKeysTable } from './data-key.js';
 
 /** The whole schema, as Kysely sees it; each feature owns its tables. */
@@ -72,4 +78,8 @@ export interface Database {
   tlog_nodes: TlogNodesTable;
   tlog_checkpoints: TlogCheckpointsTable;
   tlog_audits: TlogAuditsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_sequence: WebhookSequenceTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

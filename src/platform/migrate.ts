@@ -16,6 +16,7 @@ import * as apiKeyLastFour from './migrations/0012-api-key-last-four.js';
 import * as templateArchive from './migrations/0013-template-archive.js';
 import * as contentFiles from './migrations/0014-content-files.js';
 import * as locales from './migrations/0015-locales.js';
+import * as webhooks from './migrations/0016-webhooks.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -38,6 +39,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0013-template-archive': templateArchive,
     '0014-content-files': contentFiles,
     '0015-locales': locales,
+    '0016-webhooks': webhooks,
   };
 }
 

@@ -4,6 +4,7 @@ import { type Db, isPostgres } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
+import { queueErasureEvent } from '../webhooks/outbox.js';
 import {
   checkpointWal,
   countSubjectDecisions,
@@ -52,6 +53,7 @@ export async function eraseCustomer(
     if (!subject) return undefined;
     const erasedAt = nowIso();
     const states = await findDecidedTemplates(trx, tenantId, subject.id);
+    let firstTombstone: string | null = null;
     for (const state of states) {
       const erasure = {
         tenant_id: tenantId,
@@ -65,7 +67,10 @@ export async function eraseCustomer(
       await insertErasure(trx, erasure);
       const leaf = leafOfErasure(erasure, subject.commitment);
       await queueLeaf(trx, tenantId, erasure.id, leaf, erasedAt);
+      firstTombstone ??= erasure.id;
     }
+    const seal = vault.accountSecrets.seal;
+    await queueErasureEvent(trx, seal, tenantId, customerId, firstTombstone, erasedAt);
     await shredSubject(trx, tenantId, subject.id, lookup, erasedAt);
     const decisions = await countSubjectDecisions(trx, tenantId, subject.id);
     const erased = {

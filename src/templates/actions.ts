@@ -2,6 +2,7 @@ import { type Actor, recordAudit } from '../audit/service.js';
 import type { Db, Executor, Trx } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
 import { countCustomersDecidedOn, customersPerTemplate } from '../records/history.js';
+import { queueArchived, queuePublished } from './events.js';
 import {
   anyVersionPublished,
   deleteTemplateRows,
@@ -130,6 +131,7 @@ export async function publishOutsideReview(
       await saveDraftVariant(trx, template, draft.id, variant);
     }
     const published = await publishDraft(trx, draft, actor.actor, 'draft', more.effectiveAt);
+    await queuePublished(trx, published, template.code);
     await recordAudit(trx, {
       ...actor,
       tenantId,
@@ -172,7 +174,10 @@ export async function retireTemplate(
     return 'deleted';
   }
   if (!template.archived_at) {
-    await setTemplateArchivedAt(trx, template.tenant_id, template.id, nowIso());
+    const archivedAt = nowIso();
+    const latest = await findLatestVersion(trx, template.tenant_id, template.code);
+    await setTemplateArchivedAt(trx, template.tenant_id, template.id, archivedAt);
+    if (latest) await queueArchived(trx, latest, template.code, archivedAt);
     await recordAudit(trx, { ...actor, action: 'template.archived', target: template.code });
   }
   return 'archived';

@@ -5,6 +5,7 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { getTenantSettings } from '../tenants/service.js';
 import { publishEffect } from './actions.js';
+import { queueApproved, queuePublished } from './events.js';
 import {
   findLatestRelease,
   insertReviewStep,
@@ -229,6 +230,7 @@ export async function approveVersion(
     versionId,
     comment,
   );
+  await queueApproved(trx, reviewed, template.code);
   const published = await publishDraft(
     trx,
     { ...reviewed, status: 'reviewed' },
@@ -236,6 +238,7 @@ export async function approveVersion(
     'reviewed',
     effectiveAt,
   );
+  await queuePublished(trx, published, template.code);
   const { userId: _userId, ...actor } = by;
   await recordAudit(trx, {
     ...actor,

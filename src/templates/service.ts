@@ -6,6 +6,7 @@ import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { productForNewTemplate } from '../products/service.js';
+import { queuePublished } from './events.js';
 import { localeOf } from './locales.js';
 import {
   deleteContentFile,
@@ -223,6 +224,7 @@ export async function publishNewVersion(
     const template = await getTemplateByCode(trx, tenantId, templateCode);
     const draft = await createDraftVersion(trx, template, input);
     const published = await publishDraft(trx, draft, publishedBy);
+    await queuePublished(trx, published, template.code);
     return { ...published, template_code: template.code };
   });
 }

@@ -79,6 +79,15 @@ const documented: Record<string, string> = {
   'POST /backoffice/api-keys/:id': 'api_keys:create',
   'GET /backoffice/api-keys/:id/revoke': 'api_keys:delete',
   'POST /backoffice/api-keys/:id/revoke': 'api_keys:delete',
+  'GET /backoffice/webhooks': 'webhooks:view',
+  'POST /backoffice/webhooks': 'webhooks:edit',
+  'GET /backoffice/webhooks/:id': 'webhooks:view',
+  'POST /backoffice/webhooks/:id/disable': 'webhooks:edit',
+  'POST /backoffice/webhooks/:id/enable': 'webhooks:edit',
+  'POST /backoffice/webhooks/:id/replay': 'webhooks:edit',
+  'POST /backoffice/webhooks/:id/deliveries/:delivery/resend': 'webhooks:edit',
+  'GET /backoffice/webhooks/:id/delete': 'webhooks:edit',
+  'POST /backoffice/webhooks/:id/delete': 'webhooks:edit',
   'GET /backoffice/customers': 'customers:view',
   'GET /backoffice/customers/erase': 'customers:erase',
   'POST /backoffice/customers/erase': 'customers:erase',
@@ -137,6 +146,7 @@ const viewAll = [
   'audit_log:view',
   'decision_log:view',
   'settings:view',
+  'webhooks:view',
 ];
 const builtIn: Record<string, readonly string[]> = {
   admin: [
@@ -158,6 +168,7 @@ const builtIn: Record<string, readonly string[]> = {
     'audit_log:export',
     'decision_log:review',
     'settings:edit',
+    'webhooks:edit',
   ],
   editor: ['templates:view', 'templates:create', 'versions:create', 'versions:edit'],
   reviewer: ['templates:view', 'versions:review'],

@@ -202,6 +202,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0013-template-archive',
       '0014-content-files',
       '0015-locales',
+      '0016-webhooks',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -12,6 +12,7 @@ export type Section =
   | 'customers'
   | 'exports'
   | 'api-keys'
+  | 'webhooks'
   | 'log'
   | 'audit'
   | 'users'
@@ -100,6 +101,7 @@ const administration: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/roles', 'Roles', 'roles', 'roles:view'],
   ['/settings', 'Settings', 'settings', 'settings:view'],
   ['/api-keys', 'API Key Management', 'api-keys', 'api_keys:view'],
+  ['/webhooks', 'Webhooks', 'webhooks', 'webhooks:view'],
   ['/log', 'Decision log', 'log', 'decision_log:view'],
   ['/audit', 'Audit log', 'audit', 'audit_log:view'],
 ];

@@ -1,0 +1,53 @@
+import type { Trx } from '../platform/db.js';
+import { nowIso } from '../platform/time.js';
+import { queueVersionEvent, type VersionData } from '../webhooks/outbox.js';
+import type { TemplateVersionRow } from './table.js';
+
+/** A version's public fields, as its webhook events carry them. */
+function versionData(row: TemplateVersionRow, templateCode: string): VersionData {
+  return {
+    consent_version_id: row.id,
+    template_code: templateCode,
+    version: row.version,
+    tag: row.tag,
+    locale: row.locale,
+    allow_reconsent: row.allow_reconsent === 1,
+    published_at: row.published_at,
+  };
+}
+
+/**
+ * A publication's event, in its transaction: `version.scheduled` while its go-live time is to
+ * come (its `published_at`), `version.published` when it is live at once.
+ */
+export async function queuePublished(
+  trx: Trx,
+  row: TemplateVersionRow,
+  templateCode: string,
+): Promise<void> {
+  // As `isScheduled` (schedule.ts) reads it; that module needs this one's importer.
+  const scheduled = row.published_at !== null && row.published_at > nowIso();
+  const type = scheduled ? 'version.scheduled' : 'version.published';
+  await queueVersionEvent(trx, row.tenant_id, type, versionData(row, templateCode), nowIso());
+}
+
+/** An approval's event (the review's last step; its publication follows it). */
+export async function queueApproved(
+  trx: Trx,
+  row: TemplateVersionRow,
+  templateCode: string,
+): Promise<void> {
+  const data = versionData(row, templateCode);
+  await queueVersionEvent(trx, row.tenant_id, 'version.approved', data, nowIso());
+}
+
+/** A template taken out of use: its latest version's event. */
+export async function queueArchived(
+  trx: Trx,
+  row: TemplateVersionRow,
+  templateCode: string,
+  archivedAt: string,
+): Promise<void> {
+  const data = { ...versionData(row, templateCode), archived_at: archivedAt };
+  await queueVersionEvent(trx, row.tenant_id, 'version.archived', data, archivedAt);
+}

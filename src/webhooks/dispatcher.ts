@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { recordAudit } from '../audit/service.js';
+import type { WebhookSettings } from '../platform/config.js';
+import type { Db } from '../platform/db.js';
+import { nowIso } from '../platform/time.js';
+import type { SubjectVault } from '../subjects/vault.js';
+import { retryDelayMs } from './backoff.js';
+import {
+  dueEndpoints,
+  findEndpointById,
+  findSequence,
+  nextEvent,
+  takeLease,
+  updateLeased,
+} from './repository.js';
+import { type AttemptResult, sendOnce } from './send.js';
+import { sequenceEvents } from './sequencer.js';
+import { messageOf, openSecret, recordAttempt, scrubDeliveredErasures } from './service.js';
+import type { EventType, WebhookEndpointRow } from './table.js';
+
+export interface Dispatcher {
+  /** Runs a pass now (or joins the one running) and resolves when it is over. */
+  kick(): Promise<void>;
+  /** Stops the loop, and waits for the attempts in flight to end. */
+  stop(): Promise<void>;
+}
+
+/** What an attempt tells whoever counts them (metrics and traces hook in here). */
+export type OnAttempt = (result: AttemptResult & { endpointId: string; eventType: string }) => void;
+
+/** Most events sent to one endpoint before it is let go for the next pass. */
+const eventsPerTurn = 100;
+
+export const idleDispatcher: Dispatcher = { kick: async () => {}, stop: async () => {} };
+
+/**
+ * The loop every instance runs: each pass gives waiting events their positions
+ * (`sequencer.ts`), then sends to every endpoint that has events after its cursor and is due.
+ * One instance sends to one endpoint at a time: it holds the endpoint's lease (taken by
+ * compare-and-swap, lapsing if the instance dies), sends its events one at a time in position
+ * order, and moves the cursor past each only once it was delivered (a 2xx). A failure stops the
+ * endpoint's line (head-of-line) until its retry is due; failing for `giveUpAfterMs` from the
+ * first failure disables it, with an entry in the audit log.
+ */
+export function startDispatcher(
+  db: Db,
+  vault: SubjectVault,
+  settings: WebhookSettings,
+  log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
+  onAttempt: OnAttempt = () => {},
+): Dispatcher {
+  const owner = randomUUID();
+  const stopping = new AbortController();
+  const inFlight = new Map<string, Promise<void>>();
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let passStartedAt = performance.now();
+  // Outlasts one attempt (renewed before each), and lapses soon after an instance dies.
+  const leaseMs = settings.timeoutMs + 5_000;
+
+  async function pass(): Promise<void> {
+    await sequenceEvents(db);
+    await scrubDeliveredErasures(db);
+    for (const endpoint of await dueEndpoints(db, nowIso(), 100)) {
+      if (stopped || inFlight.has(endpoint.id)) continue;
+      const turn = takeTurn(endpoint.id)
+        .catch((error: unknown) => {
+          log.error({ err: error, endpointId: endpoint.id }, 'sending webhooks failed; retrying');
+        })
+        .finally(() => inFlight.delete(endpoint.id));
+      inFlight.set(endpoint.id, turn);
+    }
+  }
+
+  const leaseEnd = () => new Date(Date.now() + leaseMs).toISOString();
+
+  /** One endpoint's turn: its events in order, until none is left, one fails, or the turn ends. */
+  async function takeTurn(id: string): Promise<void> {
+    if (!(await takeLease(db, id, owner, nowIso(), leaseEnd()))) return;
+    try {
+      // Read again under the lease: a replay or a change may have come since the list.
+      let endpoint = await findEndpointById(db, id);
+      if (!endpoint) return;
+      const types = JSON.parse(endpoint.events) as EventType[];
+      const secret = openSecret(vault, endpoint);
+      let cursor = Number(endpoint.cursor);
+      for (let sent = 0; sent < eventsPerTurn && !stopped; sent++) {
+        const upTo = (await findSequence(db, endpoint.tenant_id)) ?? 0;
+        const event = await nextEvent(db, endpoint.tenant_id, cursor, upTo, types);
+        if (!event) {
+          // Nothing it subscribes to up to the latest position: pass over the rest.
+          if (upTo > cursor) await updateLeased(db, id, owner, { cursor: upTo }, cursor);
+          return;
+        }
+        if (!(await updateLeased(db, id, owner, { lease_until: leaseEnd() }, cursor))) return;
+        const message = await messageOf(db, vault, event);
+        const { timeoutMs } = settings;
+        const result = await sendOnce(
+          endpoint.url,
+          secret,
+          message,
+          settings,
+          timeoutMs,
+          stopping.signal,
+        );
+        // Cut short by shutdown: not the receiver's failure, and sent again by whoever goes on.
+        if (stopped) return;
+        onAttempt({ ...result, endpointId: id, eventType: event.type });
+        await recordAttempt(db, endpoint, event, result, 'scheduled');
+        const position = Number(event.position);
+        if (result.ok) {
+          const moved = await updateLeased(
+            db,
+            id,
+            owner,
+            { cursor: position, failures: 0, failing_since: null, next_attempt_at: null },
+            cursor,
+          );
+          if (!moved) return;
+          cursor = position;
+          endpoint = { ...endpoint, failures: 0, failing_since: null };
+          continue;
+        }
+        await failed(endpoint, cursor, result);
+        return;
+      }
+    } finally {
+      await updateLeased(db, id, owner, { lease_owner: null, lease_until: null });
+    }
+  }
+
+  /** The head failed: its retry is scheduled, or, failing for too long, the endpoint disabled. */
+  async function failed(endpoint: WebhookEndpointRow, cursor: number, result: AttemptResult) {
+    const now = nowIso();
+    const failures = Number(endpoint.failures) + 1;
+    const failingSince = endpoint.failing_since ?? now;
+    const failingMs = Date.parse(now) - Date.parse(failingSince);
+    if (failingMs < settings.giveUpAfterMs) {
+      const next = new Date(Date.now() + retryDelayMs(failures, settings.retryBaseMs));
+      await updateLeased(
+        db,
+        endpoint.id,
+        owner,
+        { failures, failing_since: failingSince, next_attempt_at: next.toISOString() },
+        cursor,
+      );
+      return;
+    }
+    const reason =
+      `Disabled at ${now}: deliveries failed since ${failingSince} ` +
+      `(${failures} attempts; the last: ${result.error ?? 'failed'}).`;
+    await db.transaction().execute(async (trx) => {
+      const disabled = await updateLeased(
+        trx,
+        endpoint.id,
+        owner,
+        {
+          status: 'disabled',
+          disabled_reason: reason,
+          disabled_at: now,
+          failures,
+          failing_since: failingSince,
+          next_attempt_at: null,
+          updated_at: now,
+        },
+        cursor,
+      );
+      if (!disabled) return;
+      await recordAudit(trx, {
+        tenantId: endpoint.tenant_id,
+        actorKind: 'operator',
+        actor: 'webhook dispatcher',
+        ip: 'local',
+        userAgent: null,
+        action: 'webhook.disabled',
+        target: endpoint.url,
+        details: { endpoint_id: endpoint.id, reason, failing_since: failingSince, failures },
+      });
+    });
+    log.warn({ endpointId: endpoint.id }, 'webhook endpoint disabled after failing too long');
+  }
+
+  function run(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    passStartedAt = performance.now();
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+        } catch (error) {
+          log.error({ err: error }, 'sending webhooks failed; retrying');
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      running = undefined;
+      schedule();
+    });
+    return running;
+  }
+
+  function schedule() {
+    if (stopped) return;
+    clearTimeout(timer);
+    const since = performance.now() - passStartedAt;
+    timer = setTimeout(() => void run(), Math.max(0, settings.dispatchIntervalMs - since));
+    timer.unref();
+  }
+
+  schedule();
+  return {
+    kick: () => (stopped ? Promise.resolve() : run()),
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      stopping.abort();
+      await running;
+      await Promise.all(inFlight.values());
+    },
+  };
+}

@@ -1,0 +1,391 @@
+import { sql } from 'kysely';
+import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { unnestRows } from '../platform/unnest.js';
+import type {
+  EventType,
+  WebhookDeliveriesTable,
+  WebhookDeliveryRow,
+  WebhookEndpointRow,
+  WebhookEndpointsTable,
+  WebhookEventRow,
+  WebhookEventsTable,
+} from './table.js';
+
+export type NewEvent = Omit<WebhookEventsTable, 'position' | 'log_index'>;
+
+const eventTypes = {
+  tenant_id: 'text',
+  id: 'text',
+  type: 'text',
+  record_id: 'text',
+  subject_id: 'text',
+  data: 'text',
+  occurred_at: 'text',
+} as const;
+
+export async function insertEvent(trx: Trx, event: NewEvent): Promise<void> {
+  await trx
+    .insertInto('webhook_events')
+    .values({ ...event, position: null, log_index: null })
+    .execute();
+}
+
+/** A batch's events in one statement: `insert … select from unnest(…)` on PostgreSQL. */
+export async function insertEvents(trx: Trx, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  if (!isPostgres(trx)) {
+    for (const event of events) await insertEvent(trx, event);
+    return;
+  }
+  await trx
+    .insertInto('webhook_events')
+    .columns(Object.keys(eventTypes) as (keyof typeof eventTypes)[])
+    .expression(unnestRows(events, eventTypes))
+    .execute();
+}
+
+/** Whether any enabled endpoint of the tenant subscribes to `type`. */
+export async function anySubscriber(db: Executor, tenantId: string, type: EventType) {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'enabled')
+    .where('events', 'like', `%"${type}"%`)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Erasure events still holding a customer id, with a position. */
+export function sealedErasures(db: Executor, limit: number) {
+  return db
+    .selectFrom('webhook_events')
+    .select(['tenant_id', 'id', 'position', 'data'])
+    .where('type', '=', 'customer.erased')
+    .where('position', 'is not', null)
+    .where('data', 'like', '%"customer_sealed"%')
+    .limit(limit)
+    .execute();
+}
+
+/** Whether an enabled endpoint subscribed to `type` has still to be sent `position`. */
+export async function anyBehind(db: Executor, tenantId: string, type: EventType, position: number) {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'enabled')
+    .where('events', 'like', `%"${type}"%`)
+    .where('cursor', '<', position)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function updateEventData(db: Executor, id: string, data: string): Promise<void> {
+  await db.updateTable('webhook_events').set({ data }).where('id', '=', id).execute();
+}
+
+/** Tenants with events still to be given a position. */
+export async function tenantsWithUnsequenced(db: Executor, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_events')
+    .select('tenant_id')
+    .distinct()
+    .where('position', 'is', null)
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.tenant_id);
+}
+
+export interface Unsequenced {
+  id: string;
+  record_id: string | null;
+  occurred_at: string;
+  log_index: number | null;
+}
+
+/**
+ * A tenant's events without a position, each with its record's index in the decision log (null
+ * while the record waits to be appended, or for an event with no record there).
+ */
+export async function readUnsequenced(
+  db: Executor,
+  tenantId: string,
+  limit: number,
+): Promise<Unsequenced[]> {
+  const rows = await db
+    .selectFrom('webhook_events as e')
+    .leftJoin('tlog_entries as t', (join) =>
+      join.onRef('t.log_id', '=', 'e.tenant_id').onRef('t.record_id', '=', 'e.record_id'),
+    )
+    .select(['e.id', 'e.record_id', 'e.occurred_at', 't.idx as log_index'])
+    .where('e.tenant_id', '=', tenantId)
+    .where('e.position', 'is', null)
+    // Log order first (null last on both stores): a page cut by the limit never leaves behind
+    // a logged event that belongs before one it took.
+    .orderBy(sql`t.idx is null`)
+    .orderBy('t.idx')
+    .orderBy('e.occurred_at')
+    .orderBy('e.id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    log_index: row.log_index === null ? null : Number(row.log_index),
+  }));
+}
+
+export async function findSequence(db: Executor, tenantId: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('webhook_sequence')
+    .select('position')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.position);
+}
+
+/** The compare-and-swap: only the pass that read `from` moves the tenant's sequence. */
+export async function moveSequence(
+  trx: Trx,
+  tenantId: string,
+  from: number | undefined,
+  to: number,
+): Promise<boolean> {
+  if (from === undefined) {
+    await trx
+      .insertInto('webhook_sequence')
+      .values({ tenant_id: tenantId, position: to })
+      .execute();
+    return true;
+  }
+  const moved = await trx
+    .updateTable('webhook_sequence')
+    .set({ position: to })
+    .where('tenant_id', '=', tenantId)
+    .where('position', '=', from)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
+}
+
+/** Gives events their positions (and log indexes): one statement on PostgreSQL. */
+export async function setPositions(
+  trx: Trx,
+  rows: readonly { id: string; position: number; log_index: number | null }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  if (!isPostgres(trx)) {
+    for (const row of rows) {
+      await trx
+        .updateTable('webhook_events')
+        .set({ position: row.position, log_index: row.log_index })
+        .where('id', '=', row.id)
+        .execute();
+    }
+    return;
+  }
+  const table = unnestRows(rows, { id: 'text', position: 'integer', log_index: 'integer' });
+  await sql`update webhook_events as e set position = r.position, log_index = r.log_index
+    from (${table}) as r where e.id = r.id`.execute(trx);
+}
+
+export async function insertEndpoint(db: Executor, row: WebhookEndpointsTable): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export function listEndpointRows(db: Executor, tenantId: string): Promise<WebhookEndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findEndpointRow(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function updateEndpointRow(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  values: Partial<Omit<WebhookEndpointsTable, 'tenant_id' | 'id'>>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set(values)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function deleteEndpointRows(db: Executor, tenantId: string, id: string) {
+  await db
+    .deleteFrom('webhook_deliveries')
+    .where('tenant_id', '=', tenantId)
+    .where('endpoint_id', '=', id)
+    .execute();
+  await db
+    .deleteFrom('webhook_endpoints')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** An endpoint by id alone: the dispatcher's, which serves every tenant. */
+export function findEndpointById(
+  db: Executor,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Enabled endpoints whose next attempt is due and that no instance holds. */
+export function dueEndpoints(
+  db: Executor,
+  now: string,
+  limit: number,
+): Promise<WebhookEndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints as w')
+    .selectAll()
+    .where('w.status', '=', 'enabled')
+    .where((eb) => eb.or([eb('w.next_attempt_at', 'is', null), eb('w.next_attempt_at', '<=', now)]))
+    .where((eb) => eb.or([eb('w.lease_until', 'is', null), eb('w.lease_until', '<', now)]))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('webhook_sequence as s')
+          .select('s.tenant_id')
+          .whereRef('s.tenant_id', '=', 'w.tenant_id')
+          .whereRef('s.position', '>', 'w.cursor'),
+      ),
+    )
+    .orderBy('w.next_attempt_at')
+    .limit(limit)
+    .execute();
+}
+
+/** The lease, taken by compare-and-swap: only when free (or lapsed), and the endpoint enabled. */
+export async function takeLease(
+  db: Executor,
+  id: string,
+  owner: string,
+  now: string,
+  until: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set({ lease_owner: owner, lease_until: until })
+    .where('id', '=', id)
+    .where('status', '=', 'enabled')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Changes an endpoint held by `owner`; false when its lease was lost (or it was disabled). */
+export async function updateLeased(
+  db: Executor,
+  id: string,
+  owner: string,
+  values: Partial<Omit<WebhookEndpointsTable, 'tenant_id' | 'id'>>,
+  /** Only while it is enabled and its cursor is still this (a replay or a disable wins). */
+  cursor?: number,
+): Promise<boolean> {
+  let query = db
+    .updateTable('webhook_endpoints')
+    .set(values)
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner);
+  if (cursor !== undefined) {
+    query = query.where('cursor', '=', cursor).where('status', '=', 'enabled');
+  }
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The first event after `cursor`, up to `upTo`, of the given types. */
+export function nextEvent(
+  db: Executor,
+  tenantId: string,
+  cursor: number,
+  upTo: number,
+  types: readonly EventType[],
+): Promise<WebhookEventRow | undefined> {
+  if (types.length === 0) return Promise.resolve(undefined);
+  return db
+    .selectFrom('webhook_events')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('position', '>', cursor)
+    .where('position', '<=', upTo)
+    .where('type', 'in', [...types])
+    .orderBy('position')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export function findEvent(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<WebhookEventRow | undefined> {
+  return db
+    .selectFrom('webhook_events')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable): Promise<void> {
+  await db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+/** An endpoint's attempts, newest first, a page at a time (keyset on time and id). */
+export function listDeliveryRows(
+  db: Executor,
+  tenantId: string,
+  endpointId: string,
+  limit: number,
+  before?: { attempted_at: string; id: string },
+): Promise<WebhookDeliveryRow[]> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('endpoint_id', '=', endpointId);
+  if (before) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('attempted_at', '<', before.attempted_at),
+        eb.and([eb('attempted_at', '=', before.attempted_at), eb('id', '<', before.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('attempted_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export function findDeliveryRow(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<WebhookDeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

@@ -1,0 +1,111 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Webhook } from 'standardwebhooks';
+import { type AddressPolicy, checkedLookup, literalRefusal } from './address-policy.js';
+
+/** One message as Standard Webhooks sends it. */
+export interface Message {
+  /** `webhook-id`: the event's id, the same on every attempt and every replay. */
+  id: string;
+  /** The JSON body, exactly as signed. */
+  body: string;
+  /** The event's position in the tenant's sequence (`webhook-position`), to replay from. */
+  position: number;
+}
+
+/** What one attempt came to: a 2xx is delivered, anything else failed. */
+export interface AttemptResult {
+  ok: boolean;
+  responseCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Most bytes of an answer read (and dropped): a receiver has nothing to say past its status. */
+const maxAnswerBytes = 64 * 1024;
+
+/**
+ * Sends a message once, signed with the endpoint's `whsec_` secret (`webhook-signature:
+ * v1,<base64 HMAC-SHA256 of id.timestamp.body>`, by the reference library). Within `timeoutMs`
+ * from start to the answer's end; redirects are not followed (a 3xx is a failure); the host is
+ * resolved and checked by the address policy, and the connection goes to the checked address.
+ */
+export async function sendOnce(
+  url: string,
+  secret: string,
+  message: Message,
+  policy: AddressPolicy,
+  timeoutMs: number,
+  /** Ends the attempt early (the service shutting down). */
+  stop?: AbortSignal,
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const done = (result: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({
+    ...result,
+    durationMs: Math.round(performance.now() - started),
+  });
+  const target = new URL(url);
+  const protocol = target.protocol === 'http:' ? 'http:' : 'https:';
+  const refused = literalRefusal(target, policy);
+  if (refused) return done({ ok: false, responseCode: null, error: `refused: ${refused}` });
+  const now = new Date();
+  const signature = new Webhook(secret).sign(message.id, now, message.body);
+  const body = Buffer.from(message.body, 'utf8');
+  return new Promise((resolve) => {
+    const send = protocol === 'http:' ? httpRequest : httpsRequest;
+    const req = send(
+      target,
+      {
+        method: 'POST',
+        lookup: checkedLookup(policy, protocol),
+        signal: stop
+          ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop])
+          : AbortSignal.timeout(timeoutMs),
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': body.length,
+          'user-agent': 'consent-service-webhooks',
+          'webhook-id': message.id,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': signature,
+          'webhook-position': String(message.position),
+        },
+      },
+      (res) => {
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > maxAnswerBytes) res.destroy();
+        });
+        const status = res.statusCode ?? 0;
+        const finish = () =>
+          resolve(
+            done({
+              ok: status >= 200 && status < 300,
+              responseCode: status,
+              error: status >= 200 && status < 300 ? null : `answered ${status}`,
+            }),
+          );
+        res.on('end', finish);
+        res.on('close', finish);
+        res.on('error', finish);
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const reason =
+        error.name === 'AbortError' || error.name === 'TimeoutError'
+          ? `no answer within ${timeoutMs} ms`
+          : error.code === 'EADDRREFUSED'
+            ? `refused: ${error.message}`
+            : error.message || String(error.code);
+      resolve(done({ ok: false, responseCode: null, error: reason }));
+    });
+    req.end(body);
+  });
+}
+
+/** A new signing secret in the Standard Webhooks form: `whsec_` and 32 random bytes, base64. */
+export function newSecret(random: (size: number) => Buffer): string {
+  return `whsec_${random(32).toString('base64')}`;
+}

@@ -1,0 +1,452 @@
+import { randomBytes } from 'node:crypto';
+import { type Actor, recordAudit } from '../audit/service.js';
+import type { WebhookSettings } from '../platform/config.js';
+import type { Db, Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { newId } from '../platform/ids.js';
+import { nowIso } from '../platform/time.js';
+import { personalReader } from '../subjects/service.js';
+import type { SubjectVault } from '../subjects/vault.js';
+import { checkUrl } from './address-policy.js';
+import { erasedEventBinding } from './outbox.js';
+import {
+  anyBehind,
+  deleteEndpointRows,
+  findDeliveryRow,
+  findEndpointRow,
+  findEvent,
+  findSequence,
+  insertDelivery,
+  insertEndpoint,
+  listDeliveryRows,
+  listEndpointRows,
+  sealedErasures,
+  updateEndpointRow,
+  updateEventData,
+} from './repository.js';
+import { type Message, newSecret, sendOnce } from './send.js';
+import { sequenceTenant } from './sequencer.js';
+import {
+  type EventType,
+  eventTypes,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+  type WebhookEventRow,
+} from './table.js';
+
+/** An endpoint as the command line and the back-office show it (never its secret). */
+export interface EndpointView {
+  id: string;
+  url: string;
+  events: EventType[];
+  description: string;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  /** The last position delivered: the next event sent is the first after it. */
+  cursor: number;
+  failing_since: string | null;
+  failures: number;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  event_id: string;
+  event_type: string;
+  position: number;
+  status: 'delivered' | 'failed';
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
+  trigger: 'scheduled' | 'resend';
+}
+
+export function endpointView(row: WebhookEndpointRow): EndpointView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as EventType[],
+    description: row.description,
+    status: row.status,
+    disabled_reason: row.disabled_reason,
+    disabled_at: row.disabled_at,
+    cursor: Number(row.cursor),
+    failing_since: row.failing_since,
+    failures: Number(row.failures),
+    next_attempt_at: row.next_attempt_at,
+    created_at: row.created_at,
+  };
+}
+
+function deliveryView(row: WebhookDeliveryRow): DeliveryView {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    position: Number(row.position),
+    status: row.status,
+    response_code: row.response_code === null ? null : Number(row.response_code),
+    error: row.error,
+    duration_ms: Number(row.duration_ms),
+    attempted_at: row.attempted_at,
+    trigger: row.trigger,
+  };
+}
+
+export interface EndpointInput {
+  url: string;
+  events: readonly string[];
+  description?: string | undefined;
+}
+
+const refuse = (field: string, issue: string) =>
+  new AppError('invalidRequest', { details: [{ field, issue }] });
+
+/** The event types asked for, each known, at least one; `400 1001` naming `events` otherwise. */
+export function parseEventTypes(asked: readonly string[]): EventType[] {
+  const wanted = [...new Set(asked.map((type) => type.trim()).filter((type) => type !== ''))];
+  if (wanted.length === 0)
+    throw refuse('events', `must name at least one of ${eventTypes.join(', ')}`);
+  for (const type of wanted) {
+    if (!(eventTypes as readonly string[]).includes(type)) {
+      throw refuse('events', `${type} is not one of ${eventTypes.join(', ')}`);
+    }
+  }
+  return wanted as EventType[];
+}
+
+/** The secret is sealed under the data key, bound to its endpoint (as two-factor keys are). */
+const sealedFor = (id: string) => `webhook-endpoint:${id}`;
+
+export function openSecret(vault: SubjectVault, row: WebhookEndpointRow): string {
+  return vault.accountSecrets.open(sealedFor(row.id), row.secret_sealed);
+}
+
+/**
+ * Registers an endpoint; answers it with its signing secret, which is shown this once. It gets
+ * the events that take a position from now on (its cursor starts at the tenant's latest).
+ */
+export async function createEndpoint(
+  db: Db,
+  vault: SubjectVault,
+  settings: WebhookSettings,
+  actor: Actor & { tenantId: string },
+  input: EndpointInput,
+): Promise<{ endpoint: EndpointView; secret: string }> {
+  const url = checkUrl(input.url.trim(), settings).toString();
+  const events = parseEventTypes(input.events);
+  const description = (input.description ?? '').trim();
+  if (description.length > 200) throw refuse('description', 'must be at most 200 characters');
+  const id = newId();
+  const secret = newSecret(randomBytes);
+  const now = nowIso();
+  // Events committed before now take their positions first, so that the new endpoint starts
+  // after them (a decision not yet in the log may still follow).
+  await sequenceTenant(db, actor.tenantId);
+  return db.transaction().execute(async (trx) => {
+    const row = {
+      tenant_id: actor.tenantId,
+      id,
+      url,
+      events: JSON.stringify(events),
+      description,
+      secret_sealed: vault.accountSecrets.seal(sealedFor(id), secret),
+      status: 'enabled' as const,
+      disabled_reason: null,
+      disabled_at: null,
+      cursor: (await findSequence(trx, actor.tenantId)) ?? 0,
+      failing_since: null,
+      failures: 0,
+      next_attempt_at: null,
+      lease_owner: null,
+      lease_until: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertEndpoint(trx, row);
+    await recordAudit(trx, {
+      ...actor,
+      action: 'webhook.created',
+      target: url,
+      details: { endpoint_id: id, events },
+    });
+    return { endpoint: endpointView(row), secret };
+  });
+}
+
+export async function listEndpoints(db: Executor, tenantId: string): Promise<EndpointView[]> {
+  return (await listEndpointRows(db, tenantId)).map(endpointView);
+}
+
+/** The tenant's endpoint; `404 1004` for an id it has not (another tenant's included). */
+export async function getEndpoint(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<EndpointView> {
+  return endpointView(await endpointRow(db, tenantId, id));
+}
+
+async function endpointRow(db: Executor, tenantId: string, id: string) {
+  const row = await findEndpointRow(db, tenantId, id);
+  if (!row) throw new AppError('notFound', { message: 'Webhook endpoint not found.' });
+  return row;
+}
+
+/** Stops deliveries to it; they resume where they stopped when it is enabled again. */
+export async function disableEndpoint(
+  db: Db,
+  actor: Actor & { tenantId: string },
+  id: string,
+): Promise<EndpointView> {
+  return db.transaction().execute(async (trx) => {
+    const row = await endpointRow(trx, actor.tenantId, id);
+    const now = nowIso();
+    const values = {
+      status: 'disabled' as const,
+      disabled_reason: 'Disabled by hand.',
+      disabled_at: now,
+      updated_at: now,
+    };
+    await updateEndpointRow(trx, actor.tenantId, id, values);
+    await recordAudit(trx, {
+      ...actor,
+      action: 'webhook.disabled',
+      target: row.url,
+      details: { endpoint_id: id },
+    });
+    return endpointView({ ...row, ...values });
+  });
+}
+
+/** Enables it again: the event that failed (or the next) is tried at once. */
+export async function enableEndpoint(
+  db: Db,
+  actor: Actor & { tenantId: string },
+  id: string,
+): Promise<EndpointView> {
+  return db.transaction().execute(async (trx) => {
+    const row = await endpointRow(trx, actor.tenantId, id);
+    const values = {
+      status: 'enabled' as const,
+      disabled_reason: null,
+      disabled_at: null,
+      failing_since: null,
+      failures: 0,
+      next_attempt_at: null,
+      updated_at: nowIso(),
+    };
+    await updateEndpointRow(trx, actor.tenantId, id, values);
+    await recordAudit(trx, {
+      ...actor,
+      action: 'webhook.enabled',
+      target: row.url,
+      details: { endpoint_id: id },
+    });
+    return endpointView({ ...row, ...values });
+  });
+}
+
+export async function deleteEndpoint(
+  db: Db,
+  actor: Actor & { tenantId: string },
+  id: string,
+): Promise<{ id: string; deleted: true }> {
+  return db.transaction().execute(async (trx) => {
+    const row = await endpointRow(trx, actor.tenantId, id);
+    await deleteEndpointRows(trx, actor.tenantId, id);
+    await recordAudit(trx, {
+      ...actor,
+      action: 'webhook.deleted',
+      target: row.url,
+      details: { endpoint_id: id },
+    });
+    return { id, deleted: true };
+  });
+}
+
+/** A new signing secret, shown this once; the old one stops signing at once. */
+export async function rotateSecret(
+  db: Db,
+  vault: SubjectVault,
+  actor: Actor & { tenantId: string },
+  id: string,
+): Promise<{ id: string; secret: string }> {
+  return db.transaction().execute(async (trx) => {
+    const row = await endpointRow(trx, actor.tenantId, id);
+    const secret = newSecret(randomBytes);
+    const sealed = vault.accountSecrets.seal(sealedFor(id), secret);
+    await updateEndpointRow(trx, actor.tenantId, id, {
+      secret_sealed: sealed,
+      updated_at: nowIso(),
+    });
+    await recordAudit(trx, {
+      ...actor,
+      action: 'webhook.secret_rotated',
+      target: row.url,
+      details: { endpoint_id: id },
+    });
+    return { id, secret };
+  });
+}
+
+/**
+ * Sets the endpoint's cursor back (or forward) so that every event from position `from` on that
+ * it subscribes to is sent again, in order; a failing head is forgotten and tried afresh.
+ */
+export async function replayFrom(
+  db: Db,
+  actor: Actor & { tenantId: string },
+  id: string,
+  from: number,
+): Promise<EndpointView> {
+  if (!Number.isSafeInteger(from) || from < 1)
+    throw refuse('from', 'must be a position, 1 or more');
+  return db.transaction().execute(async (trx) => {
+    const row = await endpointRow(trx, actor.tenantId, id);
+    const values = {
+      cursor: from - 1,
+      failing_since: null,
+      failures: 0,
+      next_attempt_at: null,
+      updated_at: nowIso(),
+    };
+    await updateEndpointRow(trx, actor.tenantId, id, values);
+    await recordAudit(trx, {
+      ...actor,
+      action: 'webhook.replayed',
+      target: row.url,
+      details: { endpoint_id: id, from },
+    });
+    return endpointView({ ...row, ...values });
+  });
+}
+
+/** The endpoint's delivery attempts, newest first, `limit` a page; `before` is a delivery id. */
+export async function listDeliveries(
+  db: Executor,
+  tenantId: string,
+  endpointId: string,
+  limit: number,
+  before?: string,
+): Promise<{ deliveries: DeliveryView[]; next: string | null }> {
+  const after = before ? await findDeliveryRow(db, tenantId, before) : undefined;
+  const rows = await listDeliveryRows(db, tenantId, endpointId, limit + 1, after);
+  const page = rows.slice(0, limit).map(deliveryView);
+  return { deliveries: page, next: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
+}
+
+/**
+ * The message of an event, as every attempt and replay sends it: the payload's `data` with the
+ * customer id opened (null once the customer is erased) and the record's log index.
+ */
+export async function messageOf(
+  db: Executor,
+  vault: SubjectVault,
+  event: WebhookEventRow,
+): Promise<Message> {
+  const { customer_sealed, ...rest } = JSON.parse(event.data) as Record<string, unknown>;
+  const customerId = await openCustomerId(db, vault, event, customer_sealed);
+  const index = event.log_index === null ? {} : { log_index: Number(event.log_index) };
+  const data = event.type.startsWith('decision.')
+    ? { decision_id: rest.decision_id, customer_id: customerId, ...rest, ...index }
+    : event.type === 'customer.erased'
+      ? { customer_id: customerId, ...rest, ...index }
+      : { ...rest, ...index };
+  return {
+    id: event.id,
+    body: JSON.stringify({ type: event.type, timestamp: event.occurred_at, data }),
+    position: Number(event.position),
+  };
+}
+
+async function openCustomerId(
+  db: Executor,
+  vault: SubjectVault,
+  event: WebhookEventRow,
+  sealed: unknown,
+): Promise<string | null> {
+  if (typeof sealed !== 'string') return null;
+  if (event.type === 'customer.erased') {
+    try {
+      return vault.accountSecrets.open(erasedEventBinding(event.id), sealed);
+    } catch {
+      return null;
+    }
+  }
+  if (event.subject_id === null) return null;
+  const record = { id: event.id, subject_id: event.subject_id, personal: sealed };
+  const [opened] = await personalReader(db, vault, event.tenant_id)([record]);
+  return opened?.personal?.customer_id ?? null;
+}
+
+/**
+ * Drops the customer id of erasure events every subscribed endpoint has been sent (or that no
+ * enabled endpoint waits for any more): it is kept no longer than it takes to tell them.
+ */
+export async function scrubDeliveredErasures(db: Executor): Promise<void> {
+  for (const event of await sealedErasures(db, 100)) {
+    const position = Number(event.position);
+    if (await anyBehind(db, event.tenant_id, 'customer.erased', position)) continue;
+    const { customer_sealed: _dropped, ...rest } = JSON.parse(event.data) as Record<
+      string,
+      unknown
+    >;
+    await updateEventData(db, event.id, JSON.stringify(rest));
+  }
+}
+
+/** Records one attempt. */
+export async function recordAttempt(
+  db: Executor,
+  endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
+  event: WebhookEventRow,
+  result: { ok: boolean; responseCode: number | null; error: string | null; durationMs: number },
+  trigger: 'scheduled' | 'resend',
+): Promise<DeliveryView> {
+  const row = {
+    tenant_id: endpoint.tenant_id,
+    id: newId(),
+    endpoint_id: endpoint.id,
+    event_id: event.id,
+    position: Number(event.position ?? 0),
+    event_type: event.type,
+    status: result.ok ? ('delivered' as const) : ('failed' as const),
+    response_code: result.responseCode,
+    error: result.error === null ? null : result.error.slice(0, 500),
+    duration_ms: result.durationMs,
+    attempted_at: nowIso(),
+    trigger,
+  };
+  await insertDelivery(db, row);
+  return deliveryView(row);
+}
+
+/**
+ * "Send again": sends the event of one earlier delivery now, once, outside the endpoint's order
+ * (its cursor does not move), and records the attempt.
+ */
+export async function resendDelivery(
+  db: Db,
+  vault: SubjectVault,
+  settings: WebhookSettings,
+  tenantId: string,
+  deliveryId: string,
+): Promise<DeliveryView> {
+  const delivery = await findDeliveryRow(db, tenantId, deliveryId);
+  if (!delivery) throw new AppError('notFound', { message: 'Delivery not found.' });
+  const endpoint = await endpointRow(db, tenantId, delivery.endpoint_id);
+  const event = await findEvent(db, tenantId, delivery.event_id);
+  if (!event) throw new AppError('notFound', { message: 'Event not found.' });
+  const result = await sendOnce(
+    endpoint.url,
+    openSecret(vault, endpoint),
+    await messageOf(db, vault, event),
+    settings,
+    settings.timeoutMs,
+  );
+  return recordAttempt(db, endpoint, event, result, 'resend');
+}

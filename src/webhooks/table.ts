@@ -1,0 +1,89 @@
+import type { Selectable } from 'kysely';
+
+/** The event types an endpoint may subscribe to (docs/webhooks.md describes their payloads). */
+export const eventTypes = [
+  'decision.given',
+  'decision.reject',
+  'decision.withdraw',
+  'version.approved',
+  'version.published',
+  'version.scheduled',
+  'version.archived',
+  'customer.erased',
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+/** A tenant's receiver of signed events. */
+export interface WebhookEndpointsTable {
+  tenant_id: string;
+  id: string;
+  url: string;
+  /** JSON array of the event types it receives. */
+  events: string;
+  description: string;
+  /** The `whsec_…` signing secret, sealed under the data key, bound to the endpoint's id. */
+  secret_sealed: string;
+  status: 'enabled' | 'disabled';
+  /** Why it was disabled (delivery given up, or by hand), for the back-office's notice. */
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  /** The position of the last event delivered (or passed over): the next is the first after. */
+  cursor: number;
+  /** The first failure of the event at the head, while it keeps failing. */
+  failing_since: string | null;
+  /** Failed attempts of the event at the head, in a row. */
+  failures: number;
+  next_attempt_at: string | null;
+  /** Which instance is sending to it, until when (a lease taken by compare-and-swap). */
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The outbox: one row per event, written in the transaction of what it tells of. `position` is
+ * given later by the sequencer, in commit order (the decision log's order for decisions and
+ * erasures); deliveries go by it.
+ */
+export interface WebhookEventsTable {
+  tenant_id: string;
+  id: string;
+  type: EventType;
+  /** The decision's or the first tombstone's record id: its log entry gives the order. */
+  record_id: string | null;
+  /** The customer's subject, so that an erasure can take their id out of events not yet sent. */
+  subject_id: string | null;
+  /** JSON of the payload's `data`. */
+  data: string;
+  occurred_at: string;
+  position: number | null;
+  log_index: number | null;
+}
+
+/** The last position given per tenant, moved by compare-and-swap. */
+export interface WebhookSequenceTable {
+  tenant_id: string;
+  position: number;
+}
+
+/** One attempt to deliver one event to one endpoint. */
+export interface WebhookDeliveriesTable {
+  tenant_id: string;
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  position: number;
+  event_type: string;
+  status: 'delivered' | 'failed';
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
+  /** `scheduled` by the dispatcher, or `resend` by a person. */
+  trigger: 'scheduled' | 'resend';
+}
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookEventRow = Selectable<WebhookEventsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

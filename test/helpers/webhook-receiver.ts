@@ -1,0 +1,78 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { budget } from './time.js';
+
+/** One request as the receiver got it. */
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** What `answer` said to it. */
+  status: number;
+}
+
+/** What the receiver answers a request with: a status, or `hold` to keep it open. */
+export type Answer = (received: Omit<Received, 'status'>, index: number) => number | 'hold';
+
+/**
+ * A real HTTP receiver on 127.0.0.1, started by the test: it keeps every request it gets and
+ * answers what `answer` says (200 unless told otherwise).
+ */
+export async function startReceiver(answer: Answer = () => 200) {
+  const received: Received[] = [];
+  const held: ServerResponse[] = [];
+  let answerWith = answer;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const got = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const status = answerWith(got, received.length);
+      received.push({ ...got, status: status === 'hold' ? 0 : status });
+      if (status === 'hold') {
+        held.push(res);
+        return;
+      }
+      res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    answer(next: Answer) {
+      answerWith = next;
+    },
+    async close() {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Checks a request's signature with the reference library; answers the parsed payload. */
+export function verified(secret: string, got: Pick<Received, 'headers' | 'body'>) {
+  const headers = {
+    'webhook-id': String(got.headers['webhook-id']),
+    'webhook-timestamp': String(got.headers['webhook-timestamp']),
+    'webhook-signature': String(got.headers['webhook-signature']),
+  };
+  return new Webhook(secret).verify(got.body, headers) as {
+    type: string;
+    timestamp: string;
+    data: Record<string, unknown>;
+  };
+}
+
+/** Polls `check` every 20 ms until it answers true; fails after `ms` (a budget). */
+export async function eventually(check: () => boolean | Promise<boolean>, ms = budget(5_000)) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > end) throw new Error(`not so within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

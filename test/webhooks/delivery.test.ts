@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eraseCustomer } from '../../src/subjects/erase.js';
+import { createEndpoint, listDeliveries, replayFrom } from '../../src/webhooks/service.js';
+import { apiOf } from '../helpers/api.js';
+import { json, startTestApp, type TestApp } from '../helpers/app.js';
+import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
+import { eventually, startReceiver, verified } from '../helpers/webhook-receiver.js';
+
+const fast = {
+  WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+  WEBHOOK_DISPATCH_INTERVAL_MS: '20',
+  WEBHOOK_RETRY_BASE_MS: '20',
+  WEBHOOK_TIMEOUT_MS: String(budget(2_000)),
+  LOG_INTEGRATE_INTERVAL_MS: '20',
+};
+
+const byCli = (tenantId: string) =>
+  ({ tenantId, actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null }) as const;
+
+describe.each(stores)('webhook delivery ($name)', (store) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(store, fast);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function tenantWithVersion() {
+    const seeded = await seedTenant(t.db);
+    const code = await seedTemplate(t.db, seeded.tenant.id);
+    const version = await publish(t.db, seeded.tenant.id, code);
+    return { ...seeded, code, version };
+  }
+
+  it('when decisions are recorded, the receiver gets each signed, in log order, none missing', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { tenant, headers, code, version } = await tenantWithVersion();
+      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
+        url: receiver.url,
+        events: ['decision.given', 'decision.withdraw'],
+      });
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const api = apiOf(t.app, headers);
+      const customers = Array.from({ length: 12 }, () => unique('customer'));
+      const answers = await Promise.all(
+        customers.map((customer) => api.decide(customer, version.consent_version_id, 'given')),
+      );
+      const decisions = answers.map((answer) => {
+        expect(answer.statusCode).toBe(201);
+        return json(answer).data;
+      });
+      await api.decide(customers[0] as string, version.consent_version_id, 'withdraw');
+      await eventually(() => receiver.received.length >= 13);
+      const payloads = receiver.received.map((got) => verified(secret, got));
+      const given = payloads.filter((p) => p.type === 'decision.given');
+      // Every acknowledged decision, once, with the fields the API answered.
+      expect(given.map((p) => p.data.decision_id).sort()).toEqual(
+        decisions.map((d) => d.decision_id).sort(),
+      );
+      for (const payload of given) {
+        const answered = decisions.find((d) => d.decision_id === payload.data.decision_id);
+        expect(payload.data).toEqual({ ...answered, log_index: expect.any(Number) });
+        expect(payload.data.template_code).toBe(code);
+      }
+      // The log's order: indexes strictly increasing, the withdrawal last.
+      const indexes = payloads.map((p) => p.data.log_index as number);
+      expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+      expect(new Set(indexes).size).toBe(indexes.length);
+      expect(payloads.at(-1)?.type).toBe('decision.withdraw');
+      const positions = receiver.received.map((got) => Number(got.headers['webhook-position']));
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a decision refused, unchanged or replayed by its idempotency key makes no event: only recorded ones do', async () => {
+    const { tenant, headers, version } = await tenantWithVersion();
+    const api = apiOf(t.app, headers);
+    const customer = unique('c');
+    expect((await api.decide(customer, version.consent_version_id, 'withdraw')).statusCode).toBe(
+      409,
+    );
+    const key = { 'idempotency-key': unique('key') };
+    expect((await api.decide(customer, version.consent_version_id, 'given', key)).statusCode).toBe(
+      201,
+    );
+    expect((await api.decide(customer, version.consent_version_id, 'given', key)).statusCode).toBe(
+      201,
+    );
+    const rows = await t.db
+      .selectFrom('webhook_events')
+      .select(['type', 'record_id'])
+      .where('tenant_id', '=', tenant.id)
+      .where('type', 'in', ['decision.given', 'decision.reject', 'decision.withdraw'])
+      .execute();
+    const stored = await t.db
+      .selectFrom('decisions')
+      .select('id')
+      .where('tenant_id', '=', tenant.id)
+      .execute();
+    expect(rows).toEqual([{ type: 'decision.given', record_id: stored[0]?.id }]);
+    expect(stored).toHaveLength(1);
+  });
+
+  it('when the receiver answers 500, the event is retried until a 2xx, and later ones wait for it', async () => {
+    const receiver = await startReceiver((_got, index) => (index < 3 ? 500 : 200));
+    try {
+      const { tenant, headers, version } = await tenantWithVersion();
+      const { endpoint, secret } = await createEndpoint(
+        t.db,
+        t.vault,
+        t.config.webhooks,
+        byCli(tenant.id),
+        { url: receiver.url, events: ['decision.given'] },
+      );
+      const api = apiOf(t.app, headers);
+      const first = json(await api.decide(unique('c'), version.consent_version_id, 'given')).data;
+      const second = json(await api.decide(unique('c'), version.consent_version_id, 'given')).data;
+      await eventually(
+        async () => (await listDeliveries(t.db, tenant.id, endpoint.id, 10)).deliveries.length >= 5,
+      );
+      const ids = receiver.received.map((got) => verified(secret, got).data.decision_id);
+      // Three failures of the first, then the first, then the second: head of line.
+      expect(ids).toEqual([
+        first.decision_id,
+        first.decision_id,
+        first.decision_id,
+        first.decision_id,
+        second.decision_id,
+      ]);
+      // The same webhook-id on every attempt of one event.
+      expect(
+        new Set(receiver.received.slice(0, 4).map((got) => got.headers['webhook-id'])).size,
+      ).toBe(1);
+      const { deliveries } = await listDeliveries(t.db, tenant.id, endpoint.id, 10);
+      expect(deliveries.map((d) => [d.status, d.response_code])).toEqual([
+        ['delivered', 200],
+        ['delivered', 200],
+        ['failed', 500],
+        ['failed', 500],
+        ['failed', 500],
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('replay from a position sends every later subscribed event again, in order', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { tenant, headers, version } = await tenantWithVersion();
+      const { endpoint, secret } = await createEndpoint(
+        t.db,
+        t.vault,
+        t.config.webhooks,
+        byCli(tenant.id),
+        { url: receiver.url, events: ['decision.given'] },
+      );
+      const api = apiOf(t.app, headers);
+      for (let i = 0; i < 4; i++) {
+        await api.decide(unique('c'), version.consent_version_id, 'given');
+      }
+      await eventually(() => receiver.received.length >= 4);
+      const firstRound = receiver.received.map((got) => ({
+        id: got.headers['webhook-id'],
+        position: Number(got.headers['webhook-position']),
+      }));
+      const from = firstRound[1]?.position as number;
+      await replayFrom(t.db, byCli(tenant.id), endpoint.id, from);
+      await eventually(() => receiver.received.length >= 7);
+      const again = receiver.received.slice(4).map((got) => got.headers['webhook-id']);
+      expect(again).toEqual(firstRound.slice(1).map((sent) => sent.id));
+      for (const got of receiver.received) verified(secret, got);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a version published and a customer erased reach a receiver subscribed to them', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { tenant, headers } = await seedTenant(t.db);
+      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
+        url: receiver.url,
+        events: ['version.published', 'customer.erased', 'decision.given'],
+      });
+      const code = await seedTemplate(t.db, tenant.id);
+      const first = await publish(t.db, tenant.id, code);
+      const customer = unique('c');
+      await apiOf(t.app, headers).decide(customer, first.consent_version_id, 'given');
+      const next = await publish(t.db, tenant.id, code);
+      await eraseCustomer(t.db, t.vault, tenant.id, customer, byCli(tenant.id));
+      await eventually(() => receiver.received.length >= 4);
+      const payloads = receiver.received.map((got) => verified(secret, got));
+      expect(payloads.map((p) => p.type).sort()).toEqual([
+        'customer.erased',
+        'decision.given',
+        'version.published',
+        'version.published',
+      ]);
+      const published = payloads.filter((p) => p.type === 'version.published')[1];
+      expect(published?.data).toMatchObject({
+        consent_version_id: next.consent_version_id,
+        template_code: code,
+        version: 2,
+        tag: next.tag,
+        published_at: next.published_at,
+      });
+      const erased = payloads.find((p) => p.type === 'customer.erased');
+      expect(erased?.data).toMatchObject({ customer_id: customer, log_index: expect.any(Number) });
+      const decided = payloads.find((p) => p.type === 'decision.given');
+      // Once every subscriber has it, the store keeps no way back to the erased customer's id.
+      await eventually(async () => {
+        const rows = await t.db.selectFrom('webhook_events').select('data').execute();
+        return rows.every(
+          (row) => !row.data.includes('customer_sealed') || !row.data.includes('erased_at'),
+        );
+      });
+      // The erasure comes after the decision in the log, so after it here.
+      expect(payloads.indexOf(erased as never)).toBeGreaterThan(payloads.indexOf(decided as never));
+    } finally {
+      await receiver.close();
+    }
+  });
+});
