@@ -176,7 +176,7 @@ export async function buildApp(
   // Webhooks: every instance sends, one instance per endpoint at a time (src/webhooks).
   let dispatcher: Dispatcher = idleDispatcher;
   app.addHook('onReady', async () => {
-    dispatcher = startDispatcher(db, vault, config.webhooks, app.log);
+    dispatcher = startDispatcher(db, vault, config.webhooks, app.log, metrics?.webhookAttempt);
   });
   app.addHook('onClose', () => dispatcher.stop());
   await registerOpenApi(app, serviceVersion);
@@ -198,6 +198,7 @@ export async function buildApp(
   await app.register(backoffice, { db, config, signer, vault });
   if (metrics) {
     metrics.watchIntegrator(db);
+    metrics.watchWebhooks(db);
     const gather = metricsGatherer(metrics.registry, config.workers);
     await app.register(metricsRoutes, { config, metrics, gather });
   }

@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { integratorBacklog } from '../log/service.js';
 import type { CacheCounts } from '../platform/cache-counts.js';
 import { type Executor, isPostgres } from '../platform/db.js';
+import { type WebhookBacklog, webhookBacklog } from '../webhooks/backlog.js';
 
 /** Seconds; a store statement from tens of µs (SQLite) to a statement timeout (5 s). */
 const storeBuckets = [
@@ -33,6 +34,10 @@ export interface Metrics {
   cache(name: CacheName): CacheCounts;
   /** Starts reading the decision log's backlog on each scrape, from this store. */
   watchIntegrator(db: Executor): void;
+  /** `consent_webhook_attempts_total{outcome}`: one delivery attempt ended. */
+  webhookAttempt(attempt: { ok: boolean }): void;
+  /** Starts reading the webhooks' backlog on each scrape, from this store. */
+  watchWebhooks(db: Executor): void;
 }
 
 export function createMetrics(): Metrics {
@@ -87,8 +92,12 @@ export function createMetrics(): Metrics {
     registers,
     collect: () => report(misses, 'misses'),
   });
-  // Webhook deliveries: their backlog gauge and failure counter are registered here, beside the
-  // other instruments, under `consent_webhook_*` names, and listed in docs/metrics.md.
+  const attempts = new Counter({
+    name: 'consent_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome (delivered: a 2xx answer; failed: anything else, a time-out or a refused address).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   return {
     registry,
     decisions,
@@ -108,7 +117,60 @@ export function createMetrics(): Metrics {
       };
     },
     watchIntegrator: (db) => watchIntegrator(registry, db),
+    webhookAttempt: ({ ok }) => attempts.inc({ outcome: ok ? 'delivered' : 'failed' }),
+    watchWebhooks: (db) => watchWebhooks(registry, db),
   };
+}
+
+/**
+ * The webhooks' backlog, read on each scrape with one statement; like the integrator's gauges,
+ * a store that does not answer leaves them without a sample, and the scrape succeeds.
+ */
+function watchWebhooks(registry: Registry, db: Executor): void {
+  let reading: Promise<WebhookBacklog | undefined> | undefined;
+  const labels = { store: isPostgres(db) ? 'postgresql' : 'sqlite' };
+  const gauge = (name: string, help: string, field: keyof WebhookBacklog) => {
+    const g: Gauge<'store'> = new Gauge({
+      name,
+      help,
+      labelNames: ['store'] as const,
+      aggregator: 'max',
+      registers: [registry],
+      async collect() {
+        // One read serves the four gauges of a scrape: the first to collect reads, the rest join.
+        reading ??= webhookBacklog(db)
+          .catch(() => undefined)
+          .finally(() => {
+            setImmediate(() => {
+              reading = undefined;
+            });
+          });
+        const backlog = await reading;
+        if (backlog) g.set(labels, backlog[field]);
+        else g.reset();
+      },
+    });
+  };
+  gauge(
+    'consent_webhook_unsequenced_events',
+    'Webhook events written but not yet given their position (decisions wait for the decision log).',
+    'unsequenced',
+  );
+  gauge(
+    'consent_webhook_backlog_positions',
+    'Positions enabled endpoints have still to pass, summed: an upper bound on the events waiting to be sent.',
+    'behind',
+  );
+  gauge(
+    'consent_webhook_failing_endpoints',
+    'Enabled endpoints whose next event has failed and waits for its retry.',
+    'failing',
+  );
+  gauge(
+    'consent_webhook_disabled_endpoints',
+    'Endpoints disabled, by hand or after failing for too long.',
+    'disabled',
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { recordAudit } from '../audit/service.js';
 import type { WebhookSettings } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
+import { withSpan } from '../platform/tracing.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { retryDelayMs } from './backoff.js';
 import {
@@ -97,20 +98,22 @@ export function startDispatcher(
         }
         if (!(await updateLeased(db, id, owner, { lease_until: leaseEnd() }, cursor))) return;
         const message = await messageOf(db, vault, event);
+        const position = Number(event.position);
         const { timeoutMs } = settings;
-        const result = await sendOnce(
-          endpoint.url,
-          secret,
-          message,
-          settings,
-          timeoutMs,
-          stopping.signal,
+        const { url } = endpoint;
+        const result = await withSpan(
+          'webhook.deliver',
+          () => sendOnce(url, secret, message, settings, timeoutMs, stopping.signal),
+          {
+            'webhook.endpoint_id': id,
+            'webhook.event_type': event.type,
+            'webhook.position': position,
+          },
         );
         // Cut short by shutdown: not the receiver's failure, and sent again by whoever goes on.
         if (stopped) return;
         onAttempt({ ...result, endpointId: id, eventType: event.type });
         await recordAttempt(db, endpoint, event, result, 'scheduled');
-        const position = Number(event.position);
         if (result.ok) {
           const moved = await updateLeased(
             db,

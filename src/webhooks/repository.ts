@@ -389,3 +389,45 @@ export function findDeliveryRow(
     .where('id', '=', id)
     .executeTakeFirst();
 }
+
+/**
+ * What waits to be sent, every tenant together, in one statement for a scrape: events not yet
+ * given a position, positions enabled endpoints have still to pass (each endpoint's tenant's
+ * last position less its cursor: an upper bound, since it counts events of types the endpoint
+ * does not take), and endpoints failing or disabled.
+ */
+export async function backlogCounts(db: Executor) {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('webhook_events')
+        .select(eb.fn.countAll<number | string>().as('n'))
+        .where('position', 'is', null)
+        .as('unsequenced'),
+      eb
+        .selectFrom('webhook_endpoints as e')
+        .innerJoin('webhook_sequence as s', 's.tenant_id', 'e.tenant_id')
+        .select(sql<number | string | null>`sum(s.position - e.cursor)`.as('n'))
+        .where('e.status', '=', 'enabled')
+        .whereRef('s.position', '>', 'e.cursor')
+        .as('behind'),
+      eb
+        .selectFrom('webhook_endpoints')
+        .select(eb.fn.countAll<number | string>().as('n'))
+        .where('status', '=', 'enabled')
+        .where('failures', '>', 0)
+        .as('failing'),
+      eb
+        .selectFrom('webhook_endpoints')
+        .select(eb.fn.countAll<number | string>().as('n'))
+        .where('status', '=', 'disabled')
+        .as('disabled'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    unsequenced: Number(row.unsequenced ?? 0),
+    behind: Number(row.behind ?? 0),
+    failing: Number(row.failing ?? 0),
+    disabled: Number(row.disabled ?? 0),
+  };
+}

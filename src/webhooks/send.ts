@@ -1,5 +1,7 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// The modules themselves, read at each call: tracing's instrumentation replaces their `request`
+// (a named import would keep the original, and deliveries would have no client span).
+import http from 'node:http';
+import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { type AddressPolicy, checkedLookup, literalRefusal } from './address-policy.js';
 
@@ -52,7 +54,7 @@ export async function sendOnce(
   const signature = new Webhook(secret).sign(message.id, now, message.body);
   const body = Buffer.from(message.body, 'utf8');
   return new Promise((resolve) => {
-    const send = protocol === 'http:' ? httpRequest : httpsRequest;
+    const send = protocol === 'http:' ? http.request : https.request;
     const req = send(
       target,
       {

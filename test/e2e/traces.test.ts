@@ -7,12 +7,14 @@ import {
   makeTempStore,
   type Provisioned,
   provision,
+  runCli,
   serverEnv,
   startServer,
   type TempStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
+import { eventually, startReceiver as startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /** A span as OTLP/JSON carries it, its attributes made a plain object. */
 interface ReceivedSpan {
@@ -104,7 +106,7 @@ describe.concurrent.each(stores)('traces on $name', (testStore) => {
       await new Promise((resolve) => receiver?.server.close(resolve));
     });
 
-    const exercise = async (env: Record<string, string>) => {
+    const exercise = async (env: Record<string, string>, settle = async () => {}) => {
       const server = await startServer({ store, port, env });
       const api = (path: string, init: RequestInit = {}) =>
         callServer(server, { 'x-system-api-key': p.apiKey.key }, path, init, budget(5_000));
@@ -118,6 +120,7 @@ describe.concurrent.each(stores)('traces on $name', (testStore) => {
         },
       );
       expect(decided.status).toBe(201);
+      await settle();
       // A graceful stop flushes what the SDK still holds before the process ends.
       await server.stop(budget(10_000));
       expect(server.exit, server.describe()).toEqual({ code: 0, signal: null });
@@ -134,13 +137,41 @@ describe.concurrent.each(stores)('traces on $name', (testStore) => {
       expect(receiver.posts).toEqual([]);
     });
 
-    it('exports the request spans with their route, and store spans as their children', async () => {
-      await exercise({
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_SERVICE_NAME: 'consent-e2e',
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-      });
+    it('exports the request spans with their route, store spans as their children, and webhook deliveries', async () => {
+      const hooks = await startWebhookReceiver(() => 204);
+      const webhooks = {
+        WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+        WEBHOOK_DISPATCH_INTERVAL_MS: '50',
+        LOG_INTEGRATE_INTERVAL_MS: '50',
+      };
+      const created = await runCli(
+        [
+          'webhook',
+          'create',
+          '--tenant',
+          p.alias,
+          '--url',
+          hooks.url,
+          '--events',
+          'decision.given',
+        ],
+        { ...serverEnv(store, port), ...webhooks },
+      );
+      expect(created.code, created.stderr).toBe(0);
+      try {
+        await exercise(
+          {
+            ...webhooks,
+            OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+            OTEL_SERVICE_NAME: 'consent-e2e',
+            OTEL_BSP_SCHEDULE_DELAY: '100',
+          },
+          () => eventually(() => hooks.received.length >= 1, budget(10_000)),
+        );
+      } finally {
+        await hooks.close();
+      }
       expect(receiver.posts.length).toBeGreaterThan(0);
       expect(
         receiver.posts.every((post) => post.startsWith('POST /v1/traces application/json')),
@@ -186,6 +217,19 @@ describe.concurrent.each(stores)('traces on $name', (testStore) => {
       expect(writes).toHaveLength(1);
       expect(routeOf(writes[0] as ReceivedSpan)).toBe(decisionsRoute);
       expect((writes[0] as ReceivedSpan).attributes['consent.decision']).toBe('given');
+      // The webhook's delivery: a span of its own (no request started it), with the POST to the
+      // receiver as its child (the HTTP client span, kind CLIENT = 3).
+      const deliveries = spans.filter((s) => s.name === 'webhook.deliver');
+      const positions = hooks.received.map((got) => Number(got.headers['webhook-position']));
+      expect(deliveries.map((d) => d.attributes['webhook.position']).sort()).toEqual(
+        positions.sort(),
+      );
+      for (const delivery of deliveries) {
+        expect(delivery.attributes['webhook.event_type']).toBe('decision.given');
+        const posts = spans.filter((s) => s.parentSpanId === delivery.spanId && s.kind === 3);
+        expect(posts).toHaveLength(1);
+        expect((posts[0] as ReceivedSpan).traceId).toBe(delivery.traceId);
+      }
       // No statement outside a request (the integrator's timer) makes a trace of its own.
       expect(storeSpans.every((s) => s.parentSpanId)).toBe(true);
     });
