@@ -11,14 +11,20 @@ import {
   dueEndpoints,
   findEndpointById,
   findSequence,
-  nextEvent,
+  nextEvents,
   takeLease,
   updateLeased,
 } from './repository.js';
 import { type AttemptResult, sendOnce } from './send.js';
 import { sequenceEvents } from './sequencer.js';
-import { messageOf, openSecret, recordAttempt, scrubDeliveredErasures } from './service.js';
-import type { EventType, WebhookEndpointRow } from './table.js';
+import {
+  messagesOf,
+  openSecret,
+  recordAttempt,
+  recordAttempts,
+  scrubDeliveredErasures,
+} from './service.js';
+import type { EventType, WebhookEndpointRow, WebhookEventRow } from './table.js';
 
 export interface Dispatcher {
   /** Runs a pass now (or joins the one running) and resolves when it is over. */
@@ -30,8 +36,15 @@ export interface Dispatcher {
 /** What an attempt tells whoever counts them (metrics and traces hook in here). */
 export type OnAttempt = (result: AttemptResult & { endpointId: string; eventType: string }) => void;
 
-/** Most events sent to one endpoint before it is let go for the next pass. */
+/**
+ * Most events read for one endpoint's turn; a turn that had as many starts the next pass at
+ * once, so that a busy endpoint is not held to one turn an interval.
+ */
 const eventsPerTurn = 100;
+/** Delivered attempts are written, and the cursor moved past them, at most this many or this
+ * long apart (and before a failure is handled, and at the turn's end): a crash sends them again,
+ * which at-least-once allows and receivers drop by `webhook-id`. */
+const recordEvery = { events: 50, ms: 250 };
 
 export const idleDispatcher: Dispatcher = { kick: async () => {}, stop: async () => {} };
 
@@ -40,7 +53,8 @@ export const idleDispatcher: Dispatcher = { kick: async () => {}, stop: async ()
  * (`sequencer.ts`), then sends to every endpoint that has events after its cursor and is due.
  * One instance sends to one endpoint at a time: it holds the endpoint's lease (taken by
  * compare-and-swap, lapsing if the instance dies), sends its events one at a time in position
- * order, and moves the cursor past each only once it was delivered (a 2xx). A failure stops the
+ * order, and moves the cursor past them only once they were delivered (a 2xx; written a few at
+ * a time, `recordEvery`). A failure stops the
  * endpoint's line (head-of-line) until its retry is due; failing for `giveUpAfterMs` from the
  * first failure disables it, with an entry in the audit log.
  */
@@ -70,35 +84,78 @@ export function startDispatcher(
       const turn = takeTurn(endpoint.id)
         .catch((error: unknown) => {
           log.error({ err: error, endpointId: endpoint.id }, 'sending webhooks failed; retrying');
+          return false;
         })
-        .finally(() => inFlight.delete(endpoint.id));
+        .then((more) => {
+          inFlight.delete(endpoint.id);
+          if (more && !stopped) void run();
+        });
       inFlight.set(endpoint.id, turn);
     }
   }
 
   const leaseEnd = () => new Date(Date.now() + leaseMs).toISOString();
 
-  /** One endpoint's turn: its events in order, until none is left, one fails, or the turn ends. */
-  async function takeTurn(id: string): Promise<void> {
-    if (!(await takeLease(db, id, owner, nowIso(), leaseEnd()))) return;
+  /**
+   * One endpoint's turn: its next events in order, until none is left, one fails, or the turn
+   * ends; answers whether more may be waiting.
+   */
+  async function takeTurn(id: string): Promise<boolean> {
+    if (!(await takeLease(db, id, owner, nowIso(), leaseEnd()))) return false;
     try {
       // Read again under the lease: a replay or a change may have come since the list.
       let endpoint = await findEndpointById(db, id);
-      if (!endpoint) return;
+      if (!endpoint) return false;
       const types = JSON.parse(endpoint.events) as EventType[];
       const secret = openSecret(vault, endpoint);
+      const tenant = { tenant_id: endpoint.tenant_id, id };
       let cursor = Number(endpoint.cursor);
-      for (let sent = 0; sent < eventsPerTurn && !stopped; sent++) {
-        const upTo = (await findSequence(db, endpoint.tenant_id)) ?? 0;
-        const event = await nextEvent(db, endpoint.tenant_id, cursor, upTo, types);
-        if (!event) {
-          // Nothing it subscribes to up to the latest position: pass over the rest.
-          if (upTo > cursor) await updateLeased(db, id, owner, { cursor: upTo }, cursor);
-          return;
+      let leaseUntil = Date.now() + leaseMs;
+      const upTo = (await findSequence(db, endpoint.tenant_id)) ?? 0;
+      const events = await nextEvents(db, endpoint.tenant_id, cursor, upTo, types, eventsPerTurn);
+      if (events.length === 0) {
+        // Nothing it subscribes to up to the latest position: pass over the rest.
+        if (upTo > cursor) await updateLeased(db, id, owner, { cursor: upTo }, cursor);
+        return false;
+      }
+      const messages = await messagesOf(db, vault, events);
+      const delivered: { event: WebhookEventRow; result: AttemptResult; at: string }[] = [];
+      let recordedAt = Date.now();
+      /** Writes the delivered attempts and moves the cursor past them; false if the lease or the
+       * cursor was taken meanwhile (a replay), which ends the turn. */
+      const record = async (): Promise<boolean> => {
+        recordedAt = Date.now();
+        const last = delivered.at(-1);
+        if (!last || !endpoint) return true;
+        const position = Number(last.event.position);
+        const done = delivered.splice(0);
+        const moved = await db.transaction().execute(async (trx) => {
+          const changes = {
+            cursor: position,
+            failures: 0,
+            failing_since: null,
+            next_attempt_at: null,
+          };
+          if (!(await updateLeased(trx, id, owner, changes, cursor))) return false;
+          await recordAttempts(trx, tenant, done);
+          return true;
+        });
+        if (!moved) return false;
+        cursor = position;
+        endpoint = { ...endpoint, failures: 0, failing_since: null };
+        return true;
+      };
+      for (const [i, event] of events.entries()) {
+        if (stopped) break;
+        // The lease outlasts one attempt: renewed before an attempt that could outlive it.
+        if (Date.now() + settings.timeoutMs + 1_000 > leaseUntil) {
+          if (!(await record())) return false;
+          if (!(await updateLeased(db, id, owner, { lease_until: leaseEnd() }, cursor)))
+            return false;
+          leaseUntil = Date.now() + leaseMs;
         }
-        if (!(await updateLeased(db, id, owner, { lease_until: leaseEnd() }, cursor))) return;
-        const message = await messageOf(db, vault, event);
-        const position = Number(event.position);
+        const message = messages[i];
+        if (!message) break;
         const { timeoutMs } = settings;
         const { url } = endpoint;
         const result = await withSpan(
@@ -107,29 +164,26 @@ export function startDispatcher(
           {
             'webhook.endpoint_id': id,
             'webhook.event_type': event.type,
-            'webhook.position': position,
+            'webhook.position': message.position,
           },
         );
         // Cut short by shutdown: not the receiver's failure, and sent again by whoever goes on.
-        if (stopped) return;
+        if (stopped) break;
         onAttempt({ ...result, endpointId: id, eventType: event.type });
-        await recordAttempt(db, endpoint, event, result, 'scheduled');
         if (result.ok) {
-          const moved = await updateLeased(
-            db,
-            id,
-            owner,
-            { cursor: position, failures: 0, failing_since: null, next_attempt_at: null },
-            cursor,
-          );
-          if (!moved) return;
-          cursor = position;
-          endpoint = { ...endpoint, failures: 0, failing_since: null };
+          delivered.push({ event, result, at: nowIso() });
+          const due =
+            delivered.length >= recordEvery.events || Date.now() - recordedAt >= recordEvery.ms;
+          if (due && !(await record())) return false;
           continue;
         }
+        if (!(await record())) return false;
+        await recordAttempt(db, endpoint, event, result, 'scheduled');
         await failed(endpoint, cursor, result);
-        return;
+        return false;
       }
+      if (!(await record())) return false;
+      return events.length === eventsPerTurn && !stopped;
     } finally {
       await updateLeased(db, id, owner, { lease_owner: null, lease_until: null });
     }

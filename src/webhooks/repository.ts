@@ -316,14 +316,16 @@ export async function updateLeased(
 }
 
 /** The first event after `cursor`, up to `upTo`, of the given types. */
-export function nextEvent(
+/** The next events after `cursor` (up to `upTo`) of the given types, in position order. */
+export function nextEvents(
   db: Executor,
   tenantId: string,
   cursor: number,
   upTo: number,
   types: readonly EventType[],
-): Promise<WebhookEventRow | undefined> {
-  if (types.length === 0) return Promise.resolve(undefined);
+  limit: number,
+): Promise<WebhookEventRow[]> {
+  if (types.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('webhook_events')
     .selectAll()
@@ -332,8 +334,8 @@ export function nextEvent(
     .where('position', '<=', upTo)
     .where('type', 'in', [...types])
     .orderBy('position')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(limit)
+    .execute();
 }
 
 export function findEvent(
@@ -351,6 +353,17 @@ export function findEvent(
 
 export async function insertDelivery(db: Executor, row: WebhookDeliveriesTable): Promise<void> {
   await db.insertInto('webhook_deliveries').values(row).execute();
+}
+
+export async function insertDeliveries(
+  db: Executor,
+  rows: readonly WebhookDeliveriesTable[],
+): Promise<void> {
+  if (rows.length > 0)
+    await db
+      .insertInto('webhook_deliveries')
+      .values([...rows])
+      .execute();
 }
 
 /** An endpoint's attempts, newest first, a page at a time (keyset on time and id). */

@@ -1,5 +1,5 @@
 import type { Db } from '../platform/db.js';
-import { tryLockKey } from '../platform/locks.js';
+import { lockKey, tryLockKey } from '../platform/locks.js';
 import {
   findSequence,
   moveSequence,
@@ -37,9 +37,17 @@ export async function sequenceEvents(db: Db): Promise<number> {
 }
 
 /** One tenant's pass (also run before an endpoint is made, so that it starts after them). */
-export async function sequenceTenant(db: Db, tenantId: string): Promise<number> {
+export async function sequenceTenant(
+  db: Db,
+  tenantId: string,
+  /** Wait for a pass another instance (or this one's dispatcher) is running, rather than skip:
+   * whoever needs every event committed so far to have its position (a new endpoint) waits. */
+  wait = false,
+): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    if (!(await tryLockKey(trx, `webhooks:sequence:${tenantId}`))) return 0;
+    const key = `webhooks:sequence:${tenantId}`;
+    if (wait) await lockKey(trx, key);
+    else if (!(await tryLockKey(trx, key))) return 0;
     const ready = inOrder(await readUnsequenced(trx, tenantId, eventsPerPass));
     if (ready.length === 0) return 0;
     const from = await findSequence(trx, tenantId);

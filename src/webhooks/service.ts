@@ -16,6 +16,7 @@ import {
   findEndpointRow,
   findEvent,
   findSequence,
+  insertDeliveries,
   insertDelivery,
   insertEndpoint,
   listDeliveryRows,
@@ -144,8 +145,9 @@ export async function createEndpoint(
   const secret = newSecret(randomBytes);
   const now = nowIso();
   // Events committed before now take their positions first, so that the new endpoint starts
-  // after them (a decision not yet in the log may still follow).
-  await sequenceTenant(db, actor.tenantId);
+  // after them (a decision not yet in the log may still follow); a pass running meanwhile is
+  // waited for, or the cursor could be read before its positions are.
+  await sequenceTenant(db, actor.tenantId, true);
   return db.transaction().execute(async (trx) => {
     const row = {
       tenant_id: actor.tenantId,
@@ -339,48 +341,72 @@ export async function listDeliveries(
   return { deliveries: page, next: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
 }
 
-/**
- * The message of an event, as every attempt and replay sends it: the payload's `data` with the
- * customer id opened (null once the customer is erased) and the record's log index.
- */
+/** The message one event makes: what a receiver gets, signed. */
 export async function messageOf(
   db: Executor,
   vault: SubjectVault,
   event: WebhookEventRow,
 ): Promise<Message> {
-  const { customer_sealed, ...rest } = JSON.parse(event.data) as Record<string, unknown>;
-  const customerId = await openCustomerId(db, vault, event, customer_sealed);
-  const index = event.log_index === null ? {} : { log_index: Number(event.log_index) };
-  const data = event.type.startsWith('decision.')
-    ? { decision_id: rest.decision_id, customer_id: customerId, ...rest, ...index }
-    : event.type === 'customer.erased'
-      ? { customer_id: customerId, ...rest, ...index }
-      : { ...rest, ...index };
-  return {
-    id: event.id,
-    body: JSON.stringify({ type: event.type, timestamp: event.occurred_at, data }),
-    position: Number(event.position),
-  };
+  const [message] = await messagesOf(db, vault, [event]);
+  return message as Message;
 }
 
-async function openCustomerId(
+/**
+ * The messages of one tenant's events, in their order: each customer id opened under its
+ * customer's own key (their keys read together), or null once they were erased.
+ */
+export async function messagesOf(
   db: Executor,
+  vault: SubjectVault,
+  events: readonly WebhookEventRow[],
+): Promise<Message[]> {
+  const parsed = events.map((event) => {
+    const { customer_sealed, ...rest } = JSON.parse(event.data) as Record<string, unknown>;
+    return { event, sealed: customer_sealed, rest };
+  });
+  const records = parsed.flatMap(({ event, sealed }) =>
+    typeof sealed === 'string' && event.type !== 'customer.erased' && event.subject_id !== null
+      ? [{ id: event.id, subject_id: event.subject_id, personal: sealed }]
+      : [],
+  );
+  const customers = new Map<string, string | null>();
+  const tenantId = events[0]?.tenant_id;
+  if (records.length > 0 && tenantId !== undefined) {
+    const opened = await personalReader(db, vault, tenantId)(records);
+    records.forEach((record, i) => {
+      customers.set(record.id, opened[i]?.personal?.customer_id ?? null);
+    });
+  }
+  return parsed.map(({ event, sealed, rest }) => {
+    const customerId =
+      event.type === 'customer.erased'
+        ? openErasedCustomer(vault, event, sealed)
+        : (customers.get(event.id) ?? null);
+    const index = event.log_index === null ? {} : { log_index: Number(event.log_index) };
+    const data = event.type.startsWith('decision.')
+      ? { decision_id: rest.decision_id, customer_id: customerId, ...rest, ...index }
+      : event.type === 'customer.erased'
+        ? { customer_id: customerId, ...rest, ...index }
+        : { ...rest, ...index };
+    return {
+      id: event.id,
+      body: JSON.stringify({ type: event.type, timestamp: event.occurred_at, data }),
+      position: Number(event.position),
+    };
+  });
+}
+
+function openErasedCustomer(
   vault: SubjectVault,
   event: WebhookEventRow,
   sealed: unknown,
-): Promise<string | null> {
+): string | null {
   if (typeof sealed !== 'string') return null;
-  if (event.type === 'customer.erased') {
-    try {
-      return vault.accountSecrets.open(erasedEventBinding(event.id), sealed);
-    } catch {
-      return null;
-    }
+  try {
+    return vault.accountSecrets.open(erasedEventBinding(event.id), sealed);
+  } catch {
+    return null;
   }
-  if (event.subject_id === null) return null;
-  const record = { id: event.id, subject_id: event.subject_id, personal: sealed };
-  const [opened] = await personalReader(db, vault, event.tenant_id)([record]);
-  return opened?.personal?.customer_id ?? null;
 }
 
 /**
@@ -400,14 +426,45 @@ export async function scrubDeliveredErasures(db: Executor): Promise<void> {
 }
 
 /** Records one attempt. */
+type Attempted = {
+  ok: boolean;
+  responseCode: number | null;
+  error: string | null;
+  durationMs: number;
+};
+
 export async function recordAttempt(
   db: Executor,
   endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
   event: WebhookEventRow,
-  result: { ok: boolean; responseCode: number | null; error: string | null; durationMs: number },
+  result: Attempted,
   trigger: 'scheduled' | 'resend',
 ): Promise<DeliveryView> {
-  const row = {
+  const row = deliveryRow(endpoint, event, result, trigger);
+  await insertDelivery(db, row);
+  return deliveryView(row);
+}
+
+/** Several attempts of one endpoint's turn, in one statement. */
+export async function recordAttempts(
+  db: Executor,
+  endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
+  attempts: readonly { event: WebhookEventRow; result: Attempted; at: string }[],
+): Promise<void> {
+  await insertDeliveries(
+    db,
+    attempts.map(({ event, result, at }) => deliveryRow(endpoint, event, result, 'scheduled', at)),
+  );
+}
+
+function deliveryRow(
+  endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
+  event: WebhookEventRow,
+  result: Attempted,
+  trigger: 'scheduled' | 'resend',
+  at: string = nowIso(),
+) {
+  return {
     tenant_id: endpoint.tenant_id,
     id: newId(),
     endpoint_id: endpoint.id,
@@ -418,11 +475,9 @@ export async function recordAttempt(
     response_code: result.responseCode,
     error: result.error === null ? null : result.error.slice(0, 500),
     duration_ms: result.durationMs,
-    attempted_at: nowIso(),
+    attempted_at: at,
     trigger,
   };
-  await insertDelivery(db, row);
-  return deliveryView(row);
 }
 
 /**

@@ -220,9 +220,12 @@ describe.concurrent.each(stores)('traces on $name', (testStore) => {
       // The webhook's delivery: a span of its own (no request started it), with the POST to the
       // receiver as its child (the HTTP client span, kind CLIENT = 3).
       const deliveries = spans.filter((s) => s.name === 'webhook.deliver');
+      // Every delivery the receiver got has its span (an attempt cut short by the stop has one
+      // too, which the receiver may not have seen whole).
       const positions = hooks.received.map((got) => Number(got.headers['webhook-position']));
-      expect(deliveries.map((d) => d.attributes['webhook.position']).sort()).toEqual(
-        positions.sort(),
+      expect(positions.length).toBeGreaterThan(0);
+      expect(deliveries.map((d) => d.attributes['webhook.position'])).toEqual(
+        expect.arrayContaining(positions),
       );
       for (const delivery of deliveries) {
         expect(delivery.attributes['webhook.event_type']).toBe('decision.given');
