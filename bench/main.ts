@@ -27,6 +27,7 @@ import {
   runInsertBaseline,
   runReceiptLatency,
   runReference,
+  runWebhookDelivery,
 } from './runs.js';
 import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
 import { loadSqlite } from './seed-sqlite.js';
@@ -139,6 +140,12 @@ async function benchStore(store: Store): Promise<void> {
           runReceiptLatency(config, store, size, url, fixture, logFile, dbPid()),
         ),
       );
+      const hooksLog = join(dir, `${store}-${size}-webhooks.log`);
+      rows.push(
+        await step(`${label}: webhooks at ${config.receiptRate}/s`, () =>
+          runWebhookDelivery(config, store, size, url, fixture, hooksLog, dbPid()),
+        ),
+      );
     }
     if (store === 'postgres' && decisions) {
       const table = await createDecisionsCopy(url);
@@ -231,6 +238,19 @@ function metricsCost(all: Row[]): string[] {
   });
 }
 
+/** What sending webhooks costs: each webhook row beside the receipt row of the same rate. */
+function webhookCost(all: Row[]): string[] {
+  const perRequest = (r: Row) => (r.serverCpu === null ? NaN : (r.serverCpu / r.rps) * 1e6);
+  return all.flatMap((r) => {
+    if (!r.webhooks) return [];
+    const plain = all.find((p) => p.receipts && p.store === r.store && p.size === r.size);
+    if (!plain) return [];
+    return [
+      `${label(r)}: server CPU ${perRequest(r).toFixed(1)} µs a decision with an endpoint taking every decision, ${perRequest(plain).toFixed(1)} without (the receipt run, same rate)`,
+    ];
+  });
+}
+
 /** "sqlite 100,000 pending", "sqlite 0 latest WORKERS=2", or the ceiling's name. */
 function label(r: Row): string {
   const endpoint = r.workers === undefined ? r.endpoint : `${r.endpoint} WORKERS=${r.workers}`;
@@ -243,6 +263,12 @@ function rowNotes(r: Row): string[] {
   if (r.receipts) {
     found.push(
       `${label(r)}: p50 and p99 are the waits until ${r.receipts.count.toLocaleString('en-US')} receipts were ready (longest ${r.receipts.maxMs} ms); the decisions themselves answered with p99 ${r.receipts.decisionP99Ms} ms`,
+    );
+  }
+  if (r.webhooks) {
+    const w = r.webhooks;
+    found.push(
+      `${label(r)}: p50 and p99 are the waits from decision to delivery; ${w.delivered.toLocaleString('en-US')} of ${w.decisions.toLocaleString('en-US')} decisions' events delivered (${w.attempts.toLocaleString('en-US')} attempts, ${w.invalid} refused signatures, longest ${w.maxMs} ms); the decisions themselves answered with p99 ${w.decisionP99Ms} ms`,
     );
   }
   if (r.errors > 0) {
@@ -303,6 +329,7 @@ try {
     }
   }
   notes.push(...metricsCost(rows));
+  notes.push(...webhookCost(rows));
   const all = ceiling ? [ceiling, ...rows] : rows;
   notes.push(...all.flatMap(rowNotes));
   const totalSeconds = (Date.now() - began) / 1000;

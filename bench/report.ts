@@ -54,6 +54,16 @@ export interface Row {
   vsOneWorker?: number;
   /** The receipt-latency run only: waits counted, the longest, and the decisions' own p99. */
   receipts?: { count: number; maxMs: number; decisionP99Ms: number };
+  /** The webhook run only: decisions made, their events delivered (once each by webhook-id),
+   * every attempt the receiver saw, signatures it refused, the longest wait, the decisions' p99. */
+  webhooks?: {
+    decisions: number;
+    delivered: number;
+    attempts: number;
+    invalid: number;
+    maxMs: number;
+    decisionP99Ms: number;
+  };
   notes: string[];
 }
 

@@ -18,7 +18,14 @@ import {
   treePeakRssMb,
 } from './processes.js';
 import type { LoadResult, Row } from './report.js';
-import { type CapturedResponse, capture, type Placement, startService } from './service.js';
+import {
+  type CapturedResponse,
+  capture,
+  createWebhookEndpoint,
+  type Placement,
+  startService,
+  webhookEnv,
+} from './service.js';
 
 /** What a run measured besides the load child's own figures. */
 interface Measured {
@@ -457,5 +464,85 @@ export async function runReceiptLatency(
   } finally {
     await db.destroy();
     await service.stop();
+  }
+}
+
+/**
+ * Decisions at the receipt run's fixed rate with one webhook endpoint taking every one of them:
+ * a receiver in its own process on the load core (bench/webhook-receiver.mjs) verifies each
+ * signature and answers 204. The row's p50 and p99 are the waits from each decision to its
+ * delivery; its server CPU per decision, beside the receipt run's (the same rate, no endpoint),
+ * is what sending the webhooks costs.
+ */
+export async function runWebhookDelivery(
+  config: BenchConfig,
+  store: string,
+  size: number,
+  databaseUrl: string,
+  fixture: Fixture,
+  logFile: string,
+  dbPid: number | null,
+): Promise<Row> {
+  const port = await freePort();
+  const secret = await createWebhookEndpoint(databaseUrl, `http://127.0.0.1:${port}/hook`);
+  const receiver = spawnPinned(
+    loadCore,
+    process.execPath,
+    ['bench/webhook-receiver.mjs', JSON.stringify({ port, secret })],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const receiverUrl = `http://127.0.0.1:${port}`;
+  await new Promise<void>((resolve, reject) => {
+    receiver.stdout?.once('data', () => resolve());
+    receiver.once('exit', (code) => reject(new Error(`the webhook receiver exited with ${code}`)));
+  });
+  const service = await startService(databaseUrl, logFile, undefined, webhookEnv);
+  const db = createDb(loadServiceConfig({ DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' }));
+  try {
+    const since = new Date().toISOString();
+    const load = {
+      ...loadConfig(config, service.url, 'decisions', fixture, size),
+      rate: config.receiptRate,
+    };
+    const measuring = { serverPid: service.pid, dbPid, loopDelayFile: service.loopDelayFile };
+    const m = await measure(measuring, 'bench/load.mjs', load);
+    const decided = await db
+      .selectFrom('decisions')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('decided_at', '>=', since)
+      .executeTakeFirstOrThrow();
+    const expected = Number(decided.n);
+    const summaryOf = async () =>
+      (await (await fetch(`${receiverUrl}/summary?since=${since}`)).json()) as {
+        unique: number;
+        attempts: number;
+        invalid: number;
+        p50Ms: number;
+        p99Ms: number;
+        maxMs: number;
+      };
+    let delivered = await summaryOf();
+    const deadline = Date.now() + 60_000;
+    while (delivered.unique < expected && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      delivered = await summaryOf();
+    }
+    const r = row(store, size, `webhooks, ${config.receiptRate}/s`, m);
+    r.p50Ms = delivered.p50Ms;
+    r.p99Ms = delivered.p99Ms;
+    r.webhooks = {
+      decisions: expected,
+      delivered: delivered.unique,
+      attempts: delivered.attempts,
+      invalid: delivered.invalid,
+      maxMs: delivered.maxMs,
+      decisionP99Ms: m.load.p99Ms,
+    };
+    if (r.errors > 0) r.notes.push(...logExcerpt(logFile));
+    return r;
+  } finally {
+    await db.destroy();
+    await service.stop();
+    await stopProcess(receiver);
   }
 }

@@ -11,7 +11,7 @@ const bin = 'bin/consent-service';
 const loopDelayPreload = fileURLToPath(new URL('./loop-delay.mjs', import.meta.url));
 
 const serviceSettings =
-  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WORKERS$)/;
+  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WEBHOOK_|WORKERS$)/;
 
 /**
  * The service's environment: its defaults, but no rate limit, loopback only and the bench's data
@@ -35,10 +35,38 @@ function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
 }
 
 async function cli(databaseUrl: string, ...args: string[]): Promise<Record<string, unknown>> {
+  return cliWith({}, databaseUrl, ...args);
+}
+
+async function cliWith(
+  extraEnv: Record<string, string>,
+  databaseUrl: string,
+  ...args: string[]
+): Promise<Record<string, unknown>> {
   const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], {
-    env: serviceEnv(databaseUrl),
+    env: { ...serviceEnv(databaseUrl), ...extraEnv },
   });
   return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/** The development setting that lets webhooks go to the bench's receiver on loopback. */
+export const webhookEnv = { WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true' };
+
+/** The bench tenant's endpoint for `decision.given` at `url`; answers its signing secret. */
+export async function createWebhookEndpoint(databaseUrl: string, url: string): Promise<string> {
+  const endpoint = await cliWith(
+    webhookEnv,
+    databaseUrl,
+    'webhook',
+    'create',
+    '--tenant',
+    'bench',
+    '--url',
+    url,
+    '--events',
+    'decision.given',
+  );
+  return String(endpoint.secret);
 }
 
 const content = (tag: string) =>
