@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../platform/db.js';
+import { startPeriodic } from '../platform/periodic.js';
 import { nowIso } from '../platform/time.js';
 import type { NoteSigner } from '../proof/index.js';
 import { appendBatch, batchSize } from './append.js';
@@ -29,11 +30,6 @@ export function startIntegrator(
   intervalMs: number,
   leavesPerAppend = batchSize,
 ): Integrator {
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let passStartedAt = performance.now();
   const warned = new Set<string>();
 
   async function pass(): Promise<void> {
@@ -58,45 +54,10 @@ export function startIntegrator(
     }
   }
 
-  function run(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    passStartedAt = performance.now();
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          await pass();
-        } catch (error) {
-          log.error({ err: error }, 'appending to the decision log failed; retrying');
-        }
-      } while (again && !stopped);
-    })().finally(() => {
-      running = undefined;
-      schedule();
-    });
-    return running;
-  }
-
-  function schedule() {
-    if (stopped) return;
-    clearTimeout(timer);
-    const sincePassStarted = performance.now() - passStartedAt;
-    timer = setTimeout(() => void run(), Math.max(0, intervalMs - sincePassStarted));
-    timer.unref();
-  }
-
-  schedule();
-  return {
-    kick: () => (stopped ? Promise.resolve() : run()),
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  const loop = startPeriodic(intervalMs, pass, (error) => {
+    log.error({ err: error }, 'appending to the decision log failed; retrying');
+  });
+  return { kick: loop.run, stop: loop.stop };
 }
 
 /** True when leaves wait to be appended to some log (left by an earlier run, say). */

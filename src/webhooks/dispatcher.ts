@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { recordAudit } from '../audit/service.js';
 import type { WebhookSettings } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
+import { startPeriodic } from '../platform/periodic.js';
 import { nowIso } from '../platform/time.js';
 import { withSpan } from '../platform/tracing.js';
 import type { SubjectVault } from '../subjects/vault.js';
@@ -68,11 +69,7 @@ export function startDispatcher(
   const owner = randomUUID();
   const stopping = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
-  let running: Promise<void> | undefined;
-  let again = false;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let passStartedAt = performance.now();
   // Outlasts one attempt (renewed before each), and lapses soon after an instance dies.
   const leaseMs = settings.timeoutMs + 5_000;
 
@@ -88,7 +85,7 @@ export function startDispatcher(
         })
         .then((more) => {
           inFlight.delete(endpoint.id);
-          if (more && !stopped) void run();
+          if (more && !stopped) void loop.run();
         });
       inFlight.set(endpoint.id, turn);
     }
@@ -240,44 +237,15 @@ export function startDispatcher(
     log.warn({ endpointId: endpoint.id }, 'webhook endpoint disabled after failing too long');
   }
 
-  function run(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    passStartedAt = performance.now();
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          await pass();
-        } catch (error) {
-          log.error({ err: error }, 'sending webhooks failed; retrying');
-        }
-      } while (again && !stopped);
-    })().finally(() => {
-      running = undefined;
-      schedule();
-    });
-    return running;
-  }
-
-  function schedule() {
-    if (stopped) return;
-    clearTimeout(timer);
-    const since = performance.now() - passStartedAt;
-    timer = setTimeout(() => void run(), Math.max(0, settings.dispatchIntervalMs - since));
-    timer.unref();
-  }
-
-  schedule();
+  const loop = startPeriodic(settings.dispatchIntervalMs, pass, (error) => {
+    log.error({ err: error }, 'sending webhooks failed; retrying');
+  });
   return {
-    kick: () => (stopped ? Promise.resolve() : run()),
+    kick: loop.run,
     stop: async () => {
       stopped = true;
-      clearTimeout(timer);
       stopping.abort();
-      await running;
+      await loop.stop();
       await Promise.all(inFlight.values());
     },
   };
