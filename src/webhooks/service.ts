@@ -204,23 +204,12 @@ export async function disableEndpoint(
   actor: Actor & { tenantId: string },
   id: string,
 ): Promise<EndpointView> {
-  return db.transaction().execute(async (trx) => {
-    const row = await endpointRow(trx, actor.tenantId, id);
-    const now = nowIso();
-    const values = {
-      status: 'disabled' as const,
-      disabled_reason: 'Disabled by hand.',
-      disabled_at: now,
-      updated_at: now,
-    };
-    await updateEndpointRow(trx, actor.tenantId, id, values);
-    await recordAudit(trx, {
-      ...actor,
-      action: 'webhook.disabled',
-      target: row.url,
-      details: { endpoint_id: id },
-    });
-    return endpointView({ ...row, ...values });
+  const now = nowIso();
+  return changeEndpoint(db, actor, id, 'webhook.disabled', {
+    status: 'disabled' as const,
+    disabled_reason: 'Disabled by hand.',
+    disabled_at: now,
+    updated_at: now,
   });
 }
 
@@ -230,24 +219,29 @@ export async function enableEndpoint(
   actor: Actor & { tenantId: string },
   id: string,
 ): Promise<EndpointView> {
+  return changeEndpoint(db, actor, id, 'webhook.enabled', {
+    status: 'enabled' as const,
+    disabled_reason: null,
+    disabled_at: null,
+    failing_since: null,
+    failures: 0,
+    next_attempt_at: null,
+    updated_at: nowIso(),
+  });
+}
+
+/** Changes an endpoint's state and writes the audit entry, in one transaction. */
+function changeEndpoint(
+  db: Db,
+  actor: Actor & { tenantId: string },
+  id: string,
+  action: 'webhook.disabled' | 'webhook.enabled',
+  values: Parameters<typeof updateEndpointRow>[3],
+): Promise<EndpointView> {
   return db.transaction().execute(async (trx) => {
     const row = await endpointRow(trx, actor.tenantId, id);
-    const values = {
-      status: 'enabled' as const,
-      disabled_reason: null,
-      disabled_at: null,
-      failing_since: null,
-      failures: 0,
-      next_attempt_at: null,
-      updated_at: nowIso(),
-    };
     await updateEndpointRow(trx, actor.tenantId, id, values);
-    await recordAudit(trx, {
-      ...actor,
-      action: 'webhook.enabled',
-      target: row.url,
-      details: { endpoint_id: id },
-    });
+    await recordAudit(trx, { ...actor, action, target: row.url, details: { endpoint_id: id } });
     return endpointView({ ...row, ...values });
   });
 }
