@@ -62,6 +62,7 @@ export async function writeDecisionBatch(
       template_id: job.version.template_id,
       release_id: job.version.release_id,
       idempotency_key: job.idempotencyKey ?? null,
+      event_type: `decision.${job.request.decision}`,
     })),
   );
   const batch = new Batch(vault);
@@ -170,7 +171,7 @@ class Batch {
     this.byVersion.set(at('version', version.id), row);
     this.leaves.push({ log_id: context.tenantId, record_id: row.id, leaf, queued_at: now });
     const decision = presentDecision(row, customer.id, version.template_code);
-    this.events.push(decisionEvent(context.tenantId, subject, decision));
+    if (stored.event_wanted) this.events.push(decisionEvent(context.tenantId, subject, decision));
     return { outcome: 'recorded', decision };
   }
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor, Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { type UnnestType, unnestRows, unnestTable } from '../platform/unnest.js';
+import { subscribedSql } from '../webhooks/outbox.js';
 import type { DecisionRow, DecisionValue, IdempotencyKeysTable } from './table.js';
 
 // The statements of every decision and every `pending` are prepared (src/platform/prepared.ts).
@@ -169,6 +170,8 @@ export interface StandingQuery {
   template_id: string;
   release_id: string;
   idempotency_key: string | null;
+  /** The decision's webhook event type (`decision.given`, …). */
+  event_type: string;
 }
 
 /** One decision's customer as the store has them, before the batch: nulls where nothing is. */
@@ -191,6 +194,8 @@ export interface StoredStanding {
   key_status: number | null;
   key_body: string | null;
   key_created_at: string | null;
+  /** Whether an endpoint of the tenant takes the decision's webhook event (`subscribedSql`). */
+  event_wanted: boolean;
 }
 
 /**
@@ -210,6 +215,7 @@ export async function findStandings(
     template_id: 'text',
     release_id: 'text',
     idempotency_key: 'text',
+    event_type: 'text',
   });
   const { rows } = await sql<StoredStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
@@ -218,7 +224,8 @@ export async function findStandings(
       d.version as release_last_version, d.decision as release_last,
       d.decided_at as release_last_at,
       k.customer_lookup as key_lookup, k.request_hash as key_request_hash,
-      k.status_code as key_status, k.response_body as key_body, k.created_at as key_created_at
+      k.status_code as key_status, k.response_body as key_body, k.created_at as key_created_at,
+      ${subscribedSql(sql.ref('q.tenant_id'), sql.ref('q.event_type'), 'any')} as event_wanted
     from (${asked}) as q
     left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
     left join customer_template_states as ts

@@ -10,7 +10,7 @@ import { createSubject, findSubject, type OpenSubject } from '../subjects/servic
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import type { VersionWithCode } from '../templates/service.js';
-import { decisionEvent, queueEvent } from '../webhooks/outbox.js';
+import { anySubscriber, decisionEvent, queueEvent } from '../webhooks/outbox.js';
 import { appendDecision, findDecision, findTemplateState, findVersionState } from './repository.js';
 import type { DecisionRequest, RecordedDecision } from './schemas.js';
 import type { DecisionRow, DecisionValue } from './table.js';
@@ -165,7 +165,9 @@ export async function recordDecision(
   await appendDecision(trx, row);
   await queueLeaf(trx, tenantId, row.id, leaf, now);
   const decision = presentDecision(row, customer.id, version.template_code);
-  await queueEvent(trx, decisionEvent(tenantId, subject, decision));
+  if (await anySubscriber(trx, tenantId, `decision.${decision.decision}`, 'any')) {
+    await queueEvent(trx, decisionEvent(tenantId, subject, decision));
+  }
   return { outcome: 'recorded', decision };
 }
 

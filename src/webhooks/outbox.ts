@@ -5,8 +5,23 @@
 import type { Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { sealPersonal } from '../subjects/personal.js';
-import { anySubscriber, insertEvent, insertEvents, type NewEvent } from './repository.js';
+import {
+  anySubscriber,
+  insertEvent,
+  insertEvents,
+  type NewEvent,
+  subscribedSql,
+} from './repository.js';
 import type { EventType } from './table.js';
+
+/**
+ * A decision's event is written only when an endpoint of the tenant, enabled or disabled (it
+ * resumes where it stopped), subscribes to its type: recording a decision is the service's hot
+ * path, and an event costs a row and a seal. The writer asks in the decision's own transaction
+ * (`anySubscriber`, or `subscribedSql` inside the PostgreSQL batch's read), so the answer is
+ * exact, with no cache to go stale: a decision committed after an endpoint is made has its event.
+ */
+export { anySubscriber, subscribedSql };
 
 /** A decision as the API answers it (contract section 4, D). */
 export interface DecisionData {
@@ -98,7 +113,7 @@ export async function queueErasureEvent(
   erasedAt: string,
 ): Promise<void> {
   const id = newId();
-  const told = await anySubscriber(trx, tenantId, 'customer.erased');
+  const told = await anySubscriber(trx, tenantId, 'customer.erased', 'enabled');
   const data = told
     ? { customer_sealed: seal(erasedEventBinding(id), customerId), erased_at: erasedAt }
     : { erased_at: erasedAt };

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseCustomer } from '../../src/subjects/erase.js';
-import { createEndpoint, listDeliveries, replayFrom } from '../../src/webhooks/service.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  disableEndpoint,
+  listDeliveries,
+  replayFrom,
+} from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
@@ -80,6 +86,10 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
 
   it('a decision refused, unchanged or replayed by its idempotency key makes no event: only recorded ones do', async () => {
     const { tenant, headers, version } = await tenantWithVersion();
+    await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
+      url: 'http://127.0.0.1:9/never-sent',
+      events: ['decision.given', 'decision.withdraw'],
+    });
     const api = apiOf(t.app, headers);
     const customer = unique('c');
     expect((await api.decide(customer, version.consent_version_id, 'withdraw')).statusCode).toBe(
@@ -105,6 +115,47 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
       .execute();
     expect(rows).toEqual([{ type: 'decision.given', record_id: stored[0]?.id }]);
     expect(stored).toHaveLength(1);
+  });
+
+  it('a decision has an event only when an endpoint, enabled or disabled, takes its type: none before, none for other types, none once deleted', async () => {
+    const { tenant, headers, version } = await tenantWithVersion();
+    const api = apiOf(t.app, headers);
+    const decide = async (decision: 'given' | 'reject') => {
+      const answer = await api.decide(unique('c'), version.consent_version_id, decision);
+      expect(answer.statusCode).toBe(201);
+      return json(answer).data.decision_id as string;
+    };
+    const evented = async () =>
+      (
+        await t.db
+          .selectFrom('webhook_events')
+          .select('record_id')
+          .where('tenant_id', '=', tenant.id)
+          .where('record_id', 'is not', null)
+          .execute()
+      )
+        .map((row) => row.record_id)
+        .sort();
+    const make = (events: string[]) =>
+      createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
+        url: 'http://127.0.0.1:9/never-sent',
+        events,
+      });
+    await decide('given');
+    await make(['version.published', 'customer.erased']);
+    await decide('given');
+    expect(await evented()).toEqual([]);
+    const { endpoint } = await make(['decision.reject']);
+    await decide('given');
+    const rejected = await decide('reject');
+    expect(await evented()).toEqual([rejected]);
+    // A disabled endpoint resumes where it stopped: its events are still written.
+    await disableEndpoint(t.db, byCli(tenant.id), endpoint.id);
+    const whileDisabled = await decide('reject');
+    expect(await evented()).toEqual([rejected, whileDisabled].sort());
+    await deleteEndpoint(t.db, byCli(tenant.id), endpoint.id);
+    await decide('reject');
+    expect(await evented()).toEqual([rejected, whileDisabled].sort());
   });
 
   it('when the receiver answers 500, the event is retried until a 2xx, and later ones wait for it', async () => {
