@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { budget } from './test/helpers/time.js';
 
@@ -7,6 +8,11 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // better-sqlite3 is a native addon: separate processes keep each file's store to itself.
     pool: 'forks',
+    // Vitest's default is one file fewer than the cores (a single file at a time on two cores),
+    // but most files spend their time waiting on a server, a child process or the browser: one
+    // file per core keeps the cores busy. Waits are budgets (helpers/time.ts), so a busier
+    // machine still passes.
+    maxWorkers: availableParallelism(),
     testTimeout: budget(20_000),
     hookTimeout: budget(60_000),
     // expect.poll's own default (1 s), as a budget.
