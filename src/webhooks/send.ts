@@ -26,6 +26,30 @@ export interface AttemptResult {
 /** Most bytes of an answer read (and dropped): a receiver has nothing to say past its status. */
 const maxAnswerBytes = 64 * 1024;
 
+/** How long an idle kept-alive connection stays open (shorter still when the receiver's
+ * `Keep-Alive: timeout=` hint says so: Node's agent closes it a second before that). */
+const idleMs = 4_000;
+
+/**
+ * Kept-alive connections, so that a busy endpoint is not a TCP (and TLS) handshake per event.
+ * Webhooks have agents of their own, one pair per address policy: every socket in them was
+ * connected through that policy's checked `lookup`, so reusing one reaches only an address the
+ * policy allowed (a shared agent could hand over a socket another request opened unchecked).
+ */
+const agentsByPolicy = new WeakMap<AddressPolicy, { http: http.Agent; https: https.Agent }>();
+
+function agentsOf(policy: AddressPolicy) {
+  let agents = agentsByPolicy.get(policy);
+  if (!agents) {
+    agents = {
+      http: new http.Agent({ keepAlive: true, timeout: idleMs }),
+      https: new https.Agent({ keepAlive: true, timeout: idleMs }),
+    };
+    agentsByPolicy.set(policy, agents);
+  }
+  return agents;
+}
+
 /**
  * Sends a message once, signed with the endpoint's `whsec_` secret (`webhook-signature:
  * v1,<base64 HMAC-SHA256 of id.timestamp.body>`, by the reference library). Within `timeoutMs`
@@ -53,58 +77,69 @@ export async function sendOnce(
   const now = new Date();
   const signature = new Webhook(secret).sign(message.id, now, message.body);
   const body = Buffer.from(message.body, 'utf8');
-  return new Promise((resolve) => {
-    const send = protocol === 'http:' ? http.request : https.request;
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        lookup: checkedLookup(policy, protocol),
-        signal: stop
-          ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop])
-          : AbortSignal.timeout(timeoutMs),
-        agent: false,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': body.length,
-          'user-agent': 'consent-service-webhooks',
-          'webhook-id': message.id,
-          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-          'webhook-signature': signature,
-          'webhook-position': String(message.position),
+  const signal = stop
+    ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop])
+    : AbortSignal.timeout(timeoutMs);
+  const attempt = (): Promise<AttemptResult | 'stale'> =>
+    new Promise((resolve) => {
+      const send = protocol === 'http:' ? http.request : https.request;
+      const req = send(
+        target,
+        {
+          method: 'POST',
+          lookup: checkedLookup(policy, protocol),
+          signal,
+          agent: protocol === 'http:' ? agentsOf(policy).http : agentsOf(policy).https,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': body.length,
+            'user-agent': 'consent-service-webhooks',
+            'webhook-id': message.id,
+            'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+            'webhook-signature': signature,
+            'webhook-position': String(message.position),
+          },
         },
-      },
-      (res) => {
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > maxAnswerBytes) res.destroy();
-        });
-        const status = res.statusCode ?? 0;
-        const finish = () =>
-          resolve(
-            done({
-              ok: status >= 200 && status < 300,
-              responseCode: status,
-              error: status >= 200 && status < 300 ? null : `answered ${status}`,
-            }),
-          );
-        res.on('end', finish);
-        res.on('close', finish);
-        res.on('error', finish);
-      },
-    );
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      const reason =
-        error.name === 'AbortError' || error.name === 'TimeoutError'
-          ? `no answer within ${timeoutMs} ms`
-          : error.code === 'EADDRREFUSED'
-            ? `refused: ${error.message}`
-            : error.message || String(error.code);
-      resolve(done({ ok: false, responseCode: null, error: reason }));
+        (res) => {
+          let read = 0;
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > maxAnswerBytes) res.destroy();
+          });
+          const status = res.statusCode ?? 0;
+          const finish = () =>
+            resolve(
+              done({
+                ok: status >= 200 && status < 300,
+                responseCode: status,
+                error: status >= 200 && status < 300 ? null : `answered ${status}`,
+              }),
+            );
+          res.on('end', finish);
+          res.on('close', finish);
+          res.on('error', finish);
+        },
+      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the receiver closed as it was reused: Node's advice is to send
+        // again, once, on a new one (at least once: a receiver drops a repeat by `webhook-id`).
+        if (req.reusedSocket && error.code === 'ECONNRESET') return resolve('stale');
+        const reason =
+          error.name === 'AbortError' || error.name === 'TimeoutError'
+            ? `no answer within ${timeoutMs} ms`
+            : error.code === 'EADDRREFUSED'
+              ? `refused: ${error.message}`
+              : error.message || String(error.code);
+        resolve(done({ ok: false, responseCode: null, error: reason }));
+      });
+      req.end(body);
     });
-    req.end(body);
-  });
+  const result = await attempt();
+  if (result !== 'stale') return result;
+  const again = await attempt();
+  return again === 'stale'
+    ? done({ ok: false, responseCode: null, error: 'the connection was reset' })
+    : again;
 }
 
 /** A new signing secret in the Standard Webhooks form: `whsec_` and 32 random bytes, base64. */

@@ -7,12 +7,20 @@ import { budget } from './time.js';
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
-  /** What `answer` said to it. */
+  /** What `answer` said to it (0: held or dropped). */
   status: number;
+  /** Which connection it came on: 1 for the receiver's first, 2 for the next, … */
+  connection: number;
 }
 
-/** What the receiver answers a request with: a status, or `hold` to keep it open. */
-export type Answer = (received: Omit<Received, 'status'>, index: number) => number | 'hold';
+/**
+ * What the receiver answers a request with: a status, `hold` to keep it open, or `drop` to
+ * close its connection without an answer.
+ */
+export type Answer = (
+  received: Omit<Received, 'status'>,
+  index: number,
+) => number | 'hold' | 'drop';
 
 /**
  * A real HTTP receiver on 127.0.0.1, started by the test: it keeps every request it gets and
@@ -22,20 +30,31 @@ export async function startReceiver(answer: Answer = () => 200) {
   const received: Received[] = [];
   const held: ServerResponse[] = [];
   let answerWith = answer;
+  const connections = new WeakMap<object, number>();
+  let connected = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const got = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const got = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        connection: connections.get(req.socket) ?? 0,
+      };
       const status = answerWith(got, received.length);
-      received.push({ ...got, status: status === 'hold' ? 0 : status });
+      received.push({ ...got, status: typeof status === 'number' ? status : 0 });
       if (status === 'hold') {
         held.push(res);
+        return;
+      }
+      if (status === 'drop') {
+        req.socket.destroy();
         return;
       }
       res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
     });
   });
+  server.on('connection', (socket) => connections.set(socket, ++connected));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

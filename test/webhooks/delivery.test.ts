@@ -232,6 +232,47 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     }
   });
 
+  it('events in a row share one kept-alive connection; one dropped as it is reused is sent again on a new one, and counted once, delivered', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { tenant, headers, version } = await tenantWithVersion();
+      const { endpoint } = await createEndpoint(
+        t.db,
+        t.vault,
+        t.config.webhooks,
+        byCli(tenant.id),
+        { url: receiver.url, events: ['decision.given'] },
+      );
+      const api = apiOf(t.app, headers);
+      for (let i = 0; i < 3; i++) {
+        expect(
+          (await api.decide(unique('c'), version.consent_version_id, 'given')).statusCode,
+        ).toBe(201);
+      }
+      await eventually(() => receiver.received.length >= 3);
+      const firstRound = receiver.received.slice(0, 3);
+      expect(firstRound.map((got) => got.connection)).toEqual([1, 1, 1]);
+      // The replay's first message goes on the connection kept from the first round, which the
+      // receiver then closes without answering.
+      receiver.answer((_got, index) => (index === 3 ? 'drop' : 200));
+      const ids = firstRound.map((got) => got.headers['webhook-id']);
+      await replayFrom(
+        t.db,
+        byCli(tenant.id),
+        endpoint.id,
+        Number(firstRound[0]?.headers['webhook-position']),
+      );
+      await eventually(() => receiver.received.length >= 7);
+      const replay = receiver.received.slice(3);
+      expect(replay.map((got) => got.headers['webhook-id'])).toEqual([ids[0], ...ids]);
+      expect(replay.map((got) => got.connection)).toEqual([1, 2, 2, 2]);
+      const { deliveries } = await listDeliveries(t.db, tenant.id, endpoint.id, 20);
+      expect(deliveries.map((d) => d.status)).toEqual(Array(6).fill('delivered'));
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('a version published and a customer erased reach a receiver subscribed to them', async () => {
     const receiver = await startReceiver();
     try {
