@@ -18,6 +18,22 @@ describe('metrics and traces settings', () => {
     }
   });
 
+  it('reads WEBHOOK_ALLOWED_NETWORKS with the same parser, and refuses a bad range naming it', () => {
+    expect(loadConfig({}).webhooks.allowedNetworks).toEqual([]);
+    expect(
+      loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, fd00::/8' }).webhooks.allowedNetworks,
+    ).toEqual([
+      { address: '10.0.0.0', prefix: 8, family: 'ipv4' },
+      { address: 'fd00::', prefix: 8, family: 'ipv6' },
+    ]);
+    for (const bad of ['10.0.0.0/33', 'internal.example', '10.0.0.1/8/2', ' , ']) {
+      expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: bad }), bad).toThrow(ConfigError);
+      expect(() => loadConfig({ WEBHOOK_ALLOWED_NETWORKS: bad }), bad).toThrow(
+        /WEBHOOK_ALLOWED_NETWORKS/,
+      );
+    }
+  });
+
   it('matches addresses against subnets, IPv4 clients on IPv6 sockets included', () => {
     const allowed = subnetMatcher(parseSubnets('10.0.0.0/8, 192.0.2.7, 2001:db8::/32'));
     for (const address of [

@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import ipaddr from 'ipaddr.js';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { isPostgresUrl } from './postgres.js';
@@ -150,7 +149,7 @@ export interface WebhookSettings {
   /** Development: `http://` to loopback addresses only. */
   readonly allowHttpLoopback: boolean;
   /** CIDR ranges the operator allows although private, loopback or reserved. */
-  readonly allowedNetworks: readonly string[];
+  readonly allowedNetworks: readonly Subnet[];
 }
 
 export class ConfigError extends Error {}
@@ -272,20 +271,16 @@ function tracingWanted(
   );
 }
 
-/** `WEBHOOK_ALLOWED_NETWORKS`: comma-separated CIDR ranges, each checked now. */
-function parseNetworks(value: string): string[] {
-  const ranges = value
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-  for (const range of ranges) {
-    if (!ipaddr.isValidCIDR(range)) {
-      throw new ConfigError(
-        `Invalid configuration: WEBHOOK_ALLOWED_NETWORKS has ${range}, not a CIDR range`,
-      );
-    }
+/** `WEBHOOK_ALLOWED_NETWORKS`: comma-separated CIDR ranges (or addresses), each checked now. */
+function parseNetworks(value: string): readonly Subnet[] {
+  if (value.trim() === '') return Object.freeze([]);
+  try {
+    return Object.freeze(parseSubnets(value));
+  } catch (error) {
+    throw new ConfigError(
+      `Invalid configuration: WEBHOOK_ALLOWED_NETWORKS ${(error as Error).message}`,
+    );
   }
-  return ranges;
 }
 
 /** Beside an SQLite file; in `data/` for PostgreSQL and in-memory stores. */

@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { WebhookSettings } from '../platform/config.js';
 import { AppError } from '../platform/errors.js';
+import { type Subnet, subnetMatcher } from '../platform/subnets.js';
 
 /**
  * Where webhooks may go (SSRF rules): `https` only, to public unicast addresses. `http` only to
@@ -19,19 +20,27 @@ export function refusalOf(
   protocol: 'http:' | 'https:',
 ): string | undefined {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+  if (allowedBy(policy.allowedNetworks)(address)) return undefined;
   // `process` turns an IPv4-mapped IPv6 address into the IPv4 address it carries.
-  const parsed = ipaddr.process(address);
-  for (const range of policy.allowedNetworks) {
-    const [network, bits] = ipaddr.parseCIDR(range);
-    if (network.kind() === parsed.kind() && parsed.match(network, bits)) return undefined;
-  }
-  const kind = parsed.range();
+  const kind = ipaddr.process(address).range();
   if (protocol === 'http:') {
     return policy.allowHttpLoopback && kind === 'loopback'
       ? undefined
       : `http:// may only reach a loopback address (${address} is ${kind})`;
   }
   return kind === 'unicast' ? undefined : `${address} is a ${kind} address`;
+}
+
+/** The allow-list's matcher (the same as `METRICS_ALLOW`'s), made once per list. */
+const matchers = new WeakMap<readonly Subnet[], (address: string) => boolean>();
+
+function allowedBy(networks: readonly Subnet[]): (address: string) => boolean {
+  let matcher = matchers.get(networks);
+  if (!matcher) {
+    matcher = subnetMatcher(networks);
+    matchers.set(networks, matcher);
+  }
+  return matcher;
 }
 
 /** A URL's host without IPv6 brackets. */

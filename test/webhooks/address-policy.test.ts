@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseSubnets } from '../../src/platform/subnets.js';
 import { checkUrl, refusalOf } from '../../src/webhooks/address-policy.js';
 
 const strict = { allowHttpLoopback: false, allowedNetworks: [] };
@@ -32,10 +33,16 @@ describe('where webhooks may go', () => {
   );
 
   it('lets a refused range through when the operator allows it, and no other', () => {
-    const allowing = { allowHttpLoopback: false, allowedNetworks: ['10.20.0.0/16', 'fd00::/8'] };
+    const allowing = {
+      allowHttpLoopback: false,
+      allowedNetworks: parseSubnets('10.20.0.0/16, fd00::/8'),
+    };
     expect(refusalOf('10.20.3.4', allowing, 'https:')).toBeUndefined();
     expect(refusalOf('fd12::1', allowing, 'https:')).toBeUndefined();
+    // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+    expect(refusalOf('::ffff:10.20.3.4', allowing, 'https:')).toBeUndefined();
     expect(refusalOf('10.21.3.4', allowing, 'https:')).toContain('private');
+    expect(refusalOf('::ffff:10.21.3.4', allowing, 'https:')).toContain('private');
   });
 
   it('takes http to loopback only, and only when development allows it', () => {
