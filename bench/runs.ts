@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig as loadServiceConfig } from '../src/platform/config.js';
-import { createDb } from '../src/platform/db.js';
+import { createDb, type Db } from '../src/platform/db.js';
 import { freePort } from '../test/helpers/postgres-server.js';
 import type { BenchConfig, Endpoint } from './config.js';
 import { customerId, customerIdWidth, type Fixture, freshCustomers } from './dataset.js';
@@ -409,22 +409,30 @@ export async function runInsertBaseline(
   };
 }
 
+/** Where a fixed-rate run stands when its load is over. */
+interface FixedRateRun {
+  /** A connection of the bench's own to the store. */
+  db: Db;
+  /** When the load began (ISO 8601): the decisions of this run were made since. */
+  since: string;
+  m: Measured;
+}
+
 /**
- * Decisions at a fixed rate (`BENCH_RECEIPT_RATE`), then how long each waited to be appended to
- * the decision log, that is until its receipt was ready: `integrated_at - decided_at`, read from
- * the store once the queue is empty. The row's p50 and p99 are those waits; its req/s is the
- * decision rate reached.
+ * Decisions at `BENCH_RECEIPT_RATE` against a service started for the run (with `env` added),
+ * then `settle` reads what followed into the run's row, while the service still runs.
  */
-export async function runReceiptLatency(
+async function decisionsAtFixedRate(
   config: BenchConfig,
-  store: string,
-  size: number,
   databaseUrl: string,
   fixture: Fixture,
+  size: number,
   logFile: string,
   dbPid: number | null,
+  env: Record<string, string>,
+  settle: (run: FixedRateRun) => Promise<Row>,
 ): Promise<Row> {
-  const service = await startService(databaseUrl, logFile);
+  const service = await startService(databaseUrl, logFile, undefined, env);
   const db = createDb(loadServiceConfig({ DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' }));
   try {
     const since = new Date().toISOString();
@@ -434,37 +442,68 @@ export async function runReceiptLatency(
     };
     const measuring = { serverPid: service.pid, dbPid, loopDelayFile: service.loopDelayFile };
     const m = await measure(measuring, 'bench/load.mjs', load);
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const queued = await db
-        .selectFrom('tlog_pending')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .executeTakeFirstOrThrow();
-      if (Number(queued.n) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const appended = await db
-      .selectFrom('tlog_entries as e')
-      .innerJoin('decisions as d', (j) =>
-        j.onRef('d.tenant_id', '=', 'e.log_id').onRef('d.id', '=', 'e.record_id'),
-      )
-      .select(['d.decided_at', 'e.integrated_at'])
-      .where('d.decided_at', '>=', since)
-      .execute();
-    const waits = appended
-      .map((r) => Date.parse(r.integrated_at) - Date.parse(r.decided_at))
-      .sort((a, b) => a - b);
-    const at = (q: number) => waits[Math.min(waits.length - 1, Math.floor(q * waits.length))] ?? 0;
-    const r = row(store, size, `receipt ready, ${config.receiptRate}/s`, m);
-    r.p50Ms = at(0.5);
-    r.p99Ms = at(0.99);
-    r.receipts = { count: waits.length, maxMs: waits.at(-1) ?? 0, decisionP99Ms: m.load.p99Ms };
+    const r = await settle({ db, since, m });
     if (r.errors > 0) r.notes.push(...logExcerpt(logFile));
     return r;
   } finally {
     await db.destroy();
     await service.stop();
   }
+}
+
+/**
+ * Decisions at a fixed rate (`BENCH_RECEIPT_RATE`), then how long each waited to be appended to
+ * the decision log, that is until its receipt was ready: `integrated_at - decided_at`, read from
+ * the store once the queue is empty. The row's p50 and p99 are those waits; its req/s is the
+ * decision rate reached.
+ */
+export function runReceiptLatency(
+  config: BenchConfig,
+  store: string,
+  size: number,
+  databaseUrl: string,
+  fixture: Fixture,
+  logFile: string,
+  dbPid: number | null,
+): Promise<Row> {
+  return decisionsAtFixedRate(
+    config,
+    databaseUrl,
+    fixture,
+    size,
+    logFile,
+    dbPid,
+    {},
+    async ({ db, since, m }) => {
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        const queued = await db
+          .selectFrom('tlog_pending')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .executeTakeFirstOrThrow();
+        if (Number(queued.n) === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const appended = await db
+        .selectFrom('tlog_entries as e')
+        .innerJoin('decisions as d', (j) =>
+          j.onRef('d.tenant_id', '=', 'e.log_id').onRef('d.id', '=', 'e.record_id'),
+        )
+        .select(['d.decided_at', 'e.integrated_at'])
+        .where('d.decided_at', '>=', since)
+        .execute();
+      const waits = appended
+        .map((r) => Date.parse(r.integrated_at) - Date.parse(r.decided_at))
+        .sort((a, b) => a - b);
+      const at = (q: number) =>
+        waits[Math.min(waits.length - 1, Math.floor(q * waits.length))] ?? 0;
+      const r = row(store, size, `receipt ready, ${config.receiptRate}/s`, m);
+      r.p50Ms = at(0.5);
+      r.p99Ms = at(0.99);
+      r.receipts = { count: waits.length, maxMs: waits.at(-1) ?? 0, decisionP99Ms: m.load.p99Ms };
+      return r;
+    },
+  );
 }
 
 /**
@@ -496,53 +535,52 @@ export async function runWebhookDelivery(
     receiver.stdout?.once('data', () => resolve());
     receiver.once('exit', (code) => reject(new Error(`the webhook receiver exited with ${code}`)));
   });
-  const service = await startService(databaseUrl, logFile, undefined, webhookEnv);
-  const db = createDb(loadServiceConfig({ DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' }));
+  const summaryOf = async (since: string) =>
+    (await (await fetch(`${receiverUrl}/summary?since=${since}`)).json()) as {
+      unique: number;
+      attempts: number;
+      invalid: number;
+      p50Ms: number;
+      p99Ms: number;
+      maxMs: number;
+    };
   try {
-    const since = new Date().toISOString();
-    const load = {
-      ...loadConfig(config, service.url, 'decisions', fixture, size),
-      rate: config.receiptRate,
-    };
-    const measuring = { serverPid: service.pid, dbPid, loopDelayFile: service.loopDelayFile };
-    const m = await measure(measuring, 'bench/load.mjs', load);
-    const decided = await db
-      .selectFrom('decisions')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('decided_at', '>=', since)
-      .executeTakeFirstOrThrow();
-    const expected = Number(decided.n);
-    const summaryOf = async () =>
-      (await (await fetch(`${receiverUrl}/summary?since=${since}`)).json()) as {
-        unique: number;
-        attempts: number;
-        invalid: number;
-        p50Ms: number;
-        p99Ms: number;
-        maxMs: number;
-      };
-    let delivered = await summaryOf();
-    const deadline = Date.now() + 60_000;
-    while (delivered.unique < expected && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      delivered = await summaryOf();
-    }
-    const r = row(store, size, `webhooks, ${config.receiptRate}/s`, m);
-    r.p50Ms = delivered.p50Ms;
-    r.p99Ms = delivered.p99Ms;
-    r.webhooks = {
-      decisions: expected,
-      delivered: delivered.unique,
-      attempts: delivered.attempts,
-      invalid: delivered.invalid,
-      maxMs: delivered.maxMs,
-      decisionP99Ms: m.load.p99Ms,
-    };
-    if (r.errors > 0) r.notes.push(...logExcerpt(logFile));
-    return r;
+    return await decisionsAtFixedRate(
+      config,
+      databaseUrl,
+      fixture,
+      size,
+      logFile,
+      dbPid,
+      webhookEnv,
+      async ({ db, since, m }) => {
+        const decided = await db
+          .selectFrom('decisions')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where('decided_at', '>=', since)
+          .executeTakeFirstOrThrow();
+        const expected = Number(decided.n);
+        let delivered = await summaryOf(since);
+        const deadline = Date.now() + 60_000;
+        while (delivered.unique < expected && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          delivered = await summaryOf(since);
+        }
+        const r = row(store, size, `webhooks, ${config.receiptRate}/s`, m);
+        r.p50Ms = delivered.p50Ms;
+        r.p99Ms = delivered.p99Ms;
+        r.webhooks = {
+          decisions: expected,
+          delivered: delivered.unique,
+          attempts: delivered.attempts,
+          invalid: delivered.invalid,
+          maxMs: delivered.maxMs,
+          decisionP99Ms: m.load.p99Ms,
+        };
+        return r;
+      },
+    );
   } finally {
-    await db.destroy();
-    await service.stop();
     await stopProcess(receiver);
   }
 }
