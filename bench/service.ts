@@ -164,7 +164,12 @@ export async function startService(
   // One process: its event loop's delay is watched too (bench/loop-delay.mjs).
   const loopDelayFile = placement ? undefined : `${logFile}.loop-delay.json`;
   if (loopDelayFile) env.BENCH_LOOP_DELAY_FILE = loopDelayFile;
-  const args = loopDelayFile ? ['--import', loopDelayPreload, bin, 'serve'] : [bin, 'serve'];
+  // BENCH_CPU_PROF=<dir>: each service process writes a V8 CPU profile there when it exits.
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const preload = loopDelayFile ? ['--import', loopDelayPreload] : [];
+  const args = [...profile, ...preload, bin, 'serve'];
   const child = spawnPinned(placement?.cores ?? serverCore, process.execPath, args, {
     env,
     stdio: ['ignore', log, log],
