@@ -266,8 +266,11 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
       const replay = receiver.received.slice(3);
       expect(replay.map((got) => got.headers['webhook-id'])).toEqual([ids[0], ...ids]);
       expect(replay.map((got) => got.connection)).toEqual([1, 2, 2, 2]);
-      const { deliveries } = await listDeliveries(t.db, tenant.id, endpoint.id, 20);
-      expect(deliveries.map((d) => d.status)).toEqual(Array(6).fill('delivered'));
+      // Attempts are recorded a few at a time, after the receiver has them.
+      const recorded = async () =>
+        (await listDeliveries(t.db, tenant.id, endpoint.id, 20)).deliveries;
+      await eventually(async () => (await recorded()).length >= 6);
+      expect((await recorded()).map((d) => d.status)).toEqual(Array(6).fill('delivered'));
     } finally {
       await receiver.close();
     }
