@@ -5,6 +5,7 @@
  * real store.
  */
 import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecisionAnswer } from '../src/decisions/idempotency.js';
 import { answerDecision } from '../src/decisions/idempotency.js';
@@ -14,6 +15,7 @@ import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedPublishedVersion, seedTenant, unique } from './helpers/seed.js';
 import { storeFaults } from './helpers/store-faults.js';
 import { stores } from './helpers/stores.js';
+import { budget } from './helpers/time.js';
 
 describe.each(stores)('the writer of decisions on $name', (store) => {
   let t: TestApp;
@@ -254,3 +256,82 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     expect(refusedAfter.filter((code) => code !== fault.code)).toEqual([]);
   });
 });
+
+describe.each(stores.filter((s) => s.name === 'postgres'))(
+  'group commit on $name, against a writer that takes its locks in another order',
+  (store) => {
+    let t: TestApp;
+    let tenantId: string;
+    let version: VersionWithCode;
+
+    beforeAll(async () => {
+      t = await startTestApp(store);
+      tenantId = (await seedTenant(t.db)).tenant.id;
+      version = await seedPublishedVersion(t.db, tenantId);
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    const decide = (customer: string, decision: DecisionRequest['decision'], key?: string) =>
+      answerDecision(
+        t.writer,
+        { publishedById: async () => version },
+        t.vault,
+        { tenantId, apiKeyId: 'writer-test-key', ip: '192.0.2.1', userAgent: 'writer-test' },
+        customer,
+        { consent_version_id: version.id, decision },
+        key,
+      );
+
+    it('a batch PostgreSQL ends to break a deadlock is written again, and answered 201', async () => {
+      const customer = unique('deadlocked');
+      expect((await decide(customer, 'given')).status).toBe(201);
+      const key = unique('key');
+      // The two locks a decision with an idempotency key takes, lowest hash first (locks.ts).
+      const names = [
+        `subject:${tenantId}:${t.vault.lookup(tenantId, customer)}`,
+        `idempotency:${tenantId}:${key}`,
+      ];
+      const { rows } = await sql<{ name: string }>`
+        select k as name from unnest(${names}::text[]) as k order by hashtextextended(k, 0)`.execute(
+        t.db,
+      );
+      const [first, second] = rows.map((row) => row.name);
+      const lock = (name: string | undefined) =>
+        sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
+      const answer = await t.db.connection().execute(async (other) => {
+        // Another writer holds the second lock, and only breaks deadlocks after a minute: the
+        // batch, waiting since before, is the one PostgreSQL ends (after its 1 s).
+        await sql`begin`.execute(other);
+        await sql`set local deadlock_timeout = '60s'`.execute(other);
+        await lock(second).execute(other);
+        const decided = decide(customer, 'withdraw', key);
+        const waiting = async () =>
+          Number(
+            (
+              await sql<{ n: number | string }>`
+                select count(*) as n from pg_locks
+                where locktype = 'advisory' and not granted
+                  and database = (select oid from pg_database where datname = current_database())`.execute(
+                other,
+              )
+            ).rows[0]?.n,
+          );
+        await expect.poll(waiting, { timeout: budget(5_000) }).toBeGreaterThan(0);
+        // It now holds the first and waits for the second: asking for the first closes the cycle.
+        await lock(first).execute(other);
+        await sql`commit`.execute(other);
+        return decided;
+      });
+      expect(answer.status).toBe(201);
+      const stored = await t.db
+        .selectFrom('decisions')
+        .select('decision')
+        .where('tenant_id', '=', tenantId)
+        .where('decision', '=', 'withdraw')
+        .execute();
+      expect(stored).toHaveLength(1);
+    });
+  },
+);

@@ -88,6 +88,15 @@ export function isStoreUnavailable(error: unknown): boolean {
   return unavailableMessages.test(error.message);
 }
 
+/**
+ * True when PostgreSQL ended a transaction to break a deadlock (`40P01`) or a serialization
+ * conflict (`40001`): nothing of it was written, and the same transaction may simply run again.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** True for a unique-key violation: two writers raced for the same name or number. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;

@@ -1,4 +1,4 @@
-import { type Db, isStoreUnavailable, type Trx } from './db.js';
+import { type Db, isStoreUnavailable, isTransientConflict, type Trx } from './db.js';
 import { writeOutcomes } from './write-queue.js';
 
 /** One job's result in a batch: its value, or the error that failed it alone. */
@@ -18,6 +18,8 @@ export interface GroupCommit<J, R> {
 
 /** Most jobs that share one commit. */
 const maxBatch = 256;
+/** How many times a batch PostgreSQL ended to break a deadlock is written again. */
+const conflictRetries = 3;
 
 /**
  * Group commit on PostgreSQL: the jobs that arrive while earlier batches are being written wait,
@@ -26,6 +28,10 @@ const maxBatch = 256;
  * the batches grow instead of the transactions multiplying.
  *
  * - A job that the batch writer fails alone (it wrote nothing) fails alone.
+ * - A batch PostgreSQL ended to break a deadlock or a serialization conflict is written again
+ *   (up to `conflictRetries` times): nothing of it was written. Batches take their locks in one
+ *   order and never deadlock each other, but a writer that takes them otherwise can (an instance
+ *   still running an older version during a rolling upgrade).
  * - A batch whose transaction fails for another reason than the store being down is redone one
  *   job per transaction, so one bad job never fails its neighbours.
  * - A store that is down fails each job of the batch with its own error (`503 1009`).
@@ -46,7 +52,7 @@ export function createGroupCommit<J, R>(
   let units = 0;
   let commits = 0;
 
-  async function commit(batch: readonly Waiting[]): Promise<void> {
+  async function commit(batch: readonly Waiting[], retries = conflictRetries): Promise<void> {
     let results: Settled<R>[];
     try {
       results = await db.transaction().execute((trx) =>
@@ -56,6 +62,7 @@ export function createGroupCommit<J, R>(
         ),
       );
     } catch (error) {
+      if (retries > 0 && isTransientConflict(error)) return commit(batch, retries - 1);
       outcomes.failed(error);
       if (batch.length > 1 && !isStoreUnavailable(error)) {
         for (const one of batch) await commit([one]);
