@@ -78,9 +78,11 @@ describe.each(stores)('templates and versions on $name', (store) => {
       const template = await getTemplateByCode(trx, a.tenant.id, code);
       const draft = await createDraftVersion(trx, template, { tag: '1', content_html: '<p>x</p>' });
       expect(draft).toMatchObject({ status: 'draft', version: null, published_at: null });
-      const published = await publishDraft(trx, draft, 'tester');
+      const published = await publishDraft(trx, draft, code, 'tester');
       expect(published).toMatchObject({ status: 'published', version: 1, published_by: 'tester' });
-      await expect(publishDraft(trx, published, 'tester')).rejects.toMatchObject({ status: 409 });
+      await expect(publishDraft(trx, published, code, 'tester')).rejects.toMatchObject({
+        status: 409,
+      });
     });
   });
 
@@ -90,8 +92,8 @@ describe.each(stores)('templates and versions on $name', (store) => {
       const template = await getTemplateByCode(trx, a.tenant.id, code);
       const early = await createDraftVersion(trx, template, { tag: '1', content_html: '<p>1</p>' });
       const late = await createDraftVersion(trx, template, { tag: '2', content_html: '<p>2</p>' });
-      expect((await publishDraft(trx, late, 't')).version).toBe(1);
-      expect((await publishDraft(trx, early, 't')).version).toBe(2);
+      expect((await publishDraft(trx, late, code, 't')).version).toBe(1);
+      expect((await publishDraft(trx, early, code, 't')).version).toBe(2);
     });
   });
 
@@ -199,7 +201,7 @@ describe.each(stores)('templates and versions on $name', (store) => {
       await expect(
         t.db
           .transaction()
-          .execute((trx) => publishDraft(trx, { ...draft, content_html: '' }, 'tester')),
+          .execute((trx) => publishDraft(trx, { ...draft, content_html: '' }, 'code', 'tester')),
       ).rejects.toMatchObject({ status: 400, code: '1001', message: nothingVisible });
       const row = await t.db
         .selectFrom('template_versions')

@@ -2,7 +2,7 @@ import { type Actor, recordAudit } from '../audit/service.js';
 import type { Db, Executor, Trx } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
 import { countCustomersDecidedOn, customersPerTemplate } from '../records/history.js';
-import { queueArchived, queuePublished } from './events.js';
+import { queueArchived } from './events.js';
 import {
   anyVersionPublished,
   deleteTemplateRows,
@@ -130,8 +130,14 @@ export async function publishOutsideReview(
     for (const variant of more.variants ?? []) {
       await saveDraftVariant(trx, template, draft.id, variant);
     }
-    const published = await publishDraft(trx, draft, actor.actor, 'draft', more.effectiveAt);
-    await queuePublished(trx, published, template.code);
+    const published = await publishDraft(
+      trx,
+      draft,
+      template.code,
+      actor.actor,
+      'draft',
+      more.effectiveAt,
+    );
     await recordAudit(trx, {
       ...actor,
       tenantId,

@@ -17,16 +17,15 @@ function versionData(row: TemplateVersionRow, templateCode: string): VersionData
 }
 
 /**
- * A publication's event, in its transaction: `version.scheduled` while its go-live time is to
- * come (its `published_at`), `version.published` when it is live at once.
+ * A publication's event, in its transaction (`publishDraft` queues it): `version.scheduled` when
+ * its go-live time (its `published_at`) is to come, `version.published` when it is live at once.
  */
 export async function queuePublished(
   trx: Trx,
   row: TemplateVersionRow,
   templateCode: string,
+  scheduled: boolean,
 ): Promise<void> {
-  // As `isScheduled` (schedule.ts) reads it; that module needs this one's importer.
-  const scheduled = row.published_at !== null && row.published_at > nowIso();
   const type = scheduled ? 'version.scheduled' : 'version.published';
   await queueVersionEvent(trx, row.tenant_id, type, versionData(row, templateCode), nowIso());
 }

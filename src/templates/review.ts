@@ -5,7 +5,7 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { getTenantSettings } from '../tenants/service.js';
 import { publishEffect } from './actions.js';
-import { queueApproved, queuePublished } from './events.js';
+import { queueApproved } from './events.js';
 import {
   findLatestRelease,
   insertReviewStep,
@@ -234,11 +234,11 @@ export async function approveVersion(
   const published = await publishDraft(
     trx,
     { ...reviewed, status: 'reviewed' },
+    template.code,
     by.actor,
     'reviewed',
     effectiveAt,
   );
-  await queuePublished(trx, published, template.code);
   const { userId: _userId, ...actor } = by;
   await recordAudit(trx, {
     ...actor,

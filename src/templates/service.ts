@@ -147,6 +147,7 @@ export function assertVisible(content: string): void {
 export async function publishDraft(
   trx: Trx,
   draft: TemplateVersionRow,
+  templateCode: string,
   publishedBy: string,
   from: 'draft' | 'reviewed' = 'draft',
   effectiveAt?: string,
@@ -175,14 +176,16 @@ export async function publishDraft(
     published_by: publishedBy,
     updated_at: now,
   });
-  return {
+  const published = {
     ...draft,
-    status: 'published',
+    status: 'published' as const,
     version,
     published_at: publishedAt,
     published_by: publishedBy,
     updated_at: now,
   };
+  await queuePublished(trx, published, templateCode, publishedAt > now);
+  return published;
 }
 
 /** How the status of a version reads in a sentence. */
@@ -223,8 +226,7 @@ export async function publishNewVersion(
   return db.transaction().execute(async (trx) => {
     const template = await getTemplateByCode(trx, tenantId, templateCode);
     const draft = await createDraftVersion(trx, template, input);
-    const published = await publishDraft(trx, draft, publishedBy);
-    await queuePublished(trx, published, template.code);
+    const published = await publishDraft(trx, draft, template.code, publishedBy);
     return { ...published, template_code: template.code };
   });
 }
