@@ -3,7 +3,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { type AddressPolicy, checkedLookup, literalRefusal } from './address-policy.js';
+import {
+  type AddressPolicy,
+  AddressRefused,
+  checkedLookup,
+  literalRefusal,
+} from './address-policy.js';
 
 /** One message as Standard Webhooks sends it. */
 export interface Message {
@@ -127,7 +132,7 @@ export async function sendOnce(
         const reason =
           error.name === 'AbortError' || error.name === 'TimeoutError'
             ? `no answer within ${timeoutMs} ms`
-            : error.code === 'EADDRREFUSED'
+            : error instanceof AddressRefused
               ? `refused: ${error.message}`
               : error.message || String(error.code);
         resolve(done({ ok: false, responseCode: null, error: reason }));

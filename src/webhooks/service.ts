@@ -25,7 +25,7 @@ import {
   updateEndpointRow,
   updateEventData,
 } from './repository.js';
-import { type Message, newSecret, sendOnce } from './send.js';
+import { type AttemptResult, type Message, newSecret, sendOnce } from './send.js';
 import { sequenceTenant } from './sequencer.js';
 import {
   type EventType,
@@ -35,65 +35,43 @@ import {
   type WebhookEventRow,
 } from './table.js';
 
-/** An endpoint as the command line and the back-office show it (never its secret). */
-export interface EndpointView {
-  id: string;
-  url: string;
-  events: EventType[];
-  description: string;
-  status: 'enabled' | 'disabled';
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  /** The last position delivered: the next event sent is the first after it. */
-  cursor: number;
-  failing_since: string | null;
-  failures: number;
-  next_attempt_at: string | null;
-  created_at: string;
-}
+/**
+ * An endpoint as the command line and the back-office show it: its row without the tenant, the
+ * sealed secret, the lease and `updated_at`, its events parsed.
+ */
+export type EndpointView = Omit<
+  WebhookEndpointRow,
+  'tenant_id' | 'events' | 'secret_sealed' | 'lease_owner' | 'lease_until' | 'updated_at'
+> & { events: EventType[] };
 
-export interface DeliveryView {
-  id: string;
-  event_id: string;
-  event_type: string;
-  position: number;
-  status: 'delivered' | 'failed';
-  response_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  attempted_at: string;
-  trigger: 'scheduled' | 'resend';
-}
+/** A delivery attempt as the command line and the back-office show it: its row but the tenant. */
+export type DeliveryView = Omit<WebhookDeliveryRow, 'tenant_id' | 'endpoint_id'>;
 
 export function endpointView(row: WebhookEndpointRow): EndpointView {
+  const {
+    tenant_id: _tenant,
+    secret_sealed: _secret,
+    lease_owner: _owner,
+    lease_until: _until,
+    updated_at: _updated,
+    ...shown
+  } = row;
   return {
-    id: row.id,
-    url: row.url,
+    ...shown,
     events: JSON.parse(row.events) as EventType[],
-    description: row.description,
-    status: row.status,
-    disabled_reason: row.disabled_reason,
-    disabled_at: row.disabled_at,
+    // PostgreSQL's bigint and integer columns may come back as strings.
     cursor: Number(row.cursor),
-    failing_since: row.failing_since,
     failures: Number(row.failures),
-    next_attempt_at: row.next_attempt_at,
-    created_at: row.created_at,
   };
 }
 
 function deliveryView(row: WebhookDeliveryRow): DeliveryView {
+  const { tenant_id: _tenant, endpoint_id: _endpoint, ...shown } = row;
   return {
-    id: row.id,
-    event_id: row.event_id,
-    event_type: row.event_type,
+    ...shown,
     position: Number(row.position),
-    status: row.status,
     response_code: row.response_code === null ? null : Number(row.response_code),
-    error: row.error,
     duration_ms: Number(row.duration_ms),
-    attempted_at: row.attempted_at,
-    trigger: row.trigger,
   };
 }
 
@@ -235,13 +213,19 @@ function changeEndpoint(
   db: Db,
   actor: Actor & { tenantId: string },
   id: string,
-  action: 'webhook.disabled' | 'webhook.enabled',
+  action: 'webhook.disabled' | 'webhook.enabled' | 'webhook.replayed',
   values: Parameters<typeof updateEndpointRow>[3],
+  details: Record<string, unknown> = {},
 ): Promise<EndpointView> {
   return db.transaction().execute(async (trx) => {
     const row = await endpointRow(trx, actor.tenantId, id);
     await updateEndpointRow(trx, actor.tenantId, id, values);
-    await recordAudit(trx, { ...actor, action, target: row.url, details: { endpoint_id: id } });
+    await recordAudit(trx, {
+      ...actor,
+      action,
+      target: row.url,
+      details: { endpoint_id: id, ...details },
+    });
     return endpointView({ ...row, ...values });
   });
 }
@@ -301,24 +285,14 @@ export async function replayFrom(
 ): Promise<EndpointView> {
   if (!Number.isSafeInteger(from) || from < 1)
     throw refuse('from', 'must be a position, 1 or more');
-  return db.transaction().execute(async (trx) => {
-    const row = await endpointRow(trx, actor.tenantId, id);
-    const values = {
-      cursor: from - 1,
-      failing_since: null,
-      failures: 0,
-      next_attempt_at: null,
-      updated_at: nowIso(),
-    };
-    await updateEndpointRow(trx, actor.tenantId, id, values);
-    await recordAudit(trx, {
-      ...actor,
-      action: 'webhook.replayed',
-      target: row.url,
-      details: { endpoint_id: id, from },
-    });
-    return endpointView({ ...row, ...values });
-  });
+  const values = {
+    cursor: from - 1,
+    failing_since: null,
+    failures: 0,
+    next_attempt_at: null,
+    updated_at: nowIso(),
+  };
+  return changeEndpoint(db, actor, id, 'webhook.replayed', values, { from });
 }
 
 /** The endpoint's delivery attempts, newest first, `limit` a page; `before` is a delivery id. */
@@ -419,19 +393,11 @@ export async function scrubDeliveredErasures(db: Executor): Promise<void> {
   }
 }
 
-/** Records one attempt. */
-type Attempted = {
-  ok: boolean;
-  responseCode: number | null;
-  error: string | null;
-  durationMs: number;
-};
-
 export async function recordAttempt(
   db: Executor,
   endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
   event: WebhookEventRow,
-  result: Attempted,
+  result: AttemptResult,
   trigger: 'scheduled' | 'resend',
 ): Promise<DeliveryView> {
   const row = deliveryRow(endpoint, event, result, trigger);
@@ -443,7 +409,7 @@ export async function recordAttempt(
 export async function recordAttempts(
   db: Executor,
   endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
-  attempts: readonly { event: WebhookEventRow; result: Attempted; at: string }[],
+  attempts: readonly { event: WebhookEventRow; result: AttemptResult; at: string }[],
 ): Promise<void> {
   await insertDeliveries(
     db,
@@ -454,7 +420,7 @@ export async function recordAttempts(
 function deliveryRow(
   endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
   event: WebhookEventRow,
-  result: Attempted,
+  result: AttemptResult,
   trigger: 'scheduled' | 'resend',
   at: string = nowIso(),
 ) {
