@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../platform/config.js';
 import { AppError } from '../platform/errors.js';
+import { digestsEqual, sha256Hex } from '../platform/hashing.js';
 import { subnetMatcher } from '../platform/subnets.js';
 
 /** True when `/metrics` is served: a token or an allow-list is set (README "Metrics and traces"). */
@@ -19,19 +19,15 @@ export function scrapeGuard(
 ): (request: FastifyRequest) => AppError | undefined {
   const allowed = config.metricsAllow ? subnetMatcher(config.metricsAllow) : undefined;
   // Digests of equal length, so that the comparison takes the same time whatever was sent.
-  const expected = config.metricsToken === undefined ? undefined : digest(config.metricsToken);
+  const expected = config.metricsToken === undefined ? undefined : sha256Hex(config.metricsToken);
   return (request) => {
     if (allowed && !allowed(request.ip)) return new AppError('forbidden');
     if (expected) {
       const presented = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
-      if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+      if (presented === undefined || !digestsEqual(sha256Hex(presented), expected)) {
         return new AppError('unauthorized', { headers: { 'www-authenticate': 'Bearer' } });
       }
     }
     return undefined;
   };
-}
-
-function digest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
 }

@@ -2,7 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { integratorBacklog } from '../log/service.js';
 import type { CacheCounts } from '../platform/cache-counts.js';
 import { type Executor, isPostgres } from '../platform/db.js';
-import { type WebhookBacklog, webhookBacklog } from '../webhooks/backlog.js';
+import { type WebhookBacklog, webhookBacklog } from '../webhooks/service.js';
 
 /** Seconds; a store statement from tens of µs (SQLite) to a statement timeout (5 s). */
 const storeBuckets = [

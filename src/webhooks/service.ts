@@ -11,6 +11,7 @@ import { checkUrl } from './address-policy.js';
 import { erasedEventBinding } from './outbox.js';
 import {
   anyBehind,
+  backlogCounts,
   deleteEndpointRows,
   findDeliveryRow,
   findEndpointRow,
@@ -464,4 +465,20 @@ export async function resendDelivery(
     settings.timeoutMs,
   );
   return recordAttempt(db, endpoint, event, result, 'resend');
+}
+
+/** What the webhooks have still to send, for `/metrics` (docs/metrics.md). */
+export interface WebhookBacklog {
+  /** Events written but not yet given a position by the sequencer. */
+  unsequenced: number;
+  /** Positions enabled endpoints have still to pass: an upper bound on the events they wait for. */
+  behind: number;
+  /** Enabled endpoints whose event at the head has failed and waits for its retry. */
+  failing: number;
+  disabled: number;
+}
+
+/** The backlog, every tenant together, in one statement (what `/metrics` shows). */
+export function webhookBacklog(db: Executor): Promise<WebhookBacklog> {
+  return backlogCounts(db);
 }
