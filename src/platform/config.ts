@@ -55,7 +55,7 @@ const EnvSchema = Type.Object({
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^\\S+$' })),
   METRICS_ALLOW: Type.Optional(Type.String({ minLength: 1 })),
   OTEL_SDK_DISABLED: Type.Optional(Type.String()),
-  OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'consent-service' }),
+  OTEL_SERVICE_NAME: Type.Optional(Type.String({ minLength: 1 })),
   OTEL_TRACES_EXPORTER: Type.Optional(Type.String({ minLength: 1 })),
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
@@ -132,7 +132,6 @@ export interface Config {
   readonly metricsAllow: readonly Subnet[] | undefined;
   /** Traces are exported (OpenTelemetry); the SDK is loaded only then. */
   readonly tracing: boolean;
-  readonly serviceName: string;
   readonly webhooks: WebhookSettings;
 }
 
@@ -210,16 +209,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: parsed.MAIL_FROM,
     metricsToken: parsed.METRICS_TOKEN,
     metricsAllow:
-      parsed.METRICS_ALLOW === undefined ? undefined : metricsAllow(parsed.METRICS_ALLOW),
+      parsed.METRICS_ALLOW === undefined
+        ? undefined
+        : subnetsSetting('METRICS_ALLOW', parsed.METRICS_ALLOW),
     tracing: tracingWanted(parsed),
-    serviceName: parsed.OTEL_SERVICE_NAME,
     webhooks: Object.freeze({
       dispatchIntervalMs: parsed.WEBHOOK_DISPATCH_INTERVAL_MS,
       timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: parsed.WEBHOOK_RETRY_BASE_MS,
       giveUpAfterMs: parsed.WEBHOOK_GIVE_UP_AFTER_MS,
       allowHttpLoopback: parsed.WEBHOOK_ALLOW_HTTP_LOOPBACK === 'true',
-      allowedNetworks: parseNetworks(parsed.WEBHOOK_ALLOWED_NETWORKS),
+      allowedNetworks:
+        parsed.WEBHOOK_ALLOWED_NETWORKS.trim() === ''
+          ? Object.freeze([])
+          : subnetsSetting('WEBHOOK_ALLOWED_NETWORKS', parsed.WEBHOOK_ALLOWED_NETWORKS),
     }),
   });
 }
@@ -241,11 +244,15 @@ export function tracingSettings(
   return { serviceName: env.OTEL_SERVICE_NAME || 'consent-service' };
 }
 
-function metricsAllow(value: string): readonly Subnet[] {
+/**
+ * An allow-list setting (`METRICS_ALLOW`, `WEBHOOK_ALLOWED_NETWORKS`): comma-separated addresses
+ * and CIDR subnets, each checked now; a bad entry is a `ConfigError` naming the setting.
+ */
+function subnetsSetting(name: string, value: string): readonly Subnet[] {
   try {
     return Object.freeze(parseSubnets(value));
   } catch (error) {
-    throw new ConfigError(`Invalid configuration: METRICS_ALLOW ${(error as Error).message}`);
+    throw new ConfigError(`Invalid configuration: ${name} ${(error as Error).message}`);
   }
 }
 
@@ -269,18 +276,6 @@ function tracingWanted(
     env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined ||
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined
   );
-}
-
-/** `WEBHOOK_ALLOWED_NETWORKS`: comma-separated CIDR ranges (or addresses), each checked now. */
-function parseNetworks(value: string): readonly Subnet[] {
-  if (value.trim() === '') return Object.freeze([]);
-  try {
-    return Object.freeze(parseSubnets(value));
-  } catch (error) {
-    throw new ConfigError(
-      `Invalid configuration: WEBHOOK_ALLOWED_NETWORKS ${(error as Error).message}`,
-    );
-  }
 }
 
 /** Beside an SQLite file; in `data/` for PostgreSQL and in-memory stores. */
