@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createTenantWithAdmin } from './accounts/registration.js';
 import { createApiKey, revokeApiKey } from './api-keys/service.js';
+import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
 import { createDemo } from './cli/demo.js';
 import { verifyReceiptFile } from './cli/verify-receipt.js';
 import { webhookCommands } from './cli/webhooks.js';
@@ -56,21 +57,6 @@ const usage = `Usage: consent-service <command> [options]
 
 Management commands print one JSON object on stdout. The store is DATABASE_URL's
 (default: an SQLite file under ./data/); pending migrations are applied first.`;
-
-class UsageError extends Error {}
-
-type Options = Record<string, string | undefined>;
-
-/** A management command: reads its options, calls the same services as the HTTP routes. */
-type Command = (db: Db, options: Options, config: Config, vault: SubjectVault) => Promise<unknown>;
-
-/** Who acts on the command line, as the audit log names it: the operator, on this machine. */
-const commandLine = {
-  actorKind: 'operator',
-  actor: 'command line',
-  ip: 'local',
-  userAgent: null,
-} as const;
 
 const commands: Record<
   string,
@@ -203,7 +189,7 @@ const commands: Record<
     migratesItself: true,
     run: async (db, _o, _config, vault) => ({ applied: await migrateToLatest(db, vault.dataKey) }),
   },
-  ...webhookCommands(required, (message) => new UsageError(message)),
+  ...webhookCommands,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -329,12 +315,6 @@ function parseWithFile(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-}
-
-function required(options: Options, name: string): string {
-  const value = options[name];
-  if (value === undefined) throw new UsageError(`Missing --${name}.`);
-  return value;
 }
 
 function booleanOption(value: string, name: string): boolean {

@@ -1,6 +1,4 @@
-import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
-import type { SubjectVault } from '../subjects/vault.js';
 import { getTenantByAlias } from '../tenants/service.js';
 import {
   createEndpoint,
@@ -13,85 +11,73 @@ import {
   replayFrom,
   rotateSecret,
 } from '../webhooks/service.js';
+import { type Command, commandLine, type Options, required, UsageError } from './command.js';
 
-type Options = Record<string, string | undefined>;
-type Run = (db: Db, options: Options, config: Config, vault: SubjectVault) => Promise<unknown>;
+/** The tenant named by `--tenant`, as the operator on the command line acts for it. */
+async function as(db: Db, options: Options) {
+  const tenant = await getTenantByAlias(db, required(options, 'tenant'));
+  return { ...commandLine, tenantId: tenant.id };
+}
 
-/** The operator on this machine, as the audit log names whoever uses the command line. */
-const commandLine = {
-  actorKind: 'operator',
-  actor: 'command line',
-  ip: 'local',
-  userAgent: null,
-} as const;
+function whole(options: Options, name: string, least: number): number {
+  const text = required(options, name);
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < least) {
+    throw new UsageError(`--${name} must be a whole number, ${least} or more.`);
+  }
+  return value;
+}
 
 /**
- * `webhook …`: a tenant's endpoints, as the back-office manages them. `required` and `usage`
- * are the command line's own (a missing or malformed option is a usage error, exit 2).
+ * The `webhook …` commands, merged into the command line's table: a tenant's endpoints, as the
+ * back-office manages them.
  */
-export function webhookCommands(
-  required: (options: Options, name: string) => string,
-  usage: (message: string) => Error,
-): Record<string, { options: string[]; run: Run }> {
-  const as = async (db: Db, options: Options) => {
-    const tenant = await getTenantByAlias(db, required(options, 'tenant'));
-    return { ...commandLine, tenantId: tenant.id };
-  };
-  const whole = (options: Options, name: string, least: number): number => {
-    const text = required(options, name);
-    const value = Number(text);
-    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < least) {
-      throw usage(`--${name} must be a whole number, ${least} or more.`);
-    }
-    return value;
-  };
-  return {
-    'webhook create': {
-      options: ['tenant', 'url', 'events', 'description'],
-      run: async (db, o, config, vault) => {
-        const actor = await as(db, o);
-        const { endpoint, secret } = await createEndpoint(db, vault, config.webhooks, actor, {
-          url: required(o, 'url'),
-          events: required(o, 'events').split(','),
-          description: o.description,
-        });
-        return { ...endpoint, secret };
-      },
+export const webhookCommands: Record<string, { options: string[]; run: Command }> = {
+  'webhook create': {
+    options: ['tenant', 'url', 'events', 'description'],
+    run: async (db, o, config, vault) => {
+      const actor = await as(db, o);
+      const { endpoint, secret } = await createEndpoint(db, vault, config.webhooks, actor, {
+        url: required(o, 'url'),
+        events: required(o, 'events').split(','),
+        description: o.description,
+      });
+      return { ...endpoint, secret };
     },
-    'webhook list': {
-      options: ['tenant'],
-      run: async (db, o) => ({ endpoints: await listEndpoints(db, (await as(db, o)).tenantId) }),
+  },
+  'webhook list': {
+    options: ['tenant'],
+    run: async (db, o) => ({ endpoints: await listEndpoints(db, (await as(db, o)).tenantId) }),
+  },
+  'webhook disable': {
+    options: ['tenant', 'id'],
+    run: async (db, o) => disableEndpoint(db, await as(db, o), required(o, 'id')),
+  },
+  'webhook enable': {
+    options: ['tenant', 'id'],
+    run: async (db, o) => enableEndpoint(db, await as(db, o), required(o, 'id')),
+  },
+  'webhook delete': {
+    options: ['tenant', 'id'],
+    run: async (db, o) => deleteEndpoint(db, await as(db, o), required(o, 'id')),
+  },
+  'webhook rotate-secret': {
+    options: ['tenant', 'id'],
+    run: async (db, o, _config, vault) =>
+      rotateSecret(db, vault, await as(db, o), required(o, 'id')),
+  },
+  'webhook replay': {
+    options: ['tenant', 'id', 'from'],
+    run: async (db, o) => replayFrom(db, await as(db, o), required(o, 'id'), whole(o, 'from', 1)),
+  },
+  'webhook deliveries': {
+    options: ['tenant', 'id', 'limit'],
+    run: async (db, o) => {
+      const { tenantId } = await as(db, o);
+      const id = required(o, 'id');
+      await getEndpoint(db, tenantId, id);
+      const limit = o.limit === undefined ? 50 : Math.min(whole(o, 'limit', 1), 500);
+      return listDeliveries(db, tenantId, id, limit);
     },
-    'webhook disable': {
-      options: ['tenant', 'id'],
-      run: async (db, o) => disableEndpoint(db, await as(db, o), required(o, 'id')),
-    },
-    'webhook enable': {
-      options: ['tenant', 'id'],
-      run: async (db, o) => enableEndpoint(db, await as(db, o), required(o, 'id')),
-    },
-    'webhook delete': {
-      options: ['tenant', 'id'],
-      run: async (db, o) => deleteEndpoint(db, await as(db, o), required(o, 'id')),
-    },
-    'webhook rotate-secret': {
-      options: ['tenant', 'id'],
-      run: async (db, o, _config, vault) =>
-        rotateSecret(db, vault, await as(db, o), required(o, 'id')),
-    },
-    'webhook replay': {
-      options: ['tenant', 'id', 'from'],
-      run: async (db, o) => replayFrom(db, await as(db, o), required(o, 'id'), whole(o, 'from', 1)),
-    },
-    'webhook deliveries': {
-      options: ['tenant', 'id', 'limit'],
-      run: async (db, o) => {
-        const { tenantId } = await as(db, o);
-        const id = required(o, 'id');
-        await getEndpoint(db, tenantId, id);
-        const limit = o.limit === undefined ? 50 : Math.min(whole(o, 'limit', 1), 500);
-        return listDeliveries(db, tenantId, id, limit);
-      },
-    },
-  };
-}
+  },
+};
