@@ -30,6 +30,8 @@ export interface BenchConfig {
    * autocannon; `BENCH_LOAD` picks one. Fixed-rate runs (receipts) always use autocannon.
    */
   loadGenerator: 'wrk' | 'autocannon';
+  /** `BENCH_CPU_PROF`: a folder where every service process writes its V8 CPU profile. */
+  cpuProfileDir: string | undefined;
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
@@ -48,6 +50,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     databaseUrl: env.BENCH_DATABASE_URL || undefined,
     output: env.BENCH_OUTPUT || 'bench/results/latest.json',
     loadGenerator: loadGenerator(env.BENCH_LOAD),
+    cpuProfileDir: env.BENCH_CPU_PROF || undefined,
   };
 }
 

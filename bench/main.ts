@@ -18,6 +18,7 @@ import {
   machineFacts,
   type Row,
   type Step,
+  serverUsPerRequest,
   writeJson,
 } from './report.js';
 import {
@@ -221,7 +222,6 @@ function printHeader(c: BenchConfig, machine: Record<string, string | number>): 
 
 /** What /metrics costs `latest`: each `latest-metrics` row beside its `latest` of the same run. */
 function metricsCost(all: Row[]): string[] {
-  const perRequest = (r: Row) => (r.serverCpu === null ? NaN : (r.serverCpu / r.rps) * 1e6);
   return all.flatMap((r) => {
     if (r.endpoint !== 'latest-metrics') return [];
     const plain = all.find(
@@ -233,20 +233,19 @@ function metricsCost(all: Row[]): string[] {
     );
     if (!plain) return [];
     return [
-      `${label(r)}: ${(r.rps / plain.rps).toFixed(3)} of latest's req/s; server CPU ${perRequest(r).toFixed(1)} µs a request with metrics, ${perRequest(plain).toFixed(1)} without`,
+      `${label(r)}: ${(r.rps / plain.rps).toFixed(3)} of latest's req/s; server CPU ${serverUsPerRequest(r).toFixed(1)} µs a request with metrics, ${serverUsPerRequest(plain).toFixed(1)} without`,
     ];
   });
 }
 
 /** What sending webhooks costs: each webhook row beside the receipt row of the same rate. */
 function webhookCost(all: Row[]): string[] {
-  const perRequest = (r: Row) => (r.serverCpu === null ? NaN : (r.serverCpu / r.rps) * 1e6);
   return all.flatMap((r) => {
     if (!r.webhooks) return [];
     const plain = all.find((p) => p.receipts && p.store === r.store && p.size === r.size);
     if (!plain) return [];
     return [
-      `${label(r)}: server CPU ${perRequest(r).toFixed(1)} µs a decision with an endpoint taking every decision, ${perRequest(plain).toFixed(1)} without (the receipt run, same rate)`,
+      `${label(r)}: server CPU ${serverUsPerRequest(r).toFixed(1)} µs a decision with an endpoint taking every decision, ${serverUsPerRequest(plain).toFixed(1)} without (the receipt run, same rate)`,
     ];
   });
 }

@@ -91,6 +91,11 @@ export function machineFacts(): Record<string, string | number> {
   };
 }
 
+/** The server's CPU time per request, in µs (NaN when it was not measured or nothing was served). */
+export function serverUsPerRequest(r: Row): number {
+  return r.serverCpu === null || r.rps === 0 ? Number.NaN : (r.serverCpu / r.rps) * 1e6;
+}
+
 const columns: [string, (r: Row) => string][] = [
   ['store', (r) => r.store],
   ['size', (r) => (r.size === null ? '-' : r.size.toLocaleString('en-US'))],
@@ -111,7 +116,10 @@ const columns: [string, (r: Row) => string][] = [
   ['CPU srv', (r) => percent(r.serverCpu)],
   [
     'srv µs/req',
-    (r) => (r.serverCpu === null || r.rps === 0 ? '-' : ((r.serverCpu / r.rps) * 1e6).toFixed(0)),
+    (r) => {
+      const us = serverUsPerRequest(r);
+      return Number.isFinite(us) ? us.toFixed(0) : '-';
+    },
   ],
   ['CPU db', (r) => percent(r.dbCpu)],
   ['CPU load', (r) => percent(r.loadCpu)],

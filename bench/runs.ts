@@ -24,7 +24,6 @@ import {
   createWebhookEndpoint,
   type Placement,
   startService,
-  webhookEnv,
 } from './service.js';
 
 /** What a run measured besides the load child's own figures. */
@@ -221,12 +220,11 @@ export async function runEndpoint(
   placement?: Placement,
 ): Promise<EndpointRun> {
   const withMetrics = endpoint === 'latest-metrics';
-  const service = await startService(
-    databaseUrl,
-    logFile,
+  const service = await startService(databaseUrl, logFile, {
     placement,
-    withMetrics ? { METRICS_TOKEN: scrapeToken } : {},
-  );
+    env: withMetrics ? { METRICS_TOKEN: scrapeToken } : {},
+    cpuProfileDir: config.cpuProfileDir,
+  });
   // As Prometheus would, but every second: the scrapes' cost shows in the row.
   const scraper = withMetrics ? scrapeEverySecond(service.url) : undefined;
   try {
@@ -419,8 +417,8 @@ interface FixedRateRun {
 }
 
 /**
- * Decisions at `BENCH_RECEIPT_RATE` against a service started for the run (with `env` added),
- * then `settle` reads what followed into the run's row, while the service still runs.
+ * Decisions at `BENCH_RECEIPT_RATE` against a service started for the run, then `settle` reads
+ * what followed into the run's row, while the service still runs.
  */
 async function decisionsAtFixedRate(
   config: BenchConfig,
@@ -429,10 +427,11 @@ async function decisionsAtFixedRate(
   size: number,
   logFile: string,
   dbPid: number | null,
-  env: Record<string, string>,
   settle: (run: FixedRateRun) => Promise<Row>,
 ): Promise<Row> {
-  const service = await startService(databaseUrl, logFile, undefined, env);
+  const service = await startService(databaseUrl, logFile, {
+    cpuProfileDir: config.cpuProfileDir,
+  });
   const db = createDb(loadServiceConfig({ DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' }));
   try {
     const since = new Date().toISOString();
@@ -473,7 +472,6 @@ export function runReceiptLatency(
     size,
     logFile,
     dbPid,
-    {},
     async ({ db, since, m }) => {
       const deadline = Date.now() + 30_000;
       while (Date.now() < deadline) {
@@ -552,19 +550,26 @@ export async function runWebhookDelivery(
       size,
       logFile,
       dbPid,
-      webhookEnv,
       async ({ db, since, m }) => {
-        const decided = await db
-          .selectFrom('decisions')
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .where('decided_at', '>=', since)
-          .executeTakeFirstOrThrow();
-        const expected = Number(decided.n);
+        // Counted again on each look: requests still in flight when the load stopped may
+        // commit after it.
+        const decidedSince = async () =>
+          Number(
+            (
+              await db
+                .selectFrom('decisions')
+                .select((eb) => eb.fn.countAll<number | string>().as('n'))
+                .where('decided_at', '>=', since)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
         let delivered = await summaryOf(since);
+        let expected = await decidedSince();
         const deadline = Date.now() + 60_000;
         while (delivered.unique < expected && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 200));
           delivered = await summaryOf(since);
+          expected = await decidedSince();
         }
         const r = row(store, size, `webhooks, ${config.receiptRate}/s`, m);
         r.p50Ms = delivered.p50Ms;

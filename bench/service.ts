@@ -11,12 +11,13 @@ const bin = 'bin/consent-service';
 const loopDelayPreload = fileURLToPath(new URL('./loop-delay.mjs', import.meta.url));
 
 const serviceSettings =
-  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WEBHOOK_|WORKERS$)/;
+  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WEBHOOK_|METRICS_|OTEL_|WORKERS$)/;
 
 /**
- * The service's environment: its defaults, but no rate limit, loopback only and the bench's data
- * key (which the loaders seal with). Settings the caller's shell may hold are dropped so that
- * "default config" means the service's defaults.
+ * The service's environment: its defaults, but no rate limit, loopback only, the bench's data
+ * key (which the loaders seal with), and webhooks allowed to the bench's receiver on loopback
+ * (a development setting; it changes nothing where no endpoint exists). Settings the caller's
+ * shell may hold are dropped so that "default config" means the service's defaults.
  */
 function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -30,32 +31,21 @@ function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
     DATA_ENCRYPTION_KEY: dataKey.toString('base64'),
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
+    WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
     ...(port === undefined ? {} : { PORT: String(port) }),
   };
 }
 
 async function cli(databaseUrl: string, ...args: string[]): Promise<Record<string, unknown>> {
-  return cliWith({}, databaseUrl, ...args);
-}
-
-async function cliWith(
-  extraEnv: Record<string, string>,
-  databaseUrl: string,
-  ...args: string[]
-): Promise<Record<string, unknown>> {
   const { stdout } = await promisify(execFile)(process.execPath, [bin, ...args], {
-    env: { ...serviceEnv(databaseUrl), ...extraEnv },
+    env: serviceEnv(databaseUrl),
   });
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
-/** The development setting that lets webhooks go to the bench's receiver on loopback. */
-export const webhookEnv = { WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true' };
-
 /** The bench tenant's endpoint for `decision.given` at `url`; answers its signing secret. */
 export async function createWebhookEndpoint(databaseUrl: string, url: string): Promise<string> {
-  const endpoint = await cliWith(
-    webhookEnv,
+  const endpoint = await cli(
     databaseUrl,
     'webhook',
     'create',
@@ -147,6 +137,15 @@ export interface Placement {
   cores: Cores;
 }
 
+/** How a run wants its service started, beyond the defaults. */
+export interface ServiceOptions {
+  placement?: Placement | undefined;
+  /** Settings added to the service's environment. */
+  env?: Record<string, string>;
+  /** `BENCH_CPU_PROF`: each service process writes a V8 CPU profile there when it exits. */
+  cpuProfileDir?: string | undefined;
+}
+
 /**
  * `taskset -c 0 node bin/consent-service serve` (or the placement's `WORKERS` and cores), logging
  * to `logFile`; resolves once every worker listens.
@@ -154,8 +153,7 @@ export interface Placement {
 export async function startService(
   databaseUrl: string,
   logFile: string,
-  placement?: Placement,
-  extraEnv: Record<string, string> = {},
+  { placement, env: extraEnv = {}, cpuProfileDir }: ServiceOptions = {},
 ): Promise<RunningService> {
   const port = await freePort();
   const log = openSync(logFile, 'a');
@@ -164,10 +162,7 @@ export async function startService(
   // One process: its event loop's delay is watched too (bench/loop-delay.mjs).
   const loopDelayFile = placement ? undefined : `${logFile}.loop-delay.json`;
   if (loopDelayFile) env.BENCH_LOOP_DELAY_FILE = loopDelayFile;
-  // BENCH_CPU_PROF=<dir>: each service process writes a V8 CPU profile there when it exits.
-  const profile = process.env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-    : [];
+  const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
   const preload = loopDelayFile ? ['--import', loopDelayPreload] : [];
   const args = [...profile, ...preload, bin, 'serve'];
   const child = spawnPinned(placement?.cores ?? serverCore, process.execPath, args, {
