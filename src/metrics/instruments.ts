@@ -26,7 +26,7 @@ export interface Metrics {
   readonly decisions: Counter<'decision' | 'outcome'>;
   /** `consent_decision_write_seconds`: from handing a decision to its writer to its commit. */
   readonly decisionWrite: Histogram;
-  /** `consent_store_query_duration_seconds`, fed by Kysely's `log` (see `queryObserver`). */
+  /** `consent_store_query_duration_seconds`, fed by Kysely's `log` (see `storeObserver` in `queries.ts`). */
   readonly storeQuery: Histogram;
   /** `consent_decision_batch_size`: decisions per commit, for whichever writer batches them. */
   batchCommitted(decisions: number): void;
