@@ -98,6 +98,30 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     expect(writes(after)).toBe(writes(before) + 3);
   });
 
+  it('counts a replayed key, a reused key and an unchanged decision by their outcomes', async () => {
+    const other = await seedTenant(t.db);
+    const tenantCode = await seedTemplate(t.db, other.tenant.id);
+    const v = (await publish(t.db, other.tenant.id, tenantCode, { allow_reconsent: false }))
+      .consent_version_id;
+    const api = apiOf(t.app, other.headers);
+    const before = await scrape();
+    const count = (decision: string, outcome: string, s = before) =>
+      s.value('consent_decisions_total', { decision, outcome }) ?? 0;
+    const key = { 'idempotency-key': 'metrics-outcomes-key' };
+    expect((await api.decide('c-o', v, 'given', key)).statusCode).toBe(201);
+    // The same request again: its stored answer (contract: idempotency).
+    expect((await api.decide('c-o', v, 'given', key)).statusCode).toBe(201);
+    // The key again for another request: 422 1010.
+    expect((await api.decide('c-o', v, 'reject', key)).statusCode).toBe(422);
+    // The same decision again on a version without re-consent: 200, nothing stored.
+    expect((await api.decide('c-o', v, 'given')).statusCode).toBe(200);
+    const after = await scrape();
+    expect(count('given', 'recorded', after)).toBe(count('given', 'recorded') + 1);
+    expect(count('given', 'replayed', after)).toBe(count('given', 'replayed') + 1);
+    expect(count('reject', 'refused', after)).toBe(count('reject', 'refused') + 1);
+    expect(count('given', 'unchanged', after)).toBe(count('given', 'unchanged') + 1);
+  });
+
   it('sees a burst of decisions committed in batches: the batch sizes add up to the burst', async () => {
     const other = await seedTenant(t.db);
     const tenantCode = await seedTemplate(t.db, other.tenant.id);
@@ -243,6 +267,45 @@ describe.each(stores)('GET /metrics with METRICS_ALLOW on $name', (store) => {
     }
   });
 });
+
+describe.each(stores)(
+  'GET /metrics with both METRICS_ALLOW and METRICS_TOKEN on $name',
+  (store) => {
+    let t: TestApp;
+    const token = 'both-settings-token-0123456789';
+
+    beforeAll(async () => {
+      t = await startTestApp(store, {
+        METRICS_ALLOW: '10.0.0.0/8',
+        METRICS_TOKEN: token,
+        TRUST_PROXY: 'true',
+      });
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    const scrapeAs = (address: string, bearer?: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: {
+          'x-forwarded-for': address,
+          ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
+        },
+      });
+
+    it('answers only a request from inside the list that bears the token', async () => {
+      expect((await scrapeAs('10.1.2.3', token)).statusCode).toBe(200);
+      const noToken = await scrapeAs('10.1.2.3');
+      expect(noToken.statusCode).toBe(401);
+      expect(expectErrorShape(noToken).code).toBe('1002');
+      const outside = await scrapeAs('192.0.2.1', token);
+      expect(outside.statusCode).toBe(403);
+      expect(expectErrorShape(outside).code).toBe('1003');
+    });
+  },
+);
 
 describe.each(stores)('GET /metrics with no METRICS_ setting on $name', (store) => {
   let t: TestApp;
