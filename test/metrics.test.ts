@@ -146,22 +146,33 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     expect(s.histogram('consent_store_query_duration_seconds')?.count).toBeGreaterThan(0);
   });
 
-  it('when the backlog cannot be read, still answers 200, the two gauges without a sample', async () => {
+  it('when the backlogs cannot be read, still answers 200, their gauges without a sample', async () => {
     const labels = { store: store.name === 'postgres' ? 'postgresql' : 'sqlite' };
-    expect((await scrape()).value('consent_log_queued_leaves', labels)).toBeGreaterThanOrEqual(0);
-    // The query fails for real: its table is gone for the time of one scrape.
+    const gauges = [
+      'consent_log_queued_leaves',
+      'consent_log_oldest_queued_leaf_age_seconds',
+      'consent_webhook_unsequenced_events',
+      'consent_webhook_backlog_positions',
+      'consent_webhook_failing_endpoints',
+      'consent_webhook_disabled_endpoints',
+    ];
+    const before = await scrape();
+    for (const name of gauges) expect(before.value(name, labels), name).toBeGreaterThanOrEqual(0);
+    // The queries fail for real: a table each reads is gone for the time of one scrape.
     await sql`alter table tlog_pending rename to tlog_pending_away`.execute(t.db);
+    await sql`alter table webhook_sequence rename to webhook_sequence_away`.execute(t.db);
     try {
       const s = await scrape();
-      expect(s.value('consent_log_queued_leaves', labels)).toBeUndefined();
-      expect(s.value('consent_log_oldest_queued_leaf_age_seconds', labels)).toBeUndefined();
+      for (const name of gauges) expect(s.value(name, labels), name).toBeUndefined();
       expect(
         s.value('http_requests_total', { method: 'GET', route: '/metrics', status_code: '200' }),
       ).toBeGreaterThan(0);
     } finally {
+      await sql`alter table webhook_sequence_away rename to webhook_sequence`.execute(t.db);
       await sql`alter table tlog_pending_away rename to tlog_pending`.execute(t.db);
     }
-    expect((await scrape()).value('consent_log_queued_leaves', labels)).toBeGreaterThanOrEqual(0);
+    const after = await scrape();
+    for (const name of gauges) expect(after.value(name, labels), name).toBeGreaterThanOrEqual(0);
   });
 
   it('counts catalogue and API-key cache hits and misses', async () => {

@@ -122,76 +122,36 @@ export function createMetrics(): Metrics {
   };
 }
 
-/**
- * The webhooks' backlog, read on each scrape with one statement; like the integrator's gauges,
- * a store that does not answer leaves them without a sample, and the scrape succeeds.
- */
-function watchWebhooks(registry: Registry, db: Executor): void {
-  let reading: Promise<WebhookBacklog | undefined> | undefined;
-  const labels = { store: isPostgres(db) ? 'postgresql' : 'sqlite' };
-  const gauge = (name: string, help: string, field: keyof WebhookBacklog) => {
-    const g: Gauge<'store'> = new Gauge({
-      name,
-      help,
-      labelNames: ['store'] as const,
-      aggregator: 'max',
-      registers: [registry],
-      async collect() {
-        // One read serves the four gauges of a scrape: the first to collect reads, the rest join.
-        reading ??= webhookBacklog(db)
-          .catch(() => undefined)
-          .finally(() => {
-            setImmediate(() => {
-              reading = undefined;
-            });
-          });
-        const backlog = await reading;
-        if (backlog) g.set(labels, backlog[field]);
-        else g.reset();
-      },
-    });
-  };
-  gauge(
-    'consent_webhook_unsequenced_events',
-    'Webhook events written but not yet given their position (decisions wait for the decision log).',
-    'unsequenced',
-  );
-  gauge(
-    'consent_webhook_backlog_positions',
-    'Positions enabled endpoints have still to pass, summed: an upper bound on the events waiting to be sent.',
-    'behind',
-  );
-  gauge(
-    'consent_webhook_failing_endpoints',
-    'Enabled endpoints whose next event has failed and waits for its retry.',
-    'failing',
-  );
-  gauge(
-    'consent_webhook_disabled_endpoints',
-    'Endpoints disabled, by hand or after failing for too long.',
-    'disabled',
-  );
+/** A gauge whose value comes from a shared read (`gaugesFromOneRead`). */
+interface ReadGauge<T> {
+  name: string;
+  help: string;
+  value: (read: T) => number;
 }
 
 /**
- * The integrator's lag, read on each scrape with one aggregate query (PostgreSQL's statement
- * timeout bounds it). A store that does not answer leaves both gauges without a sample for that
- * scrape: the scrape itself still succeeds.
+ * Gauges read on each scrape with one store statement: the first to collect reads, the others
+ * join that read. A store that does not answer leaves every one of them without a sample for that
+ * scrape (a label, so not a 0), and the scrape itself still succeeds. With several workers, each
+ * reads the same store: `max`, since the sum would count twice.
  */
-function watchIntegrator(registry: Registry, db: Executor): void {
-  // One query serves both gauges: the first to collect reads, the second joins it.
-  let reading: Promise<void> | undefined;
+function gaugesFromOneRead<T>(
+  registry: Registry,
+  db: Executor,
+  read: (db: Executor) => Promise<T>,
+  specs: readonly ReadGauge<T>[],
+): void {
   const labels = { store: isPostgres(db) ? 'postgresql' : 'sqlite' };
-  const read = (): Promise<void> => {
-    reading ??= integratorBacklog(db)
+  const gauges: [Gauge<'store'>, ReadGauge<T>][] = [];
+  let reading: Promise<void> | undefined;
+  const collect = (): Promise<void> => {
+    reading ??= read(db)
       .then(
-        (backlog) => {
-          queued.set(labels, backlog.queued);
-          oldestAge.set(labels, backlog.oldestAgeSeconds);
+        (value) => {
+          for (const [gauge, spec] of gauges) gauge.set(labels, spec.value(value));
         },
         () => {
-          queued.reset();
-          oldestAge.reset();
+          for (const [gauge] of gauges) gauge.reset();
         },
       )
       .finally(() => {
@@ -199,22 +159,57 @@ function watchIntegrator(registry: Registry, db: Executor): void {
       });
     return reading;
   };
-  const queued = new Gauge({
-    name: 'consent_log_queued_leaves',
-    help: 'Decision-log leaves waiting for the integrator, every tenant together.',
-    // A label, so that a store that did not answer leaves no sample at all (not a 0).
-    labelNames: ['store'] as const,
-    // With several workers, each reads the same store: the sum would count twice.
-    aggregator: 'max',
-    registers: [registry],
-    collect: read,
-  });
-  const oldestAge = new Gauge({
-    name: 'consent_log_oldest_queued_leaf_age_seconds',
-    help: 'Age of the oldest decision-log leaf waiting for the integrator (0 when none waits).',
-    labelNames: ['store'] as const,
-    aggregator: 'max',
-    registers: [registry],
-    collect: read,
-  });
+  for (const spec of specs) {
+    const gauge = new Gauge({
+      name: spec.name,
+      help: spec.help,
+      labelNames: ['store'] as const,
+      aggregator: 'max',
+      registers: [registry],
+      collect,
+    });
+    gauges.push([gauge, spec]);
+  }
+}
+
+/** The webhooks' backlog (docs/metrics.md, "Webhook deliveries"). */
+function watchWebhooks(registry: Registry, db: Executor): void {
+  gaugesFromOneRead<WebhookBacklog>(registry, db, webhookBacklog, [
+    {
+      name: 'consent_webhook_unsequenced_events',
+      help: 'Webhook events written but not yet given their position (decisions wait for the decision log).',
+      value: (b) => b.unsequenced,
+    },
+    {
+      name: 'consent_webhook_backlog_positions',
+      help: 'Positions enabled endpoints have still to pass, summed: an upper bound on the events waiting to be sent.',
+      value: (b) => b.behind,
+    },
+    {
+      name: 'consent_webhook_failing_endpoints',
+      help: 'Enabled endpoints whose next event has failed and waits for its retry.',
+      value: (b) => b.failing,
+    },
+    {
+      name: 'consent_webhook_disabled_endpoints',
+      help: 'Endpoints disabled, by hand or after failing for too long.',
+      value: (b) => b.disabled,
+    },
+  ]);
+}
+
+/** The integrator's lag, one aggregate query (PostgreSQL's statement timeout bounds it). */
+function watchIntegrator(registry: Registry, db: Executor): void {
+  gaugesFromOneRead(registry, db, integratorBacklog, [
+    {
+      name: 'consent_log_queued_leaves',
+      help: 'Decision-log leaves waiting for the integrator, every tenant together.',
+      value: (b) => b.queued,
+    },
+    {
+      name: 'consent_log_oldest_queued_leaf_age_seconds',
+      help: 'Age of the oldest decision-log leaf waiting for the integrator (0 when none waits).',
+      value: (b) => b.oldestAgeSeconds,
+    },
+  ]);
 }
