@@ -2,6 +2,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { integratorBacklog } from '../log/service.js';
 import type { CacheCounts } from '../platform/cache-counts.js';
 import { type Executor, isPostgres } from '../platform/db.js';
+import { Tally } from '../platform/tally.js';
 import { type WebhookBacklog, webhookBacklog } from '../webhooks/service.js';
 
 /** Seconds; a store statement from tens of µs (SQLite) to a statement timeout (5 s). */
@@ -68,15 +69,10 @@ export function createMetrics(): Metrics {
     buckets: batchBuckets,
     registers,
   });
-  // A look-up adds 1 to a plain number; the counters are given the difference at each scrape.
-  const caches: Array<{ name: CacheName; hits: number; misses: number }> = [];
-  const reported = new Map<string, number>();
+  // A look-up adds to a tally; the counters are given what is new at each scrape.
+  const caches: Array<{ name: CacheName; hits: Tally; misses: Tally }> = [];
   const report = (counter: Counter<'cache'>, kind: 'hits' | 'misses') => {
-    for (const cache of caches) {
-      const key = `${kind} ${cache.name}`;
-      counter.inc({ cache: cache.name }, cache[kind] - (reported.get(key) ?? 0));
-      reported.set(key, cache[kind]);
-    }
+    for (const cache of caches) cache[kind].flushTo(counter.labels({ cache: cache.name }));
   };
   const hits: Counter<'cache'> = new Counter({
     name: 'consent_cache_hits_total',
@@ -105,16 +101,9 @@ export function createMetrics(): Metrics {
     storeQuery,
     batchCommitted: (n) => batchSize.observe(n),
     cache(name) {
-      const counts = { name, hits: 0, misses: 0 };
+      const counts = { name, hits: new Tally(), misses: new Tally() };
       caches.push(counts);
-      return {
-        hit: () => {
-          counts.hits += 1;
-        },
-        miss: () => {
-          counts.misses += 1;
-        },
-      };
+      return { hit: () => counts.hits.add(), miss: () => counts.misses.add() };
     },
     watchIntegrator: (db) => watchIntegrator(registry, db),
     webhookAttempt: ({ ok }) => attempts.inc({ outcome: ok ? 'delivered' : 'failed' }),

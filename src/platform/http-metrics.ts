@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { Tally } from './tally.js';
 
 /** Seconds; from a cached `latest` (tens of µs) to a request held by a slow store. */
 const durationBuckets = [
@@ -10,9 +11,8 @@ const durationBuckets = [
 export const unmatchedRoute = 'unmatched';
 
 interface Series {
-  /** Requests answered, and how many of them the counter was given at the last scrape. */
-  answered: number;
-  reported: number;
+  /** Requests answered, given to `count` at each scrape. */
+  answered: Tally;
   count: Counter.Internal;
   duration: Histogram.Internal<'method' | 'route' | 'status_code'>;
 }
@@ -31,13 +31,8 @@ export function installHttpMetrics(app: FastifyInstance, registry: Registry): vo
     help: 'HTTP requests answered, by method, route pattern and status.',
     labelNames,
     registers: [registry],
-    // A request adds 1 to a plain number; the counter is given the difference at each scrape,
-    // which spares every request prom-client's hashing of the label set.
     collect() {
-      for (const series of all) {
-        series.count.inc(series.answered - series.reported);
-        series.reported = series.answered;
-      }
+      for (const series of all) series.answered.flushTo(series.count);
     },
   });
   const duration = new Histogram({
@@ -61,15 +56,14 @@ export function installHttpMetrics(app: FastifyInstance, registry: Registry): vo
       if (!series) {
         const labels = { method: request.method, route, status_code: String(reply.statusCode) };
         series = {
-          answered: 0,
-          reported: 0,
+          answered: new Tally(),
           count: count.labels(labels),
           duration: duration.labels(labels),
         };
         all.push(series);
         byStatus.set(reply.statusCode, series);
       }
-      series.answered += 1;
+      series.answered.add();
       series.duration.observe(reply.elapsedTime / 1000);
     };
   }
