@@ -2,12 +2,10 @@ import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { purgeExpiredIdempotencyRecords } from './decisions/idempotency.js';
-import { metricsEnabled } from './metrics/guard.js';
-import { createMetrics } from './metrics/instruments.js';
-import { storeObserver } from './metrics/queries.js';
+import { observedStore } from './metrics/queries.js';
 import type { Config } from './platform/config.js';
 import { type KeyCreated, loadDataKey } from './platform/data-key.js';
-import { createDb, type Db } from './platform/db.js';
+import type { Db } from './platform/db.js';
 import { migrateToLatest } from './platform/migrate.js';
 import { countTenants } from './tenants/service.js';
 
@@ -18,9 +16,7 @@ const purgeEveryMs = 60 * 60 * 1000;
  * requests, lets those in flight finish, and closes the store.
  */
 export async function serve(config: Config): Promise<FastifyInstance> {
-  // The metrics are made before the store, so that they time its statements.
-  const metrics = metricsEnabled(config) ? createMetrics() : undefined;
-  const db = createDb(config, storeObserver(config, metrics));
+  const { db, metrics } = observedStore(config);
   let keyCreated: Parameters<KeyCreated> | undefined;
   const dataKey = loadDataKey(config, (...said) => {
     keyCreated = said;

@@ -1,8 +1,9 @@
 import type { Config } from '../platform/config.js';
-import type { QueryObserver } from '../platform/db.js';
+import { createDb, type Db, type QueryObserver } from '../platform/db.js';
 import { isPostgresUrl } from '../platform/postgres.js';
 import { traceQuery } from '../platform/tracing.js';
-import type { Metrics } from './instruments.js';
+import { metricsEnabled } from './guard.js';
+import { createMetrics, type Metrics } from './instruments.js';
 
 /**
  * What watches the store's statements (`createDb`'s observer): the query-time histogram when
@@ -21,4 +22,13 @@ export function storeObserver(
     histogram?.observe(event.queryDurationMillis / 1000);
     span?.(event);
   };
+}
+
+/**
+ * The store, with the metrics (when `METRICS_*` is set) made first so that they time its
+ * statements: what `serve`, and the tests' apps as `serve` does, start from.
+ */
+export function observedStore(config: Config): { db: Db; metrics: Metrics | undefined } {
+  const metrics = metricsEnabled(config) ? createMetrics() : undefined;
+  return { db: createDb(config, storeObserver(config, metrics)), metrics };
 }

@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import type { DecisionWriterHandle } from '../../src/decisions/writer.js';
-import { metricsEnabled } from '../../src/metrics/guard.js';
-import { createMetrics } from '../../src/metrics/instruments.js';
-import { storeObserver } from '../../src/metrics/queries.js';
+import { observedStore } from '../../src/metrics/queries.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
-import { createDb, type Db } from '../../src/platform/db.js';
+import type { Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import { findSubjectId } from '../../src/subjects/service.js';
@@ -54,8 +52,7 @@ export async function startTestApp(
     ...env,
   });
   // As `serve` does: metrics (when METRICS_* is set) made first, to time the store's statements.
-  const metrics = metricsEnabled(config) ? createMetrics() : undefined;
-  const db = createDb(config, storeObserver(config, metrics));
+  const { db, metrics } = observedStore(config);
   const vault = createVault(Buffer.from(config.dataEncryptionKey ?? '', 'base64'));
   await options.beforeMigrations?.(db);
   await migrateToLatest(db, vault.dataKey);
