@@ -30,6 +30,20 @@ describe.each(stores)('the client against the service on $name', (store) => {
     expect(await client.health()).toEqual({ status: 'ok', success: true });
   });
 
+  it('sends every call through the fetch it is given, with the key header', async () => {
+    const sent: (string | null)[] = [];
+    const spied = createConsentClient({
+      baseUrl: served.baseUrl,
+      apiKey: served.apiKey,
+      fetch: (request) => {
+        sent.push(request.headers.get('x-system-api-key'));
+        return fetch(request);
+      },
+    });
+    expect(await spied.latest(served.code)).toEqual(served.version);
+    expect(sent).toEqual([served.apiKey]);
+  });
+
   it('latest() answers V, the published version', async () => {
     expect(await client.latest(served.code)).toEqual(served.version);
   });

@@ -152,6 +152,39 @@ describe.each(stores)('the client trying again, through a proxy, on $name', (sto
     expect(proxy.seen).toHaveLength(4);
   });
 
+  it("an answer that is not the service's (an HTML 502) throws its status, with no code", async () => {
+    proxy.plan({
+      kind: 'answer',
+      answer: {
+        status: 502,
+        headers: { 'content-type': 'text/html' },
+        body: '<html><body>Bad gateway</body></html>',
+      },
+    });
+    const error = await client()
+      .latest(served.code)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ConsentApiError);
+    expect(error).toMatchObject({
+      status: 502,
+      code: undefined,
+      message: 'The service answered HTTP 502.',
+    });
+    expect(proxy.seen).toHaveLength(1);
+  });
+
+  it('latest() and pending() ask for the locale given, as ?locale=', async () => {
+    await client().latest(served.code, { locale: 'th' });
+    const customer = unique('c');
+    await client().pending(customer, served.code, { locale: 'th-TH' });
+    const urls = proxy.seen.map((seen) => new URL(seen.url, 'http://proxy'));
+    expect(urls.map((url) => url.searchParams.get('locale'))).toEqual(['th', 'th-TH']);
+    expect(urls.map((url) => url.pathname)).toEqual([
+      `/api/v1/consent-templates/${served.code}/latest`,
+      `/api/v1/customers/${customer}/consents/templates/${served.code}/pending`,
+    ]);
+  });
+
   it('an error the rules answered (409) is not tried again', async () => {
     const error = await client()
       .decide(unique('c'), { ...given(), decision: 'withdraw' })
