@@ -6,7 +6,7 @@ import {
   makeTempStore,
   provision,
   serverEnv,
-  startServer,
+  startTwoWorkers,
   type TempStore,
 } from '../helpers/process.js';
 import { parseScrape } from '../helpers/prometheus.js';
@@ -53,19 +53,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         store = await makeTempStore(testStore);
         const port = await freePort();
         const p = await provision(serverEnv(store, port));
-        const server = await startServer({
-          store,
-          port,
-          logLevel: 'info',
-          env: { WORKERS: '2', METRICS_TOKEN: token },
-          readyTimeoutMs: budget(20_000),
-        });
-        const listening = () =>
-          server.logs().filter((record) => String(record.msg).startsWith('Server listening'));
-        for (let i = 0; i < 200 && listening().length < 2; i += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        expect(listening()).toHaveLength(2);
+        const server = await startTwoWorkers(store, port, { METRICS_TOKEN: token });
 
         const path = `/api/v1/consent-templates/${p.templateCode}/latest`;
         for (let i = 0; i < 20; i += 1) {

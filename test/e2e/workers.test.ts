@@ -5,7 +5,7 @@ import {
   makeTempStore,
   provision,
   serverEnv,
-  startServer,
+  startTwoWorkers,
   type TempStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
@@ -26,20 +26,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         store = await makeTempStore(testStore);
         const port = await freePort();
         const p = await provision(serverEnv(store, port));
-        const server = await startServer({
-          store,
-          port,
-          logLevel: 'info',
-          env: { WORKERS: '2' },
-          readyTimeoutMs: budget(20_000),
-        });
-        const listening = () =>
-          server.logs().filter((record) => String(record.msg).startsWith('Server listening'));
-        // Both workers are up once each has said so (bounded wait).
-        for (let i = 0; i < 200 && listening().length < 2; i += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        expect(listening()).toHaveLength(2);
+        const server = await startTwoWorkers(store, port);
 
         const answers = await Promise.all(
           Array.from({ length: 200 }, (_, i) =>

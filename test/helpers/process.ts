@@ -361,6 +361,29 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   return server;
 }
 
+/**
+ * `serve` with `WORKERS=2` (and `env`), once both workers have said they listen: one answering
+ * `/api/health` does not mean the other does. Bounded; throws when they do not both say so.
+ */
+export async function startTwoWorkers(
+  store: TempStore,
+  port: number,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
+  const server = await startServer({
+    store,
+    port,
+    logLevel: 'info',
+    env: { WORKERS: '2', ...env },
+    readyTimeoutMs: budget(20_000),
+  });
+  const listening = () =>
+    server.logs().filter((record) => String(record.msg).startsWith('Server listening')).length;
+  for (let i = 0; i < 200 && listening() < 2; i += 1) await delay(50);
+  if (listening() !== 2) throw new Error(`${listening()} of 2 workers said they listen`);
+  return server;
+}
+
 /** Polls `GET /api/health` every 50 ms until 200, the process ends, or `timeoutMs` passes. */
 export async function waitForHealth(server: ServerProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
