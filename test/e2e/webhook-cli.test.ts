@@ -163,59 +163,25 @@ describe.each(stores)('webhook commands on $name', (testStore) => {
   it(
     'refuses bad input with a clear message',
     async () => {
+      const create = (url: string, events: string) =>
+        cli('webhook', 'create', '--tenant', p.alias, '--url', url, '--events', events);
       expectFailure(
-        await cli(
-          'webhook',
-          'create',
-          '--tenant',
-          p.alias,
-          '--url',
-          'http://10.0.0.1/hook',
-          '--events',
-          'decision.given',
-        ),
+        await create('http://10.0.0.1/hook', 'decision.given'),
         1,
         /1001[\s\S]*url: is not allowed: http:\/\/ may only reach a loopback address \(10\.0\.0\.1 is private\)/,
       );
       expectFailure(
-        await cli(
-          'webhook',
-          'create',
-          '--tenant',
-          p.alias,
-          '--url',
-          'https://169.254.169.254/',
-          '--events',
-          'decision.given',
-        ),
+        await create('https://169.254.169.254/', 'decision.given'),
         1,
         /url: is not allowed: 169\.254\.169\.254 is a linkLocal address/,
       );
       expectFailure(
-        await cli(
-          'webhook',
-          'create',
-          '--tenant',
-          p.alias,
-          '--url',
-          'https://[::ffff:127.0.0.1]/',
-          '--events',
-          'decision.given',
-        ),
+        await create('https://[::ffff:127.0.0.1]/', 'decision.given'),
         1,
         /url: is not allowed: .*loopback/,
       );
       expectFailure(
-        await cli(
-          'webhook',
-          'create',
-          '--tenant',
-          p.alias,
-          '--url',
-          'https://hooks.example.com/',
-          '--events',
-          'decision.maybe',
-        ),
+        await create('https://hooks.example.com/', 'decision.maybe'),
         1,
         /events: decision\.maybe is not one of/,
       );

@@ -37,35 +37,41 @@ function sourceFiles(dir: string): string[] {
   return files;
 }
 
-function tsc(args: string[]): void {
-  const result = spawnSync(process.execPath, [tscPath, '-p', 'tsconfig.build.json', ...args], {
-    cwd: repoRoot,
+function tsc(root: string, tsconfig: string, args: string[]): void {
+  const result = spawnSync(process.execPath, [tscPath, '-p', tsconfig, ...args], {
+    cwd: root,
     encoding: 'utf8',
   });
   if (result.status !== 0) {
+    const where = relative(repoRoot, join(root, 'dist')) || 'dist';
     throw new Error(
-      `the build of dist/ failed (tsc -p tsconfig.build.json ${args.join(' ')}, ` +
+      `the build of ${where}/ failed (tsc -p ${tsconfig} ${args.join(' ')}, ` +
         `exit ${result.status} ${result.signal ?? ''}):\n${result.stdout}${result.stderr}`,
     );
   }
 }
 
 /**
- * Builds `dist/` from `src/` (incrementally), and fails when any compiled file is still missing
- * or older than its source. An incremental build does not rewrite a file whose source was only
- * touched, so then one full build runs before giving up.
+ * Builds a project's `dist/` from its `src/` with its `tsconfig` (incrementally), and fails when
+ * any compiled file is still missing or older than its source. An incremental build does not
+ * rewrite a file whose source was only touched, so then one full build runs before giving up.
  */
-export function buildDist(): void {
-  const srcDir = join(repoRoot, 'src');
-  const distDir = join(repoRoot, 'dist');
-  tsc(['--incremental', '--tsBuildInfoFile', buildInfo]);
+export function buildProject(root: string, tsconfig: string): void {
+  const srcDir = join(root, 'src');
+  const distDir = join(root, 'dist');
+  tsc(root, tsconfig, ['--incremental', '--tsBuildInfoFile', buildInfo]);
   if (staleOutputs(srcDir, distDir).length === 0) return;
-  tsc([]);
+  tsc(root, tsconfig, []);
   const stale = staleOutputs(srcDir, distDir);
   if (stale.length > 0) {
     throw new Error(
-      `dist/ is older than src/ after building: ${stale.join(', ')} ` +
-        '(the end-to-end tests would run an old build)',
+      `${relative(repoRoot, distDir)}/ is older than src/ after building: ${stale.join(', ')} ` +
+        '(the tests would run an old build)',
     );
   }
+}
+
+/** The service's `dist/`, which the end-to-end tests run. */
+export function buildDist(): void {
+  buildProject(repoRoot, 'tsconfig.build.json');
 }
