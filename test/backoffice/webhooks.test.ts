@@ -6,8 +6,7 @@ import { apiOf } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
-import { budget } from '../helpers/time.js';
-import { eventually, startReceiver, verified } from '../helpers/webhook-receiver.js';
+import { eventually, fastWebhooks, startReceiver, verified } from '../helpers/webhook-receiver.js';
 import {
   fourEyesOff,
   publishThroughReview,
@@ -22,14 +21,7 @@ const secretPattern = /whsec_[A-Za-z0-9+/]{43}=/;
 describe.each(stores)('webhooks in the back-office on $name', (store) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startBackofficeApp(store, {
-      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '20',
-      WEBHOOK_RETRY_BASE_MS: '20',
-      WEBHOOK_GIVE_UP_AFTER_MS: '300',
-      WEBHOOK_TIMEOUT_MS: String(budget(2_000)),
-      LOG_INTEGRATE_INTERVAL_MS: '20',
-    });
+    t = await startBackofficeApp(store, { ...fastWebhooks, WEBHOOK_GIVE_UP_AFTER_MS: '300' });
   });
   afterAll(async () => {
     await t.close();

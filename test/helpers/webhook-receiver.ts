@@ -95,3 +95,19 @@ export async function eventually(check: () => boolean | Promise<boolean>, ms = b
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Settings that make webhooks quick to test: `http://` to the receiver on loopback, a dispatch
+ * pass and the log's integration every 20 ms, retries from 20 ms, an attempt bounded by a budget.
+ */
+export const fastWebhooks = {
+  WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+  WEBHOOK_DISPATCH_INTERVAL_MS: '20',
+  WEBHOOK_RETRY_BASE_MS: '20',
+  WEBHOOK_TIMEOUT_MS: String(budget(2_000)),
+  LOG_INTEGRATE_INTERVAL_MS: '20',
+};
+
+/** The actor the webhooks' service functions take, as the command line makes it. */
+export const byCli = (tenantId: string) =>
+  ({ tenantId, actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null }) as const;

@@ -11,24 +11,18 @@ import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
-import { budget } from '../helpers/time.js';
-import { eventually, startReceiver, verified } from '../helpers/webhook-receiver.js';
-
-const fast = {
-  WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
-  WEBHOOK_DISPATCH_INTERVAL_MS: '20',
-  WEBHOOK_RETRY_BASE_MS: '20',
-  WEBHOOK_TIMEOUT_MS: String(budget(2_000)),
-  LOG_INTEGRATE_INTERVAL_MS: '20',
-};
-
-const byCli = (tenantId: string) =>
-  ({ tenantId, actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null }) as const;
+import {
+  byCli,
+  eventually,
+  fastWebhooks,
+  startReceiver,
+  verified,
+} from '../helpers/webhook-receiver.js';
 
 describe.each(stores)('webhook delivery ($name)', (store) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(store, fast);
+    t = await startTestApp(store, fastWebhooks);
   });
   afterAll(async () => {
     await t.close();

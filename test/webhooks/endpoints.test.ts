@@ -11,22 +11,12 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
-import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
-
-const byCli = (tenantId: string) =>
-  ({ tenantId, actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null }) as const;
+import { byCli, eventually, fastWebhooks, startReceiver } from '../helpers/webhook-receiver.js';
 
 describe.each(stores)('webhook endpoints ($name)', (store) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(store, {
-      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '20',
-      WEBHOOK_RETRY_BASE_MS: '20',
-      WEBHOOK_GIVE_UP_AFTER_MS: '400',
-      WEBHOOK_TIMEOUT_MS: String(budget(2_000)),
-      LOG_INTEGRATE_INTERVAL_MS: '20',
-    });
+    t = await startTestApp(store, { ...fastWebhooks, WEBHOOK_GIVE_UP_AFTER_MS: '400' });
   });
   afterAll(async () => {
     await t.close();

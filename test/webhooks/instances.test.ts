@@ -8,10 +8,13 @@ import { json, startTestApp, type TestApp } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
-import { eventually, startReceiver, verified } from '../helpers/webhook-receiver.js';
-
-const byCli = (tenantId: string) =>
-  ({ tenantId, actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null }) as const;
+import {
+  byCli,
+  eventually,
+  fastWebhooks,
+  startReceiver,
+  verified,
+} from '../helpers/webhook-receiver.js';
 
 describe.each(stores)('two instances sending webhooks ($name)', (store) => {
   let t: TestApp;
@@ -19,11 +22,9 @@ describe.each(stores)('two instances sending webhooks ($name)', (store) => {
   let second: FastifyInstance;
   beforeAll(async () => {
     t = await startTestApp(store, {
-      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+      ...fastWebhooks,
       WEBHOOK_DISPATCH_INTERVAL_MS: '10',
-      WEBHOOK_RETRY_BASE_MS: '20',
       WEBHOOK_TIMEOUT_MS: '300',
-      LOG_INTEGRATE_INTERVAL_MS: '20',
     });
     // A second instance on the same store: its own connections, writers and dispatcher.
     secondDb = createDb(t.config);

@@ -5,25 +5,14 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { parseScrape } from '../helpers/prometheus.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
-import { budget } from '../helpers/time.js';
-import { eventually, startReceiver } from '../helpers/webhook-receiver.js';
+import { byCli, eventually, fastWebhooks, startReceiver } from '../helpers/webhook-receiver.js';
 
 const token = 'scrape-token-0123456789abcdef';
-
-const byCli = (tenantId: string) =>
-  ({ tenantId, actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null }) as const;
 
 describe.each(stores)('webhook metrics on /metrics ($name)', (store) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(store, {
-      METRICS_TOKEN: token,
-      WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '20',
-      WEBHOOK_RETRY_BASE_MS: '20',
-      WEBHOOK_TIMEOUT_MS: String(budget(2_000)),
-      LOG_INTEGRATE_INTERVAL_MS: '20',
-    });
+    t = await startTestApp(store, { ...fastWebhooks, METRICS_TOKEN: token });
   });
   afterAll(async () => {
     await t.close();
