@@ -28,6 +28,10 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     await t.close();
   });
 
+  /** An endpoint of the tenant at `url` for `events`, as the command line makes one. */
+  const endpointFor = (tenantId: string, url: string, events: string[]) =>
+    createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenantId), { url, events });
+
   async function tenantWithVersion() {
     const seeded = await seedTenant(t.db);
     const code = await seedTemplate(t.db, seeded.tenant.id);
@@ -39,10 +43,10 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     const receiver = await startReceiver();
     try {
       const { tenant, headers, code, version } = await tenantWithVersion();
-      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
-        url: receiver.url,
-        events: ['decision.given', 'decision.withdraw'],
-      });
+      const { secret } = await endpointFor(tenant.id, receiver.url, [
+        'decision.given',
+        'decision.withdraw',
+      ]);
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       const api = apiOf(t.app, headers);
       const customers = Array.from({ length: 12 }, () => unique('customer'));
@@ -80,10 +84,10 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
 
   it('a decision refused, unchanged or replayed by its idempotency key makes no event: only recorded ones do', async () => {
     const { tenant, headers, version } = await tenantWithVersion();
-    await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
-      url: 'http://127.0.0.1:9/never-sent',
-      events: ['decision.given', 'decision.withdraw'],
-    });
+    await endpointFor(tenant.id, 'http://127.0.0.1:9/never-sent', [
+      'decision.given',
+      'decision.withdraw',
+    ]);
     const api = apiOf(t.app, headers);
     const customer = unique('c');
     expect((await api.decide(customer, version.consent_version_id, 'withdraw')).statusCode).toBe(
@@ -131,10 +135,7 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
         .map((row) => row.record_id)
         .sort();
     const make = (events: string[]) =>
-      createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
-        url: 'http://127.0.0.1:9/never-sent',
-        events,
-      });
+      endpointFor(tenant.id, 'http://127.0.0.1:9/never-sent', events);
     await decide('given');
     await make(['version.published', 'customer.erased']);
     await decide('given');
@@ -156,13 +157,7 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     const receiver = await startReceiver((_got, index) => (index < 3 ? 500 : 200));
     try {
       const { tenant, headers, version } = await tenantWithVersion();
-      const { endpoint, secret } = await createEndpoint(
-        t.db,
-        t.vault,
-        t.config.webhooks,
-        byCli(tenant.id),
-        { url: receiver.url, events: ['decision.given'] },
-      );
+      const { endpoint, secret } = await endpointFor(tenant.id, receiver.url, ['decision.given']);
       const api = apiOf(t.app, headers);
       const first = json(await api.decide(unique('c'), version.consent_version_id, 'given')).data;
       const second = json(await api.decide(unique('c'), version.consent_version_id, 'given')).data;
@@ -199,13 +194,7 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     const receiver = await startReceiver();
     try {
       const { tenant, headers, version } = await tenantWithVersion();
-      const { endpoint, secret } = await createEndpoint(
-        t.db,
-        t.vault,
-        t.config.webhooks,
-        byCli(tenant.id),
-        { url: receiver.url, events: ['decision.given'] },
-      );
+      const { endpoint, secret } = await endpointFor(tenant.id, receiver.url, ['decision.given']);
       const api = apiOf(t.app, headers);
       for (let i = 0; i < 4; i++) {
         await api.decide(unique('c'), version.consent_version_id, 'given');
@@ -230,13 +219,7 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     const receiver = await startReceiver();
     try {
       const { tenant, headers, version } = await tenantWithVersion();
-      const { endpoint } = await createEndpoint(
-        t.db,
-        t.vault,
-        t.config.webhooks,
-        byCli(tenant.id),
-        { url: receiver.url, events: ['decision.given'] },
-      );
+      const { endpoint } = await endpointFor(tenant.id, receiver.url, ['decision.given']);
       const api = apiOf(t.app, headers);
       for (let i = 0; i < 3; i++) {
         expect(
@@ -274,10 +257,11 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     const receiver = await startReceiver();
     try {
       const { tenant, headers } = await seedTenant(t.db);
-      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
-        url: receiver.url,
-        events: ['version.published', 'customer.erased', 'decision.given'],
-      });
+      const { secret } = await endpointFor(tenant.id, receiver.url, [
+        'version.published',
+        'customer.erased',
+        'decision.given',
+      ]);
       const code = await seedTemplate(t.db, tenant.id);
       const first = await publish(t.db, tenant.id, code);
       const customer = unique('c');
