@@ -1,4 +1,4 @@
-import { queueLeaves } from '../log/queue.js';
+import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import type { Settled } from '../platform/group-commit.js';
 import { lockKeys } from '../platform/locks.js';
@@ -11,7 +11,7 @@ import {
 } from '../subjects/service.js';
 import type { SubjectsTable } from '../subjects/table.js';
 import type { SubjectVault } from '../subjects/vault.js';
-import { decisionEvent, queueEvents } from '../webhooks/outbox.js';
+import { decisionEvent } from './event.js';
 import {
   answerOf,
   type DecisionAnswer,
@@ -91,18 +91,13 @@ class Batch {
   private readonly subjects = new Map<string, OpenSubject>();
   private readonly newSubjects: SubjectsTable[] = [];
   private readonly decisions = new Map<string, DecisionRow>();
-  private readonly leaves: {
-    log_id: string;
-    record_id: string;
-    leaf: string;
-    queued_at: string;
-  }[] = [];
+  private readonly leaves: NewLeaf[] = [];
   /** The latest decision of the batch by customer and template, release and version. */
   private readonly byTemplate = new Map<string, DecisionRow>();
   private readonly byRelease = new Map<string, DecisionRow>();
   private readonly byVersion = new Map<string, DecisionRow>();
   private readonly keys = new Map<string, IdempotencyKeysTable>();
-  private readonly events: ReturnType<typeof decisionEvent>[] = [];
+  private readonly events: NewEvent[] = [];
 
   constructor(private readonly vault: SubjectVault) {}
 
@@ -192,8 +187,7 @@ class Batch {
       [...this.byTemplate.values()],
       [...this.byVersion.values()],
     );
-    await queueLeaves(trx, this.leaves);
-    await queueEvents(trx, this.events);
+    await writeJournal(trx, { leaves: this.leaves, events: this.events });
     await saveIdempotencyRecords(trx, [...this.keys.values()]);
   }
 }

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
+import { subscribedSql } from '../journal/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { type UnnestType, unnestRows, unnestTable } from '../platform/unnest.js';
-import { subscribedSql } from '../webhooks/outbox.js';
 import type { DecisionRow, DecisionValue, IdempotencyKeysTable } from './table.js';
 
 // The statements of every decision and every `pending` are prepared (src/platform/prepared.ts).

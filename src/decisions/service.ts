@@ -1,4 +1,4 @@
-import { leafOfDecision, queueLeaf } from '../log/queue.js';
+import { anySubscriber, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -10,7 +10,8 @@ import { createSubject, findSubject, type OpenSubject } from '../subjects/servic
 import type { SubjectVault } from '../subjects/vault.js';
 import type { Catalog } from '../templates/catalog.js';
 import type { VersionWithCode } from '../templates/service.js';
-import { anySubscriber, decisionEvent, queueEvent } from '../webhooks/outbox.js';
+import { decisionEvent } from './event.js';
+import { leafOfDecision } from './leaf.js';
 import { appendDecision, findDecision, findTemplateState, findVersionState } from './repository.js';
 import type { DecisionRequest, RecordedDecision } from './schemas.js';
 import type { DecisionRow, DecisionValue } from './table.js';
@@ -163,11 +164,12 @@ export async function recordDecision(
     known ?? (await createSubject(trx, vault, tenantId, customer.id, customer.lookup, now));
   const { row, leaf } = newDecision(asked, subject, ruling.seq, now);
   await appendDecision(trx, row);
-  await queueLeaf(trx, tenantId, row.id, leaf, now);
   const decision = presentDecision(row, customer.id, version.template_code);
-  if (await anySubscriber(trx, tenantId, `decision.${decision.decision}`, 'any')) {
-    await queueEvent(trx, decisionEvent(tenantId, subject, decision));
-  }
+  const wanted = await anySubscriber(trx, tenantId, `decision.${decision.decision}`, 'any');
+  await writeJournal(trx, {
+    leaves: [{ log_id: tenantId, record_id: row.id, leaf, queued_at: now }],
+    events: wanted ? [decisionEvent(tenantId, subject, decision)] : [],
+  });
   return { outcome: 'recorded', decision };
 }
 

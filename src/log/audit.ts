@@ -1,4 +1,6 @@
+import { committedLeaf, leafOfDecision } from '../decisions/leaf.js';
 import type { DecisionRow } from '../decisions/table.js';
+import { leafOfErasure } from '../erasure/leaf.js';
 import type { Db } from '../platform/db.js';
 import {
   assembleProof,
@@ -14,7 +16,6 @@ import {
 import { parseLeaf } from '../proof/leaf.js';
 import { type OpenedRecord, personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
-import { committedLeaf, leafOfDecision, leafOfErasure } from './queue.js';
 import {
   countErasedRecords,
   findCheckpoints,

@@ -1,6 +1,4 @@
 import type { Executor, Trx } from '../platform/db.js';
-import { prepared } from '../platform/prepared.js';
-import { unnestRows } from '../platform/unnest.js';
 import type { NodeId } from '../proof/index.js';
 import type {
   TlogAuditsTable,
@@ -299,40 +297,4 @@ export async function findUnlogged(
     .limit(1000)
     .execute();
   return rows.map((row) => row.id);
-}
-
-// Every decision queues one: the statement is prepared (src/platform/prepared.ts).
-const pendingLeaf = prepared(
-  (db, p: (name: 'tenantId' | 'recordId' | 'leaf' | 'queuedAt') => never) =>
-    db.insertInto('tlog_pending').values({
-      log_id: p('tenantId'),
-      record_id: p('recordId'),
-      leaf: p('leaf'),
-      queued_at: p('queuedAt'),
-    }),
-);
-
-/** A batch's leaves, in one statement (PostgreSQL group commit). */
-export async function insertPendingLeaves(
-  trx: Trx,
-  rows: readonly { log_id: string; record_id: string; leaf: string; queued_at: string }[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  await trx
-    .insertInto('tlog_pending')
-    .columns(['log_id', 'record_id', 'leaf', 'queued_at'])
-    .expression(
-      unnestRows(rows, { log_id: 'text', record_id: 'text', leaf: 'text', queued_at: 'text' }),
-    )
-    .execute();
-}
-
-export async function insertPendingLeaf(
-  trx: Trx,
-  tenantId: string,
-  recordId: string,
-  leaf: string,
-  queuedAt: string,
-): Promise<void> {
-  await pendingLeaf.run(trx, { tenantId, recordId, leaf, queuedAt });
 }

@@ -15,14 +15,6 @@ export interface TlogStateTable {
   updated_at: string;
 }
 
-/** Leaves written with their decision, waiting for the integrator. */
-export interface TlogPendingTable {
-  log_id: string;
-  record_id: string;
-  leaf: string;
-  queued_at: string;
-}
-
 export interface TlogEntriesTable {
   log_id: string;
   idx: number;

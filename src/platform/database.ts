@@ -18,17 +18,18 @@ import type {
   DecisionsTable,
   IdempotencyKeysTable,
 } from '../decisions/table.js';
+import type { ErasuresTable } from '../erasure/table.js';
+import type { TlogPendingTable, WebhookEventsTable } from '../journal/table.js';
 import type {
   TlogAuditsTable,
   TlogCheckpointsTable,
   TlogEntriesTable,
   TlogLogsTable,
   TlogNodesTable,
-  TlogPendingTable,
   TlogStateTable,
 } from '../log/table.js';
 import type { ProductsTable } from '../products/table.js';
-import type { ErasuresTable, SubjectsTable } from '../subjects/table.js';
+import type { SubjectsTable } from '../subjects/table.js';
 import type {
   ContentFilesTable,
   TemplatesTable,
@@ -39,7 +40,6 @@ import type { TenantsTable } from '../tenants/table.js';
 import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
-  WebhookEventsTable,
   WebhookSequenceTable,
 } from '../webhooks/table.js';
 import type { StoreKeysTable } from './data-key.js';

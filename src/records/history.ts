@@ -4,8 +4,6 @@ import type { Executor } from '../platform/db.js';
 import { personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import {
-  countCustomersOnVersion,
-  countCustomersPerTemplate,
   countCustomersPerVersionAndDecision,
   countDecisionsPerDay,
   type EvidenceFilter,
@@ -98,24 +96,6 @@ export async function dailyDecisionCounts(
 ): Promise<DailyCount[]> {
   const rows = await countDecisionsPerDay(db, tenantId, since);
   return rows.map((row) => ({ ...row, count: Number(row.count) }));
-}
-
-/** Customers with at least one decision on the version: those a newer version makes pending. */
-export async function countCustomersDecidedOn(
-  db: Executor,
-  tenantId: string,
-  versionId: string,
-): Promise<number> {
-  return countCustomersOnVersion(db, tenantId, versionId);
-}
-
-/** Customers with at least one decision, per template id. */
-export async function customersPerTemplate(
-  db: Executor,
-  tenantId: string,
-): Promise<Map<string, number>> {
-  const rows = await countCustomersPerTemplate(db, tenantId);
-  return new Map(rows.map((row) => [row.template_id, Number(row.count)]));
 }
 
 export type DecisionFilter = EvidenceFilter;

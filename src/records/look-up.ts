@@ -1,6 +1,7 @@
 import { type Actor, recordAudit } from '../audit/service.js';
+import { erasureSummary } from '../erasure/service.js';
 import type { Executor } from '../platform/db.js';
-import { erasureSummary, findSubjectId } from '../subjects/service.js';
+import { findSubjectId } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { customerHistory, type LoggedDecisionRecord } from './history.js';
 import { findTemplateStandings } from './repository.js';

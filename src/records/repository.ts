@@ -386,34 +386,6 @@ export function countDecisionsPerDay(db: Executor, tenantId: string, since: stri
     .execute();
 }
 
-/** Customers with at least one decision on the release (on any locale's variant of it). */
-export async function countCustomersOnVersion(
-  db: Executor,
-  tenantId: string,
-  releaseId: string,
-): Promise<number> {
-  const { count } = await db
-    .selectFrom('customer_version_states as cv')
-    .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
-    )
-    .select((eb) => eb.fn.count<number | string>('cv.subject_id').distinct().as('count'))
-    .where('cv.tenant_id', '=', tenantId)
-    .where('v.release_id', '=', releaseId)
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}
-
-/** Customers with at least one decision, per template id. */
-export function countCustomersPerTemplate(db: Executor, tenantId: string) {
-  return db
-    .selectFrom('customer_template_states')
-    .select((eb) => ['template_id', eb.fn.countAll<number | string>().as('count')])
-    .where('tenant_id', '=', tenantId)
-    .groupBy('template_id')
-    .execute();
-}
-
 /** One decision of the tenant with its template's code. */
 export function findDecisionWithTemplate(db: Executor, tenantId: string, decisionId: string) {
   return db

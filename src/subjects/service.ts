@@ -2,13 +2,7 @@ import type { Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { newSalt, subjectCommitment } from '../proof/leaf.js';
 import { openPersonal, type PersonalFields } from './personal.js';
-import {
-  erasureTotals,
-  findLiveSubject,
-  findSubjects,
-  insertSubject,
-  insertSubjects,
-} from './repository.js';
+import { findLiveSubject, findSubjects, insertSubject, insertSubjects } from './repository.js';
 import type { SubjectsTable } from './table.js';
 import type { SubjectVault } from './vault.js';
 
@@ -30,14 +24,9 @@ export async function findSubjectId(
   return (await findLiveSubject(db, tenantId, vault.lookup(tenantId, customerId)))?.id;
 }
 
-/**
- * What a look-up that finds nothing can honestly say about erasures: how many of the tenant's
- * customers were erased, when the latest was, and how many decisions stay in the log without
- * whose they were. Never whether a given customer id was among them: erasure keeps nothing that
- * links to the id (docs/erasure.md).
- */
-export function erasureSummary(db: Executor, tenantId: string) {
-  return erasureTotals(db, tenantId);
+/** The customer's row with this look-up, unless erased: their id, sealed key and commitment. */
+export function findLiveSubjectRow(db: Executor, tenantId: string, lookup: string) {
+  return findLiveSubject(db, tenantId, lookup);
 }
 
 /** The customer's subject, by their look-up, if they have a record that was not erased. */

@@ -1,10 +1,11 @@
 import { type Actor, recordAudit } from '../audit/service.js';
 import type { Db, Executor, Trx } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
-import { countCustomersDecidedOn, customersPerTemplate } from '../records/history.js';
 import { queueArchived } from './events.js';
 import {
   anyVersionPublished,
+  countCustomersOnVersion,
+  countCustomersPerTemplate,
   deleteTemplateRows,
   setTemplateArchivedAt,
   type VersionWithCode,
@@ -239,4 +240,22 @@ export async function removeDraftVariantAs(
       details: { version_id: releaseId, locale },
     });
   }
+}
+
+/** Customers with at least one decision on the version: those a newer version makes pending. */
+export async function countCustomersDecidedOn(
+  db: Executor,
+  tenantId: string,
+  versionId: string,
+): Promise<number> {
+  return countCustomersOnVersion(db, tenantId, versionId);
+}
+
+/** Customers with at least one decision, per template id. */
+export async function customersPerTemplate(
+  db: Executor,
+  tenantId: string,
+): Promise<Map<string, number>> {
+  const rows = await countCustomersPerTemplate(db, tenantId);
+  return new Map(rows.map((row) => [row.template_id, Number(row.count)]));
 }

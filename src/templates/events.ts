@@ -1,7 +1,39 @@
+import { type EventType, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
+import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import { queueVersionEvent, type VersionData } from '../webhooks/outbox.js';
 import type { TemplateVersionRow } from './table.js';
+
+/** A version's public fields, as an event carries them. */
+interface VersionData {
+  consent_version_id: string;
+  template_code: string;
+  version: number | null;
+  tag: string;
+  locale?: string | undefined;
+  allow_reconsent: boolean;
+  published_at: string | null;
+}
+
+/** Queues a version's event (approved, published, scheduled, archived) in its transaction. */
+async function queueVersionEvent(
+  trx: Trx,
+  tenantId: string,
+  type: Extract<EventType, `version.${string}`>,
+  data: VersionData & { archived_at?: string },
+  occurredAt: string,
+): Promise<void> {
+  const event = {
+    tenant_id: tenantId,
+    id: newId(),
+    type,
+    record_id: null,
+    subject_id: null,
+    data: JSON.stringify(data),
+    occurred_at: occurredAt,
+  };
+  await writeJournal(trx, { events: [event] });
+}
 
 /** A version's public fields, as its webhook events carry them. */
 function versionData(row: TemplateVersionRow, templateCode: string): VersionData {

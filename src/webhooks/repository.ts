@@ -1,6 +1,5 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
-import { prepared } from '../platform/prepared.js';
 import { unnestRows } from '../platform/unnest.js';
 import type {
   EventType,
@@ -9,79 +8,7 @@ import type {
   WebhookEndpointRow,
   WebhookEndpointsTable,
   WebhookEventRow,
-  WebhookEventsTable,
 } from './table.js';
-
-export type NewEvent = Omit<WebhookEventsTable, 'position' | 'log_index'>;
-
-const eventTypes = {
-  tenant_id: 'text',
-  id: 'text',
-  type: 'text',
-  record_id: 'text',
-  subject_id: 'text',
-  data: 'text',
-  occurred_at: 'text',
-} as const;
-
-export async function insertEvent(trx: Trx, event: NewEvent): Promise<void> {
-  await trx
-    .insertInto('webhook_events')
-    .values({ ...event, position: null, log_index: null })
-    .execute();
-}
-
-/** A batch's events in one statement: `insert … select from unnest(…)` on PostgreSQL. */
-export async function insertEvents(trx: Trx, events: readonly NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  if (!isPostgres(trx)) {
-    for (const event of events) await insertEvent(trx, event);
-    return;
-  }
-  await trx
-    .insertInto('webhook_events')
-    .columns(Object.keys(eventTypes) as (keyof typeof eventTypes)[])
-    .expression(unnestRows(events, eventTypes))
-    .execute();
-}
-
-/**
- * Whether an endpoint of the tenant subscribes to an event type, as an SQL expression: the one
- * statement of this rule, so that the PostgreSQL decision batch asks it inside the statement that
- * reads its customers (no extra round trip). `any` counts disabled endpoints too (they resume
- * where they stopped when enabled again); `enabled` only those being sent to.
- */
-export function subscribedSql(
-  tenantId: RawBuilder<unknown> | string,
-  type: RawBuilder<unknown> | string,
-  endpoints: 'any' | 'enabled',
-): RawBuilder<boolean> {
-  const status = endpoints === 'enabled' ? sql`and w.status = 'enabled'` : sql``;
-  return sql<boolean>`exists (select 1 from webhook_endpoints as w
-    where w.tenant_id = ${tenantId} ${status}
-    and w.events like ('%"' || cast(${type} as text) || '"%'))`;
-}
-
-const subscribers = {
-  any: prepared((db, p: (name: 'tenantId' | 'type') => never) =>
-    db.selectNoFrom(subscribedSql(p('tenantId'), p('type'), 'any').as('wanted')),
-  ),
-  enabled: prepared((db, p: (name: 'tenantId' | 'type') => never) =>
-    db.selectNoFrom(subscribedSql(p('tenantId'), p('type'), 'enabled').as('wanted')),
-  ),
-};
-
-/** Whether an endpoint of the tenant (`enabled`: an enabled one) subscribes to `type`. */
-export async function anySubscriber(
-  db: Executor,
-  tenantId: string,
-  type: EventType,
-  endpoints: 'any' | 'enabled',
-): Promise<boolean> {
-  const row = await subscribers[endpoints].first(db, { tenantId, type });
-  // SQLite answers 0 or 1.
-  return Boolean(row?.wanted);
-}
 
 /** Erasure events still holding a customer id, with a position. */
 export function sealedErasures(db: Executor, limit: number) {

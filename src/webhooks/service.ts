@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Actor, recordAudit } from '../audit/service.js';
+import { erasedEventBinding } from '../erasure/event.js';
 import type { WebhookSettings } from '../platform/config.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -8,7 +9,6 @@ import { nowIso } from '../platform/time.js';
 import { personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { checkUrl } from './address-policy.js';
-import { erasedEventBinding } from './outbox.js';
 import {
   anyBehind,
   backlogCounts,

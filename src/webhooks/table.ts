@@ -1,17 +1,8 @@
 import type { Selectable } from 'kysely';
+import type { WebhookEventsTable } from '../journal/table.js';
 
-/** The event types an endpoint may subscribe to (docs/webhooks.md describes their payloads). */
-export const eventTypes = [
-  'decision.given',
-  'decision.reject',
-  'decision.withdraw',
-  'version.approved',
-  'version.published',
-  'version.scheduled',
-  'version.archived',
-  'customer.erased',
-] as const;
-export type EventType = (typeof eventTypes)[number];
+/** The outbox's events and their types are the journal's (`src/journal/`): what features write. */
+export { type EventType, eventTypes, type WebhookEventsTable } from '../journal/table.js';
 
 /** A tenant's receiver of signed events. */
 export interface WebhookEndpointsTable {
@@ -39,26 +30,6 @@ export interface WebhookEndpointsTable {
   lease_until: string | null;
   created_at: string;
   updated_at: string;
-}
-
-/**
- * The outbox: one row per event, written in the transaction of what it tells of. `position` is
- * given later by the sequencer, in commit order (the decision log's order for decisions and
- * erasures); deliveries go by it.
- */
-export interface WebhookEventsTable {
-  tenant_id: string;
-  id: string;
-  type: EventType;
-  /** The decision's or the first tombstone's record id: its log entry gives the order. */
-  record_id: string | null;
-  /** The customer's subject, so that an erasure can take their id out of events not yet sent. */
-  subject_id: string | null;
-  /** JSON of the payload's `data`. */
-  data: string;
-  occurred_at: string;
-  position: number | null;
-  log_index: number | null;
 }
 
 /** The last position given per tenant, moved by compare-and-swap. */

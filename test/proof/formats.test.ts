@@ -5,11 +5,12 @@
  * follow the document too, and are held to the same literals before they judge a live decision.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leafOfDecision } from '../../src/decisions/leaf.js';
+import { leafOfErasure } from '../../src/erasure/leaf.js';
+import { eraseCustomer } from '../../src/erasure/service.js';
 import { appendBatch } from '../../src/log/append.js';
-import { leafOfDecision, leafOfErasure } from '../../src/log/queue.js';
 import { leafHash, parseSignerKey } from '../../src/proof/index.js';
 import { evidenceCommitment, subjectCommitment } from '../../src/proof/leaf.js';
-import { eraseCustomer } from '../../src/subjects/erase.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eraseCustomer } from '../../src/erasure/service.js';
 import { appendBatch } from '../../src/log/append.js';
 import { auditLog } from '../../src/log/audit.js';
 import {
@@ -8,7 +9,6 @@ import {
   verifyReceipt,
 } from '../../src/proof/index.js';
 import { parseLeaf } from '../../src/proof/leaf.js';
-import { eraseCustomer } from '../../src/subjects/erase.js';
 import { personalReader } from '../../src/subjects/service.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';

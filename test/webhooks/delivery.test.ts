@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eraseCustomer } from '../../src/subjects/erase.js';
+import { eraseCustomer } from '../../src/erasure/service.js';
 import {
   createEndpoint,
   deleteEndpoint,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { eraseCustomer } from '../../erasure/service.js';
 import type { Db } from '../../platform/db.js';
 import { lookUpCustomer } from '../../records/look-up.js';
-import { eraseCustomer } from '../../subjects/erase.js';
 import { findSubjectId } from '../../subjects/service.js';
 import type { SubjectVault } from '../../subjects/vault.js';
 import { auditBy, tenantOf, zoneOf } from '../web/context.js';

@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
-import {
-  customersPerTemplate,
-  dailyDecisionCounts,
-  standingsOnVersions,
-} from '../../records/history.js';
+import { dailyDecisionCounts, standingsOnVersions } from '../../records/history.js';
+import { customersPerTemplate } from '../../templates/actions.js';
 import { versionsWaitingFor } from '../../templates/review.js';
 import { scheduledReleases } from '../../templates/schedule.js';
 import { listTemplates } from '../../templates/service.js';

@@ -1,19 +1,21 @@
 import { type AuditEntry, recordAudit } from '../audit/service.js';
-import { leafOfErasure, queueLeaf } from '../log/queue.js';
-import { type Db, isPostgres } from '../platform/db.js';
+import { anySubscriber, type NewLeaf, writeJournal } from '../journal/index.js';
+import { type Db, type Executor, isPostgres } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
-import { queueErasureEvent } from '../webhooks/outbox.js';
+import { findLiveSubjectRow } from '../subjects/service.js';
+import type { SubjectVault } from '../subjects/vault.js';
+import { erasureEvent } from './event.js';
+import { leafOfErasure } from './leaf.js';
 import {
   checkpointWal,
   countSubjectDecisions,
+  erasureTotals,
   findDecidedTemplates,
-  findLiveSubject,
   insertErasure,
   shredSubject,
 } from './repository.js';
-import type { SubjectVault } from './vault.js';
 
 export interface ErasureResult {
   /** False when the tenant holds no record of this customer (nothing was left to erase). */
@@ -49,11 +51,11 @@ export async function eraseCustomer(
   const result = await db.transaction().execute(async (trx) => {
     // The decisions' lock: no decision of this customer interleaves with the erasure.
     await lockKey(trx, `subject:${tenantId}:${lookup}`);
-    const subject = await findLiveSubject(trx, tenantId, lookup);
+    const subject = await findLiveSubjectRow(trx, tenantId, lookup);
     if (!subject) return undefined;
     const erasedAt = nowIso();
     const states = await findDecidedTemplates(trx, tenantId, subject.id);
-    let firstTombstone: string | null = null;
+    const leaves: NewLeaf[] = [];
     for (const state of states) {
       const erasure = {
         tenant_id: tenantId,
@@ -66,11 +68,16 @@ export async function eraseCustomer(
       };
       await insertErasure(trx, erasure);
       const leaf = leafOfErasure(erasure, subject.commitment);
-      await queueLeaf(trx, tenantId, erasure.id, leaf, erasedAt);
-      firstTombstone ??= erasure.id;
+      leaves.push({ log_id: tenantId, record_id: erasure.id, leaf, queued_at: erasedAt });
     }
-    const seal = vault.accountSecrets.seal;
-    await queueErasureEvent(trx, seal, tenantId, customerId, firstTombstone, erasedAt);
+    const told = await anySubscriber(trx, tenantId, 'customer.erased', 'enabled');
+    const event = erasureEvent(vault.accountSecrets.seal, told, {
+      tenantId,
+      customerId,
+      firstTombstoneId: leaves[0]?.record_id ?? null,
+      at: erasedAt,
+    });
+    await writeJournal(trx, { leaves, events: [event] });
     await shredSubject(trx, tenantId, subject.id, lookup, erasedAt);
     const decisions = await countSubjectDecisions(trx, tenantId, subject.id);
     const erased = {
@@ -106,4 +113,14 @@ async function emptyWal(db: Db): Promise<void> {
     if (await checkpointWal(db)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * What a look-up that finds nothing can honestly say about erasures: how many of the tenant's
+ * customers were erased, when the latest was, and how many decisions stay in the log without
+ * whose they were. Never whether a given customer id was among them: erasure keeps nothing that
+ * links to the id (docs/erasure.md).
+ */
+export function erasureSummary(db: Executor, tenantId: string) {
+  return erasureTotals(db, tenantId);
 }

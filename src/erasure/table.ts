@@ -1,0 +1,11 @@
+/** The record behind an `erased` tombstone leaf: one per template the customer had decided on. */
+export interface ErasuresTable {
+  tenant_id: string;
+  id: string;
+  subject_id: string;
+  template_id: string;
+  /** The version and text hash of the customer's last decision on the template. */
+  version: number;
+  content_sha256: string;
+  erased_at: string;
+}

@@ -1,0 +1,40 @@
+/** The event types an endpoint may subscribe to (docs/webhooks.md describes their payloads). */
+export const eventTypes = [
+  'decision.given',
+  'decision.reject',
+  'decision.withdraw',
+  'version.approved',
+  'version.published',
+  'version.scheduled',
+  'version.archived',
+  'customer.erased',
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+/** Leaves written with their record (a decision, a tombstone), waiting for the integrator. */
+export interface TlogPendingTable {
+  log_id: string;
+  record_id: string;
+  leaf: string;
+  queued_at: string;
+}
+
+/**
+ * The outbox: one row per event, written in the transaction of what it tells of. `position` is
+ * given later by the sequencer, in commit order (the decision log's order for decisions and
+ * erasures); deliveries go by it.
+ */
+export interface WebhookEventsTable {
+  tenant_id: string;
+  id: string;
+  type: EventType;
+  /** The decision's or the first tombstone's record id: its log entry gives the order. */
+  record_id: string | null;
+  /** The customer's subject, so that an erasure can take their id out of events not yet sent. */
+  subject_id: string | null;
+  /** JSON of the payload's `data`. */
+  data: string;
+  occurred_at: string;
+  position: number | null;
+  log_index: number | null;
+}
