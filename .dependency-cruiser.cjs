@@ -6,7 +6,7 @@
 
 // The HTTP and UI edges: routes files, the back-office, the command line and the entry points.
 const routesFile = 'routes\\.ts$';
-const edge = `^src/(backoffice/|cli/|cli\\.ts$|app\\.ts$|server\\.ts$|cluster\\.ts$|writers\\.ts$|writer-thread\\.ts$)|${routesFile}`;
+const edge = `^src/(backoffice/|cli/|cli\\.ts$|app\\.ts$|server\\.ts$|cluster\\.ts$|writers\\.ts$|sqlite-writer\\.ts$)|${routesFile}`;
 // The back-office's own service layer may use its own repositories (rule 4 keeps them inside).
 const backofficeServiceLayer = '^src/backoffice/.*(service|repository|table)\\.ts$';
 

@@ -1,11 +1,10 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
-import type { DecisionAnswer, DecisionJob } from './decisions/idempotency.js';
+import type { DecisionJob, DecisionOutcome } from './decisions/record-decisions.js';
 import {
   type DecisionWriterHandle,
-  decisionWriterGrouped,
-  decisionWriterInProcess,
+  decisionWriterOnStore,
   decisionWriterOnThread,
 } from './decisions/writer.js';
 import {
@@ -22,7 +21,7 @@ import { startWriterThread } from './platform/writer-thread.js';
 import type { NoteSigner } from './proof/index.js';
 import type { SubjectVault } from './subjects/vault.js';
 
-/** What the writer thread is started with (see `writer-thread.ts`): plain data only. */
+/** What the writer thread is started with (see `sqlite-writer.ts`): plain data only. */
 export interface WriterThreadData {
   store: StoreSettings;
   dataKey: Uint8Array;
@@ -42,11 +41,12 @@ export interface Writers {
 }
 
 /**
- * On an SQLite file, a writer thread with a connection of its own writes the decisions and
- * appends to the decision log (`writer-thread.ts`): the main thread never waits for the file's
+ * Every store writes decisions the same way, in batches through `recordDecisions`; what differs
+ * is where. On an SQLite file, a writer thread with a connection of its own writes them and
+ * appends to the decision log (`sqlite-writer.ts`): the main thread never waits for the file's
  * lock or its fsync. It starts with the first decision, or as soon as leaves wait to be appended.
- * On PostgreSQL the decisions that arrive together share a transaction (group commit), and an
- * SQLite store in memory has a transaction per decision; both run on the main thread's store.
+ * On PostgreSQL the decisions that arrive together share a transaction (group commit), as they
+ * do, one batch at a time, on an SQLite store in memory; both on the main thread's store.
  */
 export function createWriters(
   config: Config,
@@ -60,14 +60,12 @@ export function createWriters(
   if (postgres || sqlitePath(config.databaseUrl) === ':memory:') {
     let integrator: Integrator | undefined;
     return {
-      decisions: postgres
-        ? decisionWriterGrouped(
-            db,
-            vault,
-            groupCommitsInFlight(config.databasePoolSize),
-            options.onBatch,
-          )
-        : decisionWriterInProcess(db, vault),
+      decisions: decisionWriterOnStore(
+        db,
+        vault,
+        postgres ? groupCommitsInFlight(config.databasePoolSize) : 1,
+        options.onBatch,
+      ),
       integrator: () => integrator ?? idleIntegrator,
       async start() {
         integrator = startIntegrator(db, signer, log, config.logIntegrateIntervalMs);
@@ -76,7 +74,7 @@ export function createWriters(
     };
   }
   const data = writerThreadData(config, vault, options);
-  const thread = startWriterThread<DecisionJob, DecisionAnswer>(
+  const thread = startWriterThread<DecisionJob, DecisionOutcome>(
     db,
     writerThreadEntry,
     data,
@@ -111,7 +109,7 @@ export function createWriters(
 
 // Beside this file: `.ts` from source, `.js` once built.
 const here = import.meta.url;
-export const writerThreadEntry = new URL(`./writer-thread${extname(fileURLToPath(here))}`, here);
+export const writerThreadEntry = new URL(`./sqlite-writer${extname(fileURLToPath(here))}`, here);
 
 /** What the thread is told: plain data, only what it needs of the configuration. */
 export function writerThreadData(

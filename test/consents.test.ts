@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendDecision } from '../src/decisions/repository.js';
+import { appendDecisions } from '../src/decisions/repository.js';
 import type { DecisionValue } from '../src/decisions/table.js';
 import { sha256Hex } from '../src/platform/hashing.js';
 import { newId } from '../src/platform/ids.js';
 import { sealPersonal } from '../src/subjects/personal.js';
-import { createSubject, findSubject } from '../src/subjects/service.js';
+import {
+  findLiveSubjectRow,
+  newSubject,
+  openSubject,
+  storeNewSubjects,
+} from '../src/subjects/service.js';
 import type { PublishedVersion } from '../src/templates/schemas.js';
 import { createDraftVersion, createTemplate, getTemplateByCode } from '../src/templates/service.js';
 import { apiOf, withinPublishBound } from './helpers/api.js';
@@ -88,9 +93,13 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
   ): Promise<string> {
     await t.db.transaction().execute(async (trx) => {
       const lookup = t.vault.lookup(tenantId, customer);
-      const subject =
-        (await findSubject(trx, t.vault, tenantId, lookup)) ??
-        (await createSubject(trx, t.vault, tenantId, customer, lookup, decidedAt));
+      const known = await findLiveSubjectRow(trx, tenantId, lookup);
+      let subject = known && openSubject(t.vault, tenantId, known);
+      if (!subject) {
+        const fresh = newSubject(t.vault, tenantId, customer, lookup, decidedAt);
+        await storeNewSubjects(trx, [fresh.row]);
+        subject = fresh.subject;
+      }
       const v = await trx
         .selectFrom('template_versions')
         .select(['template_id', 'content_sha256'])
@@ -104,7 +113,7 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
         .where('subject_id', '=', subject.id)
         .where('template_id', '=', v.template_id)
         .executeTakeFirstOrThrow();
-      await appendDecision(trx, {
+      const row = {
         tenant_id: tenantId,
         id,
         subject_id: subject.id,
@@ -123,7 +132,8 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
         content_sha256: v.content_sha256,
         idempotency_key: null,
         evidence_salt: null,
-      });
+      };
+      await appendDecisions(trx, [row], [row], [row]);
     });
     return id;
   }

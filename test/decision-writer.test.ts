@@ -1,15 +1,16 @@
 /**
  * The writer of decisions (src/decisions/writer.ts): on an SQLite file a thread with a connection
  * of its own, which commits the decisions that arrive together in one transaction; on PostgreSQL
- * group commit (batch.ts), the same with set-based statements. Driven with real decisions on the
+ * group commit, the same orchestration (record-decisions.ts) with set-based statements. Driven with real decisions on the
  * real store.
  */
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecisionAnswer } from '../src/decisions/idempotency.js';
-import { answerDecision } from '../src/decisions/idempotency.js';
+import { answerOf, type DecisionAnswer } from '../src/decisions/answer.js';
+import type { DecisionJob } from '../src/decisions/record-decisions.js';
 import type { DecisionRequest } from '../src/decisions/schemas.js';
+import { decide as decideWith } from '../src/decisions/service.js';
 import type { VersionWithCode } from '../src/templates/service.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { seedPublishedVersion, seedTenant, unique } from './helpers/seed.js';
@@ -43,17 +44,21 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     consent_version_id: versionId,
     decision,
   });
-  /** A decision as the route hands it to the writer. */
-  const decide = (customer: string, key?: string, body = request()) =>
-    answerDecision(
-      t.writer,
-      { publishedById: async () => version },
-      t.vault,
-      context(),
-      customer,
-      body,
-      key,
+  /** A decision as the route takes it, answered as the route answers it. */
+  const decide = async (customer: string, key?: string, body = request()) =>
+    answerOf(
+      await decideWith(
+        t.writer,
+        { publishedById: async () => version },
+        t.vault,
+        context(),
+        customer,
+        body,
+        key,
+      ),
     );
+  /** A job handed to the writer as it is, answered as the route answers it. */
+  const write = async (job: DecisionJob) => answerOf(await t.writer.write(job));
   /** Customers with a decision stored, by the first decision's id. */
   const storedDecisions = async (ids: string[]) =>
     (await t.db.selectFrom('decisions').select('id').where('id', 'in', ids).execute())
@@ -111,7 +116,7 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     const [answers, commits] = await committing(() =>
       Promise.all(
         (['withdraw', 'given', 'withdraw', 'withdraw', 'reject'] as const).map((decision) =>
-          t.writer.write(jobOf(customer, version, decision)),
+          write(jobOf(customer, version, decision)),
         ),
       ),
     );
@@ -140,7 +145,7 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     const [[first, again, other], commits] = await committing(() =>
       Promise.all(
         (['given', 'given', 'reject'] as const).map((decision) =>
-          t.writer.write(jobOf(customer, noReconsent, decision)),
+          write(jobOf(customer, noReconsent, decision)),
         ),
       ),
     );
@@ -175,9 +180,9 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     const broken = { ...version, version: null };
     const customers = ['a', 'b', 'c'].map((name) => unique(`after-write-${name}`));
     const results = await Promise.allSettled([
-      t.writer.write(jobOf(customers[0]!, version, 'given')),
-      t.writer.write(jobOf(customers[1]!, broken, 'given')),
-      t.writer.write(jobOf(customers[2]!, version, 'given')),
+      write(jobOf(customers[0]!, version, 'given')),
+      write(jobOf(customers[1]!, broken, 'given')),
+      write(jobOf(customers[2]!, version, 'given')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((results[1] as PromiseRejectedResult).reason)).toContain('has no number');
@@ -273,15 +278,17 @@ describe.each(stores.filter((s) => s.name === 'postgres'))(
       await t.close();
     });
 
-    const decide = (customer: string, decision: DecisionRequest['decision'], key?: string) =>
-      answerDecision(
-        t.writer,
-        { publishedById: async () => version },
-        t.vault,
-        { tenantId, apiKeyId: 'writer-test-key', ip: '192.0.2.1', userAgent: 'writer-test' },
-        customer,
-        { consent_version_id: version.id, decision },
-        key,
+    const decide = async (customer: string, decision: DecisionRequest['decision'], key?: string) =>
+      answerOf(
+        await decideWith(
+          t.writer,
+          { publishedById: async () => version },
+          t.vault,
+          { tenantId, apiKeyId: 'writer-test-key', ip: '192.0.2.1', userAgent: 'writer-test' },
+          customer,
+          { consent_version_id: version.id, decision },
+          key,
+        ),
       );
 
     it('a batch PostgreSQL ends to break a deadlock is written again, and answered 201', async () => {

@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecisionAnswer, DecisionJob } from '../src/decisions/idempotency.js';
+import type { DecisionJob, DecisionOutcome } from '../src/decisions/record-decisions.js';
 import { isStoreUnavailable } from '../src/platform/db.js';
 import { startWriterThread, type WriterThread } from '../src/platform/writer-thread.js';
 import type { VersionWithCode } from '../src/templates/service.js';
@@ -21,7 +21,7 @@ describe('the SQLite writer thread', () => {
   let t: TestApp;
   let tenantId: string;
   let version: VersionWithCode;
-  let thread: WriterThread<DecisionJob, DecisionAnswer>;
+  let thread: WriterThread<DecisionJob, DecisionOutcome>;
 
   beforeAll(async () => {
     t = await startTestApp(sqliteStore);
@@ -46,11 +46,11 @@ describe('the SQLite writer thread', () => {
     requestHash: 'not used without a key',
     idempotencyKey: undefined,
   });
-  const idOf = (answer: DecisionAnswer) =>
-    'data' in answer.body ? answer.body.data.decision_id : 'not recorded';
+  const idOf = (outcome: DecisionOutcome) =>
+    'decision' in outcome ? outcome.decision.decision_id : 'not recorded';
 
   it('folds the WAL into the database file itself, between batches, and the main connection no longer does on its commits', async () => {
-    expect((await thread.submit(job(unique('warm')))).status).toBe(201);
+    expect((await thread.submit(job(unique('warm')))).kind).toBe('recorded');
     const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
       t.db,
     );
@@ -59,7 +59,7 @@ describe('the SQLite writer thread', () => {
     const answers = await Promise.all(
       Array.from({ length: 300 }, (_, i) => thread.submit(job(unique(`wal-${i}`)))),
     );
-    expect(answers.filter((a) => a.status !== 201)).toEqual([]);
+    expect(answers.filter((a) => a.kind !== 'recorded')).toEqual([]);
     // The decisions are in the WAL; the file itself grows once a checkpoint has copied them.
     const deadline = Date.now() + budget(5_000);
     while (statSync(t.config.databaseUrl).size === before && Date.now() < deadline) {
@@ -69,7 +69,7 @@ describe('the SQLite writer thread', () => {
   });
 
   it('stopped while it holds decisions: each is recorded or fails as a store fault, and the next decision starts a new thread', async () => {
-    expect((await thread.submit(job(unique('first')))).status).toBe(201);
+    expect((await thread.submit(job(unique('first')))).kind).toBe('recorded');
     expect(thread.running()).toBe(true);
     const held = Array.from({ length: 200 }, (_, i) => thread.submit(job(unique(`held-${i}`))));
     // Handed over on the next turn of the event loop, then stopped while it works on them.
@@ -90,7 +90,7 @@ describe('the SQLite writer thread', () => {
       expect(stored).toHaveLength(recorded.length);
     }
 
-    expect((await thread.submit(job(unique('after')))).status).toBe(201);
+    expect((await thread.submit(job(unique('after')))).kind).toBe('recorded');
     expect(thread.running()).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { subscribedSql } from '../journal/index.js';
-import type { Executor, Trx } from '../platform/db.js';
+import { anySubscriber, type EventType, subscribedSql } from '../journal/index.js';
+import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { type UnnestType, unnestRows, unnestTable } from '../platform/unnest.js';
 import type { DecisionRow, DecisionValue, IdempotencyKeysTable } from './table.js';
@@ -8,48 +8,6 @@ import type { DecisionRow, DecisionValue, IdempotencyKeysTable } from './table.j
 // The statements of every decision and every `pending` are prepared (src/platform/prepared.ts).
 // They name their columns: on PostgreSQL a prepared `select *` fails once a column is added by
 // a newer instance's migration.
-
-const templateState = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'templateId') => never) =>
-  db
-    .selectFrom('customer_template_states')
-    .select(['decision_count', 'last_decision'])
-    .where('tenant_id', '=', p('tenantId'))
-    .where('subject_id', '=', p('subjectId'))
-    .where('template_id', '=', p('templateId')),
-);
-
-export function findTemplateState(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-  templateId: string,
-) {
-  return templateState.first(db, { tenantId, subjectId, templateId });
-}
-
-const versionState = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'releaseId') => never) =>
-  db
-    .selectFrom('customer_version_states as cv')
-    .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
-    )
-    .select(['cv.last_decision', 'cv.last_decision_id'])
-    .where('cv.tenant_id', '=', p('tenantId'))
-    .where('cv.subject_id', '=', p('subjectId'))
-    .where('v.release_id', '=', p('releaseId'))
-    .orderBy('cv.last_decided_at', 'desc')
-    .limit(1),
-);
-
-/** The customer's state on a release: on its most recently decided locale's variant. */
-export function findVersionState(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-  releaseId: string,
-) {
-  return versionState.first(db, { tenantId, subjectId, releaseId });
-}
 
 const customerVersionState = prepared(
   (db, p: (name: 'tenantId' | 'lookup' | 'versionId') => never) =>
@@ -72,15 +30,6 @@ export function findCustomerVersionState(
   versionId: string,
 ) {
   return customerVersionState.first(db, { tenantId, lookup, versionId });
-}
-
-export function findDecision(db: Executor, tenantId: string, id: string) {
-  return db
-    .selectFrom('decisions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
 }
 
 type DecisionColumn = keyof DecisionRow & string;
@@ -151,17 +100,9 @@ const saveVersionState = prepared((db, p: (name: DecisionColumn) => never) => {
     );
 });
 
-/** Appends a decision and moves both per-customer states to it, in the caller's transaction. */
-export async function appendDecision(trx: Trx, row: DecisionRow): Promise<void> {
-  // Every column is named, absent ones as null: a prepared statement has a fixed shape.
-  const values = { ...row, idempotency_key: row.idempotency_key ?? null };
-  await insertDecision.run(trx, values);
-  await saveTemplateState.run(trx, values);
-  await saveVersionState.run(trx, values);
-}
-
-// PostgreSQL group commit (batch.ts): a batch of decisions reads and writes with a fixed number
-// of set-based statements, whatever its size.
+// A batch of decisions (record-decisions.ts) reads and writes through the functions below. On
+// PostgreSQL each is a fixed number of set-based statements whatever the batch's size (one round
+// trip each); on SQLite, where a statement costs no round trip, each row is a prepared statement.
 
 /** What a batch asks about one decision's customer. */
 export interface StandingQuery {
@@ -171,7 +112,7 @@ export interface StandingQuery {
   release_id: string;
   idempotency_key: string | null;
   /** The decision's webhook event type (`decision.given`, …). */
-  event_type: string;
+  event_type: EventType;
 }
 
 /** One decision's customer as the store has them, before the batch: nulls where nothing is. */
@@ -207,6 +148,11 @@ export async function findStandings(
   trx: Trx,
   queries: readonly StandingQuery[],
 ): Promise<StoredStanding[]> {
+  if (!isPostgres(trx)) {
+    const standings: StoredStanding[] = [];
+    for (const query of queries) standings.push(await findStanding(trx, query));
+    return standings;
+  }
   const numbered = queries.map((query, i) => ({ ...query, i }));
   const asked = unnestRows(numbered, {
     i: 'integer',
@@ -272,6 +218,14 @@ export async function appendDecisions(
   versionStates: readonly DecisionRow[],
 ): Promise<void> {
   if (rows.length === 0) return;
+  if (!isPostgres(trx)) {
+    // Every column is named, absent ones as null: a prepared statement has a fixed shape.
+    const values = (row: DecisionRow) => ({ ...row, idempotency_key: row.idempotency_key ?? null });
+    for (const row of rows) await insertDecision.run(trx, values(row));
+    for (const row of templateStates) await saveTemplateState.run(trx, values(row));
+    for (const row of versionStates) await saveVersionState.run(trx, values(row));
+    return;
+  }
   await trx
     .insertInto('decisions')
     .columns(decisionColumns)
@@ -351,6 +305,10 @@ export async function saveIdempotencyRecords(
   records: readonly IdempotencyKeysTable[],
 ): Promise<void> {
   if (records.length === 0) return;
+  if (!isPostgres(trx)) {
+    for (const record of records) await saveKey.run(trx, record);
+    return;
+  }
   await trx
     .insertInto('idempotency_keys')
     .columns([
@@ -385,31 +343,6 @@ export async function saveIdempotencyRecords(
     .execute();
 }
 
-export function findIdempotencyRecord(db: Executor, tenantId: string, key: string) {
-  return db
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('key', '=', key)
-    .executeTakeFirst();
-}
-
-export async function saveIdempotencyRecord(trx: Trx, record: IdempotencyKeysTable): Promise<void> {
-  await trx
-    .insertInto('idempotency_keys')
-    .values(record)
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'key']).doUpdateSet({
-        customer_lookup: record.customer_lookup,
-        request_hash: record.request_hash,
-        status_code: record.status_code,
-        response_body: record.response_body,
-        created_at: record.created_at,
-      }),
-    )
-    .execute();
-}
-
 /** Drops idempotency records past their window; they would only be overwritten otherwise. */
 export async function deleteIdempotencyRecordsBefore(
   db: Executor,
@@ -420,4 +353,124 @@ export async function deleteIdempotencyRecordsBefore(
     .where('created_at', '<', cutoff)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+// SQLite: one decision's standing, in the statements `findStandings` answers in one on
+// PostgreSQL. Each is prepared, and each is a look-up by key.
+
+const subjectStanding = prepared((db, p: (name: 'tenantId' | 'lookup' | 'templateId') => never) =>
+  db
+    .selectFrom('subjects as s')
+    .leftJoin('customer_template_states as ts', (j) =>
+      j
+        .onRef('ts.tenant_id', '=', 's.tenant_id')
+        .onRef('ts.subject_id', '=', 's.id')
+        .on('ts.template_id', '=', p('templateId')),
+    )
+    .select([
+      's.id as subject_id',
+      's.wrapped_key',
+      's.salt',
+      'ts.decision_count',
+      'ts.last_decision as template_last',
+    ])
+    .where('s.tenant_id', '=', p('tenantId'))
+    .where('s.lookup', '=', p('lookup')),
+);
+
+/** The customer's latest decision on a release: on its most recently decided locale's variant. */
+const releaseStanding = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'releaseId') => never) =>
+  db
+    .selectFrom('customer_version_states as cv')
+    .innerJoin('template_versions as v', (j) =>
+      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
+    )
+    .innerJoin('decisions as d', (j) =>
+      j.onRef('d.tenant_id', '=', 'cv.tenant_id').onRef('d.id', '=', 'cv.last_decision_id'),
+    )
+    .select([
+      'd.id as release_last_id',
+      'd.consent_version_id as release_last_version_id',
+      'd.version as release_last_version',
+      'd.decision as release_last',
+      'd.decided_at as release_last_at',
+    ])
+    .where('cv.tenant_id', '=', p('tenantId'))
+    .where('cv.subject_id', '=', p('subjectId'))
+    .where('v.release_id', '=', p('releaseId'))
+    .orderBy('cv.last_decided_at', 'desc')
+    .limit(1),
+);
+
+const keyRecord = prepared((db, p: (name: 'tenantId' | 'key') => never) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select([
+      'customer_lookup as key_lookup',
+      'request_hash as key_request_hash',
+      'status_code as key_status',
+      'response_body as key_body',
+      'created_at as key_created_at',
+    ])
+    .where('tenant_id', '=', p('tenantId'))
+    .where('key', '=', p('key')),
+);
+
+type KeyColumn = keyof IdempotencyKeysTable & string;
+
+const saveKey = prepared((db, p: (name: KeyColumn) => never) =>
+  db
+    .insertInto('idempotency_keys')
+    .values({
+      tenant_id: p('tenant_id'),
+      key: p('key'),
+      customer_lookup: p('customer_lookup'),
+      request_hash: p('request_hash'),
+      status_code: p('status_code'),
+      response_body: p('response_body'),
+      created_at: p('created_at'),
+    })
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'key']).doUpdateSet({
+        customer_lookup: p('customer_lookup'),
+        request_hash: p('request_hash'),
+        status_code: p('status_code'),
+        response_body: p('response_body'),
+        created_at: p('created_at'),
+      }),
+    ),
+);
+
+async function findStanding(trx: Trx, query: StandingQuery): Promise<StoredStanding> {
+  const { tenant_id: tenantId, lookup, template_id: templateId } = query;
+  const subject = await subjectStanding.first(trx, { tenantId, lookup, templateId });
+  const release = subject
+    ? await releaseStanding.first(trx, {
+        tenantId,
+        subjectId: subject.subject_id,
+        releaseId: query.release_id,
+      })
+    : undefined;
+  const key =
+    query.idempotency_key === null
+      ? undefined
+      : await keyRecord.first(trx, { tenantId, key: query.idempotency_key });
+  return {
+    subject_id: subject?.subject_id ?? null,
+    wrapped_key: subject?.wrapped_key ?? null,
+    salt: subject?.salt ?? null,
+    decision_count: subject?.decision_count ?? null,
+    template_last: subject?.template_last ?? null,
+    release_last_id: release?.release_last_id ?? null,
+    release_last_version_id: release?.release_last_version_id ?? null,
+    release_last_version: release?.release_last_version ?? null,
+    release_last: release?.release_last ?? null,
+    release_last_at: release?.release_last_at ?? null,
+    key_lookup: key?.key_lookup ?? null,
+    key_request_hash: key?.key_request_hash ?? null,
+    key_status: key?.key_status ?? null,
+    key_body: key?.key_body ?? null,
+    key_created_at: key?.key_created_at ?? null,
+    event_wanted: await anySubscriber(trx, tenantId, query.event_type, 'any'),
+  };
 }

@@ -8,7 +8,7 @@ import type { SubjectVault } from '../subjects/vault.js';
 import { answerForm, LocaleQuery, localesOf } from '../templates/answer.js';
 import type { Catalog } from '../templates/catalog.js';
 import { TemplateCodeParam } from '../templates/schemas.js';
-import { answerDecision, type DecisionWriter } from './idempotency.js';
+import { answerOf } from './answer.js';
 import { getPendingState, type PendingState } from './pending.js';
 import {
   CustomerIdParam,
@@ -17,6 +17,7 @@ import {
   PendingResult,
   RecordedDecision,
 } from './schemas.js';
+import { type DecisionWriter, decide } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
 
@@ -93,7 +94,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const { tenantId, apiKeyId } = callerOf(request);
-      const response = await answerDecision(
+      const outcome = await decide(
         writer,
         catalog,
         vault,
@@ -107,6 +108,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
         request.body,
         request.headers['idempotency-key'],
       );
+      const response = answerOf(outcome);
       reply.header('cache-control', 'no-store');
       if (response.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(response.status).send(response.body);

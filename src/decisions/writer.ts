@@ -1,16 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import { createGroupCommit } from '../platform/group-commit.js';
-import { createWriteQueue } from '../platform/write-queue.js';
 import type { WriterThread } from '../platform/writer-thread.js';
 import type { SubjectVault } from '../subjects/vault.js';
-import { writeDecisionBatch } from './batch.js';
-import {
-  type DecisionAnswer,
-  type DecisionJob,
-  type DecisionWriter,
-  writeDecision,
-} from './idempotency.js';
+import { type DecisionJob, type DecisionOutcome, recordDecisions } from './record-decisions.js';
+import type { DecisionWriter } from './service.js';
 
 export interface DecisionWriterHandle extends DecisionWriter {
   /** True while the store refuses writes (the health check). */
@@ -22,18 +16,20 @@ export interface DecisionWriterHandle extends DecisionWriter {
 }
 
 /**
- * PostgreSQL: the decisions that arrive together are written as one batch, in one transaction
- * with set-based statements and one commit (`batch.ts`); `inFlight` batches at most at once.
+ * On the service's own store: the decisions that arrive together are written as one batch
+ * (`recordDecisions`), in one transaction with one commit. On PostgreSQL `inFlight` batches at
+ * most at once, each on a pool connection of its own; on an SQLite store in memory (which
+ * another thread cannot open), one at a time on its one connection.
  */
-export function decisionWriterGrouped(
+export function decisionWriterOnStore(
   db: Db,
   vault: SubjectVault,
   inFlight: number,
   onCommit?: (jobs: number) => void,
 ): DecisionWriterHandle {
-  const group = createGroupCommit<DecisionJob, DecisionAnswer>(
+  const group = createGroupCommit<DecisionJob, DecisionOutcome>(
     db,
-    (trx, jobs) => writeDecisionBatch(trx, vault, jobs),
+    (trx, jobs) => recordDecisions(trx, vault, jobs),
     inFlight,
     onCommit,
   );
@@ -48,27 +44,12 @@ export function decisionWriterGrouped(
 }
 
 /**
- * An SQLite store in memory (which another thread cannot open): a transaction per
- * decision, on the service's own pool or connection.
- */
-export function decisionWriterInProcess(db: Db, vault: SubjectVault): DecisionWriterHandle {
-  const queue = createWriteQueue(db);
-  return {
-    write: (job) => queue.transaction((trx) => writeDecision(trx, vault, job)),
-    failing: queue.failing,
-    stats: queue.stats,
-    execute: async (statement) => {
-      await sql.raw(statement).execute(db);
-    },
-  };
-}
-
-/**
- * An SQLite file: the store's writer thread (src/writer-thread.ts) writes the decisions, those that
- * arrive together in one transaction with one fsync, and the event loop never waits for the disk.
+ * An SQLite file: the store's writer thread (src/sqlite-writer.ts) writes the decisions with the
+ * same `recordDecisions`, those that arrive together in one transaction with one fsync, and the
+ * event loop never waits for the disk.
  */
 export function decisionWriterOnThread(
-  thread: WriterThread<DecisionJob, DecisionAnswer>,
+  thread: WriterThread<DecisionJob, DecisionOutcome>,
 ): DecisionWriterHandle {
   return {
     write: thread.submit,

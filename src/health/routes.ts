@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
-import type { WriteQueue } from '../platform/write-queue.js';
+import type { WriteHealth } from '../platform/write-outcomes.js';
 import { storeAnswers } from './service.js';
 
 const HealthBody = Type.Object({
@@ -12,12 +12,12 @@ const HealthBody = Type.Object({
 /**
  * `/api/health` (and `/api/v1/health`, which existing clients call): no key. `200 ok` while the
  * store answers and writes go through; `503 unavailable` while the store does not answer;
- * `503 degraded` while it answers but refuses the writes (see `WriteQueue.failing`). One
+ * `503 degraded` while it answers but refuses the writes (see `WriteHealth.failing`). One
  * `select 1` per call and never a write, so it may be polled often.
  */
 export const healthRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
-  writes: Pick<WriteQueue, 'failing'>;
+  writes: WriteHealth;
 }> = async (app, { db, writes }) => {
   for (const url of ['/api/health', '/api/v1/health']) {
     app.get(

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { presentDecision } from '../decisions/service.js';
+import { presentDecision } from '../decisions/decision.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import {

@@ -1,16 +1,7 @@
-import type { DecisionAnswer, DecisionWriter } from '../decisions/idempotency.js';
+import type { DecisionWriter } from '../decisions/service.js';
 import { AppError } from '../platform/errors.js';
 import { withSpan } from '../platform/tracing.js';
 import type { Metrics } from './instruments.js';
-
-/** What became of a decision, from the answer its writer gave. */
-function outcomeOf(answer: DecisionAnswer): string {
-  if (answer.replayed) return 'replayed';
-  if (answer.status === 201) return 'recorded';
-  // 200: the same decision again on a version that does not allow re-consent; nothing stored.
-  if (answer.status === 200) return 'unchanged';
-  return 'refused';
-}
 
 /**
  * The writer of decisions as the routes use it: counted when metrics are on, and each write a
@@ -42,10 +33,10 @@ export function countedDecisions(writer: DecisionWriter, metrics: Metrics): Deci
       const stop = metrics.decisionWrite.startTimer();
       const decision = job.request.decision;
       try {
-        const answer = await writer.write(job);
+        const outcome = await writer.write(job);
         stop();
-        metrics.decisions.inc({ decision, outcome: outcomeOf(answer) });
-        return answer;
+        metrics.decisions.inc({ decision, outcome: outcome.kind });
+        return outcome;
       } catch (error) {
         // A reused idempotency key (422) is a refusal; a store fault (503) or a bug, a failure.
         const refused = error instanceof AppError && error.status < 500;

@@ -1,5 +1,5 @@
 import { type Db, isStoreUnavailable, isTransientConflict, type Trx } from './db.js';
-import { writeOutcomes } from './write-queue.js';
+import { writeOutcomes } from './write-outcomes.js';
 
 /** One job's result in a batch: its value, or the error that failed it alone. */
 export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };

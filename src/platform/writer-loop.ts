@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { sql } from 'kysely';
-import { type Db, isStoreUnavailable, type Trx } from './db.js';
+import { type Db, isStoreUnavailable } from './db.js';
+import type { BatchWriter, Settled } from './group-commit.js';
 import { type FromWriter, type ToWriter, toWire, type WireResult } from './writer-wire.js';
 
 /** Most jobs that share one commit. */
@@ -8,18 +9,15 @@ const maxBatch = 256;
 /** How often the writer folds the WAL back into the database file, between batches. */
 const checkpointIntervalMs = 1_000;
 
-/** Thrown inside a batch's transaction to undo it: a job failed after it had written. */
-class RedoAlone extends Error {}
-
 /**
  * The writer thread's side (see `writer-thread.ts` for the main side): takes the jobs the main
- * thread posts, runs those that arrived together one after another in one transaction, commits
+ * thread posts, writes those that arrived together as one batch in one transaction, commits
  * once (one WAL write and one fsync for the lot), and posts each job's result back.
  *
- * - No savepoint per job: a job that fails before it has written anything (a rule's refusal,
- *   told by SQLite's `total_changes()` not having moved) fails alone and its neighbours go on; a
- *   job that fails after writing undoes the batch, which is then redone one job per transaction,
- *   so one bad job never fails the others.
+ * - `write` answers each job of the batch: a job that fails alone (it wrote nothing: the batch
+ *   writer adds a job's writes to the batch's only once it has succeeded) fails with its own
+ *   error and its neighbours go on; a batch whose transaction fails for another reason than the
+ *   store refusing it is redone one job per transaction, so one bad job never fails the others.
  * - A store that refuses the batch (full, read-only, I/O error) fails each of its jobs with
  *   its own error.
  * - The WAL checkpoint runs here, every second between batches, never in a commit: the
@@ -27,7 +25,7 @@ class RedoAlone extends Error {}
  */
 export async function serveWrites<Job>(
   db: Db,
-  handle: (trx: Trx, job: Job) => Promise<unknown>,
+  write: BatchWriter<Job, unknown>,
   options: {
     /** Work the main thread may ask for by name (`WriterThread.task`), run between batches. */
     tasks?: Record<string, () => Promise<unknown>>;
@@ -49,38 +47,17 @@ export async function serveWrites<Job>(
   let scheduled = false;
   let closing = false;
 
-  const changes = async (trx: Trx) =>
-    Number((await sql<{ n: number }>`select total_changes() as n`.execute(trx)).rows[0]?.n);
-
-  async function runBatch(batch: Array<{ id: number; job: Job }>): Promise<WireResult[]> {
-    const results: WireResult[] = [];
-    await db.transaction().execute(async (trx) => {
-      for (const { id, job } of batch) {
-        // A lone job's failure undoes its transaction, whatever it had written.
-        if (batch.length === 1) {
-          results.push({ id, ok: true, value: await handle(trx, job) });
-          continue;
-        }
-        const before = await changes(trx);
-        try {
-          results.push({ id, ok: true, value: await handle(trx, job) });
-        } catch (error) {
-          // The store refused: SQLite may have rolled the whole transaction back itself.
-          if (isStoreUnavailable(error)) throw error;
-          if ((await changes(trx)) !== before) throw new RedoAlone();
-          // Nothing written: the batch stands, this job fails with its own error.
-          results.push({ id, ok: false, error: toWire(error) });
-        }
-      }
-    });
-    return results;
-  }
-
   async function commitBatch(batch: Array<{ id: number; job: Job }>): Promise<void> {
+    let settled: Settled<unknown>[];
     try {
-      post({ type: 'results', results: await runBatch(batch), committed: true });
+      settled = await db.transaction().execute((trx) =>
+        write(
+          trx,
+          batch.map((queued) => queued.job),
+        ),
+      );
     } catch (error) {
-      if (error instanceof RedoAlone) {
+      if (batch.length > 1 && !isStoreUnavailable(error)) {
         for (const one of batch) await commitBatch([one]);
         return;
       }
@@ -88,7 +65,14 @@ export async function serveWrites<Job>(
       const wire = toWire(error);
       const results = batch.map(({ id }) => ({ id, ok: false as const, error: wire }));
       post({ type: 'results', results, committed: false });
+      return;
     }
+    const results = batch.map(({ id }, i): WireResult => {
+      const one = settled[i];
+      if (one?.ok) return { id, ok: true, value: one.value };
+      return { id, ok: false, error: toWire(one ? one.error : new Error('a job was skipped')) };
+    });
+    post({ type: 'results', results, committed: true });
   }
 
   async function execute(item: { id: number; sql: string } | { id: number; task: string }) {

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { type Db, writerStoppedCode } from './db.js';
-import { writeOutcomes } from './write-queue.js';
+import { writeOutcomes } from './write-outcomes.js';
 import { type FromWriter, fromWire, type ToWriter, type WireResult } from './writer-wire.js';
 
 /** A job handed to the writer thread, answered once its batch's commit is on disk. */
@@ -13,7 +13,7 @@ export interface WriterThread<Job, Result> {
   task(name: string): Promise<void>;
   /** How many jobs were committed, in how many commits, since the start. */
   stats(): { units: number; commits: number };
-  /** See `WriteQueue.failing`. */
+  /** See `WriteHealth.failing`. */
   failing(): boolean;
   /** True while the thread runs (it starts with the first job or task). */
   running(): boolean;

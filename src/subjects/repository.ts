@@ -1,4 +1,4 @@
-import type { Executor, Trx } from '../platform/db.js';
+import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { unnestRows } from '../platform/unnest.js';
 import type { SubjectsTable } from './table.js';
@@ -45,9 +45,17 @@ export async function insertSubject(trx: Trx, row: SubjectsTable): Promise<boole
   return Number(result.numAffectedRows ?? 0) === 1;
 }
 
-/** A batch's new subjects (PostgreSQL group commit); answers how many were kept. */
+/**
+ * A batch's new subjects: one prepared statement each on SQLite, one set-based statement on
+ * PostgreSQL. Answers how many were kept.
+ */
 export async function insertSubjects(trx: Trx, rows: readonly SubjectsTable[]): Promise<number> {
   if (rows.length === 0) return 0;
+  if (rows.length === 1 || !isPostgres(trx)) {
+    let kept = 0;
+    for (const row of rows) if (await insertSubject(trx, row)) kept += 1;
+    return kept;
+  }
   const result = await trx
     .insertInto('subjects')
     .columns(subjectColumns)

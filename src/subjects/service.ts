@@ -2,7 +2,7 @@ import type { Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { newSalt, subjectCommitment } from '../proof/leaf.js';
 import { openPersonal, type PersonalFields } from './personal.js';
-import { findLiveSubject, findSubjects, insertSubject, insertSubjects } from './repository.js';
+import { findLiveSubject, findSubjects, insertSubjects } from './repository.js';
 import type { SubjectsTable } from './table.js';
 import type { SubjectVault } from './vault.js';
 
@@ -29,40 +29,9 @@ export function findLiveSubjectRow(db: Executor, tenantId: string, lookup: strin
   return findLiveSubject(db, tenantId, lookup);
 }
 
-/** The customer's subject, by their look-up, if they have a record that was not erased. */
-export async function findSubject(
-  db: Executor,
-  vault: SubjectVault,
-  tenantId: string,
-  lookup: string,
-): Promise<OpenSubject | undefined> {
-  const row = await findLiveSubject(db, tenantId, lookup);
-  return row ? openSubject(vault, tenantId, row) : undefined;
-}
-
 /**
- * A new subject for the customer's first decision (or their first since being erased). The
- * caller holds the customer's lock, so only a concurrent first decision on another store
- * instance can race it: the look-up's unique index keeps one.
- */
-export async function createSubject(
-  trx: Trx,
-  vault: SubjectVault,
-  tenantId: string,
-  customerId: string,
-  lookup: string,
-  now: string,
-): Promise<OpenSubject> {
-  const { row, subject } = newSubject(vault, tenantId, customerId, lookup, now);
-  if (await insertSubject(trx, row)) return subject;
-  const other = await findSubject(trx, vault, tenantId, lookup);
-  if (!other) throw new Error('a subject vanished while being created');
-  return other;
-}
-
-/**
- * A batch's new subjects (PostgreSQL group commit, src/decisions/batch.ts). The caller holds
- * their customers' locks, so no other writer can have stored one of them meanwhile.
+ * A batch's new subjects (src/decisions/record-decisions.ts). The caller holds their customers'
+ * locks, so no other writer can have stored one of them meanwhile.
  */
 export async function storeNewSubjects(trx: Trx, rows: readonly SubjectsTable[]): Promise<void> {
   const kept = await insertSubjects(trx, rows);

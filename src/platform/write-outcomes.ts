@@ -1,10 +1,7 @@
-import { type Db, isStoreUnavailable, type Trx } from './db.js';
+import { isStoreUnavailable } from './db.js';
 
-/** Runs a unit of work in a transaction whose commit is durable before the promise resolves. */
-export interface WriteQueue {
-  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
-  /** How many units of work were committed, in how many commits, since the start. */
-  stats(): { units: number; commits: number };
+/** Whether the store takes writes, as the health check asks the writer of decisions. */
+export interface WriteHealth {
   /**
    * True while writes fail: the last `refusalsToFail` units were refused by the store (an
    * outage, see `isStoreUnavailable`), the latest less than `failingForMs` ago, and none has
@@ -36,31 +33,5 @@ export function writeOutcomes() {
       lastRefusedAt = Date.now();
     },
     failing: () => refusedInARow >= refusalsToFail && Date.now() - lastRefusedAt < failingForMs,
-  };
-}
-
-/**
- * A transaction per unit of work, durable when its promise resolves: PostgreSQL (the server
- * groups concurrent commits itself) and an in-memory SQLite store. An SQLite file has its
- * writes batched in a thread of their own instead (`writer-thread.ts`).
- */
-export function createWriteQueue(db: Db): WriteQueue {
-  const outcomes = writeOutcomes();
-  let units = 0;
-  return {
-    async transaction(work) {
-      let result: Awaited<ReturnType<typeof work>>;
-      try {
-        result = await db.transaction().execute(work);
-      } catch (error) {
-        outcomes.failed(error);
-        throw error;
-      }
-      units += 1;
-      outcomes.committed();
-      return result;
-    },
-    stats: () => ({ units, commits: units }),
-    failing: outcomes.failing,
   };
 }

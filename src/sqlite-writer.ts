@@ -1,12 +1,12 @@
 /**
  * The SQLite store's writer thread (started by `writers.ts`): it opens a connection of its own
  * and does the writes of the hot path there, off the event loop that answers requests: the
- * decisions the main thread hands it, in batches with one commit each, and the decision log's
- * appends. See docs/performance.md, "A decision from the socket to the fsync".
+ * decisions the main thread hands it, in batches with one commit each (`recordDecisions`, as on
+ * every store), and the decision log's appends. See docs/performance.md, "A decision from the socket to the fsync".
  */
 import { workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { writeDecision } from './decisions/idempotency.js';
+import { recordDecisions } from './decisions/record-decisions.js';
 import { startIntegrator } from './log/integrator.js';
 import { loadSigningKey } from './log/signing-key.js';
 import { createDb } from './platform/db.js';
@@ -31,7 +31,7 @@ const integrator = startIntegrator(
   data.logIntegrateIntervalMs,
   leavesPerAppend,
 );
-await serveWrites(db, (trx, job) => writeDecision(trx, vault, job as never), {
+await serveWrites(db, (trx, jobs) => recordDecisions(trx, vault, jobs as never), {
   tasks: { integrate: () => integrator.kick() },
   beforeClose: () => integrator.stop(),
 });

@@ -1,3 +1,9 @@
+/**
+ * The one orchestration of decisions, for both stores: a batch of jobs in arrival order (the
+ * decisions that reached the writer together: the SQLite writer thread's batch, a PostgreSQL
+ * group commit), in the caller's transaction. The store-specific part is only how the
+ * statements run (`repository.ts`: prepared one by one on SQLite, set-based on PostgreSQL).
+ */
 import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import type { Settled } from '../platform/group-commit.js';
@@ -11,48 +17,55 @@ import {
 } from '../subjects/service.js';
 import type { SubjectsTable } from '../subjects/table.js';
 import type { SubjectVault } from '../subjects/vault.js';
+import { type AskedDecision, newDecision, presentDecision } from './decision.js';
 import { decisionEvent } from './event.js';
-import {
-  answerOf,
-  type DecisionAnswer,
-  type DecisionJob,
-  idempotencyRecordOf,
-  refusalOf,
-  replayOf,
-} from './idempotency.js';
+import { idempotencyRecordOf, replayOf, type StoredAnswer } from './idempotency.js';
 import {
   appendDecisions,
   findStandings,
   type StoredStanding,
   saveIdempotencyRecords,
 } from './repository.js';
-import {
-  type DecisionOutcome,
-  DecisionRefused,
-  newDecision,
-  presentDecision,
-  rule,
-  type Standing,
-} from './service.js';
+import { DecisionRefused, rule, type Standing } from './rule.js';
+import type { RecordedDecision } from './schemas.js';
 import type { DecisionRow, IdempotencyKeysTable } from './table.js';
 
 /**
- * Writes a batch of decisions in the caller's transaction (PostgreSQL group commit): one
- * statement takes every customer's and idempotency key's lock, one reads where each customer
- * stands, the rules run here in arrival order against the store's states and the batch's own
- * effects, and a fixed number of set-based statements write the lot. A batch costs the same
- * round trips whatever its size.
- *
- * A decision the rules refuse is answered (`409`) and its neighbours go on; one that fails
- * (an idempotency key reused for another request, a fault) fails alone, having written nothing:
- * its writes are only added to the batch's once it has succeeded.
+ * A decision as the writer takes it: everything read and computed on the request's side, plain
+ * data, so that it can cross to the SQLite writer thread.
  */
-export async function writeDecisionBatch(
+export interface DecisionJob extends AskedDecision {
+  requestHash: string;
+}
+
+/**
+ * What became of a decision:
+ * - `recorded`: a new decision was stored;
+ * - `unchanged`: the same decision was already given on a version that does not allow
+ *   re-consent, and nothing was stored;
+ * - `refused`: the rules of contract section 5 refused it (nothing stored but its key's answer);
+ * - `replayed`: its `Idempotency-Key` answered, within its window, the first request's answer.
+ */
+export type DecisionOutcome =
+  | { kind: 'recorded' | 'unchanged'; decision: RecordedDecision }
+  | { kind: 'refused'; refusal: DecisionRefused['kind'] }
+  | { kind: 'replayed'; answer: StoredAnswer };
+
+/**
+ * Records a batch of decisions in the caller's transaction: one statement takes every customer's
+ * and idempotency key's lock (PostgreSQL; SQLite's writer is alone), the store is read for where
+ * each customer stands, then each decision in arrival order replays its key, or goes through the
+ * rules against the store's states and the batch's own effects, and the batch is written.
+ *
+ * A decision the rules refuse is answered and its neighbours go on; one that fails (an
+ * idempotency key reused for another request, a fault) fails alone, having written nothing: its
+ * writes join the batch's only once it has succeeded.
+ */
+export async function recordDecisions(
   trx: Trx,
   vault: SubjectVault,
   jobs: readonly DecisionJob[],
-): Promise<Settled<DecisionAnswer>[]> {
-  // The same locks as a decision alone (service.ts, idempotency.ts), in one statement.
+): Promise<Settled<DecisionOutcome>[]> {
   await lockKeys(trx, jobs.flatMap(lockNames));
   const stored = await findStandings(
     trx,
@@ -65,10 +78,10 @@ export async function writeDecisionBatch(
       event_type: `decision.${job.request.decision}`,
     })),
   );
-  const batch = new Batch(vault);
-  const results = jobs.map((job, i): Settled<DecisionAnswer> => {
+  const batch = new DecisionBatch(vault);
+  const results = jobs.map((job, i): Settled<DecisionOutcome> => {
     try {
-      return { ok: true, value: batch.answer(job, stored[i]) };
+      return { ok: true, value: batch.decide(job, stored[i]) };
     } catch (error) {
       return { ok: false, error };
     }
@@ -77,6 +90,11 @@ export async function writeDecisionBatch(
   return results;
 }
 
+/**
+ * The locks a decision takes: one decision at a time per customer (the rules read the state they
+ * change, and an erasure, which takes the same lock, never interleaves), and per idempotency key
+ * (the same key at the same moment: the second waits, then sees the first's record).
+ */
 function lockNames(job: DecisionJob): string[] {
   const { tenantId } = job.context;
   const subject = `subject:${tenantId}:${job.customer.lookup}`;
@@ -85,40 +103,40 @@ function lockNames(job: DecisionJob): string[] {
     : [subject, `idempotency:${tenantId}:${job.idempotencyKey}`];
 }
 
-/** The batch so far: what it has written, and where its customers stand since. */
-class Batch {
+/** The batch so far: what it has to write, and where its customers stand since. */
+class DecisionBatch {
   /** By tenant and look-up: a subject opened from the store, or created by this batch. */
   private readonly subjects = new Map<string, OpenSubject>();
   private readonly newSubjects: SubjectsTable[] = [];
   private readonly decisions = new Map<string, DecisionRow>();
   private readonly leaves: NewLeaf[] = [];
+  private readonly events: NewEvent[] = [];
   /** The latest decision of the batch by customer and template, release and version. */
   private readonly byTemplate = new Map<string, DecisionRow>();
   private readonly byRelease = new Map<string, DecisionRow>();
   private readonly byVersion = new Map<string, DecisionRow>();
   private readonly keys = new Map<string, IdempotencyKeysTable>();
-  private readonly events: NewEvent[] = [];
 
   constructor(private readonly vault: SubjectVault) {}
 
-  /** The decision's answer, as `writeDecision` gives it alone; its writes join the batch's. */
-  answer(job: DecisionJob, stored: StoredStanding | undefined): DecisionAnswer {
+  /** One decision's outcome; its writes join the batch's. */
+  decide(job: DecisionJob, stored: StoredStanding | undefined): DecisionOutcome {
     if (!stored) throw new Error('the store answered no standing for a decision');
     const keyName = `${job.context.tenantId}\u0000${job.idempotencyKey}`;
     if (job.idempotencyKey !== undefined) {
       const replay = replayOf(job, this.keys.get(keyName) ?? storedKey(stored));
-      if (replay) return replay;
+      if (replay) return { kind: 'replayed', answer: replay };
     }
-    let answer: DecisionAnswer;
+    let outcome: DecisionOutcome;
     try {
-      answer = answerOf(this.record(job, stored));
+      outcome = this.record(job, stored);
     } catch (error) {
       if (!(error instanceof DecisionRefused)) throw error;
-      answer = refusalOf(error);
+      outcome = { kind: 'refused', refusal: error.kind };
     }
-    const record = idempotencyRecordOf(job, answer, nowIso());
+    const record = idempotencyRecordOf(job, outcome, nowIso());
     if (record) this.keys.set(keyName, record);
-    return answer;
+    return outcome;
   }
 
   private record(job: DecisionJob, stored: StoredStanding): DecisionOutcome {
@@ -144,7 +162,7 @@ class Batch {
     if (ruling.kind === 'unchanged') {
       const existing = this.decisions.get(ruling.decisionId) ?? storedLatest(stored);
       return {
-        outcome: 'unchanged',
+        kind: 'unchanged',
         decision: presentDecision(existing, customer.id, version.template_code),
       };
     }
@@ -152,6 +170,7 @@ class Batch {
     let subject = known;
     let created: SubjectsTable | undefined;
     if (!subject) {
+      // A customer the store does not know yet gets a subject only with their first decision.
       const fresh = newSubject(this.vault, context.tenantId, customer.id, customer.lookup, now);
       subject = fresh.subject;
       created = fresh.row;
@@ -167,7 +186,7 @@ class Batch {
     this.leaves.push({ log_id: context.tenantId, record_id: row.id, leaf, queued_at: now });
     const decision = presentDecision(row, customer.id, version.template_code);
     if (stored.event_wanted) this.events.push(decisionEvent(context.tenantId, subject, decision));
-    return { outcome: 'recorded', decision };
+    return { kind: 'recorded', decision };
   }
 
   private storedSubject(job: DecisionJob, stored: StoredStanding): OpenSubject | undefined {
@@ -178,7 +197,7 @@ class Batch {
     return subject;
   }
 
-  /** The batch's writes, in a fixed number of statements. */
+  /** The batch's writes: on PostgreSQL a fixed number of statements, whatever its size. */
   async write(trx: Trx): Promise<void> {
     await storeNewSubjects(trx, this.newSubjects);
     await appendDecisions(
