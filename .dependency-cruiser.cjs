@@ -57,10 +57,10 @@ module.exports = {
     {
       name: 'repository-stays-in-its-feature',
       comment:
-        "A feature's repository.ts is imported only from its own folder; others use its service.",
+        "A feature's repository.ts (and any *-repository.ts beside it) is imported only from its own folder; others use its service.",
       severity: 'error',
       from: { path: '^src/([^/]+)/' },
-      to: { path: '(^|/)repository\\.ts$', pathNot: '^src/$1/' },
+      to: { path: '(^|[/-])repository\\.ts$', pathNot: '^src/$1/' },
     },
     {
       name: 'repository-not-from-top-level',
@@ -68,7 +68,7 @@ module.exports = {
         'Files at the top of src/ reach a feature through its service, never its repository.',
       severity: 'error',
       from: { path: '^src/[^/]+\\.ts$' },
-      to: { path: '(^|/)repository\\.ts$' },
+      to: { path: '(^|[/-])repository\\.ts$' },
     },
     {
       name: 'edges-do-not-query',
@@ -79,7 +79,7 @@ module.exports = {
         path: `${routesFile}|^src/backoffice/|^src/cli/|^src/cli\\.ts$`,
         pathNot: backofficeServiceLayer,
       },
-      to: { path: '(^|/)repository\\.ts$|(^|/)node_modules/kysely/' },
+      to: { path: '(^|[/-])repository\\.ts$|(^|/)node_modules/kysely/' },
     },
     {
       name: 'no-circular',

@@ -20,14 +20,10 @@ import type { SubjectVault } from '../subjects/vault.js';
 import { type AskedDecision, newDecision, presentDecision } from './decision.js';
 import { decisionEvent } from './event.js';
 import { idempotencyRecordOf, replayOf, type StoredAnswer } from './idempotency.js';
-import {
-  appendDecisions,
-  findStandings,
-  type StoredStanding,
-  saveIdempotencyRecords,
-} from './repository.js';
+import { appendDecisions, saveIdempotencyRecords } from './repository.js';
 import { DecisionRefused, rule, type Standing } from './rule.js';
 import type { RecordedDecision } from './schemas.js';
+import { findStandings, type StoredStanding } from './standing-repository.js';
 import type { DecisionRow, IdempotencyKeysTable } from './table.js';
 
 /**
