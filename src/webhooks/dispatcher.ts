@@ -8,6 +8,7 @@ import { nowIso } from '../platform/time.js';
 import { withSpan } from '../platform/tracing.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { retryDelayMs } from './backoff.js';
+import { messagesOf, recordAttempt, recordAttempts, scrubDeliveredErasures } from './delivery.js';
 import {
   dueEndpoints,
   findEndpointById,
@@ -18,13 +19,7 @@ import {
 } from './repository.js';
 import { type AttemptResult, sendOnce } from './send.js';
 import { sequenceEvents } from './sequencer.js';
-import {
-  messagesOf,
-  openSecret,
-  recordAttempt,
-  recordAttempts,
-  scrubDeliveredErasures,
-} from './service.js';
+import { openSecret } from './service.js';
 import type { EventType, WebhookEndpointRow, WebhookEventRow } from './table.js';
 
 export interface Dispatcher {

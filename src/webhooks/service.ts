@@ -1,40 +1,31 @@
 import { randomBytes } from 'node:crypto';
 import { type Actor, recordAudit } from '../audit/service.js';
-import { erasedEventBinding } from '../erasure/event.js';
 import type { WebhookSettings } from '../platform/config.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import { personalReader } from '../subjects/service.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { checkUrl } from './address-policy.js';
+import { type DeliveryView, deliveryView, messageOf, recordAttempt } from './delivery.js';
+
+export type { DeliveryView };
+
 import {
-  anyBehind,
   backlogCounts,
   deleteEndpointRows,
   findDeliveryRow,
   findEndpointRow,
   findEvent,
   findSequence,
-  insertDeliveries,
-  insertDelivery,
   insertEndpoint,
   listDeliveryRows,
   listEndpointRows,
-  sealedErasures,
   updateEndpointRow,
-  updateEventData,
 } from './repository.js';
-import { type AttemptResult, type Message, newSecret, sendOnce } from './send.js';
+import { newSecret, sendOnce } from './send.js';
 import { sequenceTenant } from './sequencer.js';
-import {
-  type EventType,
-  eventTypes,
-  type WebhookDeliveryRow,
-  type WebhookEndpointRow,
-  type WebhookEventRow,
-} from './table.js';
+import { type EventType, eventTypes, type WebhookEndpointRow } from './table.js';
 
 /**
  * An endpoint as the command line and the back-office show it: its row without the tenant, the
@@ -44,9 +35,6 @@ export type EndpointView = Omit<
   WebhookEndpointRow,
   'tenant_id' | 'events' | 'secret_sealed' | 'lease_owner' | 'lease_until' | 'updated_at'
 > & { events: EventType[] };
-
-/** A delivery attempt as the command line and the back-office show it: its row but the tenant. */
-export type DeliveryView = Omit<WebhookDeliveryRow, 'tenant_id' | 'endpoint_id'>;
 
 export function endpointView(row: WebhookEndpointRow): EndpointView {
   const {
@@ -63,16 +51,6 @@ export function endpointView(row: WebhookEndpointRow): EndpointView {
     // PostgreSQL's bigint and integer columns may come back as strings.
     cursor: Number(row.cursor),
     failures: Number(row.failures),
-  };
-}
-
-function deliveryView(row: WebhookDeliveryRow): DeliveryView {
-  const { tenant_id: _tenant, endpoint_id: _endpoint, ...shown } = row;
-  return {
-    ...shown,
-    position: Number(row.position),
-    response_code: row.response_code === null ? null : Number(row.response_code),
-    duration_ms: Number(row.duration_ms),
   };
 }
 
@@ -308,137 +286,6 @@ export async function listDeliveries(
   const rows = await listDeliveryRows(db, tenantId, endpointId, limit + 1, after);
   const page = rows.slice(0, limit).map(deliveryView);
   return { deliveries: page, next: rows.length > limit ? (page.at(-1)?.id ?? null) : null };
-}
-
-/** The message one event makes: what a receiver gets, signed. */
-export async function messageOf(
-  db: Executor,
-  vault: SubjectVault,
-  event: WebhookEventRow,
-): Promise<Message> {
-  const [message] = await messagesOf(db, vault, [event]);
-  return message as Message;
-}
-
-/**
- * The messages of one tenant's events, in their order: each customer id opened under its
- * customer's own key (their keys read together), or null once they were erased.
- */
-export async function messagesOf(
-  db: Executor,
-  vault: SubjectVault,
-  events: readonly WebhookEventRow[],
-): Promise<Message[]> {
-  const parsed = events.map((event) => {
-    const { customer_sealed, ...rest } = JSON.parse(event.data) as Record<string, unknown>;
-    return { event, sealed: customer_sealed, rest };
-  });
-  const records = parsed.flatMap(({ event, sealed }) =>
-    typeof sealed === 'string' && event.type !== 'customer.erased' && event.subject_id !== null
-      ? [{ id: event.id, subject_id: event.subject_id, personal: sealed }]
-      : [],
-  );
-  const customers = new Map<string, string | null>();
-  const tenantId = events[0]?.tenant_id;
-  if (records.length > 0 && tenantId !== undefined) {
-    const opened = await personalReader(db, vault, tenantId)(records);
-    records.forEach((record, i) => {
-      customers.set(record.id, opened[i]?.personal?.customer_id ?? null);
-    });
-  }
-  return parsed.map(({ event, sealed, rest }) => {
-    const customerId =
-      event.type === 'customer.erased'
-        ? openErasedCustomer(vault, event, sealed)
-        : (customers.get(event.id) ?? null);
-    const index = event.log_index === null ? {} : { log_index: Number(event.log_index) };
-    const data = event.type.startsWith('decision.')
-      ? { decision_id: rest.decision_id, customer_id: customerId, ...rest, ...index }
-      : event.type === 'customer.erased'
-        ? { customer_id: customerId, ...rest, ...index }
-        : { ...rest, ...index };
-    return {
-      id: event.id,
-      body: JSON.stringify({ type: event.type, timestamp: event.occurred_at, data }),
-      position: Number(event.position),
-    };
-  });
-}
-
-function openErasedCustomer(
-  vault: SubjectVault,
-  event: WebhookEventRow,
-  sealed: unknown,
-): string | null {
-  if (typeof sealed !== 'string') return null;
-  try {
-    return vault.accountSecrets.open(erasedEventBinding(event.id), sealed);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Drops the customer id of erasure events every subscribed endpoint has been sent (or that no
- * enabled endpoint waits for any more): it is kept no longer than it takes to tell them.
- */
-export async function scrubDeliveredErasures(db: Executor): Promise<void> {
-  for (const event of await sealedErasures(db, 100)) {
-    const position = Number(event.position);
-    if (await anyBehind(db, event.tenant_id, 'customer.erased', position)) continue;
-    const { customer_sealed: _dropped, ...rest } = JSON.parse(event.data) as Record<
-      string,
-      unknown
-    >;
-    await updateEventData(db, event.id, JSON.stringify(rest));
-  }
-}
-
-export async function recordAttempt(
-  db: Executor,
-  endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
-  event: WebhookEventRow,
-  result: AttemptResult,
-  trigger: 'scheduled' | 'resend',
-): Promise<DeliveryView> {
-  const row = deliveryRow(endpoint, event, result, trigger);
-  await insertDelivery(db, row);
-  return deliveryView(row);
-}
-
-/** Several attempts of one endpoint's turn, in one statement. */
-export async function recordAttempts(
-  db: Executor,
-  endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
-  attempts: readonly { event: WebhookEventRow; result: AttemptResult; at: string }[],
-): Promise<void> {
-  await insertDeliveries(
-    db,
-    attempts.map(({ event, result, at }) => deliveryRow(endpoint, event, result, 'scheduled', at)),
-  );
-}
-
-function deliveryRow(
-  endpoint: Pick<WebhookEndpointRow, 'tenant_id' | 'id'>,
-  event: WebhookEventRow,
-  result: AttemptResult,
-  trigger: 'scheduled' | 'resend',
-  at: string = nowIso(),
-) {
-  return {
-    tenant_id: endpoint.tenant_id,
-    id: newId(),
-    endpoint_id: endpoint.id,
-    event_id: event.id,
-    position: Number(event.position ?? 0),
-    event_type: event.type,
-    status: result.ok ? ('delivered' as const) : ('failed' as const),
-    response_code: result.responseCode,
-    error: result.error === null ? null : result.error.slice(0, 500),
-    duration_ms: result.durationMs,
-    attempted_at: at,
-    trigger,
-  };
 }
 
 /**
