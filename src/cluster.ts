@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
-import { aggregateWorkersMetrics } from './metrics/cluster.js';
 import { metricsEnabled } from './metrics/guard.js';
+import { aggregateWorkersMetrics } from './metrics/workers.js';
 import type { Config } from './platform/config.js';
 import { loadDataKey } from './platform/data-key.js';
 import { createDb } from './platform/db.js';
@@ -50,7 +50,7 @@ export async function serveOnWorkers(config: Config): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
-  // A scrape of /metrics answers every worker's metrics together (src/metrics/cluster.ts).
+  // A scrape of /metrics answers every worker's metrics together (src/metrics/workers.ts).
   if (metricsEnabled(config)) aggregateWorkersMetrics();
   for (let i = 0; i < config.workers; i += 1) start();
   log.info({ workers: config.workers }, 'workers started');

@@ -6,9 +6,9 @@
  */
 import { workerData } from 'node:worker_threads';
 import { pino } from 'pino';
+import { startIntegrator } from './decision-log/integrator.js';
+import { loadSigningKey } from './decision-log/signing-key.js';
 import { recordDecisions } from './decisions/record-decisions.js';
-import { startIntegrator } from './log/integrator.js';
-import { loadSigningKey } from './log/signing-key.js';
 import { createDb } from './platform/db.js';
 import { serveWrites } from './platform/writer-loop.js';
 import { createVault } from './subjects/vault.js';

@@ -1,18 +1,18 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
+import {
+  type Integrator,
+  idleIntegrator,
+  leavesWaiting,
+  startIntegrator,
+} from './decision-log/integrator.js';
 import type { DecisionJob, DecisionOutcome } from './decisions/record-decisions.js';
 import {
   type DecisionWriterHandle,
   decisionWriterOnStore,
   decisionWriterOnThread,
 } from './decisions/writer.js';
-import {
-  type Integrator,
-  idleIntegrator,
-  leavesWaiting,
-  startIntegrator,
-} from './log/integrator.js';
 import type { Config } from './platform/config.js';
 import type { Db, StoreSettings } from './platform/db.js';
 import { isPostgresUrl } from './platform/postgres.js';

@@ -1,4 +1,4 @@
-import { type AuditEntry, recordAudit } from '../audit/service.js';
+import { type AuditEntry, recordAudit } from '../audit-trail/service.js';
 import { anySubscriber, type NewLeaf, writeJournal } from '../journal/index.js';
 import { type Db, type Executor, isPostgres } from '../platform/db.js';
 import { newId } from '../platform/ids.js';

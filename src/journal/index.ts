@@ -2,7 +2,7 @@
  * The journal: the one place where a write's consequences are recorded, inside the writer's own
  * transaction, so that they exist exactly when what they tell of was committed (none lost, none
  * invented). A record that the decision log must prove (a decision, an erasure's tombstone)
- * leaves a leaf for the integrator (`src/log/`); a change a tenant may be told of leaves an event
+ * leaves a leaf for the integrator (`src/decision-log/`); a change a tenant may be told of leaves an event
  * in the outbox for the webhooks' dispatcher (`src/webhooks/`). Features write here through
  * `writeJournal`; the log and the webhooks only read what was written.
  */

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { integratorBacklog } from '../log/service.js';
+import { integratorBacklog } from '../decision-log/service.js';
 import type { CacheCounts } from '../platform/cache-counts.js';
 import { type Executor, isPostgres } from '../platform/db.js';
 import { Tally } from '../platform/tally.js';

@@ -11,7 +11,15 @@ import type {
   UsersTable,
 } from '../accounts/table.js';
 import type { ApiKeysTable } from '../api-keys/table.js';
-import type { AuditLogTable } from '../audit/table.js';
+import type { AuditLogTable } from '../audit-trail/table.js';
+import type {
+  TlogAuditsTable,
+  TlogCheckpointsTable,
+  TlogEntriesTable,
+  TlogLogsTable,
+  TlogNodesTable,
+  TlogStateTable,
+} from '../decision-log/table.js';
 import type {
   CustomerTemplateStatesTable,
   CustomerVersionStatesTable,
@@ -20,14 +28,6 @@ import type {
 } from '../decisions/table.js';
 import type { ErasuresTable } from '../erasure/table.js';
 import type { TlogPendingTable, WebhookEventsTable } from '../journal/table.js';
-import type {
-  TlogAuditsTable,
-  TlogCheckpointsTable,
-  TlogEntriesTable,
-  TlogLogsTable,
-  TlogNodesTable,
-  TlogStateTable,
-} from '../log/table.js';
 import type { ProductsTable } from '../products/table.js';
 import type { SubjectsTable } from '../subjects/table.js';
 import type {

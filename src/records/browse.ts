@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit/service.js';
+import { type Actor, recordAudit } from '../audit-trail/service.js';
 import type { Executor } from '../platform/db.js';
 import type { SubjectVault } from '../subjects/vault.js';
 import { type LoggedDecisionRecord, opener } from './history.js';

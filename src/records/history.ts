@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit/service.js';
+import { type Actor, recordAudit } from '../audit-trail/service.js';
 import type { DecisionValue } from '../decisions/table.js';
 import type { Executor } from '../platform/db.js';
 import { personalReader } from '../subjects/service.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { recordAudit } from '../audit/service.js';
+import { recordAudit } from '../audit-trail/service.js';
 import type { WebhookSettings } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { startPeriodic } from '../platform/periodic.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Actor, recordAudit } from '../audit/service.js';
+import { type Actor, recordAudit } from '../audit-trail/service.js';
 import type { WebhookSettings } from '../platform/config.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';

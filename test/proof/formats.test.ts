@@ -5,10 +5,10 @@
  * follow the document too, and are held to the same literals before they judge a live decision.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendBatch } from '../../src/decision-log/append.js';
 import { leafOfDecision } from '../../src/decisions/leaf.js';
 import { leafOfErasure } from '../../src/erasure/leaf.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
-import { appendBatch } from '../../src/log/append.js';
 import { leafHash, parseSignerKey } from '../../src/proof/index.js';
 import { evidenceCommitment, subjectCommitment } from '../../src/proof/leaf.js';
 import { apiOf } from '../helpers/api.js';

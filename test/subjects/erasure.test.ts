@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendBatch } from '../../src/decision-log/append.js';
+import { auditLog } from '../../src/decision-log/audit.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
-import { appendBatch } from '../../src/log/append.js';
-import { auditLog } from '../../src/log/audit.js';
 import {
   parseSignerKey,
   parseVerifierKey,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listAudit } from '../../src/audit/service.js';
+import { listAudit } from '../../src/audit-trail/service.js';
 import {
   createEndpoint,
   enableEndpoint,

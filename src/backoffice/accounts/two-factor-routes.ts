@@ -14,7 +14,7 @@ import {
   type SecretBox,
   twoFactorState,
 } from '../../accounts/two-factor.js';
-import { recordAudit } from '../../audit/service.js';
+import { recordAudit } from '../../audit-trail/service.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';

@@ -8,7 +8,7 @@ import {
   auditActions,
   exportAudit,
   listAudit,
-} from '../../audit/service.js';
+} from '../../audit-trail/service.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import { allows, auditBy, type RouteAccess, signedInUser, zoneOf } from '../web/context.js';

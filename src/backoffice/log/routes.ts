@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { lastAuditRun, runLogAudit } from '../../log/audit-runs.js';
-import { logOverview, queuedLeaves, receiptOf } from '../../log/service.js';
+import { lastAuditRun, runLogAudit } from '../../decision-log/audit-runs.js';
+import { logOverview, queuedLeaves, receiptOf } from '../../decision-log/service.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';

@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit/service.js';
+import { type Actor, recordAudit } from '../audit-trail/service.js';
 import type { Db, Executor } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';

@@ -1,11 +1,11 @@
 /**
- * The integrator's cadence (src/log/integrator.ts): passes start an interval apart, start to
+ * The integrator's cadence (src/decision-log/integrator.ts): passes start an interval apart, start to
  * start, so a receipt waits at most one interval and one pass. Driven on the real store with the
  * clock faked: a pass is made to take 600 ms of a 1,000 ms interval by its signer.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Integrator, startIntegrator } from '../../src/log/integrator.js';
+import { type Integrator, startIntegrator } from '../../src/decision-log/integrator.js';
 import { type NoteSigner, parseSignerKey } from '../../src/proof/index.js';
 import { startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { sqliteStore } from '../helpers/stores.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendBatch } from '../../src/log/append.js';
-import { findState, fromHex, nodeKey, readNodes } from '../../src/log/repository.js';
-import { consistency } from '../../src/log/service.js';
+import { appendBatch } from '../../src/decision-log/append.js';
+import { findState, fromHex, nodeKey, readNodes } from '../../src/decision-log/repository.js';
+import { consistency } from '../../src/decision-log/service.js';
 import {
   assembleProof,
   generateNoteKeys,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { keyName, loadSigningKey, SigningKeyError } from '../../src/log/signing-key.js';
+import { keyName, loadSigningKey, SigningKeyError } from '../../src/decision-log/signing-key.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
 
 describe('the decision log signing key', () => {

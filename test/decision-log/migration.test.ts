@@ -1,8 +1,8 @@
 import { type Kysely, Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { appendBatch } from '../../src/decision-log/append.js';
+import { auditLog } from '../../src/decision-log/audit.js';
 import { findCustomerVersionState } from '../../src/decisions/repository.js';
-import { appendBatch } from '../../src/log/append.js';
-import { auditLog } from '../../src/log/audit.js';
 import type { Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as initial from '../../src/platform/migrations/0001-initial.js';

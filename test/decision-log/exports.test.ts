@@ -4,8 +4,8 @@ import {
   iso27560Receipt,
   kantaraReceipt,
   type OpenReceipt,
-} from '../../src/log/exports.js';
-import type { Receipt } from '../../src/log/schemas.js';
+} from '../../src/decision-log/exports.js';
+import type { Receipt } from '../../src/decision-log/schemas.js';
 import { parseLeaf, parseVerifierKey, verifyTlogProof } from '../../src/proof/index.js';
 import { createTemplate } from '../../src/templates/service.js';
 import { apiOf } from '../helpers/api.js';

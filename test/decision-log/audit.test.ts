@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendBatch } from '../../src/log/append.js';
-import { auditLog, type Finding } from '../../src/log/audit.js';
+import { appendBatch } from '../../src/decision-log/append.js';
+import { auditLog, type Finding } from '../../src/decision-log/audit.js';
 import {
   leafText,
   parseSignerKey,
