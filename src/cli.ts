@@ -86,15 +86,17 @@ const commands: Record<
   },
   'product create': {
     options: ['tenant', 'code', 'name', 'description'],
-    run: async (db, o) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      const product = await createProduct(db, { ...commandLine, tenantId: tenant.id }, tenant.id, {
-        code: required(o, 'code'),
-        name: required(o, 'name'),
-        ...(o.description === undefined ? {} : { description: o.description }),
-      });
-      return { id: product.id, code: product.code, name: product.name };
-    },
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        const actor = { ...commandLine, tenantId: tenant.id };
+        const product = await createProduct(trx, actor, tenant.id, {
+          code: required(o, 'code'),
+          name: required(o, 'name'),
+          ...(o.description === undefined ? {} : { description: o.description }),
+        });
+        return { id: product.id, code: product.code, name: product.name };
+      }),
   },
   'template create': {
     options: ['tenant', 'code', 'name', 'description', 'product', 'locale'],
