@@ -152,17 +152,19 @@ const commands: Record<
   },
   'apikey create': {
     options: ['tenant', 'name'],
-    run: async (db, o) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return createApiKey(db, tenant.id, { name: required(o, 'name') });
-    },
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        return createApiKey(trx, tenant.id, { name: required(o, 'name') });
+      }),
   },
   'apikey revoke': {
     options: ['tenant', 'id'],
-    run: async (db, o) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return revokeApiKey(db, tenant.id, required(o, 'id'));
-    },
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        return revokeApiKey(trx, tenant.id, required(o, 'id'));
+      }),
   },
   'customer erase': {
     options: ['tenant', 'customer'],
