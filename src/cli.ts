@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createTenantWithAdmin } from './accounts/registration.js';
+import { addTenantWithAdmin, prepareTenantRegistration } from './accounts/registration.js';
 import { createApiKey, revokeApiKey } from './api-keys/service.js';
 import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
 import { createDemo } from './cli/demo.js';
@@ -73,16 +73,17 @@ const commands: Record<
 > = {
   'tenant create': {
     options: ['alias', 'email', 'password'],
-    run: (db, o, config) =>
-      createTenantWithAdmin(
-        db,
+    run: async (db, o, config) => {
+      const registration = await prepareTenantRegistration(
         {
           alias: required(o, 'alias'),
           email: required(o, 'email'),
           password: required(o, 'password'),
         },
         config.passwordHashCost,
-      ),
+      );
+      return db.transaction().execute((trx) => addTenantWithAdmin(trx, registration));
+    },
   },
   'product create': {
     options: ['tenant', 'code', 'name', 'description'],

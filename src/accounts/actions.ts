@@ -1,10 +1,10 @@
 import { type Actor, recordAudit } from '../audit/service.js';
-import type { Db, Executor } from '../platform/db.js';
+import type { Db, Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { hashPassword } from '../tenants/passwords.js';
 import { setTenantDisabled } from '../tenants/service.js';
 import { findOperatorByEmail, setOperatorPassword } from './operators.js';
-import { createTenantWithAdmin } from './registration.js';
+import { addTenantWithAdmin, type TenantRegistration } from './registration.js';
 import {
   type Account,
   type BackofficeUser,
@@ -89,15 +89,17 @@ export async function refuseOperatorEmail(db: Executor, email: string): Promise<
   }
 }
 
-/** The operator registers a tenant (its first login); the entry is filed under the tenant. */
+/**
+ * The operator registers a tenant (its first login, see `prepareTenantRegistration`); the entry
+ * is filed under the tenant.
+ */
 export async function registerTenant(
-  db: Db,
-  input: unknown,
-  passwordHashCost: number,
+  trx: Trx,
+  registration: TenantRegistration,
   actor: Actor,
 ): Promise<void> {
-  const tenant = await createTenantWithAdmin(db, input, passwordHashCost);
-  await recordAudit(db, {
+  const tenant = await addTenantWithAdmin(trx, registration);
+  await recordAudit(trx, {
     ...actor,
     tenantId: tenant.id,
     action: 'tenant.created',
