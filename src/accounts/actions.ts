@@ -1,9 +1,8 @@
 import { type Actor, recordAudit } from '../audit/service.js';
-import type { Db, Executor, Trx } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { hashPassword } from '../tenants/passwords.js';
 import { setTenantDisabled } from '../tenants/service.js';
-import { findOperatorByEmail, setOperatorPassword } from './operators.js';
+import { findOperatorByEmail, setOperatorPasswordHash } from './operators.js';
 import { addTenantWithAdmin, type TenantRegistration } from './registration.js';
 import {
   type Account,
@@ -28,7 +27,7 @@ export async function recordFailedSignIn(db: Executor, actor: Actor): Promise<vo
 
 /** Opens a session for an account whose password was just checked; answers its cookie value. */
 export async function signIn(
-  db: Db,
+  trx: Trx,
   account: Account,
   who: { email: string; name: string },
   tenantId: string | null,
@@ -37,9 +36,9 @@ export async function signIn(
   secondFactor?: 'totp' | 'recovery_code',
 ): Promise<string> {
   const { email } = who;
-  const token = await startSession(db, account, tenantId, email, client, settings);
-  if (account.kind === 'user') await recordSignInOf(db, account.id);
-  await recordAudit(db, {
+  const token = await startSession(trx, account, tenantId, email, client, settings);
+  if (account.kind === 'user') await recordSignInOf(trx, account.id);
+  await recordAudit(trx, {
     tenantId,
     actorKind: account.kind === 'user' ? 'tenant' : 'operator',
     actor: email,
@@ -52,34 +51,29 @@ export async function signIn(
   return token;
 }
 
-export async function signOut(db: Executor, user: BackofficeUser, actor: Actor): Promise<void> {
-  await revokeSession(db, user.sessionIdHash);
-  await recordAudit(db, { ...actor, action: 'sign_out' });
+export async function signOut(trx: Trx, user: BackofficeUser, actor: Actor): Promise<void> {
+  await revokeSession(trx, user.sessionIdHash);
+  await recordAudit(trx, { ...actor, action: 'sign_out' });
 }
 
 /**
- * Sets a new password (already checked against the current one and the rules) and ends every
- * other session of the account: whoever knew the old password is signed out.
+ * Sets a new password (already checked against the current one and the rules, and hashed before
+ * the transaction: the hash is slow on purpose) and ends every other session of the account:
+ * whoever knew the old password is signed out.
  */
 export async function changePassword(
-  db: Db,
+  trx: Trx,
   user: BackofficeUser,
-  password: string,
-  passwordHashCost: number,
+  passwordHash: string,
   actor: Actor,
 ): Promise<void> {
   if (user.kind === 'tenant') {
-    await setUserPasswordHash(
-      db,
-      user.userId,
-      await hashPassword(password, passwordHashCost),
-      false,
-    );
-    await revokeSessionsOf(db, { kind: 'user', id: user.userId }, user.sessionIdHash);
+    await setUserPasswordHash(trx, user.userId, passwordHash, false);
+    await revokeSessionsOf(trx, { kind: 'user', id: user.userId }, user.sessionIdHash);
   } else {
-    await setOperatorPassword(db, user.operatorId, password, passwordHashCost, user.sessionIdHash);
+    await setOperatorPasswordHash(trx, user.operatorId, passwordHash, user.sessionIdHash);
   }
-  await recordAudit(db, { ...actor, action: 'account.password_changed' });
+  await recordAudit(trx, { ...actor, action: 'account.password_changed' });
 }
 
 /** One sign-in form serves both kinds of account: an e-mail belongs to one of them. */
@@ -109,7 +103,7 @@ export async function registerTenant(
 }
 
 /** Disables a tenant and ends its users' sessions at once. */
-export async function disableTenant(trx: Executor, tenantId: string, actor: Actor): Promise<void> {
+export async function disableTenant(trx: Trx, tenantId: string, actor: Actor): Promise<void> {
   const tenant = await setTenantDisabled(trx, tenantId, true);
   const sessions = await revokeSessionsOf(trx, { kind: 'tenant', id: tenant.id });
   await recordAudit(trx, {
@@ -121,7 +115,7 @@ export async function disableTenant(trx: Executor, tenantId: string, actor: Acto
   });
 }
 
-export async function enableTenant(trx: Executor, tenantId: string, actor: Actor): Promise<void> {
+export async function enableTenant(trx: Trx, tenantId: string, actor: Actor): Promise<void> {
   const tenant = await setTenantDisabled(trx, tenantId, false);
   await recordAudit(trx, {
     ...actor,

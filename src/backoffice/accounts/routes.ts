@@ -8,7 +8,7 @@ import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts
 import { twoFactorState } from '../../accounts/two-factor.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
-import { verifyPassword } from '../../tenants/passwords.js';
+import { hashPassword, verifyPassword } from '../../tenants/passwords.js';
 import { auditBy, signedInUser } from '../web/context.js';
 import { parseForm, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';
@@ -160,7 +160,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
   app.post('/sign-out', { config: { permission: 'public' } }, async (request, reply) => {
     const user = request.backofficeUser;
     if (user) {
-      await signOut(db, user, auditBy(request));
+      await db.transaction().execute((trx) => signOut(trx, user, auditBy(request)));
     }
     reply.clearCookie(cookies.session, { path: '/' });
     reply.clearCookie(cookies.csrf, { path: '/' });
@@ -241,7 +241,10 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         fieldErrors: { confirm_password: 'The two new passwords are not the same.' },
       });
     }
-    await changePassword(db, user, next, config.passwordHashCost, auditBy(request));
+    const passwordHash = await hashPassword(next, config.passwordHashCost);
+    await db
+      .transaction()
+      .execute((trx) => changePassword(trx, user, passwordHash, auditBy(request)));
     return sendPage(reply, {
       title: 'Password changed',
       section: 'account',
