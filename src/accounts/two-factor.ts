@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit/service.js';
-import type { Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
@@ -63,7 +63,7 @@ export async function enrolment(
  * the recovery codes, to be shown this once. Wrong code: `400 1001`.
  */
 export async function confirmEnrolment(
-  trx: Executor,
+  trx: Trx,
   box: SecretBox,
   owner: FactorOwner,
   secret: string,
@@ -96,7 +96,7 @@ async function replaceRecoveryCodes(trx: Executor, owner: FactorOwner): Promise<
 
 /** New recovery codes (the old ones stop working), for someone who has used or lost theirs. */
 export async function renewRecoveryCodes(
-  trx: Executor,
+  trx: Trx,
   owner: FactorOwner,
   actor: Actor,
 ): Promise<string[]> {
@@ -112,7 +112,7 @@ export async function renewRecoveryCodes(
  * or a recovery code (used up). Answers which it was, or undefined when it is neither.
  */
 export async function checkSecondFactor(
-  trx: Executor,
+  trx: Trx,
   box: SecretBox,
   owner: FactorOwner,
   typed: string,
