@@ -2,6 +2,7 @@ import { type Actor, recordAudit } from '../audit/service.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { setTenantDisabled } from '../tenants/service.js';
+import { closeChallenge, failChallenge } from './challenges.js';
 import { findOperatorByEmail, setOperatorPasswordHash } from './operators.js';
 import { addTenantWithAdmin, type TenantRegistration } from './registration.js';
 import {
@@ -12,6 +13,7 @@ import {
   type SessionSettings,
   startSession,
 } from './sessions.js';
+import { recordFailure, type ThrottleKey } from './throttle.js';
 import { recordSignInOf, setUserPasswordHash } from './users.js';
 
 /**
@@ -20,9 +22,33 @@ import { recordSignInOf, setUserPasswordHash } from './users.js';
  * comes in as an `Actor`; the pages that call these live in `src/backoffice/`.
  */
 
-/** A failed sign-in, recorded under the e-mail as typed (and the tenant, when it names one). */
-export async function recordFailedSignIn(db: Executor, actor: Actor): Promise<void> {
-  await recordAudit(db, { ...actor, action: 'sign_in.failed' });
+/**
+ * A failed sign-in: counted against the throttle's keys (`throttleKeys`), and recorded under
+ * the e-mail as typed (and the tenant, when it names one).
+ */
+export async function recordFailedSignIn(
+  trx: Trx,
+  keys: readonly ThrottleKey[],
+  actor: Actor,
+): Promise<void> {
+  await recordFailure(trx, keys);
+  await recordAudit(trx, { ...actor, action: 'sign_in.failed' });
+}
+
+/**
+ * A wrong second-factor code: the challenge loses an attempt (and ends with the last one), and
+ * the sign-in fails as with a wrong password. Answers the attempts left.
+ */
+export async function failSecondFactor(
+  trx: Trx,
+  challengeIdHash: string,
+  keys: readonly ThrottleKey[],
+  actor: Actor,
+): Promise<number> {
+  const left = await failChallenge(trx, challengeIdHash);
+  await recordFailedSignIn(trx, keys, actor);
+  if (left <= 0) await closeChallenge(trx, challengeIdHash);
+  return left;
 }
 
 /** Opens a session for an account whose password was just checked; answers its cookie value. */

@@ -126,7 +126,8 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       });
     }
     if (!outcome.ok) {
-      await recordFailedSignIn(db, { ...auditBy(request, outcome.tenantId), actor: email });
+      const actor = { ...auditBy(request, outcome.tenantId), actor: email };
+      await db.transaction().execute((trx) => recordFailedSignIn(trx, outcome.keys, actor));
       return showSignIn(reply, {
         status: 401,
         email,
@@ -207,7 +208,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     }
     const storedHash = await passwordHashOf(db, user);
     if (!storedHash || !(await verifyPassword(current, storedHash))) {
-      await recordFailure(db, keys);
+      await db.transaction().execute((trx) => recordFailure(trx, keys));
       return showPasswordForm(request, reply, {
         status: 400,
         errors: [],

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recordFailedSignIn } from '../../accounts/actions.js';
-import { closeChallenge, failChallenge, findChallenge } from '../../accounts/challenges.js';
+import { failSecondFactor } from '../../accounts/actions.js';
+import { closeChallenge, findChallenge } from '../../accounts/challenges.js';
 import { keepFlash, takeFlash } from '../../accounts/flashes.js';
 import type { BackofficeUser } from '../../accounts/sessions.js';
-import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
+import { secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
 import {
   checkSecondFactor,
   confirmEnrolment,
@@ -86,15 +86,15 @@ export async function twoFactorRoutes(
     if (factor && (await closeChallenge(db, challenge.idHash))) {
       return finishSignIn(request, reply, { ...challenge, secondFactor: factor }, challenge.next);
     }
-    const left = await failChallenge(db, challenge.idHash);
-    await recordFailure(db, keys);
-    await recordFailedSignIn(db, {
+    const actor = {
       ...auditBy(request, challenge.tenantId),
       actor: challenge.email,
       actorName: challenge.name,
-    });
+    };
+    const left = await db
+      .transaction()
+      .execute((trx) => failSecondFactor(trx, challenge.idHash, keys, actor));
     if (left <= 0) {
-      await closeChallenge(db, challenge.idHash);
       reply.clearCookie(cookies.challenge, { path: '/' });
       return redirectTo(reply, '/sign-in?notice=code-expired');
     }
