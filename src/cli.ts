@@ -101,16 +101,17 @@ const commands: Record<
   },
   'template create': {
     options: ['tenant', 'code', 'name', 'description', 'product', 'locale'],
-    run: async (db, o) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return createTemplate(db, tenant.id, {
-        code: required(o, 'code'),
-        name: required(o, 'name'),
-        ...(o.description === undefined ? {} : { description: o.description }),
-        ...(o.product === undefined ? {} : { product: o.product }),
-        ...(o.locale === undefined ? {} : { locale: o.locale }),
-      });
-    },
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        return createTemplate(trx, tenant.id, {
+          code: required(o, 'code'),
+          name: required(o, 'name'),
+          ...(o.description === undefined ? {} : { description: o.description }),
+          ...(o.product === undefined ? {} : { product: o.product }),
+          ...(o.locale === undefined ? {} : { locale: o.locale }),
+        });
+      }),
   },
   'version publish': {
     options: [
