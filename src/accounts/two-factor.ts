@@ -87,7 +87,7 @@ export async function confirmEnrolment(
   return codes;
 }
 
-async function replaceRecoveryCodes(trx: Executor, owner: FactorOwner): Promise<string[]> {
+async function replaceRecoveryCodes(trx: Trx, owner: FactorOwner): Promise<string[]> {
   const { codes, hashes } = newRecoveryCodes();
   await deleteRecoveryCodes(trx, owner);
   await insertRecoveryCodes(trx, owner, hashes);
@@ -129,8 +129,18 @@ export async function checkSecondFactor(
   return undefined;
 }
 
+/** Its owner turns the second factor off, and the act is recorded. */
+export async function turnOffSecondFactor(
+  trx: Trx,
+  owner: FactorOwner,
+  actor: Actor,
+): Promise<void> {
+  await removeSecondFactor(trx, owner);
+  await recordAudit(trx, { ...actor, action: 'two_factor.disabled' });
+}
+
 /** Turns the second factor off (its owner, an admin, or the operator for a tenant's admin). */
-export async function removeSecondFactor(trx: Executor, owner: FactorOwner): Promise<boolean> {
+export async function removeSecondFactor(trx: Trx, owner: FactorOwner): Promise<boolean> {
   const state = await twoFactorState(trx, owner);
   await updateTwoFactor(trx, owner, {
     totp_secret: null,

@@ -9,12 +9,11 @@ import {
   confirmEnrolment,
   enrolment,
   type FactorOwner,
-  removeSecondFactor,
   renewRecoveryCodes,
   type SecretBox,
+  turnOffSecondFactor,
   twoFactorState,
 } from '../../accounts/two-factor.js';
-import { recordAudit } from '../../audit/service.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
@@ -243,10 +242,9 @@ export async function twoFactorRoutes(
       if (!(await confirmedBy(request))) {
         return showOwn(request, reply, ['This code is not right.'], 400);
       }
-      await db.transaction().execute(async (trx) => {
-        await removeSecondFactor(trx, ownerOf(user));
-        await recordAudit(trx, { ...auditBy(request), action: 'two_factor.disabled' });
-      });
+      await db
+        .transaction()
+        .execute((trx) => turnOffSecondFactor(trx, ownerOf(user), auditBy(request)));
       return redirectTo(reply, '/account/two-factor?notice=off');
     },
   );
