@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createTenantWithAdmin } from './accounts/registration.js';
+import { addTenantWithAdmin, prepareTenantRegistration } from './accounts/registration.js';
 import { createApiKey, revokeApiKey } from './api-keys/service.js';
 import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
 import { createDemo } from './cli/demo.js';
@@ -73,41 +73,45 @@ const commands: Record<
 > = {
   'tenant create': {
     options: ['alias', 'email', 'password'],
-    run: (db, o, config) =>
-      createTenantWithAdmin(
-        db,
+    run: async (db, o, config) => {
+      const registration = await prepareTenantRegistration(
         {
           alias: required(o, 'alias'),
           email: required(o, 'email'),
           password: required(o, 'password'),
         },
         config.passwordHashCost,
-      ),
+      );
+      return db.transaction().execute((trx) => addTenantWithAdmin(trx, registration));
+    },
   },
   'product create': {
     options: ['tenant', 'code', 'name', 'description'],
-    run: async (db, o) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      const product = await createProduct(db, { ...commandLine, tenantId: tenant.id }, tenant.id, {
-        code: required(o, 'code'),
-        name: required(o, 'name'),
-        ...(o.description === undefined ? {} : { description: o.description }),
-      });
-      return { id: product.id, code: product.code, name: product.name };
-    },
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        const actor = { ...commandLine, tenantId: tenant.id };
+        const product = await createProduct(trx, actor, tenant.id, {
+          code: required(o, 'code'),
+          name: required(o, 'name'),
+          ...(o.description === undefined ? {} : { description: o.description }),
+        });
+        return { id: product.id, code: product.code, name: product.name };
+      }),
   },
   'template create': {
     options: ['tenant', 'code', 'name', 'description', 'product', 'locale'],
-    run: async (db, o) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return createTemplate(db, tenant.id, {
-        code: required(o, 'code'),
-        name: required(o, 'name'),
-        ...(o.description === undefined ? {} : { description: o.description }),
-        ...(o.product === undefined ? {} : { product: o.product }),
-        ...(o.locale === undefined ? {} : { locale: o.locale }),
-      });
-    },
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        return createTemplate(trx, tenant.id, {
+          code: required(o, 'code'),
+          name: required(o, 'name'),
+          ...(o.description === undefined ? {} : { description: o.description }),
+          ...(o.product === undefined ? {} : { product: o.product }),
+          ...(o.locale === undefined ? {} : { locale: o.locale }),
+        });
+      }),
   },
   'version publish': {
     options: [
@@ -150,17 +154,19 @@ const commands: Record<
   },
   'apikey create': {
     options: ['tenant', 'name'],
-    run: async (db, o) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return createApiKey(db, tenant.id, { name: required(o, 'name') });
-    },
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        return createApiKey(trx, tenant.id, { name: required(o, 'name') });
+      }),
   },
   'apikey revoke': {
     options: ['tenant', 'id'],
-    run: async (db, o) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return revokeApiKey(db, tenant.id, required(o, 'id'));
-    },
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        return revokeApiKey(trx, tenant.id, required(o, 'id'));
+      }),
   },
   'customer erase': {
     options: ['tenant', 'customer'],

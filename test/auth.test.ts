@@ -113,7 +113,9 @@ describe.each(stores)('API keys and tenants on $name', (store) => {
     const key = await createApiKey(t.db, a.tenant.id, { name: 'to revoke' });
     const headers = { 'x-system-api-key': key.key };
     expect((await t.app.inject({ method: 'GET', url: latestUrl(), headers })).statusCode).toBe(200);
-    const revoked = await revokeApiKey(t.db, a.tenant.id, key.id);
+    const revoked = await t.db
+      .transaction()
+      .execute((trx) => revokeApiKey(trx, a.tenant.id, key.id));
     expect(revoked.id).toBe(key.id);
     expect(Date.parse(revoked.revoked_at)).not.toBeNaN();
     // Key records are cached for under a second (the bound for a revocation to take effect).
@@ -123,11 +125,15 @@ describe.each(stores)('API keys and tenants on $name', (store) => {
     );
     expectUnauthorized(refused);
     // Revoking again keeps the first revocation time.
-    expect(await revokeApiKey(t.db, a.tenant.id, key.id)).toEqual(revoked);
+    expect(
+      await t.db.transaction().execute((trx) => revokeApiKey(trx, a.tenant.id, key.id)),
+    ).toEqual(revoked);
   });
 
   it("when a tenant revokes another tenant's key, answers 404 and the key keeps working", async () => {
-    await expect(revokeApiKey(t.db, b.tenant.id, a.apiKey.id)).rejects.toMatchObject({
+    await expect(
+      t.db.transaction().execute((trx) => revokeApiKey(trx, b.tenant.id, a.apiKey.id)),
+    ).rejects.toMatchObject({
       status: 404,
       code: '1004',
     });

@@ -672,7 +672,7 @@ describe.each(stores)('fuzzing the HTTP surface on $name', (store) => {
     const otherTenantCode = await seedTemplate(t.db, other.tenant.id);
     const otherVersion = await publish(t.db, other.tenant.id, otherTenantCode);
     const revoked = await createApiKey(t.db, id, { name: 'revoked key' });
-    await revokeApiKey(t.db, id, revoked.id);
+    await t.db.transaction().execute((trx) => revokeApiKey(trx, id, revoked.id));
     target = {
       key: tenant.apiKey.key,
       revokedKey: revoked.key,

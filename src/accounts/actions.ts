@@ -1,10 +1,10 @@
 import { type Actor, recordAudit } from '../audit-trail/service.js';
-import type { Db, Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { hashPassword } from '../tenants/passwords.js';
 import { setTenantDisabled } from '../tenants/service.js';
-import { findOperatorByEmail, setOperatorPassword } from './operators.js';
-import { createTenantWithAdmin } from './registration.js';
+import { closeChallenge, failChallenge } from './challenges.js';
+import { findOperatorByEmail, setOperatorPasswordHash } from './operators.js';
+import { addTenantWithAdmin, type TenantRegistration } from './registration.js';
 import {
   type Account,
   type BackofficeUser,
@@ -13,6 +13,7 @@ import {
   type SessionSettings,
   startSession,
 } from './sessions.js';
+import { recordFailure, type ThrottleKey } from './throttle.js';
 import { recordSignInOf, setUserPasswordHash } from './users.js';
 
 /**
@@ -21,14 +22,38 @@ import { recordSignInOf, setUserPasswordHash } from './users.js';
  * comes in as an `Actor`; the pages that call these live in `src/backoffice/`.
  */
 
-/** A failed sign-in, recorded under the e-mail as typed (and the tenant, when it names one). */
-export async function recordFailedSignIn(db: Executor, actor: Actor): Promise<void> {
-  await recordAudit(db, { ...actor, action: 'sign_in.failed' });
+/**
+ * A failed sign-in: counted against the throttle's keys (`throttleKeys`), and recorded under
+ * the e-mail as typed (and the tenant, when it names one).
+ */
+export async function recordFailedSignIn(
+  trx: Trx,
+  keys: readonly ThrottleKey[],
+  actor: Actor,
+): Promise<void> {
+  await recordFailure(trx, keys);
+  await recordAudit(trx, { ...actor, action: 'sign_in.failed' });
+}
+
+/**
+ * A wrong second-factor code: the challenge loses an attempt (and ends with the last one), and
+ * the sign-in fails as with a wrong password. Answers the attempts left.
+ */
+export async function failSecondFactor(
+  trx: Trx,
+  challengeIdHash: string,
+  keys: readonly ThrottleKey[],
+  actor: Actor,
+): Promise<number> {
+  const left = await failChallenge(trx, challengeIdHash);
+  await recordFailedSignIn(trx, keys, actor);
+  if (left <= 0) await closeChallenge(trx, challengeIdHash);
+  return left;
 }
 
 /** Opens a session for an account whose password was just checked; answers its cookie value. */
 export async function signIn(
-  db: Db,
+  trx: Trx,
   account: Account,
   who: { email: string; name: string },
   tenantId: string | null,
@@ -37,9 +62,9 @@ export async function signIn(
   secondFactor?: 'totp' | 'recovery_code',
 ): Promise<string> {
   const { email } = who;
-  const token = await startSession(db, account, tenantId, email, client, settings);
-  if (account.kind === 'user') await recordSignInOf(db, account.id);
-  await recordAudit(db, {
+  const token = await startSession(trx, account, tenantId, email, client, settings);
+  if (account.kind === 'user') await recordSignInOf(trx, account.id);
+  await recordAudit(trx, {
     tenantId,
     actorKind: account.kind === 'user' ? 'tenant' : 'operator',
     actor: email,
@@ -52,34 +77,29 @@ export async function signIn(
   return token;
 }
 
-export async function signOut(db: Executor, user: BackofficeUser, actor: Actor): Promise<void> {
-  await revokeSession(db, user.sessionIdHash);
-  await recordAudit(db, { ...actor, action: 'sign_out' });
+export async function signOut(trx: Trx, user: BackofficeUser, actor: Actor): Promise<void> {
+  await revokeSession(trx, user.sessionIdHash);
+  await recordAudit(trx, { ...actor, action: 'sign_out' });
 }
 
 /**
- * Sets a new password (already checked against the current one and the rules) and ends every
- * other session of the account: whoever knew the old password is signed out.
+ * Sets a new password (already checked against the current one and the rules, and hashed before
+ * the transaction: the hash is slow on purpose) and ends every other session of the account:
+ * whoever knew the old password is signed out.
  */
 export async function changePassword(
-  db: Db,
+  trx: Trx,
   user: BackofficeUser,
-  password: string,
-  passwordHashCost: number,
+  passwordHash: string,
   actor: Actor,
 ): Promise<void> {
   if (user.kind === 'tenant') {
-    await setUserPasswordHash(
-      db,
-      user.userId,
-      await hashPassword(password, passwordHashCost),
-      false,
-    );
-    await revokeSessionsOf(db, { kind: 'user', id: user.userId }, user.sessionIdHash);
+    await setUserPasswordHash(trx, user.userId, passwordHash, false);
+    await revokeSessionsOf(trx, { kind: 'user', id: user.userId }, user.sessionIdHash);
   } else {
-    await setOperatorPassword(db, user.operatorId, password, passwordHashCost, user.sessionIdHash);
+    await setOperatorPasswordHash(trx, user.operatorId, passwordHash, user.sessionIdHash);
   }
-  await recordAudit(db, { ...actor, action: 'account.password_changed' });
+  await recordAudit(trx, { ...actor, action: 'account.password_changed' });
 }
 
 /** One sign-in form serves both kinds of account: an e-mail belongs to one of them. */
@@ -89,15 +109,17 @@ export async function refuseOperatorEmail(db: Executor, email: string): Promise<
   }
 }
 
-/** The operator registers a tenant (its first login); the entry is filed under the tenant. */
+/**
+ * The operator registers a tenant (its first login, see `prepareTenantRegistration`); the entry
+ * is filed under the tenant.
+ */
 export async function registerTenant(
-  db: Db,
-  input: unknown,
-  passwordHashCost: number,
+  trx: Trx,
+  registration: TenantRegistration,
   actor: Actor,
 ): Promise<void> {
-  const tenant = await createTenantWithAdmin(db, input, passwordHashCost);
-  await recordAudit(db, {
+  const tenant = await addTenantWithAdmin(trx, registration);
+  await recordAudit(trx, {
     ...actor,
     tenantId: tenant.id,
     action: 'tenant.created',
@@ -107,7 +129,7 @@ export async function registerTenant(
 }
 
 /** Disables a tenant and ends its users' sessions at once. */
-export async function disableTenant(trx: Executor, tenantId: string, actor: Actor): Promise<void> {
+export async function disableTenant(trx: Trx, tenantId: string, actor: Actor): Promise<void> {
   const tenant = await setTenantDisabled(trx, tenantId, true);
   const sessions = await revokeSessionsOf(trx, { kind: 'tenant', id: tenant.id });
   await recordAudit(trx, {
@@ -119,7 +141,7 @@ export async function disableTenant(trx: Executor, tenantId: string, actor: Acto
   });
 }
 
-export async function enableTenant(trx: Executor, tenantId: string, actor: Actor): Promise<void> {
+export async function enableTenant(trx: Trx, tenantId: string, actor: Actor): Promise<void> {
   const tenant = await setTenantDisabled(trx, tenantId, false);
   await recordAudit(trx, {
     ...actor,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { nowIso } from '../platform/time.js';
 import {
@@ -31,7 +31,7 @@ export interface LinkHolder {
 
 /** Makes a link's token for the account (retiring its earlier ones); answers the token. */
 export async function issueLink(
-  trx: Executor,
+  trx: Trx,
   holder: LinkHolder,
   createdBy: string,
   now = new Date(),
@@ -78,7 +78,7 @@ export async function useLink(trx: Executor, token: string): Promise<LinkHolder 
 
 /** Retires the account's links not yet used (its user was removed or disabled). */
 export async function retireLinks(
-  trx: Executor,
+  trx: Trx,
   kind: LinkHolder['kind'],
   accountId: string,
 ): Promise<void> {

@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit-trail/service.js';
-import type { Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
@@ -47,7 +47,7 @@ async function getOperator(db: Executor, id: string) {
 
 /** Invites an operator: an `invited` account without a password, and its one-time link. */
 export async function inviteOperator(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   fields: { email: string; name: string },
 ): Promise<{ operator: OperatorMember; token: string }> {
@@ -88,7 +88,7 @@ export async function inviteOperator(
 
 /** Disables another operator (their sessions end at once) or enables one again. */
 export async function setOperatorDisabled(
-  trx: Executor,
+  trx: Trx,
   actor: Actor & { operatorId: string },
   id: string,
   disabled: boolean,

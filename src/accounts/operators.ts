@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../platform/config.js';
-import type { Db, Executor } from '../platform/db.js';
+import type { Db, Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
@@ -42,7 +42,9 @@ export async function ensureOperator(
       await insertOperator(db, email, config.operatorPassword, cost);
       log.info({ email }, 'back-office operator account created from OPERATOR_PASSWORD');
     } else if (!(await verifyPassword(config.operatorPassword, existing.password_hash))) {
-      await setOperatorPassword(db, existing.id, config.operatorPassword, cost);
+      // Start-up is this change's edge: the slow hash first, then the writes in one transaction.
+      const hash = await hashPassword(validate(Password, config.operatorPassword), cost);
+      await db.transaction().execute((trx) => setOperatorPasswordHash(trx, existing.id, hash));
       log.info({ email }, 'back-office operator password set from OPERATOR_PASSWORD');
     }
     return;
@@ -81,15 +83,13 @@ async function insertOperator(
   });
 }
 
-/** Sets the operator's password (at least 10 characters) and ends the operator's sessions. */
-export async function setOperatorPassword(
-  db: Executor,
+/** Sets the operator's password (hashed already) and ends the operator's other sessions. */
+export async function setOperatorPasswordHash(
+  trx: Trx,
   id: string,
-  password: unknown,
-  passwordHashCost: number,
+  passwordHash: string,
   keepSessionIdHash?: string,
 ): Promise<void> {
-  const valid = validate(Password, password);
-  await updateOperatorPasswordHash(db, id, await hashPassword(valid, passwordHashCost), nowIso());
-  await revokeSessionsOf(db, { kind: 'operator', id }, keepSessionIdHash);
+  await updateOperatorPasswordHash(trx, id, passwordHash, nowIso());
+  await revokeSessionsOf(trx, { kind: 'operator', id }, keepSessionIdHash);
 }

@@ -5,15 +5,15 @@ import { findUserForSignIn, findUserRowById, operatorPasswordHash } from './repo
 import type { Account, BackofficeUser } from './sessions.js';
 import {
   clearFailures,
-  recordFailure,
   secondsUntilAllowed,
+  type ThrottleKey,
   type ThrottleLimits,
   throttleKeys,
 } from './throttle.js';
 
 export type SignInOutcome =
   | { ok: true; account: Account; email: string; name: string; tenantId: string | null }
-  | { ok: false; reason: 'invalid'; tenantId: string | null }
+  | { ok: false; reason: 'invalid'; tenantId: string | null; keys: ThrottleKey[] }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
 const decoys = new Map<number, Promise<string>>();
@@ -75,8 +75,7 @@ export async function checkSignIn(
       tenantId: user.tenant_id,
     };
   }
-  await recordFailure(db, keys);
-  return { ok: false, reason: 'invalid', tenantId: user?.tenant_id ?? null };
+  return { ok: false, reason: 'invalid', tenantId: user?.tenant_id ?? null, keys };
 }
 
 /** The stored password hash of a signed-in user's account. */

@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit-trail/service.js';
-import type { Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
 import { hashPassword } from '../tenants/passwords.js';
@@ -34,7 +34,7 @@ import {
 
 /** Invites a person: an `invited` user, and the one-time link that lets them set a password. */
 export async function inviteUser(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   fields: { email: string; name: string; roles: readonly string[] },
@@ -60,7 +60,7 @@ export async function inviteUser(
  * password reset (an admin's, for someone who forgot theirs). Earlier links stop working.
  */
 export async function issuePasswordLink(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   userId: string,
@@ -82,7 +82,7 @@ export async function issuePasswordLink(
 }
 
 export async function changeUser(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   userId: string,
@@ -110,7 +110,7 @@ export async function changeUser(
 
 /** Disables a user and ends their sessions at once; their API keys stay (keys are the tenant's). */
 export async function disableUser(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   userId: string,
@@ -129,7 +129,7 @@ export async function disableUser(
 }
 
 export async function enableUser(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   userId: string,
@@ -147,7 +147,7 @@ export async function enableUser(
 
 /** Removes a user for good, ending their sessions; the audit log keeps naming them. */
 export async function removeUserAs(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   userId: string,
@@ -169,7 +169,7 @@ export async function removeUserAs(
  * an invited user becomes active. Their other sessions end. Answers who it was, for signing in.
  */
 export async function setPasswordFromLink(
-  trx: Executor,
+  trx: Trx,
   token: string,
   password: string,
   passwordHashCost: number,
@@ -203,7 +203,7 @@ export async function setPasswordFromLink(
 
 /** A role's entry in the audit log: what was done to it, with its permissions then. */
 async function auditRole(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   action: 'role.created' | 'role.changed' | 'role.deleted',
@@ -220,7 +220,7 @@ async function auditRole(
 }
 
 export async function createRoleAs(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   input: RoleInput,
@@ -229,7 +229,7 @@ export async function createRoleAs(
 }
 
 export async function changeRoleAs(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   roleId: string,
@@ -240,7 +240,7 @@ export async function changeRoleAs(
 }
 
 export async function deleteRoleAs(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   roleId: string,
@@ -253,7 +253,7 @@ export async function deleteRoleAs(
  * off, say, is found by its action name.
  */
 export async function changeSettings(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   next: TenantSettings,
@@ -307,7 +307,7 @@ export async function describeLink(
  * Their sessions end. An admin of the tenant does it, or the operator for a locked-out admin.
  */
 export async function resetUserSecondFactor(
-  trx: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   userId: string,
@@ -330,7 +330,7 @@ export async function resetUserSecondFactor(
 
 /** An operator's side of `setPasswordFromLink`: the invited operator becomes active. */
 async function setOperatorPasswordFromLink(
-  trx: Executor,
+  trx: Trx,
   holder: LinkHolder,
   password: string,
   passwordHashCost: number,
@@ -366,7 +366,7 @@ const resetPauseMs = 5 * 60_000;
  * (which says the same whatever the e-mail), only to the mailer.
  */
 export async function requestPasswordReset(
-  trx: Executor,
+  trx: Trx,
   email: string,
   client: { ip: string; userAgent: string | null },
 ): Promise<{ user: { email: string; name: string; tenantId: string }; token: string } | undefined> {

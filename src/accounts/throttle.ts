@@ -1,4 +1,4 @@
-import type { Db } from '../platform/db.js';
+import type { Db, Trx } from '../platform/db.js';
 import { lockKey } from '../platform/locks.js';
 import {
   deleteThrottle,
@@ -26,7 +26,13 @@ const forgetAfterMs = 15 * 60_000;
 const firstDelayMs = 30_000;
 const longestDelayMs = 15 * 60_000;
 
-export function throttleKeys(email: string, ip: string, limits: ThrottleLimits) {
+/** A count of failures and the number of them that closes it. */
+export interface ThrottleKey {
+  key: string;
+  limit: number;
+}
+
+export function throttleKeys(email: string, ip: string, limits: ThrottleLimits): ThrottleKey[] {
   return [
     { key: `account:${email.toLowerCase()}`, limit: limits.perAccount },
     { key: `address:${ip}`, limit: limits.perAddress },
@@ -53,32 +59,30 @@ export async function secondsUntilAllowed(
 
 /** Counts a failed sign-in against each key, closing those at or past their limit. */
 export async function recordFailure(
-  db: Db,
-  keys: ReadonlyArray<{ key: string; limit: number }>,
+  trx: Trx,
+  keys: readonly ThrottleKey[],
   now = new Date(),
 ): Promise<void> {
   const nowIso = now.toISOString();
-  await db.transaction().execute(async (trx) => {
-    for (const { key, limit } of keys) {
-      await lockKey(trx, `sign-in:${key}`);
-      const row = await findThrottle(trx, key);
-      const fresh = row && now.getTime() - Date.parse(row.updated_at) < forgetAfterMs;
-      const failures = fresh ? row.failures + 1 : 1;
-      const delay =
-        failures >= limit
-          ? Math.min(firstDelayMs * 2 ** Math.min(failures - limit, 20), longestDelayMs)
-          : 0;
-      const values = {
-        failures,
-        window_started_at: fresh ? row.window_started_at : nowIso,
-        blocked_until: delay > 0 ? new Date(now.getTime() + delay).toISOString() : null,
-        updated_at: nowIso,
-      };
-      await saveThrottle(trx, key, values, row !== undefined);
-    }
-    // Counts nobody has added to for a day are only clutter.
-    await deleteThrottlesUntouchedSince(trx, new Date(now.getTime() - 86_400_000).toISOString());
-  });
+  for (const { key, limit } of keys) {
+    await lockKey(trx, `sign-in:${key}`);
+    const row = await findThrottle(trx, key);
+    const fresh = row && now.getTime() - Date.parse(row.updated_at) < forgetAfterMs;
+    const failures = fresh ? row.failures + 1 : 1;
+    const delay =
+      failures >= limit
+        ? Math.min(firstDelayMs * 2 ** Math.min(failures - limit, 20), longestDelayMs)
+        : 0;
+    const values = {
+      failures,
+      window_started_at: fresh ? row.window_started_at : nowIso,
+      blocked_until: delay > 0 ? new Date(now.getTime() + delay).toISOString() : null,
+      updated_at: nowIso,
+    };
+    await saveThrottle(trx, key, values, row !== undefined);
+  }
+  // Counts nobody has added to for a day are only clutter.
+  await deleteThrottlesUntouchedSince(trx, new Date(now.getTime() - 86_400_000).toISOString());
 }
 
 export async function clearFailures(db: Db, key: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit-trail/service.js';
-import type { Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
@@ -63,7 +63,7 @@ export async function enrolment(
  * the recovery codes, to be shown this once. Wrong code: `400 1001`.
  */
 export async function confirmEnrolment(
-  trx: Executor,
+  trx: Trx,
   box: SecretBox,
   owner: FactorOwner,
   secret: string,
@@ -87,7 +87,7 @@ export async function confirmEnrolment(
   return codes;
 }
 
-async function replaceRecoveryCodes(trx: Executor, owner: FactorOwner): Promise<string[]> {
+async function replaceRecoveryCodes(trx: Trx, owner: FactorOwner): Promise<string[]> {
   const { codes, hashes } = newRecoveryCodes();
   await deleteRecoveryCodes(trx, owner);
   await insertRecoveryCodes(trx, owner, hashes);
@@ -96,7 +96,7 @@ async function replaceRecoveryCodes(trx: Executor, owner: FactorOwner): Promise<
 
 /** New recovery codes (the old ones stop working), for someone who has used or lost theirs. */
 export async function renewRecoveryCodes(
-  trx: Executor,
+  trx: Trx,
   owner: FactorOwner,
   actor: Actor,
 ): Promise<string[]> {
@@ -112,7 +112,7 @@ export async function renewRecoveryCodes(
  * or a recovery code (used up). Answers which it was, or undefined when it is neither.
  */
 export async function checkSecondFactor(
-  trx: Executor,
+  trx: Trx,
   box: SecretBox,
   owner: FactorOwner,
   typed: string,
@@ -129,8 +129,18 @@ export async function checkSecondFactor(
   return undefined;
 }
 
+/** Its owner turns the second factor off, and the act is recorded. */
+export async function turnOffSecondFactor(
+  trx: Trx,
+  owner: FactorOwner,
+  actor: Actor,
+): Promise<void> {
+  await removeSecondFactor(trx, owner);
+  await recordAudit(trx, { ...actor, action: 'two_factor.disabled' });
+}
+
 /** Turns the second factor off (its owner, an admin, or the operator for a tenant's admin). */
-export async function removeSecondFactor(trx: Executor, owner: FactorOwner): Promise<boolean> {
+export async function removeSecondFactor(trx: Trx, owner: FactorOwner): Promise<boolean> {
   const state = await twoFactorState(trx, owner);
   await updateTwoFactor(trx, owner, {
     totp_secret: null,

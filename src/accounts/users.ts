@@ -1,4 +1,4 @@
-import type { Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
@@ -73,7 +73,7 @@ export async function refuseTakenEmail(db: Executor, email: string): Promise<voi
  * for a tenant's first user, `active` with the password hash given.
  */
 export async function addUser(
-  trx: Executor,
+  trx: Trx,
   tenantId: string,
   fields: { email: string; name: string; roles: readonly string[]; passwordHash?: string },
 ): Promise<TeamMember> {
@@ -114,7 +114,7 @@ async function keepAnAdmin(trx: Executor, tenantId: string): Promise<void> {
 }
 
 export async function setUserRoles(
-  trx: Executor,
+  trx: Trx,
   tenantId: string,
   userId: string,
   roles: readonly string[],
@@ -128,7 +128,7 @@ export async function setUserRoles(
 }
 
 export async function renameUser(
-  trx: Executor,
+  trx: Trx,
   tenantId: string,
   userId: string,
   name: string,
@@ -140,7 +140,7 @@ export async function renameUser(
 
 /** Disables an active user, or enables a disabled one (an invited user stays invited). */
 export async function setUserDisabled(
-  trx: Executor,
+  trx: Trx,
   tenantId: string,
   userId: string,
   disabled: boolean,
@@ -157,11 +157,7 @@ export async function setUserDisabled(
 }
 
 /** Removes a user for good; the audit log keeps their name and e-mail in its entries. */
-export async function removeUser(
-  trx: Executor,
-  tenantId: string,
-  userId: string,
-): Promise<TeamMember> {
+export async function removeUser(trx: Trx, tenantId: string, userId: string): Promise<TeamMember> {
   const user = await getTeamMember(trx, tenantId, userId);
   await deleteUserRow(trx, userId);
   await keepAnAdmin(trx, tenantId);
@@ -170,7 +166,7 @@ export async function removeUser(
 
 /** Sets the password of a user taking an invitation or a reset: the user becomes active. */
 export async function setUserPasswordHash(
-  trx: Executor,
+  trx: Trx,
   userId: string,
   passwordHash: string,
   activate: boolean,

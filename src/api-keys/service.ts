@@ -19,8 +19,8 @@ import { type ApiKeyView, type CreatedApiKey, NewApiKey, type RevokedApiKey } fr
 
 /**
  * Creates a key for the tenant. No two active keys of a tenant share a name (`409 1005`); a
- * revoked key's name may be given to its replacement. Runs in the caller's transaction, or in one
- * of its own.
+ * revoked key's name may be given to its replacement. Runs in the caller's transaction; given the
+ * store itself, in one of its own (the demo command still calls it so).
  */
 export async function createApiKey(
   db: Executor,
@@ -66,41 +66,30 @@ async function refuseTakenName(trx: Trx, tenantId: string, name: string, except?
  * client system by. The same rule as at creation: no two active keys share a name.
  */
 export async function renameApiKey(
-  db: Executor,
+  trx: Trx,
   tenantId: string,
   id: string,
   input: unknown,
 ): Promise<{ before: ApiKeyView; after: ApiKeyView }> {
   const { name } = validate(NewApiKey, input);
-  return inTransaction(db, async (trx) => {
-    const before = await getApiKey(trx, tenantId, id);
-    await refuseTakenName(trx, tenantId, name, before.id);
-    await updateKeyName(trx, tenantId, before.id, name);
-    return { before, after: { ...before, name } };
-  });
+  const before = await getApiKey(trx, tenantId, id);
+  await refuseTakenName(trx, tenantId, name, before.id);
+  await updateKeyName(trx, tenantId, before.id, name);
+  return { before, after: { ...before, name } };
 }
 
 function inTransaction<T>(db: Executor, work: (trx: Trx) => Promise<T>): Promise<T> {
   return db.isTransaction ? work(db as Trx) : (db as Db).transaction().execute(work);
 }
 
-/**
- * Revokes a key of the tenant; revoking it again answers the first revocation time. Runs in the
- * caller's transaction, or in one of its own.
- */
-export async function revokeApiKey(
-  db: Executor,
-  tenantId: string,
-  id: string,
-): Promise<RevokedApiKey> {
-  return inTransaction(db, async (trx) => {
-    const row = await findKeyRevocation(trx, tenantId, id);
-    if (!row) throw new AppError('notFound', { message: 'API key not found.' });
-    if (row.revoked_at) return { id, revoked_at: row.revoked_at };
-    const revokedAt = nowIso();
-    await markKeyRevoked(trx, tenantId, id, revokedAt);
-    return { id, revoked_at: revokedAt };
-  });
+/** Revokes a key of the tenant; revoking it again answers the first revocation time. */
+export async function revokeApiKey(trx: Trx, tenantId: string, id: string): Promise<RevokedApiKey> {
+  const row = await findKeyRevocation(trx, tenantId, id);
+  if (!row) throw new AppError('notFound', { message: 'API key not found.' });
+  if (row.revoked_at) return { id, revoked_at: row.revoked_at };
+  const revokedAt = nowIso();
+  await markKeyRevoked(trx, tenantId, id, revokedAt);
+  return { id, revoked_at: revokedAt };
 }
 
 /** The tenant's keys, newest first, revoked ones included; those named like `search` if given. */

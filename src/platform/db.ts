@@ -6,7 +6,10 @@ import { createSqliteDialect, sqlitePath } from './sqlite.js';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
-/** Either the store or a transaction on it: read functions accept both. */
+/**
+ * Either the store or a transaction on it: reads and single-statement writes accept both; a
+ * function that writes more than one statement takes a `Trx` (see this folder's README).
+ */
 export type Executor = Db | Trx;
 
 export type StoreSettings = Pick<

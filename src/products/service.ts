@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit-trail/service.js';
-import type { Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
@@ -92,7 +92,7 @@ export async function productForNewTemplate(
 
 /** Creates a product, and records who did; `409 1005` when the code is taken. */
 export async function createProduct(
-  db: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   input: unknown,
@@ -109,12 +109,12 @@ export async function createProduct(
     created_at: now,
     updated_at: now,
   };
-  if (!(await insertProduct(db, row))) {
+  if (!(await insertProduct(trx, row))) {
     throw new AppError('conflict', {
       message: `A product with code "${fields.code}" already exists.`,
     });
   }
-  await recordAudit(db, {
+  await recordAudit(trx, {
     ...actor,
     action: 'product.created',
     target: row.code,
@@ -125,21 +125,21 @@ export async function createProduct(
 
 /** Renames a product or changes its description (its code stays), and records who did. */
 export async function changeProduct(
-  db: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   code: string,
   input: unknown,
 ): Promise<ProductRow> {
-  const product = await getProduct(db, tenantId, code);
+  const product = await getProduct(trx, tenantId, code);
   const fields = validate(ProductChanges, input);
   const changes = {
     name: fields.name,
     description: fields.description ?? '',
     updated_at: nowIso(),
   };
-  await updateProduct(db, tenantId, product.id, changes);
-  await recordAudit(db, {
+  await updateProduct(trx, tenantId, product.id, changes);
+  await recordAudit(trx, {
     ...actor,
     action: 'product.changed',
     target: product.code,
@@ -153,18 +153,18 @@ export async function changeProduct(
  * or restores it, and records who did.
  */
 export async function setProductArchived(
-  db: Executor,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   code: string,
   archived: boolean,
 ): Promise<ProductRow> {
-  const product = await getProduct(db, tenantId, code);
+  const product = await getProduct(trx, tenantId, code);
   if ((product.archived_at !== null) === archived) return product;
   const now = nowIso();
   const changes = { archived_at: archived ? now : null, updated_at: now };
-  await updateProduct(db, tenantId, product.id, changes);
-  await recordAudit(db, {
+  await updateProduct(trx, tenantId, product.id, changes);
+  await recordAudit(trx, {
     ...actor,
     action: archived ? 'product.archived' : 'product.restored',
     target: product.code,

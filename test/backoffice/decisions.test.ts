@@ -55,10 +55,12 @@ describe.each(stores)('the Decisions list on $name', (store) => {
     service = await signedIn(t.app, email);
 
     await createTemplate(t.db, a.tenant.id, { code: 'terms', name: 'Terms' });
-    await createProduct(t.db, { ...actor, tenantId: a.tenant.id }, a.tenant.id, {
-      code: 'cards',
-      name: 'Cards',
-    });
+    await t.db.transaction().execute((trx) =>
+      createProduct(trx, { ...actor, tenantId: a.tenant.id }, a.tenant.id, {
+        code: 'cards',
+        name: 'Cards',
+      }),
+    );
     await createTemplate(t.db, a.tenant.id, {
       code: 'cards',
       name: 'Card terms',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { type SmtpListener, startSmtpServer } from '../helpers/smtp.js';
+import { acceptAuditEntries, refuseAuditEntries } from '../helpers/store-faults.js';
 import { stores } from '../helpers/stores.js';
 import { operator, PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 import { takeLink } from './team-support.js';
@@ -167,6 +168,64 @@ describe.each(stores)('operators and forgotten passwords, with SMTP, on $name', 
       .where('action', '=', 'user.password_reset_requested')
       .execute();
     expect(requested).toEqual([{ actor_kind: 'anonymous', target: a.tenant.email }]);
+  });
+});
+
+describe.each(stores)('registering a tenant on $name', (store) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startBackofficeApp(store);
+  });
+  afterAll(() => t?.close());
+
+  const tenantRows = (alias: string) =>
+    t.db.selectFrom('tenants').select('alias').where('alias', '=', alias).execute();
+
+  it('the operator registers a tenant with its first user, recorded in the audit log', async () => {
+    const op = new PageClient(t.app);
+    expect((await op.signIn(operator.email, operator.password)).statusCode).toBe(303);
+    const created = await op.submit(
+      '/backoffice/operator/tenants/new',
+      '/backoffice/operator/tenants',
+      {
+        alias: 'globex',
+        email: 'privacy@globex.test',
+        password: 'a long enough password',
+      },
+    );
+    expect(created.statusCode).toBe(303);
+    expect(await tenantRows('globex')).toEqual([{ alias: 'globex' }]);
+    const entries = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'target'])
+      .where('action', '=', 'tenant.created')
+      .execute();
+    expect(entries).toEqual([{ action: 'tenant.created', target: 'globex' }]);
+  });
+
+  it('when the audit entry cannot be written, registering fails and leaves no tenant nor user behind', async () => {
+    const op = new PageClient(t.app);
+    expect((await op.signIn(operator.email, operator.password)).statusCode).toBe(303);
+    await op.get('/backoffice/operator/tenants/new');
+    await refuseAuditEntries(t.db);
+    let failed: Awaited<ReturnType<PageClient['post']>>;
+    try {
+      failed = await op.post('/backoffice/operator/tenants', {
+        alias: 'initech',
+        email: 'privacy@initech.test',
+        password: 'a long enough password',
+      });
+    } finally {
+      await acceptAuditEntries(t.db);
+    }
+    expect(failed.statusCode).toBe(500);
+    expect(await tenantRows('initech')).toEqual([]);
+    const users = await t.db
+      .selectFrom('users')
+      .select('email')
+      .where('email', '=', 'privacy@initech.test')
+      .execute();
+    expect(users).toEqual([]);
   });
 });
 

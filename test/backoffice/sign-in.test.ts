@@ -3,6 +3,7 @@ import { sha256Hex } from '../../src/platform/hashing.js';
 import { withinPublishBound } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
+import { acceptAuditEntries, refuseAuditEntries } from '../helpers/store-faults.js';
 import { stores } from '../helpers/stores.js';
 import {
   formToken,
@@ -90,6 +91,24 @@ describe.each(stores)('back-office sign-in and sessions on $name', (store) => {
     expect(Date.parse(row?.expires_at ?? '') - Date.parse(row?.created_at ?? '')).toBe(
       12 * 3_600_000,
     );
+  });
+
+  it('when the audit entry cannot be written, signing in fails and leaves no session behind', async () => {
+    const b = await seedTenant(t.db);
+    const client = new PageClient(t.app);
+    await client.get('/backoffice/sign-in');
+    await refuseAuditEntries(t.db);
+    let response: Awaited<ReturnType<PageClient['post']>>;
+    try {
+      response = await client.post('/backoffice/sign-in', {
+        email: b.tenant.email,
+        password: tenantPassword,
+      });
+    } finally {
+      await acceptAuditEntries(t.db);
+    }
+    expect(response.statusCode).toBe(500);
+    expect(await sessionsOf(b.tenant.id)).toEqual([]);
   });
 
   it('a wrong password answers 401 with a message that does not say which part was wrong, and is audited', async () => {

@@ -12,6 +12,7 @@ import {
   tableNames,
   withStore,
 } from '../helpers/process.js';
+import { acceptAuditEntries, auditRefusal, refuseAuditEntries } from '../helpers/store-faults.js';
 import { stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 
@@ -248,6 +249,30 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         await cli('product', 'create', '--tenant', 'acme', '--code', 'cards', '--name', 'Again'),
         /already exists/,
       );
+    });
+
+    it('when the audit entry cannot be written, product create fails and leaves no product behind', async () => {
+      await withStore(store, refuseAuditEntries);
+      let result: CliResult;
+      try {
+        result = await cli(
+          'product',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'loans',
+          '--name',
+          'Loans',
+        );
+      } finally {
+        await withStore(store, acceptAuditEntries);
+      }
+      expectFailure(result, new RegExp(auditRefusal));
+      const left = await withStore(store, (db) =>
+        db.selectFrom('products').select('code').where('code', '=', 'loans').execute(),
+      );
+      expect(left).toEqual([]);
     });
 
     it('version publish --content prints V with sanitized content (no <script>) and the service file_url', async () => {

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createTenantWithAdmin } from '../../src/accounts/registration.js';
+import { addTenantWithAdmin, prepareTenantRegistration } from '../../src/accounts/registration.js';
 import { generateKey } from '../../src/api-keys/keys.js';
 import type { CreatedApiKey } from '../../src/api-keys/schemas.js';
 import { createApiKey } from '../../src/api-keys/service.js';
@@ -36,11 +36,11 @@ export interface SeededTenant {
 /** A tenant with one API key, made through the same services the command line calls. */
 export async function seedTenant(db: Db): Promise<SeededTenant> {
   const alias = unique('tenant');
-  const tenant = await createTenantWithAdmin(
-    db,
+  const registration = await prepareTenantRegistration(
     { alias, email: `${alias}@example.test`, password: 'a long enough password' },
     testPasswordHashCost,
   );
+  const tenant = await db.transaction().execute((trx) => addTenantWithAdmin(trx, registration));
   return withApiKey(db, tenant);
 }
 

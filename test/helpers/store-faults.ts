@@ -2,12 +2,14 @@
  * Real store faults for the component tests, provoked in the real engines without root: each
  * makes the store of a test app refuse, and then accept again, what it refuses in production
  * when a disk fills, a file or a database turns read-only, or a database stops taking
- * connections.
+ * connections. And one fault no disk makes: an audit log that refuses new entries, to show that
+ * an act and its entry are written together or not at all.
  */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
+import { type Db, isPostgres } from '../../src/platform/db.js';
 import { apiOf } from './api.js';
 import { json, type TestApp } from './app.js';
 import { unique } from './seed.js';
@@ -173,4 +175,45 @@ export async function decideUntilRefused(
   for (let i = 0; i < 3; i += 1) {
     expectUnavailable(await api.decide(unique('during'), versionId, 'given'), `decision +${i}`);
   }
+}
+
+/** The message the audit log's refusal raises (see `refuseAuditEntries`). */
+export const auditRefusal = 'the audit log refuses new entries';
+
+/**
+ * Makes the store refuse every new audit entry, with a trigger that raises on insert into
+ * `audit_log`: an act and its entry are one transaction, so the act must leave nothing behind.
+ * `acceptAuditEntries` drops the trigger again.
+ */
+export async function refuseAuditEntries(db: Db): Promise<void> {
+  if (isPostgres(db)) {
+    await sql
+      .raw(
+        `create function refuse_audit_entry() returns trigger language plpgsql as $$
+         begin raise exception '${auditRefusal}'; end $$`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `create trigger refuse_audit_entry before insert on audit_log
+         for each row execute function refuse_audit_entry()`,
+      )
+      .execute(db);
+    return;
+  }
+  await sql
+    .raw(
+      `create trigger refuse_audit_entry before insert on audit_log
+       begin select raise(abort, '${auditRefusal}'); end`,
+    )
+    .execute(db);
+}
+
+export async function acceptAuditEntries(db: Db): Promise<void> {
+  if (isPostgres(db)) {
+    await sql.raw('drop trigger refuse_audit_entry on audit_log').execute(db);
+    await sql.raw('drop function refuse_audit_entry()').execute(db);
+    return;
+  }
+  await sql.raw('drop trigger refuse_audit_entry').execute(db);
 }

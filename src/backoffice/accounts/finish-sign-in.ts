@@ -59,15 +59,19 @@ export function signInFinisher(db: Db, config: Config, cookies: BackofficeCookie
   };
 
   return async (request: FastifyRequest, reply: FastifyReply, who: Proven, next: string) => {
-    const token = await signIn(
-      db,
-      who.account,
-      { email: who.email, name: who.name },
-      who.tenantId,
-      { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
-      settings,
-      who.secondFactor,
-    );
+    const token = await db
+      .transaction()
+      .execute((trx) =>
+        signIn(
+          trx,
+          who.account,
+          { email: who.email, name: who.name },
+          who.tenantId,
+          { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+          settings,
+          who.secondFactor,
+        ),
+      );
     // A new session gets a new form secret: one set before signing in is not carried over.
     reply.clearCookie(cookies.csrf, { path: '/' });
     reply.clearCookie(cookies.challenge, { path: '/' });

@@ -8,7 +8,7 @@ import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts
 import { twoFactorState } from '../../accounts/two-factor.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
-import { verifyPassword } from '../../tenants/passwords.js';
+import { hashPassword, verifyPassword } from '../../tenants/passwords.js';
 import { auditBy, signedInUser } from '../web/context.js';
 import { parseForm, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';
@@ -126,7 +126,8 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       });
     }
     if (!outcome.ok) {
-      await recordFailedSignIn(db, { ...auditBy(request, outcome.tenantId), actor: email });
+      const actor = { ...auditBy(request, outcome.tenantId), actor: email };
+      await db.transaction().execute((trx) => recordFailedSignIn(trx, outcome.keys, actor));
       return showSignIn(reply, {
         status: 401,
         email,
@@ -160,7 +161,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
   app.post('/sign-out', { config: { permission: 'public' } }, async (request, reply) => {
     const user = request.backofficeUser;
     if (user) {
-      await signOut(db, user, auditBy(request));
+      await db.transaction().execute((trx) => signOut(trx, user, auditBy(request)));
     }
     reply.clearCookie(cookies.session, { path: '/' });
     reply.clearCookie(cookies.csrf, { path: '/' });
@@ -207,7 +208,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     }
     const storedHash = await passwordHashOf(db, user);
     if (!storedHash || !(await verifyPassword(current, storedHash))) {
-      await recordFailure(db, keys);
+      await db.transaction().execute((trx) => recordFailure(trx, keys));
       return showPasswordForm(request, reply, {
         status: 400,
         errors: [],
@@ -241,7 +242,10 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         fieldErrors: { confirm_password: 'The two new passwords are not the same.' },
       });
     }
-    await changePassword(db, user, next, config.passwordHashCost, auditBy(request));
+    const passwordHash = await hashPassword(next, config.passwordHashCost);
+    await db
+      .transaction()
+      .execute((trx) => changePassword(trx, user, passwordHash, auditBy(request)));
     return sendPage(reply, {
       title: 'Password changed',
       section: 'account',

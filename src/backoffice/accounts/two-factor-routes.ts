@@ -1,20 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { recordFailedSignIn } from '../../accounts/actions.js';
-import { closeChallenge, failChallenge, findChallenge } from '../../accounts/challenges.js';
+import { failSecondFactor } from '../../accounts/actions.js';
+import { closeChallenge, findChallenge } from '../../accounts/challenges.js';
 import { keepFlash, takeFlash } from '../../accounts/flashes.js';
 import type { BackofficeUser } from '../../accounts/sessions.js';
-import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
+import { secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
 import {
   checkSecondFactor,
   confirmEnrolment,
   enrolment,
   type FactorOwner,
-  removeSecondFactor,
   renewRecoveryCodes,
   type SecretBox,
+  turnOffSecondFactor,
   twoFactorState,
 } from '../../accounts/two-factor.js';
-import { recordAudit } from '../../audit-trail/service.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
@@ -86,15 +85,15 @@ export async function twoFactorRoutes(
     if (factor && (await closeChallenge(db, challenge.idHash))) {
       return finishSignIn(request, reply, { ...challenge, secondFactor: factor }, challenge.next);
     }
-    const left = await failChallenge(db, challenge.idHash);
-    await recordFailure(db, keys);
-    await recordFailedSignIn(db, {
+    const actor = {
       ...auditBy(request, challenge.tenantId),
       actor: challenge.email,
       actorName: challenge.name,
-    });
+    };
+    const left = await db
+      .transaction()
+      .execute((trx) => failSecondFactor(trx, challenge.idHash, keys, actor));
     if (left <= 0) {
-      await closeChallenge(db, challenge.idHash);
       reply.clearCookie(cookies.challenge, { path: '/' });
       return redirectTo(reply, '/sign-in?notice=code-expired');
     }
@@ -243,10 +242,9 @@ export async function twoFactorRoutes(
       if (!(await confirmedBy(request))) {
         return showOwn(request, reply, ['This code is not right.'], 400);
       }
-      await db.transaction().execute(async (trx) => {
-        await removeSecondFactor(trx, ownerOf(user));
-        await recordAudit(trx, { ...auditBy(request), action: 'two_factor.disabled' });
-      });
+      await db
+        .transaction()
+        .execute((trx) => turnOffSecondFactor(trx, ownerOf(user), auditBy(request)));
       return redirectTo(reply, '/account/two-factor?notice=off');
     },
   );

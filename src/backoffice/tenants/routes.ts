@@ -5,6 +5,7 @@ import {
   refuseOperatorEmail,
   registerTenant,
 } from '../../accounts/actions.js';
+import { prepareTenantRegistration } from '../../accounts/registration.js';
 import type { Db } from '../../platform/db.js';
 import { NewTenant } from '../../tenants/schemas.js';
 import { getTenantById, listTenants } from '../../tenants/service.js';
@@ -61,7 +62,8 @@ export async function tenantAdminRoutes(
     try {
       await refuseOperatorEmail(db, values.email);
       if (!form.ok) return showForm(request, reply, values, form.refusal, 400);
-      await registerTenant(db, form.values, passwordHashCost, auditBy(request));
+      const registration = await prepareTenantRegistration(form.values, passwordHashCost);
+      await db.transaction().execute((trx) => registerTenant(trx, registration, auditBy(request)));
     } catch (error) {
       const refusal = refusalOf(error, newTenantFormOptions.messages);
       if (!refusal) throw error;
