@@ -1,9 +1,8 @@
 import { type Actor, recordAudit } from '../audit-trail/service.js';
-import type { Db, Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import type { SubjectVault } from '../subjects/vault.js';
-import { type AuditReport, auditLog, type Finding } from './audit.js';
+import type { AuditReport, Finding } from './audit.js';
 import { findLastAuditRun, insertAuditRun } from './repository.js';
 
 export interface AuditRun {
@@ -43,21 +42,15 @@ export async function lastAuditRun(db: Executor, logId: string): Promise<AuditRu
 }
 
 /**
- * A person in the back-office audits their tenant's log: the report is kept as the last run
- * and the act is recorded in the audit log.
+ * A person in the back-office audited their tenant's log: the report is kept as the last run
+ * and the act is recorded in the audit trail, together. The audit itself (`auditLog`) is a long
+ * read of the whole log, made before the transaction: no writer waits for it.
  */
-export async function runLogAudit(
-  db: Db,
-  vault: SubjectVault,
-  tenantId: string,
-  actor: Actor,
-): Promise<AuditReport> {
-  const report = await auditLog(db, vault, tenantId);
-  await saveAuditRun(db, report, actor.actor);
-  await recordAudit(db, {
+export async function recordLogAudit(trx: Trx, report: AuditReport, actor: Actor): Promise<void> {
+  await saveAuditRun(trx, report, actor.actor);
+  await recordAudit(trx, {
     ...actor,
     action: 'log.audited',
     details: { ok: report.ok, entries: report.entries, findings: report.findings.length },
   });
-  return report;
 }

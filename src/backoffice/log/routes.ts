@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { lastAuditRun, runLogAudit } from '../../decision-log/audit-runs.js';
+import { auditLog } from '../../decision-log/audit.js';
+import { lastAuditRun, recordLogAudit } from '../../decision-log/audit-runs.js';
 import { logOverview, queuedLeaves, receiptOf } from '../../decision-log/service.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
@@ -42,7 +43,8 @@ export async function logPageRoutes(
     { config: { permission: 'decision_log:review' } },
     async (request, reply) => {
       const user = tenantOf(request);
-      await runLogAudit(db, vault, user.tenantId, auditBy(request));
+      const report = await auditLog(db, vault, user.tenantId);
+      await db.transaction().execute((trx) => recordLogAudit(trx, report, auditBy(request)));
       return redirectTo(reply, '/log?notice=audited');
     },
   );
