@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The consent service in a container (README, "Running in a container"): built in one stage,
+# The consent service in a container (docs/container.md): built in one stage,
 # its production dependencies installed in another, run as the unprivileged `node` user.
 
 FROM node:20-bookworm-slim AS base
