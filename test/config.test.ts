@@ -5,8 +5,8 @@ import { hashPassword, verifyPassword } from '../src/tenants/passwords.js';
 import { budget } from './helpers/time.js';
 
 describe('configuration', () => {
-  it("every setting the service reads is in the README's configuration table", () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  it("every setting the service reads is in docs/configuration.md's table", () => {
+    const readme = readFileSync(new URL('../docs/configuration.md', import.meta.url), 'utf8');
     expect(settingNames.length).toBeGreaterThan(20);
     const missing = settingNames.filter(
       (name) => !new RegExp(`^\\|\\s*\`${name}\`\\s*\\|`, 'm').test(readme),
@@ -23,7 +23,7 @@ describe('configuration', () => {
       publicBaseUrl: 'http://localhost:3000',
       logLevel: 'info',
       rateLimitPerMinute: 6000,
-      // README's settings table: a receipt is ready within an interval and one pass.
+      // docs/configuration.md: a receipt is ready within an interval and one pass.
       logIntegrateIntervalMs: 250,
     });
     expect(Object.isFrozen(config)).toBe(true);

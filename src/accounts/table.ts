@@ -19,7 +19,7 @@ export interface OperatorsTable {
   two_factor_since: string | null;
 }
 
-/** A person of a tenant's team. E-mails are unique across the service (see the README). */
+/** A person of a tenant's team. E-mails are unique across the service (docs/team.md). */
 export interface UsersTable {
   id: string;
   tenant_id: string;

@@ -4,7 +4,7 @@ import { AppError } from '../platform/errors.js';
 import { digestsEqual, sha256Hex } from '../platform/hashing.js';
 import { subnetMatcher } from '../platform/subnets.js';
 
-/** True when `/metrics` is served: a token or an allow-list is set (README "Metrics and traces"). */
+/** True when `/metrics` is served: a token or an allow-list is set (docs/metrics.md). */
 export function metricsEnabled(config: Pick<Config, 'metricsToken' | 'metricsAllow'>): boolean {
   return config.metricsToken !== undefined || config.metricsAllow !== undefined;
 }

@@ -50,7 +50,7 @@ const EnvSchema = Type.Object({
     maxLength: 320,
     default: 'Consent back-office <no-reply@localhost>',
   }),
-  // Metrics and traces (README "Metrics and traces"): /metrics exists only with one of the two
+  // Metrics and traces (docs/metrics.md): /metrics exists only with one of the two
   // METRICS_ settings; the SDK reads the rest of OTEL_* itself once tracing is on.
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16, maxLength: 256, pattern: '^\\S+$' })),
   METRICS_ALLOW: Type.Optional(Type.String({ minLength: 1 })),

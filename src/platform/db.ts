@@ -68,7 +68,7 @@ const unavailableMessages =
 
 /**
  * The code of the error the jobs in flight fail with when the SQLite writer thread stops
- * unasked (`writer-thread.ts`): a store fault like any other, answered 503.
+ * unasked (`platform/writer-thread.ts`): a store fault like any other, answered 503.
  */
 export const writerStoppedCode = 'WRITER_STOPPED';
 

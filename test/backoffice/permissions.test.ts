@@ -17,7 +17,7 @@ import {
 } from './support.js';
 
 /**
- * Who may use each back-office route, as the README's permission table documents it: a
+ * Who may use each back-office route, as docs/team.md's permission table documents it: a
  * permission, or `member` (any tenant user), `operator`, `self` (any signed-in account) and
  * `public` (anyone).
  */
