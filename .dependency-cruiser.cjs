@@ -7,6 +7,26 @@
 // The HTTP and UI edges: routes files, the back-office, the command line and the entry points.
 const routesFile = 'routes\\.ts$';
 const edge = `^src/(backoffice/|cli/|cli\\.ts$|app\\.ts$|server\\.ts$|cluster\\.ts$|writers\\.ts$|sqlite-writer\\.ts$)|${routesFile}`;
+// The feature folders: each has one door, its index.ts (the back-office, the command line and the
+// platform are not features).
+const features = [
+  'accounts',
+  'api-keys',
+  'audit-trail',
+  'decision-log',
+  'decisions',
+  'erasure',
+  'health',
+  'journal',
+  'metrics',
+  'products',
+  'proof',
+  'records',
+  'subjects',
+  'templates',
+  'tenants',
+  'webhooks',
+].join('|');
 // The back-office's own service layer may use its own repositories (rule 4 keeps them inside).
 const backofficeServiceLayer = '^src/backoffice/.*(service|repository|table)\\.ts$';
 
@@ -53,6 +73,17 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: `^src/platform/|${edge}` },
       to: { path: edge },
+    },
+    {
+      name: 'one-door-per-feature',
+      comment:
+        "Another folder (or a file at the top of src/) reaches a feature only through its index.ts, the feature's public surface; its routes files are the HTTP edge that app.ts mounts. platform/database.ts assembles the schema from the features' table types.",
+      severity: 'error',
+      from: { path: '^src/([^/]+)', pathNot: '^src/platform/database\\.ts$' },
+      to: {
+        path: `^src/(${features})/`,
+        pathNot: ['^src/$1/', '^src/[^/]+/index\\.ts$', routesFile],
+      },
     },
     {
       name: 'repository-stays-in-its-feature',

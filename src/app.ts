@@ -5,21 +5,28 @@ import Fastify, {
   type FastifyServerOptions,
   type RouteOptions,
 } from 'fastify';
-import { type AfterKeyCheck, createApiKeyGate, refuseUnroutable } from './api-keys/auth.js';
-import { createAuthThrottle } from './api-keys/auth-throttle.js';
-import { createKeyCheck } from './api-keys/key-check.js';
+import {
+  type AfterKeyCheck,
+  createApiKeyGate,
+  createAuthThrottle,
+  createKeyCheck,
+  refuseUnroutable,
+} from './api-keys/index.js';
 import { backoffice } from './backoffice/plugin.js';
 import { exportRoutes } from './decision-log/export-routes.js';
+import { loadSigningKey } from './decision-log/index.js';
 import { logRoutes } from './decision-log/routes.js';
-import { loadSigningKey } from './decision-log/signing-key.js';
+import type { DecisionWriterHandle } from './decisions/index.js';
 import { decisionRoutes } from './decisions/routes.js';
-import type { DecisionWriterHandle } from './decisions/writer.js';
 import { healthRoutes } from './health/routes.js';
-import { observedDecisions } from './metrics/decisions.js';
-import { metricsEnabled } from './metrics/guard.js';
-import { createMetrics, type Metrics } from './metrics/instruments.js';
+import {
+  createMetrics,
+  type Metrics,
+  metricsEnabled,
+  metricsGatherer,
+  observedDecisions,
+} from './metrics/index.js';
 import { metricsRoutes } from './metrics/routes.js';
-import { metricsGatherer } from './metrics/workers.js';
 import type { Config } from './platform/config.js';
 import { loadDataKey } from './platform/data-key.js';
 import type { Db } from './platform/db.js';
@@ -34,12 +41,12 @@ import { requestIdFor } from './platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
 import { setSecurityHeaders } from './platform/security-headers.js';
 import { consentRoutes } from './records/routes.js';
-import { createVault } from './subjects/vault.js';
-import { createCatalog } from './templates/catalog.js';
+import { createVault } from './subjects/index.js';
 import { contentRoutes, uploadedFileRoutes } from './templates/content-routes.js';
+import { createCatalog } from './templates/index.js';
 import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
-import { type Dispatcher, idleDispatcher, startDispatcher } from './webhooks/dispatcher.js';
+import { type Dispatcher, idleDispatcher, startDispatcher } from './webhooks/index.js';
 import { createWriters } from './writers.js';
 
 /** The contract's limit on request bodies. */

@@ -1,26 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { addTenantWithAdmin, prepareTenantRegistration } from './accounts/registration.js';
-import { createApiKey, revokeApiKey } from './api-keys/service.js';
+import { addTenantWithAdmin, prepareTenantRegistration } from './accounts/index.js';
+import { createApiKey, revokeApiKey } from './api-keys/index.js';
 import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
 import { createDemo } from './cli/demo.js';
 import { verifyReceiptFile } from './cli/verify-receipt.js';
 import { webhookCommands } from './cli/webhooks.js';
 import { serveOnWorkers } from './cluster.js';
-import { type AuditReport, auditLog } from './decision-log/audit.js';
-import { saveAuditRun } from './decision-log/audit-runs.js';
-import { eraseCustomer } from './erasure/service.js';
+import { type AuditReport, auditLog, saveAuditRun } from './decision-log/index.js';
+import { eraseCustomer } from './erasure/index.js';
 import { type Config, ConfigError, loadConfig } from './platform/config.js';
 import { loadDataKey } from './platform/data-key.js';
 import { createDb, type Db } from './platform/db.js';
 import { toAppError } from './platform/error-handler.js';
 import { migrateToLatest } from './platform/migrate.js';
-import { createProduct } from './products/service.js';
-import { createVault, type SubjectVault } from './subjects/vault.js';
-import { publishOutsideReview } from './templates/actions.js';
-import { effectiveInstant } from './templates/schedule.js';
-import { createTemplate, presentVersion } from './templates/service.js';
-import { getTenantByAlias } from './tenants/service.js';
+import { createProduct } from './products/index.js';
+import { createVault, type SubjectVault } from './subjects/index.js';
+import {
+  createTemplate,
+  effectiveInstant,
+  presentVersion,
+  publishOutsideReview,
+} from './templates/index.js';
+import { getTenantByAlias } from './tenants/index.js';
 import { serviceVersion } from './version.js';
 
 const usage = `Usage: consent-service <command> [options]

@@ -1,7 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
-import { metricsEnabled } from './metrics/guard.js';
-import { aggregateWorkersMetrics } from './metrics/workers.js';
+import { aggregateWorkersMetrics, metricsEnabled } from './metrics/index.js';
 import type { Config } from './platform/config.js';
 import { loadDataKey } from './platform/data-key.js';
 import { createDb } from './platform/db.js';

@@ -1,13 +1,13 @@
 import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { purgeExpiredIdempotencyRecords } from './decisions/idempotency.js';
-import { observedStore } from './metrics/queries.js';
+import { purgeExpiredIdempotencyRecords } from './decisions/index.js';
+import { observedStore } from './metrics/index.js';
 import type { Config } from './platform/config.js';
 import { type KeyCreated, loadDataKey } from './platform/data-key.js';
 import type { Db } from './platform/db.js';
 import { migrateToLatest } from './platform/migrate.js';
-import { countTenants } from './tenants/service.js';
+import { countTenants } from './tenants/index.js';
 
 const purgeEveryMs = 60 * 60 * 1000;
 

@@ -6,12 +6,11 @@
  */
 import { workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { startIntegrator } from './decision-log/integrator.js';
-import { loadSigningKey } from './decision-log/signing-key.js';
-import { recordDecisions } from './decisions/record-decisions.js';
+import { loadSigningKey, startIntegrator } from './decision-log/index.js';
+import { recordDecisions } from './decisions/index.js';
 import { createDb } from './platform/db.js';
 import { serveWrites } from './platform/writer-loop.js';
-import { createVault } from './subjects/vault.js';
+import { createVault } from './subjects/index.js';
 import type { WriterThreadData } from './writers.js';
 
 /**

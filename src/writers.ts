@@ -6,20 +6,20 @@ import {
   idleIntegrator,
   leavesWaiting,
   startIntegrator,
-} from './decision-log/integrator.js';
-import type { DecisionJob, DecisionOutcome } from './decisions/record-decisions.js';
+} from './decision-log/index.js';
+import type { DecisionJob, DecisionOutcome } from './decisions/index.js';
 import {
   type DecisionWriterHandle,
   decisionWriterOnStore,
   decisionWriterOnThread,
-} from './decisions/writer.js';
+} from './decisions/index.js';
 import type { Config } from './platform/config.js';
 import type { Db, StoreSettings } from './platform/db.js';
 import { isPostgresUrl } from './platform/postgres.js';
 import { sqlitePath } from './platform/sqlite.js';
 import { startWriterThread } from './platform/writer-thread.js';
 import type { NoteSigner } from './proof/index.js';
-import type { SubjectVault } from './subjects/vault.js';
+import type { SubjectVault } from './subjects/index.js';
 
 /** What the writer thread is started with (see `sqlite-writer.ts`): plain data only. */
 export interface WriterThreadData {

@@ -1,7 +1,7 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { setTenantDisabled } from '../tenants/service.js';
+import { setTenantDisabled } from '../tenants/index.js';
 import { closeChallenge, failChallenge } from './challenges.js';
 import { findOperatorByEmail, setOperatorPasswordHash } from './operators.js';
 import { addTenantWithAdmin, type TenantRegistration } from './registration.js';

@@ -5,8 +5,7 @@ import type { Db, Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
-import { hashPassword, verifyPassword } from '../tenants/passwords.js';
-import { Password } from '../tenants/schemas.js';
+import { hashPassword, Password, verifyPassword } from '../tenants/index.js';
 import {
   anyOperatorExists,
   findOperatorRowByEmail,

@@ -1,8 +1,6 @@
 import type { Db, Trx } from '../platform/db.js';
 import { validate } from '../platform/validation.js';
-import { hashPassword } from '../tenants/passwords.js';
-import { NewTenant, type TenantView } from '../tenants/schemas.js';
-import { insertNewTenant } from '../tenants/service.js';
+import { hashPassword, insertNewTenant, NewTenant, type TenantView } from '../tenants/index.js';
 import { addUser } from './users.js';
 
 /** The name of a tenant's first user; an admin can rename it. */

@@ -1,5 +1,5 @@
 import type { Db } from '../platform/db.js';
-import { hashPassword, verifyPassword } from '../tenants/passwords.js';
+import { hashPassword, verifyPassword } from '../tenants/index.js';
 import { findOperatorByEmail } from './operators.js';
 import { findUserForSignIn, findUserRowById, operatorPasswordHash } from './repository.js';
 import type { Account, BackofficeUser } from './sessions.js';

@@ -1,9 +1,13 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
-import { hashPassword } from '../tenants/passwords.js';
-import { getTenantSettings, setTenantSettings, type TenantSettings } from '../tenants/service.js';
+import {
+  getTenantSettings,
+  hashPassword,
+  setTenantSettings,
+  type TenantSettings,
+} from '../tenants/index.js';
 import { issueLink, type LinkHolder, readLink, retireLinks, useLink } from './links.js';
 import {
   findOperatorRowById,

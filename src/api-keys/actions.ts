@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Trx } from '../platform/db.js';
 import type { ApiKeyView, CreatedApiKey, RevokedApiKey } from './schemas.js';
 import { createApiKey, getApiKey, renameApiKey, revokeApiKey } from './service.js';

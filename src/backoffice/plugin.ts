@@ -2,16 +2,19 @@ import cookie from '@fastify/cookie';
 import csrfProtection from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { keepFlash } from '../accounts/flashes.js';
-import { ensureOperator } from '../accounts/operators.js';
-import { accountOfSession, findSession } from '../accounts/sessions.js';
-import { decoyHash } from '../accounts/sign-in.js';
+import {
+  accountOfSession,
+  decoyHash,
+  ensureOperator,
+  findSession,
+  keepFlash,
+} from '../accounts/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { createMailer } from '../platform/mail.js';
 import type { NoteSigner } from '../proof/index.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
 import { keptFormMs } from './accounts/finish-sign-in.js';
 import { linkRoutes } from './accounts/link-routes.js';
 import { accountRoutes, signInKeeping } from './accounts/routes.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
 
 /** A command's options as `parseArgs` reads them. */
 export type Options = Record<string, string | undefined>;

@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createTenantWithAdmin } from '../accounts/registration.js';
-import { createApiKey } from '../api-keys/service.js';
+import { createTenantWithAdmin } from '../accounts/index.js';
+import { createApiKey } from '../api-keys/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
-import { createTemplate, presentVersion, publishNewVersion } from '../templates/service.js';
+import { createTemplate, presentVersion, publishNewVersion } from '../templates/index.js';
 
 const demoContent = `<h1>Privacy policy</h1>
 <p>We keep your name and e-mail address to run your account, and nothing else.</p>

@@ -1,5 +1,5 @@
 import type { Db } from '../platform/db.js';
-import { getTenantByAlias } from '../tenants/service.js';
+import { getTenantByAlias } from '../tenants/index.js';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -10,7 +10,7 @@ import {
   listEndpoints,
   replayFrom,
   rotateSecret,
-} from '../webhooks/service.js';
+} from '../webhooks/index.js';
 import { type Command, commandLine, type Options, required, UsageError } from './command.js';
 
 /** The tenant named by `--tenant`, as the operator on the command line acts for it. */

@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';

@@ -1,6 +1,6 @@
-import { committedLeaf, leafOfDecision } from '../decisions/leaf.js';
-import type { DecisionRow } from '../decisions/table.js';
-import { leafOfErasure } from '../erasure/leaf.js';
+import type { DecisionRow } from '../decisions/index.js';
+import { committedLeaf, leafOfDecision } from '../decisions/index.js';
+import { leafOfErasure } from '../erasure/index.js';
 import type { Db } from '../platform/db.js';
 import {
   assembleProof,
@@ -10,12 +10,12 @@ import {
   type NodeId,
   nodeHash,
   openCheckpoint,
+  parseLeaf,
   parseVerifierKey,
   verifyConsistency,
 } from '../proof/index.js';
-import { parseLeaf } from '../proof/leaf.js';
-import { type OpenedRecord, personalReader } from '../subjects/service.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { type OpenedRecord, personalReader } from '../subjects/index.js';
 import {
   countErasedRecords,
   findCheckpoints,

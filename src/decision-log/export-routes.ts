@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { callerOf } from '../api-keys/auth.js';
+import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import { nowIso } from '../platform/time.js';
-import type { SubjectVault } from '../subjects/vault.js';
-import { getTemplateByCode, getVersion } from '../templates/service.js';
-import { getTenantById } from '../tenants/service.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { getTemplateByCode, getVersion } from '../templates/index.js';
+import { getTenantById } from '../tenants/index.js';
 import { type ExportSource, iso27560Receipt, kantaraReceipt, type OpenReceipt } from './exports.js';
 import { receiptRequest, receiptWaitDescription, sendQueued } from './routes.js';
 import type { Receipt } from './schemas.js';

@@ -7,7 +7,7 @@
  * @module
  */
 import { v5 as uuidV5 } from 'uuid';
-import { contentFileUrl } from '../templates/service.js';
+import { contentFileUrl } from '../templates/index.js';
 import type { Receipt } from './schemas.js';
 
 /** Everything the exports say beyond the receipt itself. */

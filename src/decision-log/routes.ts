@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { callerOf } from '../api-keys/auth.js';
+import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
 import { ConsistencyProof, LogCheckpoint, LogKey, Receipt, ReceiptPending } from './schemas.js';
 import { awaitReceipt, consistency, currentCheckpoint, logKey } from './service.js';
 

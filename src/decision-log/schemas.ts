@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { RecordedDecision } from '../decisions/schemas.js';
+import { RecordedDecision } from '../decisions/index.js';
 
 const Base64Hash = Type.String({ description: 'SHA-256, base64', pattern: '^[A-Za-z0-9+/]{43}=$' });
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { presentDecision } from '../decisions/decision.js';
+import { presentDecision } from '../decisions/index.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import {
@@ -12,9 +12,9 @@ import {
   type NoteSigner,
   signCheckpoint,
 } from '../proof/index.js';
-import { findDecision } from '../records/service.js';
-import { personalReader } from '../subjects/service.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import { findDecision } from '../records/index.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { personalReader } from '../subjects/index.js';
 import {
   countPending,
   defaultOrigin,

@@ -1,10 +1,9 @@
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { newSalt } from '../proof/leaf.js';
-import { sealPersonal } from '../subjects/personal.js';
-import type { OpenSubject } from '../subjects/service.js';
-import type { Catalog } from '../templates/catalog.js';
-import type { VersionWithCode } from '../templates/service.js';
+import { newSalt } from '../proof/index.js';
+import type { OpenSubject } from '../subjects/index.js';
+import { sealPersonal } from '../subjects/index.js';
+import type { Catalog, VersionWithCode } from '../templates/index.js';
 import { leafOfDecision } from './leaf.js';
 import type { DecisionRequest, RecordedDecision } from './schemas.js';
 import type { DecisionRow } from './table.js';

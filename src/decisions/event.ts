@@ -1,6 +1,6 @@
 import type { NewEvent } from '../journal/index.js';
 import { newId } from '../platform/ids.js';
-import { sealPersonal } from '../subjects/personal.js';
+import { sealPersonal } from '../subjects/index.js';
 import type { RecordedDecision } from './schemas.js';
 
 /**

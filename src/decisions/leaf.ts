@@ -1,4 +1,4 @@
-import { evidenceCommitment, leafText, subjectCommitment } from '../proof/leaf.js';
+import { evidenceCommitment, leafText, subjectCommitment } from '../proof/index.js';
 
 /** What a decision gives its leaf. */
 export interface LoggedDecision {

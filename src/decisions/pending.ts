@@ -1,6 +1,6 @@
 import type { Executor } from '../platform/db.js';
-import type { SubjectVault } from '../subjects/vault.js';
-import { type Catalog, type LatestEntry, variantFor } from '../templates/catalog.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
 import { findCustomerVersionState } from './repository.js';
 import type { DecisionValue } from './table.js';
 

@@ -9,14 +9,8 @@ import type { Trx } from '../platform/db.js';
 import type { Settled } from '../platform/group-commit.js';
 import { lockKeys } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
-import {
-  newSubject,
-  type OpenSubject,
-  openSubject,
-  storeNewSubjects,
-} from '../subjects/service.js';
-import type { SubjectsTable } from '../subjects/table.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectsTable, SubjectVault } from '../subjects/index.js';
+import { newSubject, type OpenSubject, openSubject, storeNewSubjects } from '../subjects/index.js';
 import { type AskedDecision, newDecision, presentDecision } from './decision.js';
 import { decisionEvent } from './event.js';
 import { idempotencyRecordOf, replayOf, type StoredAnswer } from './idempotency.js';

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { callerOf } from '../api-keys/auth.js';
+import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
-import type { SubjectVault } from '../subjects/vault.js';
-import { answerForm, LocaleQuery, localesOf } from '../templates/answer.js';
-import type { Catalog } from '../templates/catalog.js';
-import { TemplateCodeParam } from '../templates/schemas.js';
+import type { SubjectVault } from '../subjects/index.js';
+import type { Catalog } from '../templates/index.js';
+import { answerForm, LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
 import { answerOf } from './answer.js';
 import { getPendingState, type PendingState } from './pending.js';
 import {

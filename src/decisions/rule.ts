@@ -1,5 +1,5 @@
 import { AppError } from '../platform/errors.js';
-import type { VersionWithCode } from '../templates/service.js';
+import type { VersionWithCode } from '../templates/index.js';
 import type { DecisionValue } from './table.js';
 
 /**

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { uuidPattern } from '../platform/ids.js';
-import { PublishedVersion } from '../templates/schemas.js';
+import { PublishedVersion } from '../templates/index.js';
 
 export const customerIdPattern = '^[A-Za-z0-9._:@+-]{1,128}$';
 
@@ -11,6 +11,7 @@ export const CustomerIdParam = Type.String({
 });
 
 export const DecisionValue = Type.Enum(['given', 'reject', 'withdraw']);
+export type DecisionValue = Static<typeof DecisionValue>;
 
 export const DecisionRequest = Type.Object(
   {

@@ -1,7 +1,7 @@
 import stringify from 'safe-stable-stringify';
 import { sha256Hex } from '../platform/hashing.js';
-import type { SubjectVault } from '../subjects/vault.js';
-import type { Catalog } from '../templates/catalog.js';
+import type { SubjectVault } from '../subjects/index.js';
+import type { Catalog } from '../templates/index.js';
 import { type DecisionContext, decisionVersion } from './decision.js';
 import type { DecisionJob, DecisionOutcome } from './record-decisions.js';
 import type { DecisionRequest } from './schemas.js';

@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
 
-export type DecisionValue = 'given' | 'reject' | 'withdraw';
+import type { DecisionValue } from './schemas.js';
+
+export type { DecisionValue };
 
 /** The append-only record: rows are inserted, never updated or deleted. */
 export interface DecisionsTable {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../platform/db.js';
 import { createGroupCommit } from '../platform/group-commit.js';
 import type { WriterThread } from '../platform/writer-thread.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
 import { type DecisionJob, type DecisionOutcome, recordDecisions } from './record-decisions.js';
 import type { DecisionWriter } from './service.js';
 

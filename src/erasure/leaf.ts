@@ -1,4 +1,4 @@
-import { leafText } from '../proof/leaf.js';
+import { leafText } from '../proof/index.js';
 
 /** A tombstone's evidence line: an erasure carries no evidence of its own. */
 const noEvidence = '-';

@@ -1,11 +1,11 @@
-import { type AuditEntry, recordAudit } from '../audit-trail/service.js';
+import { type AuditEntry, recordAudit } from '../audit-trail/index.js';
 import { anySubscriber, type NewLeaf, writeJournal } from '../journal/index.js';
 import { type Db, type Executor, isPostgres } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
-import { findLiveSubjectRow } from '../subjects/service.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { findLiveSubjectRow } from '../subjects/index.js';
 import { erasureEvent } from './event.js';
 import { leafOfErasure } from './leaf.js';
 import {

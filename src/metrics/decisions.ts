@@ -1,4 +1,4 @@
-import type { DecisionWriter } from '../decisions/service.js';
+import type { DecisionWriter } from '../decisions/index.js';
 import { AppError } from '../platform/errors.js';
 import { withSpan } from '../platform/tracing.js';
 import type { Metrics } from './instruments.js';

@@ -1,9 +1,9 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { integratorBacklog } from '../decision-log/service.js';
+import { integratorBacklog } from '../decision-log/index.js';
 import type { CacheCounts } from '../platform/cache-counts.js';
 import { type Executor, isPostgres } from '../platform/db.js';
 import { Tally } from '../platform/tally.js';
-import { type WebhookBacklog, webhookBacklog } from '../webhooks/service.js';
+import { type WebhookBacklog, webhookBacklog } from '../webhooks/index.js';
 
 /** Seconds; a store statement from tens of µs (SQLite) to a statement timeout (5 s). */
 const storeBuckets = [

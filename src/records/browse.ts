@@ -1,6 +1,6 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
 import { type LoggedDecisionRecord, opener } from './history.js';
 import {
   type EvidenceFilter,

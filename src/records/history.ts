@@ -1,8 +1,8 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
-import type { DecisionValue } from '../decisions/table.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
+import type { DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
-import { personalReader } from '../subjects/service.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { personalReader } from '../subjects/index.js';
 import {
   countCustomersPerVersionAndDecision,
   countDecisionsPerDay,

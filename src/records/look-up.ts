@@ -1,8 +1,8 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
-import { erasureSummary } from '../erasure/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
+import { erasureSummary } from '../erasure/index.js';
 import type { Executor } from '../platform/db.js';
-import { findSubjectId } from '../subjects/service.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { findSubjectId } from '../subjects/index.js';
 import { customerHistory, type LoggedDecisionRecord } from './history.js';
 import { findTemplateStandings } from './repository.js';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { DecisionValue } from '../decisions/table.js';
+import type { DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
-import { isLive } from '../templates/live.js';
+import { isLive } from '../templates/index.js';
 
 /**
  * Read-only queries of a customer's record for the API. Every one filters by the tenant, and

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { callerOf } from '../api-keys/auth.js';
-import { CustomerIdParam } from '../decisions/schemas.js';
+import { callerOf } from '../api-keys/index.js';
+import { CustomerIdParam } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
-import type { SubjectVault } from '../subjects/vault.js';
-import { localesOf } from '../templates/answer.js';
-import type { Catalog } from '../templates/catalog.js';
-import { TemplateCodeParam } from '../templates/schemas.js';
+import type { SubjectVault } from '../subjects/index.js';
+import type { Catalog } from '../templates/index.js';
+import { localesOf, TemplateCodeParam } from '../templates/index.js';
 import { AsOfQuery, ConsentAsOf, CustomerConsents, HistoryQuery } from './schemas.js';
 import { getConsentAsOf, getCustomerConsents } from './service.js';
 

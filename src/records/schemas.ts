@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DecisionValue } from '../decisions/schemas.js';
+import { DecisionValue } from '../decisions/index.js';
 
 export const defaultPageSize = 100;
 const maxPageSize = 500;

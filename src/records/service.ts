@@ -1,9 +1,9 @@
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
-import { findSubjectId } from '../subjects/service.js';
-import type { SubjectVault } from '../subjects/vault.js';
-import { type Catalog, variantFor } from '../templates/catalog.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { findSubjectId } from '../subjects/index.js';
+import { type Catalog, variantFor } from '../templates/index.js';
 import {
   findDecisionAsOf,
   findDecisionWithTemplate,

@@ -1,6 +1,6 @@
 import type { Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
-import { newSalt, subjectCommitment } from '../proof/leaf.js';
+import { newSalt, subjectCommitment } from '../proof/index.js';
 import { openPersonal, type PersonalFields } from './personal.js';
 import { findLiveSubject, findSubjects, insertSubjects } from './repository.js';
 import type { SubjectsTable } from './table.js';

@@ -1,4 +1,4 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';

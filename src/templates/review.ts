@@ -1,9 +1,9 @@
-import { type Actor, recordAudit } from '../audit-trail/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import { getTenantSettings } from '../tenants/service.js';
+import { getTenantSettings } from '../tenants/index.js';
 import { publishEffect } from './actions.js';
 import { queueApproved } from './events.js';
 import {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 import { Type } from 'typebox';
-import { callerOf } from '../api-keys/auth.js';
+import { callerOf } from '../api-keys/index.js';
 import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
 import { answerForm, LocaleQuery, localesOf } from './answer.js';
 import { type Catalog, type LatestRelease, variantFor } from './catalog.js';

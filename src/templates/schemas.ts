@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { productCodePattern } from '../products/schemas.js';
+import { productCodePattern } from '../products/index.js';
 
 export const templateCodePattern = '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$';
 const tagPattern = '^\\d+(\\.\\d+){0,3}$';

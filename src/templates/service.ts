@@ -5,7 +5,7 @@ import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
-import { productForNewTemplate } from '../products/service.js';
+import { productForNewTemplate } from '../products/index.js';
 import { queuePublished } from './events.js';
 import { localeOf } from './locales.js';
 import {

@@ -3,12 +3,12 @@
  * (`dispatcher.ts`): the message it makes for a receiver, the record of each attempt, and the
  * erasure events' customer ids dropped once every subscribed endpoint has had them.
  */
-import { erasedEventBinding } from '../erasure/event.js';
+import { erasedEventBinding } from '../erasure/index.js';
 import type { Executor } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import { personalReader } from '../subjects/service.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { personalReader } from '../subjects/index.js';
 import {
   anyBehind,
   insertDeliveries,

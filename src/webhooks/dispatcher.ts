@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { recordAudit } from '../audit-trail/service.js';
+import { recordAudit } from '../audit-trail/index.js';
 import type { WebhookSettings } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { startPeriodic } from '../platform/periodic.js';
 import { nowIso } from '../platform/time.js';
 import { withSpan } from '../platform/tracing.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
 import { retryDelayMs } from './backoff.js';
 import { messagesOf, recordAttempt, recordAttempts, scrubDeliveredErasures } from './delivery.js';
 import {

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { type Actor, recordAudit } from '../audit-trail/service.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { WebhookSettings } from '../platform/config.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import type { SubjectVault } from '../subjects/vault.js';
+import type { SubjectVault } from '../subjects/index.js';
 import { checkUrl } from './address-policy.js';
 import { type DeliveryView, deliveryView, messageOf, recordAttempt } from './delivery.js';
 

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
-import type { WebhookEventsTable } from '../journal/table.js';
+import type { WebhookEventsTable } from '../journal/index.js';
 
 /** The outbox's events and their types are the journal's (`src/journal/`): what features write. */
-export { type EventType, eventTypes, type WebhookEventsTable } from '../journal/table.js';
+export { type EventType, eventTypes, type WebhookEventsTable } from '../journal/index.js';
 
 /** A tenant's receiver of signed events. */
 export interface WebhookEndpointsTable {

@@ -1,7 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { signIn } from '../../accounts/actions.js';
-import { keepFlash, takeFlash } from '../../accounts/flashes.js';
-import { type Account, accountOfSession, purgeEndedSessions } from '../../accounts/sessions.js';
+import {
+  type Account,
+  accountOfSession,
+  keepFlash,
+  purgeEndedSessions,
+  signIn,
+  takeFlash,
+} from '../../accounts/index.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { basePath, redirectTo } from '../web/layout.js';

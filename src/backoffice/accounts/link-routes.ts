@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { passwordWeakness } from '../../accounts/password-strength.js';
-import { describeLink, requestPasswordReset, setPasswordFromLink } from '../../accounts/team.js';
+import {
+  describeLink,
+  passwordWeakness,
+  requestPasswordReset,
+  setPasswordFromLink,
+} from '../../accounts/index.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { fieldOf, parseForm, queryOf } from '../web/forms.js';

@@ -1,14 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { changePassword, recordFailedSignIn, signOut } from '../../accounts/actions.js';
-import { openChallenge } from '../../accounts/challenges.js';
-import { passwordWeakness } from '../../accounts/password-strength.js';
-import type { BackofficeUser } from '../../accounts/sessions.js';
-import { checkSignIn, passwordHashOf } from '../../accounts/sign-in.js';
-import { recordFailure, secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
-import { twoFactorState } from '../../accounts/two-factor.js';
+import type { BackofficeUser } from '../../accounts/index.js';
+import {
+  changePassword,
+  checkSignIn,
+  openChallenge,
+  passwordHashOf,
+  passwordWeakness,
+  recordFailedSignIn,
+  recordFailure,
+  secondsUntilAllowed,
+  signOut,
+  throttleKeys,
+  twoFactorState,
+} from '../../accounts/index.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
-import { hashPassword, verifyPassword } from '../../tenants/passwords.js';
+import { hashPassword, verifyPassword } from '../../tenants/index.js';
 import { auditBy, signedInUser } from '../web/context.js';
 import { parseForm, queryOf } from '../web/forms.js';
 import { html } from '../web/html.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Password } from '../../tenants/schemas.js';
+import { Password } from '../../tenants/index.js';
 import type { FormOptions } from '../web/forms.js';
 
 /**

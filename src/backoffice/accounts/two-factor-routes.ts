@@ -1,19 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { failSecondFactor } from '../../accounts/actions.js';
-import { closeChallenge, findChallenge } from '../../accounts/challenges.js';
-import { keepFlash, takeFlash } from '../../accounts/flashes.js';
-import type { BackofficeUser } from '../../accounts/sessions.js';
-import { secondsUntilAllowed, throttleKeys } from '../../accounts/throttle.js';
+import type { BackofficeUser } from '../../accounts/index.js';
 import {
   checkSecondFactor,
+  closeChallenge,
   confirmEnrolment,
   enrolment,
   type FactorOwner,
+  failSecondFactor,
+  findChallenge,
+  keepFlash,
   renewRecoveryCodes,
   type SecretBox,
+  secondsUntilAllowed,
+  takeFlash,
+  throttleKeys,
   turnOffSecondFactor,
   twoFactorState,
-} from '../../accounts/two-factor.js';
+} from '../../accounts/index.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';

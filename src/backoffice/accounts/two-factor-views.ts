@@ -1,4 +1,4 @@
-import type { TwoFactorState } from '../../accounts/two-factor.js';
+import type { TwoFactorState } from '../../accounts/index.js';
 import { time } from '../web/format.js';
 import { csrfField, formErrors, input } from '../web/forms.js';
 import { type Html, html, trusted } from '../web/html.js';

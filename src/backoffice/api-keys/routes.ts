@@ -1,8 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { keepFlash, takeFlash } from '../../accounts/flashes.js';
-import { createApiKeyAs, renameApiKeyAs, revokeApiKeyAs } from '../../api-keys/actions.js';
-import { type ApiKeyView, type CreatedApiKey, NewApiKey } from '../../api-keys/schemas.js';
-import { getApiKey, listApiKeys } from '../../api-keys/service.js';
+import { keepFlash, takeFlash } from '../../accounts/index.js';
+import {
+  type ApiKeyView,
+  type CreatedApiKey,
+  createApiKeyAs,
+  getApiKey,
+  listApiKeys,
+  NewApiKey,
+  renameApiKeyAs,
+  revokeApiKeyAs,
+} from '../../api-keys/index.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
 import { noRefusal, parseForm, queryOf, type Refusal, refusalOf } from '../web/forms.js';

@@ -1,4 +1,4 @@
-import type { NewApiKey } from '../../api-keys/schemas.js';
+import type { NewApiKey } from '../../api-keys/index.js';
 import type { FormOptions } from '../web/forms.js';
 
 /** The new-key form is checked with the very schema the api-keys service checks. */

@@ -1,4 +1,4 @@
-import type { ApiKeyView, CreatedApiKey } from '../../api-keys/schemas.js';
+import type { ApiKeyView, CreatedApiKey } from '../../api-keys/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

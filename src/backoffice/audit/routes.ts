@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { listTeam } from '../../accounts/users.js';
+import { listTeam } from '../../accounts/index.js';
 import {
   type AuditCursor,
   type AuditFilter,
@@ -8,7 +8,7 @@ import {
   auditActions,
   exportAudit,
   listAudit,
-} from '../../audit-trail/service.js';
+} from '../../audit-trail/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import { allows, auditBy, type RouteAccess, signedInUser, zoneOf } from '../web/context.js';

@@ -1,4 +1,4 @@
-import type { AuditCursor, AuditListItem } from '../../audit-trail/service.js';
+import type { AuditCursor, AuditListItem } from '../../audit-trail/index.js';
 import { queryString } from '../web/filters.js';
 import { time } from '../web/format.js';
 import { type FieldErrors, input, select } from '../web/forms.js';

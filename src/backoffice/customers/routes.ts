@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { eraseCustomer } from '../../erasure/service.js';
+import { eraseCustomer } from '../../erasure/index.js';
 import type { Db } from '../../platform/db.js';
-import { lookUpCustomer } from '../../records/look-up.js';
-import { findSubjectId } from '../../subjects/service.js';
-import type { SubjectVault } from '../../subjects/vault.js';
+import { lookUpCustomer } from '../../records/index.js';
+import type { SubjectVault } from '../../subjects/index.js';
+import { findSubjectId } from '../../subjects/index.js';
 import { auditBy, tenantOf, zoneOf } from '../web/context.js';
 import { parseForm } from '../web/forms.js';
 import { html } from '../web/html.js';

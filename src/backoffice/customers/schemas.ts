@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { customerIdPattern } from '../../decisions/schemas.js';
+import { customerIdPattern } from '../../decisions/index.js';
 import type { FormOptions } from '../web/forms.js';
 
 const invalidId = 'A customer id is 1 to 128 of A-Z a-z 0-9 . _ : @ + -';

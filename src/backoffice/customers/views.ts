@@ -1,5 +1,4 @@
-import type { LoggedDecisionRecord } from '../../records/history.js';
-import type { TemplateStanding } from '../../records/look-up.js';
+import type { LoggedDecisionRecord, TemplateStanding } from '../../records/index.js';
 import { badge, count, time } from '../web/format.js';
 import { csrfField, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
-import { dailyDecisionCounts, standingsOnVersions } from '../../records/history.js';
-import { customersPerTemplate } from '../../templates/actions.js';
-import { versionsWaitingFor } from '../../templates/review.js';
-import { scheduledReleases } from '../../templates/schedule.js';
-import { listTemplates } from '../../templates/service.js';
+import { dailyDecisionCounts, standingsOnVersions } from '../../records/index.js';
+import {
+  customersPerTemplate,
+  listTemplates,
+  scheduledReleases,
+  versionsWaitingFor,
+} from '../../templates/index.js';
 import { productChoice } from '../products/choice.js';
 import { productFilter } from '../products/views.js';
 import { tenantOf } from '../web/context.js';

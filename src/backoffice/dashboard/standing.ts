@@ -1,4 +1,4 @@
-import type { VersionStanding } from '../../records/history.js';
+import type { VersionStanding } from '../../records/index.js';
 import { count } from '../web/format.js';
 import { type Html, html } from '../web/html.js';
 

@@ -1,4 +1,4 @@
-import type { WaitingVersion } from '../../templates/review.js';
+import type { WaitingVersion } from '../../templates/index.js';
 import { time } from '../web/format.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath } from '../web/layout.js';

@@ -1,18 +1,24 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { listApiKeys } from '../../api-keys/service.js';
-import type { DecisionValue } from '../../decisions/table.js';
+import { listApiKeys } from '../../api-keys/index.js';
+import type { DecisionValue } from '../../decisions/index.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
-import { listProducts } from '../../products/service.js';
-import { browseDecisions, type DecisionsPage, decisionEvidence } from '../../records/browse.js';
+import { listProducts } from '../../products/index.js';
 import {
+  browseDecisions,
   type DecisionFilter,
+  type DecisionsPage,
+  decisionEvidence,
   exportDecisionRecords,
   type LoggedDecisionRecord,
-} from '../../records/history.js';
-import type { SubjectVault } from '../../subjects/vault.js';
-import { canonicalLocale } from '../../templates/locales.js';
-import { getTemplateByCode, listTemplates, listVersions } from '../../templates/service.js';
+} from '../../records/index.js';
+import type { SubjectVault } from '../../subjects/index.js';
+import {
+  canonicalLocale,
+  getTemplateByCode,
+  listTemplates,
+  listVersions,
+} from '../../templates/index.js';
 import { decisionColumns } from '../exports/columns.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { sendCsv } from '../web/csv.js';

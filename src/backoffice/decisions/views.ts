@@ -1,6 +1,5 @@
-import type { ApiKeyView } from '../../api-keys/schemas.js';
-import type { DecisionEvidence } from '../../records/browse.js';
-import type { LoggedDecisionRecord } from '../../records/history.js';
+import type { ApiKeyView } from '../../api-keys/index.js';
+import type { DecisionEvidence, LoggedDecisionRecord } from '../../records/index.js';
 import { queryString } from '../web/filters.js';
 import { badge, time } from '../web/format.js';
 import { type FieldErrors, formErrors, input, select } from '../web/forms.js';

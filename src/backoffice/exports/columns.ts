@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../../records/history.js';
+import type { DecisionRecord } from '../../records/index.js';
 import type { CsvColumn } from '../web/csv.js';
 
 /** The columns of every download of decision records: the export and the Decisions list. */

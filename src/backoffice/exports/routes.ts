@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
-import { listProducts } from '../../products/service.js';
-import { exportDecisionRecords } from '../../records/history.js';
-import type { SubjectVault } from '../../subjects/vault.js';
-import { listTemplates } from '../../templates/service.js';
+import { listProducts } from '../../products/index.js';
+import { exportDecisionRecords } from '../../records/index.js';
+import type { SubjectVault } from '../../subjects/index.js';
+import { listTemplates } from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { sendCsv } from '../web/csv.js';
 import { type FieldErrors, parseForm } from '../web/forms.js';

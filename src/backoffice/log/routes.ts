@@ -1,11 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { auditLog } from '../../decision-log/audit.js';
-import { lastAuditRun, recordLogAudit } from '../../decision-log/audit-runs.js';
-import { logOverview, queuedLeaves, receiptOf } from '../../decision-log/service.js';
+import {
+  auditLog,
+  lastAuditRun,
+  logOverview,
+  queuedLeaves,
+  receiptOf,
+  recordLogAudit,
+} from '../../decision-log/index.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';
-import type { SubjectVault } from '../../subjects/vault.js';
+import type { SubjectVault } from '../../subjects/index.js';
 import { auditBy, tenantOf, zoneOf } from '../web/context.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { logPage, receiptQueued } from './views.js';

@@ -1,5 +1,4 @@
-import type { AuditRun } from '../../decision-log/audit-runs.js';
-import type { LogCheckpoint, LogKey } from '../../decision-log/schemas.js';
+import type { AuditRun, LogCheckpoint, LogKey } from '../../decision-log/index.js';
 import { count, time } from '../web/format.js';
 import { csrfField } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';

@@ -1,9 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  inviteOperator,
-  listOperators,
-  setOperatorDisabled,
-} from '../../accounts/operator-team.js';
+import { inviteOperator, listOperators, setOperatorDisabled } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { linkIssued } from '../users/views.js';
 import { auditBy, signedInUser } from '../web/context.js';

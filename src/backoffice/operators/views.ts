@@ -1,4 +1,4 @@
-import type { OperatorMember } from '../../accounts/operator-team.js';
+import type { OperatorMember } from '../../accounts/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../platform/db.js';
-import { listProducts, type ProductSummaryRow } from '../../products/service.js';
+import { listProducts, type ProductSummaryRow } from '../../products/index.js';
 import { queryOf } from '../web/forms.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db.js';
+import type { ProductRow } from '../../products/index.js';
 import {
   changeProduct,
   createProduct,
   getProduct,
   listProducts,
   setProductArchived,
-} from '../../products/service.js';
-import type { ProductRow } from '../../products/table.js';
+} from '../../products/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';

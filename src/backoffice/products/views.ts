@@ -1,5 +1,4 @@
-import type { ProductSummaryRow } from '../../products/service.js';
-import type { ProductRow } from '../../products/table.js';
+import type { ProductRow, ProductSummaryRow } from '../../products/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input, select, textarea } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

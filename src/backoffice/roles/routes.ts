@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getRole, listRoles, type Role } from '../../accounts/roles.js';
-import { changeRoleAs, createRoleAs, deleteRoleAs } from '../../accounts/team.js';
+import {
+  changeRoleAs,
+  createRoleAs,
+  deleteRoleAs,
+  getRole,
+  listRoles,
+  type Role,
+} from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { allPermissions } from '../../accounts/permissions.js';
+import { allPermissions } from '../../accounts/index.js';
 import type { FormOptions } from '../web/forms.js';
 
 export const RoleForm = Type.Object({

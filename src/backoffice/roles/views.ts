@@ -1,11 +1,11 @@
+import type { Role } from '../../accounts/index.js';
 import {
   actions,
   areas,
   isPermission,
   type Permission,
   permissionCatalogue,
-} from '../../accounts/permissions.js';
-import type { Role } from '../../accounts/roles.js';
+} from '../../accounts/index.js';
 import { badge } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

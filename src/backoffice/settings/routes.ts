@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { changeSettings } from '../../accounts/team.js';
+import { changeSettings } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
-import { getTenantSettings, type TenantSettings } from '../../tenants/service.js';
+import { getTenantSettings, type TenantSettings } from '../../tenants/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, formErrors } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';

@@ -1,4 +1,4 @@
-import type { TenantSettings } from '../../tenants/service.js';
+import type { TenantSettings } from '../../tenants/index.js';
 import { checkbox, csrfField, select } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';

@@ -1,4 +1,4 @@
-import type { ContentDiff } from '../../templates/diff.js';
+import type { ContentDiff } from '../../templates/index.js';
 import { count } from '../web/format.js';
 import { type Html, html } from '../web/html.js';
 

@@ -2,15 +2,16 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
+import type { TemplateRow, TemplateVersionRow } from '../../templates/index.js';
 import {
   attachContentFile,
   contentFileOf,
+  getTemplateByCode,
+  getVersion,
   maxContentFileBytes,
   removeContentFile,
   type Upload,
-} from '../../templates/files.js';
-import { getTemplateByCode, getVersion } from '../../templates/service.js';
-import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+} from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { segment } from '../web/html.js';
 import { redirectTo } from '../web/layout.js';

@@ -1,5 +1,5 @@
-import { maxContentFileBytes } from '../../templates/files.js';
-import type { ContentFileRow } from '../../templates/table.js';
+import type { ContentFileRow } from '../../templates/index.js';
+import { maxContentFileBytes } from '../../templates/index.js';
 import { csrfField, formErrors } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 

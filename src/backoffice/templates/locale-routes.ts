@@ -1,10 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
-import { removeDraftVariantAs, saveDraftVariantAs } from '../../templates/actions.js';
-import { contentFileOf } from '../../templates/files.js';
-import { getRelease, getTemplateByCode, listVariants } from '../../templates/service.js';
-import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+import type { TemplateRow, TemplateVersionRow } from '../../templates/index.js';
+import {
+  contentFileOf,
+  getRelease,
+  getTemplateByCode,
+  listVariants,
+  removeDraftVariantAs,
+  saveDraftVariantAs,
+} from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, noRefusal, queryOf, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

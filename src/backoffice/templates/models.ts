@@ -1,6 +1,10 @@
-import { isScheduled } from '../../templates/schedule.js';
-import type { TemplateSummaryRow } from '../../templates/service.js';
-import type { TemplateRow, TemplateVersionRow, VersionStatus } from '../../templates/table.js';
+import type {
+  TemplateRow,
+  TemplateSummaryRow,
+  TemplateVersionRow,
+  VersionStatus,
+} from '../../templates/index.js';
+import { isScheduled } from '../../templates/index.js';
 
 /** A line of the template list. */
 export interface TemplateListItem {

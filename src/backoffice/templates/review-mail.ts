@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { activeUsersWith } from '../../accounts/users.js';
+import { activeUsersWith } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
-import { reviewTimeline } from '../../templates/review.js';
 import type {
   ReviewStep,
   TemplateRow,
   TemplateVersionRow,
   VersionReviewRow,
-} from '../../templates/table.js';
+} from '../../templates/index.js';
+import { reviewTimeline } from '../../templates/index.js';
 import { basePath } from '../web/layout.js';
 import type { LinkMailer } from '../web/password-links.js';
 import { reviewPath } from './review-views.js';

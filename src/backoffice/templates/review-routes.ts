@@ -1,21 +1,24 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Permission } from '../../accounts/permissions.js';
+import type { Permission } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
-import { publishEffect } from '../../templates/actions.js';
-import { contentDiff } from '../../templates/diff.js';
+import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../templates/index.js';
 import {
   approveVersion,
+  cancelScheduledRelease,
   compareWithLatest,
+  contentDiff,
+  getRelease,
+  getTemplateByCode,
+  isScheduled,
+  publishEffect,
   type Reviewer,
   reviewTimeline,
+  scheduledRelease,
   submitterOf,
   takeReviewStep,
-} from '../../templates/review.js';
-import { cancelScheduledRelease, isScheduled, scheduledRelease } from '../../templates/schedule.js';
-import { getRelease, getTemplateByCode } from '../../templates/service.js';
-import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../templates/table.js';
-import { getTenantSettings } from '../../tenants/service.js';
+} from '../../templates/index.js';
+import { getTenantSettings } from '../../tenants/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf } from '../web/forms.js';
 import { html, segment } from '../web/html.js';

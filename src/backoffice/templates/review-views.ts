@@ -1,5 +1,5 @@
-import { commentMaxLength } from '../../templates/review.js';
-import type { ReviewStep, VersionReviewRow } from '../../templates/table.js';
+import type { ReviewStep, VersionReviewRow } from '../../templates/index.js';
+import { commentMaxLength } from '../../templates/index.js';
 import { badge, count, time } from '../web/format.js';
 import { checkbox, csrfField, formErrors, textarea } from '../web/forms.js';
 import { type Html, html, segment, trusted } from '../web/html.js';

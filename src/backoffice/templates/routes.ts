@@ -1,20 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { keepFlash, takeFlash } from '../../accounts/flashes.js';
+import { keepFlash, takeFlash } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
-import { findProduct, listProducts } from '../../products/service.js';
+import { findProduct, listProducts } from '../../products/index.js';
+import type { TemplateRow, TemplateVersionRow } from '../../templates/index.js';
 import {
+  contentFileOf,
   createDraftAs,
   createTemplateAs,
-  restoreTemplate,
-  retireTemplate,
-  templateOverview,
-  updateDraftAs,
-} from '../../templates/actions.js';
-import { contentFileOf } from '../../templates/files.js';
-import { reviewTimeline } from '../../templates/review.js';
-import { sanitizeContent } from '../../templates/sanitize.js';
-import {
   findLatestVersion,
   getRelease,
   getTemplateByCode,
@@ -22,8 +15,13 @@ import {
   listTemplates,
   listVariants,
   listVersions,
-} from '../../templates/service.js';
-import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
+  restoreTemplate,
+  retireTemplate,
+  reviewTimeline,
+  sanitizeContent,
+  templateOverview,
+  updateDraftAs,
+} from '../../templates/index.js';
 import { productChoice } from '../products/choice.js';
 import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
 import {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { NewTemplate, NewVersion } from '../../templates/schemas.js';
+import { NewTemplate, NewVersion } from '../../templates/index.js';
 import type { FormOptions } from '../web/forms.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { VersionReviewRow } from '../../templates/table.js';
+import type { VersionReviewRow } from '../../templates/index.js';
 import { productFilter } from '../products/views.js';
 import { badge, count, time } from '../web/format.js';
 import {

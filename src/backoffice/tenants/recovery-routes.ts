@@ -1,9 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { issuePasswordLink, resetUserSecondFactor } from '../../accounts/team.js';
-import { getTeamMember, listTeam } from '../../accounts/users.js';
+import {
+  getTeamMember,
+  issuePasswordLink,
+  listTeam,
+  resetUserSecondFactor,
+} from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
-import { getTenantById } from '../../tenants/service.js';
+import { getTenantById } from '../../tenants/index.js';
 import { linkIssued } from '../users/views.js';
 import { auditBy } from '../web/context.js';
 import { refusalOf } from '../web/forms.js';

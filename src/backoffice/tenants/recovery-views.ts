@@ -1,5 +1,5 @@
-import type { TeamMember } from '../../accounts/users.js';
-import type { TenantSummary } from '../../tenants/schemas.js';
+import type { TeamMember } from '../../accounts/index.js';
+import type { TenantSummary } from '../../tenants/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, formErrors } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

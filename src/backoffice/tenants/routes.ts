@@ -2,13 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   disableTenant,
   enableTenant,
+  prepareTenantRegistration,
   refuseOperatorEmail,
   registerTenant,
-} from '../../accounts/actions.js';
-import { prepareTenantRegistration } from '../../accounts/registration.js';
+} from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
-import { NewTenant } from '../../tenants/schemas.js';
-import { getTenantById, listTenants } from '../../tenants/service.js';
+import { getTenantById, listTenants, NewTenant } from '../../tenants/index.js';
 import { auditBy } from '../web/context.js';
 import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';

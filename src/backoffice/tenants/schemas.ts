@@ -1,4 +1,4 @@
-import type { NewTenant } from '../../tenants/schemas.js';
+import type { NewTenant } from '../../tenants/index.js';
 import type { FormOptions } from '../web/forms.js';
 
 /** The operator's form registers a tenant with the very schema the tenants service checks. */

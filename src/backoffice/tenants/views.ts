@@ -1,4 +1,4 @@
-import type { TenantSummary } from '../../tenants/schemas.js';
+import type { TenantSummary } from '../../tenants/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

@@ -1,15 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { listRoles } from '../../accounts/roles.js';
 import {
   changeUser,
   disableUser,
   enableUser,
+  getTeamMember,
   inviteUser,
   issuePasswordLink,
+  listRoles,
+  listTeam,
   removeUserAs,
   resetUserSecondFactor,
-} from '../../accounts/team.js';
-import { getTeamMember, listTeam, type TeamMember } from '../../accounts/users.js';
+  type TeamMember,
+} from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';

@@ -1,5 +1,4 @@
-import type { Role } from '../../accounts/roles.js';
-import type { TeamMember } from '../../accounts/users.js';
+import type { Role, TeamMember } from '../../accounts/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

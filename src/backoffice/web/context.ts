@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Permission } from '../../accounts/permissions.js';
-import type { BackofficeUser } from '../../accounts/sessions.js';
-import type { AuditEntry } from '../../audit-trail/service.js';
+import type { BackofficeUser, Permission } from '../../accounts/index.js';
+import type { AuditEntry } from '../../audit-trail/index.js';
 import { AppError } from '../../platform/errors.js';
 
 declare module 'fastify' {

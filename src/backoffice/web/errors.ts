@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { BackofficeUser } from '../../accounts/sessions.js';
+import type { BackofficeUser } from '../../accounts/index.js';
 import { toAppError } from '../../platform/error-handler.js';
 import { AppError, type ErrorName } from '../../platform/errors.js';
 import { html } from './html.js';

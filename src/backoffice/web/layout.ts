@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { BackofficeUser } from '../../accounts/sessions.js';
+import type { BackofficeUser } from '../../accounts/index.js';
 import { allows, type RouteAccess } from './context.js';
 import { queryOf } from './forms.js';
 import { type Html, html } from './html.js';

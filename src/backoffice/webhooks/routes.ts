@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { keepFlash, takeFlash } from '../../accounts/flashes.js';
+import { keepFlash, takeFlash } from '../../accounts/index.js';
 import type { WebhookSettings } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
-import type { SubjectVault } from '../../subjects/vault.js';
+import type { SubjectVault } from '../../subjects/index.js';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -13,7 +13,7 @@ import {
   listEndpoints,
   replayFrom,
   resendDelivery,
-} from '../../webhooks/service.js';
+} from '../../webhooks/index.js';
 import { auditBy, sessionTokenOf, tenantOf, zoneOf } from '../web/context.js';
 import { noRefusal, parseForm, queryOf, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';

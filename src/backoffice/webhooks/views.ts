@@ -1,5 +1,5 @@
-import type { DeliveryView, EndpointView } from '../../webhooks/service.js';
-import { eventTypes } from '../../webhooks/table.js';
+import type { DeliveryView, EndpointView } from '../../webhooks/index.js';
+import { eventTypes } from '../../webhooks/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';

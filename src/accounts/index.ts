@@ -1,0 +1,73 @@
+/** The public surface of `src/accounts/`: what other folders may import (its README says what each part is). */
+export {
+  changePassword,
+  disableTenant,
+  enableTenant,
+  failSecondFactor,
+  recordFailedSignIn,
+  refuseOperatorEmail,
+  registerTenant,
+  signIn,
+  signOut,
+} from './actions.js';
+export { closeChallenge, findChallenge, openChallenge } from './challenges.js';
+export { keepFlash, takeFlash } from './flashes.js';
+export {
+  inviteOperator,
+  listOperators,
+  type OperatorMember,
+  setOperatorDisabled,
+} from './operator-team.js';
+export { ensureOperator } from './operators.js';
+export { passwordWeakness } from './password-strength.js';
+export {
+  actions,
+  allPermissions,
+  areas,
+  isPermission,
+  type Permission,
+  permissionCatalogue,
+} from './permissions.js';
+export {
+  addTenantWithAdmin,
+  createTenantWithAdmin,
+  prepareTenantRegistration,
+} from './registration.js';
+export { getRole, listRoles, type Role } from './roles.js';
+export {
+  type Account,
+  accountOfSession,
+  type BackofficeUser,
+  findSession,
+  purgeEndedSessions,
+} from './sessions.js';
+export { checkSignIn, decoyHash, passwordHashOf } from './sign-in.js';
+export {
+  changeRoleAs,
+  changeSettings,
+  changeUser,
+  createRoleAs,
+  deleteRoleAs,
+  describeLink,
+  disableUser,
+  enableUser,
+  inviteUser,
+  issuePasswordLink,
+  removeUserAs,
+  requestPasswordReset,
+  resetUserSecondFactor,
+  setPasswordFromLink,
+} from './team.js';
+export { recordFailure, secondsUntilAllowed, throttleKeys } from './throttle.js';
+export {
+  checkSecondFactor,
+  confirmEnrolment,
+  enrolment,
+  type FactorOwner,
+  renewRecoveryCodes,
+  type SecretBox,
+  type TwoFactorState,
+  turnOffSecondFactor,
+  twoFactorState,
+} from './two-factor.js';
+export { activeUsersWith, getTeamMember, listTeam, type TeamMember } from './users.js';

@@ -1,0 +1,8 @@
+/** The public surface of `src/decision-log/`: what other folders may import (its README says what each part is). */
+
+export { type AuditReport, auditLog } from './audit.js';
+export { type AuditRun, lastAuditRun, recordLogAudit, saveAuditRun } from './audit-runs.js';
+export { type Integrator, idleIntegrator, leavesWaiting, startIntegrator } from './integrator.js';
+export type { LogCheckpoint, LogKey } from './schemas.js';
+export { integratorBacklog, logOverview, queuedLeaves, receiptOf } from './service.js';
+export { loadSigningKey } from './signing-key.js';

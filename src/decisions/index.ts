@@ -1,0 +1,13 @@
+/** The public surface of `src/decisions/`: what other folders may import (its README says what each part is). */
+export { presentDecision } from './decision.js';
+export { purgeExpiredIdempotencyRecords } from './idempotency.js';
+export { committedLeaf, leafOfDecision } from './leaf.js';
+export { type DecisionJob, type DecisionOutcome, recordDecisions } from './record-decisions.js';
+export { CustomerIdParam, customerIdPattern, DecisionValue, RecordedDecision } from './schemas.js';
+export type { DecisionWriter } from './service.js';
+export type { DecisionRow } from './table.js';
+export {
+  type DecisionWriterHandle,
+  decisionWriterOnStore,
+  decisionWriterOnThread,
+} from './writer.js';

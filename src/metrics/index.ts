@@ -1,0 +1,6 @@
+/** The public surface of `src/metrics/`: what other folders may import (its README says what each part is). */
+export { observedDecisions } from './decisions.js';
+export { metricsEnabled } from './guard.js';
+export { createMetrics, type Metrics } from './instruments.js';
+export { observedStore } from './queries.js';
+export { aggregateWorkersMetrics, metricsGatherer } from './workers.js';

@@ -1,0 +1,13 @@
+/** The public surface of `src/products/`: what other folders may import (its README says what each part is). */
+export { productCodePattern } from './schemas.js';
+export {
+  changeProduct,
+  createProduct,
+  findProduct,
+  getProduct,
+  listProducts,
+  type ProductSummaryRow,
+  productForNewTemplate,
+  setProductArchived,
+} from './service.js';
+export type { ProductRow } from './table.js';

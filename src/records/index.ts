@@ -1,0 +1,18 @@
+/** The public surface of `src/records/`: what other folders may import (its README says what each part is). */
+export {
+  browseDecisions,
+  type DecisionEvidence,
+  type DecisionsPage,
+  decisionEvidence,
+} from './browse.js';
+export {
+  type DecisionFilter,
+  type DecisionRecord,
+  dailyDecisionCounts,
+  exportDecisionRecords,
+  type LoggedDecisionRecord,
+  standingsOnVersions,
+  type VersionStanding,
+} from './history.js';
+export { lookUpCustomer, type TemplateStanding } from './look-up.js';
+export { findDecision } from './service.js';

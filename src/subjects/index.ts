@@ -1,0 +1,14 @@
+/** The public surface of `src/subjects/`: what other folders may import (its README says what each part is). */
+export { sealPersonal } from './personal.js';
+export {
+  findLiveSubjectRow,
+  findSubjectId,
+  newSubject,
+  type OpenedRecord,
+  type OpenSubject,
+  openSubject,
+  personalReader,
+  storeNewSubjects,
+} from './service.js';
+export type { SubjectsTable } from './table.js';
+export { createVault, type SubjectVault } from './vault.js';

@@ -1,0 +1,69 @@
+/** The public surface of `src/templates/`: what other folders may import (its README says what each part is). */
+export {
+  createDraftAs,
+  createTemplateAs,
+  customersPerTemplate,
+  publishEffect,
+  publishOutsideReview,
+  removeDraftVariantAs,
+  restoreTemplate,
+  retireTemplate,
+  saveDraftVariantAs,
+  templateOverview,
+  updateDraftAs,
+} from './actions.js';
+export { answerForm, LocaleQuery, localesOf } from './answer.js';
+export { type Catalog, createCatalog, type LatestEntry, variantFor } from './catalog.js';
+export { type ContentDiff, contentDiff } from './diff.js';
+export {
+  attachContentFile,
+  contentFileOf,
+  maxContentFileBytes,
+  removeContentFile,
+  type Upload,
+} from './files.js';
+export { isLive } from './live.js';
+export { canonicalLocale } from './locales.js';
+export {
+  approveVersion,
+  commentMaxLength,
+  compareWithLatest,
+  type Reviewer,
+  reviewTimeline,
+  submitterOf,
+  takeReviewStep,
+  versionsWaitingFor,
+  type WaitingVersion,
+} from './review.js';
+export { sanitizeContent } from './sanitize.js';
+export {
+  cancelScheduledRelease,
+  effectiveInstant,
+  isScheduled,
+  scheduledRelease,
+  scheduledReleases,
+} from './schedule.js';
+export { NewTemplate, NewVersion, PublishedVersion, TemplateCodeParam } from './schemas.js';
+export {
+  contentFileUrl,
+  createTemplate,
+  findLatestVersion,
+  getRelease,
+  getTemplateByCode,
+  getVersion,
+  listTemplates,
+  listVariants,
+  listVersions,
+  presentVersion,
+  publishNewVersion,
+  type TemplateSummaryRow,
+  type VersionWithCode,
+} from './service.js';
+export type {
+  ContentFileRow,
+  ReviewStep,
+  TemplateRow,
+  TemplateVersionRow,
+  VersionReviewRow,
+  VersionStatus,
+} from './table.js';

@@ -1,0 +1,14 @@
+/** The public surface of `src/tenants/`: what other folders may import (its README says what each part is). */
+export { hashPassword, verifyPassword } from './passwords.js';
+export { NewTenant, Password, type TenantSummary, type TenantView } from './schemas.js';
+export {
+  countTenants,
+  getTenantByAlias,
+  getTenantById,
+  getTenantSettings,
+  insertNewTenant,
+  listTenants,
+  setTenantDisabled,
+  setTenantSettings,
+  type TenantSettings,
+} from './service.js';

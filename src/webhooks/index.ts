@@ -1,0 +1,19 @@
+/** The public surface of `src/webhooks/`: what other folders may import (its README says what each part is). */
+export { type Dispatcher, idleDispatcher, startDispatcher } from './dispatcher.js';
+export {
+  createEndpoint,
+  type DeliveryView,
+  deleteEndpoint,
+  disableEndpoint,
+  type EndpointView,
+  enableEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  replayFrom,
+  resendDelivery,
+  rotateSecret,
+  type WebhookBacklog,
+  webhookBacklog,
+} from './service.js';
+export { eventTypes } from './table.js';
