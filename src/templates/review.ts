@@ -6,6 +6,7 @@ import { nowIso } from '../platform/time.js';
 import { getTenantSettings } from '../tenants/service.js';
 import { publishEffect } from './actions.js';
 import { queueApproved } from './events.js';
+import { mayPassOrApprove, type ReviewHistory } from './four-eyes.js';
 import {
   findLatestRelease,
   insertReviewStep,
@@ -102,9 +103,20 @@ export function reviewTimeline(
   return listReviewSteps(db, version.tenant_id, version.id);
 }
 
-/** Who submitted the version last, if anyone has. */
-export function submitterOf(steps: readonly VersionReviewRow[]): string | undefined {
-  return steps.findLast((s) => s.step === 'submitted')?.user_id;
+/** A version's timeline with the tenant's four-eyes setting: what the four-eyes rule reads. */
+export interface VersionHistory extends ReviewHistory {
+  steps: VersionReviewRow[];
+}
+
+export async function reviewHistory(
+  db: Executor,
+  version: TemplateVersionRow,
+): Promise<VersionHistory> {
+  const [steps, { fourEyes }] = await Promise.all([
+    reviewTimeline(db, version),
+    getTenantSettings(db, version.tenant_id),
+  ]);
+  return { fourEyes, steps };
 }
 
 function checkComment(comment: string, required: boolean): string {
@@ -142,9 +154,9 @@ async function takeStep(
   // A draft saved before empty content was refused may be empty: nobody reviews a blank text.
   if (move.step === 'submitted') assertVisible(version.content_html);
   const steps = await listReviewSteps(trx, version.tenant_id, version.id);
-  if (move.notBySubmitter && submitterOf(steps) === by.userId) {
+  if (move.notBySubmitter) {
     const { fourEyes } = await getTenantSettings(trx, template.tenant_id);
-    if (fourEyes) {
+    if (!mayPassOrApprove({ fourEyes, steps }, by.userId)) {
       throw new AppError('forbidden', {
         message:
           'Four eyes: you submitted this version, so someone else must ' +
@@ -288,8 +300,8 @@ export interface WaitingVersion extends UnpublishedVersionRow {
   waitsFor: 'review' | 'approval' | 'changes';
   /** The last step taken on it. */
   last: VersionReviewRow;
-  /** The user who submitted it last, whom four eyes keeps from passing or approving it. */
-  submittedBy: string | undefined;
+  /** Its steps, oldest first: what four eyes reads. */
+  steps: VersionReviewRow[];
 }
 
 /**
@@ -317,7 +329,7 @@ export async function versionsWaiting(db: Executor, tenantId: string): Promise<W
           : last.step === 'sent_back'
             ? 'changes'
             : undefined;
-    if (waitsFor) waiting.push({ ...version, waitsFor, last, submittedBy: submitterOf(own) });
+    if (waitsFor) waiting.push({ ...version, waitsFor, last, steps: own });
   }
   return waiting;
 }
@@ -336,12 +348,10 @@ export async function versionsWaitingFor(
     versionsWaiting(db, tenantId),
     getTenantSettings(db, tenantId),
   ]);
-  const own = (v: WaitingVersion) => fourEyes && v.submittedBy === user.userId;
   return waiting.filter((v) =>
     v.waitsFor === 'changes'
       ? user.may.edit
-      : v.waitsFor === 'review'
-        ? user.may.review && !own(v)
-        : user.may.approve && !own(v),
+      : (v.waitsFor === 'review' ? user.may.review : user.may.approve) &&
+        mayPassOrApprove({ fourEyes, steps: v.steps }, user.userId),
   );
 }

@@ -4,18 +4,17 @@ import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import { publishEffect } from '../../templates/actions.js';
 import { contentDiff } from '../../templates/diff.js';
+import { mayPassOrApprove } from '../../templates/four-eyes.js';
 import {
   approveVersion,
   compareWithLatest,
   type Reviewer,
-  reviewTimeline,
-  submitterOf,
+  reviewHistory,
   takeReviewStep,
 } from '../../templates/review.js';
 import { cancelScheduledRelease, isScheduled, scheduledRelease } from '../../templates/schedule.js';
 import { getRelease, getTemplateByCode } from '../../templates/service.js';
 import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../templates/table.js';
-import { getTenantSettings } from '../../tenants/service.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { fieldOf } from '../web/forms.js';
 import { html, segment } from '../web/html.js';
@@ -57,15 +56,14 @@ export async function reviewRoutes(
     refusal?: ReviewPageModel['refusal'],
   ) => {
     const user = tenantOf(request);
-    const [steps, effect, settings, scheduled, comparison] = await Promise.all([
-      reviewTimeline(db, version),
+    const [history, effect, scheduled, comparison] = await Promise.all([
+      reviewHistory(db, version),
       publishEffect(db, template),
-      getTenantSettings(db, user.tenantId),
       scheduledRelease(db, template),
       compareWithLatest(db, template, version.id),
     ]);
     const { latest } = effect;
-    const ownSubmission = settings.fourEyes && submitterOf(steps) === user.userId;
+    const { steps } = history;
     const model: ReviewPageModel = {
       template: templateModel(template),
       version: versionModel(version),
@@ -99,7 +97,7 @@ export async function reviewRoutes(
         submit: user.permissions.has('versions:edit'),
         review: user.permissions.has('versions:review'),
         approve: user.permissions.has('versions:approve'),
-        fourEyes: ownSubmission
+        fourEyes: !mayPassOrApprove(history, user.userId)
           ? `Four eyes: you submitted this version, so someone else must ${version.status === 'in_review' ? 'pass its review' : 'approve it'}.`
           : undefined,
       },
