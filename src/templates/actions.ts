@@ -9,7 +9,6 @@ import {
   setTemplateArchivedAt,
   type VersionWithCode,
 } from './repository.js';
-import { isScheduled } from './schedule.js';
 import type { TemplateView } from './schemas.js';
 import {
   createDraftVersion,
@@ -18,7 +17,7 @@ import {
   getTemplateByCode,
   listVersions,
   lockPublishes,
-  publishDraft,
+  publishRelease,
   removeDraftVariant,
   saveDraftVariant,
   updateDraftVersion,
@@ -130,28 +129,13 @@ export async function publishOutsideReview(
     for (const variant of more.variants ?? []) {
       await saveDraftVariant(trx, template, draft.id, variant);
     }
-    const published = await publishDraft(
-      trx,
-      draft,
-      template.code,
-      actor.actor,
-      'draft',
-      more.effectiveAt,
-    );
-    await recordAudit(trx, {
-      ...actor,
-      tenantId,
-      action: 'version.published',
-      target: `${template.code} ${published.tag}`,
-      details: {
-        version_id: published.id,
-        version: published.version,
-        customers_made_pending: customersMadePending,
-        ...(!isScheduled(published) ? {} : { effective_at: published.published_at }),
-        review: 'bypassed',
-      },
+    return publishRelease(trx, template, draft, {
+      by: { ...actor, tenantId },
+      from: 'draft',
+      effectiveAt: more.effectiveAt,
+      customersMadePending,
+      details: { review: 'bypassed' },
     });
-    return { ...published, template_code: template.code };
   });
 }
 

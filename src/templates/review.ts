@@ -17,13 +17,12 @@ import {
   type UnpublishedVersionRow,
   updateVersionIn,
 } from './repository.js';
-import { isScheduled } from './schedule.js';
 import {
   assertVisible,
   getRelease,
   lockPublishes,
   notIn,
-  publishDraft,
+  publishRelease,
   type VersionWithCode,
 } from './service.js';
 import type {
@@ -243,28 +242,20 @@ export async function approveVersion(
     comment,
   );
   await queueApproved(trx, reviewed, template.code);
-  const published = await publishDraft(
-    trx,
-    { ...reviewed, status: 'reviewed' },
-    template.code,
-    by.actor,
-    'reviewed',
-    effectiveAt,
-  );
   const { userId: _userId, ...actor } = by;
-  await recordAudit(trx, {
-    ...actor,
-    action: 'version.published',
-    target: `${template.code} ${published.tag}`,
-    details: {
-      version_id: published.id,
-      version: published.version,
-      customers_made_pending: customersMadePending,
-      ...(!isScheduled(published) ? {} : { effective_at: published.published_at }),
-      ...(dropped.length === 0 ? {} : { dropped_locales: dropped }),
+  const version = await publishRelease(
+    trx,
+    template,
+    { ...reviewed, status: 'reviewed' },
+    {
+      by: actor,
+      from: 'reviewed',
+      effectiveAt,
+      customersMadePending,
+      ...(dropped.length === 0 ? {} : { details: { dropped_locales: dropped } }),
     },
-  });
-  return { version: { ...published, template_code: template.code }, customersMadePending };
+  );
+  return { version, customersMadePending };
 }
 
 /** A release beside the template's latest live one, locale by locale. */

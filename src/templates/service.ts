@@ -1,4 +1,5 @@
-import type { Db, Executor, Trx } from '../platform/db.js';
+import { type Actor, recordAudit } from '../audit/service.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { newId } from '../platform/ids.js';
@@ -142,7 +143,8 @@ export function assertVisible(content: string): void {
  * made, outside review. It goes live at `effectiveAt` when that is later than now (scheduled: its
  * `published_at` is that moment, and the API does not show it before), at once otherwise. While
  * a release of the template is scheduled, no other is published (`409 1005`): numbers and go-live
- * times then stay in the same order.
+ * times then stay in the same order. Its audit entry is written by `publishRelease`, through which
+ * every way of publishing goes.
  */
 export async function publishDraft(
   trx: Trx,
@@ -215,20 +217,47 @@ export async function lockPublishes(trx: Trx, tenantId: string, templateId: stri
   await lockKey(trx, `publish:${tenantId}:${templateId}`);
 }
 
-/** Creates and publishes a version in one step (the command line's `version publish`). */
-export async function publishNewVersion(
-  db: Db,
-  tenantId: string,
-  templateCode: string,
-  input: unknown,
-  publishedBy: string,
+/** How a release is published: by whom, from which status, when, and what its audit entry adds. */
+export interface Publication {
+  by: Actor;
+  from: 'draft' | 'reviewed';
+  /** The go-live time (a stored-form instant); at once when absent or past. */
+  effectiveAt?: string | undefined;
+  /** Customers who decided on the latest version before it (`publishEffect`): they become pending. */
+  customersMadePending: number;
+  /** What the audit entry says besides the version: the locales it drops, a review bypassed. */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Publishes a release (see `publishDraft`) and writes its `version.published` audit entry, with
+ * the number of customers it made pending and its go-live time when later: every way of
+ * publishing (approval, the command line, the demo) goes through here.
+ */
+export async function publishRelease(
+  trx: Trx,
+  template: TemplateRow,
+  draft: TemplateVersionRow,
+  publication: Publication,
 ): Promise<VersionWithCode> {
-  return db.transaction().execute(async (trx) => {
-    const template = await getTemplateByCode(trx, tenantId, templateCode);
-    const draft = await createDraftVersion(trx, template, input);
-    const published = await publishDraft(trx, draft, template.code, publishedBy);
-    return { ...published, template_code: template.code };
+  const { by, from, effectiveAt, customersMadePending, details } = publication;
+  const published = await publishDraft(trx, draft, template.code, by.actor, from, effectiveAt);
+  await recordAudit(trx, {
+    ...by,
+    action: 'version.published',
+    target: `${template.code} ${published.tag}`,
+    details: {
+      version_id: published.id,
+      version: published.version,
+      customers_made_pending: customersMadePending,
+      // Later than the moment it was published: it goes live then.
+      ...(published.published_at !== null && published.published_at > published.updated_at
+        ? { effective_at: published.published_at }
+        : {}),
+      ...details,
+    },
   });
+  return { ...published, template_code: template.code };
 }
 
 /** The latest published version of a template, if it has one. */
