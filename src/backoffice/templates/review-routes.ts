@@ -16,7 +16,7 @@ import { cancelScheduledRelease, isScheduled, scheduledRelease } from '../../tem
 import { getRelease, getTemplateByCode } from '../../templates/service.js';
 import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf } from '../web/forms.js';
+import { parseForm } from '../web/forms.js';
 import { html, segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import type { LinkMailer } from '../web/password-links.js';
@@ -25,6 +25,7 @@ import { diffView } from './diff-view.js';
 import { templateModel, versionModel } from './models.js';
 import { tellOfStep } from './review-mail.js';
 import { type ReviewPageModel, reviewPage, reviewPath } from './review-views.js';
+import { ReviewStepForm, reviewStepFormOptions } from './schemas.js';
 
 type Params = { code: string; id: string };
 type Form = 'submit' | 'review' | 'approve';
@@ -140,8 +141,9 @@ export async function reviewRoutes(
       async (request, reply) => {
         const user = tenantOf(request);
         const template = await getTemplateByCode(db, user.tenantId, request.params.code);
-        const comment = fieldOf(request.body, 'comment');
-        const effectiveAt = fieldOf(request.body, 'effective_at').trim();
+        const { input } = parseForm(ReviewStepForm, request.body, reviewStepFormOptions);
+        const comment = input.comment ?? '';
+        const effectiveAt = input.effective_at ?? '';
         const by: Reviewer = { ...auditBy(request), userId: user.userId };
         let version: TemplateVersionRow;
         try {
@@ -151,7 +153,7 @@ export async function reviewRoutes(
                   await approveVersion(trx, by, template, request.params.id, {
                     comment,
                     effectiveAt: goLive(effectiveAt, user.timeZone),
-                    dropLocales: fieldOf(request.body, 'drop_locales') === 'true',
+                    dropLocales: input.drop_locales === 'true',
                   })
                 ).version
               : takeReviewStep(trx, by, step, template, request.params.id, comment),
