@@ -3,7 +3,7 @@ import { getRole, listRoles, type Role } from '../../accounts/roles.js';
 import { changeRoleAs, createRoleAs, deleteRoleAs } from '../../accounts/team.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
+import { confirmed, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { RoleForm, roleFormOptions } from './schemas.js';
@@ -113,7 +113,7 @@ export async function roleRoutes(app: FastifyInstance, { db }: { db: Db }) {
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
       const role = await getRole(db, tenantId, request.params.id);
-      if (fieldOf(request.body, 'confirm') !== 'true') {
+      if (!confirmed(request.body)) {
         const refusal = { fields: {}, form: ['Tick the box to confirm the deletion.'] };
         return showRole(request, reply, role, role, refusal, 400);
       }

@@ -12,7 +12,7 @@ import {
 import { getTeamMember, listTeam, type TeamMember } from '../../accounts/users.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
+import { confirmed, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { type LinkMailer, passwordLinkUrl, sendPasswordLink } from '../web/password-links.js';
@@ -204,7 +204,7 @@ export async function userRoutes(
       async (request, reply) => {
         const { tenantId } = tenantOf(request);
         const member = await getTeamMember(db, tenantId, request.params.id);
-        if (path === 'remove' && fieldOf(request.body, 'confirm') !== 'true') {
+        if (path === 'remove' && !confirmed(request.body)) {
           const refusal = { fields: {}, form: ['Tick the box to confirm the removal.'] };
           return showUser(request, reply, member, { values: member, refusal }, 400);
         }

@@ -198,8 +198,11 @@ function listOf(body: unknown, name: string): string[] {
   return all.filter((v): v is string => typeof v === 'string');
 }
 
-/** A urlencoded form's field as one string ('' when absent; the first when repeated). */
-export function fieldOf(body: unknown, name: string): string {
+/**
+ * A urlencoded field as one string ('' when absent; the first when repeated). Forms are read
+ * through their schema (`parseForm`), query strings with `queryOf`.
+ */
+function fieldOf(body: unknown, name: string): string {
   if (body === null || typeof body !== 'object') return '';
   const value = (body as Record<string, unknown>)[name];
   const first = Array.isArray(value) ? value[0] : value;
