@@ -3,6 +3,7 @@ import type { Db, Executor, Trx } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
 import { countCustomersDecidedOn, customersPerTemplate } from '../records/history.js';
 import { queueArchived } from './events.js';
+import { publishRelease } from './publish.js';
 import {
   anyVersionPublished,
   deleteTemplateRows,
@@ -17,7 +18,6 @@ import {
   getTemplateByCode,
   listVersions,
   lockPublishes,
-  publishRelease,
   removeDraftVariant,
   saveDraftVariant,
   updateDraftVersion,

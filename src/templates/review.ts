@@ -7,22 +7,20 @@ import { getTenantSettings } from '../tenants/service.js';
 import { publishEffect } from './actions.js';
 import { queueApproved } from './events.js';
 import { mayPassOrApprove, type ReviewHistory } from './four-eyes.js';
+import { publishRelease } from './publish.js';
+import { findLatestRelease, listVariantsOf, updateVersionIn } from './repository.js';
 import {
-  findLatestRelease,
   insertReviewStep,
   listReviewSteps,
   listReviewStepsOfUnpublished,
   listUnpublishedVersions,
-  listVariantsOf,
   type UnpublishedVersionRow,
-  updateVersionIn,
-} from './repository.js';
+} from './review-repository.js';
 import {
   assertVisible,
   getRelease,
   lockPublishes,
   notIn,
-  publishRelease,
   type VersionWithCode,
 } from './service.js';
 import type {
