@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { Executor } from '../platform/db.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { nowIso } from '../platform/time.js';
+import type { Account } from './sessions.js';
 import {
   deleteChallenge,
   findChallengeRow,
   insertChallenge,
   recordChallengeFailure,
-} from './repository.js';
-import type { Account } from './sessions.js';
+} from './sign-in-repository.js';
 
 /**
  * The step between a right password and a session, for an account with a second factor: a

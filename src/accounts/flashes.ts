@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Executor } from '../platform/db.js';
 import { sha256Hex } from '../platform/hashing.js';
-import { deleteFlashesExpiredBefore, takeFlashRow, upsertFlash } from './repository.js';
+import { deleteFlashesExpiredBefore, takeFlashRow, upsertFlash } from './sign-in-repository.js';
 
 /**
  * A flash: what one page leaves for the next page of the same session to show once (a new API

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db, Executor } from '../platform/db.js';
 import { sha256Hex } from '../platform/hashing.js';
 import type { Permission } from './permissions.js';
+import { permissionsOfRoles, rolesOfUsers } from './roles.js';
 import {
   deleteSessionsEndedBefore,
   findSessionOwner,
@@ -10,8 +11,7 @@ import {
   revokeSessionRow,
   revokeSessionRowsOf,
   touchSession,
-} from './repository.js';
-import { permissionsOfRoles, rolesOfUsers } from './roles.js';
+} from './sign-in-repository.js';
 
 /** Who is signed in on a request, as the back-office's pages see it. */
 export type BackofficeUser =

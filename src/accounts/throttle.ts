@@ -6,7 +6,7 @@ import {
   findThrottle,
   saveThrottle,
   throttleBlocks,
-} from './repository.js';
+} from './sign-in-repository.js';
 
 /**
  * Slows down password guessing on the back-office, across every instance (the counters are in

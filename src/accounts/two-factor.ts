@@ -10,7 +10,7 @@ import {
   insertRecoveryCodes,
   updateTwoFactor,
   useRecoveryCode,
-} from './repository.js';
+} from './sign-in-repository.js';
 import { newTotpSecret, qrCodeSvg, totpUri, verifyTotp } from './totp.js';
 
 /**
