@@ -9,7 +9,7 @@ export interface ReviewHistory {
 }
 
 /** Who submitted the version last, if anyone has. */
-export function submitterOf(steps: ReviewHistory['steps']): string | undefined {
+function submitterOf(steps: ReviewHistory['steps']): string | undefined {
   return steps.findLast((s) => s.step === 'submitted')?.user_id;
 }
 
