@@ -8,11 +8,12 @@ import {
   getTemplateByCode,
   listVersions,
 } from '../../templates/service.js';
-import type { TemplateVersionRow } from '../../templates/table.js';
+import type { TemplateRow, TemplateVersionRow } from '../../templates/table.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { html } from '../web/html.js';
 import {
+  type DraftValues,
   draftForm,
   draftInput,
   draftValues,
@@ -34,6 +35,27 @@ type Params = { code: string; id: string };
 
 const paramsOf = (request: FastifyRequest) => request.params as Params;
 
+/**
+ * A new draft's fields: the latest version's text (what an edit of a policy usually starts
+ * from) and the tag after the newest one.
+ */
+async function startingValues(db: Db, template: TemplateRow): Promise<DraftValues> {
+  const [latest, versions] = await Promise.all([
+    findLatestVersion(db, template.tenant_id, template.code),
+    listVersions(db, template),
+  ]);
+  const newest = versions.find((v) => v.status === 'published') ?? versions[0];
+  return {
+    tag: suggestNextTag(
+      newest?.tag,
+      versions.map((v) => v.tag),
+    ),
+    content_html: latest?.content_html ?? '',
+    file_url: '',
+    allow_reconsent: latest ? latest.allow_reconsent === 1 : true,
+  };
+}
+
 /** Writing versions: a new draft, saving a draft, and the preview of what saving would keep. */
 export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
   app.get<{ Params: Params }>(
@@ -43,24 +65,7 @@ export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const kept = await keptDraft(db, request, newVersionPath(template.code));
-      let values = kept;
-      if (!values) {
-        // Starting from the latest text is what an edit of a policy usually is.
-        const [latest, versions] = await Promise.all([
-          findLatestVersion(db, tenantId, template.code),
-          listVersions(db, template),
-        ]);
-        const newest = versions.find((v) => v.status === 'published') ?? versions[0];
-        values = {
-          tag: suggestNextTag(
-            newest?.tag,
-            versions.map((v) => v.tag),
-          ),
-          content_html: latest?.content_html ?? '',
-          file_url: '',
-          allow_reconsent: latest ? latest.allow_reconsent === 1 : true,
-        };
-      }
+      const values = kept ?? (await startingValues(db, template));
       const form = draftForm(reply, template, undefined, values);
       return templatesPage(
         request,

@@ -6,15 +6,42 @@ import { createDraftAs, createTemplateAs } from '../../templates/actions.js';
 import { getTemplateByCode, listTemplates } from '../../templates/service.js';
 import { productChoice } from '../products/choice.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { noRefusal, parseForm, queryOf, type Refusal, refusalOf } from '../web/forms.js';
+import {
+  type FormInput,
+  noRefusal,
+  parseForm,
+  queryOf,
+  type Refusal,
+  refusalOf,
+} from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo } from '../web/layout.js';
-import { draftInput, readDraft, savedTo } from './draft-form.js';
+import { type DraftValues, draftInput, readDraft, savedTo } from './draft-form.js';
 import { templateListItem } from './models.js';
 import { versionPath } from './review-views.js';
 import { NewTemplateForm, newTemplateFormOptions, versionFormOptions } from './schemas.js';
 import { templatesPage } from './section.js';
 import { newTemplateForm, templateList } from './views.js';
+
+/** The new-template form's own fields as sent, to show it again. */
+function newTemplateValues(input: FormInput<typeof NewTemplateForm>) {
+  return {
+    code: input.code ?? '',
+    name: input.name ?? '',
+    description: input.description ?? '',
+    product: input.product ?? '',
+    locale: input.locale ?? '',
+  };
+}
+
+/** The fields of its first draft, as the form shows them. */
+function firstDraftValues(first: DraftValues) {
+  return {
+    tag: first.tag,
+    content_html: first.content_html,
+    allow_reconsent: String(first.allow_reconsent),
+  };
+}
 
 /** The new-template form, with what was sent and why it was refused (400) when it was. */
 async function showNewTemplate(
@@ -73,16 +100,7 @@ export async function templateListRoutes(app: FastifyInstance, { db }: { db: Db 
     const { tenantId } = tenantOf(request);
     const form = parseForm(NewTemplateForm, request.body, newTemplateFormOptions);
     const first = readDraft(request.body);
-    const values = {
-      code: form.input.code ?? '',
-      name: form.input.name ?? '',
-      description: form.input.description ?? '',
-      product: form.input.product ?? '',
-      locale: form.input.locale ?? '',
-      tag: first.tag,
-      content_html: first.content_html,
-      allow_reconsent: String(first.allow_reconsent),
-    };
+    const values = { ...newTemplateValues(form.input), ...firstDraftValues(first) };
     if (!form.ok) return showNewTemplate(db, request, reply, values, form.refusal);
     const { product, locale, ...rest } = form.values;
     const fields = {
@@ -91,8 +109,8 @@ export async function templateListRoutes(app: FastifyInstance, { db }: { db: Db 
       ...(locale === '' ? {} : { locale }),
     };
     // A first version is written when either of its fields is: both are then required.
-    const withDraft = first.tag !== '' || first.content_html.trim() !== '';
-    if (withDraft && !tenantOf(request).permissions.has('versions:create')) {
+    const draft = first.tag !== '' || first.content_html.trim() !== '' ? first : undefined;
+    if (draft && !tenantOf(request).permissions.has('versions:create')) {
       throw new AppError('forbidden', { message: 'Writing a version needs versions:create.' });
     }
     let draftId: string | undefined;
@@ -100,9 +118,9 @@ export async function templateListRoutes(app: FastifyInstance, { db }: { db: Db 
       draftId = await db.transaction().execute(async (trx) => {
         const actor = auditBy(request);
         await createTemplateAs(trx, actor, tenantId, fields);
-        if (!withDraft) return undefined;
+        if (!draft) return undefined;
         const template = await getTemplateByCode(trx, tenantId, fields.code);
-        return (await createDraftAs(trx, actor, template, draftInput(first))).id;
+        return (await createDraftAs(trx, actor, template, draftInput(draft))).id;
       });
     } catch (error) {
       const refusal = refusalOf(error, {
