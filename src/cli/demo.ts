@@ -3,7 +3,8 @@ import { createTenantWithAdmin } from '../accounts/index.js';
 import { createApiKey } from '../api-keys/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
-import { createTemplate, presentVersion, publishNewVersion } from '../templates/index.js';
+import { createTemplate, presentVersion, publishOutsideReview } from '../templates/index.js';
+import { commandLine } from './command.js';
 
 const demoContent = `<h1>Privacy policy</h1>
 <p>We keep your name and e-mail address to run your account, and nothing else.</p>
@@ -13,7 +14,8 @@ const demoContent = `<h1>Privacy policy</h1>
 
 /**
  * Creates a demo tenant with a published template and an API key, and returns the text that
- * shows how to call the four endpoints with them.
+ * shows how to call the four endpoints with them. The version is published as `version publish`
+ * does, outside review, and audited as such.
  */
 export async function createDemo(db: Db, config: Config, alias: string): Promise<string> {
   const password = randomBytes(12).toString('base64url');
@@ -28,12 +30,15 @@ export async function createDemo(db: Db, config: Config, alias: string): Promise
     description: 'Created by the demo command.',
   });
   const version = presentVersion(
-    await publishNewVersion(
+    await publishOutsideReview(
       db,
+      { ...commandLine, tenantId: tenant.id },
       tenant.id,
       'privacy_policy',
-      { tag: '1.0', content_html: demoContent },
-      'demo',
+      {
+        tag: '1.0',
+        content_html: demoContent,
+      },
     ),
     config.publicBaseUrl,
   );

@@ -2,15 +2,14 @@ import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Db, Executor, Trx } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
 import { queueArchived } from './events.js';
+import { publishRelease } from './publish.js';
+import { countCustomersOnVersion, countCustomersPerTemplate } from './reach-repository.js';
 import {
   anyVersionPublished,
-  countCustomersOnVersion,
-  countCustomersPerTemplate,
   deleteTemplateRows,
   setTemplateArchivedAt,
   type VersionWithCode,
 } from './repository.js';
-import { isScheduled } from './schedule.js';
 import type { TemplateView } from './schemas.js';
 import {
   createDraftVersion,
@@ -19,7 +18,6 @@ import {
   getTemplateByCode,
   listVersions,
   lockPublishes,
-  publishDraft,
   removeDraftVariant,
   saveDraftVariant,
   updateDraftVersion,
@@ -131,28 +129,13 @@ export async function publishOutsideReview(
     for (const variant of more.variants ?? []) {
       await saveDraftVariant(trx, template, draft.id, variant);
     }
-    const published = await publishDraft(
-      trx,
-      draft,
-      template.code,
-      actor.actor,
-      'draft',
-      more.effectiveAt,
-    );
-    await recordAudit(trx, {
-      ...actor,
-      tenantId,
-      action: 'version.published',
-      target: `${template.code} ${published.tag}`,
-      details: {
-        version_id: published.id,
-        version: published.version,
-        customers_made_pending: customersMadePending,
-        ...(!isScheduled(published) ? {} : { effective_at: published.published_at }),
-        review: 'bypassed',
-      },
+    return publishRelease(trx, template, draft, {
+      by: { ...actor, tenantId },
+      from: 'draft',
+      effectiveAt: more.effectiveAt,
+      customersMadePending,
+      details: { review: 'bypassed' },
     });
-    return { ...published, template_code: template.code };
   });
 }
 

@@ -3,13 +3,8 @@ import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { nowIso } from '../platform/time.js';
-import {
-  deleteContentFile,
-  findContentFile,
-  findPublishedByIdAnyTenant,
-  replaceContentFile,
-  updateDraft,
-} from './repository.js';
+import { deleteContentFile, findContentFile, replaceContentFile } from './file-repository.js';
+import { findPublishedByIdAnyTenant, updateDraft } from './repository.js';
 import { getVersion, lockPublishes } from './service.js';
 import type { ContentFileRow, ContentFileType, TemplateRow, TemplateVersionRow } from './table.js';
 

@@ -22,6 +22,7 @@ export {
   removeContentFile,
   type Upload,
 } from './files.js';
+export { mayPassOrApprove } from './four-eyes.js';
 export { isLive } from './live.js';
 export { canonicalLocale } from './locales.js';
 export {
@@ -29,9 +30,10 @@ export {
   commentMaxLength,
   compareWithLatest,
   type Reviewer,
+  reviewHistory,
   reviewTimeline,
-  submitterOf,
   takeReviewStep,
+  type VersionHistory,
   versionsWaitingFor,
   type WaitingVersion,
 } from './review.js';
@@ -55,7 +57,6 @@ export {
   listVariants,
   listVersions,
   presentVersion,
-  publishNewVersion,
   type TemplateSummaryRow,
   type VersionWithCode,
 } from './service.js';

@@ -1,11 +1,9 @@
 import type { Executor } from '../platform/db.js';
 import { isLive, isScheduledRow } from './live.js';
 import type {
-  ContentFileRow,
   TemplateRow,
   TemplateVersionRow,
   TemplateVersionsTable,
-  VersionReviewRow,
   VersionStatus,
 } from './table.js';
 
@@ -338,69 +336,6 @@ export async function deleteVariant(db: Executor, tenantId: string, id: string):
     .execute();
 }
 
-export async function insertReviewStep(db: Executor, row: VersionReviewRow): Promise<void> {
-  await db.insertInto('version_reviews').values(row).execute();
-}
-
-/** A version's steps of review, oldest first. */
-export function listReviewSteps(
-  db: Executor,
-  tenantId: string,
-  versionId: string,
-): Promise<VersionReviewRow[]> {
-  return db
-    .selectFrom('version_reviews')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('version_id', '=', versionId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-}
-
-/** A version not yet published nor rejected, with its template, for "Waiting for you". */
-export type UnpublishedVersionRow = Pick<
-  TemplateVersionRow,
-  'id' | 'status' | 'tag' | 'updated_at'
-> & { template_code: string; template_name: string };
-
-/** The tenant's drafts and versions under review, most recently changed first. */
-export function listUnpublishedVersions(
-  db: Executor,
-  tenantId: string,
-): Promise<UnpublishedVersionRow[]> {
-  return db
-    .selectFrom('template_versions as v')
-    .innerJoin('templates as t', (join) =>
-      join.onRef('t.tenant_id', '=', 'v.tenant_id').onRef('t.id', '=', 'v.template_id'),
-    )
-    .select(['v.id', 'v.status', 'v.tag', 'v.updated_at', 't.code as template_code'])
-    .select('t.name as template_name')
-    .where('v.tenant_id', '=', tenantId)
-    .where('v.status', 'in', unpublishedStatuses)
-    .whereRef('v.id', '=', 'v.release_id')
-    .orderBy('v.updated_at', 'desc')
-    .execute();
-}
-
-/** The steps of review of the tenant's drafts and versions under review, oldest first. */
-export function listReviewStepsOfUnpublished(
-  db: Executor,
-  tenantId: string,
-): Promise<VersionReviewRow[]> {
-  return db
-    .selectFrom('version_reviews as r')
-    .innerJoin('template_versions as v', (join) =>
-      join.onRef('v.tenant_id', '=', 'r.tenant_id').onRef('v.id', '=', 'r.version_id'),
-    )
-    .selectAll('r')
-    .where('r.tenant_id', '=', tenantId)
-    .where('v.status', 'in', unpublishedStatuses)
-    .orderBy('r.created_at')
-    .orderBy('r.id')
-    .execute();
-}
-
 export async function setTemplateArchivedAt(
   db: Executor,
   tenantId: string,
@@ -491,67 +426,5 @@ export function listScheduledVersions(db: Executor, tenantId: string) {
     .where(isScheduledRow('v'))
     .whereRef('v.id', '=', 'v.release_id')
     .orderBy('v.published_at')
-    .execute();
-}
-
-/** Keeps a version's uploaded content file, in place of any it had. */
-export async function replaceContentFile(db: Executor, row: ContentFileRow): Promise<void> {
-  await deleteContentFile(db, row.tenant_id, row.version_id);
-  await db.insertInto('content_files').values(row).execute();
-}
-
-export async function deleteContentFile(
-  db: Executor,
-  tenantId: string,
-  versionId: string,
-): Promise<void> {
-  await db
-    .deleteFrom('content_files')
-    .where('tenant_id', '=', tenantId)
-    .where('version_id', '=', versionId)
-    .execute();
-}
-
-export function findContentFile(
-  db: Executor,
-  tenantId: string,
-  versionId: string,
-): Promise<ContentFileRow | undefined> {
-  return db
-    .selectFrom('content_files')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('version_id', '=', versionId)
-    .executeTakeFirst();
-}
-
-// What publishing or archiving a template reaches: its customers' states (the decisions feature's
-// tables), read here so that the template's actions need nothing above them.
-
-/** Customers with at least one decision on the release (on any locale's variant of it). */
-export async function countCustomersOnVersion(
-  db: Executor,
-  tenantId: string,
-  releaseId: string,
-): Promise<number> {
-  const { count } = await db
-    .selectFrom('customer_version_states as cv')
-    .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
-    )
-    .select((eb) => eb.fn.count<number | string>('cv.subject_id').distinct().as('count'))
-    .where('cv.tenant_id', '=', tenantId)
-    .where('v.release_id', '=', releaseId)
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}
-
-/** Customers with at least one decision, per template id. */
-export function countCustomersPerTemplate(db: Executor, tenantId: string) {
-  return db
-    .selectFrom('customer_template_states')
-    .select((eb) => ['template_id', eb.fn.countAll<number | string>().as('count')])
-    .where('tenant_id', '=', tenantId)
-    .groupBy('template_id')
     .execute();
 }

@@ -6,23 +6,21 @@ import { nowIso } from '../platform/time.js';
 import { getTenantSettings } from '../tenants/index.js';
 import { publishEffect } from './actions.js';
 import { queueApproved } from './events.js';
+import { mayPassOrApprove, type ReviewHistory } from './four-eyes.js';
+import { publishRelease } from './publish.js';
+import { findLatestRelease, listVariantsOf, updateVersionIn } from './repository.js';
 import {
-  findLatestRelease,
   insertReviewStep,
   listReviewSteps,
   listReviewStepsOfUnpublished,
   listUnpublishedVersions,
-  listVariantsOf,
   type UnpublishedVersionRow,
-  updateVersionIn,
-} from './repository.js';
-import { isScheduled } from './schedule.js';
+} from './review-repository.js';
 import {
   assertVisible,
   getRelease,
   lockPublishes,
   notIn,
-  publishDraft,
   type VersionWithCode,
 } from './service.js';
 import type {
@@ -102,9 +100,20 @@ export function reviewTimeline(
   return listReviewSteps(db, version.tenant_id, version.id);
 }
 
-/** Who submitted the version last, if anyone has. */
-export function submitterOf(steps: readonly VersionReviewRow[]): string | undefined {
-  return steps.findLast((s) => s.step === 'submitted')?.user_id;
+/** A version's timeline with the tenant's four-eyes setting: what the four-eyes rule reads. */
+export interface VersionHistory extends ReviewHistory {
+  steps: VersionReviewRow[];
+}
+
+export async function reviewHistory(
+  db: Executor,
+  version: TemplateVersionRow,
+): Promise<VersionHistory> {
+  const [steps, { fourEyes }] = await Promise.all([
+    reviewTimeline(db, version),
+    getTenantSettings(db, version.tenant_id),
+  ]);
+  return { fourEyes, steps };
 }
 
 function checkComment(comment: string, required: boolean): string {
@@ -142,9 +151,9 @@ async function takeStep(
   // A draft saved before empty content was refused may be empty: nobody reviews a blank text.
   if (move.step === 'submitted') assertVisible(version.content_html);
   const steps = await listReviewSteps(trx, version.tenant_id, version.id);
-  if (move.notBySubmitter && submitterOf(steps) === by.userId) {
+  if (move.notBySubmitter) {
     const { fourEyes } = await getTenantSettings(trx, template.tenant_id);
-    if (fourEyes) {
+    if (!mayPassOrApprove({ fourEyes, steps }, by.userId)) {
       throw new AppError('forbidden', {
         message:
           'Four eyes: you submitted this version, so someone else must ' +
@@ -231,28 +240,20 @@ export async function approveVersion(
     comment,
   );
   await queueApproved(trx, reviewed, template.code);
-  const published = await publishDraft(
-    trx,
-    { ...reviewed, status: 'reviewed' },
-    template.code,
-    by.actor,
-    'reviewed',
-    effectiveAt,
-  );
   const { userId: _userId, ...actor } = by;
-  await recordAudit(trx, {
-    ...actor,
-    action: 'version.published',
-    target: `${template.code} ${published.tag}`,
-    details: {
-      version_id: published.id,
-      version: published.version,
-      customers_made_pending: customersMadePending,
-      ...(!isScheduled(published) ? {} : { effective_at: published.published_at }),
-      ...(dropped.length === 0 ? {} : { dropped_locales: dropped }),
+  const version = await publishRelease(
+    trx,
+    template,
+    { ...reviewed, status: 'reviewed' },
+    {
+      by: actor,
+      from: 'reviewed',
+      effectiveAt,
+      customersMadePending,
+      ...(dropped.length === 0 ? {} : { details: { dropped_locales: dropped } }),
     },
-  });
-  return { version: { ...published, template_code: template.code }, customersMadePending };
+  );
+  return { version, customersMadePending };
 }
 
 /** A release beside the template's latest live one, locale by locale. */
@@ -288,8 +289,8 @@ export interface WaitingVersion extends UnpublishedVersionRow {
   waitsFor: 'review' | 'approval' | 'changes';
   /** The last step taken on it. */
   last: VersionReviewRow;
-  /** The user who submitted it last, whom four eyes keeps from passing or approving it. */
-  submittedBy: string | undefined;
+  /** Its steps, oldest first: what four eyes reads. */
+  steps: VersionReviewRow[];
 }
 
 /**
@@ -317,7 +318,7 @@ export async function versionsWaiting(db: Executor, tenantId: string): Promise<W
           : last.step === 'sent_back'
             ? 'changes'
             : undefined;
-    if (waitsFor) waiting.push({ ...version, waitsFor, last, submittedBy: submitterOf(own) });
+    if (waitsFor) waiting.push({ ...version, waitsFor, last, steps: own });
   }
   return waiting;
 }
@@ -336,12 +337,10 @@ export async function versionsWaitingFor(
     versionsWaiting(db, tenantId),
     getTenantSettings(db, tenantId),
   ]);
-  const own = (v: WaitingVersion) => fourEyes && v.submittedBy === user.userId;
   return waiting.filter((v) =>
     v.waitsFor === 'changes'
       ? user.may.edit
-      : v.waitsFor === 'review'
-        ? user.may.review && !own(v)
-        : user.may.approve && !own(v),
+      : (v.waitsFor === 'review' ? user.may.review : user.may.approve) &&
+        mayPassOrApprove({ fourEyes, steps: v.steps }, user.userId),
   );
 }

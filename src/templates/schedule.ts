@@ -3,12 +3,8 @@ import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import {
-  findScheduledOf,
-  insertReviewStep,
-  listScheduledVersions,
-  updateVersionIn,
-} from './repository.js';
+import { findScheduledOf, listScheduledVersions, updateVersionIn } from './repository.js';
+import { insertReviewStep } from './review-repository.js';
 import { getRelease, lockPublishes } from './service.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
 

@@ -1,4 +1,4 @@
-import type { Db, Executor, Trx } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { newId } from '../platform/ids.js';
@@ -7,9 +7,9 @@ import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import { productForNewTemplate } from '../products/index.js';
 import { queuePublished } from './events.js';
+import { deleteContentFile } from './file-repository.js';
 import { localeOf } from './locales.js';
 import {
-  deleteContentFile,
   deleteVariant,
   findLatestPublished,
   findPublishedByIdAnyTenant,
@@ -29,15 +29,10 @@ import {
   type VersionWithCode,
 } from './repository.js';
 import { hasVisibleText, sanitizeContent } from './sanitize.js';
-import {
-  NewTemplate,
-  NewVariant,
-  NewVersion,
-  type PublishedVersion,
-  type TemplateView,
-} from './schemas.js';
-import type { ContentFileType, TemplateRow, TemplateVersionRow, VersionStatus } from './table.js';
+import { NewTemplate, NewVariant, NewVersion, type TemplateView } from './schemas.js';
+import type { TemplateRow, TemplateVersionRow, VersionStatus } from './table.js';
 
+export { contentFileUrl, presentLocalized, presentVersion } from './present.js';
 export type { TemplateSummaryRow, VersionWithCode };
 
 export async function createTemplate(
@@ -142,7 +137,8 @@ export function assertVisible(content: string): void {
  * made, outside review. It goes live at `effectiveAt` when that is later than now (scheduled: its
  * `published_at` is that moment, and the API does not show it before), at once otherwise. While
  * a release of the template is scheduled, no other is published (`409 1005`): numbers and go-live
- * times then stay in the same order.
+ * times then stay in the same order. Its audit entry is written by `publishRelease` (publish.ts),
+ * through which every way of publishing goes.
  */
 export async function publishDraft(
   trx: Trx,
@@ -215,22 +211,6 @@ export async function lockPublishes(trx: Trx, tenantId: string, templateId: stri
   await lockKey(trx, `publish:${tenantId}:${templateId}`);
 }
 
-/** Creates and publishes a version in one step (the command line's `version publish`). */
-export async function publishNewVersion(
-  db: Db,
-  tenantId: string,
-  templateCode: string,
-  input: unknown,
-  publishedBy: string,
-): Promise<VersionWithCode> {
-  return db.transaction().execute(async (trx) => {
-    const template = await getTemplateByCode(trx, tenantId, templateCode);
-    const draft = await createDraftVersion(trx, template, input);
-    const published = await publishDraft(trx, draft, template.code, publishedBy);
-    return { ...published, template_code: template.code };
-  });
-}
-
 /** The latest published version of a template, if it has one. */
 export function findLatestVersion(
   db: Executor,
@@ -251,36 +231,6 @@ export async function getPublishedContent(
   const version = await findPublishedByIdAnyTenant(db, versionId.toLowerCase());
   if (!version) throw new AppError('versionNotFound');
   return version;
-}
-
-/** V of contract section 4. */
-export function presentVersion(row: VersionWithCode, publicBaseUrl: string): PublishedVersion {
-  if (row.version === null || row.published_at === null) {
-    throw new Error(`Version ${row.id} is not published`);
-  }
-  return {
-    consent_version_id: row.id,
-    template_code: row.template_code,
-    version: row.version,
-    tag: row.tag,
-    content_html: row.content_html,
-    file_url:
-      row.file_url ??
-      (row.content_file
-        ? uploadedFileUrl(publicBaseUrl, row.id, row.content_file)
-        : contentFileUrl(publicBaseUrl, row.id)),
-    allow_reconsent: row.allow_reconsent === 1,
-    published_at: row.published_at,
-  };
-}
-
-export function contentFileUrl(publicBaseUrl: string, versionId: string): string {
-  return `${publicBaseUrl}/api/content/${versionId}.html`;
-}
-
-/** Where a version's uploaded content file is served (`content-routes.ts`). */
-function uploadedFileUrl(publicBaseUrl: string, versionId: string, type: ContentFileType): string {
-  return `${publicBaseUrl}/api/content/${versionId}/file.${type === 'application/pdf' ? 'pdf' : 'html'}`;
 }
 
 async function assertTagFree(trx: Trx, template: TemplateRow, tag: string): Promise<void> {
@@ -454,9 +404,4 @@ export async function removeDraftVariant(
   await deleteContentFile(trx, template.tenant_id, variant.id);
   await deleteVariant(trx, template.tenant_id, variant.id);
   return true;
-}
-
-/** V with the locale of its variant: the answer to a request that named a locale. */
-export function presentLocalized(row: VersionWithCode, publicBaseUrl: string): PublishedVersion {
-  return { ...presentVersion(row, publicBaseUrl), locale: row.locale };
 }

@@ -7,6 +7,7 @@ import {
   showResult,
   startServer,
   type TempStore,
+  withStore,
 } from '../helpers/process.js';
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
@@ -112,6 +113,26 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expect(curls).toHaveLength(4);
       for (const line of curls)
         expect(parseCurl(line.trim()).url.startsWith(server.baseUrl)).toBe(true);
+    });
+
+    it('its version is in the audit log as published by the command line, outside review', async () => {
+      const versionId = /published as ([0-9a-f-]{36})/i.exec(demo.stdout)?.[1];
+      const entries = await withStore(store, (db) =>
+        db
+          .selectFrom('audit_log')
+          .select(['actor_kind', 'actor', 'target', 'details'])
+          .where('action', '=', 'version.published')
+          .execute(),
+      );
+      expect(entries.map((e) => [e.actor_kind, e.actor, e.target])).toEqual([
+        ['operator', 'command line', 'privacy_policy 1.0'],
+      ]);
+      expect(JSON.parse(entries[0]?.details ?? '{}')).toEqual({
+        version_id: versionId,
+        version: 1,
+        customers_made_pending: 0,
+        review: 'bypassed',
+      });
     });
 
     it('the four calls it shows succeed against the running server (run with fetch)', async () => {

@@ -7,10 +7,15 @@ import {
 } from '../../accounts/index.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
-import { fieldOf, parseForm, queryOf } from '../web/forms.js';
+import { parseForm, queryOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
 import { type LinkMailer, passwordLinkUrl, sendPasswordLink } from '../web/password-links.js';
-import { LinkPasswordForm, linkPasswordFormOptions } from './schemas.js';
+import {
+  ForgotPasswordForm,
+  forgotPasswordFormOptions,
+  LinkPasswordForm,
+  linkPasswordFormOptions,
+} from './schemas.js';
 import { forgotPasswordForm, linkGone, linkPasswordForm } from './views.js';
 
 /**
@@ -42,7 +47,8 @@ export async function linkRoutes(
   // The answer is the same whatever the e-mail, and the e-mail goes out after it: neither the
   // page nor its timing tells which e-mails have accounts.
   app.post('/forgot-password', { config: { permission: 'public' } }, async (request, reply) => {
-    const email = fieldOf(request.body, 'email').slice(0, 254);
+    const { input } = parseForm(ForgotPasswordForm, request.body, forgotPasswordFormOptions);
+    const email = (input.email ?? '').slice(0, 254);
     if (mailer && email) {
       const asked = await db.transaction().execute((trx) =>
         requestPasswordReset(trx, email, {

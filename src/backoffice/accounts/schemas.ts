@@ -28,6 +28,16 @@ export const passwordFormOptions: FormOptions<typeof PasswordForm> = {
   messages: { new_password: 'The new password needs 10 to 256 characters.' },
 };
 
+/** A code from the authenticator app, or a recovery code; the route cuts it at 20 characters. */
+export const CodeForm = Type.Object({ code: Type.String() });
+
+export const codeFormOptions: FormOptions<typeof CodeForm> = { messages: {} };
+
+/** Whom to send a password link: the same answer whatever it is (the route cuts it at 254). */
+export const ForgotPasswordForm = Type.Object({ email: Type.String() });
+
+export const forgotPasswordFormOptions: FormOptions<typeof ForgotPasswordForm> = { messages: {} };
+
 /** Setting a password from a one-time link (an invitation or a reset). */
 export const LinkPasswordForm = Type.Object({
   token: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$' }),

@@ -21,10 +21,15 @@ import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import { auditBy, sessionTokenOf, signedInUser, zoneOf } from '../web/context.js';
-import { fieldOf } from '../web/forms.js';
+import { parseForm, queryOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
 import { type BackofficeCookies, signInFinisher } from './finish-sign-in.js';
+import { CodeForm, codeFormOptions } from './schemas.js';
 import { codeForm, enrolPage, recoveryCodesPage, twoFactorPage } from './two-factor-views.js';
+
+/** The code typed, cut at 20 characters: a longer one fails like any wrong one. */
+const codeOf = (body: unknown) =>
+  (parseForm(CodeForm, body, codeFormOptions).input.code ?? '').slice(0, 20);
 
 /** How long a secret being enrolled waits for its first code. */
 const enrolmentMs = 10 * 60_000;
@@ -79,7 +84,7 @@ export async function twoFactorRoutes(
         429,
       );
     }
-    const typed = fieldOf(request.body, 'code').slice(0, 20);
+    const typed = codeOf(request.body);
     const factor = await db
       .transaction()
       .execute(async (trx) =>
@@ -124,7 +129,7 @@ export async function twoFactorRoutes(
       section: 'account',
       user,
       csrfToken: csrfToken(reply),
-      notice: fieldOf(request.query, 'notice') === 'off' ? 'Two-factor sign-in is off.' : undefined,
+      notice: queryOf(request.query, 'notice') === 'off' ? 'Two-factor sign-in is off.' : undefined,
       body: twoFactorPage({
         csrfToken: csrfToken(reply),
         state,
@@ -182,7 +187,7 @@ export async function twoFactorRoutes(
               secrets,
               ownerOf(user),
               secret,
-              fieldOf(request.body, 'code').slice(0, 20),
+              codeOf(request.body),
               auditBy(request),
             ),
           );
@@ -205,12 +210,7 @@ export async function twoFactorRoutes(
     db
       .transaction()
       .execute((trx) =>
-        checkSecondFactor(
-          trx,
-          secrets,
-          ownerOf(signedInUser(request)),
-          fieldOf(request.body, 'code').slice(0, 20),
-        ),
+        checkSecondFactor(trx, secrets, ownerOf(signedInUser(request)), codeOf(request.body)),
       );
 
   app.post(

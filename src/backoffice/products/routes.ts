@@ -9,9 +9,10 @@ import {
   setProductArchived,
 } from '../../products/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf, noRefusal, type Refusal, refusalOf } from '../web/forms.js';
+import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { ProductForm, productFormOptions } from './schemas.js';
 import { newProductForm, productList, productPage } from './views.js';
 
 type Params = { code: string };
@@ -23,17 +24,13 @@ const notices: Record<string, string> = {
   restored: 'Product restored.',
 };
 
-const messages = {
-  code: 'A code of letters, digits, _ . and -, starting with a letter or digit, at most 64.',
-  name: 'A name of 1 to 200 characters.',
-  description: 'At most 2,000 characters.',
-};
+const { messages } = productFormOptions;
 
-const valuesOf = (body: unknown) => ({
-  code: fieldOf(body, 'code').trim(),
-  name: fieldOf(body, 'name').trim(),
-  description: fieldOf(body, 'description'),
-});
+/** The form's fields as sent (the service checks them). */
+const valuesOf = (body: unknown) => {
+  const { input } = parseForm(ProductForm, body, productFormOptions);
+  return { code: input.code ?? '', name: input.name ?? '', description: input.description ?? '' };
+};
 
 /** Products: listed to those who see templates, made and changed by those who make templates. */
 export async function productRoutes(app: FastifyInstance, { db }: { db: Db }) {

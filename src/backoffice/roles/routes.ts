@@ -9,7 +9,7 @@ import {
 } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
+import { confirmed, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { RoleForm, roleFormOptions } from './schemas.js';
@@ -119,7 +119,7 @@ export async function roleRoutes(app: FastifyInstance, { db }: { db: Db }) {
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
       const role = await getRole(db, tenantId, request.params.id);
-      if (fieldOf(request.body, 'confirm') !== 'true') {
+      if (!confirmed(request.body)) {
         const refusal = { fields: {}, form: ['Tick the box to confirm the deletion.'] };
         return showRole(request, reply, role, role, refusal, 400);
       }

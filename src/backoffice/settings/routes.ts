@@ -3,8 +3,9 @@ import { changeSettings } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { getTenantSettings, type TenantSettings } from '../../tenants/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf, formErrors } from '../web/forms.js';
+import { formErrors, parseForm } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { SettingsForm, settingsFormOptions } from './schemas.js';
 import { settingsForm, timeZones } from './views.js';
 
 const notices: Record<string, string> = { saved: 'Settings saved.' };
@@ -40,9 +41,10 @@ export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
   app.post('/settings', { config: { permission: 'settings:edit' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
     const current = await getTenantSettings(db, tenantId);
-    const timeZone = fieldOf(request.body, 'time_zone');
-    const twoFactorRequired = fieldOf(request.body, 'two_factor_required') === 'true';
-    const fourEyes = fieldOf(request.body, 'four_eyes') === 'true';
+    const { input } = parseForm(SettingsForm, request.body, settingsFormOptions);
+    const timeZone = input.time_zone ?? '';
+    const twoFactorRequired = input.two_factor_required === 'true';
+    const fourEyes = input.four_eyes === 'true';
     const next = { ...current, timeZone, twoFactorRequired, fourEyes };
     if (!timeZones.has(timeZone)) {
       return show(request, reply, next, ['Choose a time zone of the list.'], 400);

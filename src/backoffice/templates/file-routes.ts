@@ -13,30 +13,53 @@ import {
   type Upload,
 } from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
+import { noRefusal } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { redirectTo } from '../web/layout.js';
+import { otherLocalePanel } from './locale-routes.js';
 import { versionPath } from './review-views.js';
+import { showVersionPage } from './version-page.js';
 
 type Params = { code: string; id: string };
 
-/** The version's page again, with why its file was refused. */
-export type ShowWithFileError = (
+/**
+ * The version's page again, with why its file was refused: the release's own, or, for another
+ * locale's file, the release's page on that locale's tab.
+ */
+async function showFileError(
+  db: Db,
   request: FastifyRequest,
   reply: FastifyReply,
   template: TemplateRow,
   version: TemplateVersionRow,
   fileError: string,
-) => Promise<unknown>;
+) {
+  if (version.id === version.release_id) {
+    return showVersionPage(db, request, reply, { template, version, status: 400, fileError });
+  }
+  const release = await getVersion(db, template, version.release_id);
+  const other = await otherLocalePanel(
+    db,
+    request,
+    reply,
+    template,
+    release,
+    undefined,
+    noRefusal,
+    {
+      locale: version.locale,
+      error: fileError,
+    },
+  );
+  return showVersionPage(db, request, reply, { template, version: release, status: 400, other });
+}
 
 /**
  * A draft's content file: upload (a multipart form, the only one of the back-office, so parsed
  * here alone), remove, and see it. The rules (size, type by content, drafts only) are the
  * service's.
  */
-export async function contentFileRoutes(
-  app: FastifyInstance,
-  { db, show }: { db: Db; show: ShowWithFileError },
-) {
+export async function contentFileRoutes(app: FastifyInstance, { db }: { db: Db }) {
   await app.register(multipart, {
     // Fields land in the body, so the form token is checked as for any form; the file is
     // read here, at most one and cut at the limit (the service refuses a cut file).
@@ -79,7 +102,7 @@ export async function contentFileRoutes(
           .execute((trx) => attachContentFile(trx, auditBy(request), template, version.id, upload));
       } catch (error) {
         if (!(error instanceof AppError) || error.status !== 400) throw error;
-        return show(request, reply.code(400), template, version, error.message);
+        return showFileError(db, request, reply.code(400), template, version, error.message);
       }
       return redirectTo(reply, pageOf(template, version, 'file_uploaded'));
     },

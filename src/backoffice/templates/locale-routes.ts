@@ -11,30 +11,16 @@ import {
   saveDraftVariantAs,
 } from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf, noRefusal, queryOf, type Refusal, refusalOf } from '../web/forms.js';
+import { confirmed, noRefusal, parseForm, queryOf, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo } from '../web/layout.js';
 import { contentFileSection } from './file-views.js';
 import { variantForm, variantView } from './locale-views.js';
 import { versionPath } from './review-views.js';
+import { LocaleForm, localeFormOptions } from './schemas.js';
+import { showVersionPage } from './version-page.js';
 
 type Params = { code: string; id: string };
-
-/** The version's page with another locale's tab open. */
-export type ShowLocale = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  template: TemplateRow,
-  version: TemplateVersionRow,
-  other: { locale: string; panel: Html },
-  status?: number,
-) => Promise<unknown>;
-
-const messages = {
-  locale: 'Give a BCP 47 language tag, such as th, en-GB or zh-Hant.',
-  content_html: 'Write the text customers will see: it must keep something readable.',
-  file_url: 'Give an address starting with http:// or https://, or leave it empty.',
-};
 
 const pathOf = (template: TemplateRow, version: TemplateVersionRow) =>
   versionPath(template.code, version.id);
@@ -97,10 +83,7 @@ export async function otherLocalePanel(
 }
 
 /** A draft release's other locales: save one (new or changed), drop one. */
-export async function localeRoutes(
-  app: FastifyInstance,
-  { db, show }: { db: Db; show: ShowLocale },
-) {
+export async function localeRoutes(app: FastifyInstance, { db }: { db: Db }) {
   const target = async (request: FastifyRequest<{ Params: Params }>) => {
     const { tenantId } = tenantOf(request);
     const template = await getTemplateByCode(db, tenantId, request.params.code);
@@ -112,10 +95,11 @@ export async function localeRoutes(
     { config: { permission: 'versions:edit' } },
     async (request, reply) => {
       const { template, version } = await target(request);
+      const { input } = parseForm(LocaleForm, request.body, localeFormOptions);
       const values = {
-        locale: fieldOf(request.body, 'locale').trim(),
-        content_html: fieldOf(request.body, 'content_html'),
-        file_url: fieldOf(request.body, 'file_url').trim(),
+        locale: input.locale ?? '',
+        content_html: input.content_html ?? '',
+        file_url: input.file_url ?? '',
       };
       let saved: TemplateVersionRow;
       try {
@@ -127,7 +111,7 @@ export async function localeRoutes(
           }),
         );
       } catch (error) {
-        const refusal = refusalOf(error, messages);
+        const refusal = refusalOf(error, localeFormOptions.messages);
         if (!refusal || (error as AppError).status !== 400) throw error;
         const panel = await otherLocalePanel(
           db,
@@ -139,7 +123,12 @@ export async function localeRoutes(
           refusal,
         );
         if (!panel) throw error;
-        return show(request, reply, template, version, panel, 400);
+        return showVersionPage(db, request, reply, {
+          template,
+          version,
+          other: panel,
+          status: 400,
+        });
       }
       return redirectTo(
         reply,
@@ -153,7 +142,7 @@ export async function localeRoutes(
     { config: { permission: 'versions:edit' } },
     async (request, reply) => {
       const { template, version } = await target(request);
-      if (fieldOf(request.body, 'confirm') !== 'true') {
+      if (!confirmed(request.body)) {
         throw new AppError('invalidRequest', { message: 'Tick the box to confirm.' });
       }
       await db

@@ -1,13 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { activeUsersWith } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
-import type {
-  ReviewStep,
-  TemplateRow,
-  TemplateVersionRow,
-  VersionReviewRow,
-} from '../../templates/index.js';
-import { reviewTimeline } from '../../templates/index.js';
+import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../templates/index.js';
+import { mayPassOrApprove, reviewHistory, type VersionHistory } from '../../templates/index.js';
 import { basePath } from '../web/layout.js';
 import type { LinkMailer } from '../web/password-links.js';
 import { reviewPath } from './review-views.js';
@@ -32,22 +27,24 @@ const told: Record<ReviewStep, { subject: string; did: string; ask: string }> = 
 };
 
 /**
- * Who hears of a step: reviewers of a submitted version, approvers of a reviewed one, and the
- * submitter of one sent back, rejected or published; never the person who took the step.
+ * Who hears of a step: those who may take the next one (reviewers of a submitted version,
+ * approvers of a reviewed one, as four eyes lets them), and the submitter of one sent back,
+ * rejected or published; never the person who took the step.
  */
 async function recipientsOf(
   db: Db,
   template: TemplateRow,
-  steps: readonly VersionReviewRow[],
+  history: VersionHistory,
 ): Promise<Recipient[]> {
+  const { steps } = history;
   const step = steps.at(-1);
   if (!step) return [];
   const submitted = steps.findLast((s) => s.step === 'submitted');
   let people: Recipient[];
   if (step.step === 'submitted' || step.step === 'passed') {
     const permission = step.step === 'submitted' ? 'versions:review' : 'versions:approve';
-    people = (await activeUsersWith(db, template.tenant_id, permission)).filter(
-      (p) => p.id !== submitted?.user_id,
+    people = (await activeUsersWith(db, template.tenant_id, permission)).filter((p) =>
+      mayPassOrApprove(history, p.id),
     );
   } else {
     people = submitted
@@ -70,14 +67,14 @@ export async function tellOfStep(
 ): Promise<void> {
   if (!deps.mailer) return;
   try {
-    const steps = await reviewTimeline(deps.db, version);
-    const step = steps.at(-1);
+    const history = await reviewHistory(deps.db, version);
+    const step = history.steps.at(-1);
     if (!step) return;
     const words = told[step.step];
     const link = `${deps.publicBaseUrl}${basePath}${reviewPath(template.code, version.id)}`;
     const by = step.actor_name ? `${step.actor_name} (${step.actor})` : step.actor;
     const comment = step.comment ? `\nTheir comment:\n\n  ${step.comment}\n` : '';
-    for (const person of await recipientsOf(deps.db, template, steps)) {
+    for (const person of await recipientsOf(deps.db, template, history)) {
       await deps.mailer.send({
         to: person.email,
         subject: `${words.subject}: ${template.name}, tag ${version.tag}`,

@@ -11,16 +11,15 @@ import {
   getRelease,
   getTemplateByCode,
   isScheduled,
+  mayPassOrApprove,
   publishEffect,
   type Reviewer,
-  reviewTimeline,
+  reviewHistory,
   scheduledRelease,
-  submitterOf,
   takeReviewStep,
 } from '../../templates/index.js';
-import { getTenantSettings } from '../../tenants/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf } from '../web/forms.js';
+import { parseForm } from '../web/forms.js';
 import { html, segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import type { LinkMailer } from '../web/password-links.js';
@@ -29,6 +28,7 @@ import { diffView } from './diff-view.js';
 import { templateModel, versionModel } from './models.js';
 import { tellOfStep } from './review-mail.js';
 import { type ReviewPageModel, reviewPage, reviewPath } from './review-views.js';
+import { ReviewStepForm, reviewStepFormOptions } from './schemas.js';
 
 type Params = { code: string; id: string };
 type Form = 'submit' | 'review' | 'approve';
@@ -60,15 +60,14 @@ export async function reviewRoutes(
     refusal?: ReviewPageModel['refusal'],
   ) => {
     const user = tenantOf(request);
-    const [steps, effect, settings, scheduled, comparison] = await Promise.all([
-      reviewTimeline(db, version),
+    const [history, effect, scheduled, comparison] = await Promise.all([
+      reviewHistory(db, version),
       publishEffect(db, template),
-      getTenantSettings(db, user.tenantId),
       scheduledRelease(db, template),
       compareWithLatest(db, template, version.id),
     ]);
     const { latest } = effect;
-    const ownSubmission = settings.fourEyes && submitterOf(steps) === user.userId;
+    const { steps } = history;
     const model: ReviewPageModel = {
       template: templateModel(template),
       version: versionModel(version),
@@ -102,7 +101,7 @@ export async function reviewRoutes(
         submit: user.permissions.has('versions:edit'),
         review: user.permissions.has('versions:review'),
         approve: user.permissions.has('versions:approve'),
-        fourEyes: ownSubmission
+        fourEyes: !mayPassOrApprove(history, user.userId)
           ? `Four eyes: you submitted this version, so someone else must ${version.status === 'in_review' ? 'pass its review' : 'approve it'}.`
           : undefined,
       },
@@ -145,8 +144,9 @@ export async function reviewRoutes(
       async (request, reply) => {
         const user = tenantOf(request);
         const template = await getTemplateByCode(db, user.tenantId, request.params.code);
-        const comment = fieldOf(request.body, 'comment');
-        const effectiveAt = fieldOf(request.body, 'effective_at').trim();
+        const { input } = parseForm(ReviewStepForm, request.body, reviewStepFormOptions);
+        const comment = input.comment ?? '';
+        const effectiveAt = input.effective_at ?? '';
         const by: Reviewer = { ...auditBy(request), userId: user.userId };
         let version: TemplateVersionRow;
         try {
@@ -156,7 +156,7 @@ export async function reviewRoutes(
                   await approveVersion(trx, by, template, request.params.id, {
                     comment,
                     effectiveAt: goLive(effectiveAt, user.timeZone),
-                    dropLocales: fieldOf(request.body, 'drop_locales') === 'true',
+                    dropLocales: input.drop_locales === 'true',
                   })
                 ).version
               : takeReviewStep(trx, by, step, template, request.params.id, comment),

@@ -37,6 +37,7 @@ export const VersionForm = Type.Object({
     Type.Literal(''),
     Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }),
   ]),
+  allow_reconsent: Type.String(),
 });
 
 export const versionFormOptions: FormOptions<typeof VersionForm> = {
@@ -46,4 +47,52 @@ export const versionFormOptions: FormOptions<typeof VersionForm> = {
     file_url: 'An address starting with http:// or https://, or nothing.',
   },
   trim: ['tag', 'file_url'],
+};
+
+/**
+ * The version form sent to its preview, with the id of the draft it edits (empty on a new one);
+ * nothing is refused there: the preview shows what saving would keep.
+ */
+export const PreviewForm = Type.Object({
+  tag: Type.String(),
+  content_html: Type.String(),
+  file_url: Type.String(),
+  allow_reconsent: Type.String(),
+  version_id: Type.String(),
+});
+
+export const previewFormOptions: FormOptions<typeof PreviewForm> = {
+  messages: {},
+  trim: ['tag', 'file_url'],
+};
+
+/** Another locale's text of a draft release; the service checks it. */
+export const LocaleForm = Type.Object({
+  locale: Type.String(),
+  content_html: Type.String(),
+  file_url: Type.String(),
+});
+
+export const localeFormOptions: FormOptions<typeof LocaleForm> = {
+  messages: {
+    locale: 'Give a BCP 47 language tag, such as th, en-GB or zh-Hant.',
+    content_html: 'Write the text customers will see: it must keep something readable.',
+    file_url: 'Give an address starting with http:// or https://, or leave it empty.',
+  },
+  trim: ['locale', 'file_url'],
+};
+
+/**
+ * A step of review: its comment (the service checks it), the go-live time typed on approval (in
+ * the user's zone, empty for at once) and the confirmation of dropping locales (`true`).
+ */
+export const ReviewStepForm = Type.Object({
+  comment: Type.String(),
+  effective_at: Type.String(),
+  drop_locales: Type.String(),
+});
+
+export const reviewStepFormOptions: FormOptions<typeof ReviewStepForm> = {
+  messages: {},
+  trim: ['effective_at'],
 };

@@ -14,7 +14,7 @@ import {
 } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { fieldOf, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
+import { confirmed, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { type LinkMailer, passwordLinkUrl, sendPasswordLink } from '../web/password-links.js';
@@ -206,7 +206,7 @@ export async function userRoutes(
       async (request, reply) => {
         const { tenantId } = tenantOf(request);
         const member = await getTeamMember(db, tenantId, request.params.id);
-        if (path === 'remove' && fieldOf(request.body, 'confirm') !== 'true') {
+        if (path === 'remove' && !confirmed(request.body)) {
           const refusal = { fields: {}, form: ['Tick the box to confirm the removal.'] };
           return showUser(request, reply, member, { values: member, refusal }, 400);
         }

@@ -1,4 +1,4 @@
-import type { Static, TObject, TSchema } from 'typebox';
+import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { AppError } from '../../platform/errors.js';
 import { type Html, html } from './html.js';
@@ -120,10 +120,18 @@ export function refusalOf(error: unknown, messages: Record<string, string>): Ref
   return { fields, form };
 }
 
-/** A form's typed values, or why it was refused (with what was sent, to show the form again). */
+/** A form's text fields as sent (trimmed where the options say), lists left out. */
+export type FormInput<T extends TObject> = {
+  [K in keyof Static<T> as Static<T>[K] extends readonly unknown[] ? never : K]?: string;
+};
+
+/**
+ * A form's typed values, or why it was refused; either way what was sent, to show the form
+ * again (and to read a field the schema takes as free text, such as a checkbox's `true`).
+ */
 export type ParsedForm<T extends TObject> =
-  | { ok: true; values: Static<T>; input: Record<string, string> }
-  | { ok: false; refusal: Refusal; input: Record<string, string> };
+  | { ok: true; values: Static<T>; input: FormInput<T> }
+  | { ok: false; refusal: Refusal; input: FormInput<T> };
 
 export interface FormOptions<T extends TObject> {
   /**
@@ -160,7 +168,9 @@ export function parseForm<T extends TObject>(
     read[name] = kind === 'boolean' && text === '' ? false : text;
   }
   const values = Value.Convert(schema, read);
-  if (Value.Check(schema, values)) return { ok: true, values: values as Static<T>, input };
+  if (Value.Check(schema, values)) {
+    return { ok: true, values: values as Static<T>, input: input as FormInput<T> };
+  }
   const fields: FieldErrors = {};
   const form: string[] = [];
   const messages = options.messages as Record<string, string | undefined>;
@@ -170,7 +180,15 @@ export function parseForm<T extends TObject>(
     if (message) fields[name] ??= message;
     else if (!form.includes(`${name}: ${error.message}`)) form.push(`${name}: ${error.message}`);
   }
-  return { ok: false, refusal: { fields, form }, input };
+  return { ok: false, refusal: { fields, form }, input: input as FormInput<T> };
+}
+
+/** A form that asks only to confirm, with its checkbox `confirm`. */
+export const ConfirmForm = Type.Object({ confirm: Type.String() });
+
+/** Whether the confirming checkbox was ticked (it sends `true`). */
+export function confirmed(body: unknown): boolean {
+  return parseForm(ConfirmForm, body, { messages: {} }).input.confirm === 'true';
 }
 
 function listOf(body: unknown, name: string): string[] {
@@ -180,8 +198,11 @@ function listOf(body: unknown, name: string): string[] {
   return all.filter((v): v is string => typeof v === 'string');
 }
 
-/** A urlencoded form's field as one string ('' when absent; the first when repeated). */
-export function fieldOf(body: unknown, name: string): string {
+/**
+ * A urlencoded field as one string ('' when absent; the first when repeated). Forms are read
+ * through their schema (`parseForm`), query strings with `queryOf`.
+ */
+function fieldOf(body: unknown, name: string): string {
   if (body === null || typeof body !== 'object') return '';
   const value = (body as Record<string, unknown>)[name];
   const first = Array.isArray(value) ? value[0] : value;

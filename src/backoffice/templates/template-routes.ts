@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../../platform/db.js';
+import { findProduct } from '../../products/index.js';
+import {
+  getTemplateByCode,
+  restoreTemplate,
+  retireTemplate,
+  templateOverview,
+} from '../../templates/index.js';
+import { auditBy, tenantOf } from '../web/context.js';
+import { confirmed, formErrors } from '../web/forms.js';
+import { html, segment } from '../web/html.js';
+import { csrfToken, redirectTo } from '../web/layout.js';
+import { templateModel, versionModel } from './models.js';
+import { templatesPage } from './section.js';
+import { templatePage } from './views.js';
+
+type Params = { code: string };
+
+/** A template's page; with the reason above its forms when one was refused (400). */
+async function showTemplate(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: string,
+  refused?: string,
+) {
+  const { tenantId, timeZone, permissions } = tenantOf(request);
+  const { template, versions, customers } = await templateOverview(db, tenantId, code);
+  const product = template.product_id
+    ? await findProduct(db, tenantId, template.product_id)
+    : undefined;
+  const body = templatePage({
+    template: templateModel(template),
+    versions: versions.map(versionModel),
+    customers,
+    zone: timeZone,
+    may: {
+      draft: permissions.has('versions:create'),
+      edit: permissions.has('versions:edit'),
+      retire: permissions.has('templates:delete'),
+    },
+    product,
+    csrfToken: csrfToken(reply),
+  });
+  const shown = refused ? html`${formErrors([refused])}${body}` : body;
+  return templatesPage(request, reply, template.name, shown, refused ? 400 : 200);
+}
+
+/** A template's page, and taking it out of use (deleted or archived) or back. */
+export async function templateRoutes(app: FastifyInstance, { db }: { db: Db }) {
+  app.get<{ Params: Params }>(
+    '/templates/:code',
+    { config: { permission: 'templates:view' } },
+    (request, reply) => showTemplate(db, request, reply, request.params.code),
+  );
+
+  app.post<{ Params: Params }>(
+    '/templates/:code/retire',
+    { config: { permission: 'templates:delete' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      if (!confirmed(request.body)) {
+        return showTemplate(db, request, reply, template.code, 'Tick the box to confirm.');
+      }
+      const outcome = await db
+        .transaction()
+        .execute((trx) => retireTemplate(trx, auditBy(request), template));
+      return outcome === 'deleted'
+        ? redirectTo(reply, '/templates?notice=deleted')
+        : redirectTo(reply, `/templates/${segment(template.code)}?notice=archived`);
+    },
+  );
+
+  app.post<{ Params: Params }>(
+    '/templates/:code/restore',
+    { config: { permission: 'templates:delete' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      await db.transaction().execute((trx) => restoreTemplate(trx, auditBy(request), template));
+      return redirectTo(reply, `/templates/${segment(template.code)}?notice=restored`);
+    },
+  );
+}
