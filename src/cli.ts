@@ -130,26 +130,28 @@ const commands: Record<
     ],
     run: async (db, o, config) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      const published = await publishOutsideReview(
-        db,
-        { tenantId: tenant.id, ...commandLine },
-        tenant.id,
-        required(o, 'template'),
-        {
-          tag: required(o, 'tag'),
-          content_html: content(o),
-          ...(o['file-url'] === undefined ? {} : { file_url: o['file-url'] }),
-          ...(o['allow-reconsent'] === undefined
-            ? {}
-            : { allow_reconsent: booleanOption(o['allow-reconsent'], 'allow-reconsent') }),
-          ...(o.locale === undefined ? {} : { locale: o.locale }),
-        },
-        {
-          ...(o['effective-at'] === undefined
-            ? {}
-            : { effectiveAt: effectiveInstant(o['effective-at'], 'effective-at') }),
-          variants: variants(o),
-        },
+      const published = await db.transaction().execute((trx) =>
+        publishOutsideReview(
+          trx,
+          { tenantId: tenant.id, ...commandLine },
+          tenant.id,
+          required(o, 'template'),
+          {
+            tag: required(o, 'tag'),
+            content_html: content(o),
+            ...(o['file-url'] === undefined ? {} : { file_url: o['file-url'] }),
+            ...(o['allow-reconsent'] === undefined
+              ? {}
+              : { allow_reconsent: booleanOption(o['allow-reconsent'], 'allow-reconsent') }),
+            ...(o.locale === undefined ? {} : { locale: o.locale }),
+          },
+          {
+            ...(o['effective-at'] === undefined
+              ? {}
+              : { effectiveAt: effectiveInstant(o['effective-at'], 'effective-at') }),
+            variants: variants(o),
+          },
+        ),
       );
       return presentVersion(published, config.publicBaseUrl);
     },

@@ -15,7 +15,9 @@ const time = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g;
 async function session(t: TestApp): Promise<string[]> {
   const a = await seedTenant(t.db);
   const code = 'parity_terms';
-  await createTemplate(t.db, a.tenant.id, { code, name: 'Terms' });
+  await t.db
+    .transaction()
+    .execute((trx) => createTemplate(trx, a.tenant.id, { code, name: 'Terms' }));
   const v1 = await publish(t.db, a.tenant.id, code, { tag: '1.0', content_html: '<p>One ü €</p>' });
   const v2 = await publish(t.db, a.tenant.id, code, {
     tag: '1.1',

@@ -24,25 +24,25 @@ export async function createDemo(db: Db, config: Config, alias: string): Promise
     { alias, email: `${alias}@example.com`, password },
     config.passwordHashCost,
   );
-  await createTemplate(db, tenant.id, {
-    code: 'privacy_policy',
-    name: 'Privacy policy',
-    description: 'Created by the demo command.',
-  });
-  const version = presentVersion(
-    await publishOutsideReview(
-      db,
+  // The template, its published version and the key, together or not at all.
+  const { version, apiKey } = await db.transaction().execute(async (trx) => {
+    await createTemplate(trx, tenant.id, {
+      code: 'privacy_policy',
+      name: 'Privacy policy',
+      description: 'Created by the demo command.',
+    });
+    const published = await publishOutsideReview(
+      trx,
       { ...commandLine, tenantId: tenant.id },
       tenant.id,
       'privacy_policy',
-      {
-        tag: '1.0',
-        content_html: demoContent,
-      },
-    ),
-    config.publicBaseUrl,
-  );
-  const apiKey = await createApiKey(db, tenant.id, { name: 'demo key' });
+      { tag: '1.0', content_html: demoContent },
+    );
+    return {
+      version: presentVersion(published, config.publicBaseUrl),
+      apiKey: await createApiKey(trx, tenant.id, { name: 'demo key' }),
+    };
+  });
   const base = config.publicBaseUrl;
   const customer = randomUUID();
   const key = `-H 'x-system-api-key: ${apiKey.key}'`;

@@ -51,24 +51,39 @@ export const webhookCommands: Record<string, { options: string[]; run: Command }
   },
   'webhook disable': {
     options: ['tenant', 'id'],
-    run: async (db, o) => disableEndpoint(db, await as(db, o), required(o, 'id')),
+    run: async (db, o) => {
+      const by = await as(db, o);
+      return db.transaction().execute((trx) => disableEndpoint(trx, by, required(o, 'id')));
+    },
   },
   'webhook enable': {
     options: ['tenant', 'id'],
-    run: async (db, o) => enableEndpoint(db, await as(db, o), required(o, 'id')),
+    run: async (db, o) => {
+      const by = await as(db, o);
+      return db.transaction().execute((trx) => enableEndpoint(trx, by, required(o, 'id')));
+    },
   },
   'webhook delete': {
     options: ['tenant', 'id'],
-    run: async (db, o) => deleteEndpoint(db, await as(db, o), required(o, 'id')),
+    run: async (db, o) => {
+      const by = await as(db, o);
+      return db.transaction().execute((trx) => deleteEndpoint(trx, by, required(o, 'id')));
+    },
   },
   'webhook rotate-secret': {
     options: ['tenant', 'id'],
-    run: async (db, o, _config, vault) =>
-      rotateSecret(db, vault, await as(db, o), required(o, 'id')),
+    run: async (db, o, _config, vault) => {
+      const by = await as(db, o);
+      return db.transaction().execute((trx) => rotateSecret(trx, vault, by, required(o, 'id')));
+    },
   },
   'webhook replay': {
     options: ['tenant', 'id', 'from'],
-    run: async (db, o) => replayFrom(db, await as(db, o), required(o, 'id'), whole(o, 'from', 1)),
+    run: async (db, o) => {
+      const by = await as(db, o);
+      const from = whole(o, 'from', 1);
+      return db.transaction().execute((trx) => replayFrom(trx, by, required(o, 'id'), from));
+    },
   },
   'webhook deliveries': {
     options: ['tenant', 'id', 'limit'],

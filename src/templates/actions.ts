@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
-import type { Db, Executor, Trx } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
 import { queueArchived } from './events.js';
 import { publishRelease } from './publish.js';
@@ -115,27 +115,25 @@ export async function templateOverview(
  * customers it made pending, so that a reader of the log sees which versions no reviewer saw.
  */
 export async function publishOutsideReview(
-  db: Db,
+  trx: Trx,
   actor: Actor,
   tenantId: string,
   templateCode: string,
   input: unknown,
   more: { effectiveAt?: string; variants?: unknown[] } = {},
 ): Promise<VersionWithCode> {
-  return db.transaction().execute(async (trx) => {
-    const template = await getTemplateByCode(trx, tenantId, templateCode);
-    const { customersMadePending } = await publishEffect(trx, template);
-    const draft = await createDraftVersion(trx, template, input);
-    for (const variant of more.variants ?? []) {
-      await saveDraftVariant(trx, template, draft.id, variant);
-    }
-    return publishRelease(trx, template, draft, {
-      by: { ...actor, tenantId },
-      from: 'draft',
-      effectiveAt: more.effectiveAt,
-      customersMadePending,
-      details: { review: 'bypassed' },
-    });
+  const template = await getTemplateByCode(trx, tenantId, templateCode);
+  const { customersMadePending } = await publishEffect(trx, template);
+  const draft = await createDraftVersion(trx, template, input);
+  for (const variant of more.variants ?? []) {
+    await saveDraftVariant(trx, template, draft.id, variant);
+  }
+  return publishRelease(trx, template, draft, {
+    by: { ...actor, tenantId },
+    from: 'draft',
+    effectiveAt: more.effectiveAt,
+    customersMadePending,
+    details: { review: 'bypassed' },
   });
 }
 

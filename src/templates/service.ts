@@ -36,18 +36,18 @@ export { contentFileUrl, presentLocalized, presentVersion } from './present.js';
 export type { TemplateSummaryRow, VersionWithCode };
 
 export async function createTemplate(
-  db: Executor,
+  trx: Trx,
   tenantId: string,
   input: unknown,
 ): Promise<TemplateView> {
   const { code, name, description, product: productCode, locale } = validate(NewTemplate, input);
   const defaultLocale = locale === undefined ? 'en' : localeOf(locale, 'locale');
-  if (await findTemplateByCode(db, tenantId, code)) {
+  if (await findTemplateByCode(trx, tenantId, code)) {
     throw new AppError('conflict', { message: `A template with code "${code}" already exists.` });
   }
-  const product = await productForNewTemplate(db, tenantId, productCode);
+  const product = await productForNewTemplate(trx, tenantId, productCode);
   const id = newId();
-  await insertTemplate(db, {
+  await insertTemplate(trx, {
     tenant_id: tenantId,
     id,
     code,

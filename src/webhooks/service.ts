@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { WebhookSettings } from '../platform/config.js';
-import type { Db, Executor } from '../platform/db.js';
+import type { Db, Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
@@ -85,7 +85,9 @@ export function openSecret(vault: SubjectVault, row: WebhookEndpointRow): string
 
 /**
  * Registers an endpoint; answers it with its signing secret, which is shown this once. It gets
- * the events that take a position from now on (its cursor starts at the tenant's latest).
+ * the events that take a position from now on (its cursor starts at the tenant's latest). It
+ * takes the store, not a transaction: the sequencer's pass that must commit first is a
+ * transaction of its own, and the endpoint and its audit entry are then written in one more.
  */
 export async function createEndpoint(
   db: Db,
@@ -157,12 +159,12 @@ async function endpointRow(db: Executor, tenantId: string, id: string) {
 
 /** Stops deliveries to it; they resume where they stopped when it is enabled again. */
 export async function disableEndpoint(
-  db: Db,
+  trx: Trx,
   actor: Actor & { tenantId: string },
   id: string,
 ): Promise<EndpointView> {
   const now = nowIso();
-  return changeEndpoint(db, actor, id, 'webhook.disabled', {
+  return changeEndpoint(trx, actor, id, 'webhook.disabled', {
     status: 'disabled' as const,
     disabled_reason: 'Disabled by hand.',
     disabled_at: now,
@@ -172,11 +174,11 @@ export async function disableEndpoint(
 
 /** Enables it again: the event that failed (or the next) is tried at once. */
 export async function enableEndpoint(
-  db: Db,
+  trx: Trx,
   actor: Actor & { tenantId: string },
   id: string,
 ): Promise<EndpointView> {
-  return changeEndpoint(db, actor, id, 'webhook.enabled', {
+  return changeEndpoint(trx, actor, id, 'webhook.enabled', {
     status: 'enabled' as const,
     disabled_reason: null,
     disabled_at: null,
@@ -187,69 +189,60 @@ export async function enableEndpoint(
   });
 }
 
-/** Changes an endpoint's state and writes the audit entry, in one transaction. */
-function changeEndpoint(
-  db: Db,
+/** Changes an endpoint's state and writes the audit entry, in the caller's transaction. */
+async function changeEndpoint(
+  trx: Trx,
   actor: Actor & { tenantId: string },
   id: string,
   action: 'webhook.disabled' | 'webhook.enabled' | 'webhook.replayed',
   values: Parameters<typeof updateEndpointRow>[3],
   details: Record<string, unknown> = {},
 ): Promise<EndpointView> {
-  return db.transaction().execute(async (trx) => {
-    const row = await endpointRow(trx, actor.tenantId, id);
-    await updateEndpointRow(trx, actor.tenantId, id, values);
-    await recordAudit(trx, {
-      ...actor,
-      action,
-      target: row.url,
-      details: { endpoint_id: id, ...details },
-    });
-    return endpointView({ ...row, ...values });
+  const row = await endpointRow(trx, actor.tenantId, id);
+  await updateEndpointRow(trx, actor.tenantId, id, values);
+  await recordAudit(trx, {
+    ...actor,
+    action,
+    target: row.url,
+    details: { endpoint_id: id, ...details },
   });
+  return endpointView({ ...row, ...values });
 }
 
 export async function deleteEndpoint(
-  db: Db,
+  trx: Trx,
   actor: Actor & { tenantId: string },
   id: string,
 ): Promise<{ id: string; deleted: true }> {
-  return db.transaction().execute(async (trx) => {
-    const row = await endpointRow(trx, actor.tenantId, id);
-    await deleteEndpointRows(trx, actor.tenantId, id);
-    await recordAudit(trx, {
-      ...actor,
-      action: 'webhook.deleted',
-      target: row.url,
-      details: { endpoint_id: id },
-    });
-    return { id, deleted: true };
+  const row = await endpointRow(trx, actor.tenantId, id);
+  await deleteEndpointRows(trx, actor.tenantId, id);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'webhook.deleted',
+    target: row.url,
+    details: { endpoint_id: id },
   });
+  return { id, deleted: true };
 }
 
 /** A new signing secret, shown this once; the old one stops signing at once. */
 export async function rotateSecret(
-  db: Db,
+  trx: Trx,
   vault: SubjectVault,
   actor: Actor & { tenantId: string },
   id: string,
 ): Promise<{ id: string; secret: string }> {
-  return db.transaction().execute(async (trx) => {
-    const row = await endpointRow(trx, actor.tenantId, id);
-    const secret = newSecret(randomBytes);
-    const sealed = vault.accountSecrets.seal(sealedFor(id), secret);
-    await updateEndpointRow(trx, actor.tenantId, id, {
-      secret_sealed: sealed,
-      updated_at: nowIso(),
-    });
-    await recordAudit(trx, {
-      ...actor,
-      action: 'webhook.secret_rotated',
-      target: row.url,
-      details: { endpoint_id: id },
-    });
-    return { id, secret };
+  const row = await endpointRow(trx, actor.tenantId, id);
+  const secret = newSecret(randomBytes);
+  const sealed = vault.accountSecrets.seal(sealedFor(id), secret);
+  await updateEndpointRow(trx, actor.tenantId, id, { secret_sealed: sealed, updated_at: nowIso() });
+  await recordAudit(trx, {
+    ...actor,
+    action: 'webhook.secret_rotated',
+    target: row.url,
+    details: { endpoint_id: id },
   });
+  return { id, secret };
 }
 
 /**
@@ -257,7 +250,7 @@ export async function rotateSecret(
  * it subscribes to is sent again, in order; a failing head is forgotten and tried afresh.
  */
 export async function replayFrom(
-  db: Db,
+  trx: Trx,
   actor: Actor & { tenantId: string },
   id: string,
   from: number,
@@ -271,7 +264,7 @@ export async function replayFrom(
     next_attempt_at: null,
     updated_at: nowIso(),
   };
-  return changeEndpoint(db, actor, id, 'webhook.replayed', values, { from });
+  return changeEndpoint(trx, actor, id, 'webhook.replayed', values, { from });
 }
 
 /** The endpoint's delivery attempts, newest first, `limit` a page; `before` is a delivery id. */

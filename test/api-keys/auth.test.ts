@@ -181,8 +181,12 @@ describe.each(stores)('API keys and tenants on $name', (store) => {
 
   it('the same template code and customer id in two tenants are unrelated', async () => {
     const shared = `shared_${Date.now()}`;
-    await createTemplate(t.db, a.tenant.id, { code: shared, name: 'A' });
-    await createTemplate(t.db, b.tenant.id, { code: shared, name: 'B' });
+    await t.db
+      .transaction()
+      .execute((trx) => createTemplate(trx, a.tenant.id, { code: shared, name: 'A' }));
+    await t.db
+      .transaction()
+      .execute((trx) => createTemplate(trx, b.tenant.id, { code: shared, name: 'B' }));
     const va = await publish(t.db, a.tenant.id, shared, { content_html: '<p>A text</p>' });
     const vb = await publish(t.db, b.tenant.id, shared, { content_html: '<p>B text</p>' });
     const customer = 'same-customer@example.com';

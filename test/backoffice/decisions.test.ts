@@ -54,18 +54,22 @@ describe.each(stores)('the Decisions list on $name', (store) => {
     );
     service = await signedIn(t.app, email);
 
-    await createTemplate(t.db, a.tenant.id, { code: 'terms', name: 'Terms' });
+    await t.db
+      .transaction()
+      .execute((trx) => createTemplate(trx, a.tenant.id, { code: 'terms', name: 'Terms' }));
     await t.db.transaction().execute((trx) =>
       createProduct(trx, { ...actor, tenantId: a.tenant.id }, a.tenant.id, {
         code: 'cards',
         name: 'Cards',
       }),
     );
-    await createTemplate(t.db, a.tenant.id, {
-      code: 'cards',
-      name: 'Card terms',
-      product: 'cards',
-    });
+    await t.db.transaction().execute((trx) =>
+      createTemplate(trx, a.tenant.id, {
+        code: 'cards',
+        name: 'Card terms',
+        product: 'cards',
+      }),
+    );
     const terms1 = await publish(t.db, a.tenant.id, 'terms', {
       tag: '1.0',
       content_html: '<p>Terms one</p>',

@@ -158,7 +158,11 @@ describe.each(stores)('products in the back-office on $name', (store) => {
     );
 
     const template = 'retail_live';
-    await createTemplate(t.db, a.tenant.id, { code: template, name: 'Live', product: 'retail' });
+    await t.db
+      .transaction()
+      .execute((trx) =>
+        createTemplate(trx, a.tenant.id, { code: template, name: 'Live', product: 'retail' }),
+      );
     await publish(t.db, a.tenant.id, template);
 
     await admin.get('/backoffice/products/retail');

@@ -202,7 +202,11 @@ describe.each(stores)('a session that ends while a draft is written on $name', (
   it('another account signing in on that browser does not get the text', async () => {
     const { a, page, code } = await writer();
     const other = await seedTenant(t.db);
-    await createTemplate(t.db, other.tenant.id, { code, name: 'Same code, other tenant' });
+    await t.db
+      .transaction()
+      .execute((trx) =>
+        createTemplate(trx, other.tenant.id, { code, name: 'Same code, other tenant' }),
+      );
     await page.get(`/backoffice/templates/${code}/versions/new`);
     await idle(a.tenant.id);
     const save = await page.post(`/backoffice/templates/${code}/versions`, {

@@ -148,16 +148,18 @@ describe.each(stores)('webhooks in the back-office on $name', (store) => {
       const id = await writeDraft(page, code, { tag: '1.0', content_html: '<p>Reviewed text</p>' });
       expect((await publishThroughReview(page, code, id)).statusCode).toBe(303);
       const later = '2099-01-01T00:00:00.000Z';
-      await publishOutsideReview(
-        t.db,
-        by,
-        a.tenant.id,
-        code,
-        {
-          tag: '2.0',
-          content_html: '<p>Next year</p>',
-        },
-        { effectiveAt: later },
+      await t.db.transaction().execute((trx) =>
+        publishOutsideReview(
+          trx,
+          by,
+          a.tenant.id,
+          code,
+          {
+            tag: '2.0',
+            content_html: '<p>Next year</p>',
+          },
+          { effectiveAt: later },
+        ),
       );
       const template = await getTemplateByCode(t.db, a.tenant.id, code);
       await t.db.transaction().execute((trx) => retireTemplate(trx, by, template));

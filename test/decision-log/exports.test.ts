@@ -258,11 +258,13 @@ describe.each(stores)('receipt exports on $name', (store) => {
     a = await seedTenant(t.db);
     b = await seedTenant(t.db);
     code = unique('newsletter');
-    await createTemplate(t.db, a.tenant.id, {
-      code,
-      name: 'Newsletter',
-      description: 'Sending the weekly newsletter by e-mail',
-    });
+    await t.db.transaction().execute((trx) =>
+      createTemplate(trx, a.tenant.id, {
+        code,
+        name: 'Newsletter',
+        description: 'Sending the weekly newsletter by e-mail',
+      }),
+    );
     const version = await publish(t.db, a.tenant.id, code, {
       content_html: '<p>Consent text</p>',
     });
@@ -270,7 +272,9 @@ describe.each(stores)('receipt exports on $name', (store) => {
     publishedAt = version.published_at;
     tag = version.tag;
     const linkedCode = unique('terms');
-    await createTemplate(t.db, a.tenant.id, { code: linkedCode, name: 'Terms' });
+    await t.db
+      .transaction()
+      .execute((trx) => createTemplate(trx, a.tenant.id, { code: linkedCode, name: 'Terms' }));
     const fileUrl = 'https://example.test/terms-v1.html';
     const linkedVersion = await publish(t.db, a.tenant.id, linkedCode, { file_url: fileUrl });
     linked = { versionId: linkedVersion.consent_version_id, fileUrl, code: linkedCode };

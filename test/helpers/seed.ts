@@ -80,7 +80,9 @@ async function withApiKey(db: Db, tenant: TenantView): Promise<SeededTenant> {
 /** Creates a template with a fresh code; returns the code. */
 export async function seedTemplate(db: Db, tenantId: string): Promise<string> {
   const code = unique('tpl');
-  await createTemplate(db, tenantId, { code, name: `Template ${code}` });
+  await db
+    .transaction()
+    .execute((trx) => createTemplate(trx, tenantId, { code, name: `Template ${code}` }));
   return code;
 }
 

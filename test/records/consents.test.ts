@@ -186,8 +186,12 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
       const first = `a_${unique('tpl')}`;
       const second = `b_${unique('tpl')}`;
       // Made directly rather than with seedTemplate, so that their order by code is known.
-      await createTemplate(t.db, a.tenant.id, { code: first, name: 'First' });
-      await createTemplate(t.db, a.tenant.id, { code: second, name: 'Second' });
+      await t.db
+        .transaction()
+        .execute((trx) => createTemplate(trx, a.tenant.id, { code: first, name: 'First' }));
+      await t.db
+        .transaction()
+        .execute((trx) => createTemplate(trx, a.tenant.id, { code: second, name: 'Second' }));
       const f1 = await publish(t.db, a.tenant.id, first, { content_html: '<p>first v1</p>' });
       const s1 = await publish(t.db, a.tenant.id, second, { content_html: '<p>second v1</p>' });
       const customer = unique('c');
@@ -393,8 +397,12 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
     it("another tenant's customer with the same id sees nothing of this one, and the other way round", async () => {
       const customer = unique('shared');
       const code = unique('same_code');
-      await createTemplate(t.db, a.tenant.id, { code, name: 'A' });
-      await createTemplate(t.db, b.tenant.id, { code, name: 'B' });
+      await t.db
+        .transaction()
+        .execute((trx) => createTemplate(trx, a.tenant.id, { code, name: 'A' }));
+      await t.db
+        .transaction()
+        .execute((trx) => createTemplate(trx, b.tenant.id, { code, name: 'B' }));
       const va = await publish(t.db, a.tenant.id, code);
       const vb = await publish(t.db, b.tenant.id, code);
       await api.decide(customer, va.consent_version_id, 'given');
@@ -755,7 +763,9 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
       const unknown = await asOf(customer, code, { at: '2025-06-01T00:00:00Z' }, b.headers);
       expect(unknown.statusCode).toBe(404);
       // With its own template of the same code, B sees only its own record of the customer.
-      await createTemplate(t.db, b.tenant.id, { code, name: 'B' });
+      await t.db
+        .transaction()
+        .execute((trx) => createTemplate(trx, b.tenant.id, { code, name: 'B' }));
       const vb = await publish(t.db, b.tenant.id, code);
       // The 404 above may be remembered for up to the contract's publish-visibility bound.
       const response = await withinPublishBound(

@@ -59,14 +59,28 @@ describe.each(stores)('a release in two locales on $name', (store) => {
     t = await startTestApp(store);
     a = await seedTenant(t.db);
     code = unique('privacy');
-    await createTemplate(t.db, a.tenant.id, { code, name: 'Privacy', locale: 'en' });
-    const published = await publishOutsideReview(
-      t.db,
-      { tenantId: a.tenant.id, actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null },
-      a.tenant.id,
-      code,
-      { tag: '1.0', content_html: '<p>We keep your e-mail address.</p>', allow_reconsent: false },
-      { variants: [{ locale: 'th', content_html: '<p>เราเก็บที่อยู่อีเมลของคุณ</p>' }] },
+    await t.db
+      .transaction()
+      .execute((trx) => createTemplate(trx, a.tenant.id, { code, name: 'Privacy', locale: 'en' }));
+    const published = await t.db.transaction().execute((trx) =>
+      publishOutsideReview(
+        trx,
+        {
+          tenantId: a.tenant.id,
+          actorKind: 'operator',
+          actor: 'test',
+          ip: 'local',
+          userAgent: null,
+        },
+        a.tenant.id,
+        code,
+        {
+          tag: '1.0',
+          content_html: '<p>We keep your e-mail address.</p>',
+          allow_reconsent: false,
+        },
+        { variants: [{ locale: 'th', content_html: '<p>เราเก็บที่อยู่อีเมลของคุณ</p>' }] },
+      ),
     );
     const rows = await t.db
       .selectFrom('template_versions')
@@ -252,12 +266,20 @@ describe.each(stores)('a release in two locales on $name', (store) => {
     const api = apiOf(t.app, a.headers);
     const customer = unique('cus');
     expect((await api.decide(customer, th.id, 'given')).statusCode).toBe(201);
-    const next = await publishOutsideReview(
-      t.db,
-      { tenantId: a.tenant.id, actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null },
-      a.tenant.id,
-      code,
-      { tag: '2.0', content_html: '<p>Version two.</p>' },
+    const next = await t.db.transaction().execute((trx) =>
+      publishOutsideReview(
+        trx,
+        {
+          tenantId: a.tenant.id,
+          actorKind: 'operator',
+          actor: 'test',
+          ip: 'local',
+          userAgent: null,
+        },
+        a.tenant.id,
+        code,
+        { tag: '2.0', content_html: '<p>Version two.</p>' },
+      ),
     );
     const pending = await withinPublishBound(
       () => get(`${pendingUrl(customer)}?locale=th`),

@@ -25,7 +25,11 @@ describe.each(stores)('templates and versions on $name', (store) => {
 
   it('a template code is unique within its tenant (409 1005)', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
-    await expect(createTemplate(t.db, a.tenant.id, { code, name: 'again' })).rejects.toMatchObject({
+    await expect(
+      t.db
+        .transaction()
+        .execute((trx) => createTemplate(trx, a.tenant.id, { code, name: 'again' })),
+    ).rejects.toMatchObject({
       status: 409,
       code: '1005',
     });
@@ -34,7 +38,9 @@ describe.each(stores)('templates and versions on $name', (store) => {
   it.each(['', '_leading', 'has space', 'x'.repeat(65), 'ünicode'])(
     'refuses the template code %j (400 1001)',
     async (code) => {
-      await expect(createTemplate(t.db, a.tenant.id, { code, name: 'n' })).rejects.toMatchObject({
+      await expect(
+        t.db.transaction().execute((trx) => createTemplate(trx, a.tenant.id, { code, name: 'n' })),
+      ).rejects.toMatchObject({
         status: 400,
         code: '1001',
       });

@@ -145,10 +145,10 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     const rejected = await decide('reject');
     expect(await evented()).toEqual([rejected]);
     // A disabled endpoint resumes where it stopped: its events are still written.
-    await disableEndpoint(t.db, byCli(tenant.id), endpoint.id);
+    await t.db.transaction().execute((trx) => disableEndpoint(trx, byCli(tenant.id), endpoint.id));
     const whileDisabled = await decide('reject');
     expect(await evented()).toEqual([rejected, whileDisabled].sort());
-    await deleteEndpoint(t.db, byCli(tenant.id), endpoint.id);
+    await t.db.transaction().execute((trx) => deleteEndpoint(trx, byCli(tenant.id), endpoint.id));
     await decide('reject');
     expect(await evented()).toEqual([rejected, whileDisabled].sort());
   });
@@ -205,7 +205,9 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
         position: Number(got.headers['webhook-position']),
       }));
       const from = firstRound[1]?.position as number;
-      await replayFrom(t.db, byCli(tenant.id), endpoint.id, from);
+      await t.db
+        .transaction()
+        .execute((trx) => replayFrom(trx, byCli(tenant.id), endpoint.id, from));
       await eventually(() => receiver.received.length >= 7);
       const again = receiver.received.slice(4).map((got) => got.headers['webhook-id']);
       expect(again).toEqual(firstRound.slice(1).map((sent) => sent.id));
@@ -233,12 +235,16 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
       // receiver then closes without answering.
       receiver.answer((_got, index) => (index === 3 ? 'drop' : 200));
       const ids = firstRound.map((got) => got.headers['webhook-id']);
-      await replayFrom(
-        t.db,
-        byCli(tenant.id),
-        endpoint.id,
-        Number(firstRound[0]?.headers['webhook-position']),
-      );
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          replayFrom(
+            trx,
+            byCli(tenant.id),
+            endpoint.id,
+            Number(firstRound[0]?.headers['webhook-position']),
+          ),
+        );
       await eventually(() => receiver.received.length >= 7);
       const replay = receiver.received.slice(3);
       expect(replay.map((got) => got.headers['webhook-id'])).toEqual([ids[0], ...ids]);

@@ -51,7 +51,7 @@ describe.each(stores)('webhook endpoints ($name)', (store) => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(receiver.received.length).toBe(tried);
       receiver.answer(() => 204);
-      await enableEndpoint(t.db, byCli(tenant.id), endpoint.id);
+      await t.db.transaction().execute((trx) => enableEndpoint(trx, byCli(tenant.id), endpoint.id));
       await eventually(async () => {
         const [latest] = (await listDeliveries(t.db, tenant.id, endpoint.id, 1)).deliveries;
         return latest?.status === 'delivered';

@@ -146,7 +146,8 @@ export async function webhookRoutes(
       `/webhooks/:id/${path}`,
       { config: { permission: 'webhooks:edit' } },
       async (request, reply) => {
-        const endpoint = await act(db, actor(request), request.params.id);
+        const by = actor(request);
+        const endpoint = await db.transaction().execute((trx) => act(trx, by, request.params.id));
         return redirectTo(reply, `/webhooks/${segment(endpoint.id)}?notice=${notice}`);
       },
     );
@@ -161,7 +162,11 @@ export async function webhookRoutes(
         const error = form.refusal.fields.from ?? replayFormOptions.messages.from;
         return showEndpoint(request, reply, { from: form.input.from ?? '', error }, 400);
       }
-      const endpoint = await replayFrom(db, actor(request), request.params.id, form.values.from);
+      const by = actor(request);
+      const { from } = form.values;
+      const endpoint = await db
+        .transaction()
+        .execute((trx) => replayFrom(trx, by, request.params.id, from));
       return redirectTo(reply, `/webhooks/${segment(endpoint.id)}?notice=replayed`);
     },
   );
@@ -191,7 +196,8 @@ export async function webhookRoutes(
     '/webhooks/:id/delete',
     { config: { permission: 'webhooks:edit' } },
     async (request, reply) => {
-      await deleteEndpoint(db, actor(request), request.params.id);
+      const by = actor(request);
+      await db.transaction().execute((trx) => deleteEndpoint(trx, by, request.params.id));
       return redirectTo(reply, '/webhooks?notice=deleted');
     },
   );
