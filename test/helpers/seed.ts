@@ -3,7 +3,7 @@ import { addTenantWithAdmin, prepareTenantRegistration } from '../../src/account
 import { generateKey } from '../../src/api-keys/keys.js';
 import type { CreatedApiKey } from '../../src/api-keys/schemas.js';
 import { createApiKey } from '../../src/api-keys/service.js';
-import type { Db } from '../../src/platform/db.js';
+import type { Db, Trx } from '../../src/platform/db.js';
 import { newId } from '../../src/platform/ids.js';
 import { createCatalog } from '../../src/templates/catalog.js';
 import type { PublishedVersion } from '../../src/templates/schemas.js';
@@ -77,12 +77,11 @@ async function withApiKey(db: Db, tenant: TenantView): Promise<SeededTenant> {
   return { tenant, apiKey, headers: { 'x-system-api-key': apiKey.key } };
 }
 
-/** Creates a template with a fresh code; returns the code. */
-export async function seedTemplate(db: Db, tenantId: string): Promise<string> {
+/** Creates a template with a fresh code, in the caller's transaction or one of its own. */
+export async function seedTemplate(db: Db | Trx, tenantId: string): Promise<string> {
   const code = unique('tpl');
-  await db
-    .transaction()
-    .execute((trx) => createTemplate(trx, tenantId, { code, name: `Template ${code}` }));
+  const create = (trx: Trx) => createTemplate(trx, tenantId, { code, name: `Template ${code}` });
+  await (db.isTransaction ? create(db as Trx) : db.transaction().execute(create));
   return code;
 }
 
