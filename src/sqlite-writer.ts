@@ -6,8 +6,12 @@
  */
 import { workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-import { loadSigningKey, startIntegrator } from './decision-log/index.js';
-import { recordDecisions } from './decisions/index.js';
+// By path, not through the features' index.ts: a thread starts with the first decision, and
+// the whole surface of decisions and decision-log (templates, exports, schemas) would add some
+// 200 ms to that decision (docs/architecture.md).
+import { startIntegrator } from './decision-log/integrator.js';
+import { loadSigningKey } from './decision-log/signing-key.js';
+import { recordDecisions } from './decisions/record-decisions.js';
 import { createDb } from './platform/db.js';
 import { serveWrites } from './platform/writer-loop.js';
 import { createVault } from './subjects/index.js';
