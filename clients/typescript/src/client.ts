@@ -168,7 +168,7 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
     },
     async consistency(from, to, { signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/log/consistency', {
-        params: { query: { from: String(from), to: String(to) } },
+        params: { query: { from, to } },
         signal,
       });
       return data ? data.data : throwError(response, error);
