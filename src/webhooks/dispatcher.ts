@@ -158,6 +158,8 @@ export function startDispatcher(
             'webhook.event_type': event.type,
             'webhook.position': message.position,
           },
+          // A failed attempt (an answer not 2xx, no answer, a refused address) is the span's error.
+          (attempt) => (attempt.ok ? null : (attempt.error ?? 'failed')),
         );
         // Cut short by shutdown: not the receiver's failure, and sent again by whoever goes on.
         if (stopped) break;
