@@ -2,8 +2,11 @@ import type { AttributeValue } from '@opentelemetry/api';
 import type { tracing } from '@opentelemetry/sdk-node';
 import { redactSecrets } from './redact.js';
 
-/** Attributes that hold a request's path (with its query, for `http.target`). */
-const pathAttributes = ['url.path', 'http.target'];
+/**
+ * Attributes that hold a request's path: alone (`url.path`), with its query (`http.target`), or
+ * in the whole URL (`url.full`, `http.url`, the older conventions' name).
+ */
+const pathAttributes = ['url.path', 'http.target', 'url.full', 'http.url'];
 
 /**
  * A span processor that gives every span what the request log gets (`redactSecrets`, one
@@ -55,12 +58,14 @@ function redactText(name: string, text: string): string {
 }
 
 /**
- * The route pattern in place of the path. `http.target` keeps its query, redacted; `url.path`
- * is a path only (Fastify's instrumentation puts the whole request URL there, query included).
+ * The route pattern in place of the path. `http.target` and a whole URL keep their query,
+ * redacted (and a URL its origin); `url.path` is a path only (Fastify's instrumentation puts the
+ * whole request URL there, query included).
  */
 function routeInPlace(name: string, route: string, value: AttributeValue | undefined): string {
   const text = typeof value === 'string' ? value : '';
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(text)?.[0] ?? '';
   const query = text.indexOf('?');
-  if (name === 'url.path' || query === -1) return route;
-  return redactSecrets(`${route}${text.slice(query)}`);
+  if (name === 'url.path' || query === -1) return `${origin}${route}`;
+  return redactSecrets(`${origin}${route}${text.slice(query)}`);
 }

@@ -54,6 +54,8 @@ describe('every exported span is redacted as the request log is', () => {
       attributes: {
         'url.path': '/api/v1/customers/c-2001/consents/decisions?token=X',
         'http.target': '/api/v1/customers/c-2001/consents/decisions?token=X&a=1',
+        'url.full': 'http://localhost:3000/api/v1/customers/c-2001/consents/decisions',
+        'http.url': 'http://localhost:3000/api/v1/customers/c-2001/consents/decisions?key=k',
       },
     });
     // The route is known only once routed, as the HTTP server span learns it.
@@ -62,6 +64,8 @@ describe('every exported span is redacted as the request log is', () => {
     expect(exported()[0]?.attributes).toEqual({
       'url.path': route,
       'http.target': `${route}?token=[Redacted]&a=1`,
+      'url.full': `http://localhost:3000${route}`,
+      'http.url': `http://localhost:3000${route}?key=[Redacted]`,
       'http.route': route,
     });
   });
