@@ -61,6 +61,7 @@ export {
 export { recordFailure, secondsUntilAllowed, throttleKeys } from './throttle.js';
 export {
   checkSecondFactor,
+  codeAlreadyUsed,
   confirmEnrolment,
   enrolment,
   type FactorOwner,
