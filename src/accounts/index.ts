@@ -71,4 +71,11 @@ export {
   turnOffSecondFactor,
   twoFactorState,
 } from './two-factor.js';
-export { activeUsersWith, getTeamMember, listTeam, type TeamMember } from './users.js';
+export {
+  activeUsersWith,
+  getTeamMember,
+  holdersOfRoles,
+  listTeam,
+  type RoleHolder,
+  type TeamMember,
+} from './users.js';
