@@ -10,8 +10,10 @@ export const keyEnds = (k: Pick<ApiKeyView, 'prefix' | 'last_four'>) =>
 
 export function apiKeyList(o: {
   keys: ApiKeyView[];
-  /** What the list is searched by (part of a name), if anything. */
+  /** What the list is searched by (part of a name, a prefix, the last four), if anything. */
   search: string;
+  /** What the reader may do beyond reading: create keys, revoke them. */
+  may: { create: boolean; revoke: boolean };
   csrfToken: string;
   name: string;
   errors: string[];
@@ -37,18 +39,22 @@ ${o.keys.map(
 <td>${time(k.created_at, o.zone)}</td>
 <td>${time(k.last_used_at, o.zone)}</td>
 <td>${k.revoked_at ? html`${badge('revoked')} ${time(k.revoked_at, o.zone)}` : badge('active')}</td>
-<td>${k.revoked_at ? '' : html`<a href="${basePath}/api-keys/${segment(k.id)}/revoke">Revoke<span class="visually-hidden"> ${k.name}</span>…</a>`}</td>
+<td>${k.revoked_at || !o.may.revoke ? '' : html`<a href="${basePath}/api-keys/${segment(k.id)}/revoke">Revoke<span class="visually-hidden"> ${k.name}</span>…</a>`}</td>
 </tr>`,
 )}
 </tbody></table></div>`
 }
-<h2>Create a key</h2>
+${
+  o.may.create
+    ? html`<h2>Create a key</h2>
 ${formErrors(o.errors)}
 <form method="post" action="${basePath}/api-keys" novalidate>
 ${csrfField(o.csrfToken)}
 ${input({ name: 'name', label: 'Name', value: o.name, required: true, maxlength: 100, hint: 'The client system that will use it, e.g. "mobile app".', error: o.fieldErrors.name })}
 <button type="submit">Create key</button>
-</form>`;
+</form>`
+    : ''
+}`;
 }
 
 export function createdKey(key: CreatedApiKey & ApiKeyView): Html {
