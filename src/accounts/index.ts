@@ -32,6 +32,7 @@ export {
   addTenantWithAdmin,
   createTenantWithAdmin,
   prepareTenantRegistration,
+  TenantInvitation,
 } from './registration.js';
 export { getRole, listRoles, type Role } from './roles.js';
 export {
