@@ -23,12 +23,12 @@ export function apiKeyList(o: {
   return html`<hgroup><h1>API Key Management</h1><p>Administration</p></hgroup>
 <p>Client systems send a key in the <code>x-system-api-key</code> header. A key is shown once, when it is created; only a hash of it is kept.</p>
 <form method="get" action="${basePath}/api-keys" class="filters" role="search">
-${input({ name: 'q', label: 'Search keys', type: 'search', value: o.search, maxlength: 100 })}
+${input({ name: 'q', label: 'Search keys by name, prefix or last four characters', type: 'search', value: o.search, maxlength: 100, hint: 'Part of a name; the start of a prefix such as csk_1a2b; or the four characters a key ends with.' })}
 <button type="submit" class="secondary">Find</button>
 </form>
 ${
   o.keys.length === 0
-    ? html`<p>${o.search ? html`No key's name contains "${o.search}". <a href="${basePath}/api-keys">All keys</a>` : 'No key yet.'}</p>`
+    ? html`<p>${o.search ? html`No key's name, prefix or last four match "${o.search}". <a href="${basePath}/api-keys">All keys</a>` : 'No key yet.'}</p>`
     : html`<div class="table-scroll"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
