@@ -12,6 +12,7 @@ export {
 } from './actions.js';
 export { closeChallenge, findChallenge, openChallenge } from './challenges.js';
 export { keepFlash, takeFlash } from './flashes.js';
+export { passwordLinkUrl } from './links.js';
 export {
   inviteOperator,
   listOperators,
