@@ -2,7 +2,7 @@
 # The consent service in a container (docs/container.md): built in one stage,
 # its production dependencies installed in another, run as the unprivileged `node` user.
 
-FROM node:20-bookworm-slim AS base
+FROM node:22-bookworm-slim AS base
 WORKDIR /app
 # better-sqlite3 compiles itself when no prebuilt binary matches the platform.
 RUN apt-get update \
@@ -22,7 +22,7 @@ FROM base AS deps
 # The production tree only; `prepare` (the build) needs the dev tools, and is done above.
 RUN npm ci --omit=dev --ignore-scripts --workspaces=false && npm rebuild better-sqlite3
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
   HOST=0.0.0.0 \
   PORT=3000 \

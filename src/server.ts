@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { isAbsolute, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { purgeExpiredIdempotencyRecords } from './decisions/index.js';
@@ -34,10 +35,11 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   }
   // With several workers, one of them says it.
   if ((cluster.worker?.id ?? 1) === 1 && (await countTenants(db)) === 0) {
+    const cli = commandLine();
     app.log.info(
-      'The store has no tenant yet: run "npx consent-service demo" for a ready-to-try tenant, ' +
-        'template and API key, or "npx consent-service tenant create --alias A --email E ' +
-        '--password P" then "npx consent-service apikey create --tenant A --name N".',
+      `The store has no tenant yet: run "${cli} demo" for a ready-to-try tenant, template and ` +
+        `API key, or "${cli} tenant create --alias A --email E --password P" then ` +
+        `"${cli} apikey create --tenant A --name N".`,
     );
   }
   const purge = setInterval(() => void purgeIdempotencyRecords(app, db), purgeEveryMs);
@@ -49,6 +51,21 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   return app;
+}
+
+/**
+ * The command line as this server was started, to run from the same folder: `node
+ * bin/consent-service` in the folder that holds it (in the container image, /app), else by its
+ * full path. `npx consent-service` is no help there: npx installs the folder's package first,
+ * which needs the build tools the image leaves out.
+ */
+function commandLine(): string {
+  const program = process.argv[1] ?? 'bin/consent-service';
+  const inside = relative(process.cwd(), program);
+  const shown = inside.startsWith('..') || isAbsolute(inside) ? program : inside;
+  // A path a shell would split or expand goes in single quotes.
+  const word = /^[\w./-]+$/.test(shown) ? shown : `'${shown.replaceAll("'", "'\\''")}'`;
+  return `node ${word}`;
 }
 
 async function stop(app: FastifyInstance, db: Db, timeoutMs: number, signal: string) {

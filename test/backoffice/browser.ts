@@ -1,34 +1,29 @@
 /**
  * Real Chromium for the back-office's browser tests (test/e2e/backoffice*.test.ts), driven with
- * playwright-core: Debian's /usr/bin/chromium (or CHROMIUM_PATH), headless, with a fresh profile
+ * playwright-core: the one `chromiumExecutable` picks (./chromium.ts: CHROMIUM_PATH, else the
+ * system's /usr/bin/chromium, else the one the install brings), headless, with a fresh profile
  * (Playwright passes a new --user-data-dir to every launch and removes it on close), and no
  * network of its own (no updates, sync or QUIC). Screenshots go to test-results/screenshots/.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { repoRoot } from '../helpers/process.js';
+import { chromiumExecutable } from './chromium.js';
 
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const screenshotDir = join(repoRoot, 'test-results', 'screenshots');
 
 export const desktop = { width: 1280, height: 800 };
 export const phone = { width: 390, height: 844 };
 
-/** Browser tests run unless SKIP_BROWSER_TESTS=1; a missing browser is a failure, not a skip. */
-export const skipBrowserTests = process.env.SKIP_BROWSER_TESTS === '1';
-
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(chromiumPath)) {
-    throw new Error(
-      `No Chromium at ${chromiumPath}: install it (apt-get install chromium), set CHROMIUM_PATH, ` +
-        'or set SKIP_BROWSER_TESTS=1 to leave the browser tests out.',
-    );
-  }
   return chromium.launch({
-    executablePath: chromiumPath,
+    executablePath: await chromiumExecutable(),
     headless: true,
+    // The project's own flags for either browser, not the packaged one's `chromium.args`: those
+    // are for AWS Lambda and turn off web security (--disable-web-security), which the pages'
+    // own checks need on.
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -10,7 +10,6 @@ import {
   launchChromium,
   phone,
   screenshotDir,
-  skipBrowserTests,
   watch,
 } from '../backoffice/browser.js';
 import {
@@ -53,7 +52,7 @@ function chartLabels(
   });
 }
 
-describe.skipIf(skipBrowserTests).each(stores)(
+describe.each(stores)(
   'the back-office in Chromium, served by the real server on $name',
   (testStore) => {
     describe.sequential('an operator registers a tenant, whose user publishes, keys, looks up and exports', {

@@ -1,12 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  capture,
-  launchChromium,
-  signInAs,
-  skipBrowserTests,
-  watch,
-} from '../backoffice/browser.js';
+import { capture, launchChromium, signInAs, watch } from '../backoffice/browser.js';
 import {
   callServer,
   expectJsonObject,
@@ -33,7 +27,7 @@ const bangkokWallTime = (instant: number) =>
  * keeps answering version 1 until then and version 2 after, in the locale asked for; the
  * Decisions page filters by the locale of the text each customer saw.
  */
-describe.skipIf(skipBrowserTests).each(stores)(
+describe.each(stores)(
   'a release in Thai and English, scheduled, in Chromium, on $name',
   (testStore) => {
     describe.sequential('write, review, schedule, go live, browse', {

@@ -1,12 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  capture,
-  launchChromium,
-  signInAs,
-  skipBrowserTests,
-  watch,
-} from '../backoffice/browser.js';
+import { capture, launchChromium, signInAs, watch } from '../backoffice/browser.js';
 import { appCode } from '../helpers/authenticator.js';
 import {
   callServer,
@@ -55,7 +49,7 @@ type Member = keyof typeof team;
  * reviewer also turns on two-factor sign-in); a version goes through review (sent back once) to
  * approval, and the audit log, filtered by person, shows who took each step.
  */
-describe.skipIf(skipBrowserTests).each(stores)(
+describe.each(stores)(
   'a team reviews and approves a version in Chromium, on $name',
   (testStore) => {
     describe.sequential('invitations, review, approval, audit', { timeout: budget(60_000) }, () => {

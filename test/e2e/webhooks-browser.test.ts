@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capture, launchChromium, skipBrowserTests, watch } from '../backoffice/browser.js';
+import { capture, launchChromium, watch } from '../backoffice/browser.js';
 import {
   freePort,
   makeTempStore,
@@ -20,7 +20,7 @@ import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 import { startReceiver, verified } from '../helpers/webhook-receiver.js';
 
-describe.skipIf(skipBrowserTests).each(stores)('webhooks in Chromium on $name', (testStore) => {
+describe.each(stores)('webhooks in Chromium on $name', (testStore) => {
   let store: TempStore;
   let server: ServerProcess;
   let browser: Browser;

@@ -212,6 +212,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** How long to wait for `/api/health` to answer 200 (a budget). */
   readyTimeoutMs?: number;
+  /** The working directory; the store's directory when omitted. */
+  cwd?: string;
 }
 
 /** A running `consent-service serve`. */
@@ -351,7 +353,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   const port = options.port ?? (await freePort());
   const env = { ...serverEnv(options.store, port, options.logLevel), ...options.env };
   const child = spawn(process.execPath, [binPath, 'serve'], {
-    cwd: options.store.dir,
+    cwd: options.cwd ?? options.store.dir,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
