@@ -254,7 +254,10 @@ export async function insertVersion(db: Executor, row: TemplateVersionRow): Prom
   await db.insertInto('template_versions').values(row).execute();
 }
 
-/** Whether a version of the template already carries that tag. */
+/**
+ * Whether a version of the template already carries that tag; a rejected version's tag is free
+ * again (the unique index leaves rejected versions out, migration 0017).
+ */
 export async function tagTaken(
   db: Executor,
   tenantId: string,
@@ -267,6 +270,7 @@ export async function tagTaken(
     .where('tenant_id', '=', tenantId)
     .where('template_id', '=', templateId)
     .where('tag', '=', tag)
+    .where('status', '<>', 'rejected')
     .executeTakeFirst();
   return clash !== undefined;
 }

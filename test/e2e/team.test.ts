@@ -295,6 +295,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await editor.evaluate(() => {
           const { document } = globalThis as any;
           const form = document.querySelector('form.review-step');
+          form.querySelector('[name=publish_now]').checked = true;
           form.action = `${form.action}/approve`;
           form.submit();
         });
@@ -321,6 +322,7 @@ describe.skipIf(skipBrowserTests).each(stores)(
           'allowed: a customer who decided on this version can decide again',
         );
         await shot('approver', '11-approval');
+        await approver.getByLabel('Or publish at once, with no go-live time').check();
         await approver.getByRole('button', { name: 'Approve and publish version 2' }).click();
         await expect.poll(() => status(approver)).toContain('Version published');
         await shot('approver', '14-published');

@@ -38,6 +38,8 @@ export const VersionForm = Type.Object({
     Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }),
   ]),
   allow_reconsent: Type.String(),
+  /** A new draft's starting release (hidden): its other locales are carried over. */
+  from_release: Type.String(),
 });
 
 export const versionFormOptions: FormOptions<typeof VersionForm> = {
@@ -58,6 +60,7 @@ export const PreviewForm = Type.Object({
   content_html: Type.String(),
   file_url: Type.String(),
   allow_reconsent: Type.String(),
+  from_release: Type.String(),
   version_id: Type.String(),
 });
 
@@ -69,6 +72,8 @@ export const previewFormOptions: FormOptions<typeof PreviewForm> = {
 /** Another locale's text of a draft release; the service checks it. */
 export const LocaleForm = Type.Object({
   locale: Type.String(),
+  /** `true` from the "Add a locale" form: a locale the draft has is then refused. */
+  adding: Type.String(),
   content_html: Type.String(),
   file_url: Type.String(),
 });
@@ -84,11 +89,14 @@ export const localeFormOptions: FormOptions<typeof LocaleForm> = {
 
 /**
  * A step of review: its comment (the service checks it), the go-live time typed on approval (in
- * the user's zone, empty for at once) and the confirmation of dropping locales (`true`).
+ * the user's zone) or the ticked "Publish at once", and the confirmation of dropping locales
+ * (`true`).
  */
 export const ReviewStepForm = Type.Object({
   comment: Type.String(),
   effective_at: Type.String(),
+  /** `true`: publish at once; an empty go-live time alone publishes nothing. */
+  publish_now: Type.String(),
   drop_locales: Type.String(),
 });
 

@@ -1,3 +1,6 @@
+import type { FastifyRequest } from 'fastify';
+import type { Author } from '../../templates/index.js';
+import { auditBy, tenantOf } from '../web/context.js';
 import { sectionPage } from '../web/layout.js';
 
 const notices: Record<string, string> = {
@@ -15,3 +18,8 @@ const notices: Record<string, string> = {
 
 /** The page sender of the templates' pages, with the confirmations their `?notice=` names. */
 export const templatesPage = sectionPage('templates', notices);
+
+/** Who acts on a version from a page: the audit log's actor and the user four eyes compares. */
+export function authorOf(request: FastifyRequest): Author {
+  return { ...auditBy(request), userId: tenantOf(request).userId };
+}
