@@ -2,17 +2,22 @@ import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
+import { validate } from '../platform/validation.js';
+import { findProduct, productForNewTemplate } from '../products/index.js';
 import { type Author, recordEdit } from './authorship.js';
 import { queueArchived } from './events.js';
+import { localeOf } from './locales.js';
 import { publishRelease } from './publish.js';
 import { countCustomersOnVersion, countCustomersPerTemplate } from './reach-repository.js';
 import {
   anyVersionPublished,
   deleteTemplateRows,
+  listLocalesOf,
   setTemplateArchivedAt,
+  updateTemplateDetails,
   type VersionWithCode,
 } from './repository.js';
-import type { TemplateView } from './schemas.js';
+import { TemplateDetails, type TemplateView } from './schemas.js';
 import {
   createDraftVersion,
   createTemplate,
@@ -224,6 +229,56 @@ export async function retireTemplate(
     await recordAudit(trx, { ...actor, action: 'template.archived', target: template.code });
   }
   return 'archived';
+}
+
+/**
+ * Changes a template's name, product and default locale, and records what changed (from, to).
+ * The product must be an active one of the tenant; the default locale one the template has a
+ * text in (any, while it has no version): a request naming no locale gets it. `400 1001`
+ * otherwise. Its code never changes: client systems call the API by it.
+ */
+export async function changeTemplateAs(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+  input: unknown,
+): Promise<TemplateRow> {
+  const fields = validate(TemplateDetails, input);
+  const locale = localeOf(fields.default_locale, 'default_locale');
+  await lockPublishes(trx, template.tenant_id, template.id);
+  const has = await listLocalesOf(trx, template.tenant_id, template.id);
+  if (has.length > 0 && !has.includes(locale)) {
+    throw new AppError('invalidRequest', {
+      message: `The default locale must be one the template has a text in: ${has.join(', ')}.`,
+      details: [{ field: 'default_locale', issue: `must be one of ${has.join(', ')}` }],
+    });
+  }
+  const before = template.product_id
+    ? await findProduct(trx, template.tenant_id, template.product_id)
+    : undefined;
+  // Its own product stays allowed, archived or not; another must be active.
+  const product =
+    before?.code === fields.product
+      ? before
+      : await productForNewTemplate(trx, template.tenant_id, fields.product);
+  const next = { name: fields.name, product_id: product.id, default_locale: locale };
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  if (template.name !== next.name) changes.name = { from: template.name, to: next.name };
+  if (template.product_id !== next.product_id) {
+    changes.product = { from: before?.code ?? null, to: product.code };
+  }
+  if (template.default_locale !== locale) {
+    changes.default_locale = { from: template.default_locale, to: locale };
+  }
+  if (Object.keys(changes).length === 0) return template;
+  await updateTemplateDetails(trx, template.tenant_id, template.id, next);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'template.changed',
+    target: template.code,
+    details: changes,
+  });
+  return { ...template, ...next };
 }
 
 /** Puts an archived template back in use: the API answers its latest version again. */

@@ -1,5 +1,6 @@
 /** The public surface of `src/templates/`: what other folders may import (its README says what each part is). */
 export {
+  changeTemplateAs,
   createDraftAs,
   createTemplateAs,
   customersPerTemplate,

@@ -340,6 +340,37 @@ export async function deleteVariant(db: Executor, tenantId: string, id: string):
     .execute();
 }
 
+export async function updateTemplateDetails(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  details: Pick<TemplateRow, 'name' | 'product_id' | 'default_locale'>,
+): Promise<void> {
+  await db
+    .updateTable('templates')
+    .set(details)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', templateId)
+    .execute();
+}
+
+/** The locales any version of the template has a text in. */
+export async function listLocalesOf(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('template_versions')
+    .select('locale')
+    .distinct()
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .orderBy('locale')
+    .execute();
+  return rows.map((r) => r.locale);
+}
+
 export async function setTemplateArchivedAt(
   db: Executor,
   tenantId: string,

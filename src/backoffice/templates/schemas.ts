@@ -26,6 +26,18 @@ export const newTemplateFormOptions: FormOptions<typeof NewTemplateForm> = {
   trim: ['code', 'name', 'description', 'product', 'locale'],
 };
 
+/** A template's name, product and default locale; the service checks them. */
+export const TemplateDetailsForm = Type.Object({
+  name: Type.String(),
+  product: Type.String(),
+  default_locale: Type.String(),
+});
+
+export const templateDetailsFormOptions: FormOptions<typeof TemplateDetailsForm> = {
+  messages: {},
+  trim: ['name', 'product', 'default_locale'],
+};
+
 /**
  * A version's form: the service's fields, with an empty content file address meaning none. The
  * re-consent checkbox is read as checked only when it sends `true`.

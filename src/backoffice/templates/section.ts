@@ -10,6 +10,7 @@ const notices: Record<string, string> = {
   deleted: 'Template deleted, with its drafts.',
   archived: 'Template archived: within a second the API answers 404 for it.',
   restored: 'Template restored: the API answers its latest version again.',
+  changed: 'Template changed.',
   file_uploaded: 'Content file uploaded.',
   locale_saved: 'Locale saved.',
   locale_removed: 'Locale removed from the draft.',

@@ -93,8 +93,10 @@ export function templatePage(o: {
   versions: VersionModel[];
   customers: number;
   zone: string;
-  may: { draft: boolean; edit: boolean; retire: boolean };
+  may: { draft: boolean; edit: boolean; retire: boolean; change: boolean };
   product: { code: string; name: string } | undefined;
+  /** The products it may move to (when the user may change it). */
+  products: ReadonlyArray<{ code: string; name: string }>;
   csrfToken: string;
 }): Html {
   const { template } = o;
@@ -133,7 +135,23 @@ ${o.versions.map(
 )}
 </tbody></table></div>`
 }
+${o.may.change ? detailsForm(template, o.product, o.products, o.csrfToken) : ''}
 ${o.may.retire ? retireForm(template, latest !== undefined, o.csrfToken) : ''}`;
+}
+
+/** Its name, product and default locale (which must be one it has a text in); never its code. */
+function detailsForm(
+  template: TemplateModel,
+  product: { code: string } | undefined,
+  products: ReadonlyArray<{ code: string; name: string }>,
+  csrfToken: string,
+): Html {
+  return html`<h2>Name, product and default locale</h2>
+<form method="post" action="${templatePath(template.code)}/details">${csrfField(csrfToken)}
+${input({ name: 'name', label: 'Name', value: template.name, required: true, maxlength: 200 })}
+${select({ name: 'product', label: 'Product', value: product?.code ?? '', options: products.map((p) => [p.code, p.name] as const) })}
+${input({ name: 'default_locale', label: 'Default locale', value: template.defaultLocale, required: true, maxlength: 35, hint: 'One the template has a text in: a request naming no locale, or one it lacks, gets it. The code stays as it is.' })}
+<button type="submit" class="secondary">Save the changes</button></form>`;
 }
 
 /**
