@@ -147,10 +147,12 @@ module.exports = {
     {
       name: 'client-stands-alone',
       comment:
-        'The client package (clients/typescript) ships without the service: its src/ imports its own files and openapi-fetch, no other package and nothing of the service.',
+        'The client package (clients/typescript) ships without the service: its src/ imports its own files, openapi-fetch and standardwebhooks (webhook signatures), no other package and nothing of the service.',
       severity: 'error',
       from: { path: '^clients/typescript/src/' },
-      to: { pathNot: '^clients/typescript/src/|(^|/)node_modules/openapi-fetch/' },
+      to: {
+        pathNot: '^clients/typescript/src/|(^|/)node_modules/(openapi-fetch|standardwebhooks)/',
+      },
     },
   ],
   options: {

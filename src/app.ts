@@ -46,6 +46,7 @@ import { contentRoutes, uploadedFileRoutes } from './templates/content-routes.js
 import { createCatalog } from './templates/index.js';
 import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
+import { webhookPayloads } from './webhook-payloads.js';
 import { type Dispatcher, idleDispatcher, startDispatcher } from './webhooks/index.js';
 import { createWriters } from './writers.js';
 
@@ -186,7 +187,11 @@ export async function buildApp(
     dispatcher = startDispatcher(db, vault, config.webhooks, app.log, metrics?.webhookAttempt);
   });
   app.addHook('onClose', () => dispatcher.stop());
-  await registerOpenApi(app, serviceVersion);
+  await registerOpenApi(app, {
+    version: serviceVersion,
+    publicBaseUrl: config.publicBaseUrl,
+    webhooks: webhookPayloads,
+  });
   await app.register(healthRoutes, { db, writes: writers.decisions });
   await app.register(contentRoutes, { db });
   await app.register(uploadedFileRoutes, { db });

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { addTenantWithAdmin, prepareTenantRegistration } from './accounts/index.js';
+import {
+  addTenantWithAdmin,
+  passwordLinkUrl,
+  prepareTenantRegistration,
+  registerTenant,
+} from './accounts/index.js';
 import { createApiKey, revokeApiKey } from './api-keys/index.js';
 import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
 import { createDemo } from './cli/demo.js';
@@ -30,7 +35,9 @@ const usage = `Usage: consent-service <command> [options]
   serve                                   run the HTTP server (applies pending migrations first)
   migrate                                 bring the store's schema up to date
   demo [--alias demo]                     create a demo tenant, template, version and API key
-  tenant create --alias A --email E --password P
+  tenant create --alias A --email E (--password P | --name N)
+                                          with --name, the first admin is invited: the
+                                          command prints the link to set their password
   product create --tenant A --code C --name N [--description D]
   template create --tenant A --code C --name N [--description D] [--product P] [--locale L]
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
@@ -74,14 +81,27 @@ const commands: Record<
   }
 > = {
   'tenant create': {
-    options: ['alias', 'email', 'password'],
+    options: ['alias', 'email', 'password', 'name'],
     run: async (db, o, config) => {
+      const alias = required(o, 'alias');
+      const email = required(o, 'email');
+      if (o.password !== undefined && o.name !== undefined) {
+        throw new UsageError('Give --password or --name, not both.');
+      }
+      if (o.password === undefined && o.name === undefined) {
+        throw new UsageError('Missing --password or --name (to invite the first admin).');
+      }
+      if (o.name !== undefined) {
+        // The first admin invited, as the operator's page does: they set their own password
+        // with the link, which is printed here once (the command line sends no e-mail).
+        const input = { alias, email, name: o.name };
+        const { tenant, token } = await db
+          .transaction()
+          .execute((trx) => registerTenant(trx, input, { ...commandLine, tenantId: null }));
+        return { ...tenant, invitation_url: passwordLinkUrl(config.publicBaseUrl, token) };
+      }
       const registration = await prepareTenantRegistration(
-        {
-          alias: required(o, 'alias'),
-          email: required(o, 'email'),
-          password: required(o, 'password'),
-        },
+        { alias, email, password: o.password },
         config.passwordHashCost,
       );
       return db.transaction().execute((trx) => addTenantWithAdmin(trx, registration));

@@ -4,7 +4,7 @@ import { AppError } from '../platform/errors.js';
 import { setTenantDisabled } from '../tenants/index.js';
 import { closeChallenge, failChallenge } from './challenges.js';
 import { findOperatorByEmail, setOperatorPasswordHash } from './operators.js';
-import { addTenantWithAdmin, type TenantRegistration } from './registration.js';
+import { addTenantWithInvitedAdmin } from './registration.js';
 import {
   type Account,
   type BackofficeUser,
@@ -110,22 +110,24 @@ export async function refuseOperatorEmail(db: Executor, email: string): Promise<
 }
 
 /**
- * The operator registers a tenant (its first login, see `prepareTenantRegistration`); the entry
- * is filed under the tenant.
+ * The operator registers a tenant with its first admin invited (see `addTenantWithInvitedAdmin`):
+ * the entry is filed under the tenant. Answers the tenant, its admin and the invitation's token.
  */
 export async function registerTenant(
   trx: Trx,
-  registration: TenantRegistration,
+  input: unknown,
   actor: Actor,
-): Promise<void> {
-  const tenant = await addTenantWithAdmin(trx, registration);
+): Promise<Awaited<ReturnType<typeof addTenantWithInvitedAdmin>>> {
+  const registered = await addTenantWithInvitedAdmin(trx, input, actor.actor);
+  const { tenant, admin } = registered;
   await recordAudit(trx, {
     ...actor,
     tenantId: tenant.id,
     action: 'tenant.created',
     target: tenant.alias,
-    details: { email: tenant.email },
+    details: { email: tenant.email, admin: { user_id: admin.id, name: admin.name, invited: true } },
   });
+  return registered;
 }
 
 /** Disables a tenant and ends its users' sessions at once. */

@@ -12,6 +12,7 @@ export {
 } from './actions.js';
 export { closeChallenge, findChallenge, openChallenge } from './challenges.js';
 export { keepFlash, takeFlash } from './flashes.js';
+export { passwordLinkUrl } from './links.js';
 export {
   inviteOperator,
   listOperators,
@@ -32,6 +33,7 @@ export {
   addTenantWithAdmin,
   createTenantWithAdmin,
   prepareTenantRegistration,
+  TenantInvitation,
 } from './registration.js';
 export { getRole, listRoles, type Role } from './roles.js';
 export {
@@ -61,6 +63,7 @@ export {
 export { recordFailure, secondsUntilAllowed, throttleKeys } from './throttle.js';
 export {
   checkSecondFactor,
+  codeAlreadyUsed,
   confirmEnrolment,
   enrolment,
   type FactorOwner,
@@ -70,4 +73,11 @@ export {
   turnOffSecondFactor,
   twoFactorState,
 } from './two-factor.js';
-export { activeUsersWith, getTeamMember, listTeam, type TeamMember } from './users.js';
+export {
+  activeUsersWith,
+  getTeamMember,
+  holdersOfRoles,
+  listTeam,
+  type RoleHolder,
+  type TeamMember,
+} from './users.js';

@@ -53,6 +53,15 @@ export async function issueLink(
   return token;
 }
 
+/**
+ * The page a one-time link opens, in the back-office (its path is fixed: `/backoffice/password`).
+ * The token travels as `token=`, a parameter the request log redacts, and the page's form sends
+ * it back in its body. The back-office and the command line both hand out this address.
+ */
+export function passwordLinkUrl(publicBaseUrl: string, token: string): string {
+  return `${publicBaseUrl}/backoffice/password?token=${token}`;
+}
+
 function isLinkToken(token: string): boolean {
   return /^[A-Za-z0-9_-]{43}$/.test(token);
 }

@@ -1,7 +1,9 @@
+import { type Static, Type } from 'typebox';
 import type { Db, Trx } from '../platform/db.js';
 import { validate } from '../platform/validation.js';
 import { hashPassword, insertNewTenant, NewTenant, type TenantView } from '../tenants/index.js';
-import { addUser } from './users.js';
+import { issueLink } from './links.js';
+import { addUser, type TeamMember } from './users.js';
 
 /** The name of a tenant's first user; an admin can rename it. */
 const firstUserName = 'Administrator';
@@ -57,4 +59,40 @@ export async function createTenantWithAdmin(
 ): Promise<TenantView> {
   const registration = await prepareTenantRegistration(input, passwordHashCost);
   return db.transaction().execute((trx) => addTenantWithAdmin(trx, registration));
+}
+
+/**
+ * A tenant registered with its first admin invited: the alias, and the admin's name and e-mail.
+ * No password: the admin sets their own from the invitation, as every team member does.
+ */
+export const TenantInvitation = Type.Object(
+  {
+    alias: NewTenant.properties.alias,
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    email: NewTenant.properties.email,
+  },
+  { additionalProperties: false },
+);
+export type TenantInvitation = Static<typeof TenantInvitation>;
+
+/**
+ * Registers a tenant with its first user invited: that name and e-mail, the Admin role, no
+ * password yet, and the one-time invitation link (72 hours) with which they set one. Answers
+ * the link's token for the caller to e-mail or show; the rows are written in the caller's
+ * transaction.
+ */
+export async function addTenantWithInvitedAdmin(
+  trx: Trx,
+  input: unknown,
+  invitedBy: string,
+): Promise<{ tenant: TenantView; admin: TeamMember; token: string }> {
+  const { alias, name, email } = validate(TenantInvitation, input);
+  const tenant = await insertNewTenant(trx, { alias, email });
+  const admin = await addUser(trx, tenant.id, { email: tenant.email, name, roles: ['admin'] });
+  const token = await issueLink(
+    trx,
+    { purpose: 'invitation', kind: 'user', accountId: admin.id },
+    invitedBy,
+  );
+  return { tenant, admin, token };
 }

@@ -41,18 +41,37 @@ export function verifyTotp(
   lastUsedStep: number | null,
   now: number = Date.now(),
 ): number | undefined {
+  return matchingSteps(secret, code, now).find(
+    (step) => lastUsedStep === null || step > lastUsedStep,
+  );
+}
+
+/**
+ * Whether a code refused by `verifyTotp` is one of the app's right codes whose step was already
+ * used: the person is told to wait for the next code rather than that theirs is wrong.
+ */
+export function totpAlreadyUsed(
+  secret: string,
+  code: string,
+  lastUsedStep: number | null,
+  now: number = Date.now(),
+): boolean {
+  if (lastUsedStep === null) return false;
+  return matchingSteps(secret, code, now).some((step) => step <= lastUsedStep);
+}
+
+/** The steps around `now` (the current one first) whose code this is. */
+function matchingSteps(secret: string, code: string, now: number): number[] {
   const token = code.replace(/\s/g, '');
-  if (!/^\d{6}$/.test(token)) return undefined;
+  if (!/^\d{6}$/.test(token)) return [];
   const key = Secret.fromBase32(secret);
   const current = TOTP.counter({ period, timestamp: now });
-  for (const step of [current, current - 1, current + 1]) {
-    if (step < 0 || (lastUsedStep !== null && step <= lastUsedStep)) continue;
-    // window 0: this one step only; otpauth compares the codes in constant time.
-    if (HOTP.validate({ token, secret: key, algorithm, digits, counter: step, window: 0 }) === 0) {
-      return step;
-    }
-  }
-  return undefined;
+  // window 0: this one step only; otpauth compares the codes in constant time.
+  return [current, current - 1, current + 1].filter(
+    (step) =>
+      step >= 0 &&
+      HOTP.validate({ token, secret: key, algorithm, digits, counter: step, window: 0 }) === 0,
+  );
 }
 
 /**

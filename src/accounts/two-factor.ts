@@ -11,7 +11,7 @@ import {
   updateTwoFactor,
   useRecoveryCode,
 } from './sign-in-repository.js';
-import { newTotpSecret, qrCodeSvg, totpUri, verifyTotp } from './totp.js';
+import { newTotpSecret, qrCodeSvg, totpAlreadyUsed, totpUri, verifyTotp } from './totp.js';
 
 /**
  * Two-factor sign-in: a TOTP secret (RFC 6238) shared with the person's authenticator app, and
@@ -127,6 +127,21 @@ export async function checkSecondFactor(
   const hash = recoveryCodeHash(typed);
   if (hash && (await useRecoveryCode(trx, owner, hash, nowIso()))) return 'recovery_code';
   return undefined;
+}
+
+/**
+ * Whether a code `checkSecondFactor` refused is the app's code of a time step already used (a
+ * code typed twice, or seen over a shoulder): said as such rather than as a wrong code.
+ */
+export async function codeAlreadyUsed(
+  db: Executor,
+  box: SecretBox,
+  owner: FactorOwner,
+  typed: string,
+): Promise<boolean> {
+  const row = await findTwoFactor(db, owner);
+  if (!row?.totp_secret) return false;
+  return totpAlreadyUsed(box.open(owner.id, row.totp_secret), typed, row.totp_last_step);
 }
 
 /** Its owner turns the second factor off, and the act is recorded. */

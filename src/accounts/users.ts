@@ -201,3 +201,33 @@ export async function activeUsersWith(
     .filter((row) => (held.get(row.id) ?? []).some((roleId) => granting.has(roleId)))
     .map((row) => ({ id: row.id, email: row.email, name: row.name }));
 }
+
+/** Someone holding a role, as the roles' pages name them. */
+export interface RoleHolder {
+  id: string;
+  name: string;
+  email: string;
+  /** Whether this role is the only one they hold: without it they would have none. */
+  onlyThisRole: boolean;
+}
+
+/** Who holds each role of the tenant (by role id; a role nobody holds is absent), by name. */
+export async function holdersOfRoles(
+  db: Executor,
+  tenantId: string,
+): Promise<Map<string, RoleHolder[]>> {
+  const holders = new Map<string, RoleHolder[]>();
+  for (const member of await listTeam(db, tenantId)) {
+    for (const roleId of new Set(member.roles)) {
+      const list = holders.get(roleId) ?? [];
+      list.push({
+        id: member.id,
+        name: member.name,
+        email: member.email,
+        onlyThisRole: member.roles.length === 1,
+      });
+      holders.set(roleId, list);
+    }
+  }
+  return holders;
+}

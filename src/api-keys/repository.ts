@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.js';
-import { containsText } from '../platform/like.js';
+import { containsText, startsWithText } from '../platform/like.js';
 import type { ApiKeyView } from './schemas.js';
 import type { ApiKeyRow } from './table.js';
 
@@ -61,8 +61,9 @@ const viewColumns = [
 ] as const;
 
 /**
- * The tenant's keys, newest first, revoked ones included; only those whose name contains
- * `search` (any case; `%` and `_` match only themselves) when it is given.
+ * The tenant's keys, newest first, revoked ones included; when `search` is given, only those
+ * whose name contains it, whose prefix starts with it (`csk_` may be left out), in any case,
+ * or whose last four characters are exactly it (`%` and `_` match only themselves).
  */
 export function listKeyViews(
   db: Executor,
@@ -70,7 +71,16 @@ export function listKeyViews(
   search?: string,
 ): Promise<ApiKeyView[]> {
   let query = db.selectFrom('api_keys').select(viewColumns).where('tenant_id', '=', tenantId);
-  if (search) query = query.where(containsText('name', search));
+  if (search) {
+    query = query.where((eb) =>
+      eb.or([
+        containsText('name', search),
+        startsWithText('prefix', search),
+        startsWithText('prefix', `csk_${search}`),
+        eb('last_four', '=', search),
+      ]),
+    );
+  }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 

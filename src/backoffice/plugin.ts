@@ -191,7 +191,11 @@ export async function backoffice(
           await tenantPages.register(logPageRoutes, { db, signer, vault });
         });
 
-        await pages.register(tenantAdminRoutes, { db, passwordHashCost: config.passwordHashCost });
+        await pages.register(tenantAdminRoutes, {
+          db,
+          publicBaseUrl: config.publicBaseUrl,
+          mailer,
+        });
         await pages.register(tenantRecoveryRoutes, {
           db,
           publicBaseUrl: config.publicBaseUrl,

@@ -72,9 +72,11 @@ export const webhookCommands: Record<string, { options: string[]; run: Command }
   },
   'webhook rotate-secret': {
     options: ['tenant', 'id'],
-    run: async (db, o, _config, vault) => {
+    run: async (db, o, config, vault) => {
       const by = await as(db, o);
-      return db.transaction().execute((trx) => rotateSecret(trx, vault, by, required(o, 'id')));
+      return db
+        .transaction()
+        .execute((trx) => rotateSecret(trx, vault, by, required(o, 'id'), config.webhooks));
     },
   },
   'webhook replay': {

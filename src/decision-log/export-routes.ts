@@ -3,15 +3,20 @@ import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import { answer, apiKeySecurity } from '../platform/http-schemas.js';
 import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { getTemplateByCode, getVersion } from '../templates/index.js';
 import { getTenantById } from '../tenants/index.js';
 import { type ExportSource, iso27560Receipt, kantaraReceipt, type OpenReceipt } from './exports.js';
-import { receiptRequest, receiptWaitDescription, sendQueued } from './routes.js';
+import {
+  receiptErrors,
+  receiptPending,
+  receiptRequest,
+  receiptWaitDescription,
+  sendQueued,
+} from './routes.js';
 import type { Receipt } from './schemas.js';
-import { ReceiptPending } from './schemas.js';
 import { awaitReceipt } from './service.js';
 
 const Str = (description?: string) => Type.String(description ? { description } : {});
@@ -193,6 +198,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['log'],
+        operationId: 'getReceiptIso27560',
         summary: "A decision's receipt as ISO/IEC TS 27560 (W3C DPV JSON-LD)",
         description: receiptWaitDescription,
         security: apiKeySecurity,
@@ -202,8 +208,8 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
             description: 'The consent receipt, wrapping the consent record and the log proof',
             content: { 'application/ld+json': { schema: Iso27560Receipt } },
           },
-          202: dataOf(ReceiptPending),
-          ...errorResponses,
+          202: receiptPending,
+          ...receiptErrors,
         },
       },
     },
@@ -221,11 +227,16 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['log'],
+        operationId: 'getReceiptKantara',
         summary: "A decision's receipt as a Kantara Consent Receipt v1.1",
         description: receiptWaitDescription,
         security: apiKeySecurity,
         ...receiptRequest,
-        response: { 200: KantaraReceipt, 202: dataOf(ReceiptPending), ...errorResponses },
+        response: {
+          200: answer(KantaraReceipt, 'The Kantara consent receipt.'),
+          202: receiptPending,
+          ...receiptErrors,
+        },
       },
     },
     async (request, reply) => {

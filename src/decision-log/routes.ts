@@ -3,14 +3,35 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
-import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import {
+  answer,
+  apiKeySecurity,
+  dataOf,
+  errorsOf,
+  integerQuery,
+  keyedErrors,
+  responseHeaders,
+} from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { ConsistencyProof, LogCheckpoint, LogKey, Receipt, ReceiptPending } from './schemas.js';
 import { awaitReceipt, consistency, currentCheckpoint, logKey } from './service.js';
 
-const SizeParam = Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'A tree size' });
+const SizeParam = integerQuery({
+  pattern: '^[1-9][0-9]{0,14}$',
+  minimum: 1,
+  maximum: 999_999_999_999_999,
+  description: 'A tree size',
+});
+
+/** The answer while a decision's leaf waits to be appended, and what a receipt may refuse. */
+export const receiptPending = answer(
+  dataOf(ReceiptPending),
+  'Queued: the decision is not in the log yet. Ask again after `Retry-After`.',
+  { 'retry-after': responseHeaders.retryAfter },
+);
+export const receiptErrors = errorsOf('invalidRequest', 'notFound', ...keyedErrors);
 
 /** Path and query of every route answering a decision's receipt, whatever its format. */
 export const receiptRequest = {
@@ -45,11 +66,16 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['log'],
+        operationId: 'getReceipt',
         summary: "A decision's receipt: its leaf, inclusion proof and signed checkpoint",
         description: receiptWaitDescription,
         security: apiKeySecurity,
         ...receiptRequest,
-        response: { 200: dataOf(Receipt), 202: dataOf(ReceiptPending), ...errorResponses },
+        response: {
+          200: answer(dataOf(Receipt), 'The receipt.'),
+          202: receiptPending,
+          ...receiptErrors,
+        },
       },
     },
     async (request, reply) => {
@@ -74,9 +100,13 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['log'],
+        operationId: 'getCheckpoint',
         summary: "The latest signed checkpoint of the tenant's decision log",
         security: apiKeySecurity,
-        response: { 200: dataOf(LogCheckpoint), ...errorResponses },
+        response: {
+          200: answer(dataOf(LogCheckpoint), 'The checkpoint.'),
+          ...errorsOf(...keyedErrors),
+        },
       },
     },
     async (request, reply) => {
@@ -90,6 +120,7 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['log'],
+        operationId: 'getConsistencyProof',
         summary: 'A consistency proof between two sizes of the log (RFC 6962)',
         description: '`1 <= from <= to <=` the size of the latest checkpoint.',
         security: apiKeySecurity,
@@ -97,7 +128,10 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
           { from: SizeParam, to: SizeParam },
           { additionalProperties: false },
         ),
-        response: { 200: dataOf(ConsistencyProof), ...errorResponses },
+        response: {
+          200: answer(dataOf(ConsistencyProof), 'The proof.'),
+          ...errorsOf('invalidRequest', ...keyedErrors),
+        },
       },
     },
     async (request) => {
@@ -113,9 +147,13 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['log'],
+        operationId: 'getLogKey',
         summary: "The verifier key of the log's checkpoints, and the log's origin",
         security: apiKeySecurity,
-        response: { 200: dataOf(LogKey), ...errorResponses },
+        response: {
+          200: answer(dataOf(LogKey), "The log's key and origin."),
+          ...errorsOf(...keyedErrors),
+        },
       },
     },
     async (request) => ({ data: await logKey(db, signer, callerOf(request).tenantId) }),

@@ -1,9 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import {
+  answer,
+  apiKeySecurity,
+  dataOf,
+  type ErrorAnswer,
+  errorsOf,
+  keyedErrors,
+  responseHeaders,
+} from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import { answerForm, LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
@@ -20,6 +28,35 @@ import { type DecisionWriter, decide } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
 
+/** What a decision may answer besides a decision, and the header of a replayed answer. */
+const decisionErrors = errorsOf(
+  'invalidRequest',
+  'versionNotFound',
+  'nothingToWithdraw',
+  'reconsentNotAllowed',
+  'payloadTooLarge',
+  'unsupportedMediaType',
+  'idempotencyMismatch',
+  ...keyedErrors,
+);
+const replayed = { 'idempotent-replayed': responseHeaders.idempotentReplayed };
+/** Every answer of a decision: a replayed one carries `Idempotent-Replayed`, whatever it was. */
+const decisionResponses: Record<number, TSchema> = {
+  200: answer(
+    dataOf(RecordedDecision),
+    'Unchanged: the same decision as the most recent one on a version that does not allow ' +
+      're-consent. Nothing was stored.',
+    replayed,
+  ),
+  201: answer(dataOf(RecordedDecision), 'Recorded: the decision, D.', replayed),
+  ...decisionErrors,
+  409: answer(
+    decisionErrors[409] as ErrorAnswer,
+    (decisionErrors[409] as ErrorAnswer).description,
+    replayed,
+  ),
+};
+
 export const decisionRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
   catalog: Catalog;
@@ -31,13 +68,19 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['decisions'],
+        operationId: 'getPending',
         summary: 'Whether the customer has an unaccepted version of a template',
         description:
           '`accepted` is true when the customer has decided on the latest published version.',
         security: apiKeySecurity,
         params: Type.Object({ customer_id: CustomerIdParam, template_code: TemplateCodeParam }),
         querystring: LocaleQuery,
-        response: { 200: dataOf(PendingResult), ...errorResponses },
+        response: {
+          200: answer(dataOf(PendingResult), "The customer's standing on the latest version.", {
+            'content-language': responseHeaders.contentLanguage,
+          }),
+          ...errorsOf('invalidRequest', 'templateNotFound', ...keyedErrors),
+        },
       },
     },
     async (request, reply) => {
@@ -67,22 +110,19 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['decisions'],
+        operationId: 'recordDecision',
         summary: "Record a customer's decision on a template version",
         description:
           '`201` records a decision; `200` answers an identical decision on a version that ' +
           'does not allow re-consent, storing nothing. An optional `Idempotency-Key` replays ' +
-          'the first response for 24 hours.',
+          'the first response for 24 hours, status included, with `Idempotent-Replayed: true`.',
         security: apiKeySecurity,
         params: Type.Object({ customer_id: CustomerIdParam }),
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ pattern: idempotencyKeyPattern })),
         }),
         body: DecisionRequest,
-        response: {
-          200: dataOf(RecordedDecision),
-          201: dataOf(RecordedDecision),
-          ...errorResponses,
-        },
+        response: decisionResponses,
       },
       // A POST without a JSON media type never reaches validation (contract section 2 order).
       preValidation: async (request) => {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
+import { answer, noSecurity } from '../platform/http-schemas.js';
 import type { WriteHealth } from '../platform/write-outcomes.js';
 import { storeAnswers } from './service.js';
 
@@ -19,19 +20,28 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
   writes: WriteHealth;
 }> = async (app, { db, writes }) => {
-  for (const url of ['/api/health', '/api/v1/health']) {
+  const operations = [
+    { url: '/api/health', operationId: 'getHealth' },
+    { url: '/api/v1/health', operationId: 'getHealthV1' },
+  ];
+  for (const { url, operationId } of operations) {
     app.get(
       url,
       {
         schema: {
           tags: ['health'],
+          operationId,
           summary: 'Health check',
           description:
             '`200 {"status":"ok","success":true}` while the store answers and takes writes; ' +
             '`503 {"status":"unavailable","success":false}` while it does not answer; ' +
             '`503 {"status":"degraded","success":false}` while it answers but the last writes ' +
             'were refused.',
-          response: { 200: HealthBody, 503: HealthBody },
+          security: noSecurity,
+          response: {
+            200: answer(HealthBody, 'The store answers and takes writes.'),
+            503: answer(HealthBody, 'The store does not answer, or refuses the writes.'),
+          },
         },
       },
       async (request, reply) => {

@@ -94,6 +94,9 @@ export function createMetrics(): Metrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  // Each series from the start, at 0: a rate or an alert on `failed` has a series to read
+  // before the first failure, and `increase()` sees that failure.
+  for (const outcome of ['delivered', 'failed']) attempts.inc({ outcome }, 0);
   return {
     registry,
     decisions,

@@ -64,6 +64,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 10_000 }),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 5_000 }),
   WEBHOOK_GIVE_UP_AFTER_MS: Type.Integer({ minimum: 1, default: 24 * 60 * 60 * 1000 }),
+  WEBHOOK_SECRET_OVERLAP_MS: Type.Integer({ minimum: 0, default: 24 * 60 * 60 * 1000 }),
   WEBHOOK_ALLOW_HTTP_LOOPBACK: Type.Enum(['true', 'false'], { default: 'false' }),
   WEBHOOK_ALLOWED_NETWORKS: Type.String({ default: '' }),
 });
@@ -145,6 +146,8 @@ export interface WebhookSettings {
   readonly retryBaseMs: number;
   /** After failing this long from the first failure, the endpoint is disabled. */
   readonly giveUpAfterMs: number;
+  /** How long after a rotation the old secret still signs beside the new one (0: not at all). */
+  readonly secretOverlapMs: number;
   /** Development: `http://` to loopback addresses only. */
   readonly allowHttpLoopback: boolean;
   /** CIDR ranges the operator allows although private, loopback or reserved. */
@@ -218,6 +221,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
       retryBaseMs: parsed.WEBHOOK_RETRY_BASE_MS,
       giveUpAfterMs: parsed.WEBHOOK_GIVE_UP_AFTER_MS,
+      secretOverlapMs: parsed.WEBHOOK_SECRET_OVERLAP_MS,
       allowHttpLoopback: parsed.WEBHOOK_ALLOW_HTTP_LOOPBACK === 'true',
       allowedNetworks:
         parsed.WEBHOOK_ALLOWED_NETWORKS.trim() === ''

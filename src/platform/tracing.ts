@@ -16,8 +16,10 @@ export function tracingStarted(): void {
 
 /**
  * Runs `fn` inside a span named `name`, a child of the span in force (the request's), ended
- * when `fn` settles; an error is recorded on it and passed on. Decision writes use it, and
- * webhook deliveries are meant to (`withSpan('webhook.deliver', ...)`).
+ * when `fn` settles; an error is recorded on it and passed on. A work that reports its failure
+ * in its result rather than by throwing (a webhook attempt answered 500) says so through
+ * `failureOf`: the span's status is then ERROR, with that message. Decision writes and webhook
+ * deliveries use it.
  *
  * @example await withSpan('decision.write', () => writer.write(job), { 'consent.decision': 'given' })
  */
@@ -25,11 +27,15 @@ export function withSpan<T>(
   name: string,
   fn: () => Promise<T>,
   attributes: Record<string, string | number | boolean> = {},
+  failureOf: (result: T) => string | null = () => null,
 ): Promise<T> {
   if (!on) return fn();
   return tracer.startActiveSpan(name, { attributes }, async (span: Span) => {
     try {
-      return await fn();
+      const result = await fn();
+      const failure = failureOf(result);
+      if (failure !== null) span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
+      return result;
     } catch (error) {
       span.recordException(error as Error);
       span.setStatus({ code: SpanStatusCode.ERROR });

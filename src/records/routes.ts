@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
 import { CustomerIdParam } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
-import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import { localesOf, TemplateCodeParam } from '../templates/index.js';
@@ -20,6 +20,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['consents'],
+        operationId: 'getCustomerConsents',
         summary: "A customer's consents: where they stand on each template, and their history",
         description:
           'The history lists every decision, newest first, a page at a time: pass the ' +
@@ -28,7 +29,10 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
         security: apiKeySecurity,
         params: Type.Object({ customer_id: CustomerIdParam }),
         querystring: HistoryQuery,
-        response: { 200: dataOf(CustomerConsents), ...errorResponses },
+        response: {
+          200: answer(dataOf(CustomerConsents), 'The standings and one page of the history.'),
+          ...errorsOf('invalidRequest', ...keyedErrors),
+        },
       },
     },
     async (request, reply) => {
@@ -52,6 +56,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         tags: ['consents'],
+        operationId: 'getConsentAsOf',
         summary: 'What was in force for a customer and template at a given moment',
         description:
           'The most recent decision made at or before `at` (null when none), the latest ' +
@@ -59,7 +64,10 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
         security: apiKeySecurity,
         params: Type.Object({ customer_id: CustomerIdParam, template_code: TemplateCodeParam }),
         querystring: AsOfQuery,
-        response: { 200: dataOf(ConsentAsOf), ...errorResponses },
+        response: {
+          200: answer(dataOf(ConsentAsOf), 'What was in force at `at`.'),
+          ...errorsOf('invalidRequest', 'templateNotFound', ...keyedErrors),
+        },
       },
     },
     async (request, reply) => {

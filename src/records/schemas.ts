@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DecisionValue } from '../decisions/index.js';
+import { integerQuery } from '../platform/http-schemas.js';
 
 export const defaultPageSize = 100;
 const maxPageSize = 500;
@@ -26,8 +27,10 @@ const decisionLocale = Type.Optional(
 export const HistoryQuery = Type.Object(
   {
     limit: Type.Optional(
-      Type.String({
+      integerQuery({
         pattern: '^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$',
+        minimum: 1,
+        maximum: maxPageSize,
         description: `Decisions per page, 1 to ${maxPageSize} (default ${defaultPageSize}).`,
         examples: ['100'],
       }),

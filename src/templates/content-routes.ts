@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { create as contentDisposition } from 'content-disposition';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
-import { errorResponses } from '../platform/http-schemas.js';
+import { errorsOf, noSecurity } from '../platform/http-schemas.js';
 import { publishedContentFile } from './files.js';
 import { getPublishedContent } from './service.js';
 
@@ -19,11 +19,25 @@ export const contentRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, 
     {
       schema: {
         tags: ['templates'],
+        operationId: 'getContentFile',
         summary: 'Content of a published version as an HTML document',
-        params: Type.Object({ file: Type.String({ pattern: contentFile.source }) }),
+        description:
+          "The `file_url` of a version that has no file of its own: the version's " +
+          '`content_html` as a complete HTML document. No key; cached for ever (a published ' +
+          'version never changes).',
+        security: noSecurity,
+        params: Type.Object({
+          file: Type.String({
+            pattern: contentFile.source,
+            description: 'The consent version id, then `.html`.',
+          }),
+        }),
         response: {
-          200: Type.String({ description: 'text/html; charset=utf-8' }),
-          ...errorResponses,
+          200: {
+            description: 'The HTML document (`text/html; charset=utf-8`).',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          ...errorsOf('invalidRequest', 'versionNotFound', 'internal', 'unavailable'),
         },
       },
     },
@@ -52,18 +66,30 @@ export const uploadedFileRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (
     {
       schema: {
         tags: ['templates'],
+        operationId: 'getUploadedContentFile',
         summary: "A published version's uploaded content file (PDF or HTML)",
+        description:
+          'The `file_url` of a version whose file was uploaded in the back-office, as uploaded. ' +
+          'No key; cached for ever.',
+        security: noSecurity,
         params: Type.Object({
-          id: Type.String({ format: 'uuid' }),
+          id: Type.String({ format: 'uuid', description: 'The consent version id.' }),
           file: Type.Union([Type.Literal('file.pdf'), Type.Literal('file.html')]),
         }),
         response: {
-          200: Type.Unsafe<Buffer>({
-            type: 'string',
-            format: 'binary',
-            description: 'application/pdf, or text/html; charset=utf-8',
-          }),
-          ...errorResponses,
+          200: {
+            description: 'The file as uploaded, `Content-Disposition: inline` with its name.',
+            content: {
+              'application/pdf': {
+                schema: Type.Unsafe<Buffer>({
+                  type: 'string',
+                  contentMediaType: 'application/pdf',
+                }),
+              },
+              'text/html': { schema: Type.Unsafe<Buffer>({ type: 'string' }) },
+            },
+          },
+          ...errorsOf('invalidRequest', 'versionNotFound', 'internal', 'unavailable'),
         },
       },
     },

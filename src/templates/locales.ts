@@ -8,11 +8,16 @@ import { AppError } from '../platform/errors.js';
  * which `Intl.getCanonicalLocales` both checks and writes.
  */
 
-/** The tag in canonical form; undefined when it is not a well-formed language tag. */
+/**
+ * The tag in canonical form; undefined when it is not a well-formed language tag. `_` is read
+ * as `-`: Android and Java write a locale `th_TH`, and a client passes on what its platform
+ * gives it. The one reading of a tag, wherever it comes from (`?locale=`, `Accept-Language`, a
+ * form or the command line).
+ */
 export function canonicalLocale(tag: string): string | undefined {
-  if (tag.length === 0 || tag.length > 35 || !/^[A-Za-z0-9-]+$/.test(tag)) return undefined;
+  if (tag.length === 0 || tag.length > 35 || !/^[A-Za-z0-9_-]+$/.test(tag)) return undefined;
   try {
-    return Intl.getCanonicalLocales(tag)[0];
+    return Intl.getCanonicalLocales(tag.replaceAll('_', '-'))[0];
   } catch {
     return undefined;
   }
@@ -30,9 +35,12 @@ export function localeOf(tag: string, field: string): string {
 }
 
 /**
- * The locales a request asks for, most wanted first: its `?locale=` alone when it has one
- * (`400 1001` when that is no tag), otherwise its `Accept-Language` by quality (`negotiator`,
- * which drops `q=0`; tags that are not well formed, and `*`, are skipped). Empty: it names none.
+ * The locales a request asks for, most wanted first: its `?locale=` alone when it has one,
+ * otherwise its `Accept-Language` by quality (`negotiator`, which drops `q=0`). Empty: it names
+ * none. Both are read by `canonicalLocale`, and one rule (docs/api-behaviour.md) says what a
+ * value that is still no tag does: `?locale=` is one value the caller chose, refused with
+ * `400 1001` as any bad parameter is; `Accept-Language` is a list of preferences, often written
+ * by a browser or a proxy, and an entry that is no tag is skipped, as `*` is.
  */
 export function requestedLocales(
   query: string | undefined,

@@ -256,7 +256,7 @@ export async function insertVersion(db: Executor, row: TemplateVersionRow): Prom
 
 /**
  * Whether a version of the template already carries that tag; a rejected version's tag is free
- * again (the unique index leaves rejected versions out, migration 0017).
+ * again (the unique index leaves rejected versions out, migration 0018).
  */
 export async function tagTaken(
   db: Executor,

@@ -3,7 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
-import { apiKeySecurity, dataOf, errorResponses } from '../platform/http-schemas.js';
+import {
+  answer,
+  apiKeySecurity,
+  dataOf,
+  errorsOf,
+  keyedErrors,
+  responseHeaders,
+} from '../platform/http-schemas.js';
 import { answerForm, LocaleQuery, localesOf } from './answer.js';
 import { type Catalog, type LatestRelease, variantFor } from './catalog.js';
 import { PublishedVersion, TemplateCodeParam } from './schemas.js';
@@ -17,6 +24,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = a
     {
       schema: {
         tags: ['templates'],
+        operationId: 'getLatestVersion',
         summary: 'Latest published version of a template',
         description:
           'Carries an `ETag`; a matching `If-None-Match` answers `304` with no body. The ' +
@@ -28,9 +36,14 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = a
         params: Type.Object({ template_code: TemplateCodeParam }),
         querystring: LocaleQuery,
         response: {
-          200: dataOf(PublishedVersion),
-          304: Type.Null({ description: 'Not modified: no body.' }),
-          ...errorResponses,
+          200: answer(dataOf(PublishedVersion), 'The latest published version, V.', {
+            etag: responseHeaders.etag,
+            'content-language': responseHeaders.contentLanguage,
+          }),
+          304: answer(Type.Null(), 'Not modified: the `If-None-Match` tag is current. No body.', {
+            etag: responseHeaders.etag,
+          }),
+          ...errorsOf('invalidRequest', 'templateNotFound', ...keyedErrors),
         },
       },
     },

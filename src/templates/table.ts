@@ -105,7 +105,7 @@ export interface VersionReviewsTable {
 export type EditKind = 'created' | 'edited' | 'locale_added' | 'locale_removed';
 
 /**
- * One change of a draft release's text, kept for good (migration 0017): who made it, in which
+ * One change of a draft release's text, kept for good (migration 0018): who made it, in which
  * locale, the text's SHA-256 before and after, and the text after it, so that a reviewer sees
  * what changed since their last review. Whoever has a row here wrote the release (four eyes).
  */

@@ -15,7 +15,7 @@ export interface TenantsTable {
   time_zone: Generated<string>;
   /** 1: whoever wrote or submitted a version can neither pass its review nor approve it. */
   four_eyes: Generated<number>;
-  /** 1: whoever passed a version's review cannot approve it (migration 0017; 0 by default). */
+  /** 1: whoever passed a version's review cannot approve it (migration 0018; 0 by default). */
   distinct_approver: Generated<number>;
   /** 1: every user must sign in with a second factor. */
   two_factor_required: Generated<number>;

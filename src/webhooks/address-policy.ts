@@ -64,7 +64,12 @@ export function checkUrl(text: string, policy: AddressPolicy): URL {
   }
   if (text.length > 2048) throw refuse('must be at most 2048 characters');
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse('must be https://');
-  if (url.protocol === 'http:' && !policy.allowHttpLoopback) throw refuse('must be https://');
+  if (url.protocol === 'http:' && !policy.allowHttpLoopback) {
+    // Said to whoever tries a local receiver in development: the setting that allows it.
+    throw refuse(
+      'must be https:// (http:// to a loopback address only with WEBHOOK_ALLOW_HTTP_LOOPBACK=true)',
+    );
+  }
   if (url.username !== '' || url.password !== '') throw refuse('must not carry credentials');
   const host = hostOf(url);
   if (ipaddr.isValid(host)) {

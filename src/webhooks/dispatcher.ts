@@ -19,7 +19,7 @@ import {
 } from './repository.js';
 import { type AttemptResult, sendOnce } from './send.js';
 import { sequenceEvents } from './sequencer.js';
-import { openSecret } from './service.js';
+import { signingSecrets } from './service.js';
 import type { EventType, WebhookEndpointRow, WebhookEventRow } from './table.js';
 
 export interface Dispatcher {
@@ -99,7 +99,7 @@ export function startDispatcher(
       let endpoint = await findEndpointById(db, id);
       if (!endpoint) return false;
       const types = JSON.parse(endpoint.events) as EventType[];
-      const secret = openSecret(vault, endpoint);
+      const secrets = signingSecrets(vault, endpoint);
       const tenant = { tenant_id: endpoint.tenant_id, id };
       let cursor = Number(endpoint.cursor);
       let leaseUntil = Date.now() + leaseMs;
@@ -152,12 +152,14 @@ export function startDispatcher(
         const { url } = endpoint;
         const result = await withSpan(
           'webhook.deliver',
-          () => sendOnce(url, secret, message, settings, timeoutMs, stopping.signal),
+          () => sendOnce(url, secrets, message, settings, timeoutMs, stopping.signal),
           {
             'webhook.endpoint_id': id,
             'webhook.event_type': event.type,
             'webhook.position': message.position,
           },
+          // A failed attempt (an answer not 2xx, no answer, a refused address) is the span's error.
+          (attempt) => (attempt.ok ? null : (attempt.error ?? 'failed')),
         );
         // Cut short by shutdown: not the receiver's failure, and sent again by whoever goes on.
         if (stopped) break;

@@ -56,14 +56,16 @@ function agentsOf(policy: AddressPolicy) {
 }
 
 /**
- * Sends a message once, signed with the endpoint's `whsec_` secret (`webhook-signature:
- * v1,<base64 HMAC-SHA256 of id.timestamp.body>`, by the reference library). Within `timeoutMs`
+ * Sends a message once, signed under each of the endpoint's `whsec_` secrets (`webhook-signature:
+ * v1,<base64 HMAC-SHA256 of id.timestamp.body>`, by the reference library; during a rotation's
+ * overlap two, space-separated, as Standard Webhooks allows: a receiver accepts the message when
+ * one of them verifies under its secret). Within `timeoutMs`
  * from start to the answer's end; redirects are not followed (a 3xx is a failure); the host is
  * resolved and checked by the address policy, and the connection goes to the checked address.
  */
 export async function sendOnce(
   url: string,
-  secret: string,
+  secrets: readonly string[],
   message: Message,
   policy: AddressPolicy,
   timeoutMs: number,
@@ -80,7 +82,9 @@ export async function sendOnce(
   const refused = literalRefusal(target, policy);
   if (refused) return done({ ok: false, responseCode: null, error: `refused: ${refused}` });
   const now = new Date();
-  const signature = new Webhook(secret).sign(message.id, now, message.body);
+  const signature = secrets
+    .map((secret) => new Webhook(secret).sign(message.id, now, message.body))
+    .join(' ');
   const body = Buffer.from(message.body, 'utf8');
   const signal = stop
     ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop])

@@ -33,13 +33,20 @@ import { type EventType, eventTypes, type WebhookEndpointRow } from './table.js'
  */
 export type EndpointView = Omit<
   WebhookEndpointRow,
-  'tenant_id' | 'events' | 'secret_sealed' | 'lease_owner' | 'lease_until' | 'updated_at'
+  | 'tenant_id'
+  | 'events'
+  | 'secret_sealed'
+  | 'previous_secret_sealed'
+  | 'lease_owner'
+  | 'lease_until'
+  | 'updated_at'
 > & { events: EventType[] };
 
 export function endpointView(row: WebhookEndpointRow): EndpointView {
   const {
     tenant_id: _tenant,
     secret_sealed: _secret,
+    previous_secret_sealed: _previous,
     lease_owner: _owner,
     lease_until: _until,
     updated_at: _updated,
@@ -79,8 +86,20 @@ export function parseEventTypes(asked: readonly string[]): EventType[] {
 /** The secret is sealed under the data key, bound to its endpoint (as two-factor keys are). */
 const sealedFor = (id: string) => `webhook-endpoint:${id}`;
 
-export function openSecret(vault: SubjectVault, row: WebhookEndpointRow): string {
-  return vault.accountSecrets.open(sealedFor(row.id), row.secret_sealed);
+/**
+ * The secrets a delivery is signed under at `now`: the endpoint's, and the one before its last
+ * rotation while that still signs (`WEBHOOK_SECRET_OVERLAP_MS` after the rotation).
+ */
+export function signingSecrets(
+  vault: SubjectVault,
+  row: WebhookEndpointRow,
+  now: string = nowIso(),
+): string[] {
+  const secrets = [vault.accountSecrets.open(sealedFor(row.id), row.secret_sealed)];
+  const { previous_secret_sealed: previous, previous_secret_signs_until: until } = row;
+  if (previous !== null && until !== null && until > now)
+    secrets.push(vault.accountSecrets.open(sealedFor(row.id), previous));
+  return secrets;
 }
 
 /**
@@ -115,6 +134,8 @@ export async function createEndpoint(
       events: JSON.stringify(events),
       description,
       secret_sealed: vault.accountSecrets.seal(sealedFor(id), secret),
+      previous_secret_sealed: null,
+      previous_secret_signs_until: null,
       status: 'enabled' as const,
       disabled_reason: null,
       disabled_at: null,
@@ -225,24 +246,39 @@ export async function deleteEndpoint(
   return { id, deleted: true };
 }
 
-/** A new signing secret, shown this once; the old one stops signing at once. */
+/**
+ * A new signing secret, shown this once. The old one goes on signing beside it for
+ * `secretOverlapMs` from `now` (the rotation's time), so that a receiver verifying with either
+ * loses nothing while it is changed over; a secret older than the old one stops at once.
+ */
 export async function rotateSecret(
   trx: Trx,
   vault: SubjectVault,
   actor: Actor & { tenantId: string },
   id: string,
-): Promise<{ id: string; secret: string }> {
+  settings: Pick<WebhookSettings, 'secretOverlapMs'>,
+  now: Date = new Date(),
+): Promise<{ id: string; secret: string; previous_secret_signs_until: string | null }> {
   const row = await endpointRow(trx, actor.tenantId, id);
   const secret = newSecret(randomBytes);
   const sealed = vault.accountSecrets.seal(sealedFor(id), secret);
-  await updateEndpointRow(trx, actor.tenantId, id, { secret_sealed: sealed, updated_at: nowIso() });
+  const until =
+    settings.secretOverlapMs > 0
+      ? new Date(now.getTime() + settings.secretOverlapMs).toISOString()
+      : null;
+  await updateEndpointRow(trx, actor.tenantId, id, {
+    secret_sealed: sealed,
+    previous_secret_sealed: until === null ? null : row.secret_sealed,
+    previous_secret_signs_until: until,
+    updated_at: now.toISOString(),
+  });
   await recordAudit(trx, {
     ...actor,
     action: 'webhook.secret_rotated',
     target: row.url,
-    details: { endpoint_id: id },
+    details: { endpoint_id: id, previous_secret_signs_until: until },
   });
-  return { id, secret };
+  return { id, secret, previous_secret_signs_until: until };
 }
 
 /**
@@ -299,7 +335,7 @@ export async function resendDelivery(
   if (!event) throw new AppError('notFound', { message: 'Event not found.' });
   const result = await sendOnce(
     endpoint.url,
-    openSecret(vault, endpoint),
+    signingSecrets(vault, endpoint),
     await messageOf(db, vault, event),
     settings,
     settings.timeoutMs,

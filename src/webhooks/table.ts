@@ -14,6 +14,10 @@ export interface WebhookEndpointsTable {
   description: string;
   /** The `whsec_…` signing secret, sealed under the data key, bound to the endpoint's id. */
   secret_sealed: string;
+  /** The secret before the last rotation, sealed likewise: it signs too until the time below. */
+  previous_secret_sealed: string | null;
+  /** Until when deliveries are signed under the previous secret as well (the rotation's overlap). */
+  previous_secret_signs_until: string | null;
   status: 'enabled' | 'disabled';
   /** Why it was disabled (delivery given up, or by hand), for the back-office's notice. */
   disabled_reason: string | null;

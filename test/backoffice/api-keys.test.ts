@@ -173,4 +173,28 @@ describe.each(stores)('creating API keys in the back-office on $name', (store) =
     expect(await names('nothing like it')).toEqual([]);
     expect(await names('')).toHaveLength(5);
   });
+
+  it('the list finds a key by its prefix (or its start) and by its last four characters', async () => {
+    const { page } = await tenantWithPage();
+    const made: Record<string, string> = {};
+    for (const name of ['Kiosk', 'Call centre']) {
+      const created = await page.submit('/backoffice/api-keys', '/backoffice/api-keys', { name });
+      const shown = await page.get(String(created.headers.location));
+      made[name] = keyPattern.exec(shown.body)?.[0] ?? '';
+    }
+    const names = async (q: string) =>
+      [
+        ...(await page.get(`/backoffice/api-keys?q=${encodeURIComponent(q)}`)).body.matchAll(
+          /<td class="wrap"><a [^>]*>([^<]+)<\/a><\/td>/g,
+        ),
+      ].map((m) => m[1]);
+    const kiosk = made.Kiosk ?? '';
+    expect(kiosk).toMatch(keyPattern);
+    const prefix = kiosk.slice(0, 16);
+    expect(await names(prefix)).toEqual(['Kiosk']);
+    expect(await names(prefix.slice(4, 12).toUpperCase())).toEqual(['Kiosk']);
+    expect(await names(kiosk.slice(-4))).toEqual(['Kiosk']);
+    const search = await page.get('/backoffice/api-keys');
+    expect(textOf(search.body)).toContain('Search keys by name, prefix or last four characters');
+  });
 });

@@ -53,6 +53,26 @@ describe.each(stores)('operators and forgotten passwords, with SMTP, on $name', 
     expect((await olga.get('/backoffice/templates')).statusCode).toBe(403);
   });
 
+  it("a tenant's first admin gets the invitation by e-mail; the operator's page shows no link", async () => {
+    const op = await operatorClient();
+    const created = await op.submit(
+      '/backoffice/operator/tenants/new',
+      '/backoffice/operator/tenants',
+      { alias: 'umbrella', name: 'Una Umbrella', email: 'privacy@umbrella.test' },
+    );
+    expect(created.statusCode).toBe(200);
+    expect(textOf(created.body)).toContain('The invitation was e-mailed to privacy@umbrella.test');
+    expect(created.body).not.toContain('/backoffice/password?token=');
+    const mail = await smtp.next((m) => m.to.includes('privacy@umbrella.test'));
+    expect(mail.subject).toBe('Your invitation to the consent back-office of umbrella');
+    expect(mail.text).toContain('Hello Una Umbrella,');
+    expect(await takeLink(t.app, mail.text, strong)).toBe(303);
+    const una = new PageClient(t.app);
+    expect((await una.signIn('privacy@umbrella.test', strong)).headers.location).toBe(
+      '/backoffice/dashboard',
+    );
+  });
+
   it("an operator's e-mail cannot be a user's, nor the other way round", async () => {
     const op = await operatorClient();
     const page = await op.submit(
@@ -171,7 +191,7 @@ describe.each(stores)('operators and forgotten passwords, with SMTP, on $name', 
   });
 });
 
-describe.each(stores)('registering a tenant on $name', (store) => {
+describe.each(stores)('registering a tenant without SMTP, on $name', (store) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startBackofficeApp(store);
@@ -181,26 +201,69 @@ describe.each(stores)('registering a tenant on $name', (store) => {
   const tenantRows = (alias: string) =>
     t.db.selectFrom('tenants').select('alias').where('alias', '=', alias).execute();
 
-  it('the operator registers a tenant with its first user, recorded in the audit log', async () => {
+  it('the operator registers a tenant with its first admin, who is invited: the link is shown once, no password is asked', async () => {
     const op = new PageClient(t.app);
     expect((await op.signIn(operator.email, operator.password)).statusCode).toBe(303);
-    const created = await op.submit(
-      '/backoffice/operator/tenants/new',
-      '/backoffice/operator/tenants',
-      {
-        alias: 'globex',
-        email: 'privacy@globex.test',
-        password: 'a long enough password',
-      },
-    );
-    expect(created.statusCode).toBe(303);
+    const form = await op.get('/backoffice/operator/tenants/new');
+    expect(form.body).not.toContain('type="password"');
+    expect(textOf(form.body)).not.toContain('sign in here with them');
+    const created = await op.post('/backoffice/operator/tenants', {
+      alias: 'globex',
+      name: 'Grace Globex',
+      email: 'privacy@globex.test',
+    });
+    expect(created.statusCode).toBe(200);
+    const text = textOf(created.body);
+    expect(text).toContain('Tenant registered.');
+    expect(text).toContain('Copy the link now: it is shown only this once.');
+    expect(text).toContain('Give it to Grace Globex (privacy@globex.test)');
     expect(await tenantRows('globex')).toEqual([{ alias: 'globex' }]);
+    const admin = await t.db
+      .selectFrom('users')
+      .innerJoin('user_roles', 'user_roles.user_id', 'users.id')
+      .select(['users.name', 'users.status', 'users.password_hash', 'user_roles.role_id'])
+      .where('users.email', '=', 'privacy@globex.test')
+      .execute();
+    expect(admin).toEqual([
+      { name: 'Grace Globex', status: 'invited', password_hash: null, role_id: 'admin' },
+    ]);
     const entries = await t.db
       .selectFrom('audit_log')
       .select(['action', 'target'])
       .where('action', '=', 'tenant.created')
       .execute();
     expect(entries).toEqual([{ action: 'tenant.created', target: 'globex' }]);
+
+    // The admin sets their own password from the link, and signs in to their tenant.
+    expect(await takeLink(t.app, created.body, strong)).toBe(303);
+    const grace = new PageClient(t.app);
+    const signIn = await grace.signIn('privacy@globex.test', strong);
+    expect(signIn.headers.location).toBe('/backoffice/dashboard');
+    expect((await grace.get('/backoffice/users')).statusCode).toBe(200);
+  });
+
+  it('a password sent along with the form is not taken: the admin is invited all the same and signs in with no password yet', async () => {
+    const op = new PageClient(t.app);
+    expect((await op.signIn(operator.email, operator.password)).statusCode).toBe(303);
+    const created = await op.submit(
+      '/backoffice/operator/tenants/new',
+      '/backoffice/operator/tenants',
+      {
+        alias: 'hooli',
+        name: 'Hal Hooli',
+        email: 'privacy@hooli.test',
+        password: 'a long enough password',
+      },
+    );
+    expect(created.statusCode).toBe(200);
+    const admin = await t.db
+      .selectFrom('users')
+      .select(['status', 'password_hash'])
+      .where('email', '=', 'privacy@hooli.test')
+      .execute();
+    expect(admin).toEqual([{ status: 'invited', password_hash: null }]);
+    const hal = new PageClient(t.app);
+    expect((await hal.signIn('privacy@hooli.test', 'a long enough password')).statusCode).toBe(401);
   });
 
   it('when the audit entry cannot be written, registering fails and leaves no tenant nor user behind', async () => {
@@ -212,8 +275,8 @@ describe.each(stores)('registering a tenant on $name', (store) => {
     try {
       failed = await op.post('/backoffice/operator/tenants', {
         alias: 'initech',
+        name: 'Ines Initech',
         email: 'privacy@initech.test',
-        password: 'a long enough password',
       });
     } finally {
       await acceptAuditEntries(t.db);

@@ -15,6 +15,7 @@ import {
   startBackofficeApp,
   tenantPassword,
 } from './support.js';
+import { builtIn } from './team-support.js';
 
 /**
  * Who may use each back-office route, as docs/team.md's permission table documents it: a
@@ -135,47 +136,6 @@ const documented: Record<string, string> = {
   'POST /backoffice/operator/operators/:id/enable': 'operator',
   'GET /backoffice/operator/audit': 'operator',
   'GET /backoffice/operator/audit.csv': 'operator',
-};
-
-/** The built-in roles' permissions, as the README's role table lists them. */
-const viewAll = [
-  'templates:view',
-  'customers:view',
-  'api_keys:view',
-  'users:view',
-  'roles:view',
-  'audit_log:view',
-  'decision_log:view',
-  'settings:view',
-  'webhooks:view',
-];
-const builtIn: Record<string, readonly string[]> = {
-  admin: [
-    ...viewAll,
-    'templates:create',
-    'templates:delete',
-    'versions:create',
-    'versions:edit',
-    'versions:review',
-    'versions:approve',
-    'customers:erase',
-    'exports:export',
-    'api_keys:create',
-    'api_keys:delete',
-    'users:create',
-    'users:edit',
-    'users:delete',
-    'roles:edit',
-    'audit_log:export',
-    'decision_log:review',
-    'settings:edit',
-    'webhooks:edit',
-  ],
-  editor: ['templates:view', 'templates:create', 'versions:create', 'versions:edit'],
-  reviewer: ['templates:view', 'versions:review'],
-  approver: ['templates:view', 'versions:approve'],
-  customer_service: ['customers:view'],
-  auditor: [...viewAll, 'exports:export', 'audit_log:export', 'decision_log:review'],
 };
 
 /** Signing out ends the client's session: the matrix leaves that one request out. */

@@ -48,7 +48,8 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0014-content-files',
       '0015-locales',
       '0016-webhooks',
-      '0017-draft-authorship',
+      '0017-webhook-secret-overlap',
+      '0018-draft-authorship',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([
@@ -187,6 +188,24 @@ describe.each(stores)('products in the back-office on $name', (store) => {
       'product.archived retail',
       'product.restored retail',
     ]);
+  });
+
+  it("a product's page lists its templates, each linked to its page, and no other product's", async () => {
+    expect((await newProduct({ code: 'savings', name: 'Savings' })).statusCode).toBe(303);
+    expect((await newTemplate('savings_fees', 'savings')).statusCode).toBe(303);
+    expect((await newTemplate('savings_terms', 'savings')).statusCode).toBe(303);
+    const page = await admin.get('/backoffice/products/savings');
+    expect(page.statusCode).toBe(200);
+    const listed = [
+      ...page.body.matchAll(/<a href="\/backoffice\/templates\/([a-z_]+)">\1<\/a>/g),
+    ].map((m) => m[1]);
+    expect(listed).toEqual(['savings_fees', 'savings_terms']);
+    expect(textOf(page.body)).toContain('savings_fees Template savings_fees');
+    const empty = await newProduct({ code: 'unused_line', name: 'Unused line' });
+    expect(empty.statusCode).toBe(303);
+    expect(textOf((await admin.get('/backoffice/products/unused_line')).body)).toContain(
+      'No template in this product yet.',
+    );
   });
 
   it('a reviewer sees products but may not make or change them (403)', async () => {

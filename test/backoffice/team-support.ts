@@ -37,3 +37,46 @@ export async function takeLink(
   });
   return set.statusCode;
 }
+
+/** Every built-in role's view permission but the exports' (which has no view). */
+const viewAll = [
+  'templates:view',
+  'customers:view',
+  'api_keys:view',
+  'users:view',
+  'roles:view',
+  'audit_log:view',
+  'decision_log:view',
+  'settings:view',
+  'webhooks:view',
+];
+
+/** The built-in roles' permissions, as docs/team.md's role table lists them. */
+export const builtIn: Record<string, readonly string[]> = {
+  admin: [
+    ...viewAll,
+    'templates:create',
+    'templates:delete',
+    'versions:create',
+    'versions:edit',
+    'versions:review',
+    'versions:approve',
+    'customers:erase',
+    'exports:export',
+    'api_keys:create',
+    'api_keys:delete',
+    'users:create',
+    'users:edit',
+    'users:delete',
+    'roles:edit',
+    'audit_log:export',
+    'decision_log:review',
+    'settings:edit',
+    'webhooks:edit',
+  ],
+  editor: ['templates:view', 'templates:create', 'versions:create', 'versions:edit'],
+  reviewer: ['templates:view', 'versions:review'],
+  approver: ['templates:view', 'versions:approve'],
+  customer_service: ['customers:view'],
+  auditor: [...viewAll, 'exports:export', 'audit_log:export', 'decision_log:review'],
+};

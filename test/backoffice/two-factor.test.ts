@@ -109,10 +109,15 @@ describe.each(stores)('two-factor sign-in, on $name', (store) => {
     expect(right.headers.location).toBe('/backoffice/dashboard');
     expect((await client.get('/backoffice/templates')).statusCode).toBe(200);
 
-    // The same code a second time is refused: each code works once.
+    // The same code a second time is refused, and said to be used: each code works once.
     const again = await signInWithPassword(a.tenant.email);
     await again.client.get('/backoffice/sign-in/code');
-    expect((await again.client.post('/backoffice/sign-in/code', { code })).statusCode).toBe(401);
+    const reused = await again.client.post('/backoffice/sign-in/code', { code });
+    expect(reused.statusCode).toBe(401);
+    expect(textOf(reused.body)).toContain(
+      'This code was already used: wait for the next one in your app. 4 attempts left.',
+    );
+    expect(textOf(reused.body)).not.toContain('not right');
   });
 
   it('a recovery code signs in once', async () => {

@@ -194,23 +194,39 @@ describe.each(stores)('webhooks in the back-office on $name', (store) => {
   });
 
   it('the replay form refuses what is not a position and sets the cursor back for one', async () => {
-    const { page } = await tenantWithPage();
-    await page.get('/backoffice/webhooks');
-    const made = await page.post('/backoffice/webhooks', {
-      // An event none of this test's steps makes: nothing is sent off this machine.
-      url: 'https://hooks.example.com/in',
-      events: 'customer.erased',
-      description: '',
-    });
-    const location = String(made.headers.location);
-    await page.get(location);
-    const bad = await page.post(`${location}/replay`, { from: 'soon' });
-    expect(bad.statusCode).toBe(400);
-    expect(textOf(bad.body)).toContain('A position: a whole number, 1 or more');
-    const good = await page.post(`${location}/replay`, { from: '1' });
-    expect(good.statusCode).toBe(303);
-    const shown = textOf((await page.get(String(good.headers.location))).body);
-    expect(shown).toContain('Replay set');
-    expect(shown).toContain('Delivered up to position 0');
+    const receiver = await startReceiver(() => 204);
+    try {
+      // The template's publication is the tenant's position 1, made before the endpoint: the
+      // endpoint starts past it, and only a replay from 1 sends it.
+      const { page } = await tenantWithPage();
+      await page.get('/backoffice/webhooks');
+      const made = await page.post('/backoffice/webhooks', {
+        url: receiver.url,
+        events: 'version.published',
+        description: '',
+      });
+      const location = String(made.headers.location);
+      const secret = secretPattern.exec((await page.get(location)).body)?.[0] ?? '';
+      expect(textOf((await page.get(location)).body)).toContain('Delivered up to position 1');
+      const bad = await page.post(`${location}/replay`, { from: 'soon' });
+      expect(bad.statusCode).toBe(400);
+      expect(textOf(bad.body)).toContain('A position: a whole number, 1 or more');
+      expect(receiver.received).toEqual([]);
+      const good = await page.post(`${location}/replay`, { from: '1' });
+      expect(good.statusCode).toBe(303);
+      expect(textOf((await page.get(String(good.headers.location))).body)).toContain('Replay set');
+      // The cursor went back before position 1: the dispatcher sends that event again, and the
+      // page then shows it delivered (whenever the dispatcher gets to it).
+      await eventually(() => receiver.received.length === 1);
+      const got = receiver.received[0] as Parameters<typeof verified>[1];
+      expect(got.headers['webhook-position']).toBe('1');
+      expect(verified(secret, got).type).toBe('version.published');
+      await eventually(async () => {
+        const shown = textOf((await page.get(location)).body);
+        return shown.includes('Delivered up to position 1') && shown.includes('delivered');
+      });
+    } finally {
+      await receiver.close();
+    }
   });
 });

@@ -27,7 +27,12 @@ import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 
 const operator = { email: 'operator@example.test', password: 'operator password 1' };
-const tenant = { alias: 'acme', email: 'compliance@acme.example', password: 'acme password 1' };
+const tenant = {
+  alias: 'acme',
+  name: 'Casey Compliance',
+  email: 'compliance@acme.example',
+  password: 'acme harbour lantern saffron',
+};
 const userAgent = 'ShopApp/4.2 (BrowserTest)';
 
 /**
@@ -62,6 +67,8 @@ describe.skipIf(skipBrowserTests).each(stores)(
       let page: Page;
       let console: { problems: string[] } = { problems: [] };
       let apiKey = '';
+      /** The first admin's invitation, as the operator's page shows it (no SMTP here). */
+      let invitation = '';
       const shot = (name: string) => capture(page, `${testStore.name}-${name}`);
       const url = (path: string) => `${server.baseUrl}${path}`;
 
@@ -179,11 +186,17 @@ describe.skipIf(skipBrowserTests).each(stores)(
         await signIn(operator.email, operator.password, '/backoffice/operator/tenants');
         await page.getByRole('button', { name: 'Register a tenant' }).click();
         await page.getByLabel('Alias').fill(tenant.alias);
-        await page.getByLabel('Sign-in e-mail').fill(tenant.email);
-        await page.getByLabel('Password').fill(tenant.password);
+        await page.getByLabel("Admin's name").fill(tenant.name);
+        await page.getByLabel("Admin's e-mail").fill(tenant.email);
+        expect(await page.locator('input[type="password"]').count()).toBe(0);
         await shot('04-register-tenant');
         await page.getByRole('button', { name: 'Register tenant' }).click();
-        await expect.poll(() => page.getByRole('status').textContent()).toBe('Tenant registered.');
+        await expect
+          .poll(() => page.getByRole('status').first().textContent())
+          .toBe('Tenant registered.');
+        invitation = (await page.locator('#link-once').textContent()) ?? '';
+        expect(invitation).toMatch(/\/backoffice\/password\?token=[A-Za-z0-9_-]{43}$/);
+        await page.getByRole('link', { name: 'Back', exact: true }).click();
         await expect.poll(() => page.locator('tbody').textContent()).toContain(tenant.email);
         await shot('05-tenants');
         await page.getByText('Account').click();
@@ -198,6 +211,13 @@ describe.skipIf(skipBrowserTests).each(stores)(
           permissions: ['clipboard-read', 'clipboard-write'],
         });
         await openPage(tenantContext);
+        // The first admin takes the invitation and sets their own password.
+        const link = new URL(invitation);
+        await page.goto(url(`${link.pathname}${link.search}`));
+        await page.getByLabel('New password', { exact: true }).fill(tenant.password);
+        await page.getByLabel('New password again').fill(tenant.password);
+        await page.getByRole('button', { name: 'Set the password' }).click();
+        await page.waitForURL(url('/backoffice/sign-in?notice=password-set'));
         await signIn(tenant.email, tenant.password, '/backoffice/dashboard');
         await shot('06-dashboard-empty');
 

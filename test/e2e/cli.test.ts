@@ -145,7 +145,48 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         '--email',
         'n@p.example',
       );
-      expectFailure(result, /--password/);
+      expectFailure(result, /--password or --name/);
+    });
+
+    it('tenant create with --name instead of --password invites the first admin: it prints the invitation link, once', async () => {
+      const tenant = expectJsonObject(
+        await cli(
+          'tenant',
+          'create',
+          '--alias',
+          'globex',
+          '--email',
+          'privacy@globex.example',
+          '--name',
+          'Grace Globex',
+        ),
+      );
+      expect(sortedKeys(tenant)).toEqual(['alias', 'email', 'id', 'invitation_url']);
+      expect(tenant.alias).toBe('globex');
+      expect(tenant.invitation_url).toMatch(
+        new RegExp(`^${publicBaseUrl}/backoffice/password\\?token=[A-Za-z0-9_-]{43}$`),
+      );
+      const admin = await withStore(store, (db) =>
+        db
+          .selectFrom('users')
+          .select(['name', 'status', 'password_hash'])
+          .where('email', '=', 'privacy@globex.example')
+          .execute(),
+      );
+      expect(admin).toEqual([{ name: 'Grace Globex', status: 'invited', password_hash: null }]);
+      const both = await cli(
+        'tenant',
+        'create',
+        '--alias',
+        'both',
+        '--email',
+        'b@both.example',
+        '--name',
+        'Bo',
+        '--password',
+        'a long enough password',
+      );
+      expectFailure(both, /--password or --name, not both/);
     });
 
     it('template create prints {id, code, name} and exits 0', async () => {

@@ -24,6 +24,9 @@ interface ReceivedSpan {
   name: string;
   kind: number;
   attributes: Record<string, unknown>;
+  /** `code` 2 is ERROR, 1 OK, absent or 0 unset. */
+  status?: { code?: number; message?: string };
+  events?: Array<{ name: string; attributes?: OtlpAttribute[] }>;
   service: unknown;
 }
 
@@ -86,6 +89,7 @@ async function startReceiver(): Promise<{
 }
 
 const latestRoute = '/api/v1/consent-templates/:template_code/latest';
+const pendingRoute = '/api/v1/customers/:customer_id/consents/templates/:template_code/pending';
 const decisionsRoute = '/api/v1/customers/:customer_id/consents/decisions';
 
 describe.concurrent.each(stores)('traces on $name', (testStore) => {
@@ -235,6 +239,104 @@ describe.concurrent.each(stores)('traces on $name', (testStore) => {
       }
       // No statement outside a request (the integrator's timer) makes a trace of its own.
       expect(storeSpans.every((s) => s.parentSpanId)).toBe(true);
+    });
+
+    it('redacts keys and secret parameters in every span, names customers by the route pattern, and marks a failed delivery an error', async () => {
+      const failing = await startWebhookReceiver(() => 500);
+      const webhooks = {
+        WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
+        WEBHOOK_DISPATCH_INTERVAL_MS: '50',
+        LOG_INTEGRATE_INTERVAL_MS: '50',
+      };
+      const created = await runCli(
+        [
+          'webhook',
+          'create',
+          '--tenant',
+          p.alias,
+          '--url',
+          // A receiver URL with a secret parameter: its client span must not show it either.
+          `${failing.url}?token=receiver-secret-value`,
+          '--events',
+          'decision.reject',
+        ],
+        { ...serverEnv(store, port), ...webhooks },
+      );
+      expect(created.code, created.stderr).toBe(0);
+      const key = p.apiKey.key;
+      const secret = /^csk_[0-9a-f]{12}_(.+)$/.exec(key)?.[1] ?? '';
+      expect(secret).not.toBe('');
+      const customer = 'traced-customer-4711';
+      receiver.spans.length = 0;
+      const server = await startServer({
+        store,
+        port,
+        env: {
+          ...webhooks,
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_SERVICE_NAME: 'consent-redaction',
+          OTEL_BSP_SCHEDULE_DELAY: '100',
+        },
+      });
+      try {
+        const api = (path: string, init: RequestInit = {}) =>
+          callServer(server, { 'x-system-api-key': key }, path, init, budget(5_000));
+        // The key in the query, under a documented secret name, beside another secret parameter.
+        const latest = await api(
+          `/api/v1/consent-templates/${p.templateCode}/latest?api_key=${key}&token=X&locale=en`,
+        );
+        expect(latest.status).toBe(200);
+        // The key in the customer-id slot, and a real customer id.
+        expect(
+          (await api(`/api/v1/customers/${key}/consents/templates/${p.templateCode}/pending`))
+            .status,
+        ).toBe(200);
+        const decided = await api(`/api/v1/customers/${customer}/consents/decisions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ consent_version_id: p.versionId, decision: 'reject' }),
+        });
+        expect(decided.status).toBe(201);
+        await eventually(() => failing.received.length >= 1, budget(10_000));
+        await server.stop(budget(10_000));
+        expect(server.exit, server.describe()).toEqual({ code: 0, signal: null });
+      } finally {
+        await failing.close();
+      }
+      const spans = receiver.spans.filter((s) => s.service === 'consent-redaction');
+      expect(spans.length).toBeGreaterThan(0);
+      // Nowhere, in any name, attribute or event: the key's secret, the secret parameters'
+      // values, or the customer id.
+      const everything = JSON.stringify(spans);
+      expect(everything).not.toContain(secret);
+      expect(everything).not.toContain('token=X');
+      expect(everything).not.toContain('receiver-secret-value');
+      expect(everything).not.toContain(customer);
+      // The query keeps its shape, with the values of secret names redacted.
+      const latestServer = spans.find(
+        (s) => s.kind === 2 && s.attributes['http.route'] === latestRoute,
+      );
+      expect(latestServer?.attributes['url.query']).toBe(
+        'api_key=[Redacted]&token=[Redacted]&locale=en',
+      );
+      // Paths with a customer id are the route pattern, on the server and the request span.
+      for (const route of [pendingRoute, decisionsRoute]) {
+        const ofRoute = spans.filter((s) => s.attributes['http.route'] === route);
+        expect(ofRoute.length).toBeGreaterThanOrEqual(2);
+        for (const span of ofRoute) {
+          for (const name of ['url.path', 'http.target']) {
+            if (span.attributes[name] !== undefined) expect(span.attributes[name]).toBe(route);
+          }
+        }
+      }
+      // The failed delivery's span is an error, with the answer's status.
+      const deliveries = spans.filter((s) => s.name === 'webhook.deliver');
+      expect(deliveries.length).toBeGreaterThan(0);
+      for (const delivery of deliveries) {
+        expect(delivery.status?.code).toBe(2);
+        expect(delivery.status?.message).toBe('answered 500');
+      }
     });
   });
 });

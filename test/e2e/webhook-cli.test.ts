@@ -170,6 +170,26 @@ describe.each(stores)('webhook commands on $name', (testStore) => {
         1,
         /1001[\s\S]*url: is not allowed: http:\/\/ may only reach a loopback address \(10\.0\.0\.1 is private\)/,
       );
+      // Without the development setting, http:// even to loopback is refused, naming the setting.
+      const { WEBHOOK_ALLOW_HTTP_LOOPBACK: _allowed, ...strict } = env;
+      expectFailure(
+        await runCli(
+          [
+            'webhook',
+            'create',
+            '--tenant',
+            p.alias,
+            '--url',
+            'http://127.0.0.1:8080/hook',
+            '--events',
+            'decision.given',
+          ],
+          strict,
+          { cwd: store.dir },
+        ),
+        1,
+        /url: must be https:\/\/ \(http:\/\/ to a loopback address only with WEBHOOK_ALLOW_HTTP_LOOPBACK=true\)/,
+      );
       expectFailure(
         await create('https://169.254.169.254/', 'decision.given'),
         1,

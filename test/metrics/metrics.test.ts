@@ -55,6 +55,12 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     }
   });
 
+  it('has the webhook attempts at 0 for each outcome before any attempt (no endpoint here)', async () => {
+    const s = await scrape();
+    expect(s.value('consent_webhook_attempts_total', { outcome: 'delivered' })).toBe(0);
+    expect(s.value('consent_webhook_attempts_total', { outcome: 'failed' })).toBe(0);
+  });
+
   it('counts 3 latest calls as exactly 3 on the route pattern, never the raw URL', async () => {
     const api = apiOf(t.app, a.headers);
     const labels = { method: 'GET', route: latestRoute, status_code: '200' };

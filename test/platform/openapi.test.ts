@@ -58,7 +58,9 @@ describe.each(stores)('OpenAPI document on $name', (store) => {
 
   it('documents the decision log: receipt (200 and 202), checkpoint, consistency and key', () => {
     const receipt = doc.paths['/api/v1/decisions/{decision_id}/receipt'].get;
-    expect(Object.keys(receipt.responses)).toEqual(expect.arrayContaining(['200', '202', '4XX']));
+    expect(Object.keys(receipt.responses)).toEqual(
+      expect.arrayContaining(['200', '202', '401', '404']),
+    );
     const query = (doc.paths['/api/v1/log/consistency'].get.parameters ?? []) as any[];
     expect(
       query

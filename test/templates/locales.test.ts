@@ -21,6 +21,10 @@ describe('which locale a request gets (RFC 4647 lookup, then the default)', () =
     [undefined, 'zh-Hant-TW', ['zh-Hant', 'en'], 'zh-Hant'],
     ['th', 'en', ['th', 'en'], 'th'],
     ['de', undefined, ['th', 'en'], 'en'],
+    // The Android and Java form, `_` for `-`, in either place.
+    ['th_TH', undefined, ['th', 'en'], 'th'],
+    ['en_gb', undefined, ['en-GB', 'en'], 'en-GB'],
+    [undefined, 'th_TH, en;q=0.5', ['th', 'en'], 'th'],
   ])('?locale=%s, Accept-Language %s, of %j: %s', (query, header, available, expected) => {
     expect(chooseLocale(requestedLocales(query, header), available, 'en')).toBe(expected);
   });
@@ -29,11 +33,21 @@ describe('which locale a request gets (RFC 4647 lookup, then the default)', () =
     expect(requestedLocales(undefined, header)).toEqual([]);
   });
 
-  it.each(['', 'not a tag!', 'e', 'x'.repeat(40)])('?locale=%j is refused (400 1001)', (query) => {
-    expect(() => requestedLocales(query, undefined)).toThrow(
-      expect.objectContaining({ status: 400 }),
-    );
+  it.each([
+    ['th_TH', ['th-TH']],
+    ['zh_Hant_TW', ['zh-Hant-TW']],
+  ])('?locale=%j is read as the tag %j', (query, expected) => {
+    expect(requestedLocales(query, undefined)).toEqual(expected);
   });
+
+  it.each(['', 'not a tag!', 'e', 'x'.repeat(40), 'th__TH', 'th_'])(
+    '?locale=%j is refused (400 1001)',
+    (query) => {
+      expect(() => requestedLocales(query, undefined)).toThrow(
+        expect.objectContaining({ status: 400 }),
+      );
+    },
+  );
 });
 
 /**
@@ -131,6 +145,9 @@ describe.each(stores)('a release in two locales on $name', (store) => {
     ['?locale=de', {}, 'en'],
     ['', { 'accept-language': 'fr-FR' }, 'en'],
     ['?locale=en', { 'accept-language': 'th' }, 'en'],
+    ['?locale=th_TH', {}, 'th'],
+    ['?locale=en_GB', {}, 'en'],
+    ['', { 'accept-language': 'th_TH,en;q=0.5' }, 'th'],
   ])(
     'latest%s with %j answers the %s variant, with locale, Content-Language and Vary',
     async (query, headers, locale) => {
@@ -170,6 +187,25 @@ describe.each(stores)('a release in two locales on $name', (store) => {
     }
     const pending = await get(`${pendingUrl('nobody')}?locale=bad_tag`);
     expect(pending.statusCode).toBe(400);
+  });
+
+  it('a malformed locale, by the one rule: ?locale= refused with the same bytes as ever, an Accept-Language entry skipped', async () => {
+    const refused = await get(`${latestUrl()}?locale=th__TH`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toBe(
+      '{"code":"1001","message":"Invalid request.","details":[{"field":"querystring.locale",' +
+        '"issue":"must be a BCP 47 language tag, such as th or en-GB"}]}',
+    );
+    const plain = await get(latestUrl());
+    for (const header of ['th__TH', 'not a tag!', 'th__TH;q=0.9, *']) {
+      const skipped = await get(latestUrl(), { 'accept-language': header });
+      expect(skipped.statusCode).toBe(200);
+      expect(skipped.body).toBe(plain.body);
+      expect(skipped.headers['content-language']).toBeUndefined();
+    }
+    // The entries that are tags still count, `_` read as `-` as in ?locale=.
+    const mixed = await get(latestUrl(), { 'accept-language': 'th__TH, th_TH;q=0.5' });
+    expect(json(mixed).data).toMatchObject({ consent_version_id: th.id, locale: 'th' });
   });
 
   it('a decision on the Thai variant names the Thai text and hash, and accepts the release in every locale', async () => {

@@ -54,6 +54,10 @@ describe('where webhooks may go', () => {
 
   it.each([
     ['http://10.0.0.1/hook', 'must be https://'],
+    [
+      'http://127.0.0.1:8080/hook',
+      'must be https:// (http:// to a loopback address only with WEBHOOK_ALLOW_HTTP_LOOPBACK=true)',
+    ],
     ['https://169.254.169.254/latest/meta-data', 'linkLocal'],
     ['https://[::ffff:127.0.0.1]/hook', 'loopback'],
     ['https://user:secret@example.com/hook', 'credentials'],

@@ -1,5 +1,6 @@
 import createClient from 'openapi-fetch';
 import { ConsentApiError } from './errors.js';
+import { responseInfo, type WithResponse, withResponse } from './response.js';
 import {
   defaultRetries,
   type FetchPolicy,
@@ -11,11 +12,14 @@ import {
 import type { paths } from './schema.js';
 import type {
   Checkpoint,
+  ConsentAsOf,
   ConsentVersion,
   ConsistencyProof,
+  CustomerConsents,
   Decision,
   DecisionRequest,
   Health,
+  HistoryEntry,
   LogKey,
   PendingConsent,
   QueuedReceipt,
@@ -33,6 +37,11 @@ export interface ConsentClientOptions {
   retries?: RetryOptions;
   /** Each try's time limit in milliseconds (default 10 s); `0` sets none. */
   timeoutMs?: number;
+  /**
+   * How many `latest` answers to keep, by template and locale, to ask again with `If-None-Match`
+   * (default 100); `0` keeps none and always asks for the whole version.
+   */
+  latestCacheSize?: number;
 }
 
 export interface CallOptions {
@@ -55,19 +64,73 @@ export interface DecideOptions extends CallOptions {
   idempotencyKey?: string;
 }
 
+export interface HistoryOptions extends CallOptions {
+  /** Decisions per page, 1 to 500 (the service's default: 100). */
+  limit?: number;
+  /** Where to start: a page's `next_cursor` (the first page when absent). */
+  cursor?: string;
+  /** Any BCP 47 tag: each decision then also gives `locale`, that of the text shown. */
+  locale?: string;
+}
+
+/**
+ * What became of a decision: `recorded` (`201`, stored now), `unchanged` (`200`: the same as the
+ * customer's most recent one on a version that does not allow re-consent; nothing stored), or
+ * `replayed` (the `Idempotency-Key` you gave was seen before: the first answer again, nothing
+ * stored). A key the client made itself is never seen before, so a try sent again after a lost
+ * answer tells what the first try did (`recorded` or `unchanged`), not `replayed`.
+ */
+export type DecisionOutcome = 'recorded' | 'unchanged' | 'replayed';
+
+/** A decision as `decide` answers it: D, with its `outcome` and its answer's `response`. */
+export type DecisionResult = WithResponse<Decision> & { readonly outcome: DecisionOutcome };
+
+/** A page of a customer's record, with its answer's `response`. */
+export type ConsentsPage = WithResponse<CustomerConsents>;
+
 export interface ConsentClient {
   /** `GET /api/health`: the health check's body, on `200` and on `503` alike; never tried again. */
-  health(options?: CallOptions): Promise<Health>;
-  /** `GET …/consent-templates/{code}/latest`: the template's latest published version. */
-  latest(templateCode: string, options?: LocaleOptions): Promise<ConsentVersion>;
+  health(options?: CallOptions): Promise<WithResponse<Health>>;
+  /**
+   * `GET …/consent-templates/{code}/latest`: the template's latest published version. The answer
+   * is kept with its `ETag`; the next call asks with `If-None-Match`, and a `304` is answered from
+   * what was kept (`response.status` is then `304`).
+   */
+  latest(templateCode: string, options?: LocaleOptions): Promise<WithResponse<ConsentVersion>>;
   /** `GET …/customers/{id}/consents/templates/{code}/pending`: is there something to accept? */
   pending(
     customerId: string,
     templateCode: string,
     options?: LocaleOptions,
-  ): Promise<PendingConsent>;
-  /** `POST …/customers/{id}/consents/decisions`: records the decision (or answers the earlier one). */
-  decide(customerId: string, decision: DecisionRequest, options?: DecideOptions): Promise<Decision>;
+  ): Promise<WithResponse<PendingConsent>>;
+  /**
+   * `POST …/customers/{id}/consents/decisions`: records the decision, or answers the earlier one;
+   * `outcome` says which (`recorded`, `unchanged`, `replayed`). A refusal is thrown.
+   */
+  decide(
+    customerId: string,
+    decision: DecisionRequest,
+    options?: DecideOptions,
+  ): Promise<DecisionResult>;
+  /**
+   * `GET …/customers/{id}/consents`: one page of the customer's record (standings on each
+   * template, decisions newest first); `next_cursor` asks for the next (null on the last).
+   */
+  consents(customerId: string, options?: HistoryOptions): Promise<ConsentsPage>;
+  /** Every page of the customer's record, from `cursor` (or the first) to the last. */
+  consentPages(customerId: string, options?: HistoryOptions): AsyncIterableIterator<ConsentsPage>;
+  /** Every decision of the customer, newest first, over as many pages as it takes. */
+  history(customerId: string, options?: HistoryOptions): AsyncIterableIterator<HistoryEntry>;
+  /**
+   * `GET …/customers/{id}/consents/templates/{code}/as-of?at=`: what was in force for the
+   * customer and template at a moment (a `Date`, or an RFC 3339 date-time with a time zone).
+   */
+  asOf(
+    customerId: string,
+    templateCode: string,
+    at: Date | string,
+    options?: LocaleOptions,
+  ): Promise<WithResponse<ConsentAsOf>>;
   /**
    * `GET …/decisions/{id}/receipt`: the receipt, or `{status: "queued"}` while the decision waits
    * to be appended to the log (about a second); `wait: true` asks the service to wait for it.
@@ -75,19 +138,23 @@ export interface ConsentClient {
   receipt(
     decisionId: string,
     options?: CallOptions & { wait?: boolean },
-  ): Promise<Receipt | QueuedReceipt>;
+  ): Promise<WithResponse<Receipt | QueuedReceipt>>;
   /** `GET …/log/key`: the decision log's verifier key. */
-  logKey(options?: CallOptions): Promise<LogKey>;
+  logKey(options?: CallOptions): Promise<WithResponse<LogKey>>;
   /** `GET …/log/checkpoint`: the decision log's latest signed checkpoint. */
-  checkpoint(options?: CallOptions): Promise<Checkpoint>;
+  checkpoint(options?: CallOptions): Promise<WithResponse<Checkpoint>>;
   /** `GET …/log/consistency?from&to`: proof that the log of size `to` extends the one of `from`. */
-  consistency(from: number, to: number, options?: CallOptions): Promise<ConsistencyProof>;
+  consistency(
+    from: number,
+    to: number,
+    options?: CallOptions,
+  ): Promise<WithResponse<ConsistencyProof>>;
 }
 
 /**
  * A client of the consent API for a server: every call authenticated with the API key, tried
- * again where that is safe, and answered with the `data` object, or thrown as a
- * `ConsentApiError` carrying the contract's code.
+ * again where that is safe, and answered with the `data` object (with its answer's `response`:
+ * status, request id, rate limit), or thrown as a `ConsentApiError` carrying the contract's code.
  */
 export function createConsentClient(options: ConsentClientOptions): ConsentClient {
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
@@ -101,6 +168,36 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
     headers: { 'x-system-api-key': options.apiKey },
     fetch: retryingFetch(send, policy),
   });
+  const kept = new LatestCache(options.latestCacheSize ?? 100);
+
+  /** One page of a customer's record. */
+  async function consentsPage(
+    customerId: string,
+    { limit, cursor, locale, signal }: HistoryOptions,
+  ): Promise<ConsentsPage> {
+    const { data, error, response } = await api.GET('/api/v1/customers/{customer_id}/consents', {
+      params: {
+        path: { customer_id: customerId },
+        query: {
+          ...(limit === undefined ? {} : { limit }),
+          ...(cursor === undefined ? {} : { cursor }),
+          ...localeQuery(locale),
+        },
+      },
+      signal,
+    });
+    return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+  }
+
+  async function* pages(customerId: string, options: HistoryOptions) {
+    let cursor = options.cursor;
+    for (;;) {
+      const page = await consentsPage(customerId, { ...options, cursor });
+      yield page;
+      if (page.next_cursor === null) return;
+      cursor = page.next_cursor;
+    }
+  }
 
   return {
     async health({ signal } = {}) {
@@ -111,15 +208,30 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
         signal,
       });
       const body = data ?? error;
-      if ((response.ok || response.status === 503) && isHealth(body)) return body;
+      if ((response.ok || response.status === 503) && isHealth(body)) {
+        return withResponse(body, responseInfo(response));
+      }
       throw apiError(response, error);
     },
     async latest(templateCode, { locale, signal } = {}) {
+      const key = JSON.stringify([templateCode, locale ?? null]);
+      const known = kept.get(key);
       const { data, error, response } = await api.GET(
         '/api/v1/consent-templates/{template_code}/latest',
-        { params: { path: { template_code: templateCode }, query: localeQuery(locale) }, signal },
+        {
+          params: { path: { template_code: templateCode }, query: localeQuery(locale) },
+          ...(known ? { headers: { 'if-none-match': known.etag } } : {}),
+          signal,
+        },
       );
-      return data ? data.data : throwError(response, error);
+      if (response.status === 304 && known) {
+        kept.set(key, known);
+        return withResponse(structuredClone(known.version), responseInfo(response));
+      }
+      if (!data) return throwError(response, error);
+      const etag = response.headers.get('etag');
+      if (etag) kept.set(key, { etag, version: structuredClone(data.data) });
+      return withResponse(data.data, responseInfo(response));
     },
     async pending(customerId, templateCode, { locale, signal } = {}) {
       const { data, error, response } = await api.GET(
@@ -132,7 +244,7 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
           signal,
         },
       );
-      return data ? data.data : throwError(response, error);
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async decide(customerId, decision, { idempotencyKey, signal } = {}) {
       const { data, error, response } = await api.POST(
@@ -146,7 +258,40 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
           signal,
         },
       );
-      return data ? data.data : throwError(response, error);
+      if (!data) return throwError(response, error);
+      // Only a key of the caller's can have been used by an earlier call.
+      const replayed =
+        idempotencyKey !== undefined && response.headers.get('idempotent-replayed') === 'true';
+      const outcome: DecisionOutcome = replayed
+        ? 'replayed'
+        : response.status === 201
+          ? 'recorded'
+          : 'unchanged';
+      const result = withResponse(data.data, responseInfo(response));
+      Object.defineProperty(result, 'outcome', { value: outcome, enumerable: false });
+      return result as DecisionResult;
+    },
+    consents(customerId, options = {}) {
+      return consentsPage(customerId, options);
+    },
+    consentPages(customerId, options = {}) {
+      return pages(customerId, options);
+    },
+    async *history(customerId, options = {}) {
+      for await (const page of pages(customerId, options)) yield* page.history;
+    },
+    async asOf(customerId, templateCode, at, { locale, signal } = {}) {
+      const { data, error, response } = await api.GET(
+        '/api/v1/customers/{customer_id}/consents/templates/{template_code}/as-of',
+        {
+          params: {
+            path: { customer_id: customerId, template_code: templateCode },
+            query: { at: at instanceof Date ? at.toISOString() : at, ...localeQuery(locale) },
+          },
+          signal,
+        },
+      );
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async receipt(decisionId, { wait, signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/decisions/{decision_id}/receipt', {
@@ -156,24 +301,49 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
         },
         signal,
       });
-      return data ? data.data : throwError(response, error);
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async logKey({ signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/log/key', { signal });
-      return data ? data.data : throwError(response, error);
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async checkpoint({ signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/log/checkpoint', { signal });
-      return data ? data.data : throwError(response, error);
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async consistency(from, to, { signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/log/consistency', {
-        params: { query: { from: String(from), to: String(to) } },
+        params: { query: { from, to } },
         signal,
       });
-      return data ? data.data : throwError(response, error);
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
   };
+}
+
+/**
+ * The `latest` answers kept to ask again with `If-None-Match`, the least recently used dropped
+ * past `size` (a Map keeps its keys in insertion order; a hit is put back at the end).
+ */
+class LatestCache {
+  readonly #entries = new Map<string, { etag: string; version: ConsentVersion }>();
+  constructor(readonly size: number) {}
+
+  get(key: string) {
+    const entry = this.#entries.get(key);
+    if (entry) this.#entries.delete(key);
+    return entry;
+  }
+
+  set(key: string, entry: { etag: string; version: ConsentVersion }) {
+    if (this.size <= 0) return;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.size) break;
+      this.#entries.delete(oldest);
+    }
+  }
 }
 
 function localeQuery(locale: string | undefined): { locale?: string } {
@@ -188,6 +358,7 @@ function apiError(response: Response, body: unknown): ConsentApiError {
   return new ConsentApiError(response.status, body, {
     requestId: response.headers.get('x-request-id') ?? undefined,
     retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+    replayed: response.headers.get('idempotent-replayed') === 'true',
   });
 }
 

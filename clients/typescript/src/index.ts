@@ -21,11 +21,35 @@ export {
   type CallOptions,
   type ConsentClient,
   type ConsentClientOptions,
+  type ConsentsPage,
   createConsentClient,
   type DecideOptions,
+  type DecisionOutcome,
+  type DecisionResult,
+  type HistoryOptions,
   type LocaleOptions,
 } from './client.js';
-export { ConsentApiError, type ConsentApiErrorDetail } from './errors.js';
+export {
+  ConsentApiError,
+  type ConsentApiErrorDetail,
+  type ConsentErrorCode,
+  errorCodes,
+} from './errors.js';
+export {
+  type RateLimitInfo,
+  type ResponseInfo,
+  responseOf,
+  type WithResponse,
+} from './response.js';
 export { backoffDelay, parseRetryAfter, type RetryOptions } from './retry.js';
 export type { paths } from './schema.js';
 export type * from './types.js';
+export {
+  type VerifiedWebhook,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookEventType,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from './webhooks.js';

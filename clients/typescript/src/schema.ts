@@ -17,43 +17,7 @@ export interface paths {
          * Health check
          * @description `200 {"status":"ok","success":true}` while the store answers and takes writes; `503 {"status":"unavailable","success":false}` while it does not answer; `503 {"status":"degraded","success":false}` while it answers but the last writes were refused.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {unknown} */
-                            status: "ok" | "degraded" | "unavailable";
-                            success: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {unknown} */
-                            status: "ok" | "degraded" | "unavailable";
-                            success: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -73,43 +37,7 @@ export interface paths {
          * Health check
          * @description `200 {"status":"ok","success":true}` while the store answers and takes writes; `503 {"status":"unavailable","success":false}` while it does not answer; `503 {"status":"degraded","success":false}` while it answers but the last writes were refused.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {unknown} */
-                            status: "ok" | "degraded" | "unavailable";
-                            success: boolean;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {unknown} */
-                            status: "ok" | "degraded" | "unavailable";
-                            success: boolean;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getHealthV1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -125,65 +53,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Content of a published version as an HTML document */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    file: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/html; charset=utf-8 */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Content of a published version as an HTML document
+         * @description The `file_url` of a version that has no file of its own: the version's `content_html` as a complete HTML document. No key; cached for ever (a published version never changes).
+         */
+        get: operations["getContentFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -199,66 +73,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A published version's uploaded content file (PDF or HTML) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    file: "file.pdf" | "file.html";
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description application/pdf, or text/html; charset=utf-8 */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * A published version's uploaded content file (PDF or HTML)
+         * @description The `file_url` of a version whose file was uploaded in the back-office, as uploaded. No key; cached for ever.
+         */
+        get: operations["getUploadedContentFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -278,97 +97,7 @@ export interface paths {
          * Latest published version of a template
          * @description Carries an `ETag`; a matching `If-None-Match` answers `304` with no body. The variant in the locale `?locale=` or `Accept-Language` asks for (the exact tag, then its language, then the template's default locale) carries `locale`, with `Content-Language` and `Vary: Accept-Language`; a request naming no locale gets the default locale without them.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /**
-                     * @description BCP 47 language tag, such as th or en-GB.
-                     * @example th
-                     */
-                    locale?: string;
-                };
-                header?: never;
-                path: {
-                    /**
-                     * @description Reference code of a consent template.
-                     * @example privacy_policy
-                     */
-                    template_code: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                consent_version_id: string;
-                                template_code: string;
-                                version: number;
-                                tag: string;
-                                content_html: string;
-                                /** Format: uri */
-                                file_url: string;
-                                allow_reconsent: boolean;
-                                /** Format: date-time */
-                                published_at: string;
-                                /** @description The locale of this variant (BCP 47); present when the request named a locale, by `?locale=` or `Accept-Language`. */
-                                locale?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified: no body. */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getLatestVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -388,101 +117,7 @@ export interface paths {
          * Whether the customer has an unaccepted version of a template
          * @description `accepted` is true when the customer has decided on the latest published version.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /**
-                     * @description BCP 47 language tag, such as th or en-GB.
-                     * @example th
-                     */
-                    locale?: string;
-                };
-                header?: never;
-                path: {
-                    /**
-                     * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
-                     * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
-                     */
-                    customer_id: string;
-                    /**
-                     * @description Reference code of a consent template.
-                     * @example privacy_policy
-                     */
-                    template_code: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                accepted: boolean;
-                                consent_version: {
-                                    /** Format: uuid */
-                                    consent_version_id: string;
-                                    template_code: string;
-                                    version: number;
-                                    tag: string;
-                                    content_html: string;
-                                    /** Format: uri */
-                                    file_url: string;
-                                    allow_reconsent: boolean;
-                                    /** Format: date-time */
-                                    published_at: string;
-                                    /** @description The locale of this variant (BCP 47); present when the request named a locale, by `?locale=` or `Accept-Language`. */
-                                    locale?: string;
-                                };
-                                decision: ("given" | "reject" | "withdraw") | (never | null);
-                                /** Format: date-time */
-                                decided_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPending"];
         put?: never;
         post?: never;
         delete?: never;
@@ -502,117 +137,9 @@ export interface paths {
         put?: never;
         /**
          * Record a customer's decision on a template version
-         * @description `201` records a decision; `200` answers an identical decision on a version that does not allow re-consent, storing nothing. An optional `Idempotency-Key` replays the first response for 24 hours.
+         * @description `201` records a decision; `200` answers an identical decision on a version that does not allow re-consent, storing nothing. An optional `Idempotency-Key` replays the first response for 24 hours, status included, with `Idempotent-Replayed: true`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    /**
-                     * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
-                     * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
-                     */
-                    customer_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        consent_version_id: string;
-                        /** @enum {unknown} */
-                        decision: "given" | "reject" | "withdraw";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                decision_id: string;
-                                customer_id: string;
-                                template_code: string;
-                                /** Format: uuid */
-                                consent_version_id: string;
-                                version: number;
-                                /** @enum {unknown} */
-                                decision: "given" | "reject" | "withdraw";
-                                /** Format: date-time */
-                                decided_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                decision_id: string;
-                                customer_id: string;
-                                template_code: string;
-                                /** Format: uuid */
-                                consent_version_id: string;
-                                version: number;
-                                /** @enum {unknown} */
-                                decision: "given" | "reject" | "withdraw";
-                                /** Format: date-time */
-                                decided_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["recordDecision"];
         delete?: never;
         options?: never;
         head?: never;
@@ -630,131 +157,7 @@ export interface paths {
          * A customer's consents: where they stand on each template, and their history
          * @description The history lists every decision, newest first, a page at a time: pass the previous page's `next_cursor` as `cursor` (null on the last page). A customer with no decision, or one who was erased, answers empty lists.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /**
-                     * @description Decisions per page, 1 to 500 (default 100).
-                     * @example 100
-                     */
-                    limit?: string;
-                    /** @description Opaque: the previous page's `next_cursor`. */
-                    cursor?: string;
-                    /**
-                     * @description A BCP 47 tag: with it (or with `Accept-Language`) each decision also gives `locale`, the locale of the text the customer was shown.
-                     * @example th
-                     */
-                    locale?: string;
-                };
-                header?: never;
-                path: {
-                    /**
-                     * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
-                     * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
-                     */
-                    customer_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                customer_id: string;
-                                /** @description Each template the customer decided on, by code. */
-                                templates: {
-                                    template_code: string;
-                                    latest_version: {
-                                        /** Format: uuid */
-                                        consent_version_id: string;
-                                        version: number;
-                                        tag: string;
-                                    };
-                                    /** @description True when the customer has decided on the latest version (as `pending`). */
-                                    accepted: boolean;
-                                    last_decision: {
-                                        /** Format: uuid */
-                                        decision_id: string;
-                                        /** @enum {unknown} */
-                                        decision: "given" | "reject" | "withdraw";
-                                        /** Format: uuid */
-                                        consent_version_id: string;
-                                        version: number;
-                                        tag: string;
-                                        /** Format: date-time */
-                                        decided_at: string;
-                                        /** @description The locale of the text shown (BCP 47), when a locale was asked. */
-                                        locale?: string;
-                                    };
-                                }[];
-                                /** @description Decisions on every template, newest first: one page of them. */
-                                history: {
-                                    /** Format: uuid */
-                                    decision_id: string;
-                                    template_code: string;
-                                    /** Format: uuid */
-                                    consent_version_id: string;
-                                    version: number;
-                                    tag: string;
-                                    /** @enum {unknown} */
-                                    decision: "given" | "reject" | "withdraw";
-                                    /** Format: date-time */
-                                    decided_at: string;
-                                    /** @description Hex SHA-256 of the content_html the customer was shown. */
-                                    content_sha256: string;
-                                    /** @description The locale of the text shown (BCP 47), when a locale was asked. */
-                                    locale?: string;
-                                }[];
-                                /** @description The `cursor` of the next page; null on the last page. */
-                                next_cursor: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getCustomerConsents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -774,122 +177,7 @@ export interface paths {
          * What was in force for a customer and template at a given moment
          * @description The most recent decision made at or before `at` (null when none), the latest version published by then, and whether the customer had decided on it then.
          */
-        get: {
-            parameters: {
-                query: {
-                    /**
-                     * @description The moment to look at: ISO 8601 date-time with a time zone.
-                     * @example 2026-11-20T22:51:59.308Z
-                     */
-                    at: string;
-                    /**
-                     * @description A BCP 47 tag: with it (or with `Accept-Language`) each decision also gives `locale`, the locale of the text the customer was shown.
-                     * @example th
-                     */
-                    locale?: string;
-                };
-                header?: never;
-                path: {
-                    /**
-                     * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
-                     * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
-                     */
-                    customer_id: string;
-                    /**
-                     * @description Reference code of a consent template.
-                     * @example privacy_policy
-                     */
-                    template_code: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                customer_id: string;
-                                template_code: string;
-                                /**
-                                 * Format: date-time
-                                 * @description The moment asked for, in UTC.
-                                 */
-                                at: string;
-                                /** @description The most recent decision made at or before `at`, on any version. */
-                                decision: {
-                                    /** Format: uuid */
-                                    decision_id: string;
-                                    /** @enum {unknown} */
-                                    decision: "given" | "reject" | "withdraw";
-                                    /** Format: date-time */
-                                    decided_at: string;
-                                    /** Format: uuid */
-                                    consent_version_id: string;
-                                    version: number;
-                                    tag: string;
-                                    /** @description Hex SHA-256 of the content_html the customer was shown. */
-                                    content_sha256: string;
-                                    /** @description The locale of the text shown (BCP 47), when a locale was asked. */
-                                    locale?: string;
-                                } | null;
-                                /** @description The latest version published at or before `at`; null before the first. */
-                                latest_version: {
-                                    /** Format: uuid */
-                                    consent_version_id: string;
-                                    version: number;
-                                    tag: string;
-                                    /** Format: date-time */
-                                    published_at: string;
-                                } | null;
-                                /** @description True when the customer had decided on `latest_version` at or before `at`. */
-                                accepted: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getConsentAsOf"];
         put?: never;
         post?: never;
         delete?: never;
@@ -909,118 +197,7 @@ export interface paths {
          * A decision's receipt: its leaf, inclusion proof and signed checkpoint
          * @description `202` with `Retry-After` while the leaf waits to be appended (about a second); with `?wait=true` the request waits up to 5 seconds for it instead.
          */
-        get: {
-            parameters: {
-                query?: {
-                    wait?: "true" | "false";
-                };
-                header?: never;
-                path: {
-                    decision_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @description The decision (D); `customer_id` is null once the customer was erased */
-                                decision: {
-                                    /** Format: uuid */
-                                    decision_id: string;
-                                    customer_id: string | null;
-                                    template_code: string;
-                                    /** Format: uuid */
-                                    consent_version_id: string;
-                                    version: number;
-                                    /** @enum {unknown} */
-                                    decision: "given" | "reject" | "withdraw";
-                                    /** Format: date-time */
-                                    decided_at: string;
-                                };
-                                /** @description The leaf bytes (UTF-8 text, consent-log/leaf/v1) */
-                                leaf: string;
-                                leaf_index: number;
-                                tree_size: number;
-                                inclusion_proof: string[];
-                                /** @description The signed checkpoint the proof leads to */
-                                checkpoint: string;
-                                /** @description The same proof as C2SP tlog-proof@v1 text */
-                                tlog_proof: string;
-                                verifier_key: string;
-                                /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
-                                opening: {
-                                    customer_id: string;
-                                    subject_salt: string;
-                                    evidence_salt: string;
-                                    ip: string;
-                                    user_agent: string | null;
-                                    api_key_id: string;
-                                } | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                decision_id: string;
-                                /** @enum {string} */
-                                status: "queued";
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReceipt"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1037,71 +214,7 @@ export interface paths {
             cookie?: never;
         };
         /** The latest signed checkpoint of the tenant's decision log */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                origin: string;
-                                size: number;
-                                /** @description SHA-256, base64 */
-                                root_hash: string;
-                                /** @description C2SP tlog-checkpoint signed note, verbatim */
-                                checkpoint: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getCheckpoint"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1121,73 +234,7 @@ export interface paths {
          * A consistency proof between two sizes of the log (RFC 6962)
          * @description `1 <= from <= to <=` the size of the latest checkpoint.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description A tree size */
-                    from: string;
-                    /** @description A tree size */
-                    to: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                from: number;
-                                to: number;
-                                proof: string[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getConsistencyProof"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1204,70 +251,7 @@ export interface paths {
             cookie?: never;
         };
         /** The verifier key of the log's checkpoints, and the log's origin */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                key_name: string;
-                                /** @description C2SP signed-note verifier key (Ed25519) */
-                                verifier_key: string;
-                                /** @description The checkpoint origin line of this tenant's log */
-                                origin: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getLogKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1287,195 +271,7 @@ export interface paths {
          * A decision's receipt as ISO/IEC TS 27560 (W3C DPV JSON-LD)
          * @description `202` with `Retry-After` while the leaf waits to be appended (about a second); with `?wait=true` the request waits up to 5 seconds for it instead.
          */
-        get: {
-            parameters: {
-                query?: {
-                    wait?: "true" | "false";
-                };
-                header?: never;
-                path: {
-                    decision_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The consent receipt, wrapping the consent record and the log proof */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/ld+json": {
-                            "@context": {
-                                dpv: string;
-                                "dpv-27560": string;
-                                dct: string;
-                                schema: string;
-                                xsd: string;
-                                clog: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            "@id": string;
-                            /** @enum {string} */
-                            "@type": "dpv:ConsentReceipt";
-                            /** @description The receipt id */
-                            "dct:identifier": string;
-                            /** @description The receipt id */
-                            "dpv:hasIdentifier": string;
-                            "dct:conformsTo": string;
-                            /** Format: date-time */
-                            "dct:created": string;
-                            "dct:publisher": string;
-                            "schema:recipient": string;
-                            "dpv:hasRecordOfActivity": {
-                                "@id": string;
-                                /** @enum {string} */
-                                "@type": "dpv:ConsentRecord";
-                                /** @description The decision id */
-                                "dct:identifier": string;
-                                "dct:conformsTo": string;
-                                "dpv:hasDataSubject": {
-                                    "@type": string;
-                                    /** @description The customer id */
-                                    "dct:identifier": string;
-                                };
-                                "dpv:hasDataController": {
-                                    "@id": string;
-                                    "@type": string;
-                                    /** @description The tenant id */
-                                    "dct:identifier": string;
-                                    /** @description The tenant's alias */
-                                    "schema:name": string;
-                                };
-                                "dpv:hasJurisdiction": string;
-                                "dpv:hasLegalBasis": string;
-                                "dpv:hasNotice": {
-                                    /** @description URL of the text shown */
-                                    "@id": string;
-                                    "@type": string;
-                                    /** @description The consent version id */
-                                    "dct:identifier": string;
-                                    "dct:isVersionOf": {
-                                        "dct:identifier": string;
-                                        "dct:title": string;
-                                    };
-                                    /** @description The version tag */
-                                    "schema:version": string;
-                                    "clog:versionNumber": number;
-                                    /** @description Hex SHA-256 of the text shown */
-                                    "clog:contentSha256": string;
-                                    /** Format: date-time */
-                                    "dct:issued": string;
-                                    "dct:language": string;
-                                };
-                                "dpv:hasProcess": {
-                                    "@type": string;
-                                    "dpv:hasPurpose": {
-                                        "@type": string;
-                                        "dct:title": string;
-                                        "dct:description"?: string;
-                                    };
-                                    "dpv:hasPersonalData": string;
-                                    "dpv:hasStorageCondition": string;
-                                    "dpv:hasRecipient": string;
-                                };
-                                "dpv:hasConsentControl": {
-                                    "@type": string;
-                                    "dct:description": string;
-                                    "dpv:isExercisedAt": string;
-                                };
-                                "dpv:hasConsentStatus": {
-                                    /** @enum {unknown} */
-                                    "@type": "dpv:ConsentGiven" | "dpv:ConsentRefused" | "dpv:ConsentWithdrawn";
-                                    /** Format: date-time */
-                                    "dpv:isIndicatedAtTime": string;
-                                    "dpv:isIndicatedBy": string;
-                                    "dpv:hasIndicationMethod": string;
-                                    "dpv:hasDuration": {
-                                        "@type": string;
-                                        "dct:description": string;
-                                    };
-                                };
-                            };
-                            "clog:proof": {
-                                /** @enum {string} */
-                                "@type": "clog:InclusionProof";
-                                /** @enum {string} */
-                                "clog:leafFormat": "consent-log/leaf/v1";
-                                /** @description The log's checkpoint origin */
-                                "clog:origin": string;
-                                "clog:leafIndex": number;
-                                "clog:treeSize": number;
-                                /** @description The leaf bytes (UTF-8 text) */
-                                "clog:leaf": string;
-                                /** @description The signed checkpoint the proof leads to */
-                                "clog:checkpoint": string;
-                                /** @description C2SP tlog-proof@v1 text: verifies with the verifier key alone */
-                                "clog:tlogProof": string;
-                                /** @description C2SP signed-note verifier key of the log */
-                                "clog:verifierKey": string;
-                                /** @description Opens the leaf's subject commitment with the customer id */
-                                "clog:subjectSalt": string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                decision_id: string;
-                                /** @enum {string} */
-                                status: "queued";
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReceiptIso27560"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1495,154 +291,7 @@ export interface paths {
          * A decision's receipt as a Kantara Consent Receipt v1.1
          * @description `202` with `Retry-After` while the leaf waits to be appended (about a second); with `?wait=true` the request waits up to 5 seconds for it instead.
          */
-        get: {
-            parameters: {
-                query?: {
-                    wait?: "true" | "false";
-                };
-                header?: never;
-                path: {
-                    decision_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Kantara Consent Receipt v1.1.0 */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            version: "KI-CR-v1.1.0";
-                            jurisdiction: string;
-                            /** @description Seconds since 1970-01-01T00:00:00Z */
-                            consentTimestamp: number;
-                            collectionMethod: string;
-                            /** Format: uuid */
-                            consentReceiptID: string;
-                            /** @description The log's verifier key */
-                            publicKey: string;
-                            language: string;
-                            /** @description The customer id */
-                            piiPrincipalId: string;
-                            piiControllers: {
-                                /** @description The tenant's alias */
-                                piiController: string;
-                                onBehalf: boolean;
-                                contact: string;
-                                address: Record<string, never>;
-                                email: string;
-                                phone: string;
-                            }[];
-                            /** @description URL of the text shown */
-                            policyUrl: string;
-                            services: {
-                                service: string;
-                                purposes: {
-                                    purpose: string;
-                                    purposeCategory: string[];
-                                    consentType: string;
-                                    piiCategory: string[];
-                                    primaryPurpose: boolean;
-                                    termination: string;
-                                    thirdPartyDisclosure: boolean;
-                                }[];
-                            }[];
-                            sensitive: boolean;
-                            spiCat: string[];
-                            /** @description Not in v1.1: the decision itself and its proof in the decision log */
-                            consentLog: {
-                                /** @enum {unknown} */
-                                decision: "given" | "reject" | "withdraw";
-                                /** Format: uuid */
-                                decisionId: string;
-                                /** Format: date-time */
-                                decidedAt: string;
-                                templateCode: string;
-                                /** Format: uuid */
-                                consentVersionId: string;
-                                version: number;
-                                tag: string;
-                                contentSha256: string;
-                                proof: {
-                                    /** @enum {string} */
-                                    leafFormat: "consent-log/leaf/v1";
-                                    /** @description The log's checkpoint origin */
-                                    origin: string;
-                                    leafIndex: number;
-                                    treeSize: number;
-                                    /** @description The leaf bytes (UTF-8 text) */
-                                    leaf: string;
-                                    /** @description The signed checkpoint the proof leads to */
-                                    checkpoint: string;
-                                    /** @description C2SP tlog-proof@v1 text: verifies with the verifier key alone */
-                                    tlogProof: string;
-                                    /** @description C2SP signed-note verifier key of the log */
-                                    verifierKey: string;
-                                    /** @description Opens the leaf's subject commitment with the customer id */
-                                    subjectSalt: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: uuid */
-                                decision_id: string;
-                                /** @enum {string} */
-                                status: "queued";
-                            };
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error: a code from the catalogue and a short sentence. */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @example 1002 */
-                            code: string;
-                            /** @example Unauthorized. */
-                            message: string;
-                            details?: {
-                                field: string;
-                                issue: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getReceiptKantara"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1652,7 +301,144 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "decision.given": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A decision `given` was recorded */
+        post: operations["webhookDecisionGiven"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "decision.reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A decision `reject` was recorded */
+        post: operations["webhookDecisionReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "decision.withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A decision `withdraw` was recorded */
+        post: operations["webhookDecisionWithdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "version.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A reviewed version was approved in the back-office */
+        post: operations["webhookVersionApproved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "version.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A version was published and is live */
+        post: operations["webhookVersionPublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "version.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A version was published with a go-live time to come */
+        post: operations["webhookVersionScheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "version.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A template with a published version was archived */
+        post: operations["webhookVersionArchived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A customer was erased */
+        post: operations["webhookCustomerErased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: never;
     responses: never;
@@ -1662,4 +448,3582 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store answers and takes writes. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        status: "ok" | "degraded" | "unavailable";
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description The store does not answer, or refuses the writes. */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        status: "ok" | "degraded" | "unavailable";
+                        success: boolean;
+                    };
+                };
+            };
+        };
+    };
+    getHealthV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store answers and takes writes. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        status: "ok" | "degraded" | "unavailable";
+                        success: boolean;
+                    };
+                };
+            };
+            /** @description The store does not answer, or refuses the writes. */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        status: "ok" | "degraded" | "unavailable";
+                        success: boolean;
+                    };
+                };
+            };
+        };
+    };
+    getContentFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consent version id, then `.html`. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML document (`text/html; charset=utf-8`). */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Consent version not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Consent version not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getUploadedContentFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The consent version id. */
+                id: string;
+                file: "file.pdf" | "file.html";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file as uploaded, `Content-Disposition: inline` with its name. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "text/html": string;
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Consent version not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Consent version not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getLatestVersion: {
+        parameters: {
+            query?: {
+                /**
+                 * @description BCP 47 language tag, such as th or en-GB.
+                 * @example th
+                 */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Reference code of a consent template.
+                 * @example privacy_policy
+                 */
+                template_code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published version, V. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description A strong tag of the exact body: sent back as `If-None-Match`, it is answered `304` while it is current. */
+                    etag?: string;
+                    /** @description The locale of the variant answered (BCP 47), when the request named a locale. */
+                    "content-language"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            consent_version_id: string;
+                            template_code: string;
+                            version: number;
+                            tag: string;
+                            content_html: string;
+                            /** Format: uri */
+                            file_url: string;
+                            allow_reconsent: boolean;
+                            /** Format: date-time */
+                            published_at: string;
+                            /** @description The locale of this variant (BCP 47); present when the request named a locale, by `?locale=` or `Accept-Language`. */
+                            locale?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: the `If-None-Match` tag is current. No body. */
+            304: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description A strong tag of the exact body: sent back as `If-None-Match`, it is answered `304` while it is current. */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Template not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Template not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getPending: {
+        parameters: {
+            query?: {
+                /**
+                 * @description BCP 47 language tag, such as th or en-GB.
+                 * @example th
+                 */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
+                 * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
+                 */
+                customer_id: string;
+                /**
+                 * @description Reference code of a consent template.
+                 * @example privacy_policy
+                 */
+                template_code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's standing on the latest version. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description The locale of the variant answered (BCP 47), when the request named a locale. */
+                    "content-language"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accepted: boolean;
+                            consent_version: {
+                                /** Format: uuid */
+                                consent_version_id: string;
+                                template_code: string;
+                                version: number;
+                                tag: string;
+                                content_html: string;
+                                /** Format: uri */
+                                file_url: string;
+                                allow_reconsent: boolean;
+                                /** Format: date-time */
+                                published_at: string;
+                                /** @description The locale of this variant (BCP 47); present when the request named a locale, by `?locale=` or `Accept-Language`. */
+                                locale?: string;
+                            };
+                            decision: ("given" | "reject" | "withdraw") | null;
+                            decided_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Template not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Template not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    recordDecision: {
+        parameters: {
+            query?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
+                 * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
+                 */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    consent_version_id: string;
+                    /** @enum {unknown} */
+                    decision: "given" | "reject" | "withdraw";
+                };
+            };
+        };
+        responses: {
+            /** @description Unchanged: the same decision as the most recent one on a version that does not allow re-consent. Nothing was stored. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            decision_id: string;
+                            customer_id: string;
+                            template_code: string;
+                            /** Format: uuid */
+                            consent_version_id: string;
+                            version: number;
+                            /** @enum {unknown} */
+                            decision: "given" | "reject" | "withdraw";
+                            /** Format: date-time */
+                            decided_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Recorded: the decision, D. */
+            201: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            decision_id: string;
+                            customer_id: string;
+                            template_code: string;
+                            /** Format: uuid */
+                            consent_version_id: string;
+                            version: number;
+                            /** @enum {unknown} */
+                            decision: "given" | "reject" | "withdraw";
+                            /** Format: date-time */
+                            decided_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Consent version not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Consent version not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A decision the rules refuse: code 1005 (`Nothing to withdraw.`, `Re-consent is not allowed for this version.`). */
+            409: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1005
+                         * @enum {string}
+                         */
+                        code: "1005";
+                        /**
+                         * @example Nothing to withdraw.
+                         * @example Re-consent is not allowed for this version.
+                         */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload too large: a body over 16 KiB: code 1006 (`Payload too large.`). */
+            413: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1006
+                         * @enum {string}
+                         */
+                        code: "1006";
+                        /** @example Payload too large. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported media type: a body that is not JSON: code 1007 (`Unsupported media type.`). */
+            415: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1007
+                         * @enum {string}
+                         */
+                        code: "1007";
+                        /** @example Unsupported media type. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Idempotency key reused with a different request: code 1010 (`Idempotency key reused with a different request.`). */
+            422: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1010
+                         * @enum {string}
+                         */
+                        code: "1010";
+                        /** @example Idempotency key reused with a different request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCustomerConsents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Decisions per page, 1 to 500 (default 100).
+                 * @example 100
+                 */
+                limit?: number;
+                /** @description Opaque: the previous page's `next_cursor`. */
+                cursor?: string;
+                /**
+                 * @description A BCP 47 tag: with it (or with `Accept-Language`) each decision also gives `locale`, the locale of the text the customer was shown.
+                 * @example th
+                 */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
+                 * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
+                 */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The standings and one page of the history. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            customer_id: string;
+                            /** @description Each template the customer decided on, by code. */
+                            templates: {
+                                template_code: string;
+                                latest_version: {
+                                    /** Format: uuid */
+                                    consent_version_id: string;
+                                    version: number;
+                                    tag: string;
+                                };
+                                /** @description True when the customer has decided on the latest version (as `pending`). */
+                                accepted: boolean;
+                                last_decision: {
+                                    /** Format: uuid */
+                                    decision_id: string;
+                                    /** @enum {unknown} */
+                                    decision: "given" | "reject" | "withdraw";
+                                    /** Format: uuid */
+                                    consent_version_id: string;
+                                    version: number;
+                                    tag: string;
+                                    /** Format: date-time */
+                                    decided_at: string;
+                                    /** @description The locale of the text shown (BCP 47), when a locale was asked. */
+                                    locale?: string;
+                                };
+                            }[];
+                            /** @description Decisions on every template, newest first: one page of them. */
+                            history: {
+                                /** Format: uuid */
+                                decision_id: string;
+                                template_code: string;
+                                /** Format: uuid */
+                                consent_version_id: string;
+                                version: number;
+                                tag: string;
+                                /** @enum {unknown} */
+                                decision: "given" | "reject" | "withdraw";
+                                /** Format: date-time */
+                                decided_at: string;
+                                /** @description Hex SHA-256 of the content_html the customer was shown. */
+                                content_sha256: string;
+                                /** @description The locale of the text shown (BCP 47), when a locale was asked. */
+                                locale?: string;
+                            }[];
+                            /** @description The `cursor` of the next page; null on the last page. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getConsentAsOf: {
+        parameters: {
+            query: {
+                /**
+                 * @description The moment to look at: ISO 8601 date-time with a time zone.
+                 * @example 2026-11-20T22:51:59.308Z
+                 */
+                at: string;
+                /**
+                 * @description A BCP 47 tag: with it (or with `Accept-Language`) each decision also gives `locale`, the locale of the text the customer was shown.
+                 * @example th
+                 */
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
+                 * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
+                 */
+                customer_id: string;
+                /**
+                 * @description Reference code of a consent template.
+                 * @example privacy_policy
+                 */
+                template_code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was in force at `at`. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            customer_id: string;
+                            template_code: string;
+                            /**
+                             * Format: date-time
+                             * @description The moment asked for, in UTC.
+                             */
+                            at: string;
+                            /** @description The most recent decision made at or before `at`, on any version. */
+                            decision: {
+                                /** Format: uuid */
+                                decision_id: string;
+                                /** @enum {unknown} */
+                                decision: "given" | "reject" | "withdraw";
+                                /** Format: date-time */
+                                decided_at: string;
+                                /** Format: uuid */
+                                consent_version_id: string;
+                                version: number;
+                                tag: string;
+                                /** @description Hex SHA-256 of the content_html the customer was shown. */
+                                content_sha256: string;
+                                /** @description The locale of the text shown (BCP 47), when a locale was asked. */
+                                locale?: string;
+                            } | null;
+                            /** @description The latest version published at or before `at`; null before the first. */
+                            latest_version: {
+                                /** Format: uuid */
+                                consent_version_id: string;
+                                version: number;
+                                tag: string;
+                                /** Format: date-time */
+                                published_at: string;
+                            } | null;
+                            /** @description True when the customer had decided on `latest_version` at or before `at`. */
+                            accepted: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Template not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Template not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getReceipt: {
+        parameters: {
+            query?: {
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                decision_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The decision (D); `customer_id` is null once the customer was erased */
+                            decision: {
+                                /** Format: uuid */
+                                decision_id: string;
+                                customer_id: string | null;
+                                template_code: string;
+                                /** Format: uuid */
+                                consent_version_id: string;
+                                version: number;
+                                /** @enum {unknown} */
+                                decision: "given" | "reject" | "withdraw";
+                                /** Format: date-time */
+                                decided_at: string;
+                            };
+                            /** @description The leaf bytes (UTF-8 text, consent-log/leaf/v1) */
+                            leaf: string;
+                            leaf_index: number;
+                            tree_size: number;
+                            inclusion_proof: string[];
+                            /** @description The signed checkpoint the proof leads to */
+                            checkpoint: string;
+                            /** @description The same proof as C2SP tlog-proof@v1 text */
+                            tlog_proof: string;
+                            verifier_key: string;
+                            /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
+                            opening: {
+                                customer_id: string;
+                                subject_salt: string;
+                                evidence_salt: string;
+                                ip: string;
+                                user_agent: string | null;
+                                api_key_id: string;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Queued: the decision is not in the log yet. Ask again after `Retry-After`. */
+            202: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait before asking again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            decision_id: string;
+                            /** @enum {string} */
+                            status: "queued";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkpoint. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            origin: string;
+                            size: number;
+                            /** @description SHA-256, base64 */
+                            root_hash: string;
+                            /** @description C2SP tlog-checkpoint signed note, verbatim */
+                            checkpoint: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getConsistencyProof: {
+        parameters: {
+            query: {
+                /** @description A tree size */
+                from: number;
+                /** @description A tree size */
+                to: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: number;
+                            to: number;
+                            proof: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getLogKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log's key and origin. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            key_name: string;
+                            /** @description C2SP signed-note verifier key (Ed25519) */
+                            verifier_key: string;
+                            /** @description The checkpoint origin line of this tenant's log */
+                            origin: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getReceiptIso27560: {
+        parameters: {
+            query?: {
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                decision_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent receipt, wrapping the consent record and the log proof */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/ld+json": {
+                        "@context": {
+                            dpv: string;
+                            "dpv-27560": string;
+                            dct: string;
+                            schema: string;
+                            xsd: string;
+                            clog: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "@id": string;
+                        /** @enum {string} */
+                        "@type": "dpv:ConsentReceipt";
+                        /** @description The receipt id */
+                        "dct:identifier": string;
+                        /** @description The receipt id */
+                        "dpv:hasIdentifier": string;
+                        "dct:conformsTo": string;
+                        /** Format: date-time */
+                        "dct:created": string;
+                        "dct:publisher": string;
+                        "schema:recipient": string;
+                        "dpv:hasRecordOfActivity": {
+                            "@id": string;
+                            /** @enum {string} */
+                            "@type": "dpv:ConsentRecord";
+                            /** @description The decision id */
+                            "dct:identifier": string;
+                            "dct:conformsTo": string;
+                            "dpv:hasDataSubject": {
+                                "@type": string;
+                                /** @description The customer id */
+                                "dct:identifier": string;
+                            };
+                            "dpv:hasDataController": {
+                                "@id": string;
+                                "@type": string;
+                                /** @description The tenant id */
+                                "dct:identifier": string;
+                                /** @description The tenant's alias */
+                                "schema:name": string;
+                            };
+                            "dpv:hasJurisdiction": string;
+                            "dpv:hasLegalBasis": string;
+                            "dpv:hasNotice": {
+                                /** @description URL of the text shown */
+                                "@id": string;
+                                "@type": string;
+                                /** @description The consent version id */
+                                "dct:identifier": string;
+                                "dct:isVersionOf": {
+                                    "dct:identifier": string;
+                                    "dct:title": string;
+                                };
+                                /** @description The version tag */
+                                "schema:version": string;
+                                "clog:versionNumber": number;
+                                /** @description Hex SHA-256 of the text shown */
+                                "clog:contentSha256": string;
+                                /** Format: date-time */
+                                "dct:issued": string;
+                                "dct:language": string;
+                            };
+                            "dpv:hasProcess": {
+                                "@type": string;
+                                "dpv:hasPurpose": {
+                                    "@type": string;
+                                    "dct:title": string;
+                                    "dct:description"?: string;
+                                };
+                                "dpv:hasPersonalData": string;
+                                "dpv:hasStorageCondition": string;
+                                "dpv:hasRecipient": string;
+                            };
+                            "dpv:hasConsentControl": {
+                                "@type": string;
+                                "dct:description": string;
+                                "dpv:isExercisedAt": string;
+                            };
+                            "dpv:hasConsentStatus": {
+                                /** @enum {unknown} */
+                                "@type": "dpv:ConsentGiven" | "dpv:ConsentRefused" | "dpv:ConsentWithdrawn";
+                                /** Format: date-time */
+                                "dpv:isIndicatedAtTime": string;
+                                "dpv:isIndicatedBy": string;
+                                "dpv:hasIndicationMethod": string;
+                                "dpv:hasDuration": {
+                                    "@type": string;
+                                    "dct:description": string;
+                                };
+                            };
+                        };
+                        "clog:proof": {
+                            /** @enum {string} */
+                            "@type": "clog:InclusionProof";
+                            /** @enum {string} */
+                            "clog:leafFormat": "consent-log/leaf/v1";
+                            /** @description The log's checkpoint origin */
+                            "clog:origin": string;
+                            "clog:leafIndex": number;
+                            "clog:treeSize": number;
+                            /** @description The leaf bytes (UTF-8 text) */
+                            "clog:leaf": string;
+                            /** @description The signed checkpoint the proof leads to */
+                            "clog:checkpoint": string;
+                            /** @description C2SP tlog-proof@v1 text: verifies with the verifier key alone */
+                            "clog:tlogProof": string;
+                            /** @description C2SP signed-note verifier key of the log */
+                            "clog:verifierKey": string;
+                            /** @description Opens the leaf's subject commitment with the customer id */
+                            "clog:subjectSalt": string;
+                        };
+                    };
+                };
+            };
+            /** @description Queued: the decision is not in the log yet. Ask again after `Retry-After`. */
+            202: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait before asking again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            decision_id: string;
+                            /** @enum {string} */
+                            status: "queued";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getReceiptKantara: {
+        parameters: {
+            query?: {
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                decision_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Kantara consent receipt. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        version: "KI-CR-v1.1.0";
+                        jurisdiction: string;
+                        /** @description Seconds since 1970-01-01T00:00:00Z */
+                        consentTimestamp: number;
+                        collectionMethod: string;
+                        /** Format: uuid */
+                        consentReceiptID: string;
+                        /** @description The log's verifier key */
+                        publicKey: string;
+                        language: string;
+                        /** @description The customer id */
+                        piiPrincipalId: string;
+                        piiControllers: {
+                            /** @description The tenant's alias */
+                            piiController: string;
+                            onBehalf: boolean;
+                            contact: string;
+                            address: Record<string, never>;
+                            email: string;
+                            phone: string;
+                        }[];
+                        /** @description URL of the text shown */
+                        policyUrl: string;
+                        services: {
+                            service: string;
+                            purposes: {
+                                purpose: string;
+                                purposeCategory: string[];
+                                consentType: string;
+                                piiCategory: string[];
+                                primaryPurpose: boolean;
+                                termination: string;
+                                thirdPartyDisclosure: boolean;
+                            }[];
+                        }[];
+                        sensitive: boolean;
+                        spiCat: string[];
+                        /** @description Not in v1.1: the decision itself and its proof in the decision log */
+                        consentLog: {
+                            /** @enum {unknown} */
+                            decision: "given" | "reject" | "withdraw";
+                            /** Format: uuid */
+                            decisionId: string;
+                            /** Format: date-time */
+                            decidedAt: string;
+                            templateCode: string;
+                            /** Format: uuid */
+                            consentVersionId: string;
+                            version: number;
+                            tag: string;
+                            contentSha256: string;
+                            proof: {
+                                /** @enum {string} */
+                                leafFormat: "consent-log/leaf/v1";
+                                /** @description The log's checkpoint origin */
+                                origin: string;
+                                leafIndex: number;
+                                treeSize: number;
+                                /** @description The leaf bytes (UTF-8 text) */
+                                leaf: string;
+                                /** @description The signed checkpoint the proof leads to */
+                                checkpoint: string;
+                                /** @description C2SP tlog-proof@v1 text: verifies with the verifier key alone */
+                                tlogProof: string;
+                                /** @description C2SP signed-note verifier key of the log */
+                                verifierKey: string;
+                                /** @description Opens the leaf's subject commitment with the customer id */
+                                subjectSalt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Queued: the decision is not in the log yet. Ask again after `Retry-After`. */
+            202: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait before asking again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            decision_id: string;
+                            /** @enum {string} */
+                            status: "queued";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    webhookDecisionGiven: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "decision.given";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description The decision as the API answered it, and its place in the decision log. */
+                    data: {
+                        /** Format: uuid */
+                        decision_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        template_code: string;
+                        /** Format: uuid */
+                        consent_version_id: string;
+                        version: number;
+                        /** @enum {unknown} */
+                        decision: "given" | "reject" | "withdraw";
+                        /** Format: date-time */
+                        decided_at: string;
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookDecisionReject: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "decision.reject";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description The decision as the API answered it, and its place in the decision log. */
+                    data: {
+                        /** Format: uuid */
+                        decision_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        template_code: string;
+                        /** Format: uuid */
+                        consent_version_id: string;
+                        version: number;
+                        /** @enum {unknown} */
+                        decision: "given" | "reject" | "withdraw";
+                        /** Format: date-time */
+                        decided_at: string;
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookDecisionWithdraw: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "decision.withdraw";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description The decision as the API answered it, and its place in the decision log. */
+                    data: {
+                        /** Format: uuid */
+                        decision_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        template_code: string;
+                        /** Format: uuid */
+                        consent_version_id: string;
+                        version: number;
+                        /** @enum {unknown} */
+                        decision: "given" | "reject" | "withdraw";
+                        /** Format: date-time */
+                        decided_at: string;
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVersionApproved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "version.approved";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A version's public fields. */
+                    data: {
+                        /** Format: uuid */
+                        consent_version_id: string;
+                        template_code: string;
+                        /** @description The version number; null while not numbered yet (`version.approved`). */
+                        version: number | null;
+                        tag: string;
+                        /** @description The locale of the text (BCP 47). */
+                        locale: string;
+                        allow_reconsent: boolean;
+                        /** @description When it is live (the go-live time of a scheduled one); null when approved. */
+                        published_at: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVersionPublished: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "version.published";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A version's public fields. */
+                    data: {
+                        /** Format: uuid */
+                        consent_version_id: string;
+                        template_code: string;
+                        /** @description The version number; null while not numbered yet (`version.approved`). */
+                        version: number | null;
+                        tag: string;
+                        /** @description The locale of the text (BCP 47). */
+                        locale: string;
+                        allow_reconsent: boolean;
+                        /** @description When it is live (the go-live time of a scheduled one); null when approved. */
+                        published_at: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVersionScheduled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "version.scheduled";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A version's public fields. */
+                    data: {
+                        /** Format: uuid */
+                        consent_version_id: string;
+                        template_code: string;
+                        /** @description The version number; null while not numbered yet (`version.approved`). */
+                        version: number | null;
+                        tag: string;
+                        /** @description The locale of the text (BCP 47). */
+                        locale: string;
+                        allow_reconsent: boolean;
+                        /** @description When it is live (the go-live time of a scheduled one); null when approved. */
+                        published_at: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookVersionArchived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "version.archived";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description The archived template's latest version, and when it was archived. */
+                    data: {
+                        /** Format: uuid */
+                        consent_version_id: string;
+                        template_code: string;
+                        /** @description The version number; null while not numbered yet (`version.approved`). */
+                        version: number | null;
+                        tag: string;
+                        /** @description The locale of the text (BCP 47). */
+                        locale: string;
+                        allow_reconsent: boolean;
+                        /** @description When it is live (the go-live time of a scheduled one); null when approved. */
+                        published_at: string | null;
+                        /** Format: date-time */
+                        archived_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCustomerErased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "customer.erased";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description An erasure; `log_index` is that of its first tombstone. */
+                    data: {
+                        /** @description The erased customer id while an endpoint subscribed to this event has still to be sent it; otherwise null. */
+                        customer_id: string | null;
+                        /** Format: date-time */
+                        erased_at: string;
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

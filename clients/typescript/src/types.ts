@@ -5,6 +5,9 @@ type Pending =
   paths['/api/v1/customers/{customer_id}/consents/templates/{template_code}/pending']['get'];
 type Decisions = paths['/api/v1/customers/{customer_id}/consents/decisions']['post'];
 type Receipts = paths['/api/v1/decisions/{decision_id}/receipt']['get'];
+type Consents = paths['/api/v1/customers/{customer_id}/consents']['get'];
+type AsOf =
+  paths['/api/v1/customers/{customer_id}/consents/templates/{template_code}/as-of']['get'];
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Data<R> = Json<R> extends { data: infer D } ? D : never;
 
@@ -30,3 +33,9 @@ export type LogKey = Data<paths['/api/v1/log/key']['get']['responses'][200]>;
 export type Checkpoint = Data<paths['/api/v1/log/checkpoint']['get']['responses'][200]>;
 /** A consistency proof between two sizes of the log. */
 export type ConsistencyProof = Data<paths['/api/v1/log/consistency']['get']['responses'][200]>;
+/** One page of a customer's record: standings per template, decisions, the next page's cursor. */
+export type CustomerConsents = Data<Consents['responses'][200]>;
+/** One decision in a customer's history. */
+export type HistoryEntry = CustomerConsents['history'][number];
+/** What was in force for a customer and template at a moment. */
+export type ConsentAsOf = Data<AsOf['responses'][200]>;

@@ -3,6 +3,7 @@ import type { BackofficeUser } from '../../accounts/index.js';
 import {
   checkSecondFactor,
   closeChallenge,
+  codeAlreadyUsed,
   confirmEnrolment,
   enrolment,
   type FactorOwner,
@@ -26,6 +27,9 @@ import { csrfToken, redirectTo, sendPage } from '../web/layout.js';
 import { type BackofficeCookies, signInFinisher } from './finish-sign-in.js';
 import { CodeForm, codeFormOptions } from './schemas.js';
 import { codeForm, enrolPage, recoveryCodesPage, twoFactorPage } from './two-factor-views.js';
+
+/** A right code of the app whose time step was used already: the next one will do. */
+const usedCode = 'This code was already used: wait for the next one in your app.';
 
 /** The code typed, cut at 20 characters: a longer one fails like any wrong one. */
 const codeOf = (body: unknown) =>
@@ -105,10 +109,13 @@ export async function twoFactorRoutes(
       reply.clearCookie(cookies.challenge, { path: '/' });
       return redirectTo(reply, '/sign-in?notice=code-expired');
     }
+    const why = (await codeAlreadyUsed(db, secrets, challenge.account, typed))
+      ? usedCode
+      : 'This code is not right.';
     return showCode(
       reply,
       challenge.email,
-      [`This code is not right. ${left} attempt${left === 1 ? '' : 's'} left.`],
+      [`${why} ${left} attempt${left === 1 ? '' : 's'} left.`],
       401,
     );
   });
@@ -213,13 +220,19 @@ export async function twoFactorRoutes(
         checkSecondFactor(trx, secrets, ownerOf(signedInUser(request)), codeOf(request.body)),
       );
 
+  /** Why a code did not confirm a change: used already, or not right. */
+  const refusedCode = async (request: FastifyRequest) =>
+    (await codeAlreadyUsed(db, secrets, ownerOf(signedInUser(request)), codeOf(request.body)))
+      ? usedCode
+      : 'This code is not right.';
+
   app.post(
     '/account/two-factor/recovery-codes',
     { config: { permission: 'self' } },
     async (request, reply) => {
       const user = signedInUser(request);
       if (!(await confirmedBy(request))) {
-        return showOwn(request, reply, ['This code is not right.'], 400);
+        return showOwn(request, reply, [await refusedCode(request)], 400);
       }
       const codes = await db
         .transaction()
@@ -243,7 +256,7 @@ export async function twoFactorRoutes(
         return showOwn(request, reply, ['Your team requires two-factor sign-in.'], 409);
       }
       if (!(await confirmedBy(request))) {
-        return showOwn(request, reply, ['This code is not right.'], 400);
+        return showOwn(request, reply, [await refusedCode(request)], 400);
       }
       await db
         .transaction()

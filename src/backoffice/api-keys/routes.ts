@@ -33,12 +33,16 @@ export async function apiKeyRoutes(app: FastifyInstance, { db }: { db: Db }) {
     refusal: Refusal = noRefusal,
     status = 200,
   ) => {
-    const { tenantId } = tenantOf(request);
+    const { tenantId, permissions } = tenantOf(request);
     const search = queryOf(request.query, 'q').trim().slice(0, 100);
     const keys = await listApiKeys(db, tenantId, search);
     const body = apiKeyList({
       keys,
       search,
+      may: {
+        create: permissions.has('api_keys:create'),
+        revoke: permissions.has('api_keys:delete'),
+      },
       csrfToken: csrfToken(reply),
       name,
       zone: zoneOf(request),

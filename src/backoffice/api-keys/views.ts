@@ -10,8 +10,10 @@ export const keyEnds = (k: Pick<ApiKeyView, 'prefix' | 'last_four'>) =>
 
 export function apiKeyList(o: {
   keys: ApiKeyView[];
-  /** What the list is searched by (part of a name), if anything. */
+  /** What the list is searched by (part of a name, a prefix, the last four), if anything. */
   search: string;
+  /** What the reader may do beyond reading: create keys, revoke them. */
+  may: { create: boolean; revoke: boolean };
   csrfToken: string;
   name: string;
   errors: string[];
@@ -21,12 +23,12 @@ export function apiKeyList(o: {
   return html`<hgroup><h1>API Key Management</h1><p>Administration</p></hgroup>
 <p>Client systems send a key in the <code>x-system-api-key</code> header. A key is shown once, when it is created; only a hash of it is kept.</p>
 <form method="get" action="${basePath}/api-keys" class="filters" role="search">
-${input({ name: 'q', label: 'Search keys', type: 'search', value: o.search, maxlength: 100 })}
+${input({ name: 'q', label: 'Search keys by name, prefix or last four characters', type: 'search', value: o.search, maxlength: 100, hint: 'Part of a name; the start of a prefix such as csk_1a2b; or the four characters a key ends with.' })}
 <button type="submit" class="secondary">Find</button>
 </form>
 ${
   o.keys.length === 0
-    ? html`<p>${o.search ? html`No key's name contains "${o.search}". <a href="${basePath}/api-keys">All keys</a>` : 'No key yet.'}</p>`
+    ? html`<p>${o.search ? html`No key's name, prefix or last four match "${o.search}". <a href="${basePath}/api-keys">All keys</a>` : 'No key yet.'}</p>`
     : html`<div class="table-scroll"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
@@ -37,18 +39,22 @@ ${o.keys.map(
 <td>${time(k.created_at, o.zone)}</td>
 <td>${time(k.last_used_at, o.zone)}</td>
 <td>${k.revoked_at ? html`${badge('revoked')} ${time(k.revoked_at, o.zone)}` : badge('active')}</td>
-<td>${k.revoked_at ? '' : html`<a href="${basePath}/api-keys/${segment(k.id)}/revoke">Revoke<span class="visually-hidden"> ${k.name}</span>…</a>`}</td>
+<td>${k.revoked_at || !o.may.revoke ? '' : html`<a href="${basePath}/api-keys/${segment(k.id)}/revoke">Revoke<span class="visually-hidden"> ${k.name}</span>…</a>`}</td>
 </tr>`,
 )}
 </tbody></table></div>`
 }
-<h2>Create a key</h2>
+${
+  o.may.create
+    ? html`<h2>Create a key</h2>
 ${formErrors(o.errors)}
 <form method="post" action="${basePath}/api-keys" novalidate>
 ${csrfField(o.csrfToken)}
 ${input({ name: 'name', label: 'Name', value: o.name, required: true, maxlength: 100, hint: 'The client system that will use it, e.g. "mobile app".', error: o.fieldErrors.name })}
 <button type="submit">Create key</button>
-</form>`;
+</form>`
+    : ''
+}`;
 }
 
 export function createdKey(key: CreatedApiKey & ApiKeyView): Html {

@@ -92,7 +92,7 @@ ${
 ${waiting ? waitingForYou(waiting, timeZone) : ''}
 ${scheduled.length > 0 ? scheduledList(scheduled, timeZone) : ''}
 ${productFilter(`${basePath}/dashboard`, products, product?.code ?? '')}
-${templates.length === 0 ? html`<p>No template yet. <a href="${basePath}/templates/new">Create the first one</a>.</p>` : sections}`,
+${templates.length === 0 ? html`<p>No template yet.${permissions.has('templates:create') ? html` <a href="${basePath}/templates/new">Create the first one</a>.` : ''}</p>` : sections}`,
     });
   });
 }

@@ -8,6 +8,7 @@ import {
   listProducts,
   setProductArchived,
 } from '../../products/index.js';
+import { listTemplates } from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
@@ -89,8 +90,7 @@ export async function productRoutes(app: FastifyInstance, { db }: { db: Db }) {
     refusal: Refusal = noRefusal,
   ) => {
     const user = tenantOf(request);
-    const products = await listProducts(db, user.tenantId);
-    const templates = products.find((p) => p.id === product.id)?.template_count ?? 0;
+    const templates = await listTemplates(db, user.tenantId, product.id);
     const body = productPage(product, {
       csrfToken: csrfToken(reply),
       values,

@@ -1,4 +1,5 @@
 import type { ProductRow, ProductSummaryRow } from '../../products/index.js';
+import type { TemplateSummaryRow } from '../../templates/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input, select, textarea } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
@@ -53,17 +54,33 @@ ${textarea({ name: 'description', label: 'Description (optional)', value: o.valu
 
 export function productPage(
   product: ProductRow,
-  o: FormModel & { templates: number; zone: string; mayEdit: boolean },
+  o: FormModel & { templates: readonly TemplateSummaryRow[]; zone: string; mayEdit: boolean },
 ): Html {
   const path = productPath(product.code);
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/products">Products</a></li><li>${product.code}</li></ul></nav>
 <hgroup><h1>${product.name}</h1><p><span class="mono">${product.code}</span> ${product.archived_at ? badge('archived') : badge('active')}</p></hgroup>
 ${product.description ? html`<p>${product.description}</p>` : ''}
 <dl class="facts">
-<dt>Templates</dt><dd><a href="${basePath}/templates?product=${encodeURIComponent(product.code)}">${o.templates}</a></dd>
 <dt>Created</dt><dd>${time(product.created_at, o.zone)}</dd>
 ${product.archived_at ? html`<dt>Archived</dt><dd>${time(product.archived_at, o.zone)}: it takes no new template; its templates go on working.</dd>` : ''}
 </dl>
+<h2>Templates</h2>
+${
+  o.templates.length === 0
+    ? html`<p>No template in this product yet.</p>`
+    : html`<div class="table-scroll"><table>
+<thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Latest version</th><th scope="col">Status</th></tr></thead>
+<tbody>
+${o.templates.map(
+  (t) => html`<tr>
+<td><a href="${basePath}/templates/${segment(t.code)}">${t.code}</a></td>
+<td class="wrap">${t.name}</td>
+<td>${t.latest_version === null ? 'none published' : html`${t.latest_version} (tag <span class="mono">${t.latest_tag}</span>)`}</td>
+<td>${t.archived_at ? badge('archived') : badge('active')}</td>
+</tr>`,
+)}
+</tbody></table></div>`
+}
 ${
   o.mayEdit
     ? html`<h2>Name and description</h2>

@@ -4,6 +4,7 @@ import {
   createRoleAs,
   deleteRoleAs,
   getRole,
+  holdersOfRoles,
   listRoles,
   type Role,
 } from '../../accounts/index.js';
@@ -30,16 +31,19 @@ export async function roleRoutes(app: FastifyInstance, { db }: { db: Db }) {
 
   app.get('/roles', { config: { permission: 'roles:view' } }, async (request, reply) => {
     const user = tenantOf(request);
-    const roles = await listRoles(db, user.tenantId);
+    const [roles, holders] = await Promise.all([
+      listRoles(db, user.tenantId),
+      holdersOfRoles(db, user.tenantId),
+    ]);
     return page(
       request,
       reply,
       'Roles',
-      rolesPage({ roles, mayEdit: user.permissions.has('roles:edit') }),
+      rolesPage({ roles, holders, mayEdit: user.permissions.has('roles:edit') }),
     );
   });
 
-  const showRole = (
+  const showRole = async (
     request: FastifyRequest,
     reply: FastifyReply,
     role: Role | undefined,
@@ -48,7 +52,9 @@ export async function roleRoutes(app: FastifyInstance, { db }: { db: Db }) {
     status = 200,
   ) => {
     const user = tenantOf(request);
+    const holders = role ? ((await holdersOfRoles(db, user.tenantId)).get(role.id) ?? []) : [];
     const body = roleForm({
+      holders,
       role,
       csrfToken: csrfToken(reply),
       values,

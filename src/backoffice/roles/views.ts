@@ -1,4 +1,4 @@
-import type { Role } from '../../accounts/index.js';
+import type { Role, RoleHolder } from '../../accounts/index.js';
 import {
   actions,
   areas,
@@ -11,20 +11,32 @@ import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js'
 import { type Html, html, segment } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
-export function rolesPage(o: { roles: readonly Role[]; mayEdit: boolean }): Html {
+/** "Ann, Bob and Cy": names as a sentence reads them. */
+function namesOf(holders: readonly RoleHolder[]): string {
+  const names = holders.map((h) => h.name);
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+export function rolesPage(o: {
+  roles: readonly Role[];
+  holders: ReadonlyMap<string, readonly RoleHolder[]>;
+  mayEdit: boolean;
+}): Html {
   return html`<hgroup><h1>Roles</h1><p>Administration</p></hgroup>
 <p>A user's permissions are those of all their roles together. Built-in roles cannot be changed; your own roles are made from the permission matrix.</p>
 ${o.mayEdit ? html`<p><a href="${basePath}/roles/new" role="button">New role</a></p>` : ''}
 <div class="table-scroll"><table>
-<thead><tr><th scope="col">Role</th><th scope="col">What it is for</th><th scope="col">Permissions</th></tr></thead>
+<thead><tr><th scope="col">Role</th><th scope="col">What it is for</th><th scope="col">Permissions</th><th scope="col">Held by</th></tr></thead>
 <tbody>
-${o.roles.map(
-  (r) => html`<tr>
+${o.roles.map((r) => {
+  const holders = o.holders.get(r.id) ?? [];
+  return html`<tr>
 <td><a href="${basePath}/roles/${segment(r.id)}">${r.name}</a>${r.builtIn ? html` ${badge('built-in')}` : ''}</td>
 <td class="wrap">${r.description}</td>
 <td>${r.permissions.length}</td>
-</tr>`,
-)}
+<td class="wrap">${holders.length === 0 ? html`<span class="muted">Nobody</span>` : holders.map((h) => h.name).join(', ')}</td>
+</tr>`;
+})}
 </tbody></table></div>`;
 }
 
@@ -56,7 +68,8 @@ export function roleForm(o: {
   errors: string[];
   fieldErrors: FieldErrors;
   readOnly: boolean;
-  holders?: number;
+  /** Who holds the role (none for a new one). */
+  holders: readonly RoleHolder[];
 }): Html {
   const title = o.role ? o.role.name : 'New role';
   const action = o.role ? `${basePath}/roles/${segment(o.role.id)}` : `${basePath}/roles`;
@@ -77,11 +90,23 @@ ${o.fieldErrors.permissions ? html`<p class="field-error">${o.fieldErrors.permis
 ${matrix(new Set(o.values.permissions), false)}
 <button type="submit">${o.role ? 'Save the role' : 'Create the role'}</button>
 </form>
+${o.role ? deleteForm(o.role, o.holders, o.csrfToken) : ''}`;
+}
+
+/**
+ * Deleting a role: who holds it, named, and who would be left with no role at all, above a box
+ * to tick; sent without it (a browser without scripts sends the form as it is), the page asks
+ * again with the same names.
+ */
+function deleteForm(role: Role, holders: readonly RoleHolder[], csrfToken: string): Html {
+  const stranded = holders.filter((h) => h.onlyThisRole);
+  return html`<h2>Delete</h2>
 ${
-  o.role
-    ? html`<h2>Delete</h2><form method="post" action="${basePath}/roles/${segment(o.role.id)}/delete">${csrfField(o.csrfToken)}
-<label><input type="checkbox" name="confirm" value="true" required> Yes, delete this role${o.holders ? ` (its ${o.holders} active holders lose what it grants)` : ''}</label>
-<button type="submit" class="secondary">Delete the role</button></form>`
-    : ''
-}`;
+  holders.length === 0
+    ? html`<p>Nobody holds this role.</p>`
+    : html`<p>${namesOf(holders)} ${holders.length === 1 ? 'holds' : 'hold'} this role: deleting it takes away what it grants them.${stranded.length > 0 ? html` <strong>${namesOf(stranded)} would be left with no role</strong>, and could open only their dashboard until given one.` : ''}</p>`
+}
+<form method="post" action="${basePath}/roles/${segment(role.id)}/delete">${csrfField(csrfToken)}
+<label><input type="checkbox" name="confirm" value="true" required> Yes, delete the role ${role.name}${holders.length > 0 ? html` and take it from ${namesOf(holders)}` : ''}</label>
+<button type="submit" class="secondary">Delete the role</button></form>`;
 }

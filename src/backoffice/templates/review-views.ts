@@ -214,9 +214,11 @@ function commentField(o: ReviewPageModel, step: 'submit' | 'review' | 'approve',
 function stepForms(o: ReviewPageModel): Html {
   const { template, version, actions } = o;
   const base = `${basePath}/templates/${segment(template.code)}/versions/${segment(version.id)}`;
+  // Each button names its step (formaction); the form's action is its first button's, the one
+  // pressing Enter uses, so the form never names a route its reader may not use.
   const form = (body: Html) =>
     html`${formErrors(o.refusal?.formError ? [o.refusal.formError] : [])}
-<form method="post" action="${base}" class="review-step">${csrfField(o.csrfToken)}${body}</form>`;
+<form method="post" action="${/formaction="([^"]+)"/.exec(body.text)?.[1] ?? base}" class="review-step">${csrfField(o.csrfToken)}${body}</form>`;
   const fourEyes = actions.fourEyes
     ? html`<p class="notice" role="note">${actions.fourEyes}</p>`
     : '';

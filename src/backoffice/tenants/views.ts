@@ -11,7 +11,7 @@ ${
   tenants.length === 0
     ? html`<p>No tenant yet.</p>`
     : html`<div class="table-scroll"><table>
-<thead><tr><th scope="col">Alias</th><th scope="col">Sign-in e-mail</th><th scope="col">Registered</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Alias</th><th scope="col">First admin's e-mail</th><th scope="col">Registered</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${tenants.map(
   (t) => html`<tr>
@@ -32,19 +32,25 @@ ${tenants.map(
 
 export function newTenantForm(o: {
   csrfToken: string;
-  values: { alias: string; email: string };
+  values: { alias: string; name: string; email: string };
   errors: string[];
   fieldErrors: FieldErrors;
+  /** Whether the invitation goes by e-mail (SMTP is configured), or is shown to pass on. */
+  mailed: boolean;
 }): Html {
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/operator/tenants">Tenants</a></li><li>Register</li></ul></nav>
 <h1>Register a tenant</h1>
-<p>Give the tenant its alias, e-mail and password: its users sign in here with them and create their own API keys.</p>
+<p>Name the tenant and its first admin. ${
+    o.mailed
+      ? 'The admin gets an e-mail with a link to set their own password'
+      : 'You get a link to pass on to the admin (no e-mail is sent: SMTP is not configured); with it they set their own password'
+  }, then invites the rest of their team, each with their own sign-in. The link works once, for 72 hours.</p>
 ${formErrors(o.errors)}
 <form method="post" action="${basePath}/operator/tenants" novalidate>
 ${csrfField(o.csrfToken)}
 ${input({ name: 'alias', label: 'Alias', value: o.values.alias, required: true, maxlength: 64, error: o.fieldErrors.alias })}
-${input({ name: 'email', label: 'Sign-in e-mail', type: 'email', value: o.values.email, required: true, maxlength: 254, autocomplete: 'off', error: o.fieldErrors.email })}
-${input({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'new-password', hint: 'At least 10 characters. Hand it over safely; the tenant can change it after signing in.', error: o.fieldErrors.password })}
+${input({ name: 'name', label: "Admin's name", value: o.values.name, required: true, maxlength: 100, autocomplete: 'off', error: o.fieldErrors.name })}
+${input({ name: 'email', label: "Admin's e-mail", type: 'email', value: o.values.email, required: true, maxlength: 254, autocomplete: 'off', error: o.fieldErrors.email })}
 <button type="submit">Register tenant</button>
 </form>`;
 }

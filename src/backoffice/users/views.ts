@@ -4,9 +4,13 @@ import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js'
 import { type Html, html, segment } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
-function roleNames(member: TeamMember, roles: readonly Role[]): string {
+/** The member's roles by name; a member with none is said to have none (their dashboard only). */
+function roleNames(member: TeamMember, roles: readonly Role[]): Html {
   const byId = new Map(roles.map((r) => [r.id, r.name]));
-  return member.roles.map((id) => byId.get(id) ?? 'a deleted role').join(', ');
+  if (member.roles.length === 0) {
+    return html`${badge('no-role', 'No role')} <small class="muted">dashboard only</small>`;
+  }
+  return html`${member.roles.map((id) => byId.get(id) ?? 'a deleted role').join(', ')}`;
 }
 
 export function teamPage(o: {
@@ -112,7 +116,7 @@ export function userPage(o: {
 <dl class="facts">
 <dt>E-mail</dt><dd>${m.email}</dd>
 <dt>Status</dt><dd>${badge(m.status)}</dd>
-<dt>Roles</dt><dd>${roleNames(m, o.roles) || '—'}</dd>
+<dt>Roles</dt><dd>${roleNames(m, o.roles)}</dd>
 <dt>Invited</dt><dd>${time(m.createdAt, o.zone)}</dd>
 <dt>Last sign-in</dt><dd>${time(m.lastSignInAt, o.zone)}</dd>
 <dt>Two-factor sign-in</dt><dd>${m.twoFactor ? 'on' : 'off'}</dd>

@@ -96,7 +96,7 @@ td.wrap { min-width: 12rem; }
   border-radius: var(--pico-border-radius); margin-bottom: var(--pico-spacing); }
 .diff ins { color: var(--bo-given); text-decoration: underline 2px; background: none; }
 .diff del { color: var(--bo-reject); text-decoration: line-through 2px; background: none; }
-.badge.invited, .badge.in_review, .badge.reviewed { color: var(--bo-withdraw); }
+.badge.invited, .badge.in_review, .badge.reviewed, .badge.no-role { color: var(--bo-withdraw); }
 .badge.rejected { color: var(--bo-reject); }
 /* A choice's description beside its box: Pico's rule for a field's hint (input + small) would
    pull it up over the box, where it takes the clicks. */

@@ -1,17 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import { basePath } from './layout.js';
+
+export { passwordLinkUrl } from '../../accounts/index.js';
 
 /** What sends a link by e-mail (`src/platform/mail.ts`'s mailer). */
 export interface LinkMailer {
   send(message: { to: string; subject: string; text: string }): Promise<void>;
-}
-
-/**
- * The page a one-time link opens. The token travels as `token=`, a parameter the request log
- * redacts, and the page's form sends it back in its body.
- */
-export function passwordLinkUrl(publicBaseUrl: string, token: string): string {
-  return `${publicBaseUrl}${basePath}/password?token=${token}`;
 }
 
 const lifetime = { invitation: '72 hours', password_reset: 'one hour' } as const;

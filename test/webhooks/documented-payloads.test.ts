@@ -1,0 +1,76 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eraseCustomer } from '../../src/erasure/service.js';
+import { createEndpoint } from '../../src/webhooks/service.js';
+import { apiOf } from '../helpers/api.js';
+import { json, startTestApp, type TestApp } from '../helpers/app.js';
+import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+import {
+  byCli,
+  eventually,
+  fastWebhooks,
+  startReceiver,
+  verified,
+} from '../helpers/webhook-receiver.js';
+
+describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(store, fastWebhooks);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('describe the events a receiver gets: each delivered body and its headers fit', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/docs/json' });
+    const webhooks = json(response).webhooks as Record<string, any>;
+    expect(webhooks).toBeDefined();
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+
+    const receiver = await startReceiver();
+    try {
+      const { tenant, headers } = await seedTenant(t.db);
+      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
+        url: receiver.url,
+        events: ['decision.given', 'decision.withdraw', 'version.published', 'customer.erased'],
+      });
+      const code = await seedTemplate(t.db, tenant.id);
+      const first = await publish(t.db, tenant.id, code);
+      const api = apiOf(t.app, headers);
+      const customer = unique('c');
+      await api.decide(customer, first.consent_version_id, 'given');
+      await api.decide(customer, first.consent_version_id, 'withdraw');
+      await publish(t.db, tenant.id, code);
+      await eraseCustomer(t.db, t.vault, tenant.id, customer, byCli(tenant.id));
+      await eventually(() => receiver.received.length >= 5);
+
+      const types = new Set<string>();
+      for (const got of receiver.received) {
+        const payload = verified(secret, got);
+        types.add(payload.type);
+        const post = webhooks[payload.type]?.post;
+        expect(post, payload.type).toBeDefined();
+        const validate = ajv.compile(post.requestBody.content['application/json'].schema);
+        expect(validate(JSON.parse(got.body)), JSON.stringify(validate.errors)).toBe(true);
+        for (const parameter of post.parameters) {
+          const value = got.headers[parameter.name];
+          expect(value, parameter.name).toEqual(expect.any(String));
+          const typed = parameter.schema.type === 'integer' ? Number(value) : value;
+          expect(ajv.validate(parameter.schema, typed), `${parameter.name}: ${value}`).toBe(true);
+        }
+      }
+      expect([...types].sort()).toEqual([
+        'customer.erased',
+        'decision.given',
+        'decision.withdraw',
+        'version.published',
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
