@@ -275,6 +275,13 @@ export async function changeSettings(
       next.fourEyes,
     ]);
   }
+  if (before.distinctApprover !== next.distinctApprover) {
+    entries.push([
+      next.distinctApprover ? 'settings.distinct_approver_on' : 'settings.distinct_approver_off',
+      before.distinctApprover,
+      next.distinctApprover,
+    ]);
+  }
   if (before.twoFactorRequired !== next.twoFactorRequired) {
     entries.push([
       next.twoFactorRequired ? 'settings.two_factor_required' : 'settings.two_factor_optional',

@@ -34,6 +34,7 @@ import type {
   ContentFilesTable,
   TemplatesTable,
   TemplateVersionsTable,
+  VersionEditsTable,
   VersionReviewsTable,
 } from '../templates/table.js';
 import type { TenantsTable } from '../tenants/table.js';
@@ -52,6 +53,7 @@ export interface Database {
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
   version_reviews: VersionReviewsTable;
+  version_edits: VersionEditsTable;
   content_files: ContentFilesTable;
   decisions: DecisionsTable;
   customer_template_states: CustomerTemplateStatesTable;

@@ -18,6 +18,7 @@ import * as contentFiles from './migrations/0014-content-files.js';
 import * as locales from './migrations/0015-locales.js';
 import * as webhooks from './migrations/0016-webhooks.js';
 import * as webhookSecretOverlap from './migrations/0017-webhook-secret-overlap.js';
+import * as draftAuthorship from './migrations/0018-draft-authorship.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -42,6 +43,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0015-locales': locales,
     '0016-webhooks': webhooks,
     '0017-webhook-secret-overlap': webhookSecretOverlap,
+    '0018-draft-authorship': draftAuthorship,
   };
 }
 

@@ -1,21 +1,30 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
+import { validate } from '../platform/validation.js';
+import { findProduct, productForNewTemplate } from '../products/index.js';
+import { type Author, recordEdit } from './authorship.js';
 import { queueArchived } from './events.js';
+import { localeOf } from './locales.js';
 import { publishRelease } from './publish.js';
 import { countCustomersOnVersion, countCustomersPerTemplate } from './reach-repository.js';
 import {
   anyVersionPublished,
   deleteTemplateRows,
+  listLocalesOf,
   setTemplateArchivedAt,
+  updateTemplateDetails,
   type VersionWithCode,
 } from './repository.js';
-import type { TemplateView } from './schemas.js';
+import { TemplateDetails, type TemplateView } from './schemas.js';
 import {
   createDraftVersion,
   createTemplate,
   findLatestVersion,
+  getRelease,
   getTemplateByCode,
+  listVariants,
   listVersions,
   lockPublishes,
   removeDraftVariant,
@@ -41,32 +50,83 @@ export async function createTemplateAs(
   return created;
 }
 
-/** Saves a new draft of the template (see `createDraftVersion`) and records who did. */
+/**
+ * Saves a new draft of the template (see `createDraftVersion`) and records who did. With `from`,
+ * a published or rejected release of the template, the draft also starts with that release's
+ * other locales' texts (its own locale's text is the one given): a new draft carries every locale
+ * of the latest release, or of the release just rejected. Each locale it starts with is a change
+ * of its timeline, by its creator.
+ */
 export async function createDraftAs(
   trx: Trx,
-  actor: Actor,
+  by: Author,
   template: TemplateRow,
   input: unknown,
+  from?: string,
 ): Promise<TemplateVersionRow> {
   const draft = await createDraftVersion(trx, template, input);
+  const created = { releaseId: draft.id, tenantId: draft.tenant_id, kind: 'created' as const };
+  await recordEdit(trx, by, { ...created, locale: draft.locale, before: undefined, after: draft });
+  const carried: string[] = [];
+  if (from !== undefined && from !== '') {
+    const source = await getRelease(trx, template, from);
+    if (source.status !== 'published' && source.status !== 'rejected') {
+      throw new AppError('invalidRequest', {
+        message: 'A new draft starts from a published or a rejected version only.',
+      });
+    }
+    for (const variant of await listVariants(trx, source)) {
+      if (variant.locale === draft.locale) continue;
+      const { variant: saved } = await saveDraftVariant(trx, template, draft.id, {
+        locale: variant.locale,
+        content_html: variant.content_html,
+        file_url: variant.file_url,
+      });
+      await recordEdit(trx, by, {
+        ...created,
+        locale: saved.locale,
+        before: undefined,
+        after: saved,
+      });
+      carried.push(saved.locale);
+    }
+  }
+  const { userId: _userId, ...actor } = by;
   await recordAudit(trx, {
     ...actor,
     action: 'version.draft_created',
     target: `${template.code} ${draft.tag}`,
-    details: { version_id: draft.id, content_sha256: draft.content_sha256 },
+    details: {
+      version_id: draft.id,
+      content_sha256: draft.content_sha256,
+      ...(carried.length === 0 ? {} : { from_version_id: from, locales_carried: carried }),
+    },
   });
   return draft;
 }
 
-/** Replaces a draft's fields (see `updateDraftVersion`) and records who did. */
+/** Replaces a draft's fields (see `updateDraftVersion`) and records who did, and how its text changed. */
 export async function updateDraftAs(
   trx: Trx,
-  actor: Actor,
+  by: Author,
   template: TemplateRow,
   versionId: string,
   input: unknown,
 ): Promise<TemplateVersionRow> {
+  await lockPublishes(trx, template.tenant_id, template.id);
+  const before = await getRelease(trx, template, versionId);
   const draft = await updateDraftVersion(trx, template, versionId, input);
+  if (before.content_sha256 !== draft.content_sha256) {
+    await recordEdit(trx, by, {
+      releaseId: draft.id,
+      tenantId: draft.tenant_id,
+      kind: 'edited',
+      locale: draft.locale,
+      before,
+      after: draft,
+    });
+  }
+  const { userId: _userId, ...actor } = by;
   await recordAudit(trx, {
     ...actor,
     action: 'version.draft_updated',
@@ -126,7 +186,7 @@ export async function publishOutsideReview(
   const { customersMadePending } = await publishEffect(trx, template);
   const draft = await createDraftVersion(trx, template, input);
   for (const variant of more.variants ?? []) {
-    await saveDraftVariant(trx, template, draft.id, variant);
+    await saveDraftVariant(trx, template, draft.id, variant, { adding: true });
   }
   return publishRelease(trx, template, draft, {
     by: { ...actor, tenantId },
@@ -171,6 +231,56 @@ export async function retireTemplate(
   return 'archived';
 }
 
+/**
+ * Changes a template's name, product and default locale, and records what changed (from, to).
+ * The product must be an active one of the tenant; the default locale one the template has a
+ * text in (any, while it has no version): a request naming no locale gets it. `400 1001`
+ * otherwise. Its code never changes: client systems call the API by it.
+ */
+export async function changeTemplateAs(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+  input: unknown,
+): Promise<TemplateRow> {
+  const fields = validate(TemplateDetails, input);
+  const locale = localeOf(fields.default_locale, 'default_locale');
+  await lockPublishes(trx, template.tenant_id, template.id);
+  const has = await listLocalesOf(trx, template.tenant_id, template.id);
+  if (has.length > 0 && !has.includes(locale)) {
+    throw new AppError('invalidRequest', {
+      message: `The default locale must be one the template has a text in: ${has.join(', ')}.`,
+      details: [{ field: 'default_locale', issue: `must be one of ${has.join(', ')}` }],
+    });
+  }
+  const before = template.product_id
+    ? await findProduct(trx, template.tenant_id, template.product_id)
+    : undefined;
+  // Its own product stays allowed, archived or not; another must be active.
+  const product =
+    before?.code === fields.product
+      ? before
+      : await productForNewTemplate(trx, template.tenant_id, fields.product);
+  const next = { name: fields.name, product_id: product.id, default_locale: locale };
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  if (template.name !== next.name) changes.name = { from: template.name, to: next.name };
+  if (template.product_id !== next.product_id) {
+    changes.product = { from: before?.code ?? null, to: product.code };
+  }
+  if (template.default_locale !== locale) {
+    changes.default_locale = { from: template.default_locale, to: locale };
+  }
+  if (Object.keys(changes).length === 0) return template;
+  await updateTemplateDetails(trx, template.tenant_id, template.id, next);
+  await recordAudit(trx, {
+    ...actor,
+    action: 'template.changed',
+    target: template.code,
+    details: changes,
+  });
+  return { ...template, ...next };
+}
+
 /** Puts an archived template back in use: the API answers its latest version again. */
 export async function restoreTemplate(
   trx: Trx,
@@ -182,15 +292,30 @@ export async function restoreTemplate(
   await recordAudit(trx, { ...actor, action: 'template.restored', target: template.code });
 }
 
-/** Saves another locale's text of a draft release (see `saveDraftVariant`), and records who did. */
+/**
+ * Saves another locale's text of a draft release (see `saveDraftVariant`; `adding` refuses a
+ * locale it has), and records who did and how its text changed.
+ */
 export async function saveDraftVariantAs(
   trx: Trx,
-  actor: Actor,
+  by: Author,
   template: TemplateRow,
   releaseId: string,
   input: unknown,
+  options: { adding?: boolean } = {},
 ): Promise<TemplateVersionRow> {
-  const variant = await saveDraftVariant(trx, template, releaseId, input);
+  const { variant, before } = await saveDraftVariant(trx, template, releaseId, input, options);
+  if (before?.content_sha256 !== variant.content_sha256) {
+    await recordEdit(trx, by, {
+      releaseId,
+      tenantId: variant.tenant_id,
+      kind: before ? 'edited' : 'locale_added',
+      locale: variant.locale,
+      before,
+      after: variant,
+    });
+  }
+  const { userId: _userId, ...actor } = by;
   await recordAudit(trx, {
     ...actor,
     action: 'version.locale_saved',
@@ -208,12 +333,22 @@ export async function saveDraftVariantAs(
 /** Drops a locale from a draft release (see `removeDraftVariant`), and records who did. */
 export async function removeDraftVariantAs(
   trx: Trx,
-  actor: Actor,
+  by: Author,
   template: TemplateRow,
   releaseId: string,
   locale: string,
 ): Promise<void> {
-  if (await removeDraftVariant(trx, template, releaseId, locale)) {
+  const removed = await removeDraftVariant(trx, template, releaseId, locale);
+  if (removed) {
+    await recordEdit(trx, by, {
+      releaseId,
+      tenantId: removed.tenant_id,
+      kind: 'locale_removed',
+      locale,
+      before: removed,
+      after: undefined,
+    });
+    const { userId: _userId, ...actor } = by;
     await recordAudit(trx, {
       ...actor,
       action: 'version.locale_removed',

@@ -1,5 +1,6 @@
 /** The public surface of `src/templates/`: what other folders may import (its README says what each part is). */
 export {
+  changeTemplateAs,
   createDraftAs,
   createTemplateAs,
   customersPerTemplate,
@@ -13,6 +14,7 @@ export {
   updateDraftAs,
 } from './actions.js';
 export { answerForm, LocaleQuery, localesOf } from './answer.js';
+export { type Author, releaseEdits } from './authorship.js';
 export { type Catalog, createCatalog, type LatestEntry, variantFor } from './catalog.js';
 export { type ContentDiff, contentDiff } from './diff.js';
 export {
@@ -22,11 +24,19 @@ export {
   removeContentFile,
   type Upload,
 } from './files.js';
-export { mayPassOrApprove } from './four-eyes.js';
+export {
+  type FourEyesBar,
+  fourEyesBar,
+  fourEyesMessage,
+  type GuardedStep,
+  mayPassOrApprove,
+} from './four-eyes.js';
 export { isLive } from './live.js';
 export { canonicalLocale } from './locales.js';
 export {
   approveVersion,
+  type ChangeSinceReview,
+  changesSinceReview,
   commentMaxLength,
   compareWithLatest,
   type Reviewer,
@@ -62,9 +72,11 @@ export {
 } from './service.js';
 export type {
   ContentFileRow,
+  EditKind,
   ReviewStep,
   TemplateRow,
   TemplateVersionRow,
+  VersionEditRow,
   VersionReviewRow,
   VersionStatus,
 } from './table.js';

@@ -254,7 +254,10 @@ export async function insertVersion(db: Executor, row: TemplateVersionRow): Prom
   await db.insertInto('template_versions').values(row).execute();
 }
 
-/** Whether a version of the template already carries that tag. */
+/**
+ * Whether a version of the template already carries that tag; a rejected version's tag is free
+ * again (the unique index leaves rejected versions out, migration 0018).
+ */
 export async function tagTaken(
   db: Executor,
   tenantId: string,
@@ -267,6 +270,7 @@ export async function tagTaken(
     .where('tenant_id', '=', tenantId)
     .where('template_id', '=', templateId)
     .where('tag', '=', tag)
+    .where('status', '<>', 'rejected')
     .executeTakeFirst();
   return clash !== undefined;
 }
@@ -334,6 +338,37 @@ export async function deleteVariant(db: Executor, tenantId: string, id: string):
     .where('id', '=', id)
     .whereRef('id', '<>', 'release_id')
     .execute();
+}
+
+export async function updateTemplateDetails(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  details: Pick<TemplateRow, 'name' | 'product_id' | 'default_locale'>,
+): Promise<void> {
+  await db
+    .updateTable('templates')
+    .set(details)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', templateId)
+    .execute();
+}
+
+/** The locales any version of the template has a text in. */
+export async function listLocalesOf(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('template_versions')
+    .select('locale')
+    .distinct()
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .orderBy('locale')
+    .execute();
+  return rows.map((r) => r.locale);
 }
 
 export async function setTemplateArchivedAt(

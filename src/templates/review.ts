@@ -5,8 +5,16 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { getTenantSettings } from '../tenants/index.js';
 import { publishEffect } from './actions.js';
+import { authorsOf, releaseEdits, textsAt } from './authorship.js';
+import { listAuthorsOfUnpublished } from './edit-repository.js';
 import { queueApproved } from './events.js';
-import { mayPassOrApprove, type ReviewHistory } from './four-eyes.js';
+import {
+  fourEyesBar,
+  fourEyesMessage,
+  type GuardedStep,
+  mayPassOrApprove,
+  type ReviewHistory,
+} from './four-eyes.js';
 import { publishRelease } from './publish.js';
 import { findLatestRelease, listVariantsOf, updateVersionIn } from './repository.js';
 import {
@@ -27,6 +35,7 @@ import type {
   ReviewStep,
   TemplateRow,
   TemplateVersionRow,
+  VersionEditRow,
   VersionReviewRow,
   VersionStatus,
 } from './table.js';
@@ -43,8 +52,8 @@ interface Move {
   to: VersionStatus;
   /** Whether the step needs a comment (saying why a version goes back or is refused). */
   commentRequired: boolean;
-  /** Whether the person who submitted the version may not take it (four eyes). */
-  notBySubmitter: boolean;
+  /** The step four eyes guards, if it is one (see `four-eyes.ts`). */
+  guarded: GuardedStep | undefined;
   /** The audit log's action. */
   action: string;
 }
@@ -55,7 +64,7 @@ const moves = {
     from: 'draft',
     to: 'in_review',
     commentRequired: false,
-    notBySubmitter: false,
+    guarded: undefined,
     action: 'version.submitted',
   },
   sent_back: {
@@ -63,7 +72,7 @@ const moves = {
     from: 'in_review',
     to: 'draft',
     commentRequired: true,
-    notBySubmitter: false,
+    guarded: undefined,
     action: 'version.sent_back',
   },
   passed: {
@@ -71,7 +80,7 @@ const moves = {
     from: 'in_review',
     to: 'reviewed',
     commentRequired: false,
-    notBySubmitter: true,
+    guarded: 'passed',
     action: 'version.review_passed',
   },
   approved: {
@@ -79,7 +88,7 @@ const moves = {
     from: 'reviewed',
     to: 'published',
     commentRequired: false,
-    notBySubmitter: true,
+    guarded: 'approved',
     action: 'version.approved',
   },
   rejected: {
@@ -87,7 +96,7 @@ const moves = {
     from: 'reviewed',
     to: 'rejected',
     commentRequired: true,
-    notBySubmitter: false,
+    guarded: undefined,
     action: 'version.rejected',
   },
 } as const satisfies Record<Exclude<ReviewStep, 'schedule_cancelled'>, Move>;
@@ -100,20 +109,65 @@ export function reviewTimeline(
   return listReviewSteps(db, version.tenant_id, version.id);
 }
 
-/** A version's timeline with the tenant's four-eyes setting: what the four-eyes rule reads. */
+/** A release's timeline and changes with the tenant's settings: what the four-eyes rule reads. */
 export interface VersionHistory extends ReviewHistory {
   steps: VersionReviewRow[];
+  /** Every change of its text, oldest first. */
+  edits: VersionEditRow[];
 }
 
 export async function reviewHistory(
   db: Executor,
   version: TemplateVersionRow,
 ): Promise<VersionHistory> {
-  const [steps, { fourEyes }] = await Promise.all([
+  const [steps, edits, settings] = await Promise.all([
     reviewTimeline(db, version),
+    releaseEdits(db, version),
     getTenantSettings(db, version.tenant_id),
   ]);
-  return { fourEyes, steps };
+  return {
+    fourEyes: settings.fourEyes,
+    distinctApprover: settings.distinctApprover,
+    steps,
+    edits,
+    authors: authorsOf(edits),
+  };
+}
+
+/** What changed in one locale since a reviewer's last review of the release. */
+export interface ChangeSinceReview {
+  locale: string;
+  /** The text when they last reviewed it; undefined when the locale was not there then. */
+  before: string | undefined;
+  /** The text now; undefined when the locale was removed since. */
+  after: string | undefined;
+}
+
+/**
+ * The changes of a release since the user's last review of it (their last step sending it back
+ * or passing it), locale by locale, or undefined when they never reviewed it or its changes were
+ * not recorded then (a draft older than the record of changes).
+ */
+export function changesSinceReview(
+  history: VersionHistory,
+  variants: readonly TemplateVersionRow[],
+  userId: string,
+): { at: string; changes: ChangeSinceReview[] } | undefined {
+  const last = history.steps.findLast(
+    (s) => s.user_id === userId && (s.step === 'sent_back' || s.step === 'passed'),
+  );
+  if (!last || history.edits.length === 0) return undefined;
+  const then = textsAt(history.edits, last.created_at);
+  const now = new Map(variants.map((v) => [v.locale, v.content_html]));
+  const locales = [...new Set([...now.keys(), ...then.keys()])];
+  return {
+    at: last.created_at,
+    changes: locales.map((locale) => ({
+      locale,
+      before: then.get(locale),
+      after: now.get(locale),
+    })),
+  };
 }
 
 function checkComment(comment: string, required: boolean): string {
@@ -143,6 +197,8 @@ async function takeStep(
   template: TemplateRow,
   versionId: string,
   comment: string,
+  /** A check of the step's own, once the version's status and four eyes allow it. */
+  check?: () => void,
 ): Promise<{ version: TemplateVersionRow; steps: VersionReviewRow[] }> {
   const text = checkComment(comment, move.commentRequired);
   await lockPublishes(trx, template.tenant_id, template.id);
@@ -151,16 +207,16 @@ async function takeStep(
   // A draft saved before empty content was refused may be empty: nobody reviews a blank text.
   if (move.step === 'submitted') assertVisible(version.content_html);
   const steps = await listReviewSteps(trx, version.tenant_id, version.id);
-  if (move.notBySubmitter) {
-    const { fourEyes } = await getTenantSettings(trx, template.tenant_id);
-    if (!mayPassOrApprove({ fourEyes, steps }, by.userId)) {
-      throw new AppError('forbidden', {
-        message:
-          'Four eyes: you submitted this version, so someone else must ' +
-          `${move.step === 'passed' ? 'review' : 'approve'} it.`,
-      });
-    }
+  if (move.guarded) {
+    const [settings, edits] = await Promise.all([
+      getTenantSettings(trx, template.tenant_id),
+      releaseEdits(trx, version),
+    ]);
+    const history = { ...settings, steps, authors: authorsOf(edits) };
+    const bar = fourEyesBar(history, by.userId, move.guarded);
+    if (bar) throw new AppError('forbidden', { message: fourEyesMessage(bar, move.guarded) });
   }
+  check?.();
   const row: VersionReviewRow = {
     tenant_id: version.tenant_id,
     id: newId(),
@@ -192,7 +248,7 @@ async function takeStep(
 /**
  * Takes a step that moves a version between the statuses of review: `submitted` (a draft, with
  * an optional note for the reviewer), `sent_back` to draft (saying what must change), `passed`
- * on to approval (four eyes: not by its submitter), `rejected` for good (saying why). Approval,
+ * on to approval (four eyes: not by its authors nor its submitters), `rejected` for good (saying why). Approval,
  * which also publishes, is `approveVersion`.
  */
 export async function takeReviewStep(
@@ -208,8 +264,9 @@ export async function takeReviewStep(
 
 /**
  * Approves a reviewed version, which publishes it: it takes the next number and the API answers
- * it from `effectiveAt` (a stored-form instant), or at once when that is absent or past. Four
- * eyes: not by its submitter. The audit log gets the approval and the publication, with the
+ * it from `effectiveAt` (a stored-form instant), or at once when that is past, or absent and
+ * `atOnce` confirms it (`400 1001` when neither is given: a blank time is no choice). Four
+ * eyes: see `four-eyes.ts`. The audit log gets the approval and the publication, with the
  * number of customers it made pending (counted now: a scheduled release's page counts again until
  * it goes live).
  */
@@ -218,7 +275,13 @@ export async function approveVersion(
   by: Reviewer,
   template: TemplateRow,
   versionId: string,
-  approval: { comment: string; effectiveAt?: string | undefined; dropLocales?: boolean },
+  approval: {
+    comment: string;
+    effectiveAt?: string | undefined;
+    /** Publishing at once is a choice of its own: no go-live time alone publishes nothing. */
+    atOnce?: boolean;
+    dropLocales?: boolean;
+  },
 ): Promise<{ version: VersionWithCode; customersMadePending: number }> {
   const { comment, effectiveAt } = approval;
   const { customersMadePending } = await publishEffect(trx, template);
@@ -238,6 +301,17 @@ export async function approveVersion(
     template,
     versionId,
     comment,
+    () => {
+      if (effectiveAt === undefined && approval.atOnce !== true) {
+        throw new AppError('invalidRequest', {
+          message:
+            'Give a go-live time, or tick "Publish at once" to publish now: an empty time alone publishes nothing.',
+          details: [
+            { field: 'publish_now', issue: 'must be confirmed when no go-live time is given' },
+          ],
+        });
+      }
+    },
   );
   await queueApproved(trx, reviewed, template.code);
   const { userId: _userId, ...actor } = by;
@@ -289,8 +363,9 @@ export interface WaitingVersion extends UnpublishedVersionRow {
   waitsFor: 'review' | 'approval' | 'changes';
   /** The last step taken on it. */
   last: VersionReviewRow;
-  /** Its steps, oldest first: what four eyes reads. */
+  /** Its steps, oldest first, and who wrote it: what four eyes reads. */
   steps: VersionReviewRow[];
+  authors: string[];
 }
 
 /**
@@ -298,13 +373,17 @@ export interface WaitingVersion extends UnpublishedVersionRow {
  * only once sent back; a draft never submitted is its writer's own business.
  */
 export async function versionsWaiting(db: Executor, tenantId: string): Promise<WaitingVersion[]> {
-  const [versions, steps] = await Promise.all([
+  const [versions, steps, authors] = await Promise.all([
     listUnpublishedVersions(db, tenantId),
     listReviewStepsOfUnpublished(db, tenantId),
+    listAuthorsOfUnpublished(db, tenantId),
   ]);
   const stepsOf = new Map<string, VersionReviewRow[]>();
   for (const step of steps)
     stepsOf.set(step.version_id, [...(stepsOf.get(step.version_id) ?? []), step]);
+  const authorsOfRelease = new Map<string, string[]>();
+  for (const a of authors)
+    authorsOfRelease.set(a.release_id, [...(authorsOfRelease.get(a.release_id) ?? []), a.user_id]);
   const waiting: WaitingVersion[] = [];
   for (const version of versions) {
     const own = stepsOf.get(version.id) ?? [];
@@ -318,22 +397,30 @@ export async function versionsWaiting(db: Executor, tenantId: string): Promise<W
           : last.step === 'sent_back'
             ? 'changes'
             : undefined;
-    if (waitsFor) waiting.push({ ...version, waitsFor, last, steps: own });
+    if (waitsFor) {
+      waiting.push({
+        ...version,
+        waitsFor,
+        last,
+        steps: own,
+        authors: authorsOfRelease.get(version.id) ?? [],
+      });
+    }
   }
   return waiting;
 }
 
 /**
  * The versions waiting for a step this user may take: changes to those sent back (`edit`), a
- * review (`review`), an approval (`approve`). Under four eyes, a version the user submitted does
- * not wait for their review or approval.
+ * review (`review`), an approval (`approve`). A version four eyes keeps from the user (they wrote
+ * or submitted it, or passed its review) does not wait for their review or approval.
  */
 export async function versionsWaitingFor(
   db: Executor,
   tenantId: string,
   user: { userId: string; may: { edit: boolean; review: boolean; approve: boolean } },
 ): Promise<WaitingVersion[]> {
-  const [waiting, { fourEyes }] = await Promise.all([
+  const [waiting, settings] = await Promise.all([
     versionsWaiting(db, tenantId),
     getTenantSettings(db, tenantId),
   ]);
@@ -341,6 +428,10 @@ export async function versionsWaitingFor(
     v.waitsFor === 'changes'
       ? user.may.edit
       : (v.waitsFor === 'review' ? user.may.review : user.may.approve) &&
-        mayPassOrApprove({ fourEyes, steps: v.steps }, user.userId),
+        mayPassOrApprove(
+          { ...settings, steps: v.steps, authors: v.authors },
+          user.userId,
+          v.waitsFor === 'review' ? 'passed' : 'approved',
+        ),
   );
 }

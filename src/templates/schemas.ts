@@ -44,6 +44,16 @@ export const NewTemplate = Type.Object(
 );
 export type NewTemplate = Static<typeof NewTemplate>;
 
+/** What may change of a template once made: its name, its product, its default locale. */
+export const TemplateDetails = Type.Object(
+  {
+    name: NewTemplate.properties.name,
+    product: Type.String({ pattern: productCodePattern }),
+    default_locale: Type.String({ minLength: 1, maxLength: 35 }),
+  },
+  { additionalProperties: false },
+);
+
 /** The operator's own URL of a version's content file. */
 const fileUrlField = Type.Optional(
   Type.Union([Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }), Type.Null()]),

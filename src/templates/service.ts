@@ -348,13 +348,17 @@ export function listVariants(
 /**
  * Saves one locale's content of a draft release: a new variant for a locale it lacks, or the
  * content of the one it has (its own locale's included). Sanitized and checked as a draft is.
+ * When `adding` (the "Add a locale" form), a locale the release already has is refused (`400
+ * 1001` naming `locale`): adding never overwrites a text. Answers the variant saved and the one
+ * it replaced, if any.
  */
 export async function saveDraftVariant(
   trx: Trx,
   template: TemplateRow,
   releaseId: string,
   input: unknown,
-): Promise<TemplateVersionRow> {
+  options: { adding?: boolean } = {},
+): Promise<{ variant: TemplateVersionRow; before: TemplateVersionRow | undefined }> {
   const fields = validate(NewVariant, input);
   const locale = localeOf(fields.locale, 'locale');
   await lockPublishes(trx, template.tenant_id, template.id);
@@ -364,15 +368,20 @@ export async function saveDraftVariant(
       message: `Only a draft can be changed: this version is ${statusWords[release.status]}.`,
     });
   }
-  const content = storedContent(fields.content_html);
   const variants = await listVariantsOf(trx, template.tenant_id, release.id);
   const current = variants.find((v) => v.locale === locale);
+  if (current && options.adding) {
+    throw new AppError('invalidRequest', {
+      message: `This draft already has a ${locale} text: change it in its own tab. Adding a locale never replaces a text.`,
+    });
+  }
+  const content = storedContent(fields.content_html);
   const now = nowIso();
   const own = variantContent(content, fields.file_url ?? null, current);
   if (current) {
     await replaceUploadedIfLinked(trx, current, own.file_url);
     await updateDraft(trx, template.tenant_id, current.id, { ...own, updated_at: now });
-    return { ...current, ...own, updated_at: now };
+    return { variant: { ...current, ...own, updated_at: now }, before: current };
   }
   const row: TemplateVersionRow = {
     ...release,
@@ -384,24 +393,24 @@ export async function saveDraftVariant(
     updated_at: now,
   };
   await insertVersion(trx, row);
-  return row;
+  return { variant: row, before: undefined };
 }
 
-/** Drops a locale from a draft release (never the release's own row); false when it had none. */
+/** Drops a locale from a draft release (never the release's own row); the variant dropped, if any. */
 export async function removeDraftVariant(
   trx: Trx,
   template: TemplateRow,
   releaseId: string,
   locale: string,
-): Promise<boolean> {
+): Promise<TemplateVersionRow | undefined> {
   await lockPublishes(trx, template.tenant_id, template.id);
   const release = await getRelease(trx, template, releaseId);
   if (release.status !== 'draft') throw notIn(release, 'draft');
   const variant = (await listVariantsOf(trx, template.tenant_id, release.id)).find(
     (v) => v.locale === locale && v.id !== release.id,
   );
-  if (!variant) return false;
+  if (!variant) return undefined;
   await deleteContentFile(trx, template.tenant_id, variant.id);
   await deleteVariant(trx, template.tenant_id, variant.id);
-  return true;
+  return variant;
 }

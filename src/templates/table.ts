@@ -101,7 +101,35 @@ export interface VersionReviewsTable {
   created_at: string;
 }
 
+/** What a change of a draft did: made it (per locale it starts with), saved a locale's text, added or removed a locale. */
+export type EditKind = 'created' | 'edited' | 'locale_added' | 'locale_removed';
+
+/**
+ * One change of a draft release's text, kept for good (migration 0018): who made it, in which
+ * locale, the text's SHA-256 before and after, and the text after it, so that a reviewer sees
+ * what changed since their last review. Whoever has a row here wrote the release (four eyes).
+ */
+export interface VersionEditsTable {
+  tenant_id: string;
+  id: string;
+  release_id: string;
+  locale: string;
+  kind: EditKind;
+  /** The user who made it; ids are never reused. */
+  user_id: string;
+  actor: string;
+  actor_name: string | null;
+  /** Null when the locale had no text before (created, added). */
+  sha256_before: string | null;
+  /** Null when the locale's text was removed. */
+  sha256_after: string | null;
+  /** The locale's text after the change; null when removed. */
+  content_html: string | null;
+  created_at: string;
+}
+
 export type TemplateRow = Selectable<TemplatesTable>;
+export type VersionEditRow = Selectable<VersionEditsTable>;
 export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
 export type VersionReviewRow = Selectable<VersionReviewsTable>;
 export type ContentFileRow = Selectable<ContentFilesTable>;

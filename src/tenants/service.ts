@@ -49,6 +49,8 @@ export async function insertNewTenant(
 export interface TenantSettings {
   timeZone: string;
   fourEyes: boolean;
+  /** Whoever passed a version's review may not approve it too. */
+  distinctApprover: boolean;
   twoFactorRequired: boolean;
 }
 
@@ -58,6 +60,7 @@ export async function getTenantSettings(db: Executor, tenantId: string): Promise
   return {
     timeZone: row.time_zone,
     fourEyes: row.four_eyes === 1,
+    distinctApprover: row.distinct_approver === 1,
     twoFactorRequired: row.two_factor_required === 1,
   };
 }
@@ -70,6 +73,7 @@ export async function setTenantSettings(
   await updateTenantSettings(db, tenantId, {
     time_zone: settings.timeZone,
     four_eyes: settings.fourEyes ? 1 : 0,
+    distinct_approver: settings.distinctApprover ? 1 : 0,
     two_factor_required: settings.twoFactorRequired ? 1 : 0,
   });
 }

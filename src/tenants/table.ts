@@ -13,8 +13,10 @@ export interface TenantsTable {
   disabled_at: string | null;
   /** IANA name of the zone the back-office shows and filters dates in; times are stored UTC. */
   time_zone: Generated<string>;
-  /** 1: whoever submitted a version cannot approve it. */
+  /** 1: whoever wrote or submitted a version can neither pass its review nor approve it. */
   four_eyes: Generated<number>;
+  /** 1: whoever passed a version's review cannot approve it (migration 0018; 0 by default). */
+  distinct_approver: Generated<number>;
   /** 1: every user must sign in with a second factor. */
   two_factor_required: Generated<number>;
 }

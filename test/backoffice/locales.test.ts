@@ -45,7 +45,7 @@ describe.each(stores)('releases in several locales in the back-office on $name',
       expect((await admin.post(`${versionPath(code, id)}/${step}`, {})).statusCode).toBe(303);
     }
     await admin.get(`${versionPath(code, id)}/review`);
-    return admin.post(`${versionPath(code, id)}/approve`, fields);
+    return admin.post(`${versionPath(code, id)}/approve`, { publish_now: 'true', ...fields });
   }
 
   const audit = (action: string) =>
@@ -168,6 +168,7 @@ describe.each(stores)('releases in several locales in the back-office on $name',
     ).toBe('reviewed');
     await admin.get(`${versionPath(code, two)}/review`);
     const confirmed = await admin.post(`${versionPath(code, two)}/approve`, {
+      publish_now: 'true',
       drop_locales: 'true',
     });
     expect(confirmed.statusCode).toBe(303);

@@ -81,7 +81,10 @@ describe.each(stores)('review and approval of versions on $name', (store) => {
   /** Takes a step from the review page, as a person at a browser would. */
   async function step(who: Person, id: string, name: string, comment = '') {
     await as(who).get(`${versionPath(id)}/review`);
-    return as(who).post(`${versionPath(id)}/${name}`, { comment });
+    return as(who).post(`${versionPath(id)}/${name}`, {
+      comment,
+      ...(name === 'approve' ? { publish_now: 'true' } : {}),
+    });
   }
 
   const statusOf = async (id: string) =>
@@ -146,12 +149,13 @@ describe.each(stores)('review and approval of versions on $name', (store) => {
     const shown = textOf((await as('ed').get(versionPath(id))).body);
     const timeline = shown.slice(shown.indexOf('Timeline'));
     const order = [
-      'Draft created',
+      `Draft created by Ed Editor (${email('ed')})`,
       `Submitted for review by Ed Editor (${email('ed')})`,
       'New: phone numbers.',
       `Sent back to draft by Rae Reviewer (${email('rae')})`,
       'Say why we keep the number.',
-      `Submitted for review by Ed Editor (${email('ed')})`,
+      `Text changed (English) by Ed Editor (${email('ed')})`,
+      `Submitted for review again by Ed Editor (${email('ed')})`,
       `Review passed by Rae Reviewer (${email('rae')})`,
       'Clear now.',
       `Approved by Abe Approver (${email('abe')})`,
@@ -230,7 +234,7 @@ describe.each(stores)('review and approval of versions on $name', (store) => {
     expect((await step('sam', id, 'submit')).statusCode).toBe(303);
     const page = await as('sam').get(`${versionPath(id)}/review`);
     expect(textOf(page.body)).toContain(
-      'Four eyes: you submitted this version, so someone else must pass its review.',
+      'Four eyes: you submitted this version, so someone else must review it.',
     );
     expect(page.body).not.toContain('Pass to approval</button>');
     const own = await step('sam', id, 'pass');
@@ -376,8 +380,8 @@ describe.each(stores)('review and approval of versions on $name', (store) => {
     await as('abe').get(`${versionPath(id)}/review`);
     await admin.get(`${versionPath(id)}/review`);
     const answers = await Promise.all([
-      as('abe').post(`${versionPath(id)}/approve`, {}),
-      admin.post(`${versionPath(id)}/approve`, {}),
+      as('abe').post(`${versionPath(id)}/approve`, { publish_now: 'true' }),
+      admin.post(`${versionPath(id)}/approve`, { publish_now: 'true' }),
     ]);
     expect(answers.map((r) => r.statusCode).sort()).toEqual([303, 409]);
     const approvals = await t.db

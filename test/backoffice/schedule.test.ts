@@ -76,7 +76,10 @@ describe.each(stores)('scheduled releases on $name', (store) => {
 
   async function approve(code: string, id: string, effectiveAt: string) {
     await admin.get(`${versionPath(code, id)}/review`);
-    return admin.post(`${versionPath(code, id)}/approve`, { effective_at: effectiveAt });
+    return admin.post(`${versionPath(code, id)}/approve`, {
+      effective_at: effectiveAt,
+      ...(effectiveAt === '' ? { publish_now: 'true' } : {}),
+    });
   }
 
   const rowOf = (id: string) =>
@@ -164,7 +167,10 @@ describe.each(stores)('scheduled releases on $name', (store) => {
       'Version 2 (tag 2.0) is scheduled to go live at 2099-06-01 09:00:00 GMT+7: it must go live, or be cancelled, before this one can be approved.',
     );
     expect(nextPage).not.toContain('Approve and publish');
-    const refused = await admin.post(`${versionPath(code, next)}/approve`, { effective_at: '' });
+    const refused = await admin.post(`${versionPath(code, next)}/approve`, {
+      effective_at: '',
+      publish_now: 'true',
+    });
     expect(refused.statusCode).toBe(409);
     expect(textOf(refused.body)).toContain(
       'Version 2 (tag 2.0) is scheduled to go live at 2099-06-01T02:00:00.000Z: cancel it, or wait until it is live, before publishing another.',

@@ -203,6 +203,8 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0014-content-files',
       '0015-locales',
       '0016-webhooks',
+      '0017-webhook-secret-overlap',
+      '0018-draft-authorship',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -102,6 +102,7 @@ describe.each(stores)(
         await expect.poll(() => page.getByRole('status').textContent()).toContain('Review passed');
         await expect.poll(() => page.locator('.consequence').textContent()).toContain(consequence);
         if (screenshot) await shot(screenshot);
+        await page.getByLabel('Or publish at once, with no go-live time').check();
         await page.getByRole('button', { name: `Approve and publish version ${number}` }).click();
         await expect
           .poll(() => page.getByRole('status').textContent())

@@ -289,6 +289,7 @@ describe.each(stores)(
         await editor.evaluate(() => {
           const { document } = globalThis as any;
           const form = document.querySelector('form.review-step');
+          form.querySelector('[name=publish_now]').checked = true;
           // The form's action is its first button's step (here Reject): send it to /approve.
           form.action = form.action.replace(/\/[^/]+$/, '/approve');
           form.submit();
@@ -316,6 +317,7 @@ describe.each(stores)(
           'allowed: a customer who decided on this version can decide again',
         );
         await shot('approver', '11-approval');
+        await approver.getByLabel('Or publish at once, with no go-live time').check();
         await approver.getByRole('button', { name: 'Approve and publish version 2' }).click();
         await expect.poll(() => status(approver)).toContain('Version published');
         await shot('approver', '14-published');

@@ -45,7 +45,8 @@ export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
     const timeZone = input.time_zone ?? '';
     const twoFactorRequired = input.two_factor_required === 'true';
     const fourEyes = input.four_eyes === 'true';
-    const next = { ...current, timeZone, twoFactorRequired, fourEyes };
+    const distinctApprover = input.distinct_approver === 'true';
+    const next = { ...current, timeZone, twoFactorRequired, fourEyes, distinctApprover };
     if (!timeZones.has(timeZone)) {
       return show(request, reply, next, ['Choose a time zone of the list.'], 400);
     }

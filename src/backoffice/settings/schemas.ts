@@ -3,12 +3,13 @@ import type { FormOptions } from '../web/forms.js';
 
 /**
  * The tenant's settings: a time zone of the list (checked by the route, which names the list),
- * and two checkboxes, on when they send `true`.
+ * and checkboxes, on when they send `true`.
  */
 export const SettingsForm = Type.Object({
   time_zone: Type.String(),
   two_factor_required: Type.String(),
   four_eyes: Type.String(),
+  distinct_approver: Type.String(),
 });
 
 export const settingsFormOptions: FormOptions<typeof SettingsForm> = { messages: {} };

@@ -16,7 +16,8 @@ export function settingsForm(o: {
   const fields = html`<fieldset${o.mayEdit ? '' : html` disabled`}>
 ${select({ name: 'time_zone', label: 'Time zone', value: o.settings.timeZone, options: zoneList.map((z) => [z, z] as const) })}
 <small>The back-office shows dates and reads date filters in this zone. Records keep their times in UTC, and exports give UTC.</small>
-${checkbox({ name: 'four_eyes', label: 'Four eyes on every version', checked: o.settings.fourEyes, hint: 'The person who submits a version can neither pass its review nor approve it. Turn it off only for a one-person team: each change of it is in the audit log.' })}
+${checkbox({ name: 'four_eyes', label: 'Four eyes on every version', checked: o.settings.fourEyes, hint: "Whoever wrote any of a version's text, and whoever submitted it, can neither pass its review nor approve it. Turn it off only for a one-person team: each change of it is in the audit log." })}
+${checkbox({ name: 'distinct_approver', label: 'Another person approves than the one who reviewed', checked: o.settings.distinctApprover, hint: "Whoever passed a version's review cannot approve it too." })}
 ${checkbox({ name: 'two_factor_required', label: 'Require two-factor sign-in of every user', checked: o.settings.twoFactorRequired, hint: 'A user without it is asked to set it up at their next page, before anything else.' })}
 </fieldset>`;
   // Who may only read the settings sees them as the form's disabled fields, in no form.

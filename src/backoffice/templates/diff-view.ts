@@ -3,12 +3,19 @@ import { count } from '../web/format.js';
 import { type Html, html } from '../web/html.js';
 
 /**
- * The words a new version changes against the current one: added words underlined, removed ones
+ * The words a new version changes against the current one (or against the text a reviewer last
+ * saw, given as `label`): added words underlined, removed ones
  * struck through, each also said in words for screen readers and for readers who do not tell
  * the colours apart.
  */
-export function diffView(diff: ContentDiff, against: { version: number; tag: string }): Html {
-  const versus = html`version ${against.version} (tag <span class="mono">${against.tag}</span>)`;
+export function diffView(
+  diff: ContentDiff,
+  against: { version: number; tag: string } | { label: Html },
+): Html {
+  const versus =
+    'label' in against
+      ? against.label
+      : html`version ${against.version} (tag <span class="mono">${against.tag}</span>)`;
   if (!diff.changed) {
     return html`<p>${diff.markupOnly ? html`Only the formatting changes against ${versus}: the words are the same.` : html`The text is the same as ${versus}.`}</p>`;
   }

@@ -17,6 +17,8 @@ export interface DraftValues {
   content_html: string;
   file_url: string;
   allow_reconsent: boolean;
+  /** The release a new draft starts from (its other locales are carried over); empty: none. */
+  from_release: string;
 }
 
 export const newVersionPath = (code: string) => `/templates/${segment(code)}/versions/new`;
@@ -36,6 +38,7 @@ export function draftValues(input: FormInput<typeof VersionForm>): DraftValues {
     content_html: input.content_html ?? '',
     file_url: input.file_url ?? '',
     allow_reconsent: input.allow_reconsent === 'true',
+    from_release: input.from_release ?? '',
   };
 }
 
@@ -61,6 +64,7 @@ export function savedValues(version: TemplateVersionRow): DraftValues {
     content_html: version.content_html,
     file_url: version.file_url ?? '',
     allow_reconsent: version.allow_reconsent === 1,
+    from_release: '',
   };
 }
 

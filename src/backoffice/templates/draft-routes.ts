@@ -6,11 +6,12 @@ import {
   findLatestVersion,
   getRelease,
   getTemplateByCode,
+  listVariants,
   listVersions,
   sanitizeContent,
   updateDraftAs,
 } from '../../templates/index.js';
-import { auditBy, tenantOf } from '../web/context.js';
+import { tenantOf } from '../web/context.js';
 import { parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { html } from '../web/html.js';
 import {
@@ -27,33 +28,69 @@ import {
 import { templateModel } from './models.js';
 import { versionPath } from './review-views.js';
 import { PreviewForm, previewFormOptions, VersionForm, versionFormOptions } from './schemas.js';
-import { templatesPage } from './section.js';
+import { authorOf, templatesPage } from './section.js';
 import { suggestNextTag } from './tag-suggestion.js';
 import { showVersionPage } from './version-page.js';
-import { newVersionPage } from './views.js';
+import { newVersionPage, type StartingPoint } from './views.js';
 
 type Params = { code: string; id: string };
 
 const paramsOf = (request: FastifyRequest) => request.params as Params;
 
 /**
- * A new draft's fields: the latest version's text (what an edit of a policy usually starts
- * from) and the tag after the newest one.
+ * Where a new draft starts: the release rejected after the latest publication, if one was (its
+ * text, and its tag, free again), otherwise the latest live release; none for a first version.
  */
-async function startingValues(db: Db, template: TemplateRow): Promise<DraftValues> {
-  const [latest, versions] = await Promise.all([
-    findLatestVersion(db, template.tenant_id, template.code),
-    listVersions(db, template),
-  ]);
-  const newest = versions.find((v) => v.status === 'published') ?? versions[0];
+async function startingRelease(
+  db: Db,
+  template: TemplateRow,
+  versions: TemplateVersionRow[],
+): Promise<TemplateVersionRow | undefined> {
+  const latest = await findLatestVersion(db, template.tenant_id, template.code);
+  const rejected = versions
+    .filter((v) => v.status === 'rejected')
+    .sort((x, y) => y.updated_at.localeCompare(x.updated_at))[0];
+  if (rejected && (!latest?.published_at || rejected.updated_at > latest.published_at)) {
+    return rejected;
+  }
+  return latest;
+}
+
+/**
+ * A new draft's fields: the text it starts from in the template's default locale (every other
+ * locale of that release is carried over when it is saved), and the tag after the newest one
+ * (or the rejected release's own tag, free again).
+ */
+async function startingValues(
+  db: Db,
+  template: TemplateRow,
+): Promise<{ values: DraftValues; start: StartingPoint | undefined }> {
+  const versions = await listVersions(db, template);
+  const start = await startingRelease(db, template, versions);
+  const variants = start ? await listVariants(db, start) : [];
+  const own = variants.find((v) => v.locale === template.default_locale) ?? start;
+  const used = versions.filter((v) => v.status !== 'rejected');
+  const newest = used.find((v) => v.status === 'published') ?? used[0];
   return {
-    tag: suggestNextTag(
-      newest?.tag,
-      versions.map((v) => v.tag),
-    ),
-    content_html: latest?.content_html ?? '',
-    file_url: '',
-    allow_reconsent: latest ? latest.allow_reconsent === 1 : true,
+    values: {
+      tag:
+        start?.status === 'rejected'
+          ? start.tag
+          : suggestNextTag(
+              newest?.tag,
+              used.map((v) => v.tag),
+            ),
+      content_html: own?.content_html ?? '',
+      file_url: '',
+      allow_reconsent: start ? start.allow_reconsent === 1 : true,
+      from_release: start?.id ?? '',
+    },
+    start: start && {
+      version: start.version,
+      tag: start.tag,
+      rejected: start.status === 'rejected',
+      carried: variants.map((v) => v.locale).filter((l) => l !== (own?.locale ?? '')),
+    },
   };
 }
 
@@ -66,13 +103,18 @@ export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
       const { tenantId } = tenantOf(request);
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const kept = await keptDraft(db, request, newVersionPath(template.code));
-      const values = kept ?? (await startingValues(db, template));
+      const starting = kept ? undefined : await startingValues(db, template);
+      const values = kept ?? (starting as { values: DraftValues }).values;
       const form = draftForm(reply, template, undefined, values);
       return templatesPage(
         request,
         reply,
         'New draft',
-        newVersionPage(kept ? html`${keptNotice}${form}` : form, templateModel(template)),
+        newVersionPage(
+          kept ? html`${keptNotice}${form}` : form,
+          templateModel(template),
+          starting?.start,
+        ),
       );
     },
   );
@@ -107,7 +149,15 @@ export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
       try {
         draft = await db
           .transaction()
-          .execute((trx) => createDraftAs(trx, auditBy(request), template, draftInput(values)));
+          .execute((trx) =>
+            createDraftAs(
+              trx,
+              authorOf(request),
+              template,
+              draftInput(values),
+              values.from_release,
+            ),
+          );
       } catch (error) {
         const refusal = refusalOf(error, versionFormOptions.messages);
         if (!refusal) throw error;
@@ -186,7 +236,7 @@ export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
         await db
           .transaction()
           .execute((trx) =>
-            updateDraftAs(trx, auditBy(request), template, request.params.id, draftInput(values)),
+            updateDraftAs(trx, authorOf(request), template, request.params.id, draftInput(values)),
           );
       } catch (error) {
         const refusal = refusalOf(error, versionFormOptions.messages);

@@ -34,7 +34,7 @@ ${
 <dt>File</dt><dd><a href="${o.href}">${file.file_name}</a> (${typeWords[file.media_type]}, ${size(file.size)})</dd>
 <dt>File SHA-256</dt><dd class="mono">${file.sha256}</dd>
 </dl>`
-    : html`<p>No file uploaded: the API's <code>file_url</code> is the URL given, or the text above as an HTML page.</p>`
+    : html`<p>No file uploaded: the API's <code>file_url</code> is the URL given, or the text below (this locale's content) as an HTML page.</p>`
 }
 ${
   o.action

@@ -24,7 +24,7 @@ import { type DraftValues, draftInput, readDraft, savedTo } from './draft-form.j
 import { templateListItem } from './models.js';
 import { versionPath } from './review-views.js';
 import { NewTemplateForm, newTemplateFormOptions, versionFormOptions } from './schemas.js';
-import { templatesPage } from './section.js';
+import { authorOf, templatesPage } from './section.js';
 import { newTemplateForm, templateList } from './views.js';
 
 /** The new-template form's own fields as sent, to show it again. */
@@ -120,11 +120,11 @@ export async function templateListRoutes(app: FastifyInstance, { db }: { db: Db 
     let draftId: string | undefined;
     try {
       draftId = await db.transaction().execute(async (trx) => {
-        const actor = auditBy(request);
-        await createTemplateAs(trx, actor, tenantId, fields);
+        const author = authorOf(request);
+        await createTemplateAs(trx, auditBy(request), tenantId, fields);
         if (!draft) return undefined;
         const template = await getTemplateByCode(trx, tenantId, fields.code);
-        return (await createDraftAs(trx, actor, template, draftInput(draft))).id;
+        return (await createDraftAs(trx, author, template, draftInput(draft))).id;
       });
     } catch (error) {
       const refusal = refusalOf(error, {

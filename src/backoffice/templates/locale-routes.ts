@@ -10,7 +10,7 @@ import {
   removeDraftVariantAs,
   saveDraftVariantAs,
 } from '../../templates/index.js';
-import { auditBy, tenantOf } from '../web/context.js';
+import { tenantOf } from '../web/context.js';
 import { confirmed, noRefusal, parseForm, queryOf, type Refusal, refusalOf } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo } from '../web/layout.js';
@@ -18,6 +18,7 @@ import { contentFileSection } from './file-views.js';
 import { variantForm, variantView } from './locale-views.js';
 import { versionPath } from './review-views.js';
 import { LocaleForm, localeFormOptions } from './schemas.js';
+import { authorOf } from './section.js';
 import { showVersionPage } from './version-page.js';
 
 type Params = { code: string; id: string };
@@ -35,12 +36,14 @@ export async function otherLocalePanel(
   reply: FastifyReply,
   template: TemplateRow,
   version: TemplateVersionRow,
-  values?: { locale: string; content_html: string; file_url: string },
+  values?: { locale: string; content_html: string; file_url: string; adding?: boolean },
   refusal: Refusal = noRefusal,
   file: { locale: string; error: string } | undefined = undefined,
 ): Promise<{ locale: string; panel: Html } | undefined> {
   const asked = file?.locale ?? values?.locale ?? queryOf(request.query, 'locale');
-  if (asked === '' || asked === version.locale) return undefined;
+  // A refused "Add a locale" shows its own form again, whatever locale it named.
+  const adding = values?.adding === true;
+  if (!adding && (asked === '' || asked === version.locale)) return undefined;
   const editable = version.status === 'draft' && tenantOf(request).permissions.has('versions:edit');
   const action = `${basePath}${pathOf(template, version)}/locales`;
   const variant = (await listVariants(db, version)).find(
@@ -59,7 +62,7 @@ export async function otherLocalePanel(
       errors: refusal.form,
       fieldErrors: refusal.fields,
     });
-  if (!variant) {
+  if (!variant || adding) {
     return editable ? { locale: 'new', panel: form(undefined) } : undefined;
   }
   const filePath = `${basePath}${versionPath(template.code, variant.id)}/file`;
@@ -100,15 +103,23 @@ export async function localeRoutes(app: FastifyInstance, { db }: { db: Db }) {
         locale: input.locale ?? '',
         content_html: input.content_html ?? '',
         file_url: input.file_url ?? '',
+        adding: input.adding === 'true',
       };
       let saved: TemplateVersionRow;
       try {
         saved = await db.transaction().execute((trx) =>
-          saveDraftVariantAs(trx, auditBy(request), template, version.id, {
-            locale: values.locale,
-            content_html: values.content_html,
-            file_url: values.file_url === '' ? null : values.file_url,
-          }),
+          saveDraftVariantAs(
+            trx,
+            authorOf(request),
+            template,
+            version.id,
+            {
+              locale: values.locale,
+              content_html: values.content_html,
+              file_url: values.file_url === '' ? null : values.file_url,
+            },
+            { adding: values.adding },
+          ),
         );
       } catch (error) {
         const refusal = refusalOf(error, localeFormOptions.messages);
@@ -148,7 +159,7 @@ export async function localeRoutes(app: FastifyInstance, { db }: { db: Db }) {
       await db
         .transaction()
         .execute((trx) =>
-          removeDraftVariantAs(trx, auditBy(request), template, version.id, request.params.locale),
+          removeDraftVariantAs(trx, authorOf(request), template, version.id, request.params.locale),
         );
       return redirectTo(reply, `${pathOf(template, version)}?notice=locale_removed`);
     },

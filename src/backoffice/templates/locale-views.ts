@@ -42,7 +42,7 @@ export function variantForm(o: {
 ${csrfField(o.csrfToken)}
 ${
   o.locale === undefined
-    ? input({
+    ? html`<input type="hidden" name="adding" value="true">${input({
         name: 'locale',
         label: 'Locale',
         value: o.values.locale,
@@ -50,7 +50,7 @@ ${
         maxlength: 35,
         hint: 'A BCP 47 language tag, such as th, en-GB or zh-Hant.',
         error: o.fieldErrors.locale,
-      })
+      })}`
     : html`<input type="hidden" name="locale" value="${o.locale}">`
 }
 ${textarea({ name: 'content_html', label: `Content (HTML)${o.locale ? `, ${localeName(o.locale)}` : ''}`, value: o.values.content_html, required: true, rows: 14, hint: 'The same text as the release, in this language. Scripts, styles and forms are removed when saved.', error: o.fieldErrors.content_html })}

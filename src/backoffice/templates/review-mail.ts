@@ -28,7 +28,8 @@ const told: Record<ReviewStep, { subject: string; did: string; ask: string }> = 
 
 /**
  * Who hears of a step: those who may take the next one (reviewers of a submitted version,
- * approvers of a reviewed one, as four eyes lets them), and the submitter of one sent back,
+ * approvers of a reviewed one, as four eyes lets them: never its authors nor its submitters),
+ * and the submitter of one sent back,
  * rejected or published; never the person who took the step.
  */
 async function recipientsOf(
@@ -44,7 +45,7 @@ async function recipientsOf(
   if (step.step === 'submitted' || step.step === 'passed') {
     const permission = step.step === 'submitted' ? 'versions:review' : 'versions:approve';
     people = (await activeUsersWith(db, template.tenant_id, permission)).filter((p) =>
-      mayPassOrApprove(history, p.id),
+      mayPassOrApprove(history, p.id, step.step === 'submitted' ? 'passed' : 'approved'),
     );
   } else {
     people = submitted

@@ -6,20 +6,25 @@ import type { ReviewStep, TemplateRow, TemplateVersionRow } from '../../template
 import {
   approveVersion,
   cancelScheduledRelease,
+  changesSinceReview,
   compareWithLatest,
   contentDiff,
+  fourEyesBar,
+  fourEyesMessage,
   getRelease,
   getTemplateByCode,
   isScheduled,
-  mayPassOrApprove,
   publishEffect,
   type Reviewer,
   reviewHistory,
   scheduledRelease,
   takeReviewStep,
+  type VersionHistory,
 } from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
+import { time } from '../web/format.js';
 import { parseForm } from '../web/forms.js';
+import type { Html } from '../web/html.js';
 import { html, segment } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import type { LinkMailer } from '../web/password-links.js';
@@ -72,6 +77,7 @@ export async function reviewRoutes(
       template: templateModel(template),
       version: versionModel(version),
       steps,
+      edits: history.edits,
       zone: user.timeZone,
       latest: latest?.version ? { version: latest.version, tag: latest.tag } : undefined,
       nextNumber: effect.nextNumber,
@@ -97,13 +103,12 @@ export async function reviewRoutes(
         };
       }),
       dropped: comparison.dropped,
+      sinceReview: sinceReview(history, comparison.variants, user.userId, user.timeZone),
       actions: {
         submit: user.permissions.has('versions:edit'),
         review: user.permissions.has('versions:review'),
         approve: user.permissions.has('versions:approve'),
-        fourEyes: !mayPassOrApprove(history, user.userId)
-          ? `Four eyes: you submitted this version, so someone else must ${version.status === 'in_review' ? 'pass its review' : 'approve it'}.`
-          : undefined,
+        fourEyes: fourEyesNote(history, user.userId, version),
       },
       csrfToken: csrfToken(reply),
       ...(refusal ? { refusal } : {}),
@@ -156,6 +161,7 @@ export async function reviewRoutes(
                   await approveVersion(trx, by, template, request.params.id, {
                     comment,
                     effectiveAt: goLive(effectiveAt, user.timeZone),
+                    atOnce: input.publish_now === 'true',
                     dropLocales: input.drop_locales === 'true',
                   })
                 ).version
@@ -208,7 +214,8 @@ export async function reviewRoutes(
 
 /**
  * The go-live time typed in the approval form, a wall-clock time in the user's zone, as a stored
- * instant; undefined when left empty. `400 1001` when it names no time.
+ * instant; undefined when left empty (the service then wants "Publish at once" ticked). `400
+ * 1001` when it names no time.
  */
 function goLive(local: string, zone: string): string | undefined {
   if (local === '') return undefined;
@@ -219,4 +226,42 @@ function goLive(local: string, zone: string): string | undefined {
     });
   }
   return instant;
+}
+
+/** Why four eyes keeps the user from the step the version waits for, if it does. */
+function fourEyesNote(
+  history: VersionHistory,
+  userId: string,
+  version: TemplateVersionRow,
+): string | undefined {
+  const step = version.status === 'in_review' ? 'passed' : 'approved';
+  const bar = fourEyesBar(history, userId, step);
+  return bar ? fourEyesMessage(bar, step) : undefined;
+}
+
+/**
+ * "Changes since your last review": for a reviewer who sent the version back (or passed it) and
+ * sees it again, how each locale's words changed since, from the recorded changes.
+ */
+function sinceReview(
+  history: VersionHistory,
+  variants: TemplateVersionRow[],
+  userId: string,
+  zone: string,
+): ReviewPageModel['sinceReview'] {
+  const since = changesSinceReview(history, variants, userId);
+  if (!since) return undefined;
+  const label = html`the text you reviewed ${time(since.at, zone)}`;
+  return {
+    at: since.at,
+    locales: since.changes.map((c): { locale: string; changes: Html } => ({
+      locale: c.locale,
+      changes:
+        c.before === undefined
+          ? html`<p>A locale added since your review.</p>`
+          : c.after === undefined
+            ? html`<p>This locale was removed since your review.</p>`
+            : diffView(contentDiff(c.before, c.after, c.locale), { label }),
+    })),
+  };
 }

@@ -1,4 +1,9 @@
-import type { ReviewStep, VersionReviewRow } from '../../templates/index.js';
+import type {
+  EditKind,
+  ReviewStep,
+  VersionEditRow,
+  VersionReviewRow,
+} from '../../templates/index.js';
 import { commentMaxLength } from '../../templates/index.js';
 import { badge, count, time } from '../web/format.js';
 import { checkbox, csrfField, formErrors, textarea } from '../web/forms.js';
@@ -37,17 +42,65 @@ export function statusBadge({
   return badge(status, label);
 }
 
-/** A version's way so far: created, each step of review with who and the comment, published. */
-export function timeline(version: VersionModel, steps: VersionReviewRow[], zone: string): Html {
-  const who = (s: VersionReviewRow) =>
-    s.actor_name ? html`${s.actor_name} <span class="mono">(${s.actor})</span>` : s.actor;
+type Who = Pick<VersionReviewRow, 'actor' | 'actor_name'>;
+
+const who = (s: Who) =>
+  s.actor_name ? html`${s.actor_name} <span class="mono">(${s.actor})</span>` : s.actor;
+
+const editWords: Record<Exclude<EditKind, 'created'>, string> = {
+  edited: 'Text changed',
+  locale_added: 'Locale added',
+  locale_removed: 'Locale removed',
+};
+
+/** One locale's hash before and after a change, as evidence of what changed. */
+function hashes(e: VersionEditRow): Html {
+  const sha = (value: string | null) => html`<span class="mono hash">${value ?? 'none'}</span>`;
+  return e.kind === 'created' || e.kind === 'locale_added'
+    ? html`<span class="mono">${e.locale}</span>: SHA-256 ${sha(e.sha256_after)}`
+    : html`<span class="mono">${e.locale}</span>: SHA-256 ${sha(e.sha256_before)} → ${sha(e.sha256_after)}`;
+}
+
+/**
+ * A version's way so far: created (by whom, in which locales), each change of its text (who,
+ * when, which locale, the SHA-256 before and after), each step of review with who and the
+ * comment (a submission after a send-back says so), published. A draft made before changes were
+ * recorded shows "Draft created" without a name.
+ */
+export function timeline(
+  version: VersionModel,
+  steps: VersionReviewRow[],
+  edits: VersionEditRow[],
+  zone: string,
+): Html {
+  const created = edits.filter((e) => e.kind === 'created');
+  const first = created[0];
+  const items: Array<{ at: string; item: Html }> = [];
+  let sentBack = false;
+  for (const s of steps) {
+    const words =
+      s.step === 'submitted' && sentBack ? 'Submitted for review again' : stepWords[s.step];
+    if (s.step === 'sent_back') sentBack = true;
+    items.push({
+      at: s.created_at,
+      item: html`<li class="step ${s.step}"><strong>${words}</strong> by ${who(s)} <span>${time(s.created_at, zone)}</span>${s.comment ? html`<blockquote>${s.comment}</blockquote>` : ''}</li>`,
+    });
+  }
+  for (const e of edits) {
+    if (e.kind === 'created') continue;
+    items.push({
+      at: e.created_at,
+      item: html`<li class="change ${e.kind}"><strong>${editWords[e.kind]}</strong> (${localeName(e.locale)}) by ${who(e)} <span>${time(e.created_at, zone)}</span><br><small>${hashes(e)}</small></li>`,
+    });
+  }
+  items.sort((x, y) => x.at.localeCompare(y.at));
+  const start = first
+    ? html`<li class="change created"><strong>Draft created</strong> by ${who(first)} <span>${time(first.created_at, zone)}</span>${created.map((e) => html`<br><small>${hashes(e)}</small>`)}</li>`
+    : html`<li><strong>Draft created</strong> <span>${time(version.createdAt, zone)}</span></li>`;
   return html`<h2 id="timeline">Timeline</h2>
 <ol class="timeline" aria-labelledby="timeline">
-<li><strong>Draft created</strong> <span>${time(version.createdAt, zone)}</span></li>
-${steps.map(
-  (s) =>
-    html`<li class="step ${s.step}"><strong>${stepWords[s.step]}</strong> by ${who(s)} <span>${time(s.created_at, zone)}</span>${s.comment ? html`<blockquote>${s.comment}</blockquote>` : ''}</li>`,
-)}
+${start}
+${items.map((i) => i.item)}
 ${version.publishedAt ? html`<li class="step published"><strong>${version.scheduled ? 'Goes live' : 'Published'} as version ${version.version}</strong> <span>${time(version.publishedAt, zone)}</span></li>` : ''}
 </ol>`;
 }
@@ -65,6 +118,8 @@ export interface ReviewPageModel {
   template: TemplateModel;
   version: VersionModel;
   steps: VersionReviewRow[];
+  /** Every change of its text, oldest first. */
+  edits: VersionEditRow[];
   zone: string;
   /** The version the API answers today, if any. */
   latest: { version: number; tag: string } | undefined;
@@ -79,6 +134,8 @@ export interface ReviewPageModel {
   locales: Array<{ locale: string; contentHtml: string; changes: Html | undefined }>;
   /** The latest version's locales this one lacks: approving it needs a confirmation. */
   dropped: string[];
+  /** How each locale changed since the user's last review of it, if they reviewed it before. */
+  sinceReview: { at: string; locales: Array<{ locale: string; changes: Html }> } | undefined;
   actions: ReviewActions;
   csrfToken: string;
   /** A refused step: what was typed, and why (of the comment, or of the version). */
@@ -108,6 +165,7 @@ ${unpublished || version.scheduled ? consequence(o) : ''}
 <dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed: a customer who decided on this version can decide again' : 'not allowed: a decision on this version is final (a withdraw is always accepted)'}</dd>
 <dt>Content SHA-256</dt><dd class="mono">${version.contentSha256}</dd>
 </dl>
+${o.sinceReview ? sinceReviewSection(o.sinceReview) : ''}
 ${o.locales.map(
   (l) => html`<section class="locale" aria-labelledby="locale-${l.locale}">
 <h2 id="locale-${l.locale}">${localeName(l.locale)} <span class="mono">${l.locale}</span></h2>
@@ -117,8 +175,15 @@ ${(unpublished || version.scheduled) && l.changes ? html`<h3>What changes</h3>${
 </section>`,
 )}
 ${unpublished && o.dropped.length > 0 ? html`<p class="notice" role="note">The latest version is also in ${o.dropped.join(', ')}, which this one lacks: customers asking for ${o.dropped.length === 1 ? 'it' : 'them'} would get the default locale.</p>` : ''}
-${timeline(version, o.steps, o.zone)}
+${timeline(version, o.steps, o.edits, o.zone)}
 ${stepForms(o)}`;
+}
+
+function sinceReviewSection(since: NonNullable<ReviewPageModel['sinceReview']>): Html {
+  return html`<section class="since-review" aria-labelledby="since-review">
+<h2 id="since-review">Changes since your last review</h2>
+${since.locales.map((l) => html`<h3>${localeName(l.locale)} <span class="mono">${l.locale}</span></h3>${l.changes}`)}
+</section>`;
 }
 
 function consequence(o: ReviewPageModel): Html {
@@ -179,10 +244,14 @@ ${form(html`<button type="submit" formaction="${base}/cancel-schedule" class="se
     const refused = o.refusal?.step === 'approve' ? o.refusal : undefined;
     return html`<h2>Your approval</h2>${fourEyes}
 ${form(html`${commentField(o, 'approve', 'Comment (required to reject)')}
-<label for="effective_at">Goes live at (optional; time in ${o.zone})
+<fieldset>
+<legend>When it goes live</legend>
+<label for="effective_at">Goes live at (time in ${o.zone})
 <input type="datetime-local" step="1" id="effective_at" name="effective_at" value="${refused?.effectiveAt ?? ''}" aria-describedby="effective_at-help">
 </label>
-<small id="effective_at-help">Empty, or a time already past: live at once. A time to come: the API shows it from then on.</small>
+<small id="effective_at-help">A time to come: the API shows it from then on. A time already past: live at once.</small>
+${checkbox({ name: 'publish_now', label: 'Or publish at once, with no go-live time', checked: false, hint: 'An empty time alone publishes nothing: tick this to publish now.' })}
+</fieldset>
 ${
   o.dropped.length > 0
     ? checkbox({

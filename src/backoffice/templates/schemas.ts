@@ -26,6 +26,18 @@ export const newTemplateFormOptions: FormOptions<typeof NewTemplateForm> = {
   trim: ['code', 'name', 'description', 'product', 'locale'],
 };
 
+/** A template's name, product and default locale; the service checks them. */
+export const TemplateDetailsForm = Type.Object({
+  name: Type.String(),
+  product: Type.String(),
+  default_locale: Type.String(),
+});
+
+export const templateDetailsFormOptions: FormOptions<typeof TemplateDetailsForm> = {
+  messages: {},
+  trim: ['name', 'product', 'default_locale'],
+};
+
 /**
  * A version's form: the service's fields, with an empty content file address meaning none. The
  * re-consent checkbox is read as checked only when it sends `true`.
@@ -38,6 +50,8 @@ export const VersionForm = Type.Object({
     Type.String({ pattern: '^https?://\\S+$', maxLength: 2048 }),
   ]),
   allow_reconsent: Type.String(),
+  /** A new draft's starting release (hidden): its other locales are carried over. */
+  from_release: Type.String(),
 });
 
 export const versionFormOptions: FormOptions<typeof VersionForm> = {
@@ -58,6 +72,7 @@ export const PreviewForm = Type.Object({
   content_html: Type.String(),
   file_url: Type.String(),
   allow_reconsent: Type.String(),
+  from_release: Type.String(),
   version_id: Type.String(),
 });
 
@@ -69,6 +84,8 @@ export const previewFormOptions: FormOptions<typeof PreviewForm> = {
 /** Another locale's text of a draft release; the service checks it. */
 export const LocaleForm = Type.Object({
   locale: Type.String(),
+  /** `true` from the "Add a locale" form: a locale the draft has is then refused. */
+  adding: Type.String(),
   content_html: Type.String(),
   file_url: Type.String(),
 });
@@ -84,11 +101,14 @@ export const localeFormOptions: FormOptions<typeof LocaleForm> = {
 
 /**
  * A step of review: its comment (the service checks it), the go-live time typed on approval (in
- * the user's zone, empty for at once) and the confirmation of dropping locales (`true`).
+ * the user's zone) or the ticked "Publish at once", and the confirmation of dropping locales
+ * (`true`).
  */
 export const ReviewStepForm = Type.Object({
   comment: Type.String(),
   effective_at: Type.String(),
+  /** `true`: publish at once; an empty go-live time alone publishes nothing. */
+  publish_now: Type.String(),
   drop_locales: Type.String(),
 });
 

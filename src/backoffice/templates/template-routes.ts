@@ -1,17 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db.js';
-import { findProduct } from '../../products/index.js';
+import { findProduct, listProducts } from '../../products/index.js';
 import {
+  changeTemplateAs,
   getTemplateByCode,
   restoreTemplate,
   retireTemplate,
   templateOverview,
 } from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { confirmed, formErrors } from '../web/forms.js';
+import { confirmed, formErrors, parseForm, refusalOf } from '../web/forms.js';
 import { html, segment } from '../web/html.js';
 import { csrfToken, redirectTo } from '../web/layout.js';
 import { templateModel, versionModel } from './models.js';
+import { TemplateDetailsForm, templateDetailsFormOptions } from './schemas.js';
 import { templatesPage } from './section.js';
 import { templatePage } from './views.js';
 
@@ -27,9 +29,11 @@ async function showTemplate(
 ) {
   const { tenantId, timeZone, permissions } = tenantOf(request);
   const { template, versions, customers } = await templateOverview(db, tenantId, code);
-  const product = template.product_id
-    ? await findProduct(db, tenantId, template.product_id)
-    : undefined;
+  const mayChange = permissions.has('templates:create');
+  const [product, products] = await Promise.all([
+    template.product_id ? findProduct(db, tenantId, template.product_id) : undefined,
+    mayChange ? listProducts(db, tenantId) : [],
+  ]);
   const body = templatePage({
     template: templateModel(template),
     versions: versions.map(versionModel),
@@ -39,8 +43,10 @@ async function showTemplate(
       draft: permissions.has('versions:create'),
       edit: permissions.has('versions:edit'),
       retire: permissions.has('templates:delete'),
+      change: mayChange,
     },
     product,
+    products: products.filter((p) => p.archived_at === null || p.id === template.product_id),
     csrfToken: csrfToken(reply),
   });
   const shown = refused ? html`${formErrors([refused])}${body}` : body;
@@ -70,6 +76,28 @@ export async function templateRoutes(app: FastifyInstance, { db }: { db: Db }) {
       return outcome === 'deleted'
         ? redirectTo(reply, '/templates?notice=deleted')
         : redirectTo(reply, `/templates/${segment(template.code)}?notice=archived`);
+    },
+  );
+
+  // Its name, product and default locale; the code never changes (client systems call by it).
+  app.post<{ Params: Params }>(
+    '/templates/:code/details',
+    { config: { permission: 'templates:create' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      const form = parseForm(TemplateDetailsForm, request.body, templateDetailsFormOptions);
+      try {
+        await db
+          .transaction()
+          .execute((trx) => changeTemplateAs(trx, auditBy(request), template, form.input));
+      } catch (error) {
+        const refusal = refusalOf(error, {});
+        if (!refusal) throw error;
+        const reason = error instanceof Error ? error.message : '';
+        return showTemplate(db, request, reply, template.code, reason);
+      }
+      return redirectTo(reply, `/templates/${segment(template.code)}?notice=changed`);
     },
   );
 

@@ -1,7 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/index.js';
-import { contentFileOf, listVariants, reviewTimeline } from '../../templates/index.js';
+import {
+  contentFileOf,
+  listVariants,
+  releaseEdits,
+  reviewTimeline,
+} from '../../templates/index.js';
 import { tenantOf, zoneOf } from '../web/context.js';
 import type { Html } from '../web/html.js';
 import { basePath, csrfToken } from '../web/layout.js';
@@ -36,8 +41,9 @@ export async function showVersionPage(
   const { template, version, other } = o;
   const path = `${basePath}${versionPath(template.code, version.id)}/file`;
   const mayEdit = tenantOf(request).permissions.has('versions:edit');
-  const [steps, file, variants] = await Promise.all([
+  const [steps, edits, file, variants] = await Promise.all([
     reviewTimeline(db, version),
+    releaseEdits(db, version),
     contentFileOf(db, version),
     listVariants(db, version),
   ]);
@@ -60,6 +66,7 @@ export async function showVersionPage(
       form: o.form,
       zone: zoneOf(request),
       steps,
+      edits,
       maySubmit: mayEdit,
       localeTabs: tabs,
       otherLocale: other?.panel,

@@ -1,4 +1,4 @@
-import type { VersionReviewRow } from '../../templates/index.js';
+import type { VersionEditRow, VersionReviewRow } from '../../templates/index.js';
 import { productFilter } from '../products/views.js';
 import { badge, count, time } from '../web/format.js';
 import {
@@ -93,8 +93,10 @@ export function templatePage(o: {
   versions: VersionModel[];
   customers: number;
   zone: string;
-  may: { draft: boolean; edit: boolean; retire: boolean };
+  may: { draft: boolean; edit: boolean; retire: boolean; change: boolean };
   product: { code: string; name: string } | undefined;
+  /** The products it may move to (when the user may change it). */
+  products: ReadonlyArray<{ code: string; name: string }>;
   csrfToken: string;
 }): Html {
   const { template } = o;
@@ -133,7 +135,23 @@ ${o.versions.map(
 )}
 </tbody></table></div>`
 }
+${o.may.change ? detailsForm(template, o.product, o.products, o.csrfToken) : ''}
 ${o.may.retire ? retireForm(template, latest !== undefined, o.csrfToken) : ''}`;
+}
+
+/** Its name, product and default locale (which must be one it has a text in); never its code. */
+function detailsForm(
+  template: TemplateModel,
+  product: { code: string } | undefined,
+  products: ReadonlyArray<{ code: string; name: string }>,
+  csrfToken: string,
+): Html {
+  return html`<h2>Name, product and default locale</h2>
+<form method="post" action="${templatePath(template.code)}/details">${csrfField(csrfToken)}
+${input({ name: 'name', label: 'Name', value: template.name, required: true, maxlength: 200 })}
+${select({ name: 'product', label: 'Product', value: product?.code ?? '', options: products.map((p) => [p.code, p.name] as const) })}
+${input({ name: 'default_locale', label: 'Default locale', value: template.defaultLocale, required: true, maxlength: 35, hint: 'One the template has a text in: a request naming no locale, or one it lacks, gets it. The code stays as it is.' })}
+<button type="submit" class="secondary">Save the changes</button></form>`;
 }
 
 /**
@@ -164,7 +182,13 @@ export function versionForm(o: {
   template: TemplateModel;
   version: VersionModel | undefined;
   csrfToken: string;
-  values: { tag: string; content_html: string; file_url: string; allow_reconsent: boolean };
+  values: {
+    tag: string;
+    content_html: string;
+    file_url: string;
+    allow_reconsent: boolean;
+    from_release: string;
+  };
   /** The sanitizer's output for `values.content_html`: exactly what saving would keep. */
   preview: string;
   errors: string[];
@@ -181,6 +205,7 @@ export function versionForm(o: {
 <form method="post" action="${action}" novalidate>
 ${csrfField(o.csrfToken)}
 <input type="hidden" name="version_id" value="${o.version?.id ?? ''}">
+${o.version ? '' : html`<input type="hidden" name="from_release" value="${o.values.from_release}">`}
 ${input({ name: 'tag', label: 'Tag', value: o.values.tag, required: true, maxlength: 64, hint: 'A dotted number such as 1.0 or 2.1, unique in this template.', error: o.fieldErrors.tag })}
 <div class="editor">
 <div>
@@ -198,10 +223,37 @@ ${checkbox({ name: 'allow_reconsent', label: 'Allow re-consent on this version',
 </form>`;
 }
 
-export function newVersionPage(form: Html, template: TemplateModel): Html {
+/** The release a new draft starts from, as its page says it. */
+export interface StartingPoint {
+  version: number | null;
+  tag: string;
+  rejected: boolean;
+  /** Its other locales, carried over into the draft when it is saved. */
+  carried: string[];
+}
+
+export function newVersionPage(
+  form: Html,
+  template: TemplateModel,
+  start?: StartingPoint | undefined,
+): Html {
+  const from = start
+    ? start.rejected
+      ? html`the rejected tag <span class="mono">${start.tag}</span> (its tag is free to use again)`
+      : html`version ${start.version} (tag <span class="mono">${start.tag}</span>)`
+    : undefined;
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/templates">Templates</a></li><li><a href="${templatePath(template.code)}">${template.code}</a></li><li>New draft</li></ul></nav>
 <h1>New draft version</h1>
 <p>A draft is not seen by the API until it is published.</p>
+${
+  from
+    ? html`<p class="notice" role="note">It starts from ${from}.${
+        start && start.carried.length > 0
+          ? html` Its other ${start.carried.length === 1 ? 'locale is' : 'locales are'} carried over when you save: ${start.carried.map((l, i) => html`${i === 0 ? '' : ', '}${localeName(l)} <span class="mono">${l}</span>`)}; change ${start.carried.length === 1 ? 'it' : 'them'} in ${start.carried.length === 1 ? 'its tab' : 'their tabs'} once saved.`
+          : ''
+      }</p>`
+    : ''
+}
 ${form}`;
 }
 
@@ -211,6 +263,7 @@ export function versionPage(o: {
   form: Html | undefined;
   zone: string;
   steps: VersionReviewRow[];
+  edits: VersionEditRow[];
   /** Whether the user may submit a draft for review. */
   maySubmit: boolean;
   /** Its uploaded content file, and the forms to change it. */
@@ -244,7 +297,7 @@ ${
 <div class="content-preview" lang="${version.locale}">${trusted(version.contentHtml)}</div>`
 }`
 }
-${timeline(version, o.steps, o.zone)}`;
+${timeline(version, o.steps, o.edits, o.zone)}`;
 }
 
 /** The way to a version's review page: to submit a draft, or to follow one under review. */
