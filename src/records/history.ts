@@ -134,6 +134,9 @@ export interface ExportRequest {
   version?: string | undefined;
   decision?: string | undefined;
   key?: string | undefined;
+  locale?: string | undefined;
+  /** The time zone the days were read in (the tenant's). */
+  timeZone?: string | undefined;
 }
 
 /**
@@ -155,12 +158,13 @@ export async function exportDecisionRecords(
     details: {
       template: asked.template || null,
       ...Object.fromEntries(
-        (['product', 'version', 'decision', 'key'] as const)
+        (['product', 'version', 'decision', 'key', 'locale'] as const)
           .filter((name) => asked[name])
           .map((name) => [name, asked[name]]),
       ),
       from: asked.from || null,
       to: asked.to || null,
+      ...(asked.timeZone ? { time_zone: asked.timeZone } : {}),
     },
   });
   return decisionRecords(db, vault, tenantId, filter);

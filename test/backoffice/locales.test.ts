@@ -131,8 +131,10 @@ describe.each(stores)('releases in several locales in the back-office on $name',
       'A BCP 47 language tag, such as th or en-GB, or nothing.',
     );
     const csv = (await admin.get(`/backoffice/decisions.csv?template=${code}&locale=th`)).body;
-    expect(csv.split('\r\n')[0]?.endsWith(',content_sha256,locale')).toBe(true);
-    expect(csv.split('\r\n')[1]?.endsWith(',th')).toBe(true);
+    expect(csv.split('\r\n')[0]?.endsWith(',content_sha256,locale,decided_on,time_zone')).toBe(
+      true,
+    );
+    expect(csv.split('\r\n')[1]).toMatch(/,th,\d{4}-\d{2}-\d{2},UTC$/);
     const page = await admin.get(`/backoffice/decisions/${json(thaiDecision).data.decision_id}`);
     expect(textOf(page.body)).toContain('Locale th');
   });

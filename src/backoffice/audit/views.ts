@@ -1,5 +1,5 @@
 import type { AuditCursor, AuditListItem } from '../../audit-trail/index.js';
-import { queryString } from '../web/filters.js';
+import { dayRuleNote, queryString } from '../web/filters.js';
 import { time } from '../web/format.js';
 import { type FieldErrors, input, select } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
@@ -38,7 +38,7 @@ function filterForm(o: {
 <div>${select({ name: 'action', label: 'Action', value: o.values.action, options: [['', 'Any'], ...o.actions.map((a) => [a, a] as const)] })}</div>
 <div>${input({ name: 'target', label: 'On (contains)', value: o.values.target, maxlength: 200, error: o.fieldErrors.target })}</div>
 </fieldset>
-<small>Days are those of ${o.zone}.</small>
+${dayRuleNote(o.zone)}
 <p><button type="submit">Filter</button> <a href="${o.path}">Clear</a></p>
 </form>`;
 }

@@ -155,10 +155,15 @@ export async function decisionRoutes(
         vault,
         user.tenantId,
         parsed.filter,
-        parsed.values,
+        { ...parsed.values, timeZone: user.timeZone },
         auditBy(request),
       );
-      return sendCsv(reply, `decisions-${user.tenantAlias}.csv`, decisionColumns, records);
+      return sendCsv(
+        reply,
+        `decisions-${user.tenantAlias}.csv`,
+        decisionColumns(user.timeZone),
+        records,
+      );
     },
   );
 

@@ -1,6 +1,6 @@
 import type { ApiKeyView } from '../../api-keys/index.js';
 import type { DecisionEvidence, LoggedDecisionRecord } from '../../records/index.js';
-import { queryString } from '../web/filters.js';
+import { dayRuleNote, queryString } from '../web/filters.js';
 import { badge, time } from '../web/format.js';
 import { type FieldErrors, formErrors, input, select } from '../web/forms.js';
 import { type Html, html, segment, trusted } from '../web/html.js';
@@ -58,6 +58,7 @@ ${o.products.length > 1 ? html`<div>${select({ name: 'product', label: 'Product'
 <div>${input({ name: 'from', label: 'From (day)', type: 'date', value: v.from, error: o.fieldErrors.from })}</div>
 <div>${input({ name: 'to', label: 'To (day, included)', type: 'date', value: v.to, error: o.fieldErrors.to })}</div>
 </fieldset>
+${dayRuleNote(o.zone)}
 <p><button type="submit">Filter</button> <a href="${basePath}/decisions">Clear</a></p>
 </form>
 ${o.mayDownload ? html`<p><a href="${basePath}/decisions.csv${queryString(v)}" download>${filtered ? 'Download these decisions as CSV' : 'Download every decision as CSV'}</a> (oldest first)</p>` : ''}

@@ -27,6 +27,12 @@ export function partsIn(instant: number, zone: string): Record<string, string> {
   return parts;
 }
 
+/** The calendar day (`YYYY-MM-DD`) an instant (ISO 8601) falls on in the zone. */
+export function dayIn(iso: string, zone: string): string {
+  const p = partsIn(Date.parse(iso), zone);
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
 /** The zone's offset from UTC at an instant, in milliseconds (east positive). */
 function offsetAt(instant: number, zone: string): number {
   const p = partsIn(instant, zone);
