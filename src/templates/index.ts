@@ -24,7 +24,7 @@ export {
 } from './files.js';
 export { mayPassOrApprove } from './four-eyes.js';
 export { isLive } from './live.js';
-export { canonicalLocale } from './locales.js';
+export { canonicalLocale, localeRange } from './locales.js';
 export {
   approveVersion,
   commentMaxLength,

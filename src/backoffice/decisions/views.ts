@@ -7,7 +7,7 @@ import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
 export type DecisionFilterValues = Record<
-  'product' | 'template' | 'version' | 'decision' | 'key' | 'locale' | 'from' | 'to',
+  'product' | 'template' | 'version' | 'decision' | 'key' | 'locale' | 'customer' | 'from' | 'to',
   string
 >;
 
@@ -54,7 +54,8 @@ ${o.products.length > 1 ? html`<div>${select({ name: 'product', label: 'Product'
 </fieldset>
 <fieldset class="grid">
 <div>${select({ name: 'key', label: 'API key', value: v.key, options: [['', 'Any'], ...o.keys.map((k) => [k.id, `${k.name} (${k.prefix})`] as const)] })}</div>
-<div>${input({ name: 'locale', label: 'Locale', value: v.locale, maxlength: 35, error: o.fieldErrors.locale, hint: 'Of the text shown, such as th.' })}</div>
+<div>${input({ name: 'locale', label: 'Locale', value: v.locale, maxlength: 35, error: o.fieldErrors.locale, hint: 'Of the text shown, such as th (finds th-TH too).' })}</div>
+<div>${input({ name: 'customer', label: 'Customer id', value: v.customer, maxlength: 128, error: o.fieldErrors.customer, hint: 'Exactly as your systems send it.' })}</div>
 <div>${input({ name: 'from', label: 'From (day)', type: 'date', value: v.from, error: o.fieldErrors.from })}</div>
 <div>${input({ name: 'to', label: 'To (day, included)', type: 'date', value: v.to, error: o.fieldErrors.to })}</div>
 </fieldset>
