@@ -71,7 +71,7 @@ ${o.items.map(
   (e) => html`<tr>
 <td>${time(e.createdAt, o.zone)}</td>
 ${o.showTenant ? html`<td>${e.tenantAlias ?? '—'}</td>` : ''}
-<td>${e.actorName ? html`${e.actorName}<br><small>${e.actor}</small>` : e.actor || '—'}<br><small class="muted">${e.actorKind}, from <span class="mono">${e.ip}</span></small></td>
+<td>${who(e, o.people)}</td>
 <td class="mono">${e.action}</td>
 <td>${e.target ?? ''}</td>
 <td class="wrap">${details(e.details)}</td>
@@ -83,6 +83,27 @@ ${o.showTenant ? html`<td>${e.tenantAlias ?? '—'}</td>` : ''}
 ${o.first ? html`<span></span>` : html`<a href="${o.path}${queryString(o.values)}">Newest</a>`}
 ${o.next ? html`<a href="${o.path}${queryString(o.values, { before: `${o.next.createdAt}~${o.next.id}` })}">Older</a>` : ''}
 </nav>`;
+}
+
+/** How an entry's kind of actor reads beside where they acted from. */
+const kindWords = {
+  tenant: '',
+  operator: 'operator, ',
+  anonymous: 'not signed in, ',
+} as const;
+
+/**
+ * Who acted: their name as recorded, or else, for an entry made before signing in (a wrong
+ * password) or without a name, the name of the team's account with that e-mail; then the
+ * e-mail, and where from.
+ */
+function who(
+  e: AuditListItem,
+  people: ReadonlyArray<{ email: string; name: string }> | undefined,
+): Html {
+  const email = e.actor.toLowerCase();
+  const name = e.actorName || people?.find((p) => p.email.toLowerCase() === email)?.name;
+  return html`${name ? html`${name}<br><small>${e.actor}</small>` : e.actor || '—'}<br><small class="muted">${kindWords[e.actorKind]}from <span class="mono">${e.ip}</span></small>`;
 }
 
 /** The JSON particulars as "name: value" lines. */
