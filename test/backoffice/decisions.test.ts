@@ -203,7 +203,7 @@ describe.each(stores)('the Decisions list on $name', (store) => {
     expect(text).toContain('Customer bob');
     expect(text).toContain('User agent Shop/2');
     expect(text).toContain('Terms (terms)');
-    expect(page.body).toContain('<div class="content-preview"><p>Terms one</p></div>');
+    expect(page.body).toContain('aria-label="The text shown"><p>Terms one</p></div>');
     // SHA-256 (hex) of '<p>Terms one</p>'.
     expect(text).toContain(
       'SHA-256 of the text shown 51ab3d6b733c17ecba47ee015aae6beb3526a8fcedddb2873d8077e3c7bdd029',

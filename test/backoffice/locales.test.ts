@@ -76,7 +76,7 @@ describe.each(stores)('releases in several locales in the back-office on $name',
     expect(thaiText).toContain('Locale saved.');
     expect(thaiText).toContain('English en Thai th Add a locale');
     expect(thai.body).toContain(
-      '<div class="content-preview" lang="th"><p>เราเก็บที่อยู่อีเมลของคุณ</p></div>',
+      '<div class="content-preview" lang="th" tabindex="0" role="region" aria-label="Content"><p>เราเก็บที่อยู่อีเมลของคุณ</p></div>',
     );
     expect(thai.body).toMatch(/<a href="[^"]+\?locale=th" aria-current="page">Thai/);
     const entry = await audit('version.locale_saved');

@@ -64,7 +64,7 @@ ${o.mayDownload ? html`<p><a href="${o.path}.csv${queryString(o.values)}" downlo
 ${
   o.items.length === 0
     ? html`<p>Nothing recorded yet.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Audit entries"><table>
 <thead><tr><th scope="col">Time</th>${o.showTenant ? html`<th scope="col">Tenant</th>` : ''}<th scope="col">Who</th><th scope="col">Action</th><th scope="col">On</th><th scope="col">Details</th></tr></thead>
 <tbody>
 ${o.items.map(

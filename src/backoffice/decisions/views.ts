@@ -66,7 +66,7 @@ ${o.mayDownload ? html`<p><a href="${basePath}/decisions.csv${queryString(v)}" d
 ${
   o.decisions.length === 0
     ? html`<p>No decision ${filtered ? 'matches these filters' : 'recorded yet'}.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Decisions"><table>
 <thead><tr><th scope="col">When</th><th scope="col">Customer</th><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Decision</th><th scope="col">API key</th><th scope="col">Log</th></tr></thead>
 <tbody>
 ${o.decisions.map(
@@ -104,5 +104,5 @@ export function decisionPage(d: DecisionEvidence, zone: string): Html {
 <dt>SHA-256 of the text shown</dt><dd class="mono">${d.content_sha256}</dd>
 </dl>
 <h2>The text the customer was shown</h2>
-<div class="content-preview">${trusted(d.content_html)}</div>`;
+<div class="content-preview" tabindex="0" role="region" aria-label="The text shown">${trusted(d.content_html)}</div>`;
 }
