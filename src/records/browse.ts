@@ -1,9 +1,14 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { type LoggedDecisionRecord, opener } from './history.js';
 import {
-  type EvidenceFilter,
+  askedForAudit,
+  type DecisionFilter,
+  type LoggedDecisionRecord,
+  opener,
+  storeFilter,
+} from './history.js';
+import {
   findDecisionEvidence,
   findEvidencePageNewestFirst,
   type HistoryPosition,
@@ -25,26 +30,29 @@ const logged = <T extends { log_index: number | string | null }>(row: T) => ({
 
 /**
  * A page of the tenant's decisions across customers, newest first, that pass the filter. The
- * page shows customers' ids: each is recorded (`decisions.browsed`, with the filter as asked).
+ * page shows customers' ids: each is recorded (`decisions.browsed`, with the filter as asked, a
+ * customer id as the customer's subject id).
  */
 export async function browseDecisions(
   db: Executor,
   vault: SubjectVault,
   tenantId: string,
-  filter: EvidenceFilter,
+  filter: DecisionFilter,
   before: HistoryPosition | undefined,
   asked: Record<string, string>,
   actor: Actor,
 ): Promise<DecisionsPage> {
+  const stored = await storeFilter(db, vault, tenantId, filter);
   await recordAudit(db, {
     ...actor,
     action: 'decisions.browsed',
-    details: Object.fromEntries(Object.entries(asked).filter(([, value]) => value !== '')),
+    details: askedForAudit(asked, stored.subjectId),
   });
+  if (!stored.filter) return { decisions: [], next: undefined };
   const rows = await findEvidencePageNewestFirst(
     db,
     tenantId,
-    filter,
+    stored.filter,
     before,
     decisionsPerPage + 1,
   );

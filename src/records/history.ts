@@ -2,7 +2,7 @@ import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { personalReader } from '../subjects/index.js';
+import { findSubjectId, personalReader } from '../subjects/index.js';
 import {
   countCustomersPerVersionAndDecision,
   countDecisionsPerDay,
@@ -98,7 +98,41 @@ export async function dailyDecisionCounts(
   return rows.map((row) => ({ ...row, count: Number(row.count) }));
 }
 
-export type DecisionFilter = EvidenceFilter;
+/** A filter of decision records as the back-office asks it: a customer by the id their systems send. */
+export type DecisionFilter = Omit<EvidenceFilter, 'subjectId'> & {
+  customerId?: string | undefined;
+};
+
+/**
+ * The filter in the store's terms, the customer id made their subject's id (`subjectId`, for
+ * the audit log, which never keeps a customer id); `filter` undefined when the id names no
+ * customer of the tenant, whom nothing can pass.
+ */
+export async function storeFilter(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  { customerId, ...rest }: DecisionFilter,
+): Promise<{ filter: EvidenceFilter | undefined; subjectId: string | null }> {
+  if (customerId === undefined) return { filter: rest, subjectId: null };
+  const subjectId = await findSubjectId(db, vault, tenantId, customerId);
+  return { filter: subjectId ? { ...rest, subjectId } : undefined, subjectId: subjectId ?? null };
+}
+
+/**
+ * The filters as asked, empty ones left out, for an audit entry: a customer id is recorded as
+ * its subject's random id (null when it names none), never as given.
+ */
+export function askedForAudit(
+  asked: Readonly<Record<string, string | undefined>>,
+  subjectId: string | null,
+): Record<string, string | null> {
+  const kept: Record<string, string | null> = {};
+  for (const [name, value] of Object.entries(asked)) {
+    if (value) kept[name] = name === 'customer' ? subjectId : value;
+  }
+  return kept;
+}
 
 /**
  * Every decision of the tenant that passes the filter, oldest first, read a page at a time in
@@ -110,7 +144,7 @@ export async function* decisionRecords(
   db: Executor,
   vault: SubjectVault,
   tenantId: string,
-  filter: DecisionFilter,
+  filter: EvidenceFilter,
   pageSize = 1000,
 ): AsyncGenerator<DecisionRecord> {
   const open = opener(db, vault, tenantId);
@@ -134,6 +168,11 @@ export interface ExportRequest {
   version?: string | undefined;
   decision?: string | undefined;
   key?: string | undefined;
+  locale?: string | undefined;
+  /** The customer id typed: recorded as the customer's subject id. */
+  customer?: string | undefined;
+  /** The time zone the days were read in (the tenant's). */
+  timeZone?: string | undefined;
 }
 
 /**
@@ -148,23 +187,24 @@ export async function exportDecisionRecords(
   asked: ExportRequest,
   actor: Actor,
 ): Promise<AsyncGenerator<DecisionRecord>> {
+  const stored = await storeFilter(db, vault, tenantId, filter);
+  const { product, version, decision, key, locale, customer } = asked;
   await recordAudit(db, {
     ...actor,
     action: 'export.decisions',
     target: asked.template || null,
     details: {
       template: asked.template || null,
-      ...Object.fromEntries(
-        (['product', 'version', 'decision', 'key'] as const)
-          .filter((name) => asked[name])
-          .map((name) => [name, asked[name]]),
-      ),
+      ...askedForAudit({ product, version, decision, key, locale, customer }, stored.subjectId),
       from: asked.from || null,
       to: asked.to || null,
+      ...(asked.timeZone ? { time_zone: asked.timeZone } : {}),
     },
   });
-  return decisionRecords(db, vault, tenantId, filter);
+  return stored.filter ? decisionRecords(db, vault, tenantId, stored.filter) : nothing();
 }
+
+async function* nothing(): AsyncGenerator<DecisionRecord> {}
 
 /** How many customers' last decision on a version is each value. */
 export type VersionStanding = Record<DecisionValue, number>;

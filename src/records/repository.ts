@@ -268,8 +268,13 @@ export interface EvidenceFilter {
   productId?: string | undefined;
   /** Only decisions on this release (any locale's variant of it). */
   versionId?: string | undefined;
-  /** Only decisions on a text in this locale. */
-  locale?: string | undefined;
+  /**
+   * Only decisions on a text in one of the `anyOf` locales, or in a locale under `under` taken
+   * as a language range (`th` takes in `th-TH`): templates' `localeRange`.
+   */
+  locale?: { anyOf: readonly string[]; under: string } | undefined;
+  /** Only the decisions of this customer (their subject's id). */
+  subjectId?: string | undefined;
   decision?: DecisionValue | undefined;
   /** Only decisions sent with this API key. */
   apiKeyId?: string | undefined;
@@ -283,6 +288,7 @@ export interface EvidenceFilter {
 function filteredEvidence(db: Executor, tenantId: string, filter: EvidenceFilter) {
   let query = evidenceRows(db, tenantId);
   const { templateId, productId, versionId, locale, decision, apiKeyId, from, until } = filter;
+  if (filter.subjectId !== undefined) query = query.where('d.subject_id', '=', filter.subjectId);
   if (templateId !== undefined) query = query.where('d.template_id', '=', templateId);
   if (productId !== undefined) {
     query = query.where('d.template_id', 'in', (eb) =>
@@ -294,7 +300,12 @@ function filteredEvidence(db: Executor, tenantId: string, filter: EvidenceFilter
     );
   }
   if (versionId !== undefined) query = query.where('v.release_id', '=', versionId);
-  if (locale !== undefined) query = query.where('v.locale', '=', locale);
+  if (locale !== undefined) {
+    // Canonical tags hold letters, digits and '-' only: nothing LIKE would read as a wildcard.
+    query = query.where((eb) =>
+      eb.or([eb('v.locale', 'in', [...locale.anyOf]), eb('v.locale', 'like', `${locale.under}-%`)]),
+    );
+  }
   if (decision !== undefined) query = query.where('d.decision', '=', decision);
   if (apiKeyId !== undefined) query = query.where('d.api_key_id', '=', apiKeyId);
   if (from !== undefined) query = query.where('d.decided_at', '>=', from);

@@ -32,7 +32,7 @@ export {
   mayPassOrApprove,
 } from './four-eyes.js';
 export { isLive } from './live.js';
-export { canonicalLocale } from './locales.js';
+export { canonicalLocale, localeRange } from './locales.js';
 export {
   approveVersion,
   type ChangeSinceReview,

@@ -78,3 +78,22 @@ export function chooseLocale(
   if (requested.length === 0) return fallback;
   return match(requested, available, fallback, { algorithm: 'lookup' });
 }
+
+/**
+ * The texts a filter by locale finds (the back-office's Decisions list), by the API's own rule:
+ * `anyOf`, the texts the API would answer a request for the tag with (the tag, then ever
+ * shorter prefixes, as `chooseLocale`'s RFC 4647 lookup takes them, a lone singleton such as
+ * `-x` dropped with the subtag after it), and the tags `under` it taken as a language range (RFC
+ * 4647 basic filtering: `th` takes in `th-TH`). So `th` finds `th` and `th-TH`, and `th-TH` finds
+ * `th-TH` and `th`, as a customer asking for `th-TH` is shown `th`. The tag is canonical.
+ */
+export function localeRange(tag: string): { anyOf: string[]; under: string } {
+  const anyOf = [tag];
+  const subtags = tag.split('-');
+  while (subtags.length > 1) {
+    subtags.pop();
+    if (subtags.at(-1)?.length === 1) subtags.pop();
+    if (subtags.length > 0) anyOf.push(subtags.join('-'));
+  }
+  return { anyOf, under: tag };
+}

@@ -91,6 +91,40 @@ describe.each(stores)('filtering the audit log, on $name', (store) => {
     );
   }
 
+  it("the Who column names the person: a known account's entry made before signing in gets its name, and no entry says 'tenant' or 'anonymous'", async () => {
+    const add = (n: number, actor: string, kind: 'tenant' | 'anonymous', name: string | null) =>
+      t.db
+        .insertInto('audit_log')
+        .values({
+          id: `0190e8a0-0000-7000-8000-${String(900 + n).padStart(12, '0')}`,
+          tenant_id: a.tenant.id,
+          actor_kind: kind,
+          actor,
+          actor_name: name,
+          action: 'sign_in.failed',
+          target: `who-${n}`,
+          details: null,
+          ip: '192.0.2.9',
+          user_agent: null,
+          created_at: `2026-03-10T0${n}:00:00.000Z`,
+        })
+        .execute();
+    // A wrong password for the tenant's first user (named "Administrator" when registered), a
+    // wrong one for an e-mail no account has, and an entry of a signed-in user.
+    await add(1, a.tenant.email, 'anonymous', null);
+    await add(2, 'nobody@acme.test', 'anonymous', null);
+    await add(3, a.tenant.email, 'tenant', null);
+    const page = await admin.get('/backoffice/audit?action=sign_in.failed');
+    const rows = (page.body.split('<tbody>')[1] ?? '').split('</tr>').map(textOf);
+    const row = (n: number) => rows.find((r) => r.includes(`who-${n}`)) ?? '';
+    expect(row(1)).toContain(`Administrator ${a.tenant.email} not signed in, from 192.0.2.9`);
+    expect(row(2)).toContain('nobody@acme.test not signed in, from 192.0.2.9');
+    expect(row(3)).toContain(`Administrator ${a.tenant.email} from 192.0.2.9`);
+    for (const n of [1, 2, 3]) {
+      expect(row(n)).not.toMatch(/\b(tenant|anonymous)\b/);
+    }
+  });
+
   it('by who acted (any case), by action, and by part of the target (%, _ taken literally)', async () => {
     expect(await targets('actor=bob%40acme.test')).toEqual(['100%_sure', 'privacy_policy 2.0']);
     expect(await targets('action=version.published')).toEqual(['terms 1.0', 'privacy_policy 2.0']);

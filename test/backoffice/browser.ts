@@ -1,5 +1,5 @@
 /**
- * Real Chromium for the back-office's browser tests (test/e2e/backoffice*.test.ts), driven with
+ * Real Chromium for the back-office's browser tests (test/e2e/*.test.ts), driven with
  * playwright-core: the one `chromiumExecutable` picks (./chromium.ts: CHROMIUM_PATH, else the
  * system's /usr/bin/chromium, else the one the install brings), headless, with a fresh profile
  * (Playwright passes a new --user-data-dir to every launch and removes it on close), and no
@@ -7,6 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { repoRoot } from '../helpers/process.js';
@@ -112,8 +113,24 @@ export function focusedElement(
 }
 
 /**
+ * What axe-core finds wrong with the page as it is now shown, one line per rule and element
+ * (`rule (impact): selector`); empty when nothing. Every rule axe runs by default, whatever its
+ * impact, counts.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.flatMap((violation) =>
+    violation.nodes.map(
+      (node) => `${violation.id} (${violation.impact ?? 'no impact'}): ${node.target.join(' ')}`,
+    ),
+  );
+}
+
+/**
  * Checks the page and takes its screenshots: the whole page at desktop width, and at phone width
- * (where it must not scroll sideways; wide tables scroll inside their own box).
+ * (where it must not scroll sideways; wide tables scroll inside their own box). At both widths
+ * axe-core must find nothing wrong; its findings fail the test without stopping it (`soft`), so
+ * that one run names every page and width that has one.
  */
 export async function capture(page: Page, name: string): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true });
@@ -124,6 +141,9 @@ export async function capture(page: Page, name: string): Promise<void> {
   expect(facts.styled, `${name}: Pico's styles did not apply`).toBe(true);
   expect(facts.unlabelled, `${name}: fields without a label`).toEqual([]);
   expect(facts.h1, `${name}: no heading`).not.toBe('');
+  expect
+    .soft(await accessibilityViolations(page), `${name}: axe at ${desktop.width} px`)
+    .toEqual([]);
   await page.screenshot({ path: join(screenshotDir, `${name}-desktop.png`), fullPage: true });
   await page.setViewportSize(phone);
   const narrow = await pageFacts(page);
@@ -131,6 +151,7 @@ export async function capture(page: Page, name: string): Promise<void> {
     narrow.overflow,
     `${name}: wider than a phone screen (${narrow.wide.join(', ')})`,
   ).toBeLessThanOrEqual(0);
+  expect.soft(await accessibilityViolations(page), `${name}: axe at ${phone.width} px`).toEqual([]);
   await page.screenshot({ path: join(screenshotDir, `${name}-phone.png`), fullPage: true });
   await page.setViewportSize(desktop);
 }

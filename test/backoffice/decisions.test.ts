@@ -6,7 +6,7 @@ import { createProduct } from '../../src/products/service.js';
 import { createTemplate } from '../../src/templates/service.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import { apiOf } from '../helpers/api.js';
-import type { TestApp } from '../helpers/app.js';
+import { subjectIdOf, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
@@ -119,6 +119,42 @@ describe.each(stores)('the Decisions list on $name', (store) => {
     expect(await on('product=cards&decision=withdraw')).toEqual(['dee']);
   });
 
+  it("filters by customer id, exactly; an id never seen matches nothing; the audit entries name the customer's random id, never the customer id", async () => {
+    const on = async (query: string) => {
+      const page = await admin.get(`/backoffice/decisions?${query}`);
+      expect(page.statusCode).toBe(200);
+      return customersOn(page.body);
+    };
+    expect(await on('customer=dee')).toEqual(['dee', 'dee']);
+    expect(await on('customer=dee&decision=withdraw')).toEqual(['dee']);
+    expect(await on('customer=%20ann%20')).toEqual(['ann']);
+    expect(await on('customer=de')).toEqual([]);
+    expect(await on('customer=zed')).toEqual([]);
+    const refused = await admin.get('/backoffice/decisions?customer=a%20b');
+    expect(refused.statusCode).toBe(400);
+    expect(textOf(refused.body)).toContain('A customer id is 1 to 128 of');
+    const csv = await admin.get('/backoffice/decisions.csv?customer=bob');
+    expect(
+      (parse(csv.body, { columns: true }) as Array<Record<string, string>>).map(
+        (r) => r.customer_id,
+      ),
+    ).toEqual(['bob']);
+    const subject = await subjectIdOf(t, a.tenant.id, 'bob');
+    const entries = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'details'])
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', 'in', ['decisions.browsed', 'export.decisions'])
+      .execute();
+    const details = entries.map((e) => e.details ?? '');
+    expect(details.some((d) => d.includes('"dee"') || d.includes('"bob"'))).toBe(false);
+    expect(
+      entries
+        .filter((e) => e.action === 'export.decisions')
+        .map((e) => JSON.parse(e.details ?? '{}').customer),
+    ).toContain(subject);
+  });
+
   it('filters by days in the tenant time zone, the last day included', async () => {
     const { decided_at } = await t.db
       .selectFrom('decisions')
@@ -167,7 +203,7 @@ describe.each(stores)('the Decisions list on $name', (store) => {
     expect(text).toContain('Customer bob');
     expect(text).toContain('User agent Shop/2');
     expect(text).toContain('Terms (terms)');
-    expect(page.body).toContain('<div class="content-preview"><p>Terms one</p></div>');
+    expect(page.body).toContain('aria-label="The text shown"><p>Terms one</p></div>');
     // SHA-256 (hex) of '<p>Terms one</p>'.
     expect(text).toContain(
       'SHA-256 of the text shown 51ab3d6b733c17ecba47ee015aae6beb3526a8fcedddb2873d8077e3c7bdd029',

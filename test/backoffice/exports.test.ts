@@ -5,6 +5,7 @@ import { newSalt, subjectCommitment } from '../../src/proof/leaf.js';
 import { decisionRecords } from '../../src/records/history.js';
 import { sealPersonal } from '../../src/subjects/personal.js';
 import type { PublishedVersion } from '../../src/templates/schemas.js';
+import { getTenantSettings, setTenantSettings } from '../../src/tenants/service.js';
 import { apiOf } from '../helpers/api.js';
 import { subjectIdOf, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
@@ -139,8 +140,68 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
     });
     expect(rows[2]?.user_agent).toBe('');
     expect(response.body.split('\r\n')[0]).toBe(
-      'decided_at,customer_id,template_code,version,tag,decision,decision_id,api_key_name,api_key_prefix,ip,user_agent,content_sha256,locale',
+      'decided_at,customer_id,template_code,version,tag,decision,decision_id,api_key_name,api_key_prefix,ip,user_agent,content_sha256,locale,decided_on,time_zone',
     );
+  });
+
+  it("reads days in the tenant's time zone in the export and in the Decisions CSV alike, and says so on both pages and in the file", async () => {
+    const bangkok = await seedTenant(t.db);
+    await setTenantSettings(t.db, bangkok.tenant.id, {
+      ...(await getTenantSettings(t.db, bangkok.tenant.id)),
+      timeZone: 'Asia/Bangkok',
+    });
+    const code = await seedTemplate(t.db, bangkok.tenant.id);
+    const v = await publish(t.db, bangkok.tenant.id, code);
+    // Bangkok is UTC+7 all year: 1 February there runs from 31 January 17:00 UTC to 1 February
+    // 17:00 UTC.
+    await addDecision(bangkok, v, 'bkk-31-jan', '2026-01-31T16:59:59.999Z');
+    await addDecision(bangkok, v, 'bkk-1-feb-first', '2026-01-31T17:00:00.000Z');
+    await addDecision(bangkok, v, 'bkk-1-feb-last', '2026-02-01T16:59:59.999Z');
+    await addDecision(bangkok, v, 'bkk-2-feb', '2026-02-01T17:00:00.000Z');
+    const page = await signedIn(t.app, bangkok.tenant.email);
+    const day = 'from=2026-02-01&to=2026-02-01';
+    for (const path of [
+      `/backoffice/exports/decisions.csv?${day}`,
+      `/backoffice/decisions.csv?${day}`,
+    ]) {
+      const response = await page.get(path);
+      expect(response.statusCode, path).toBe(200);
+      const rows = csvOf(response.body);
+      expect(
+        rows.map((r) => [r.customer_id, r.decided_at, r.decided_on, r.time_zone]),
+        path,
+      ).toEqual([
+        ['bkk-1-feb-first', '2026-01-31T17:00:00.000Z', '2026-02-01', 'Asia/Bangkok'],
+        ['bkk-1-feb-last', '2026-02-01T16:59:59.999Z', '2026-02-01', 'Asia/Bangkok'],
+      ]);
+    }
+    for (const path of ['/backoffice/exports', '/backoffice/decisions']) {
+      expect(textOf((await page.get(path)).body), path).toContain('Days are those of Asia/Bangkok');
+    }
+  });
+
+  it('the export.decisions audit entry records every filter of the Decisions CSV, locale and time zone included', async () => {
+    const response = await pageA.get(
+      `/backoffice/decisions.csv?template=${codeX}&version=1&decision=reject&locale=en&from=2026-02-01&to=2026-02-28`,
+    );
+    expect(response.statusCode).toBe(200);
+    const entry = await t.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'export.decisions')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(entry.details ?? '{}')).toEqual({
+      template: codeX,
+      version: '1',
+      decision: 'reject',
+      locale: 'en',
+      from: '2026-02-01',
+      to: '2026-02-28',
+      time_zone: 'UTC',
+    });
   });
 
   it("exports every template of the tenant without a filter, never another tenant's rows", async () => {

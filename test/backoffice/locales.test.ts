@@ -76,7 +76,7 @@ describe.each(stores)('releases in several locales in the back-office on $name',
     expect(thaiText).toContain('Locale saved.');
     expect(thaiText).toContain('English en Thai th Add a locale');
     expect(thai.body).toContain(
-      '<div class="content-preview" lang="th"><p>เราเก็บที่อยู่อีเมลของคุณ</p></div>',
+      '<div class="content-preview" lang="th" tabindex="0" role="region" aria-label="Content"><p>เราเก็บที่อยู่อีเมลของคุณ</p></div>',
     );
     expect(thai.body).toMatch(/<a href="[^"]+\?locale=th" aria-current="page">Thai/);
     const entry = await audit('version.locale_saved');
@@ -131,10 +131,47 @@ describe.each(stores)('releases in several locales in the back-office on $name',
       'A BCP 47 language tag, such as th or en-GB, or nothing.',
     );
     const csv = (await admin.get(`/backoffice/decisions.csv?template=${code}&locale=th`)).body;
-    expect(csv.split('\r\n')[0]?.endsWith(',content_sha256,locale')).toBe(true);
-    expect(csv.split('\r\n')[1]?.endsWith(',th')).toBe(true);
+    expect(csv.split('\r\n')[0]?.endsWith(',content_sha256,locale,decided_on,time_zone')).toBe(
+      true,
+    );
+    expect(csv.split('\r\n')[1]).toMatch(/,th,\d{4}-\d{2}-\d{2},UTC$/);
     const page = await admin.get(`/backoffice/decisions/${json(thaiDecision).data.decision_id}`);
     expect(textOf(page.body)).toContain('Locale th');
+  });
+
+  it("the Decisions page's locale filter matches as the API chooses a text: th finds th-TH, th-TH finds th, en-GB finds en", async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const id = await draft(code, '1.0', '<p>We keep your e-mail address.</p>');
+    expect((await addLocale(code, id, 'th', '<p>เราเก็บอีเมล</p>')).statusCode).toBe(303);
+    expect((await addLocale(code, id, 'th-TH', '<p>เราเก็บอีเมลของท่าน</p>')).statusCode).toBe(303);
+    expect((await approve(code, id)).statusCode).toBe(303);
+    const variants = await t.db
+      .selectFrom('template_versions')
+      .select(['id', 'locale'])
+      .where('release_id', '=', id)
+      .execute();
+    const variant = (locale: string) => String(variants.find((v) => v.locale === locale)?.id);
+    const api = apiOf(t.app, a.headers);
+    for (const [customer, locale] of [
+      ['range-en', 'en'],
+      ['range-th', 'th'],
+      ['range-th-th', 'th-TH'],
+    ] as const) {
+      expect((await api.decide(customer, variant(locale), 'given')).statusCode).toBe(201);
+    }
+    const customers = async (locale: string) => {
+      const page = await admin.get(`/backoffice/decisions?template=${code}&locale=${locale}`);
+      expect(page.statusCode).toBe(200);
+      return [...textOf(page.body).matchAll(/range-[a-z-]+/g)].map((m) => m[0]).sort();
+    };
+    // A range finds the tags under it (RFC 4647 filtering), and a tag finds the texts the API
+    // would answer it with (lookup: th-TH, then th); never a neighbour.
+    expect(await customers('th')).toEqual(['range-th', 'range-th-th']);
+    expect(await customers('th-TH')).toEqual(['range-th', 'range-th-th']);
+    expect(await customers('th-th')).toEqual(['range-th', 'range-th-th']);
+    expect(await customers('en-GB')).toEqual(['range-en']);
+    expect(await customers('th-LA')).toEqual(['range-th']);
+    expect(await customers('zh')).toEqual([]);
   });
 
   it('the next release shows what changes per locale; leaving Thai out needs the approver to confirm it, and is audited', async () => {

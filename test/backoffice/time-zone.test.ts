@@ -1,5 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { time } from '../../src/backoffice/web/format.js';
+import { getTenantSettings, setTenantSettings } from '../../src/tenants/service.js';
+import type { TestApp } from '../helpers/app.js';
+import { type SeededTenant, seedTenant } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
 describe('times as the back-office shows them', () => {
   it('in UTC, as stored, to the second', () => {
@@ -24,5 +29,54 @@ describe('times as the back-office shows them', () => {
 
   it('nothing to show is a dash', () => {
     expect(time(null, 'Asia/Bangkok').text).toBe('<span class="muted">—</span>');
+  });
+});
+
+describe.each(stores)('the time zone setting on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let admin: PageClient;
+  beforeAll(async () => {
+    t = await startBackofficeApp(store);
+    a = await seedTenant(t.db);
+    admin = await signedIn(t.app, a.tenant.email);
+  });
+  afterAll(() => t?.close());
+
+  const options = (body: string) =>
+    [...body.matchAll(/<option value="([^"]+)"/g)].map((m) => m[1] ?? '');
+
+  it('lists the current IANA names (Asia/Kolkata, Asia/Ho_Chi_Minh, Europe/Kyiv), not the old ones', async () => {
+    const zones = options((await admin.get('/backoffice/settings')).body);
+    expect(zones).toEqual(
+      expect.arrayContaining(['UTC', 'Asia/Kolkata', 'Asia/Ho_Chi_Minh', 'Europe/Kyiv']),
+    );
+    for (const old of ['Asia/Calcutta', 'Asia/Saigon', 'Europe/Kiev', 'Asia/Katmandu']) {
+      expect(zones).not.toContain(old);
+    }
+    expect(new Set(zones).size).toBe(zones.length);
+  });
+
+  it('a tenant whose stored zone is an old name sees it under its current name, and saving keeps working', async () => {
+    await setTenantSettings(t.db, a.tenant.id, {
+      ...(await getTenantSettings(t.db, a.tenant.id)),
+      timeZone: 'Asia/Calcutta',
+    });
+    const page = await admin.get('/backoffice/settings');
+    expect(page.body).toContain('<option value="Asia/Kolkata" selected>');
+    // Times are still shown in it.
+    expect(textOf((await admin.get('/backoffice/audit')).body)).toContain('GMT+5:30');
+    const saved = await admin.post('/backoffice/settings', {
+      time_zone: 'Asia/Kolkata',
+      four_eyes: 'true',
+    });
+    expect(saved.statusCode).toBe(303);
+    expect((await getTenantSettings(t.db, a.tenant.id)).timeZone).toBe('Asia/Kolkata');
+    // An old name sent by an old form is taken as its current one.
+    expect(
+      (await admin.post('/backoffice/settings', { time_zone: 'Europe/Kiev', four_eyes: 'true' }))
+        .statusCode,
+    ).toBe(303);
+    expect((await getTenantSettings(t.db, a.tenant.id)).timeZone).toBe('Europe/Kyiv');
   });
 });

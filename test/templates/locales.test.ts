@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishOutsideReview } from '../../src/templates/actions.js';
-import { chooseLocale, requestedLocales } from '../../src/templates/locales.js';
+import { chooseLocale, localeRange, requestedLocales } from '../../src/templates/locales.js';
 import { createTemplate } from '../../src/templates/service.js';
 import { apiOf, withinPublishBound } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp } from '../helpers/app.js';
@@ -46,6 +46,29 @@ describe('which locale a request gets (RFC 4647 lookup, then the default)', () =
       expect(() => requestedLocales(query, undefined)).toThrow(
         expect.objectContaining({ status: 400 }),
       );
+    },
+  );
+});
+
+describe('the texts a locale filter finds: those the API would answer it, and those under it', () => {
+  it.each([
+    ['th', ['th'], 'th'],
+    ['th-TH', ['th-TH', 'th'], 'th-TH'],
+    ['zh-Hant-TW', ['zh-Hant-TW', 'zh-Hant', 'zh'], 'zh-Hant-TW'],
+    ['en-GB-x-bank', ['en-GB-x-bank', 'en-GB', 'en'], 'en-GB-x-bank'],
+  ])('%s: the exact tag and its lookup prefixes %j, and what %s- begins', (tag, anyOf, under) => {
+    expect(localeRange(tag)).toEqual({ anyOf, under });
+  });
+
+  it.each(['th', 'th-TH', 'zh-Hant-TW', 'en-GB-x-bank', 'sr-Latn-RS'])(
+    'for %s the prefixes are exactly the texts the API chooses for it when that text alone is available',
+    (tag) => {
+      const candidates = ['th', 'th-TH', 'th-LA', 'zh', 'zh-Hant', 'zh-Hant-TW', 'zh-Hans', 'en'];
+      const more = ['en-GB', 'en-GB-x-bank', 'sr', 'sr-Latn', 'sr-Latn-RS', 'sr-Cyrl'];
+      for (const available of [...candidates, ...more]) {
+        const chosen = chooseLocale([tag], [available], 'zxx') === available;
+        expect(localeRange(tag).anyOf.includes(available), `${tag} / ${available}`).toBe(chosen);
+      }
     },
   );
 });

@@ -29,7 +29,7 @@ ${input({ name: 'q', label: 'Search keys by name, prefix or last four characters
 ${
   o.keys.length === 0
     ? html`<p>${o.search ? html`No key's name, prefix or last four match "${o.search}". <a href="${basePath}/api-keys">All keys</a>` : 'No key yet.'}</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="API keys"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${o.keys.map(

@@ -1,5 +1,5 @@
 import type { AuditCursor, AuditListItem } from '../../audit-trail/index.js';
-import { queryString } from '../web/filters.js';
+import { dayRuleNote, queryString } from '../web/filters.js';
 import { time } from '../web/format.js';
 import { type FieldErrors, input, select } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
@@ -38,7 +38,7 @@ function filterForm(o: {
 <div>${select({ name: 'action', label: 'Action', value: o.values.action, options: [['', 'Any'], ...o.actions.map((a) => [a, a] as const)] })}</div>
 <div>${input({ name: 'target', label: 'On (contains)', value: o.values.target, maxlength: 200, error: o.fieldErrors.target })}</div>
 </fieldset>
-<small>Days are those of ${o.zone}.</small>
+${dayRuleNote(o.zone)}
 <p><button type="submit">Filter</button> <a href="${o.path}">Clear</a></p>
 </form>`;
 }
@@ -64,14 +64,14 @@ ${o.mayDownload ? html`<p><a href="${o.path}.csv${queryString(o.values)}" downlo
 ${
   o.items.length === 0
     ? html`<p>Nothing recorded yet.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Audit entries"><table>
 <thead><tr><th scope="col">Time</th>${o.showTenant ? html`<th scope="col">Tenant</th>` : ''}<th scope="col">Who</th><th scope="col">Action</th><th scope="col">On</th><th scope="col">Details</th></tr></thead>
 <tbody>
 ${o.items.map(
   (e) => html`<tr>
 <td>${time(e.createdAt, o.zone)}</td>
 ${o.showTenant ? html`<td>${e.tenantAlias ?? '—'}</td>` : ''}
-<td>${e.actorName ? html`${e.actorName}<br><small>${e.actor}</small>` : e.actor || '—'}<br><small class="muted">${e.actorKind}, from <span class="mono">${e.ip}</span></small></td>
+<td>${who(e, o.people)}</td>
 <td class="mono">${e.action}</td>
 <td>${e.target ?? ''}</td>
 <td class="wrap">${details(e.details)}</td>
@@ -83,6 +83,27 @@ ${o.showTenant ? html`<td>${e.tenantAlias ?? '—'}</td>` : ''}
 ${o.first ? html`<span></span>` : html`<a href="${o.path}${queryString(o.values)}">Newest</a>`}
 ${o.next ? html`<a href="${o.path}${queryString(o.values, { before: `${o.next.createdAt}~${o.next.id}` })}">Older</a>` : ''}
 </nav>`;
+}
+
+/** How an entry's kind of actor reads beside where they acted from. */
+const kindWords = {
+  tenant: '',
+  operator: 'operator, ',
+  anonymous: 'not signed in, ',
+} as const;
+
+/**
+ * Who acted: their name as recorded, or else, for an entry made before signing in (a wrong
+ * password) or without a name, the name of the team's account with that e-mail; then the
+ * e-mail, and where from.
+ */
+function who(
+  e: AuditListItem,
+  people: ReadonlyArray<{ email: string; name: string }> | undefined,
+): Html {
+  const email = e.actor.toLowerCase();
+  const name = e.actorName || people?.find((p) => p.email.toLowerCase() === email)?.name;
+  return html`${name ? html`${name}<br><small>${e.actor}</small>` : e.actor || '—'}<br><small class="muted">${kindWords[e.actorKind]}from <span class="mono">${e.ip}</span></small>`;
 }
 
 /** The JSON particulars as "name: value" lines. */

@@ -45,7 +45,7 @@ export function customerResult(o: {
 ${erasureNotice(o.erasures)}`;
   }
   return html`<h2>Templates</h2>
-<div class="table-scroll"><table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Templates"><table>
 <caption class="visually-hidden">Where customer ${o.customerId} stands on each template</caption>
 <thead><tr><th scope="col">Template</th><th scope="col">Latest version</th><th scope="col">On the latest version</th><th scope="col">Most recent decision</th><th scope="col">Decisions</th></tr></thead>
 <tbody>
@@ -61,7 +61,7 @@ ${o.standings.map(
 </tbody></table></div>
 <h2>History</h2>
 ${o.history.length === o.historyLimit ? html`<p>The ${o.historyLimit} most recent decisions are shown; the export has them all.</p>` : ''}
-<div class="table-scroll"><table class="history">
+<div class="table-scroll" tabindex="0" role="region" aria-label="History"><table class="history">
 <caption class="visually-hidden">Decisions of customer ${o.customerId}, newest first</caption>
 <thead><tr><th scope="col">Time</th><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Tag (locale)</th><th scope="col">Decision</th><th scope="col">API key</th><th scope="col">IP address</th><th scope="col">User agent</th><th scope="col">In the log</th></tr></thead>
 <tbody>

@@ -112,7 +112,7 @@ ${values.map((v) => html`<li><span class="swatch ${v}"></span>${v}</li>`)}
 </figure>
 <details>
 <summary>Numbers per day</summary>
-<div class="table-scroll"><table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="${label}: the numbers"><table>
 <thead><tr><th scope="col">Day (UTC)</th><th scope="col">Given</th><th scope="col">Reject</th><th scope="col">Withdraw</th></tr></thead>
 <tbody>
 ${series

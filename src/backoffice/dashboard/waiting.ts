@@ -25,7 +25,7 @@ export function waitingForYou(versions: WaitingVersion[], zone: string): Html {
 ${
   versions.length === 0
     ? html`<p>Nothing is waiting for you.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Versions waiting for you"><table>
 <thead><tr><th scope="col">Template</th><th scope="col">Tag</th><th scope="col">Waiting for</th><th scope="col">Last step</th></tr></thead>
 <tbody>
 ${versions.map((v) => {
@@ -57,7 +57,7 @@ export function scheduledList(
 ): Html {
   return html`<section aria-labelledby="scheduled">
 <h2 id="scheduled">Scheduled releases</h2>
-<div class="table-scroll"><table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Releases that go live later"><table>
 <thead><tr><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Goes live</th></tr></thead>
 <tbody>
 ${versions.map(

@@ -18,6 +18,7 @@ import {
   getTemplateByCode,
   listTemplates,
   listVersions,
+  localeRange,
 } from '../../templates/index.js';
 import { decisionColumns } from '../exports/columns.js';
 import { auditBy, tenantOf } from '../web/context.js';
@@ -32,7 +33,7 @@ const validId = new RegExp(uuidPattern);
 
 /**
  * The Decisions list: every customer's decisions, filtered by product, template, version,
- * decision, API key and days (in the tenant's time zone), newest first, a page at a time; each
+ * decision, API key, locale, customer id and days (in the tenant's time zone), newest first, a page at a time; each
  * opens its evidence. The filtered list downloads as CSV (oldest first, streamed like the export).
  */
 export async function decisionRoutes(
@@ -52,6 +53,7 @@ export async function decisionRoutes(
       decision: '',
       key: '',
       locale: '',
+      customer: '',
       from: '',
       to: '',
       ...form.input,
@@ -95,7 +97,9 @@ export async function decisionRoutes(
       // The form's schema lets through only the three values, or nothing.
       decision: values.decision === '' ? undefined : (values.decision as DecisionValue),
       apiKeyId: key?.id,
-      locale,
+      // Matched as the API chooses a text: `th` finds th-TH, and th-TH finds th.
+      locale: locale === undefined ? undefined : localeRange(locale),
+      customerId: values.customer === '' ? undefined : values.customer,
       ...days,
     };
     return { values, choices, filter } as const;
@@ -155,10 +159,15 @@ export async function decisionRoutes(
         vault,
         user.tenantId,
         parsed.filter,
-        parsed.values,
+        { ...parsed.values, timeZone: user.timeZone },
         auditBy(request),
       );
-      return sendCsv(reply, `decisions-${user.tenantAlias}.csv`, decisionColumns, records);
+      return sendCsv(
+        reply,
+        `decisions-${user.tenantAlias}.csv`,
+        decisionColumns(user.timeZone),
+        records,
+      );
     },
   );
 

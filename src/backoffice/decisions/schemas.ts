@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { customerIdPattern } from '../../decisions/index.js';
 import type { FormOptions } from '../web/forms.js';
 
 const dayOrNothing = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
@@ -16,6 +17,8 @@ export const DecisionFilterForm = Type.Object({
   ]),
   key: Type.String(),
   locale: Type.String({ maxLength: 35 }),
+  // A customer id as the API takes it (the customer look-up's rule), or nothing.
+  customer: Type.String({ pattern: `^$|${customerIdPattern}` }),
   from: dayOrNothing,
   to: dayOrNothing,
 });
@@ -26,6 +29,7 @@ export const decisionFilterOptions: FormOptions<typeof DecisionFilterForm> = {
     decision: 'given, reject or withdraw, or nothing.',
     from: 'A day of the calendar, or nothing.',
     to: 'A day of the calendar, or nothing.',
+    customer: 'A customer id is 1 to 128 of A-Z a-z 0-9 . _ : @ + -, or nothing.',
   },
-  trim: ['product', 'template', 'version', 'key', 'locale', 'from', 'to'],
+  trim: ['product', 'template', 'version', 'key', 'locale', 'customer', 'from', 'to'],
 };

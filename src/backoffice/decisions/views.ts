@@ -1,13 +1,13 @@
 import type { ApiKeyView } from '../../api-keys/index.js';
 import type { DecisionEvidence, LoggedDecisionRecord } from '../../records/index.js';
-import { queryString } from '../web/filters.js';
+import { dayRuleNote, queryString } from '../web/filters.js';
 import { badge, time } from '../web/format.js';
 import { type FieldErrors, formErrors, input, select } from '../web/forms.js';
 import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
 export type DecisionFilterValues = Record<
-  'product' | 'template' | 'version' | 'decision' | 'key' | 'locale' | 'from' | 'to',
+  'product' | 'template' | 'version' | 'decision' | 'key' | 'locale' | 'customer' | 'from' | 'to',
   string
 >;
 
@@ -54,17 +54,19 @@ ${o.products.length > 1 ? html`<div>${select({ name: 'product', label: 'Product'
 </fieldset>
 <fieldset class="grid">
 <div>${select({ name: 'key', label: 'API key', value: v.key, options: [['', 'Any'], ...o.keys.map((k) => [k.id, `${k.name} (${k.prefix})`] as const)] })}</div>
-<div>${input({ name: 'locale', label: 'Locale', value: v.locale, maxlength: 35, error: o.fieldErrors.locale, hint: 'Of the text shown, such as th.' })}</div>
+<div>${input({ name: 'locale', label: 'Locale', value: v.locale, maxlength: 35, error: o.fieldErrors.locale, hint: 'Of the text shown, such as th (finds th-TH too).' })}</div>
+<div>${input({ name: 'customer', label: 'Customer id', value: v.customer, maxlength: 128, error: o.fieldErrors.customer, hint: 'Exactly as your systems send it.' })}</div>
 <div>${input({ name: 'from', label: 'From (day)', type: 'date', value: v.from, error: o.fieldErrors.from })}</div>
 <div>${input({ name: 'to', label: 'To (day, included)', type: 'date', value: v.to, error: o.fieldErrors.to })}</div>
 </fieldset>
+${dayRuleNote(o.zone)}
 <p><button type="submit">Filter</button> <a href="${basePath}/decisions">Clear</a></p>
 </form>
 ${o.mayDownload ? html`<p><a href="${basePath}/decisions.csv${queryString(v)}" download>${filtered ? 'Download these decisions as CSV' : 'Download every decision as CSV'}</a> (oldest first)</p>` : ''}
 ${
   o.decisions.length === 0
     ? html`<p>No decision ${filtered ? 'matches these filters' : 'recorded yet'}.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Decisions"><table>
 <thead><tr><th scope="col">When</th><th scope="col">Customer</th><th scope="col">Template</th><th scope="col">Version</th><th scope="col">Decision</th><th scope="col">API key</th><th scope="col">Log</th></tr></thead>
 <tbody>
 ${o.decisions.map(
@@ -102,5 +104,5 @@ export function decisionPage(d: DecisionEvidence, zone: string): Html {
 <dt>SHA-256 of the text shown</dt><dd class="mono">${d.content_sha256}</dd>
 </dl>
 <h2>The text the customer was shown</h2>
-<div class="content-preview">${trusted(d.content_html)}</div>`;
+<div class="content-preview" tabindex="0" role="region" aria-label="The text shown">${trusted(d.content_html)}</div>`;
 }

@@ -6,27 +6,19 @@ import type { SubjectVault } from '../../subjects/index.js';
 import { listTemplates } from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { sendCsv } from '../web/csv.js';
+import { dayRange } from '../web/filters.js';
 import { type FieldErrors, parseForm } from '../web/forms.js';
 import { csrfToken, sendPage } from '../web/layout.js';
 import { decisionColumns as columns } from './columns.js';
 import { ExportFilterForm, exportFilterFormOptions } from './schemas.js';
 import { exportForm } from './views.js';
 
-/** `YYYY-MM-DD` that is a real day, as the ISO time its UTC day starts; undefined otherwise. */
-function dayStart(value: string): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
-  const date = new Date(`${value}T00:00:00.000Z`);
-  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value
-    ? undefined
-    : date.toISOString();
-}
-
 export async function exportRoutes(
   app: FastifyInstance,
   { db, vault }: { db: Db; vault: SubjectVault },
 ) {
   app.get('/exports', { config: { permission: 'exports:export' } }, async (request, reply) => {
-    const { tenantId } = tenantOf(request);
+    const { tenantId, timeZone } = tenantOf(request);
     return sendPage(reply, {
       title: 'Exports',
       section: 'exports',
@@ -38,6 +30,7 @@ export async function exportRoutes(
         values: { template: '', product: '', from: '', to: '' },
         errors: [],
         fieldErrors: {},
+        zone: timeZone,
       }),
     });
   });
@@ -49,13 +42,12 @@ export async function exportRoutes(
       const user = tenantOf(request);
       const form = parseForm(ExportFilterForm, request.query, exportFilterFormOptions);
       const values = { template: '', product: '', from: '', to: '', ...form.input };
-      const fieldErrors: FieldErrors = form.ok ? {} : { ...form.refusal.fields };
-      // The pattern has the shape of a day; whether it is a real one is the calendar's to say.
-      const from = values.from === '' ? undefined : dayStart(values.from);
-      const toStart = values.to === '' ? undefined : dayStart(values.to);
-      if (values.from !== '' && !from) fieldErrors.from = 'A date, or nothing.';
-      if (values.to !== '' && !toStart) fieldErrors.to = 'A date, or nothing.';
-      if (from && toStart && toStart < from) fieldErrors.to = 'The last day is before the first.';
+      // The days are the tenant's, read as every filter of the back-office reads them.
+      const days = dayRange(values, user.timeZone);
+      const fieldErrors: FieldErrors = {
+        ...('errors' in days ? days.errors : {}),
+        ...(form.ok ? {} : form.refusal.fields),
+      };
       const [templates, products] = await Promise.all([
         listTemplates(db, user.tenantId),
         listProducts(db, user.tenantId),
@@ -73,17 +65,23 @@ export async function exportRoutes(
           section: 'exports',
           user,
           csrfToken: csrfToken(reply),
-          body: exportForm({ templates, products, values, errors, fieldErrors }),
+          body: exportForm({
+            templates,
+            products,
+            values,
+            errors,
+            fieldErrors,
+            zone: user.timeZone,
+          }),
         });
       }
-      // The last day is included: up to the start of the day after it.
-      const until = toStart ? new Date(Date.parse(toStart) + 86_400_000).toISOString() : undefined;
+      const range = 'errors' in days ? {} : days;
       const records = await exportDecisionRecords(
         db,
         vault,
         user.tenantId,
-        { templateId: template?.id, productId: product?.id, from, until },
-        values,
+        { templateId: template?.id, productId: product?.id, ...range },
+        { ...values, timeZone: user.timeZone },
         auditBy(request),
       );
       const name = [
@@ -96,7 +94,7 @@ export async function exportRoutes(
       ]
         .filter(Boolean)
         .join('-');
-      return sendCsv(reply, `${name}.csv`, columns, records);
+      return sendCsv(reply, `${name}.csv`, columns(user.timeZone), records);
     },
   );
 }

@@ -3,7 +3,7 @@ import type { FormOptions } from '../web/forms.js';
 
 const dayOrNothing = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
 
-/** The decisions export's filters (a query string): a template code and a range of UTC days. */
+/** The decisions export's filters (a query string): a template code and a range of days in the tenant's time zone. */
 export const ExportFilterForm = Type.Object({
   template: Type.String(),
   product: Type.Optional(Type.String()),

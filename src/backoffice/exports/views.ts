@@ -1,3 +1,4 @@
+import { dayRuleNote } from '../web/filters.js';
 import { type FieldErrors, formErrors, input, select } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
@@ -8,9 +9,11 @@ export function exportForm(o: {
   values: { template: string; product: string; from: string; to: string };
   errors: string[];
   fieldErrors: FieldErrors;
+  /** The tenant's time zone, in which the days are read. */
+  zone: string;
 }): Html {
   return html`<hgroup><h1>Exports</h1><p>Every decision, with its evidence, as CSV.</p></hgroup>
-<p>The file has one row per decision, oldest first: when, customer, template, version and tag, the decision, the API key that sent it, the caller's IP address and user agent, and the SHA-256 of the text the customer was shown. Dates are UTC.</p>
+<p>The file has one row per decision, oldest first: when, customer, template, version and tag, the decision, the API key that sent it, the caller's IP address and user agent, the SHA-256 of the text the customer was shown and its locale. <code>decided_at</code> is the exact time in UTC; <code>decided_on</code> is its day in ${o.zone}, named in the <code>time_zone</code> column.</p>
 ${formErrors(o.errors)}
 <form method="get" action="${basePath}/exports/decisions.csv" novalidate>
 ${o.products.length > 1 ? select({ name: 'product', label: 'Product', value: o.values.product, options: [['', 'All products'], ...o.products.map((p) => [p.code, p.name] as const)] }) : ''}
@@ -19,6 +22,7 @@ ${select({ name: 'template', label: 'Template', value: o.values.template, option
 <div>${input({ name: 'from', label: 'From (first day, optional)', type: 'date', value: o.values.from, error: o.fieldErrors.from })}</div>
 <div>${input({ name: 'to', label: 'To (last day, optional)', type: 'date', value: o.values.to, error: o.fieldErrors.to })}</div>
 </div>
+<p>${dayRuleNote(o.zone)}</p>
 <button type="submit">Download CSV</button>
 </form>
 <h2>Audit log</h2>

@@ -16,7 +16,7 @@ export function operatorsPage(o: {
   const action = (m: OperatorMember, path: string, label: string) =>
     html`<form method="post" action="${basePath}/operator/operators/${segment(m.id)}/${path}">${csrfField(o.csrfToken)}<button type="submit" class="secondary outline">${label}<span class="visually-hidden"> ${m.email}</span></button></form>`;
   return html`<hgroup><h1>Operators</h1><p>The service's administrators.</p></hgroup>
-<div class="table-scroll"><table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Operators"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Two-factor</th><th scope="col">Since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${o.operators.map(

@@ -13,7 +13,7 @@ ${mayCreate ? html`<p><a href="${basePath}/products/new" role="button">New produ
 ${
   products.length === 0
     ? html`<p>No product yet. The first template made goes to a product "General", which you can rename.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Products"><table>
 <thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Templates</th><th scope="col">Status</th></tr></thead>
 <tbody>
 ${products.map(

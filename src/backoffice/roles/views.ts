@@ -25,7 +25,7 @@ export function rolesPage(o: {
   return html`<hgroup><h1>Roles</h1><p>Administration</p></hgroup>
 <p>A user's permissions are those of all their roles together. Built-in roles cannot be changed; your own roles are made from the permission matrix.</p>
 ${o.mayEdit ? html`<p><a href="${basePath}/roles/new" role="button">New role</a></p>` : ''}
-<div class="table-scroll"><table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Roles"><table>
 <thead><tr><th scope="col">Role</th><th scope="col">What it is for</th><th scope="col">Permissions</th><th scope="col">Held by</th></tr></thead>
 <tbody>
 ${o.roles.map((r) => {
@@ -45,7 +45,7 @@ ${o.roles.map((r) => {
  * Read-only (disabled boxes) for a built-in role or a user who may not edit roles.
  */
 function matrix(chosen: ReadonlySet<string>, readOnly: boolean): Html {
-  return html`<div class="table-scroll"><table class="matrix">
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Permissions"><table class="matrix">
 <caption>Permissions</caption>
 <thead><tr><th scope="col">Area</th>${actions.map((a) => html`<th scope="col">${a}</th>`)}</tr></thead>
 <tbody>

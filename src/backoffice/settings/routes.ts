@@ -5,8 +5,9 @@ import { getTenantSettings, type TenantSettings } from '../../tenants/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { formErrors, parseForm } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
+import { chosenZone } from '../web/time-zone.js';
 import { SettingsForm, settingsFormOptions } from './schemas.js';
-import { settingsForm, timeZones } from './views.js';
+import { settingsForm } from './views.js';
 
 const notices: Record<string, string> = { saved: 'Settings saved.' };
 
@@ -42,12 +43,18 @@ export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
     const { tenantId } = tenantOf(request);
     const current = await getTenantSettings(db, tenantId);
     const { input } = parseForm(SettingsForm, request.body, settingsFormOptions);
-    const timeZone = input.time_zone ?? '';
+    const timeZone = chosenZone(input.time_zone ?? '');
     const twoFactorRequired = input.two_factor_required === 'true';
     const fourEyes = input.four_eyes === 'true';
     const distinctApprover = input.distinct_approver === 'true';
-    const next = { ...current, timeZone, twoFactorRequired, fourEyes, distinctApprover };
-    if (!timeZones.has(timeZone)) {
+    const next = {
+      ...current,
+      timeZone: timeZone ?? '',
+      twoFactorRequired,
+      fourEyes,
+      distinctApprover,
+    };
+    if (timeZone === undefined) {
       return show(request, reply, next, ['Choose a time zone of the list.'], 400);
     }
     await db.transaction().execute((trx) => changeSettings(trx, auditBy(request), tenantId, next));

@@ -2,10 +2,7 @@ import type { TenantSettings } from '../../tenants/index.js';
 import { checkbox, csrfField, select } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
-
-/** The IANA zones the runtime knows, and UTC (which the list leaves out). */
-const zoneList = ['UTC', ...Intl.supportedValuesOf('timeZone')];
-export const timeZones: ReadonlySet<string> = new Set(zoneList);
+import { currentZoneName, zoneChoices } from '../web/time-zone.js';
 
 export function settingsForm(o: {
   csrfToken: string;
@@ -14,8 +11,8 @@ export function settingsForm(o: {
   mayEdit: boolean;
 }): Html {
   const fields = html`<fieldset${o.mayEdit ? '' : html` disabled`}>
-${select({ name: 'time_zone', label: 'Time zone', value: o.settings.timeZone, options: zoneList.map((z) => [z, z] as const) })}
-<small>The back-office shows dates and reads date filters in this zone. Records keep their times in UTC, and exports give UTC.</small>
+${select({ name: 'time_zone', label: 'Time zone', value: currentZoneName(o.settings.timeZone), options: zoneChoices.map((z) => [z, z] as const) })}
+<small>The back-office shows dates in this zone, and every filter and export reads its days in it. Records keep their times in UTC: a CSV gives each exact time in UTC and its day in this zone.</small>
 ${checkbox({ name: 'four_eyes', label: 'Four eyes on every version', checked: o.settings.fourEyes, hint: "Whoever wrote any of a version's text, and whoever submitted it, can neither pass its review nor approve it. Turn it off only for a one-person team: each change of it is in the audit log." })}
 ${checkbox({ name: 'distinct_approver', label: 'Another person approves than the one who reviewed', checked: o.settings.distinctApprover, hint: "Whoever passed a version's review cannot approve it too." })}
 ${checkbox({ name: 'two_factor_required', label: 'Require two-factor sign-in of every user', checked: o.settings.twoFactorRequired, hint: 'A user without it is asked to set it up at their next page, before anything else.' })}

@@ -69,7 +69,7 @@ export function variantView(o: {
 }): Html {
   return html`<dl class="facts"><dt>Content SHA-256 (${o.locale})</dt><dd class="mono">${o.contentSha256}</dd></dl>
 <h2>Content as customers see it</h2>
-<div class="content-preview" lang="${o.locale}">${trusted(o.contentHtml)}</div>
+<div class="content-preview" lang="${o.locale}" tabindex="0" role="region" aria-label="Content">${trusted(o.contentHtml)}</div>
 ${
   o.removeAction
     ? html`<form method="post" action="${o.removeAction}">${csrfField(o.csrfToken)}

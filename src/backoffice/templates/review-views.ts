@@ -171,7 +171,7 @@ ${o.locales.map(
 <h2 id="locale-${l.locale}">${localeName(l.locale)} <span class="mono">${l.locale}</span></h2>
 ${(unpublished || version.scheduled) && l.changes ? html`<h3>What changes</h3>${l.changes}` : ''}
 <h3>As customers will see it</h3>
-<div class="content-preview" lang="${l.locale}">${trusted(l.contentHtml)}</div>
+<div class="content-preview" lang="${l.locale}" tabindex="0" role="region" aria-label="Content in ${l.locale}">${trusted(l.contentHtml)}</div>
 </section>`,
 )}
 ${unpublished && o.dropped.length > 0 ? html`<p class="notice" role="note">The latest version is also in ${o.dropped.join(', ')}, which this one lacks: customers asking for ${o.dropped.length === 1 ? 'it' : 'them'} would get the default locale.</p>` : ''}

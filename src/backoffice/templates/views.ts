@@ -33,7 +33,7 @@ ${productFilter(`${basePath}/templates`, o.products, o.product)}
 ${
   templates.length === 0
     ? html`<p>No template yet. Create one, write a draft version and submit it for review: once approved, the API answers it.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Templates"><table>
 <thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Product</th><th scope="col">Latest version</th><th scope="col">Published</th><th scope="col">Drafts and reviews</th></tr></thead>
 <tbody>
 ${templates.map(
@@ -120,7 +120,7 @@ ${o.may.draft && !archived ? html`<p><a href="${templatePath(template.code)}/ver
 ${
   o.versions.length === 0
     ? html`<p>No version yet.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Versions"><table>
 <thead><tr><th scope="col">Version</th><th scope="col">Tag</th><th scope="col">Status</th><th scope="col">Re-consent</th><th scope="col">Changed</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${o.versions.map(
@@ -213,7 +213,7 @@ ${textarea({ name: 'content_html', label: 'Content (HTML)', value: o.values.cont
 </div>
 <section aria-labelledby="preview-heading">
 <h2 id="preview-heading" class="label">Preview: what will be kept</h2>
-<div id="preview" class="content-preview" hx-disable aria-live="polite">${trusted(o.preview)}</div>
+<div id="preview" class="content-preview" hx-disable aria-live="polite" tabindex="0" role="region" aria-label="Preview text">${trusted(o.preview)}</div>
 </section>
 </div>
 <p><button type="submit" formaction="${previewPath}" class="secondary outline">Refresh the preview</button></p>
@@ -294,7 +294,7 @@ ${
   o.form
     ? html`<h2>Edit the draft</h2>${o.form}`
     : html`<h2>Content as customers see it</h2>
-<div class="content-preview" lang="${version.locale}">${trusted(version.contentHtml)}</div>`
+<div class="content-preview" lang="${version.locale}" tabindex="0" role="region" aria-label="Content">${trusted(version.contentHtml)}</div>`
 }`
 }
 ${timeline(version, o.steps, o.edits, o.zone)}`;

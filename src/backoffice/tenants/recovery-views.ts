@@ -20,7 +20,7 @@ export function tenantAdminsPage(o: {
 <p>When a tenant's admins are locked out (a lost password or second factor), the operator can send one of them a password link or reset their second factor. Both are audited under the tenant.</p>
 ${formErrors(o.errors)}
 <h2>Admins</h2>
-<div class="table-scroll"><table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Admins"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Status</th><th scope="col">Two-factor</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${o.admins.map(

@@ -10,7 +10,7 @@ export function tenantList(tenants: TenantSummary[], csrfToken: string): Html {
 ${
   tenants.length === 0
     ? html`<p>No tenant yet.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Tenants"><table>
 <thead><tr><th scope="col">Alias</th><th scope="col">First admin's e-mail</th><th scope="col">Registered</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${tenants.map(

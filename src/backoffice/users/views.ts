@@ -22,7 +22,7 @@ export function teamPage(o: {
   return html`<hgroup><h1>Users</h1><p>Administration</p></hgroup>
 <p>Everyone who signs in to this tenant's back-office. What each may do comes from their roles; API keys belong to the tenant, so a user leaving revokes none.</p>
 ${o.mayInvite ? html`<p><a href="${basePath}/users/new" role="button">Invite a user</a></p>` : ''}
-<div class="table-scroll"><table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Users"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Roles</th><th scope="col">Status</th><th scope="col">Last sign-in</th></tr></thead>
 <tbody>
 ${o.members.map(

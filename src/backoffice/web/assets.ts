@@ -153,6 +153,11 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip-path: inset(50%); white-space: nowrap; }
 .muted { color: var(--pico-muted-color); }
+/* The notice after a form takes the focus: it shows where the reading starts, quietly. */
+.notice:focus { outline: 2px solid var(--pico-ins-color); outline-offset: 2px; }
+/* The authenticator's QR code: big enough to scan from a screen, not the page's whole width. */
+.qr-code { max-width: 16rem; }
+.qr-code svg { display: block; width: 100%; height: auto; }
 @media (max-width: 576px) {
   header nav { --pico-nav-element-spacing-vertical: .4rem; --pico-nav-element-spacing-horizontal: .5rem; }
   header nav details.dropdown summary { --pico-form-element-spacing-vertical: .4rem;

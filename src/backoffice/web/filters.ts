@@ -1,4 +1,5 @@
 import type { FieldErrors } from './forms.js';
+import { type Html, html } from './html.js';
 import { isCalendarDay, startOfDayIn } from './time-zone.js';
 
 /**
@@ -24,9 +25,19 @@ export function keysetPosition(value: string): { at: string; id: string } | unde
 }
 
 /**
- * A range of days typed as `from` and `to` (each `YYYY-MM-DD` or empty), as instants in the
- * zone: `from` where its day starts, `until` where the day after `to` starts (the last day is
- * included); or the fields' messages (a day that is none, a range that ends before it starts).
+ * The one day rule of every filter and export, said under its day fields: days are calendar days
+ * in the zone (the tenant's), the last one included.
+ */
+export function dayRuleNote(zone: string): Html {
+  return html`<small class="day-rule">Days are those of ${zone}: from the start of the first day to the end of the last, in that time zone.</small>`;
+}
+
+/**
+ * The one reading of days of every filter and export of the back-office (the Decisions list and
+ * its CSV, the export, the audit log): a range of days typed as `from` and `to` (each
+ * `YYYY-MM-DD` or empty), as instants in the zone, `[from, until)`: `from` where its day starts,
+ * `until` where the day after `to` starts (the last day is included); or the fields' messages (a
+ * day that is none, a range that ends before it starts).
  */
 export function dayRange(
   values: { from: string; to: string },

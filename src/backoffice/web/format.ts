@@ -1,11 +1,11 @@
 import { type Html, html } from './html.js';
-import { partsIn } from './time-zone.js';
+import { dayIn, partsIn } from './time-zone.js';
 
 /** The day and time of day of an instant in an IANA zone, and the zone's offset then. */
 function inZone(iso: string, zone: string): { day: string; clock: string; offset: string } {
   const p = partsIn(Date.parse(iso), zone);
   return {
-    day: `${p.year}-${p.month}-${p.day}`,
+    day: dayIn(iso, zone),
     clock: `${p.hour}:${p.minute}:${p.second}`,
     offset: p.timeZoneName ?? zone,
   };

@@ -30,7 +30,11 @@ export interface PageOptions {
   /** A token for the sign-out form (needed when `user` is given). */
   csrfToken?: string;
   section?: Section;
-  /** A short confirmation shown above the page ("Template created."). */
+  /**
+   * A short confirmation shown above the page ("Template created."), after the redirect of a
+   * form: it takes the focus (`autofocus`, no script needed), so that a keyboard or screen
+   * reader user starts from what just happened.
+   */
   notice?: string | undefined;
 }
 
@@ -78,7 +82,7 @@ export function layout(options: PageOptions): string {
 ${user ? navigation(user, options.section, options.csrfToken ?? '') : html`<nav aria-label="Site"><ul><li><strong>Consent back-office</strong></li></ul></nav>`}
 </header>
 <main class="container" id="main" tabindex="-1">
-${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+${options.notice ? html`<p class="notice" role="status" id="notice" tabindex="-1" autofocus>${options.notice}</p>` : ''}
 ${options.body}
 </main>
 </body>

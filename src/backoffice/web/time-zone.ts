@@ -27,6 +27,12 @@ export function partsIn(instant: number, zone: string): Record<string, string> {
   return parts;
 }
 
+/** The calendar day (`YYYY-MM-DD`) an instant (ISO 8601) falls on in the zone. */
+export function dayIn(iso: string, zone: string): string {
+  const p = partsIn(Date.parse(iso), zone);
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
 /** The zone's offset from UTC at an instant, in milliseconds (east positive). */
 function offsetAt(instant: number, zone: string): number {
   const p = partsIn(instant, zone);
@@ -77,4 +83,56 @@ function instantOfWallTime(wallAsUtc: number, zone: string): number {
   // the guess and the answer (a day on which the clocks move).
   const guess = wallAsUtc - offsetAt(wallAsUtc, zone);
   return wallAsUtc - offsetAt(guess, zone);
+}
+
+/**
+ * The current IANA name of each zone the runtime's ICU still lists under an older one: CLDR
+ * keeps a zone's first name as its id for good (`Asia/Calcutta`), where the IANA database has
+ * since renamed it (`Asia/Kolkata`); both names work with `Intl`. From CLDR's
+ * `common/bcp47/timezone.xml`, whose `iana` attribute gives the current name.
+ */
+const currentNames: ReadonlyMap<string, string> = new Map([
+  ['Africa/Asmera', 'Africa/Asmara'],
+  ['America/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
+  ['America/Catamarca', 'America/Argentina/Catamarca'],
+  ['America/Coral_Harbour', 'America/Atikokan'],
+  ['America/Cordoba', 'America/Argentina/Cordoba'],
+  ['America/Godthab', 'America/Nuuk'],
+  ['America/Indianapolis', 'America/Indiana/Indianapolis'],
+  ['America/Jujuy', 'America/Argentina/Jujuy'],
+  ['America/Louisville', 'America/Kentucky/Louisville'],
+  ['America/Mendoza', 'America/Argentina/Mendoza'],
+  ['Asia/Calcutta', 'Asia/Kolkata'],
+  ['Asia/Katmandu', 'Asia/Kathmandu'],
+  ['Asia/Rangoon', 'Asia/Yangon'],
+  ['Asia/Saigon', 'Asia/Ho_Chi_Minh'],
+  ['Atlantic/Faeroe', 'Atlantic/Faroe'],
+  ['Europe/Kiev', 'Europe/Kyiv'],
+  ['Pacific/Enderbury', 'Pacific/Kanton'],
+  ['Pacific/Ponape', 'Pacific/Pohnpei'],
+  ['Pacific/Truk', 'Pacific/Chuuk'],
+]);
+
+/** A zone's current IANA name (`Asia/Calcutta` -> `Asia/Kolkata`); any other name as it is. */
+export function currentZoneName(zone: string): string {
+  return currentNames.get(zone) ?? zone;
+}
+
+/**
+ * The zones a tenant may choose, by their current IANA names, sorted: UTC (which the runtime's
+ * list leaves out) and every zone the runtime knows.
+ */
+export const zoneChoices: readonly string[] = [
+  'UTC',
+  ...[...new Set(Intl.supportedValuesOf('timeZone').map(currentZoneName))].sort(),
+];
+const choosable = new Set(zoneChoices);
+
+/**
+ * The zone a form sent, by its current name, when it is one to choose (an old name, as a page
+ * made before the rename sends it, is taken as its current one); undefined otherwise.
+ */
+export function chosenZone(value: string): string | undefined {
+  const zone = currentZoneName(value);
+  return choosable.has(zone) ? zone : undefined;
 }

@@ -30,7 +30,7 @@ ${disabled.map((e) => disabledNotice(e, o.zone))}
 ${
   o.endpoints.length === 0
     ? html`<p>No endpoint yet.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Endpoints"><table>
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Description</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
 <tbody>
 ${o.endpoints.map(
@@ -122,7 +122,7 @@ ${input({ name: 'from', label: 'From position', value: o.replayFrom, required: t
 ${
   o.deliveries.length === 0
     ? html`<p>No delivery yet.</p>`
-    : html`<div class="table-scroll"><table>
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Deliveries"><table>
 <thead><tr><th scope="col">Time</th><th scope="col">Position</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Response</th><th scope="col">Duration</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>
 ${o.deliveries.map(
