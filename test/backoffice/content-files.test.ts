@@ -184,6 +184,16 @@ describe.each(stores)('content files on $name', (store) => {
     expect(await storedFiles(id)).toBe(0);
   });
 
+  it("a draft without a file says where the text that stands in for it is: below, in the locale's content", async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const id = await draft(code, { content_html: '<p>Stand-in terms.</p>' });
+    const text = textOf((await admin.get(versionPath(code, id))).body);
+    const note = text.indexOf('No file uploaded');
+    expect(note).toBeGreaterThan(-1);
+    expect(text.slice(note, note + 200)).toContain('or the text below');
+    expect(text.indexOf('Stand-in terms.', note)).toBeGreaterThan(note);
+  });
+
   it('an HTML file replaces the file URL; a URL saved later replaces the file; removing it is audited', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
     const id = await draft(code, { file_url: 'https://example.test/terms.pdf' });
