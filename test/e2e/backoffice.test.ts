@@ -267,7 +267,7 @@ describe.each(stores)(
       it('API Key Management (under Administration) shows a new key once; the API answers with it', async () => {
         await page.getByText('Administration').click();
         await page.getByRole('link', { name: 'API Key Management' }).click();
-        await page.getByLabel('Name').fill('web shop');
+        await page.getByLabel('Name', { exact: true }).fill('web shop');
         await page.getByRole('button', { name: 'Create key' }).click();
         apiKey = (await page.locator('#new-key').textContent())?.trim() ?? '';
         expect(apiKey).toMatch(/^csk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
@@ -321,7 +321,7 @@ describe.each(stores)(
         });
         await page.setViewportSize(desktop);
         // A second active key of the same name is refused with the form's message.
-        await page.getByLabel('Name').fill('web shop');
+        await page.getByLabel('Name', { exact: true }).fill('web shop');
         await page.getByRole('button', { name: 'Create key' }).click();
         await expect
           .poll(() => page.getByRole('alert').textContent())
