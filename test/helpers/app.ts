@@ -10,7 +10,7 @@ import { generateNoteKeys } from '../../src/proof/index.js';
 import { findSubjectId } from '../../src/subjects/service.js';
 import { createVault, type SubjectVault } from '../../src/subjects/vault.js';
 import type { TestStore } from './stores.js';
-import { testPasswordHashCost } from './time.js';
+import { testPasswordHashCost, testStatementTimeoutMs } from './time.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -49,6 +49,7 @@ export async function startTestApp(
     LOG_SIGNING_KEY: testLogKeys.signerKey,
     DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
     PASSWORD_HASH_COST: String(testPasswordHashCost),
+    DATABASE_STATEMENT_TIMEOUT_MS: String(testStatementTimeoutMs),
     ...env,
   });
   // As `serve` does: metrics (when METRICS_* is set) made first, to time the store's statements.

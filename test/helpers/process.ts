@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { e2eDataKey } from './data-key.js';
 import { freePort } from './postgres-server.js';
-import { budget, testPasswordHashCost } from './time.js';
+import { budget, testPasswordHashCost, testStatementTimeoutMs } from './time.js';
 
 export { freePort };
 
@@ -330,6 +330,7 @@ export function serverEnv(
     // One data key for the server and every command run beside it, wherever they run.
     DATA_ENCRYPTION_KEY: e2eDataKey.toString('base64'),
     PASSWORD_HASH_COST: String(testPasswordHashCost),
+    DATABASE_STATEMENT_TIMEOUT_MS: String(testStatementTimeoutMs),
   };
 }
 
