@@ -18,14 +18,17 @@ import {
   startServer,
   type TempStore,
 } from '../helpers/process.js';
-import { stores } from '../helpers/stores.js';
+import { journeyStore } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
+
+/** This journey's store (see `journeyStore`). */
+const journey = journeyStore('sqlite');
 
 const operator = { email: 'operator@example.test', password: 'operator password 1' };
 const password = 'a long enough password';
 const longAgent = `ShopApp/4.2 (Linux; Android 14; Pixel 8 Pro Build/AP2A.240805.005) ${'x'.repeat(80)}`;
 
-describe.each(stores)('every back-office page in Chromium on $name', (testStore) => {
+describe.each(journey)('every back-office page in Chromium on $name', (testStore) => {
   let store: TempStore;
   let server: ServerProcess;
   let browser: Browser;

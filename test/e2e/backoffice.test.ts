@@ -22,8 +22,11 @@ import {
   type TempStore,
   withStore,
 } from '../helpers/process.js';
-import { stores } from '../helpers/stores.js';
+import { journeyStore } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
+
+/** This journey's store (see `journeyStore`). */
+const journey = journeyStore('postgres');
 
 const operator = { email: 'operator@example.test', password: 'operator password 1' };
 const tenant = {
@@ -52,7 +55,7 @@ function chartLabels(
   });
 }
 
-describe.each(stores)(
+describe.each(journey)(
   'the back-office in Chromium, served by the real server on $name',
   (testStore) => {
     describe.sequential('an operator registers a tenant, whose user publishes, keys, looks up and exports', {

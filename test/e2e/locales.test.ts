@@ -10,8 +10,11 @@ import {
   startServer,
   type TempStore,
 } from '../helpers/process.js';
-import { stores } from '../helpers/stores.js';
+import { journeyStore } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
+
+/** This journey's store (see `journeyStore`). */
+const journey = journeyStore('sqlite');
 
 const admin = { email: 'ops@siam.example', password: 'siam bank password 1' };
 const thai = '<p>ธนาคารเก็บที่อยู่อีเมลและหมายเลขโทรศัพท์ของท่าน</p>';
@@ -27,7 +30,7 @@ const bangkokWallTime = (instant: number) =>
  * keeps answering version 1 until then and version 2 after, in the locale asked for; the
  * Decisions page filters by the locale of the text each customer saw.
  */
-describe.each(stores)(
+describe.each(journey)(
   'a release in Thai and English, scheduled, in Chromium, on $name',
   (testStore) => {
     describe.sequential('write, review, schedule, go live, browse', {

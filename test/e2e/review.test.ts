@@ -11,8 +11,11 @@ import {
   type TempStore,
 } from '../helpers/process.js';
 import { type SmtpListener, startSmtpServer } from '../helpers/smtp.js';
-import { stores } from '../helpers/stores.js';
+import { journeyStore } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
+
+/** This journey's store (see `journeyStore`). */
+const journey = journeyStore('postgres');
 
 const admin = { email: 'head@bank.example', password: 'bank head password 1' };
 const team = {
@@ -47,7 +50,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * names each change with its hashes; adding a locale the draft has is refused; publishing at once
  * must be ticked; the next draft starts with both locales.
  */
-describe.each(stores)('the review of a draft by authorship in Chromium, on $name', (testStore) => {
+describe.each(journey)('the review of a draft by authorship in Chromium, on $name', (testStore) => {
   describe.sequential('write, submit, four eyes, approve, next draft', {
     timeout: budget(60_000),
   }, () => {

@@ -12,8 +12,11 @@ import {
   type TempStore,
 } from '../helpers/process.js';
 import { type SmtpListener, startSmtpServer } from '../helpers/smtp.js';
-import { stores } from '../helpers/stores.js';
+import { journeyStore } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
+
+/** This journey's store (see `journeyStore`). */
+const journey = journeyStore('postgres');
 
 const admin = {
   email: 'lead@acme.example',
@@ -49,7 +52,7 @@ type Member = keyof typeof team;
  * reviewer also turns on two-factor sign-in); a version goes through review (sent back once) to
  * approval, and the audit log, filtered by person, shows who took each step.
  */
-describe.each(stores)(
+describe.each(journey)(
   'a team reviews and approves a version in Chromium, on $name',
   (testStore) => {
     describe.sequential('invitations, review, approval, audit', { timeout: budget(60_000) }, () => {

@@ -16,11 +16,14 @@ import {
   startServer,
   type TempStore,
 } from '../helpers/process.js';
-import { stores } from '../helpers/stores.js';
+import { journeyStore } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 import { startReceiver, verified } from '../helpers/webhook-receiver.js';
 
-describe.each(stores)('webhooks in Chromium on $name', (testStore) => {
+/** This journey's store (see `journeyStore`). */
+const journey = journeyStore('sqlite');
+
+describe.each(journey)('webhooks in Chromium on $name', (testStore) => {
   let store: TempStore;
   let server: ServerProcess;
   let browser: Browser;

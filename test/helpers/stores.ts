@@ -79,3 +79,13 @@ export function useBareStore(store: TestStore): { readonly db: Db } {
     },
   };
 }
+
+/**
+ * The one store a browser journey runs on. A journey checks what Chromium shows and does; what
+ * each page reads and writes is checked on both stores by the component tests
+ * (`test/backoffice/`, `page-actions.test.ts` for every page), so each journey runs once, and the
+ * journeys share the two stores between them.
+ */
+export function journeyStore(name: TestStore['name']): TestStore[] {
+  return stores.filter((store) => store.name === name);
+}
