@@ -1,0 +1,108 @@
+/**
+ * What the service writes into the banner script it serves (`GET /cookies/v1/{scope}/banner.js`)
+ * and the banner reads: the published configuration of one system, for every locale it has, and
+ * where to record a choice. The script carries it, so a first view costs one request. Types only:
+ * the banner (`src/cookies/banner/`, built for browsers) imports them too.
+ */
+
+/** The four standard categories of the cookie and `dataLayer` contract, in their order. */
+export const standardCategories = [
+  'analytics',
+  'marketing',
+  'functional',
+  'personalization',
+] as const;
+export type StandardCategory = (typeof standardCategories)[number];
+
+/** How a visitor's choice was made. */
+export type ChoiceMethod = 'accept-all' | 'reject-all' | 'custom' | 'gpc';
+
+export interface CategoryTexts {
+  name: string;
+  description: string;
+}
+
+export interface BannerCategory {
+  /** `necessary`, a standard category, or the tenant's own key (`[a-z][a-z0-9_]{0,39}`). */
+  key: string;
+  /** Always granted, shown locked on (`necessary` always is). */
+  required: boolean;
+  /** By locale (lower-case BCP 47: `en`, `th`, `pt-br`). */
+  texts: Record<string, CategoryTexts>;
+}
+
+export interface BannerTexts {
+  title: string;
+  body: string;
+  accept_all: string;
+  reject_all: string;
+  preferences: string;
+  save: string;
+  /** The preferences panel's heading. */
+  preferences_title: string;
+  /** Shown when the browser sends Global Privacy Control. */
+  gpc_note: string;
+  policy_label: string;
+  /** Absolute http(s) URL of the site's cookie policy; empty for none. */
+  policy_url: string;
+  /** The label of the button that closes the preferences panel without saving. */
+  close: string;
+}
+
+export interface BannerLayout {
+  kind: 'bar' | 'box';
+  position: 'bottom' | 'top' | 'bottom-left' | 'bottom-right' | 'center';
+  /** CSS hex colours (`#rrggbb`). */
+  colors: { background: string; text: string; accent: string };
+}
+
+export interface BannerConfig {
+  /** The system's public scope id (`data-scope`). */
+  scope: string;
+  /** Absolute URL the banner POSTs a choice to. */
+  decisions_url: string;
+  configuration: {
+    id: string;
+    /** Counts the configuration's publications: a new publish is a new version. */
+    version: number;
+    /**
+     * Changes only when the choice a visitor made no longer fits: a category added or removed,
+     * a required flag changed. A stored choice with another fingerprint is asked again.
+     */
+    fingerprint: string;
+  };
+  /** Days a choice is kept before the visitor is asked again. */
+  lifetime_days: number;
+  /** The request for the script carried `Sec-GPC: 1`. */
+  gpc: boolean;
+  /** The locale used when neither the page's nor the browser's languages have texts. */
+  default_locale: string;
+  /** `necessary` first, then the standard ones, then the tenant's own. */
+  categories: BannerCategory[];
+  /** By locale; every locale of `categories[].texts` has an entry here. */
+  texts: Record<string, BannerTexts>;
+  layout: BannerLayout;
+}
+
+/** The body the banner POSTs to `decisions_url` (as `text/plain` JSON, so no preflight). */
+export interface ChoiceBody {
+  /** A random UUID per choice: a retry of the same choice is recorded once. */
+  event_id: string;
+  /** A random UUID kept in the first-party cookie `consentrix_visitor`. */
+  visitor_id: string;
+  configuration_id: string;
+  configuration_version: number;
+  method: ChoiceMethod;
+  /** Every category of the configuration, required ones `true`. */
+  categories: Record<string, boolean>;
+  locale: string;
+}
+
+/** The answer to a recorded choice: `201` (or `200` for a retry already recorded). */
+export interface ChoiceAnswer {
+  data: {
+    /** The cookie decision's id: its receipt is `GET /api/v1/cookie-decisions/{decision_id}/receipt`. */
+    decision_id: string;
+    decided_at: string;
+  };
+}
