@@ -88,7 +88,7 @@ export interface BannerConfig {
 export interface ChoiceBody {
   /** A random UUID per choice: a retry of the same choice is recorded once. */
   event_id: string;
-  /** A random UUID kept in the first-party cookie `consentrix_visitor`. */
+  /** A random UUID kept in the first-party cookie `consentrix_consent`. */
   visitor_id: string;
   configuration_id: string;
   configuration_version: number;
