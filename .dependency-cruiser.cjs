@@ -13,6 +13,7 @@ const features = [
   'accounts',
   'api-keys',
   'audit-trail',
+  'cookies',
   'decision-log',
   'decisions',
   'erasure',

@@ -13,6 +13,12 @@ import type {
 import type { ApiKeysTable } from '../api-keys/table.js';
 import type { AuditLogTable } from '../audit-trail/table.js';
 import type {
+  CookieConfigurationStepsTable,
+  CookieConfigurationsTable,
+  CookieDecisionsTable,
+  CookieSystemsTable,
+} from '../cookies/table.js';
+import type {
   TlogAuditsTable,
   TlogCheckpointsTable,
   TlogEntriesTable,
@@ -56,6 +62,10 @@ export interface Database {
   version_edits: VersionEditsTable;
   content_files: ContentFilesTable;
   decisions: DecisionsTable;
+  cookie_systems: CookieSystemsTable;
+  cookie_configurations: CookieConfigurationsTable;
+  cookie_configuration_steps: CookieConfigurationStepsTable;
+  cookie_decisions: CookieDecisionsTable;
   customer_template_states: CustomerTemplateStatesTable;
   customer_version_states: CustomerVersionStatesTable;
   idempotency_keys: IdempotencyKeysTable;

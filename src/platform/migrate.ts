@@ -19,6 +19,7 @@ import * as locales from './migrations/0015-locales.js';
 import * as webhooks from './migrations/0016-webhooks.js';
 import * as webhookSecretOverlap from './migrations/0017-webhook-secret-overlap.js';
 import * as draftAuthorship from './migrations/0018-draft-authorship.js';
+import * as cookies from './migrations/0019-cookies.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -44,6 +45,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0016-webhooks': webhooks,
     '0017-webhook-secret-overlap': webhookSecretOverlap,
     '0018-draft-authorship': draftAuthorship,
+    '0019-cookies': cookies,
   };
 }
 

@@ -20,6 +20,14 @@ export {
   signCheckpoint,
 } from './checkpoint.js';
 export {
+  type CookieEvidence,
+  type CookieLeafFields,
+  cookieEvidenceCommitment,
+  cookieLeafHeader,
+  cookieLeafText,
+  parseCookieLeaf,
+} from './cookie-leaf.js';
+export {
   type Evidence,
   evidenceCommitment,
   type LeafFields,

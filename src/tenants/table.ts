@@ -19,6 +19,8 @@ export interface TenantsTable {
   distinct_approver: Generated<number>;
   /** 1: every user must sign in with a second factor. */
   two_factor_required: Generated<number>;
+  /** How a cookie choice keeps the visitor's address: `full`, `truncated` (default), `hashed`. */
+  cookie_address: Generated<'full' | 'truncated' | 'hashed'>;
 }
 
 export type TenantRow = Selectable<TenantsTable>;

@@ -1,0 +1,182 @@
+import stringify from 'safe-stable-stringify';
+import { type Static, Type } from 'typebox';
+import { AppError, type ErrorDetail } from '../platform/errors.js';
+import { sha256Hex } from '../platform/hashing.js';
+import { validate } from '../platform/validation.js';
+import { canonicalLocale } from '../templates/index.js';
+import { type BannerConfig, type StandardCategory, standardCategories } from './banner-config.js';
+
+/** `necessary`, the standard four, or the tenant's own: lower-case, starting with a letter. */
+export const categoryKeyPattern = '^[a-z][a-z0-9_]{0,39}$';
+
+const Texts = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    body: Type.String({ minLength: 1, maxLength: 2000 }),
+    accept_all: Type.String({ minLength: 1, maxLength: 60 }),
+    reject_all: Type.String({ minLength: 1, maxLength: 60 }),
+    preferences: Type.String({ minLength: 1, maxLength: 60 }),
+    save: Type.String({ minLength: 1, maxLength: 60 }),
+    preferences_title: Type.String({ minLength: 1, maxLength: 200 }),
+    gpc_note: Type.String({ minLength: 1, maxLength: 500 }),
+    policy_label: Type.String({ minLength: 1, maxLength: 100 }),
+    policy_url: Type.Union([
+      Type.Literal(''),
+      Type.String({ pattern: '^https?://[^\\s<>"]+$', maxLength: 2000 }),
+    ]),
+    close: Type.String({ minLength: 1, maxLength: 60 }),
+  },
+  { additionalProperties: false },
+);
+
+const Category = Type.Object(
+  {
+    key: Type.String({ pattern: categoryKeyPattern }),
+    required: Type.Boolean(),
+    texts: Type.Record(
+      Type.String(),
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 100 }),
+          description: Type.String({ maxLength: 1000 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$' });
+
+/** What a configuration says, apart from its name and dates: frozen once it leaves draft. */
+export const ConfigurationContent = Type.Object(
+  {
+    default_locale: Type.String({ minLength: 1, maxLength: 35 }),
+    lifetime_days: Type.Integer({ minimum: 1, maximum: 730 }),
+    categories: Type.Array(Category, { minItems: 1, maxItems: 20 }),
+    texts: Type.Record(Type.String(), Texts),
+    layout: Type.Object(
+      {
+        kind: Type.Union([Type.Literal('bar'), Type.Literal('box')]),
+        position: Type.Union([
+          Type.Literal('bottom'),
+          Type.Literal('top'),
+          Type.Literal('bottom-left'),
+          Type.Literal('bottom-right'),
+          Type.Literal('center'),
+        ]),
+        colors: Type.Object(
+          { background: color, text: color, accent: color },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ConfigurationContent = Static<typeof ConfigurationContent>;
+
+/** A year, as the issue of a banner's choice is usually kept (12 months). */
+export const defaultLifetimeDays = 365;
+
+/**
+ * Checks a configuration's content beyond its shape, and puts it in its one form: locales
+ * canonical, `necessary` first and required, then the standard categories in their order, then
+ * the tenant's own; every locale with every text. `400 1001` naming the field otherwise.
+ */
+export function checkContent(input: unknown): ConfigurationContent {
+  const content = structuredClone(validate(ConfigurationContent, input));
+  const details: ErrorDetail[] = [];
+  const locale = (tag: string, field: string) => {
+    const canonical = canonicalLocale(tag);
+    if (!canonical)
+      details.push({ field, issue: 'must be a BCP 47 language tag, such as th or en-GB' });
+    return canonical ?? tag;
+  };
+  const texts: ConfigurationContent['texts'] = {};
+  for (const [tag, value] of Object.entries(content.texts)) {
+    const canonical = locale(tag, `texts.${tag}`);
+    if (texts[canonical]) details.push({ field: `texts.${tag}`, issue: 'names a locale twice' });
+    texts[canonical] = value;
+  }
+  const locales = Object.keys(texts);
+  if (locales.length === 0)
+    details.push({ field: 'texts', issue: 'must have at least one locale' });
+  const defaultLocale = locale(content.default_locale, 'default_locale');
+  if (locales.length > 0 && !texts[defaultLocale]) {
+    details.push({ field: 'default_locale', issue: 'must be one of the locales of texts' });
+  }
+  const seen = new Set<string>();
+  const categories = content.categories.map((category, i) => {
+    if (seen.has(category.key)) {
+      details.push({ field: `categories.${i}.key`, issue: 'names a category twice' });
+    }
+    seen.add(category.key);
+    const byLocale: (typeof category)['texts'] = {};
+    for (const [tag, value] of Object.entries(category.texts)) {
+      byLocale[locale(tag, `categories.${i}.texts.${tag}`)] = value;
+    }
+    for (const wanted of locales) {
+      if (!byLocale[wanted]) {
+        details.push({ field: `categories.${i}.texts`, issue: `has no texts for ${wanted}` });
+      }
+    }
+    for (const extra of Object.keys(byLocale).filter((l) => !texts[l])) {
+      details.push({ field: `categories.${i}.texts`, issue: `has ${extra}, which texts has not` });
+    }
+    return {
+      ...category,
+      required: category.key === 'necessary' || category.required,
+      texts: byLocale,
+    };
+  });
+  if (!seen.has('necessary')) {
+    details.push({ field: 'categories', issue: 'must include necessary' });
+  }
+  if (details.length > 0) throw new AppError('invalidRequest', { details });
+  return {
+    ...content,
+    default_locale: defaultLocale,
+    texts,
+    categories: categories.sort((a, b) => categoryRank(a.key) - categoryRank(b.key)),
+  };
+}
+
+/** `necessary`, then the standard four in their order, then the tenant's own as given. */
+function categoryRank(key: string): number {
+  if (key === 'necessary') return 0;
+  const standard = standardCategories.indexOf(key as StandardCategory);
+  return standard >= 0 ? 1 + standard : 1 + standardCategories.length;
+}
+
+/** Hex SHA-256 of the content's canonical JSON: what a choice's leaf says the visitor saw. */
+export function contentSha256(content: ConfigurationContent): string {
+  return sha256Hex(stringify(content) ?? '');
+}
+
+/**
+ * What a stored choice must match: the categories and which are required. A text, a colour or
+ * the lifetime changes nothing a visitor decided, so it does not ask them again; a category
+ * added, removed or made (not) required does. The first 16 hex digits of a SHA-256.
+ */
+export function fingerprintOf(content: ConfigurationContent): string {
+  const material = content.categories.map((c) => [c.key, c.required]).sort();
+  return sha256Hex(JSON.stringify(material)).slice(0, 16);
+}
+
+/** The banner's view of a content, with where the service is and what the request said. */
+export function bannerConfig(
+  content: ConfigurationContent,
+  details: Pick<BannerConfig, 'scope' | 'decisions_url' | 'configuration' | 'gpc'>,
+): BannerConfig {
+  return {
+    ...details,
+    lifetime_days: content.lifetime_days,
+    default_locale: content.default_locale,
+    categories: content.categories,
+    texts: content.texts,
+    layout: content.layout,
+  };
+}

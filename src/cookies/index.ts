@@ -1,0 +1,23 @@
+/** The public surface of `src/cookies/`: what other folders may import (its README says what each part is). */
+export type {
+  BannerConfig,
+  ChoiceAnswer,
+  ChoiceBody,
+  ChoiceMethod,
+} from './banner-config.js';
+export { standardCategories } from './banner-config.js';
+export {
+  bannerConfig,
+  type ConfigurationContent,
+  checkContent,
+  contentSha256,
+  fingerprintOf,
+} from './content.js';
+export { defaultContent } from './defaults.js';
+export { type LoggedCookieDecision, leafOfCookieDecision } from './leaf.js';
+export type {
+  ConfigurationStatus,
+  CookieConfigurationRow,
+  CookieDecisionRow,
+  CookieSystemRow,
+} from './table.js';

@@ -1,0 +1,45 @@
+import { cookieEvidenceCommitment, cookieLeafText, subjectCommitment } from '../proof/index.js';
+import type { ChoiceMethod } from './banner-config.js';
+
+/** What a cookie decision gives its leaf: its record, with its personal fields opened. */
+export interface LoggedCookieDecision {
+  id: string;
+  decided_at: string;
+  configuration_id: string;
+  configuration_version: number;
+  content_sha256: string;
+  method: ChoiceMethod;
+  /** Every category of the configuration, granted or denied. */
+  categories: Record<string, boolean>;
+  locale: string;
+  origin: string;
+  evidence_salt: string;
+  /** Opened from `personal`. */
+  visitor_id: string;
+  ip: string;
+  user_agent: string | null;
+}
+
+/**
+ * The leaf a cookie decision makes (`consent-log/cookie/v1`, src/proof/cookie-leaf.ts), from its
+ * record and the visitor's subject salt: what the writer queues, and what the log's audit
+ * recomputes from the store to compare with the log.
+ */
+export function leafOfCookieDecision(row: LoggedCookieDecision, subjectSalt: string): string {
+  return cookieLeafText({
+    recordId: row.id,
+    time: row.decided_at,
+    configurationId: row.configuration_id,
+    version: Number(row.configuration_version),
+    contentSha256: row.content_sha256,
+    method: row.method,
+    categories: row.categories,
+    visitor: subjectCommitment(subjectSalt, row.visitor_id),
+    evidence: cookieEvidenceCommitment(row.evidence_salt, {
+      ip: row.ip,
+      userAgent: row.user_agent,
+      origin: row.origin,
+      locale: row.locale,
+    }),
+  });
+}

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The bytes of a website visitor's cookie choice in the log (`consent-log/cookie/v1`), beside
+ * the decisions' `consent-log/leaf/v1`. Like a decision's, it holds nothing personal in clear:
+ * the visitor id and the evidence enter only as salted SHA-256 commitments. Add formats, never
+ * alter one: old receipts verify against it.
+ *
+ * ```
+ * consent-log/cookie/v1
+ * record <cookie decision id>
+ * time <ISO 8601 UTC>
+ * configuration <configuration id> <version> sha256:<hex of the configuration's content>
+ * method <accept-all|reject-all|custom|gpc>
+ * categories <key>=<0|1> … (every category of the configuration, sorted by key)
+ * visitor <base64 commitment>
+ * evidence <base64 commitment>
+ * ```
+ */
+export interface CookieLeafFields {
+  recordId: string;
+  time: string;
+  configurationId: string;
+  version: number;
+  /** Hex SHA-256 of the canonical JSON of the configuration's content the visitor was shown. */
+  contentSha256: string;
+  method: 'accept-all' | 'reject-all' | 'custom' | 'gpc';
+  /** Every category of the configuration: granted (true) or denied. */
+  categories: Record<string, boolean>;
+  /**
+   * base64: `subjectCommitment(salt, visitor id)` (leaf.ts), the visitor's subject commitment,
+   * which an erasure's tombstone names as it names a customer's.
+   */
+  visitor: string;
+  /** base64, from `cookieEvidenceCommitment`. */
+  evidence: string;
+}
+
+export const cookieLeafHeader = 'consent-log/cookie/v1';
+
+export function cookieLeafText(f: CookieLeafFields): string {
+  const categories = Object.keys(f.categories)
+    .sort()
+    .map((key) => `${key}=${f.categories[key] ? 1 : 0}`)
+    .join(' ');
+  return [
+    cookieLeafHeader,
+    `record ${f.recordId}`,
+    `time ${f.time}`,
+    `configuration ${f.configurationId} ${f.version} sha256:${f.contentSha256}`,
+    `method ${f.method}`,
+    `categories ${categories}`,
+    `visitor ${f.visitor}`,
+    `evidence ${f.evidence}`,
+    '',
+  ].join('\n');
+}
+
+/** The fields of a cookie leaf's text, or undefined when it is not a cookie v1 leaf. */
+export function parseCookieLeaf(text: string): CookieLeafFields | undefined {
+  const match =
+    /^consent-log\/cookie\/v1\nrecord (\S+)\ntime (\S+)\nconfiguration (\S+) (\d+) sha256:([0-9a-f]{64})\nmethod (accept-all|reject-all|custom|gpc)\ncategories ((?:[a-z][a-z0-9_]*=[01])(?: [a-z][a-z0-9_]*=[01])*)\nvisitor (\S+)\nevidence (\S+)\n$/.exec(
+      text,
+    );
+  if (!match) return undefined;
+  const [, recordId, time, configurationId, version, sha, method, list, visitor, evidence] =
+    match as unknown as string[];
+  const categories: Record<string, boolean> = {};
+  for (const pair of (list as string).split(' ')) {
+    const [key, value] = pair.split('=') as [string, string];
+    if (key in categories) return undefined;
+    categories[key] = value === '1';
+  }
+  return {
+    recordId: recordId as string,
+    time: time as string,
+    configurationId: configurationId as string,
+    version: Number(version),
+    contentSha256: sha as string,
+    method: method as CookieLeafFields['method'],
+    categories,
+    visitor: visitor as string,
+    evidence: evidence as string,
+  };
+}
+
+/** The evidence kept with a cookie choice, as its leaf commits to it. */
+export interface CookieEvidence {
+  /** The address as the tenant keeps it (full, truncated or a keyed hash). */
+  ip: string;
+  userAgent: string | null;
+  /** The page's origin. */
+  origin: string;
+  locale: string;
+}
+
+/** SHA-256("cookie-evidence/v1\n" || salt || canonical JSON {ip, locale, origin, ua}), base64. */
+export function cookieEvidenceCommitment(salt: string, evidence: CookieEvidence): string {
+  // Keys in sorted order: the canonical JSON of the four values.
+  const canonical = JSON.stringify({
+    ip: evidence.ip,
+    locale: evidence.locale,
+    origin: evidence.origin,
+    ua: evidence.userAgent,
+  });
+  return createHash('sha256')
+    .update('cookie-evidence/v1\n')
+    .update(Buffer.from(salt, 'base64'))
+    .update(canonical, 'utf8')
+    .digest('base64');
+}
