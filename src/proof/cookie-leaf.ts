@@ -59,16 +59,21 @@ export function cookieLeafText(f: CookieLeafFields): string {
 /** The fields of a cookie leaf's text, or undefined when it is not a cookie v1 leaf. */
 export function parseCookieLeaf(text: string): CookieLeafFields | undefined {
   const match =
-    /^consent-log\/cookie\/v1\nrecord (\S+)\ntime (\S+)\nconfiguration (\S+) (\d+) sha256:([0-9a-f]{64})\nmethod (accept-all|reject-all|custom|gpc)\ncategories ((?:[a-z][a-z0-9_]*=[01])(?: [a-z][a-z0-9_]*=[01])*)\nvisitor (\S+)\nevidence (\S+)\n$/.exec(
+    /^consent-log\/cookie\/v1\nrecord (\S+)\ntime (\S+)\nconfiguration (\S+) (0|[1-9]\d{0,14}) sha256:([0-9a-f]{64})\nmethod (accept-all|reject-all|custom|gpc)\ncategories ((?:[a-z][a-z0-9_]*=[01])(?: [a-z][a-z0-9_]*=[01])*)\nvisitor (\S+)\nevidence (\S+)\n$/.exec(
       text,
     );
   if (!match) return undefined;
   const [, recordId, time, configurationId, version, sha, method, list, visitor, evidence] =
     match as unknown as string[];
+  // Strictly ascending, as cookieLeafText writes them: a repeat, or another order, would be other
+  // bytes for the same choice. (A look-up with `in` took a category named `constructor` for one
+  // already seen, from the object's prototype.)
   const categories: Record<string, boolean> = {};
+  let previous = '';
   for (const pair of (list as string).split(' ')) {
     const [key, value] = pair.split('=') as [string, string];
-    if (key in categories) return undefined;
+    if (key <= previous) return undefined;
+    previous = key;
     categories[key] = value === '1';
   }
   return {

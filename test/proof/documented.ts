@@ -75,3 +75,41 @@ export function exportReceiptId(
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * base64 SHA-256("cookie-evidence/v1\n" || salt || {"ip":…,"locale":…,"origin":…,"ua":…}), keys
+ * in that order.
+ */
+export const documentedCookieEvidence = (
+  salt: string,
+  ip: string,
+  locale: string,
+  origin: string,
+  ua: string | null,
+): string =>
+  sha256(
+    'cookie-evidence/v1\n',
+    Buffer.from(salt, 'base64'),
+    `{"ip":${JSON.stringify(ip)},"locale":${JSON.stringify(locale)},"origin":${JSON.stringify(origin)},"ua":${JSON.stringify(ua)}}`,
+  ).toString('base64');
+
+/** A cookie decision's leaf text, line by line as documented; categories given already sorted. */
+export const documentedCookieLeaf = (f: {
+  record: string;
+  time: string;
+  configurationId: string;
+  version: number;
+  contentSha256: string;
+  method: string;
+  categories: string;
+  visitor: string;
+  evidence: string;
+}): string =>
+  'consent-log/cookie/v1\n' +
+  `record ${f.record}\n` +
+  `time ${f.time}\n` +
+  `configuration ${f.configurationId} ${f.version} sha256:${f.contentSha256}\n` +
+  `method ${f.method}\n` +
+  `categories ${f.categories}\n` +
+  `visitor ${f.visitor}\n` +
+  `evidence ${f.evidence}\n`;
