@@ -1,15 +1,21 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parseVerifierKey, verifyReceipt } from '../proof/index.js';
+import { parseVerifierKey, type VerifiedReceipt, verifyReceipt } from '../proof/index.js';
 
-/** What `verify-receipt` prints: the verdict, and on success what the log proves. */
+type VerdictRecord = Record<string, string | number | Record<string, boolean>>;
+
+/**
+ * What `verify-receipt` prints: the verdict, and on success what the log proves, by the kind of
+ * record its leaf is (a decision, or a website visitor's cookie decision).
+ */
 export type ReceiptVerdict =
   | {
       valid: true;
+      kind: VerifiedReceipt['kind'];
       origin: string;
       tree_size: number;
       leaf_index: number;
       opened: boolean;
-      record: Record<string, string | number>;
+      record: VerdictRecord;
     }
   | { valid: false; reason: string };
 
@@ -33,20 +39,39 @@ export function verifyReceiptFile(file: string, key: string, origin?: string): R
   }
   const result = verifyReceipt(input, [verifier.value], origin === undefined ? {} : { origin });
   if (!result.ok) return { valid: false, reason: result.reason };
-  const { leaf, checkpoint } = result.value;
+  const { checkpoint } = result.value;
   return {
     valid: true,
+    kind: result.value.kind,
     origin: checkpoint.origin,
     tree_size: checkpoint.size,
     leaf_index: result.value.leafIndex,
     opened: result.value.opened,
-    record: {
+    record: recordOf(result.value),
+  };
+}
+
+/** What the verified leaf says, named as the receipt names the record's fields. */
+function recordOf(verified: VerifiedReceipt): VerdictRecord {
+  if (verified.kind === 'cookie-decision') {
+    const { leaf } = verified;
+    return {
       decision_id: leaf.recordId,
       decided_at: leaf.time,
-      template_id: leaf.templateId,
-      version: leaf.version,
+      configuration_id: leaf.configurationId,
+      configuration_version: leaf.version,
       content_sha256: leaf.contentSha256,
-      decision: leaf.decision,
-    },
+      method: leaf.method,
+      categories: leaf.categories,
+    };
+  }
+  const { leaf } = verified;
+  return {
+    decision_id: leaf.recordId,
+    decided_at: leaf.time,
+    template_id: leaf.templateId,
+    version: leaf.version,
+    content_sha256: leaf.contentSha256,
+    decision: leaf.decision,
   };
 }

@@ -75,7 +75,13 @@ export {
   parseSignerKey,
   parseVerifierKey,
 } from './note-keys.js';
-export { type ReceiptDocument, type VerifiedReceipt, verifyReceipt } from './receipt.js';
+export {
+  type CookieOpening,
+  type DecisionOpening,
+  type ReceiptDocument,
+  type VerifiedReceipt,
+  verifyReceipt,
+} from './receipt.js';
 export type { Failure, Result } from './result.js';
 export {
   formatTlogProof,
