@@ -9,6 +9,7 @@ import type { SubjectVault } from '../subjects/index.js';
 import { getTemplateByCode, getVersion } from '../templates/index.js';
 import { getTenantById } from '../tenants/index.js';
 import { type ExportSource, iso27560Receipt, kantaraReceipt, type OpenReceipt } from './exports.js';
+import { awaitReceipt } from './receipts.js';
 import {
   receiptErrors,
   receiptPending,
@@ -17,7 +18,6 @@ import {
   sendQueued,
 } from './routes.js';
 import type { Receipt } from './schemas.js';
-import { awaitReceipt } from './service.js';
 
 const Str = (description?: string) => Type.String(description ? { description } : {});
 const DateTime = Type.String({ format: 'date-time' });

@@ -15,8 +15,16 @@ import {
 import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { ConsistencyProof, LogCheckpoint, LogKey, Receipt, ReceiptPending } from './schemas.js';
-import { awaitReceipt, consistency, currentCheckpoint, logKey } from './service.js';
+import { awaitCookieReceipt, awaitReceipt } from './receipts.js';
+import {
+  ConsistencyProof,
+  CookieReceipt,
+  LogCheckpoint,
+  LogKey,
+  Receipt,
+  ReceiptPending,
+} from './schemas.js';
+import { consistency, currentCheckpoint, logKey } from './service.js';
 
 const SizeParam = integerQuery({
   pattern: '^[1-9][0-9]{0,14}$',
@@ -90,6 +98,35 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
         id,
         request.query.wait === 'true',
       );
+      if (!result.ready) return sendQueued(reply, id);
+      return { data: result.receipt };
+    },
+  );
+
+  app.get(
+    '/api/v1/cookie-decisions/:decision_id/receipt',
+    {
+      schema: {
+        tags: ['log'],
+        operationId: 'getCookieDecisionReceipt',
+        summary:
+          "A website visitor's cookie decision's receipt: its leaf, inclusion proof and signed checkpoint",
+        description: `The same proof as a decision's receipt, for a leaf in the cookie format (consent-log/cookie/v1). ${receiptWaitDescription}`,
+        security: apiKeySecurity,
+        ...receiptRequest,
+        response: {
+          200: answer(dataOf(CookieReceipt), 'The receipt.'),
+          202: receiptPending,
+          ...receiptErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = callerOf(request);
+      const id = request.params.decision_id;
+      reply.header('cache-control', 'no-store');
+      const wait = request.query.wait === 'true';
+      const result = await awaitCookieReceipt(db, vault, kick, tenantId, id, wait);
       if (!result.ready) return sendQueued(reply, id);
       return { data: result.receipt };
     },

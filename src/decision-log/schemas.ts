@@ -25,18 +25,26 @@ export const ConsistencyProof = Type.Object({
 });
 export type ConsistencyProof = Static<typeof ConsistencyProof>;
 
+/** What every receipt carries, whatever record it proves: the leaf, where it is, the proof. */
+function logProof(leafFormat: string) {
+  return {
+    leaf: Type.String({ description: `The leaf bytes (UTF-8 text, ${leafFormat})` }),
+    leaf_index: Type.Integer({ minimum: 0 }),
+    tree_size: Type.Integer({ minimum: 1 }),
+    inclusion_proof: Type.Array(Base64Hash),
+    checkpoint: Type.String({ description: 'The signed checkpoint the proof leads to' }),
+    tlog_proof: Type.String({ description: 'The same proof as C2SP tlog-proof@v1 text' }),
+    verifier_key: Type.String(),
+  };
+}
+export type LogProof = Static<Type.TObject<ReturnType<typeof logProof>>>;
+
 export const Receipt = Type.Object({
   decision: Type.Object(
     { ...RecordedDecision.properties, customer_id: Type.Union([Type.String(), Type.Null()]) },
     { description: 'The decision (D); `customer_id` is null once the customer was erased' },
   ),
-  leaf: Type.String({ description: 'The leaf bytes (UTF-8 text, consent-log/leaf/v1)' }),
-  leaf_index: Type.Integer({ minimum: 0 }),
-  tree_size: Type.Integer({ minimum: 1 }),
-  inclusion_proof: Type.Array(Base64Hash),
-  checkpoint: Type.String({ description: 'The signed checkpoint the proof leads to' }),
-  tlog_proof: Type.String({ description: 'The same proof as C2SP tlog-proof@v1 text' }),
-  verifier_key: Type.String(),
+  ...logProof('consent-log/leaf/v1'),
   opening: Type.Union(
     [
       Type.Object({
@@ -56,6 +64,53 @@ export const Receipt = Type.Object({
   ),
 });
 export type Receipt = Static<typeof Receipt>;
+
+/** A website visitor's cookie decision, as its receipt states it (what its leaf commits to). */
+export const ReceiptCookieDecision = Type.Object(
+  {
+    decision_id: Type.String({ format: 'uuid' }),
+    system_id: Type.String({ format: 'uuid' }),
+    configuration_id: Type.String({ format: 'uuid' }),
+    configuration_version: Type.Integer({ minimum: 1 }),
+    content_sha256: Type.String({
+      pattern: '^[0-9a-f]{64}$',
+      description: "Hex SHA-256 of the configuration's content the visitor was shown",
+    }),
+    method: Type.Enum(['accept-all', 'reject-all', 'custom', 'gpc']),
+    categories: Type.Record(Type.String(), Type.Boolean(), {
+      description: 'Every category of the configuration: granted (true) or denied',
+    }),
+    decided_at: Type.String({ format: 'date-time' }),
+    visitor_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The visitor id of the site's consent cookie; null once the visitor was erased",
+    }),
+  },
+  { description: "The visitor's choice" },
+);
+
+export const CookieReceipt = Type.Object({
+  cookie_decision: ReceiptCookieDecision,
+  ...logProof('consent-log/cookie/v1'),
+  opening: Type.Union(
+    [
+      Type.Object({
+        visitor_id: Type.String(),
+        subject_salt: Type.String(),
+        evidence_salt: Type.String(),
+        ip: Type.String({ description: 'The address as the tenant keeps it' }),
+        user_agent: Type.Union([Type.String(), Type.Null()]),
+        origin: Type.String({ description: "The page's origin" }),
+        locale: Type.String(),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "What opens the leaf's visitor and evidence commitments; null once the visitor was erased",
+    },
+  ),
+});
+export type CookieReceipt = Static<typeof CookieReceipt>;
 
 export const ReceiptPending = Type.Object({
   decision_id: Type.String({ format: 'uuid' }),

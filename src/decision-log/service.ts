@@ -1,24 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { presentDecision } from '../decisions/index.js';
-import type { Db, Executor } from '../platform/db.js';
+import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import {
   assembleProof,
   consistencyPlan,
   emptyRoot,
-  formatTlogProof,
-  inclusionPlan,
   type NodeId,
   type NoteSigner,
   signCheckpoint,
 } from '../proof/index.js';
-import { findDecision } from '../records/index.js';
-import type { SubjectVault } from '../subjects/index.js';
-import { personalReader } from '../subjects/index.js';
 import {
   countPending,
   defaultOrigin,
-  findEntryByRecord,
   findLog,
   findState,
   fromHex,
@@ -27,7 +19,7 @@ import {
   pendingBacklog,
   readNodes,
 } from './repository.js';
-import type { ConsistencyProof, LogCheckpoint, LogKey, Receipt } from './schemas.js';
+import type { ConsistencyProof, LogCheckpoint, LogKey } from './schemas.js';
 import type { TlogCheckpointsTable, TlogLogsTable } from './table.js';
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
@@ -107,89 +99,14 @@ export async function consistency(
   return { from, to, proof: (await proofFrom(db, tenantId, plan)).map(base64) };
 }
 
-export type ReceiptResult = { ready: true; receipt: Receipt } | { ready: false };
-
-/** The decision's receipt, or `ready: false` while its leaf waits for the integrator. */
-export async function receiptOf(
-  db: Db,
-  vault: SubjectVault,
-  tenantId: string,
-  decisionId: string,
-): Promise<ReceiptResult> {
-  const decision = await findDecision(db, tenantId, decisionId.toLowerCase());
-  if (!decision) throw new AppError('notFound', { message: 'Decision not found.' });
-  const entry = await findEntryByRecord(db, tenantId, decision.id);
-  const checkpoint = entry ? await latestCheckpoint(db, tenantId) : undefined;
-  if (!entry || !checkpoint) return { ready: false };
-  const log = await findLog(db, tenantId);
-  const index = Number(entry.idx);
-  const size = Number(checkpoint.size);
-  const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
-  const leaf = Buffer.from(entry.leaf, 'utf8');
-  // Once the customer was erased, the receipt still proves the decision, without whose it was.
-  const [opened] = await personalReader(db, vault, tenantId)([decision]);
-  const personal = opened?.state === 'open' ? opened : undefined;
-  return {
-    ready: true,
-    receipt: {
-      decision: {
-        ...presentDecision(decision, '', decision.template_code),
-        customer_id: personal?.personal.customer_id ?? null,
-      },
-      leaf: entry.leaf,
-      leaf_index: index,
-      tree_size: size,
-      inclusion_proof: proof.map(base64),
-      checkpoint: checkpoint.note,
-      tlog_proof: formatTlogProof({
-        index,
-        inclusionProof: proof,
-        checkpoint: checkpoint.note,
-        extra: leaf,
-      }),
-      verifier_key: log?.verifier_key ?? '',
-      opening: personal
-        ? {
-            customer_id: personal.personal.customer_id,
-            subject_salt: personal.salt,
-            evidence_salt: decision.evidence_salt ?? '',
-            ip: personal.personal.ip,
-            user_agent: personal.personal.user_agent,
-            api_key_id: decision.api_key_id,
-          }
-        : null,
-    },
-  };
-}
-
-async function proofFrom(
+/** The hashes of a proof's plan (inclusion or consistency), read from the stored nodes. */
+export async function proofFrom(
   db: Executor,
   logId: string,
   plan: { nodes: readonly NodeId[]; elements: readonly (readonly NodeId[])[] },
 ): Promise<Uint8Array[]> {
   const nodes = await readNodes(db, logId, plan.nodes);
   return assembleProof(plan, (node) => nodes.get(nodeKey(node)));
-}
-
-/** How long a request that asks to wait for its receipt waits at most. */
-const receiptWaitMs = 5_000;
-
-/** The decision's receipt; with `wait`, holds up to 5 s for the integrator to append its leaf. */
-export async function awaitReceipt(
-  db: Db,
-  vault: SubjectVault,
-  kick: () => Promise<void>,
-  tenantId: string,
-  decisionId: string,
-  wait: boolean,
-): Promise<ReceiptResult> {
-  let result = await receiptOf(db, vault, tenantId, decisionId);
-  const deadline = Date.now() + receiptWaitMs;
-  while (!result.ready && wait && Date.now() < deadline) {
-    await Promise.race([kick(), sleep(250)]);
-    result = await receiptOf(db, vault, tenantId, decisionId);
-  }
-  return result;
 }
 
 /** Leaves waiting for the integrator to append them. */

@@ -411,6 +411,16 @@ export function findDecisionWithTemplate(db: Executor, tenantId: string, decisio
     .executeTakeFirst();
 }
 
+/** One website visitor's cookie decision of the tenant (the record behind its receipt). */
+export function findCookieDecisionRow(db: Executor, tenantId: string, decisionId: string) {
+  return db
+    .selectFrom('cookie_decisions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', decisionId)
+    .executeTakeFirst();
+}
+
 /**
  * Customers per release and last decision on it, for these releases of the tenant. A customer
  * who decided on two locales' variants of one release counts once, by the later.

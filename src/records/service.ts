@@ -5,6 +5,7 @@ import type { SubjectVault } from '../subjects/index.js';
 import { findSubjectId } from '../subjects/index.js';
 import { type Catalog, variantFor } from '../templates/index.js';
 import {
+  findCookieDecisionRow,
   findDecisionAsOf,
   findDecisionWithTemplate,
   findHistoryPage,
@@ -181,6 +182,11 @@ function publishedAt(time: string | null): string {
 /** One decision of the tenant with its template's code (the record behind a receipt). */
 export function findDecision(db: Executor, tenantId: string, decisionId: string) {
   return findDecisionWithTemplate(db, tenantId, decisionId);
+}
+
+/** One cookie decision of the tenant (the record behind its receipt). */
+export function findCookieDecision(db: Executor, tenantId: string, decisionId: string) {
+  return findCookieDecisionRow(db, tenantId, decisionId);
 }
 
 /** A decision with the locale of its text only when the request named a locale. */

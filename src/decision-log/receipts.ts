@@ -1,0 +1,174 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { presentDecision } from '../decisions/index.js';
+import type { Db, Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { formatTlogProof, inclusionPlan } from '../proof/index.js';
+import { findCookieDecision, findDecision } from '../records/index.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { personalReader } from '../subjects/index.js';
+import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
+import type { CookieReceipt, LogProof, Receipt } from './schemas.js';
+import { proofFrom } from './service.js';
+
+export type ReceiptResult = { ready: true; receipt: Receipt } | { ready: false };
+export type CookieReceiptResult = { ready: true; receipt: CookieReceipt } | { ready: false };
+
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+
+/**
+ * What every receipt carries, whatever record it proves: the record's leaf, its inclusion proof
+ * under the latest checkpoint, and the same as tlog-proof text. Undefined while the leaf waits
+ * for the integrator.
+ */
+async function logProofOf(
+  db: Executor,
+  tenantId: string,
+  recordId: string,
+): Promise<LogProof | undefined> {
+  const entry = await findEntryByRecord(db, tenantId, recordId);
+  const checkpoint = entry ? await latestCheckpoint(db, tenantId) : undefined;
+  if (!entry || !checkpoint) return undefined;
+  const log = await findLog(db, tenantId);
+  const index = Number(entry.idx);
+  const size = Number(checkpoint.size);
+  const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
+  return {
+    leaf: entry.leaf,
+    leaf_index: index,
+    tree_size: size,
+    inclusion_proof: proof.map(base64),
+    checkpoint: checkpoint.note,
+    tlog_proof: formatTlogProof({
+      index,
+      inclusionProof: proof,
+      checkpoint: checkpoint.note,
+      extra: Buffer.from(entry.leaf, 'utf8'),
+    }),
+    verifier_key: log?.verifier_key ?? '',
+  };
+}
+
+/** The decision's receipt, or `ready: false` while its leaf waits for the integrator. */
+export async function receiptOf(
+  db: Db,
+  vault: SubjectVault,
+  tenantId: string,
+  decisionId: string,
+): Promise<ReceiptResult> {
+  const decision = await findDecision(db, tenantId, decisionId.toLowerCase());
+  if (!decision) throw new AppError('notFound', { message: 'Decision not found.' });
+  const proof = await logProofOf(db, tenantId, decision.id);
+  if (!proof) return { ready: false };
+  // Once the customer was erased, the receipt still proves the decision, without whose it was.
+  const [opened] = await personalReader(db, vault, tenantId)([decision]);
+  const personal = opened?.state === 'open' ? opened : undefined;
+  return {
+    ready: true,
+    receipt: {
+      decision: {
+        ...presentDecision(decision, '', decision.template_code),
+        customer_id: personal?.personal.customer_id ?? null,
+      },
+      ...proof,
+      opening: personal
+        ? {
+            customer_id: personal.personal.customer_id,
+            subject_salt: personal.salt,
+            evidence_salt: decision.evidence_salt ?? '',
+            ip: personal.personal.ip,
+            user_agent: personal.personal.user_agent,
+            api_key_id: decision.api_key_id,
+          }
+        : null,
+    },
+  };
+}
+
+/**
+ * A website visitor's cookie decision's receipt, as a decision's: the same proof, the choice its
+ * leaf commits to, and what opens the visitor and evidence commitments (the visitor is a subject
+ * of their own, their id sealed in the record as a customer's is).
+ */
+export async function cookieReceiptOf(
+  db: Db,
+  vault: SubjectVault,
+  tenantId: string,
+  decisionId: string,
+): Promise<CookieReceiptResult> {
+  const decision = await findCookieDecision(db, tenantId, decisionId.toLowerCase());
+  if (!decision) throw new AppError('notFound', { message: 'Cookie decision not found.' });
+  const proof = await logProofOf(db, tenantId, decision.id);
+  if (!proof) return { ready: false };
+  const [opened] = await personalReader(db, vault, tenantId)([decision]);
+  const personal = opened?.state === 'open' ? opened : undefined;
+  return {
+    ready: true,
+    receipt: {
+      cookie_decision: {
+        decision_id: decision.id,
+        system_id: decision.system_id,
+        configuration_id: decision.configuration_id,
+        configuration_version: Number(decision.configuration_version),
+        content_sha256: decision.content_sha256,
+        method: decision.method,
+        categories: JSON.parse(decision.categories) as Record<string, boolean>,
+        decided_at: decision.decided_at,
+        visitor_id: personal?.personal.customer_id ?? null,
+      },
+      ...proof,
+      opening: personal
+        ? {
+            visitor_id: personal.personal.customer_id,
+            subject_salt: personal.salt,
+            evidence_salt: decision.evidence_salt,
+            ip: personal.personal.ip,
+            user_agent: personal.personal.user_agent,
+            origin: decision.origin,
+            locale: decision.locale,
+          }
+        : null,
+    },
+  };
+}
+
+/** How long a request that asks to wait for its receipt waits at most. */
+const receiptWaitMs = 5_000;
+
+/** A receipt from `read`; with `wait`, holds up to 5 s for the integrator to append its leaf. */
+async function awaitReady<T extends { ready: boolean }>(
+  read: () => Promise<T>,
+  kick: () => Promise<void>,
+  wait: boolean,
+): Promise<T> {
+  let result = await read();
+  const deadline = Date.now() + receiptWaitMs;
+  while (!result.ready && wait && Date.now() < deadline) {
+    await Promise.race([kick(), sleep(250)]);
+    result = await read();
+  }
+  return result;
+}
+
+/** The decision's receipt; with `wait`, holds up to 5 s for the integrator to append its leaf. */
+export function awaitReceipt(
+  db: Db,
+  vault: SubjectVault,
+  kick: () => Promise<void>,
+  tenantId: string,
+  decisionId: string,
+  wait: boolean,
+): Promise<ReceiptResult> {
+  return awaitReady(() => receiptOf(db, vault, tenantId, decisionId), kick, wait);
+}
+
+/** The cookie decision's receipt, waited for as a decision's. */
+export function awaitCookieReceipt(
+  db: Db,
+  vault: SubjectVault,
+  kick: () => Promise<void>,
+  tenantId: string,
+  decisionId: string,
+  wait: boolean,
+): Promise<CookieReceiptResult> {
+  return awaitReady(() => cookieReceiptOf(db, vault, tenantId, decisionId), kick, wait);
+}
