@@ -1,31 +1,26 @@
-import type { DecisionRow } from '../decisions/index.js';
-import { committedLeaf, leafOfDecision } from '../decisions/index.js';
-import { leafOfErasure } from '../erasure/index.js';
 import type { Db } from '../platform/db.js';
 import {
   assembleProof,
   consistencyPlan,
+  cookieLeafHeader,
   foldRightBorder,
   leafHash,
   type NodeId,
   nodeHash,
   openCheckpoint,
-  parseLeaf,
   parseVerifierKey,
   verifyConsistency,
 } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { type OpenedRecord, personalReader } from '../subjects/index.js';
+import { personalReader } from '../subjects/index.js';
+import { expectedLeaves, unloggedRecords } from './audit-records.js';
 import {
   countErasedRecords,
   findCheckpoints,
-  findDecisionsByIds,
   findEntriesFrom,
-  findErasures,
   findLog,
   findNodesAtLevel,
   findState,
-  findUnlogged,
   fromHex,
   nodeKey,
   readNodes,
@@ -59,8 +54,9 @@ export interface AuditReport {
   entries: number;
   checkpoints: number;
   /**
-   * Decisions of erased customers: everything in their leaves was checked but the evidence
-   * commitment, whose values were destroyed with the customer's key (docs/erasure.md).
+   * Decisions of erased customers and cookie decisions of erased visitors: everything in their
+   * leaves was checked but the evidence commitment, whose values were destroyed with the
+   * subject's key (docs/erasure.md).
    */
   erased_records: number;
   ok: boolean;
@@ -71,9 +67,10 @@ const pageSize = 2_000;
 
 /**
  * Recomputes a tenant's whole log from its stored leaves, a page at a time: every leaf against
- * the decision record it stands for, every stored node, every stored checkpoint (its root and its
- * signature) and the consistency of each checkpoint with the next, and the log's state. Reports
- * what was changed, removed or reordered instead of stopping at the first.
+ * the record it stands for (a decision, a tombstone, a cookie decision), every stored node, every
+ * stored checkpoint (its root and its signature) and the consistency of each checkpoint with the
+ * next, and the log's state. Reports what was changed, removed or reordered instead of stopping
+ * at the first.
  */
 export async function auditLog(db: Db, vault: SubjectVault, logId: string): Promise<AuditReport> {
   const findings: Finding[] = [];
@@ -106,26 +103,29 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
         return report(log?.origin ?? null, logId, next, checkpoints.length, 0, findings);
       }
       const rebuilt = expected.get(entry.record_id);
+      const record = entry.leaf.startsWith(`${cookieLeafHeader}\n`)
+        ? 'cookie decision'
+        : 'decision';
       if (rebuilt === null) {
         findings.push({
           kind: 'record-unreadable',
           index,
           record_id: entry.record_id,
-          message: `the sealed personal fields of leaf ${index}'s decision cannot be opened with its customer's key`,
+          message: `the sealed personal fields of leaf ${index}'s ${record} cannot be opened with its subject's key`,
         });
       } else if (rebuilt === undefined) {
         findings.push({
           kind: 'record-removed',
           index,
           record_id: entry.record_id,
-          message: `the decision of leaf ${index} is no longer in the store`,
+          message: `the ${record} of leaf ${index} is no longer in the store`,
         });
       } else if (rebuilt !== entry.leaf) {
         findings.push({
           kind: 'record-differs-from-leaf',
           index,
           record_id: entry.record_id,
-          message: `the decision record of leaf ${index} does not match the logged leaf`,
+          message: `the ${record} record of leaf ${index} does not match the logged leaf`,
         });
       }
       let node = { level: 0, index, hash: leafHash(Buffer.from(entry.leaf, 'utf8')) };
@@ -215,7 +215,7 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
       message: `the log's state says size ${stateSize}; its leaves make size ${size}${stateSize === size ? ' with another root' : ''}`,
     });
   }
-  for (const record of await unloggedDecisions(db, logId)) {
+  for (const record of await unloggedRecords(db, logId)) {
     findings.push({
       kind: 'record-not-logged',
       record_id: record,
@@ -301,47 +301,4 @@ async function nodesFor(db: Db, logId: string, begin: number, end: number) {
       found.set(nodeKey({ level, index: Number(row.idx) }), fromHex(row.hash));
   }
   return found;
-}
-
-/**
- * The leaf each record makes today, by record id: decisions and erasure tombstones. Null for a
- * decision whose sealed fields no longer open (they, or its customer's key, were changed).
- */
-async function expectedLeaves(
-  db: Db,
-  open: ReturnType<typeof personalReader>,
-  logId: string,
-  entries: readonly { record_id: string; leaf: string }[],
-): Promise<Map<string, string | null>> {
-  const ids = entries.map((e) => e.record_id);
-  const logged = new Map(entries.map((e) => [e.record_id, e.leaf]));
-  const rows = await findDecisionsByIds(db, logId, ids);
-  const opened = await open(rows);
-  const expected = new Map<string, string | null>();
-  rows.forEach((row, i) => {
-    expected.set(row.id, decisionLeaf(row, opened[i] as OpenedRecord, logged.get(row.id)));
-  });
-  for (const erasure of await findErasures(db, logId, ids)) {
-    expected.set(erasure.id, leafOfErasure(erasure, erasure.commitment));
-  }
-  return expected;
-}
-
-function decisionLeaf(row: DecisionRow, opened: OpenedRecord, logged: string | undefined) {
-  if (opened.state === 'open') {
-    const { personal, salt } = opened;
-    return leafOfDecision({ ...row, ...personal, evidence_salt: row.evidence_salt ?? '' }, salt);
-  }
-  if (opened.state === 'unreadable') return null;
-  // The customer was erased: all but the evidence is still checked (the subject commitment was
-  // kept); the evidence's values are gone with their key, so its commitment is taken as logged.
-  return committedLeaf(row, opened.commitment, parseLeaf(logged ?? '')?.evidence ?? '');
-}
-
-/** Decisions and tombstones that are neither in the log nor queued for it (at most 1,000 each). */
-async function unloggedDecisions(db: Db, logId: string): Promise<string[]> {
-  return [
-    ...(await findUnlogged(db, 'decisions', logId)),
-    ...(await findUnlogged(db, 'erasures', logId)),
-  ];
 }

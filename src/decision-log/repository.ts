@@ -209,8 +209,8 @@ export function findLastAuditRun(db: Executor, logId: string) {
     .executeTakeFirst();
 }
 
-// The audit recomputes the log from the records themselves, so it reads the decisions and
-// erasures tables here as well as the log's own.
+// The audit recomputes the log from the records themselves, so it reads the decisions, erasures
+// and cookie decisions tables here as well as the log's own.
 
 /** Every checkpoint of the log, smallest first. */
 export function findCheckpoints(db: Executor, logId: string) {
@@ -252,18 +252,23 @@ export function findNodesAtLevel(
     .execute();
 }
 
-/** Decisions of the tenant whose customer was erased. */
+/** Decisions and cookie decisions of the tenant whose customer or visitor was erased. */
 export async function countErasedRecords(db: Executor, tenantId: string): Promise<number> {
-  const { count } = await db
-    .selectFrom('decisions as d')
-    .innerJoin('subjects as s', (join) =>
-      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.subject_id'),
-    )
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('d.tenant_id', '=', tenantId)
-    .where('s.erased_at', 'is not', null)
-    .executeTakeFirstOrThrow();
-  return Number(count);
+  let total = 0;
+  // Both tables name their subject by (tenant_id, subject_id), which is all this reads of either.
+  for (const table of ['decisions', 'cookie_decisions'] as const) {
+    const { count } = await db
+      .selectFrom(`${table} as d` as 'decisions as d')
+      .innerJoin('subjects as s', (join) =>
+        join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.subject_id'),
+      )
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('d.tenant_id', '=', tenantId)
+      .where('s.erased_at', 'is not', null)
+      .executeTakeFirstOrThrow();
+    total += Number(count);
+  }
+  return total;
 }
 
 export function findDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
@@ -275,13 +280,22 @@ export function findDecisionsByIds(db: Executor, tenantId: string, ids: readonly
     .execute();
 }
 
+export function findCookieDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+  return db
+    .selectFrom('cookie_decisions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
 /** Records of one table that are neither in the log nor queued for it (at most 1,000). */
 export async function findUnlogged(
   db: Executor,
-  table: 'decisions' | 'erasures',
+  table: 'decisions' | 'erasures' | 'cookie_decisions',
   logId: string,
 ): Promise<string[]> {
-  // Both tables name a record by (tenant_id, id), which is all this reads of either.
+  // Every table of records names one by (tenant_id, id), which is all this reads of any.
   const rows = await db
     .selectFrom(`${table} as r` as 'decisions as r')
     .leftJoin('tlog_entries as e', (join) =>
