@@ -16,6 +16,11 @@ export {
 export { defaultContent } from './defaults.js';
 export { type LoggedCookieDecision, leafOfCookieDecision } from './leaf.js';
 export type {
+  CookieChoiceJob,
+  CookieChoiceOutcome,
+  CookieChoiceWriter,
+} from './record-choices.js';
+export type {
   ConfigurationStatus,
   CookieConfigurationRow,
   CookieDecisionRow,
