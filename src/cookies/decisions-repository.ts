@@ -36,3 +36,31 @@ export async function insertCookieDecisions(
       .execute();
   }
 }
+
+/** A page of a tenant's choices (of one system, or all), oldest first, after a position. */
+export function listCookieDecisionRows(
+  db: Executor,
+  tenantId: string,
+  filter: { systemId?: string; after?: { decided_at: string; id: string } },
+  limit: number,
+): Promise<(CookieDecisionRow & { scope: string })[]> {
+  let query = db
+    .selectFrom('cookie_decisions as d')
+    .innerJoin('cookie_systems as s', (j) =>
+      j.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.system_id'),
+    )
+    .selectAll('d')
+    .select('s.scope')
+    .where('d.tenant_id', '=', tenantId);
+  if (filter.systemId !== undefined) query = query.where('d.system_id', '=', filter.systemId);
+  const after = filter.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('d.decided_at', '>', after.decided_at),
+        eb.and([eb('d.decided_at', '=', after.decided_at), eb('d.id', '>', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('d.decided_at').orderBy('d.id').limit(limit).execute();
+}
