@@ -6,7 +6,7 @@
 
 // The HTTP and UI edges: routes files, the back-office, the command line and the entry points.
 const routesFile = 'routes\\.ts$';
-const edge = `^src/(backoffice/|cli/|cli\\.ts$|app\\.ts$|server\\.ts$|cluster\\.ts$|writers\\.ts$|sqlite-writer\\.ts$)|${routesFile}`;
+const edge = `^src/(backoffice/|cli/|cli\\.ts$|app\\.ts$|server\\.ts$|cluster\\.ts$|writers\\.ts$|sqlite-writer\\.ts$|hot-path\\.ts$)|${routesFile}`;
 // The feature folders: each has one door, its index.ts (the back-office, the command line and the
 // platform are not features).
 const features = [
@@ -82,8 +82,13 @@ module.exports = {
       severity: 'error',
       from: {
         path: '^src/([^/]+)',
-        // The writer thread's script loads only the modules it runs: see src/sqlite-writer.ts.
-        pathNot: ['^src/platform/database\\.ts$', '^src/sqlite-writer\\.ts$'],
+        // The writer thread's script loads only the modules it runs: see src/sqlite-writer.ts
+        // and the batch it writes, src/hot-path.ts.
+        pathNot: [
+          '^src/platform/database\\.ts$',
+          '^src/sqlite-writer\\.ts$',
+          '^src/hot-path\\.ts$',
+        ],
       },
       to: {
         path: `^src/(${features})/`,

@@ -13,6 +13,7 @@ import {
   refuseUnroutable,
 } from './api-keys/index.js';
 import { backoffice } from './backoffice/plugin.js';
+import { cookieRoutes } from './cookies/routes.js';
 import { exportRoutes } from './decision-log/export-routes.js';
 import { loadSigningKey } from './decision-log/index.js';
 import { logRoutes } from './decision-log/routes.js';
@@ -206,6 +207,13 @@ export async function buildApp(
       publicBaseUrl: config.publicBaseUrl,
       vault,
     });
+  });
+  await app.register(cookieRoutes, {
+    db,
+    writer: writers.cookies,
+    vault,
+    publicBaseUrl: config.publicBaseUrl,
+    perMinute: config.cookieRateLimitPerMinute,
   });
   await app.register(backoffice, { db, config, signer, vault });
   if (metrics) {

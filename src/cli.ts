@@ -8,6 +8,7 @@ import {
 } from './accounts/index.js';
 import { createApiKey, revokeApiKey } from './api-keys/index.js';
 import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
+import { cookieCommands } from './cli/cookies.js';
 import { createDemo } from './cli/demo.js';
 import { verifyReceiptFile } from './cli/verify-receipt.js';
 import { webhookCommands } from './cli/webhooks.js';
@@ -60,6 +61,19 @@ const usage = `Usage: consent-service <command> [options]
   webhook replay --tenant A --id ID --from POSITION
                                           send every event from POSITION on again, in order
   webhook deliveries --tenant A --id ID [--limit N]
+  cookie system create --tenant A --name N --origin URL [--origin URL ...]
+                                          a website; prints its scope and script tag
+  cookie system list --tenant A
+  cookie create --tenant A --system SCOPE --name N [--categories C1,C2]
+                [--effective-date YYYY-MM-DD] [--content-file F]
+                                          a draft banner configuration (default texts in
+                                          English and Thai, or F's JSON content)
+  cookie publish --tenant A --system SCOPE
+                                          publish the system's newest configuration outside
+                                          review; prints {"script_tag": …}
+  cookie unpublish --tenant A --system SCOPE
+  cookie decisions --tenant A --system SCOPE
+                                          the visitors' choices, one JSON object per line
   verify-receipt FILE --key VKEY [--origin O]
                   check a decision receipt offline (VKEY: the verifier key, or a file
                   holding it); exits 0 when it verifies, 1 when not
@@ -78,6 +92,8 @@ const commands: Record<
      * stdout, for a program to read); undefined when it succeeded.
      */
     failure?: (result: unknown) => string | undefined;
+    /** Its result is a sequence, printed as JSON lines (one object per line). */
+    lines?: boolean;
   }
 > = {
   'tenant create': {
@@ -220,6 +236,7 @@ const commands: Record<
     run: async (db, _o, _config, vault) => ({ applied: await migrateToLatest(db, vault.dataKey) }),
   },
   ...webhookCommands,
+  ...cookieCommands,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -264,11 +281,14 @@ export async function main(argv: string[]): Promise<number> {
       });
     }
     const single = first === 'migrate' || first === 'audit';
-    const name = single ? first : `${first} ${second ?? ''}`;
+    // Three words (`cookie system create`) when such a command exists, else two.
+    const three = `${first} ${second ?? ''} ${rest[0] ?? ''}`;
+    const threeWords = !single && commands[three] !== undefined;
+    const name = single ? first : threeWords ? three : `${first} ${second ?? ''}`;
     const command = commands[name];
     if (!command) throw new UsageError(`Unknown command "${name.trim()}".`);
     const options = parse(
-      single ? [second, ...rest].filter((a) => a !== undefined) : rest,
+      single ? [second, ...rest].filter((a) => a !== undefined) : threeWords ? rest.slice(1) : rest,
       command.options,
     );
     let failure: string | undefined;
@@ -276,6 +296,12 @@ export async function main(argv: string[]): Promise<number> {
       config,
       async (db, vault) => {
         const result = await command.run(db, options, config, vault);
+        if (command.lines) {
+          for await (const line of result as AsyncIterable<unknown>) {
+            process.stdout.write(`${JSON.stringify(line)}\n`);
+          }
+          return;
+        }
         process.stdout.write(`${JSON.stringify(result)}\n`);
         failure = command.failure?.(result);
       },
@@ -310,7 +336,7 @@ async function withDb(
 }
 
 /** Options that may be given more than once: each is kept, in order. */
-const repeatable = new Set(['variant']);
+const repeatable = new Set(['variant', 'origin']);
 
 function parse(args: string[], names: string[]): Options {
   try {

@@ -1,8 +1,8 @@
 /**
  * The SQLite store's writer thread (started by `writers.ts`): it opens a connection of its own
  * and does the writes of the hot path there, off the event loop that answers requests: the
- * decisions the main thread hands it, in batches with one commit each (`recordDecisions`, as on
- * every store), and the decision log's appends. See docs/performance.md, "A decision from the socket to the fsync".
+ * decisions and cookie choices the main thread hands it, in batches with one commit each
+ * (`recordHotWrites`, as on every store), and the decision log's appends. See docs/performance.md, "A decision from the socket to the fsync".
  */
 import { workerData } from 'node:worker_threads';
 import { pino } from 'pino';
@@ -11,7 +11,7 @@ import { pino } from 'pino';
 // 200 ms to that decision (docs/architecture.md).
 import { startIntegrator } from './decision-log/integrator.js';
 import { loadSigningKey } from './decision-log/signing-key.js';
-import { recordDecisions } from './decisions/record-decisions.js';
+import { recordHotWrites } from './hot-path.js';
 import { createDb } from './platform/db.js';
 import { serveWrites } from './platform/writer-loop.js';
 import { createVault } from './subjects/index.js';
@@ -34,7 +34,7 @@ const integrator = startIntegrator(
   data.logIntegrateIntervalMs,
   leavesPerAppend,
 );
-await serveWrites(db, (trx, jobs) => recordDecisions(trx, vault, jobs as never), {
+await serveWrites(db, (trx, jobs) => recordHotWrites(trx, vault, jobs as never), {
   tasks: { integrate: () => integrator.kick() },
   beforeClose: () => integrator.stop(),
 });

@@ -1,23 +1,22 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import type { CookieChoiceWriter } from './cookies/index.js';
 import {
   type Integrator,
   idleIntegrator,
   leavesWaiting,
   startIntegrator,
 } from './decision-log/index.js';
-import type { DecisionJob, DecisionOutcome } from './decisions/index.js';
-import {
-  type DecisionWriterHandle,
-  decisionWriterOnStore,
-  decisionWriterOnThread,
-} from './decisions/index.js';
+import type { DecisionOutcome, DecisionWriterHandle } from './decisions/index.js';
+import { type HotJob, type HotOutcome, recordHotWrites } from './hot-path.js';
 import type { Config } from './platform/config.js';
 import type { Db, StoreSettings } from './platform/db.js';
+import { createGroupCommit } from './platform/group-commit.js';
 import { isPostgresUrl } from './platform/postgres.js';
 import { sqlitePath } from './platform/sqlite.js';
-import { startWriterThread } from './platform/writer-thread.js';
+import { startWriterThread, type WriterThread } from './platform/writer-thread.js';
 import type { NoteSigner } from './proof/index.js';
 import type { SubjectVault } from './subjects/index.js';
 
@@ -30,9 +29,11 @@ export interface WriterThreadData {
   logIntegrateIntervalMs: number;
 }
 
-/** Who writes the hot path's records: decisions, and the decision log's appends. */
+/** Who writes the hot path's records: decisions, cookie choices, and the decision log's appends. */
 export interface Writers {
   decisions: DecisionWriterHandle;
+  /** Visitors' cookie choices, in the same batches as the decisions. */
+  cookies: CookieChoiceWriter;
   /** Started by `start` (the app's `onReady`). */
   integrator(): Integrator;
   start(): Promise<void>;
@@ -59,13 +60,14 @@ export function createWriters(
   const postgres = isPostgresUrl(config.databaseUrl);
   if (postgres || sqlitePath(config.databaseUrl) === ':memory:') {
     let integrator: Integrator | undefined;
+    const hot = hotWriterOnStore(
+      db,
+      vault,
+      postgres ? groupCommitsInFlight(config.databasePoolSize) : 1,
+      options.onBatch,
+    );
     return {
-      decisions: decisionWriterOnStore(
-        db,
-        vault,
-        postgres ? groupCommitsInFlight(config.databasePoolSize) : 1,
-        options.onBatch,
-      ),
+      ...handles(hot),
       integrator: () => integrator ?? idleIntegrator,
       async start() {
         integrator = startIntegrator(db, signer, log, config.logIntegrateIntervalMs);
@@ -74,7 +76,7 @@ export function createWriters(
     };
   }
   const data = writerThreadData(config, vault, options);
-  const thread = startWriterThread<DecisionJob, DecisionOutcome>(
+  const thread = startWriterThread<HotJob, HotOutcome>(
     db,
     writerThreadEntry,
     data,
@@ -88,7 +90,7 @@ export function createWriters(
     if (!thread.running() && (await leavesWaiting(db))) await integrator.kick();
   };
   return {
-    decisions: decisionWriterOnThread(thread),
+    ...handles(hotWriterOnThread(thread)),
     integrator: () => integrator,
     async start() {
       const look = () => {
@@ -104,6 +106,71 @@ export function createWriters(
       clearInterval(watch);
       await thread.close();
     },
+  };
+}
+
+/** The one writer of the hot path, whichever store: batches of decisions and cookie choices. */
+interface HotWriter {
+  submit(job: HotJob): Promise<HotOutcome>;
+  failing(): boolean;
+  stats(): { units: number; commits: number };
+  execute(statement: string): Promise<void>;
+}
+
+/** The writer as each feature sees it: its own jobs in, its own outcomes out. */
+function handles(hot: HotWriter): Pick<Writers, 'decisions' | 'cookies'> {
+  return {
+    decisions: {
+      write: (job) => hot.submit({ kind: 'decision', job }) as Promise<DecisionOutcome>,
+      failing: hot.failing,
+      stats: hot.stats,
+      execute: hot.execute,
+    },
+    cookies: {
+      write: (job) =>
+        hot.submit({ kind: 'cookie', job }) as ReturnType<CookieChoiceWriter['write']>,
+    },
+  };
+}
+
+/**
+ * On the service's own store: what arrives together is written as one batch, in one transaction
+ * with one commit. On PostgreSQL `inFlight` batches at most at once, each on a pool connection of
+ * its own; on an SQLite store in memory (which another thread cannot open), one at a time.
+ */
+function hotWriterOnStore(
+  db: Db,
+  vault: SubjectVault,
+  inFlight: number,
+  onCommit?: (jobs: number) => void,
+): HotWriter {
+  const group = createGroupCommit<HotJob, HotOutcome>(
+    db,
+    (trx, jobs) => recordHotWrites(trx, vault, jobs),
+    inFlight,
+    onCommit,
+  );
+  return {
+    submit: group.submit,
+    failing: group.failing,
+    stats: group.stats,
+    execute: async (statement) => {
+      await sql.raw(statement).execute(db);
+    },
+  };
+}
+
+/**
+ * An SQLite file: the store's writer thread (src/sqlite-writer.ts) writes the batches with the
+ * same `recordHotWrites`, in one transaction with one fsync each, and the event loop never waits
+ * for the disk.
+ */
+function hotWriterOnThread(thread: WriterThread<HotJob, HotOutcome>): HotWriter {
+  return {
+    submit: thread.submit,
+    failing: thread.failing,
+    stats: thread.stats,
+    execute: thread.execute,
   };
 }
 

@@ -7,14 +7,42 @@ export type {
 } from './banner-config.js';
 export { standardCategories } from './banner-config.js';
 export {
+  type CookieConfiguration,
+  changeConfiguration,
+  configurationSteps,
+  createConfiguration,
+  type Editor,
+  getConfiguration,
+  listConfigurations,
+  publishConfiguration,
+  publishLatestOutsideReview,
+  type ReviewMove,
+  reviewConfiguration,
+  unpublishConfiguration,
+} from './configurations.js';
+export {
   bannerConfig,
   type ConfigurationContent,
   checkContent,
   contentSha256,
   fingerprintOf,
 } from './content.js';
+export { type CookieDecisionView, cookieDecisions } from './decisions.js';
 export { defaultContent } from './defaults.js';
 export { type LoggedCookieDecision, leafOfCookieDecision } from './leaf.js';
+export type {
+  CookieChoiceJob,
+  CookieChoiceOutcome,
+  CookieChoiceWriter,
+} from './record-choices.js';
+export {
+  type CookieSystem,
+  changeSystem,
+  createSystem,
+  getSystem,
+  listSystems,
+  scriptTag,
+} from './systems.js';
 export type {
   ConfigurationStatus,
   CookieConfigurationRow,

@@ -6,8 +6,4 @@ export { type DecisionJob, type DecisionOutcome, recordDecisions } from './recor
 export { CustomerIdParam, customerIdPattern, DecisionValue, RecordedDecision } from './schemas.js';
 export type { DecisionWriter } from './service.js';
 export type { DecisionRow } from './table.js';
-export {
-  type DecisionWriterHandle,
-  decisionWriterOnStore,
-  decisionWriterOnThread,
-} from './writer.js';
+export type { DecisionWriterHandle } from './writer.js';

@@ -20,6 +20,7 @@ const EnvSchema = Type.Object({
   }),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 6000 }),
   AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: 30 }),
+  COOKIE_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 0, default: 120 }),
   TRUST_PROXY: Type.String({ default: 'false' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   WORKERS: Type.String({ pattern: '^(auto|[1-9][0-9]{0,2})$', default: '1' }),
@@ -83,6 +84,8 @@ export interface Config {
   readonly logLevel: string;
   /** Requests per API key per minute; 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
+  /** Requests per address and system per minute on the public cookie endpoints; 0: no limit. */
+  readonly cookieRateLimitPerMinute: number;
   /** Failed key checks an address may make per minute before it is refused for the minute. */
   readonly authFailuresPerMinute: number;
   /** Fastify's `trustProxy`: false, true, a hop count, or addresses/subnets (comma-separated). */
@@ -182,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     logLevel: parsed.LOG_LEVEL,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
+    cookieRateLimitPerMinute: parsed.COOKIE_RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: parsed.AUTH_FAILURES_PER_MINUTE,
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,

@@ -30,6 +30,8 @@ export const errors = {
   // catalogue leaves 1003 unused).
   forbidden: { status: 403, code: '1003', message: 'Not available.' },
   crossSiteForm: { status: 403, code: '1003', message: 'This form was sent from another site.' },
+  // The public cookie endpoints' refusal of a page on an origin its system does not list.
+  originNotAllowed: { status: 403, code: '1003', message: 'Origin not allowed.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export interface ErrorSpec {

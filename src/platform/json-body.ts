@@ -15,9 +15,18 @@ type CallbackParser = (
  * keys (secure-json-parse does not), so `repeatsAKey` does, on the text already found valid.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
+}
+
+/**
+ * The JSON parser of `installJsonBodyParser`, for a plugin that reads JSON under another media
+ * type too (the cookie banner's choice, sent as `text/plain` so that no preflight is needed).
+ */
+export function jsonBodyParser(app: FastifyInstance): CallbackParser {
   // Fastify's default JSON parser is the callback form of FastifyBodyParser.
   const parse = app.getDefaultJsonParser('error', 'error') as CallbackParser;
-  const parseJsonBody: CallbackParser = (request, body, done) => {
+  return (request, body, done) => {
     parse(request, body, (error, value) => {
       if (error) return done(error);
       if (repeatsAKey(body, value)) {
@@ -30,8 +39,6 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       done(null, value);
     });
   };
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
 }
 
 const quote = 0x22;

@@ -46,6 +46,7 @@ export async function startTestApp(
     PUBLIC_BASE_URL: 'https://consent.test',
     RATE_LIMIT_PER_MINUTE: '0',
     AUTH_FAILURES_PER_MINUTE: '0',
+    COOKIE_RATE_LIMIT_PER_MINUTE: '0',
     LOG_SIGNING_KEY: testLogKeys.signerKey,
     DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
     PASSWORD_HASH_COST: String(testPasswordHashCost),

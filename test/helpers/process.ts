@@ -327,6 +327,7 @@ export function serverEnv(
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: logLevel,
     RATE_LIMIT_PER_MINUTE: '0',
+    COOKIE_RATE_LIMIT_PER_MINUTE: '0',
     // One data key for the server and every command run beside it, wherever they run.
     DATA_ENCRYPTION_KEY: e2eDataKey.toString('base64'),
     PASSWORD_HASH_COST: String(testPasswordHashCost),

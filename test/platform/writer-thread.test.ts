@@ -7,7 +7,8 @@
 import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecisionJob, DecisionOutcome } from '../../src/decisions/record-decisions.js';
+import type { DecisionOutcome } from '../../src/decisions/record-decisions.js';
+import type { HotJob, HotOutcome } from '../../src/hot-path.js';
 import { isStoreUnavailable } from '../../src/platform/db.js';
 import { startWriterThread, type WriterThread } from '../../src/platform/writer-thread.js';
 import type { VersionWithCode } from '../../src/templates/service.js';
@@ -21,7 +22,7 @@ describe('the SQLite writer thread', () => {
   let t: TestApp;
   let tenantId: string;
   let version: VersionWithCode;
-  let thread: WriterThread<DecisionJob, DecisionOutcome>;
+  let thread: WriterThread<HotJob, HotOutcome>;
 
   beforeAll(async () => {
     t = await startTestApp(sqliteStore);
@@ -38,16 +39,21 @@ describe('the SQLite writer thread', () => {
     await t.close();
   });
 
-  const job = (customer: string): DecisionJob => ({
-    version,
-    context: { tenantId, apiKeyId: 'thread-test', ip: '192.0.2.1', userAgent: null },
-    customer: { id: customer, lookup: t.vault.lookup(tenantId, customer) },
-    request: { consent_version_id: version.id, decision: 'given' },
-    requestHash: 'not used without a key',
-    idempotencyKey: undefined,
+  const job = (customer: string): HotJob => ({
+    kind: 'decision',
+    job: {
+      version,
+      context: { tenantId, apiKeyId: 'thread-test', ip: '192.0.2.1', userAgent: null },
+      customer: { id: customer, lookup: t.vault.lookup(tenantId, customer) },
+      request: { consent_version_id: version.id, decision: 'given' },
+      requestHash: 'not used without a key',
+      idempotencyKey: undefined,
+    },
   });
-  const idOf = (outcome: DecisionOutcome) =>
-    'decision' in outcome ? outcome.decision.decision_id : 'not recorded';
+  const idOf = (outcome: HotOutcome) =>
+    'decision' in outcome && 'decision_id' in outcome.decision
+      ? (outcome as Extract<DecisionOutcome, { decision: unknown }>).decision.decision_id
+      : 'not recorded';
 
   it('folds the WAL into the database file itself, between batches, and the main connection no longer does on its commits', async () => {
     expect((await thread.submit(job(unique('warm')))).kind).toBe('recorded');

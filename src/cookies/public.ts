@@ -1,0 +1,288 @@
+/**
+ * What the public cookie endpoints do, with no API key: the banner script of a system's
+ * published configuration, and the recording of a visitor's choice from one of the system's
+ * origins. Routes (routes.ts) only carry HTTP.
+ */
+import { isIP } from 'node:net';
+import { LRUCache } from 'lru-cache';
+import type { Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { sha256Hex } from '../platform/hashing.js';
+import { validate } from '../platform/validation.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { canonicalLocale } from '../templates/index.js';
+import type { BannerConfig, ChoiceAnswer } from './banner-config.js';
+import { bannerScript } from './banner-script.js';
+import { bannerConfig, type ConfigurationContent } from './content.js';
+import type { CookieChoiceWriter } from './record-choices.js';
+import { findPublished, findPublishedOnce } from './repository.js';
+import { ChoiceBodySchema } from './schemas.js';
+import { visitorLookup } from './visitor.js';
+
+/** A system as the public endpoints need it, with its published configuration if any. */
+interface PublicSystem {
+  tenantId: string;
+  systemId: string;
+  scope: string;
+  origins: readonly string[];
+  address: 'full' | 'truncated' | 'hashed';
+  published?: {
+    id: string;
+    version: number;
+    content: ConfigurationContent;
+    contentSha256: string;
+    fingerprint: string;
+  };
+}
+
+/**
+ * A publish, an unpublish or a change of origins is seen by every request that starts a second
+ * later on every instance: each keeps what it read of a system for a second at most.
+ */
+const keptMs = 1_000;
+
+export interface CookiePublic {
+  /** The system of a scope, or undefined: unknown, or its tenant disabled. */
+  system(scope: string): Promise<PublicSystem | undefined>;
+}
+
+export function cookiePublic(db: Executor): CookiePublic {
+  const cache = new LRUCache<string, { value: PublicSystem | null }>({ max: 10_000, ttl: keptMs });
+  return {
+    async system(scope) {
+      const kept = cache.get(scope);
+      if (kept) return kept.value ?? undefined;
+      const row = /^cs_[0-9a-f]{20}$/.test(scope) ? await findPublished(db, scope) : undefined;
+      const value: PublicSystem | null =
+        !row || row.disabled_at !== null
+          ? null
+          : {
+              tenantId: row.tenant_id,
+              systemId: row.system_id,
+              scope: row.scope,
+              origins: JSON.parse(row.origins) as string[],
+              address: row.cookie_address,
+              ...(row.configuration_id && row.content && row.content_sha256 && row.fingerprint
+                ? {
+                    published: {
+                      id: row.configuration_id,
+                      version: Number(row.version),
+                      content: JSON.parse(row.content) as ConfigurationContent,
+                      contentSha256: row.content_sha256,
+                      fingerprint: row.fingerprint,
+                    },
+                  }
+                : {}),
+            };
+      cache.set(scope, { value });
+      return value ?? undefined;
+    },
+  };
+}
+
+/** The banner script of a system's published configuration: its text and its ETag. */
+export interface ServedScript {
+  body: string;
+  etag: string;
+}
+
+const scripts = new LRUCache<string, ServedScript>({ max: 2_000 });
+
+/**
+ * The script for a scope, or `404 1004` when the scope is unknown or nothing is published. It
+ * differs only by the configuration and whether the request carried `Sec-GPC: 1`, so each
+ * variant is made once and kept (its ETag is the hash of its bytes).
+ */
+export async function servedScript(
+  publicApi: CookiePublic,
+  scope: string,
+  options: { gpc: boolean; publicBaseUrl: string },
+): Promise<ServedScript> {
+  const system = await publicApi.system(scope);
+  if (!system?.published) throw new AppError('notFound');
+  const { published } = system;
+  const key = `${published.id}\u0000${published.contentSha256}\u0000${options.gpc}\u0000${options.publicBaseUrl}`;
+  const kept = scripts.get(key);
+  if (kept) return kept;
+  const config: BannerConfig = bannerConfig(published.content, {
+    scope: system.scope,
+    decisions_url: `${options.publicBaseUrl}/cookies/v1/${system.scope}/decisions`,
+    configuration: {
+      id: published.id,
+      version: published.version,
+      fingerprint: published.fingerprint,
+    },
+    gpc: options.gpc,
+  });
+  const body = bannerScript(config);
+  const made = { body, etag: `"${sha256Hex(body).slice(0, 32)}"` };
+  scripts.set(key, made);
+  return made;
+}
+
+/**
+ * Whether a request's `Origin` is one of the system's: `403 1003` otherwise (nothing is stored).
+ * A scope that is unknown is `404 1004`.
+ */
+export async function allowedSystem(
+  publicApi: CookiePublic,
+  scope: string,
+  origin: string | undefined,
+): Promise<PublicSystem> {
+  const system = await publicApi.system(scope);
+  if (!system) throw new AppError('notFound');
+  if (origin === undefined || !system.origins.includes(origin)) {
+    throw new AppError('originNotAllowed');
+  }
+  return system;
+}
+
+/** The visitor's address as the tenant keeps it: whole, its network only, or a keyed hash. */
+export function keptAddress(
+  vault: SubjectVault,
+  tenantId: string,
+  ip: string,
+  how: PublicSystem['address'],
+): string {
+  if (how === 'full') return ip;
+  if (how === 'hashed')
+    return `hmac:${vault.lookup(tenantId, `cookie-address/${ip}`).slice(0, 32)}`;
+  return truncatedAddress(ip);
+}
+
+/** IPv4 to its /24, IPv6 to its /48 (`192.0.2.0`, `2001:db8:1::`), as analytics tools do. */
+export function truncatedAddress(ip: string): string {
+  const v4 = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+  if (isIP(v4) === 4) return `${v4.split('.').slice(0, 3).join('.')}.0`;
+  if (isIP(ip) !== 6) return ip;
+  const [head = '', tail = ''] = ip.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = ip.includes('::')
+    ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 3)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::`;
+}
+
+export interface ChoiceRequest {
+  scope: string;
+  origin: string | undefined;
+  /** The body as sent: JSON text (`text/plain` from `sendBeacon`, or `application/json`). */
+  body: unknown;
+  ip: string;
+  userAgent: string | null;
+}
+
+/**
+ * Records a visitor's choice: its origin must be the system's, its configuration one the system
+ * published, its categories exactly the configuration's with the required ones granted, and its
+ * method true to them. `201` with the decision's id, or `200` for a retry already recorded.
+ */
+export async function recordChoice(
+  publicApi: CookiePublic,
+  db: Executor,
+  writer: CookieChoiceWriter,
+  vault: SubjectVault,
+  request: ChoiceRequest,
+): Promise<{ status: 200 | 201; answer: ChoiceAnswer }> {
+  const system = await allowedSystem(publicApi, request.scope, request.origin);
+  const body = validate(ChoiceBodySchema, parseBody(request.body));
+  const configuration =
+    system.published?.id === body.configuration_id
+      ? {
+          id: system.published.id,
+          version: system.published.version,
+          content: system.published.content,
+          content_sha256: system.published.contentSha256,
+        }
+      : await publishedOnce(db, system, body.configuration_id);
+  if (configuration.version !== body.configuration_version) {
+    throw invalid('configuration_version', 'is not the version of that configuration');
+  }
+  const categories = checkCategories(configuration.content, body.categories, body.method);
+  const locale = canonicalLocale(body.locale);
+  if (!locale || !configuration.content.texts[locale]) {
+    throw invalid('locale', 'must be one of the configuration’s locales');
+  }
+  const outcome = await writer.write({
+    tenantId: system.tenantId,
+    systemId: system.systemId,
+    configurationId: configuration.id,
+    configurationVersion: configuration.version,
+    contentSha256: configuration.content_sha256,
+    visitorId: body.visitor_id,
+    visitorLookup: visitorLookup(vault, system.tenantId, body.visitor_id),
+    eventId: body.event_id,
+    method: body.method,
+    categories,
+    locale,
+    origin: request.origin as string,
+    ip: keptAddress(vault, system.tenantId, request.ip, system.address),
+    userAgent: request.userAgent?.slice(0, 512) ?? null,
+  });
+  if (outcome.kind === 'conflict') {
+    throw new AppError('conflict', { message: 'This event id was recorded with another choice.' });
+  }
+  return {
+    status: outcome.kind === 'recorded' ? 201 : 200,
+    answer: { data: { decision_id: outcome.decision.id, decided_at: outcome.decision.decided_at } },
+  };
+}
+
+function parseBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new AppError('invalidRequest', { details: [{ field: '(body)', issue: 'must be JSON' }] });
+  }
+}
+
+async function publishedOnce(db: Executor, system: PublicSystem, id: string) {
+  const found = await findPublishedOnce(db, system.tenantId, system.systemId, id);
+  if (!found) throw invalid('configuration_id', 'is not a configuration this system published');
+  return {
+    id: found.id,
+    version: Number(found.version),
+    content: JSON.parse(found.content) as ConfigurationContent,
+    content_sha256: found.content_sha256,
+  };
+}
+
+/**
+ * The categories in the configuration's order, checked: every category of the configuration and
+ * no other, the required ones granted, and the method true to them (`accept-all`: all granted;
+ * `reject-all`: only the required; `gpc`: marketing and personalization denied).
+ */
+function checkCategories(
+  content: ConfigurationContent,
+  given: Record<string, boolean>,
+  method: string,
+): Record<string, boolean> {
+  const keys = content.categories.map((c) => c.key);
+  const unknown = Object.keys(given).filter((key) => !keys.includes(key));
+  if (unknown.length > 0) throw invalid('categories', `has no category ${unknown.join(', ')}`);
+  const out: Record<string, boolean> = {};
+  for (const category of content.categories) {
+    const value = given[category.key];
+    if (value === undefined) throw invalid('categories', `must say ${category.key}`);
+    if (category.required && !value) {
+      throw invalid(`categories.${category.key}`, 'is required: it must be true');
+    }
+    out[category.key] = value;
+  }
+  const wrong =
+    (method === 'accept-all' && content.categories.some((c) => !out[c.key])) ||
+    (method === 'reject-all' && content.categories.some((c) => !c.required && out[c.key])) ||
+    (method === 'gpc' && (out.marketing === true || out.personalization === true));
+  if (wrong) throw invalid('method', `does not match the categories (${method})`);
+  return out;
+}
+
+/** A refusal naming the body's field, as the route's own validation names it (`body.…`). */
+function invalid(field: string, issue: string): AppError {
+  return new AppError('invalidRequest', { details: [{ field: `body.${field}`, issue }] });
+}

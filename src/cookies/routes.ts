@@ -1,0 +1,154 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Db } from '../platform/db.js';
+import { answer, dataOf, errorsOf } from '../platform/http-schemas.js';
+import { jsonBodyParser } from '../platform/json-body.js';
+import { createRateLimit } from '../platform/rate-limit.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { allowedSystem, cookiePublic, recordChoice, servedScript } from './public.js';
+import type { CookieChoiceWriter } from './record-choices.js';
+import { ChoiceBodySchema } from './schemas.js';
+
+const ScopeParam = Type.Object({
+  scope: Type.String({
+    maxLength: 64,
+    description: "The system's public scope, as in the banner tag's `data-scope`.",
+    examples: ['cs_3f9a1c0d5e7b2a4c6d8e'],
+  }),
+});
+
+/** A choice is small: a dozen categories and a few ids. */
+const choiceBodyLimit = 4 * 1024;
+
+const RecordedChoice = Type.Object({
+  decision_id: Type.String({ format: 'uuid' }),
+  decided_at: Type.String({ format: 'date-time' }),
+});
+
+/**
+ * The public endpoints of cookie consent, with no API key: a site's pages load the banner script
+ * from any origin, and record choices from the system's own origins only. Both are rate-limited
+ * per address and system (`COOKIE_RATE_LIMIT_PER_MINUTE`).
+ */
+export const cookieRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  writer: CookieChoiceWriter;
+  vault: SubjectVault;
+  publicBaseUrl: string;
+  perMinute: number;
+}> = async (app, { db, writer, vault, publicBaseUrl, perMinute }) => {
+  const publicApi = cookiePublic(db);
+  const rateLimit = createRateLimit(perMinute);
+  const limit = (scope: string, ip: string, reply: FastifyReply) => {
+    const refusal = rateLimit?.(`${scope}\u0000${ip}`, reply);
+    if (refusal) throw refusal;
+  };
+  // The banner sends its choice as `text/plain` (a CORS "simple" request, no preflight); it is
+  // JSON all the same, read by the service's one JSON parser.
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, jsonBodyParser(app));
+
+  app.get(
+    '/cookies/v1/:scope/banner.js',
+    {
+      schema: {
+        tags: ['cookies'],
+        operationId: 'getBannerScript',
+        summary: 'The banner script of a system',
+        description:
+          "The banner with the system's published configuration written in: one request on a " +
+          'first view. `ETag` and a short public `Cache-Control`; `Sec-GPC: 1` gives the variant ' +
+          'that starts marketing and personalization denied.',
+        params: ScopeParam,
+        response: {
+          200: Type.String({ description: 'JavaScript (`text/javascript`).' }),
+          304: Type.Null({ description: 'Not modified: the cached script is current.' }),
+          ...errorsOf('notFound', 'tooManyRequests'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { scope } = request.params;
+      limit(scope, request.ip, reply);
+      const script = await servedScript(publicApi, scope, {
+        gpc: request.headers['sec-gpc'] === '1',
+        publicBaseUrl,
+      });
+      reply
+        .header('cache-control', 'public, max-age=300, stale-while-revalidate=3600')
+        .header('etag', script.etag)
+        .header('vary', 'Sec-GPC');
+      if (request.headers['if-none-match'] === script.etag) return reply.code(304).send(null);
+      return reply.type('text/javascript; charset=utf-8').send(script.body);
+    },
+  );
+
+  app.options(
+    '/cookies/v1/:scope/decisions',
+    { schema: { hide: true, params: ScopeParam } },
+    async (request, reply) => {
+      const { scope } = request.params;
+      await allowedSystem(publicApi, scope, request.headers.origin);
+      allowOrigin(reply, request.headers.origin as string);
+      return reply
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', 'content-type')
+        .header('access-control-max-age', '600')
+        .code(204)
+        .send();
+    },
+  );
+
+  app.post(
+    '/cookies/v1/:scope/decisions',
+    {
+      bodyLimit: choiceBodyLimit,
+      schema: {
+        tags: ['cookies'],
+        operationId: 'recordCookieChoice',
+        summary: "Record a website visitor's cookie choice",
+        description:
+          "From one of the system's origins only (`Origin`), as JSON sent as `text/plain` " +
+          '(what `sendBeacon` and a CORS simple request send) or `application/json`. `201` ' +
+          'records it; `200` answers a retry of the same `event_id` with its first record.',
+        params: ScopeParam,
+        body: ChoiceBodySchema,
+        response: {
+          200: answer(dataOf(RecordedChoice), 'A retry: the choice recorded before.'),
+          201: answer(dataOf(RecordedChoice), 'Recorded.'),
+          ...errorsOf(
+            'invalidRequest',
+            'originNotAllowed',
+            'notFound',
+            'conflict',
+            'payloadTooLarge',
+            'unsupportedMediaType',
+            'tooManyRequests',
+          ),
+        },
+      },
+      // Before the body is read: the origin, then the rate limit, then the body.
+      onRequest: async (request, reply) => {
+        const { scope } = request.params;
+        await allowedSystem(publicApi, scope, request.headers.origin);
+        allowOrigin(reply, request.headers.origin as string);
+        limit(scope, request.ip, reply);
+      },
+    },
+    async (request, reply) => {
+      const { status, answer: body } = await recordChoice(publicApi, db, writer, vault, {
+        scope: request.params.scope,
+        origin: request.headers.origin,
+        body: request.body,
+        ip: request.ip,
+        userAgent: request.headers['user-agent'] ?? null,
+      });
+      return reply.code(status).header('cache-control', 'no-store').send(body);
+    },
+  );
+};
+
+/** Lets the page of an allowed origin read the answer (its receipt id, or why it was refused). */
+function allowOrigin(reply: FastifyReply, origin: string): void {
+  reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+}
