@@ -205,6 +205,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0016-webhooks',
       '0017-webhook-secret-overlap',
       '0018-draft-authorship',
+      '0019-cookies',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');
