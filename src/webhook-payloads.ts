@@ -60,6 +60,32 @@ const ErasureData = Type.Object(
   { description: 'An erasure; `log_index` is that of its first tombstone.' },
 );
 
+const CookieDecisionData = Type.Object(
+  {
+    decision_id: Type.String({ format: 'uuid' }),
+    visitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: "The visitor id the banner keeps in the site's cookie; null once erased.",
+    }),
+    system: Type.String({ description: "The system's public scope (`data-scope`)." }),
+    configuration_id: Type.String({ format: 'uuid' }),
+    configuration_version: Type.Integer({ minimum: 1 }),
+    method: Type.Union([
+      Type.Literal('accept-all'),
+      Type.Literal('reject-all'),
+      Type.Literal('custom'),
+      Type.Literal('gpc'),
+    ]),
+    categories: Type.Record(Type.String(), Type.Boolean(), {
+      description: 'Every category of the configuration: granted (true) or denied.',
+    }),
+    locale: Type.String(),
+    origin: Type.String({ description: "The page's origin." }),
+    decided_at: DateTime,
+    log_index: LogIndex,
+  },
+  { description: "A website visitor's cookie choice, and its place in the decision log." },
+);
+
 const dataOfType: Record<(typeof eventTypes)[number], TSchema> = {
   'decision.given': DecisionData,
   'decision.reject': DecisionData,
@@ -69,6 +95,7 @@ const dataOfType: Record<(typeof eventTypes)[number], TSchema> = {
   'version.scheduled': VersionData,
   'version.archived': ArchivedVersionData,
   'customer.erased': ErasureData,
+  'cookie_decision.recorded': CookieDecisionData,
 };
 
 const summaries: Record<(typeof eventTypes)[number], string> = {
@@ -80,6 +107,7 @@ const summaries: Record<(typeof eventTypes)[number], string> = {
   'version.scheduled': 'A version was published with a go-live time to come',
   'version.archived': 'A template with a published version was archived',
   'customer.erased': 'A customer was erased',
+  'cookie_decision.recorded': "A website visitor's cookie choice was recorded",
 };
 
 /** The Standard Webhooks headers of every delivery. */

@@ -210,6 +210,7 @@ export async function recordChoice(
   const outcome = await writer.write({
     tenantId: system.tenantId,
     systemId: system.systemId,
+    scope: system.scope,
     configurationId: configuration.id,
     configurationVersion: configuration.version,
     contentSha256: configuration.content_sha256,

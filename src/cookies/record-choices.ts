@@ -4,7 +4,7 @@
  * first record, a new visitor given a subject of their own, and each choice's leaf queued for
  * the tenant's decision log in the same transaction.
  */
-import { type NewLeaf, writeJournal } from '../journal/index.js';
+import { anySubscriber, type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import type { Settled } from '../platform/group-commit.js';
 import { newId } from '../platform/ids.js';
@@ -22,6 +22,7 @@ import {
 } from '../subjects/index.js';
 import type { ChoiceMethod } from './banner-config.js';
 import { findByEventIds, insertCookieDecisions } from './decisions-repository.js';
+import { cookieDecisionEvent } from './event.js';
 import { leafOfCookieDecision } from './leaf.js';
 import type { CookieDecisionsTable } from './table.js';
 
@@ -29,6 +30,8 @@ import type { CookieDecisionsTable } from './table.js';
 export interface CookieChoiceJob {
   tenantId: string;
   systemId: string;
+  /** The system's public scope, as the webhook event names the system. */
+  scope: string;
   configurationId: string;
   configurationVersion: number;
   contentSha256: string;
@@ -89,6 +92,9 @@ class ChoiceBatch {
   private readonly newSubjects: SubjectsTable[] = [];
   private readonly rows: CookieDecisionsTable[] = [];
   private readonly leaves: NewLeaf[] = [];
+  private readonly eventsOut: NewEvent[] = [];
+  /** By tenant: whether an endpoint subscribes to cookie decisions (asked once a batch). */
+  private readonly wanted = new Map<string, boolean>();
   /** By tenant, system and event id: what the batch or the store recorded. */
   private readonly events = new Map<string, { id: string; decided_at: string; same: string }>();
 
@@ -154,7 +160,31 @@ class ChoiceBatch {
     this.rows.push(row);
     this.leaves.push({ log_id: job.tenantId, record_id: id, leaf, queued_at: now });
     this.events.set(eventName, { id, decided_at: now, same });
+    if (await this.eventWanted(job.tenantId)) {
+      this.eventsOut.push(
+        cookieDecisionEvent(job.tenantId, subject, job.visitorId, {
+          decision_id: id,
+          system: job.scope,
+          configuration_id: job.configurationId,
+          configuration_version: job.configurationVersion,
+          method: job.method,
+          categories: job.categories,
+          locale: job.locale,
+          origin: job.origin,
+          decided_at: now,
+        }),
+      );
+    }
     return { kind: 'recorded', decision: { id, decided_at: now } };
+  }
+
+  private async eventWanted(tenantId: string): Promise<boolean> {
+    let wanted = this.wanted.get(tenantId);
+    if (wanted === undefined) {
+      wanted = await anySubscriber(this.trx, tenantId, 'cookie_decision.recorded', 'any');
+      this.wanted.set(tenantId, wanted);
+    }
+    return wanted;
   }
 
   private async storedEvent(job: CookieChoiceJob, eventName: string) {
@@ -177,7 +207,7 @@ class ChoiceBatch {
   async write(): Promise<void> {
     await storeNewSubjects(this.trx, this.newSubjects);
     await insertCookieDecisions(this.trx, this.rows);
-    await writeJournal(this.trx, { leaves: this.leaves });
+    await writeJournal(this.trx, { leaves: this.leaves, events: this.eventsOut });
   }
 }
 

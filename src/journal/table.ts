@@ -8,6 +8,7 @@ export const eventTypes = [
   'version.scheduled',
   'version.archived',
   'customer.erased',
+  'cookie_decision.recorded',
 ] as const;
 export type EventType = (typeof eventTypes)[number];
 

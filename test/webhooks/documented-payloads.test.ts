@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,7 @@ import { eraseCustomer } from '../../src/erasure/service.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
+import { seedPublishedSystem } from '../helpers/cookies.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import {
@@ -36,7 +38,13 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
       const { tenant, headers } = await seedTenant(t.db);
       const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
         url: receiver.url,
-        events: ['decision.given', 'decision.withdraw', 'version.published', 'customer.erased'],
+        events: [
+          'decision.given',
+          'decision.withdraw',
+          'version.published',
+          'customer.erased',
+          'cookie_decision.recorded',
+        ],
       });
       const code = await seedTemplate(t.db, tenant.id);
       const first = await publish(t.db, tenant.id, code);
@@ -46,7 +54,24 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
       await api.decide(customer, first.consent_version_id, 'withdraw');
       await publish(t.db, tenant.id, code);
       await eraseCustomer(t.db, t.vault, tenant.id, customer, byCli(tenant.id));
-      await eventually(() => receiver.received.length >= 5);
+      const site = await seedPublishedSystem(t.db, tenant.id, { categories: ['analytics'] });
+      const visitor = randomUUID();
+      const chosen = await t.app.inject({
+        method: 'POST',
+        url: `/cookies/v1/${site.scope}/decisions`,
+        headers: { origin: 'https://www.bank.example', 'content-type': 'text/plain' },
+        payload: JSON.stringify({
+          event_id: randomUUID(),
+          visitor_id: visitor,
+          configuration_id: site.configurationId,
+          configuration_version: site.version,
+          method: 'custom',
+          categories: { necessary: true, analytics: false },
+          locale: 'th',
+        }),
+      });
+      expect(chosen.statusCode).toBe(201);
+      await eventually(() => receiver.received.length >= 6);
 
       const types = new Set<string>();
       for (const got of receiver.received) {
@@ -63,7 +88,20 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
           expect(ajv.validate(parameter.schema, typed), `${parameter.name}: ${value}`).toBe(true);
         }
       }
+      const cookie = receiver.received
+        .map((got) => JSON.parse(got.body))
+        .find((payload) => payload.type === 'cookie_decision.recorded');
+      expect(cookie.data).toMatchObject({
+        decision_id: json(chosen).data.decision_id,
+        visitor_id: visitor,
+        system: site.scope,
+        method: 'custom',
+        categories: { necessary: true, analytics: false },
+        locale: 'th',
+        origin: 'https://www.bank.example',
+      });
       expect([...types].sort()).toEqual([
+        'cookie_decision.recorded',
         'customer.erased',
         'decision.given',
         'decision.withdraw',

@@ -458,6 +458,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "cookie_decision.recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A website visitor's cookie choice was recorded */
+        post: operations["webhookCookie_decisionRecorded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: never;
@@ -4302,6 +4319,76 @@ export interface operations {
                         erased_at: string;
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCookie_decisionRecorded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "cookie_decision.recorded";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A website visitor's cookie choice, and its place in the decision log. */
+                    data: {
+                        /** Format: uuid */
+                        decision_id: string;
+                        /** @description The visitor id the banner keeps in the site's cookie; null once erased. */
+                        visitor_id: string | null;
+                        /** @description The system's public scope (`data-scope`). */
+                        system: string;
+                        /** Format: uuid */
+                        configuration_id: string;
+                        configuration_version: number;
+                        method: "accept-all" | "reject-all" | "custom" | "gpc";
+                        /** @description Every category of the configuration: granted (true) or denied. */
+                        categories: {
+                            [key: string]: boolean;
+                        };
+                        locale: string;
+                        /** @description The page's origin. */
+                        origin: string;
+                        /** Format: date-time */
+                        decided_at: string;
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
                     };
                 };
             };
