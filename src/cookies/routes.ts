@@ -61,9 +61,12 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
           'that starts marketing and personalization denied.',
         params: ScopeParam,
         response: {
-          200: Type.String({ description: 'JavaScript (`text/javascript`).' }),
+          200: {
+            description: 'The banner script, with the configuration written in.',
+            content: { 'text/javascript': { schema: Type.String() } },
+          },
           304: Type.Null({ description: 'Not modified: the cached script is current.' }),
-          ...errorsOf('notFound', 'tooManyRequests'),
+          ...errorsOf('notFound', 'tooManyRequests', 'internal', 'unavailable'),
         },
       },
     },
@@ -124,6 +127,8 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
             'payloadTooLarge',
             'unsupportedMediaType',
             'tooManyRequests',
+            'internal',
+            'unavailable',
           ),
         },
       },

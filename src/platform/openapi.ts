@@ -44,7 +44,8 @@ const rateLimitHeaders = {
 
 /**
  * OpenAPI 3.1, generated from the route schemas: `/api/docs` (browsable) and `/api/docs/json`.
- * The public document is the API's (`/api/…`): the back-office's pages are left out. Each
+ * The public document is the API's (`/api/…`) and the public cookie endpoints' (`/cookies/v1/…`,
+ * which a website's banner calls): the back-office's pages are left out. Each
  * response gets the headers every answer carries (`X-Request-Id`; `RateLimit-*` past the key
  * check); an operation that names no security needs no key (`security: []`).
  */
@@ -74,6 +75,10 @@ export async function registerOpenApi(
         { name: 'consents', description: "A customer's record: standings, history, as-of." },
         { name: 'log', description: 'The decision log: receipts, checkpoints and proofs.' },
         { name: 'webhooks', description: "Events sent to a tenant's endpoints, signed." },
+        {
+          name: 'cookies',
+          description: "A website's cookie banner: its script, and its visitors' choices (no key).",
+        },
       ],
       components: {
         securitySchemes: {
@@ -88,7 +93,9 @@ export async function registerOpenApi(
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     },
     transform: ({ schema, url }) => {
-      if (!url.startsWith('/api/')) return { schema: { ...schema, hide: true }, url };
+      if (!url.startsWith('/api/') && !url.startsWith('/cookies/v1/')) {
+        return { schema: { ...schema, hide: true }, url };
+      }
       return { schema: schema ? documented(schema as RouteSchema) : schema, url };
     },
   });

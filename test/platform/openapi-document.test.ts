@@ -6,6 +6,7 @@ import { stores } from '../helpers/stores.js';
 const codeOfStatus: Record<string, string> = {
   '400': '1001',
   '401': '1002',
+  '403': '1003',
   '404': '1004',
   '409': '1005',
   '413': '1006',
@@ -36,17 +37,26 @@ const expectedErrors: [string, string, string[]][] = [
   ['get', receipt, ['400', '404', ...keyed]],
   ['get', `${receipt}/iso-27560`, ['400', '404', ...keyed]],
   ['get', `${receipt}/kantara`, ['400', '404', ...keyed]],
+  ['get', '/api/v1/cookie-decisions/{decision_id}/receipt', ['400', '404', ...keyed]],
   ['get', '/api/v1/log/checkpoint', keyed],
   ['get', '/api/v1/log/consistency', ['400', ...keyed]],
   ['get', '/api/v1/log/key', keyed],
   ['get', '/api/content/{file}', ['400', '404', '500', '503']],
   ['get', '/api/content/{id}/{file}', ['400', '404', '500', '503']],
+  ['get', '/cookies/v1/{scope}/banner.js', ['404', '429', '500', '503']],
+  [
+    'post',
+    '/cookies/v1/{scope}/decisions',
+    ['400', '403', '404', '409', '413', '415', '429', '500', '503'],
+  ],
 ];
 const publicOperations = [
   '/api/health',
   '/api/v1/health',
   '/api/content/{file}',
   '/api/content/{id}/{file}',
+  '/cookies/v1/{scope}/banner.js',
+  '/cookies/v1/{scope}/decisions',
 ];
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -79,10 +89,12 @@ describe.each(stores)('the OpenAPI document as a contract, on $name', (store) =>
     expect(doc.servers).toEqual([expect.objectContaining({ url: 'https://consent.test' })]);
   });
 
-  it('lists only the API: none of the back-office pages', () => {
+  it('lists only the API and the public cookie endpoints: none of the back-office pages', () => {
     const paths = Object.keys(doc.paths);
     expect(paths.length).toBeGreaterThan(10);
-    expect(paths.filter((path) => !path.startsWith('/api/'))).toEqual([]);
+    expect(
+      paths.filter((path) => !path.startsWith('/api/') && !path.startsWith('/cookies/v1/')),
+    ).toEqual([]);
   });
 
   it('gives every operation an operationId, each one its own', () => {
@@ -95,8 +107,10 @@ describe.each(stores)('the OpenAPI document as a contract, on $name', (store) =>
     expect(doc.paths[latest].get.operationId).toBe('getLatestVersion');
   });
 
-  it('says that the health check and the content files need no key (security: [])', () => {
-    for (const path of publicOperations) expect(doc.paths[path].get.security).toEqual([]);
+  it('says that the health check, the content files and the cookie endpoints need no key (security: [])', () => {
+    for (const { path, operation } of operations) {
+      if (publicOperations.includes(path)) expect(operation.security, path).toEqual([]);
+    }
     for (const { path, operation } of operations) {
       if (publicOperations.includes(path)) continue;
       expect(operation.security ?? doc.security).toEqual([{ apiKey: [] }]);
@@ -199,6 +213,7 @@ describe.each(stores)('the OpenAPI document as a contract, on $name', (store) =>
       'version.scheduled',
       'version.archived',
       'customer.erased',
+      'cookie_decision.recorded',
     ];
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...types].sort());
     for (const type of types) {
