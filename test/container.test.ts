@@ -62,6 +62,32 @@ describe('the container image', () => {
       '["node", "bin/consent-service", "serve"]',
     );
   });
+
+  it('copies into the build stage every script that npm run build:service runs', () => {
+    const all = instructions();
+    const build = all.findIndex(
+      ({ keyword, rest }) => keyword === 'RUN' && rest === 'npm run build:service',
+    );
+    expect(build).toBeGreaterThan(0);
+    const stage = all.slice(
+      all.findLastIndex(({ keyword }, at) => keyword === 'FROM' && at < build),
+      build,
+    );
+    const copied = stage
+      .filter(({ keyword }) => keyword === 'COPY')
+      .map(({ rest }) => rest.split(/\s+/)[0] ?? '');
+    const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    const run = [...(scripts['build:service'] ?? '').matchAll(/node (scripts\/\S+)/g)].map(
+      (match) => match[1] ?? '',
+    );
+    expect(run).toContain('scripts/build-banner.mjs');
+    for (const script of run) {
+      const inStage = copied.some(
+        (source) => script === source || script.startsWith(`${source.replace(/\/$/, '')}/`),
+      );
+      expect(inStage, `${script} copied into the build stage`).toBe(true);
+    }
+  });
 });
 
 describe('compose.yaml', () => {

@@ -5,7 +5,11 @@
  * the banner (`src/cookies/banner/`, built for browsers) imports them too.
  */
 
-/** The four standard categories of the cookie and `dataLayer` contract, in their order. */
+/**
+ * The four standard categories of the cookie and `dataLayer` contract, in the order of the
+ * `dataLayer` event's keys (the `consentrix_categories` cookie orders them analytics,
+ * functional, marketing, personalization, as the contract's example does).
+ */
 export const standardCategories = [
   'analytics',
   'marketing',

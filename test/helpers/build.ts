@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -13,14 +13,36 @@ const tscPath = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 const buildInfo = join('dist', '.tsbuildinfo');
 
 /**
- * The sources under `srcDir` (paths relative to it) whose compiled `.js` under `distDir` is
- * missing or older than the source. Declaration files (`.d.ts`) compile to nothing.
+ * A folder of `src/` built into one file of `dist/` by a script of its own, instead of compiled
+ * file by file by tsc.
  */
-export function staleOutputs(srcDir: string, distDir: string): string[] {
+export interface Bundle {
+  /** The folder of its sources, relative to `src/`. */
+  sources: string;
+  /** The bundle, relative to `dist/`. */
+  output: string;
+  /** The script that builds it, relative to the project's root (run with node). */
+  script: string;
+}
+
+/** The cookie banner, bundled for browsers by esbuild. */
+export const bannerBundle: Bundle = {
+  sources: join('cookies', 'banner'),
+  output: join('cookies', 'banner.js'),
+  script: join('scripts', 'build-banner.mjs'),
+};
+
+/**
+ * The sources under `srcDir` (paths relative to it) whose compiled `.js` under `distDir` is
+ * missing or older than the source; for a source of a bundle, the bundle. Declaration files
+ * (`.d.ts`) compile to nothing.
+ */
+export function staleOutputs(srcDir: string, distDir: string, bundles: Bundle[] = []): string[] {
   const stale: string[] = [];
   for (const source of sourceFiles(srcDir)) {
     const path = relative(srcDir, source);
-    const output = join(distDir, path.replace(/\.ts$/, '.js'));
+    const bundle = bundles.find(({ sources }) => path.startsWith(`${sources}${sep}`));
+    const output = join(distDir, bundle ? bundle.output : path.replace(/\.ts$/, '.js'));
     const built = statSync(output, { throwIfNoEntry: false });
     if (!built || built.mtimeMs < statSync(source).mtimeMs) stale.push(path);
   }
@@ -51,18 +73,30 @@ function tsc(root: string, tsconfig: string, args: string[]): void {
   }
 }
 
+function bundle(root: string, { script }: Bundle): void {
+  const result = spawnSync(process.execPath, [join(root, script)], { cwd: root, encoding: 'utf8' });
+  if (result.status !== 0) {
+    throw new Error(
+      `the bundle of ${script} failed (exit ${result.status} ${result.signal ?? ''}):\n` +
+        `${result.stdout}${result.stderr}`,
+    );
+  }
+}
+
 /**
- * Builds a project's `dist/` from its `src/` with its `tsconfig` (incrementally), and fails when
- * any compiled file is still missing or older than its source. An incremental build does not
- * rewrite a file whose source was only touched, so then one full build runs before giving up.
+ * Builds a project's `dist/` from its `src/` with its `tsconfig` (incrementally) and its
+ * bundles' scripts (each a fraction of a second, so always), and fails when any compiled file
+ * or bundle is still missing or older than its sources. An incremental build does not rewrite a
+ * file whose source was only touched, so then one full build runs before giving up.
  */
-export function buildProject(root: string, tsconfig: string): void {
+export function buildProject(root: string, tsconfig: string, bundles: Bundle[] = []): void {
   const srcDir = join(root, 'src');
   const distDir = join(root, 'dist');
   tsc(root, tsconfig, ['--incremental', '--tsBuildInfoFile', buildInfo]);
-  if (staleOutputs(srcDir, distDir).length === 0) return;
+  for (const each of bundles) bundle(root, each);
+  if (staleOutputs(srcDir, distDir, bundles).length === 0) return;
   tsc(root, tsconfig, []);
-  const stale = staleOutputs(srcDir, distDir);
+  const stale = staleOutputs(srcDir, distDir, bundles);
   if (stale.length > 0) {
     throw new Error(
       `${relative(repoRoot, distDir)}/ is older than src/ after building: ${stale.join(', ')} ` +
@@ -71,7 +105,7 @@ export function buildProject(root: string, tsconfig: string): void {
   }
 }
 
-/** The service's `dist/`, which the end-to-end tests run. */
+/** The service's `dist/`, which the end-to-end tests run, with the banner it serves. */
 export function buildDist(): void {
-  buildProject(repoRoot, 'tsconfig.build.json');
+  buildProject(repoRoot, 'tsconfig.build.json', [bannerBundle]);
 }

@@ -1,0 +1,78 @@
+/**
+ * The two first-party cookies the banner keeps: `consentrix_categories`, the contract's four
+ * booleans that the GTM template reads, and `consentrix_consent`, the whole choice that tells a
+ * later page view whether to ask again.
+ */
+import type { ChoiceMethod } from '../banner-config.js';
+import { config } from './config.js';
+import type { Standard } from './consent-mode.js';
+
+/** A choice as `consentrix_consent` holds it (its keys in this order). */
+export interface Choice {
+  visitor_id: string;
+  configuration_id: string;
+  fingerprint: string;
+  decided_at: string;
+  method: ChoiceMethod;
+  /** `null` until the service has answered the choice's POST. */
+  decision_id: string | null;
+  /** Every category of the configuration, the tenant's own included. */
+  categories: Record<string, boolean>;
+}
+
+const day = 864e5;
+
+function read(name: string): string | undefined {
+  for (const pair of document.cookie.split('; ')) {
+    const at = pair.indexOf('=');
+    if (pair.slice(0, at) === name) return pair.slice(at + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The stored choice, valid or not (its visitor id outlives a re-prompt); `null` for none or for
+ * a cookie that is not one of ours.
+ */
+export function storedChoice(): Choice | null {
+  try {
+    const choice = JSON.parse(decodeURIComponent(read('consentrix_consent') ?? '')) as Choice;
+    return typeof choice.visitor_id === 'string' && choice.categories instanceof Object
+      ? choice
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Made for this configuration's categories, and not older than the lifetime. */
+export function isValid(choice: Choice): boolean {
+  return (
+    choice.fingerprint === config.configuration.fingerprint &&
+    Date.parse(choice.decided_at) + config.lifetime_days * day > Date.now()
+  );
+}
+
+/** The contract's four booleans, in the cookie's order; a category the tenant lacks is off. */
+export function standard(categories: Record<string, boolean>): Standard {
+  return {
+    analytics: categories.analytics === true,
+    functional: categories.functional === true,
+    marketing: categories.marketing === true,
+    personalization: categories.personalization === true,
+  };
+}
+
+/** Writes both cookies, to expire together with the choice (`lifetime_days` after it). */
+export function writeChoice(choice: Choice): void {
+  const left = Date.parse(choice.decided_at) + config.lifetime_days * day - Date.now();
+  const attributes = `;path=/;max-age=${Math.round(left / 1000)};SameSite=Lax${
+    location.protocol === 'https:' ? ';Secure' : ''
+  }`;
+  const cookie = (name: string, value: unknown) => {
+    // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and older Safari
+    document.cookie = `${name}=${encodeURIComponent(JSON.stringify(value))}${attributes}`;
+  };
+  cookie('consentrix_categories', standard(choice.categories));
+  cookie('consentrix_consent', choice);
+}

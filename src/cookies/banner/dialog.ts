@@ -1,0 +1,200 @@
+/**
+ * The banner's dialog: its first layer (title, body, policy link, Accept all / Reject all /
+ * Preferences) and its preferences panel (a switch per category, Save, Close), in an open shadow
+ * root on a host appended to <body>. Tenant texts are never HTML: they go in as text only.
+ */
+import type { BannerTexts } from '../banner-config.js';
+import { config } from './config.js';
+import { css } from './styles.js';
+
+export interface DialogContext {
+  locale: string;
+  /** The visitor sends Global Privacy Control: the first layer says what that changes. */
+  gpc: boolean;
+  /** The nonce of the banner's own script tag, for its <style> under a strict CSP. */
+  nonce: string;
+  /** What the switches show when the panel opens: the current choice, or none yet. */
+  current(): Record<string, boolean> | undefined;
+  /** A button's `data-consentrix-action`, and Escape as `close`. */
+  act(action: string): void;
+}
+
+let context: DialogContext;
+let root: ShadowRoot | undefined;
+let dialog: HTMLElement | undefined;
+let panelShown = false;
+/** Where the focus was when the dialog opened, to give it back when it closes. */
+let before: Element | null = null;
+
+export function setUpDialog(dialogContext: DialogContext): void {
+  context = dialogContext;
+}
+
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string> = {},
+  text?: string,
+): HTMLElementTagNameMap[K] {
+  const made = document.createElement(tag);
+  for (const name in attributes) made.setAttribute(name, attributes[name] ?? '');
+  if (text !== undefined) made.textContent = text;
+  return made;
+}
+
+function button(action: string, text: string, look = ''): HTMLButtonElement {
+  return element('button', { type: 'button', class: look, 'data-consentrix-action': action }, text);
+}
+
+function row(...children: Node[]): HTMLElement {
+  const made = element('div', { class: 'row' });
+  made.append(...children);
+  return made;
+}
+
+function mount(): ShadowRoot {
+  const host = element('div', { 'data-consentrix': '' });
+  const { background, text, accent } = config.layout.colors;
+  // CSSOM, not a style attribute: a strict CSP (no 'unsafe-inline' styles) allows it.
+  host.style.setProperty('--cx-bg', background);
+  host.style.setProperty('--cx-fg', text);
+  host.style.setProperty('--cx-accent', accent);
+  const shadow = host.attachShadow({ mode: 'open' });
+  const style = element('style', {}, css);
+  style.nonce = context.nonce;
+  shadow.append(style);
+  shadow.addEventListener('click', (event) => {
+    const action = (event.target as Element)
+      .closest('[data-consentrix-action]')
+      ?.getAttribute('data-consentrix-action');
+    if (action) context.act(action);
+  });
+  document.addEventListener('keydown', onKey);
+  document.body.append(host);
+  return shadow;
+}
+
+/** Tab and Shift+Tab go round the dialog's controls; Escape leaves the panel. */
+function onKey(event: KeyboardEvent): void {
+  if (!dialog || !root) return;
+  if (event.key === 'Escape' && panelShown) {
+    event.preventDefault();
+    context.act('close');
+    return;
+  }
+  if (event.key !== 'Tab') return;
+  const controls = Array.from(
+    dialog.querySelectorAll<HTMLElement>('a[href],button,input:not([disabled])'),
+  );
+  const active = root.activeElement;
+  const first = controls[0];
+  const last = controls[controls.length - 1];
+  const leaving = event.shiftKey
+    ? !active || active === first || active === dialog
+    : !active || active === last;
+  if (leaving) {
+    event.preventDefault();
+    (event.shiftKey ? last : first)?.focus();
+  }
+}
+
+function texts(): BannerTexts {
+  return (config.texts[context.locale] ?? config.texts[config.default_locale]) as BannerTexts;
+}
+
+function firstLayer(t: BannerTexts): Node[] {
+  const nodes: Node[] = [element('h2', { id: 'cx-title' }, t.title)];
+  nodes.push(element('p', { id: 'cx-body' }, t.body));
+  if (context.gpc) nodes.push(element('p', {}, t.gpc_note));
+  // The service checks the URL; a link that is not http(s) is still never one here.
+  if (/^https?:\/\//i.test(t.policy_url)) {
+    nodes.push(
+      element('a', { href: t.policy_url, target: '_blank', rel: 'noopener' }, t.policy_label),
+    );
+  }
+  nodes.push(
+    row(
+      button('accept-all', t.accept_all),
+      button('reject-all', t.reject_all),
+      button('open', t.preferences, 'alt'),
+    ),
+  );
+  return nodes;
+}
+
+function panel(t: BannerTexts): Node[] {
+  const head = element('div', { class: 'head' });
+  head.append(
+    element('h2', { id: 'cx-title' }, t.preferences_title),
+    button('close', t.close, 'alt'),
+  );
+  const nodes: Node[] = [head];
+  const current = context.current();
+  for (const category of config.categories) {
+    // Prefixed apart from the dialog's own ids: a tenant's key may be `title`.
+    const id = `cx-c-${category.key}`;
+    const words = category.texts[context.locale] ??
+      category.texts[config.default_locale] ?? { name: category.key, description: '' };
+    const item = element('div', { class: 'cat' });
+    const toggle = element('input', {
+      type: 'checkbox',
+      role: 'switch',
+      id,
+      'aria-describedby': `${id}-about`,
+    });
+    toggle.checked = category.required || current?.[category.key] === true;
+    toggle.disabled = category.required;
+    item.append(
+      element('label', { for: id }, words.name),
+      toggle,
+      element('p', { id: `${id}-about` }, words.description),
+    );
+    nodes.push(item);
+  }
+  nodes.push(row(button('save', t.save)));
+  return nodes;
+}
+
+/** Shows the first layer, or the preferences panel, moving the focus into the dialog. */
+export function openDialog(showPanel: boolean): void {
+  root ??= mount();
+  if (!dialog) {
+    before = document.activeElement;
+    const { kind, position } = config.layout;
+    dialog = element('div', {
+      role: 'dialog',
+      'aria-modal': 'true',
+      'aria-labelledby': 'cx-title',
+      tabindex: '-1',
+      lang: context.locale,
+      class: `cx ${kind} ${position}`,
+    });
+    root.append(dialog);
+  }
+  const t = texts();
+  dialog.textContent = '';
+  dialog.append(...(showPanel ? panel(t) : firstLayer(t)));
+  if (showPanel) dialog.removeAttribute('aria-describedby');
+  else dialog.setAttribute('aria-describedby', 'cx-body');
+  panelShown = showPanel;
+  dialog.focus();
+}
+
+/** Removes the dialog and gives the focus back to where it was. */
+export function closeDialog(): void {
+  if (!dialog) return;
+  dialog.remove();
+  dialog = undefined;
+  panelShown = false;
+  if (before instanceof HTMLElement && before.isConnected) before.focus();
+  before = null;
+}
+
+/** The panel's switches, by category key. */
+export function switches(): Record<string, boolean> {
+  const on: Record<string, boolean> = {};
+  for (const { key } of config.categories) {
+    const toggle = root?.getElementById(`cx-c-${key}`) as HTMLInputElement | null | undefined;
+    on[key] = toggle?.checked === true;
+  }
+  return on;
+}

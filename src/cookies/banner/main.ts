@@ -1,0 +1,168 @@
+/**
+ * The cookie banner, as a site runs it: the first script of its <head>, served by the service
+ * with the system's configuration written in (`../banner-script.ts`). Before anything else it
+ * sets Consent Mode's defaults and starts holding back the site's marked tags; then it applies a
+ * valid stored choice (no banner, no request) or asks. `window.Consentrix` lets the site reopen
+ * the preferences and follow the choice.
+ */
+import type { ChoiceMethod } from '../banner-config.js';
+import { scan, startBlocking } from './blocking.js';
+import { config } from './config.js';
+import { consentDefault, consentUpdate } from './consent-mode.js';
+import { type Choice, isValid, standard, storedChoice, writeChoice } from './cookies.js';
+import { closeDialog, openDialog, setUpDialog, switches } from './dialog.js';
+import { pickLocale } from './locale.js';
+import { record } from './record.js';
+import { uuid } from './uuid.js';
+
+/** What `Consentrix.consent()` answers and `onChange` listeners get. */
+interface Consent {
+  categories: Record<string, boolean>;
+  method: ChoiceMethod;
+  decided_at: string;
+  decision_id: string | null;
+  visitor_id: string;
+}
+
+interface ConsentrixApi {
+  open(): void;
+  consent(): Consent | null;
+  onChange(listener: (consent: Consent) => void): () => void;
+}
+
+declare global {
+  interface Window {
+    Consentrix?: ConsentrixApi;
+  }
+  interface Navigator {
+    globalPrivacyControl?: boolean;
+  }
+}
+
+/** Runs `then` once <body> exists; holding back tags and Consent Mode never wait for it. */
+function whenReady(then: () => void): void {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', then);
+  else then();
+}
+
+function start(): void {
+  // Only while this script first runs does the page say which script it is.
+  const nonce = (document.currentScript as HTMLScriptElement | null)?.nonce ?? '';
+  consentDefault();
+  const gpc = navigator.globalPrivacyControl === true || config.gpc;
+  const locale = pickLocale(config.texts, config.default_locale);
+  const listeners: ((consent: Consent) => void)[] = [];
+  // The stored choice's visitor id is kept even when the choice itself is asked again.
+  const stored = storedChoice();
+  let choice = stored && isValid(stored) ? stored : null;
+
+  const required = (key: string) => config.categories.some((c) => c.key === key && c.required);
+  const view = (c: Choice): Consent => ({
+    categories: { ...c.categories },
+    method: c.method,
+    decided_at: c.decided_at,
+    decision_id: c.decision_id,
+    visitor_id: c.visitor_id,
+  });
+  const notify = (c: Choice) => {
+    for (const listener of listeners.slice()) {
+      try {
+        listener(view(c));
+      } catch (error) {
+        // One site's listener failing stops neither the others nor the banner; the console
+        // still reports it.
+        setTimeout(() => {
+          throw error;
+        });
+      }
+    }
+  };
+  const apply = (c: Choice) => {
+    scan();
+    consentUpdate(standard(c.categories));
+  };
+
+  const decide = (method: ChoiceMethod, pick: (key: string) => boolean) => {
+    const categories: Record<string, boolean> = {};
+    for (const { key } of config.categories) categories[key] = required(key) || pick(key);
+    const made: Choice = {
+      visitor_id: (choice ?? stored)?.visitor_id ?? uuid(),
+      configuration_id: config.configuration.id,
+      fingerprint: config.configuration.fingerprint,
+      decided_at: new Date().toISOString(),
+      method,
+      decision_id: null,
+      categories,
+    };
+    choice = made;
+    writeChoice(made);
+    closeDialog();
+    apply(made);
+    notify(made);
+    const { id, version } = config.configuration;
+    const body = {
+      event_id: uuid(),
+      visitor_id: made.visitor_id,
+      configuration_id: id,
+      configuration_version: version,
+      method,
+      categories,
+      locale,
+    };
+    record(body, ({ decision_id }) => {
+      made.decision_id = decision_id;
+      // A later choice has taken its place: this one's id no longer describes the cookie.
+      if (choice !== made) return;
+      writeChoice(made);
+      notify(made);
+    });
+  };
+
+  setUpDialog({
+    locale,
+    gpc,
+    nonce,
+    current: () => choice?.categories,
+    act(action) {
+      if (action === 'accept-all') {
+        // Under GPC, "all" stops short of what the signal refuses: selling and profiling.
+        decide(
+          gpc ? 'gpc' : 'accept-all',
+          (key) => !gpc || !/^(marketing|personalization)$/.test(key),
+        );
+      } else if (action === 'reject-all') decide('reject-all', () => false);
+      else if (action === 'save') {
+        const on = switches();
+        decide('custom', (key) => on[key] === true);
+      } else if (action === 'open') openDialog(true);
+      else if (action === 'close') {
+        if (choice) closeDialog();
+        else openDialog(false);
+      }
+    },
+  });
+
+  // Unknown categories are never granted; required ones are, from the start.
+  startBlocking((category) =>
+    config.categories.some(
+      (c) => c.key === category && (c.required || choice?.categories[category] === true),
+    ),
+  );
+  if (choice) apply(choice);
+  else whenReady(() => openDialog(false));
+
+  window.Consentrix = {
+    open: () => whenReady(() => openDialog(true)),
+    consent: () => (choice ? view(choice) : null),
+    onChange(listener) {
+      listeners.push(listener);
+      return () => {
+        const at = listeners.indexOf(listener);
+        if (at >= 0) listeners.splice(at, 1);
+      };
+    },
+  };
+}
+
+// A second copy of the tag must not set Consent Mode back to denied after a choice.
+if (!window.Consentrix) start();

@@ -1,0 +1,29 @@
+/**
+ * The banner's styles, inside its shadow root so that the page's styles and its own leave each
+ * other alone. The tenant's colours arrive as custom properties on the host (`--cx-bg`,
+ * `--cx-fg`, `--cx-accent`); buttons are the accent with the background's colour as text.
+ */
+export const css = `:host{all:initial}
+.cx{position:fixed;z-index:2147483647;box-sizing:border-box;max-height:100vh;overflow:auto;padding:16px 20px;background:var(--cx-bg);color:var(--cx-fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere;box-shadow:0 2px 16px rgba(0,0,0,.35)}
+.cx:focus{outline:none}
+.bar{left:0;right:0}
+.top{top:0}
+.bottom,.bottom-left,.bottom-right{bottom:0}
+.box{width:min(440px,calc(100vw - 16px));max-height:calc(100vh - 16px);margin:8px;border-radius:8px}
+.bottom-left{left:0}
+.bottom-right{right:0}
+.center{top:50%;left:50%;margin:0;transform:translate(-50%,-50%)}
+h2{margin:0 0 8px;font-size:1.2em;line-height:1.3}
+p{margin:0 0 12px}
+a{color:inherit}
+.row{display:grid;grid-template-columns:repeat(auto-fit,minmax(120px,1fr));gap:8px;max-width:40em;margin-top:12px}
+button{min-height:44px;padding:8px 14px;border:2px solid var(--cx-accent);border-radius:6px;background:var(--cx-accent);color:var(--cx-bg);font:inherit;font-weight:600;cursor:pointer}
+.alt{background:transparent;color:var(--cx-fg)}
+:focus-visible{outline:3px solid var(--cx-accent);outline-offset:2px}
+.head{display:flex;align-items:center;justify-content:space-between;gap:8px;margin-bottom:8px}
+.head h2{margin:0}
+.head button{flex:none}
+.cat{display:grid;grid-template-columns:1fr auto;gap:4px 12px;align-items:center;padding:10px 0;border-top:1px solid rgba(128,128,128,.45)}
+.cat label{font-weight:600}
+.cat p{grid-column:1/-1;margin:0;font-size:.92em}
+input{width:22px;height:22px;margin:0;accent-color:var(--cx-accent)}`;

@@ -1,0 +1,769 @@
+/**
+ * The cookie banner in real Chromium, on a fixture website of its own origin, its script and
+ * its choices served by a stand-in for the service (`banner-service.ts`): what runs before and
+ * after a choice, what the cookies, the `dataLayer` and Consent Mode say, what is recorded, when
+ * the visitor is asked again, and how the dialog reads, fits and takes the keyboard.
+ */
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BannerConfig } from '../../src/cookies/banner-config.js';
+import { accessibilityViolations, launchChromium, watch } from '../backoffice/browser.js';
+import { budget } from '../helpers/time.js';
+import { bilingualConfig, englishTexts, shopConfig, thaiTexts } from './banner-configs.js';
+import {
+  consentCommands,
+  consentEvents,
+  cookie,
+  focused,
+  overflow,
+  ran,
+  ranOrder,
+  storedChoice,
+} from './banner-page.js';
+import { type BannerService, startBannerService } from './banner-service.js';
+import { type FixtureSite, type PageOptions, startFixtureSite } from './fixture-site.js';
+
+const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+const allDenied = {
+  ad_storage: 'denied',
+  ad_user_data: 'denied',
+  ad_personalization: 'denied',
+  analytics_storage: 'denied',
+  functionality_storage: 'denied',
+  personalization_storage: 'denied',
+  security_storage: 'granted',
+};
+const allGranted = {
+  ad_storage: 'granted',
+  ad_user_data: 'granted',
+  ad_personalization: 'granted',
+  analytics_storage: 'granted',
+  functionality_storage: 'granted',
+  personalization_storage: 'granted',
+  security_storage: 'granted',
+};
+
+describe('the cookie banner in Chromium', () => {
+  let service: BannerService;
+  let site: FixtureSite;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  let scopes = 0;
+
+  beforeAll(async () => {
+    service = await startBannerService();
+    site = await startFixtureSite(service.origin);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await service?.close();
+  });
+
+  /** Publishes `config` (the shop's by default) under a scope of its own; answers the scope. */
+  function publish(make: (changes: Partial<BannerConfig>) => BannerConfig = shopConfig) {
+    scopes += 1;
+    const scope = `shop-${scopes}`;
+    service.publish(make({ scope }));
+    return scope;
+  }
+
+  /** A fresh browser profile (no cookies, no cache). */
+  async function newContext(options: BrowserContextOptions = {}): Promise<BrowserContext> {
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      ...options,
+    });
+    contexts.push(context);
+    return context;
+  }
+
+  /** Opens a page of the site in `context`; its console must stay clean. */
+  async function visit(context: BrowserContext, options: PageOptions) {
+    const page = await context.newPage();
+    page.setDefaultTimeout(budget(5_000));
+    const console = watch(page);
+    await page.goto(site.page(options));
+    return { page, problems: console.problems };
+  }
+
+  const dialog = (page: Page) => page.getByRole('dialog');
+  const choicesOf = (scope: string) => service.choices.filter((choice) => choice.scope === scope);
+  /** The late tag (added 50 ms after load) is in the page, held back. */
+  const lateTagHeld = (page: Page) =>
+    page
+      .locator('script[data-consentrix-category="functional"][data-consentrix-blocked="true"]')
+      .count();
+
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+
+  it('before a choice, runs and fetches no held tag, and Consent Mode starts all denied but security', async () => {
+    const scope = publish();
+    const before = site.tagRequests();
+    const { page, problems } = await visit(await newContext(), { scope });
+    await dialog(page).waitFor();
+    await expect.poll(() => lateTagHeld(page)).toBe(1);
+
+    const held = page.locator('script[type="text/plain"][data-consentrix-category]');
+    expect(await held.count()).toBe(7);
+    expect(await page.locator('script[data-consentrix-blocked="true"]').count()).toBe(7);
+    expect(Object.values(await ran(page))).not.toContain(true);
+    expect(site.tagRequests()).toEqual(before);
+
+    const commands = await consentCommands(page);
+    expect(commands[0]).toEqual(['consent', 'default', { ...allDenied, wait_for_update: 500 }]);
+    expect(commands).toHaveLength(1);
+    expect(await consentEvents(page)).toEqual([]);
+    expect(await page.evaluate(() => (globalThis as any).Consentrix.consent())).toBeNull();
+    expect(await page.context().cookies(site.origin)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('Accept all runs the held tags, stores and pushes the four booleans, and records one choice; the next visit asks nothing', async () => {
+    const scope = publish();
+    const context = await newContext();
+    const before = site.tagRequests();
+    const { page, problems } = await visit(context, { scope });
+    await expect.poll(() => lateTagHeld(page)).toBe(1);
+    await page.getByRole('button', { name: 'Accept all' }).click();
+
+    await expect
+      .poll(() => ran(page))
+      .toEqual({
+        analytics: true,
+        marketing: true,
+        functional: true,
+        inline_analytics: true,
+        inline_personalization: true,
+        inline_loyalty: true,
+        inline_social: false,
+      });
+    expect(await dialog(page).count()).toBe(0);
+    // In the page's order, though the first tag's host answers last.
+    expect(await ranOrder(page)).toEqual(['analytics', 'marketing', 'functional']);
+    expect(site.tagRequests()).toEqual({
+      analytics: before.analytics + 1,
+      marketing: before.marketing + 1,
+      functional: before.functional + 1,
+    });
+    // The tag of a category no configuration has stays held; the others were put back as
+    // scripts the browser runs, the one with data-consentrix-type with that type.
+    expect(await page.locator('script[data-consentrix-blocked="true"]').count()).toBe(1);
+    expect(
+      await page.locator('script[data-consentrix-category="personalization"]').getAttribute('type'),
+    ).toBe('text/javascript');
+
+    const categories = await cookie(context, site.origin, 'consentrix_categories');
+    expect(categories?.value).toBe(
+      '%7B%22analytics%22%3Atrue%2C%22functional%22%3Atrue%2C%22marketing%22%3Atrue%2C%22personalization%22%3Atrue%7D',
+    );
+    expect(categories).toMatchObject({ path: '/', sameSite: 'Lax', secure: false });
+    // max-age is the lifetime, 180 days, from the moment of the choice.
+    const expires = (categories?.expires ?? 0) * 1000;
+    expect(expires).toBeGreaterThan(Date.now() + 179 * 86_400_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 180 * 86_400_000);
+
+    expect(await consentEvents(page)).toEqual([
+      {
+        event: 'consentrix_consent_update',
+        consentrix_analytics: true,
+        consentrix_marketing: true,
+        consentrix_functional: true,
+        consentrix_personalization: true,
+      },
+    ]);
+    expect((await consentCommands(page)).slice(1)).toEqual([['consent', 'update', allGranted]]);
+
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    const [recorded] = choicesOf(scope);
+    const stored = await storedChoice(context, site.origin);
+    expect(recorded?.body).toEqual({
+      event_id: expect.stringMatching(uuidV4),
+      visitor_id: stored?.visitor_id,
+      configuration_id: '0b6f7c3e-52a4-4d8e-9a51-3c0f2d8e7a10',
+      configuration_version: 3,
+      method: 'accept-all',
+      categories: {
+        necessary: true,
+        analytics: true,
+        marketing: true,
+        functional: true,
+        personalization: true,
+        loyalty: true,
+      },
+      locale: 'en',
+    });
+    expect(stored?.visitor_id).toMatch(uuidV4);
+    expect(recorded?.headers['content-type']).toBe('text/plain;charset=UTF-8');
+    expect(recorded?.headers.cookie).toBeUndefined();
+    expect(service.preflights()).toBe(0);
+
+    await expect
+      .poll(async () => (await storedChoice(context, site.origin))?.decision_id)
+      .toBe(recorded?.decisionId);
+    expect(Object.keys((await storedChoice(context, site.origin)) ?? {})).toEqual([
+      'visitor_id',
+      'configuration_id',
+      'fingerprint',
+      'decided_at',
+      'method',
+      'decision_id',
+      'categories',
+    ]);
+    expect(await page.evaluate(() => (globalThis as any).Consentrix.consent())).toEqual({
+      categories: recorded?.body.categories,
+      method: 'accept-all',
+      decided_at: (await storedChoice(context, site.origin))?.decided_at,
+      decision_id: recorded?.decisionId,
+      visitor_id: stored?.visitor_id,
+    });
+
+    // The next page view: no banner, no request, the choice applied again.
+    await page.goto(site.page({ scope }));
+    await expect.poll(() => ran(page)).toMatchObject({ analytics: true, functional: true });
+    expect(await ranOrder(page)).toEqual(['analytics', 'marketing', 'functional']);
+    expect(await page.locator('[data-consentrix]').count()).toBe(0);
+    expect(await consentEvents(page)).toHaveLength(1);
+    expect(await consentCommands(page)).toEqual([
+      ['consent', 'default', { ...allDenied, wait_for_update: 500 }],
+      ['consent', 'update', allGranted],
+    ]);
+    expect(site.tagRequests().analytics).toBe(before.analytics + 2);
+    expect(choicesOf(scope)).toHaveLength(1);
+    expect(problems).toEqual([]);
+  });
+
+  it('Reject all runs no held tag, stores four false and records reject-all', async () => {
+    const scope = publish();
+    const context = await newContext();
+    const before = site.tagRequests();
+    const { page, problems } = await visit(context, { scope });
+    await expect.poll(() => lateTagHeld(page)).toBe(1);
+    await page.getByRole('button', { name: 'Reject all' }).click();
+
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    expect(choicesOf(scope)[0]?.body).toMatchObject({
+      method: 'reject-all',
+      categories: {
+        necessary: true,
+        analytics: false,
+        marketing: false,
+        functional: false,
+        personalization: false,
+        loyalty: false,
+      },
+    });
+    expect((await cookie(context, site.origin, 'consentrix_categories'))?.value).toBe(
+      '%7B%22analytics%22%3Afalse%2C%22functional%22%3Afalse%2C%22marketing%22%3Afalse%2C%22personalization%22%3Afalse%7D',
+    );
+    expect((await consentCommands(page)).slice(1)).toEqual([['consent', 'update', allDenied]]);
+    expect(await consentEvents(page)).toEqual([
+      {
+        event: 'consentrix_consent_update',
+        consentrix_analytics: false,
+        consentrix_marketing: false,
+        consentrix_functional: false,
+        consentrix_personalization: false,
+      },
+    ]);
+    expect(Object.values(await ran(page))).not.toContain(true);
+    expect(await page.locator('script[data-consentrix-blocked="true"]').count()).toBe(7);
+    expect(site.tagRequests()).toEqual(before);
+    expect(problems).toEqual([]);
+  });
+
+  it('a custom choice runs only what was switched on, the tenant’s own category included', async () => {
+    const scope = publish();
+    const context = await newContext();
+    const before = site.tagRequests();
+    const { page, problems } = await visit(context, { scope });
+    await page.getByRole('button', { name: 'Preferences' }).click();
+    await expect(
+      page.getByRole('heading', { name: englishTexts.preferences_title }).count(),
+    ).resolves.toBe(1);
+    const necessary = page.getByRole('switch', { name: 'Strictly necessary' });
+    expect(await necessary.isChecked()).toBe(true);
+    expect(await necessary.isDisabled()).toBe(true);
+    expect(await page.getByRole('switch', { name: 'Analytics' }).isChecked()).toBe(false);
+    await page.getByRole('switch', { name: 'Analytics' }).check();
+    await page.getByRole('switch', { name: 'Loyalty programme' }).check();
+    await page.getByRole('button', { name: 'Save my choices' }).click();
+
+    await expect
+      .poll(() => ran(page))
+      .toEqual({
+        analytics: true,
+        marketing: false,
+        functional: false,
+        inline_analytics: true,
+        inline_personalization: false,
+        inline_loyalty: true,
+        inline_social: false,
+      });
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    expect(choicesOf(scope)[0]?.body).toMatchObject({
+      method: 'custom',
+      categories: {
+        necessary: true,
+        analytics: true,
+        marketing: false,
+        functional: false,
+        personalization: false,
+        loyalty: true,
+      },
+    });
+    expect((await cookie(context, site.origin, 'consentrix_categories'))?.value).toBe(
+      '%7B%22analytics%22%3Atrue%2C%22functional%22%3Afalse%2C%22marketing%22%3Afalse%2C%22personalization%22%3Afalse%7D',
+    );
+    expect((await consentCommands(page)).slice(1)).toEqual([
+      ['consent', 'update', { ...allDenied, analytics_storage: 'granted' }],
+    ]);
+    // The late functional tag arrives after the choice and stays held.
+    await expect.poll(() => lateTagHeld(page)).toBe(1);
+    expect(site.tagRequests()).toEqual({ ...before, analytics: before.analytics + 1 });
+    expect(problems).toEqual([]);
+  });
+
+  it('links the cookie policy when its URL is http(s), and shows no link otherwise', async () => {
+    const linked = publish();
+    const { page } = await visit(await newContext(), { scope: linked });
+    const link = page.getByRole('link', { name: englishTexts.policy_label });
+    expect(await link.getAttribute('href')).toBe('https://shop.example/legal/cookie-policy');
+    expect(await link.getAttribute('rel')).toBe('noopener');
+
+    for (const policy_url of ['', 'javascript:alert(1)']) {
+      const scope = publish((changes) =>
+        shopConfig({ ...changes, texts: { en: { ...englishTexts, policy_url } } }),
+      );
+      const other = await visit(await newContext(), { scope });
+      await dialog(other.page).waitFor();
+      expect(await dialog(other.page).getByRole('link').count(), policy_url).toBe(0);
+    }
+  });
+
+  describe('under Global Privacy Control', () => {
+    it('from the browser: marketing and personalization stay off, the banner says so, Accept all is recorded as gpc', async () => {
+      const scope = publish();
+      const context = await newContext();
+      await context.addInitScript(() => {
+        Object.defineProperty((globalThis as any).navigator, 'globalPrivacyControl', {
+          value: true,
+        });
+      });
+      const before = site.tagRequests();
+      const { page, problems } = await visit(context, { scope });
+      await expect(page.getByText(englishTexts.gpc_note).count()).resolves.toBe(1);
+      expect((await consentCommands(page))[0]).toEqual([
+        'consent',
+        'default',
+        { ...allDenied, wait_for_update: 500 },
+      ]);
+      await page.getByRole('button', { name: 'Preferences' }).click();
+      expect(await page.getByRole('switch', { name: 'Marketing' }).isChecked()).toBe(false);
+      expect(await page.getByRole('switch', { name: 'Personalization' }).isChecked()).toBe(false);
+      await page.getByRole('button', { name: 'Close' }).click();
+      await page.getByRole('button', { name: 'Accept all' }).click();
+
+      await expect.poll(() => choicesOf(scope).length).toBe(1);
+      expect(choicesOf(scope)[0]?.body).toMatchObject({
+        method: 'gpc',
+        categories: {
+          necessary: true,
+          analytics: true,
+          marketing: false,
+          functional: true,
+          personalization: false,
+          loyalty: true,
+        },
+      });
+      await expect.poll(() => ran(page)).toMatchObject({ analytics: true, functional: true });
+      expect(await ran(page)).toMatchObject({ marketing: false, inline_personalization: false });
+      expect(site.tagRequests().marketing).toBe(before.marketing);
+      expect(await consentEvents(page)).toEqual([
+        {
+          event: 'consentrix_consent_update',
+          consentrix_analytics: true,
+          consentrix_marketing: false,
+          consentrix_functional: true,
+          consentrix_personalization: false,
+        },
+      ]);
+      expect(problems).toEqual([]);
+    });
+
+    it('from the service (the script was asked with Sec-GPC): the same', async () => {
+      const scope = publish((changes) => shopConfig({ ...changes, gpc: true }));
+      const { page, problems } = await visit(await newContext(), { scope });
+      await expect(page.getByText(englishTexts.gpc_note).count()).resolves.toBe(1);
+      await page.getByRole('button', { name: 'Accept all' }).click();
+      await expect.poll(() => choicesOf(scope).length).toBe(1);
+      expect(choicesOf(scope)[0]?.body).toMatchObject({
+        method: 'gpc',
+        categories: { marketing: false, personalization: false, analytics: true },
+      });
+      expect(problems).toEqual([]);
+    });
+
+    it('Reject all stays reject-all', async () => {
+      const scope = publish((changes) => shopConfig({ ...changes, gpc: true }));
+      const { page } = await visit(await newContext(), { scope });
+      await page.getByRole('button', { name: 'Reject all' }).click();
+      await expect.poll(() => choicesOf(scope).length).toBe(1);
+      expect(choicesOf(scope)[0]?.body.method).toBe('reject-all');
+    });
+  });
+
+  it('asks again when the fingerprint changed, not when only the texts did', async () => {
+    const scope = publish();
+    const first = await newContext();
+    const { page } = await visit(first, { scope });
+    await page.getByRole('button', { name: 'Accept all' }).click();
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    const cookies = await first.cookies(site.origin);
+
+    // A new publication with other words, the same categories: the choice still fits.
+    const reworded = { ...englishTexts, title: 'Cookies, briefly', preferences_title: 'Settings' };
+    service.publish(
+      shopConfig({
+        scope,
+        configuration: {
+          id: '0b6f7c3e-52a4-4d8e-9a51-3c0f2d8e7a10',
+          version: 4,
+          fingerprint: 'f1a9c2',
+        },
+        texts: { en: reworded },
+      }),
+    );
+    const later = await newContext();
+    await later.addCookies(cookies);
+    const second = await visit(later, { scope });
+    await expect.poll(() => consentEvents(second.page)).toHaveLength(1);
+    expect(await second.page.locator('[data-consentrix]').count()).toBe(0);
+    // That page runs the new publication (its panel has the new heading).
+    await second.page.evaluate(() => (globalThis as any).Consentrix.open());
+    await second.page.getByRole('heading', { name: 'Settings' }).waitFor();
+
+    // A category added: another fingerprint, asked again.
+    service.publish(
+      shopConfig({
+        scope,
+        configuration: {
+          id: '0b6f7c3e-52a4-4d8e-9a51-3c0f2d8e7a10',
+          version: 5,
+          fingerprint: 'b7d3e0',
+        },
+      }),
+    );
+    const latest = await newContext();
+    await latest.addCookies(cookies);
+    const third = await visit(latest, { scope });
+    await third.page.getByRole('heading', { name: englishTexts.title }).waitFor();
+    expect(await consentEvents(third.page)).toEqual([]);
+    expect(choicesOf(scope)).toHaveLength(1);
+  });
+
+  it('asks again when the stored choice is older than the lifetime, keeping the visitor id', async () => {
+    const scope = publish();
+    const visitorId = '5a0c2f0e-9d1b-4c3a-8e7f-6b5d4c3b2a19';
+    const choiceCookie = (decidedAt: string) => ({
+      name: 'consentrix_consent',
+      value: encodeURIComponent(
+        JSON.stringify({
+          visitor_id: visitorId,
+          configuration_id: '0b6f7c3e-52a4-4d8e-9a51-3c0f2d8e7a10',
+          fingerprint: 'f1a9c2',
+          decided_at: decidedAt,
+          method: 'accept-all',
+          decision_id: '7c1e9a52-0d4b-4f6e-a3c8-2b9d5e1f7a60',
+          categories: {
+            necessary: true,
+            analytics: true,
+            marketing: true,
+            functional: true,
+            personalization: true,
+            loyalty: true,
+          },
+        }),
+      ),
+      url: site.origin,
+    });
+
+    // Within the lifetime (180 days): applied, not asked.
+    const fresh = await newContext();
+    await fresh.addCookies([choiceCookie(new Date(Date.now() - 86_400_000).toISOString())]);
+    const kept = await visit(fresh, { scope });
+    await expect.poll(() => ran(kept.page)).toMatchObject({ analytics: true });
+    expect(await kept.page.locator('[data-consentrix]').count()).toBe(0);
+
+    const old = await newContext();
+    await old.addCookies([choiceCookie('2020-01-01T00:00:00.000Z')]);
+    const { page, problems } = await visit(old, { scope });
+    await page.getByRole('heading', { name: englishTexts.title }).waitFor();
+    expect(Object.values(await ran(page))).not.toContain(true);
+    expect(await consentEvents(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Reject all' }).click();
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    expect(choicesOf(scope)[0]?.body.visitor_id).toBe(visitorId);
+    expect((await storedChoice(old, site.origin))?.visitor_id).toBe(visitorId);
+    expect(problems).toEqual([]);
+  });
+
+  it('retries a choice the service could not take, with the same event id, until it is recorded', async () => {
+    const scope = publish();
+    service.answer(scope, (index) => (index === 0 ? 503 : 201));
+    const context = await newContext();
+    // A browser without crypto.randomUUID (a page on plain http): ids still random UUIDs.
+    await context.addInitScript(() => {
+      Object.defineProperty((globalThis as any).Crypto.prototype, 'randomUUID', {
+        value: undefined,
+      });
+    });
+    const { page } = await visit(context, { scope });
+    await page.getByRole('button', { name: 'Accept all' }).click();
+    await expect.poll(() => choicesOf(scope).length, { timeout: budget(10_000) }).toBe(2);
+    const [failed, retried] = choicesOf(scope);
+    expect(failed?.status).toBe(503);
+    expect(retried?.body).toEqual(failed?.body);
+    expect(retried?.body.event_id).toMatch(uuidV4);
+    expect(retried?.body.visitor_id).toMatch(uuidV4);
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as any).Consentrix.consent().decision_id))
+      .toBe(retried?.decisionId);
+  });
+
+  it('window.Consentrix: open() shows the preferences, consent() and onChange(fn) follow the choice', async () => {
+    const scope = publish();
+    const { page, problems } = await visit(await newContext(), { scope });
+    await page.evaluate(() => {
+      const { window } = globalThis as any;
+      window.changes = [];
+      window.stop = window.Consentrix.onChange((consent: unknown) => window.changes.push(consent));
+    });
+    const changes = () => page.evaluate(() => (globalThis as any).changes);
+    await page.getByRole('button', { name: 'Reject all' }).click();
+    await expect.poll(async () => (await changes()).length).toBe(2);
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    const [chosen, recorded] = await changes();
+    expect(chosen).toMatchObject({ method: 'reject-all', decision_id: null });
+    expect(recorded).toEqual({ ...chosen, decision_id: choicesOf(scope)[0]?.decisionId });
+    expect(await page.evaluate(() => (globalThis as any).Consentrix.consent())).toEqual(recorded);
+
+    await page.evaluate(() => (globalThis as any).stop());
+    await page.evaluate(() => (globalThis as any).Consentrix.open());
+    await page.getByRole('heading', { name: englishTexts.preferences_title }).waitFor();
+    await page.getByRole('switch', { name: 'Functional' }).check();
+    await page.getByRole('button', { name: 'Save my choices' }).click();
+    await expect.poll(() => ran(page)).toMatchObject({ functional: true });
+    expect(await page.evaluate(() => (globalThis as any).Consentrix.consent().method)).toBe(
+      'custom',
+    );
+    await expect.poll(() => choicesOf(scope).length).toBe(2);
+    expect(await changes()).toHaveLength(2);
+    expect(problems).toEqual([]);
+  });
+
+  it('speaks the page’s language, else the browser’s, else the default', async () => {
+    const scope = publish(bilingualConfig);
+    const cases: Array<[string, string, string]> = [
+      ['th-TH', 'en-US', 'th'],
+      ['de', 'th-TH', 'th'],
+      ['fr', 'de-DE', 'en'],
+    ];
+    for (const [lang, browserLocale, expected] of cases) {
+      const { page } = await visit(await newContext({ locale: browserLocale }), { scope, lang });
+      await dialog(page).waitFor();
+      expect(await dialog(page).getAttribute('lang'), `${lang} / ${browserLocale}`).toBe(expected);
+      const title = expected === 'th' ? thaiTexts.title : englishTexts.title;
+      expect(await dialog(page).getByRole('heading').textContent()).toBe(title);
+    }
+  });
+
+  it('in Thai, fits 390 and 320 px wide screens without sideways scrolling, as a bar and as a box', async () => {
+    const bar = publish(bilingualConfig);
+    const box = publish((changes) =>
+      bilingualConfig({
+        ...changes,
+        layout: { ...shopConfig().layout, kind: 'box', position: 'center' },
+      }),
+    );
+    for (const scope of [bar, box]) {
+      const context = await newContext({ viewport: { width: 390, height: 844 } });
+      const { page, problems } = await visit(context, { scope, lang: 'th' });
+      await page.getByRole('heading', { name: thaiTexts.title }).waitFor();
+      expect(await dialog(page).getAttribute('lang')).toBe('th');
+      for (const layer of ['first layer', 'preferences']) {
+        if (layer === 'preferences') {
+          await page.getByRole('button', { name: thaiTexts.preferences }).click();
+          await page.getByRole('heading', { name: thaiTexts.preferences_title }).waitFor();
+        }
+        for (const width of [390, 320]) {
+          await page.setViewportSize({ width, height: 700 });
+          const fit = await overflow(page);
+          expect(fit.sideways, `${scope} ${layer} at ${width} px`).toBeLessThanOrEqual(0);
+          expect(fit.left, `${scope} ${layer} at ${width} px`).toBeGreaterThanOrEqual(0);
+          expect(fit.right, `${scope} ${layer} at ${width} px`).toBeLessThanOrEqual(0);
+        }
+      }
+      expect(problems).toEqual([]);
+    }
+  });
+
+  it('works by keyboard alone: Tab reaches the buttons and stays in the dialog, the focus shows, and returns where it was', async () => {
+    const scope = publish();
+    const { page, problems } = await visit(await newContext(), { scope });
+    await dialog(page).waitFor();
+    expect((await focused(page)).inBanner).toBe(true);
+
+    const seen: Array<string | null> = [];
+    for (let step = 0; step < 8; step += 1) {
+      await page.keyboard.press('Tab');
+      const now = await focused(page);
+      expect(now.inBanner, `Tab ${step + 1} left the dialog`).toBe(true);
+      expect(now.outline, `no visible focus on ${now.text}`).not.toBe('none');
+      seen.push(now.action ?? now.tag);
+    }
+    // Link, Accept all, Reject all, Preferences, and round again.
+    expect(seen).toEqual([
+      'a',
+      'accept-all',
+      'reject-all',
+      'open',
+      'a',
+      'accept-all',
+      'reject-all',
+      'open',
+    ]);
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    expect((await focused(page)).action).toBe('accept-all');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    expect((await focused(page)).action).toBe('open');
+
+    // The panel: Enter opens it, Tab goes round its controls, Escape goes back.
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: englishTexts.preferences_title }).waitFor();
+    const panel: string[] = [];
+    for (let step = 0; step < 8; step += 1) {
+      await page.keyboard.press('Tab');
+      const now = await focused(page);
+      expect(now.inBanner).toBe(true);
+      panel.push(now.action ?? now.id);
+    }
+    expect(panel).toEqual([
+      'close',
+      'cx-c-analytics',
+      'cx-c-marketing',
+      'cx-c-functional',
+      'cx-c-personalization',
+      'cx-c-loyalty',
+      'save',
+      'close',
+    ]);
+    await page.keyboard.press('Escape');
+    await page.getByRole('heading', { name: englishTexts.title }).waitFor();
+    expect((await focused(page)).inBanner).toBe(true);
+
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect((await focused(page)).action).toBe('accept-all');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dialog(page).count()).toBe(0);
+    // Focus went back to where it was before the dialog opened: the page's body.
+    expect((await focused(page)).tag).toBe('body');
+
+    // The site's own "Cookie settings" button reopens the preferences; leaving gives the focus
+    // back to that button.
+    for (let step = 0; step < 5 && (await focused(page)).id !== 'settings'; step += 1) {
+      await page.keyboard.press('Tab');
+    }
+    expect((await focused(page)).id).toBe('settings');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: englishTexts.preferences_title }).waitFor();
+    expect((await focused(page)).inBanner).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog(page).count()).toBe(0);
+    expect((await focused(page)).id).toBe('settings');
+    expect(problems).toEqual([]);
+  });
+
+  it('axe finds nothing wrong with the first layer or the preferences; Accept all and Reject all look alike', async () => {
+    const scope = publish();
+    const { page, problems } = await visit(await newContext(), { scope });
+    await dialog(page).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    const look = async (name: string) => {
+      const button = page.getByRole('button', { name });
+      return {
+        box: await button.boundingBox(),
+        style: await button.evaluate((element) => {
+          const style = (globalThis as any).getComputedStyle(element);
+          return [style.backgroundColor, style.color, style.fontSize, style.fontWeight];
+        }),
+      };
+    };
+    const accept = await look('Accept all');
+    const reject = await look('Reject all');
+    expect(reject.style).toEqual(accept.style);
+    // Grid columns of one width, to the layout's subpixel rounding.
+    expect(reject.box?.width).toBeCloseTo(accept.box?.width ?? 0, 0);
+    expect(reject.box?.height).toBeCloseTo(accept.box?.height ?? 0, 0);
+
+    await page.getByRole('button', { name: 'Preferences' }).click();
+    await page.getByRole('heading', { name: englishTexts.preferences_title }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('under a strict CSP with a nonce, violates nothing, is styled, and runs the held tags', async () => {
+    const scope = publish();
+    const context = await newContext();
+    await context.addInitScript(() => {
+      const { document, window } = globalThis as any;
+      window.violations = [];
+      document.addEventListener('securitypolicyviolation', (event: any) =>
+        window.violations.push(`${event.violatedDirective} ${event.blockedURI}`),
+      );
+    });
+    const { page, problems } = await visit(context, { scope, csp: true });
+    await dialog(page).waitFor();
+    const styles = await dialog(page).evaluate((element) => {
+      const { getComputedStyle } = globalThis as any;
+      const button = element.querySelector('[data-consentrix-action="accept-all"]');
+      return {
+        position: getComputedStyle(element).position,
+        background: getComputedStyle(element).backgroundColor,
+        button: getComputedStyle(button).backgroundColor,
+      };
+    });
+    expect(styles).toEqual({
+      position: 'fixed',
+      background: 'rgb(255, 255, 255)',
+      button: 'rgb(11, 87, 208)',
+    });
+    await expect.poll(() => lateTagHeld(page)).toBe(1);
+    await page.getByRole('button', { name: 'Accept all' }).click();
+    await expect
+      .poll(() => ran(page))
+      .toEqual({
+        analytics: true,
+        marketing: true,
+        functional: true,
+        inline_analytics: true,
+        inline_personalization: true,
+        inline_loyalty: true,
+        inline_social: false,
+      });
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as any).Consentrix.consent().decision_id))
+      .toBe(choicesOf(scope)[0]?.decisionId);
+    expect(await page.evaluate(() => (globalThis as any).violations)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
