@@ -49,3 +49,4 @@ export type {
   CookieDecisionRow,
   CookieSystemRow,
 } from './table.js';
+export { eraseCookieVisitor } from './visitor.js';

@@ -214,8 +214,9 @@ export async function recordChoice(
     configurationId: configuration.id,
     configurationVersion: configuration.version,
     contentSha256: configuration.content_sha256,
-    visitorId: body.visitor_id,
-    visitorLookup: visitorLookup(vault, system.tenantId, body.visitor_id),
+    // One spelling of a visitor id, whatever case a page sent it in: the one erasure looks up.
+    visitorId: body.visitor_id.toLowerCase(),
+    visitorLookup: visitorLookup(vault, system.tenantId, body.visitor_id.toLowerCase()),
     eventId: body.event_id,
     method: body.method,
     categories,
