@@ -331,6 +331,10 @@ describe.each(stores)('cookie decisions in the back-office on $name', (store) =>
     });
     expect(saved.headers.location).toBe('/backoffice/settings?notice=saved');
     expect((await getTenantSettings(t.db, a.tenant.id)).cookieAddress).toBe('full');
+    // A form without the field (sent from a page older than the setting) leaves it as it is.
+    await admin.get('/backoffice/settings');
+    await admin.post('/backoffice/settings', { time_zone: 'Asia/Bangkok', four_eyes: 'true' });
+    expect((await getTenantSettings(t.db, a.tenant.id)).cookieAddress).toBe('full');
     const entries = await t.db
       .selectFrom('audit_log')
       .select('details')

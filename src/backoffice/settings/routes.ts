@@ -56,7 +56,9 @@ export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
       twoFactorRequired,
       fourEyes,
       distinctApprover,
-      ...(form.ok ? { cookieAddress: form.values.cookie_address } : {}),
+      ...(form.ok && form.values.cookie_address !== ''
+        ? { cookieAddress: form.values.cookie_address }
+        : {}),
     };
     if (timeZone === undefined || !form.ok) {
       const errors = timeZone === undefined ? ['Choose a time zone of the list.'] : [];
