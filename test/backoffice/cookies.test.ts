@@ -10,7 +10,7 @@ import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { formFields, member } from './cookies-support.js';
-import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
+import { PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
 const configurationOf = (location: unknown) =>
   /\/cookies\/configurations\/([0-9a-f-]{36})/.exec(String(location))?.[1] ?? '';
@@ -451,6 +451,31 @@ describe.each(stores)('the cookie pages on $name', (store) => {
       expect(response.statusCode, message).toBe(400);
       expect(textOf(response.body)).toContain(message);
     }
+  });
+
+  it('a cookie form without its token is refused (403) and a visitor is sent to sign in; nothing changes', async () => {
+    const systems = async () =>
+      (
+        await t.db
+          .selectFrom('cookie_systems')
+          .select('id')
+          .where('tenant_id', '=', a.tenant.id)
+          .execute()
+      ).length;
+    const before = await systems();
+    await admin.get('/backoffice/cookies/systems/new');
+    const tokenless = await admin.post('/backoffice/cookies/systems', {
+      name: 'No token',
+      origins: 'https://no-token.example',
+      _csrf: '',
+    });
+    expect(tokenless.statusCode).toBe(403);
+    expect(textOf(tokenless.body)).toContain('This form has expired');
+    const visitor = new PageClient(t.app);
+    const page = await visitor.get('/backoffice/cookies/decisions');
+    expect(page.statusCode).toBe(303);
+    expect(String(page.headers.location)).toMatch(/^\/backoffice\/sign-in\?next=/);
+    expect(await systems()).toBe(before);
   });
 
   it('a comment too long is refused with the page again, the step not taken', async () => {
