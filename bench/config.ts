@@ -4,8 +4,20 @@ import { availableParallelism } from 'node:os';
 /** The benchmark's knobs, all from the environment (see bench/README.md). */
 
 export type Store = 'sqlite' | 'postgres';
-/** `latest-metrics`: `latest` with /metrics on and scraped every second (its cost beside `latest`). */
-export type Endpoint = 'latest' | 'latest-metrics' | 'pending' | 'decisions';
+/**
+ * `latest-metrics`: `latest` with /metrics on and scraped every second (its cost beside `latest`).
+ * `cookie-choices` and `banner`: the public cookie endpoints, at each store's first size only.
+ */
+export type Endpoint =
+  | 'latest'
+  | 'latest-metrics'
+  | 'pending'
+  | 'decisions'
+  | 'cookie-choices'
+  | 'banner';
+
+/** The public cookie endpoints: measured at each store's first size, not in the workers group. */
+export const cookieEndpoints: readonly Endpoint[] = ['cookie-choices', 'banner'];
 
 export interface BenchConfig {
   /** Seconds measured per run. */
@@ -35,7 +47,15 @@ export interface BenchConfig {
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
-const allEndpoints: Endpoint[] = ['latest', 'latest-metrics', 'pending', 'decisions'];
+// `cookie-choices` right after `decisions`, which it is compared with: noise hits both alike.
+const allEndpoints: Endpoint[] = [
+  'latest',
+  'latest-metrics',
+  'pending',
+  'decisions',
+  'cookie-choices',
+  'banner',
+];
 
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   return {

@@ -33,6 +33,17 @@ export interface Fixture {
   templateCode: string;
   older: Version;
   latest: Version;
+  /** A website with a published banner, when the cookie endpoints are measured. */
+  cookies?: CookieFixture;
+}
+
+/** A cookie system made by the command line, with its banner configuration published. */
+export interface CookieFixture {
+  scope: string;
+  /** The one origin the system allows: every choice is posted from it. */
+  origin: string;
+  configurationId: string;
+  configurationVersion: number;
 }
 
 /** Customer ids: known ones ("c" + 9 digits) hold the loaded history; fresh ones ("f") none. */

@@ -3,8 +3,10 @@
 // Usage: node bench/load.mjs '<json>'  with {url, path, method, headers, body, connections,
 //   warmupS, durationS, customers: {known, fresh, width}, rate?} (rate: requests per second in
 //   all, instead of as many as the server answers); `{customer}` in path is replaced per
-//   request. Prints {"phase":"measuring"} when the warm-up ends, {"phase":"done"} when the measured
-//   part ends, then the result as one JSON line.
+//   request, and each `{uuid}` in body by a fresh random UUID. Prints {"phase":"measuring"} when
+//   the warm-up ends, {"phase":"done"} when the measured part ends, then the result as one JSON
+//   line.
+import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 
 const config = JSON.parse(process.argv[2]);
@@ -19,6 +21,7 @@ function pickCustomer() {
 }
 
 const spread = config.path.includes('{customer}');
+const freshIds = config.body?.includes('{uuid}') ?? false;
 const options = {
   url: config.url,
   connections: config.connections,
@@ -30,6 +33,7 @@ const options = {
     {
       setupRequest(request) {
         request.path = spread ? config.path.replace('{customer}', pickCustomer()) : config.path;
+        if (freshIds) request.body = config.body.replaceAll('{uuid}', () => randomUUID());
         return request;
       },
     },

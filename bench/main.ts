@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BenchConfig, loadBenchConfig, type Store } from './config.js';
+import { type BenchConfig, cookieEndpoints, loadBenchConfig, type Store } from './config.js';
+import { bannerPath } from './cookies.js';
 import type { Fixture } from './dataset.js';
 import {
   type BenchPostgres,
@@ -22,8 +23,11 @@ import {
   writeJson,
 } from './report.js';
 import {
+  bannerFastify,
+  bareBanner,
   ceilingServer,
   fastifyServer,
+  latestReference,
   runEndpoint,
   runInsertBaseline,
   runReceiptLatency,
@@ -66,11 +70,19 @@ function storeName(size: number, tag: string): string {
   return tag ? `${size}_${tag}` : String(size);
 }
 
-/** A fresh store with the fixture and `size` generated decisions. */
+/** Whether a run of the store at `size` measures the cookie endpoints: its first size only. */
+function cookiesAt(size: number): boolean {
+  return size === config.sizes[0] && config.endpoints.some((e) => cookieEndpoints.includes(e));
+}
+
+/**
+ * A fresh store with the fixture and `size` generated decisions; with `cookies`, a website with
+ * a published banner too.
+ */
 async function prepare(
   store: Store,
   size: number,
-  tag = '',
+  { tag = '', cookies = false }: { tag?: string; cookies?: boolean } = {},
 ): Promise<{ url: string; fixture: Fixture }> {
   const label = `${store} ${size.toLocaleString('en-US')}${tag ? ` (${tag})` : ''}`;
   const name = storeName(size, tag);
@@ -78,7 +90,9 @@ async function prepare(
     store === 'sqlite'
       ? join(dir, `sqlite-${name}.db`)
       : await recreateDatabase(requirePostgres().adminUrl, `consent_bench_${name}`);
-  const fixture = await step(`${label}: schema + fixture (command line)`, () => createFixture(url));
+  const fixture = await step(`${label}: schema + fixture (command line)`, () =>
+    createFixture(url, { cookies }),
+  );
   if (size > 0) {
     await step(`${label}: bulk load`, () =>
       store === 'sqlite' ? loadSqlite(url, fixture, size) : loadPostgres(url, fixture, size),
@@ -111,10 +125,12 @@ async function benchStore(store: Store): Promise<void> {
     notes.push(`PostgreSQL: ${postgres.pinning}`);
   }
   for (const size of config.sizes) {
-    const { url, fixture } = await prepare(store, size);
+    const cookies = cookiesAt(size);
+    const { url, fixture } = await prepare(store, size, { cookies });
     const label = `${store} ${size.toLocaleString('en-US')}`;
     let decisions: Row | undefined;
     for (const endpoint of config.endpoints) {
+      if (!cookies && cookieEndpoints.includes(endpoint)) continue;
       const logFile = join(dir, `${store}-${size}-${endpoint}.log`);
       const run = await step(`${label}: ${endpoint}`, () =>
         runEndpoint(config, store, size, url, fixture, endpoint, logFile, dbPid()),
@@ -123,15 +139,29 @@ async function benchStore(store: Store): Promise<void> {
       if (endpoint === 'decisions') decisions = run.row;
       if (!ceiling) {
         latestBytes = Buffer.from(run.latest.bodyBase64, 'base64').length;
+        const latest = latestReference(run.latest, fixture);
         ceiling = await step(ceilingServer.name, () =>
-          runReference(config, ceilingServer, run.latest, fixture.apiKey, dir),
+          runReference(config, ceilingServer, latest, dir),
         );
         ceiling.vsCeiling = 1;
         rows.push(
-          await step(fastifyServer.name, () =>
-            runReference(config, fastifyServer, run.latest, fixture.apiKey, dir),
-          ),
+          await step(fastifyServer.name, () => runReference(config, fastifyServer, latest, dir)),
         );
+      }
+      // Right after the banner's own run, so that noise from outside the bench hits them alike.
+      const { banner } = run;
+      const site = fixture.cookies;
+      if (banner && site) {
+        const reference = { captured: banner, path: bannerPath(site), headers: {}, store, size };
+        const bare = await step(`${label}: ${bareBanner.name}`, () =>
+          runReference(config, bareBanner, reference, dir),
+        );
+        const framework = await step(`${label}: ${bannerFastify.name}`, () =>
+          runReference(config, bannerFastify, reference, dir),
+        );
+        run.row.vsBare = run.row.rps / bare.rps;
+        framework.vsBare = framework.rps / bare.rps;
+        rows.push(bare, framework);
       }
     }
     if (config.receiptRate > 0 && size === config.sizes[0]) {
@@ -175,12 +205,12 @@ async function benchWorkers(store: Store): Promise<void> {
   const stores: { workers: number; tag: string; url: string; fixture: Fixture }[] = [];
   for (const workers of config.workers) {
     const tag = `w${workers}`;
-    stores.push({ workers, tag, ...(await prepare(store, 0, tag)) });
+    stores.push({ workers, tag, ...(await prepare(store, 0, { tag })) });
   }
   const moved = postgres?.pin(groupCores);
   if (moved) notes.push(`PostgreSQL in the workers group: ${moved}`);
   try {
-    for (const endpoint of config.endpoints) {
+    for (const endpoint of config.endpoints.filter((e) => !cookieEndpoints.includes(e))) {
       let one: number | undefined;
       for (const { workers, url, fixture } of stores) {
         const logFile = join(dir, `${store}-workers-${workers}-${endpoint}.log`);
@@ -238,6 +268,44 @@ function metricsCost(all: Row[]): string[] {
   });
 }
 
+/**
+ * What the public cookie endpoints cost: the banner beside bare node:http serving its bytes, and
+ * a visitor's choice beside a customer's decision on the same store, in the same run.
+ */
+function cookieCost(all: Row[]): string[] {
+  return all.flatMap((r) => {
+    if (r.endpoint === 'banner') {
+      const same = (name: string) =>
+        all.find((b) => b.endpoint === name && b.store === r.store && b.size === r.size);
+      const bare = same(bareBanner.name);
+      const framework = same(bannerFastify.name);
+      if (!bare || !framework) return [];
+      return [
+        `${label(r)}: ${(r.rps / bare.rps).toFixed(3)} of bare node:http's req/s serving the same bytes (bare Fastify with the log line: ${(framework.rps / bare.rps).toFixed(3)}); server CPU ${serverUsPerRequest(r).toFixed(1)} µs a request, ${serverUsPerRequest(bare).toFixed(1)} for bare node:http, ${serverUsPerRequest(framework).toFixed(1)} for bare Fastify`,
+      ];
+    }
+    if (r.endpoint === 'cookie-choices') {
+      const decided = all.find(
+        (d) =>
+          d.endpoint === 'decisions' &&
+          d.store === r.store &&
+          d.size === r.size &&
+          d.workers === undefined,
+      );
+      if (!decided) return [];
+      return [
+        `${label(r)}: ${(r.rps / decided.rps).toFixed(3)} of decisions' req/s; server CPU ${serverUsPerRequest(r).toFixed(1)} µs a choice, ${serverUsPerRequest(decided).toFixed(1)} a decision${r.dbCpu === null ? '' : `; database CPU ${dbUsPerRequest(r).toFixed(1)} µs a choice, ${dbUsPerRequest(decided).toFixed(1)} a decision`}`,
+      ];
+    }
+    return [];
+  });
+}
+
+/** The database's CPU time per request, in µs. */
+function dbUsPerRequest(r: Row): number {
+  return r.dbCpu === null || r.rps === 0 ? Number.NaN : (r.dbCpu / r.rps) * 1e6;
+}
+
 /** What sending webhooks costs: each webhook row beside the receipt row of the same rate. */
 function webhookCost(all: Row[]): string[] {
   return all.flatMap((r) => {
@@ -268,6 +336,11 @@ function rowNotes(r: Row): string[] {
     const w = r.webhooks;
     found.push(
       `${label(r)}: p50 and p99 are the waits from decision to delivery; ${w.delivered.toLocaleString('en-US')} of ${w.decisions.toLocaleString('en-US')} decisions' events delivered (${w.attempts.toLocaleString('en-US')} attempts, ${w.invalid} refused signatures, longest ${w.maxMs} ms); the decisions themselves answered with p99 ${w.decisionP99Ms} ms`,
+    );
+  }
+  if (r.choices && r.choices.stored < r.choices.answered) {
+    found.push(
+      `${label(r)}: only ${r.choices.stored} new choices stored for ${r.choices.answered} successful answers: some were retries answered 200, not new choices`,
     );
   }
   if (r.errors > 0) {
@@ -319,8 +392,26 @@ try {
   for (const r of rows) {
     // The workers group shares its cores with the load generator: not the ceiling's pinning.
     // A receipt run sends a fixed rate: its req/s is that rate, not a measure of speed.
-    if (ceiling && r.endpoint !== 'pg INSERT loop' && r.workers === undefined && !r.receipts) {
+    // The banner's bytes are not the ceiling's: its baseline is its own bare node:http.
+    const ownBaseline = [bannerFastify.name, bareBanner.name, 'banner'].includes(r.endpoint);
+    if (
+      ceiling &&
+      r.endpoint !== 'pg INSERT loop' &&
+      r.workers === undefined &&
+      !r.receipts &&
+      !ownBaseline
+    ) {
       r.vsCeiling = r.rps / ceiling.rps;
+    }
+    if (r.endpoint === 'cookie-choices') {
+      const decided = rows.find(
+        (d) =>
+          d.endpoint === 'decisions' &&
+          d.store === r.store &&
+          d.size === r.size &&
+          d.workers === undefined,
+      );
+      if (decided) r.vsDecisions = r.rps / decided.rps;
     }
     const fastify = rows.find((f) => f.endpoint === fastifyServer.name);
     if (fastify && r.endpoint === 'latest' && r.workers === undefined) {
@@ -329,6 +420,7 @@ try {
   }
   notes.push(...metricsCost(rows));
   notes.push(...webhookCost(rows));
+  notes.push(...cookieCost(rows));
   const all = ceiling ? [ceiling, ...rows] : rows;
   notes.push(...all.flatMap(rowNotes));
   const totalSeconds = (Date.now() - began) / 1000;

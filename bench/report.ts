@@ -47,6 +47,13 @@ export interface Row {
   loopDelayP99Ms: number | null;
   /** PostgreSQL decisions only: rps / the bare INSERT loop's inserts per second. */
   vsInsert?: number;
+  /** `banner` and its bare Fastify: rps / the rps of bare node:http serving the same bytes. */
+  vsBare?: number;
+  /** `cookie-choices` only: rps / the rps of `decisions` for the same store and size. */
+  vsDecisions?: number;
+  /** `cookie-choices` only: successful answers in the run (warm-up included) and the choices the
+   * store gained meanwhile, which must be at least as many (each request a new choice). */
+  choices?: { answered: number; stored: number };
   /** The workers group only: the service's `WORKERS`, the cores it shared with the load
    * generator, and rps / the rps of `WORKERS=1` for the same store and endpoint. */
   workers?: number;
@@ -112,6 +119,8 @@ const columns: [string, (r: Row) => string][] = [
   ['peak RSS MB', (r) => (r.peakRssMb === null ? '-' : r.peakRssMb.toFixed(0))],
   ['errors', (r) => errorsCell(r)],
   ['vs pg insert', (r) => (r.vsInsert === undefined ? '' : r.vsInsert.toFixed(2))],
+  ['vs bare', (r) => (r.vsBare === undefined ? '' : r.vsBare.toFixed(2))],
+  ['vs decisions', (r) => (r.vsDecisions === undefined ? '' : r.vsDecisions.toFixed(2))],
   ['vs 1 worker', (r) => (r.vsOneWorker === undefined ? '' : r.vsOneWorker.toFixed(2))],
   ['CPU srv', (r) => percent(r.serverCpu)],
   [

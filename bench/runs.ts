@@ -1,23 +1,26 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig as loadServiceConfig } from '../src/platform/config.js';
 import { createDb, type Db } from '../src/platform/db.js';
 import { freePort } from '../test/helpers/postgres-server.js';
 import type { BenchConfig, Endpoint } from './config.js';
-import { customerId, customerIdWidth, type Fixture, freshCustomers } from './dataset.js';
 import {
-  type Cores,
-  loadCore,
-  machineBusySeconds,
-  runNodeJson,
-  serverCore,
-  spawnPinned,
-  stopProcess,
-  treeCpuDelta,
-  treeCpuSeconds,
-  treePeakRssMb,
-} from './processes.js';
-import type { LoadResult, Row } from './report.js';
+  bannerPath,
+  checkChoiceRecorded,
+  choiceRequest,
+  choicesPath,
+  storedChoices,
+} from './cookies.js';
+import {
+  type CookieFixture,
+  customerId,
+  customerIdWidth,
+  type Fixture,
+  freshCustomers,
+} from './dataset.js';
+import { loadScript, logExcerpt, type Measured, measure, row } from './measure.js';
+import { loadCore, serverCore, spawnPinned, stopProcess } from './processes.js';
+import type { Row } from './report.js';
 import {
   type CapturedResponse,
   capture,
@@ -25,142 +28,6 @@ import {
   type Placement,
   startService,
 } from './service.js';
-
-/** What a run measured besides the load child's own figures. */
-interface Measured {
-  load: LoadResult;
-  peakRssMb: number | null;
-  /** Cores used during the measured part by the server, the database and everything else. */
-  serverCpu: number | null;
-  dbCpu: number | null;
-  otherCpu: number | null;
-  /** The server's event-loop delay over the measured part, when watched. */
-  loopDelay: { p50Ms: number; p99Ms: number; maxMs: number } | null;
-}
-
-interface Measuring {
-  /** The measured server process, if any (none for the bare insert loop); its children (cluster
-   * workers) are counted with it. */
-  serverPid?: number | undefined;
-  /** The embedded PostgreSQL's postmaster, if any. */
-  dbPid?: number | null | undefined;
-  /** Where the load generator runs; the load core unless told. */
-  loadCores?: Cores | undefined;
-  /** The server's event-loop delay file (bench/loop-delay.mjs), when it is watched. */
-  loopDelayFile?: string | undefined;
-}
-
-interface Snapshot {
-  at: number;
-  server: Map<number, number> | null;
-  db: Map<number, number> | null;
-  machine: number;
-}
-
-function snapshot(m: Measuring): Snapshot {
-  return {
-    at: performance.now(),
-    server: m.serverPid ? treeCpuSeconds(m.serverPid) : null,
-    db: m.dbPid ? treeCpuSeconds(m.dbPid) : null,
-    machine: machineBusySeconds(),
-  };
-}
-
-/**
- * Runs a load child, reading CPU times when its measured part starts and ends: the machine's
- * busy time minus the server, database and load generator is what other processes took, which
- * says how far a figure can be trusted on a shared machine.
- */
-async function measure(m: Measuring, script: string, loadConfig: unknown): Promise<Measured> {
-  let start: Snapshot | undefined;
-  let end: Snapshot | undefined;
-  const load = await runNodeJson<LoadResult>(
-    script,
-    [JSON.stringify(loadConfig)],
-    (line) => {
-      if (line.includes('"phase":"measuring"')) {
-        start = snapshot(m);
-        askLoopDelay(m);
-      }
-      // Taken before the child disconnects, while PostgreSQL backends serving it still exist.
-      if (line.includes('"phase":"done"')) {
-        end = snapshot(m);
-        if (m.loopDelayFile) rmSync(m.loopDelayFile, { force: true });
-        askLoopDelay(m);
-      }
-    },
-    m.loadCores ?? loadCore,
-  );
-  end ??= snapshot(m);
-  // Per second of the snapshots' own interval, which is what the /proc counters cover.
-  const wallS = start ? (end.at - start.at) / 1000 : load.durationS;
-  const perSecond = (seconds: number | null) =>
-    seconds === null ? null : Math.max(0, seconds / wallS);
-  const serverCpu =
-    start?.server && end.server ? perSecond(treeCpuDelta(start.server, end.server)) : null;
-  const dbCpu = start?.db && end.db ? perSecond(treeCpuDelta(start.db, end.db)) : null;
-  const busy = start ? perSecond(end.machine - start.machine) : null;
-  const otherCpu =
-    busy === null
-      ? null
-      : Math.max(0, busy - (serverCpu ?? 0) - (dbCpu ?? 0) - (load.loadCpu ?? 0));
-  return {
-    load,
-    peakRssMb: m.serverPid ? treePeakRssMb(m.serverPid) : null,
-    serverCpu,
-    dbCpu,
-    otherCpu,
-    loopDelay: await readLoopDelay(m),
-  };
-}
-
-/** Signals the server to write (and restart) its event-loop delay figures. */
-function askLoopDelay(m: Measuring): void {
-  if (m.loopDelayFile && m.serverPid) process.kill(m.serverPid, 'SIGUSR2');
-}
-
-/** The figures the server wrote when the measured part ended (waited for, a second at most). */
-async function readLoopDelay(m: Measuring): Promise<Measured['loopDelay']> {
-  if (!m.loopDelayFile) return null;
-  for (let i = 0; i < 20; i += 1) {
-    if (existsSync(m.loopDelayFile)) {
-      try {
-        return JSON.parse(readFileSync(m.loopDelayFile, 'utf8'));
-      } catch {
-        // Being written: read it again.
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return null;
-}
-
-/** The load generator of a run at full speed (fixed-rate runs keep bench/load.mjs). */
-function loadScript(config: BenchConfig): string {
-  return config.loadGenerator === 'wrk' ? 'bench/wrk-load.mjs' : 'bench/load.mjs';
-}
-
-function row(store: string, size: number | null, endpoint: string, m: Measured): Row {
-  return {
-    store,
-    size,
-    endpoint,
-    rps: m.load.rps,
-    vsCeiling: null,
-    p50Ms: m.load.p50Ms,
-    p99Ms: m.load.p99Ms,
-    peakRssMb: m.peakRssMb,
-    serverCpu: m.serverCpu,
-    dbCpu: m.dbCpu,
-    loadCpu: m.load.loadCpu ?? null,
-    otherCpu: m.otherCpu,
-    errors: m.load.non2xx + m.load.errors,
-    statusCodes: m.load.statusCodes,
-    warmupErrors: m.load.warmup ? m.load.warmup.non2xx + m.load.warmup.errors : 0,
-    loopDelayP99Ms: m.loopDelay?.p99Ms ?? null,
-    notes: [],
-  };
-}
 
 function loadConfig(
   config: BenchConfig,
@@ -195,13 +62,30 @@ function loadConfig(
         path: '/api/v1/customers/{customer}/consents/decisions',
         body: JSON.stringify({ consent_version_id: f.latest.id, decision: 'given' }),
       };
+    // A site's page fetching the script: no key, no customer.
+    case 'banner':
+      return { ...common, headers: {}, path: bannerPath(cookiesOf(f)) };
+    case 'cookie-choices':
+      return {
+        ...common,
+        method: 'POST',
+        ...choiceRequest(cookiesOf(f)),
+        path: choicesPath(cookiesOf(f)),
+      };
   }
+}
+
+function cookiesOf(f: Fixture): CookieFixture {
+  if (!f.cookies) throw new Error('the cookie endpoints need a store made with a cookie system');
+  return f.cookies;
 }
 
 export interface EndpointRun {
   row: Row;
   /** The first run captures a real `latest` response for the ceiling. */
   latest: CapturedResponse;
+  /** A `banner` run captures the script's response, for bare node:http to serve. */
+  banner?: CapturedResponse;
 }
 
 /**
@@ -229,9 +113,17 @@ export async function runEndpoint(
   const scraper = withMetrics ? scrapeEverySecond(service.url) : undefined;
   try {
     const base = `${service.url}/api/v1/consent-templates/${fixture.templateCode}/latest`;
-    const latest = await capture(base, fixture.apiKey);
+    const latest = await capture(base, { 'x-system-api-key': fixture.apiKey });
     if (latest.status !== 200) throw new Error(`latest answered ${latest.status}`);
     if (endpoint === 'pending') await checkLoadedData(service.url, fixture, size);
+    const banner =
+      endpoint === 'banner'
+        ? await capture(`${service.url}${bannerPath(cookiesOf(fixture))}`, {})
+        : undefined;
+    if (banner && banner.status !== 200) throw new Error(`banner.js answered ${banner.status}`);
+    const choicesBefore =
+      endpoint === 'cookie-choices' ? await storedChoices(databaseUrl) : undefined;
+    if (endpoint === 'cookie-choices') await checkChoiceRecorded(service.url, cookiesOf(fixture));
     const load = loadConfig(config, service.url, endpoint, fixture, size);
     const measuring = {
       serverPid: service.pid,
@@ -245,12 +137,26 @@ export async function runEndpoint(
       r.workers = placement.workers;
       r.cores = String(placement.cores);
     }
+    if (choicesBefore !== undefined) {
+      r.choices = recordedChoices(m, (await storedChoices(databaseUrl)) - choicesBefore);
+    }
     if (r.errors > 0 || r.warmupErrors > 0) r.notes.push(...logExcerpt(logFile));
-    return { row: r, latest };
+    return { row: r, latest, ...(banner ? { banner } : {}) };
   } finally {
     await scraper?.stop();
     await service.stop();
   }
+}
+
+/**
+ * A run's new choices in the store against its successful answers (warm-up, the check and the
+ * measured part): each answer is a new visitor's first choice, so the store must hold at least as
+ * many (a request cut off when the load stopped may be recorded unanswered). Fewer means some
+ * answers were retries' `200`s: the fresh ids were not fresh.
+ */
+function recordedChoices(m: Measured, stored: number): { answered: number; stored: number } {
+  const ok = (l: { requests: number; non2xx: number }) => l.requests - l.non2xx;
+  return { answered: 1 + ok(m.load) + (m.load.warmup ? ok(m.load.warmup) : 0), stored };
 }
 
 const scrapeToken = 'bench-scrape-token-0123456789';
@@ -298,26 +204,7 @@ async function checkLoadedData(url: string, f: Fixture, size: number): Promise<v
   }
 }
 
-/** Up to three distinct warnings or errors from the service's log, to say why a run failed. */
-function logExcerpt(logFile: string): string[] {
-  const seen = new Set<string>();
-  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
-    if (seen.size >= 3) break;
-    try {
-      const entry = JSON.parse(line) as {
-        level?: number;
-        msg?: string;
-        err?: { message?: string };
-      };
-      if ((entry.level ?? 0) >= 40) seen.add(`log: ${entry.err?.message ?? entry.msg}`);
-    } catch {
-      if (line.trim() !== '') seen.add(`log: ${line.slice(0, 200)}`);
-    }
-  }
-  return [...seen];
-}
-
-/** A reference server answering the captured `latest` bytes, under the same load. */
+/** A reference server answering a captured response's bytes, under the same load. */
 export interface Reference {
   /** The row's name. */
   name: string;
@@ -337,16 +224,48 @@ export const fastifyServer: Reference = {
   script: 'bench/fastify-server.mjs',
 };
 
-/** A reference server, pinned like the service, under the same load as `latest`. */
+/** The banner's baseline: bare node:http answering the script's very bytes and headers. */
+export const bareBanner: Reference = {
+  name: 'banner, bare node:http',
+  script: 'bench/ceiling-server.mjs',
+};
+
+/** Bare Fastify with the service's log line, answering the same: the framework's share of it. */
+export const bannerFastify: Reference = {
+  name: 'banner, bare Fastify, logging',
+  script: 'bench/fastify-server.mjs',
+};
+
+/** What a reference row measures: the captured response, the request it answers, its label. */
+export interface ReferenceRun {
+  captured: CapturedResponse;
+  path: string;
+  headers: Record<string, string>;
+  /** The row's store and size: the group it belongs to (`-` for the ceiling's). */
+  store: string;
+  size: number | null;
+}
+
+/** The `latest` request, for the ceiling and bare Fastify. */
+export function latestReference(latest: CapturedResponse, f: Fixture): ReferenceRun {
+  return {
+    captured: latest,
+    path: `/api/v1/consent-templates/${f.templateCode}/latest`,
+    headers: { 'x-system-api-key': f.apiKey },
+    store: '-',
+    size: null,
+  };
+}
+
+/** A reference server, pinned like the service, under the same load as the row it serves. */
 export async function runReference(
   config: BenchConfig,
   reference: Reference,
-  latest: CapturedResponse,
-  apiKey: string,
+  run: ReferenceRun,
   dir: string,
 ): Promise<Row> {
-  const file = join(dir, 'latest-response.json');
-  writeFileSync(file, JSON.stringify(latest));
+  const file = join(dir, 'reference-response.json');
+  writeFileSync(file, JSON.stringify(run.captured));
   const port = await freePort();
   const server = spawnPinned(
     serverCore,
@@ -363,15 +282,15 @@ export async function runReference(
     });
     const m = await measure({ serverPid: server.pid }, loadScript(config), {
       url: `http://127.0.0.1:${port}`,
-      path: '/api/v1/consent-templates/privacy_policy/latest',
+      path: run.path,
       method: 'GET',
-      headers: { 'x-system-api-key': apiKey },
+      headers: run.headers,
       connections: config.connections,
       warmupS: config.warmupS,
       durationS: config.durationS,
       customers: { known: 0, fresh: 1, width: customerIdWidth },
     });
-    return row('-', null, reference.name, m);
+    return row(run.store, run.size, reference.name, m);
   } finally {
     await stopProcess(server);
   }

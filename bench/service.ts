@@ -4,17 +4,18 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '../test/helpers/postgres-server.js';
-import { dataKey, type Fixture, type Version } from './dataset.js';
+import { type CookieFixture, dataKey, type Fixture, type Version } from './dataset.js';
 import { type Cores, serverCore, spawnPinned, stopProcess } from './processes.js';
 
 const bin = 'bin/consent-service';
 const loopDelayPreload = fileURLToPath(new URL('./loop-delay.mjs', import.meta.url));
 
 const serviceSettings =
-  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WEBHOOK_|METRICS_|OTEL_|WORKERS$)/;
+  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WEBHOOK_|METRICS_|OTEL_|COOKIE_|WORKERS$)/;
 
 /**
- * The service's environment: its defaults, but no rate limit, loopback only, the bench's data
+ * The service's environment: its defaults, but no rate limits (the API's and the public cookie
+ * endpoints', which would otherwise refuse the one loopback address), loopback only, the bench's data
  * key (which the loaders seal with), and webhooks allowed to the bench's receiver on loopback
  * (a development setting; it changes nothing where no endpoint exists). Settings the caller's
  * shell may hold are dropped so that "default config" means the service's defaults.
@@ -28,6 +29,7 @@ function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
     ...env,
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_PER_MINUTE: '0',
+    COOKIE_RATE_LIMIT_PER_MINUTE: '0',
     DATA_ENCRYPTION_KEY: dataKey.toString('base64'),
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
@@ -64,8 +66,14 @@ const content = (tag: string) =>
   'and nothing else.</p><ul><li>You can ask for a copy of your data at any time.</li>' +
   '<li>You can withdraw this consent whenever you like.</li></ul>';
 
-/** Tenant, template, two published versions and a key, made the way an operator would. */
-export async function createFixture(databaseUrl: string): Promise<Fixture> {
+/**
+ * Tenant, template, two published versions and a key, made the way an operator would; with
+ * `cookies`, also a website with its banner published.
+ */
+export async function createFixture(
+  databaseUrl: string,
+  { cookies = false }: { cookies?: boolean } = {},
+): Promise<Fixture> {
   const tenant = await cli(
     databaseUrl,
     'tenant',
@@ -119,6 +127,54 @@ export async function createFixture(databaseUrl: string): Promise<Fixture> {
     templateCode: 'privacy_policy',
     older,
     latest,
+    ...(cookies ? { cookies: await createCookieSystem(databaseUrl) } : {}),
+  };
+}
+
+const cookieOrigin = 'https://www.bench.example';
+
+/** A website of the bench tenant with the four standard categories, published outside review. */
+async function createCookieSystem(databaseUrl: string): Promise<CookieFixture> {
+  const system = await cli(
+    databaseUrl,
+    'cookie',
+    'system',
+    'create',
+    '--tenant',
+    'bench',
+    '--name',
+    'Bench website',
+    '--origin',
+    cookieOrigin,
+  );
+  const scope = String(system.scope);
+  await cli(
+    databaseUrl,
+    'cookie',
+    'create',
+    '--tenant',
+    'bench',
+    '--system',
+    scope,
+    '--name',
+    'Bench banner',
+    '--categories',
+    'analytics,marketing,functional,personalization',
+  );
+  const published = await cli(
+    databaseUrl,
+    'cookie',
+    'publish',
+    '--tenant',
+    'bench',
+    '--system',
+    scope,
+  );
+  return {
+    scope,
+    origin: cookieOrigin,
+    configurationId: String(published.configuration_id),
+    configurationVersion: Number(published.version),
   };
 }
 
@@ -226,8 +282,12 @@ const perConnectionHeaders = new Set([
   'transfer-encoding',
 ]);
 
-export async function capture(url: string, apiKey: string): Promise<CapturedResponse> {
-  const response = await fetch(url, { headers: { 'x-system-api-key': apiKey } });
+/** One response of the service to a GET with `sent` headers, to be repeated by a reference. */
+export async function capture(
+  url: string,
+  sent: Record<string, string>,
+): Promise<CapturedResponse> {
+  const response = await fetch(url, { headers: sent });
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (!perConnectionHeaders.has(name)) headers[name] = value;

@@ -4,6 +4,7 @@
 // core it inherits from this process.
 // Usage: node bench/wrk-load.mjs '<json>' (as bench/load.mjs, without `rate`).
 import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -34,6 +35,8 @@ function run(seconds) {
     BENCH_KNOWN: String(config.customers.known),
     BENCH_FRESH: String(config.customers.fresh),
     BENCH_WIDTH: String(config.customers.width),
+    // A new seed per wrk: the warm-up's fresh ids are not the measured part's again.
+    BENCH_SEED: String(randomInt(2 ** 31)),
   };
   const args = [
     '-t1',

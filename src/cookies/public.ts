@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
+import { Compile } from 'typebox/compile';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
@@ -80,9 +81,15 @@ export function cookiePublic(db: Executor): CookiePublic {
   };
 }
 
-/** The banner script of a system's published configuration: its text and its ETag. */
+/** The banner script of a system's published configuration: its bytes and its ETag. */
 export interface ServedScript {
-  body: string;
+  /**
+   * UTF-8, encoded once: sent as a string, the script's 14 KB (Thai texts included) were
+   * measured (`Buffer.byteLength`) and encoded again on every request, which took the route from
+   * about 50 to 72 µs of server CPU (docs/performance.md, "Cookie consent"). Its ETag, the hash
+   * of the same bytes, is unchanged.
+   */
+  body: Buffer;
   etag: string;
 }
 
@@ -114,7 +121,7 @@ export async function servedScript(
     },
     gpc: options.gpc,
   });
-  const body = bannerScript(config);
+  const body = Buffer.from(bannerScript(config), 'utf8');
   const made = { body, etag: `"${sha256Hex(body).slice(0, 32)}"` };
   scripts.set(key, made);
   return made;
@@ -189,7 +196,9 @@ export async function recordChoice(
   request: ChoiceRequest,
 ): Promise<{ status: 200 | 201; answer: ChoiceAnswer }> {
   const system = await allowedSystem(publicApi, request.scope, request.origin);
-  const body = validate(ChoiceBodySchema, parseBody(request.body));
+  const sent = parseBody(request.body);
+  // The compiled check passes a good body; only a refusal pays for `validate`'s details.
+  const body = choiceBody.Check(sent) ? sent : validate(ChoiceBodySchema, sent);
   const configuration =
     system.published?.id === body.configuration_id
       ? {
@@ -233,6 +242,13 @@ export async function recordChoice(
     answer: { data: { decision_id: outcome.decision.id, decided_at: outcome.decision.decided_at } },
   };
 }
+
+/**
+ * The choice's schema compiled once: interpreted by `validate` it cost 15 µs a choice, compiled
+ * under 1 µs (docs/performance.md, "Cookie consent"). The route has checked the body already;
+ * this check is the service's own, for any other caller.
+ */
+const choiceBody = Compile(ChoiceBodySchema);
 
 function parseBody(body: unknown): unknown {
   if (typeof body !== 'string') return body;

@@ -63,7 +63,8 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
         response: {
           200: {
             description: 'The banner script, with the configuration written in.',
-            content: { 'text/javascript': { schema: Type.String() } },
+            // The bytes `servedScript` encoded once, documented as the text they are.
+            content: { 'text/javascript': { schema: Type.Unsafe<Buffer>(Type.String()) } },
           },
           304: { description: 'Not modified: the cached script is current.' },
           ...errorsOf('notFound', 'tooManyRequests', 'internal', 'unavailable'),
