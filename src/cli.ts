@@ -72,6 +72,9 @@ const usage = `Usage: consent-service <command> [options]
                                           publish the system's newest configuration outside
                                           review; prints {"script_tag": …}
   cookie unpublish --tenant A --system SCOPE
+  cookie visitor erase --tenant A --visitor V
+                                          erase a website visitor's personal data for good
+                                          (V: the id their browser kept); their choices stay
   cookie decisions --tenant A --system SCOPE
                                           the visitors' choices, one JSON object per line
   verify-receipt FILE --key VKEY [--origin O]

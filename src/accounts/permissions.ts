@@ -32,6 +32,14 @@ export const permissionCatalogue = {
   'webhooks:view': 'See webhook endpoints and their deliveries',
   'webhooks:edit':
     'Add, disable, enable, replay and delete webhook endpoints; send deliveries again',
+  'cookies:view': "See cookie systems, banner configurations, their history and visitors' choices",
+  'cookies:create': 'Add cookie systems and new banner configurations',
+  'cookies:edit':
+    'Change systems and draft configurations, submit them for review, publish and unpublish them',
+  'cookies:delete': 'Delete draft banner configurations',
+  'cookies:review': 'Review submitted banner configurations: pass them on, or send them back',
+  'cookies:approve': 'Approve or reject reviewed banner configurations (approval may publish)',
+  'cookies:export': "Download visitors' cookie choices",
 } as const;
 
 export type Permission = keyof typeof permissionCatalogue;
@@ -57,6 +65,7 @@ export const areas = [
   ['decision_log', 'Decision log'],
   ['settings', 'Settings'],
   ['webhooks', 'Webhooks'],
+  ['cookies', 'Cookies'],
 ] as const;
 
 /** The actions of the matrix, as columns. */

@@ -39,20 +39,30 @@ export const builtInRoles: readonly Role[] = [
   {
     id: 'editor',
     name: 'Editor',
-    description: 'Writes templates and drafts, and submits them for review.',
-    permissions: ['templates:view', 'templates:create', 'versions:create', 'versions:edit'],
+    description: 'Writes templates and drafts, and cookie banners, and submits them for review.',
+    permissions: [
+      'templates:view',
+      'templates:create',
+      'versions:create',
+      'versions:edit',
+      'cookies:view',
+      'cookies:create',
+      'cookies:edit',
+    ],
   },
   {
     id: 'reviewer',
     name: 'Reviewer',
-    description: 'Reviews submitted versions: passes them on to approval, or sends them back.',
-    permissions: ['templates:view', 'versions:review'],
+    description:
+      'Reviews submitted versions and cookie banners: passes them on to approval, or sends them back.',
+    permissions: ['templates:view', 'versions:review', 'cookies:view', 'cookies:review'],
   },
   {
     id: 'approver',
     name: 'Approver',
-    description: 'Approves reviewed versions, which publishes them, or rejects them.',
-    permissions: ['templates:view', 'versions:approve'],
+    description:
+      'Approves reviewed versions, which publishes them, and cookie banners, or rejects them.',
+    permissions: ['templates:view', 'versions:approve', 'cookies:view', 'cookies:approve'],
   },
   {
     id: 'customer_service',
@@ -64,7 +74,13 @@ export const builtInRoles: readonly Role[] = [
     id: 'auditor',
     name: 'Auditor',
     description: 'Reads everything, downloads exports and logs, runs the decision-log audit.',
-    permissions: [...viewing, 'exports:export', 'audit_log:export', 'decision_log:review'],
+    permissions: [
+      ...viewing,
+      'exports:export',
+      'audit_log:export',
+      'decision_log:review',
+      'cookies:export',
+    ],
   },
 ].map((role) => ({ ...role, permissions: role.permissions as Permission[], builtIn: true }));
 

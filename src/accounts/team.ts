@@ -289,6 +289,9 @@ export async function changeSettings(
       next.twoFactorRequired,
     ]);
   }
+  if (before.cookieAddress !== next.cookieAddress) {
+    entries.push(['settings.cookie_address_changed', before.cookieAddress, next.cookieAddress]);
+  }
   for (const [action, from, to] of entries) {
     await recordAudit(trx, { ...actor, tenantId, action, details: { from, to } });
   }

@@ -21,6 +21,7 @@ import { accountRoutes, signInKeeping } from './accounts/routes.js';
 import { twoFactorRoutes } from './accounts/two-factor-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
+import { cookiePageRoutes } from './cookies/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
 import { decisionRoutes } from './decisions/routes.js';
@@ -186,6 +187,11 @@ export async function backoffice(
           await tenantPages.register(webhookRoutes, { db, vault, settings: config.webhooks });
           await tenantPages.register(customerRoutes, { db, vault });
           await tenantPages.register(decisionRoutes, { db, vault });
+          await tenantPages.register(cookiePageRoutes, {
+            db,
+            vault,
+            publicBaseUrl: config.publicBaseUrl,
+          });
           await tenantPages.register(exportRoutes, { db, vault });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });
           await tenantPages.register(logPageRoutes, { db, signer, vault });

@@ -4,6 +4,7 @@ import {
   createConfiguration,
   createSystem,
   type Editor,
+  eraseCookieVisitor,
   getSystem,
   listSystems,
   publishLatestOutsideReview,
@@ -111,6 +112,13 @@ export const cookieCommands: Record<string, CookieCommand> = {
       }
       const id = system.published_configuration_id;
       return db.transaction().execute((trx) => unpublishConfiguration(trx, tenantId, id, by));
+    },
+  },
+  'cookie visitor erase': {
+    options: ['tenant', 'visitor'],
+    run: async (db, o, _config, vault) => {
+      const { tenantId } = await as(db, o);
+      return eraseCookieVisitor(db, vault, tenantId, required(o, 'visitor'), commandLine);
     },
   },
   'cookie decisions': {

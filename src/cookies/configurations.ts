@@ -233,8 +233,15 @@ export async function reviewConfiguration(
   return presentConfiguration(next, system);
 }
 
-/** What four eyes reads of a configuration: the tenant's settings, its steps, its authors. */
-async function reviewHistory(db: Executor, tenantId: string, row: CookieConfigurationRow) {
+/**
+ * What four eyes reads of a configuration: the tenant's settings, its steps, its authors. The
+ * service's refusals and the pages' buttons (review-bar.ts) both read it.
+ */
+export async function reviewHistory(
+  db: Executor,
+  tenantId: string,
+  row: Pick<CookieConfigurationRow, 'id'>,
+) {
   const settings = await getTenantSettings(db, tenantId);
   const steps = (await listSteps(db, tenantId, row.id)).filter((s) => s.user_id !== null);
   return {

@@ -23,18 +23,30 @@ export {
 export {
   bannerConfig,
   type ConfigurationContent,
+  categoryKeyPattern,
   checkContent,
   contentSha256,
   fingerprintOf,
 } from './content.js';
+export { newCategory, withLocale, withoutLocale } from './content-edits.js';
+export {
+  browseCookieDecisions,
+  type CookieDecisionFilter,
+  type CookieDecisionListItem,
+  cookieDecisionsPerPage,
+  exportCookieDecisions,
+} from './decision-filters.js';
 export { type CookieDecisionView, cookieDecisions } from './decisions.js';
 export { defaultContent } from './defaults.js';
+export { approveConfiguration, copyConfiguration, deleteConfiguration } from './drafts.js';
 export { type LoggedCookieDecision, leafOfCookieDecision } from './leaf.js';
 export type {
   CookieChoiceJob,
   CookieChoiceOutcome,
   CookieChoiceWriter,
 } from './record-choices.js';
+export { configurationFourEyes } from './review-bar.js';
+export { type ChoiceRates, cookieChoiceRates } from './stats.js';
 export {
   type CookieSystem,
   changeSystem,
@@ -49,3 +61,4 @@ export type {
   CookieDecisionRow,
   CookieSystemRow,
 } from './table.js';
+export { eraseCookieVisitor } from './visitor.js';

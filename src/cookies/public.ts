@@ -223,8 +223,9 @@ export async function recordChoice(
     configurationId: configuration.id,
     configurationVersion: configuration.version,
     contentSha256: configuration.content_sha256,
-    visitorId: body.visitor_id,
-    visitorLookup: visitorLookup(vault, system.tenantId, body.visitor_id),
+    // One spelling of a visitor id, whatever case a page sent it in: the one erasure looks up.
+    visitorId: body.visitor_id.toLowerCase(),
+    visitorLookup: visitorLookup(vault, system.tenantId, body.visitor_id.toLowerCase()),
     eventId: body.event_id,
     method: body.method,
     categories,
@@ -272,7 +273,7 @@ async function publishedOnce(db: Executor, system: PublicSystem, id: string) {
 /**
  * The categories in the configuration's order, checked: every category of the configuration and
  * no other, the required ones granted, and the method true to them (`accept-all`: all granted;
- * `reject-all`: only the required; `gpc`: marketing and personalization denied).
+ * `reject-all`: only the required; `gpc`: marketing and personalization denied unless required).
  */
 function checkCategories(
   content: ConfigurationContent,
@@ -294,7 +295,10 @@ function checkCategories(
   const wrong =
     (method === 'accept-all' && content.categories.some((c) => !out[c.key])) ||
     (method === 'reject-all' && content.categories.some((c) => !c.required && out[c.key])) ||
-    (method === 'gpc' && (out.marketing === true || out.personalization === true));
+    (method === 'gpc' &&
+      content.categories.some(
+        (c) => (c.key === 'marketing' || c.key === 'personalization') && !c.required && out[c.key],
+      ));
   if (wrong) throw invalid('method', `does not match the categories (${method})`);
   return out;
 }

@@ -66,7 +66,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
             // The bytes `servedScript` encoded once, documented as the text they are.
             content: { 'text/javascript': { schema: Type.Unsafe<Buffer>(Type.String()) } },
           },
-          304: Type.Null({ description: 'Not modified: the cached script is current.' }),
+          304: { description: 'Not modified: the cached script is current.' },
           ...errorsOf('notFound', 'tooManyRequests', 'internal', 'unavailable'),
         },
       },
@@ -82,7 +82,9 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
         .header('cache-control', 'public, max-age=300, stale-while-revalidate=3600')
         .header('etag', script.etag)
         .header('vary', 'Sec-GPC');
-      if (request.headers['if-none-match'] === script.etag) return reply.code(304).send(null);
+      if (request.headers['if-none-match'] === script.etag) {
+        return reply.code(304).send(undefined as never);
+      }
       return reply.type('text/javascript; charset=utf-8').send(script.body);
     },
   );

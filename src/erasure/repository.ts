@@ -98,6 +98,21 @@ export async function countSubjectDecisions(
   return Number(count);
 }
 
+/** How many cookie choices a visitor's subject made. */
+export async function countSubjectCookieDecisions(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+): Promise<number> {
+  const { count } = await db
+    .selectFrom('cookie_decisions')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
 /**
  * SQLite: copies the WAL's pages back into the database file and empties the WAL; false when
  * another connection's reader held it up.

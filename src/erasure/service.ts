@@ -10,6 +10,7 @@ import { erasureEvent } from './event.js';
 import { leafOfErasure } from './leaf.js';
 import {
   checkpointWal,
+  countSubjectCookieDecisions,
   countSubjectDecisions,
   erasureTotals,
   findDecidedTemplates,
@@ -99,6 +100,52 @@ export async function eraseCustomer(
   if (!result) {
     return { erased: false, subject_id: null, decisions: 0, tombstones: 0, erased_at: null };
   }
+  if (!isPostgres(db)) await emptyWal(db);
+  return result;
+}
+
+/** What erasing a website visitor did. */
+export interface VisitorErasureResult {
+  /** False when the tenant holds no choice of this visitor (nothing was left to erase). */
+  erased: boolean;
+  subject_id: string | null;
+  cookie_decisions: number;
+  erased_at: string | null;
+}
+
+/**
+ * Erases a website visitor (the random id their browser kept in the `consentrix_consent`
+ * cookie) by crypto-shredding, as a customer is: their key, salt and look-up go, so the visitor
+ * id, address and user agent sealed in their cookie choices, and in the webhook events not yet
+ * sent, can never be opened again. The choices stay, in the store and the decision log, as the
+ * proof that they were made. A visitor holds no receipt (their page keeps only its id), so no
+ * tombstone is written and no `customer.erased` event is sent; the audit log records the erasure
+ * under the subject's random id. `lookup` is the visitor's keyed look-up (`cookies`' own).
+ */
+export async function eraseVisitor(
+  db: Db,
+  tenantId: string,
+  lookup: string,
+  by: Eraser,
+): Promise<VisitorErasureResult> {
+  const result = await db.transaction().execute(async (trx) => {
+    // The choices' lock: none of this visitor's choices interleaves with the erasure.
+    await lockKey(trx, `subject:${tenantId}:${lookup}`);
+    const subject = await findLiveSubjectRow(trx, tenantId, lookup);
+    if (!subject) return undefined;
+    const erasedAt = nowIso();
+    await shredSubject(trx, tenantId, subject.id, lookup, erasedAt);
+    const choices = await countSubjectCookieDecisions(trx, tenantId, subject.id);
+    await recordAudit(trx, {
+      ...by,
+      tenantId,
+      action: 'cookie_visitor.erased',
+      target: subject.id,
+      details: { cookie_decisions: choices },
+    });
+    return { erased: true, subject_id: subject.id, cookie_decisions: choices, erased_at: erasedAt };
+  });
+  if (!result) return { erased: false, subject_id: null, cookie_decisions: 0, erased_at: null };
   if (!isPostgres(db)) await emptyWal(db);
   return result;
 }

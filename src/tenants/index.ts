@@ -2,6 +2,8 @@
 export { hashPassword, verifyPassword } from './passwords.js';
 export { NewTenant, Password, type TenantSummary, type TenantView } from './schemas.js';
 export {
+  type CookieAddress,
+  cookieAddressModes,
   countTenants,
   getTenantByAlias,
   getTenantById,

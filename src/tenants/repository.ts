@@ -64,7 +64,10 @@ export function findTenantRowById(db: Executor, id: string): Promise<TenantRow |
 export async function updateTenantSettings(
   db: Executor,
   id: string,
-  values: Pick<TenantRow, 'time_zone' | 'four_eyes' | 'distinct_approver' | 'two_factor_required'>,
+  values: Pick<
+    TenantRow,
+    'time_zone' | 'four_eyes' | 'distinct_approver' | 'two_factor_required' | 'cookie_address'
+  >,
 ): Promise<void> {
   await db.updateTable('tenants').set(values).where('id', '=', id).execute();
 }

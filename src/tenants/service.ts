@@ -52,7 +52,16 @@ export interface TenantSettings {
   /** Whoever passed a version's review may not approve it too. */
   distinctApprover: boolean;
   twoFactorRequired: boolean;
+  /**
+   * How a visitor's cookie choice keeps their address: `full`, `truncated` (the network only,
+   * the default) or `hashed` (a keyed hash).
+   */
+  cookieAddress: CookieAddress;
 }
+
+/** The ways a cookie choice may keep the visitor's address (`tenants.cookie_address`). */
+export const cookieAddressModes = ['full', 'truncated', 'hashed'] as const;
+export type CookieAddress = (typeof cookieAddressModes)[number];
 
 export async function getTenantSettings(db: Executor, tenantId: string): Promise<TenantSettings> {
   const row = await findTenantRowById(db, tenantId);
@@ -62,6 +71,7 @@ export async function getTenantSettings(db: Executor, tenantId: string): Promise
     fourEyes: row.four_eyes === 1,
     distinctApprover: row.distinct_approver === 1,
     twoFactorRequired: row.two_factor_required === 1,
+    cookieAddress: row.cookie_address,
   };
 }
 
@@ -75,6 +85,7 @@ export async function setTenantSettings(
     four_eyes: settings.fourEyes ? 1 : 0,
     distinct_approver: settings.distinctApprover ? 1 : 0,
     two_factor_required: settings.twoFactorRequired ? 1 : 0,
+    cookie_address: settings.cookieAddress,
   });
 }
 

@@ -9,6 +9,7 @@ import type { TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
+import { choose } from './cookies-support.js';
 import {
   fourEyesOff,
   operator,
@@ -222,6 +223,34 @@ describe.each(stores)('every page offers only what its reader may do, on $name',
       url: 'https://hooks.example.com/consent',
       events: ['version.archived'],
     });
+    // Cookies: a system with a configuration at every status, one published with choices on it.
+    const system = await posted('/backoffice/cookies/systems/new', '/backoffice/cookies/systems', {
+      name: 'Public site',
+      origins: 'https://www.bank.example',
+    });
+    const scope = /cs_[0-9a-f]{20}/.exec(String(system.headers.location))?.[0] ?? '';
+    const banner = async (name: string, steps: string[]) => {
+      const made = await posted(
+        '/backoffice/cookies/configurations/new',
+        '/backoffice/cookies/configurations',
+        { system: scope, name, effective_date: '2026-07-01', categories: 'analytics' },
+      );
+      const path = String(made.headers.location).replace(/\?.*$/, '');
+      for (const [step, fields] of steps.map((s) => s.split('+'))) {
+        await posted(path, `${path}/${step}`, fields ? { [fields]: 'true' } : {});
+      }
+      return path.replace(/^.*\//, '');
+    };
+    await banner('Draft banner', []);
+    await banner('Banner in review', ['submit']);
+    await banner('Banner to approve', ['submit', 'pass']);
+    await banner('Rejected banner', ['submit', 'pass', 'reject']);
+    await banner('Approved banner', ['submit', 'pass', 'approve']);
+    const liveBanner = await banner('Live banner', ['submit', 'pass', 'approve+publish_now']);
+    await choose(t.app, { scope, configurationId: liveBanner, version: 6 }, 'accept-all', {
+      necessary: true,
+      analytics: true,
+    });
     const api = apiOf(t.app, full.headers);
     for (const customer of ['customer-1', 'customer-2']) {
       const decided = await api.decide(customer, version.consent_version_id, 'given');
@@ -303,6 +332,11 @@ describe.each(stores)('every page offers only what its reader may do, on $name',
     '/backoffice/customers/erase',
     '/backoffice/decisions/:id',
     '/backoffice/settings',
+    '/backoffice/cookies',
+    '/backoffice/cookies/systems/:scope',
+    '/backoffice/cookies/configurations/:id',
+    '/backoffice/cookies/configurations/:id/edit',
+    '/backoffice/cookies/decisions',
     '/backoffice/log',
     '/backoffice/audit',
   ];

@@ -1,6 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
+import { createConfiguration, createSystem } from '../../src/cookies/index.js';
 import { createDraftVersion, getTemplateByCode } from '../../src/templates/service.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
@@ -119,6 +120,30 @@ const documented: Record<string, string> = {
   'GET /backoffice/roles/:id': 'roles:view',
   'POST /backoffice/roles/:id': 'roles:edit',
   'POST /backoffice/roles/:id/delete': 'roles:edit',
+  'GET /backoffice/cookies': 'cookies:view',
+  'GET /backoffice/cookies/systems': 'cookies:view',
+  'GET /backoffice/cookies/systems/new': 'cookies:create',
+  'POST /backoffice/cookies/systems': 'cookies:create',
+  'GET /backoffice/cookies/systems/:scope': 'cookies:view',
+  'POST /backoffice/cookies/systems/:scope': 'cookies:edit',
+  'GET /backoffice/cookies/configurations/new': 'cookies:create',
+  'POST /backoffice/cookies/configurations': 'cookies:create',
+  'GET /backoffice/cookies/configurations/:id': 'cookies:view',
+  'GET /backoffice/cookies/configurations/:id/edit': 'cookies:edit',
+  'POST /backoffice/cookies/configurations/:id': 'cookies:edit',
+  'POST /backoffice/cookies/configurations/:id/locales': 'cookies:edit',
+  'POST /backoffice/cookies/configurations/:id/locales/:locale/remove': 'cookies:edit',
+  'POST /backoffice/cookies/configurations/:id/submit': 'cookies:edit',
+  'POST /backoffice/cookies/configurations/:id/pass': 'cookies:review',
+  'POST /backoffice/cookies/configurations/:id/send-back': 'cookies:review',
+  'POST /backoffice/cookies/configurations/:id/approve': 'cookies:approve',
+  'POST /backoffice/cookies/configurations/:id/reject': 'cookies:approve',
+  'POST /backoffice/cookies/configurations/:id/publish': 'cookies:edit',
+  'POST /backoffice/cookies/configurations/:id/unpublish': 'cookies:edit',
+  'POST /backoffice/cookies/configurations/:id/copy': 'cookies:create',
+  'POST /backoffice/cookies/configurations/:id/delete': 'cookies:delete',
+  'GET /backoffice/cookies/decisions': 'cookies:view',
+  'GET /backoffice/cookies/decisions.csv': 'cookies:export',
   'GET /backoffice/settings': 'settings:view',
   'POST /backoffice/settings': 'settings:edit',
   'GET /backoffice/operator/tenants': 'operator',
@@ -198,8 +223,34 @@ describe.each(stores)('who may use which back-office route, on $name', (store) =
         }),
       );
     }
+    const by = {
+      tenantId: a.tenant.id,
+      actorKind: 'operator',
+      actor: 'test',
+      ip: 'local',
+      userAgent: null,
+    } as const;
+    const system = await t.db
+      .transaction()
+      .execute((trx) =>
+        createSystem(trx, a.tenant.id, { name: 'Site', origins: ['https://www.bank.example'] }, by),
+      );
+    const banner = await t.db.transaction().execute((trx) =>
+      createConfiguration(
+        trx,
+        a.tenant.id,
+        { system: system.scope, name: 'Banner' },
+        {
+          ...by,
+          userId: null,
+        },
+      ),
+    );
     Object.assign(params, {
       code,
+      scope: system.scope,
+      'configurations/:id': banner.id,
+      locale: 'th',
       'versions/:id': draft.id,
       'users/:id': fixture.id,
       'roles/:id': role.id,
@@ -217,9 +268,14 @@ describe.each(stores)('who may use which back-office route, on $name', (store) =
     return url
       .replace('products/:code', 'products/general')
       .replace(':code', params.code ?? '')
-      .replace(/(versions|users|roles|api-keys|decisions|tenants|operators)\/:id/, (whole) => {
-        return whole.replace(':id', params[whole] ?? '');
-      })
+      .replace(':scope', params.scope ?? '')
+      .replace(':locale', params.locale ?? '')
+      .replace(
+        /(versions|users|roles|api-keys|decisions|tenants|operators|configurations)\/:id/,
+        (whole) => {
+          return whole.replace(':id', params[whole] ?? '');
+        },
+      )
       .replace(':userId', params['users/:id'] ?? '')
       .replace(':name', params.name ?? '');
   }

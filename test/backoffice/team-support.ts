@@ -49,6 +49,7 @@ const viewAll = [
   'decision_log:view',
   'settings:view',
   'webhooks:view',
+  'cookies:view',
 ];
 
 /** The built-in roles' permissions, as docs/team.md's role table lists them. */
@@ -73,10 +74,30 @@ export const builtIn: Record<string, readonly string[]> = {
     'decision_log:review',
     'settings:edit',
     'webhooks:edit',
+    'cookies:create',
+    'cookies:edit',
+    'cookies:delete',
+    'cookies:review',
+    'cookies:approve',
+    'cookies:export',
   ],
-  editor: ['templates:view', 'templates:create', 'versions:create', 'versions:edit'],
-  reviewer: ['templates:view', 'versions:review'],
-  approver: ['templates:view', 'versions:approve'],
+  editor: [
+    'templates:view',
+    'templates:create',
+    'versions:create',
+    'versions:edit',
+    'cookies:view',
+    'cookies:create',
+    'cookies:edit',
+  ],
+  reviewer: ['templates:view', 'versions:review', 'cookies:view', 'cookies:review'],
+  approver: ['templates:view', 'versions:approve', 'cookies:view', 'cookies:approve'],
   customer_service: ['customers:view'],
-  auditor: [...viewAll, 'exports:export', 'audit_log:export', 'decision_log:review'],
+  auditor: [
+    ...viewAll,
+    'exports:export',
+    'audit_log:export',
+    'decision_log:review',
+    'cookies:export',
+  ],
 };

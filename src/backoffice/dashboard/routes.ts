@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { cookieChoiceRates } from '../../cookies/index.js';
 import type { Db } from '../../platform/db.js';
 import { dailyDecisionCounts, standingsOnVersions } from '../../records/index.js';
 import {
@@ -7,6 +8,7 @@ import {
   scheduledReleases,
   versionsWaitingFor,
 } from '../../templates/index.js';
+import { cookieRatesSection } from '../cookies/dashboard.js';
 import { productChoice } from '../products/choice.js';
 import { productFilter } from '../products/views.js';
 import { tenantOf } from '../web/context.js';
@@ -23,6 +25,12 @@ const days = 30;
 export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) {
   app.get('/dashboard', { config: { permission: 'member' } }, async (request, reply) => {
     const { tenantId, permissions, timeZone, name, userId } = tenantOf(request);
+    const window = lastDays(days);
+    // For a tenant with cookie systems: how their visitors chose, over the same days.
+    const rates = permissions.has('cookies:view')
+      ? await cookieChoiceRates(db, tenantId, `${window[0]}T00:00:00.000Z`)
+      : [];
+    const cookies = rates.length > 0 ? cookieRatesSection(rates, days) : '';
     if (!permissions.has('templates:view')) {
       // The dashboard's figures are the templates': a role without them gets a welcome.
       return sendPage(reply, {
@@ -30,10 +38,10 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
         section: 'dashboard',
         user: request.backofficeUser,
         csrfToken: csrfToken(reply),
-        body: html`<h1>Welcome, ${name}</h1><p>The menu above holds what your roles let you open.</p>`,
+        body: html`<h1>Welcome, ${name}</h1><p>The menu above holds what your roles let you open.</p>
+${cookies}`,
       });
     }
-    const window = lastDays(days);
     const may = {
       edit: permissions.has('versions:edit'),
       review: permissions.has('versions:review'),
@@ -91,6 +99,7 @@ ${
       body: html`<hgroup><h1>Dashboard</h1><p>Decisions per day over the last ${days} days (UTC), per template.</p></hgroup>
 ${waiting ? waitingForYou(waiting, timeZone) : ''}
 ${scheduled.length > 0 ? scheduledList(scheduled, timeZone) : ''}
+${cookies}
 ${productFilter(`${basePath}/dashboard`, products, product?.code ?? '')}
 ${templates.length === 0 ? html`<p>No template yet.${permissions.has('templates:create') ? html` <a href="${basePath}/templates/new">Create the first one</a>.` : ''}</p>` : sections}`,
     });

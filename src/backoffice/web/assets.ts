@@ -88,8 +88,8 @@ td.wrap { min-width: 12rem; }
 .badge.published, .badge.given, .badge.active { color: var(--bo-given); }
 .badge.reject, .badge.revoked, .badge.disabled { color: var(--bo-reject); }
 .badge.withdraw, .badge.pending, .badge.scheduled { color: var(--bo-withdraw); }
-.locale-tabs ul { flex-wrap: wrap; }
-.locale-tabs a[aria-current="page"] { font-weight: 700; text-decoration: underline; text-underline-offset: .3em; }
+.locale-tabs ul, .section-tabs ul { flex-wrap: wrap; }
+:is(.locale-tabs, .section-tabs) a[aria-current="page"] { font-weight: 700; text-decoration: underline; text-underline-offset: .3em; }
 .key-once { display: block; margin-bottom: var(--pico-spacing); font-family: var(--pico-font-family-monospace); overflow-wrap: anywhere;
   padding: 1rem; border: 2px dashed var(--pico-primary); user-select: all; }
 .diff { white-space: pre-wrap; padding: 1rem; border: 1px solid var(--pico-muted-border-color);

@@ -9,6 +9,7 @@ export type Section =
   | 'templates'
   | 'products'
   | 'decisions'
+  | 'cookies'
   | 'customers'
   | 'exports'
   | 'api-keys'
@@ -97,6 +98,7 @@ const tenantSections: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/templates', 'Templates', 'templates', 'templates:view'],
   ['/customers', 'Customers', 'customers', 'customers:view'],
   ['/decisions', 'Decisions', 'decisions', 'customers:view'],
+  ['/cookies', 'Cookies', 'cookies', 'cookies:view'],
   ['/exports', 'Exports', 'exports', 'exports:export'],
 ];
 

@@ -1,0 +1,251 @@
+import { type TObject, type TSchema, Type } from 'typebox';
+import {
+  type ConfigurationContent,
+  categoryKeyPattern,
+  newCategory,
+  standardCategories,
+} from '../../cookies/index.js';
+import type { ErrorDetail } from '../../platform/errors.js';
+import type { FieldErrors } from '../web/forms.js';
+
+/**
+ * The draft's editor: one form for the whole content of a draft, its fields named after what
+ * they edit (`title__en`, `name__analytics__th`). Its fields follow the draft as stored (its
+ * locales, its own categories and one empty row for a new one), so the schema is made for each
+ * draft; the content's own rules are the service's (`checkContent`), whose refusals are put back
+ * next to the fields here.
+ */
+
+/** The banner's texts, in the form's order, with their labels and what a valid one is. */
+export const textFields = [
+  ['title', 'Title', '1 to 200 characters.'],
+  ['body', 'Text', '1 to 2,000 characters.'],
+  ['accept_all', 'Button: accept all', '1 to 60 characters.'],
+  ['reject_all', 'Button: reject all', '1 to 60 characters.'],
+  ['preferences', 'Button: preferences', '1 to 60 characters.'],
+  ['save', 'Button: save my choices', '1 to 60 characters.'],
+  ['close', 'Button: close the preferences', '1 to 60 characters.'],
+  ['preferences_title', 'Heading of the preferences', '1 to 200 characters.'],
+  ['policy_label', 'Cookie policy: link text', '1 to 100 characters.'],
+  ['policy_url', 'Cookie policy: address', 'An http:// or https:// address, or nothing.'],
+  ['gpc_note', 'Note when the browser sends Global Privacy Control', '1 to 500 characters.'],
+] as const;
+
+export type TextField = (typeof textFields)[number][0];
+
+export const textField = (field: string, locale: string) => `${field}__${locale}`;
+export const categoryField = (part: 'name' | 'description', key: string, locale: string) =>
+  `${part}__${key}__${locale}`;
+
+/** The tenant's own categories of a content, in their order: the form's rows. */
+export function ownCategories(content: ConfigurationContent) {
+  const fixed = new Set<string>(['necessary', ...standardCategories]);
+  return content.categories.filter((c) => !fixed.has(c.key));
+}
+
+const positions = ['bottom', 'top', 'bottom-left', 'bottom-right', 'center'] as const;
+const color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$' });
+
+/** The editor's schema for a draft's content as stored. */
+export function editorSchema(content: ConfigurationContent): TObject<Record<string, TSchema>> {
+  const fields: Record<string, TSchema> = {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    effective_date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+    default_locale: Type.String(),
+    lifetime_days: Type.String({ pattern: '^[0-9]{1,3}$' }),
+    layout_kind: Type.Union([Type.Literal('bar'), Type.Literal('box')]),
+    layout_position: Type.Union(positions.map((p) => Type.Literal(p))),
+    color_background: color,
+    color_text: color,
+    color_accent: color,
+  };
+  for (const key of standardCategories) fields[`category_${key}`] = Type.String();
+  const own = ownCategories(content);
+  for (let row = 0; row <= own.length; row += 1) {
+    fields[`own_key_${row}`] = Type.String({
+      pattern: `^$|${categoryKeyPattern}`,
+      maxLength: 40,
+    });
+    fields[`own_required_${row}`] = Type.String();
+  }
+  for (const locale of Object.keys(content.texts)) {
+    for (const [field] of textFields) fields[textField(field, locale)] = Type.String();
+    for (const category of content.categories) {
+      fields[categoryField('name', category.key, locale)] = Type.String();
+      fields[categoryField('description', category.key, locale)] = Type.String();
+    }
+  }
+  return Type.Object(fields);
+}
+
+/** What a valid value of each fixed field is, shown beside it when the form's check fails. */
+const fixedMessages: Record<string, string> = {
+  name: 'A name of 1 to 200 characters.',
+  effective_date: 'A day, such as 2026-07-01.',
+  lifetime_days: 'A number of days, 1 to 730.',
+  layout_kind: 'A bar or a box.',
+  layout_position: 'One of the positions of the list.',
+  color_background: 'A colour such as #ffffff.',
+  color_text: 'A colour such as #1f2933.',
+  color_accent: 'A colour such as #0b5cad.',
+};
+
+/** The messages of a draft's form: the fixed fields', and each own category row's key. */
+export function editorMessages(content: ConfigurationContent): Record<string, string> {
+  const messages: Record<string, string> = { ...fixedMessages };
+  for (let row = 0; row <= ownCategories(content).length; row += 1) {
+    messages[`own_key_${row}`] =
+      'Lower-case letters, digits and _, starting with a letter; at most 40.';
+  }
+  return messages;
+}
+
+/**
+ * The content the form describes: the stored content with the form's texts, layout and lifetime,
+ * the standard categories ticked, and the tenant's own from their rows (a row left empty drops
+ * its category; a key changed keeps its texts). A category added starts with default texts
+ * (`newCategory`), to be changed once it is saved.
+ */
+export function contentOfForm(
+  stored: ConfigurationContent,
+  values: Readonly<Record<string, string>>,
+): ConfigurationContent {
+  const value = (name: string) => values[name] ?? '';
+  const locales = Object.keys(stored.texts);
+  const withTexts = (category: ConfigurationContent['categories'][number], textsOf: string) => ({
+    ...category,
+    texts: Object.fromEntries(
+      locales.map((locale) => [
+        locale,
+        {
+          name: value(categoryField('name', textsOf, locale)),
+          description: value(categoryField('description', textsOf, locale)),
+        },
+      ]),
+    ),
+  });
+  const categories: ConfigurationContent['categories'] = [];
+  const necessary = stored.categories.find((c) => c.key === 'necessary');
+  if (necessary) categories.push(withTexts(necessary, 'necessary'));
+  for (const key of standardCategories) {
+    if (value(`category_${key}`) !== 'true') continue;
+    const kept = stored.categories.find((c) => c.key === key);
+    categories.push(kept ? withTexts(kept, key) : newCategory(stored, key, false));
+  }
+  const own = ownCategories(stored);
+  for (let row = 0; row <= own.length; row += 1) {
+    const key = value(`own_key_${row}`).trim();
+    if (key === '') continue;
+    const required = value(`own_required_${row}`) === 'true';
+    const was = own[row];
+    categories.push(
+      was ? { ...withTexts(was, was.key), key, required } : newCategory(stored, key, required),
+    );
+  }
+  const texts: ConfigurationContent['texts'] = {};
+  for (const locale of locales) {
+    const text = (field: TextField) => value(textField(field, locale));
+    texts[locale] = {
+      title: text('title'),
+      body: text('body'),
+      accept_all: text('accept_all'),
+      reject_all: text('reject_all'),
+      preferences: text('preferences'),
+      save: text('save'),
+      close: text('close'),
+      preferences_title: text('preferences_title'),
+      policy_label: text('policy_label'),
+      policy_url: text('policy_url').trim(),
+      gpc_note: text('gpc_note'),
+    };
+  }
+  return {
+    default_locale: value('default_locale'),
+    lifetime_days: Number(value('lifetime_days')),
+    categories,
+    texts,
+    layout: {
+      kind: value('layout_kind') as ConfigurationContent['layout']['kind'],
+      position: value('layout_position') as ConfigurationContent['layout']['position'],
+      colors: {
+        background: value('color_background').toLowerCase(),
+        text: value('color_text').toLowerCase(),
+        accent: value('color_accent').toLowerCase(),
+      },
+    },
+  };
+}
+
+/**
+ * The service's refusal of a content, put next to the fields it names (`texts.en.title` is
+ * `title__en`, `categories.2.texts.th.name` the third category's Thai name), the rest above
+ * the form.
+ */
+export function contentRefusal(
+  details: readonly ErrorDetail[],
+  sent: ConfigurationContent,
+): { fields: FieldErrors; form: string[] } {
+  const fields: FieldErrors = {};
+  const form: string[] = [];
+  const limits = Object.fromEntries(textFields.map(([field, , limit]) => [field, limit]));
+  for (const { field, issue } of details) {
+    const text = /^texts\.([^.]+)\.([a-z_]+)$/.exec(field);
+    const category = /^categories\.(\d+)\.texts\.([^.]+)\.(name|description)$/.exec(field);
+    const key = category ? sent.categories[Number(category[1])]?.key : undefined;
+    if (text?.[1] && text[2]) {
+      fields[textField(text[2], text[1])] = limits[text[2]] ?? issue;
+    } else if (category?.[2] && key) {
+      const part = category[3] as 'name' | 'description';
+      fields[categoryField(part, key, category[2])] =
+        part === 'name' ? '1 to 100 characters.' : 'At most 1,000 characters.';
+    } else if (field === 'lifetime_days' || field.startsWith('layout.') || field === 'name') {
+      const name = field.startsWith('layout.colors.')
+        ? `color_${field.split('.')[2]}`
+        : field.replace('layout.', 'layout_');
+      fields[name] = fixedMessages[name] ?? issue;
+    } else if (field === 'effective_date') {
+      fields.effective_date = `The effective date ${issue}.`;
+    } else if (/^categories\.\d+\.key$/.test(field)) {
+      form.push(`A category ${issue}: each key once.`);
+    } else {
+      form.push(`${field}: ${issue}`);
+    }
+  }
+  return { fields, form };
+}
+
+/** The form's fields filled from a draft as stored. */
+export function valuesOfDraft(draft: {
+  name: string;
+  effective_date: string;
+  content: ConfigurationContent;
+}): Record<string, string> {
+  const { content } = draft;
+  const values: Record<string, string> = {
+    name: draft.name,
+    effective_date: draft.effective_date,
+    default_locale: content.default_locale,
+    lifetime_days: String(content.lifetime_days),
+    layout_kind: content.layout.kind,
+    layout_position: content.layout.position,
+    color_background: content.layout.colors.background,
+    color_text: content.layout.colors.text,
+    color_accent: content.layout.colors.accent,
+  };
+  for (const key of standardCategories) {
+    values[`category_${key}`] = String(content.categories.some((c) => c.key === key));
+  }
+  ownCategories(content).forEach((category, row) => {
+    values[`own_key_${row}`] = category.key;
+    values[`own_required_${row}`] = String(category.required);
+  });
+  for (const [locale, texts] of Object.entries(content.texts)) {
+    for (const [field] of textFields) values[textField(field, locale)] = texts[field];
+    for (const category of content.categories) {
+      const own = category.texts[locale];
+      values[categoryField('name', category.key, locale)] = own?.name ?? '';
+      values[categoryField('description', category.key, locale)] = own?.description ?? '';
+    }
+  }
+  return values;
+}

@@ -1,0 +1,53 @@
+import type { ConfigurationStatus } from '../../cookies/index.js';
+import { badge } from '../web/format.js';
+import type { Html } from '../web/html.js';
+
+/** The statuses in the words of the pages, and the badge colour each takes. */
+const statuses: Record<ConfigurationStatus, [css: string, label: string]> = {
+  draft: ['draft', 'Draft'],
+  pending_review: ['in_review', 'Pending review'],
+  pending_approval: ['reviewed', 'Pending approval'],
+  approved: ['active', 'Approved'],
+  rejected: ['rejected', 'Rejected'],
+};
+
+export function statusBadge(status: ConfigurationStatus): Html {
+  const [css, label] = statuses[status];
+  return badge(css, label);
+}
+
+export function statusLabel(status: ConfigurationStatus): string {
+  return statuses[status][1];
+}
+
+export function publishBadge(published: boolean): Html {
+  return published ? badge('published', 'Published') : badge('draft', 'Unpublished');
+}
+
+/** A step of a configuration's timeline as the page shows it. */
+export interface StepModel {
+  step: string;
+  actor: string;
+  note: string | null;
+  at: string;
+}
+
+export const stepWords: Record<string, string> = {
+  created: 'Created',
+  changed: 'Draft changed',
+  submitted: 'Submitted for review',
+  passed: 'Review passed',
+  approved: 'Approved',
+  sent_back: 'Sent back to draft',
+  rejected: 'Rejected',
+  published: 'Published',
+  unpublished: 'Unpublished',
+};
+
+/** How a visitor's choice was made, in the words of the pages. */
+export const methodWords: Record<string, string> = {
+  'accept-all': 'Accept all',
+  'reject-all': 'Reject all',
+  custom: 'Custom',
+  gpc: 'Global Privacy Control',
+};

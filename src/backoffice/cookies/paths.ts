@@ -1,0 +1,5 @@
+import { segment } from '../web/html.js';
+
+/** The cookie pages' paths below `basePath`. */
+export const systemPath = (scope: string) => `/cookies/systems/${segment(scope)}`;
+export const configurationPath = (id: string) => `/cookies/configurations/${segment(id)}`;

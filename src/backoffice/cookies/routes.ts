@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../platform/db.js';
+import type { SubjectVault } from '../../subjects/index.js';
+import { configurationRoutes } from './configuration-routes.js';
+import { cookieDecisionRoutes } from './decision-routes.js';
+import { editorRoutes } from './editor-routes.js';
+import { configurationStepRoutes } from './review-routes.js';
+import { systemRoutes } from './system-routes.js';
+
+/**
+ * The cookie pages (Platform → Cookies), one plugin per page or concern: systems, the
+ * configurations' list and pages, a draft's editor, the steps of review and publication, and
+ * visitors' decisions.
+ */
+export async function cookiePageRoutes(
+  app: FastifyInstance,
+  deps: { db: Db; vault: SubjectVault; publicBaseUrl: string },
+) {
+  const { db, vault, publicBaseUrl } = deps;
+  await app.register(systemRoutes, { db, publicBaseUrl });
+  await app.register(configurationRoutes, { db, publicBaseUrl });
+  await app.register(editorRoutes, { db });
+  await app.register(configurationStepRoutes, { db, publicBaseUrl });
+  await app.register(cookieDecisionRoutes, { db, vault });
+}

@@ -1,0 +1,94 @@
+import { Type } from 'typebox';
+import { standardCategories } from '../../cookies/index.js';
+import { commentMaxLength } from '../../templates/index.js';
+import type { FormOptions } from '../web/forms.js';
+
+/** A system: its name, and its origins one per line (the service checks each). */
+export const SystemForm = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  origins: Type.String({ minLength: 1, maxLength: 20 * 2100 }),
+});
+
+export const systemFormOptions: FormOptions<typeof SystemForm> = {
+  messages: {
+    name: 'A name of 1 to 200 characters.',
+    origins: 'One origin a line, such as https://www.bank.example, 1 to 20 of them.',
+  },
+  trim: ['name', 'origins'],
+};
+
+/** The origins typed one a line, blank lines left out. */
+export function originLines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
+const day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
+
+/** A new configuration: its system, name, effective date and standard categories. */
+export const NewConfigurationForm = Type.Object({
+  system: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  effective_date: day,
+  categories: Type.Array(Type.Union(standardCategories.map((key) => Type.Literal(key)))),
+});
+
+export const newConfigurationFormOptions: FormOptions<typeof NewConfigurationForm> = {
+  messages: {
+    system: 'Choose a system of the list.',
+    name: 'A name of 1 to 200 characters.',
+    effective_date: 'A day, such as 2026-07-01.',
+    categories: 'Tick the standard categories the banner asks about.',
+  },
+  trim: ['system', 'name', 'effective_date'],
+};
+
+/** A step of review: its comment, and on approval whether to publish at once. */
+export const StepForm = Type.Object({
+  comment: Type.String({ maxLength: commentMaxLength }),
+  publish_now: Type.String(),
+});
+
+export const stepFormOptions: FormOptions<typeof StepForm> = {
+  messages: { comment: `At most ${commentMaxLength.toLocaleString('en')} characters.` },
+  trim: ['comment'],
+};
+
+/** A locale to add to a draft. */
+export const LocaleForm = Type.Object({ locale: Type.String({ minLength: 1, maxLength: 35 }) });
+
+export const localeFormOptions: FormOptions<typeof LocaleForm> = {
+  messages: { locale: 'A BCP 47 language tag, such as th or en-GB.' },
+  trim: ['locale'],
+};
+
+const dayOrNothing = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
+
+/** The cookie decisions' filters (a query string), each empty for "any". */
+export const CookieDecisionFilterForm = Type.Object({
+  system: Type.String({ maxLength: 64 }),
+  configuration: Type.String({ maxLength: 64 }),
+  category: Type.String({ maxLength: 64 }),
+  granted: Type.Union([Type.Literal(''), Type.Literal('granted'), Type.Literal('denied')]),
+  method: Type.Union([
+    Type.Literal(''),
+    Type.Literal('accept-all'),
+    Type.Literal('reject-all'),
+    Type.Literal('custom'),
+    Type.Literal('gpc'),
+  ]),
+  from: dayOrNothing,
+  to: dayOrNothing,
+});
+
+export const cookieDecisionFilterOptions: FormOptions<typeof CookieDecisionFilterForm> = {
+  messages: {
+    granted: 'granted or denied, or nothing.',
+    method: 'accept-all, reject-all, custom or gpc, or nothing.',
+    from: 'A day of the calendar, or nothing.',
+    to: 'A day of the calendar, or nothing.',
+  },
+  trim: ['system', 'configuration', 'category', 'from', 'to'],
+};

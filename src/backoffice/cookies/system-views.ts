@@ -1,0 +1,102 @@
+import type { CookieSystem } from '../../cookies/index.js';
+import { badge, time } from '../web/format.js';
+import { csrfField, type FieldErrors, formErrors, input, textarea } from '../web/forms.js';
+import { type Html, html } from '../web/html.js';
+import { basePath } from '../web/layout.js';
+import { configurationPath, systemPath } from './paths.js';
+import { cookieTabs } from './section.js';
+
+/** A system as the pages show it, with the name of its published configuration. */
+export interface SystemModel extends CookieSystem {
+  published: { id: string; version: number; name: string } | undefined;
+}
+
+export function systemList(o: { systems: SystemModel[]; mayCreate: boolean }): Html {
+  return html`<hgroup><h1>Cookie systems</h1><p>Your websites and web apps: each has its banner and its script tag.</p></hgroup>
+${cookieTabs('systems')}
+${o.mayCreate ? html`<p><a href="${basePath}/cookies/systems/new" role="button">New system</a></p>` : ''}
+${
+  o.systems.length === 0
+    ? html`<p>No system yet. Add your website, with the origins its pages are served from; then make its banner.</p>`
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Cookie systems"><table>
+<thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">Origins</th><th scope="col">Published configuration</th></tr></thead>
+<tbody>
+${o.systems.map(
+  (s) => html`<tr>
+<td><a href="${basePath}${systemPath(s.scope)}">${s.name}</a></td>
+<td class="mono">${s.scope}</td>
+<td class="wrap"><ul class="details-list">${s.origins.map((origin) => html`<li class="mono">${origin}</li>`)}</ul></td>
+<td>${s.published ? html`<a href="${basePath}${configurationPath(s.published.id)}">${s.published.name}</a> (version ${s.published.version})` : badge('draft', 'none')}</td>
+</tr>`,
+)}
+</tbody></table></div>`
+}`;
+}
+
+export interface SystemFormModel {
+  csrfToken: string;
+  values: { name: string; origins: string };
+  errors: string[];
+  fieldErrors: FieldErrors;
+}
+
+function systemFields(o: SystemFormModel): Html {
+  return html`${csrfField(o.csrfToken)}
+${input({ name: 'name', label: 'Name', value: o.values.name, required: true, maxlength: 200, hint: 'Unique among your systems, such as "Public website".', error: o.fieldErrors.name })}
+${textarea({ name: 'origins', label: 'Origins, one a line', value: o.values.origins, rows: 4, required: true, hint: 'Where its pages are served from: scheme, host and port, such as https://www.bank.example. Choices are recorded from these origins only.', error: o.fieldErrors.origins })}`;
+}
+
+export function newSystemForm(o: SystemFormModel): Html {
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/cookies/systems">Cookie systems</a></li><li>New</li></ul></nav>
+<h1>New cookie system</h1>
+${formErrors(o.errors)}
+<form method="post" action="${basePath}/cookies/systems" novalidate>
+${systemFields(o)}
+<button type="submit">Add system</button>
+</form>`;
+}
+
+export function systemPage(o: {
+  system: SystemModel;
+  scriptTag: string | undefined;
+  zone: string;
+  /** The form to change it, when the user may. */
+  form: SystemFormModel | undefined;
+  mayCreateConfiguration: boolean;
+}): Html {
+  const { system } = o;
+  return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/cookies/systems">Cookie systems</a></li><li>${system.name}</li></ul></nav>
+<hgroup><h1>${system.name}</h1><p class="mono">${system.scope}</p></hgroup>
+<dl class="facts">
+<dt>Scope</dt><dd class="mono">${system.scope}</dd>
+<dt>Origins</dt><dd><ul class="details-list">${system.origins.map((origin) => html`<li class="mono">${origin}</li>`)}</ul></dd>
+<dt>Published configuration</dt><dd>${system.published ? html`<a href="${basePath}${configurationPath(system.published.id)}">${system.published.name}</a> (version ${system.published.version})` : 'none: the banner script answers 404 until one is published'}</dd>
+<dt>Added</dt><dd>${time(system.created_at, o.zone)}</dd>
+</dl>
+${o.scriptTag ? scriptTagField(o.scriptTag) : ''}
+${o.mayCreateConfiguration ? html`<p><a href="${basePath}/cookies/configurations/new?system=${encodeURIComponent(system.scope)}" role="button">New configuration for this system</a></p>` : ''}
+${
+  o.form
+    ? html`<h2>Name and origins</h2>
+${formErrors(o.form.errors)}
+<form method="post" action="${basePath}${systemPath(system.scope)}" novalidate>
+${systemFields(o.form)}
+<button type="submit">Save</button>
+</form>`
+    : ''
+}`;
+}
+
+/**
+ * The tag to paste into the site's pages, as a read-only field (selected and copied by hand
+ * without scripts) with a copy button that the back-office's script shows.
+ */
+export function scriptTagField(tag: string): Html {
+  return html`<section aria-labelledby="script-tag-heading">
+<h2 id="script-tag-heading">Script tag</h2>
+<p>Paste it as the first script in the <code>&lt;head&gt;</code> of every page, exactly as it is: its <code>data-scope</code> binds the banner and its choices to this system.</p>
+<label for="script-tag">Script tag</label>
+<textarea id="script-tag" class="mono" rows="3" readonly>${tag}</textarea>
+<p><button type="button" data-copy="script-tag" hidden>Copy</button></p>
+</section>`;
+}

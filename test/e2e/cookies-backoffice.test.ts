@@ -1,0 +1,275 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { capture, launchChromium, signInAs, watch } from '../backoffice/browser.js';
+import {
+  callServer,
+  expectJsonObject,
+  makeTempStore,
+  runCli,
+  type ServerProcess,
+  startServer,
+  type TempStore,
+} from '../helpers/process.js';
+import { journeyStore } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
+
+/** This journey's store (see `journeyStore`). */
+const journey = journeyStore('sqlite');
+
+const admin = { email: 'head@bank.example', password: 'bank head password 1' };
+const team = {
+  writer: {
+    name: 'Wren Writer',
+    email: 'wren@bank.example',
+    password: 'silver kettle orchard 51',
+    // A writer who may also approve: only four eyes keeps her from approving her own banner.
+    roles: ['Editor', 'Approver'],
+  },
+  reviewer: {
+    name: 'Rosa Reviewer',
+    email: 'rosa@bank.example',
+    password: 'granite pillow sunrise 28',
+    roles: ['Reviewer'],
+  },
+  approver: {
+    name: 'Arlo Approver',
+    email: 'arlo@bank.example',
+    password: 'velvet compass thunder 73',
+    roles: ['Approver'],
+  },
+} as const;
+type Member = keyof typeof team;
+const origin = 'https://www.bank.example';
+
+/**
+ * A bank's cookie banner in Chromium: the admin adds the website as a system; a writer makes a
+ * banner, edits its texts and submits it; a reviewer passes it; the writer, who may approve, is
+ * shown no Approve button (four eyes); an approver approves and publishes it, and the page shows
+ * the script tag to paste. A visitor's choice then shows on the decisions page and the
+ * dashboard. Every page on the way is checked at both widths with axe (`capture`).
+ */
+describe.each(journey)(
+  'a cookie banner from system to script tag in Chromium, on $name',
+  (testStore) => {
+    describe.sequential('system, banner, review, four eyes, approval, tag', {
+      timeout: budget(60_000),
+    }, () => {
+      let store: TempStore;
+      let server: ServerProcess;
+      let browser: Browser;
+      const pages = new Map<Member | 'admin', Page>();
+      const problems: string[][] = [];
+      let configurationPath = '';
+      let scope = '';
+      const url = (path: string) => `${server.baseUrl}${path}`;
+      const as = (who: Member | 'admin') => pages.get(who) as Page;
+      const shot = (who: Member | 'admin', name: string) =>
+        capture(as(who), `cookies-${testStore.name}-${name}`);
+      const main = (who: Member | 'admin') => as(who).locator('main').textContent();
+
+      async function newPage(who: Member | 'admin'): Promise<Page> {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        const page = await context.newPage();
+        page.setDefaultTimeout(budget(5_000));
+        problems.push(watch(page).problems);
+        pages.set(who, page);
+        return page;
+      }
+
+      beforeAll(async () => {
+        store = await makeTempStore(testStore);
+        server = await startServer({ store });
+        expectJsonObject(
+          await runCli(
+            [
+              'tenant',
+              'create',
+              '--alias',
+              'bank',
+              '--email',
+              admin.email,
+              '--password',
+              admin.password,
+            ],
+            server.env,
+          ),
+        );
+        browser = await launchChromium();
+      });
+
+      afterAll(async () => {
+        await browser?.close();
+        try {
+          await server?.stop(budget(10_000));
+        } finally {
+          await store?.remove();
+        }
+      });
+
+      it('the admin invites a writer, a reviewer and an approver, who set their passwords', async () => {
+        const page = await newPage('admin');
+        await signInAs(page, server.baseUrl, admin.email, admin.password);
+        await page.waitForURL(url('/backoffice/dashboard'));
+        for (const [who, member] of Object.entries(team) as Array<
+          [Member, (typeof team)[Member]]
+        >) {
+          await page.goto(url('/backoffice/users/new'));
+          await page.getByLabel('Name').fill(member.name);
+          await page.getByLabel('E-mail').fill(member.email);
+          for (const role of member.roles) {
+            await page.getByRole('checkbox', { name: new RegExp(`^${role}\\b`) }).check();
+          }
+          await page.getByRole('button', { name: 'Invite' }).click();
+          const link = (await page.locator('#link-once').textContent())?.trim() ?? '';
+          expect(link).toMatch(/\/backoffice\/password\?token=[A-Za-z0-9_-]{43}$/);
+          const own = await newPage(who);
+          await own.goto(link);
+          await own.getByLabel('New password', { exact: true }).fill(member.password);
+          await own.getByLabel('New password again').fill(member.password);
+          await own.getByRole('button', { name: 'Set the password' }).click();
+          await own.waitForURL(/\/backoffice\/sign-in/);
+          await signInAs(own, server.baseUrl, member.email, member.password);
+          await own.waitForURL(url('/backoffice/dashboard'));
+        }
+      });
+
+      it('the admin adds the website as a system', async () => {
+        const page = as('admin');
+        await page.goto(url('/backoffice/dashboard'));
+        await page
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Cookies' })
+          .click();
+        await expect.poll(() => main('admin')).toContain('first add a system');
+        await shot('admin', '01-cookies-empty');
+        await page
+          .getByRole('navigation', { name: 'Cookies' })
+          .getByRole('link', { name: 'Systems' })
+          .click();
+        await page.getByRole('button', { name: 'New system' }).click();
+        await shot('admin', '02-new-system');
+        await page.getByLabel('Name').fill('Bank website');
+        await page.getByLabel('Origins, one a line').fill(`${origin}\nhttps://bank.example`);
+        await page.getByRole('button', { name: 'Add system' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toContain('System added.');
+        scope = /cs_[0-9a-f]{20}/.exec(page.url())?.[0] ?? '';
+        expect(scope).not.toBe('');
+        await shot('admin', '03-system');
+        await page.goto(url('/backoffice/cookies/systems'));
+        await expect.poll(() => main('admin')).toContain(scope);
+        await shot('admin', '04-systems');
+      });
+
+      it('the writer makes a banner, changes its title and submits it', async () => {
+        const page = as('writer');
+        await page.goto(url('/backoffice/cookies'));
+        await page.getByRole('button', { name: 'New configuration' }).click();
+        await shot('writer', '05-new-configuration');
+        await page.getByLabel('Name').fill('Website banner');
+        await page.getByRole('checkbox', { name: 'Personalization' }).uncheck();
+        await page.getByRole('button', { name: 'Create draft' }).click();
+        await expect
+          .poll(() => page.getByRole('status').textContent())
+          .toContain('Configuration created as a draft.');
+        configurationPath = new URL(page.url()).pathname;
+        await page.getByRole('button', { name: 'Edit the draft' }).click();
+        await shot('writer', '06-editor');
+        await page.getByLabel('Title (en)').fill('Cookies at the bank');
+        await page.getByLabel('Lifetime of a choice, in days').fill('180');
+        await page.getByRole('button', { name: 'Save the draft' }).click();
+        await expect.poll(() => page.getByRole('status').textContent()).toContain('Draft saved.');
+        await expect.poll(() => main('writer')).toContain('180 days');
+        await page.getByLabel('Note for the reviewer (optional)').fill('Our first banner');
+        await page.getByRole('button', { name: 'Submit for review' }).click();
+        await expect
+          .poll(() => page.getByRole('status').textContent())
+          .toContain('Submitted for review.');
+        await shot('writer', '07-submitted');
+      });
+
+      it('the reviewer passes it; the writer, who may approve, is shown no Approve button', async () => {
+        const reviewer = as('reviewer');
+        await reviewer.goto(url(configurationPath));
+        await reviewer.getByRole('button', { name: 'Pass to approval' }).click();
+        await expect
+          .poll(() => reviewer.getByRole('status').textContent())
+          .toContain('Review passed');
+        const writer = as('writer');
+        await writer.goto(url(configurationPath));
+        await expect
+          .poll(() => main('writer'))
+          .toContain('Four eyes: you submitted this version, so someone else must approve it.');
+        expect(await writer.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+        expect(await writer.getByRole('button', { name: 'Reject' }).count()).toBe(1);
+        await shot('writer', '08-four-eyes');
+      });
+
+      it('the approver approves and publishes it, and the page shows the script tag to copy', async () => {
+        const page = as('approver');
+        await page.goto(url(configurationPath));
+        await page.getByLabel('And publish it now').check();
+        await page.getByRole('button', { name: 'Approve' }).click();
+        await expect
+          .poll(() => page.getByRole('status').textContent())
+          .toContain('Published: the banner script serves it within a second.');
+        const tag = page.getByRole('textbox', { name: 'Script tag' });
+        await expect
+          .poll(() => tag.inputValue())
+          .toBe(
+            `<script src="${server.baseUrl}/cookies/v1/${scope}/banner.js" data-scope="${scope}"></script>`,
+          );
+        expect(await tag.getAttribute('readonly')).not.toBeNull();
+        // The back-office's script shows the copy button (hidden for a page without scripts).
+        await expect.poll(() => page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
+        const timeline = await page.getByRole('list', { name: 'Timeline' }).textContent();
+        for (const step of [
+          `Created by ${team.writer.email}`,
+          `Submitted for review by ${team.writer.email}`,
+          `Review passed by ${team.reviewer.email}`,
+          `Approved by ${team.approver.email}`,
+          `Published by ${team.approver.email}`,
+        ]) {
+          expect(timeline?.replace(/\s+/g, ' ')).toContain(step);
+        }
+        await shot('approver', '09-published');
+      });
+
+      it("a visitor's choice shows on the decisions page and the dashboard", async () => {
+        const id = configurationPath.split('/').pop() ?? '';
+        const recorded = await callServer(server, {}, `/cookies/v1/${scope}/decisions`, {
+          method: 'POST',
+          headers: { origin, 'content-type': 'text/plain;charset=UTF-8' },
+          body: JSON.stringify({
+            event_id: crypto.randomUUID(),
+            visitor_id: crypto.randomUUID(),
+            configuration_id: id,
+            configuration_version: 1,
+            method: 'reject-all',
+            categories: { necessary: true, analytics: false, marketing: false, functional: false },
+            locale: 'en',
+          }),
+        });
+        expect(recorded.status).toBe(201);
+        const page = as('admin');
+        await page.goto(url('/backoffice/cookies/decisions'));
+        await expect.poll(() => main('admin')).toContain('Reject all');
+        await shot('admin', '10-decisions');
+        await page.goto(url('/backoffice/dashboard'));
+        const rates = page.getByRole('region', { name: 'Cookie choices per system' });
+        const row = rates.getByRole('row', { name: /Bank website/ });
+        await expect
+          .poll(() => row.getByRole('cell').allTextContents())
+          .toEqual(['1 choice', '0% (0)', '100% (1)', '0% (0)', '0% (0)']);
+        await shot('admin', '11-dashboard');
+        await page.goto(url('/backoffice/settings'));
+        await expect
+          .poll(() =>
+            page.getByLabel("How a cookie choice keeps the visitor's address").inputValue(),
+          )
+          .toBe('truncated');
+        await shot('admin', '12-settings');
+        expect(problems.flat()).toEqual([]);
+      });
+    });
+  },
+);
