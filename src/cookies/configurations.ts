@@ -22,7 +22,7 @@ import {
   updateConfigurationRow,
   updateSystemRow,
 } from './repository.js';
-import { getSystem } from './systems.js';
+import { checkName, getSystem } from './systems.js';
 import type {
   ConfigurationStatus,
   ConfigurationStep,
@@ -85,16 +85,6 @@ function checkDay(day: string | undefined, field: string): string {
     });
   }
   return value;
-}
-
-function checkName(name: string): string {
-  const trimmed = name.trim();
-  if (trimmed.length === 0 || trimmed.length > 200) {
-    throw new AppError('invalidRequest', {
-      details: [{ field: 'name', issue: 'must be 1 to 200 characters' }],
-    });
-  }
-  return trimmed;
 }
 
 /**

@@ -3,7 +3,7 @@
  * published configuration, and the recording of a visitor's choice from one of the system's
  * origins. Routes (routes.ts) only carry HTTP.
  */
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import { Compile } from 'typebox/compile';
 import type { Executor } from '../platform/db.js';
@@ -157,21 +157,15 @@ export function keptAddress(
   return truncatedAddress(ip);
 }
 
-/** IPv4 to its /24, IPv6 to its /48 (`192.0.2.0`, `2001:db8:1::`), as analytics tools do. */
+/**
+ * IPv4 to its /24, IPv6 to its /48 (`192.0.2.0`, `2001:db8:1::`), as analytics tools do; an
+ * IPv4-mapped IPv6 address as the IPv4 one it is (ipaddr.js, as the webhooks' address policy).
+ */
 export function truncatedAddress(ip: string): string {
-  const v4 = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
-  if (isIP(v4) === 4) return `${v4.split('.').slice(0, 3).join('.')}.0`;
-  if (isIP(ip) !== 6) return ip;
-  const [head = '', tail = ''] = ip.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' ? [] : tail.split(':');
-  const groups = ip.includes('::')
-    ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
-    : left;
-  return `${groups
-    .slice(0, 3)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::`;
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip);
+  if (address instanceof ipaddr.IPv4) return `${address.octets.slice(0, 3).join('.')}.0`;
+  return new ipaddr.IPv6([...address.parts.slice(0, 3), 0, 0, 0, 0, 0]).toString();
 }
 
 export interface ChoiceRequest {

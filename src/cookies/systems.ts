@@ -71,7 +71,8 @@ function newScope(): string {
   return `cs_${randomBytes(10).toString('hex')}`;
 }
 
-function checkName(name: string): string {
+/** A system's or a configuration's name, trimmed: 1 to 200 characters, `400 1001` otherwise. */
+export function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > 200) {
     throw new AppError('invalidRequest', {
