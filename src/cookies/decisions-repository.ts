@@ -1,40 +1,54 @@
-import type { Executor, Trx } from '../platform/db.js';
+import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { paramRow, prepared } from '../platform/prepared.js';
+import { type UnnestType, unnestRows } from '../platform/unnest.js';
 import type { CookieDecisionRow, CookieDecisionsTable } from './table.js';
 
-/** The choices of a system already recorded under these event ids (a retry's first record). */
-export async function findByEventIds(
-  db: Executor,
-  tenantId: string,
-  systemId: string,
-  eventIds: readonly string[],
-): Promise<
-  Pick<
-    CookieDecisionRow,
-    'id' | 'event_id' | 'subject_id' | 'method' | 'categories' | 'decided_at'
-  >[]
-> {
-  if (eventIds.length === 0) return [];
-  return db
-    .selectFrom('cookie_decisions')
-    .select(['id', 'event_id', 'subject_id', 'method', 'categories', 'decided_at'])
-    .where('tenant_id', '=', tenantId)
-    .where('system_id', '=', systemId)
-    .where('event_id', 'in', [...eventIds])
-    .execute();
-}
+// A batch of choices (record-choices.ts) writes its rows in one set-based statement on
+// PostgreSQL (one round trip whatever the batch's size), and a prepared statement a row on
+// SQLite, where a statement costs no round trip.
 
-/** Appends a batch's choices (append-only: never updated but by an erasure). */
+type ChoiceColumn = keyof CookieDecisionsTable & string;
+
+/** Every column of a choice, with its PostgreSQL array type: the record type names them all. */
+const choiceTypes = {
+  tenant_id: 'text',
+  id: 'text',
+  system_id: 'text',
+  configuration_id: 'text',
+  configuration_version: 'integer',
+  content_sha256: 'text',
+  subject_id: 'text',
+  event_id: 'text',
+  method: 'text',
+  categories: 'text',
+  locale: 'text',
+  origin: 'text',
+  personal: 'text',
+  evidence_salt: 'text',
+  decided_at: 'text',
+} as const satisfies Record<ChoiceColumn, UnnestType>;
+
+const choiceColumns = Object.keys(choiceTypes) as ChoiceColumn[];
+
+const insertChoice = prepared((db, p: (name: ChoiceColumn) => never) =>
+  db.insertInto('cookie_decisions').values(paramRow(choiceColumns, p)),
+);
+
+/** A batch's choices. */
 export async function insertCookieDecisions(
   trx: Trx,
   rows: readonly CookieDecisionsTable[],
 ): Promise<void> {
-  // 16 columns: 60 rows a statement stays under SQLite's 999 parameters.
-  for (let start = 0; start < rows.length; start += 60) {
-    await trx
-      .insertInto('cookie_decisions')
-      .values(rows.slice(start, start + 60))
-      .execute();
+  if (rows.length === 0) return;
+  if (!isPostgres(trx)) {
+    for (const row of rows) await insertChoice.run(trx, row);
+    return;
   }
+  await trx
+    .insertInto('cookie_decisions')
+    .columns(choiceColumns)
+    .expression(unnestRows(rows, choiceTypes))
+    .execute();
 }
 
 /** A page of a tenant's choices (of one system, or all), oldest first, after a position. */

@@ -2,9 +2,11 @@
  * Records visitors' choices in the caller's transaction, beside the decisions of the same batch
  * (src/hot-path.ts): each under its visitor's lock, a retry (same event id) answered with its
  * first record, a new visitor given a subject of their own, and each choice's leaf queued for
- * the tenant's decision log in the same transaction.
+ * the tenant's decision log in the same transaction. The store is read once for the whole batch
+ * (choice-standing-repository.ts), then each choice is decided in arrival order against it and
+ * the batch's own effects.
  */
-import { anySubscriber, type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
+import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import type { Settled } from '../platform/group-commit.js';
 import { newId } from '../platform/ids.js';
@@ -13,7 +15,6 @@ import { nowIso } from '../platform/time.js';
 import { newSalt } from '../proof/index.js';
 import type { SubjectsTable, SubjectVault } from '../subjects/index.js';
 import {
-  findLiveSubjectRow,
   newSubject,
   type OpenSubject,
   openSubject,
@@ -21,7 +22,8 @@ import {
   storeNewSubjects,
 } from '../subjects/index.js';
 import type { ChoiceMethod } from './banner-config.js';
-import { findByEventIds, insertCookieDecisions } from './decisions-repository.js';
+import { findChoiceStandings, type StoredChoiceStanding } from './choice-standing-repository.js';
+import { insertCookieDecisions } from './decisions-repository.js';
 import { cookieDecisionEvent } from './event.js';
 import { leafOfCookieDecision } from './leaf.js';
 import type { CookieDecisionsTable } from './table.js';
@@ -73,16 +75,24 @@ export async function recordCookieChoices(
       `cookie-event:${job.tenantId}:${job.systemId}:${job.eventId}`,
     ]),
   );
-  const batch = new ChoiceBatch(trx, vault);
-  const results: Settled<CookieChoiceOutcome>[] = [];
-  for (const job of jobs) {
+  const stored = await findChoiceStandings(
+    trx,
+    jobs.map((job) => ({
+      tenant_id: job.tenantId,
+      system_id: job.systemId,
+      event_id: job.eventId,
+      lookup: job.visitorLookup,
+    })),
+  );
+  const batch = new ChoiceBatch(vault);
+  const results = jobs.map((job, i): Settled<CookieChoiceOutcome> => {
     try {
-      results.push({ ok: true, value: await batch.record(job) });
+      return { ok: true, value: batch.record(job, standingAt(stored, i)) };
     } catch (error) {
-      results.push({ ok: false, error });
+      return { ok: false, error };
     }
-  }
-  await batch.write();
+  });
+  await batch.write(trx);
   return results;
 }
 
@@ -93,20 +103,15 @@ class ChoiceBatch {
   private readonly rows: CookieDecisionsTable[] = [];
   private readonly leaves: NewLeaf[] = [];
   private readonly eventsOut: NewEvent[] = [];
-  /** By tenant: whether an endpoint subscribes to cookie decisions (asked once a batch). */
-  private readonly wanted = new Map<string, boolean>();
-  /** By tenant, system and event id: what the batch or the store recorded. */
+  /** By tenant, system and event id: what the batch recorded. */
   private readonly events = new Map<string, { id: string; decided_at: string; same: string }>();
 
-  constructor(
-    private readonly trx: Trx,
-    private readonly vault: SubjectVault,
-  ) {}
+  constructor(private readonly vault: SubjectVault) {}
 
-  async record(job: CookieChoiceJob): Promise<CookieChoiceOutcome> {
+  record(job: CookieChoiceJob, stored: StoredChoiceStanding): CookieChoiceOutcome {
     const eventName = `${job.tenantId}\u0000${job.systemId}\u0000${job.eventId}`;
     const same = sameness(job.method, job.categories);
-    const earlier = this.events.get(eventName) ?? (await this.storedEvent(job, eventName));
+    const earlier = this.events.get(eventName) ?? storedEvent(stored);
     if (earlier) {
       return earlier.same === same
         ? { kind: 'replayed', decision: { id: earlier.id, decided_at: earlier.decided_at } }
@@ -114,7 +119,7 @@ class ChoiceBatch {
     }
     const now = nowIso();
     const subjectName = `${job.tenantId}\u0000${job.visitorLookup}`;
-    let subject = this.subjects.get(subjectName) ?? (await this.storedSubject(job));
+    let subject = this.subjects.get(subjectName) ?? storedSubject(this.vault, job, stored);
     let created: SubjectsTable | undefined;
     if (!subject) {
       const fresh = newSubject(this.vault, job.tenantId, job.visitorId, job.visitorLookup, now);
@@ -160,7 +165,7 @@ class ChoiceBatch {
     this.rows.push(row);
     this.leaves.push({ log_id: job.tenantId, record_id: id, leaf, queued_at: now });
     this.events.set(eventName, { id, decided_at: now, same });
-    if (await this.eventWanted(job.tenantId)) {
+    if (stored.event_wanted) {
       this.eventsOut.push(
         cookieDecisionEvent(job.tenantId, subject, job.visitorId, {
           decision_id: id,
@@ -178,37 +183,37 @@ class ChoiceBatch {
     return { kind: 'recorded', decision: { id, decided_at: now } };
   }
 
-  private async eventWanted(tenantId: string): Promise<boolean> {
-    let wanted = this.wanted.get(tenantId);
-    if (wanted === undefined) {
-      wanted = await anySubscriber(this.trx, tenantId, 'cookie_decision.recorded', 'any');
-      this.wanted.set(tenantId, wanted);
-    }
-    return wanted;
+  async write(trx: Trx): Promise<void> {
+    await storeNewSubjects(trx, this.newSubjects);
+    await insertCookieDecisions(trx, this.rows);
+    await writeJournal(trx, { leaves: this.leaves, events: this.eventsOut });
   }
+}
 
-  private async storedEvent(job: CookieChoiceJob, eventName: string) {
-    const [found] = await findByEventIds(this.trx, job.tenantId, job.systemId, [job.eventId]);
-    if (!found) return undefined;
-    const earlier = {
-      id: found.id,
-      decided_at: found.decided_at,
-      same: sameness(found.method, JSON.parse(found.categories) as Record<string, boolean>),
-    };
-    this.events.set(eventName, earlier);
-    return earlier;
-  }
+function standingAt(stored: readonly StoredChoiceStanding[], i: number): StoredChoiceStanding {
+  const standing = stored[i];
+  if (!standing) throw new Error(`no standing for choice ${i} of the batch`);
+  return standing;
+}
 
-  private async storedSubject(job: CookieChoiceJob): Promise<OpenSubject | undefined> {
-    const row = await findLiveSubjectRow(this.trx, job.tenantId, job.visitorLookup);
-    return row ? openSubject(this.vault, job.tenantId, row) : undefined;
-  }
+/** The choice the store recorded under the event id, as a retry is compared with it. */
+function storedEvent(stored: StoredChoiceStanding) {
+  if (stored.earlier_id === null || stored.earlier_at === null) return undefined;
+  const categories = JSON.parse(stored.earlier_categories ?? '{}') as Record<string, boolean>;
+  return {
+    id: stored.earlier_id,
+    decided_at: stored.earlier_at,
+    same: sameness(stored.earlier_method ?? 'custom', categories),
+  };
+}
 
-  async write(): Promise<void> {
-    await storeNewSubjects(this.trx, this.newSubjects);
-    await insertCookieDecisions(this.trx, this.rows);
-    await writeJournal(this.trx, { leaves: this.leaves, events: this.eventsOut });
-  }
+function storedSubject(
+  vault: SubjectVault,
+  job: CookieChoiceJob,
+  stored: StoredChoiceStanding,
+): OpenSubject | undefined {
+  if (stored.subject_id === null) return undefined;
+  return openSubject(vault, job.tenantId, { ...stored, id: stored.subject_id });
 }
 
 /** What a retry must repeat to be the same choice. */

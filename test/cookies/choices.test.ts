@@ -121,6 +121,46 @@ describe.each(stores)('a visitor’s cookie choice on $name', (store) => {
     });
   });
 
+  it('answers choices sent at once as one at a time would: one record an event, one visitor a subject', async () => {
+    const retried = choice();
+    const visitor = randomUUID();
+    const twice = [choice({ visitor_id: visitor }), choice({ visitor_id: visitor })];
+    const contested = choice();
+    const denied = {
+      ...contested,
+      method: 'reject-all',
+      categories: {
+        necessary: true,
+        analytics: false,
+        marketing: false,
+        functional: false,
+        personalization: false,
+      },
+    };
+    const answers = await Promise.all(
+      [retried, retried, ...twice, contested, denied].map((body) => send(body)),
+    );
+    const [r1, r2, v1, v2, c1, c2] = answers.map((a) => a.statusCode);
+    expect([r1, r2].sort()).toEqual([200, 201]);
+    expect(json(answers[1] as LightMyRequestResponse).data).toEqual(
+      json(answers[0] as LightMyRequestResponse).data,
+    );
+    expect([v1, v2]).toEqual([201, 201]);
+    expect([c1, c2].sort()).toEqual([201, 409]);
+    const rows = await stored();
+    expect(rows.filter((r) => r.visitor_id === retried.visitor_id)).toHaveLength(1);
+    expect(rows.filter((r) => r.visitor_id === visitor)).toHaveLength(2);
+    expect(rows.filter((r) => r.visitor_id === contested.visitor_id)).toHaveLength(1);
+    const subjects = await t.db
+      .selectFrom('cookie_decisions')
+      .select('subject_id')
+      .distinct()
+      .where('tenant_id', '=', tenantId)
+      .where('event_id', 'in', twice.map((c) => c.event_id))
+      .execute();
+    expect(subjects).toHaveLength(1);
+  });
+
   it('takes application/json too, after a preflight that names the origin', async () => {
     const preflight = await t.app.inject({
       method: 'OPTIONS',

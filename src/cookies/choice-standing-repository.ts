@@ -1,0 +1,104 @@
+/**
+ * What the store knows of each choice of a batch (record-choices.ts): the choice its event id
+ * recorded before, if any, the visitor's subject, and whether an endpoint takes the webhook
+ * event. On PostgreSQL one statement answers the whole batch, as for decisions
+ * (src/decisions/standing-repository.ts); on SQLite, where a statement costs no round trip, two
+ * prepared look-ups by key a choice.
+ */
+import { sql } from 'kysely';
+import { anySubscriber, subscribedSql } from '../journal/index.js';
+import { isPostgres, type Trx } from '../platform/db.js';
+import { prepared } from '../platform/prepared.js';
+import { unnestRows } from '../platform/unnest.js';
+import { findLiveSubjectRow } from '../subjects/index.js';
+import type { ChoiceMethod } from './banner-config.js';
+
+/** What a batch asks about one choice. */
+export interface ChoiceQuery {
+  tenant_id: string;
+  system_id: string;
+  event_id: string;
+  /** The visitor's keyed look-up. */
+  lookup: string;
+}
+
+/** One choice as the store stands before the batch: nulls where nothing is. */
+export interface StoredChoiceStanding {
+  subject_id: string | null;
+  wrapped_key: string | null;
+  salt: string | null;
+  /** The choice recorded before under the same event id. */
+  earlier_id: string | null;
+  earlier_at: string | null;
+  earlier_method: ChoiceMethod | null;
+  /** JSON, as stored. */
+  earlier_categories: string | null;
+  /** Whether an endpoint of the tenant takes `cookie_decision.recorded` (`subscribedSql`). */
+  event_wanted: boolean;
+}
+
+const eventType = 'cookie_decision.recorded';
+
+/** Every choice's standing, answered in the order asked. */
+export async function findChoiceStandings(
+  trx: Trx,
+  queries: readonly ChoiceQuery[],
+): Promise<StoredChoiceStanding[]> {
+  if (queries.length === 0) return [];
+  if (!isPostgres(trx)) {
+    const standings: StoredChoiceStanding[] = [];
+    for (const query of queries) standings.push(await findChoiceStanding(trx, query));
+    return standings;
+  }
+  const asked = unnestRows(
+    queries.map((query, i) => ({ ...query, i })),
+    { i: 'integer', tenant_id: 'text', system_id: 'text', event_id: 'text', lookup: 'text' },
+  );
+  const { rows } = await sql<StoredChoiceStanding & { i: number }>`
+    select q.i, s.id as subject_id, s.wrapped_key, s.salt,
+      c.id as earlier_id, c.decided_at as earlier_at, c.method as earlier_method,
+      c.categories as earlier_categories,
+      ${subscribedSql(sql.ref('q.tenant_id'), eventType, 'any')} as event_wanted
+    from (${asked}) as q
+    left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
+    left join cookie_decisions as c
+      on c.tenant_id = q.tenant_id and c.system_id = q.system_id and c.event_id = q.event_id
+  `.execute(trx);
+  const byPosition: StoredChoiceStanding[] = [];
+  for (const { i, ...standing } of rows) byPosition[i] = standing;
+  return byPosition;
+}
+
+const earlierChoice = prepared((db, p: (name: 'tenantId' | 'systemId' | 'eventId') => never) =>
+  db
+    .selectFrom('cookie_decisions')
+    .select([
+      'id as earlier_id',
+      'decided_at as earlier_at',
+      'method as earlier_method',
+      'categories as earlier_categories',
+    ])
+    .where('tenant_id', '=', p('tenantId'))
+    .where('system_id', '=', p('systemId'))
+    .where('event_id', '=', p('eventId')),
+);
+
+async function findChoiceStanding(trx: Trx, query: ChoiceQuery): Promise<StoredChoiceStanding> {
+  const { tenant_id: tenantId } = query;
+  const earlier = await earlierChoice.first(trx, {
+    tenantId,
+    systemId: query.system_id,
+    eventId: query.event_id,
+  });
+  const subject = await findLiveSubjectRow(trx, tenantId, query.lookup);
+  return {
+    subject_id: subject?.id ?? null,
+    wrapped_key: subject?.wrapped_key ?? null,
+    salt: subject?.salt ?? null,
+    earlier_id: earlier?.earlier_id ?? null,
+    earlier_at: earlier?.earlier_at ?? null,
+    earlier_method: earlier?.earlier_method ?? null,
+    earlier_categories: earlier?.earlier_categories ?? null,
+    event_wanted: await anySubscriber(trx, tenantId, eventType, 'any'),
+  };
+}
