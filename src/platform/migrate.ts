@@ -20,6 +20,7 @@ import * as webhooks from './migrations/0016-webhooks.js';
 import * as webhookSecretOverlap from './migrations/0017-webhook-secret-overlap.js';
 import * as draftAuthorship from './migrations/0018-draft-authorship.js';
 import * as cookies from './migrations/0019-cookies.js';
+import * as cookieDecisionsBySystem from './migrations/0020-cookie-decisions-by-system.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -46,6 +47,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0017-webhook-secret-overlap': webhookSecretOverlap,
     '0018-draft-authorship': draftAuthorship,
     '0019-cookies': cookies,
+    '0020-cookie-decisions-by-system': cookieDecisionsBySystem,
   };
 }
 

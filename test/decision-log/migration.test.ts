@@ -206,6 +206,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0017-webhook-secret-overlap',
       '0018-draft-authorship',
       '0019-cookies',
+      '0020-cookie-decisions-by-system',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');
