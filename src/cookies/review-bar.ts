@@ -24,5 +24,5 @@ export async function configurationFourEyes(
   const step = waitingFor[configuration.status];
   if (!step) return undefined;
   const bar = fourEyesBar(await reviewHistory(db, tenantId, configuration), userId, step);
-  return bar ? fourEyesMessage(bar, step) : undefined;
+  return bar ? fourEyesMessage(bar, step, 'configuration') : undefined;
 }

@@ -47,13 +47,20 @@ export function mayPassOrApprove(
   return fourEyesBar(history, userId, step) === undefined;
 }
 
-const because: Record<FourEyesBar, string> = {
-  submitter: 'you submitted this version',
-  author: 'you wrote or changed its text',
+/** What is under review: a consent text's version, or a cookie banner's configuration. */
+export type ReviewedThing = 'version' | 'configuration';
+
+const because = (thing: ReviewedThing): Record<FourEyesBar, string> => ({
+  submitter: `you submitted this ${thing}`,
+  author: thing === 'version' ? 'you wrote or changed its text' : 'you made or changed it',
   reviewer: 'you passed its review, and this team wants another person to approve it',
-};
+});
 
 /** The reason, in a sentence, a page and a refusal both say. */
-export function fourEyesMessage(bar: FourEyesBar, step: GuardedStep): string {
-  return `Four eyes: ${because[bar]}, so someone else must ${step === 'passed' ? 'review' : 'approve'} it.`;
+export function fourEyesMessage(
+  bar: FourEyesBar,
+  step: GuardedStep,
+  thing: ReviewedThing = 'version',
+): string {
+  return `Four eyes: ${because(thing)[bar]}, so someone else must ${step === 'passed' ? 'review' : 'approve'} it.`;
 }

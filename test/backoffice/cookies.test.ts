@@ -281,7 +281,7 @@ describe.each(stores)('the cookie pages on $name', (store) => {
 
     const writersView = await writer.page.get(path);
     expect(textOf(writersView.body)).toContain(
-      'Four eyes: you submitted this version, so someone else must approve it.',
+      'Four eyes: you submitted this configuration, so someone else must approve it.',
     );
     expect(writersView.body).not.toContain(`formaction="${path}/approve"`);
     expect(writersView.body).not.toContain('>Approve<');
@@ -289,7 +289,7 @@ describe.each(stores)('the cookie pages on $name', (store) => {
     const refused = await writer.page.post(`${path}/approve`, { publish_now: 'true' });
     expect(refused.statusCode).toBe(403);
     expect(textOf(refused.body)).toContain(
-      'Four eyes: you submitted this version, so someone else must approve it.',
+      'Four eyes: you submitted this configuration, so someone else must approve it.',
     );
     expect((await getConfiguration(t.db, a.tenant.id, id)).status).toBe('pending_approval');
 

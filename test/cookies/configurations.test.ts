@@ -180,6 +180,25 @@ describe.each(stores)('systems and configurations on $name', (store) => {
     expect(renamed.scope).toBe(system.scope);
   });
 
+  it('bars whoever made a configuration from passing it, though another submitted it, and says so', async () => {
+    const system = await newSystem();
+    const tx = <T>(work: (trx: Trx) => Promise<T>) => t.db.transaction().execute(work);
+    const made = await tx((trx) =>
+      createConfiguration(
+        trx,
+        tenantId,
+        { system: system.scope, name: 'Banner', categories: ['analytics'] },
+        user('maker'),
+      ),
+    );
+    await tx((trx) => reviewConfiguration(trx, tenantId, made.id, 'submit', user('submitter')));
+    const pass = tx((trx) => reviewConfiguration(trx, tenantId, made.id, 'pass', user('maker')));
+    expect(await refusal(pass)).toMatchObject({
+      kind: 'forbidden',
+      message: 'Four eyes: you made or changed it, so someone else must review it.',
+    });
+  });
+
   it('takes a configuration from draft through review and approval under four eyes, then publishes it', async () => {
     const system = await newSystem();
     const tx = <T>(work: (trx: Trx) => Promise<T>) => t.db.transaction().execute(work);
@@ -199,7 +218,10 @@ describe.each(stores)('systems and configurations on $name', (store) => {
       tx((trx) => reviewConfiguration(trx, tenantId, id, m, user(who)));
     await move(made.id, 'submit', 'writer');
     // Four eyes (on by default): its writer may neither pass nor approve it.
-    expect((await refusal(move(made.id, 'pass', 'writer'))).kind).toBe('forbidden');
+    expect(await refusal(move(made.id, 'pass', 'writer'))).toMatchObject({
+      kind: 'forbidden',
+      message: 'Four eyes: you submitted this configuration, so someone else must review it.',
+    });
     // It is no longer a draft: its text is frozen.
     expect(
       (
