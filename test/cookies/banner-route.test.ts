@@ -66,6 +66,17 @@ describe.each(stores)('the banner script on $name', (store) => {
     expect(Object.keys(config.texts).sort()).toEqual(['en', 'th']);
   });
 
+  it('sends the script as UTF-8 bytes whose length the Content-Length header gives, Thai texts intact', async () => {
+    const response = await get();
+    const bytes = response.rawPayload;
+    expect(Number(response.headers['content-length'])).toBe(bytes.length);
+    // Thai is three bytes a character in UTF-8: the byte count is not the character count.
+    expect(bytes.length).toBeGreaterThan(response.body.length);
+    expect(new TextDecoder('utf-8', { fatal: true }).decode(bytes)).toBe(response.body);
+    // The default Thai title of a new configuration (src/cookies/defaults.ts).
+    expect(carried(response.body).texts.th.title).toBe('เราใช้คุกกี้');
+  });
+
   it('answers 304 to the ETag it gave, and the GPC variant under another one', async () => {
     const first = await get();
     const again = await get({ 'if-none-match': String(first.headers.etag) });
