@@ -47,7 +47,7 @@ describe.each(stores)('erasing a cookie visitor in the back-office on $name', (s
   const erasures = () =>
     t.db
       .selectFrom('audit_log')
-      .select(['actor', 'actor_kind', 'target', 'details', 'ip'])
+      .select(['actor', 'actor_name', 'actor_kind', 'target', 'details', 'ip'])
       .where('tenant_id', '=', a.tenant.id)
       .where('action', '=', 'cookie_visitor.erased')
       .execute();
@@ -124,6 +124,8 @@ describe.each(stores)('erasing a cookie visitor in the back-office on $name', (s
     expect(await erasures()).toEqual([
       {
         actor: a.tenant.email,
+        // The name registering a tenant gives its first admin.
+        actor_name: 'Administrator',
         actor_kind: 'tenant',
         target: subjectId,
         details: JSON.stringify({ cookie_decisions: 2 }),
@@ -228,7 +230,11 @@ describe.each(stores)('erasing a cookie visitor in the back-office on $name', (s
       expect(body).not.toContain('href="/backoffice/audit"');
     }
     expect(await exported([id])).toEqual([['', '', '', 'gpc']]);
-    expect((await erasures()).map((e) => e.actor)).toContain(email);
+    // The entry names the user as the audit log names everyone: e-mail, and name as it is now.
+    expect((await erasures()).map((e) => [e.actor, e.actor_name])).toContainEqual([
+      email,
+      'privacy',
+    ]);
   });
 
   it('a form without its token is refused (403) and erases nothing; another tenant finds nothing to erase', async () => {

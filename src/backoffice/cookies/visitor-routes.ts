@@ -95,10 +95,11 @@ export async function visitorErasureRoutes(
         });
         return cookiesPage(request, reply, `Erase visitor ${visitor}`, body, 400);
       }
-      const { actorKind, actor, ip, userAgent } = auditBy(request);
+      const { actorKind, actor, actorName, ip, userAgent } = auditBy(request);
       const result = await eraseCookieVisitor(db, vault, user.tenantId, visitor, {
         actorKind,
         actor,
+        actorName,
         ip,
         userAgent,
       });

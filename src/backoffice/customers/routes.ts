@@ -93,10 +93,11 @@ export async function customerRoutes(
         });
         return page(request, reply, `Erase customer ${customerId}`, body, 400);
       }
-      const { actorKind, actor, ip, userAgent } = auditBy(request);
+      const { actorKind, actor, actorName, ip, userAgent } = auditBy(request);
       const result = await eraseCustomer(db, vault, tenantId, customerId, {
         actorKind,
         actor,
+        actorName,
         ip,
         userAgent,
       });
