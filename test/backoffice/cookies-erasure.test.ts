@@ -6,6 +6,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRole } from '../../src/accounts/roles.js';
 import type { TestApp } from '../helpers/app.js';
 import { type PublishedSystem, seedPublishedSystem } from '../helpers/cookies.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
@@ -203,19 +204,17 @@ describe.each(stores)('erasing a cookie visitor in the back-office on $name', (s
     expect(await exported([id])).toEqual([[visitor, '203.0.113.0', 'Browser/1.0', 'accept-all']]);
   });
 
-  it('a custom role with customers:erase alone may erase, and its pages link nowhere it may not go', async () => {
-    await admin.submit('/backoffice/roles/new', '/backoffice/roles', {
+  it('customer service given customers:erase reaches it from Customers without seeing cookies, and its pages link nowhere it may not go', async () => {
+    // docs/team.md: the Customer service role, and erasure from a custom role.
+    const role = await createRole(t.db, a.tenant.id, {
       name: 'Privacy desk',
       description: 'Answers erasure requests',
-      permissions: 'customers:erase',
+      permissions: ['customers:view', 'customers:erase'],
     });
-    const role = await t.db
-      .selectFrom('roles')
-      .select('id')
-      .where('tenant_id', '=', a.tenant.id)
-      .where('name', '=', 'Privacy desk')
-      .executeTakeFirstOrThrow();
     const { page, email } = await member(t.app, t.db, a.tenant, 'privacy', [role.id]);
+    const { page: service } = await member(t.app, t.db, a.tenant, 'service', ['customer_service']);
+    expect((await service.get('/backoffice/customers')).body).not.toContain(start);
+    expect((await page.get('/backoffice/customers')).body).toContain(`href="${start}"`);
     const visitor = '7f2e8c5a-3b4d-4e0f-9a1b-c2d3e4f5a6b7';
     const id = await choose(t.app, site, 'gpc', standardChoice(false), { visitor });
     expect((await page.get('/backoffice/cookies/decisions')).statusCode).toBe(403);
