@@ -12,7 +12,7 @@ export const permissionCatalogue = {
   'versions:review': 'Review submitted versions: pass them on, or send them back',
   'versions:approve': 'Approve or reject reviewed versions (approval publishes)',
   'customers:view': "Look up a customer's record",
-  'customers:erase': "Erase a customer's personal data",
+  'customers:erase': "Erase a customer's or a website visitor's personal data",
   'exports:export': 'Download decision records',
   'api_keys:view': 'See API keys',
   'api_keys:create': 'Create API keys',

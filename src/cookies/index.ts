@@ -61,4 +61,4 @@ export type {
   CookieDecisionRow,
   CookieSystemRow,
 } from './table.js';
-export { eraseCookieVisitor } from './visitor.js';
+export { countVisitorChoices, eraseCookieVisitor } from './visitor.js';

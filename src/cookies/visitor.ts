@@ -1,8 +1,9 @@
 import { type Eraser, eraseVisitor, type VisitorErasureResult } from '../erasure/index.js';
-import type { Db } from '../platform/db.js';
+import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
-import type { SubjectVault } from '../subjects/index.js';
+import { findLiveSubjectRow, type SubjectVault } from '../subjects/index.js';
+import { countChoicesOfSubject } from './decisions-repository.js';
 
 /**
  * A visitor's keyed look-up among the tenant's subjects. The `cookie-visitor/` prefix keeps
@@ -13,6 +14,32 @@ export function visitorLookup(vault: SubjectVault, tenantId: string, visitorId: 
 }
 
 const visitorIdShape = new RegExp(uuidPattern);
+
+/** The look-up of a visitor id as typed: `400 1001` for one that is no UUID. */
+function lookupOf(vault: SubjectVault, tenantId: string, visitorId: string): string {
+  if (!visitorIdShape.test(visitorId)) {
+    throw new AppError('invalidRequest', {
+      details: [{ field: 'visitor', issue: 'must be the UUID the banner keeps' }],
+    });
+  }
+  // The banner's id is recorded in lower case (public.ts), whatever case it is typed in.
+  return visitorLookup(vault, tenantId, visitorId.toLowerCase());
+}
+
+/**
+ * How many choices the tenant keeps of a visitor, by the id their browser kept: what erasing
+ * them would reach. 0 for an id never seen and for one already erased alike, since an erasure
+ * keeps no link to the id. `400 1001` for an id that is no UUID.
+ */
+export async function countVisitorChoices(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  visitorId: string,
+): Promise<number> {
+  const subject = await findLiveSubjectRow(db, tenantId, lookupOf(vault, tenantId, visitorId));
+  return subject ? countChoicesOfSubject(db, tenantId, subject.id) : 0;
+}
 
 /**
  * Erases a website visitor by the id their browser kept (`Consentrix.consent().visitor_id`):
@@ -25,10 +52,5 @@ export async function eraseCookieVisitor(
   visitorId: string,
   by: Eraser,
 ): Promise<VisitorErasureResult> {
-  if (!visitorIdShape.test(visitorId)) {
-    throw new AppError('invalidRequest', {
-      details: [{ field: 'visitor', issue: 'must be the UUID the banner keeps' }],
-    });
-  }
-  return eraseVisitor(db, tenantId, visitorLookup(vault, tenantId, visitorId.toLowerCase()), by);
+  return eraseVisitor(db, tenantId, lookupOf(vault, tenantId, visitorId), by);
 }

@@ -29,8 +29,8 @@ export interface ErasureResult {
   erased_at: string | null;
 }
 
-/** Who erases: the audit-log entry's actor, address and user agent. */
-export type Eraser = Pick<AuditEntry, 'actorKind' | 'actor' | 'ip' | 'userAgent'>;
+/** Who erases: the audit-log entry's actor (with their name, when they have one), address and user agent. */
+export type Eraser = Pick<AuditEntry, 'actorKind' | 'actor' | 'actorName' | 'ip' | 'userAgent'>;
 
 /**
  * Erases a customer by crypto-shredding (docs/erasure.md), in one transaction: their key, salt

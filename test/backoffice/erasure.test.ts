@@ -71,13 +71,15 @@ describe.each(stores)('erasing a customer from the back-office on $name', (store
     expect(json(await api.pending(customer, code)).data).toMatchObject({ accepted: false });
     const audit = await t.db
       .selectFrom('audit_log')
-      .select(['actor', 'actor_kind', 'target', 'details'])
+      .select(['actor', 'actor_name', 'actor_kind', 'target', 'details'])
       .where('tenant_id', '=', a.tenant.id)
       .where('action', '=', 'customer.erased')
       .execute();
     expect(audit).toEqual([
       {
         actor: a.tenant.email,
+        // The name registering a tenant gives its first admin.
+        actor_name: 'Administrator',
         actor_kind: 'tenant',
         target: subjectId,
         details: JSON.stringify({ decisions: 1, tombstones: 1 }),

@@ -337,6 +337,7 @@ describe.each(stores)('every page offers only what its reader may do, on $name',
     '/backoffice/cookies/configurations/:id',
     '/backoffice/cookies/configurations/:id/edit',
     '/backoffice/cookies/decisions',
+    '/backoffice/cookies/visitors/erase',
     '/backoffice/log',
     '/backoffice/audit',
   ];

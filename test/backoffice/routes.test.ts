@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
+import { seedPublishedSystem } from '../helpers/cookies.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import { choose, standardChoice } from './cookies-support.js';
 import { operator, PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
 /**
@@ -15,6 +17,7 @@ describe.each(stores)('every back-office route on $name', (store) => {
   let other: SeededTenant;
   let code: string;
   let draftId: string;
+  const someVisitor = '0190e8a0-0000-7000-8000-0000000000aa';
 
   beforeAll(async () => {
     t = await startBackofficeApp(store);
@@ -37,6 +40,9 @@ describe.each(stores)('every back-office route on $name', (store) => {
       'given',
     );
     expect(decided.statusCode).toBe(201);
+    // And a website visitor with a choice, whom no refused form may erase either.
+    const site = await seedPublishedSystem(t.db, a.tenant.id);
+    await choose(t.app, site, 'accept-all', standardChoice(true), { visitor: someVisitor });
   });
   afterAll(async () => {
     await t.close();
@@ -55,6 +61,7 @@ describe.each(stores)('every back-office route on $name', (store) => {
     `/backoffice/api-keys/${a.apiKey.id}/revoke`,
     '/backoffice/customers?customer_id=someone',
     '/backoffice/customers/erase?customer_id=someone',
+    '/backoffice/cookies/visitors/erase',
     '/backoffice/exports',
     '/backoffice/exports/decisions.csv',
     '/backoffice/audit',
@@ -77,6 +84,8 @@ describe.each(stores)('every back-office route on $name', (store) => {
       ['/backoffice/api-keys', { name: 'made without token' }],
       [`/backoffice/api-keys/${a.apiKey.id}/revoke`, {}],
       ['/backoffice/customers/erase', { customer_id: 'someone', confirm: 'someone' }],
+      ['/backoffice/cookies/visitors/erase/confirmation', { visitor: someVisitor }],
+      ['/backoffice/cookies/visitors/erase', { visitor: someVisitor, confirm: 'true' }],
     ] as const;
   const operatorPages = () => [
     '/backoffice/operator/tenants',

@@ -46,12 +46,13 @@ const origin = 'https://www.bank.example';
  * banner, edits its texts and submits it; a reviewer passes it; the writer, who may approve, is
  * shown no Approve button (four eyes); an approver approves and publishes it, and the page shows
  * the script tag to paste. A visitor's choice then shows on the decisions page and the
- * dashboard. Every page on the way is checked at both widths with axe (`capture`).
+ * dashboard, and the admin erases that visitor on their request. Every page on the way is
+ * checked at both widths with axe (`capture`).
  */
 describe.each(journey)(
   'a cookie banner from system to script tag in Chromium, on $name',
   (testStore) => {
-    describe.sequential('system, banner, review, four eyes, approval, tag', {
+    describe.sequential('system, banner, review, four eyes, approval, tag, erasure', {
       timeout: budget(60_000),
     }, () => {
       let store: TempStore;
@@ -61,6 +62,7 @@ describe.each(journey)(
       const problems: string[][] = [];
       let configurationPath = '';
       let scope = '';
+      const visitorId = crypto.randomUUID();
       const url = (path: string) => `${server.baseUrl}${path}`;
       const as = (who: Member | 'admin') => pages.get(who) as Page;
       const shot = (who: Member | 'admin', name: string) =>
@@ -241,7 +243,7 @@ describe.each(journey)(
           headers: { origin, 'content-type': 'text/plain;charset=UTF-8' },
           body: JSON.stringify({
             event_id: crypto.randomUUID(),
-            visitor_id: crypto.randomUUID(),
+            visitor_id: visitorId,
             configuration_id: id,
             configuration_version: 1,
             method: 'reject-all',
@@ -268,6 +270,41 @@ describe.each(journey)(
           )
           .toBe('truncated');
         await shot('admin', '12-settings');
+        expect(problems.flat()).toEqual([]);
+      });
+
+      it('the admin erases that visitor on their request: the choice stays, without whose it was', async () => {
+        const page = as('admin');
+        await page.goto(url('/backoffice/cookies/decisions'));
+        await page.getByRole('link', { name: 'Erase a visitor…' }).click();
+        await page.getByLabel('Visitor id').fill(visitorId);
+        await shot('admin', '13-erase-visitor');
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await expect
+          .poll(() => main('admin'))
+          .toContain('The tenant keeps 1 cookie choice of this visitor.');
+        await shot('admin', '14-erase-visitor-confirm');
+        await page.getByRole('checkbox', { name: /^Yes, erase visitor/ }).check();
+        await page.getByRole('button', { name: 'Erase for good' }).click();
+        await expect
+          .poll(async () => (await page.getByRole('status').textContent())?.replace(/\s+/g, ' '))
+          .toContain(
+            `Visitor ${visitorId} was erased: 1 cookie choice keeps its leaf in the decision log and its receipt, without the visitor id, address or user agent.`,
+          );
+        await shot('admin', '15-visitor-erased');
+        const listed = await runCli(
+          ['cookie', 'decisions', '--tenant', 'bank', '--system', scope],
+          server.env,
+        );
+        expect(listed.code, listed.stderr).toBe(0);
+        const lines = listed.stdout.trim().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+          method: 'reject-all',
+          visitor_id: null,
+          ip: null,
+          user_agent: null,
+        });
         expect(problems.flat()).toEqual([]);
       });
     });

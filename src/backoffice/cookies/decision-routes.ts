@@ -115,6 +115,7 @@ export async function cookieDecisionRoutes(
       fieldErrors: parsed.refusal?.fieldErrors ?? {},
       zone: user.timeZone,
       mayDownload: user.permissions.has('cookies:export'),
+      mayErase: user.permissions.has('customers:erase'),
     });
     return cookiesPage(request, reply, 'Cookie decisions', body, parsed.refusal ? 400 : 200);
   };

@@ -25,6 +25,8 @@ export interface CookieDecisionsPageModel {
   categories: readonly string[];
   zone: string;
   mayDownload: boolean;
+  /** Whether the reader may erase a visitor (`customers:erase`): the link shows only then. */
+  mayErase: boolean;
 }
 
 function chosen(categories: Record<string, boolean>): Html {
@@ -68,6 +70,7 @@ ${dayRuleNote(o.zone)}
 <p><button type="submit">Filter</button> <a href="${basePath}/cookies/decisions">Clear</a></p>
 </form>
 ${o.mayDownload ? html`<p><a href="${basePath}/cookies/decisions.csv${queryString(v)}" download>${filtered ? 'Download these decisions as CSV' : 'Download every cookie decision as CSV'}</a> (oldest first, with the visitor's id, address and user agent)</p>` : ''}
+${o.mayErase ? html`<p>A visitor who asks for their data to be erased: <a href="${basePath}/cookies/visitors/erase">Erase a visitor…</a></p>` : ''}
 ${
   o.decisions.length === 0
     ? html`<p>No cookie decision ${filtered ? 'matches these filters' : 'recorded yet'}.</p>`

@@ -6,11 +6,12 @@ import { cookieDecisionRoutes } from './decision-routes.js';
 import { editorRoutes } from './editor-routes.js';
 import { configurationStepRoutes } from './review-routes.js';
 import { systemRoutes } from './system-routes.js';
+import { visitorErasureRoutes } from './visitor-routes.js';
 
 /**
  * The cookie pages (Platform → Cookies), one plugin per page or concern: systems, the
- * configurations' list and pages, a draft's editor, the steps of review and publication, and
- * visitors' decisions.
+ * configurations' list and pages, a draft's editor, the steps of review and publication,
+ * visitors' decisions, and a visitor's erasure.
  */
 export async function cookiePageRoutes(
   app: FastifyInstance,
@@ -22,4 +23,5 @@ export async function cookiePageRoutes(
   await app.register(editorRoutes, { db });
   await app.register(configurationStepRoutes, { db, publicBaseUrl });
   await app.register(cookieDecisionRoutes, { db, vault });
+  await app.register(visitorErasureRoutes, { db, vault });
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { standardCategories } from '../../cookies/index.js';
+import { uuidPattern } from '../../platform/ids.js';
 import { commentMaxLength } from '../../templates/index.js';
 import type { FormOptions } from '../web/forms.js';
 
@@ -91,4 +92,16 @@ export const cookieDecisionFilterOptions: FormOptions<typeof CookieDecisionFilte
     to: 'A day of the calendar, or nothing.',
   },
   trim: ['system', 'configuration', 'category', 'from', 'to'],
+};
+
+/** A website visitor, by the id their browser kept: erasing them asks for it first. */
+export const VisitorForm = Type.Object({ visitor: Type.String({ pattern: uuidPattern }) });
+
+/** What a visitor id looks like, said beside one that is not. */
+export const invalidVisitorId =
+  'A visitor id is the UUID the banner keeps, such as 9b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11.';
+
+export const visitorFormOptions: FormOptions<typeof VisitorForm> = {
+  messages: { visitor: invalidVisitorId },
+  trim: ['visitor'],
 };

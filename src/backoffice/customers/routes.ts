@@ -26,7 +26,8 @@ export async function customerRoutes(
   const page = sectionPage('customers', notices);
 
   app.get('/customers', { config: { permission: 'customers:view' } }, async (request, reply) => {
-    const { tenantId } = tenantOf(request);
+    const { tenantId, permissions } = tenantOf(request);
+    const mayErase = permissions.has('customers:erase');
     const form = parseForm(CustomerForm, request.query, customerFormOptions);
     const customerId = form.input.customer_id ?? '';
     const valid = form.ok;
@@ -48,11 +49,11 @@ export async function customerRoutes(
         historyLimit,
         erasures,
         zone: zoneOf(request),
-        mayErase: tenantOf(request).permissions.has('customers:erase'),
+        mayErase,
       });
     }
     const title = valid ? `Customer ${customerId}` : 'Customers';
-    const body = html`${customerSearch({ customerId, error })}${result}`;
+    const body = html`${customerSearch({ customerId, error, mayErase })}${result}`;
     return page(request, reply, title, body, error ? 400 : 200);
   });
 
@@ -93,10 +94,11 @@ export async function customerRoutes(
         });
         return page(request, reply, `Erase customer ${customerId}`, body, 400);
       }
-      const { actorKind, actor, ip, userAgent } = auditBy(request);
+      const { actorKind, actor, actorName, ip, userAgent } = auditBy(request);
       const result = await eraseCustomer(db, vault, tenantId, customerId, {
         actorKind,
         actor,
+        actorName,
         ip,
         userAgent,
       });

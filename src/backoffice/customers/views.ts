@@ -4,12 +4,18 @@ import { csrfField, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 
-export function customerSearch(o: { customerId: string; error: string | undefined }): Html {
+export function customerSearch(o: {
+  customerId: string;
+  error: string | undefined;
+  /** Whether the user may erase (a website visitor's erasure is linked from here too). */
+  mayErase: boolean;
+}): Html {
   return html`<hgroup><h1>Customers</h1><p>Where a customer stands, and every decision with its evidence.</p></hgroup>
 <form method="get" action="${basePath}/customers" aria-label="Look up a customer">
 ${input({ name: 'customer_id', label: 'Customer id', type: 'search', value: o.customerId, required: true, maxlength: 128, hint: 'Exactly as your systems send it (case matters).', error: o.error })}
 <button type="submit">Look up</button>
-</form>`;
+</form>
+${o.mayErase ? html`<p>A website visitor, by the visitor id their browser keeps: <a href="${basePath}/cookies/visitors/erase">Erase a website visitor…</a></p>` : ''}`;
 }
 
 export interface ErasureSummary {
