@@ -1,7 +1,7 @@
 /**
  * What the ISO/IEC TS 27560 and Kantara exports of every kind of record share (a decision's in
- * exports.ts): the JSON-LD context, the receipt and record around each kind's own fields, the
- * controller, the log proof and the receipt id.
+ * exports.ts, a cookie decision's in cookie-exports.ts): the JSON-LD context, the receipt and
+ * record around each kind's own fields, the controller, the log proof and the receipt id.
  */
 import { v5 as uuidV5 } from 'uuid';
 import type { LogProof } from './schemas.js';

@@ -4,10 +4,12 @@ import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
 import { answer, apiKeySecurity } from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/index.js';
+import { CookieIso27560Receipt, CookieKantaraReceipt } from './cookie-export-schemas.js';
+import { cookieIso27560Receipt, cookieKantaraReceipt } from './cookie-exports.js';
 import { Iso27560Receipt, isoAnswer, KantaraReceipt } from './export-schemas.js';
-import { exportSource } from './export-sources.js';
+import { cookieExportSource, exportSource } from './export-sources.js';
 import { iso27560Receipt, kantaraReceipt } from './exports.js';
-import { awaitReceipt } from './receipts.js';
+import { awaitCookieReceipt, awaitReceipt } from './receipts.js';
 import {
   receiptErrors,
   receiptPending,
@@ -67,8 +69,8 @@ function exportRoute<S>(
 }
 
 /**
- * A decision's receipt as an ISO/IEC TS 27560 receipt (DPV JSON-LD) and as a Kantara Consent
- * Receipt v1.1.
+ * A decision's receipt, and a cookie decision's, as an ISO/IEC TS 27560 receipt (DPV JSON-LD)
+ * and as a Kantara Consent Receipt v1.1.
  */
 export const exportRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
@@ -93,6 +95,7 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
       return result.ready ? build(db, tenantId, result.receipt, publicBaseUrl) : undefined;
     };
   const decisionSource = sourceOf(awaitReceipt, exportSource);
+  const cookieSource = sourceOf(awaitCookieReceipt, cookieExportSource);
 
   exportRoute(app, {
     url: '/api/v1/decisions/:decision_id/receipt/iso-27560',
@@ -116,5 +119,28 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
     jsonLd: false,
     source: decisionSource,
     render: kantaraReceipt,
+  });
+  exportRoute(app, {
+    url: '/api/v1/cookie-decisions/:decision_id/receipt/iso-27560',
+    operationId: 'getCookieDecisionReceiptIso27560',
+    summary: "A website visitor's cookie decision's receipt as ISO/IEC TS 27560 (W3C DPV JSON-LD)",
+    description: `One process per category of the banner, each granted or refused. ${receiptWaitDescription}`,
+    ok: isoAnswer(
+      'The consent receipt, wrapping the cookie decision and the log proof',
+      CookieIso27560Receipt,
+    ),
+    jsonLd: true,
+    source: cookieSource,
+    render: cookieIso27560Receipt,
+  });
+  exportRoute(app, {
+    url: '/api/v1/cookie-decisions/:decision_id/receipt/kantara',
+    operationId: 'getCookieDecisionReceiptKantara',
+    summary: "A website visitor's cookie decision's receipt as a Kantara Consent Receipt v1.1",
+    description: `One purpose per category of the banner; which were granted is in \`collectionMethod\` and \`consentLog\`. ${receiptWaitDescription}`,
+    ok: answer(CookieKantaraReceipt, 'The Kantara consent receipt.'),
+    jsonLd: false,
+    source: cookieSource,
+    render: cookieKantaraReceipt,
   });
 };

@@ -1,6 +1,7 @@
 /**
  * The OpenAPI shapes of the receipt exports: what every kind of record's shares (the receipt,
- * the record's head, the proof, the Kantara envelope), and a decision's own.
+ * the record's head, the proof, the Kantara envelope), and a decision's own. A cookie
+ * decision's own are in cookie-export-schemas.ts.
  */
 import { type TProperties, type TSchema, Type } from 'typebox';
 
