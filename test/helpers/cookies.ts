@@ -1,4 +1,6 @@
 /** A tenant's website with a published banner, made through the same services as the command line. */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import {
   createConfiguration,
   createSystem,
@@ -26,7 +28,7 @@ export interface PublishedSystem {
 export async function seedPublishedSystem(
   db: Db,
   tenantId: string,
-  options: { origins?: string[]; categories?: string[]; content?: unknown } = {},
+  options: { name?: string; origins?: string[]; categories?: string[]; content?: unknown } = {},
 ): Promise<PublishedSystem> {
   const by = cliEditor(tenantId);
   return db.transaction().execute(async (trx) => {
@@ -34,7 +36,7 @@ export async function seedPublishedSystem(
       trx,
       tenantId,
       {
-        name: `site ${Math.random().toString(36).slice(2)}`,
+        name: options.name ?? `site ${Math.random().toString(36).slice(2)}`,
         origins: options.origins ?? ['https://www.bank.example'],
       },
       by,
@@ -58,4 +60,48 @@ export async function seedPublishedSystem(
     const published = await publishLatestOutsideReview(trx, tenantId, system.scope, by);
     return { scope: system.scope, configurationId: published.id, version: published.version };
   });
+}
+
+/** A visitor's choice, as the banner sends it. */
+export interface Choice {
+  visitorId: string;
+  method: 'accept-all' | 'reject-all' | 'custom' | 'gpc';
+  /** Every category of the configuration, `necessary` included. */
+  categories: Record<string, boolean>;
+  locale: string;
+}
+
+/**
+ * Posts `choice` on `site` as the banner does (text/plain, from the site's first origin, from
+ * 203.0.113.77), and answers what the service said: the decision's id and time on `201`.
+ */
+export async function postChoice(
+  app: FastifyInstance,
+  site: PublishedSystem,
+  choice: Choice,
+  request: { origin: string; userAgent: string },
+): Promise<{ decision_id: string; decided_at: string }> {
+  const response = await app.inject({
+    method: 'POST',
+    url: `/cookies/v1/${site.scope}/decisions`,
+    headers: {
+      origin: request.origin,
+      'content-type': 'text/plain;charset=UTF-8',
+      'user-agent': request.userAgent,
+    },
+    remoteAddress: '203.0.113.77',
+    payload: JSON.stringify({
+      event_id: randomUUID(),
+      visitor_id: choice.visitorId,
+      configuration_id: site.configurationId,
+      configuration_version: site.version,
+      method: choice.method,
+      categories: choice.categories,
+      locale: choice.locale,
+    }),
+  });
+  if (response.statusCode !== 201) {
+    throw new Error(`the choice was answered ${response.statusCode}: ${response.body}`);
+  }
+  return (JSON.parse(response.body) as { data: { decision_id: string; decided_at: string } }).data;
 }

@@ -23,6 +23,7 @@ const decisions = '/api/v1/customers/{customer_id}/consents/decisions';
 const history = '/api/v1/customers/{customer_id}/consents';
 const asOf = '/api/v1/customers/{customer_id}/consents/templates/{template_code}/as-of';
 const receipt = '/api/v1/decisions/{decision_id}/receipt';
+const cookieReceipt = '/api/v1/cookie-decisions/{decision_id}/receipt';
 
 // What each operation may refuse, as the contract and docs/api-behaviour.md say it: every keyed
 // operation 401, 429, 500 and 503; a parameter that fails validation 400; an unknown template,
@@ -37,7 +38,9 @@ const expectedErrors: [string, string, string[]][] = [
   ['get', receipt, ['400', '404', ...keyed]],
   ['get', `${receipt}/iso-27560`, ['400', '404', ...keyed]],
   ['get', `${receipt}/kantara`, ['400', '404', ...keyed]],
-  ['get', '/api/v1/cookie-decisions/{decision_id}/receipt', ['400', '404', ...keyed]],
+  ['get', cookieReceipt, ['400', '404', ...keyed]],
+  ['get', `${cookieReceipt}/iso-27560`, ['400', '404', ...keyed]],
+  ['get', `${cookieReceipt}/kantara`, ['400', '404', ...keyed]],
   ['get', '/api/v1/log/checkpoint', keyed],
   ['get', '/api/v1/log/consistency', ['400', ...keyed]],
   ['get', '/api/v1/log/key', keyed],
@@ -183,7 +186,9 @@ describe.each(stores)('the OpenAPI document as a contract, on $name', (store) =>
         doc.paths[decisions].post.responses[status].headers['idempotent-replayed'],
       ).toBeDefined();
     }
-    expect(doc.paths[receipt].get.responses['202'].headers['retry-after']).toBeDefined();
+    for (const path of [receipt, `${cookieReceipt}/iso-27560`, `${cookieReceipt}/kantara`]) {
+      expect(doc.paths[path].get.responses['202'].headers['retry-after'], path).toBeDefined();
+    }
   });
 
   it('types the whole numbers of the query as integers', () => {

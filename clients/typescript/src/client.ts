@@ -15,6 +15,7 @@ import type {
   ConsentAsOf,
   ConsentVersion,
   ConsistencyProof,
+  CookieReceipt,
   CustomerConsents,
   Decision,
   DecisionRequest,
@@ -139,6 +140,15 @@ export interface ConsentClient {
     decisionId: string,
     options?: CallOptions & { wait?: boolean },
   ): Promise<WithResponse<Receipt | QueuedReceipt>>;
+  /**
+   * `GET …/cookie-decisions/{id}/receipt`: a website visitor's choice's receipt (the id the
+   * banner's `POST /cookies/v1/{scope}/decisions` answered), or `{status: "queued"}`, as
+   * `receipt`.
+   */
+  cookieReceipt(
+    decisionId: string,
+    options?: CallOptions & { wait?: boolean },
+  ): Promise<WithResponse<CookieReceipt | QueuedReceipt>>;
   /** `GET …/log/key`: the decision log's verifier key. */
   logKey(options?: CallOptions): Promise<WithResponse<LogKey>>;
   /** `GET …/log/checkpoint`: the decision log's latest signed checkpoint. */
@@ -295,12 +305,16 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
     },
     async receipt(decisionId, { wait, signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/decisions/{decision_id}/receipt', {
-        params: {
-          path: { decision_id: decisionId },
-          query: wait === undefined ? {} : { wait: wait ? 'true' : 'false' },
-        },
+        params: receiptParams(decisionId, wait),
         signal,
       });
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async cookieReceipt(decisionId, { wait, signal } = {}) {
+      const { data, error, response } = await api.GET(
+        '/api/v1/cookie-decisions/{decision_id}/receipt',
+        { params: receiptParams(decisionId, wait), signal },
+      );
       return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async logKey({ signal } = {}) {
@@ -344,6 +358,14 @@ class LatestCache {
       this.#entries.delete(oldest);
     }
   }
+}
+
+/** A receipt's path and query, whatever record it proves. */
+function receiptParams(decisionId: string, wait: boolean | undefined) {
+  return {
+    path: { decision_id: decisionId },
+    query: wait === undefined ? {} : { wait: wait ? ('true' as const) : ('false' as const) },
+  };
 }
 
 function localeQuery(locale: string | undefined): { locale?: string } {

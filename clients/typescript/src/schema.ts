@@ -320,6 +320,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cookie-decisions/{decision_id}/receipt/iso-27560": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A website visitor's cookie decision's receipt as ISO/IEC TS 27560 (W3C DPV JSON-LD)
+         * @description One process per category of the banner, each granted or refused. `202` with `Retry-After` while the leaf waits to be appended (about a second); with `?wait=true` the request waits up to 5 seconds for it instead.
+         */
+        get: operations["getCookieDecisionReceiptIso27560"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cookie-decisions/{decision_id}/receipt/kantara": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A website visitor's cookie decision's receipt as a Kantara Consent Receipt v1.1
+         * @description One purpose per category of the banner; which were granted is in `collectionMethod` and `consentLog`. `202` with `Retry-After` while the leaf waits to be appended (about a second); with `?wait=true` the request waits up to 5 seconds for it instead.
+         */
+        get: operations["getCookieDecisionReceiptKantara"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "decision.given": {
@@ -3648,6 +3688,666 @@ export interface operations {
                                 /** @description C2SP signed-note verifier key of the log */
                                 verifierKey: string;
                                 /** @description Opens the leaf's subject commitment with the customer id */
+                                subjectSalt: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Queued: the decision is not in the log yet. Ask again after `Retry-After`. */
+            202: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait before asking again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            decision_id: string;
+                            /** @enum {string} */
+                            status: "queued";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCookieDecisionReceiptIso27560: {
+        parameters: {
+            query?: {
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                decision_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent receipt, wrapping the cookie decision and the log proof */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/ld+json": {
+                        "@context": {
+                            dpv: string;
+                            "dpv-27560": string;
+                            dct: string;
+                            schema: string;
+                            xsd: string;
+                            clog: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "@id": string;
+                        /** @enum {string} */
+                        "@type": "dpv:ConsentReceipt";
+                        /** @description The receipt id */
+                        "dct:identifier": string;
+                        /** @description The receipt id */
+                        "dpv:hasIdentifier": string;
+                        "dct:conformsTo": string;
+                        /** Format: date-time */
+                        "dct:created": string;
+                        "dct:publisher": string;
+                        "schema:recipient": string;
+                        "dpv:hasRecordOfActivity": {
+                            "@id": string;
+                            /** @enum {string} */
+                            "@type": "dpv:ConsentRecord";
+                            /** @description The cookie decision id */
+                            "dct:identifier": string;
+                            "dct:conformsTo": string;
+                            "dpv:hasDataSubject": {
+                                "@type": string;
+                                /** @description The visitor id */
+                                "dct:identifier": string;
+                            };
+                            "dpv:hasDataController": {
+                                "@id": string;
+                                "@type": string;
+                                /** @description The tenant id */
+                                "dct:identifier": string;
+                                /** @description The tenant's alias */
+                                "schema:name": string;
+                            };
+                            "dpv:hasJurisdiction": string;
+                            "dpv:hasLegalBasis": string;
+                            "dpv:hasNotice": {
+                                /** @description `urn:uuid:` of the configuration id */
+                                "@id": string;
+                                "@type": string;
+                                /** @description The configuration id */
+                                "dct:identifier": string;
+                                "dct:isVersionOf": {
+                                    /** @description The system's scope */
+                                    "dct:identifier": string;
+                                    /** @description The system's name */
+                                    "dct:title": string;
+                                };
+                                "clog:versionNumber": number;
+                                /** @description Hex SHA-256 of the configuration's content */
+                                "clog:contentSha256": string;
+                                /** Format: date-time */
+                                "dct:issued": string;
+                                /** @description The locale the banner was shown in */
+                                "dct:language": string;
+                                "dct:references"?: {
+                                    /** @description The cookie policy the banner linked to */
+                                    "@id": string;
+                                };
+                            };
+                            /** @description One per category of the configuration, in the configuration's order */
+                            "dpv:hasProcess": {
+                                "@type": string;
+                                "dpv:hasPurpose": {
+                                    "@type": string;
+                                    /** @description The category's key */
+                                    "dct:identifier": string;
+                                    /** @description The category's name in the locale shown */
+                                    "dct:title": string;
+                                    "dct:description"?: string;
+                                };
+                                "dpv:hasPersonalData": string;
+                                "dpv:hasStorageCondition": string;
+                                "dpv:hasRecipient": string;
+                                "dpv:hasConsentStatus": {
+                                    /** @enum {unknown} */
+                                    "@type": "dpv:ConsentGiven" | "dpv:ConsentRefused";
+                                    /** Format: date-time */
+                                    "dpv:isIndicatedAtTime": string;
+                                    "dpv:isIndicatedBy": string;
+                                    "dpv:hasIndicationMethod": string;
+                                    "dpv:hasDuration": {
+                                        "@type": string;
+                                        "dct:description": string;
+                                    };
+                                };
+                            }[];
+                            "dpv:hasConsentControl": {
+                                "@type": string;
+                                "dct:description": string;
+                                /** @description Where the banner records a new choice */
+                                "dpv:isExercisedAt": string;
+                            };
+                        };
+                        "clog:proof": {
+                            /** @enum {string} */
+                            "@type": "clog:InclusionProof";
+                            /** @enum {string} */
+                            "clog:leafFormat": "consent-log/cookie/v1";
+                            /** @description The log's checkpoint origin */
+                            "clog:origin": string;
+                            "clog:leafIndex": number;
+                            "clog:treeSize": number;
+                            /** @description The leaf bytes (UTF-8 text) */
+                            "clog:leaf": string;
+                            /** @description The signed checkpoint the proof leads to */
+                            "clog:checkpoint": string;
+                            /** @description C2SP tlog-proof@v1 text: verifies with the verifier key alone */
+                            "clog:tlogProof": string;
+                            /** @description C2SP signed-note verifier key of the log */
+                            "clog:verifierKey": string;
+                            /** @description Opens the leaf's subject commitment with the visitor id */
+                            "clog:subjectSalt": string;
+                        };
+                    };
+                };
+            };
+            /** @description Queued: the decision is not in the log yet. Ask again after `Retry-After`. */
+            202: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait before asking again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            decision_id: string;
+                            /** @enum {string} */
+                            status: "queued";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCookieDecisionReceiptKantara: {
+        parameters: {
+            query?: {
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                decision_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Kantara consent receipt. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        version: "KI-CR-v1.1.0";
+                        jurisdiction: string;
+                        /** @description Seconds since 1970-01-01T00:00:00Z */
+                        consentTimestamp: number;
+                        collectionMethod: string;
+                        /** Format: uuid */
+                        consentReceiptID: string;
+                        /** @description The log's verifier key */
+                        publicKey: string;
+                        language: string;
+                        /** @description The visitor id */
+                        piiPrincipalId: string;
+                        piiControllers: {
+                            /** @description The tenant's alias */
+                            piiController: string;
+                            onBehalf: boolean;
+                            contact: string;
+                            address: Record<string, never>;
+                            email: string;
+                            phone: string;
+                        }[];
+                        /** @description The cookie policy the banner linked to in the locale shown, or `unspecified` */
+                        policyUrl: string;
+                        services: {
+                            service: string;
+                            purposes: {
+                                purpose: string;
+                                purposeCategory: string[];
+                                consentType: string;
+                                piiCategory: string[];
+                                primaryPurpose: boolean;
+                                termination: string;
+                                thirdPartyDisclosure: boolean;
+                            }[];
+                        }[];
+                        sensitive: boolean;
+                        spiCat: string[];
+                        /** @description Not in v1.1: the choice itself and its proof in the decision log */
+                        consentLog: {
+                            /** @enum {unknown} */
+                            method: "accept-all" | "reject-all" | "custom" | "gpc";
+                            /** @description Every category of the configuration: granted (true) or refused */
+                            categories: {
+                                [key: string]: boolean;
+                            };
+                            /** Format: uuid */
+                            decisionId: string;
+                            /** Format: date-time */
+                            decidedAt: string;
+                            /** @description The system's scope */
+                            scope: string;
+                            /** Format: uuid */
+                            configurationId: string;
+                            version: number;
+                            contentSha256: string;
+                            locale: string;
+                            proof: {
+                                /** @enum {string} */
+                                leafFormat: "consent-log/cookie/v1";
+                                /** @description The log's checkpoint origin */
+                                origin: string;
+                                leafIndex: number;
+                                treeSize: number;
+                                /** @description The leaf bytes (UTF-8 text) */
+                                leaf: string;
+                                /** @description The signed checkpoint the proof leads to */
+                                checkpoint: string;
+                                /** @description C2SP tlog-proof@v1 text: verifies with the verifier key alone */
+                                tlogProof: string;
+                                /** @description C2SP signed-note verifier key of the log */
+                                verifierKey: string;
+                                /** @description Opens the leaf's subject commitment with the visitor id */
                                 subjectSalt: string;
                             };
                         };

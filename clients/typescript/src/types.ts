@@ -5,6 +5,7 @@ type Pending =
   paths['/api/v1/customers/{customer_id}/consents/templates/{template_code}/pending']['get'];
 type Decisions = paths['/api/v1/customers/{customer_id}/consents/decisions']['post'];
 type Receipts = paths['/api/v1/decisions/{decision_id}/receipt']['get'];
+type CookieReceipts = paths['/api/v1/cookie-decisions/{decision_id}/receipt']['get'];
 type Consents = paths['/api/v1/customers/{customer_id}/consents']['get'];
 type AsOf =
   paths['/api/v1/customers/{customer_id}/consents/templates/{template_code}/as-of']['get'];
@@ -27,6 +28,11 @@ export type Health = Json<paths['/api/health']['get']['responses'][200]>;
 export type Receipt = Data<Receipts['responses'][200]>;
 /** A receipt not made yet: the decision's leaf waits to be appended to the log. */
 export type QueuedReceipt = Data<Receipts['responses'][202]>;
+/**
+ * A website visitor's cookie decision's receipt: the choice, its leaf in the decision log, the
+ * inclusion proof and the checkpoint.
+ */
+export type CookieReceipt = Data<CookieReceipts['responses'][200]>;
 /** The log's verifier key and origin. */
 export type LogKey = Data<paths['/api/v1/log/key']['get']['responses'][200]>;
 /** The log's latest signed checkpoint. */

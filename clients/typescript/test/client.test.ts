@@ -1,5 +1,6 @@
 import { ConsentApiError, type ConsentClient, createConsentClient } from '@consent-service/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postChoice, seedPublishedSystem } from '../../../test/helpers/cookies.js';
 import { publish, seedTemplate, unique } from '../../../test/helpers/seed.js';
 import { stores } from '../../../test/helpers/stores.js';
 import { decisionIds, type ServedTenant, serveTenant } from './helpers/server.js';
@@ -173,5 +174,44 @@ describe.each(stores)('the client against the service on $name', (store) => {
     expect(checkpoint.size).toBeGreaterThanOrEqual(receipt.tree_size);
     const proof = await client.consistency(receipt.tree_size, checkpoint.size);
     expect(proof).toMatchObject({ from: receipt.tree_size, to: checkpoint.size });
+  });
+
+  it("cookieReceipt() answers a website visitor's choice's receipt; a decision's id throws 404 1004", async () => {
+    const site = await seedPublishedSystem(served.t.db, served.tenant.tenant.id, {
+      categories: ['analytics'],
+    });
+    const visitorId = crypto.randomUUID();
+    const chosen = { necessary: true, analytics: false };
+    const { decision_id: id, decided_at: decidedAt } = await postChoice(
+      served.t.app,
+      site,
+      { visitorId, method: 'reject-all', categories: chosen, locale: 'en' },
+      { origin: 'https://www.bank.example', userAgent: 'ClientTest/1.0' },
+    );
+    const receipt = await client.cookieReceipt(id, { wait: true });
+    if (!('cookie_decision' in receipt)) throw new Error('the receipt is still queued');
+    expect(receipt.cookie_decision).toMatchObject({
+      decision_id: id,
+      configuration_id: site.configurationId,
+      configuration_version: site.version,
+      method: 'reject-all',
+      categories: chosen,
+      decided_at: decidedAt,
+      visitor_id: visitorId,
+    });
+    expect(receipt.opening).toMatchObject({ visitor_id: visitorId, locale: 'en' });
+    expect(receipt.verifier_key).toBe((await client.logKey()).verifier_key);
+    expect(receipt.response.status).toBe(200);
+    // A decision's id is no cookie decision's.
+    const decision = await client.decide(unique('c'), {
+      consent_version_id: served.version.consent_version_id,
+      decision: 'given',
+    });
+    const error = await thrown(client.cookieReceipt(decision.decision_id));
+    expect(error).toMatchObject({
+      status: 404,
+      code: '1004',
+      message: 'Cookie decision not found.',
+    });
   });
 });
