@@ -6,37 +6,58 @@
  */
 // By path, not through the features' index.ts: the writer thread loads this file, and the
 // whole surfaces would slow its start (docs/architecture.md).
-import type { CookieChoiceJob, CookieChoiceOutcome } from './cookies/record-choices.js';
+import type { CookieChoiceOutcome } from './cookies/record-choices.js';
 import { recordCookieChoices } from './cookies/record-choices.js';
-import type { DecisionJob, DecisionOutcome } from './decisions/record-decisions.js';
+import type { DecisionOutcome } from './decisions/record-decisions.js';
 import { recordDecisions } from './decisions/record-decisions.js';
 import type { Trx } from './platform/db.js';
 import type { Settled } from './platform/group-commit.js';
 import type { SubjectVault } from './subjects/index.js';
 
-export type HotJob =
-  | { kind: 'decision'; job: DecisionJob }
-  | { kind: 'cookie'; job: CookieChoiceJob };
+/** Each kind of record the hot path writes, and the feature function that records a batch of it. */
+const recorders = {
+  decision: recordDecisions,
+  cookie: recordCookieChoices,
+} as const;
+
+type Kind = keyof typeof recorders;
+type JobOf<K extends Kind> = Parameters<(typeof recorders)[K]>[2][number];
+
+export type HotJob = { [K in Kind]: { kind: K; job: JobOf<K> } }[Kind];
 export type HotOutcome = DecisionOutcome | CookieChoiceOutcome;
 
+/**
+ * Records a batch: each kind's jobs go to its feature in arrival order (decisions first, then
+ * cookie choices), and the answers come back in the order of `jobs`.
+ */
 export async function recordHotWrites(
   trx: Trx,
   vault: SubjectVault,
   jobs: readonly HotJob[],
 ): Promise<Settled<HotOutcome>[]> {
-  const decisions: DecisionJob[] = [];
-  const choices: CookieChoiceJob[] = [];
-  for (const entry of jobs) {
-    if (entry.kind === 'decision') decisions.push(entry.job);
-    else choices.push(entry.job);
+  const answers: Settled<HotOutcome>[] = new Array(jobs.length);
+  for (const kind of Object.keys(recorders) as Kind[]) {
+    const positions: number[] = [];
+    const ofKind: unknown[] = [];
+    jobs.forEach((entry, i) => {
+      if (entry.kind !== kind) return;
+      positions.push(i);
+      ofKind.push(entry.job);
+    });
+    if (ofKind.length === 0) continue;
+    // Each recorder takes its own kind's jobs, which the filter above picked by `kind`.
+    const record = recorders[kind] as (
+      trx: Trx,
+      vault: SubjectVault,
+      jobs: readonly unknown[],
+    ) => Promise<Settled<HotOutcome>[]>;
+    const settled = await record(trx, vault, ofKind);
+    if (settled.length !== positions.length) {
+      throw new Error('a batch answered fewer jobs than it was given');
+    }
+    positions.forEach((position, j) => {
+      answers[position] = settled[j] as Settled<HotOutcome>;
+    });
   }
-  const decided = decisions.length > 0 ? await recordDecisions(trx, vault, decisions) : [];
-  const chosen = choices.length > 0 ? await recordCookieChoices(trx, vault, choices) : [];
-  let d = 0;
-  let c = 0;
-  return jobs.map((entry) => {
-    const result = entry.kind === 'decision' ? decided[d++] : chosen[c++];
-    if (!result) throw new Error('a batch answered fewer jobs than it was given');
-    return result;
-  });
+  return answers;
 }

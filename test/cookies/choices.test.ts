@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookieDecisions, unpublishConfiguration } from '../../src/cookies/index.js';
 import { expectErrorShape, json, startTestApp, type TestApp } from '../helpers/app.js';
 import { cliEditor, type PublishedSystem, seedPublishedSystem } from '../helpers/cookies.js';
-import { seedTenant } from '../helpers/seed.js';
+import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
 const origin = 'https://www.bank.example';
@@ -18,11 +18,14 @@ const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 describe.each(stores)('a visitor’s cookie choice on $name', (store) => {
   let t: TestApp;
   let tenantId: string;
+  let keyHeaders: Record<string, string>;
   let site: PublishedSystem;
 
   beforeAll(async () => {
     t = await startTestApp(store);
-    tenantId = (await seedTenant(t.db)).tenant.id;
+    const seeded = await seedTenant(t.db);
+    tenantId = seeded.tenant.id;
+    keyHeaders = seeded.headers;
     site = await seedPublishedSystem(t.db, tenantId);
   });
   afterAll(async () => t.close());
@@ -163,6 +166,39 @@ describe.each(stores)('a visitor’s cookie choice on $name', (store) => {
       )
       .execute();
     expect(subjects).toHaveLength(1);
+  });
+
+  it('answers each of choices and decisions sent together with its own record, whatever the order they reach the writer in', async () => {
+    const code = await seedTemplate(t.db, tenantId);
+    const versionId = (await publish(t.db, tenantId, code)).consent_version_id;
+    const decide = (customer: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/customers/${customer}/consents/decisions`,
+        headers: keyHeaders,
+        payload: { consent_version_id: versionId, decision: 'given' },
+      });
+    const bodies = Array.from({ length: 4 }, () => choice());
+    const customers = Array.from({ length: 4 }, (_, i) => `mixed-${randomUUID()}-${i}`);
+    // Interleaved: decision, choice, decision, choice…
+    const sent = bodies.flatMap((body, i) => [
+      decide(customers[i] as string),
+      send(body).then((r) => ({ r, visitor: body.visitor_id })),
+    ]);
+    const answers = await Promise.all(sent);
+    const rows = await stored();
+    for (const [i, answer] of answers.entries()) {
+      if (i % 2 === 0) {
+        const r = answer as LightMyRequestResponse;
+        expect(r.statusCode).toBe(201);
+        expect(json(r).data).toMatchObject({ consent_version_id: versionId, decision: 'given' });
+      } else {
+        const { r, visitor } = answer as { r: LightMyRequestResponse; visitor: string };
+        expect(r.statusCode).toBe(201);
+        const row = rows.find((x) => x.decision_id === json(r).data.decision_id);
+        expect(row?.visitor_id).toBe(visitor);
+      }
+    }
   });
 
   it('takes application/json too, after a preflight that names the origin', async () => {
