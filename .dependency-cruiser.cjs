@@ -13,6 +13,7 @@ const features = [
   'accounts',
   'api-keys',
   'audit-trail',
+  'channels',
   'cookies',
   'decision-log',
   'decisions',

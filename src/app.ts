@@ -13,6 +13,7 @@ import {
   refuseUnroutable,
 } from './api-keys/index.js';
 import { backoffice } from './backoffice/plugin.js';
+import { channelRoutes } from './channels/routes.js';
 import { cookieRoutes } from './cookies/routes.js';
 import { exportRoutes } from './decision-log/export-routes.js';
 import { loadSigningKey } from './decision-log/index.js';
@@ -200,6 +201,7 @@ export async function buildApp(
     await v1.register(templateRoutes, { catalog });
     await v1.register(decisionRoutes, { db, catalog, writer: decisionWriter, vault });
     await v1.register(consentRoutes, { db, catalog, vault });
+    await v1.register(channelRoutes, { db, writer: writers.channels, vault });
     await v1.register(logRoutes, { db, signer, kick: () => writers.integrator().kick(), vault });
     await v1.register(exportRoutes, {
       db,

@@ -1,11 +1,14 @@
 /**
- * The hot path's batch: the decisions and the visitors' cookie choices that reached the writer
+ * The hot path's batch: the decisions, the visitors' cookie choices and the customers' channel
+ * changes that reached the writer
  * together, written in one transaction with one commit (`writers.ts` runs it on PostgreSQL and
  * an SQLite store in memory, `sqlite-writer.ts` on an SQLite file's writer thread). Each kind is
  * recorded by its own feature, in arrival order within its kind.
  */
 // By path, not through the features' index.ts: the writer thread loads this file, and the
 // whole surfaces would slow its start (docs/architecture.md).
+import type { ChannelChangeOutcome } from './channels/record-changes.js';
+import { recordChannelChanges } from './channels/record-changes.js';
 import type { CookieChoiceOutcome } from './cookies/record-choices.js';
 import { recordCookieChoices } from './cookies/record-choices.js';
 import type { DecisionOutcome } from './decisions/record-decisions.js';
@@ -18,17 +21,18 @@ import type { SubjectVault } from './subjects/index.js';
 const recorders = {
   decision: recordDecisions,
   cookie: recordCookieChoices,
+  channel: recordChannelChanges,
 } as const;
 
 type Kind = keyof typeof recorders;
 type JobOf<K extends Kind> = Parameters<(typeof recorders)[K]>[2][number];
 
 export type HotJob = { [K in Kind]: { kind: K; job: JobOf<K> } }[Kind];
-export type HotOutcome = DecisionOutcome | CookieChoiceOutcome;
+export type HotOutcome = DecisionOutcome | CookieChoiceOutcome | ChannelChangeOutcome;
 
 /**
  * Records a batch: each kind's jobs go to its feature in arrival order (decisions first, then
- * cookie choices), and the answers come back in the order of `jobs`.
+ * cookie choices, then channel changes), and the answers come back in the order of `jobs`.
  */
 export async function recordHotWrites(
   trx: Trx,

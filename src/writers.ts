@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
+import type { ChannelChangeWriter } from './channels/index.js';
 import type { CookieChoiceWriter } from './cookies/index.js';
 import {
   type Integrator,
@@ -34,6 +35,8 @@ export interface Writers {
   decisions: DecisionWriterHandle;
   /** Visitors' cookie choices, in the same batches as the decisions. */
   cookies: CookieChoiceWriter;
+  /** Customers' channel changes, in the same batches. */
+  channels: ChannelChangeWriter;
   /** Started by `start` (the app's `onReady`). */
   integrator(): Integrator;
   start(): Promise<void>;
@@ -118,7 +121,7 @@ interface HotWriter {
 }
 
 /** The writer as each feature sees it: its own jobs in, its own outcomes out. */
-function handles(hot: HotWriter): Pick<Writers, 'decisions' | 'cookies'> {
+function handles(hot: HotWriter): Pick<Writers, 'decisions' | 'cookies' | 'channels'> {
   return {
     decisions: {
       write: (job) => hot.submit({ kind: 'decision', job }) as Promise<DecisionOutcome>,
@@ -129,6 +132,10 @@ function handles(hot: HotWriter): Pick<Writers, 'decisions' | 'cookies'> {
     cookies: {
       write: (job) =>
         hot.submit({ kind: 'cookie', job }) as ReturnType<CookieChoiceWriter['write']>,
+    },
+    channels: {
+      write: (job) =>
+        hot.submit({ kind: 'channel', job }) as ReturnType<ChannelChangeWriter['write']>,
     },
   };
 }

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseVerifierKey, type VerifiedReceipt, verifyReceipt } from '../proof/index.js';
 
-type VerdictRecord = Record<string, string | number | Record<string, boolean>>;
+type VerdictRecord = Record<string, string | number | boolean | Record<string, boolean>>;
 
 /**
  * What `verify-receipt` prints: the verdict, and on success what the log proves, by the kind of
- * record its leaf is (a decision, or a website visitor's cookie decision).
+ * record its leaf is (a decision, a website visitor's cookie decision, or a customer's channel
+ * change).
  */
 export type ReceiptVerdict =
   | {
@@ -63,6 +64,16 @@ function recordOf(verified: VerifiedReceipt): VerdictRecord {
       content_sha256: leaf.contentSha256,
       method: leaf.method,
       categories: leaf.categories,
+    };
+  }
+  if (verified.kind === 'channel-change') {
+    const { leaf } = verified;
+    return {
+      change_id: leaf.recordId,
+      changed_at: leaf.time,
+      product_code: leaf.productCode,
+      channel: leaf.channel,
+      blocked: leaf.blocked,
     };
   }
   const { leaf } = verified;

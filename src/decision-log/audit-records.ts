@@ -1,18 +1,22 @@
 /**
  * The records side of the log's audit: the leaf each record of the store makes today, to compare
  * with the leaf the log holds for it, and the records the log is missing. A record is a decision,
- * an erasure's tombstone or a website visitor's cookie decision; each kind's leaf is its
- * feature's (src/decisions/leaf.ts, src/erasure/leaf.ts, src/cookies/leaf.ts).
+ * an erasure's tombstone, a website visitor's cookie decision or a customer's channel change;
+ * each kind's leaf is its feature's (src/decisions/leaf.ts, src/erasure/leaf.ts,
+ * src/cookies/leaf.ts, src/channels/leaf.ts).
  */
+import type { ChannelChangeRow } from '../channels/index.js';
+import { committedChannelLeaf, leafOfChannelChange } from '../channels/index.js';
 import type { CookieDecisionRow } from '../cookies/index.js';
 import { leafOfCookieDecision } from '../cookies/index.js';
 import type { DecisionRow } from '../decisions/index.js';
 import { committedLeaf, leafOfDecision } from '../decisions/index.js';
 import { leafOfErasure } from '../erasure/index.js';
 import type { Db } from '../platform/db.js';
-import { cookieLeafText, parseCookieLeaf, parseLeaf } from '../proof/index.js';
+import { cookieLeafText, parseChannelLeaf, parseCookieLeaf, parseLeaf } from '../proof/index.js';
 import type { OpenedRecord, personalReader } from '../subjects/index.js';
 import {
+  findChannelChangesByIds,
   findCookieDecisionsByIds,
   findDecisionsByIds,
   findErasures,
@@ -45,7 +49,31 @@ export async function expectedLeaves(
   choices.forEach((row, i) => {
     expected.set(row.id, cookieLeaf(row, openedChoices[i] as OpenedRecord, logged.get(row.id)));
   });
+  const changes = await findChannelChangesByIds(db, logId, ids);
+  const openedChanges = await open(changes);
+  changes.forEach((row, i) => {
+    expected.set(row.id, channelLeaf(row, openedChanges[i] as OpenedRecord, logged.get(row.id)));
+  });
   return expected;
+}
+
+function channelLeaf(
+  row: ChannelChangeRow,
+  opened: OpenedRecord,
+  logged: string | undefined,
+): string | null {
+  if (opened.state === 'open') {
+    const { personal, salt } = opened;
+    return leafOfChannelChange({ ...row, ...personal }, salt);
+  }
+  if (opened.state === 'unreadable') return null;
+  // The customer was erased: checked as their decisions are, by the subject commitment that was
+  // kept; the evidence commitment is taken as logged.
+  return committedChannelLeaf(
+    row,
+    opened.commitment,
+    parseChannelLeaf(logged ?? '')?.evidence ?? '',
+  );
 }
 
 function decisionLeaf(row: DecisionRow, opened: OpenedRecord, logged: string | undefined) {
@@ -115,5 +143,6 @@ export async function unloggedRecords(db: Db, logId: string): Promise<string[]> 
     ...(await findUnlogged(db, 'decisions', logId)),
     ...(await findUnlogged(db, 'erasures', logId)),
     ...(await findUnlogged(db, 'cookie_decisions', logId)),
+    ...(await findUnlogged(db, 'channel_changes', logId)),
   ];
 }

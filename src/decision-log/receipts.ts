@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { findChannelChange } from '../channels/index.js';
 import { presentDecision } from '../decisions/index.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -7,11 +8,12 @@ import { findCookieDecision, findDecision } from '../records/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { personalReader } from '../subjects/index.js';
 import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
-import type { CookieReceipt, LogProof, Receipt } from './schemas.js';
+import type { ChannelReceipt, CookieReceipt, LogProof, Receipt } from './schemas.js';
 import { proofFrom } from './service.js';
 
 export type ReceiptResult = { ready: true; receipt: Receipt } | { ready: false };
 export type CookieReceiptResult = { ready: true; receipt: CookieReceipt } | { ready: false };
+export type ChannelReceiptResult = { ready: true; receipt: ChannelReceipt } | { ready: false };
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
@@ -131,6 +133,48 @@ export async function cookieReceiptOf(
   };
 }
 
+/**
+ * A customer's channel change's receipt, as a decision's: the same proof, the change its leaf
+ * commits to, and the same opening (the customer, and the evidence a decision keeps).
+ */
+export async function channelReceiptOf(
+  db: Db,
+  vault: SubjectVault,
+  tenantId: string,
+  changeId: string,
+): Promise<ChannelReceiptResult> {
+  const change = await findChannelChange(db, tenantId, changeId.toLowerCase());
+  if (!change) throw new AppError('notFound', { message: 'Channel change not found.' });
+  const proof = await logProofOf(db, tenantId, change.id);
+  if (!proof) return { ready: false };
+  const [opened] = await personalReader(db, vault, tenantId)([change]);
+  const personal = opened?.state === 'open' ? opened : undefined;
+  return {
+    ready: true,
+    receipt: {
+      channel_change: {
+        change_id: change.id,
+        product_code: change.product_code,
+        channel: change.channel,
+        blocked: Number(change.blocked) === 1,
+        changed_at: change.changed_at,
+        customer_id: personal?.personal.customer_id ?? null,
+      },
+      ...proof,
+      opening: personal
+        ? {
+            customer_id: personal.personal.customer_id,
+            subject_salt: personal.salt,
+            evidence_salt: change.evidence_salt,
+            ip: personal.personal.ip,
+            user_agent: personal.personal.user_agent,
+            api_key_id: change.api_key_id,
+          }
+        : null,
+    },
+  };
+}
+
 /** How long a request that asks to wait for its receipt waits at most. */
 const receiptWaitMs = 5_000;
 
@@ -171,4 +215,16 @@ export function awaitCookieReceipt(
   wait: boolean,
 ): Promise<CookieReceiptResult> {
   return awaitReady(() => cookieReceiptOf(db, vault, tenantId, decisionId), kick, wait);
+}
+
+/** The channel change's receipt, waited for as a decision's. */
+export function awaitChannelReceipt(
+  db: Db,
+  vault: SubjectVault,
+  kick: () => Promise<void>,
+  tenantId: string,
+  changeId: string,
+  wait: boolean,
+): Promise<ChannelReceiptResult> {
+  return awaitReady(() => channelReceiptOf(db, vault, tenantId, changeId), kick, wait);
 }

@@ -15,8 +15,10 @@ import {
 import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { awaitCookieReceipt, awaitReceipt } from './receipts.js';
+import { awaitChannelReceipt, awaitCookieReceipt, awaitReceipt } from './receipts.js';
 import {
+  ChannelReceipt,
+  ChannelReceiptPending,
   ConsistencyProof,
   CookieReceipt,
   LogCheckpoint,
@@ -128,6 +130,45 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
       const wait = request.query.wait === 'true';
       const result = await awaitCookieReceipt(db, vault, kick, tenantId, id, wait);
       if (!result.ready) return sendQueued(reply, id);
+      return { data: result.receipt };
+    },
+  );
+
+  app.get(
+    '/api/v1/channel-changes/:change_id/receipt',
+    {
+      schema: {
+        tags: ['log'],
+        operationId: 'getChannelChangeReceipt',
+        summary:
+          "A customer's channel change's receipt: its leaf, inclusion proof and signed checkpoint",
+        description: `The same proof as a decision's receipt, for a leaf in the channel format (consent-log/channel/v1). ${receiptWaitDescription}`,
+        security: apiKeySecurity,
+        params: Type.Object({ change_id: Type.String({ pattern: uuidPattern }) }),
+        querystring: receiptRequest.querystring,
+        response: {
+          200: answer(dataOf(ChannelReceipt), 'The receipt.'),
+          202: answer(
+            dataOf(ChannelReceiptPending),
+            'Queued: the change is not in the log yet. Ask again after `Retry-After`.',
+            { 'retry-after': responseHeaders.retryAfter },
+          ),
+          ...receiptErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = callerOf(request);
+      const id = request.params.change_id;
+      reply.header('cache-control', 'no-store');
+      const wait = request.query.wait === 'true';
+      const result = await awaitChannelReceipt(db, vault, kick, tenantId, id, wait);
+      if (!result.ready) {
+        return reply
+          .code(202)
+          .header('retry-after', '1')
+          .send({ data: { change_id: id.toLowerCase(), status: 'queued' as const } });
+      }
       return { data: result.receipt };
     },
   );

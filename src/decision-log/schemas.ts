@@ -112,6 +112,33 @@ export const CookieReceipt = Type.Object({
 });
 export type CookieReceipt = Static<typeof CookieReceipt>;
 
+/** A customer's channel change, as its receipt states it (what its leaf commits to). */
+export const ReceiptChannelChange = Type.Object(
+  {
+    change_id: Type.String({ format: 'uuid' }),
+    product_code: Type.String(),
+    channel: Type.String(),
+    blocked: Type.Boolean(),
+    changed_at: Type.String({ format: 'date-time' }),
+    customer_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'Null once the customer was erased',
+    }),
+  },
+  { description: 'The change' },
+);
+
+export const ChannelReceipt = Type.Object({
+  channel_change: ReceiptChannelChange,
+  ...logProof('consent-log/channel/v1'),
+  opening: Receipt.properties.opening,
+});
+export type ChannelReceipt = Static<typeof ChannelReceipt>;
+
+export const ChannelReceiptPending = Type.Object({
+  change_id: Type.String({ format: 'uuid' }),
+  status: Type.Literal('queued'),
+});
+
 export const ReceiptPending = Type.Object({
   decision_id: Type.String({ format: 'uuid' }),
   status: Type.Literal('queued'),

@@ -64,7 +64,11 @@ export async function shredSubject(
   lookup: string,
   erasedAt: string,
 ): Promise<void> {
-  for (const table of ['customer_template_states', 'customer_version_states'] as const) {
+  for (const table of [
+    'customer_template_states',
+    'customer_version_states',
+    'channel_states',
+  ] as const) {
     await trx
       .deleteFrom(table)
       .where('tenant_id', '=', tenantId)

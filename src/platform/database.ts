@@ -12,6 +12,7 @@ import type {
 } from '../accounts/table.js';
 import type { ApiKeysTable } from '../api-keys/table.js';
 import type { AuditLogTable } from '../audit-trail/table.js';
+import type { ChannelChangesTable, ChannelStatesTable } from '../channels/table.js';
 import type {
   CookieConfigurationStepsTable,
   CookieConfigurationsTable,
@@ -66,6 +67,8 @@ export interface Database {
   cookie_configurations: CookieConfigurationsTable;
   cookie_configuration_steps: CookieConfigurationStepsTable;
   cookie_decisions: CookieDecisionsTable;
+  channel_changes: ChannelChangesTable;
+  channel_states: ChannelStatesTable;
   customer_template_states: CustomerTemplateStatesTable;
   customer_version_states: CustomerVersionStatesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -73,6 +73,10 @@ export async function registerOpenApi(
         { name: 'templates', description: 'Published consent texts and their content files.' },
         { name: 'decisions', description: 'Pending checks and recording decisions.' },
         { name: 'consents', description: "A customer's record: standings, history, as-of." },
+        {
+          name: 'channels',
+          description: "A customer's contact channels, blocked or allowed per product.",
+        },
         { name: 'log', description: 'The decision log: receipts, checkpoints and proofs.' },
         { name: 'webhooks', description: "Events sent to a tenant's endpoints, signed." },
         {

@@ -11,6 +11,13 @@
  *   if (!receipt.ok) console.error(receipt.reason);
  * }
  */
+
+export {
+  type ChannelLeafFields,
+  channelLeafHeader,
+  channelLeafText,
+  parseChannelLeaf,
+} from './channel-leaf.js';
 export {
   type Checkpoint,
   formatCheckpoint,
@@ -76,6 +83,7 @@ export {
   parseVerifierKey,
 } from './note-keys.js';
 export {
+  type ChannelOpening,
   type CookieOpening,
   type DecisionOpening,
   type ReceiptDocument,

@@ -1,3 +1,4 @@
+import { type ChannelLeafFields, parseChannelLeaf } from './channel-leaf.js';
 import type { Checkpoint } from './checkpoint.js';
 import { type CookieLeafFields, cookieEvidenceCommitment, parseCookieLeaf } from './cookie-leaf.js';
 import { evidenceCommitment, type LeafFields, parseLeaf, subjectCommitment } from './leaf.js';
@@ -26,9 +27,13 @@ export interface CookieOpening {
   locale: string;
 }
 
+/** What opens a channel change's leaf: a decision's opening, the same customer and evidence. */
+export type ChannelOpening = DecisionOpening;
+
 /**
  * A receipt as the service hands it out (`data` of `GET /api/v1/decisions/{id}/receipt`, or of
- * `GET /api/v1/cookie-decisions/{id}/receipt`, which names its record `cookie_decision`).
+ * `GET /api/v1/cookie-decisions/{id}/receipt`, which names its record `cookie_decision`, or of
+ * `GET /api/v1/channel-changes/{id}/receipt`, which names it `channel_change`).
  */
 export interface ReceiptDocument {
   decision?: { decision_id?: string; decision?: string; decided_at?: string; version?: number };
@@ -40,6 +45,13 @@ export interface ReceiptDocument {
     content_sha256?: string;
     method?: string;
     categories?: Record<string, boolean>;
+  };
+  channel_change?: {
+    change_id?: string;
+    changed_at?: string;
+    product_code?: string;
+    channel?: string;
+    blocked?: boolean;
   };
   tlog_proof: string;
   /** Absent or null in a receipt issued after the customer (or visitor) was erased. */
@@ -56,14 +68,15 @@ interface Placed {
 /** A verified receipt, by the kind of leaf the log holds. */
 export type VerifiedReceipt =
   | (Placed & { kind: 'decision'; leaf: LeafFields })
-  | (Placed & { kind: 'cookie-decision'; leaf: CookieLeafFields });
+  | (Placed & { kind: 'cookie-decision'; leaf: CookieLeafFields })
+  | (Placed & { kind: 'channel-change'; leaf: ChannelLeafFields });
 
 /**
  * Checks a receipt with nothing but the log's verifier key: the signed checkpoint, the leaf's
  * inclusion under it, the leaf's format, and that the record and the opening (customer or
  * visitor id, evidence and their salts), when the receipt carries them, are exactly what the
  * leaf commits to. Accepts the receipt object, the API's whole answer (`{data: receipt}`), or
- * tlog-proof text; a decision's leaf or a cookie decision's.
+ * tlog-proof text; a decision's leaf, a cookie decision's or a channel change's.
  */
 export function verifyReceipt(
   input: string | ReceiptDocument | { data: ReceiptDocument },
@@ -89,8 +102,15 @@ export function verifyReceipt(
       ? ok({ ...placed, kind: 'cookie-decision', leaf: cookie, opened: checked.value })
       : checked;
   }
+  const channel = parseChannelLeaf(text);
+  if (channel) {
+    const checked = checkChannelChange(receipt, channel);
+    return checked.ok
+      ? ok({ ...placed, kind: 'channel-change', leaf: channel, opened: checked.value })
+      : checked;
+  }
   return fail(
-    'the logged leaf is neither a consent-log/leaf/v1 nor a consent-log/cookie/v1 record',
+    'the logged leaf is none of consent-log/leaf/v1, consent-log/cookie/v1, consent-log/channel/v1',
   );
 }
 
@@ -98,6 +118,9 @@ export function verifyReceipt(
 function checkDecision(receipt: ReceiptDocument, leaf: LeafFields): Result<boolean> {
   if (receipt.cookie_decision) {
     return fail("the receipt names a cookie decision, but the log holds a decision's leaf");
+  }
+  if (receipt.channel_change) {
+    return fail("the receipt names a channel change, but the log holds a decision's leaf");
   }
   const decision = receipt.decision;
   if (decision) {
@@ -109,7 +132,14 @@ function checkDecision(receipt: ReceiptDocument, leaf: LeafFields): Result<boole
     ]);
     if (mismatch) return fail(`the receipt's ${mismatch} is not the one in the log`);
   }
-  const opening = receipt.opening;
+  return checkCustomerOpening(receipt.opening, leaf);
+}
+
+/** A decision's or a channel change's opening against its leaf; true when there was one. */
+function checkCustomerOpening(
+  opening: ReceiptDocument['opening'],
+  leaf: { subject: string; evidence: string },
+): Result<boolean> {
   if (!opening) return ok(false);
   if (!hasStrings(opening, ['customer_id', 'subject_salt', 'evidence_salt', 'ip', 'api_key_id'])) {
     return fail("the receipt's opening is not a decision's (customer id, evidence and salts)");
@@ -128,10 +158,36 @@ function checkDecision(receipt: ReceiptDocument, leaf: LeafFields): Result<boole
   return ok(true);
 }
 
+/** The channel change and opening of a receipt against a channel leaf; true when it was opened. */
+function checkChannelChange(receipt: ReceiptDocument, leaf: ChannelLeafFields): Result<boolean> {
+  if (receipt.decision || receipt.cookie_decision) {
+    return fail("the receipt names another record, but the log holds a channel change's leaf");
+  }
+  const stated = receipt.channel_change;
+  if (stated) {
+    const mismatch = firstMismatch([
+      ['change_id', stated.change_id, leaf.recordId],
+      ['changed_at', stated.changed_at, leaf.time],
+      ['product_code', stated.product_code, leaf.productCode],
+      ['channel', stated.channel, leaf.channel],
+      [
+        'blocked',
+        stated.blocked === undefined ? undefined : String(stated.blocked),
+        String(leaf.blocked),
+      ],
+    ]);
+    if (mismatch) return fail(`the receipt's ${mismatch} is not the one in the log`);
+  }
+  return checkCustomerOpening(receipt.opening, leaf);
+}
+
 /** The cookie decision and opening of a receipt against a cookie leaf; true when it was opened. */
 function checkCookieDecision(receipt: ReceiptDocument, leaf: CookieLeafFields): Result<boolean> {
   if (receipt.decision) {
     return fail("the receipt names a decision, but the log holds a cookie decision's leaf");
+  }
+  if (receipt.channel_change) {
+    return fail("the receipt names a channel change, but the log holds a cookie decision's leaf");
   }
   const stated = receipt.cookie_decision;
   if (stated) {

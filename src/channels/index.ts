@@ -1,0 +1,15 @@
+/** The public surface of `src/channels/`: what other folders may import (its README says what each part is). */
+export { type Channel, type ChannelState, channels, isChannel } from './channels.js';
+export { committedChannelLeaf, type LoggedChannelChange, leafOfChannelChange } from './leaf.js';
+export type {
+  ChannelChangeJob,
+  ChannelChangeOutcome,
+  ChannelChangeWriter,
+} from './record-changes.js';
+export {
+  type ChannelContext,
+  findChannelChange,
+  listChannels,
+  setChannel,
+} from './service.js';
+export type { ChannelChangeRow } from './table.js';

@@ -1,0 +1,192 @@
+/**
+ * Records customers' channel changes in the caller's transaction, beside the decisions and
+ * cookie choices of the same batch (src/hot-path.ts): each under its customer's lock (the lock
+ * decisions and erasure take), a new customer given a subject of their own, and each change's
+ * leaf queued for the tenant's decision log in the same transaction. A change to the state the
+ * channel already has records nothing. The store is read once for the whole batch
+ * (standing-repository.ts), then each change is decided in arrival order against it and the
+ * batch's own effects.
+ */
+import { type NewLeaf, writeJournal } from '../journal/index.js';
+import type { Trx } from '../platform/db.js';
+import type { Settled } from '../platform/group-commit.js';
+import { newId } from '../platform/ids.js';
+import { lockKeys } from '../platform/locks.js';
+import { nowIso } from '../platform/time.js';
+import { newSalt } from '../proof/index.js';
+import type { SubjectsTable, SubjectVault } from '../subjects/index.js';
+import {
+  newSubject,
+  type OpenSubject,
+  openSubject,
+  sealPersonal,
+  storeNewSubjects,
+} from '../subjects/index.js';
+import type { ChannelState } from './channels.js';
+import { leafOfChannelChange } from './leaf.js';
+import { insertChannelChanges, saveChannelStates } from './repository.js';
+import { findChannelStandings, type StoredChannelStanding } from './standing-repository.js';
+import type { ChannelChangesTable, ChannelStatesTable } from './table.js';
+
+/** A change as the writer takes it: plain data, so that it can cross to the writer thread. */
+export interface ChannelChangeJob {
+  tenantId: string;
+  apiKeyId: string;
+  ip: string;
+  userAgent: string | null;
+  customerId: string;
+  /** The customer's keyed look-up (`vault.lookup`). */
+  lookup: string;
+  productId: string;
+  productCode: string;
+  channel: string;
+  blocked: boolean;
+}
+
+/** `recorded`: a change was stored; `unchanged`: the channel already had that state. */
+export type ChannelChangeOutcome = { kind: 'recorded' | 'unchanged'; state: ChannelState };
+
+/** How the service hands a change to the hot path's writer (src/writers.ts). */
+export interface ChannelChangeWriter {
+  write(job: ChannelChangeJob): Promise<ChannelChangeOutcome>;
+}
+
+export async function recordChannelChanges(
+  trx: Trx,
+  vault: SubjectVault,
+  jobs: readonly ChannelChangeJob[],
+): Promise<Settled<ChannelChangeOutcome>[]> {
+  await lockKeys(
+    trx,
+    jobs.map((job) => `subject:${job.tenantId}:${job.lookup}`),
+  );
+  const stored = await findChannelStandings(
+    trx,
+    jobs.map((job) => ({
+      tenant_id: job.tenantId,
+      lookup: job.lookup,
+      product_id: job.productId,
+      channel: job.channel,
+    })),
+  );
+  const batch = new ChangeBatch(vault);
+  const results = jobs.map((job, i): Settled<ChannelChangeOutcome> => {
+    try {
+      const standing = stored[i];
+      if (!standing) throw new Error(`no standing for change ${i} of the batch`);
+      return { ok: true, value: batch.record(job, standing) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+  await batch.write(trx);
+  return results;
+}
+
+/** The batch so far: its rows, and the subjects and states it has seen. */
+class ChangeBatch {
+  private readonly subjects = new Map<string, OpenSubject>();
+  private readonly newSubjects: SubjectsTable[] = [];
+  private readonly rows: ChannelChangesTable[] = [];
+  private readonly leaves: NewLeaf[] = [];
+  /** By tenant, subject, product and channel: the batch's latest state of each. */
+  private readonly states = new Map<string, ChannelStatesTable>();
+
+  constructor(private readonly vault: SubjectVault) {}
+
+  record(job: ChannelChangeJob, stored: StoredChannelStanding): ChannelChangeOutcome {
+    const subjectName = `${job.tenantId}\u0000${job.lookup}`;
+    let subject = this.subjects.get(subjectName) ?? storedSubject(this.vault, job, stored);
+    const current = subject
+      ? (this.states.get(stateName(job, subject.id)) ?? storedState(stored))
+      : undefined;
+    if ((current?.blocked === 1) === job.blocked) {
+      return { kind: 'unchanged', state: stateOf(job, current) };
+    }
+    const now = nowIso();
+    let created: SubjectsTable | undefined;
+    if (!subject) {
+      const fresh = newSubject(this.vault, job.tenantId, job.customerId, job.lookup, now);
+      subject = fresh.subject;
+      created = fresh.row;
+    }
+    const id = newId();
+    const row: ChannelChangesTable = {
+      tenant_id: job.tenantId,
+      id,
+      subject_id: subject.id,
+      product_id: job.productId,
+      product_code: job.productCode,
+      channel: job.channel,
+      blocked: job.blocked ? 1 : 0,
+      api_key_id: job.apiKeyId,
+      personal: sealPersonal(subject.key, id, {
+        customer_id: job.customerId,
+        ip: job.ip,
+        user_agent: job.userAgent,
+      }),
+      evidence_salt: newSalt(),
+      changed_at: now,
+    };
+    const leaf = leafOfChannelChange(
+      { ...row, customer_id: job.customerId, ip: job.ip, user_agent: job.userAgent },
+      subject.salt,
+    );
+    // Nothing above wrote: from here the change is the batch's.
+    if (created) this.newSubjects.push(created);
+    this.subjects.set(subjectName, subject);
+    this.rows.push(row);
+    this.leaves.push({ log_id: job.tenantId, record_id: id, leaf, queued_at: now });
+    const state: ChannelStatesTable = {
+      tenant_id: job.tenantId,
+      subject_id: subject.id,
+      product_id: job.productId,
+      channel: job.channel,
+      blocked: row.blocked,
+      change_id: id,
+      since: now,
+    };
+    this.states.set(stateName(job, subject.id), state);
+    return { kind: 'recorded', state: stateOf(job, state) };
+  }
+
+  async write(trx: Trx): Promise<void> {
+    await storeNewSubjects(trx, this.newSubjects);
+    await insertChannelChanges(trx, this.rows);
+    await saveChannelStates(trx, [...this.states.values()]);
+    await writeJournal(trx, { leaves: this.leaves, events: [] });
+  }
+}
+
+function stateName(job: ChannelChangeJob, subjectId: string): string {
+  return `${job.tenantId}\u0000${subjectId}\u0000${job.productId}\u0000${job.channel}`;
+}
+
+function storedState(stored: StoredChannelStanding) {
+  if (stored.blocked === null || stored.change_id === null || stored.since === null) {
+    return undefined;
+  }
+  return { blocked: Number(stored.blocked), change_id: stored.change_id, since: stored.since };
+}
+
+function stateOf(
+  job: ChannelChangeJob,
+  state: Pick<ChannelStatesTable, 'blocked' | 'change_id' | 'since'> | undefined,
+): ChannelState {
+  return {
+    product_code: job.productCode,
+    channel: job.channel,
+    blocked: state?.blocked === 1,
+    since: state?.since ?? null,
+    record_id: state?.change_id ?? null,
+  };
+}
+
+function storedSubject(
+  vault: SubjectVault,
+  job: ChannelChangeJob,
+  stored: StoredChannelStanding,
+): OpenSubject | undefined {
+  if (stored.subject_id === null) return undefined;
+  return openSubject(vault, job.tenantId, { ...stored, id: stored.subject_id });
+}

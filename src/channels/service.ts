@@ -1,0 +1,82 @@
+import type { Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { getProduct, listProducts } from '../products/index.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { findLiveSubjectRow } from '../subjects/index.js';
+import { type ChannelState, channels, isChannel } from './channels.js';
+import type { ChannelChangeOutcome, ChannelChangeWriter } from './record-changes.js';
+import { findChannelChangeRow, findSubjectStates } from './repository.js';
+import type { ChannelChangeRow } from './table.js';
+
+/** Who sent the change: kept with it as evidence, as a decision's. */
+export interface ChannelContext {
+  tenantId: string;
+  apiKeyId: string;
+  ip: string;
+  userAgent: string | null;
+}
+
+/**
+ * Blocks or allows a customer's channel for a product, the API's use case: the product and the
+ * channel are checked here (`404 1004` for either unknown), and the writer records the change
+ * under the customer's lock, or nothing when the channel already has that state.
+ */
+export async function setChannel(
+  db: Executor,
+  writer: ChannelChangeWriter,
+  vault: SubjectVault,
+  context: ChannelContext,
+  target: { customerId: string; productCode: string; channel: string },
+  blocked: boolean,
+): Promise<ChannelChangeOutcome> {
+  const product = await getProduct(db, context.tenantId, target.productCode);
+  if (!isChannel(target.channel)) throw new AppError('notFound', { message: 'No such channel.' });
+  return writer.write({
+    ...context,
+    customerId: target.customerId,
+    lookup: vault.lookup(context.tenantId, target.customerId),
+    productId: product.id,
+    productCode: product.code,
+    channel: target.channel,
+    blocked,
+  });
+}
+
+/**
+ * Every product of the tenant times every channel, by product code then channel: blocked or
+ * not, and since when. A customer the tenant never recorded has every channel allowed.
+ */
+export async function listChannels(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+): Promise<ChannelState[]> {
+  const products = (await listProducts(db, tenantId))
+    .map((p) => ({ id: p.id, code: p.code }))
+    .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  const subject = await findLiveSubjectRow(db, tenantId, vault.lookup(tenantId, customerId));
+  const stored = subject ? await findSubjectStates(db, tenantId, subject.id) : [];
+  const byKey = new Map(stored.map((s) => [`${s.product_id}\u0000${s.channel}`, s]));
+  return products.flatMap((product) =>
+    channels.map((channel): ChannelState => {
+      const state = byKey.get(`${product.id}\u0000${channel}`);
+      return {
+        product_code: product.code,
+        channel,
+        blocked: Number(state?.blocked ?? 0) === 1,
+        since: state?.since ?? null,
+        record_id: state?.change_id ?? null,
+      };
+    }),
+  );
+}
+
+/** One of the tenant's channel changes, by id: what its receipt proves. */
+export function findChannelChange(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<ChannelChangeRow | undefined> {
+  return findChannelChangeRow(db, tenantId, id);
+}
