@@ -20,6 +20,7 @@ const features = [
   'health',
   'journal',
   'metrics',
+  'partners',
   'products',
   'proof',
   'records',
