@@ -5,6 +5,7 @@ export {
   createPartner,
   deletePartner,
   getPartner,
+  getPartnerSummary,
   type ListedPartner,
   listPartners,
   type PartnerSummaryRow,

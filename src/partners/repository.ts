@@ -127,3 +127,18 @@ export async function replaceReleasePartners(
     )
     .execute();
 }
+
+/** How many releases of the tenant list the partner. */
+export async function countReleasesListing(
+  db: Executor,
+  tenantId: string,
+  code: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('version_partners')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('tenant_id', '=', tenantId)
+    .where('partner_code', '=', code)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

@@ -5,6 +5,7 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import { validate } from '../platform/validation.js';
 import {
+  countReleasesListing,
   deletePartnerRow,
   findPartnerByCode,
   findReleasePartners,
@@ -41,6 +42,16 @@ export async function getPartner(
   const partner = await findPartnerByCode(db, tenantId, code);
   if (!partner) throw new AppError('notFound', { message: 'No such partner.' });
   return partner;
+}
+
+/** A partner by code with the number of releases that list it; `404 1004` when none. */
+export async function getPartnerSummary(
+  db: Executor,
+  tenantId: string,
+  code: string,
+): Promise<PartnerSummaryRow> {
+  const partner = await getPartner(db, tenantId, code);
+  return { ...partner, release_count: await countReleasesListing(db, tenantId, code) };
 }
 
 /** Creates a partner, and records who did; `400 1001` on bad input, `409 1005` when the code is taken. */
