@@ -10,6 +10,7 @@ import { createApiKey, revokeApiKey } from './api-keys/index.js';
 import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
 import { cookieCommands } from './cli/cookies.js';
 import { createDemo } from './cli/demo.js';
+import { partnerCommands } from './cli/partners.js';
 import { verifyReceiptFile } from './cli/verify-receipt.js';
 import { webhookCommands } from './cli/webhooks.js';
 import { serveOnWorkers } from './cluster.js';
@@ -40,6 +41,9 @@ const usage = `Usage: consent-service <command> [options]
                                           with --name, the first admin is invited: the
                                           command prints the link to set their password
   product create --tenant A --code C --name N [--description D]
+  partner create --tenant A --code C --name N [--purpose P] [--country CC] [--policy-url URL]
+                                          a partner customer data may be shared with
+  partner list --tenant A
   template create --tenant A --code C --name N [--description D] [--product P] [--locale L]
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
                   [--file-url U] [--allow-reconsent true|false]
@@ -240,6 +244,7 @@ const commands: Record<
   },
   ...webhookCommands,
   ...cookieCommands,
+  ...partnerCommands,
 };
 
 export async function main(argv: string[]): Promise<number> {
