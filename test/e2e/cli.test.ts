@@ -292,7 +292,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       );
     });
 
-    it("partner create prints the partner; bad input fails naming the field; partner list lists the tenant's, by code", async () => {
+    it('partner create prints the partner, its country in upper case', async () => {
       const made = expectJsonObject(
         await cli(
           'partner',
@@ -334,7 +334,9 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         await cli('partner', 'create', '--tenant', 'acme', '--code', 'beta', '--name', 'Beta'),
       );
       expect(minimal).toMatchObject({ purpose: '', country: null, policy_url: null });
+    });
 
+    it('partner create fails naming the field on bad input, and saying so on a code taken', async () => {
       expectFailure(
         await cli('partner', 'create', '--tenant', 'acme', '--code', 'Bad_Code', '--name', 'X'),
         /code/,
@@ -358,7 +360,9 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         await cli('partner', 'create', '--tenant', 'acme', '--code', 'beta', '--name', 'Again'),
         /A partner with code "beta" already exists/,
       );
+    });
 
+    it("partner list lists the tenant's partners by code, each creation audited as the command line", async () => {
       const listed = expectJsonObject(await cli('partner', 'list', '--tenant', 'acme'));
       expect(
         (listed.partners as Array<Record<string, unknown>>).map((p) => [
@@ -623,6 +627,56 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       for (const entry of entries) {
         expect(JSON.parse(entry.details ?? '{}')).toMatchObject({ review: 'bypassed' });
       }
+    });
+
+    it('version publish --partners lists them in V, by code; an unknown code fails naming partners and publishes nothing', async () => {
+      expectJsonObject(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'sharing',
+          '--name',
+          'Sharing',
+        ),
+      );
+      const publishSharing = (tag: string, partners: string) =>
+        cli(
+          'version',
+          'publish',
+          '--tenant',
+          'acme',
+          '--template',
+          'sharing',
+          '--tag',
+          tag,
+          '--content',
+          '<p>We share with our partners.</p>',
+          '--partners',
+          partners,
+        );
+      expectFailure(
+        await publishSharing('1.0', 'beta,nobody'),
+        /partners: names no partner of this tenant: "nobody"/,
+      );
+      const v = expectJsonObject(await publishSharing('1.0', 'beta,acme-insure'));
+      expect(v.version).toBe(1);
+      expect(v.partners).toEqual([
+        { code: 'acme-insure', name: 'Acme Insurance' },
+        { code: 'beta', name: 'Beta' },
+      ]);
+      const listed = expectJsonObject(await cli('partner', 'list', '--tenant', 'acme'));
+      expect(
+        (listed.partners as Array<Record<string, unknown>>).map((p) => [
+          p.code,
+          p.versions_listing,
+        ]),
+      ).toEqual([
+        ['acme-insure', 1],
+        ['beta', 1],
+      ]);
     });
 
     it.each([
