@@ -4,6 +4,7 @@ export {
   changePartner,
   createPartner,
   deletePartner,
+  forgetReleasePartners,
   getPartner,
   getPartnerSummary,
   type ListedPartner,

@@ -142,3 +142,16 @@ export async function countReleasesListing(
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
+
+export async function deleteReleasePartners(
+  db: Executor,
+  tenantId: string,
+  releaseIds: readonly string[],
+): Promise<void> {
+  if (releaseIds.length === 0) return;
+  await db
+    .deleteFrom('version_partners')
+    .where('tenant_id', '=', tenantId)
+    .where('release_id', 'in', releaseIds)
+    .execute();
+}

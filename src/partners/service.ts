@@ -7,6 +7,7 @@ import { validate } from '../platform/validation.js';
 import {
   countReleasesListing,
   deletePartnerRow,
+  deleteReleasePartners,
   findPartnerByCode,
   findReleasePartners,
   insertPartner,
@@ -197,6 +198,18 @@ export async function setReleasePartners(
   }
   await replaceReleasePartners(trx, tenantId, releaseId, wanted, nowIso());
   return listed;
+}
+
+/**
+ * Forgets the lists of releases that are deleted (a template never published goes with its
+ * drafts): nothing names them any more, and their partners may be deleted.
+ */
+export function forgetReleasePartners(
+  trx: Trx,
+  tenantId: string,
+  releaseIds: readonly string[],
+): Promise<void> {
+  return deleteReleasePartners(trx, tenantId, releaseIds);
 }
 
 /** The country and policy link as stored, or `400 1001` naming each one that is wrong. */

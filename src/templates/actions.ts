@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
-import { partnersOfRelease, setReleasePartners } from '../partners/index.js';
+import { forgetReleasePartners, partnersOfRelease, setReleasePartners } from '../partners/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
@@ -226,6 +226,12 @@ export async function retireTemplate(
   // Under the publish lock: no version of it is published meanwhile.
   await lockPublishes(trx, template.tenant_id, template.id);
   if (!(await anyVersionPublished(trx, template.tenant_id, template.id))) {
+    const drafts = await listVersions(trx, template);
+    await forgetReleasePartners(
+      trx,
+      template.tenant_id,
+      drafts.map((v) => v.release_id),
+    );
     const versions = await deleteTemplateRows(trx, template.tenant_id, template.id);
     await recordAudit(trx, {
       ...actor,

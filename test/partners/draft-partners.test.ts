@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPartner } from '../../src/partners/index.js';
+import { createPartner, deletePartner, getPartner } from '../../src/partners/index.js';
 import {
   createDraftAs,
   getTemplateByCode,
   publishOutsideReview,
   releasePartners,
+  retireTemplate,
   setDraftPartnersAs,
   takeReviewStep,
 } from '../../src/templates/index.js';
@@ -128,5 +129,31 @@ describe.each(stores)("a draft's partners on $name", (store) => {
     expect(await releasePartners(t.db, template, next.id)).toEqual([
       { code: 'beta', name: 'BETA' },
     ]);
+  });
+
+  it('a template never published is deleted with its drafts and their lists: the partner they listed may then be deleted', async () => {
+    await t.db
+      .transaction()
+      .execute((trx) => createPartner(trx, by(), a.tenant.id, { code: 'short-lived', name: 'S' }));
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const template = await templateOf(code);
+    const draft = await t.db
+      .transaction()
+      .execute((trx) =>
+        createDraftAs(trx, by(), template, { tag: '1.0', content_html: '<p>Draft</p>' }),
+      );
+    await t.db
+      .transaction()
+      .execute((trx) => setDraftPartnersAs(trx, by(), template, draft.id, ['short-lived']));
+    await expect(
+      t.db.transaction().execute((trx) => deletePartner(trx, by(), a.tenant.id, 'short-lived')),
+    ).rejects.toMatchObject({ status: 409 });
+    expect(await t.db.transaction().execute((trx) => retireTemplate(trx, by(), template))).toBe(
+      'deleted',
+    );
+    await t.db.transaction().execute((trx) => deletePartner(trx, by(), a.tenant.id, 'short-lived'));
+    await expect(getPartner(t.db, a.tenant.id, 'short-lived')).rejects.toMatchObject({
+      code: '1004',
+    });
   });
 });
