@@ -21,6 +21,7 @@ const features = [
   'health',
   'journal',
   'metrics',
+  'partners',
   'products',
   'proof',
   'records',

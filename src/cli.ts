@@ -10,11 +10,13 @@ import { createApiKey, revokeApiKey } from './api-keys/index.js';
 import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
 import { cookieCommands } from './cli/cookies.js';
 import { createDemo } from './cli/demo.js';
+import { partnerCommands } from './cli/partners.js';
 import { verifyReceiptFile } from './cli/verify-receipt.js';
 import { webhookCommands } from './cli/webhooks.js';
 import { serveOnWorkers } from './cluster.js';
 import { type AuditReport, auditLog, saveAuditRun } from './decision-log/index.js';
 import { eraseCustomer } from './erasure/index.js';
+import { partnersOfRelease } from './partners/index.js';
 import { type Config, ConfigError, loadConfig } from './platform/config.js';
 import { loadDataKey } from './platform/data-key.js';
 import { createDb, type Db } from './platform/db.js';
@@ -40,6 +42,9 @@ const usage = `Usage: consent-service <command> [options]
                                           with --name, the first admin is invited: the
                                           command prints the link to set their password
   product create --tenant A --code C --name N [--description D]
+  partner create --tenant A --code C --name N [--purpose P] [--country CC] [--policy-url URL]
+                                          a partner customer data may be shared with
+  partner list --tenant A
   template create --tenant A --code C --name N [--description D] [--product P] [--locale L]
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
                   [--file-url U] [--allow-reconsent true|false]
@@ -47,6 +52,7 @@ const usage = `Usage: consent-service <command> [options]
                                           (scheduled), at once when absent or past
                   [--locale L]            the content's locale (BCP 47); the template's default
                   [--variant L=FILE ...]  another locale's content of the same release
+                  [--partners P1,P2]      the codes of the partners its text allows
   apikey create --tenant A --name N
   apikey revoke --tenant A --id ID
   customer erase --tenant A --customer C  erase the customer's personal data for good (their
@@ -166,6 +172,7 @@ const commands: Record<
       'effective-at',
       'locale',
       'variant',
+      'partners',
     ],
     run: async (db, o, config) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
@@ -189,10 +196,14 @@ const commands: Record<
               ? {}
               : { effectiveAt: effectiveInstant(o['effective-at'], 'effective-at') }),
             variants: variants(o),
+            ...(o.partners === undefined ? {} : { partners: listOption(o.partners) }),
           },
         ),
       );
-      return presentVersion(published, config.publicBaseUrl);
+      const v = presentVersion(published, config.publicBaseUrl);
+      // As `latest` answers it: the partners only when the version lists some.
+      const partners = await partnersOfRelease(db, tenant.id, published.release_id);
+      return partners.length > 0 ? { ...v, partners } : v;
     },
   },
   'apikey create': {
@@ -240,6 +251,7 @@ const commands: Record<
   },
   ...webhookCommands,
   ...cookieCommands,
+  ...partnerCommands,
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -318,6 +330,14 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
+}
+
+/** A comma-separated option's values, blanks left out. */
+function listOption(value: string): string[] {
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 async function withDb(

@@ -11,6 +11,11 @@ export const permissionCatalogue = {
   'versions:edit': 'Edit drafts and submit them for review',
   'versions:review': 'Review submitted versions: pass them on, or send them back',
   'versions:approve': 'Approve or reject reviewed versions (approval publishes)',
+  'partners:view':
+    'See the partners customer data may be shared with, and which versions list them',
+  'partners:create': 'Add partners',
+  'partners:edit': "Change partners' names, purposes, countries and policy links",
+  'partners:delete': 'Delete partners no version lists',
   'customers:view': "Look up a customer's record",
   'customers:erase': "Erase a customer's or a website visitor's personal data",
   'exports:export': 'Download decision records',
@@ -56,6 +61,7 @@ export function isPermission(code: string): code is Permission {
 export const areas = [
   ['templates', 'Templates'],
   ['versions', 'Versions'],
+  ['partners', 'Partners'],
   ['customers', 'Customers'],
   ['exports', 'Exports'],
   ['api_keys', 'API keys'],

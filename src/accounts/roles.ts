@@ -39,12 +39,16 @@ export const builtInRoles: readonly Role[] = [
   {
     id: 'editor',
     name: 'Editor',
-    description: 'Writes templates and drafts, and cookie banners, and submits them for review.',
+    description:
+      'Writes templates and drafts, keeps the register of partners, and cookie banners, and submits them for review.',
     permissions: [
       'templates:view',
       'templates:create',
       'versions:create',
       'versions:edit',
+      'partners:view',
+      'partners:create',
+      'partners:edit',
       'cookies:view',
       'cookies:create',
       'cookies:edit',
@@ -55,14 +59,26 @@ export const builtInRoles: readonly Role[] = [
     name: 'Reviewer',
     description:
       'Reviews submitted versions and cookie banners: passes them on to approval, or sends them back.',
-    permissions: ['templates:view', 'versions:review', 'cookies:view', 'cookies:review'],
+    permissions: [
+      'templates:view',
+      'versions:review',
+      'partners:view',
+      'cookies:view',
+      'cookies:review',
+    ],
   },
   {
     id: 'approver',
     name: 'Approver',
     description:
       'Approves reviewed versions, which publishes them, and cookie banners, or rejects them.',
-    permissions: ['templates:view', 'versions:approve', 'cookies:view', 'cookies:approve'],
+    permissions: [
+      'templates:view',
+      'versions:approve',
+      'partners:view',
+      'cookies:view',
+      'cookies:approve',
+    ],
   },
   {
     id: 'customer_service',

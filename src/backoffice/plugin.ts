@@ -28,6 +28,7 @@ import { decisionRoutes } from './decisions/routes.js';
 import { exportRoutes } from './exports/routes.js';
 import { logPageRoutes } from './log/routes.js';
 import { operatorRoutes } from './operators/routes.js';
+import { partnerRoutes } from './partners/routes.js';
 import { productRoutes } from './products/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { settingsRoutes } from './settings/routes.js';
@@ -177,6 +178,7 @@ export async function backoffice(
           await tenantPages.register(roleRoutes, { db });
           await tenantPages.register(settingsRoutes, { db });
           await tenantPages.register(productRoutes, { db });
+          await tenantPages.register(partnerRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(reviewRoutes, {
             db,

@@ -35,6 +35,7 @@ import type {
 } from '../decisions/table.js';
 import type { ErasuresTable } from '../erasure/table.js';
 import type { TlogPendingTable, WebhookEventsTable } from '../journal/table.js';
+import type { PartnersTable, VersionPartnersTable } from '../partners/table.js';
 import type { ProductsTable } from '../products/table.js';
 import type { SubjectsTable } from '../subjects/table.js';
 import type {
@@ -57,6 +58,8 @@ export interface Database {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   products: ProductsTable;
+  partners: PartnersTable;
+  version_partners: VersionPartnersTable;
   templates: TemplatesTable;
   template_versions: TemplateVersionsTable;
   version_reviews: VersionReviewsTable;

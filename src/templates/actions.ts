@@ -1,4 +1,5 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
+import { forgetReleasePartners, partnersOfRelease, setReleasePartners } from '../partners/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
@@ -90,6 +91,16 @@ export async function createDraftAs(
       });
       carried.push(saved.locale);
     }
+    // The partners its text allows come with the text; the draft may change them.
+    const partners = await partnersOfRelease(trx, template.tenant_id, source.id);
+    if (partners.length > 0) {
+      await setReleasePartners(
+        trx,
+        template.tenant_id,
+        draft.id,
+        partners.map((p) => p.code),
+      );
+    }
   }
   const { userId: _userId, ...actor } = by;
   await recordAudit(trx, {
@@ -180,13 +191,16 @@ export async function publishOutsideReview(
   tenantId: string,
   templateCode: string,
   input: unknown,
-  more: { effectiveAt?: string; variants?: unknown[] } = {},
+  more: { effectiveAt?: string; variants?: unknown[]; partners?: readonly string[] } = {},
 ): Promise<VersionWithCode> {
   const template = await getTemplateByCode(trx, tenantId, templateCode);
   const { customersMadePending } = await publishEffect(trx, template);
   const draft = await createDraftVersion(trx, template, input);
   for (const variant of more.variants ?? []) {
     await saveDraftVariant(trx, template, draft.id, variant, { adding: true });
+  }
+  if (more.partners !== undefined) {
+    await setReleasePartners(trx, tenantId, draft.id, more.partners);
   }
   return publishRelease(trx, template, draft, {
     by: { ...actor, tenantId },
@@ -212,6 +226,12 @@ export async function retireTemplate(
   // Under the publish lock: no version of it is published meanwhile.
   await lockPublishes(trx, template.tenant_id, template.id);
   if (!(await anyVersionPublished(trx, template.tenant_id, template.id))) {
+    const drafts = await listVersions(trx, template);
+    await forgetReleasePartners(
+      trx,
+      template.tenant_id,
+      drafts.map((v) => v.release_id),
+    );
     const versions = await deleteTemplateRows(trx, template.tenant_id, template.id);
     await recordAudit(trx, {
       ...actor,

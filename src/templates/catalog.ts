@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { type ListedPartner, partnersOfRelease } from '../partners/index.js';
 import { type CacheCounts, uncounted } from '../platform/cache-counts.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -102,9 +103,16 @@ export function createCatalog(
     fetchMethod: async (_key, _stale, { options, context: [tenantId, code] }) => {
       const started = performance.now();
       const variants = await findLatestRelease(db, tenantId, code);
+      // The release's partners are read with it, once per fill of the cache and never per
+      // request; a published release's list never changes, and a partner renamed shows within
+      // the same bound as a publish.
+      const releaseId = variants[0]?.release_id;
+      const partners = releaseId ? await partnersOfRelease(db, tenantId, releaseId) : [];
       // The entry's age counts from the query's start, not its end.
       options.ttl = Math.max(1, latestMaxAgeMs - (performance.now() - started));
-      return { entry: variants.length > 0 ? latestRelease(variants, publicBaseUrl) : null };
+      return {
+        entry: variants.length > 0 ? latestRelease(variants, publicBaseUrl, partners) : null,
+      };
     },
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
@@ -152,8 +160,12 @@ function found(entry: LatestRelease | null): LatestRelease {
   return entry;
 }
 
-function latestRelease(variants: VariantWithTemplate[], publicBaseUrl: string): LatestRelease {
-  const entries = new Map(variants.map((v) => [v.locale, latestEntry(v, publicBaseUrl)]));
+function latestRelease(
+  variants: VariantWithTemplate[],
+  publicBaseUrl: string,
+  partners: readonly ListedPartner[],
+): LatestRelease {
+  const entries = new Map(variants.map((v) => [v.locale, latestEntry(v, publicBaseUrl, partners)]));
   const own = variants.find((v) => v.id === v.release_id) ?? (variants[0] as VariantWithTemplate);
   const templateDefault = own.default_locale;
   return {
@@ -165,11 +177,20 @@ function latestRelease(variants: VariantWithTemplate[], publicBaseUrl: string): 
   };
 }
 
-function latestEntry(version: VersionWithCode, publicBaseUrl: string): LatestEntry {
-  const presented = presentVersion(version, publicBaseUrl);
+/**
+ * One variant's answers. `partners` is added, last, only when the release lists some: a release
+ * without partners answers exactly as before partners existed.
+ */
+function latestEntry(
+  version: VersionWithCode,
+  publicBaseUrl: string,
+  partners: readonly ListedPartner[],
+): LatestEntry {
+  const listed = partners.length > 0 ? { partners: partners.map((p) => ({ ...p })) } : {};
+  const presented = { ...presentVersion(version, publicBaseUrl), ...listed };
   const presentedJson = JSON.stringify(presented);
   const body = `{"data":${presentedJson}}`;
-  const localizedJson = JSON.stringify(presentLocalized(version, publicBaseUrl));
+  const localizedJson = JSON.stringify({ ...presentLocalized(version, publicBaseUrl), ...listed });
   const localizedBody = `{"data":${localizedJson}}`;
   return {
     version,

@@ -34,6 +34,12 @@ export {
 export { isLive } from './live.js';
 export { canonicalLocale, localeRange } from './locales.js';
 export {
+  type ListedPartner,
+  partnerChanges,
+  releasePartners,
+  setDraftPartnersAs,
+} from './partners.js';
+export {
   approveVersion,
   type ChangeSinceReview,
   changesSinceReview,

@@ -27,6 +27,19 @@ export const PublishedVersion = Type.Object({
         '`?locale=` or `Accept-Language`.',
     }),
   ),
+  partners: Type.Optional(
+    Type.Array(
+      Type.Object({
+        code: Type.String({ description: "The partner's code, fixed once made." }),
+        name: Type.String(),
+      }),
+      {
+        description:
+          'The partners this version allows customer data to be shared with, by code; ' +
+          'present only when the version lists at least one.',
+      },
+    ),
+  ),
 });
 export type PublishedVersion = Static<typeof PublishedVersion>;
 

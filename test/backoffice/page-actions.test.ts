@@ -177,6 +177,13 @@ describe.each(stores)('every page offers only what its reader may do, on $name',
       description: '',
     });
     await posted('/backoffice/products/old_line', '/backoffice/products/old_line/archive', {});
+    await posted('/backoffice/partners/new', '/backoffice/partners', {
+      code: 'acme',
+      name: 'Acme',
+      purpose: 'Offers',
+      country: 'TH',
+      policy_url: 'https://acme.example/privacy',
+    });
     const live = await seedTemplate(t.db, full.tenant.id);
     const version = await publish(t.db, full.tenant.id, live, { tag: '1.0' });
     await writeDraft(admin, live, { tag: '2.0', content_html: '<p>Next text</p>' });
@@ -320,6 +327,7 @@ describe.each(stores)('every page offers only what its reader may do, on $name',
   const pagesWithActions = [
     '/backoffice/dashboard',
     '/backoffice/products/:code',
+    '/backoffice/partners/:code',
     '/backoffice/templates/:code',
     '/backoffice/templates/:code/versions/:id',
     '/backoffice/templates/:code/versions/:id/review',

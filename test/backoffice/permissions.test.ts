@@ -2,6 +2,7 @@ import type { RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
 import { createConfiguration, createSystem } from '../../src/cookies/index.js';
+import { createPartner } from '../../src/partners/index.js';
 import { createDraftVersion, getTemplateByCode } from '../../src/templates/service.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
@@ -52,6 +53,12 @@ const documented: Record<string, string> = {
   'POST /backoffice/products/:code': 'templates:create',
   'POST /backoffice/products/:code/archive': 'templates:create',
   'POST /backoffice/products/:code/restore': 'templates:create',
+  'GET /backoffice/partners': 'partners:view',
+  'GET /backoffice/partners/new': 'partners:create',
+  'POST /backoffice/partners': 'partners:create',
+  'GET /backoffice/partners/:code': 'partners:view',
+  'POST /backoffice/partners/:code': 'partners:edit',
+  'POST /backoffice/partners/:code/delete': 'partners:delete',
   'GET /backoffice/templates': 'templates:view',
   'GET /backoffice/templates/new': 'templates:create',
   'POST /backoffice/templates': 'templates:create',
@@ -200,6 +207,20 @@ describe.each(stores)('who may use which back-office route, on $name', (store) =
       .execute((trx) =>
         createDraftVersion(trx, template, { tag: '9.0', content_html: '<p>A draft</p>' }),
       );
+    await t.db.transaction().execute((trx) =>
+      createPartner(
+        trx,
+        {
+          tenantId: a.tenant.id,
+          actorKind: 'operator',
+          actor: 'test',
+          ip: 'local',
+          userAgent: null,
+        },
+        a.tenant.id,
+        { code: 'fixture-partner', name: 'Fixture partner' },
+      ),
+    );
     const made = await admin.submit('/backoffice/roles/new', '/backoffice/roles', {
       name: 'Key keeper',
       description: 'Manages API keys',
@@ -270,6 +291,7 @@ describe.each(stores)('who may use which back-office route, on $name', (store) =
   function concrete(url: string): string {
     return url
       .replace('products/:code', 'products/general')
+      .replace('partners/:code', 'partners/fixture-partner')
       .replace(':code', params.code ?? '')
       .replace(':scope', params.scope ?? '')
       .replace(':locale', params.locale ?? '')

@@ -114,6 +114,8 @@ describe.each(journey)('every back-office page in Chromium on $name', (testStore
       for (const path of [
         '/dashboard',
         '/products/new',
+        '/partners',
+        '/partners/new',
         '/templates',
         '/templates/new',
         `/templates/${p.templateCode}`,

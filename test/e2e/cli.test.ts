@@ -292,6 +292,103 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       );
     });
 
+    it('partner create prints the partner, its country in upper case', async () => {
+      const made = expectJsonObject(
+        await cli(
+          'partner',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'acme-insure',
+          '--name',
+          'Acme Insurance',
+          '--purpose',
+          'Insurance offers',
+          '--country',
+          'th',
+          '--policy-url',
+          'https://acme.example/privacy',
+        ),
+      );
+      expect(sortedKeys(made)).toEqual([
+        'code',
+        'country',
+        'created_at',
+        'id',
+        'name',
+        'policy_url',
+        'purpose',
+        'updated_at',
+      ]);
+      expect(made).toMatchObject({
+        code: 'acme-insure',
+        name: 'Acme Insurance',
+        purpose: 'Insurance offers',
+        country: 'TH',
+        policy_url: 'https://acme.example/privacy',
+      });
+      expect(made.id).toMatch(uuid);
+      expect(made.created_at).toMatch(isoUtc);
+      const minimal = expectJsonObject(
+        await cli('partner', 'create', '--tenant', 'acme', '--code', 'beta', '--name', 'Beta'),
+      );
+      expect(minimal).toMatchObject({ purpose: '', country: null, policy_url: null });
+    });
+
+    it('partner create fails naming the field on bad input, and saying so on a code taken', async () => {
+      expectFailure(
+        await cli('partner', 'create', '--tenant', 'acme', '--code', 'Bad_Code', '--name', 'X'),
+        /code/,
+      );
+      expectFailure(
+        await cli(
+          'partner',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'gamma',
+          '--name',
+          'Gamma',
+          '--policy-url',
+          'http://gamma.example',
+        ),
+        /policy_url: must be an https URL/,
+      );
+      expectFailure(
+        await cli('partner', 'create', '--tenant', 'acme', '--code', 'beta', '--name', 'Again'),
+        /A partner with code "beta" already exists/,
+      );
+    });
+
+    it("partner list lists the tenant's partners by code, each creation audited as the command line", async () => {
+      const listed = expectJsonObject(await cli('partner', 'list', '--tenant', 'acme'));
+      expect(
+        (listed.partners as Array<Record<string, unknown>>).map((p) => [
+          p.code,
+          p.name,
+          p.versions_listing,
+        ]),
+      ).toEqual([
+        ['acme-insure', 'Acme Insurance', 0],
+        ['beta', 'Beta', 0],
+      ]);
+      const audited = await withStore(store, (db) =>
+        db
+          .selectFrom('audit_log')
+          .select(['action', 'target', 'actor'])
+          .where('action', 'like', 'partner.%')
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute(),
+      );
+      expect(audited).toEqual([
+        { action: 'partner.created', target: 'acme-insure', actor: 'command line' },
+        { action: 'partner.created', target: 'beta', actor: 'command line' },
+      ]);
+    });
+
     it('when the audit entry cannot be written, product create fails and leaves no product behind', async () => {
       await withStore(store, refuseAuditEntries);
       let result: CliResult;
@@ -530,6 +627,56 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       for (const entry of entries) {
         expect(JSON.parse(entry.details ?? '{}')).toMatchObject({ review: 'bypassed' });
       }
+    });
+
+    it('version publish --partners lists them in V, by code; an unknown code fails naming partners and publishes nothing', async () => {
+      expectJsonObject(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'sharing',
+          '--name',
+          'Sharing',
+        ),
+      );
+      const publishSharing = (tag: string, partners: string) =>
+        cli(
+          'version',
+          'publish',
+          '--tenant',
+          'acme',
+          '--template',
+          'sharing',
+          '--tag',
+          tag,
+          '--content',
+          '<p>We share with our partners.</p>',
+          '--partners',
+          partners,
+        );
+      expectFailure(
+        await publishSharing('1.0', 'beta,nobody'),
+        /partners: names no partner of this tenant: "nobody"/,
+      );
+      const v = expectJsonObject(await publishSharing('1.0', 'beta,acme-insure'));
+      expect(v.version).toBe(1);
+      expect(v.partners).toEqual([
+        { code: 'acme-insure', name: 'Acme Insurance' },
+        { code: 'beta', name: 'Beta' },
+      ]);
+      const listed = expectJsonObject(await cli('partner', 'list', '--tenant', 'acme'));
+      expect(
+        (listed.partners as Array<Record<string, unknown>>).map((p) => [
+          p.code,
+          p.versions_listing,
+        ]),
+      ).toEqual([
+        ['acme-insure', 1],
+        ['beta', 1],
+      ]);
     });
 
     it.each([

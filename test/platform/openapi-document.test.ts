@@ -199,6 +199,21 @@ describe.each(stores)('the OpenAPI document as a contract, on $name', (store) =>
     }
   });
 
+  it('describes partners in latest and pending as optional: a version listing none answers without them', () => {
+    const versionOf = (schema: any) => schema.properties.data;
+    const latestV = versionOf(
+      doc.paths[latest].get.responses['200'].content['application/json'].schema,
+    );
+    const pendingV = versionOf(
+      doc.paths[pending].get.responses['200'].content['application/json'].schema,
+    ).properties.consent_version;
+    for (const v of [latestV, pendingV]) {
+      expect(v.required).not.toContain('partners');
+      expect(v.properties.partners.type).toBe('array');
+      expect(v.properties.partners.items.required).toEqual(['code', 'name']);
+    }
+  });
+
   it('types the whole numbers of the query as integers', () => {
     const query = (path: string, name: string) =>
       doc.paths[path].get.parameters.find(

@@ -962,6 +962,12 @@ export interface operations {
                             published_at: string;
                             /** @description The locale of this variant (BCP 47); present when the request named a locale, by `?locale=` or `Accept-Language`. */
                             locale?: string;
+                            /** @description The partners this version allows customer data to be shared with, by code; present only when the version lists at least one. */
+                            partners?: {
+                                /** @description The partner's code, fixed once made. */
+                                code: string;
+                                name: string;
+                            }[];
                         };
                     };
                 };
@@ -1216,6 +1222,12 @@ export interface operations {
                                 published_at: string;
                                 /** @description The locale of this variant (BCP 47); present when the request named a locale, by `?locale=` or `Accept-Language`. */
                                 locale?: string;
+                                /** @description The partners this version allows customer data to be shared with, by code; present only when the version lists at least one. */
+                                partners?: {
+                                    /** @description The partner's code, fixed once made. */
+                                    code: string;
+                                    name: string;
+                                }[];
                             };
                             decision: ("given" | "reject" | "withdraw") | null;
                             decided_at: string | null;

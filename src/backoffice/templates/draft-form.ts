@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keepFlash, takeFlash } from '../../accounts/index.js';
+import { listPartners } from '../../partners/index.js';
 import type { Db } from '../../platform/db.js';
 import type { TemplateRow, TemplateVersionRow } from '../../templates/index.js';
 import { sanitizeContent } from '../../templates/index.js';
@@ -9,7 +10,7 @@ import { html, segment } from '../web/html.js';
 import { basePath, csrfToken, redirectTo } from '../web/layout.js';
 import { templateModel, versionModel } from './models.js';
 import { VersionForm, versionFormOptions } from './schemas.js';
-import { versionForm } from './views.js';
+import { type PartnerChoice, versionForm } from './views.js';
 
 /** A version's fields as its form shows them. */
 export interface DraftValues {
@@ -75,8 +76,10 @@ export function draftForm(
   version: TemplateVersionRow | undefined,
   values: DraftValues,
   refusal: Refusal = noRefusal,
+  partners?: PartnerChoice,
 ) {
   return versionForm({
+    partners,
     template: templateModel(template),
     version: version && versionModel(version),
     csrfToken: csrfToken(reply),
@@ -101,4 +104,26 @@ export async function keptDraft(
 export async function savedTo(db: Db, request: FastifyRequest, reply: FastifyReply, path: string) {
   await keepFlash(db, sessionTokenOf(request), `notice:${basePath}${path}`, 'saved', savedNoticeMs);
   return redirectTo(reply, path);
+}
+
+/**
+ * The partner codes a draft's form sent: undefined when the form had no list of partners (the
+ * draft's list stays as it is), else the boxes ticked (none: an empty list).
+ */
+export function postedPartners(body: unknown): string[] | undefined {
+  const fields = (body ?? {}) as Record<string, unknown>;
+  if (fields.partners_shown !== 'true') return undefined;
+  const sent = fields.partners;
+  const list = Array.isArray(sent) ? sent : sent === undefined ? [] : [sent];
+  return list.filter((code): code is string => typeof code === 'string' && code !== '');
+}
+
+/** The tenant's partners as a draft's form offers them, with these codes ticked. */
+export async function partnerChoice(
+  db: Db,
+  tenantId: string,
+  chosen: readonly string[],
+): Promise<PartnerChoice> {
+  const options = (await listPartners(db, tenantId)).map(({ code, name }) => ({ code, name }));
+  return { options, chosen };
 }

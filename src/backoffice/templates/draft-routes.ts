@@ -8,10 +8,12 @@ import {
   getTemplateByCode,
   listVariants,
   listVersions,
+  releasePartners,
   sanitizeContent,
+  setDraftPartnersAs,
   updateDraftAs,
 } from '../../templates/index.js';
-import { tenantOf } from '../web/context.js';
+import { auditBy, tenantOf } from '../web/context.js';
 import { parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { html } from '../web/html.js';
 import {
@@ -22,6 +24,8 @@ import {
   keptDraft,
   keptNotice,
   newVersionPath,
+  partnerChoice,
+  postedPartners,
   savedTo,
   versionBodyLimit,
 } from './draft-form.js';
@@ -105,7 +109,14 @@ export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
       const kept = await keptDraft(db, request, newVersionPath(template.code));
       const starting = kept ? undefined : await startingValues(db, template);
       const values = kept ?? (starting as { values: DraftValues }).values;
-      const form = draftForm(reply, template, undefined, values);
+      const from = values.from_release;
+      const chosen = from ? await releasePartners(db, template, from).catch(() => []) : [];
+      const partners = await partnerChoice(
+        db,
+        tenantId,
+        chosen.map((p) => p.code),
+      );
+      const form = draftForm(reply, template, undefined, values, undefined, partners);
       return templatesPage(
         request,
         reply,
@@ -133,13 +144,21 @@ export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const form = parseForm(VersionForm, request.body, versionFormOptions);
       const values = draftValues(form.input);
-      const refused = (refusal: Refusal) =>
+      const codes = postedPartners(request.body);
+      const refused = async (refusal: Refusal) =>
         templatesPage(
           request,
           reply,
           'New draft',
           newVersionPage(
-            draftForm(reply, template, undefined, values, refusal),
+            draftForm(
+              reply,
+              template,
+              undefined,
+              values,
+              refusal,
+              await partnerChoice(db, tenantId, codes ?? []),
+            ),
             templateModel(template),
           ),
           400,
@@ -147,17 +166,19 @@ export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
       if (!form.ok) return refused(form.refusal);
       let draft: TemplateVersionRow;
       try {
-        draft = await db
-          .transaction()
-          .execute((trx) =>
-            createDraftAs(
-              trx,
-              authorOf(request),
-              template,
-              draftInput(values),
-              values.from_release,
-            ),
+        draft = await db.transaction().execute(async (trx) => {
+          const made = await createDraftAs(
+            trx,
+            authorOf(request),
+            template,
+            draftInput(values),
+            values.from_release,
           );
+          if (codes !== undefined) {
+            await setDraftPartnersAs(trx, auditBy(request), template, made.id, codes);
+          }
+          return made;
+        });
       } catch (error) {
         const refusal = refusalOf(error, versionFormOptions.messages);
         if (!refusal) throw error;
@@ -221,23 +242,40 @@ export async function draftRoutes(app: FastifyInstance, { db }: { db: Db }) {
       const template = await getTemplateByCode(db, tenantId, request.params.code);
       const form = parseForm(VersionForm, request.body, versionFormOptions);
       const values = draftValues(form.input);
+      const codes = postedPartners(request.body);
       // The draft's page with its form and the reason: 409 once it is no longer a draft.
       const refused = async (refusal: Refusal) => {
         const version = await getRelease(db, template, request.params.id);
+        const chosen =
+          codes ?? (await releasePartners(db, template, version.id)).map((p) => p.code);
         return showVersionPage(db, request, reply, {
           template,
           version,
-          form: draftForm(reply, template, version, values, refusal),
+          form: draftForm(
+            reply,
+            template,
+            version,
+            values,
+            refusal,
+            await partnerChoice(db, tenantId, chosen),
+          ),
           status: version.status === 'draft' ? 400 : 409,
         });
       };
       if (!form.ok) return refused(form.refusal);
       try {
-        await db
-          .transaction()
-          .execute((trx) =>
-            updateDraftAs(trx, authorOf(request), template, request.params.id, draftInput(values)),
+        await db.transaction().execute(async (trx) => {
+          await updateDraftAs(
+            trx,
+            authorOf(request),
+            template,
+            request.params.id,
+            draftInput(values),
           );
+          if (codes !== undefined) {
+            await setDraftPartnersAs(trx, auditBy(request), template, request.params.id, codes);
+          }
+        });
       } catch (error) {
         const refusal = refusalOf(error, versionFormOptions.messages);
         if (!refusal) throw error;

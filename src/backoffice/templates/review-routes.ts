@@ -14,8 +14,10 @@ import {
   getRelease,
   getTemplateByCode,
   isScheduled,
+  partnerChanges,
   publishEffect,
   type Reviewer,
+  releasePartners,
   reviewHistory,
   scheduledRelease,
   takeReviewStep,
@@ -73,6 +75,10 @@ export async function reviewRoutes(
     ]);
     const { latest } = effect;
     const { steps } = history;
+    const [listed, before] = await Promise.all([
+      releasePartners(db, template, version.id),
+      latest ? releasePartners(db, template, latest.release_id) : [],
+    ]);
     const model: ReviewPageModel = {
       template: templateModel(template),
       version: versionModel(version),
@@ -103,6 +109,7 @@ export async function reviewRoutes(
         };
       }),
       dropped: comparison.dropped,
+      partners: { listed, ...partnerChanges(before, listed) },
       sinceReview: sinceReview(history, comparison.variants, user.userId, user.timeZone),
       actions: {
         submit: user.permissions.has('versions:edit'),

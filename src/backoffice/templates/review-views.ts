@@ -134,6 +134,15 @@ export interface ReviewPageModel {
   locales: Array<{ locale: string; contentHtml: string; changes: Html | undefined }>;
   /** The latest version's locales this one lacks: approving it needs a confirmation. */
   dropped: string[];
+  /**
+   * The partners it lists, by code, and (when there is a latest version) those it adds and drops
+   * against that one's list.
+   */
+  partners: {
+    listed: ReadonlyArray<{ code: string; name: string }>;
+    added: ReadonlyArray<{ code: string; name: string }>;
+    removed: ReadonlyArray<{ code: string; name: string }>;
+  };
   /** How each locale changed since the user's last review of it, if they reviewed it before. */
   sinceReview: { at: string; locales: Array<{ locale: string; changes: Html }> } | undefined;
   actions: ReviewActions;
@@ -165,6 +174,7 @@ ${unpublished || version.scheduled ? consequence(o) : ''}
 <dt>Re-consent</dt><dd>${version.allowReconsent ? 'allowed: a customer who decided on this version can decide again' : 'not allowed: a decision on this version is final (a withdraw is always accepted)'}</dd>
 <dt>Content SHA-256</dt><dd class="mono">${version.contentSha256}</dd>
 </dl>
+${partnersSection(o, unpublished || version.scheduled)}
 ${o.sinceReview ? sinceReviewSection(o.sinceReview) : ''}
 ${o.locales.map(
   (l) => html`<section class="locale" aria-labelledby="locale-${l.locale}">
@@ -177,6 +187,24 @@ ${(unpublished || version.scheduled) && l.changes ? html`<h3>What changes</h3>${
 ${unpublished && o.dropped.length > 0 ? html`<p class="notice" role="note">The latest version is also in ${o.dropped.join(', ')}, which this one lacks: customers asking for ${o.dropped.length === 1 ? 'it' : 'them'} would get the default locale.</p>` : ''}
 ${timeline(version, o.steps, o.edits, o.zone)}
 ${stepForms(o)}`;
+}
+
+/** The partners its text allows, and what changes against the latest version's list. */
+function partnersSection(o: ReviewPageModel, showChanges: boolean): Html {
+  const { listed, added, removed } = o.partners;
+  const names = (list: ReadonlyArray<{ code: string; name: string }>) =>
+    html`${list.map((p, i) => html`${i > 0 ? ', ' : ''}${p.name} (<span class="mono">${p.code}</span>)`)}`;
+  const changes =
+    !showChanges || !o.latest
+      ? ''
+      : added.length === 0 && removed.length === 0
+        ? html`<p>The same partners as version ${o.latest.version}.</p>`
+        : html`<p>Against version ${o.latest.version}: ${added.length > 0 ? html`<strong>added</strong> ${names(added)}` : ''}${added.length > 0 && removed.length > 0 ? '; ' : ''}${removed.length > 0 ? html`<strong>removed</strong> ${names(removed)}` : ''}.</p>`;
+  return html`<section class="partners" aria-labelledby="partners">
+<h2 id="partners">Partners</h2>
+${listed.length === 0 ? html`<p>None: this version lists no partner to share customer data with.</p>` : html`<ul>${listed.map((p) => html`<li>${p.name} <span class="mono">${p.code}</span></li>`)}</ul>`}
+${changes}
+</section>`;
 }
 
 function sinceReviewSection(since: NonNullable<ReviewPageModel['sinceReview']>): Html {

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { takeFlash } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
-import { getRelease, getTemplateByCode } from '../../templates/index.js';
+import { getRelease, getTemplateByCode, releasePartners } from '../../templates/index.js';
 import { tenantOf } from '../web/context.js';
 import { html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
-import { draftForm, keptDraft, keptNotice, savedValues } from './draft-form.js';
+import { draftForm, keptDraft, keptNotice, partnerChoice, savedValues } from './draft-form.js';
 import { otherLocalePanel } from './locale-routes.js';
 import { versionPath } from './review-views.js';
 import { showVersionPage } from './version-page.js';
@@ -32,10 +32,22 @@ export async function versionRoutes(app: FastifyInstance, { db }: { db: Db }) {
         draft ? keptDraft(db, request, path) : undefined,
         takeFlash(db, request.backofficeSessionToken, `notice:${basePath}${path}`),
       ]);
-      const form =
-        draft && permissions.has('versions:edit')
-          ? draftForm(reply, template, version, kept ?? savedValues(version))
-          : undefined;
+      const mayEdit = draft && permissions.has('versions:edit');
+      const chosen = mayEdit ? await releasePartners(db, template, version.id) : [];
+      const form = mayEdit
+        ? draftForm(
+            reply,
+            template,
+            version,
+            kept ?? savedValues(version),
+            undefined,
+            await partnerChoice(
+              db,
+              tenantId,
+              chosen.map((p) => p.code),
+            ),
+          )
+        : undefined;
       return showVersionPage(db, request, reply, {
         template,
         version,

@@ -193,6 +193,8 @@ export function versionForm(o: {
   preview: string;
   errors: string[];
   fieldErrors: FieldErrors;
+  /** The tenant's partners to choose from, and the codes chosen; none: no choice shown. */
+  partners?: PartnerChoice | undefined;
 }): Html {
   const action = o.version
     ? pagePath(o.template.code, o.version.id)
@@ -219,6 +221,7 @@ ${textarea({ name: 'content_html', label: 'Content (HTML)', value: o.values.cont
 <p><button type="submit" formaction="${previewPath}" class="secondary outline">Refresh the preview</button></p>
 ${input({ name: 'file_url', label: 'Content file address (optional)', type: 'url', value: o.values.file_url, maxlength: 2048, hint: 'Your own copy of the text; when empty, the service serves one.', error: o.fieldErrors.file_url })}
 ${checkbox({ name: 'allow_reconsent', label: 'Allow re-consent on this version', checked: o.values.allow_reconsent, hint: 'When not allowed, a customer who decided on this version cannot change the decision (a withdraw is always accepted).' })}
+${o.partners ? partnerFieldset(o.partners, o.fieldErrors.partners) : ''}
 <button type="submit">${o.version ? 'Save draft' : 'Save as draft'}</button>
 </form>`;
 }
@@ -310,4 +313,28 @@ function reviewLink(template: TemplateModel, version: VersionModel, maySubmit: b
     return html`<p><a href="${href}" role="button">Open the review</a></p>`;
   }
   return html``;
+}
+
+/** The partners a draft may list: the tenant's register, and the codes chosen. */
+export interface PartnerChoice {
+  options: ReadonlyArray<{ code: string; name: string }>;
+  chosen: readonly string[];
+}
+
+/** One box per partner of the register; the hidden field says the list was part of the form. */
+function partnerFieldset(choice: PartnerChoice, error: string | undefined): Html {
+  const chosen = new Set(choice.chosen);
+  return html`<fieldset aria-describedby="partners-hint">
+<legend>Partners this text allows sharing customer data with</legend>
+<input type="hidden" name="partners_shown" value="true">
+${
+  choice.options.length === 0
+    ? html`<p>The register of partners is empty.</p>`
+    : choice.options.map(
+        (p) =>
+          html`<label><input type="checkbox" name="partners" value="${p.code}"${chosen.has(p.code) ? html` checked` : ''}> ${p.name} <span class="mono">${p.code}</span></label>`,
+      )
+}
+${error ? html`<small class="field-error">${error}</small>` : html`<small id="partners-hint">Listed in the API's answers for this version; fixed once it is submitted.</small>`}
+</fieldset>`;
 }

@@ -8,6 +8,7 @@ export type Section =
   | 'dashboard'
   | 'templates'
   | 'products'
+  | 'partners'
   | 'decisions'
   | 'cookies'
   | 'customers'
@@ -96,6 +97,7 @@ const tenantSections: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/dashboard', 'Dashboard', 'dashboard', 'member'],
   ['/products', 'Products', 'products', 'templates:view'],
   ['/templates', 'Templates', 'templates', 'templates:view'],
+  ['/partners', 'Partners', 'partners', 'partners:view'],
   ['/customers', 'Customers', 'customers', 'customers:view'],
   ['/decisions', 'Decisions', 'decisions', 'customers:view'],
   ['/cookies', 'Cookies', 'cookies', 'cookies:view'],
