@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 
-/** Append-only: one change of a customer's channel for a product (migration 0023). */
+/** Append-only: one change of a customer's channel for a product (migration 0022). */
 export interface ChannelChangesTable {
   tenant_id: string;
   id: string;

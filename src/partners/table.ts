@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 
-/** A third party that may receive customer data, in a tenant's register (migration 0022). */
+/** A third party that may receive customer data, in a tenant's register (migration 0021). */
 export interface PartnersTable {
   tenant_id: string;
   id: string;

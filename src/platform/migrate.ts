@@ -21,8 +21,8 @@ import * as webhookSecretOverlap from './migrations/0017-webhook-secret-overlap.
 import * as draftAuthorship from './migrations/0018-draft-authorship.js';
 import * as cookies from './migrations/0019-cookies.js';
 import * as cookieDecisionsBySystem from './migrations/0020-cookie-decisions-by-system.js';
-import * as partners from './migrations/0022-partners.js';
-import * as channelBlocks from './migrations/0023-channel-blocks.js';
+import * as partners from './migrations/0021-partners.js';
+import * as channelBlocks from './migrations/0022-channel-blocks.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -50,8 +50,8 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0018-draft-authorship': draftAuthorship,
     '0019-cookies': cookies,
     '0020-cookie-decisions-by-system': cookieDecisionsBySystem,
-    '0022-partners': partners,
-    '0023-channel-blocks': channelBlocks,
+    '0021-partners': partners,
+    '0022-channel-blocks': channelBlocks,
   };
 }
 

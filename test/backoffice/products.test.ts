@@ -52,8 +52,8 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0018-draft-authorship',
       '0019-cookies',
       '0020-cookie-decisions-by-system',
-      '0022-partners',
-      '0023-channel-blocks',
+      '0021-partners',
+      '0022-channel-blocks',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

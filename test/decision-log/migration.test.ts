@@ -207,8 +207,8 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0018-draft-authorship',
       '0019-cookies',
       '0020-cookie-decisions-by-system',
-      '0022-partners',
-      '0023-channel-blocks',
+      '0021-partners',
+      '0022-channel-blocks',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');
