@@ -39,6 +39,7 @@ import type { SubjectsTable } from '../subjects/table.js';
 import type {
   ContentFilesTable,
   TemplatesTable,
+  TemplateValidityChangesTable,
   TemplateVersionsTable,
   VersionEditsTable,
   VersionReviewsTable,
@@ -57,6 +58,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   products: ProductsTable;
   templates: TemplatesTable;
+  template_validity_changes: TemplateValidityChangesTable;
   template_versions: TemplateVersionsTable;
   version_reviews: VersionReviewsTable;
   version_edits: VersionEditsTable;

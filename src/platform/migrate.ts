@@ -21,6 +21,7 @@ import * as webhookSecretOverlap from './migrations/0017-webhook-secret-overlap.
 import * as draftAuthorship from './migrations/0018-draft-authorship.js';
 import * as cookies from './migrations/0019-cookies.js';
 import * as cookieDecisionsBySystem from './migrations/0020-cookie-decisions-by-system.js';
+import * as templateValidity from './migrations/0021-template-validity.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -48,6 +49,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0018-draft-authorship': draftAuthorship,
     '0019-cookies': cookies,
     '0020-cookie-decisions-by-system': cookieDecisionsBySystem,
+    '0021-template-validity': templateValidity,
   };
 }
 

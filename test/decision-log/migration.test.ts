@@ -207,6 +207,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0018-draft-authorship',
       '0019-cookies',
       '0020-cookie-decisions-by-system',
+      '0021-template-validity',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');
