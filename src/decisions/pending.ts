@@ -41,10 +41,11 @@ export async function getPendingState(
     const state = await findCustomerVersionState(db, tenantId, lookup, id);
     if (state && (!decided || state.last_decided_at > decided.last_decided_at)) decided = state;
   }
+  // No clock read for a template without a validity period: nothing lapses there.
   const lapse =
-    release.validityMonths === null || decided?.last_decision !== 'given'
+    release.validityMonths === null
       ? undefined
-      : lapseOf(decided.last_decision, decided.last_decided_at, release.validityMonths, nowIso());
+      : lapseOf(decided?.last_decision, decided?.last_decided_at, release.validityMonths, nowIso());
   return {
     latest: variantFor(release, requested),
     decided,
