@@ -292,6 +292,113 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       );
     });
 
+    it('template create --validity-months sets the period and prints it; template update changes and clears it, each audited; a bad value fails with the message and changes nothing', async () => {
+      const created = expectJsonObject(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'lapsing_terms',
+          '--name',
+          'Lapsing terms',
+          '--validity-months',
+          '12',
+        ),
+      );
+      expect(sortedKeys(created)).toEqual(['code', 'id', 'name', 'validity_months']);
+      expect(created).toMatchObject({ code: 'lapsing_terms', validity_months: 12 });
+      const updated = expectJsonObject(
+        await cli(
+          'template',
+          'update',
+          '--tenant',
+          'acme',
+          '--code',
+          'lapsing_terms',
+          '--validity-months',
+          '6',
+        ),
+      );
+      expect(updated).toEqual({
+        id: created.id,
+        code: 'lapsing_terms',
+        name: 'Lapsing terms',
+        validity_months: 6,
+      });
+      for (const bad of ['0', '121', '1.5', 'twelve']) {
+        expectFailure(
+          await cli(
+            'template',
+            'update',
+            '--tenant',
+            'acme',
+            '--code',
+            'lapsing_terms',
+            '--validity-months',
+            bad,
+          ),
+          /The validity period must be a whole number of months from 1 to 120, or empty for none\./,
+        );
+      }
+      expectFailure(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'never_made',
+          '--name',
+          'Never made',
+          '--validity-months',
+          '0',
+        ),
+        /whole number of months/,
+      );
+      const cleared = expectJsonObject(
+        await cli(
+          'template',
+          'update',
+          '--tenant',
+          'acme',
+          '--code',
+          'lapsing_terms',
+          '--validity-months',
+          'none',
+        ),
+      );
+      expect(cleared.validity_months).toBeNull();
+      const [templates, audit] = await withStore(store, (db) =>
+        Promise.all([
+          db
+            .selectFrom('templates')
+            .select(['code', 'validity_months'])
+            .where('code', 'in', ['lapsing_terms', 'never_made'])
+            .execute(),
+          db
+            .selectFrom('audit_log')
+            .select(['actor', 'details'])
+            .where('action', '=', 'template.changed')
+            .where('target', '=', 'lapsing_terms')
+            .orderBy('created_at')
+            .execute(),
+        ]),
+      );
+      expect(templates).toEqual([{ code: 'lapsing_terms', validity_months: null }]);
+      expect(audit.map((e) => e.actor)).toEqual(['command line', 'command line', 'command line']);
+      expect(audit.map((e) => JSON.parse(String(e.details)).validity_months)).toEqual([
+        { from: null, to: 12 },
+        { from: 12, to: 6 },
+        { from: 6, to: null },
+      ]);
+      expectFailure(
+        await cli('template', 'update', '--tenant', 'acme', '--code', 'lapsing_terms'),
+        /--validity-months/,
+      );
+    });
+
     it('when the audit entry cannot be written, product create fails and leaves no product behind', async () => {
       await withStore(store, refuseAuditEntries);
       let result: CliResult;
