@@ -212,7 +212,10 @@ export async function reviewConfiguration(
   }
   if (spec.guarded && by.userId !== null) {
     const bar = fourEyesBar(await reviewHistory(trx, tenantId, row), by.userId, spec.guarded);
-    if (bar) throw new AppError('forbidden', { message: fourEyesMessage(bar, spec.guarded, 'configuration') });
+    if (bar)
+      throw new AppError('forbidden', {
+        message: fourEyesMessage(bar, spec.guarded, 'configuration'),
+      });
   }
   const next = { ...row, status: spec.to as ConfigurationStatus, updated_at: nowIso() };
   await updateConfigurationRow(trx, tenantId, id, {

@@ -156,7 +156,11 @@ describe.each(stores)('a visitor’s cookie choice on $name', (store) => {
       .select('subject_id')
       .distinct()
       .where('tenant_id', '=', tenantId)
-      .where('event_id', 'in', twice.map((c) => c.event_id))
+      .where(
+        'event_id',
+        'in',
+        twice.map((c) => c.event_id),
+      )
       .execute();
     expect(subjects).toHaveLength(1);
   });

@@ -200,7 +200,9 @@ describe.each(journey)(
         await writer.goto(url(configurationPath));
         await expect
           .poll(() => main('writer'))
-          .toContain('Four eyes: you submitted this configuration, so someone else must approve it.');
+          .toContain(
+            'Four eyes: you submitted this configuration, so someone else must approve it.',
+          );
         expect(await writer.getByRole('button', { name: 'Approve' }).count()).toBe(0);
         expect(await writer.getByRole('button', { name: 'Reject' }).count()).toBe(1);
         await shot('writer', '08-four-eyes');
