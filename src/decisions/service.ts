@@ -17,8 +17,9 @@ export interface DecisionWriter {
 /**
  * A customer's decision, the API's use case: what needs no write is read and computed here, on
  * the request's side (the published version, the customer's keyed look-up, the body's hash,
- * the template's validity period when the rules need it), and the writer records it. With an `Idempotency-Key`, the answer is kept in the decision's own
- * transaction, and a retry within the window is `replayed`.
+ * the template's validity period when the rules need it), and the writer records it. With an
+ * `Idempotency-Key`, the answer is kept in the decision's own transaction, and a retry within
+ * the window is `replayed`.
  */
 export async function decide(
   writer: DecisionWriter,
