@@ -25,8 +25,10 @@ import { migrateToLatest } from './platform/migrate.js';
 import { createProduct } from './products/index.js';
 import { createVault, type SubjectVault } from './subjects/index.js';
 import {
+  changeValidityAs,
   createTemplate,
   effectiveInstant,
+  getTemplateByCode,
   presentVersion,
   publishOutsideReview,
 } from './templates/index.js';
@@ -46,6 +48,10 @@ const usage = `Usage: consent-service <command> [options]
                                           a partner customer data may be shared with
   partner list --tenant A
   template create --tenant A --code C --name N [--description D] [--product P] [--locale L]
+                  [--validity-months M]   a consent given lapses M calendar months later
+                                          (1 to 120); none when absent
+  template update --tenant A --code C --validity-months (M | none)
+                                          change it (none: consent never lapses)
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
                   [--file-url U] [--allow-reconsent true|false]
                   [--effective-at T]      T: ISO 8601 with a zone; live from then
@@ -147,17 +153,41 @@ const commands: Record<
       }),
   },
   'template create': {
-    options: ['tenant', 'code', 'name', 'description', 'product', 'locale'],
+    options: ['tenant', 'code', 'name', 'description', 'product', 'locale', 'validity-months'],
     run: (db, o) =>
       db.transaction().execute(async (trx) => {
         const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
-        return createTemplate(trx, tenant.id, {
+        const created = await createTemplate(trx, tenant.id, {
           code: required(o, 'code'),
           name: required(o, 'name'),
           ...(o.description === undefined ? {} : { description: o.description }),
           ...(o.product === undefined ? {} : { product: o.product }),
           ...(o.locale === undefined ? {} : { locale: o.locale }),
         });
+        if (o['validity-months'] === undefined) return created;
+        // Set, and audited, as a change of the template made a moment ago.
+        const template = await changeValidityAs(
+          trx,
+          { tenantId: tenant.id, ...commandLine },
+          await getTemplateByCode(trx, tenant.id, created.code),
+          validityOption(o['validity-months']),
+        );
+        return { ...created, validity_months: template.validity_months };
+      }),
+  },
+  'template update': {
+    options: ['tenant', 'code', 'validity-months'],
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        const template = await changeValidityAs(
+          trx,
+          { tenantId: tenant.id, ...commandLine },
+          await getTemplateByCode(trx, tenant.id, required(o, 'code')),
+          validityOption(required(o, 'validity-months')),
+        );
+        const { id, code, name, validity_months } = template;
+        return { id, code, name, validity_months };
       }),
   },
   'version publish': {
@@ -394,6 +424,11 @@ function parseWithFile(
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** `--validity-months`: `none` clears it; anything else is the service's to check. */
+function validityOption(value: string): string | null {
+  return value === 'none' ? null : value;
 }
 
 function booleanOption(value: string, name: string): boolean {

@@ -34,6 +34,11 @@ export interface AskedDecision {
   customer: { id: string; lookup: string };
   request: DecisionRequest;
   idempotencyKey: string | undefined;
+  /**
+   * The template's validity period in calendar months, when the rules need it (a version that
+   * does not allow re-consent); absent or null: none.
+   */
+  validityMonths?: number | null;
 }
 
 /** A new decision's row (its personal fields sealed) and its log leaf. */

@@ -1,6 +1,8 @@
 import type { Executor } from '../platform/db.js';
+import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
+import { type Lapse, lapseOf } from './lapse.js';
 import { findCustomerVersionState } from './repository.js';
 import type { DecisionValue } from './table.js';
 
@@ -10,13 +12,18 @@ export interface PendingState {
   latest: LatestEntry;
   /** The customer's last decision on that release (on any locale's variant), if any. */
   decided: { last_decision: DecisionValue; last_decided_at: string } | undefined;
+  /** Whether that decision stands: there is one, and it is no `given` that has lapsed. */
+  accepted: boolean;
+  /** When that decision is a `given` on a template with a validity period: when it lapses. */
+  lapse: Lapse | undefined;
 }
 
 /**
  * Whether the customer still has to decide on the latest release of a template: a decision on
- * any locale's variant of it counts. One query by key per variant (the customer's keyed look-up
- * and the release, which is cached), whatever the history; an erased customer has no look-up,
- * so they start afresh.
+ * any locale's variant of it counts, unless it is a `given` older than the template's validity
+ * period (`lapseOf`), read with the cached release. One query by key per variant (the
+ * customer's keyed look-up and the release, which is cached), whatever the history; an erased
+ * customer has no look-up, so they start afresh.
  */
 export async function getPendingState(
   db: Executor,
@@ -34,5 +41,15 @@ export async function getPendingState(
     const state = await findCustomerVersionState(db, tenantId, lookup, id);
     if (state && (!decided || state.last_decided_at > decided.last_decided_at)) decided = state;
   }
-  return { latest: variantFor(release, requested), decided };
+  // No clock read for a template without a validity period: nothing lapses there.
+  const lapse =
+    release.validityMonths === null
+      ? undefined
+      : lapseOf(decided?.last_decision, decided?.last_decided_at, release.validityMonths, nowIso());
+  return {
+    latest: variantFor(release, requested),
+    decided,
+    accepted: decided !== undefined && lapse?.expired !== true,
+    lapse,
+  };
 }

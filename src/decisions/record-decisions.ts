@@ -14,6 +14,7 @@ import { newSubject, type OpenSubject, openSubject, storeNewSubjects } from '../
 import { type AskedDecision, newDecision, presentDecision } from './decision.js';
 import { decisionEvent } from './event.js';
 import { idempotencyRecordOf, replayOf, type StoredAnswer } from './idempotency.js';
+import { lapseOf } from './lapse.js';
 import { appendDecisions, saveIdempotencyRecords } from './repository.js';
 import { DecisionRefused, rule, type Standing } from './rule.js';
 import type { RecordedDecision } from './schemas.js';
@@ -138,14 +139,16 @@ class DecisionBatch {
     const releaseName = at('release', version.release_id);
     const latestOnTemplate = this.byTemplate.get(templateName);
     const latestOnRelease = this.byRelease.get(releaseName);
+    const now = nowIso();
     const standing: Standing = known
       ? {
           template: latestOnTemplate
             ? { decision_count: latestOnTemplate.seq, last_decision: latestOnTemplate.decision }
             : storedTemplate(stored),
+          // A decision of this batch was made now: it has not lapsed.
           release: latestOnRelease
             ? { last_decision: latestOnRelease.decision, last_decision_id: latestOnRelease.id }
-            : storedRelease(stored),
+            : storedRelease(stored, job.validityMonths ?? null, now),
         }
       : { template: undefined, release: undefined };
     const ruling = rule(standing, version, request.decision);
@@ -156,7 +159,6 @@ class DecisionBatch {
         decision: presentDecision(existing, customer.id, version.template_code),
       };
     }
-    const now = nowIso();
     let subject = known;
     let created: SubjectsTable | undefined;
     if (!subject) {
@@ -206,9 +208,15 @@ function storedTemplate(stored: StoredStanding): Standing['template'] {
   return { decision_count: stored.decision_count, last_decision: stored.template_last };
 }
 
-function storedRelease(stored: StoredStanding): Standing['release'] {
+function storedRelease(
+  stored: StoredStanding,
+  validityMonths: number | null,
+  now: string,
+): Standing['release'] {
   if (stored.release_last_id === null || stored.release_last === null) return undefined;
-  return { last_decision: stored.release_last, last_decision_id: stored.release_last_id };
+  const release = { last_decision: stored.release_last, last_decision_id: stored.release_last_id };
+  const lapse = lapseOf(stored.release_last, stored.release_last_at, validityMonths, now);
+  return lapse?.expired ? { ...release, lapsed: true } : release;
 }
 
 function storedLatest(stored: StoredStanding): Parameters<typeof presentDecision>[0] {

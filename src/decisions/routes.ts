@@ -16,6 +16,7 @@ import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import { answerForm, LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
 import { answerOf } from './answer.js';
+import type { Lapse } from './lapse.js';
 import { getPendingState, type PendingState } from './pending.js';
 import {
   CustomerIdParam,
@@ -71,7 +72,10 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'getPending',
         summary: 'Whether the customer has an unaccepted version of a template',
         description:
-          '`accepted` is true when the customer has decided on the latest published version.',
+          '`accepted` is true when the customer has decided on the latest published version, ' +
+          "unless that decision is a `given` older than the template's validity period: then " +
+          '`accepted` is false and `expired` is true. `expired` and `expires_at` come only ' +
+          'when the decision is a `given` on a template with a validity period.',
         security: apiKeySecurity,
         params: Type.Object({ customer_id: CustomerIdParam, template_code: TemplateCodeParam }),
         querystring: LocaleQuery,
@@ -101,7 +105,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
       // Assembled from parts serialized once per version: sent as it is.
       return reply
         .type('application/json; charset=utf-8')
-        .send(pendingBody(presentedJson, state.decided) as never);
+        .send(pendingBody(presentedJson, state) as never);
     },
   );
 
@@ -157,15 +161,21 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
 
 /**
  * `{"data": PendingResult}` as JSON: the version's part is serialized once per version, so each
- * answer only adds the customer's few fields to it.
+ * answer only adds the customer's few fields to it. `expired` and `expires_at` come only with a
+ * lapse (a `given` on a template with a validity period), so every other answer is byte for byte
+ * the one from before validity periods.
  */
-function pendingBody(versionJson: string, decided: PendingState['decided']): string {
+function pendingBody(versionJson: string, state: PendingState): string {
+  const { decided, lapse } = state;
   // The keys in PendingResult's order, as the schema's serializer would write them.
-  const result: Record<keyof PendingResult, string> = {
-    accepted: String(decided !== undefined),
+  const result: Record<Exclude<keyof PendingResult, keyof Lapse>, string> = {
+    accepted: String(state.accepted),
     consent_version: versionJson,
     decision: JSON.stringify(decided?.last_decision ?? null),
     decided_at: JSON.stringify(decided?.last_decided_at ?? null),
   };
-  return `{"data":{"accepted":${result.accepted},"consent_version":${result.consent_version},"decision":${result.decision},"decided_at":${result.decided_at}}}`;
+  const lapsing = lapse
+    ? `,"expired":${lapse.expired},"expires_at":${JSON.stringify(lapse.expires_at)}`
+    : '';
+  return `{"data":{"accepted":${result.accepted},"consent_version":${result.consent_version},"decision":${result.decision},"decided_at":${result.decided_at}${lapsing}}}`;
 }

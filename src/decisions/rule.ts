@@ -12,8 +12,11 @@ export class DecisionRefused extends AppError {}
 export interface Standing {
   /** On the version's template: how many decisions, and the latest. */
   template: { decision_count: number; last_decision: DecisionValue } | undefined;
-  /** On the version's release: the latest decision on any of its locales' variants. */
-  release: { last_decision: DecisionValue; last_decision_id: string } | undefined;
+  /**
+   * On the version's release: the latest decision on any of its locales' variants; `lapsed`
+   * when it is a `given` older than the template's validity period (`lapseOf`).
+   */
+  release: { last_decision: DecisionValue; last_decision_id: string; lapsed?: boolean } | undefined;
 }
 
 /** What the rules allow: a new decision (the `seq` it takes), or the one already given. */
@@ -32,7 +35,8 @@ export function rule(
     // Withdrawing must be as easy as giving: allow_reconsent does not apply to it.
     if (standing.template?.last_decision !== 'given')
       throw new DecisionRefused('nothingToWithdraw');
-  } else if (standing.release && version.allow_reconsent === 0) {
+  } else if (standing.release && version.allow_reconsent === 0 && !standing.release.lapsed) {
+    // A lapsed `given` asks the customer again: their answer, whichever, is a new decision.
     if (standing.release.last_decision !== decision) {
       throw new DecisionRefused('reconsentNotAllowed');
     }

@@ -39,8 +39,33 @@ export const PendingResult = Type.Object({
   consent_version: PublishedVersion,
   decision: Type.Union([DecisionValue, Type.Null()]),
   decided_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  ...lapseFields(),
 });
 export type PendingResult = Static<typeof PendingResult>;
+
+/**
+ * What an answer adds when the customer's decision is a `given` on a template with a validity
+ * period; absent otherwise, so those answers are as they were before validity periods.
+ */
+export function lapseFields() {
+  return {
+    expired: Type.Optional(
+      Type.Boolean({
+        description:
+          'Present when the decision is a `given` on a template with a validity period: true ' +
+          'from `expires_at` on, when the consent has lapsed and `accepted` is false.',
+      }),
+    ),
+    expires_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the `given` lapses (lapsed, when `expired`): its time plus the validity period ' +
+          'in calendar months, in UTC; the last day of the month when that month is shorter.',
+      }),
+    ),
+  };
+}
 
 /** Optional `Idempotency-Key`: 1 to 255 printable ASCII characters. */
 export const idempotencyKeyPattern = '^[\\x20-\\x7E]{1,255}$';

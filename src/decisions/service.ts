@@ -16,13 +16,14 @@ export interface DecisionWriter {
 
 /**
  * A customer's decision, the API's use case: what needs no write is read and computed here, on
- * the request's side (the published version, the customer's keyed look-up, the body's hash),
- * and the writer records it. With an `Idempotency-Key`, the answer is kept in the decision's own
- * transaction, and a retry within the window is `replayed`.
+ * the request's side (the published version, the customer's keyed look-up, the body's hash,
+ * the template's validity period when the rules need it), and the writer records it. With an
+ * `Idempotency-Key`, the answer is kept in the decision's own transaction, and a retry within
+ * the window is `replayed`.
  */
 export async function decide(
   writer: DecisionWriter,
-  versions: Pick<Catalog, 'publishedById'>,
+  versions: Pick<Catalog, 'publishedById' | 'validityMonths'>,
   vault: SubjectVault,
   context: DecisionContext,
   customerId: string,
@@ -33,6 +34,12 @@ export async function decide(
   const version = await decisionVersion(versions, context.tenantId, request.consent_version_id);
   // The store knows the customer only by this keyed hash and a random id (src/subjects).
   const lookup = vault.lookup(context.tenantId, customerId);
+  // Only a version that does not allow re-consent asks whether an earlier `given` has lapsed
+  // (rule.ts), and only for a `given` or `reject`: every other decision reads nothing more.
+  const validityMonths =
+    version.allow_reconsent === 0 && request.decision !== 'withdraw'
+      ? await versions.validityMonths(context.tenantId, version.template_code)
+      : null;
   return writer.write({
     version,
     context,
@@ -40,5 +47,6 @@ export async function decide(
     request,
     requestHash: sha256Hex(stringify(request) ?? ''),
     idempotencyKey,
+    validityMonths,
   });
 }

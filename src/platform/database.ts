@@ -41,6 +41,7 @@ import type { SubjectsTable } from '../subjects/table.js';
 import type {
   ContentFilesTable,
   TemplatesTable,
+  TemplateValidityChangesTable,
   TemplateVersionsTable,
   VersionEditsTable,
   VersionReviewsTable,
@@ -61,6 +62,7 @@ export interface Database {
   partners: PartnersTable;
   version_partners: VersionPartnersTable;
   templates: TemplatesTable;
+  template_validity_changes: TemplateValidityChangesTable;
   template_versions: TemplateVersionsTable;
   version_reviews: VersionReviewsTable;
   version_edits: VersionEditsTable;

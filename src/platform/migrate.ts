@@ -23,6 +23,7 @@ import * as cookies from './migrations/0019-cookies.js';
 import * as cookieDecisionsBySystem from './migrations/0020-cookie-decisions-by-system.js';
 import * as partners from './migrations/0021-partners.js';
 import * as channelBlocks from './migrations/0022-channel-blocks.js';
+import * as templateValidity from './migrations/0023-template-validity.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -52,6 +53,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0020-cookie-decisions-by-system': cookieDecisionsBySystem,
     '0021-partners': partners,
     '0022-channel-blocks': channelBlocks,
+    '0023-template-validity': templateValidity,
   };
 }
 

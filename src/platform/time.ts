@@ -5,3 +5,27 @@
 export function nowIso(): string {
   return new Date().toISOString();
 }
+
+/**
+ * The instant `months` calendar months after `iso`, in UTC: the same day of the month and time
+ * of day, or the last day of the target month when it has no such day (31 January + 1 month is
+ * 28 February, or the 29th in a leap year, at the same time of day). The answer is in the form
+ * of `nowIso`.
+ */
+export function addCalendarMonths(iso: string, months: number): string {
+  const from = new Date(iso);
+  const target = from.getUTCMonth() + months;
+  const year = from.getUTCFullYear() + Math.floor(target / 12);
+  const month = ((target % 12) + 12) % 12;
+  const result = new Date(from.getTime());
+  // The day first set to 1, so that setting the month never overflows into the next one.
+  result.setUTCFullYear(year, month, 1);
+  result.setUTCDate(Math.min(from.getUTCDate(), daysInMonth(year, month)));
+  return result.toISOString();
+}
+
+function daysInMonth(year: number, month: number): number {
+  const last = new Date(0);
+  last.setUTCFullYear(year, month + 1, 0);
+  return last.getUTCDate();
+}

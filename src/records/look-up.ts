@@ -1,13 +1,21 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
+import { type Lapse, lapseOf } from '../decisions/index.js';
 import { erasureSummary } from '../erasure/index.js';
 import type { Executor } from '../platform/db.js';
+import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findSubjectId } from '../subjects/index.js';
 import { customerHistory, type LoggedDecisionRecord } from './history.js';
 import { findTemplateStandings } from './repository.js';
 
-/** Where a customer stands on one template they decided on (the back-office's look-up). */
-export type TemplateStanding = Awaited<ReturnType<typeof findTemplateStandings>>[number];
+/**
+ * Where a customer stands on one template they decided on (the back-office's look-up), with
+ * when their decision on the latest version lapses, when it is a `given` on a template with a
+ * validity period.
+ */
+export type TemplateStanding = Awaited<ReturnType<typeof findTemplateStandings>>[number] & {
+  lapse: Lapse | undefined;
+};
 
 /** What the tenant's erasures left: said beside a look-up that finds nothing. */
 export type ErasureTotals = Awaited<ReturnType<typeof erasureSummary>>;
@@ -34,10 +42,15 @@ export async function lookUpCustomer(
   actor: Actor,
 ): Promise<CustomerLookUp> {
   const subjectId = await findSubjectId(db, vault, tenantId, customerId);
-  const [standings, history] = await Promise.all([
+  const [rows, history] = await Promise.all([
     subjectId ? findTemplateStandings(db, tenantId, subjectId) : [],
     subjectId ? customerHistory(db, vault, tenantId, subjectId, historyLimit) : [],
   ]);
+  const now = nowIso();
+  const standings = rows.map((row) => ({
+    ...row,
+    lapse: lapseOf(row.decision_on_latest, row.decided_on_latest_at, row.validity_months, now),
+  }));
   const erasures =
     history.length === 0
       ? await erasureSummary(db, tenantId)

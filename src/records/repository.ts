@@ -70,6 +70,8 @@ export function findTemplateStandings(db: Executor, tenantId: string, subjectId:
         'lv.tag as latest_tag',
         'cv.last_decision_id as decision_on_latest_id',
         'cv.last_decision as decision_on_latest',
+        'cv.last_decided_at as decided_on_latest_at',
+        't.validity_months',
         's.decision_count',
         's.last_decision_id',
         's.last_decision',
@@ -223,6 +225,37 @@ export async function hasDecisionOnVersionAsOf(
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The customer's most recent decision on the release (any locale's variant) made at or before
+ * `at`, by the order of recording.
+ */
+export function findLastDecisionOnReleaseAsOf(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+  templateId: string,
+  releaseId: string,
+  at: string,
+) {
+  return db
+    .selectFrom('decisions')
+    .select(['decision', 'decided_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .where('template_id', '=', templateId)
+    .where('consent_version_id', 'in', (eb) =>
+      eb
+        .selectFrom('template_versions')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('release_id', '=', releaseId),
+    )
+    .where('decided_at', '<=', at)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** Decisions with their evidence (sealed personal fields, the key that sent them), for the back-office. */

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DecisionValue } from '../decisions/index.js';
+import { DecisionValue, lapseFields } from '../decisions/index.js';
 import { integerQuery } from '../platform/http-schemas.js';
 
 export const defaultPageSize = 100;
@@ -86,7 +86,9 @@ export const TemplateConsent = Type.Object({
   template_code: Type.String(),
   latest_version: VersionSummary,
   accepted: Type.Boolean({
-    description: 'True when the customer has decided on the latest version (as `pending`).',
+    description:
+      'True when the customer has decided on the latest version (as `pending`): false when ' +
+      'that decision is a `given` that has lapsed under the validity period.',
   }),
   last_decision: Type.Object({
     decision_id: Type.String({ format: 'uuid' }),
@@ -97,6 +99,8 @@ export const TemplateConsent = Type.Object({
     decided_at: DateTime,
     locale: decisionLocale,
   }),
+  // Of the decision on the latest version, as `pending` says them.
+  ...lapseFields(),
 });
 export type TemplateConsent = Static<typeof TemplateConsent>;
 
@@ -160,7 +164,11 @@ export const ConsentAsOf = Type.Object({
     { description: 'The latest version published at or before `at`; null before the first.' },
   ),
   accepted: Type.Boolean({
-    description: 'True when the customer had decided on `latest_version` at or before `at`.',
+    description:
+      'True when the customer had decided on `latest_version` at or before `at`, and that ' +
+      'decision had not lapsed by `at` under the validity period then in force.',
   }),
+  // Of the most recent decision on `latest_version` by `at`, as `pending` would have said them.
+  ...lapseFields(),
 });
 export type ConsentAsOf = Static<typeof ConsentAsOf>;

@@ -1,14 +1,17 @@
+import { type Lapse, lapseOf } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
+import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findSubjectId } from '../subjects/index.js';
-import { type Catalog, variantFor } from '../templates/index.js';
+import { type Catalog, validityAsOf, variantFor } from '../templates/index.js';
 import {
   findCookieDecisionRow,
   findDecisionAsOf,
   findDecisionWithTemplate,
   findHistoryPage,
+  findLastDecisionOnReleaseAsOf,
   findLatestPublishedAsOf,
   findTemplateStandings,
   type HistoryPosition,
@@ -41,26 +44,36 @@ export async function getCustomerConsents(
   const rows = subjectId ? await findHistoryPage(db, tenantId, subjectId, limit + 1, after) : [];
   const history = rows.slice(0, limit);
   const last = history.at(-1);
+  const now = nowIso();
   return {
     customer_id: customerId,
-    templates: standings.map((row) => ({
-      template_code: row.template_code,
-      latest_version: {
-        consent_version_id: row.latest_id,
-        version: numbered(row.latest_version),
-        tag: row.latest_tag,
-      },
-      accepted: row.decision_on_latest_id !== null,
-      last_decision: {
-        decision_id: row.last_decision_id,
-        decision: row.last_decision,
-        consent_version_id: row.last_consent_version_id,
-        version: numbered(row.last_version),
-        tag: row.last_tag,
-        decided_at: row.last_decided_at,
-        ...(withLocale ? { locale: row.last_locale } : {}),
-      },
-    })),
+    templates: standings.map((row) => {
+      const lapse = lapseOf(
+        row.decision_on_latest,
+        row.decided_on_latest_at,
+        row.validity_months,
+        now,
+      );
+      return {
+        template_code: row.template_code,
+        latest_version: {
+          consent_version_id: row.latest_id,
+          version: numbered(row.latest_version),
+          tag: row.latest_tag,
+        },
+        accepted: row.decision_on_latest_id !== null && lapse?.expired !== true,
+        last_decision: {
+          decision_id: row.last_decision_id,
+          decision: row.last_decision,
+          consent_version_id: row.last_consent_version_id,
+          version: numbered(row.last_version),
+          tag: row.last_tag,
+          decided_at: row.last_decided_at,
+          ...(withLocale ? { locale: row.last_locale } : {}),
+        },
+        ...(lapse ? { expired: lapse.expired, expires_at: lapse.expires_at } : {}),
+      };
+    }),
     history: history.map((entry) => withoutLocaleUnless(entry, withLocale)),
     next_cursor:
       rows.length > limit && last
@@ -72,8 +85,9 @@ export async function getCustomerConsents(
 /**
  * What was in force for the customer and template at the moment `at` (ISO 8601 with a time
  * zone): their most recent decision by then, the latest version published by then, and whether
- * they had decided on that version (`accepted`, as `pending` would have answered). The template
- * must be one `latest` and `pending` know: `404 1004` otherwise.
+ * they had decided on that version (`accepted`, as `pending` would have answered): under the
+ * validity period in force at `at`, a `given` that had lapsed by then is not accepted. The
+ * template must be one `latest` and `pending` know: `404 1004` otherwise.
  */
 export async function getConsentAsOf(
   db: Executor,
@@ -94,11 +108,24 @@ export async function getConsentAsOf(
     ? await findDecisionAsOf(db, tenantId, subjectId, templateId, when)
     : undefined;
   const latest = await findLatestPublishedAsOf(db, tenantId, templateId, when);
-  const accepted =
-    latest !== undefined &&
-    subjectId !== undefined &&
-    (decision?.version === latest.version ||
-      (await hasDecisionOnVersionAsOf(db, tenantId, subjectId, templateId, latest.id, when)));
+  const validity = await validityAsOf(db, tenantId, templateId, when);
+  let accepted: boolean;
+  let lapse: Lapse | undefined;
+  if (latest === undefined || subjectId === undefined) {
+    accepted = false;
+  } else if (validity === null) {
+    accepted =
+      decision?.version === latest.version ||
+      (await hasDecisionOnVersionAsOf(db, tenantId, subjectId, templateId, latest.id, when));
+  } else {
+    // The most recent decision on the release by then: the template's, when it is on it.
+    const onLatest =
+      decision?.version === latest.version
+        ? decision
+        : await findLastDecisionOnReleaseAsOf(db, tenantId, subjectId, templateId, latest.id, when);
+    lapse = lapseOf(onLatest?.decision, onLatest?.decided_at, validity, when);
+    accepted = onLatest !== undefined && lapse?.expired !== true;
+  }
   return {
     customer_id: customerId,
     template_code: current.template_code,
@@ -113,6 +140,7 @@ export async function getConsentAsOf(
         }
       : null,
     accepted,
+    ...(lapse ? { expired: lapse.expired, expires_at: lapse.expires_at } : {}),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   deleteTemplateRows,
   listLocalesOf,
   setTemplateArchivedAt,
+  setTemplateValidity,
   updateTemplateDetails,
   type VersionWithCode,
 } from './repository.js';
@@ -33,6 +34,7 @@ import {
   updateDraftVersion,
 } from './service.js';
 import type { TemplateRow, TemplateVersionRow } from './table.js';
+import { validityMonthsOf } from './validity.js';
 
 /** Creates a template (see `createTemplate`) and records who did. */
 export async function createTemplateAs(
@@ -252,10 +254,11 @@ export async function retireTemplate(
 }
 
 /**
- * Changes a template's name, product and default locale, and records what changed (from, to).
- * The product must be an active one of the tenant; the default locale one the template has a
- * text in (any, while it has no version): a request naming no locale gets it. `400 1001`
- * otherwise. Its code never changes: client systems call the API by it.
+ * Changes a template's name, product, default locale and validity period, and records what
+ * changed (from, to). The product must be an active one of the tenant; the default locale one
+ * the template has a text in (any, while it has no version): a request naming no locale gets it;
+ * the validity period as `validityMonthsOf` reads it (absent: unchanged). `400 1001` otherwise.
+ * Its code never changes: client systems call the API by it.
  */
 export async function changeTemplateAs(
   trx: Trx,
@@ -265,6 +268,10 @@ export async function changeTemplateAs(
 ): Promise<TemplateRow> {
   const fields = validate(TemplateDetails, input);
   const locale = localeOf(fields.default_locale, 'default_locale');
+  const validity =
+    fields.validity_months === undefined
+      ? template.validity_months
+      : validityMonthsOf(fields.validity_months);
   await lockPublishes(trx, template.tenant_id, template.id);
   const has = await listLocalesOf(trx, template.tenant_id, template.id);
   if (has.length > 0 && !has.includes(locale)) {
@@ -290,15 +297,46 @@ export async function changeTemplateAs(
   if (template.default_locale !== locale) {
     changes.default_locale = { from: template.default_locale, to: locale };
   }
+  if (template.validity_months !== validity) {
+    changes.validity_months = { from: template.validity_months, to: validity };
+  }
   if (Object.keys(changes).length === 0) return template;
   await updateTemplateDetails(trx, template.tenant_id, template.id, next);
+  if (changes.validity_months) {
+    await setTemplateValidity(trx, template.tenant_id, template.id, validity, nowIso());
+  }
   await recordAudit(trx, {
     ...actor,
     action: 'template.changed',
     target: template.code,
     details: changes,
   });
-  return { ...template, ...next };
+  return { ...template, ...next, validity_months: validity };
+}
+
+/**
+ * Sets how many calendar months a customer's `given` on the template stays valid (`null`: it
+ * never lapses), as `validityMonthsOf` reads `input`, and records the change as
+ * `template.changed` (from, to). Seen by `pending` within the second a publish takes; `as-of`
+ * applies it from now on, never to moments before.
+ */
+export async function changeValidityAs(
+  trx: Trx,
+  actor: Actor,
+  template: TemplateRow,
+  input: unknown,
+): Promise<TemplateRow> {
+  const validity = validityMonthsOf(input);
+  await lockPublishes(trx, template.tenant_id, template.id);
+  if (template.validity_months === validity) return template;
+  await setTemplateValidity(trx, template.tenant_id, template.id, validity, nowIso());
+  await recordAudit(trx, {
+    ...actor,
+    action: 'template.changed',
+    target: template.code,
+    details: { validity_months: { from: template.validity_months, to: validity } },
+  });
+  return { ...template, validity_months: validity };
 }
 
 /** Puts an archived template back in use: the API answers its latest version again. */

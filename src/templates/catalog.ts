@@ -45,6 +45,11 @@ export interface LatestRelease {
   ids: readonly string[];
   /** The variant answered per list of requested locales, as `variantFor` found it. */
   chosen: Map<string, LatestEntry>;
+  /**
+   * The template's validity period in calendar months (null: consent never lapses), read with
+   * the release, so a change is seen within the same bound as a publish.
+   */
+  validityMonths: number | null;
 }
 
 /**
@@ -65,6 +70,11 @@ export interface Catalog {
   latestInMemory(tenantId: string, code: string): LatestRelease | undefined;
   /** A published version (any locale's variant) of the tenant by id, or undefined. */
   publishedById(tenantId: string, id: string): Promise<VersionWithCode | undefined>;
+  /**
+   * The template's validity period as `latest` has it (cached likewise); null for a template
+   * `latest` does not know (archived, or nothing live).
+   */
+  validityMonths(tenantId: string, code: string): Promise<number | null>;
 }
 
 /**
@@ -116,7 +126,7 @@ export function createCatalog(
     },
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
-  return {
+  const catalog: Catalog = {
     latestInMemory(tenantId, code) {
       const cached = latest.get(`${tenantId}\u0000${code}`);
       // A miss here is counted by the `latest` call that follows it.
@@ -152,7 +162,16 @@ export function createCatalog(
       if (version) byId.set(key, version);
       return version;
     },
+    async validityMonths(tenantId, code) {
+      try {
+        return (await catalog.latest(tenantId, code)).validityMonths;
+      } catch (error) {
+        if (error instanceof AppError && error.kind === 'templateNotFound') return null;
+        throw error;
+      }
+    },
   };
+  return catalog;
 }
 
 function found(entry: LatestRelease | null): LatestRelease {
@@ -174,6 +193,7 @@ function latestRelease(
     defaultLocale: entries.has(templateDefault) ? templateDefault : own.locale,
     ids: variants.map((v) => v.id),
     chosen: new Map(),
+    validityMonths: own.validity_months,
   };
 }
 

@@ -1,6 +1,7 @@
 /** The public surface of `src/templates/`: what other folders may import (its README says what each part is). */
 export {
   changeTemplateAs,
+  changeValidityAs,
   createDraftAs,
   createTemplateAs,
   customersPerTemplate,
@@ -75,6 +76,7 @@ export {
   presentVersion,
   type TemplateSummaryRow,
   type VersionWithCode,
+  validityAsOf,
 } from './service.js';
 export type {
   ContentFileRow,
@@ -86,3 +88,4 @@ export type {
   VersionReviewRow,
   VersionStatus,
 } from './table.js';
+export { maxValidityMonths, validityMonthsOf } from './validity.js';

@@ -54,8 +54,11 @@ export function findLatestPublished(
     .executeTakeFirst();
 }
 
-/** A variant of a release, with its template's code and default locale. */
-export type VariantWithTemplate = VersionWithCode & { default_locale: string };
+/** A variant of a release, with its template's code, default locale and validity period. */
+export type VariantWithTemplate = VersionWithCode & {
+  default_locale: string;
+  validity_months: number | null;
+};
 
 /**
  * Every locale's variant of the template's latest live release, by the template's code; none for
@@ -67,7 +70,7 @@ export function findLatestRelease(
   code: string,
 ): Promise<VariantWithTemplate[]> {
   return versionsWithCode(db)
-    .select('t.default_locale')
+    .select(['t.default_locale', 't.validity_months'])
     .where('t.tenant_id', '=', tenantId)
     .where('t.code', '=', code)
     .where('t.archived_at', 'is', null)
@@ -354,6 +357,58 @@ export async function updateTemplateDetails(
     .execute();
 }
 
+/**
+ * Sets the template's validity period from `at` on: the template's own column (read with the
+ * published version) and its history, for `as-of`.
+ */
+export async function setTemplateValidity(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  months: number | null,
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('templates')
+    .set({ validity_months: months })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', templateId)
+    .execute();
+  await db
+    .insertInto('template_validity_changes')
+    .values({
+      tenant_id: tenantId,
+      template_id: templateId,
+      changed_at: at,
+      validity_months: months,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['tenant_id', 'template_id', 'changed_at'])
+        .doUpdateSet({ validity_months: months }),
+    )
+    .execute();
+}
+
+/** The template's validity period in force at `at` (ISO 8601 UTC); null when none was set by then. */
+export async function findValidityAsOf(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  at: string,
+): Promise<number | null> {
+  const row = await db
+    .selectFrom('template_validity_changes')
+    .select('validity_months')
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .where('changed_at', '<=', at)
+    .orderBy('changed_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.validity_months ?? null;
+}
+
 /** The locales any version of the template has a text in. */
 export async function listLocalesOf(
   db: Executor,
@@ -403,8 +458,8 @@ export async function anyVersionPublished(
 }
 
 /**
- * Deletes a template with its versions, their review steps and content files; the number of
- * versions.
+ * Deletes a template with its versions, their review steps and content files, and its validity
+ * settings; the number of versions.
  */
 export async function deleteTemplateRows(
   db: Executor,
@@ -429,6 +484,11 @@ export async function deleteTemplateRows(
     .where('tenant_id', '=', tenantId)
     .where('template_id', '=', templateId)
     .executeTakeFirst();
+  await db
+    .deleteFrom('template_validity_changes')
+    .where('tenant_id', '=', tenantId)
+    .where('template_id', '=', templateId)
+    .execute();
   await db
     .deleteFrom('templates')
     .where('tenant_id', '=', tenantId)

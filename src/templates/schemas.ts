@@ -57,12 +57,18 @@ export const NewTemplate = Type.Object(
 );
 export type NewTemplate = Static<typeof NewTemplate>;
 
-/** What may change of a template once made: its name, its product, its default locale. */
+/**
+ * What may change of a template once made: its name, its product, its default locale, and its
+ * validity period (absent: unchanged; read by `validityMonthsOf`, which says what is allowed).
+ */
 export const TemplateDetails = Type.Object(
   {
     name: NewTemplate.properties.name,
     product: Type.String({ pattern: productCodePattern }),
     default_locale: Type.String({ minLength: 1, maxLength: 35 }),
+    validity_months: Type.Optional(
+      Type.Union([Type.Integer(), Type.String({ maxLength: 20 }), Type.Null()]),
+    ),
   },
   { additionalProperties: false },
 );

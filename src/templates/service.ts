@@ -15,6 +15,7 @@ import {
   findPublishedByIdAnyTenant,
   findScheduledOf,
   findTemplateByCode,
+  findValidityAsOf,
   findVersionOf,
   highestVersionNumber,
   insertTemplate,
@@ -57,8 +58,22 @@ export async function createTemplate(
     created_at: nowIso(),
     archived_at: null,
     default_locale: defaultLocale,
+    validity_months: null,
   });
   return { id, code, name };
+}
+
+/**
+ * The template's validity period (calendar months) in force at `at`, ISO 8601 UTC: the setting
+ * made last at or before it; null when none was (consent did not lapse then).
+ */
+export function validityAsOf(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  at: string,
+): Promise<number | null> {
+  return findValidityAsOf(db, tenantId, templateId, at);
 }
 
 export async function getTemplateByCode(

@@ -32,6 +32,23 @@ export interface TemplatesTable {
   archived_at: string | null;
   /** BCP 47, canonical (`th`, `en-GB`): answered when a request names no locale it has. */
   default_locale: string;
+  /**
+   * How many calendar months a customer's `given` stays valid (migration 0023); null: it never
+   * lapses. Each setting is also kept in `template_validity_changes`.
+   */
+  validity_months: number | null;
+}
+
+/**
+ * Every setting of a template's validity period from the moment it was made (migration 0023):
+ * `as-of` answers under the one in force at the moment asked about.
+ */
+export interface TemplateValidityChangesTable {
+  tenant_id: string;
+  template_id: string;
+  changed_at: string;
+  /** Null: no limit from then on. */
+  validity_months: number | null;
 }
 
 /**

@@ -54,6 +54,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0020-cookie-decisions-by-system',
       '0021-partners',
       '0022-channel-blocks',
+      '0023-template-validity',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -3,8 +3,10 @@ import { addUser } from '../../src/accounts/users.js';
 import { createProduct } from '../../src/products/service.js';
 import { publishOutsideReview } from '../../src/templates/actions.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
-import type { TestApp } from '../helpers/app.js';
-import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { apiOf, withinPublishBound } from '../helpers/api.js';
+import { json, type TestApp } from '../helpers/app.js';
+import { insertDecisionAt } from '../helpers/decisions.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
@@ -15,7 +17,10 @@ import {
   textOf,
 } from './support.js';
 
-/** A template's name, product and default locale, changed from its page (templates:create). */
+/**
+ * A template's name, product, default locale and validity period, changed from its page
+ * (templates:create).
+ */
 describe.each(stores)("changing a template's details on $name", (store) => {
   let t: TestApp;
   let a: SeededTenant;
@@ -122,6 +127,108 @@ describe.each(stores)("changing a template's details on $name", (store) => {
     );
     expect(await row(code)).toEqual(before);
   });
+
+  const validity = (code: string) =>
+    t.db
+      .selectFrom('templates')
+      .select('validity_months')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('code', '=', code)
+      .executeTakeFirstOrThrow();
+  const validityChanges = (code: string) =>
+    t.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'template.changed')
+      .where('target', '=', code)
+      .orderBy('created_at')
+      .execute();
+  const details = (validity_months: string) => ({
+    name: 'Savings terms',
+    product: 'savings',
+    default_locale: 'en',
+    validity_months,
+  });
+
+  it('the validity period is set in months and cleared again, each change audited from what to what, and pending applies it', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const v = await publish(t.db, a.tenant.id, code, { tag: '1.0', content_html: '<p>Terms</p>' });
+    // A given of long ago: twelve months lapsed it.
+    const customer = unique('c');
+    await insertDecisionAt(
+      t,
+      { tenantId: a.tenant.id, apiKeyId: a.apiKey.id },
+      customer,
+      v.consent_version_id,
+      'given',
+      '2024-03-01T00:00:00.000Z',
+    );
+    const api = apiOf(t.app, a.headers);
+    expect(json(await api.pending(customer, code)).data.accepted).toBe(true);
+
+    const page = await admin.get(`/backoffice/templates/${code}`);
+    expect(page.body).toContain('name="validity_months"');
+    expect(textOf(page.body)).toContain('no limit');
+    const set = await admin.post(`/backoffice/templates/${code}/details`, details(' 12 '));
+    expect(set.statusCode).toBe(303);
+    expect(await validity(code)).toEqual({ validity_months: 12 });
+    expect(textOf((await admin.get(`/backoffice/templates/${code}`)).body)).toContain(
+      '12 months after it is given',
+    );
+    // Seen by pending within the bound a publish has.
+    const lapsed = await withinPublishBound(
+      () => api.pending(customer, code),
+      (r) => json(r).data.accepted === false,
+    );
+    expect(json(lapsed).data).toMatchObject({
+      accepted: false,
+      decision: 'given',
+      expired: true,
+      expires_at: '2025-03-01T00:00:00.000Z',
+    });
+    // The customer's look-up says it too.
+    const lookUp = await admin.get(`/backoffice/customers?customer_id=${customer}`);
+    expect(textOf(lookUp.body)).toContain('lapsed given, lapsed 2025-03-01');
+
+    const cleared = await admin.post(`/backoffice/templates/${code}/details`, details(''));
+    expect(cleared.statusCode).toBe(303);
+    expect(await validity(code)).toEqual({ validity_months: null });
+    const entries = (await validityChanges(code)).map((e) => JSON.parse(String(e.details)));
+    expect(entries.map((e) => e.validity_months)).toEqual([
+      { from: null, to: 12 },
+      { from: 12, to: null },
+    ]);
+    const answered = await withinPublishBound(
+      () => api.pending(customer, code),
+      (r) => json(r).data.accepted === true,
+    );
+    expect(Object.keys(json(answered).data)).toEqual([
+      'accepted',
+      'consent_version',
+      'decision',
+      'decided_at',
+    ]);
+  });
+
+  it.each([['0'], ['121'], ['1.5'], ['-1'], ['twelve'], ['12 months']])(
+    'a validity period of %j is refused with 400 and a message saying what is allowed, and nothing changes',
+    async (value) => {
+      const code = await seedTemplate(t.db, a.tenant.id);
+      await admin.get(`/backoffice/templates/${code}`);
+      const refused = await admin.post(`/backoffice/templates/${code}/details`, {
+        ...details(value),
+        name: 'Renamed',
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(textOf(refused.body)).toContain(
+        'The validity period must be a whole number of months from 1 to 120, or empty for none.',
+      );
+      expect(await validity(code)).toEqual({ validity_months: null });
+      expect((await row(code)).name).not.toBe('Renamed');
+      expect(await validityChanges(code)).toEqual([]);
+    },
+  );
 
   it('needs the permission to create templates: a reviewer gets 403 and sees no form', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);

@@ -49,7 +49,7 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     answerOf(
       await decideWith(
         t.writer,
-        { publishedById: async () => version },
+        { publishedById: async () => version, validityMonths: async () => null },
         t.vault,
         context(),
         customer,
@@ -282,7 +282,7 @@ describe.each(stores.filter((s) => s.name === 'postgres'))(
       answerOf(
         await decideWith(
           t.writer,
-          { publishedById: async () => version },
+          { publishedById: async () => version, validityMonths: async () => null },
           t.vault,
           { tenantId, apiKeyId: 'writer-test-key', ip: '192.0.2.1', userAgent: 'writer-test' },
           customer,

@@ -292,6 +292,123 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       );
     });
 
+    it('template create --validity-months sets the period and prints it; template update changes it and none clears it, each audited by the command line', async () => {
+      const created = expectJsonObject(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'lapsing_terms',
+          '--name',
+          'Lapsing terms',
+          '--validity-months',
+          '12',
+        ),
+      );
+      expect(sortedKeys(created)).toEqual(['code', 'id', 'name', 'validity_months']);
+      expect(created).toMatchObject({ code: 'lapsing_terms', validity_months: 12 });
+      const updated = expectJsonObject(
+        await cli(
+          'template',
+          'update',
+          '--tenant',
+          'acme',
+          '--code',
+          'lapsing_terms',
+          '--validity-months',
+          '6',
+        ),
+      );
+      expect(updated).toEqual({
+        id: created.id,
+        code: 'lapsing_terms',
+        name: 'Lapsing terms',
+        validity_months: 6,
+      });
+      const cleared = expectJsonObject(
+        await cli(
+          'template',
+          'update',
+          '--tenant',
+          'acme',
+          '--code',
+          'lapsing_terms',
+          '--validity-months',
+          'none',
+        ),
+      );
+      expect(cleared.validity_months).toBeNull();
+      const audit = await withStore(store, (db) =>
+        db
+          .selectFrom('audit_log')
+          .select(['actor', 'details'])
+          .where('action', '=', 'template.changed')
+          .where('target', '=', 'lapsing_terms')
+          .orderBy('created_at')
+          .execute(),
+      );
+      expect(audit.map((e) => e.actor)).toEqual(['command line', 'command line', 'command line']);
+      expect(audit.map((e) => JSON.parse(String(e.details)).validity_months)).toEqual([
+        { from: null, to: 12 },
+        { from: 12, to: 6 },
+        { from: 6, to: null },
+      ]);
+    });
+
+    it('a validity period that is no whole number of months from 1 to 120 fails with the message, and changes nothing', async () => {
+      for (const bad of ['0', '121', '1.5']) {
+        expectFailure(
+          await cli(
+            'template',
+            'update',
+            '--tenant',
+            'acme',
+            '--code',
+            'lapsing_terms',
+            '--validity-months',
+            bad,
+          ),
+          /The validity period must be a whole number of months from 1 to 120, or empty for none\./,
+        );
+      }
+      const stored = await withStore(store, (db) =>
+        db
+          .selectFrom('templates')
+          .select('validity_months')
+          .where('code', '=', 'lapsing_terms')
+          .executeTakeFirstOrThrow(),
+      );
+      expect(stored).toEqual({ validity_months: null });
+    });
+
+    it('template create with a bad validity period makes no template; template update without one fails naming the option', async () => {
+      expectFailure(
+        await cli(
+          'template',
+          'create',
+          '--tenant',
+          'acme',
+          '--code',
+          'never_made',
+          '--name',
+          'Never made',
+          '--validity-months',
+          'twelve',
+        ),
+        /whole number of months/,
+      );
+      const made = await withStore(store, (db) =>
+        db.selectFrom('templates').select('code').where('code', '=', 'never_made').execute(),
+      );
+      expect(made).toEqual([]);
+      expectFailure(
+        await cli('template', 'update', '--tenant', 'acme', '--code', 'lapsing_terms'),
+        /--validity-months/,
+      );
+    });
+
     it('partner create prints the partner, its country in upper case', async () => {
       const made = expectJsonObject(
         await cli(

@@ -115,7 +115,7 @@ export interface paths {
         };
         /**
          * Whether the customer has an unaccepted version of a template
-         * @description `accepted` is true when the customer has decided on the latest published version.
+         * @description `accepted` is true when the customer has decided on the latest published version, unless that decision is a `given` older than the template's validity period: then `accepted` is false and `expired` is true. `expired` and `expires_at` come only when the decision is a `given` on a template with a validity period.
          */
         get: operations["getPending"];
         put?: never;
@@ -1231,6 +1231,13 @@ export interface operations {
                             };
                             decision: ("given" | "reject" | "withdraw") | null;
                             decided_at: string | null;
+                            /** @description Present when the decision is a `given` on a template with a validity period: true from `expires_at` on, when the consent has lapsed and `accepted` is false. */
+                            expired?: boolean;
+                            /**
+                             * Format: date-time
+                             * @description When the `given` lapses (lapsed, when `expired`): its time plus the validity period in calendar months, in UTC; the last day of the month when that month is shorter.
+                             */
+                            expires_at?: string;
                         };
                     };
                 };
@@ -1849,7 +1856,7 @@ export interface operations {
                                     version: number;
                                     tag: string;
                                 };
-                                /** @description True when the customer has decided on the latest version (as `pending`). */
+                                /** @description True when the customer has decided on the latest version (as `pending`): false when that decision is a `given` that has lapsed under the validity period. */
                                 accepted: boolean;
                                 last_decision: {
                                     /** Format: uuid */
@@ -1865,6 +1872,13 @@ export interface operations {
                                     /** @description The locale of the text shown (BCP 47), when a locale was asked. */
                                     locale?: string;
                                 };
+                                /** @description Present when the decision is a `given` on a template with a validity period: true from `expires_at` on, when the consent has lapsed and `accepted` is false. */
+                                expired?: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the `given` lapses (lapsed, when `expired`): its time plus the validity period in calendar months, in UTC; the last day of the month when that month is shorter.
+                                 */
+                                expires_at?: string;
                             }[];
                             /** @description Decisions on every template, newest first: one page of them. */
                             history: {
@@ -2115,8 +2129,15 @@ export interface operations {
                                 /** Format: date-time */
                                 published_at: string;
                             } | null;
-                            /** @description True when the customer had decided on `latest_version` at or before `at`. */
+                            /** @description True when the customer had decided on `latest_version` at or before `at`, and that decision had not lapsed by `at` under the validity period then in force. */
                             accepted: boolean;
+                            /** @description Present when the decision is a `given` on a template with a validity period: true from `expires_at` on, when the consent has lapsed and `accepted` is false. */
+                            expired?: boolean;
+                            /**
+                             * Format: date-time
+                             * @description When the `given` lapses (lapsed, when `expired`): its time plus the validity period in calendar months, in UTC; the last day of the month when that month is shorter.
+                             */
+                            expires_at?: string;
                         };
                     };
                 };

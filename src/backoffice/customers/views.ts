@@ -59,7 +59,7 @@ ${o.standings.map(
   (s) => html`<tr>
 <td><span class="mono">${s.template_code}</span><br><small>${s.template_name}</small></td>
 <td>${s.latest_version === null ? '—' : html`${s.latest_version} <span class="mono">(${s.latest_tag})</span>`}</td>
-<td>${s.decision_on_latest ? badge(s.decision_on_latest) : badge('pending')}</td>
+<td>${standingOnLatest(s, o.zone)}</td>
 <td>${badge(s.last_decision)} ${time(s.last_decided_at, o.zone)}</td>
 <td>${s.decision_count}</td>
 </tr>`,
@@ -113,4 +113,17 @@ ${input({ name: 'confirm', label: 'Type the customer id to confirm', required: t
 </div>
 </form>
 </article>`;
+}
+
+/**
+ * The customer's decision on the latest version: pending when there is none, or when it is a
+ * `given` that has lapsed under the template's validity period (the API's `accepted: false`).
+ */
+function standingOnLatest(s: TemplateStanding, zone: string): Html {
+  if (!s.decision_on_latest) return badge('pending');
+  if (s.lapse?.expired)
+    return html`${badge('pending', 'lapsed')} <small>given, lapsed ${time(s.lapse.expires_at, zone)}</small>`;
+  if (s.lapse)
+    return html`${badge(s.decision_on_latest)} <small>lapses ${time(s.lapse.expires_at, zone)}</small>`;
+  return badge(s.decision_on_latest);
 }

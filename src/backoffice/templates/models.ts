@@ -28,6 +28,8 @@ export interface TemplateModel {
   archivedAt: string | null;
   /** BCP 47: what a request naming no locale, or one it lacks, gets. */
   defaultLocale: string;
+  /** Calendar months a customer's consent stays valid; null: it never lapses. */
+  validityMonths: number | null;
 }
 
 /** What the pages show of a version. */
@@ -74,6 +76,7 @@ export function templateModel(t: TemplateRow): TemplateModel {
     createdAt: t.created_at,
     archivedAt: t.archived_at,
     defaultLocale: t.default_locale,
+    validityMonths: t.validity_months,
   };
 }
 

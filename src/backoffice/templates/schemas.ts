@@ -26,16 +26,20 @@ export const newTemplateFormOptions: FormOptions<typeof NewTemplateForm> = {
   trim: ['code', 'name', 'description', 'product', 'locale'],
 };
 
-/** A template's name, product and default locale; the service checks them. */
+/**
+ * A template's name, product, default locale and validity period (months; empty: none); the
+ * service checks them.
+ */
 export const TemplateDetailsForm = Type.Object({
   name: Type.String(),
   product: Type.String(),
   default_locale: Type.String(),
+  validity_months: Type.String(),
 });
 
 export const templateDetailsFormOptions: FormOptions<typeof TemplateDetailsForm> = {
   messages: {},
-  trim: ['name', 'product', 'default_locale'],
+  trim: ['name', 'product', 'default_locale', 'validity_months'],
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { VersionEditRow, VersionReviewRow } from '../../templates/index.js';
+import { maxValidityMonths } from '../../templates/index.js';
 import { productFilter } from '../products/views.js';
 import { badge, count, time } from '../web/format.js';
 import {
@@ -113,6 +114,7 @@ ${o.product ? html`<dt>Product</dt><dd><a href="${basePath}/products/${segment(o
 ${scheduled ? html`<dt>Scheduled</dt><dd>version ${scheduled.version} (tag <span class="mono">${scheduled.tag}</span>) goes live ${time(scheduled.publishedAt, o.zone)}: <a href="${basePath}${reviewPath(template.code, scheduled.id)}">see or cancel it</a></dd>` : ''}
 <dt>Customers</dt><dd>${count(o.customers, 'customer has', 'customers have')} decided on this template</dd>
 <dt>Default locale</dt><dd>${localeName(template.defaultLocale)} <span class="mono">${template.defaultLocale}</span></dd>
+<dt>Consent valid for</dt><dd>${template.validityMonths === null ? 'no limit: a consent given stays valid until withdrawn' : html`${count(template.validityMonths, 'month', 'months')} after it is given; then the API asks the customer again`}</dd>
 <dt>Created</dt><dd>${time(template.createdAt, o.zone)}</dd>
 </dl>
 <h2>Versions</h2>
@@ -139,18 +141,22 @@ ${o.may.change ? detailsForm(template, o.product, o.products, o.csrfToken) : ''}
 ${o.may.retire ? retireForm(template, latest !== undefined, o.csrfToken) : ''}`;
 }
 
-/** Its name, product and default locale (which must be one it has a text in); never its code. */
+/**
+ * Its name, product, default locale (which must be one it has a text in) and validity period;
+ * never its code.
+ */
 function detailsForm(
   template: TemplateModel,
   product: { code: string } | undefined,
   products: ReadonlyArray<{ code: string; name: string }>,
   csrfToken: string,
 ): Html {
-  return html`<h2>Name, product and default locale</h2>
+  return html`<h2>Name, product, default locale and validity</h2>
 <form method="post" action="${templatePath(template.code)}/details">${csrfField(csrfToken)}
 ${input({ name: 'name', label: 'Name', value: template.name, required: true, maxlength: 200 })}
 ${select({ name: 'product', label: 'Product', value: product?.code ?? '', options: products.map((p) => [p.code, p.name] as const) })}
 ${input({ name: 'default_locale', label: 'Default locale', value: template.defaultLocale, required: true, maxlength: 35, hint: 'One the template has a text in: a request naming no locale, or one it lacks, gets it. The code stays as it is.' })}
+${input({ name: 'validity_months', label: 'Consent valid for (months, optional)', value: template.validityMonths === null ? '' : String(template.validityMonths), maxlength: 3, hint: `A whole number from 1 to ${maxValidityMonths}, or empty for no limit. A customer's consent then lapses that many calendar months after they gave it (31 January + 1 month is the end of February), and the API's pending answers accepted: false until they give it again.` })}
 <button type="submit" class="secondary">Save the changes</button></form>`;
 }
 
