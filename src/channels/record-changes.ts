@@ -9,7 +9,7 @@
  */
 import { type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
-import type { Settled } from '../platform/group-commit.js';
+import { type Settled, settleEach } from '../platform/group-commit.js';
 import { newId } from '../platform/ids.js';
 import { lockKeys } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
@@ -18,7 +18,7 @@ import type { SubjectsTable, SubjectVault } from '../subjects/index.js';
 import {
   newSubject,
   type OpenSubject,
-  openSubject,
+  openStoredSubject,
   sealPersonal,
   storeNewSubjects,
 } from '../subjects/index.js';
@@ -70,15 +70,7 @@ export async function recordChannelChanges(
     })),
   );
   const batch = new ChangeBatch(vault);
-  const results = jobs.map((job, i): Settled<ChannelChangeOutcome> => {
-    try {
-      const standing = stored[i];
-      if (!standing) throw new Error(`no standing for change ${i} of the batch`);
-      return { ok: true, value: batch.record(job, standing) };
-    } catch (error) {
-      return { ok: false, error };
-    }
-  });
+  const results = settleEach(jobs, stored, (job, standing) => batch.record(job, standing));
   await batch.write(trx);
   return results;
 }
@@ -96,7 +88,8 @@ class ChangeBatch {
 
   record(job: ChannelChangeJob, stored: StoredChannelStanding): ChannelChangeOutcome {
     const subjectName = `${job.tenantId}\u0000${job.lookup}`;
-    let subject = this.subjects.get(subjectName) ?? storedSubject(this.vault, job, stored);
+    let subject =
+      this.subjects.get(subjectName) ?? openStoredSubject(this.vault, job.tenantId, stored);
     const current = subject
       ? (this.states.get(stateName(job, subject.id)) ?? storedState(stored))
       : undefined;
@@ -180,13 +173,4 @@ function stateOf(
     since: state?.since ?? null,
     record_id: state?.change_id ?? null,
   };
-}
-
-function storedSubject(
-  vault: SubjectVault,
-  job: ChannelChangeJob,
-  stored: StoredChannelStanding,
-): OpenSubject | undefined {
-  if (stored.subject_id === null) return undefined;
-  return openSubject(vault, job.tenantId, { ...stored, id: stored.subject_id });
 }

@@ -8,7 +8,7 @@
  */
 import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
-import type { Settled } from '../platform/group-commit.js';
+import { type Settled, settleEach } from '../platform/group-commit.js';
 import { newId } from '../platform/ids.js';
 import { lockKeys } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
@@ -17,7 +17,7 @@ import type { SubjectsTable, SubjectVault } from '../subjects/index.js';
 import {
   newSubject,
   type OpenSubject,
-  openSubject,
+  openStoredSubject,
   sealPersonal,
   storeNewSubjects,
 } from '../subjects/index.js';
@@ -85,13 +85,7 @@ export async function recordCookieChoices(
     })),
   );
   const batch = new ChoiceBatch(vault);
-  const results = jobs.map((job, i): Settled<CookieChoiceOutcome> => {
-    try {
-      return { ok: true, value: batch.record(job, standingAt(stored, i)) };
-    } catch (error) {
-      return { ok: false, error };
-    }
-  });
+  const results = settleEach(jobs, stored, (job, standing) => batch.record(job, standing));
   await batch.write(trx);
   return results;
 }
@@ -119,7 +113,8 @@ class ChoiceBatch {
     }
     const now = nowIso();
     const subjectName = `${job.tenantId}\u0000${job.visitorLookup}`;
-    let subject = this.subjects.get(subjectName) ?? storedSubject(this.vault, job, stored);
+    let subject =
+      this.subjects.get(subjectName) ?? openStoredSubject(this.vault, job.tenantId, stored);
     let created: SubjectsTable | undefined;
     if (!subject) {
       const fresh = newSubject(this.vault, job.tenantId, job.visitorId, job.visitorLookup, now);
@@ -190,12 +185,6 @@ class ChoiceBatch {
   }
 }
 
-function standingAt(stored: readonly StoredChoiceStanding[], i: number): StoredChoiceStanding {
-  const standing = stored[i];
-  if (!standing) throw new Error(`no standing for choice ${i} of the batch`);
-  return standing;
-}
-
 /** The choice the store recorded under the event id, as a retry is compared with it. */
 function storedEvent(stored: StoredChoiceStanding) {
   if (stored.earlier_id === null || stored.earlier_at === null) return undefined;
@@ -205,15 +194,6 @@ function storedEvent(stored: StoredChoiceStanding) {
     decided_at: stored.earlier_at,
     same: sameness(stored.earlier_method ?? 'custom', categories),
   };
-}
-
-function storedSubject(
-  vault: SubjectVault,
-  job: CookieChoiceJob,
-  stored: StoredChoiceStanding,
-): OpenSubject | undefined {
-  if (stored.subject_id === null) return undefined;
-  return openSubject(vault, job.tenantId, { ...stored, id: stored.subject_id });
 }
 
 /** What a retry must repeat to be the same choice. */

@@ -6,11 +6,16 @@
  */
 import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
-import type { Settled } from '../platform/group-commit.js';
+import { type Settled, settleEach } from '../platform/group-commit.js';
 import { lockKeys } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import type { SubjectsTable, SubjectVault } from '../subjects/index.js';
-import { newSubject, type OpenSubject, openSubject, storeNewSubjects } from '../subjects/index.js';
+import {
+  newSubject,
+  type OpenSubject,
+  openStoredSubject,
+  storeNewSubjects,
+} from '../subjects/index.js';
 import { type AskedDecision, newDecision, presentDecision } from './decision.js';
 import { decisionEvent } from './event.js';
 import { idempotencyRecordOf, replayOf, type StoredAnswer } from './idempotency.js';
@@ -70,13 +75,7 @@ export async function recordDecisions(
     })),
   );
   const batch = new DecisionBatch(vault);
-  const results = jobs.map((job, i): Settled<DecisionOutcome> => {
-    try {
-      return { ok: true, value: batch.decide(job, stored[i]) };
-    } catch (error) {
-      return { ok: false, error };
-    }
-  });
+  const results = settleEach(jobs, stored, (job, standing) => batch.decide(job, standing));
   await batch.write(trx);
   return results;
 }
@@ -111,8 +110,7 @@ class DecisionBatch {
   constructor(private readonly vault: SubjectVault) {}
 
   /** One decision's outcome; its writes join the batch's. */
-  decide(job: DecisionJob, stored: StoredStanding | undefined): DecisionOutcome {
-    if (!stored) throw new Error('the store answered no standing for a decision');
+  decide(job: DecisionJob, stored: StoredStanding): DecisionOutcome {
     const keyName = `${job.context.tenantId}\u0000${job.idempotencyKey}`;
     if (job.idempotencyKey !== undefined) {
       const replay = replayOf(job, this.keys.get(keyName) ?? storedKey(stored));
@@ -182,10 +180,9 @@ class DecisionBatch {
   }
 
   private storedSubject(job: DecisionJob, stored: StoredStanding): OpenSubject | undefined {
-    if (stored.subject_id === null) return undefined;
     const { tenantId } = job.context;
-    const subject = openSubject(this.vault, tenantId, { ...stored, id: stored.subject_id });
-    this.subjects.set(`${tenantId}\u0000${job.customer.lookup}`, subject);
+    const subject = openStoredSubject(this.vault, tenantId, stored);
+    if (subject) this.subjects.set(`${tenantId}\u0000${job.customer.lookup}`, subject);
     return subject;
   }
 

@@ -4,6 +4,26 @@ import { writeOutcomes } from './write-outcomes.js';
 /** One job's result in a batch: its value, or the error that failed it alone. */
 export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
+/**
+ * Each job of a batch decided in arrival order against what the store answered for it (the
+ * same position in `stored`): a job that throws fails alone, its neighbours go on.
+ */
+export function settleEach<J, S, R>(
+  jobs: readonly J[],
+  stored: readonly S[],
+  decide: (job: J, standing: S) => R,
+): Settled<R>[] {
+  return jobs.map((job, i): Settled<R> => {
+    try {
+      const standing = stored[i];
+      if (standing === undefined) throw new Error(`the store answered nothing for job ${i}`);
+      return { ok: true, value: decide(job, standing) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+}
+
 /** Writes the jobs that arrived together, in one transaction, answering each in order. */
 export type BatchWriter<J, R> = (trx: Trx, jobs: readonly J[]) => Promise<Settled<R>[]>;
 

@@ -6,6 +6,7 @@ export {
   newSubject,
   type OpenedRecord,
   type OpenSubject,
+  openStoredSubject,
   openSubject,
   personalReader,
   storeNewSubjects,

@@ -74,6 +74,16 @@ export function openSubject(
   return { id: row.id, key: vault.unwrap(tenantId, row.id, row.wrapped_key), salt: row.salt };
 }
 
+/** A batch's stored subject (a look-up joined to `subjects`), opened; undefined when none. */
+export function openStoredSubject(
+  vault: SubjectVault,
+  tenantId: string,
+  stored: { subject_id: string | null; wrapped_key: string | null; salt: string | null },
+): OpenSubject | undefined {
+  if (stored.subject_id === null) return undefined;
+  return openSubject(vault, tenantId, { ...stored, id: stored.subject_id });
+}
+
 /** A record's sealed personal fields, as stored with it. */
 export interface SealedRecord {
   id: string;
