@@ -78,18 +78,3 @@ export function listCookieDecisionRows(
   }
   return query.orderBy('d.decided_at').orderBy('d.id').limit(limit).execute();
 }
-
-/** How many choices the tenant keeps under this subject (a visitor's). */
-export async function countChoicesOfSubject(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-): Promise<number> {
-  const { count } = await db
-    .selectFrom('cookie_decisions')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('tenant_id', '=', tenantId)
-    .where('subject_id', '=', subjectId)
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}

@@ -1,9 +1,13 @@
-import { type Eraser, eraseVisitor, type VisitorErasureResult } from '../erasure/index.js';
+import {
+  type Eraser,
+  erasableVisitorChoices,
+  eraseVisitor,
+  type VisitorErasureResult,
+} from '../erasure/index.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
-import { findLiveSubjectRow, type SubjectVault } from '../subjects/index.js';
-import { countChoicesOfSubject } from './decisions-repository.js';
+import type { SubjectVault } from '../subjects/index.js';
 
 /**
  * A visitor's keyed look-up among the tenant's subjects. The `cookie-visitor/` prefix keeps
@@ -37,8 +41,7 @@ export async function countVisitorChoices(
   tenantId: string,
   visitorId: string,
 ): Promise<number> {
-  const subject = await findLiveSubjectRow(db, tenantId, lookupOf(vault, tenantId, visitorId));
-  return subject ? countChoicesOfSubject(db, tenantId, subject.id) : 0;
+  return erasableVisitorChoices(db, tenantId, lookupOf(vault, tenantId, visitorId));
 }
 
 /**

@@ -3,6 +3,7 @@ export { erasedEventBinding } from './event.js';
 export { leafOfErasure } from './leaf.js';
 export {
   type Eraser,
+  erasableVisitorChoices,
   eraseCustomer,
   eraseVisitor,
   erasureSummary,

@@ -114,6 +114,19 @@ export interface VisitorErasureResult {
 }
 
 /**
+ * How many choices the tenant keeps of the visitor with this look-up: what `eraseVisitor` would
+ * reach (0 when there is no live subject, never seen or already erased).
+ */
+export async function erasableVisitorChoices(
+  db: Executor,
+  tenantId: string,
+  lookup: string,
+): Promise<number> {
+  const subject = await findLiveSubjectRow(db, tenantId, lookup);
+  return subject ? countSubjectCookieDecisions(db, tenantId, subject.id) : 0;
+}
+
+/**
  * Erases a website visitor (the random id their browser kept in the `consentrix_consent`
  * cookie) by crypto-shredding, as a customer is: their key, salt and look-up go, so the visitor
  * id, address and user agent sealed in their cookie choices, and in the webhook events not yet
