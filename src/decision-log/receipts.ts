@@ -6,7 +6,7 @@ import { AppError } from '../platform/errors.js';
 import { formatTlogProof, inclusionPlan } from '../proof/index.js';
 import { findCookieDecision, findDecision } from '../records/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { personalReader } from '../subjects/index.js';
+import { personalReader, type SealedRecord } from '../subjects/index.js';
 import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
 import type { ChannelReceipt, CookieReceipt, LogProof, Receipt } from './schemas.js';
 import { proofFrom } from './service.js';
@@ -50,6 +50,18 @@ async function logProofOf(
   };
 }
 
+/**
+ * A record's log proof and, unless its subject was erased, its personal fields opened: a receipt
+ * still proves a record once its subject is erased, without whose it was. Undefined while the
+ * record's leaf waits for the integrator.
+ */
+async function provenRecord(db: Db, vault: SubjectVault, tenantId: string, record: SealedRecord) {
+  const proof = await logProofOf(db, tenantId, record.id);
+  if (!proof) return undefined;
+  const [opened] = await personalReader(db, vault, tenantId)([record]);
+  return { proof, personal: opened?.state === 'open' ? opened : undefined };
+}
+
 /** The decision's receipt, or `ready: false` while its leaf waits for the integrator. */
 export async function receiptOf(
   db: Db,
@@ -59,11 +71,9 @@ export async function receiptOf(
 ): Promise<ReceiptResult> {
   const decision = await findDecision(db, tenantId, decisionId.toLowerCase());
   if (!decision) throw new AppError('notFound', { message: 'Decision not found.' });
-  const proof = await logProofOf(db, tenantId, decision.id);
-  if (!proof) return { ready: false };
-  // Once the customer was erased, the receipt still proves the decision, without whose it was.
-  const [opened] = await personalReader(db, vault, tenantId)([decision]);
-  const personal = opened?.state === 'open' ? opened : undefined;
+  const proven = await provenRecord(db, vault, tenantId, decision);
+  if (!proven) return { ready: false };
+  const { proof, personal } = proven;
   return {
     ready: true,
     receipt: {
@@ -99,10 +109,9 @@ export async function cookieReceiptOf(
 ): Promise<CookieReceiptResult> {
   const decision = await findCookieDecision(db, tenantId, decisionId.toLowerCase());
   if (!decision) throw new AppError('notFound', { message: 'Cookie decision not found.' });
-  const proof = await logProofOf(db, tenantId, decision.id);
-  if (!proof) return { ready: false };
-  const [opened] = await personalReader(db, vault, tenantId)([decision]);
-  const personal = opened?.state === 'open' ? opened : undefined;
+  const proven = await provenRecord(db, vault, tenantId, decision);
+  if (!proven) return { ready: false };
+  const { proof, personal } = proven;
   return {
     ready: true,
     receipt: {
@@ -145,10 +154,9 @@ export async function channelReceiptOf(
 ): Promise<ChannelReceiptResult> {
   const change = await findChannelChange(db, tenantId, changeId.toLowerCase());
   if (!change) throw new AppError('notFound', { message: 'Channel change not found.' });
-  const proof = await logProofOf(db, tenantId, change.id);
-  if (!proof) return { ready: false };
-  const [opened] = await personalReader(db, vault, tenantId)([change]);
-  const personal = opened?.state === 'open' ? opened : undefined;
+  const proven = await provenRecord(db, vault, tenantId, change);
+  if (!proven) return { ready: false };
+  const { proof, personal } = proven;
   return {
     ready: true,
     receipt: {

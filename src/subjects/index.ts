@@ -9,6 +9,7 @@ export {
   openStoredSubject,
   openSubject,
   personalReader,
+  type SealedRecord,
   storeNewSubjects,
 } from './service.js';
 export type { SubjectsTable } from './table.js';
