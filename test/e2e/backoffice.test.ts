@@ -383,6 +383,9 @@ describe.each(journey)(
         await page.getByRole('button', { name: 'New draft version' }).click();
         // The tag starts as the one after the latest version's (2.0).
         expect(await page.getByLabel('Tag').inputValue()).toBe('2.1');
+        // The live preview listens once htmx has bound the form, which a loaded page has done:
+        // a text typed before that is never previewed.
+        await page.waitForLoadState('load');
         const draft = '<h1>Privacy</h1><p>Written while the session ran out.</p>';
         await page.getByLabel('Content (HTML)').fill(draft);
         await expect.poll(() => page.locator('#preview').innerHTML()).toBe(draft);
