@@ -7,7 +7,9 @@ export interface LoggedChannelChange {
   product_code: string;
   channel: string;
   blocked: number | boolean;
-  api_key_id: string;
+  /** Null for a back-office user's change, then named by `user_id`. */
+  api_key_id: string | null;
+  user_id?: string | null;
   evidence_salt: string;
   /** Opened from `personal`. */
   customer_id: string;
@@ -28,6 +30,7 @@ export function leafOfChannelChange(row: LoggedChannelChange, subjectSalt: strin
       ip: row.ip,
       userAgent: row.user_agent,
       apiKeyId: row.api_key_id,
+      userId: row.user_id,
     }),
   );
 }

@@ -113,6 +113,8 @@ class ChangeBatch {
       channel: job.channel,
       blocked: job.blocked ? 1 : 0,
       api_key_id: job.apiKeyId,
+      user_id: null,
+      idempotency_key: null,
       personal: sealPersonal(subject.key, id, {
         customer_id: job.customerId,
         ip: job.ip,

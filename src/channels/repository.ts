@@ -20,6 +20,8 @@ const changeTypes = {
   channel: 'text',
   blocked: 'integer',
   api_key_id: 'text',
+  user_id: 'text',
+  idempotency_key: 'text',
   personal: 'text',
   evidence_salt: 'text',
   changed_at: 'text',

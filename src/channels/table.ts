@@ -12,7 +12,12 @@ export interface ChannelChangesTable {
   channel: string;
   /** 1: blocked from then on; 0: allowed again. */
   blocked: number;
-  api_key_id: string;
+  /** The API key that made it; null for a back-office user's change (`user_id`). */
+  api_key_id: string | null;
+  /** The back-office user who made it; null for an API key's change (migration 0024). */
+  user_id: string | null;
+  /** The `Idempotency-Key` the request carried, if any. */
+  idempotency_key: string | null;
   /** Customer id, address and user agent, sealed under the subject's key. */
   personal: string;
   /** base64 random bytes behind the evidence commitment of the change's log leaf. */
@@ -30,6 +35,15 @@ export interface ChannelStatesTable {
   /** The change that set it. */
   change_id: string;
   since: string;
+}
+
+/** A channel of the tenant's own, beside the five every tenant has (migration 0024). */
+export interface TenantChannelsTable {
+  tenant_id: string;
+  /** A lowercase slug, unique in the tenant, never one of the five; fixed once made. */
+  code: string;
+  name: string;
+  created_at: string;
 }
 
 export type ChannelChangeRow = Selectable<ChannelChangesTable>;

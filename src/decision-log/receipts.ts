@@ -177,6 +177,7 @@ export async function channelReceiptOf(
             ip: personal.personal.ip,
             user_agent: personal.personal.user_agent,
             api_key_id: change.api_key_id,
+            ...(change.user_id ? { user_id: change.user_id } : {}),
           }
         : null,
     },

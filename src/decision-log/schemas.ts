@@ -127,10 +127,37 @@ export const ReceiptChannelChange = Type.Object(
   { description: 'The change' },
 );
 
+/**
+ * What opens a control's leaf (a channel change, a partner block): a decision's opening, but the
+ * change may have been made by a back-office user, named by `user_id`, with no API key.
+ */
+export const ControlOpening = Type.Union(
+  [
+    Type.Object({
+      customer_id: Type.String(),
+      subject_salt: Type.String(),
+      evidence_salt: Type.String(),
+      ip: Type.String(),
+      user_agent: Type.Union([Type.String(), Type.Null()]),
+      api_key_id: Type.Union([Type.String(), Type.Null()], {
+        description: 'The API key that made the change; null when a back-office user made it',
+      }),
+      user_id: Type.Optional(
+        Type.String({ description: 'The back-office user who made the change, if one did' }),
+      ),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      "What opens the leaf's subject and evidence commitments; null once the customer was erased",
+  },
+);
+
 export const ChannelReceipt = Type.Object({
   channel_change: ReceiptChannelChange,
   ...logProof('consent-log/channel/v1'),
-  opening: Receipt.properties.opening,
+  opening: ControlOpening,
 });
 export type ChannelReceipt = Static<typeof ChannelReceipt>;
 

@@ -12,7 +12,11 @@ import type {
 } from '../accounts/table.js';
 import type { ApiKeysTable } from '../api-keys/table.js';
 import type { AuditLogTable } from '../audit-trail/table.js';
-import type { ChannelChangesTable, ChannelStatesTable } from '../channels/table.js';
+import type {
+  ChannelChangesTable,
+  ChannelStatesTable,
+  TenantChannelsTable,
+} from '../channels/table.js';
 import type {
   CookieConfigurationStepsTable,
   CookieConfigurationsTable,
@@ -35,6 +39,7 @@ import type {
 } from '../decisions/table.js';
 import type { ErasuresTable } from '../erasure/table.js';
 import type { TlogPendingTable, WebhookEventsTable } from '../journal/table.js';
+import type { PartnerBlockChangesTable, PartnerBlockStatesTable } from '../partner-blocks/table.js';
 import type { PartnersTable, VersionPartnersTable } from '../partners/table.js';
 import type { ProductsTable } from '../products/table.js';
 import type { SubjectsTable } from '../subjects/table.js';
@@ -74,6 +79,9 @@ export interface Database {
   cookie_decisions: CookieDecisionsTable;
   channel_changes: ChannelChangesTable;
   channel_states: ChannelStatesTable;
+  tenant_channels: TenantChannelsTable;
+  partner_block_changes: PartnerBlockChangesTable;
+  partner_block_states: PartnerBlockStatesTable;
   customer_template_states: CustomerTemplateStatesTable;
   customer_version_states: CustomerVersionStatesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -24,6 +24,7 @@ import * as cookieDecisionsBySystem from './migrations/0020-cookie-decisions-by-
 import * as partners from './migrations/0021-partners.js';
 import * as channelBlocks from './migrations/0022-channel-blocks.js';
 import * as templateValidity from './migrations/0023-template-validity.js';
+import * as controls from './migrations/0024-controls.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -54,6 +55,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0021-partners': partners,
     '0022-channel-blocks': channelBlocks,
     '0023-template-validity': templateValidity,
+    '0024-controls': controls,
   };
 }
 

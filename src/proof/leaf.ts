@@ -71,20 +71,29 @@ export function subjectCommitment(salt: string, customerId: string): string {
     .digest('base64');
 }
 
-/** The evidence kept with a decision, as the leaf commits to it. */
+/**
+ * The evidence kept with a record, as the leaf commits to it. Who made it is an API key, or, for
+ * a control changed in the back-office, a user: then `apiKeyId` is null and `userId` is set.
+ */
 export interface Evidence {
   ip: string;
   userAgent: string | null;
-  apiKeyId: string;
+  apiKeyId: string | null;
+  userId?: string | null;
 }
 
-/** SHA-256("evidence/v1\n" || salt || canonical JSON {api_key_id, ip, ua}), base64. */
+/**
+ * SHA-256("evidence/v1\n" || salt || canonical JSON {api_key_id, ip, ua}), base64. A record made
+ * by a back-office user commits to {api_key_id: null, ip, ua, user_id}: the key is there only
+ * then, so every record made by an API key commits exactly as before.
+ */
 export function evidenceCommitment(salt: string, evidence: Evidence): string {
-  // Keys in sorted order, so this is the canonical (RFC 8785-style) JSON of the three values.
+  // Keys in sorted order, so this is the canonical (RFC 8785-style) JSON of the values.
   const canonical = JSON.stringify({
     api_key_id: evidence.apiKeyId,
     ip: evidence.ip,
     ua: evidence.userAgent,
+    ...(evidence.userId ? { user_id: evidence.userId } : {}),
   });
   return createHash('sha256')
     .update('evidence/v1\n')

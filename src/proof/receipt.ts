@@ -27,8 +27,16 @@ export interface CookieOpening {
   locale: string;
 }
 
-/** What opens a channel change's leaf: a decision's opening, the same customer and evidence. */
-export type ChannelOpening = DecisionOpening;
+/**
+ * What opens a control's leaf (a channel change, a partner block): a decision's opening, the
+ * same customer and evidence; made in the back-office, `api_key_id` is null and `user_id` names
+ * the user.
+ */
+export type ControlOpening = Omit<DecisionOpening, 'api_key_id'> & {
+  api_key_id: string | null;
+  user_id?: string | null;
+};
+export type ChannelOpening = ControlOpening;
 
 /**
  * A receipt as the service hands it out (`data` of `GET /api/v1/decisions/{id}/receipt`, or of
@@ -55,7 +63,7 @@ export interface ReceiptDocument {
   };
   tlog_proof: string;
   /** Absent or null in a receipt issued after the customer (or visitor) was erased. */
-  opening?: null | DecisionOpening | CookieOpening;
+  opening?: null | DecisionOpening | ControlOpening | CookieOpening;
 }
 
 interface Placed {
@@ -141,7 +149,10 @@ function checkCustomerOpening(
   leaf: { subject: string; evidence: string },
 ): Result<boolean> {
   if (!opening) return ok(false);
-  if (!hasStrings(opening, ['customer_id', 'subject_salt', 'evidence_salt', 'ip', 'api_key_id'])) {
+  if (
+    !hasStrings(opening, ['customer_id', 'subject_salt', 'evidence_salt', 'ip']) ||
+    !hasActor(opening)
+  ) {
     return fail("the receipt's opening is not a decision's (customer id, evidence and salts)");
   }
   if (subjectCommitment(opening.subject_salt, opening.customer_id) !== leaf.subject) {
@@ -151,6 +162,7 @@ function checkCustomerOpening(
     ip: opening.ip,
     userAgent: opening.user_agent,
     apiKeyId: opening.api_key_id,
+    userId: opening.user_id,
   });
   if (evidence !== leaf.evidence) {
     return fail("the evidence and salt do not open the leaf's evidence commitment");
@@ -250,6 +262,15 @@ function hasStrings<K extends string>(
   return (
     keys.every((key) => typeof fields[key] === 'string') && (ua === null || typeof ua === 'string')
   );
+}
+
+/** Who made the record: an API key's id, or none and a back-office user's id. */
+function hasActor(
+  opening: object,
+): opening is { api_key_id: string | null; user_id?: string | null } {
+  const { api_key_id: key, user_id: user } = opening as Record<string, unknown>;
+  if (typeof key === 'string') return user === undefined || user === null;
+  return key === null && typeof user === 'string';
 }
 
 /** A category map as JSON with its keys sorted, so that two maps compare by content. */

@@ -55,6 +55,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0021-partners',
       '0022-channel-blocks',
       '0023-template-validity',
+      '0024-controls',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

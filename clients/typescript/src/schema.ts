@@ -3420,7 +3420,10 @@ export interface operations {
                                 evidence_salt: string;
                                 ip: string;
                                 user_agent: string | null;
-                                api_key_id: string;
+                                /** @description The API key that made the change; null when a back-office user made it */
+                                api_key_id: string | null;
+                                /** @description The back-office user who made the change, if one did */
+                                user_id?: string;
                             } | null;
                         };
                     };
