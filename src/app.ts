@@ -29,6 +29,7 @@ import {
   observedDecisions,
 } from './metrics/index.js';
 import { metricsRoutes } from './metrics/routes.js';
+import { partnerBlockRoutes } from './partner-blocks/routes.js';
 import type { Config } from './platform/config.js';
 import { loadDataKey } from './platform/data-key.js';
 import type { Db } from './platform/db.js';
@@ -202,6 +203,7 @@ export async function buildApp(
     await v1.register(decisionRoutes, { db, catalog, writer: decisionWriter, vault });
     await v1.register(consentRoutes, { db, catalog, vault });
     await v1.register(channelRoutes, { db, writer: writers.channels, vault });
+    await v1.register(partnerBlockRoutes, { db, writer: writers.partnerBlocks, vault });
     await v1.register(logRoutes, { db, signer, kick: () => writers.integrator().kick(), vault });
     await v1.register(exportRoutes, {
       db,

@@ -1,9 +1,9 @@
 /**
- * The hot path's batch: the decisions, the visitors' cookie choices and the customers' channel
- * changes that reached the writer
- * together, written in one transaction with one commit (`writers.ts` runs it on PostgreSQL and
- * an SQLite store in memory, `sqlite-writer.ts` on an SQLite file's writer thread). Each kind is
- * recorded by its own feature, in arrival order within its kind.
+ * The hot path's batch: the decisions, the visitors' cookie choices, and the customers' channel
+ * changes and partner blocks that reached the writer together, written in one transaction with
+ * one commit (`writers.ts` runs it on PostgreSQL and an SQLite store in memory,
+ * `sqlite-writer.ts` on an SQLite file's writer thread). Each kind is recorded by its own
+ * feature, in arrival order within its kind.
  */
 // By path, not through the features' index.ts: the writer thread loads this file, and the
 // whole surfaces would slow its start (docs/architecture.md).
@@ -13,6 +13,8 @@ import type { CookieChoiceOutcome } from './cookies/record-choices.js';
 import { recordCookieChoices } from './cookies/record-choices.js';
 import type { DecisionOutcome } from './decisions/record-decisions.js';
 import { recordDecisions } from './decisions/record-decisions.js';
+import type { PartnerBlockOutcome } from './partner-blocks/record-changes.js';
+import { recordPartnerBlocks } from './partner-blocks/record-changes.js';
 import type { Trx } from './platform/db.js';
 import type { Settled } from './platform/group-commit.js';
 import type { SubjectVault } from './subjects/index.js';
@@ -22,17 +24,22 @@ const recorders = {
   decision: recordDecisions,
   cookie: recordCookieChoices,
   channel: recordChannelChanges,
+  partner: recordPartnerBlocks,
 } as const;
 
 type Kind = keyof typeof recorders;
 type JobOf<K extends Kind> = Parameters<(typeof recorders)[K]>[2][number];
 
 export type HotJob = { [K in Kind]: { kind: K; job: JobOf<K> } }[Kind];
-export type HotOutcome = DecisionOutcome | CookieChoiceOutcome | ChannelChangeOutcome;
+export type HotOutcome =
+  | DecisionOutcome
+  | CookieChoiceOutcome
+  | ChannelChangeOutcome
+  | PartnerBlockOutcome;
 
 /**
  * Records a batch: each kind's jobs go to its feature in arrival order (decisions first, then
- * cookie choices, then channel changes), and the answers come back in the order of `jobs`.
+ * cookie choices, channel changes and partner blocks), and the answers come back in the order of `jobs`.
  */
 export async function recordHotWrites(
   trx: Trx,

@@ -12,6 +12,7 @@ import {
 } from './decision-log/index.js';
 import type { DecisionOutcome, DecisionWriterHandle } from './decisions/index.js';
 import { type HotJob, type HotOutcome, recordHotWrites } from './hot-path.js';
+import type { PartnerBlockWriter } from './partner-blocks/index.js';
 import type { Config } from './platform/config.js';
 import type { Db, StoreSettings } from './platform/db.js';
 import { createGroupCommit } from './platform/group-commit.js';
@@ -37,6 +38,8 @@ export interface Writers {
   cookies: CookieChoiceWriter;
   /** Customers' channel changes, in the same batches. */
   channels: ChannelChangeWriter;
+  /** Partner blocks on customers' decisions, in the same batches. */
+  partnerBlocks: PartnerBlockWriter;
   /** Started by `start` (the app's `onReady`). */
   integrator(): Integrator;
   start(): Promise<void>;
@@ -121,7 +124,9 @@ interface HotWriter {
 }
 
 /** The writer as each feature sees it: its own jobs in, its own outcomes out. */
-function handles(hot: HotWriter): Pick<Writers, 'decisions' | 'cookies' | 'channels'> {
+function handles(
+  hot: HotWriter,
+): Pick<Writers, 'decisions' | 'cookies' | 'channels' | 'partnerBlocks'> {
   return {
     decisions: {
       write: (job) => hot.submit({ kind: 'decision', job }) as Promise<DecisionOutcome>,
@@ -136,6 +141,10 @@ function handles(hot: HotWriter): Pick<Writers, 'decisions' | 'cookies' | 'chann
     channels: {
       write: (job) =>
         hot.submit({ kind: 'channel', job }) as ReturnType<ChannelChangeWriter['write']>,
+    },
+    partnerBlocks: {
+      write: (job) =>
+        hot.submit({ kind: 'partner', job }) as ReturnType<PartnerBlockWriter['write']>,
     },
   };
 }

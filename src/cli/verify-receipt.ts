@@ -5,8 +5,8 @@ type VerdictRecord = Record<string, string | number | boolean | Record<string, b
 
 /**
  * What `verify-receipt` prints: the verdict, and on success what the log proves, by the kind of
- * record its leaf is (a decision, a website visitor's cookie decision, or a customer's channel
- * change).
+ * record its leaf is (a decision, a website visitor's cookie decision, a customer's channel
+ * change or partner block).
  */
 export type ReceiptVerdict =
   | {
@@ -73,6 +73,16 @@ function recordOf(verified: VerifiedReceipt): VerdictRecord {
       changed_at: leaf.time,
       product_code: leaf.productCode,
       channel: leaf.channel,
+      blocked: leaf.blocked,
+    };
+  }
+  if (verified.kind === 'partner-block') {
+    const { leaf } = verified;
+    return {
+      change_id: leaf.recordId,
+      changed_at: leaf.time,
+      decision_id: leaf.decisionId,
+      partner_code: leaf.partnerCode,
       blocked: leaf.blocked,
     };
   }

@@ -1,9 +1,9 @@
 /**
  * The records side of the log's audit: the leaf each record of the store makes today, to compare
  * with the leaf the log holds for it, and the records the log is missing. A record is a decision,
- * an erasure's tombstone, a website visitor's cookie decision or a customer's channel change;
- * each kind's leaf is its feature's (src/decisions/leaf.ts, src/erasure/leaf.ts,
- * src/cookies/leaf.ts, src/channels/leaf.ts).
+ * an erasure's tombstone, a website visitor's cookie decision, a customer's channel change or
+ * partner block; each kind's leaf is its feature's (src/decisions/leaf.ts, src/erasure/leaf.ts,
+ * src/cookies/leaf.ts, src/channels/leaf.ts, src/partner-blocks/leaf.ts).
  */
 import type { ChannelChangeRow } from '../channels/index.js';
 import { committedChannelLeaf, leafOfChannelChange } from '../channels/index.js';
@@ -12,14 +12,23 @@ import { leafOfCookieDecision } from '../cookies/index.js';
 import type { DecisionRow } from '../decisions/index.js';
 import { committedLeaf, leafOfDecision } from '../decisions/index.js';
 import { leafOfErasure } from '../erasure/index.js';
+import type { PartnerBlockChangeRow } from '../partner-blocks/index.js';
+import { committedPartnerLeaf, leafOfPartnerBlock } from '../partner-blocks/index.js';
 import type { Db } from '../platform/db.js';
-import { cookieLeafText, parseChannelLeaf, parseCookieLeaf, parseLeaf } from '../proof/index.js';
+import {
+  cookieLeafText,
+  parseChannelLeaf,
+  parseCookieLeaf,
+  parseLeaf,
+  parsePartnerLeaf,
+} from '../proof/index.js';
 import type { OpenedRecord, personalReader } from '../subjects/index.js';
 import {
   findChannelChangesByIds,
   findCookieDecisionsByIds,
   findDecisionsByIds,
   findErasures,
+  findPartnerBlockChangesByIds,
   findUnlogged,
 } from './repository.js';
 
@@ -54,7 +63,30 @@ export async function expectedLeaves(
   changes.forEach((row, i) => {
     expected.set(row.id, channelLeaf(row, openedChanges[i] as OpenedRecord, logged.get(row.id)));
   });
+  const blocks = await findPartnerBlockChangesByIds(db, logId, ids);
+  const openedBlocks = await open(blocks);
+  blocks.forEach((row, i) => {
+    expected.set(row.id, partnerLeaf(row, openedBlocks[i] as OpenedRecord, logged.get(row.id)));
+  });
   return expected;
+}
+
+function partnerLeaf(
+  row: PartnerBlockChangeRow,
+  opened: OpenedRecord,
+  logged: string | undefined,
+): string | null {
+  if (opened.state === 'open') {
+    const { personal, salt } = opened;
+    return leafOfPartnerBlock({ ...row, ...personal }, salt);
+  }
+  if (opened.state === 'unreadable') return null;
+  // The customer was erased: checked as their channel changes are.
+  return committedPartnerLeaf(
+    row,
+    opened.commitment,
+    parsePartnerLeaf(logged ?? '')?.evidence ?? '',
+  );
 }
 
 function channelLeaf(
@@ -144,5 +176,6 @@ export async function unloggedRecords(db: Db, logId: string): Promise<string[]> 
     ...(await findUnlogged(db, 'erasures', logId)),
     ...(await findUnlogged(db, 'cookie_decisions', logId)),
     ...(await findUnlogged(db, 'channel_changes', logId)),
+    ...(await findUnlogged(db, 'partner_block_changes', logId)),
   ];
 }

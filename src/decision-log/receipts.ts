@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findChannelChange } from '../channels/index.js';
 import { presentDecision } from '../decisions/index.js';
+import { findPartnerBlockChange } from '../partner-blocks/index.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { formatTlogProof, inclusionPlan } from '../proof/index.js';
@@ -8,12 +9,21 @@ import { findCookieDecision, findDecision } from '../records/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { personalReader, type SealedRecord } from '../subjects/index.js';
 import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
-import type { ChannelReceipt, CookieReceipt, LogProof, Receipt } from './schemas.js';
+import type {
+  ChannelReceipt,
+  CookieReceipt,
+  LogProof,
+  PartnerBlockReceipt,
+  Receipt,
+} from './schemas.js';
 import { proofFrom } from './service.js';
 
 export type ReceiptResult = { ready: true; receipt: Receipt } | { ready: false };
 export type CookieReceiptResult = { ready: true; receipt: CookieReceipt } | { ready: false };
 export type ChannelReceiptResult = { ready: true; receipt: ChannelReceipt } | { ready: false };
+export type PartnerBlockReceiptResult =
+  | { ready: true; receipt: PartnerBlockReceipt }
+  | { ready: false };
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
@@ -184,6 +194,48 @@ export async function channelReceiptOf(
   };
 }
 
+/**
+ * A partner block's change's receipt, as a channel change's: the same proof, the change its
+ * leaf commits to, and the same opening.
+ */
+export async function partnerBlockReceiptOf(
+  db: Db,
+  vault: SubjectVault,
+  tenantId: string,
+  changeId: string,
+): Promise<PartnerBlockReceiptResult> {
+  const change = await findPartnerBlockChange(db, tenantId, changeId.toLowerCase());
+  if (!change) throw new AppError('notFound', { message: 'Partner block change not found.' });
+  const proven = await provenRecord(db, vault, tenantId, change);
+  if (!proven) return { ready: false };
+  const { proof, personal } = proven;
+  return {
+    ready: true,
+    receipt: {
+      partner_block: {
+        change_id: change.id,
+        decision_id: change.decision_id,
+        partner_code: change.partner_code,
+        blocked: Number(change.blocked) === 1,
+        changed_at: change.changed_at,
+        customer_id: personal?.personal.customer_id ?? null,
+      },
+      ...proof,
+      opening: personal
+        ? {
+            customer_id: personal.personal.customer_id,
+            subject_salt: personal.salt,
+            evidence_salt: change.evidence_salt,
+            ip: personal.personal.ip,
+            user_agent: personal.personal.user_agent,
+            api_key_id: change.api_key_id,
+            ...(change.user_id ? { user_id: change.user_id } : {}),
+          }
+        : null,
+    },
+  };
+}
+
 /** How long a request that asks to wait for its receipt waits at most. */
 const receiptWaitMs = 5_000;
 
@@ -236,4 +288,15 @@ export function awaitChannelReceipt(
   wait: boolean,
 ): Promise<ChannelReceiptResult> {
   return awaitReady(() => channelReceiptOf(db, vault, tenantId, changeId), kick, wait);
+}
+
+export function awaitPartnerBlockReceipt(
+  db: Db,
+  vault: SubjectVault,
+  kick: () => Promise<void>,
+  tenantId: string,
+  changeId: string,
+  wait: boolean,
+): Promise<PartnerBlockReceiptResult> {
+  return awaitReady(() => partnerBlockReceiptOf(db, vault, tenantId, changeId), kick, wait);
 }

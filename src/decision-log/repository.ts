@@ -298,10 +298,28 @@ export function findChannelChangesByIds(db: Executor, tenantId: string, ids: rea
     .execute();
 }
 
+export function findPartnerBlockChangesByIds(
+  db: Executor,
+  tenantId: string,
+  ids: readonly string[],
+) {
+  return db
+    .selectFrom('partner_block_changes')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
 /** Records of one table that are neither in the log nor queued for it (at most 1,000). */
 export async function findUnlogged(
   db: Executor,
-  table: 'decisions' | 'erasures' | 'cookie_decisions' | 'channel_changes',
+  table:
+    | 'decisions'
+    | 'erasures'
+    | 'cookie_decisions'
+    | 'channel_changes'
+    | 'partner_block_changes',
   logId: string,
 ): Promise<string[]> {
   // Every table of records names one by (tenant_id, id), which is all this reads of any.

@@ -15,7 +15,12 @@ import {
 import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { awaitChannelReceipt, awaitCookieReceipt, awaitReceipt } from './receipts.js';
+import {
+  awaitChannelReceipt,
+  awaitCookieReceipt,
+  awaitPartnerBlockReceipt,
+  awaitReceipt,
+} from './receipts.js';
 import {
   ChannelReceipt,
   ChannelReceiptPending,
@@ -23,6 +28,7 @@ import {
   CookieReceipt,
   LogCheckpoint,
   LogKey,
+  PartnerBlockReceipt,
   Receipt,
   ReceiptPending,
 } from './schemas.js';
@@ -163,6 +169,45 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
       reply.header('cache-control', 'no-store');
       const wait = request.query.wait === 'true';
       const result = await awaitChannelReceipt(db, vault, kick, tenantId, id, wait);
+      if (!result.ready) {
+        return reply
+          .code(202)
+          .header('retry-after', '1')
+          .send({ data: { change_id: id.toLowerCase(), status: 'queued' as const } });
+      }
+      return { data: result.receipt };
+    },
+  );
+
+  app.get(
+    '/api/v1/partner-block-changes/:change_id/receipt',
+    {
+      schema: {
+        tags: ['log'],
+        operationId: 'getPartnerBlockReceipt',
+        summary:
+          "A partner block's change's receipt: its leaf, inclusion proof and signed checkpoint",
+        description: `The same proof as a decision's receipt, for a leaf in the partner block format (consent-log/partner/v1). ${receiptWaitDescription}`,
+        security: apiKeySecurity,
+        params: Type.Object({ change_id: Type.String({ pattern: uuidPattern }) }),
+        querystring: receiptRequest.querystring,
+        response: {
+          200: answer(dataOf(PartnerBlockReceipt), 'The receipt.'),
+          202: answer(
+            dataOf(ChannelReceiptPending),
+            'Queued: the change is not in the log yet. Ask again after `Retry-After`.',
+            { 'retry-after': responseHeaders.retryAfter },
+          ),
+          ...receiptErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = callerOf(request);
+      const id = request.params.change_id;
+      reply.header('cache-control', 'no-store');
+      const wait = request.query.wait === 'true';
+      const result = await awaitPartnerBlockReceipt(db, vault, kick, tenantId, id, wait);
       if (!result.ready) {
         return reply
           .code(202)

@@ -161,6 +161,28 @@ export const ChannelReceipt = Type.Object({
 });
 export type ChannelReceipt = Static<typeof ChannelReceipt>;
 
+/** A partner block's change on a customer's decision, as its receipt states it. */
+export const ReceiptPartnerBlock = Type.Object(
+  {
+    change_id: Type.String({ format: 'uuid' }),
+    decision_id: Type.String({ format: 'uuid', description: 'The decision the block is on' }),
+    partner_code: Type.String(),
+    blocked: Type.Boolean(),
+    changed_at: Type.String({ format: 'date-time' }),
+    customer_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'Null once the customer was erased',
+    }),
+  },
+  { description: 'The change' },
+);
+
+export const PartnerBlockReceipt = Type.Object({
+  partner_block: ReceiptPartnerBlock,
+  ...logProof('consent-log/partner/v1'),
+  opening: ControlOpening,
+});
+export type PartnerBlockReceipt = Static<typeof PartnerBlockReceipt>;
+
 export const ChannelReceiptPending = Type.Object({
   change_id: Type.String({ format: 'uuid' }),
   status: Type.Literal('queued'),

@@ -8,6 +8,7 @@ export {
   CustomerIdParam,
   customerIdPattern,
   DecisionValue,
+  idempotencyKeyPattern,
   lapseFields,
   RecordedDecision,
 } from './schemas.js';

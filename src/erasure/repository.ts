@@ -68,6 +68,7 @@ export async function shredSubject(
     'customer_template_states',
     'customer_version_states',
     'channel_states',
+    'partner_block_states',
   ] as const) {
     await trx
       .deleteFrom(table)

@@ -77,6 +77,10 @@ export async function registerOpenApi(
           name: 'channels',
           description: "A customer's contact channels, blocked or allowed per product.",
         },
+        {
+          name: 'partners',
+          description: "The partners a customer's decision allows, each blocked or not.",
+        },
         { name: 'log', description: 'The decision log: receipts, checkpoints and proofs.' },
         { name: 'webhooks', description: "Events sent to a tenant's endpoints, signed." },
         {

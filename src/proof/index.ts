@@ -83,6 +83,12 @@ export {
   parseVerifierKey,
 } from './note-keys.js';
 export {
+  type PartnerLeafFields,
+  parsePartnerLeaf,
+  partnerLeafHeader,
+  partnerLeafText,
+} from './partner-leaf.js';
+export {
   type ChannelOpening,
   type CookieOpening,
   type DecisionOpening,

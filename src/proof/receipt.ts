@@ -3,6 +3,7 @@ import type { Checkpoint } from './checkpoint.js';
 import { type CookieLeafFields, cookieEvidenceCommitment, parseCookieLeaf } from './cookie-leaf.js';
 import { evidenceCommitment, type LeafFields, parseLeaf, subjectCommitment } from './leaf.js';
 import type { NoteVerifier } from './note-keys.js';
+import { type PartnerLeafFields, parsePartnerLeaf } from './partner-leaf.js';
 import { fail, ok, type Result } from './result.js';
 import { verifyTlogProof } from './tlog-proof.js';
 
@@ -61,6 +62,13 @@ export interface ReceiptDocument {
     channel?: string;
     blocked?: boolean;
   };
+  partner_block?: {
+    change_id?: string;
+    changed_at?: string;
+    decision_id?: string;
+    partner_code?: string;
+    blocked?: boolean;
+  };
   tlog_proof: string;
   /** Absent or null in a receipt issued after the customer (or visitor) was erased. */
   opening?: null | DecisionOpening | ControlOpening | CookieOpening;
@@ -77,7 +85,8 @@ interface Placed {
 export type VerifiedReceipt =
   | (Placed & { kind: 'decision'; leaf: LeafFields })
   | (Placed & { kind: 'cookie-decision'; leaf: CookieLeafFields })
-  | (Placed & { kind: 'channel-change'; leaf: ChannelLeafFields });
+  | (Placed & { kind: 'channel-change'; leaf: ChannelLeafFields })
+  | (Placed & { kind: 'partner-block'; leaf: PartnerLeafFields });
 
 /**
  * Checks a receipt with nothing but the log's verifier key: the signed checkpoint, the leaf's
@@ -117,6 +126,13 @@ export function verifyReceipt(
       ? ok({ ...placed, kind: 'channel-change', leaf: channel, opened: checked.value })
       : checked;
   }
+  const partner = parsePartnerLeaf(text);
+  if (partner) {
+    const checked = checkPartnerBlock(receipt, partner);
+    return checked.ok
+      ? ok({ ...placed, kind: 'partner-block', leaf: partner, opened: checked.value })
+      : checked;
+  }
   return fail(
     'the logged leaf is none of consent-log/leaf/v1, consent-log/cookie/v1, consent-log/channel/v1',
   );
@@ -127,8 +143,8 @@ function checkDecision(receipt: ReceiptDocument, leaf: LeafFields): Result<boole
   if (receipt.cookie_decision) {
     return fail("the receipt names a cookie decision, but the log holds a decision's leaf");
   }
-  if (receipt.channel_change) {
-    return fail("the receipt names a channel change, but the log holds a decision's leaf");
+  if (receipt.channel_change || receipt.partner_block) {
+    return fail("the receipt names a control's change, but the log holds a decision's leaf");
   }
   const decision = receipt.decision;
   if (decision) {
@@ -172,7 +188,7 @@ function checkCustomerOpening(
 
 /** The channel change and opening of a receipt against a channel leaf; true when it was opened. */
 function checkChannelChange(receipt: ReceiptDocument, leaf: ChannelLeafFields): Result<boolean> {
-  if (receipt.decision || receipt.cookie_decision) {
+  if (receipt.decision || receipt.cookie_decision || receipt.partner_block) {
     return fail("the receipt names another record, but the log holds a channel change's leaf");
   }
   const stated = receipt.channel_change;
@@ -193,13 +209,36 @@ function checkChannelChange(receipt: ReceiptDocument, leaf: ChannelLeafFields): 
   return checkCustomerOpening(receipt.opening, leaf);
 }
 
+/** The partner block and opening of a receipt against a partner leaf; true when it was opened. */
+function checkPartnerBlock(receipt: ReceiptDocument, leaf: PartnerLeafFields): Result<boolean> {
+  if (receipt.decision || receipt.cookie_decision || receipt.channel_change) {
+    return fail("the receipt names another record, but the log holds a partner block's leaf");
+  }
+  const stated = receipt.partner_block;
+  if (stated) {
+    const mismatch = firstMismatch([
+      ['change_id', stated.change_id, leaf.recordId],
+      ['changed_at', stated.changed_at, leaf.time],
+      ['decision_id', stated.decision_id, leaf.decisionId],
+      ['partner_code', stated.partner_code, leaf.partnerCode],
+      [
+        'blocked',
+        stated.blocked === undefined ? undefined : String(stated.blocked),
+        String(leaf.blocked),
+      ],
+    ]);
+    if (mismatch) return fail(`the receipt's ${mismatch} is not the one in the log`);
+  }
+  return checkCustomerOpening(receipt.opening, leaf);
+}
+
 /** The cookie decision and opening of a receipt against a cookie leaf; true when it was opened. */
 function checkCookieDecision(receipt: ReceiptDocument, leaf: CookieLeafFields): Result<boolean> {
   if (receipt.decision) {
     return fail("the receipt names a decision, but the log holds a cookie decision's leaf");
   }
-  if (receipt.channel_change) {
-    return fail("the receipt names a channel change, but the log holds a cookie decision's leaf");
+  if (receipt.channel_change || receipt.partner_block) {
+    return fail("the receipt names a control's change, but the log holds a cookie decision's leaf");
   }
   const stated = receipt.cookie_decision;
   if (stated) {

@@ -49,6 +49,17 @@ const expectedErrors: [string, string, string[]][] = [
   ],
   ['get', '/api/v1/customers/{customer_id}/channels', ['400', ...keyed]],
   ['get', '/api/v1/channel-changes/{change_id}/receipt', ['400', '404', ...keyed]],
+  [
+    'put',
+    '/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners/{partner_code}',
+    ['400', '404', '413', '415', ...keyed],
+  ],
+  [
+    'get',
+    '/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners',
+    ['400', '404', ...keyed],
+  ],
+  ['get', '/api/v1/partner-block-changes/{change_id}/receipt', ['400', '404', ...keyed]],
   ['get', '/api/v1/log/checkpoint', keyed],
   ['get', '/api/v1/log/consistency', ['400', ...keyed]],
   ['get', '/api/v1/log/key', keyed],

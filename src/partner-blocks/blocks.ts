@@ -1,0 +1,19 @@
+/** A partner's block on a decision as the API answers it. */
+export interface PartnerBlockState {
+  partner_code: string;
+  blocked: boolean;
+  /** When the latest change was made; null when the partner was never blocked. */
+  since: string | null;
+  /** The latest change's id (its receipt's); null when the partner was never blocked. */
+  record_id: string | null;
+}
+
+/** Who made a change: an API key, or a back-office user; the request's address and agent. */
+export interface PartnerBlockContext {
+  tenantId: string;
+  apiKeyId: string | null;
+  userId: string | null;
+  ip: string;
+  userAgent: string | null;
+  idempotencyKey: string | null;
+}

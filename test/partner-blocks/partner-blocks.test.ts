@@ -1,0 +1,413 @@
+/**
+ * Partner blocks through the API, on both stores: one partner blocked and allowed again on one of
+ * a customer's decisions (another decision unaffected), the listing, the refusals, another
+ * tenant's view, receipts that verify offline, the log's audit over every kind of record, and
+ * erasure.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLog } from '../../src/decision-log/audit.js';
+import { eraseCustomer } from '../../src/erasure/service.js';
+import { createPartner } from '../../src/partners/index.js';
+import { createProduct } from '../../src/products/index.js';
+import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
+import { publishOutsideReview } from '../../src/templates/index.js';
+import { apiOf } from '../helpers/api.js';
+import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { runCli, showResult } from '../helpers/process.js';
+import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { storeBytes } from '../helpers/store-scan.js';
+import { stores } from '../helpers/stores.js';
+
+const userAgent = 'PartnerProbe/1.4 (marker-5d2f90ab)';
+const ip = '198.51.100.23';
+const isoMillis = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe.each(stores)('partner blocks on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let b: SeededTenant;
+  /** A release listing `zeta-bank` and `acme-insure`; one listing none. */
+  let withPartners: string;
+  let withoutPartners: string;
+  const actorOf = (s: SeededTenant) =>
+    ({
+      tenantId: s.tenant.id,
+      actorKind: 'operator',
+      actor: 'test',
+      ip: 'local',
+      userAgent: null,
+    }) as const;
+
+  beforeAll(async () => {
+    t = await startTestApp(store, { LOG_INTEGRATE_INTERVAL_MS: '60000' });
+    a = await seedTenant(t.db);
+    b = await seedTenant(t.db);
+    for (const [code, name] of [
+      ['zeta-bank', 'Zeta Bank'],
+      ['acme-insure', 'Acme Insurance'],
+      ['unlisted', 'Listed by no version'],
+    ]) {
+      await t.db
+        .transaction()
+        .execute((trx) => createPartner(trx, actorOf(a), a.tenant.id, { code, name }));
+    }
+    await t.db
+      .transaction()
+      .execute((trx) =>
+        createProduct(trx, actorOf(a), a.tenant.id, { code: 'savings', name: 'Savings' }),
+      );
+    const publishWith = async (s: SeededTenant, partners?: string[]) => {
+      const code = await seedTemplate(t.db, s.tenant.id);
+      const version = await t.db
+        .transaction()
+        .execute((trx) =>
+          publishOutsideReview(
+            trx,
+            actorOf(s),
+            s.tenant.id,
+            code,
+            { tag: '1.0', content_html: '<p>Sharing with partners</p>' },
+            partners === undefined ? {} : { partners },
+          ),
+        );
+      return version.id;
+    };
+    withPartners = await publishWith(a, ['zeta-bank', 'acme-insure']);
+    withoutPartners = await publishWith(a);
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'partner-receipts-'));
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const decide = async (customer: string, versionId: string, s: SeededTenant = a) => {
+    const response = await apiOf(t.app, s.headers).decide(customer, versionId, 'given');
+    expect(response.statusCode, response.body).toBe(201);
+    return json(response).data.decision_id as string;
+  };
+  const url = (customer: string, decision: string, partner?: string) =>
+    `/api/v1/customers/${encodeURIComponent(customer)}/consents/decisions/${decision}/partners${
+      partner === undefined ? '' : `/${partner}`
+    }`;
+  const put = (
+    customer: string,
+    decision: string,
+    partner: string,
+    payload: unknown,
+    headers: Record<string, string> = a.headers,
+  ) =>
+    t.app.inject({
+      method: 'PUT',
+      url: url(customer, decision, partner),
+      headers: { ...headers, 'user-agent': userAgent, 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+      remoteAddress: ip,
+    });
+  const list = (customer: string, decision: string, headers: Record<string, string> = a.headers) =>
+    t.app.inject({ method: 'GET', url: url(customer, decision), headers });
+  const receipt = async (id: string) => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/partner-block-changes/${id}/receipt?wait=true`,
+      headers: a.headers,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return json(response);
+  };
+  const verifier = () => {
+    const key = parseVerifierKey(testLogKeys.verifierKey);
+    if (!key.ok) throw new Error(key.reason);
+    return key.value;
+  };
+
+  it('blocking records a change (201); again records nothing (200); allowing records one', async () => {
+    const decision = await decide('alice', withPartners);
+    const blocked = await put('alice', decision, 'zeta-bank', { blocked: true });
+    expect(blocked.statusCode, blocked.body).toBe(201);
+    const first = json(blocked).data;
+    expect(first).toEqual({
+      partner_code: 'zeta-bank',
+      blocked: true,
+      since: expect.stringMatching(isoMillis),
+      record_id: expect.stringMatching(uuid),
+    });
+    expect(Object.keys(first)).toEqual(['partner_code', 'blocked', 'since', 'record_id']);
+
+    const again = await put('alice', decision, 'zeta-bank', { blocked: true });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(json(again).data).toEqual(first);
+    const rows = await t.db
+      .selectFrom('partner_block_changes')
+      .select(['id', 'api_key_id', 'user_id'])
+      .where('decision_id', '=', decision)
+      .execute();
+    expect(rows).toEqual([{ id: first.record_id, api_key_id: a.apiKey.id, user_id: null }]);
+
+    const allowed = await put('alice', decision, 'zeta-bank', { blocked: false });
+    expect(allowed.statusCode, allowed.body).toBe(201);
+    expect(json(allowed).data).toMatchObject({ blocked: false, partner_code: 'zeta-bank' });
+    expect(json(allowed).data.record_id).not.toBe(first.record_id);
+  });
+
+  it("lists every partner the decision's version lists, by code; another decision is unaffected", async () => {
+    const first = await decide('bob', withPartners);
+    const blocked = json(await put('bob', first, 'acme-insure', { blocked: true })).data;
+    // A second decision on the same release (re-consent), and one on a release without partners.
+    const second = await decide('bob', withPartners);
+    const bare = await decide('bob', withoutPartners);
+
+    const listed = await list('bob', first);
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(json(listed)).toEqual({
+      data: [
+        {
+          partner_code: 'acme-insure',
+          name: 'Acme Insurance',
+          blocked: true,
+          since: blocked.since,
+          record_id: blocked.record_id,
+        },
+        {
+          partner_code: 'zeta-bank',
+          name: 'Zeta Bank',
+          blocked: false,
+          since: null,
+          record_id: null,
+        },
+      ],
+    });
+    const other = json(await list('bob', second)).data as { blocked: boolean }[];
+    expect(other.map((p) => p.blocked)).toEqual([false, false]);
+    expect(json(await list('bob', bare))).toEqual({ data: [] });
+  });
+
+  it("a partner the version does not list, or a decision not the customer's, is 404 1004; a bad body 400 1001", async () => {
+    const decision = await decide('carol', withPartners);
+    const bare = await decide('carol', withoutPartners);
+    const theirs = await decide('someone-else', withPartners);
+    for (const response of [
+      await put('carol', decision, 'unlisted', { blocked: true }),
+      await put('carol', decision, 'no-such-partner', { blocked: true }),
+      await put('carol', bare, 'zeta-bank', { blocked: true }),
+      await put('carol', theirs, 'zeta-bank', { blocked: true }),
+      await put('carol', '0190e8a0-0000-7000-8000-000000000000', 'zeta-bank', { blocked: true }),
+      await list('carol', theirs),
+      await list('never-seen', decision),
+    ]) {
+      expect(response.statusCode, response.body).toBe(404);
+      expect(expectErrorShape(response).code).toBe('1004');
+    }
+    for (const payload of [{}, { blocked: 'yes' }, { blocked: true, extra: 1 }, [true]]) {
+      const response = await put('carol', decision, 'zeta-bank', payload);
+      expect(response.statusCode, response.body).toBe(400);
+      expect(expectErrorShape(response).code).toBe('1001');
+    }
+    const badId = await put('carol', 'not-a-uuid', 'zeta-bank', { blocked: true });
+    expect(badId.statusCode).toBe(400);
+    expect(expectErrorShape(badId).code).toBe('1001');
+    const count = await t.db
+      .selectFrom('partner_block_changes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('decision_id', 'in', [decision, bare, theirs])
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(0);
+  });
+
+  it("another tenant's key neither sees nor changes this tenant's blocks", async () => {
+    const decision = await decide('dave', withPartners);
+    const blocked = json(await put('dave', decision, 'zeta-bank', { blocked: true })).data;
+    for (const response of [
+      await put('dave', decision, 'zeta-bank', { blocked: false }, b.headers),
+      await list('dave', decision, b.headers),
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/partner-block-changes/${blocked.record_id}/receipt`,
+        headers: b.headers,
+      }),
+    ]) {
+      expect(response.statusCode, response.body).toBe(404);
+      expect(expectErrorShape(response).code).toBe('1004');
+    }
+    const mine = json(await list('dave', decision)).data as { blocked: boolean }[];
+    expect(mine.find((p) => p.blocked)).toMatchObject({ partner_code: 'zeta-bank' });
+  });
+
+  it('a change has a receipt that verifies offline, with the customer, evidence and key opened', async () => {
+    const decision = await decide('erin', withPartners);
+    const change = await t.app.inject({
+      method: 'PUT',
+      url: url('erin', decision, 'acme-insure'),
+      headers: {
+        ...a.headers,
+        'user-agent': userAgent,
+        'content-type': 'application/json',
+        'idempotency-key': 'block-erin-acme-1',
+      },
+      payload: JSON.stringify({ blocked: true }),
+      remoteAddress: ip,
+    });
+    expect(change.statusCode, change.body).toBe(201);
+    const state = json(change).data;
+    const stored = await t.db
+      .selectFrom('partner_block_changes')
+      .select('idempotency_key')
+      .where('id', '=', state.record_id)
+      .executeTakeFirstOrThrow();
+    expect(stored.idempotency_key).toBe('block-erin-acme-1');
+
+    const body = await receipt(state.record_id);
+    expect(body.data.partner_block).toEqual({
+      change_id: state.record_id,
+      decision_id: decision,
+      partner_code: 'acme-insure',
+      blocked: true,
+      changed_at: state.since,
+      customer_id: 'erin',
+    });
+    expect(body.data.opening).toMatchObject({
+      customer_id: 'erin',
+      ip,
+      user_agent: userAgent,
+      api_key_id: a.apiKey.id,
+    });
+    expect(body.data.leaf).toMatch(/^consent-log\/partner\/v1\nrecord /);
+    expect(verifyReceipt(body, [verifier()])).toMatchObject({
+      ok: true,
+      value: {
+        kind: 'partner-block',
+        opened: true,
+        leaf: { decisionId: decision, partnerCode: 'acme-insure', blocked: true },
+      },
+    });
+    for (const alter of [
+      (r: typeof body) => {
+        r.data.partner_block.partner_code = 'zeta-bank';
+      },
+      (r: typeof body) => {
+        r.data.partner_block.decision_id = '0190e8a0-0000-7000-8000-000000000000';
+      },
+      (r: typeof body) => {
+        r.data.opening.ip = '192.0.2.1';
+      },
+    ]) {
+      const altered = structuredClone(body);
+      alter(altered);
+      expect(verifyReceipt(altered, [verifier()])).toMatchObject({ ok: false });
+    }
+  });
+
+  it('verify-receipt accepts the receipt file and prints the block; it refuses one with the partner changed', async () => {
+    const decision = await decide('ivy', withPartners);
+    const change = json(await put('ivy', decision, 'zeta-bank', { blocked: true })).data;
+    const body = await receipt(change.record_id);
+    const file = join(dir, `receipt-${store.name}.json`);
+    writeFileSync(file, JSON.stringify(body));
+    const result = await runCli(['verify-receipt', file, '--key', testLogKeys.verifierKey], {});
+    expect(result.code, showResult(result)).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      valid: true,
+      kind: 'partner-block',
+      origin: `consent.test/consent-log/${a.tenant.id}`,
+      tree_size: body.data.tree_size,
+      leaf_index: body.data.leaf_index,
+      opened: true,
+      record: {
+        change_id: change.record_id,
+        changed_at: change.since,
+        decision_id: decision,
+        partner_code: 'zeta-bank',
+        blocked: true,
+      },
+    });
+    const tampered = structuredClone(body);
+    tampered.data.partner_block.partner_code = 'acme-insure';
+    const tamperedFile = join(dir, `tampered-${store.name}.json`);
+    writeFileSync(tamperedFile, JSON.stringify(tampered));
+    const refused = await runCli(
+      ['verify-receipt', tamperedFile, '--key', testLogKeys.verifierKey],
+      {},
+    );
+    expect(refused.code, showResult(refused)).toBe(1);
+    expect(refused.stderr).toBe(
+      "The receipt does not verify: the receipt's partner_code is not the one in the log\n",
+    );
+  });
+
+  it('the audit of a log with every kind of record is clean, and names a changed block', async () => {
+    const decision = await decide('frank', withPartners);
+    const channel = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/customers/frank/channels/savings/email',
+      headers: { ...a.headers, 'content-type': 'application/json' },
+      payload: JSON.stringify({ blocked: true }),
+    });
+    expect(channel.statusCode, channel.body).toBe(201);
+    const change = json(await put('frank', decision, 'zeta-bank', { blocked: true })).data;
+    await eraseCustomer(t.db, t.vault, a.tenant.id, 'erased-before-audit', actorOf(a));
+    await receipt(change.record_id);
+    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({ ok: true, findings: [] });
+
+    await t.db
+      .updateTable('partner_block_changes')
+      .set({ partner_code: 'acme-insure' })
+      .where('id', '=', change.record_id)
+      .execute();
+    try {
+      const report = await auditLog(t.db, t.vault, a.tenant.id);
+      expect(report.ok).toBe(false);
+      expect(report.findings).toEqual([
+        expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: change.record_id }),
+      ]);
+    } finally {
+      await t.db
+        .updateTable('partner_block_changes')
+        .set({ partner_code: 'zeta-bank' })
+        .where('id', '=', change.record_id)
+        .execute();
+    }
+  });
+
+  it("erasing the customer shreds their blocks' personal data and clears the states; the log audits clean", async () => {
+    const customer = 'gina.partners-7a3c@example.test';
+    const decision = await decide(customer, withPartners);
+    const change = json(await put(customer, decision, 'zeta-bank', { blocked: true })).data;
+    await receipt(change.record_id);
+    const result = await eraseCustomer(t.db, t.vault, a.tenant.id, customer, actorOf(a));
+    expect(result.erased).toBe(true);
+
+    const states = await t.db
+      .selectFrom('partner_block_states')
+      .selectAll()
+      .where('decision_id', '=', decision)
+      .execute();
+    expect(states).toEqual([]);
+    expect((await storeBytes(t.db, t.config.databaseUrl)).includes(customer)).toBe(false);
+    // The decision is no longer the customer's for the API.
+    const listed = await list(customer, decision);
+    expect(listed.statusCode).toBe(404);
+    const after = await receipt(change.record_id);
+    expect(after.data.opening).toBeNull();
+    expect(after.data.partner_block.customer_id).toBeNull();
+    expect(verifyReceipt(after, [verifier()])).toMatchObject({
+      ok: true,
+      value: { opened: false },
+    });
+    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({ ok: true, findings: [] });
+  });
+
+  it('concurrent blocks of one partner are serialized: one change per actual transition', async () => {
+    const decision = await decide('harry', withPartners);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => put('harry', decision, 'zeta-bank', { blocked: true })),
+    );
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 201,
+    ]);
+    expect(new Set(answers.map((r) => json(r).data.record_id)).size).toBe(1);
+  });
+});
