@@ -219,7 +219,13 @@ export async function buildApp(
     publicBaseUrl: config.publicBaseUrl,
     perMinute: config.cookieRateLimitPerMinute,
   });
-  await app.register(backoffice, { db, config, signer, vault });
+  await app.register(backoffice, {
+    db,
+    config,
+    signer,
+    vault,
+    partnerBlocks: writers.partnerBlocks,
+  });
   if (metrics) {
     metrics.watchIntegrator(db);
     metrics.watchWebhooks(db);

@@ -9,6 +9,7 @@ import {
   findSession,
   keepFlash,
 } from '../accounts/index.js';
+import type { PartnerBlockWriter } from '../partner-blocks/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -51,6 +52,8 @@ export interface BackofficeOptions {
   signer: NoteSigner;
   /** Opens customers' personal data, and erases it. */
   vault: SubjectVault;
+  /** Records the partner blocks a user sets on a decision (the hot path's writer). */
+  partnerBlocks: PartnerBlockWriter;
 }
 
 /**
@@ -60,7 +63,7 @@ export interface BackofficeOptions {
  */
 export async function backoffice(
   app: FastifyInstance,
-  { db, config, signer, vault }: BackofficeOptions,
+  { db, config, signer, vault, partnerBlocks }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
@@ -188,7 +191,7 @@ export async function backoffice(
           await tenantPages.register(apiKeyRoutes, { db });
           await tenantPages.register(webhookRoutes, { db, vault, settings: config.webhooks });
           await tenantPages.register(customerRoutes, { db, vault });
-          await tenantPages.register(decisionRoutes, { db, vault });
+          await tenantPages.register(decisionRoutes, { db, vault, partnerBlocks });
           await tenantPages.register(cookiePageRoutes, {
             db,
             vault,

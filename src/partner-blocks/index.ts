@@ -9,7 +9,9 @@ export type {
 export {
   type DecisionPartner,
   findPartnerBlockChange,
+  listDecisionPartners,
   listPartnerBlocks,
   setPartnerBlock,
+  setPartnerBlockByUser,
 } from './service.js';
 export type { PartnerBlockChangeRow } from './table.js';

@@ -90,14 +90,17 @@ export async function savePartnerBlockStates(
   `.execute(trx);
 }
 
-/** A decision of the tenant with its customer's subject and the release it was made on. */
+/**
+ * A decision of the tenant with its customer's subject (and its sealed fields, which open the
+ * customer id) and the release it was made on.
+ */
 export function findDecisionOfRelease(db: Executor, tenantId: string, decisionId: string) {
   return db
     .selectFrom('decisions as d')
     .innerJoin('template_versions as v', (join) =>
       join.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
     )
-    .select(['d.id', 'd.subject_id', 'd.decision', 'd.decided_at', 'v.release_id'])
+    .select(['d.id', 'd.subject_id', 'd.personal', 'v.release_id'])
     .where('d.tenant_id', '=', tenantId)
     .where('d.id', '=', decisionId)
     .executeTakeFirst();

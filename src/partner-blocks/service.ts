@@ -1,8 +1,9 @@
+import { type AuditEntry, recordAudit } from '../audit-trail/index.js';
 import { partnersOfRelease } from '../partners/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { findLiveSubjectRow } from '../subjects/index.js';
+import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
 import type { PartnerBlockContext, PartnerBlockState } from './blocks.js';
 import type { PartnerBlockOutcome, PartnerBlockWriter } from './record-changes.js';
 import {
@@ -16,6 +17,8 @@ import type { PartnerBlockChangeRow } from './table.js';
 export interface DecisionPartner extends PartnerBlockState {
   name: string;
 }
+
+const decisionNotFound = () => new AppError('notFound', { message: 'Decision not found.' });
 
 /**
  * The customer's decision and the partners its release lists: `404 1004` for a decision that is
@@ -32,18 +35,15 @@ async function customersDecision(
   const subject = decision
     ? await findLiveSubjectRow(db, tenantId, vault.lookup(tenantId, customerId))
     : undefined;
-  if (!decision || !subject || subject.id !== decision.subject_id) {
-    throw new AppError('notFound', { message: 'Decision not found.' });
-  }
-  const partners = await partnersOfRelease(db, tenantId, decision.release_id);
-  return { decision, subject, partners };
+  if (!decision || !subject || subject.id !== decision.subject_id) throw decisionNotFound();
+  return decision;
 }
 
 /**
- * Blocks or allows again one partner on one of a customer's decisions, the API's and the
- * back-office's use case: the decision must be the customer's and its release must list the
- * partner (`404 1004` otherwise); the writer records the change under the customer's lock, or
- * nothing when the partner already has that state on the decision.
+ * Blocks or allows again one partner on one of a customer's decisions, the API's use case: the
+ * decision must be the customer's and its release must list the partner (`404 1004` otherwise);
+ * the writer records the change under the customer's lock, or nothing when the partner already
+ * has that state on the decision.
  */
 export async function setPartnerBlock(
   db: Executor,
@@ -53,13 +53,37 @@ export async function setPartnerBlock(
   target: { customerId: string; decisionId: string; partnerCode: string },
   blocked: boolean,
 ): Promise<PartnerBlockOutcome> {
-  const { decision, subject, partners } = await customersDecision(
+  const decision = await customersDecision(
     db,
     vault,
     context.tenantId,
     target.customerId,
     target.decisionId,
   );
+  return writeBlock(db, writer, vault, context, {
+    ...target,
+    decisionId: decision.id,
+    subjectId: decision.subject_id,
+    releaseId: decision.release_id,
+    blocked,
+  });
+}
+
+async function writeBlock(
+  db: Executor,
+  writer: PartnerBlockWriter,
+  vault: SubjectVault,
+  context: PartnerBlockContext,
+  target: {
+    customerId: string;
+    decisionId: string;
+    subjectId: string;
+    releaseId: string;
+    partnerCode: string;
+    blocked: boolean;
+  },
+): Promise<PartnerBlockOutcome> {
+  const partners = await partnersOfRelease(db, context.tenantId, target.releaseId);
   if (!partners.some((p) => p.code === target.partnerCode)) {
     throw new AppError('notFound', { message: "The decision's version lists no such partner." });
   }
@@ -67,11 +91,47 @@ export async function setPartnerBlock(
     ...context,
     customerId: target.customerId,
     lookup: vault.lookup(context.tenantId, target.customerId),
-    subjectId: subject.id,
+    subjectId: target.subjectId,
+    decisionId: target.decisionId,
+    partnerCode: target.partnerCode,
+    blocked: target.blocked,
+  });
+}
+
+/**
+ * The back-office's use case: a user blocks or allows a partner on a decision they opened. The
+ * customer is the decision's own (opened with their key; an erased customer's decision takes no
+ * block, `404 1004`); the change carries the user as its evidence, and the audit log names them.
+ */
+export async function setPartnerBlockByUser(
+  db: Executor,
+  writer: PartnerBlockWriter,
+  vault: SubjectVault,
+  context: PartnerBlockContext & { userId: string },
+  audit: Omit<AuditEntry, 'action' | 'target' | 'details'>,
+  target: { decisionId: string; partnerCode: string },
+  blocked: boolean,
+): Promise<PartnerBlockOutcome> {
+  const decision = await findDecisionOfRelease(db, context.tenantId, target.decisionId);
+  const [opened] = decision ? await personalReader(db, vault, context.tenantId)([decision]) : [];
+  if (!decision || opened?.state !== 'open') throw decisionNotFound();
+  const outcome = await writeBlock(db, writer, vault, context, {
+    customerId: opened.personal.customer_id,
     decisionId: decision.id,
+    subjectId: decision.subject_id,
+    releaseId: decision.release_id,
     partnerCode: target.partnerCode,
     blocked,
   });
+  if (outcome.kind === 'recorded') {
+    await recordAudit(db, {
+      ...audit,
+      action: blocked ? 'partner_block.blocked' : 'partner_block.allowed',
+      target: decision.id,
+      details: { partner: target.partnerCode, record_id: outcome.state.record_id },
+    });
+  }
+  return outcome;
 }
 
 /**
@@ -85,13 +145,26 @@ export async function listPartnerBlocks(
   customerId: string,
   decisionId: string,
 ): Promise<DecisionPartner[]> {
-  const { decision, partners } = await customersDecision(
-    db,
-    vault,
-    tenantId,
-    customerId,
-    decisionId,
-  );
+  const decision = await customersDecision(db, vault, tenantId, customerId, decisionId);
+  return partnersOfDecision(db, tenantId, decision);
+}
+
+/** The same list for the back-office's page of a decision (the tenant's, opened by a user). */
+export async function listDecisionPartners(
+  db: Executor,
+  tenantId: string,
+  decisionId: string,
+): Promise<DecisionPartner[]> {
+  const decision = await findDecisionOfRelease(db, tenantId, decisionId);
+  return decision ? partnersOfDecision(db, tenantId, decision) : [];
+}
+
+async function partnersOfDecision(
+  db: Executor,
+  tenantId: string,
+  decision: { id: string; release_id: string },
+): Promise<DecisionPartner[]> {
+  const partners = await partnersOfRelease(db, tenantId, decision.release_id);
   const states = new Map(
     (await findDecisionStates(db, tenantId, decision.id)).map((s) => [s.partner_code, s]),
   );

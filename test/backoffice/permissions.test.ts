@@ -105,6 +105,7 @@ const documented: Record<string, string> = {
   'GET /backoffice/decisions': 'customers:view',
   'GET /backoffice/decisions.csv': 'exports:export',
   'GET /backoffice/decisions/:id': 'customers:view',
+  'POST /backoffice/decisions/:id/partners/:code': 'consent_decisions:edit',
   'GET /backoffice/exports': 'exports:export',
   'GET /backoffice/exports/decisions.csv': 'exports:export',
   'GET /backoffice/audit': 'audit_log:view',

@@ -67,6 +67,7 @@ export const builtIn: Record<string, readonly string[]> = {
     'partners:edit',
     'partners:delete',
     'customers:erase',
+    'consent_decisions:edit',
     'exports:export',
     'api_keys:create',
     'api_keys:delete',
@@ -111,7 +112,7 @@ export const builtIn: Record<string, readonly string[]> = {
     'cookies:view',
     'cookies:approve',
   ],
-  customer_service: ['customers:view'],
+  customer_service: ['customers:view', 'consent_decisions:edit'],
   auditor: [
     ...viewAll,
     'exports:export',

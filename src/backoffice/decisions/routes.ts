@@ -1,6 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listApiKeys } from '../../api-keys/index.js';
 import type { DecisionValue } from '../../decisions/index.js';
+import {
+  listDecisionPartners,
+  type PartnerBlockWriter,
+  setPartnerBlockByUser,
+} from '../../partner-blocks/index.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import { listProducts } from '../../products/index.js';
@@ -21,11 +26,11 @@ import {
   localeRange,
 } from '../../templates/index.js';
 import { decisionColumns } from '../exports/columns.js';
-import { auditBy, tenantOf } from '../web/context.js';
+import { allows, auditBy, tenantOf } from '../web/context.js';
 import { sendCsv } from '../web/csv.js';
 import { dayRange, keysetPosition } from '../web/filters.js';
 import { type FieldErrors, parseForm, queryOf } from '../web/forms.js';
-import { sectionPage } from '../web/layout.js';
+import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { DecisionFilterForm, decisionFilterOptions } from './schemas.js';
 import { type DecisionFilterValues, decisionPage, decisionsPage } from './views.js';
 
@@ -38,9 +43,15 @@ const validId = new RegExp(uuidPattern);
  */
 export async function decisionRoutes(
   app: FastifyInstance,
-  { db, vault }: { db: Db; vault: SubjectVault },
+  { db, vault, partnerBlocks }: { db: Db; vault: SubjectVault; partnerBlocks: PartnerBlockWriter },
 ) {
-  const page = sectionPage('decisions');
+  const page = sectionPage('decisions', {
+    'partner-blocked':
+      'The partner is blocked on this decision. The change is in the decision log.',
+    'partner-allowed':
+      'The partner is allowed again on this decision. The change is in the decision log.',
+    'partner-unchanged': 'The partner already had that state: nothing was recorded.',
+  });
 
   /** The filter of the query string, or what is wrong with it (as the form shows it). */
   const filterOf = async (request: FastifyRequest) => {
@@ -182,7 +193,54 @@ export async function decisionRoutes(
         .transaction()
         .execute((trx) => decisionEvidence(trx, vault, tenantId, id, auditBy(request)));
       if (!evidence) return reply.callNotFound();
-      return page(request, reply, 'Decision', decisionPage(evidence, tenantOf(request).timeZone));
+      const partners = await listDecisionPartners(db, tenantId, id);
+      const mayEdit = allows(request.backofficeUser, 'consent_decisions:edit');
+      return page(
+        request,
+        reply,
+        'Decision',
+        decisionPage(evidence, tenantOf(request).timeZone, {
+          partners,
+          csrfToken: mayEdit ? csrfToken(reply) : undefined,
+        }),
+      );
+    },
+  );
+
+  // A user blocks or allows a partner on the decision at the customer's request: recorded as an
+  // API key's change would be, with the user as its evidence, and in the audit log.
+  app.post<{ Params: { id: string; code: string }; Body: { blocked?: string } }>(
+    '/decisions/:id/partners/:code',
+    { config: { permission: 'consent_decisions:edit' } },
+    async (request, reply) => {
+      const user = tenantOf(request);
+      const id = request.params.id.toLowerCase();
+      const blocked = request.body?.blocked;
+      if (!validId.test(id) || (blocked !== '1' && blocked !== '0')) return reply.callNotFound();
+      const audit = auditBy(request);
+      const outcome = await setPartnerBlockByUser(
+        db,
+        partnerBlocks,
+        vault,
+        {
+          tenantId: user.tenantId,
+          apiKeyId: null,
+          userId: user.userId,
+          ip: audit.ip,
+          userAgent: audit.userAgent,
+          idempotencyKey: null,
+        },
+        audit,
+        { decisionId: id, partnerCode: request.params.code },
+        blocked === '1',
+      );
+      const notice =
+        outcome.kind === 'unchanged'
+          ? 'partner-unchanged'
+          : blocked === '1'
+            ? 'partner-blocked'
+            : 'partner-allowed';
+      return redirectTo(reply, `/decisions/${id}?notice=${notice}#partners`);
     },
   );
 }

@@ -1,4 +1,5 @@
 import type { ApiKeyView } from '../../api-keys/index.js';
+import type { DecisionPartner } from '../../partner-blocks/index.js';
 import type { DecisionEvidence, LoggedDecisionRecord } from '../../records/index.js';
 import { dayRuleNote, queryString } from '../web/filters.js';
 import { badge, time } from '../web/format.js';
@@ -88,7 +89,43 @@ ${o.next ? html`<a href="${basePath}/decisions${queryString(v, { before: `${o.ne
 </nav>`;
 }
 
-export function decisionPage(d: DecisionEvidence, zone: string): Html {
+/** What the decision's page shows of its partners, and whether the user may change them. */
+export interface PartnersPanel {
+  partners: readonly DecisionPartner[];
+  /** The CSRF token of the forms; none when the user may not block or allow (view only). */
+  csrfToken: string | undefined;
+}
+
+/**
+ * The partners the decision's version lists, each with its block: a button per partner for a
+ * user with `consent_decisions:edit`, while the customer's key exists.
+ */
+function partnersSection(
+  d: DecisionEvidence,
+  panel: PartnersPanel | undefined,
+  zone: string,
+): Html | string {
+  if (!panel || panel.partners.length === 0) return '';
+  const editable = panel.csrfToken !== undefined && d.customer_id !== null;
+  const rows = panel.partners.map(
+    (p) => html`<tr><td>${p.name} <span class="mono">(${p.partner_code})</span></td>
+<td>${p.blocked ? badge('revoked', 'blocked') : badge('active', 'allowed')}</td>
+<td>${p.since ? time(p.since, zone) : '—'}</td>
+${
+  editable
+    ? html`<td><form method="post" action="${basePath}/decisions/${segment(d.decision_id)}/partners/${segment(p.partner_code)}"><input type="hidden" name="_csrf" value="${panel.csrfToken ?? ''}"><input type="hidden" name="blocked" value="${p.blocked ? '0' : '1'}"><button type="submit" class="secondary">${p.blocked ? 'Allow' : 'Block'} ${p.name}</button></form></td>`
+    : ''
+}</tr>`,
+  );
+  return html`<h2 id="partners">Partners</h2>
+<p>The partners this version's text allows sharing with. A block stops sharing with one partner
+on this decision only; the decision stands. Each change is recorded in the decision log.</p>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Partners"><table>
+<thead><tr><th scope="col">Partner</th><th scope="col">Sharing</th><th scope="col">Since</th>${editable ? html`<th scope="col">Change</th>` : ''}</tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+}
+
+export function decisionPage(d: DecisionEvidence, zone: string, partners?: PartnersPanel): Html {
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/decisions">Decisions</a></li><li class="mono">${d.decision_id.slice(0, 8)}…</li></ul></nav>
 <hgroup><h1>Decision: ${d.decision}</h1><p>${time(d.decided_at, zone)}</p></hgroup>
 <dl class="facts">
@@ -103,6 +140,7 @@ export function decisionPage(d: DecisionEvidence, zone: string): Html {
 <dt>Decision log</dt><dd>${receiptLink(d)}</dd>
 <dt>SHA-256 of the text shown</dt><dd class="mono">${d.content_sha256}</dd>
 </dl>
+${partnersSection(d, partners, zone)}
 <h2>The text the customer was shown</h2>
 <div class="content-preview" tabindex="0" role="region" aria-label="The text shown">${trusted(d.content_html)}</div>`;
 }

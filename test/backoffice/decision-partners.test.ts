@@ -1,0 +1,194 @@
+/**
+ * Partner blocks on a decision's page in the back-office, on both stores: the partners the
+ * version lists with their state, a block and an allow by a user with `consent_decisions:edit`
+ * recorded with the user as evidence (a receipt that verifies offline) and in the audit log,
+ * and the page without buttons for a user who may only look.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser } from '../../src/accounts/users.js';
+import { createPartner } from '../../src/partners/index.js';
+import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
+import { publishOutsideReview } from '../../src/templates/index.js';
+import { hashPassword } from '../../src/tenants/passwords.js';
+import { apiOf } from '../helpers/api.js';
+import { json, type TestApp, testLogKeys } from '../helpers/app.js';
+import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+import { testPasswordHashCost } from '../helpers/time.js';
+import {
+  type PageClient,
+  signedIn,
+  startBackofficeApp,
+  tenantPassword,
+  textOf,
+} from './support.js';
+
+describe.each(stores)("partner blocks on a decision's page on $name", (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let admin: PageClient;
+  let viewer: PageClient;
+  let decisionId: string;
+  let adminUserId: string;
+  const actor = (s: SeededTenant) =>
+    ({
+      tenantId: s.tenant.id,
+      actorKind: 'operator',
+      actor: 'test',
+      ip: 'local',
+      userAgent: null,
+    }) as const;
+
+  beforeAll(async () => {
+    t = await startBackofficeApp(store);
+    a = await seedTenant(t.db);
+    admin = await signedIn(t.app, a.tenant.email);
+    const hash = await hashPassword(tenantPassword, testPasswordHashCost);
+    const email = `auditor-${a.tenant.alias}@example.test`;
+    await t.db
+      .transaction()
+      .execute((trx) =>
+        addUser(trx, a.tenant.id, { email, name: 'Aud', roles: ['auditor'], passwordHash: hash }),
+      );
+    viewer = await signedIn(t.app, email);
+    const user = await t.db
+      .selectFrom('users')
+      .select('id')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('email', '=', a.tenant.email)
+      .executeTakeFirstOrThrow();
+    adminUserId = user.id;
+    for (const [code, name] of [
+      ['zeta-bank', 'Zeta Bank'],
+      ['acme-insure', 'Acme Insurance'],
+    ]) {
+      await t.db
+        .transaction()
+        .execute((trx) => createPartner(trx, actor(a), a.tenant.id, { code, name }));
+    }
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const version = await t.db
+      .transaction()
+      .execute((trx) =>
+        publishOutsideReview(
+          trx,
+          actor(a),
+          a.tenant.id,
+          code,
+          { tag: '1.0', content_html: '<p>Sharing</p>' },
+          { partners: ['zeta-bank', 'acme-insure'] },
+        ),
+      );
+    const decided = await apiOf(t.app, a.headers).decide('pia', version.id, 'given');
+    expect(decided.statusCode, decided.body).toBe(201);
+    decisionId = json(decided).data.decision_id;
+  });
+  afterAll(() => t?.close());
+
+  it('lists the partners with a Block button; blocking records the change with the user as evidence', async () => {
+    const page = await admin.get(`/backoffice/decisions/${decisionId}`);
+    expect(page.statusCode).toBe(200);
+    const text = textOf(page.body);
+    expect(text).toContain('Partners');
+    expect(text).toMatch(/Acme Insurance \(acme-insure\)\s+allowed/);
+    expect(page.body).toContain('Block Zeta Bank');
+
+    const blocked = await admin.post(`/backoffice/decisions/${decisionId}/partners/zeta-bank`, {
+      blocked: '1',
+    });
+    expect(blocked.statusCode, blocked.body).toBe(303);
+    expect(blocked.headers.location).toBe(
+      `/backoffice/decisions/${decisionId}?notice=partner-blocked#partners`,
+    );
+    const after = await admin.get(`/backoffice/decisions/${decisionId}?notice=partner-blocked`);
+    expect(textOf(after.body)).toContain('The partner is blocked on this decision.');
+    expect(textOf(after.body)).toMatch(/Zeta Bank \(zeta-bank\)\s+blocked/);
+    expect(after.body).toContain('Allow Zeta Bank');
+
+    const rows = await t.db
+      .selectFrom('partner_block_changes')
+      .select(['id', 'api_key_id', 'user_id', 'blocked'])
+      .where('decision_id', '=', decisionId)
+      .execute();
+    expect(rows).toEqual([
+      { id: expect.any(String), api_key_id: null, user_id: adminUserId, blocked: 1 },
+    ]);
+    // The API sees the block, and the receipt opens to the user, with no API key.
+    const listed = json(
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/customers/pia/consents/decisions/${decisionId}/partners`,
+        headers: a.headers,
+      }),
+    ).data;
+    expect(listed.map((p: { blocked: boolean }) => p.blocked)).toEqual([false, true]);
+    const receipt = json(
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/partner-block-changes/${rows[0]?.id}/receipt?wait=true`,
+        headers: a.headers,
+      }),
+    );
+    expect(receipt.data.opening).toMatchObject({
+      customer_id: 'pia',
+      api_key_id: null,
+      user_id: adminUserId,
+    });
+    const key = parseVerifierKey(testLogKeys.verifierKey);
+    if (!key.ok) throw new Error(key.reason);
+    expect(verifyReceipt(receipt, [key.value])).toMatchObject({
+      ok: true,
+      value: { kind: 'partner-block', opened: true },
+    });
+
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor', 'target', 'details'])
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', 'like', 'partner_block.%')
+      .execute();
+    expect(audit).toEqual([
+      {
+        action: 'partner_block.blocked',
+        actor: a.tenant.email,
+        target: decisionId,
+        details: JSON.stringify({ partner: 'zeta-bank', record_id: rows[0]?.id }),
+      },
+    ]);
+
+    const again = await admin.post(`/backoffice/decisions/${decisionId}/partners/zeta-bank`, {
+      blocked: '1',
+    });
+    expect(again.headers.location).toContain('notice=partner-unchanged');
+    const allowed = await admin.post(`/backoffice/decisions/${decisionId}/partners/zeta-bank`, {
+      blocked: '0',
+    });
+    expect(allowed.headers.location).toContain('notice=partner-allowed');
+  });
+
+  it('a partner the version does not list is a 404 page, and nothing is recorded', async () => {
+    await admin.get(`/backoffice/decisions/${decisionId}`);
+    const response = await admin.post(`/backoffice/decisions/${decisionId}/partners/unlisted`, {
+      blocked: '1',
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toContain('text/html');
+    const rows = await t.db
+      .selectFrom('partner_block_changes')
+      .select('id')
+      .where('partner_code', '=', 'unlisted')
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('a user without consent_decisions:edit sees the partners without buttons, and may not post', async () => {
+    const page = await viewer.get(`/backoffice/decisions/${decisionId}`);
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('Zeta Bank (zeta-bank)');
+    expect(page.body).not.toContain('Block Acme Insurance');
+    const refused = await viewer.post(`/backoffice/decisions/${decisionId}/partners/acme-insure`, {
+      blocked: '1',
+    });
+    expect(refused.statusCode).toBe(403);
+  });
+});
