@@ -7,7 +7,9 @@ export type {
   PartnerBlockWriter,
 } from './record-changes.js';
 export {
+  blockedPartnersAsOf,
   type DecisionPartner,
+  decisionListsPartners,
   findPartnerBlockChange,
   listDecisionPartners,
   listPartnerBlocks,

@@ -116,6 +116,24 @@ export function findDecisionStates(db: Executor, tenantId: string, decisionId: s
     .execute();
 }
 
+/** The changes of these decisions made at or before `at`, oldest first. */
+export function findChangesAsOf(
+  db: Executor,
+  tenantId: string,
+  decisionIds: readonly string[],
+  at: string,
+) {
+  return db
+    .selectFrom('partner_block_changes')
+    .select(['decision_id', 'partner_code', 'blocked'])
+    .where('tenant_id', '=', tenantId)
+    .where('decision_id', 'in', decisionIds)
+    .where('changed_at', '<=', at)
+    .orderBy('changed_at')
+    .orderBy('id')
+    .execute();
+}
+
 /** One change of the tenant's, by id. */
 export function findPartnerBlockChangeRow(db: Executor, tenantId: string, id: string) {
   return db

@@ -7,6 +7,7 @@ import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
 import type { PartnerBlockContext, PartnerBlockState } from './blocks.js';
 import type { PartnerBlockOutcome, PartnerBlockWriter } from './record-changes.js';
 import {
+  findChangesAsOf,
   findDecisionOfRelease,
   findDecisionStates,
   findPartnerBlockChangeRow,
@@ -178,6 +179,47 @@ async function partnersOfDecision(
       record_id: state?.change_id ?? null,
     };
   });
+}
+
+/**
+ * The partners blocked on each of these decisions as they stood at `at` (an instant as stored:
+ * UTC, milliseconds): each decision's partner codes, sorted, whose latest change at or before
+ * `at` blocked them. A decision with none blocked then is absent.
+ */
+export async function blockedPartnersAsOf(
+  db: Executor,
+  tenantId: string,
+  decisionIds: readonly string[],
+  at: string,
+): Promise<Map<string, string[]>> {
+  const latest = new Map<string, Map<string, boolean>>();
+  for (let start = 0; start < decisionIds.length; start += 500) {
+    const chunk = decisionIds.slice(start, start + 500);
+    for (const change of await findChangesAsOf(db, tenantId, chunk, at)) {
+      const partners = latest.get(change.decision_id) ?? new Map<string, boolean>();
+      partners.set(change.partner_code, Number(change.blocked) === 1);
+      latest.set(change.decision_id, partners);
+    }
+  }
+  const blocked = new Map<string, string[]>();
+  for (const [decisionId, partners] of latest) {
+    const codes = [...partners].filter(([, isBlocked]) => isBlocked).map(([code]) => code);
+    if (codes.length > 0) blocked.set(decisionId, codes.sort());
+  }
+  return blocked;
+}
+
+/** Whether a decision's version lists any partner (then its answers say which are blocked). */
+export async function decisionListsPartners(
+  db: Executor,
+  tenantId: string,
+  decisionId: string,
+): Promise<boolean> {
+  const decision = await findDecisionOfRelease(db, tenantId, decisionId);
+  return (
+    decision !== undefined &&
+    (await partnersOfRelease(db, tenantId, decision.release_id)).length > 0
+  );
 }
 
 /** One of the tenant's partner block changes, by id: what its receipt proves. */

@@ -170,5 +170,12 @@ export const ConsentAsOf = Type.Object({
   }),
   // Of the most recent decision on `latest_version` by `at`, as `pending` would have said them.
   ...lapseFields(),
+  blocked_partners: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "The partners blocked on `decision` at `at`, by code; only when the decision's version " +
+        'lists partners (docs/partners.md, "Partner blocks").',
+    }),
+  ),
 });
 export type ConsentAsOf = Static<typeof ConsentAsOf>;

@@ -1,4 +1,5 @@
 import { type Lapse, lapseOf } from '../decisions/index.js';
+import { blockedPartnersAsOf, decisionListsPartners } from '../partner-blocks/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
@@ -141,7 +142,23 @@ export async function getConsentAsOf(
       : null,
     accepted,
     ...(lapse ? { expired: lapse.expired, expires_at: lapse.expires_at } : {}),
+    ...(decision ? await partnersBlockedAsOf(db, tenantId, decision.decision_id, when) : {}),
   };
+}
+
+/**
+ * `blocked_partners` of an as-of answer: the partners blocked on its decision at that moment,
+ * only when the decision's version lists partners (an answer without them stays as it was).
+ */
+async function partnersBlockedAsOf(
+  db: Executor,
+  tenantId: string,
+  decisionId: string,
+  when: string,
+): Promise<{ blocked_partners?: string[] }> {
+  if (!(await decisionListsPartners(db, tenantId, decisionId))) return {};
+  const blocked = await blockedPartnersAsOf(db, tenantId, [decisionId], when);
+  return { blocked_partners: blocked.get(decisionId) ?? [] };
 }
 
 const earliestStored = Date.parse('0000-01-01T00:00:00.000Z');

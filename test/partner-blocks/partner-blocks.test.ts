@@ -4,6 +4,7 @@
  * tenant's view, receipts that verify offline, the log's audit over every kind of record, and
  * erasure.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +14,13 @@ import { eraseCustomer } from '../../src/erasure/service.js';
 import { createPartner } from '../../src/partners/index.js';
 import { createProduct } from '../../src/products/index.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
+import { changeValidityAs } from '../../src/templates/actions.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
+import { getTemplateByCode } from '../../src/templates/service.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { seedPublishedSystem } from '../helpers/cookies.js';
+import { insertDecisionAt } from '../helpers/decisions.js';
 import { runCli, showResult } from '../helpers/process.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { storeBytes } from '../helpers/store-scan.js';
@@ -347,6 +352,22 @@ describe.each(stores)('partner blocks on $name', (store) => {
       payload: JSON.stringify({ blocked: true }),
     });
     expect(channel.statusCode, channel.body).toBe(201);
+    const site = await seedPublishedSystem(t.db, a.tenant.id, { categories: ['analytics'] });
+    const cookie = await t.app.inject({
+      method: 'POST',
+      url: `/cookies/v1/${site.scope}/decisions`,
+      headers: { origin: 'https://www.bank.example', 'content-type': 'text/plain;charset=UTF-8' },
+      payload: JSON.stringify({
+        event_id: randomUUID(),
+        visitor_id: randomUUID(),
+        configuration_id: site.configurationId,
+        configuration_version: site.version,
+        method: 'accept-all',
+        categories: { necessary: true, analytics: true },
+        locale: 'en',
+      }),
+    });
+    expect(cookie.statusCode, cookie.body).toBe(201);
     const change = json(await put('frank', decision, 'zeta-bank', { blocked: true })).data;
     await eraseCustomer(t.db, t.vault, a.tenant.id, 'erased-before-audit', actorOf(a));
     await receipt(change.record_id);
@@ -398,6 +419,135 @@ describe.each(stores)('partner blocks on $name', (store) => {
       value: { opened: false },
     });
     expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({ ok: true, findings: [] });
+  });
+
+  const asOf = async (customer: string, code: string, at: string) => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/customers/${encodeURIComponent(customer)}/consents/templates/${code}/as-of?at=${encodeURIComponent(at)}`,
+      headers: a.headers,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return json(response).data;
+  };
+  const before = (instant: string) => new Date(Date.parse(instant) - 1).toISOString();
+
+  it('as-of answers the partners blocked on its decision at that moment, and nothing for a version without partners', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const version = await t.db
+      .transaction()
+      .execute((trx) =>
+        publishOutsideReview(
+          trx,
+          actorOf(a),
+          a.tenant.id,
+          code,
+          { tag: '1.0', content_html: '<p>As of</p>' },
+          { partners: ['zeta-bank', 'acme-insure'] },
+        ),
+      );
+    const decision = await decide('jack', version.id);
+    const blocked = json(await put('jack', decision, 'zeta-bank', { blocked: true })).data;
+    const acme = json(await put('jack', decision, 'acme-insure', { blocked: true })).data;
+    const allowed = json(await put('jack', decision, 'zeta-bank', { blocked: false })).data;
+
+    expect((await asOf('jack', code, before(blocked.since))).blocked_partners).toEqual([]);
+    expect((await asOf('jack', code, blocked.since)).blocked_partners).toEqual(['zeta-bank']);
+    expect((await asOf('jack', code, acme.since)).blocked_partners).toEqual([
+      'acme-insure',
+      'zeta-bank',
+    ]);
+    const now = await asOf('jack', code, allowed.since);
+    expect(now.blocked_partners).toEqual(['acme-insure']);
+    expect(Object.keys(now)).toEqual([
+      'customer_id',
+      'template_code',
+      'at',
+      'decision',
+      'latest_version',
+      'accepted',
+      'blocked_partners',
+    ]);
+    // A decision on a version listing no partner: the answer has no `blocked_partners`.
+    const bareCode = await seedTemplate(t.db, a.tenant.id);
+    const bare = await t.db.transaction().execute((trx) =>
+      publishOutsideReview(trx, actorOf(a), a.tenant.id, bareCode, {
+        tag: '1.0',
+        content_html: '<p>No partners</p>',
+      }),
+    );
+    await decide('jack', bare.id);
+    expect(Object.keys(await asOf('jack', bareCode, new Date().toISOString()))).toEqual([
+      'customer_id',
+      'template_code',
+      'at',
+      'decision',
+      'latest_version',
+      'accepted',
+    ]);
+  });
+
+  it('as-of with a block and a validity period: expired from the lapse, the block as it stood', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    await t.db.transaction().execute(async (trx) => {
+      const row = await getTemplateByCode(trx, a.tenant.id, code);
+      await changeValidityAs(trx, actorOf(a), row, 12);
+    });
+    const version = await t.db
+      .transaction()
+      .execute((trx) =>
+        publishOutsideReview(
+          trx,
+          actorOf(a),
+          a.tenant.id,
+          code,
+          { tag: '1.0', content_html: '<p>Lapses</p>' },
+          { partners: ['zeta-bank'] },
+        ),
+      );
+    // The text and its period in force since 2025-01-01, before every moment asked about.
+    await t.db
+      .updateTable('template_versions')
+      .set({ published_at: '2025-01-01T00:00:00.000Z' })
+      .where('tenant_id', '=', a.tenant.id)
+      .where('id', '=', version.id)
+      .execute();
+    await t.db
+      .updateTable('template_validity_changes')
+      .set({ changed_at: '2025-01-01T00:00:00.000Z' })
+      .where('tenant_id', '=', a.tenant.id)
+      .execute();
+    // Given on 2025-03-10: 12 calendar months later it lapses, at 2026-03-10T00:00:00.000Z.
+    const decision = await insertDecisionAt(
+      t,
+      { tenantId: a.tenant.id, apiKeyId: a.apiKey.id },
+      'kate',
+      version.id,
+      'given',
+      '2025-03-10T00:00:00.000Z',
+    );
+    const blocked = json(await put('kate', decision, 'zeta-bank', { blocked: true })).data;
+
+    expect(await asOf('kate', code, '2026-03-09T00:00:00.000Z')).toMatchObject({
+      accepted: true,
+      expired: false,
+      expires_at: '2026-03-10T00:00:00.000Z',
+      blocked_partners: [],
+    });
+    expect(await asOf('kate', code, '2026-03-10T00:00:00.000Z')).toMatchObject({
+      accepted: false,
+      expired: true,
+      blocked_partners: [],
+    });
+    expect(await asOf('kate', code, '2026-03-11T00:00:00.000Z')).toMatchObject({
+      accepted: false,
+      expired: true,
+    });
+    expect(await asOf('kate', code, blocked.since)).toMatchObject({
+      accepted: false,
+      expired: true,
+      blocked_partners: ['zeta-bank'],
+    });
   });
 
   it('concurrent blocks of one partner are serialized: one change per actual transition', async () => {

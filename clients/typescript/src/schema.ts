@@ -2198,6 +2198,8 @@ export interface operations {
                              * @description When the `given` lapses (lapsed, when `expired`): its time plus the validity period in calendar months, in UTC; the last day of the month when that month is shorter.
                              */
                             expires_at?: string;
+                            /** @description The partners blocked on `decision` at `at`, by code; only when the decision's version lists partners (docs/partners.md, "Partner blocks"). */
+                            blocked_partners?: string[];
                         };
                     };
                 };
