@@ -8,6 +8,7 @@ export type {
 } from './record-changes.js';
 export {
   type ChannelContext,
+  channelChangesOf,
   findChannelChange,
   listChannels,
   setChannel,

@@ -110,3 +110,21 @@ export function findChannelChangeRow(db: Executor, tenantId: string, id: string)
     .where('id', '=', id)
     .executeTakeFirst();
 }
+
+/** A customer's changes (their subject's), newest first (at most `limit`). */
+export function findSubjectChannelChanges(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+  limit: number,
+) {
+  return db
+    .selectFrom('channel_changes')
+    .select(['id', 'changed_at', 'product_code', 'channel', 'blocked'])
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .orderBy('changed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

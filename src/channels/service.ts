@@ -5,7 +5,11 @@ import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
 import { type ChannelState, channels, isChannel } from './channels.js';
 import type { ChannelChangeOutcome, ChannelChangeWriter } from './record-changes.js';
-import { findChannelChangeRow, findSubjectStates } from './repository.js';
+import {
+  findChannelChangeRow,
+  findSubjectChannelChanges,
+  findSubjectStates,
+} from './repository.js';
 import type { ChannelChangeRow } from './table.js';
 
 /** Who sent the change: kept with it as evidence, as a decision's. */
@@ -79,4 +83,22 @@ export function findChannelChange(
   id: string,
 ): Promise<ChannelChangeRow | undefined> {
   return findChannelChangeRow(db, tenantId, id);
+}
+
+/** A customer's channel changes (their subject's), newest first, at most `limit`. */
+export async function channelChangesOf(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+  limit: number,
+) {
+  const rows = await findSubjectChannelChanges(db, tenantId, subjectId, limit);
+  return rows.map((row) => ({
+    type: 'channel_change' as const,
+    change_id: row.id,
+    changed_at: row.changed_at,
+    product_code: row.product_code,
+    channel: row.channel,
+    blocked: Number(row.blocked) === 1,
+  }));
 }

@@ -13,6 +13,7 @@ export {
   findPartnerBlockChange,
   listDecisionPartners,
   listPartnerBlocks,
+  partnerBlockChangesOf,
   setPartnerBlock,
   setPartnerBlockByUser,
 } from './service.js';

@@ -11,6 +11,7 @@ import {
   findDecisionOfRelease,
   findDecisionStates,
   findPartnerBlockChangeRow,
+  findSubjectPartnerBlockChanges,
 } from './repository.js';
 import type { PartnerBlockChangeRow } from './table.js';
 
@@ -220,6 +221,24 @@ export async function decisionListsPartners(
     decision !== undefined &&
     (await partnersOfRelease(db, tenantId, decision.release_id)).length > 0
   );
+}
+
+/** A customer's partner block changes (their subject's), newest first, at most `limit`. */
+export async function partnerBlockChangesOf(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+  limit: number,
+) {
+  const rows = await findSubjectPartnerBlockChanges(db, tenantId, subjectId, limit);
+  return rows.map((row) => ({
+    type: 'partner_block' as const,
+    change_id: row.id,
+    changed_at: row.changed_at,
+    decision_id: row.decision_id,
+    partner_code: row.partner_code,
+    blocked: Number(row.blocked) === 1,
+  }));
 }
 
 /** One of the tenant's partner block changes, by id: what its receipt proves. */

@@ -42,6 +42,13 @@ export const HistoryQuery = Type.Object(
       }),
     ),
     locale: localeOptIn,
+    include: Type.Optional(
+      Type.Literal('controls', {
+        description:
+          "`controls`: the answer also gives `controls`, the customer's channel changes and " +
+          'partner blocks, newest first.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -117,6 +124,35 @@ export const HistoryEntry = Type.Object({
 });
 export type HistoryEntry = Static<typeof HistoryEntry>;
 
+/** How many of a customer's control changes the history gives, the newest. */
+export const maxControls = 1000;
+
+const changeFields = {
+  change_id: Type.String({
+    format: 'uuid',
+    description:
+      'Its receipt: `GET /api/v1/channel-changes/{id}/receipt` or `…/partner-block-changes/{id}/receipt`',
+  }),
+  changed_at: DateTime,
+  blocked: Type.Boolean(),
+};
+
+/** A change of a control after a decision: a channel's, or a partner's on a decision. */
+export const ControlEntry = Type.Union([
+  Type.Object({
+    type: Type.Literal('channel_change'),
+    ...changeFields,
+    product_code: Type.String(),
+    channel: Type.String(),
+  }),
+  Type.Object({
+    type: Type.Literal('partner_block'),
+    ...changeFields,
+    decision_id: Type.String({ format: 'uuid' }),
+    partner_code: Type.String(),
+  }),
+]);
+
 export const CustomerConsents = Type.Object({
   customer_id: Type.String(),
   templates: Type.Array(TemplateConsent, {
@@ -128,6 +164,11 @@ export const CustomerConsents = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()], {
     description: 'The `cursor` of the next page; null on the last page.',
   }),
+  controls: Type.Optional(
+    Type.Array(ControlEntry, {
+      description: `Only with \`include=controls\`: the customer's channel changes and partner blocks, newest first (the ${maxControls} newest).`,
+    }),
+  ),
 });
 export type CustomerConsents = Static<typeof CustomerConsents>;
 

@@ -1,5 +1,10 @@
+import { channelChangesOf } from '../channels/index.js';
 import { type Lapse, lapseOf } from '../decisions/index.js';
-import { blockedPartnersAsOf, decisionListsPartners } from '../partner-blocks/index.js';
+import {
+  blockedPartnersAsOf,
+  decisionListsPartners,
+  partnerBlockChangesOf,
+} from '../partner-blocks/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
@@ -23,6 +28,7 @@ import {
   type CustomerConsents,
   defaultPageSize,
   type HistoryQuery,
+  maxControls,
 } from './schemas.js';
 
 /**
@@ -80,7 +86,27 @@ export async function getCustomerConsents(
       rows.length > limit && last
         ? encodeCursor({ decidedAt: last.decided_at, id: last.decision_id })
         : null,
+    ...(query.include === 'controls'
+      ? { controls: subjectId ? await controlsOf(db, tenantId, subjectId) : [] }
+      : {}),
   };
+}
+
+/**
+ * A customer's channel changes and partner blocks, newest first (then by id, as the history
+ * orders decisions): the `maxControls` newest of the two together.
+ */
+async function controlsOf(db: Executor, tenantId: string, subjectId: string) {
+  const entries = [
+    ...(await channelChangesOf(db, tenantId, subjectId, maxControls)),
+    ...(await partnerBlockChangesOf(db, tenantId, subjectId, maxControls)),
+  ];
+  entries.sort((x, y) =>
+    x.changed_at === y.changed_at
+      ? y.change_id.localeCompare(x.change_id)
+      : y.changed_at.localeCompare(x.changed_at),
+  );
+  return entries.slice(0, maxControls);
 }
 
 /**

@@ -550,6 +550,74 @@ describe.each(stores)('partner blocks on $name', (store) => {
     });
   });
 
+  it("the customer's history gives their channel changes and partner blocks with include=controls, and only then", async () => {
+    const decision = await decide('liam', withPartners);
+    const channelUrl = '/api/v1/customers/liam/channels/savings/sms';
+    const channel = await t.app.inject({
+      method: 'PUT',
+      url: channelUrl,
+      headers: { ...a.headers, 'content-type': 'application/json' },
+      payload: JSON.stringify({ blocked: true }),
+    });
+    expect(channel.statusCode, channel.body).toBe(201);
+    const first = json(channel).data;
+    const block = json(await put('liam', decision, 'acme-insure', { blocked: true })).data;
+    const history = (query: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/api/v1/customers/liam/consents${query}`,
+        headers: a.headers,
+      });
+    const plain = json(await history(''));
+    expect(Object.keys(plain.data)).toEqual(['customer_id', 'templates', 'history', 'next_cursor']);
+    const withControls = json(await history('?include=controls'));
+    expect(Object.keys(withControls.data)).toEqual([
+      'customer_id',
+      'templates',
+      'history',
+      'next_cursor',
+      'controls',
+    ]);
+    expect(withControls.data.controls).toEqual([
+      {
+        type: 'partner_block',
+        change_id: block.record_id,
+        changed_at: block.since,
+        blocked: true,
+        decision_id: decision,
+        partner_code: 'acme-insure',
+      },
+      {
+        type: 'channel_change',
+        change_id: first.record_id,
+        changed_at: first.since,
+        blocked: true,
+        product_code: 'savings',
+        channel: 'sms',
+      },
+    ]);
+    expect(withControls.data.history).toEqual(plain.data.history);
+    const nobody = json(
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/customers/never-recorded/consents?include=controls',
+        headers: a.headers,
+      }),
+    );
+    expect(nobody.data.controls).toEqual([]);
+    const theirs = json(
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/customers/liam/consents?include=controls',
+        headers: b.headers,
+      }),
+    );
+    expect(theirs.data.controls).toEqual([]);
+    const bad = await history('?include=everything');
+    expect(bad.statusCode).toBe(400);
+    expect(expectErrorShape(bad).code).toBe('1001');
+  });
+
   it('concurrent blocks of one partner are serialized: one change per actual transition', async () => {
     const decision = await decide('harry', withPartners);
     const answers = await Promise.all(

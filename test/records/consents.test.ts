@@ -865,7 +865,7 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
           .filter((p) => p.in === where)
           .map((p) => p.name)
           .sort();
-      expect(names(list, 'query')).toEqual(['cursor', 'limit', 'locale']);
+      expect(names(list, 'query')).toEqual(['cursor', 'include', 'limit', 'locale']);
       expect(names(list, 'path')).toEqual(['customer_id']);
       expect(names(at, 'query')).toEqual(['at', 'locale']);
       expect(names(at, 'path')).toEqual(['customer_id', 'template_code']);
@@ -875,6 +875,14 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
       }
       const data = list.responses['200'].content['application/json'].schema.properties.data;
       expect(Object.keys(data.properties).sort()).toEqual([
+        'controls',
+        'customer_id',
+        'history',
+        'next_cursor',
+        'templates',
+      ]);
+      // `controls` only with `include=controls`: the four others are always there.
+      expect([...data.required].sort()).toEqual([
         'customer_id',
         'history',
         'next_cursor',

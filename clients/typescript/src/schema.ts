@@ -1877,6 +1877,8 @@ export interface operations {
                  * @example th
                  */
                 locale?: string;
+                /** @description `controls`: the answer also gives `controls`, the customer's channel changes and partner blocks, newest first. */
+                include?: "controls";
             };
             header?: never;
             path: {
@@ -1960,6 +1962,35 @@ export interface operations {
                             }[];
                             /** @description The `cursor` of the next page; null on the last page. */
                             next_cursor: string | null;
+                            /** @description Only with `include=controls`: the customer's channel changes and partner blocks, newest first (the 1000 newest). */
+                            controls?: ({
+                                /** @enum {string} */
+                                type: "channel_change";
+                                /**
+                                 * Format: uuid
+                                 * @description Its receipt: `GET /api/v1/channel-changes/{id}/receipt` or `…/partner-block-changes/{id}/receipt`
+                                 */
+                                change_id: string;
+                                /** Format: date-time */
+                                changed_at: string;
+                                blocked: boolean;
+                                product_code: string;
+                                channel: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "partner_block";
+                                /**
+                                 * Format: uuid
+                                 * @description Its receipt: `GET /api/v1/channel-changes/{id}/receipt` or `…/partner-block-changes/{id}/receipt`
+                                 */
+                                change_id: string;
+                                /** Format: date-time */
+                                changed_at: string;
+                                blocked: boolean;
+                                /** Format: uuid */
+                                decision_id: string;
+                                partner_code: string;
+                            })[];
                         };
                     };
                 };
