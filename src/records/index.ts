@@ -5,6 +5,7 @@ export {
   type DecisionsPage,
   decisionEvidence,
 } from './browse.js';
+export { type ControlRecord, exportControlRecords } from './controls.js';
 export {
   type DecisionFilter,
   type DecisionRecord,

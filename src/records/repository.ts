@@ -496,3 +496,71 @@ export function countCustomersPerVersionAndDecision(
     .groupBy(['v.release_id', 'cv.last_decision'])
     .execute();
 }
+
+/** A page of the tenant's changes of controls in a range, oldest first, after a position. */
+export interface ControlPageQuery {
+  from?: string | undefined;
+  to?: string | undefined;
+  after?: { changedAt: string; id: string } | undefined;
+  limit: number;
+}
+
+export function findChannelChangesPage(db: Executor, tenantId: string, q: ControlPageQuery) {
+  let query = db
+    .selectFrom('channel_changes')
+    .select([
+      'id',
+      'subject_id',
+      'personal',
+      'changed_at',
+      'product_code',
+      'channel',
+      'blocked',
+      'api_key_id',
+      'user_id',
+      'idempotency_key',
+    ])
+    .where('tenant_id', '=', tenantId);
+  if (q.from) query = query.where('changed_at', '>=', q.from);
+  if (q.to) query = query.where('changed_at', '<', q.to);
+  const after = q.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('changed_at', '>', after.changedAt),
+        eb.and([eb('changed_at', '=', after.changedAt), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('changed_at').orderBy('id').limit(q.limit).execute();
+}
+
+export function findPartnerBlockChangesPage(db: Executor, tenantId: string, q: ControlPageQuery) {
+  let query = db
+    .selectFrom('partner_block_changes')
+    .select([
+      'id',
+      'subject_id',
+      'personal',
+      'changed_at',
+      'decision_id',
+      'partner_code',
+      'blocked',
+      'api_key_id',
+      'user_id',
+      'idempotency_key',
+    ])
+    .where('tenant_id', '=', tenantId);
+  if (q.from) query = query.where('changed_at', '>=', q.from);
+  if (q.to) query = query.where('changed_at', '<', q.to);
+  const after = q.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('changed_at', '>', after.changedAt),
+        eb.and([eb('changed_at', '=', after.changedAt), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  return query.orderBy('changed_at').orderBy('id').limit(q.limit).execute();
+}

@@ -4,6 +4,7 @@
  * recorded with the user as evidence (a receipt that verifies offline) and in the audit log,
  * and the page without buttons for a user who may only look.
  */
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
 import { createPartner } from '../../src/partners/index.js';
@@ -164,6 +165,72 @@ describe.each(stores)("partner blocks on a decision's page on $name", (store) =>
       blocked: '0',
     });
     expect(allowed.headers.location).toContain('notice=partner-allowed');
+  });
+
+  it('the controls export lists channel changes and partner blocks, oldest first, with who made each; taking it is audited', async () => {
+    const channel = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/customers/pia/channels/general/email',
+      headers: {
+        ...a.headers,
+        'content-type': 'application/json',
+        'user-agent': 'Shop/3',
+        'idempotency-key': 'pia-email-1',
+      },
+      payload: JSON.stringify({ blocked: true }),
+      remoteAddress: '198.51.100.7',
+    });
+    // A tenant's first product is `general` (seedTenant); 404 would mean the seed changed.
+    expect(channel.statusCode, channel.body).toBe(201);
+    const response = await admin.get('/backoffice/exports/controls.csv');
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const rows = parse(response.body, { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0] ?? {})).toEqual([
+      'changed_at',
+      'type',
+      'customer_id',
+      'product_code',
+      'channel',
+      'decision_id',
+      'partner_code',
+      'blocked',
+      'change_id',
+      'made_by',
+      'ip',
+      'user_agent',
+      'idempotency_key',
+      'changed_on',
+      'time_zone',
+    ]);
+    // The first test blocked then allowed zeta-bank (by the admin), then the channel change.
+    expect(rows.map((r) => [r.type, r.partner_code || r.channel, r.blocked, r.made_by])).toEqual([
+      ['partner_block', 'zeta-bank', 'true', `user:${adminUserId}`],
+      ['partner_block', 'zeta-bank', 'false', `user:${adminUserId}`],
+      ['channel_change', 'email', 'true', a.apiKey.id],
+    ]);
+    expect(rows[2]).toMatchObject({
+      customer_id: 'pia',
+      product_code: 'general',
+      decision_id: '',
+      ip: '198.51.100.7',
+      user_agent: 'Shop/3',
+      change_id: json(channel).data.record_id,
+    });
+    expect(rows[0]).toMatchObject({ customer_id: 'pia', decision_id: decisionId });
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor'])
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'export.controls')
+      .execute();
+    expect(audit).toEqual([{ action: 'export.controls', actor: a.tenant.email }]);
+    const future = await admin.get('/backoffice/exports/controls.csv?from=2099-01-01');
+    expect(parse(future.body, { columns: true })).toEqual([]);
+    expect((await admin.get('/backoffice/exports/controls.csv?from=yesterday')).statusCode).toBe(
+      400,
+    );
+    expect((await viewer.get('/backoffice/exports/controls.csv')).statusCode).toBe(200);
   });
 
   it('a partner the version does not list is a 404 page, and nothing is recorded', async () => {

@@ -108,6 +108,7 @@ const documented: Record<string, string> = {
   'POST /backoffice/decisions/:id/partners/:code': 'consent_decisions:edit',
   'GET /backoffice/exports': 'exports:export',
   'GET /backoffice/exports/decisions.csv': 'exports:export',
+  'GET /backoffice/exports/controls.csv': 'exports:export',
   'GET /backoffice/audit': 'audit_log:view',
   'GET /backoffice/audit.csv': 'audit_log:export',
   'GET /backoffice/log': 'decision_log:view',

@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../../records/index.js';
+import type { ControlRecord, DecisionRecord } from '../../records/index.js';
 import type { CsvColumn } from '../web/csv.js';
 import { dayIn } from '../web/time-zone.js';
 
@@ -24,6 +24,31 @@ export function decisionColumns(zone: string): ReadonlyArray<CsvColumn<DecisionR
     // Added columns come last, so that a reader of the earlier ones reads them where it did.
     ['locale', (r) => r.locale],
     ['decided_on', (r) => dayIn(r.decided_at, zone)],
+    ['time_zone', () => zone],
+  ];
+}
+
+/**
+ * The columns of the download of control changes (channel changes and partner blocks), in
+ * docs/backoffice.md: the fields of the other kind are empty. `made_by` is the API key's id, or
+ * `user:` and the back-office user's id.
+ */
+export function controlColumns(zone: string): ReadonlyArray<CsvColumn<ControlRecord>> {
+  return [
+    ['changed_at', (r) => r.changed_at],
+    ['type', (r) => r.type],
+    ['customer_id', (r) => r.customer_id],
+    ['product_code', (r) => r.product_code],
+    ['channel', (r) => r.channel],
+    ['decision_id', (r) => r.decision_id],
+    ['partner_code', (r) => r.partner_code],
+    ['blocked', (r) => (r.blocked ? 'true' : 'false')],
+    ['change_id', (r) => r.change_id],
+    ['made_by', (r) => r.api_key_id ?? (r.user_id ? `user:${r.user_id}` : null)],
+    ['ip', (r) => r.ip],
+    ['user_agent', (r) => r.user_agent],
+    ['idempotency_key', (r) => r.idempotency_key],
+    ['changed_on', (r) => dayIn(r.changed_at, zone)],
     ['time_zone', () => zone],
   ];
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import { listProducts } from '../../products/index.js';
-import { exportDecisionRecords } from '../../records/index.js';
+import { exportControlRecords, exportDecisionRecords } from '../../records/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { listTemplates } from '../../templates/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
@@ -9,8 +9,13 @@ import { sendCsv } from '../web/csv.js';
 import { dayRange } from '../web/filters.js';
 import { type FieldErrors, parseForm } from '../web/forms.js';
 import { csrfToken, sendPage } from '../web/layout.js';
-import { decisionColumns as columns } from './columns.js';
-import { ExportFilterForm, exportFilterFormOptions } from './schemas.js';
+import { decisionColumns as columns, controlColumns } from './columns.js';
+import {
+  ControlExportForm,
+  controlExportFormOptions,
+  ExportFilterForm,
+  exportFilterFormOptions,
+} from './schemas.js';
 import { exportForm } from './views.js';
 
 export async function exportRoutes(
@@ -95,6 +100,32 @@ export async function exportRoutes(
         .filter(Boolean)
         .join('-');
       return sendCsv(reply, `${name}.csv`, columns(user.timeZone), records);
+    },
+  );
+
+  // Channel changes and partner blocks of a range of days; days that are not days are refused
+  // on the Exports page, as the decisions' are.
+  app.get(
+    '/exports/controls.csv',
+    { config: { permission: 'exports:export' } },
+    async (request, reply) => {
+      const user = tenantOf(request);
+      const form = parseForm(ControlExportForm, request.query, controlExportFormOptions);
+      const values = { from: '', to: '', ...form.input };
+      const days = dayRange(values, user.timeZone);
+      if (!form.ok || 'errors' in days) {
+        return reply.code(400).type('text/plain; charset=utf-8').send('The days are not days.');
+      }
+      const records = await exportControlRecords(
+        db,
+        vault,
+        user.tenantId,
+        { from: days.from, to: days.until },
+        { ...values, timeZone: user.timeZone },
+        auditBy(request),
+      );
+      const name = ['controls', user.tenantAlias, values.from, values.to].filter(Boolean).join('-');
+      return sendCsv(reply, `${name}.csv`, controlColumns(user.timeZone), records);
     },
   );
 }

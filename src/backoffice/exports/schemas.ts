@@ -14,3 +14,10 @@ export const exportFilterFormOptions: FormOptions<typeof ExportFilterForm> = {
   messages: { from: 'A date, or nothing.', to: 'A date, or nothing.' },
   trim: ['template', 'product', 'from', 'to'],
 };
+
+/** The controls export's filter: a range of days in the tenant's time zone. */
+export const ControlExportForm = Type.Object({ from: dayOrNothing, to: dayOrNothing });
+export const controlExportFormOptions: FormOptions<typeof ControlExportForm> = {
+  messages: { from: 'A date, or nothing.', to: 'A date, or nothing.' },
+  trim: ['from', 'to'],
+};

@@ -25,6 +25,15 @@ ${select({ name: 'template', label: 'Template', value: o.values.template, option
 <p>${dayRuleNote(o.zone)}</p>
 <button type="submit">Download CSV</button>
 </form>
+<h2 id="controls">Channel changes and partner blocks</h2>
+<p>Every change of a customer's channels and of the partners blocked on their decisions, oldest first: when, the kind, the customer, the product and channel or the decision and partner, blocked or allowed, the change's id (its receipt), who made it (an API key, or <code>user:</code> and a user of this back-office), the address and user agent, and the <code>Idempotency-Key</code>.</p>
+<form method="get" action="${basePath}/exports/controls.csv" novalidate>
+<div class="grid">
+<div><label for="controls-from">From (first day, optional)</label><input type="date" id="controls-from" name="from"></div>
+<div><label for="controls-to">To (last day, optional)</label><input type="date" id="controls-to" name="to"></div>
+</div>
+<button type="submit">Download CSV</button>
+</form>
 <h2>Audit log</h2>
 <p>What was done in this back-office, by whom: <a href="${basePath}/audit">view it</a> or <a href="${basePath}/audit.csv" download>download it as CSV</a>.</p>`;
 }
