@@ -86,6 +86,29 @@ const CookieDecisionData = Type.Object(
   { description: "A website visitor's cookie choice, and its place in the decision log." },
 );
 
+const PartnerBlockData = Type.Object(
+  {
+    change_id: Type.String({ format: 'uuid', description: "Its receipt's id" }),
+    customer_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The customer id; null once the customer was erased.',
+    }),
+    decision_id: Type.String({ format: 'uuid', description: 'The decision the block is on' }),
+    partner_code: Type.String(),
+    blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again' }),
+    changed_at: DateTime,
+    api_key_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The API key that made it; null when a back-office user did',
+    }),
+    user_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The back-office user who made it; null when an API key did',
+    }),
+    log_index: LogIndex,
+  },
+  {
+    description: "A partner blocked or allowed on a customer's decision, and its place in the log.",
+  },
+);
+
 const dataOfType: Record<(typeof eventTypes)[number], TSchema> = {
   'decision.given': DecisionData,
   'decision.reject': DecisionData,
@@ -96,6 +119,7 @@ const dataOfType: Record<(typeof eventTypes)[number], TSchema> = {
   'version.archived': ArchivedVersionData,
   'customer.erased': ErasureData,
   'cookie_decision.recorded': CookieDecisionData,
+  'partner_block.recorded': PartnerBlockData,
 };
 
 const summaries: Record<(typeof eventTypes)[number], string> = {
@@ -108,6 +132,7 @@ const summaries: Record<(typeof eventTypes)[number], string> = {
   'version.archived': 'A template with a published version was archived',
   'customer.erased': 'A customer was erased',
   'cookie_decision.recorded': "A website visitor's cookie choice was recorded",
+  'partner_block.recorded': "A partner was blocked or allowed on a customer's decision",
 };
 
 /** The Standard Webhooks headers of every delivery. */

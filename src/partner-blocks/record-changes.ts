@@ -6,7 +6,7 @@
  * nothing. The service checked that the decision is the customer's and lists the partner; a
  * customer erased since then has no subject any more, and their change is `404 1004`.
  */
-import { type NewLeaf, writeJournal } from '../journal/index.js';
+import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { type Settled, settleEach } from '../platform/group-commit.js';
@@ -17,6 +17,7 @@ import { newSalt } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type OpenSubject, openStoredSubject, sealPersonal } from '../subjects/index.js';
 import type { PartnerBlockState } from './blocks.js';
+import { partnerBlockEvent } from './event.js';
 import { leafOfPartnerBlock } from './leaf.js';
 import { insertPartnerBlockChanges, savePartnerBlockStates } from './repository.js';
 import { findBlockStandings, type StoredBlockStanding } from './standing-repository.js';
@@ -80,6 +81,7 @@ class BlockBatch {
   private readonly subjects = new Map<string, OpenSubject>();
   private readonly rows: PartnerBlockChangesTable[] = [];
   private readonly leaves: NewLeaf[] = [];
+  private readonly events: NewEvent[] = [];
   /** By tenant, decision and partner: the batch's latest state of each. */
   private readonly states = new Map<string, PartnerBlockStatesTable>();
 
@@ -124,6 +126,19 @@ class BlockBatch {
     this.subjects.set(job.subjectId, subject);
     this.rows.push(row);
     this.leaves.push({ log_id: job.tenantId, record_id: id, leaf, queued_at: now });
+    if (stored.event_wanted) {
+      this.events.push(
+        partnerBlockEvent(job.tenantId, subject, job.customerId, {
+          change_id: id,
+          decision_id: job.decisionId,
+          partner_code: job.partnerCode,
+          blocked: job.blocked,
+          changed_at: now,
+          api_key_id: job.apiKeyId,
+          user_id: job.userId,
+        }),
+      );
+    }
     const state: PartnerBlockStatesTable = {
       tenant_id: job.tenantId,
       decision_id: job.decisionId,
@@ -140,7 +155,7 @@ class BlockBatch {
   async write(trx: Trx): Promise<void> {
     await insertPartnerBlockChanges(trx, this.rows);
     await savePartnerBlockStates(trx, [...this.states.values()]);
-    await writeJournal(trx, { leaves: this.leaves, events: [] });
+    await writeJournal(trx, { leaves: this.leaves, events: this.events });
   }
 }
 

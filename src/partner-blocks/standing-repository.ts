@@ -5,6 +5,7 @@
  * statement costs no round trip, two prepared look-ups a change.
  */
 import { sql } from 'kysely';
+import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
 import { unnestRows } from '../platform/unnest.js';
@@ -27,7 +28,11 @@ export interface StoredBlockStanding {
   blocked: number | null;
   change_id: string | null;
   since: string | null;
+  /** Whether an endpoint of the tenant takes `partner_block.recorded` (`subscribedSql`). */
+  event_wanted: boolean;
 }
+
+const eventType = 'partner_block.recorded';
 
 /** Every change's standing, answered in the order asked. */
 export async function findBlockStandings(
@@ -46,7 +51,8 @@ export async function findBlockStandings(
   );
   const { rows } = await sql<StoredBlockStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
-      b.blocked, b.change_id, b.since
+      b.blocked, b.change_id, b.since,
+      ${subscribedSql(sql.ref('q.tenant_id'), eventType, 'any')} as event_wanted
     from (${asked}) as q
     left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
     left join partner_block_states as b
@@ -81,5 +87,6 @@ async function findBlockStanding(trx: Trx, query: BlockQuery): Promise<StoredBlo
     blocked: state?.blocked ?? null,
     change_id: state?.change_id ?? null,
     since: state?.since ?? null,
+    event_wanted: await anySubscriber(trx, query.tenant_id, eventType, 'any'),
   };
 }

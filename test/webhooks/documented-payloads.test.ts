@@ -3,6 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseCustomer } from '../../src/erasure/service.js';
+import { createPartner } from '../../src/partners/index.js';
+import { publishOutsideReview } from '../../src/templates/index.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
@@ -44,6 +46,7 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
           'version.published',
           'customer.erased',
           'cookie_decision.recorded',
+          'partner_block.recorded',
         ],
       });
       const code = await seedTemplate(t.db, tenant.id);
@@ -71,7 +74,34 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
         }),
       });
       expect(chosen.statusCode).toBe(201);
-      await eventually(() => receiver.received.length >= 6);
+      const by = byCli(tenant.id);
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          createPartner(trx, by, tenant.id, { code: 'acme-insure', name: 'Acme Insurance' }),
+        );
+      const sharing = await seedTemplate(t.db, tenant.id);
+      const listing = await t.db
+        .transaction()
+        .execute((trx) =>
+          publishOutsideReview(
+            trx,
+            by,
+            tenant.id,
+            sharing,
+            { tag: '1.0', content_html: '<p>Sharing</p>' },
+            { partners: ['acme-insure'] },
+          ),
+        );
+      const decided = await api.decide('partner-customer', listing.id, 'given');
+      const blocked = await t.app.inject({
+        method: 'PUT',
+        url: `/api/v1/customers/partner-customer/consents/decisions/${json(decided).data.decision_id}/partners/acme-insure`,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: JSON.stringify({ blocked: true }),
+      });
+      expect(blocked.statusCode, blocked.body).toBe(201);
+      await eventually(() => receiver.received.length >= 9);
 
       const types = new Set<string>();
       for (const got of receiver.received) {
@@ -100,11 +130,26 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
         locale: 'th',
         origin: 'https://www.bank.example',
       });
+      const partner = receiver.received
+        .map((got) => JSON.parse(got.body))
+        .find((payload) => payload.type === 'partner_block.recorded');
+      expect(partner.data).toEqual({
+        change_id: json(blocked).data.record_id,
+        customer_id: 'partner-customer',
+        decision_id: json(decided).data.decision_id,
+        partner_code: 'acme-insure',
+        blocked: true,
+        changed_at: json(blocked).data.since,
+        api_key_id: expect.any(String),
+        user_id: null,
+        log_index: expect.any(Number),
+      });
       expect([...types].sort()).toEqual([
         'cookie_decision.recorded',
         'customer.erased',
         'decision.given',
         'decision.withdraw',
+        'partner_block.recorded',
         'version.published',
       ]);
     } finally {

@@ -635,6 +635,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "partner_block.recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A partner was blocked or allowed on a customer's decision */
+        post: operations["webhookPartner_blockRecorded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: never;
@@ -6848,6 +6865,78 @@ export interface operations {
                         origin: string;
                         /** Format: date-time */
                         decided_at: string;
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPartner_blockRecorded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "partner_block.recorded";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A partner blocked or allowed on a customer's decision, and its place in the log. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description Its receipt's id
+                         */
+                        change_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The decision the block is on
+                         */
+                        decision_id: string;
+                        partner_code: string;
+                        /** @description true: blocked from then on; false: allowed again */
+                        blocked: boolean;
+                        /** Format: date-time */
+                        changed_at: string;
+                        /** @description The API key that made it; null when a back-office user did */
+                        api_key_id: string | null;
+                        /** @description The back-office user who made it; null when an API key did */
+                        user_id: string | null;
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };
