@@ -110,3 +110,15 @@ export function findChannelChangeRow(db: Executor, tenantId: string, id: string)
     .where('id', '=', id)
     .executeTakeFirst();
 }
+
+/** Every change of one customer's channels (by their subject), oldest first. */
+export function findSubjectChanges(db: Executor, tenantId: string, subjectId: string) {
+  return db
+    .selectFrom('channel_changes')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .orderBy('changed_at')
+    .orderBy('id')
+    .execute();
+}

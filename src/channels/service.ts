@@ -5,7 +5,7 @@ import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
 import { type ChannelState, channels, isChannel } from './channels.js';
 import type { ChannelChangeOutcome, ChannelChangeWriter } from './record-changes.js';
-import { findChannelChangeRow, findSubjectStates } from './repository.js';
+import { findChannelChangeRow, findSubjectChanges, findSubjectStates } from './repository.js';
 import type { ChannelChangeRow } from './table.js';
 
 /** Who sent the change: kept with it as evidence, as a decision's. */
@@ -73,6 +73,15 @@ export async function listChannels(
 }
 
 /** One of the tenant's channel changes, by id: what its receipt proves. */
+/** Every change of a customer's channels (by their subject), oldest first: an evidence pack's. */
+export function subjectChannelChanges(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+): Promise<ChannelChangeRow[]> {
+  return findSubjectChanges(db, tenantId, subjectId);
+}
+
 export function findChannelChange(
   db: Executor,
   tenantId: string,
