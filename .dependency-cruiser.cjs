@@ -18,6 +18,7 @@ const features = [
   'decision-log',
   'decisions',
   'erasure',
+  'evidence',
   'health',
   'journal',
   'metrics',

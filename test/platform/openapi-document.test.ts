@@ -49,6 +49,7 @@ const expectedErrors: [string, string, string[]][] = [
   ],
   ['get', '/api/v1/customers/{customer_id}/channels', ['400', ...keyed]],
   ['get', '/api/v1/channel-changes/{change_id}/receipt', ['400', '404', ...keyed]],
+  ['get', '/api/v1/customers/{customer_id}/evidence', ['400', '404', ...keyed]],
   ['get', '/api/v1/log/checkpoint', keyed],
   ['get', '/api/v1/log/consistency', ['400', ...keyed]],
   ['get', '/api/v1/log/key', keyed],
