@@ -224,7 +224,13 @@ export async function buildApp(
     publicBaseUrl: config.publicBaseUrl,
     perMinute: config.cookieRateLimitPerMinute,
   });
-  await app.register(backoffice, { db, config, signer, vault });
+  await app.register(backoffice, {
+    db,
+    config,
+    signer,
+    vault,
+    kick: () => writers.integrator().kick(),
+  });
   if (metrics) {
     metrics.watchIntegrator(db);
     metrics.watchWebhooks(db);

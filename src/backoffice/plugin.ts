@@ -51,6 +51,8 @@ export interface BackofficeOptions {
   signer: NoteSigner;
   /** Opens customers' personal data, and erases it. */
   vault: SubjectVault;
+  /** Runs an integration pass of the decision log now (an evidence pack's records first). */
+  kick: () => Promise<void>;
 }
 
 /**
@@ -60,7 +62,7 @@ export interface BackofficeOptions {
  */
 export async function backoffice(
   app: FastifyInstance,
-  { db, config, signer, vault }: BackofficeOptions,
+  { db, config, signer, vault, kick }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
@@ -187,7 +189,7 @@ export async function backoffice(
           });
           await tenantPages.register(apiKeyRoutes, { db });
           await tenantPages.register(webhookRoutes, { db, vault, settings: config.webhooks });
-          await tenantPages.register(customerRoutes, { db, vault });
+          await tenantPages.register(customerRoutes, { db, vault, signer, kick });
           await tenantPages.register(decisionRoutes, { db, vault });
           await tenantPages.register(cookiePageRoutes, {
             db,

@@ -1,4 +1,5 @@
 import { zipSync } from 'fflate';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import { awaitReady, logProofsAtLatest, openedOnly } from '../decision-log/index.js';
 import { partnersOfReleases } from '../partners/index.js';
 import type { Db, Executor } from '../platform/db.js';
@@ -122,6 +123,26 @@ export async function evidencePack(
   );
   const stamp = generatedAt.replace(/[-:]/g, '').replace(/\.\d+/, '');
   return { fileName: `evidence-${stamp}.zip`, bytes: zip, subjectId, counts };
+}
+
+/**
+ * A person's download of a customer's pack (the back-office's), recorded in the audit log by
+ * the customer's subject (an audit entry never keeps a customer id) with what the pack holds.
+ */
+export async function downloadEvidencePack(
+  context: PackContext,
+  tenantId: string,
+  customerId: string,
+  actor: Actor,
+): Promise<EvidencePack> {
+  const pack = await evidencePack(context, tenantId, customerId);
+  await recordAudit(context.db, {
+    ...actor,
+    action: 'customer.evidence_pack',
+    target: pack.subjectId,
+    details: pack.counts,
+  });
+  return pack;
 }
 
 /** Every record's personal fields opened, in one pass (the customer's key unsealed once). */
