@@ -14,7 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createPartner, setReleasePartners } from '../../src/partners/index.js';
 import { createProduct } from '../../src/products/index.js';
-import { openNote, parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
+import {
+  openNote,
+  packNoteText,
+  parseSignerKey,
+  parseVerifierKey,
+  signNote,
+  verifyEvidencePack,
+  verifyReceipt,
+} from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { runCli } from '../helpers/process.js';
@@ -245,5 +253,41 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
     );
     expect(refusedManifest.code).toBe(1);
     expect(refusedManifest.stderr).toContain('manifest.json: its SHA-256 is not the one signed');
+  });
+
+  it('the check names a file the manifest leaves out, and a receipt left out of a pack signed again', async () => {
+    const { files } = await pack();
+    const key = parseVerifierKey(testLogKeys.verifierKey);
+    const signer = parseSignerKey(testLogKeys.signerKey);
+    if (!key.ok || !signer.ok) throw new Error('the test keys do not parse');
+    const asMap = (record: Record<string, Uint8Array>) => new Map(Object.entries(record));
+    expect(verifyEvidencePack(asMap(files), [key.value])).toMatchObject({ valid: true });
+
+    const added = verifyEvidencePack(asMap({ ...files, 'notes.txt': strToU8('added') }), [
+      key.value,
+    ]);
+    expect(added.failures).toEqual([{ file: 'notes.txt', reason: 'not listed in the manifest' }]);
+
+    // Leaving a receipt out takes a new manifest and signature, which the log's key can make:
+    // the counts the manifest keeps still tell.
+    const left = `records/channel-changes/${changeIds[0]}.json`;
+    const manifest = JSON.parse(text(files['manifest.json']));
+    manifest.files = manifest.files.filter((f: { path: string }) => f.path !== left);
+    const manifestBytes = strToU8(`${JSON.stringify(manifest, null, 2)}\n`);
+    const origin = manifest.checkpoint.origin;
+    const { [left]: _left, ...rest } = files;
+    const resigned = verifyEvidencePack(
+      asMap({
+        ...rest,
+        'manifest.json': manifestBytes,
+        'manifest.sig': strToU8(
+          signNote(packNoteText(origin, sha256(manifestBytes)), [signer.value]),
+        ),
+      }),
+      [key.value],
+    );
+    expect(resigned.failures).toEqual([
+      { file: 'manifest.json', reason: 'counts 2 channel-changes, the pack proves 1' },
+    ]);
   });
 });
