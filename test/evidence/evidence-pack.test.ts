@@ -36,6 +36,7 @@ const text = (bytes: Uint8Array | undefined) => Buffer.from(bytes ?? []).toStrin
 // The texts the customer is shown, and their SHA-256 computed here, not by the service.
 const savingsText = '<p>We keep your savings details for <b>statements</b>.</p>';
 const loansText = '<p>Loan offers by mail — <i>opt in</i>.</p>';
+const loansPdf = Buffer.from('%PDF-1.4\n% loan offers\n%%EOF\n', 'latin1');
 
 describe.each(stores)("a customer's evidence pack on $name", (store) => {
   let t: TestApp;
@@ -74,6 +75,25 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
       .execute((trx) =>
         setReleasePartners(trx, a.tenant.id, loans.versionId, ['scoring', 'mailhouse']),
       );
+    // The loans text was also uploaded as a PDF (written as the upload keeps it).
+    await t.db
+      .insertInto('content_files')
+      .values({
+        tenant_id: a.tenant.id,
+        version_id: loans.versionId,
+        media_type: 'application/pdf',
+        file_name: 'loan-offers.pdf',
+        size: loansPdf.length,
+        sha256: sha256(loansPdf),
+        content_base64: loansPdf.toString('base64'),
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    await t.db
+      .updateTable('template_versions')
+      .set({ content_file: 'application/pdf' })
+      .where('id', '=', loans.versionId)
+      .execute();
     const api = apiOf(t.app, a.headers);
     for (const [versionId, decision] of [
       [savings.versionId, 'given'],
@@ -170,9 +190,9 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
 
   it("holds each text shown once: its SHA-256 is the decision's content_sha256, with the partners its release listed", async () => {
     const { files } = await pack();
-    for (const [version, content, partners] of [
-      [savings, savingsText, []],
-      [loans, loansText, ['mailhouse', 'scoring']],
+    for (const [version, content, partners, file] of [
+      [savings, savingsText, [], null],
+      [loans, loansText, ['mailhouse', 'scoring'], loansPdf],
     ] as const) {
       const html = files[`versions/${version.versionId}/content.html`] as Uint8Array;
       expect(text(html)).toBe(content);
@@ -182,8 +202,19 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
         template_code: version.code,
         version: 1,
         content_sha256: sha256(content),
-        content_file: null,
       });
+      if (file === null) expect(described.content_file).toBeNull();
+      else {
+        const path = `versions/${version.versionId}/file.pdf`;
+        expect(described.content_file).toEqual({
+          path,
+          media_type: 'application/pdf',
+          file_name: 'loan-offers.pdf',
+          size: file.length,
+          sha256: sha256(file),
+        });
+        expect(Buffer.from(files[path] as Uint8Array).equals(file)).toBe(true);
+      }
       expect(described.partners.map((p: { code: string }) => p.code)).toEqual(partners);
     }
     for (const id of decisionIds) {
