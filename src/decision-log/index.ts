@@ -8,6 +8,7 @@ export {
   awaitReady,
   channelReceipt,
   decisionReceipt,
+  type OpenedPersonal,
   openedOnly,
   receiptOf,
 } from './receipts.js';

@@ -88,13 +88,13 @@ export async function receiptOf(
 }
 
 /** A record's personal fields, as `personalReader` opens them; undefined once erased. */
-type Opened = (OpenedRecord & { state: 'open' }) | undefined;
+export type OpenedPersonal = (OpenedRecord & { state: 'open' }) | undefined;
 
 /** The receipt of a decision from its record, its log proof and its opened personal fields. */
 export function decisionReceipt(
   decision: DecisionWithTemplate,
   proof: LogProof,
-  personal: Opened,
+  personal: OpenedPersonal,
 ): Receipt {
   return {
     decision: {
@@ -182,7 +182,7 @@ export async function channelReceiptOf(
 export function channelReceipt(
   change: ChannelChangeRow,
   proof: LogProof,
-  personal: Opened,
+  personal: OpenedPersonal,
 ): ChannelReceipt {
   return {
     channel_change: {
@@ -209,7 +209,7 @@ export function channelReceipt(
 }
 
 /** A record's opened personal fields, or undefined once its subject was erased. */
-export function openedOnly(opened: OpenedRecord | undefined): Opened {
+export function openedOnly(opened: OpenedRecord | undefined): OpenedPersonal {
   return opened?.state === 'open' ? opened : undefined;
 }
 

@@ -3,21 +3,18 @@ import {
   channelReceipt,
   decisionReceipt,
   type LogProof,
-  type openedOnly,
+  type OpenedPersonal,
 } from '../decision-log/index.js';
 import type { Executor } from '../platform/db.js';
 import { subjectDecisions } from '../records/index.js';
 import type { SealedRecord } from '../subjects/index.js';
-
-/** A record's opened personal fields, or undefined once its subject was erased. */
-type Opened = ReturnType<typeof openedOnly>;
 
 /** One of a customer's records as the pack takes it: sealed, with what makes its receipt. */
 export interface PackRecord extends SealedRecord {
   /** The version whose text the customer was shown, for a record made on one. */
   versionId: string | undefined;
   /** Its receipt, as the API answers it for this kind. */
-  receipt(proof: LogProof, personal: Opened): unknown;
+  receipt(proof: LogProof, personal: OpenedPersonal): unknown;
 }
 
 /**
