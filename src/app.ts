@@ -20,6 +20,7 @@ import { loadSigningKey } from './decision-log/index.js';
 import { logRoutes } from './decision-log/routes.js';
 import type { DecisionWriterHandle } from './decisions/index.js';
 import { decisionRoutes } from './decisions/routes.js';
+import { evidenceRoutes } from './evidence/routes.js';
 import { healthRoutes } from './health/routes.js';
 import {
   createMetrics,
@@ -205,6 +206,12 @@ export async function buildApp(
     await v1.register(channelRoutes, { db, writer: writers.channels, vault });
     await v1.register(partnerBlockRoutes, { db, writer: writers.partnerBlocks, vault });
     await v1.register(logRoutes, { db, signer, kick: () => writers.integrator().kick(), vault });
+    await v1.register(evidenceRoutes, {
+      db,
+      vault,
+      signer,
+      kick: () => writers.integrator().kick(),
+    });
     await v1.register(exportRoutes, {
       db,
       kick: () => writers.integrator().kick(),
@@ -225,6 +232,7 @@ export async function buildApp(
     signer,
     vault,
     partnerBlocks: writers.partnerBlocks,
+    kick: () => writers.integrator().kick(),
   });
   if (metrics) {
     metrics.watchIntegrator(db);

@@ -11,7 +11,7 @@ import { type Command, commandLine, type Options, required, UsageError } from '.
 import { cookieCommands } from './cli/cookies.js';
 import { createDemo } from './cli/demo.js';
 import { partnerCommands } from './cli/partners.js';
-import { verifyReceiptFile } from './cli/verify-receipt.js';
+import { verifyPackFile, verifyReceiptFile } from './cli/verify-receipt.js';
 import { webhookCommands } from './cli/webhooks.js';
 import { serveOnWorkers } from './cluster.js';
 import { type AuditReport, auditLog, saveAuditRun } from './decision-log/index.js';
@@ -92,6 +92,10 @@ const usage = `Usage: consent-service <command> [options]
   verify-receipt FILE --key VKEY [--origin O]
                   check a decision receipt offline (VKEY: the verifier key, or a file
                   holding it); exits 0 when it verifies, 1 when not
+  verify-receipt --pack FILE.zip --key VKEY
+                  check a customer's evidence pack offline: the signed manifest, every
+                  file's SHA-256, every receipt under the pack's checkpoint, every text
+                  shown; exits 1 naming each file that fails
 
 Management commands print one JSON object on stdout. The store is DATABASE_URL's
 (default: an SQLite file under ./data/); pending migrations are applied first.`;
@@ -295,6 +299,18 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
+    if (first === 'verify-receipt' && [second, ...rest].some((a) => a?.startsWith('--pack'))) {
+      const values = parse(
+        [second, ...rest].filter((a) => a !== undefined),
+        ['pack', 'key'],
+      );
+      const verdict = verifyPackFile(required(values, 'pack'), required(values, 'key'));
+      process.stdout.write(`${JSON.stringify(verdict)}\n`);
+      if (verdict.valid) return 0;
+      const lines = verdict.failures.map(({ file, reason }) => `  ${file}: ${reason}\n`);
+      process.stderr.write(`The pack does not verify:\n${lines.join('')}`);
+      return 1;
+    }
     if (first === 'verify-receipt') {
       const { values, positionals } = parseWithFile([second, ...rest], ['key', 'origin']);
       const verdict = verifyReceiptFile(

@@ -54,6 +54,8 @@ export interface BackofficeOptions {
   vault: SubjectVault;
   /** Records the partner blocks a user sets on a decision (the hot path's writer). */
   partnerBlocks: PartnerBlockWriter;
+  /** Runs an integration pass of the decision log now (an evidence pack's records first). */
+  kick: () => Promise<void>;
 }
 
 /**
@@ -63,7 +65,7 @@ export interface BackofficeOptions {
  */
 export async function backoffice(
   app: FastifyInstance,
-  { db, config, signer, vault, partnerBlocks }: BackofficeOptions,
+  { db, config, signer, vault, partnerBlocks, kick }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
@@ -190,7 +192,7 @@ export async function backoffice(
           });
           await tenantPages.register(apiKeyRoutes, { db });
           await tenantPages.register(webhookRoutes, { db, vault, settings: config.webhooks });
-          await tenantPages.register(customerRoutes, { db, vault });
+          await tenantPages.register(customerRoutes, { db, vault, signer, kick });
           await tenantPages.register(decisionRoutes, { db, vault, partnerBlocks });
           await tenantPages.register(cookiePageRoutes, {
             db,

@@ -12,5 +12,6 @@ export {
   findChannelChange,
   listChannels,
   setChannel,
+  subjectChannelChanges,
 } from './service.js';
 export type { ChannelChangeRow } from './table.js';

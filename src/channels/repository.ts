@@ -111,20 +111,14 @@ export function findChannelChangeRow(db: Executor, tenantId: string, id: string)
     .executeTakeFirst();
 }
 
-/** A customer's changes (their subject's), newest first (at most `limit`). */
-export function findSubjectChannelChanges(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-  limit: number,
-) {
+/** Every change of one customer's channels (by their subject), oldest first. */
+export function findSubjectChanges(db: Executor, tenantId: string, subjectId: string) {
   return db
     .selectFrom('channel_changes')
-    .select(['id', 'changed_at', 'product_code', 'channel', 'blocked'])
+    .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('subject_id', '=', subjectId)
-    .orderBy('changed_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
+    .orderBy('changed_at')
+    .orderBy('id')
     .execute();
 }

@@ -5,11 +5,7 @@ import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
 import { type ChannelState, channels, isChannel } from './channels.js';
 import type { ChannelChangeOutcome, ChannelChangeWriter } from './record-changes.js';
-import {
-  findChannelChangeRow,
-  findSubjectChannelChanges,
-  findSubjectStates,
-} from './repository.js';
+import { findChannelChangeRow, findSubjectChanges, findSubjectStates } from './repository.js';
 import type { ChannelChangeRow } from './table.js';
 
 /** Who sent the change: kept with it as evidence, as a decision's. */
@@ -76,6 +72,15 @@ export async function listChannels(
   );
 }
 
+/** Every change of a customer's channels (by their subject), oldest first: an evidence pack's. */
+export function subjectChannelChanges(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+): Promise<ChannelChangeRow[]> {
+  return findSubjectChanges(db, tenantId, subjectId);
+}
+
 /** One of the tenant's channel changes, by id: what its receipt proves. */
 export function findChannelChange(
   db: Executor,
@@ -85,15 +90,10 @@ export function findChannelChange(
   return findChannelChangeRow(db, tenantId, id);
 }
 
-/** A customer's channel changes (their subject's), newest first, at most `limit`. */
-export async function channelChangesOf(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-  limit: number,
-) {
-  const rows = await findSubjectChannelChanges(db, tenantId, subjectId, limit);
-  return rows.map((row) => ({
+/** A customer's channel changes (their subject's) as their history lists them, newest first. */
+export async function channelChangesOf(db: Executor, tenantId: string, subjectId: string) {
+  const rows = await findSubjectChanges(db, tenantId, subjectId);
+  return rows.reverse().map((row) => ({
     type: 'channel_change' as const,
     change_id: row.id,
     changed_at: row.changed_at,

@@ -1,5 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parseVerifierKey, type VerifiedReceipt, verifyReceipt } from '../proof/index.js';
+import { unzipSync } from 'fflate';
+import {
+  type PackVerdict,
+  parseVerifierKey,
+  type VerifiedReceipt,
+  verifyEvidencePack,
+  verifyReceipt,
+} from '../proof/index.js';
 
 type VerdictRecord = Record<string, string | number | boolean | Record<string, boolean>>;
 
@@ -95,4 +102,25 @@ function recordOf(verified: VerifiedReceipt): VerdictRecord {
     content_sha256: leaf.contentSha256,
     decision: leaf.decision,
   };
+}
+
+/**
+ * Checks a customer's evidence pack offline (the ZIP as the API or the back-office hands it
+ * out) against a verifier key: the manifest's signature and every file's SHA-256, every receipt
+ * under the pack's checkpoint, every text a decision was shown (docs/evidence-pack.md).
+ */
+export function verifyPackFile(file: string, key: string): PackVerdict {
+  const keyText = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
+  const verifier = parseVerifierKey(keyText);
+  if (!verifier.ok) throw new Error(`--key is not a verifier key: ${verifier.reason}`);
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(readFileSync(file));
+  } catch (error) {
+    const reason = `not a ZIP archive (${(error as Error).message})`;
+    return { valid: false, failures: [{ file, reason }], verified: {} };
+  }
+  // Folders a ZIP tool added hold no bytes the manifest could list.
+  const files = new Map(Object.entries(entries).filter(([path]) => !path.endsWith('/')));
+  return verifyEvidencePack(files, [verifier.value]);
 }

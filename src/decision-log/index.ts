@@ -3,7 +3,16 @@
 export { type AuditReport, auditLog } from './audit.js';
 export { type AuditRun, lastAuditRun, recordLogAudit, saveAuditRun } from './audit-runs.js';
 export { type Integrator, idleIntegrator, leavesWaiting, startIntegrator } from './integrator.js';
-export { receiptOf } from './receipts.js';
-export type { LogCheckpoint, LogKey } from './schemas.js';
+export { logProofsAtLatest, type ProofsAtCheckpoint } from './proofs-at.js';
+export {
+  awaitReady,
+  channelReceipt,
+  decisionReceipt,
+  type OpenedPersonal,
+  openedOnly,
+  partnerBlockReceipt,
+  receiptOf,
+} from './receipts.js';
+export type { ChannelReceipt, LogCheckpoint, LogKey, LogProof, Receipt } from './schemas.js';
 export { integratorBacklog, logOverview, queuedLeaves } from './service.js';
 export { loadSigningKey } from './signing-key.js';

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findChannelChange } from '../channels/index.js';
+import { type ChannelChangeRow, findChannelChange } from '../channels/index.js';
 import { presentDecision } from '../decisions/index.js';
-import { findPartnerBlockChange } from '../partner-blocks/index.js';
+import { findPartnerBlockChange, type PartnerBlockChangeRow } from '../partner-blocks/index.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { formatTlogProof, inclusionPlan } from '../proof/index.js';
-import { findCookieDecision, findDecision } from '../records/index.js';
+import { type DecisionWithTemplate, findCookieDecision, findDecision } from '../records/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { personalReader, type SealedRecord } from '../subjects/index.js';
+import { type OpenedRecord, personalReader, type SealedRecord } from '../subjects/index.js';
 import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
 import type {
   ChannelReceipt,
@@ -44,19 +44,30 @@ async function logProofOf(
   const index = Number(entry.idx);
   const size = Number(checkpoint.size);
   const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
+  return logProofText(entry.leaf, index, proof, checkpoint, log?.verifier_key ?? '');
+}
+
+/** A leaf's proof as every receipt states it: the hashes, and the same as tlog-proof text. */
+export function logProofText(
+  leaf: string,
+  index: number,
+  proof: readonly Uint8Array[],
+  checkpoint: { size: number | string; note: string },
+  verifierKey: string,
+): LogProof {
   return {
-    leaf: entry.leaf,
+    leaf,
     leaf_index: index,
-    tree_size: size,
+    tree_size: Number(checkpoint.size),
     inclusion_proof: proof.map(base64),
     checkpoint: checkpoint.note,
     tlog_proof: formatTlogProof({
       index,
       inclusionProof: proof,
       checkpoint: checkpoint.note,
-      extra: Buffer.from(entry.leaf, 'utf8'),
+      extra: Buffer.from(leaf, 'utf8'),
     }),
-    verifier_key: log?.verifier_key ?? '',
+    verifier_key: verifierKey,
   };
 }
 
@@ -69,7 +80,7 @@ async function provenRecord(db: Db, vault: SubjectVault, tenantId: string, recor
   const proof = await logProofOf(db, tenantId, record.id);
   if (!proof) return undefined;
   const [opened] = await personalReader(db, vault, tenantId)([record]);
-  return { proof, personal: opened?.state === 'open' ? opened : undefined };
+  return { proof, personal: openedOnly(opened) };
 }
 
 /** The decision's receipt, or `ready: false` while its leaf waits for the integrator. */
@@ -83,26 +94,34 @@ export async function receiptOf(
   if (!decision) throw new AppError('notFound', { message: 'Decision not found.' });
   const proven = await provenRecord(db, vault, tenantId, decision);
   if (!proven) return { ready: false };
-  const { proof, personal } = proven;
+  return { ready: true, receipt: decisionReceipt(decision, proven.proof, proven.personal) };
+}
+
+/** A record's personal fields, as `personalReader` opens them; undefined once erased. */
+export type OpenedPersonal = (OpenedRecord & { state: 'open' }) | undefined;
+
+/** The receipt of a decision from its record, its log proof and its opened personal fields. */
+export function decisionReceipt(
+  decision: DecisionWithTemplate,
+  proof: LogProof,
+  personal: OpenedPersonal,
+): Receipt {
   return {
-    ready: true,
-    receipt: {
-      decision: {
-        ...presentDecision(decision, '', decision.template_code),
-        customer_id: personal?.personal.customer_id ?? null,
-      },
-      ...proof,
-      opening: personal
-        ? {
-            customer_id: personal.personal.customer_id,
-            subject_salt: personal.salt,
-            evidence_salt: decision.evidence_salt ?? '',
-            ip: personal.personal.ip,
-            user_agent: personal.personal.user_agent,
-            api_key_id: decision.api_key_id,
-          }
-        : null,
+    decision: {
+      ...presentDecision(decision, '', decision.template_code),
+      customer_id: personal?.personal.customer_id ?? null,
     },
+    ...proof,
+    opening: personal
+      ? {
+          customer_id: personal.personal.customer_id,
+          subject_salt: personal.salt,
+          evidence_salt: decision.evidence_salt ?? '',
+          ip: personal.personal.ip,
+          user_agent: personal.personal.user_agent,
+          api_key_id: decision.api_key_id,
+        }
+      : null,
   };
 }
 
@@ -166,31 +185,36 @@ export async function channelReceiptOf(
   if (!change) throw new AppError('notFound', { message: 'Channel change not found.' });
   const proven = await provenRecord(db, vault, tenantId, change);
   if (!proven) return { ready: false };
-  const { proof, personal } = proven;
+  return { ready: true, receipt: channelReceipt(change, proven.proof, proven.personal) };
+}
+
+/** The receipt of a channel change from its record, its log proof and its opened personal fields. */
+export function channelReceipt(
+  change: ChannelChangeRow,
+  proof: LogProof,
+  personal: OpenedPersonal,
+): ChannelReceipt {
   return {
-    ready: true,
-    receipt: {
-      channel_change: {
-        change_id: change.id,
-        product_code: change.product_code,
-        channel: change.channel,
-        blocked: Number(change.blocked) === 1,
-        changed_at: change.changed_at,
-        customer_id: personal?.personal.customer_id ?? null,
-      },
-      ...proof,
-      opening: personal
-        ? {
-            customer_id: personal.personal.customer_id,
-            subject_salt: personal.salt,
-            evidence_salt: change.evidence_salt,
-            ip: personal.personal.ip,
-            user_agent: personal.personal.user_agent,
-            api_key_id: change.api_key_id,
-            ...(change.user_id ? { user_id: change.user_id } : {}),
-          }
-        : null,
+    channel_change: {
+      change_id: change.id,
+      product_code: change.product_code,
+      channel: change.channel,
+      blocked: Number(change.blocked) === 1,
+      changed_at: change.changed_at,
+      customer_id: personal?.personal.customer_id ?? null,
     },
+    ...proof,
+    opening: personal
+      ? {
+          customer_id: personal.personal.customer_id,
+          subject_salt: personal.salt,
+          evidence_salt: change.evidence_salt,
+          ip: personal.personal.ip,
+          user_agent: personal.personal.user_agent,
+          api_key_id: change.api_key_id,
+          ...(change.user_id ? { user_id: change.user_id } : {}),
+        }
+      : null,
   };
 }
 
@@ -208,39 +232,52 @@ export async function partnerBlockReceiptOf(
   if (!change) throw new AppError('notFound', { message: 'Partner block change not found.' });
   const proven = await provenRecord(db, vault, tenantId, change);
   if (!proven) return { ready: false };
-  const { proof, personal } = proven;
+  return { ready: true, receipt: partnerBlockReceipt(change, proven.proof, proven.personal) };
+}
+
+/** The receipt of a partner block's change from its record, its log proof and its opening. */
+export function partnerBlockReceipt(
+  change: PartnerBlockChangeRow,
+  proof: LogProof,
+  personal: OpenedPersonal,
+): PartnerBlockReceipt {
   return {
-    ready: true,
-    receipt: {
-      partner_block: {
-        change_id: change.id,
-        decision_id: change.decision_id,
-        partner_code: change.partner_code,
-        blocked: Number(change.blocked) === 1,
-        changed_at: change.changed_at,
-        customer_id: personal?.personal.customer_id ?? null,
-      },
-      ...proof,
-      opening: personal
-        ? {
-            customer_id: personal.personal.customer_id,
-            subject_salt: personal.salt,
-            evidence_salt: change.evidence_salt,
-            ip: personal.personal.ip,
-            user_agent: personal.personal.user_agent,
-            api_key_id: change.api_key_id,
-            ...(change.user_id ? { user_id: change.user_id } : {}),
-          }
-        : null,
+    partner_block: {
+      change_id: change.id,
+      decision_id: change.decision_id,
+      partner_code: change.partner_code,
+      blocked: Number(change.blocked) === 1,
+      changed_at: change.changed_at,
+      customer_id: personal?.personal.customer_id ?? null,
     },
+    ...proof,
+    opening: personal
+      ? {
+          customer_id: personal.personal.customer_id,
+          subject_salt: personal.salt,
+          evidence_salt: change.evidence_salt,
+          ip: personal.personal.ip,
+          user_agent: personal.personal.user_agent,
+          api_key_id: change.api_key_id,
+          ...(change.user_id ? { user_id: change.user_id } : {}),
+        }
+      : null,
   };
+}
+
+/** A record's opened personal fields, or undefined once its subject was erased. */
+export function openedOnly(opened: OpenedRecord | undefined): OpenedPersonal {
+  return opened?.state === 'open' ? opened : undefined;
 }
 
 /** How long a request that asks to wait for its receipt waits at most. */
 const receiptWaitMs = 5_000;
 
-/** A receipt from `read`; with `wait`, holds up to 5 s for the integrator to append its leaf. */
-async function awaitReady<T extends { ready: boolean }>(
+/**
+ * A receipt (or anything that waits for leaves) from `read`; with `wait`, holds up to 5 s for
+ * the integrator to append its leaves.
+ */
+export async function awaitReady<T extends { ready: boolean }>(
   read: () => Promise<T>,
   kick: () => Promise<void>,
   wait: boolean,

@@ -112,6 +112,26 @@ export function findEntryByRecord(db: Executor, logId: string, recordId: string)
     .executeTakeFirst();
 }
 
+/** The log entries of these records (those appended so far), a slice of ids at a time. */
+export async function findEntriesByRecords(
+  db: Executor,
+  logId: string,
+  recordIds: readonly string[],
+) {
+  const rows: { record_id: string; idx: number | string; leaf: string }[] = [];
+  for (const slice of slices(recordIds)) {
+    rows.push(
+      ...(await db
+        .selectFrom('tlog_entries')
+        .select(['record_id', 'idx', 'leaf'])
+        .where('log_id', '=', logId)
+        .where('record_id', 'in', slice)
+        .execute()),
+    );
+  }
+  return rows;
+}
+
 /** The tombstones among these records, each with the subject commitment it carries. */
 export function findErasures(db: Executor, tenantId: string, ids: readonly string[]) {
   return db

@@ -16,5 +16,6 @@ export {
   partnerBlockChangesOf,
   setPartnerBlock,
   setPartnerBlockByUser,
+  subjectPartnerBlockChanges,
 } from './service.js';
 export type { PartnerBlockChangeRow } from './table.js';

@@ -144,20 +144,14 @@ export function findPartnerBlockChangeRow(db: Executor, tenantId: string, id: st
     .executeTakeFirst();
 }
 
-/** A customer's changes, newest first (at most `limit`). */
-export function findSubjectPartnerBlockChanges(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-  limit: number,
-) {
+/** Every change of one customer's partner blocks (by their subject), oldest first. */
+export function findSubjectPartnerBlockChanges(db: Executor, tenantId: string, subjectId: string) {
   return db
     .selectFrom('partner_block_changes')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('subject_id', '=', subjectId)
-    .orderBy('changed_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
+    .orderBy('changed_at')
+    .orderBy('id')
     .execute();
 }

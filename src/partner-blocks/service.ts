@@ -223,15 +223,19 @@ export async function decisionListsPartners(
   );
 }
 
-/** A customer's partner block changes (their subject's), newest first, at most `limit`. */
-export async function partnerBlockChangesOf(
+/** Every change of a customer's partner blocks (by their subject), oldest first: an evidence pack's. */
+export function subjectPartnerBlockChanges(
   db: Executor,
   tenantId: string,
   subjectId: string,
-  limit: number,
-) {
-  const rows = await findSubjectPartnerBlockChanges(db, tenantId, subjectId, limit);
-  return rows.map((row) => ({
+): Promise<PartnerBlockChangeRow[]> {
+  return findSubjectPartnerBlockChanges(db, tenantId, subjectId);
+}
+
+/** A customer's partner block changes (their subject's) as their history lists them, newest first. */
+export async function partnerBlockChangesOf(db: Executor, tenantId: string, subjectId: string) {
+  const rows = await findSubjectPartnerBlockChanges(db, tenantId, subjectId);
+  return rows.reverse().map((row) => ({
     type: 'partner_block' as const,
     change_id: row.id,
     changed_at: row.changed_at,

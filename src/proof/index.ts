@@ -35,6 +35,17 @@ export {
   parseCookieLeaf,
 } from './cookie-leaf.js';
 export {
+  type EvidenceManifest,
+  evidencePackFormat,
+  type PackFailure,
+  type PackFile,
+  type PackVerdict,
+  type PackVersion,
+  packNoteText,
+  packPaths,
+  verifyEvidencePack,
+} from './evidence-pack.js';
+export {
   type Evidence,
   evidenceCommitment,
   type LeafFields,

@@ -16,4 +16,9 @@ export {
   type VersionStanding,
 } from './history.js';
 export { lookUpCustomer, type TemplateStanding } from './look-up.js';
-export { findCookieDecision, findDecision } from './service.js';
+export {
+  type DecisionWithTemplate,
+  findCookieDecision,
+  findDecision,
+  subjectDecisions,
+} from './service.js';

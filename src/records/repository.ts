@@ -444,6 +444,26 @@ export function findDecisionWithTemplate(db: Executor, tenantId: string, decisio
     .executeTakeFirst();
 }
 
+/** Every decision of one customer with its template's code, oldest first. */
+export function findSubjectDecisionsWithTemplate(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+) {
+  return db
+    .selectFrom('decisions as d')
+    .innerJoin('templates as t', (join) =>
+      join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
+    )
+    .selectAll('d')
+    .select('t.code as template_code')
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.subject_id', '=', subjectId)
+    .orderBy('d.decided_at')
+    .orderBy('d.id')
+    .execute();
+}
+
 /** One website visitor's cookie decision of the tenant (the record behind its receipt). */
 export function findCookieDecisionRow(db: Executor, tenantId: string, decisionId: string) {
   return db

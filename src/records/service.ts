@@ -19,6 +19,7 @@ import {
   findHistoryPage,
   findLastDecisionOnReleaseAsOf,
   findLatestPublishedAsOf,
+  findSubjectDecisionsWithTemplate,
   findTemplateStandings,
   type HistoryPosition,
   hasDecisionOnVersionAsOf,
@@ -98,8 +99,8 @@ export async function getCustomerConsents(
  */
 async function controlsOf(db: Executor, tenantId: string, subjectId: string) {
   const entries = [
-    ...(await channelChangesOf(db, tenantId, subjectId, maxControls)),
-    ...(await partnerBlockChangesOf(db, tenantId, subjectId, maxControls)),
+    ...(await channelChangesOf(db, tenantId, subjectId)),
+    ...(await partnerBlockChangesOf(db, tenantId, subjectId)),
   ];
   entries.sort((x, y) =>
     x.changed_at === y.changed_at
@@ -253,6 +254,20 @@ function publishedAt(time: string | null): string {
 /** One decision of the tenant with its template's code (the record behind a receipt). */
 export function findDecision(db: Executor, tenantId: string, decisionId: string) {
   return findDecisionWithTemplate(db, tenantId, decisionId);
+}
+
+/** A decision as its receipt presents it: the record with its template's code. */
+export type DecisionWithTemplate = NonNullable<
+  Awaited<ReturnType<typeof findDecisionWithTemplate>>
+>;
+
+/** Every decision of a customer (by their subject), oldest first: an evidence pack's. */
+export function subjectDecisions(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+): Promise<DecisionWithTemplate[]> {
+  return findSubjectDecisionsWithTemplate(db, tenantId, subjectId);
 }
 
 /** One cookie decision of the tenant (the record behind its receipt). */

@@ -33,3 +33,18 @@ export function findContentFile(
     .where('version_id', '=', versionId)
     .executeTakeFirst();
 }
+
+/** The uploaded content files of these versions (those that have one). */
+export function findContentFiles(
+  db: Executor,
+  tenantId: string,
+  versionIds: readonly string[],
+): Promise<ContentFileRow[]> {
+  if (versionIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('content_files')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('version_id', 'in', versionIds)
+    .execute();
+}

@@ -88,4 +88,5 @@ export type {
   VersionReviewRow,
   VersionStatus,
 } from './table.js';
+export { type ShownText, shownTexts } from './texts.js';
 export { maxValidityMonths, validityMonthsOf } from './validity.js';

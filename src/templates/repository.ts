@@ -32,6 +32,19 @@ function versionsWithCode(db: Executor) {
     .select('t.code as template_code');
 }
 
+/** These versions of the tenant (by `consent_version_id`), with their template's code. */
+export function findVersionsWithCode(
+  db: Executor,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<VersionWithCode[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return versionsWithCode(db)
+    .where('v.tenant_id', '=', tenantId)
+    .where('v.id', 'in', ids)
+    .execute();
+}
+
 /**
  * The live version with the highest number of a template, by the template's code; none for an
  * archived template. A version is live once published and its effective time (`published_at`)

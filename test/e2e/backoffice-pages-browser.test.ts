@@ -166,6 +166,19 @@ describe.each(journey)('every back-office page in Chromium on $name', (testStore
     await context.close();
   });
 
+  it("the customer's page downloads their evidence pack from its form", async () => {
+    const { context, page } = await signedInPage(`${p.alias}@example.test`, password);
+    await page.goto(url('/customers?customer_id=c-1'));
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download evidence pack' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^evidence-\d{8}T\d{6}Z\.zip$/);
+    // The form posts the customer id: it is in no URL the browser went to.
+    expect(download.url()).toBe(url('/customers/evidence'));
+    await context.close();
+  });
+
   it('the QR code to set up two-factor sign-in is a scannable size on a desktop, not the page width', async () => {
     const { context, page } = await signedInPage(`${p.alias}@example.test`, password);
     await page.goto(url('/account/two-factor'));

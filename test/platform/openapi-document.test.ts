@@ -60,6 +60,7 @@ const expectedErrors: [string, string, string[]][] = [
     ['400', '404', ...keyed],
   ],
   ['get', '/api/v1/partner-block-changes/{change_id}/receipt', ['400', '404', ...keyed]],
+  ['get', '/api/v1/customers/{customer_id}/evidence', ['400', '404', ...keyed]],
   ['get', '/api/v1/log/checkpoint', keyed],
   ['get', '/api/v1/log/consistency', ['400', ...keyed]],
   ['get', '/api/v1/log/key', keyed],

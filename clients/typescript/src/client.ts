@@ -89,6 +89,12 @@ export type DecisionResult = WithResponse<Decision> & { readonly outcome: Decisi
 /** A page of a customer's record, with its answer's `response`. */
 export type ConsentsPage = WithResponse<CustomerConsents>;
 
+/** A customer's evidence pack as downloaded: the ZIP's bytes and the name the service gave it. */
+export interface EvidencePackFile {
+  bytes: Uint8Array;
+  fileName: string;
+}
+
 export interface ConsentClient {
   /** `GET /api/health`: the health check's body, on `200` and on `503` alike; never tried again. */
   health(options?: CallOptions): Promise<WithResponse<Health>>;
@@ -149,6 +155,12 @@ export interface ConsentClient {
     decisionId: string,
     options?: CallOptions & { wait?: boolean },
   ): Promise<WithResponse<CookieReceipt | QueuedReceipt>>;
+  /**
+   * `GET …/customers/{id}/evidence`: the customer's evidence pack, one ZIP with every record's
+   * receipt under one checkpoint, the texts shown and a signed manifest (`verify-receipt
+   * --pack` checks it).
+   */
+  evidencePack(customerId: string, options?: CallOptions): Promise<WithResponse<EvidencePackFile>>;
   /** `GET …/log/key`: the decision log's verifier key. */
   logKey(options?: CallOptions): Promise<WithResponse<LogKey>>;
   /** `GET …/log/checkpoint`: the decision log's latest signed checkpoint. */
@@ -316,6 +328,17 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
         { params: receiptParams(decisionId, wait), signal },
       );
       return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async evidencePack(customerId, { signal } = {}) {
+      const { data, error, response } = await api.GET('/api/v1/customers/{customer_id}/evidence', {
+        params: { path: { customer_id: customerId } },
+        parseAs: 'arrayBuffer',
+        signal,
+      });
+      if (!data) return throwError(response, error);
+      const disposition = response.headers.get('content-disposition') ?? '';
+      const fileName = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? 'evidence.zip';
+      return withResponse({ bytes: new Uint8Array(data), fileName }, responseInfo(response));
     },
     async logKey({ signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/log/key', { signal });

@@ -26,6 +26,7 @@ export {
   type DecideOptions,
   type DecisionOutcome,
   type DecisionResult,
+  type EvidencePackFile,
   type HistoryOptions,
   type LocaleOptions,
 } from './client.js';

@@ -400,6 +400,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/customers/{customer_id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's evidence pack: every record with its receipt under one checkpoint, the texts they were shown, a signed manifest
+         * @description A ZIP (docs/evidence-pack.md): `manifest.json` lists every file with its SHA-256 and is signed with the log's key in `manifest.sig`; `checkpoint.txt` is the checkpoint every receipt under `records/` proves its leaf under; `versions/` holds each text the customer was shown, with the partners its release listed. `verify-receipt --pack` checks it offline. `404 1004` for a customer the tenant has no record of or whose record was erased; `503 1009` with `Retry-After` while their latest records are still not in the log after 5 seconds.
+         */
+        get: operations["getEvidencePack"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions/{decision_id}/receipt/iso-27560": {
         parameters: {
             query?: never;
@@ -4926,6 +4946,212 @@ export interface operations {
                          */
                         code: "1002";
                         /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getEvidencePack: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
+                 * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
+                 */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pack, `Content-Disposition: attachment` with its file name. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
                         message: string;
                         details?: {
                             field: string;

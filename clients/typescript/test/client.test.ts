@@ -176,6 +176,21 @@ describe.each(stores)('the client against the service on $name', (store) => {
     expect(proof).toMatchObject({ from: receipt.tree_size, to: checkpoint.size });
   });
 
+  it('evidencePack() answers the ZIP and its file name; an unknown customer throws 404 1004', async () => {
+    const customer = unique('c');
+    await client.decide(customer, {
+      consent_version_id: served.version.consent_version_id,
+      decision: 'given',
+    });
+    const pack = await client.evidencePack(customer);
+    expect(pack.fileName).toMatch(/^evidence-\d{8}T\d{6}Z\.zip$/);
+    // A ZIP's local file header.
+    expect([...pack.bytes.subarray(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04]);
+    expect(pack.response.status).toBe(200);
+    const error = await thrown(client.evidencePack(unique('nobody')));
+    expect(error).toMatchObject({ status: 404, code: '1004', message: 'Customer not found.' });
+  });
+
   it("cookieReceipt() answers a website visitor's choice's receipt; a decision's id throws 404 1004", async () => {
     const site = await seedPublishedSystem(served.t.db, served.tenant.tenant.id, {
       categories: ['analytics'],

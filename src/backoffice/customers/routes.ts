@@ -1,6 +1,10 @@
+import { create as contentDisposition } from 'content-disposition';
 import type { FastifyInstance } from 'fastify';
 import { eraseCustomer } from '../../erasure/index.js';
+import { downloadEvidencePack } from '../../evidence/index.js';
 import type { Db } from '../../platform/db.js';
+import { AppError } from '../../platform/errors.js';
+import type { NoteSigner } from '../../proof/index.js';
 import { lookUpCustomer } from '../../records/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { findSubjectId } from '../../subjects/index.js';
@@ -17,11 +21,19 @@ const notices: Record<string, string> = {
   erased:
     'The customer was erased: their customer id, IP addresses and user agents can no longer be read by anyone. Their decisions stay in the decision log, without whose they were.',
   'nothing-to-erase': 'There was no record of that customer left to erase.',
+  'no-evidence': 'There is no record of that customer to put in an evidence pack.',
+  'evidence-not-ready':
+    "The customer's latest records are not in the decision log yet. Try again in a moment.",
 };
 
 export async function customerRoutes(
   app: FastifyInstance,
-  { db, vault }: { db: Db; vault: SubjectVault },
+  {
+    db,
+    vault,
+    signer,
+    kick,
+  }: { db: Db; vault: SubjectVault; signer: NoteSigner; kick: () => Promise<void> },
 ) {
   const page = sectionPage('customers', notices);
 
@@ -50,6 +62,7 @@ export async function customerRoutes(
         erasures,
         zone: zoneOf(request),
         mayErase,
+        csrfToken: csrfToken(reply),
       });
     }
     const title = valid ? `Customer ${customerId}` : 'Customers';
@@ -106,6 +119,38 @@ export async function customerRoutes(
         reply,
         `/customers?notice=${result.erased ? 'erased' : 'nothing-to-erase'}`,
       );
+    },
+  );
+
+  // A POST, so that the customer id stays out of every URL (and so out of logs and history).
+  app.post(
+    '/customers/evidence',
+    { config: { permission: 'customers:view' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const form = parseForm(CustomerForm, request.body, customerFormOptions);
+      if (!form.ok) return redirectTo(reply, '/customers');
+      try {
+        const context = { db, vault, signer, kick };
+        const pack = await downloadEvidencePack(
+          context,
+          tenantId,
+          form.values.customer_id,
+          auditBy(request),
+        );
+        return reply
+          .type('application/zip')
+          .header('cache-control', 'no-store')
+          .header('content-disposition', contentDisposition(pack.fileName))
+          .send(Buffer.from(pack.bytes));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        if (error.kind === 'notFound') return redirectTo(reply, '/customers?notice=no-evidence');
+        if (error.kind === 'unavailable') {
+          return redirectTo(reply, '/customers?notice=evidence-not-ready');
+        }
+        throw error;
+      }
     },
   );
 }

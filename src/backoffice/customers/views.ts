@@ -45,6 +45,7 @@ export function customerResult(o: {
   zone: string;
   /** Whether the user may erase customers (the button shows only then). */
   mayErase: boolean;
+  csrfToken: string;
 }): Html {
   if (o.history.length === 0) {
     return html`<p role="status">No decision recorded for <span class="mono">${o.customerId}</span>.</p>
@@ -85,6 +86,13 @@ ${o.history.map(
 </tr>`,
 )}
 </tbody></table></div>
+<h2>Evidence pack</h2>
+<p>One ZIP with every decision and channel change of this customer, each with its receipt, the texts they were shown, and a manifest signed with the decision log's key; <code>verify-receipt --pack</code> checks it offline.</p>
+<form method="post" action="${basePath}/customers/evidence">
+${csrfField(o.csrfToken)}
+<input type="hidden" name="customer_id" value="${o.customerId}">
+<button type="submit" class="secondary">Download evidence pack</button>
+</form>
 ${
   o.mayErase
     ? html`<h2>Erasure</h2>

@@ -1,0 +1,87 @@
+import type { Executor } from '../platform/db.js';
+import { assembleProof, inclusionPlan, type NodeId } from '../proof/index.js';
+import { logProofText } from './receipts.js';
+import {
+  findEntriesByRecords,
+  findLog,
+  latestCheckpoint,
+  nodeKey,
+  readNodes,
+} from './repository.js';
+import type { LogProof } from './schemas.js';
+
+/** Many records' proofs under one checkpoint, or the records whose leaves still wait. */
+export type ProofsAtCheckpoint =
+  | {
+      ready: true;
+      /** The signed checkpoint every proof leads to, with its size. */
+      checkpoint: { note: string; size: number };
+      verifierKey: string;
+      proofs: Map<string, LogProof>;
+    }
+  | { ready: false; waiting: string[] };
+
+/** Nodes asked of the store in one statement: three parameters each, well under both caps. */
+const nodesPerRead = 300;
+
+/**
+ * The inclusion proofs of these records, all under the latest checkpoint, read in a few
+ * statements however many records there are: their entries a slice at a time, then every node
+ * any of their proofs needs, each once. The entries are read before the checkpoint, so that an
+ * entry found is always inside it (an append commits its entries and its checkpoint together).
+ */
+export async function logProofsAtLatest(
+  db: Executor,
+  tenantId: string,
+  recordIds: readonly string[],
+): Promise<ProofsAtCheckpoint> {
+  const entries = await findEntriesByRecords(db, tenantId, recordIds);
+  const found = new Set(entries.map((entry) => entry.record_id));
+  const waiting = recordIds.filter((id) => !found.has(id));
+  const checkpoint = await latestCheckpoint(db, tenantId);
+  if (waiting.length > 0 || (recordIds.length > 0 && !checkpoint)) {
+    return { ready: false, waiting };
+  }
+  const log = await findLog(db, tenantId);
+  const size = Number(checkpoint?.size ?? 0);
+  const note = checkpoint?.note ?? '';
+  const plans = entries.map((entry) => ({
+    entry,
+    index: Number(entry.idx),
+    plan: inclusionPlan(Number(entry.idx), size),
+  }));
+  const nodes = await readAllNodes(
+    db,
+    tenantId,
+    plans.flatMap(({ plan }) => plan.nodes),
+  );
+  const proofs = new Map<string, LogProof>();
+  for (const { entry, index, plan } of plans) {
+    const proof = assembleProof(plan, (node) => nodes.get(nodeKey(node)));
+    proofs.set(
+      entry.record_id,
+      logProofText(entry.leaf, index, proof, { size, note }, log?.verifier_key ?? ''),
+    );
+  }
+  return {
+    ready: true,
+    checkpoint: { note, size },
+    verifierKey: log?.verifier_key ?? '',
+    proofs,
+  };
+}
+
+/** Every distinct node of these, a statement per `nodesPerRead`. */
+async function readAllNodes(
+  db: Executor,
+  tenantId: string,
+  wanted: readonly NodeId[],
+): Promise<Map<string, Uint8Array>> {
+  const distinct = [...new Map(wanted.map((node) => [nodeKey(node), node])).values()];
+  const all = new Map<string, Uint8Array>();
+  for (let start = 0; start < distinct.length; start += nodesPerRead) {
+    const read = await readNodes(db, tenantId, distinct.slice(start, start + nodesPerRead));
+    for (const [key, hash] of read) all.set(key, hash);
+  }
+  return all;
+}

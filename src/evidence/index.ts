@@ -1,0 +1,7 @@
+/** The public surface of `src/evidence/`: what other folders may import (its README says what each part is). */
+export {
+  downloadEvidencePack,
+  type EvidencePack,
+  evidencePack,
+  type PackContext,
+} from './service.js';

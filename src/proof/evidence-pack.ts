@@ -1,0 +1,314 @@
+import { createHash } from 'node:crypto';
+import { openCheckpoint } from './checkpoint.js';
+import { openNote } from './note.js';
+import type { NoteVerifier } from './note-keys.js';
+import { type VerifiedReceipt, verifyReceipt } from './receipt.js';
+
+/**
+ * A customer's evidence pack (docs/evidence-pack.md): the files of a ZIP, each listed with its
+ * SHA-256 in `manifest.json`, the manifest's own SHA-256 in `manifest.sig`, a signed note by the
+ * log's key. Every receipt under `records/` proves its leaf under the one `checkpoint.txt`; every
+ * decision's leaf commits to the SHA-256 of `versions/<consent_version_id>/content.html`.
+ */
+export const evidencePackFormat = 'consent-service/evidence-pack/v1';
+
+export const packPaths = {
+  manifest: 'manifest.json',
+  signature: 'manifest.sig',
+  checkpoint: 'checkpoint.txt',
+} as const;
+
+/** A file of the pack as the manifest lists it. */
+export interface PackFile {
+  path: string;
+  /** Hex SHA-256 of the file's bytes. */
+  sha256: string;
+  size: number;
+}
+
+export interface EvidenceManifest {
+  format: typeof evidencePackFormat;
+  tenant_id: string;
+  customer_id: string;
+  generated_at: string;
+  /** The checkpoint every receipt of the pack proves its leaf under. */
+  checkpoint: { origin: string; tree_size: number };
+  /** Records per kind (the folder under `records/`), and the version texts. */
+  counts: Record<string, number>;
+  files: PackFile[];
+}
+
+/** A version text's description (`versions/<id>/version.json`). */
+export interface PackVersion {
+  consent_version_id: string;
+  template_id: string;
+  template_code: string;
+  version: number;
+  tag: string;
+  locale: string;
+  published_at: string | null;
+  /** Hex SHA-256 of `content.html`: what a decision's leaf commits to. */
+  content_sha256: string;
+  content_file: null | {
+    path: string;
+    media_type: string;
+    file_name: string;
+    size: number;
+    sha256: string;
+  };
+  partners: { code: string; name: string }[];
+}
+
+export const sha256Hex = (bytes: Uint8Array | string) =>
+  createHash('sha256').update(bytes).digest('hex');
+
+/** The text `manifest.sig` signs: the format, the log's origin and the manifest's SHA-256. */
+export function packNoteText(origin: string, manifestSha256: string): string {
+  return `${evidencePackFormat}\n${origin}\nmanifest sha256:${manifestSha256}\n`;
+}
+
+/** What a check of a pack found wrong, naming the file. */
+export interface PackFailure {
+  file: string;
+  reason: string;
+}
+
+export interface PackVerdict {
+  valid: boolean;
+  failures: PackFailure[];
+  origin?: string;
+  tree_size?: number;
+  customer_id?: string;
+  /** Receipts verified per kind, and version texts checked. */
+  verified: Record<string, number>;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function text(bytes: Uint8Array): string | undefined {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function parseJson<T>(bytes: Uint8Array | undefined): T | undefined {
+  const body = bytes && text(bytes);
+  if (body === undefined) return undefined;
+  try {
+    return JSON.parse(body) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The kind of leaf each folder of `records/` holds; a folder not named here takes any kind. */
+const kindOfFolder: Record<string, VerifiedReceipt['kind']> = {
+  decisions: 'decision',
+  'channel-changes': 'channel-change',
+  'partner-blocks': 'partner-block',
+};
+
+/**
+ * Checks a whole pack offline with nothing but the log's verifier key: the manifest's signature,
+ * every file against the manifest (and no file it does not list), the checkpoint, every receipt
+ * (its own proof, and that it leads to the pack's checkpoint), and every decision's text (the
+ * SHA-256 its leaf commits to is that of the version's `content.html`). Names the file of every
+ * failure found.
+ */
+export function verifyEvidencePack(
+  files: ReadonlyMap<string, Uint8Array>,
+  verifiers: readonly NoteVerifier[],
+): PackVerdict {
+  const failures: PackFailure[] = [];
+  const verified: Record<string, number> = {};
+  const verdict = (extra: Partial<PackVerdict> = {}): PackVerdict => ({
+    valid: failures.length === 0,
+    failures,
+    verified,
+    ...extra,
+  });
+  const manifestBytes = files.get(packPaths.manifest);
+  const signature = files.get(packPaths.signature);
+  if (!manifestBytes || !signature) {
+    const missing = manifestBytes ? packPaths.signature : packPaths.manifest;
+    failures.push({ file: missing, reason: 'missing from the pack' });
+    return verdict();
+  }
+  const note = openNote(signature, verifiers);
+  if (!note.ok || note.value.verified.length === 0) {
+    failures.push({
+      file: packPaths.signature,
+      reason: note.ok ? 'not signed by the given key' : note.reason,
+    });
+    return verdict();
+  }
+  const [format, origin, digest] = note.value.text.split('\n');
+  if (format !== evidencePackFormat || origin === undefined) {
+    failures.push({ file: packPaths.signature, reason: `not a ${evidencePackFormat} note` });
+    return verdict();
+  }
+  if (digest !== `manifest sha256:${sha256Hex(manifestBytes)}`) {
+    failures.push({ file: packPaths.manifest, reason: 'its SHA-256 is not the one signed' });
+    return verdict();
+  }
+  const manifest = parseJson<EvidenceManifest>(manifestBytes);
+  if (manifest?.format !== evidencePackFormat || !Array.isArray(manifest.files)) {
+    failures.push({ file: packPaths.manifest, reason: 'not an evidence pack manifest' });
+    return verdict();
+  }
+  checkFiles(files, manifest, failures);
+  const checkpoint = checkCheckpoint(files, origin, manifest, verifiers, failures);
+  const shown = checkReceipts(files, verifiers, checkpoint, verified, failures);
+  checkVersions(files, shown, verified, failures);
+  const counted = Object.entries(manifest.counts ?? {}).filter(
+    ([kind, count]) => kind !== 'versions' && (verified[kind] ?? 0) !== count,
+  );
+  for (const [kind, count] of counted) {
+    failures.push({
+      file: packPaths.manifest,
+      reason: `counts ${count} ${kind}, the pack proves ${verified[kind] ?? 0}`,
+    });
+  }
+  return verdict({
+    origin,
+    tree_size: manifest.checkpoint?.tree_size,
+    customer_id: manifest.customer_id,
+  });
+}
+
+/** Every listed file present with its SHA-256 and size, and no file the manifest leaves out. */
+function checkFiles(
+  files: ReadonlyMap<string, Uint8Array>,
+  manifest: EvidenceManifest,
+  failures: PackFailure[],
+): void {
+  const listed = new Set<string>();
+  for (const entry of manifest.files) {
+    listed.add(entry.path);
+    const bytes = files.get(entry.path);
+    if (!bytes) failures.push({ file: entry.path, reason: 'listed in the manifest, missing' });
+    else if (sha256Hex(bytes) !== entry.sha256 || bytes.length !== entry.size) {
+      failures.push({ file: entry.path, reason: 'its SHA-256 is not the one in the manifest' });
+    }
+  }
+  for (const path of files.keys()) {
+    if (path !== packPaths.manifest && path !== packPaths.signature && !listed.has(path)) {
+      failures.push({ file: path, reason: 'not listed in the manifest' });
+    }
+  }
+}
+
+/** The pack's checkpoint, signed by the key, of the signed origin and the manifest's size. */
+function checkCheckpoint(
+  files: ReadonlyMap<string, Uint8Array>,
+  origin: string,
+  manifest: EvidenceManifest,
+  verifiers: readonly NoteVerifier[],
+  failures: PackFailure[],
+): string | undefined {
+  const bytes = files.get(packPaths.checkpoint);
+  const opened = bytes ? openCheckpoint(bytes, verifiers, { origin }) : undefined;
+  if (!opened?.ok) {
+    const reason = opened ? opened.reason : 'missing from the pack';
+    failures.push({ file: packPaths.checkpoint, reason });
+    return undefined;
+  }
+  if (opened.value.checkpoint.size !== manifest.checkpoint?.tree_size) {
+    failures.push({ file: packPaths.checkpoint, reason: 'not of the size the manifest states' });
+  }
+  return text(bytes as Uint8Array);
+}
+
+/**
+ * Every receipt under `records/`, each verified as a single receipt is, and under the pack's
+ * checkpoint; answers the content SHA-256 each decision's leaf commits to, by its version id.
+ */
+function checkReceipts(
+  files: ReadonlyMap<string, Uint8Array>,
+  verifiers: readonly NoteVerifier[],
+  checkpoint: string | undefined,
+  verified: Record<string, number>,
+  failures: PackFailure[],
+): Map<string, { sha256: string; file: string }[]> {
+  const shown = new Map<string, { sha256: string; file: string }[]>();
+  for (const [path, bytes] of files) {
+    const folder = /^records\/([^/]+)\/[^/]+\.json$/.exec(path)?.[1];
+    if (folder === undefined) continue;
+    const receipt = parseJson<Parameters<typeof verifyReceipt>[0] & { checkpoint?: string }>(bytes);
+    if (!receipt) {
+      failures.push({ file: path, reason: 'not receipt JSON' });
+      continue;
+    }
+    const result = verifyReceipt(receipt, verifiers);
+    if (!result.ok) {
+      failures.push({ file: path, reason: result.reason });
+      continue;
+    }
+    const expected = kindOfFolder[folder];
+    if (expected !== undefined && result.value.kind !== expected) {
+      failures.push({
+        file: path,
+        reason: `holds a ${result.value.kind}'s leaf, not a ${expected}'s`,
+      });
+      continue;
+    }
+    if (checkpoint === undefined || receipt.checkpoint !== checkpoint) {
+      failures.push({ file: path, reason: "its proof does not lead to the pack's checkpoint" });
+      continue;
+    }
+    verified[folder] = (verified[folder] ?? 0) + 1;
+    if (result.value.kind === 'decision') {
+      const versionId = (receipt as { decision?: { consent_version_id?: string } }).decision
+        ?.consent_version_id;
+      const list = shown.get(versionId ?? '') ?? [];
+      list.push({ sha256: result.value.leaf.contentSha256, file: path });
+      shown.set(versionId ?? '', list);
+    }
+  }
+  return shown;
+}
+
+/** Each version text a decision was shown: present, hashing to what every such leaf commits to. */
+function checkVersions(
+  files: ReadonlyMap<string, Uint8Array>,
+  shown: Map<string, { sha256: string; file: string }[]>,
+  verified: Record<string, number>,
+  failures: PackFailure[],
+): void {
+  for (const [versionId, decisions] of shown) {
+    const path = `versions/${versionId}/content.html`;
+    const bytes = files.get(path);
+    if (!bytes) {
+      failures.push({ file: path, reason: `missing, the text ${decisions[0]?.file} was shown` });
+      continue;
+    }
+    const digest = sha256Hex(bytes);
+    const wrong = decisions.filter((decision) => decision.sha256 !== digest);
+    for (const decision of wrong) {
+      failures.push({
+        file: path,
+        reason: `its SHA-256 is not the one ${decision.file}'s leaf commits to`,
+      });
+    }
+    const described = parseJson<PackVersion>(files.get(`versions/${versionId}/version.json`));
+    if (described?.content_sha256 !== digest) {
+      failures.push({
+        file: `versions/${versionId}/version.json`,
+        reason: "missing, or its content_sha256 is not content.html's",
+      });
+    }
+    const attached = described?.content_file;
+    if (attached) {
+      const file = files.get(attached.path);
+      if (!file || sha256Hex(file) !== attached.sha256) {
+        failures.push({
+          file: attached.path,
+          reason: 'its SHA-256 is not the one version.json states',
+        });
+      }
+    }
+    if (wrong.length === 0) verified.versions = (verified.versions ?? 0) + 1;
+  }
+}
