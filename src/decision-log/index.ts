@@ -2,8 +2,9 @@
 
 export { type AuditReport, auditLog } from './audit.js';
 export { type AuditRun, lastAuditRun, recordLogAudit, saveAuditRun } from './audit-runs.js';
+export { type Coverage, checkpointCovering } from './coverage.js';
 export { type Integrator, idleIntegrator, leavesWaiting, startIntegrator } from './integrator.js';
 export { receiptOf } from './receipts.js';
-export type { LogCheckpoint, LogKey } from './schemas.js';
+export { LogCheckpoint, type LogKey } from './schemas.js';
 export { integratorBacklog, logOverview, queuedLeaves } from './service.js';
 export { loadSigningKey } from './signing-key.js';

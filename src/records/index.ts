@@ -15,4 +15,4 @@ export {
   type VersionStanding,
 } from './history.js';
 export { lookUpCustomer, type TemplateStanding } from './look-up.js';
-export { findCookieDecision, findDecision } from './service.js';
+export { findCookieDecision, findDecision, storedInstant } from './service.js';
