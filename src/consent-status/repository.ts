@@ -24,8 +24,9 @@ export interface StatusQuery {
   templateId: string;
   /** The moment, as times are stored (UTC, milliseconds). */
   at: string;
-  /** The latest release live at `at` (its own row's id); null before the first. */
+  /** The latest release live at `at` (its own row's id) and its number; null before the first. */
   releaseId: string | null;
+  releaseVersion: number | null;
   /** The product and channel asked about, if any. */
   channel: { productId: string; channel: string } | null;
 }
@@ -194,9 +195,13 @@ async function findStatus(db: Executor, query: StatusQuery, lookup: string): Pro
     at: query.at,
   };
   const last = await lastDecision.first(db, keys);
+  // The last decision is on the release when it has its number (any locale's variant), as
+  // `as-of` reads it: a second look-up only for a customer whose last decision is on another.
   const onLatest =
     last && query.releaseId !== null
-      ? await lastOnRelease.first(db, { ...keys, releaseId: query.releaseId })
+      ? Number(last.version) === query.releaseVersion
+        ? last
+        : await lastOnRelease.first(db, { ...keys, releaseId: query.releaseId })
       : undefined;
   const change = query.channel
     ? await channelChange.first(db, {

@@ -67,6 +67,7 @@ export async function getConsentStatus(
     templateId,
     at,
     releaseId: latest?.id ?? null,
+    releaseVersion: latest ? Number(latest.version) : null,
     channel: channel && { productId: channel.productId, channel: channel.channel },
   };
   const stored = await findStatuses(
