@@ -322,7 +322,10 @@ export async function findUnlogged(
   return rows.map((row) => row.id);
 }
 
-/** Of these records, each one's index in the log and each one still queued for it. */
+/**
+ * Of these records, each one still queued for the log and each one's index in it. The queue is
+ * read first: a record the integrator moves in between is then seen in the log, never in neither.
+ */
 export async function findLogPlaces(
   db: Executor,
   logId: string,
@@ -333,13 +336,6 @@ export async function findLogPlaces(
   // Chunks keep each statement's parameters well under either store's limit.
   for (let start = 0; start < recordIds.length; start += 500) {
     const ids = recordIds.slice(start, start + 500);
-    const logged = await db
-      .selectFrom('tlog_entries')
-      .select(['record_id', 'idx'])
-      .where('log_id', '=', logId)
-      .where('record_id', 'in', ids)
-      .execute();
-    for (const row of logged) entries.set(row.record_id, Number(row.idx));
     const waiting = await db
       .selectFrom('tlog_pending')
       .select('record_id')
@@ -347,6 +343,13 @@ export async function findLogPlaces(
       .where('record_id', 'in', ids)
       .execute();
     for (const row of waiting) queued.add(row.record_id);
+    const logged = await db
+      .selectFrom('tlog_entries')
+      .select(['record_id', 'idx'])
+      .where('log_id', '=', logId)
+      .where('record_id', 'in', ids)
+      .execute();
+    for (const row of logged) entries.set(row.record_id, Number(row.idx));
   }
   return { entries, queued };
 }
