@@ -5,6 +5,7 @@
  * validity periods set now; every expected answer is written out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eraseCustomer } from '../../src/erasure/service.js';
 import { newId } from '../../src/platform/ids.js';
 import { createProduct } from '../../src/products/index.js';
 import { changeValidityAs } from '../../src/templates/actions.js';
@@ -410,6 +411,28 @@ describe.each(stores)('consent status of many customers on $name', (store) => {
     expect(data.checkpoint).toEqual(checkpoint);
     expect(checkpoint.size).toBeGreaterThanOrEqual(1);
     expect(data.checkpoint.checkpoint).toContain(`\n${checkpoint.size}\n`);
+  });
+
+  it('an erased customer answers as never asked', async () => {
+    const { code, id } = await template();
+    const customer = unique('c');
+    await decideAt(customer, id, 'given', '2030-01-01T00:00:00.000Z');
+    const erased = await eraseCustomer(t.db, t.vault, a.tenant.id, customer, {
+      actorKind: 'operator',
+      actor: 'test',
+      ip: 'local',
+      userAgent: null,
+    });
+    expect(erased.erased).toBe(true);
+    expect(await customers({ template_code: code, customer_ids: [customer] })).toEqual([
+      {
+        customer_id: customer,
+        accepted: false,
+        last_decision: null,
+        blocked_partners: [],
+        in_checkpoint: true,
+      },
+    ]);
   });
 
   it("another tenant's customers answer as never asked, and its templates are unknown", async () => {
