@@ -14,10 +14,18 @@ export type Endpoint =
   | 'pending'
   | 'decisions'
   | 'cookie-choices'
-  | 'banner';
+  | 'banner'
+  | 'bulk-status';
 
 /** The public cookie endpoints: measured at each store's first size, not in the workers group. */
 export const cookieEndpoints: readonly Endpoint[] = ['cookie-choices', 'banner'];
+
+/**
+ * `bulk-status`: `POST /api/v1/consents/status` with many ids a request, from a few connections
+ * (bench/bulk-load.mjs): a latency at a campaign tool's pace, not a throughput; not in the
+ * workers group.
+ */
+export const bulkEndpoint: Endpoint = 'bulk-status';
 
 export interface BenchConfig {
   /** Seconds measured per run. */
@@ -44,6 +52,10 @@ export interface BenchConfig {
   loadGenerator: 'wrk' | 'autocannon';
   /** `BENCH_CPU_PROF`: a folder where every service process writes its V8 CPU profile. */
   cpuProfileDir: string | undefined;
+  /** `bulk-status`: concurrent requests, each waiting for its answer before the next. */
+  bulkConnections: number;
+  /** `bulk-status`: customer ids a request. */
+  bulkIds: number;
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
@@ -55,6 +67,7 @@ const allEndpoints: Endpoint[] = [
   'decisions',
   'cookie-choices',
   'banner',
+  'bulk-status',
 ];
 
 export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
@@ -71,6 +84,8 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     output: env.BENCH_OUTPUT || 'bench/results/latest.json',
     loadGenerator: loadGenerator(env.BENCH_LOAD),
     cpuProfileDir: env.BENCH_CPU_PROF || undefined,
+    bulkConnections: number(env, 'BENCH_BULK_CONNECTIONS', 2, 1),
+    bulkIds: number(env, 'BENCH_BULK_IDS', 1000, 1),
   };
 }
 

@@ -3,7 +3,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BenchConfig, cookieEndpoints, loadBenchConfig, type Store } from './config.js';
+import {
+  type BenchConfig,
+  bulkEndpoint,
+  cookieEndpoints,
+  loadBenchConfig,
+  type Store,
+} from './config.js';
 import { bannerPath } from './cookies.js';
 import type { Fixture } from './dataset.js';
 import {
@@ -210,7 +216,10 @@ async function benchWorkers(store: Store): Promise<void> {
   const moved = postgres?.pin(groupCores);
   if (moved) notes.push(`PostgreSQL in the workers group: ${moved}`);
   try {
-    for (const endpoint of config.endpoints.filter((e) => !cookieEndpoints.includes(e))) {
+    const grouped = config.endpoints.filter(
+      (e) => !cookieEndpoints.includes(e) && e !== bulkEndpoint,
+    );
+    for (const endpoint of grouped) {
       let one: number | undefined;
       for (const { workers, url, fixture } of stores) {
         const logFile = join(dir, `${store}-workers-${workers}-${endpoint}.log`);
@@ -298,6 +307,17 @@ function cookieCost(all: Row[]): string[] {
       ];
     }
     return [];
+  });
+}
+
+/** The status of many customers: its p95, and the CPU it costs per request and per id. */
+function bulkCost(all: Row[], c: BenchConfig): string[] {
+  return all.flatMap((r) => {
+    if (r.endpoint !== bulkEndpoint) return [];
+    const server = serverUsPerRequest(r);
+    return [
+      `${label(r)}: ${c.bulkIds} ids a request from ${c.bulkConnections} connections, p95 ${(r.p95Ms ?? Number.NaN).toFixed(1)} ms; server CPU ${(server / 1000).toFixed(1)} ms a request (${(server / c.bulkIds).toFixed(1)} µs an id)${r.dbCpu === null ? '' : `, database CPU ${(dbUsPerRequest(r) / 1000).toFixed(1)} ms a request`}`,
+    ];
   });
 }
 
@@ -399,7 +419,8 @@ try {
       r.endpoint !== 'pg INSERT loop' &&
       r.workers === undefined &&
       !r.receipts &&
-      !ownBaseline
+      !ownBaseline &&
+      r.endpoint !== bulkEndpoint
     ) {
       r.vsCeiling = r.rps / ceiling.rps;
     }
@@ -421,6 +442,7 @@ try {
   notes.push(...metricsCost(rows));
   notes.push(...webhookCost(rows));
   notes.push(...cookieCost(rows));
+  notes.push(...bulkCost(rows, config));
   const all = ceiling ? [ceiling, ...rows] : rows;
   notes.push(...all.flatMap(rowNotes));
   const totalSeconds = (Date.now() - began) / 1000;

@@ -142,6 +142,7 @@ export function row(store: string, size: number | null, endpoint: string, m: Mea
     rps: m.load.rps,
     vsCeiling: null,
     p50Ms: m.load.p50Ms,
+    ...(m.load.p95Ms === undefined ? {} : { p95Ms: m.load.p95Ms }),
     p99Ms: m.load.p99Ms,
     peakRssMb: m.peakRssMb,
     serverCpu: m.serverCpu,

@@ -9,6 +9,8 @@ export interface LoadResult {
   requests: number;
   rps: number;
   p50Ms: number;
+  /** bench/bulk-load.mjs only: exact, from every request's latency. */
+  p95Ms?: number;
   p99Ms: number;
   non2xx: number;
   errors: number;
@@ -29,6 +31,8 @@ export interface Row {
   /** `latest` only: rps / bare Fastify's with the same log line, in the same run. */
   vsFastify?: number;
   p50Ms: number;
+  /** `bulk-status` only (its load generator measures it). */
+  p95Ms?: number;
   p99Ms: number;
   /** The measured server's VmHWM at the end of the run (with several workers, the primary's and
    * the workers' added up); null when not a process of ours. */

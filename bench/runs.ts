@@ -72,6 +72,17 @@ function loadConfig(
         ...choiceRequest(cookiesOf(f)),
         path: choicesPath(cookiesOf(f)),
       };
+    // bench/bulk-load.mjs puts the request's ids in place of "{ids}".
+    case 'bulk-status':
+      return {
+        ...common,
+        connections: config.bulkConnections,
+        ids: config.bulkIds,
+        method: 'POST',
+        headers: { ...common.headers, 'content-type': 'application/json' },
+        path: '/api/v1/consents/status',
+        body: JSON.stringify({ template_code: f.templateCode, customer_ids: '{ids}' }),
+      };
   }
 }
 
@@ -116,6 +127,7 @@ export async function runEndpoint(
     const latest = await capture(base, { 'x-system-api-key': fixture.apiKey });
     if (latest.status !== 200) throw new Error(`latest answered ${latest.status}`);
     if (endpoint === 'pending') await checkLoadedData(service.url, fixture, size);
+    if (endpoint === 'bulk-status') await checkBulkStatus(service.url, fixture, size);
     const banner =
       endpoint === 'banner'
         ? await capture(`${service.url}${bannerPath(cookiesOf(fixture))}`, {})
@@ -131,7 +143,8 @@ export async function runEndpoint(
       loadCores: placement?.cores,
       loopDelayFile: service.loopDelayFile,
     };
-    const m = await measure(measuring, loadScript(config), load);
+    const script = endpoint === 'bulk-status' ? 'bench/bulk-load.mjs' : loadScript(config);
+    const m = await measure(measuring, script, load);
     const r = row(store, size, endpoint, m);
     if (placement) {
       r.workers = placement.workers;
@@ -201,6 +214,36 @@ async function checkLoadedData(url: string, f: Fixture, size: number): Promise<v
     if (body.data?.accepted !== accepted || body.data?.decision !== decision) {
       throw new Error(`pending for ${customer} answered ${JSON.stringify(body)}`);
     }
+  }
+}
+
+/**
+ * The status of many customers must read the generated history as `pending` does: a known even
+ * customer accepted the latest version (`given`), an odd one did not (their last decision a
+ * `withdraw` on the older), a fresh one was never asked.
+ */
+async function checkBulkStatus(url: string, f: Fixture, size: number): Promise<void> {
+  const ids = ['f000000000', ...(size > 0 ? [customerId(0), customerId(1)] : [])];
+  const response = await fetch(`${url}/api/v1/consents/status`, {
+    method: 'POST',
+    headers: { 'x-system-api-key': f.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ template_code: f.templateCode, customer_ids: ids }),
+  });
+  const body = (await response.json()) as {
+    data?: { customers: { accepted: boolean; last_decision: { decision: string } | null }[] };
+  };
+  const seen = body.data?.customers.map((c) => [c.accepted, c.last_decision?.decision ?? null]);
+  const expected = [
+    [false, null],
+    ...(size > 0
+      ? [
+          [true, 'given'],
+          [false, 'withdraw'],
+        ]
+      : []),
+  ];
+  if (JSON.stringify(seen) !== JSON.stringify(expected)) {
+    throw new Error(`status answered ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
   }
 }
 

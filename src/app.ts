@@ -14,6 +14,7 @@ import {
 } from './api-keys/index.js';
 import { backoffice } from './backoffice/plugin.js';
 import { channelRoutes } from './channels/routes.js';
+import { consentStatusRoutes } from './consent-status/routes.js';
 import { cookieRoutes } from './cookies/routes.js';
 import { exportRoutes } from './decision-log/export-routes.js';
 import { loadSigningKey } from './decision-log/index.js';
@@ -205,6 +206,13 @@ export async function buildApp(
     await v1.register(consentRoutes, { db, catalog, vault });
     await v1.register(channelRoutes, { db, writer: writers.channels, vault });
     await v1.register(partnerBlockRoutes, { db, writer: writers.partnerBlocks, vault });
+    await v1.register(consentStatusRoutes, {
+      db,
+      catalog,
+      vault,
+      signer,
+      kick: () => writers.integrator().kick(),
+    });
     await v1.register(logRoutes, { db, signer, kick: () => writers.integrator().kick(), vault });
     await v1.register(evidenceRoutes, {
       db,

@@ -2,6 +2,7 @@
 
 export { type AuditReport, auditLog } from './audit.js';
 export { type AuditRun, lastAuditRun, recordLogAudit, saveAuditRun } from './audit-runs.js';
+export { type Coverage, checkpointCovering } from './coverage.js';
 export { type Integrator, idleIntegrator, leavesWaiting, startIntegrator } from './integrator.js';
 export { logProofsAtLatest, type ProofsAtCheckpoint } from './proofs-at.js';
 export {
@@ -13,6 +14,12 @@ export {
   partnerBlockReceipt,
   receiptOf,
 } from './receipts.js';
-export type { ChannelReceipt, LogCheckpoint, LogKey, LogProof, Receipt } from './schemas.js';
+export {
+  type ChannelReceipt,
+  LogCheckpoint,
+  type LogKey,
+  type LogProof,
+  type Receipt,
+} from './schemas.js';
 export { integratorBacklog, logOverview, queuedLeaves } from './service.js';
 export { loadSigningKey } from './signing-key.js';

@@ -359,3 +359,35 @@ export async function findUnlogged(
     .execute();
   return rows.map((row) => row.id);
 }
+
+/**
+ * Of these records, each one still queued for the log and each one's index in it. The queue is
+ * read first: a record the integrator moves in between is then seen in the log, never in neither.
+ */
+export async function findLogPlaces(
+  db: Executor,
+  logId: string,
+  recordIds: readonly string[],
+): Promise<{ entries: Map<string, number>; queued: Set<string> }> {
+  const entries = new Map<string, number>();
+  const queued = new Set<string>();
+  // Chunks keep each statement's parameters well under either store's limit.
+  for (let start = 0; start < recordIds.length; start += 500) {
+    const ids = recordIds.slice(start, start + 500);
+    const waiting = await db
+      .selectFrom('tlog_pending')
+      .select('record_id')
+      .where('log_id', '=', logId)
+      .where('record_id', 'in', ids)
+      .execute();
+    for (const row of waiting) queued.add(row.record_id);
+    const logged = await db
+      .selectFrom('tlog_entries')
+      .select(['record_id', 'idx'])
+      .where('log_id', '=', logId)
+      .where('record_id', 'in', ids)
+      .execute();
+    for (const row of logged) entries.set(row.record_id, Number(row.idx));
+  }
+  return { entries, queued };
+}

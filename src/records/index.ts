@@ -20,5 +20,6 @@ export {
   type DecisionWithTemplate,
   findCookieDecision,
   findDecision,
+  storedInstant,
   subjectDecisions,
 } from './service.js';

@@ -196,13 +196,11 @@ const latestStored = Date.parse('9999-12-31T23:59:59.999Z');
  * text. Digits past the millisecond are dropped, which keeps "at or before" exact; an offset that
  * carries the moment outside the years 0000 to 9999 is held at their edge.
  */
-function storedInstant(at: string): string {
+export function storedInstant(at: string, field = 'querystring.at'): string {
   const ms = Date.parse(at);
   if (Number.isNaN(ms)) {
     throw new AppError('invalidRequest', {
-      details: [
-        { field: 'querystring.at', issue: 'must be an ISO 8601 date-time with a time zone' },
-      ],
+      details: [{ field, issue: 'must be an ISO 8601 date-time with a time zone' }],
     });
   }
   return new Date(Math.min(Math.max(ms, earliestStored), latestStored)).toISOString();

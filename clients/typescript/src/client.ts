@@ -13,6 +13,8 @@ import type { paths } from './schema.js';
 import type {
   Checkpoint,
   ConsentAsOf,
+  ConsentStatus,
+  ConsentStatusRequest,
   ConsentVersion,
   ConsistencyProof,
   CookieReceipt,
@@ -138,6 +140,14 @@ export interface ConsentClient {
     at: Date | string,
     options?: LocaleOptions,
   ): Promise<WithResponse<ConsentAsOf>>;
+  /**
+   * `POST …/consents/status`: where 1 to 1,000 customers stand on one template at a moment
+   * (default now), in the order asked, with the decision log's checkpoint covering the answer.
+   */
+  consentStatus(
+    request: Omit<ConsentStatusRequest, 'at'> & { at?: Date | string },
+    options?: CallOptions,
+  ): Promise<WithResponse<ConsentStatus>>;
   /**
    * `GET …/decisions/{id}/receipt`: the receipt, or `{status: "queued"}` while the decision waits
    * to be appended to the log (about a second); `wait: true` asks the service to wait for it.
@@ -313,6 +323,16 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
           signal,
         },
       );
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async consentStatus({ at, ...request }, { signal } = {}) {
+      const { data, error, response } = await api.POST('/api/v1/consents/status', {
+        body: {
+          ...request,
+          ...(at === undefined ? {} : { at: at instanceof Date ? at.toISOString() : at }),
+        },
+        signal,
+      });
       return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async receipt(decisionId, { wait, signal } = {}) {

@@ -266,6 +266,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/consents/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Where up to 1,000 customers stand on one template, in one call
+         * @description For each customer, as `as-of` would answer at `at` (default now): `accepted`, the last decision, `expired` and `expires_at` under a validity period, the partners blocked on that decision and, when `channel` is given, whether that channel of that product may be used. A customer the tenant does not know answers as never asked. `checkpoint` is the decision log's latest signed checkpoint; `in_checkpoint` says whether it covers the records each answer rests on. More than 1000 ids, or a body over 256 KiB, is `413 1006`; an unknown template, product or channel `404 1004`.
+         */
+        post: operations["getConsentStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions/{decision_id}/receipt": {
         parameters: {
             query?: never;
@@ -3382,6 +3402,346 @@ export interface operations {
                          */
                         code: "1004";
                         /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getConsentStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Reference code of a consent template.
+                     * @example privacy_policy
+                     */
+                    template_code: string;
+                    /** @description 1 to 1000 customer ids (more: `413 1006`). An id repeated is answered once, where it first appears. */
+                    customer_ids: string[];
+                    /** @description Also say whether this channel of this product may be used for each. */
+                    channel?: {
+                        product_code: string;
+                        /** @description `email`, `sms`, `push`, `phone` or `post` */
+                        channel: string;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description The moment to answer for (default: now), with a time zone.
+                     * @example 2026-11-20T22:51:59.308Z
+                     */
+                    at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Each customer, in the order asked. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            template_code: string;
+                            /**
+                             * Format: date-time
+                             * @description The moment answered for, in UTC.
+                             */
+                            at: string;
+                            /** @description One per id asked, in the order asked. */
+                            customers: {
+                                customer_id: string;
+                                /** @description As `as-of` says it: true when the customer had decided on the latest version published by `at` (any decision, as `pending`), and that decision was not a `given` lapsed by `at`. Whether they consented is `last_decision.decision`. */
+                                accepted: boolean;
+                                /** @description The most recent decision on the template made at or before `at`, on any version (as `as-of`); null for a customer never asked, unknown or erased. */
+                                last_decision: {
+                                    /** Format: uuid */
+                                    decision_id: string;
+                                    /** @enum {unknown} */
+                                    decision: "given" | "reject" | "withdraw";
+                                    /** Format: date-time */
+                                    decided_at: string;
+                                    /** Format: uuid */
+                                    consent_version_id: string;
+                                    version: number;
+                                } | null;
+                                /** @description Present when the decision is a `given` on a template with a validity period: true from `expires_at` on, when the consent has lapsed and `accepted` is false. */
+                                expired?: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description When the `given` lapses (lapsed, when `expired`): its time plus the validity period in calendar months, in UTC; the last day of the month when that month is shorter.
+                                 */
+                                expires_at?: string;
+                                /** @description The partners blocked on `last_decision` as of `at`, by code. */
+                                blocked_partners: string[];
+                                /** @description Only when the request asked about a channel. */
+                                channel?: {
+                                    product_code: string;
+                                    channel: string;
+                                    /** @description False when the channel was blocked as of `at`. */
+                                    allowed: boolean;
+                                    /** @description When the change in force at `at` was made; null: never changed by then. */
+                                    since: string | null;
+                                };
+                                /** @description True when every record this answer rests on (the decisions, the channel's change) is in the log under `checkpoint`; false while one still waits to be appended. */
+                                in_checkpoint: boolean;
+                            }[];
+                            checkpoint: {
+                                origin: string;
+                                size: number;
+                                /** @description SHA-256, base64 */
+                                root_hash: string;
+                                /** @description C2SP tlog-checkpoint signed note, verbatim */
+                                checkpoint: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Template not found.`, `Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /**
+                         * @example Template not found.
+                         * @example Not found.
+                         */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload too large: a body over 16 KiB: code 1006 (`Payload too large.`). */
+            413: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1006
+                         * @enum {string}
+                         */
+                        code: "1006";
+                        /** @example Payload too large. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported media type: a body that is not JSON: code 1007 (`Unsupported media type.`). */
+            415: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1007
+                         * @enum {string}
+                         */
+                        code: "1007";
+                        /** @example Unsupported media type. */
                         message: string;
                         details?: {
                             field: string;

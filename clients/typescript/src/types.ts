@@ -9,6 +9,7 @@ type CookieReceipts = paths['/api/v1/cookie-decisions/{decision_id}/receipt']['g
 type Consents = paths['/api/v1/customers/{customer_id}/consents']['get'];
 type AsOf =
   paths['/api/v1/customers/{customer_id}/consents/templates/{template_code}/as-of']['get'];
+type Status = paths['/api/v1/consents/status']['post'];
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Data<R> = Json<R> extends { data: infer D } ? D : never;
 
@@ -45,3 +46,9 @@ export type CustomerConsents = Data<Consents['responses'][200]>;
 export type HistoryEntry = CustomerConsents['history'][number];
 /** What was in force for a customer and template at a moment. */
 export type ConsentAsOf = Data<AsOf['responses'][200]>;
+/** The body of a status request: a template, 1 to 1,000 customer ids, a channel, a moment. */
+export type ConsentStatusRequest = Json<Status['requestBody']>;
+/** Where each customer asked about stands on the template, with the log's checkpoint. */
+export type ConsentStatus = Data<Status['responses'][200]>;
+/** One customer's standing in a status answer. */
+export type CustomerStatus = ConsentStatus['customers'][number];

@@ -171,6 +171,34 @@ describe.each(stores)('what the client tells of the answers, on $name', (store) 
     expect(now.accepted).toBe(true);
   });
 
+  it('consentStatus() answers many customers in the order asked, a moment as a Date or a string', async () => {
+    const customer = unique('c');
+    const never = unique('never');
+    const before = new Date();
+    await eventually(() => Date.now() > before.getTime());
+    const decision = await client.decide(customer, given());
+    const now = await client.consentStatus({
+      template_code: served.code,
+      customer_ids: [never, customer],
+    });
+    expect(now.customers.map((c) => [c.customer_id, c.accepted])).toEqual([
+      [never, false],
+      [customer, true],
+    ]);
+    expect(now.customers[1]?.last_decision?.decision_id).toBe(decision.decision_id);
+    expect(now.checkpoint.size).toBeGreaterThan(0);
+    const then = await client.consentStatus({
+      template_code: served.code,
+      customer_ids: [customer],
+      at: before,
+    });
+    expect(then.customers[0]?.last_decision).toBeNull();
+    const refused = (await client
+      .consentStatus({ template_code: served.code, customer_ids: [] })
+      .catch((e) => e)) as ConsentApiError;
+    expect(refused.code).toBe('1001');
+  });
+
   it('error codes are the literal union of the catalogue', async () => {
     expect([...errorCodes].sort()).toEqual(
       [
