@@ -1,5 +1,7 @@
+import stringify from 'safe-stable-stringify';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
+import { sha256Hex } from '../platform/hashing.js';
 import { getProduct, listProducts } from '../products/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
@@ -16,18 +18,28 @@ export interface ChannelContext {
   userAgent: string | null;
 }
 
+/** Which channel of which customer and product a change is for. */
+export interface ChannelTarget {
+  customerId: string;
+  productCode: string;
+  channel: string;
+}
+
 /**
  * Blocks or allows a customer's channel for a product, the API's use case: the product and the
  * channel are checked here (`404 1004` for either unknown), and the writer records the change
- * under the customer's lock, or nothing when the channel already has that state.
+ * under the customer's lock, or nothing when the channel already has that state. With an
+ * `Idempotency-Key`, the answer is kept in the change's own transaction, and a retry within the
+ * window is `replayed`.
  */
 export async function setChannel(
   db: Executor,
   writer: ChannelChangeWriter,
   vault: SubjectVault,
   context: ChannelContext,
-  target: { customerId: string; productCode: string; channel: string },
+  target: ChannelTarget,
   blocked: boolean,
+  idempotencyKey?: string,
 ): Promise<ChannelChangeOutcome> {
   const product = await getProduct(db, context.tenantId, target.productCode);
   if (!isChannel(target.channel)) throw new AppError('notFound', { message: 'No such channel.' });
@@ -39,7 +51,20 @@ export async function setChannel(
     productCode: product.code,
     channel: target.channel,
     blocked,
+    requestHash: channelRequestHash(target, blocked),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   });
+}
+
+/**
+ * The hash an idempotency key is checked against: the request's method, path and body, so that
+ * a key first used for a decision (whose hash is of its body alone) or for another channel is
+ * refused here, and the other way round.
+ */
+function channelRequestHash(target: ChannelTarget, blocked: boolean): string {
+  const { customerId, productCode, channel } = target;
+  const path = `/api/v1/customers/${encodeURIComponent(customerId)}/channels/${productCode}/${channel}`;
+  return sha256Hex(stringify({ method: 'PUT', path, body: { blocked } }) ?? '');
 }
 
 /**

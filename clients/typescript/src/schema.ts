@@ -196,7 +196,7 @@ export interface paths {
         get?: never;
         /**
          * Block or allow a customer's contact channel for a product
-         * @description `201` records a change and answers the new state; `200` answers the state the channel already has, storing nothing (blocking a blocked channel, or allowing one that is allowed). `404 1004` for a product or channel the tenant does not have.
+         * @description `201` records a change and answers the new state; `200` answers the state the channel already has, storing nothing (blocking a blocked channel, or allowing one that is allowed). `404 1004` for a product or channel the tenant does not have. An optional `Idempotency-Key` replays the first response for 24 hours, status included, with `Idempotent-Replayed: true`; the same key with another request is `422`.
          */
         put: operations["setChannel"];
         post?: never;
@@ -2319,7 +2319,9 @@ export interface operations {
     setChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path: {
                 /**
                  * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
@@ -2329,7 +2331,7 @@ export interface operations {
                 /** @description The product's code */
                 product_code: string;
                 /**
-                 * @description The channel: `email`, `sms`, `push`, `phone` or `post`
+                 * @description The channel: `email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes
                  * @example email
                  */
                 channel: string;
@@ -2356,6 +2358,8 @@ export interface operations {
                     "ratelimit-remaining"?: number;
                     /** @description Seconds until the current minute ends and the count starts again. */
                     "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2383,6 +2387,8 @@ export interface operations {
                     "ratelimit-remaining"?: number;
                     /** @description Seconds until the current minute ends and the count starts again. */
                     "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2538,6 +2544,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description Idempotency key reused with a different request: code 1010 (`Idempotency key reused with a different request.`). */
+            422: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1010
+                         * @enum {string}
+                         */
+                        code: "1010";
+                        /** @example Idempotency key reused with a different request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
             429: {
                 headers: {
@@ -2661,7 +2696,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Every product of the tenant (by code) times every channel */
+                        /** @description Every product of the tenant (by code) times every channel: the five, then the tenant's own by code */
                         data: {
                             product_code: string;
                             channel: string;
