@@ -18,6 +18,9 @@ export const permissionCatalogue = {
   'partners:delete': 'Delete partners no version lists',
   'customers:view': "Look up a customer's record",
   'customers:erase': "Erase a customer's or a website visitor's personal data",
+  'block_channels:view': "See a customer's contact channels, blocked or allowed, on their page",
+  'block_channels:edit':
+    "Block and allow a customer's contact channels, and add the tenant's own channels",
   'exports:export': 'Download decision records',
   'api_keys:view': 'See API keys',
   'api_keys:create': 'Create API keys',
@@ -63,6 +66,7 @@ export const areas = [
   ['versions', 'Versions'],
   ['partners', 'Partners'],
   ['customers', 'Customers'],
+  ['block_channels', 'Channel blocks'],
   ['exports', 'Exports'],
   ['api_keys', 'API keys'],
   ['users', 'Users'],

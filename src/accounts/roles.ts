@@ -83,8 +83,9 @@ export const builtInRoles: readonly Role[] = [
   {
     id: 'customer_service',
     name: 'Customer service',
-    description: "Looks up a customer's record. Erasure needs its own permission.",
-    permissions: ['customers:view'],
+    description:
+      "Looks up a customer's record, and blocks or allows their contact channels. Erasure needs its own permission.",
+    permissions: ['customers:view', 'block_channels:view', 'block_channels:edit'],
   },
   {
     id: 'auditor',

@@ -21,6 +21,7 @@ import { accountRoutes, signInKeeping } from './accounts/routes.js';
 import { twoFactorRoutes } from './accounts/two-factor-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
+import { channelPageRoutes } from './channels/routes.js';
 import { cookiePageRoutes } from './cookies/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
@@ -179,6 +180,7 @@ export async function backoffice(
           await tenantPages.register(settingsRoutes, { db });
           await tenantPages.register(productRoutes, { db });
           await tenantPages.register(partnerRoutes, { db });
+          await tenantPages.register(channelPageRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(reviewRoutes, {
             db,

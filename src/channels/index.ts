@@ -6,6 +6,7 @@ export type {
   ChannelChangeOutcome,
   ChannelChangeWriter,
 } from './record-changes.js';
+export { channelCodePattern, NewTenantChannel } from './schemas.js';
 export {
   type ChannelContext,
   findChannelChange,
@@ -13,3 +14,9 @@ export {
   setChannel,
 } from './service.js';
 export type { ChannelChangeRow } from './table.js';
+export {
+  createTenantChannel,
+  isTenantChannel,
+  type TenantChannel,
+  tenantChannels,
+} from './tenant-channels.js';

@@ -5,10 +5,11 @@ import { sha256Hex } from '../platform/hashing.js';
 import { getProduct, listProducts } from '../products/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
-import { type ChannelState, channels, isChannel } from './channels.js';
+import type { ChannelState } from './channels.js';
 import type { ChannelChangeOutcome, ChannelChangeWriter } from './record-changes.js';
 import { findChannelChangeRow, findSubjectStates } from './repository.js';
 import type { ChannelChangeRow } from './table.js';
+import { isTenantChannel, tenantChannels } from './tenant-channels.js';
 
 /** Who sent the change: kept with it as evidence, as a decision's. */
 export interface ChannelContext {
@@ -42,7 +43,9 @@ export async function setChannel(
   idempotencyKey?: string,
 ): Promise<ChannelChangeOutcome> {
   const product = await getProduct(db, context.tenantId, target.productCode);
-  if (!isChannel(target.channel)) throw new AppError('notFound', { message: 'No such channel.' });
+  if (!(await isTenantChannel(db, context.tenantId, target.channel))) {
+    throw new AppError('notFound', { message: 'No such channel.' });
+  }
   return writer.write({
     ...context,
     customerId: target.customerId,
@@ -68,8 +71,9 @@ function channelRequestHash(target: ChannelTarget, blocked: boolean): string {
 }
 
 /**
- * Every product of the tenant times every channel, by product code then channel: blocked or
- * not, and since when. A customer the tenant never recorded has every channel allowed.
+ * Every product of the tenant times every channel of the tenant, by product code, then the five
+ * channels and the tenant's own by code: blocked or not, and since when. A customer the tenant
+ * never recorded has every channel allowed.
  */
 export async function listChannels(
   db: Executor,
@@ -80,11 +84,12 @@ export async function listChannels(
   const products = (await listProducts(db, tenantId))
     .map((p) => ({ id: p.id, code: p.code }))
     .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  const codes = (await tenantChannels(db, tenantId)).map((c) => c.code);
   const subject = await findLiveSubjectRow(db, tenantId, vault.lookup(tenantId, customerId));
   const stored = subject ? await findSubjectStates(db, tenantId, subject.id) : [];
   const byKey = new Map(stored.map((s) => [`${s.product_id}\u0000${s.channel}`, s]));
   return products.flatMap((product) =>
-    channels.map((channel): ChannelState => {
+    codes.map((channel): ChannelState => {
       const state = byKey.get(`${product.id}\u0000${channel}`);
       return {
         product_code: product.code,

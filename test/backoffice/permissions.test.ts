@@ -101,6 +101,8 @@ const documented: Record<string, string> = {
   'GET /backoffice/customers': 'customers:view',
   'GET /backoffice/customers/erase': 'customers:erase',
   'POST /backoffice/customers/erase': 'customers:erase',
+  'GET /backoffice/channels': 'block_channels:view',
+  'POST /backoffice/channels': 'block_channels:edit',
   'GET /backoffice/decisions/:id/receipt': 'customers:view',
   'GET /backoffice/decisions': 'customers:view',
   'GET /backoffice/decisions.csv': 'exports:export',
