@@ -217,7 +217,7 @@ export async function buildApp(
     publicBaseUrl: config.publicBaseUrl,
     perMinute: config.cookieRateLimitPerMinute,
   });
-  await app.register(backoffice, { db, config, signer, vault });
+  await app.register(backoffice, { db, config, signer, vault, channelWriter: writers.channels });
   if (metrics) {
     metrics.watchIntegrator(db);
     metrics.watchWebhooks(db);

@@ -9,6 +9,7 @@ import {
   findSession,
   keepFlash,
 } from '../accounts/index.js';
+import type { ChannelChangeWriter } from '../channels/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -52,6 +53,8 @@ export interface BackofficeOptions {
   signer: NoteSigner;
   /** Opens customers' personal data, and erases it. */
   vault: SubjectVault;
+  /** Records a customer's channel change made on their page (the hot path's writer). */
+  channelWriter: ChannelChangeWriter;
 }
 
 /**
@@ -61,7 +64,7 @@ export interface BackofficeOptions {
  */
 export async function backoffice(
   app: FastifyInstance,
-  { db, config, signer, vault }: BackofficeOptions,
+  { db, config, signer, vault, channelWriter }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
@@ -189,7 +192,7 @@ export async function backoffice(
           });
           await tenantPages.register(apiKeyRoutes, { db });
           await tenantPages.register(webhookRoutes, { db, vault, settings: config.webhooks });
-          await tenantPages.register(customerRoutes, { db, vault });
+          await tenantPages.register(customerRoutes, { db, vault, channelWriter });
           await tenantPages.register(decisionRoutes, { db, vault });
           await tenantPages.register(cookiePageRoutes, {
             db,

@@ -11,6 +11,7 @@
  * transaction, under the key's lock (the decisions' keys and mechanism, src/decisions): within
  * its window the first answer is replayed; the answer of a change is kept with it.
  */
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import {
   findIdempotencyRecords,
   type IdempotencyKeysTable,
@@ -43,7 +44,15 @@ import type { ChannelChangesTable, ChannelStatesTable } from './table.js';
 /** A change as the writer takes it: plain data, so that it can cross to the writer thread. */
 export interface ChannelChangeJob {
   tenantId: string;
-  apiKeyId: string;
+  /** The API key that sent it; null for a back-office user's change. */
+  apiKeyId: string | null;
+  /** The back-office user who made it; null for an API key's change. */
+  userId: string | null;
+  /**
+   * A back-office user's change is audited in its own transaction, naming them (the API's
+   * changes are in the log with their key, as decisions are).
+   */
+  auditedAs?: Actor;
   ip: string;
   userAgent: string | null;
   customerId: string;
@@ -121,6 +130,7 @@ class ChangeBatch {
   private readonly newSubjects: SubjectsTable[] = [];
   private readonly rows: ChannelChangesTable[] = [];
   private readonly leaves: NewLeaf[] = [];
+  private readonly audits: Parameters<typeof recordAudit>[1][] = [];
   /** By tenant, subject, product and channel: the batch's latest state of each. */
   private readonly states = new Map<string, ChannelStatesTable>();
 
@@ -183,7 +193,7 @@ class ChangeBatch {
       channel: job.channel,
       blocked: job.blocked ? 1 : 0,
       api_key_id: job.apiKeyId,
-      user_id: null,
+      user_id: job.userId,
       idempotency_key: job.idempotencyKey ?? null,
       personal: sealPersonal(subject.key, id, {
         customer_id: job.customerId,
@@ -202,6 +212,17 @@ class ChangeBatch {
     this.subjects.set(subjectName, subject);
     this.rows.push(row);
     this.leaves.push({ log_id: job.tenantId, record_id: id, leaf, queued_at: now });
+    if (job.auditedAs) {
+      // The customer is named by the change's id alone: an erasure leaves nothing in the audit
+      // log that leads to them.
+      this.audits.push({
+        ...job.auditedAs,
+        tenantId: job.tenantId,
+        action: job.blocked ? 'channel.blocked' : 'channel.allowed',
+        target: id,
+        details: { product_code: job.productCode, channel: job.channel },
+      });
+    }
     const state: ChannelStatesTable = {
       tenant_id: job.tenantId,
       subject_id: subject.id,
@@ -221,6 +242,7 @@ class ChangeBatch {
     await saveChannelStates(trx, [...this.states.values()]);
     await writeJournal(trx, { leaves: this.leaves, events: [] });
     await keepIdempotencyRecords(trx, [...this.newKeys.values()]);
+    for (const entry of this.audits) await recordAudit(trx, entry);
   }
 }
 

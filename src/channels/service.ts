@@ -1,4 +1,5 @@
 import stringify from 'safe-stable-stringify';
+import type { Actor } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
@@ -11,10 +12,15 @@ import { findChannelChangeRow, findSubjectStates } from './repository.js';
 import type { ChannelChangeRow } from './table.js';
 import { isTenantChannel, tenantChannels } from './tenant-channels.js';
 
-/** Who sent the change: kept with it as evidence, as a decision's. */
+/**
+ * Who sent the change: kept with it as evidence, as a decision's. Either an API key, or a
+ * back-office user (`userId`, no key; audited as `auditedAs`).
+ */
 export interface ChannelContext {
   tenantId: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
+  userId: string | null;
+  auditedAs?: Actor;
   ip: string;
   userAgent: string | null;
 }

@@ -103,6 +103,7 @@ const documented: Record<string, string> = {
   'POST /backoffice/customers/erase': 'customers:erase',
   'GET /backoffice/channels': 'block_channels:view',
   'POST /backoffice/channels': 'block_channels:edit',
+  'POST /backoffice/customers/channels': 'block_channels:edit',
   'GET /backoffice/decisions/:id/receipt': 'customers:view',
   'GET /backoffice/decisions': 'customers:view',
   'GET /backoffice/decisions.csv': 'exports:export',
