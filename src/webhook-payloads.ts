@@ -86,6 +86,33 @@ const CookieDecisionData = Type.Object(
   { description: "A website visitor's cookie choice, and its place in the decision log." },
 );
 
+const ChannelChangeData = Type.Object(
+  {
+    change_id: Type.String({ format: 'uuid', description: "The change's id (its receipt's)." }),
+    customer_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The customer id; null once the customer was erased.',
+    }),
+    product_code: Type.String(),
+    channel: Type.String({
+      description: "`email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes.",
+    }),
+    blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again.' }),
+    changed_at: DateTime,
+    actor: Type.Object(
+      {
+        api_key_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+        user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+      },
+      {
+        description:
+          'Who made it: the API key that sent it, or the back-office user (the other null).',
+      },
+    ),
+    log_index: LogIndex,
+  },
+  { description: "A customer's channel change, and its place in the decision log." },
+);
+
 const dataOfType: Record<(typeof eventTypes)[number], TSchema> = {
   'decision.given': DecisionData,
   'decision.reject': DecisionData,
@@ -96,6 +123,7 @@ const dataOfType: Record<(typeof eventTypes)[number], TSchema> = {
   'version.archived': ArchivedVersionData,
   'customer.erased': ErasureData,
   'cookie_decision.recorded': CookieDecisionData,
+  'channel_change.recorded': ChannelChangeData,
 };
 
 const summaries: Record<(typeof eventTypes)[number], string> = {
@@ -108,6 +136,7 @@ const summaries: Record<(typeof eventTypes)[number], string> = {
   'version.archived': 'A template with a published version was archived',
   'customer.erased': 'A customer was erased',
   'cookie_decision.recorded': "A website visitor's cookie choice was recorded",
+  'channel_change.recorded': "A customer's contact channel was blocked or allowed",
 };
 
 /** The Standard Webhooks headers of every delivery. */

@@ -20,7 +20,7 @@ import {
   replayOf,
   type StoredAnswer,
 } from '../decisions/index.js';
-import { type NewLeaf, writeJournal } from '../journal/index.js';
+import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import { type Settled, settleEach } from '../platform/group-commit.js';
 import { newId } from '../platform/ids.js';
@@ -36,6 +36,7 @@ import {
   storeNewSubjects,
 } from '../subjects/index.js';
 import type { ChannelState } from './channels.js';
+import { channelChangeEvent } from './event.js';
 import { leafOfChannelChange } from './leaf.js';
 import { insertChannelChanges, saveChannelStates } from './repository.js';
 import { findChannelStandings, type StoredChannelStanding } from './standing-repository.js';
@@ -130,6 +131,7 @@ class ChangeBatch {
   private readonly newSubjects: SubjectsTable[] = [];
   private readonly rows: ChannelChangesTable[] = [];
   private readonly leaves: NewLeaf[] = [];
+  private readonly events: NewEvent[] = [];
   private readonly audits: Parameters<typeof recordAudit>[1][] = [];
   /** By tenant, subject, product and channel: the batch's latest state of each. */
   private readonly states = new Map<string, ChannelStatesTable>();
@@ -212,6 +214,18 @@ class ChangeBatch {
     this.subjects.set(subjectName, subject);
     this.rows.push(row);
     this.leaves.push({ log_id: job.tenantId, record_id: id, leaf, queued_at: now });
+    if (stored.event_wanted) {
+      this.events.push(
+        channelChangeEvent(job.tenantId, subject, job.customerId, {
+          change_id: id,
+          product_code: job.productCode,
+          channel: job.channel,
+          blocked: job.blocked,
+          changed_at: now,
+          actor: { api_key_id: row.api_key_id, user_id: row.user_id },
+        }),
+      );
+    }
     if (job.auditedAs) {
       // The customer is named by the change's id alone: an erasure leaves nothing in the audit
       // log that leads to them.
@@ -240,7 +254,7 @@ class ChangeBatch {
     await storeNewSubjects(trx, this.newSubjects);
     await insertChannelChanges(trx, this.rows);
     await saveChannelStates(trx, [...this.states.values()]);
-    await writeJournal(trx, { leaves: this.leaves, events: [] });
+    await writeJournal(trx, { leaves: this.leaves, events: this.events });
     await keepIdempotencyRecords(trx, [...this.newKeys.values()]);
     for (const entry of this.audits) await recordAudit(trx, entry);
   }

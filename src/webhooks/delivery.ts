@@ -78,9 +78,11 @@ export async function messagesOf(
       ? { decision_id: rest.decision_id, customer_id: customerId, ...rest, ...index }
       : event.type === 'cookie_decision.recorded'
         ? { decision_id: rest.decision_id, visitor_id: customerId, ...rest, ...index }
-        : event.type === 'customer.erased'
-          ? { customer_id: customerId, ...rest, ...index }
-          : { ...rest, ...index };
+        : event.type === 'channel_change.recorded'
+          ? { change_id: rest.change_id, customer_id: customerId, ...rest, ...index }
+          : event.type === 'customer.erased'
+            ? { customer_id: customerId, ...rest, ...index }
+            : { ...rest, ...index };
     return {
       id: event.id,
       body: JSON.stringify({ type: event.type, timestamp: event.occurred_at, data }),

@@ -242,6 +242,7 @@ describe.each(stores)('the OpenAPI document as a contract, on $name', (store) =>
       'version.archived',
       'customer.erased',
       'cookie_decision.recorded',
+      'channel_change.recorded',
     ];
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...types].sort());
     for (const type of types) {

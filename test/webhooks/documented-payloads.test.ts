@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseCustomer } from '../../src/erasure/service.js';
+import { createProduct } from '../../src/products/index.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
@@ -44,6 +45,7 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
           'version.published',
           'customer.erased',
           'cookie_decision.recorded',
+          'channel_change.recorded',
         ],
       });
       const code = await seedTemplate(t.db, tenant.id);
@@ -71,7 +73,19 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
         }),
       });
       expect(chosen.statusCode).toBe(201);
-      await eventually(() => receiver.received.length >= 6);
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          createProduct(trx, byCli(tenant.id), tenant.id, { code: 'savings', name: 'Savings' }),
+        );
+      const blocked = await t.app.inject({
+        method: 'PUT',
+        url: `/api/v1/customers/${customer}/channels/savings/email`,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: '{"blocked":true}',
+      });
+      expect(blocked.statusCode).toBe(201);
+      await eventually(() => receiver.received.length >= 7);
 
       const types = new Set<string>();
       for (const got of receiver.received) {
@@ -101,6 +115,7 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
         origin: 'https://www.bank.example',
       });
       expect([...types].sort()).toEqual([
+        'channel_change.recorded',
         'cookie_decision.recorded',
         'customer.erased',
         'decision.given',

@@ -575,6 +575,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "channel_change.recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A customer's contact channel was blocked or allowed */
+        post: operations["webhookChannel_changeRecorded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: never;
@@ -5985,6 +6002,76 @@ export interface operations {
                         origin: string;
                         /** Format: date-time */
                         decided_at: string;
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookChannel_changeRecorded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "channel_change.recorded";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A customer's channel change, and its place in the decision log. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The change's id (its receipt's).
+                         */
+                        change_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        product_code: string;
+                        /** @description `email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes. */
+                        channel: string;
+                        /** @description true: blocked from then on; false: allowed again. */
+                        blocked: boolean;
+                        /** Format: date-time */
+                        changed_at: string;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };
