@@ -8,7 +8,9 @@ export type {
 } from './record-changes.js';
 export { channelCodePattern, NewTenantChannel } from './schemas.js';
 export {
+  type ChannelChangeEntry,
   type ChannelContext,
+  customerChannelChanges,
   findChannelChange,
   listChannels,
   setChannel,

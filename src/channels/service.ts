@@ -5,10 +5,10 @@ import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { getProduct, listProducts } from '../products/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { findLiveSubjectRow } from '../subjects/index.js';
+import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
 import type { ChannelState } from './channels.js';
 import type { ChannelChangeOutcome, ChannelChangeWriter } from './record-changes.js';
-import { findChannelChangeRow, findSubjectStates } from './repository.js';
+import { findChannelChangeRow, findSubjectChangeRows, findSubjectStates } from './repository.js';
 import type { ChannelChangeRow } from './table.js';
 import { isTenantChannel, tenantChannels } from './tenant-channels.js';
 
@@ -115,4 +115,46 @@ export function findChannelChange(
   id: string,
 ): Promise<ChannelChangeRow | undefined> {
   return findChannelChangeRow(db, tenantId, id);
+}
+
+/** One of a customer's changes as their history shows it, its evidence opened. */
+export interface ChannelChangeEntry {
+  id: string;
+  productCode: string;
+  channel: string;
+  blocked: boolean;
+  changedAt: string;
+  /** Who made it: an API key or a back-office user (the other null). */
+  apiKeyId: string | null;
+  userId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * A customer's channel changes, newest first (at most `limit`), with their address and user
+ * agent opened; none for a customer the tenant has no record of.
+ */
+export async function customerChannelChanges(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+  limit: number,
+): Promise<ChannelChangeEntry[]> {
+  const subject = await findLiveSubjectRow(db, tenantId, vault.lookup(tenantId, customerId));
+  if (!subject) return [];
+  const rows = await findSubjectChangeRows(db, tenantId, subject.id, limit);
+  const opened = await personalReader(db, vault, tenantId)(rows);
+  return rows.map((row, i) => ({
+    id: row.id,
+    productCode: row.product_code,
+    channel: row.channel,
+    blocked: Number(row.blocked) === 1,
+    changedAt: row.changed_at,
+    apiKeyId: row.api_key_id,
+    userId: row.user_id,
+    ip: opened[i]?.personal?.ip ?? null,
+    userAgent: opened[i]?.personal?.user_agent ?? null,
+  }));
 }

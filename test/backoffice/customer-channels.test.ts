@@ -300,4 +300,24 @@ describe.each(stores)("a customer's channels in the back-office on $name", (stor
     expect(plain.statusCode).toBe(200);
     expect(textOf(plain.body)).not.toMatch(/savings Email email blocked/);
   });
+
+  it("the page lists the customer's channel changes newest first, each with who made it and from where", async () => {
+    const page = await pageOf(service, 'cust-77');
+    const table = page.body.split('<table class="channel-history">')[1]?.split('</table>')[0] ?? '';
+    const rows = table
+      .split('<tr>')
+      .slice(2)
+      .map((row) =>
+        textOf(row)
+          .trim()
+          .replace(/^\S+ \S+ UTC /, ''),
+      );
+    expect(rows).toEqual([
+      `loans sms allowed ${serviceEmail} (back-office) ${deskIp} ${deskAgent}`,
+      `loans sms blocked ${serviceEmail} (back-office) ${deskIp} ${deskAgent}`,
+      'savings email blocked test key (API) 127.0.0.1 lightMyRequest',
+    ]);
+    // Without block_channels:view, no changes either.
+    expect((await pageOf(lookOnly, 'cust-77')).body).not.toContain('channel-history');
+  });
 });

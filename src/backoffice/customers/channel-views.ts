@@ -1,4 +1,4 @@
-import type { ChannelState } from '../../channels/index.js';
+import type { ChannelChangeEntry, ChannelState } from '../../channels/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
@@ -15,6 +15,12 @@ export interface CustomerChannels {
   /** Whether the user may block and allow (the buttons show only then). */
   mayEdit: boolean;
   csrfToken: string;
+  /** The customer's changes, newest first. */
+  changes: readonly ChannelChangeEntry[];
+  changeLimit: number;
+  /** Who made a change, by API key id and by user id. */
+  keyNames: ReadonlyMap<string, string>;
+  userNames: ReadonlyMap<string, string>;
 }
 
 /**
@@ -41,7 +47,41 @@ ${o.states.map(
 ${o.mayEdit ? html`<td>${changeForm(o, s)}</td>` : ''}
 </tr>`,
 )}
+</tbody></table></div>
+${changeHistory(o)}`;
+}
+
+/** The customer's channel changes, newest first, each with who made it and from where. */
+function changeHistory(o: CustomerChannels): Html {
+  if (o.changes.length === 0) return html``;
+  return html`<h3>Channel changes</h3>
+${o.changes.length === o.changeLimit ? html`<p>The ${o.changeLimit} most recent changes are shown.</p>` : ''}
+<div class="table-scroll" tabindex="0" role="region" aria-label="Channel changes"><table class="channel-history">
+<caption class="visually-hidden">Channel changes of customer ${o.customerId}, newest first</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Product</th><th scope="col">Channel</th><th scope="col">Change</th><th scope="col">Made by</th><th scope="col">IP address</th><th scope="col">User agent</th></tr></thead>
+<tbody>
+${o.changes.map(
+  (c) => html`<tr>
+<td>${time(c.changedAt, o.zone)}</td>
+<td class="mono">${c.productCode}</td>
+<td class="mono">${c.channel}</td>
+<td>${c.blocked ? badge('reject', 'blocked') : badge('given', 'allowed')}</td>
+<td>${madeBy(o, c)}</td>
+<td class="mono">${c.ip ?? '—'}</td>
+<td class="wrap"><small>${c.userAgent ?? '—'}</small></td>
+</tr>`,
+)}
 </tbody></table></div>`;
+}
+
+function madeBy(o: CustomerChannels, c: ChannelChangeEntry): Html {
+  if (c.userId !== null) {
+    return html`${o.userNames.get(c.userId) ?? 'a removed user'} <small>(back-office)</small>`;
+  }
+  if (c.apiKeyId !== null) {
+    return html`${o.keyNames.get(c.apiKeyId) ?? 'an API key'} <small>(API)</small>`;
+  }
+  return html`—`;
 }
 
 function changeForm(o: CustomerChannels, s: ChannelState): Html {

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { listTeam } from '../../accounts/index.js';
+import { listApiKeys } from '../../api-keys/index.js';
 import {
   type ChannelChangeWriter,
+  customerChannelChanges,
   listChannels,
   setChannel,
   tenantChannels,
@@ -26,6 +29,7 @@ import {
 import { customerResult, customerSearch, erasureConfirmation } from './views.js';
 
 const historyLimit = 500;
+const channelChangeLimit = 200;
 
 const notices: Record<string, string> = {
   erased:
@@ -69,6 +73,16 @@ export async function customerRoutes(
             zone: zoneOf(request),
             mayEdit: permissions.has('block_channels:edit'),
             csrfToken: csrfToken(reply),
+            changes: await customerChannelChanges(
+              db,
+              vault,
+              tenantId,
+              customerId,
+              channelChangeLimit,
+            ),
+            changeLimit: channelChangeLimit,
+            keyNames: new Map((await listApiKeys(db, tenantId)).map((k) => [k.id, k.name])),
+            userNames: new Map((await listTeam(db, tenantId)).map((u) => [u.id, u.email])),
           })
         : html``;
       result = customerResult({
