@@ -240,6 +240,7 @@ export async function buildApp(
     signer,
     vault,
     partnerBlocks: writers.partnerBlocks,
+    channelWriter: writers.channels,
     kick: () => writers.integrator().kick(),
   });
   if (metrics) {

@@ -7,6 +7,7 @@ import {
   registerTenant,
 } from './accounts/index.js';
 import { createApiKey, revokeApiKey } from './api-keys/index.js';
+import { channelCommands } from './cli/channels.js';
 import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
 import { cookieCommands } from './cli/cookies.js';
 import { createDemo } from './cli/demo.js';
@@ -47,6 +48,10 @@ const usage = `Usage: consent-service <command> [options]
   partner create --tenant A --code C --name N [--purpose P] [--country CC] [--policy-url URL]
                                           a partner customer data may be shared with
   partner list --tenant A
+  channel create --tenant A --code C --name N
+                                          a contact channel of the tenant's own, beside
+                                          email, sms, push, phone and post
+  channel list --tenant A
   template create --tenant A --code C --name N [--description D] [--product P] [--locale L]
                   [--validity-months M]   a consent given lapses M calendar months later
                                           (1 to 120); none when absent
@@ -286,6 +291,7 @@ const commands: Record<
   ...webhookCommands,
   ...cookieCommands,
   ...partnerCommands,
+  ...channelCommands,
 };
 
 export async function main(argv: string[]): Promise<number> {

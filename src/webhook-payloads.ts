@@ -86,22 +86,44 @@ const CookieDecisionData = Type.Object(
   { description: "A website visitor's cookie choice, and its place in the decision log." },
 );
 
-const PartnerBlockData = Type.Object(
+const ChannelChangeData = Type.Object(
   {
-    change_id: Type.String({ format: 'uuid', description: "Its receipt's id" }),
+    change_id: Type.String({ format: 'uuid', description: "The change's id (its receipt's)." }),
     customer_id: Type.Union([Type.String(), Type.Null()], {
       description: 'The customer id; null once the customer was erased.',
     }),
-    decision_id: Type.String({ format: 'uuid', description: 'The decision the block is on' }),
-    partner_code: Type.String(),
-    blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again' }),
+    product_code: Type.String(),
+    channel: Type.String({
+      description: "`email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes.",
+    }),
+    blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again.' }),
     changed_at: DateTime,
-    api_key_id: Type.Union([Type.String(), Type.Null()], {
-      description: 'The API key that made it; null when a back-office user did',
+    actor: Type.Object(
+      {
+        api_key_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+        user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+      },
+      {
+        description:
+          'Who made it: the API key that sent it, or the back-office user (the other null).',
+      },
+    ),
+    log_index: LogIndex,
+  },
+  { description: "A customer's channel change, and its place in the decision log." },
+);
+
+const PartnerBlockData = Type.Object(
+  {
+    change_id: Type.String({ format: 'uuid', description: "The change's id (its receipt's)." }),
+    customer_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The customer id; null once the customer was erased.',
     }),
-    user_id: Type.Union([Type.String(), Type.Null()], {
-      description: 'The back-office user who made it; null when an API key did',
-    }),
+    decision_id: Type.String({ format: 'uuid', description: 'The decision the block is on.' }),
+    partner_code: Type.String(),
+    blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again.' }),
+    changed_at: DateTime,
+    actor: ChannelChangeData.properties.actor,
     log_index: LogIndex,
   },
   {
@@ -119,6 +141,7 @@ const dataOfType: Record<(typeof eventTypes)[number], TSchema> = {
   'version.archived': ArchivedVersionData,
   'customer.erased': ErasureData,
   'cookie_decision.recorded': CookieDecisionData,
+  'channel_change.recorded': ChannelChangeData,
   'partner_block.recorded': PartnerBlockData,
 };
 
@@ -132,6 +155,7 @@ const summaries: Record<(typeof eventTypes)[number], string> = {
   'version.archived': 'A template with a published version was archived',
   'customer.erased': 'A customer was erased',
   'cookie_decision.recorded': "A website visitor's cookie choice was recorded",
+  'channel_change.recorded': "A customer's contact channel was blocked or allowed",
   'partner_block.recorded': "A partner was blocked or allowed on a customer's decision",
 };
 

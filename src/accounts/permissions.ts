@@ -19,6 +19,9 @@ export const permissionCatalogue = {
   'customers:view': "Look up a customer's record",
   'customers:erase': "Erase a customer's or a website visitor's personal data",
   'consent_decisions:edit': "Block or allow a partner on a customer's decision",
+  'block_channels:view': "See a customer's contact channels, blocked or allowed, on their page",
+  'block_channels:edit':
+    "Block and allow a customer's contact channels, and add the tenant's own channels",
   'exports:export': 'Download decision records',
   'api_keys:view': 'See API keys',
   'api_keys:create': 'Create API keys',
@@ -65,6 +68,7 @@ export const areas = [
   ['partners', 'Partners'],
   ['customers', 'Customers'],
   ['consent_decisions', 'Decisions'],
+  ['block_channels', 'Channel blocks'],
   ['exports', 'Exports'],
   ['api_keys', 'API keys'],
   ['users', 'Users'],

@@ -84,8 +84,13 @@ export const builtInRoles: readonly Role[] = [
     id: 'customer_service',
     name: 'Customer service',
     description:
-      "Looks up a customer's record, and blocks or allows a partner on a decision at the customer's request. Erasure needs its own permission.",
-    permissions: ['customers:view', 'consent_decisions:edit'],
+      "Looks up a customer's record, blocks or allows their contact channels, and blocks or allows a partner on a decision at the customer's request. Erasure needs its own permission.",
+    permissions: [
+      'customers:view',
+      'consent_decisions:edit',
+      'block_channels:view',
+      'block_channels:edit',
+    ],
   },
   {
     id: 'auditor',

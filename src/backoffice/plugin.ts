@@ -9,6 +9,7 @@ import {
   findSession,
   keepFlash,
 } from '../accounts/index.js';
+import type { ChannelChangeWriter } from '../channels/index.js';
 import type { PartnerBlockWriter } from '../partner-blocks/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
@@ -22,6 +23,7 @@ import { accountRoutes, signInKeeping } from './accounts/routes.js';
 import { twoFactorRoutes } from './accounts/two-factor-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
+import { channelPageRoutes } from './channels/routes.js';
 import { cookiePageRoutes } from './cookies/routes.js';
 import { customerRoutes } from './customers/routes.js';
 import { dashboardRoutes } from './dashboard/routes.js';
@@ -56,6 +58,8 @@ export interface BackofficeOptions {
   partnerBlocks: PartnerBlockWriter;
   /** Runs an integration pass of the decision log now (an evidence pack's records first). */
   kick: () => Promise<void>;
+  /** Records a customer's channel change made on their page (the hot path's writer). */
+  channelWriter: ChannelChangeWriter;
 }
 
 /**
@@ -65,7 +69,7 @@ export interface BackofficeOptions {
  */
 export async function backoffice(
   app: FastifyInstance,
-  { db, config, signer, vault, partnerBlocks, kick }: BackofficeOptions,
+  { db, config, signer, vault, partnerBlocks, channelWriter, kick }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
@@ -184,6 +188,7 @@ export async function backoffice(
           await tenantPages.register(settingsRoutes, { db });
           await tenantPages.register(productRoutes, { db });
           await tenantPages.register(partnerRoutes, { db });
+          await tenantPages.register(channelPageRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(reviewRoutes, {
             db,
@@ -192,7 +197,7 @@ export async function backoffice(
           });
           await tenantPages.register(apiKeyRoutes, { db });
           await tenantPages.register(webhookRoutes, { db, vault, settings: config.webhooks });
-          await tenantPages.register(customerRoutes, { db, vault, signer, kick });
+          await tenantPages.register(customerRoutes, { db, vault, signer, kick, channelWriter });
           await tenantPages.register(decisionRoutes, { db, vault, partnerBlocks });
           await tenantPages.register(cookiePageRoutes, {
             db,

@@ -6,12 +6,21 @@ export type {
   ChannelChangeOutcome,
   ChannelChangeWriter,
 } from './record-changes.js';
+export { channelCodePattern, NewTenantChannel } from './schemas.js';
 export {
+  type ChannelChangeEntry,
   type ChannelContext,
   channelChangesOf,
+  customerChannelChanges,
   findChannelChange,
   listChannels,
   setChannel,
   subjectChannelChanges,
 } from './service.js';
 export type { ChannelChangeRow } from './table.js';
+export {
+  createTenantChannel,
+  isTenantChannel,
+  type TenantChannel,
+  tenantChannels,
+} from './tenant-channels.js';

@@ -6,8 +6,21 @@
  * channel already has records nothing. The store is read once for the whole batch
  * (standing-repository.ts), then each change is decided in arrival order against it and the
  * batch's own effects.
+ *
+ * A change sent with an `Idempotency-Key` is checked against the key's record in the same
+ * transaction, under the key's lock (the decisions' keys and mechanism, src/decisions): within
+ * its window the first answer is replayed; the answer of a change is kept with it.
  */
-import { type NewLeaf, writeJournal } from '../journal/index.js';
+import { type Actor, recordAudit } from '../audit-trail/index.js';
+import {
+  findIdempotencyRecords,
+  type IdempotencyKeysTable,
+  idempotencyLockName,
+  keepIdempotencyRecords,
+  replayOf,
+  type StoredAnswer,
+} from '../decisions/index.js';
+import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import { type Settled, settleEach } from '../platform/group-commit.js';
 import { newId } from '../platform/ids.js';
@@ -23,6 +36,7 @@ import {
   storeNewSubjects,
 } from '../subjects/index.js';
 import type { ChannelState } from './channels.js';
+import { channelChangeEvent } from './event.js';
 import { leafOfChannelChange } from './leaf.js';
 import { insertChannelChanges, saveChannelStates } from './repository.js';
 import { findChannelStandings, type StoredChannelStanding } from './standing-repository.js';
@@ -31,7 +45,15 @@ import type { ChannelChangesTable, ChannelStatesTable } from './table.js';
 /** A change as the writer takes it: plain data, so that it can cross to the writer thread. */
 export interface ChannelChangeJob {
   tenantId: string;
-  apiKeyId: string;
+  /** The API key that sent it; null for a back-office user's change. */
+  apiKeyId: string | null;
+  /** The back-office user who made it; null for an API key's change. */
+  userId: string | null;
+  /**
+   * A back-office user's change is audited in its own transaction, naming them (the API's
+   * changes are in the log with their key, as decisions are).
+   */
+  auditedAs?: Actor;
   ip: string;
   userAgent: string | null;
   customerId: string;
@@ -41,10 +63,22 @@ export interface ChannelChangeJob {
   productCode: string;
   channel: string;
   blocked: boolean;
+  /** The request's `Idempotency-Key`, if any. */
+  idempotencyKey?: string;
+  /** Hex SHA-256 of the request (method, path and body), checked against the key's record. */
+  requestHash: string;
 }
 
-/** `recorded`: a change was stored; `unchanged`: the channel already had that state. */
-export type ChannelChangeOutcome = { kind: 'recorded' | 'unchanged'; state: ChannelState };
+/** The answer a channel change gives, as its idempotency key keeps it. */
+export type ChannelChangeBody = { data: ChannelState };
+
+/**
+ * `recorded`: a change was stored; `unchanged`: the channel already had that state;
+ * `replayed`: its `Idempotency-Key` answered, within its window, the first request's answer.
+ */
+export type ChannelChangeOutcome =
+  | { kind: 'recorded' | 'unchanged'; state: ChannelState }
+  | { kind: 'replayed'; answer: StoredAnswer<ChannelChangeBody> };
 
 /** How the service hands a change to the hot path's writer (src/writers.ts). */
 export interface ChannelChangeWriter {
@@ -56,10 +90,7 @@ export async function recordChannelChanges(
   vault: SubjectVault,
   jobs: readonly ChannelChangeJob[],
 ): Promise<Settled<ChannelChangeOutcome>[]> {
-  await lockKeys(
-    trx,
-    jobs.map((job) => `subject:${job.tenantId}:${job.lookup}`),
-  );
+  await lockKeys(trx, jobs.flatMap(lockNames));
   const stored = await findChannelStandings(
     trx,
     jobs.map((job) => ({
@@ -69,10 +100,29 @@ export async function recordChannelChanges(
       channel: job.channel,
     })),
   );
-  const batch = new ChangeBatch(vault);
+  const keyed = jobs.flatMap((job) =>
+    job.idempotencyKey === undefined ? [] : [{ tenant_id: job.tenantId, key: job.idempotencyKey }],
+  );
+  const keys = new Map<string, IdempotencyKeysTable>();
+  for (const record of await findIdempotencyRecords(trx, keyed)) {
+    keys.set(keyName(record.tenant_id, record.key), record);
+  }
+  const batch = new ChangeBatch(vault, keys);
   const results = settleEach(jobs, stored, (job, standing) => batch.record(job, standing));
   await batch.write(trx);
   return results;
+}
+
+/** The customer's lock (the one decisions and erasure take), and the key's when there is one. */
+function lockNames(job: ChannelChangeJob): string[] {
+  const subject = `subject:${job.tenantId}:${job.lookup}`;
+  return job.idempotencyKey === undefined
+    ? [subject]
+    : [subject, idempotencyLockName(job.tenantId, job.idempotencyKey)];
+}
+
+function keyName(tenantId: string, key: string): string {
+  return `${tenantId}\u0000${key}`;
 }
 
 /** The batch so far: its rows, and the subjects and states it has seen. */
@@ -81,12 +131,44 @@ class ChangeBatch {
   private readonly newSubjects: SubjectsTable[] = [];
   private readonly rows: ChannelChangesTable[] = [];
   private readonly leaves: NewLeaf[] = [];
+  private readonly events: NewEvent[] = [];
+  private readonly audits: Parameters<typeof recordAudit>[1][] = [];
   /** By tenant, subject, product and channel: the batch's latest state of each. */
   private readonly states = new Map<string, ChannelStatesTable>();
 
-  constructor(private readonly vault: SubjectVault) {}
+  /** The batch's own key records, to write. */
+  private readonly newKeys = new Map<string, IdempotencyKeysTable>();
 
+  /** `keys`, by tenant and key: the stored records of the batch's keys, then the batch's own. */
+  constructor(
+    private readonly vault: SubjectVault,
+    private readonly keys: Map<string, IdempotencyKeysTable>,
+  ) {}
+
+  /** One change's outcome: its key's replay, or the change and then its key's record. */
   record(job: ChannelChangeJob, stored: StoredChannelStanding): ChannelChangeOutcome {
+    if (job.idempotencyKey === undefined) return this.change(job, stored);
+    const name = keyName(job.tenantId, job.idempotencyKey);
+    const request = { customer: { lookup: job.lookup }, requestHash: job.requestHash };
+    const replay = replayOf<ChannelChangeBody>(request, this.keys.get(name));
+    if (replay) return { kind: 'replayed', answer: replay };
+    const outcome = this.change(job, stored);
+    if (outcome.kind === 'replayed') return outcome;
+    const record: IdempotencyKeysTable = {
+      tenant_id: job.tenantId,
+      key: job.idempotencyKey,
+      customer_lookup: job.lookup,
+      request_hash: job.requestHash,
+      status_code: outcome.kind === 'recorded' ? 201 : 200,
+      response_body: JSON.stringify({ data: outcome.state } satisfies ChannelChangeBody),
+      created_at: nowIso(),
+    };
+    this.keys.set(name, record);
+    this.newKeys.set(name, record);
+    return outcome;
+  }
+
+  private change(job: ChannelChangeJob, stored: StoredChannelStanding): ChannelChangeOutcome {
     const subjectName = `${job.tenantId}\u0000${job.lookup}`;
     let subject =
       this.subjects.get(subjectName) ?? openStoredSubject(this.vault, job.tenantId, stored);
@@ -113,8 +195,8 @@ class ChangeBatch {
       channel: job.channel,
       blocked: job.blocked ? 1 : 0,
       api_key_id: job.apiKeyId,
-      user_id: null,
-      idempotency_key: null,
+      user_id: job.userId,
+      idempotency_key: job.idempotencyKey ?? null,
       personal: sealPersonal(subject.key, id, {
         customer_id: job.customerId,
         ip: job.ip,
@@ -132,6 +214,29 @@ class ChangeBatch {
     this.subjects.set(subjectName, subject);
     this.rows.push(row);
     this.leaves.push({ log_id: job.tenantId, record_id: id, leaf, queued_at: now });
+    if (stored.event_wanted) {
+      this.events.push(
+        channelChangeEvent(job.tenantId, subject, job.customerId, {
+          change_id: id,
+          product_code: job.productCode,
+          channel: job.channel,
+          blocked: job.blocked,
+          changed_at: now,
+          actor: { api_key_id: row.api_key_id, user_id: row.user_id },
+        }),
+      );
+    }
+    if (job.auditedAs) {
+      // The customer is named by the change's id alone: an erasure leaves nothing in the audit
+      // log that leads to them.
+      this.audits.push({
+        ...job.auditedAs,
+        tenantId: job.tenantId,
+        action: job.blocked ? 'channel.blocked' : 'channel.allowed',
+        target: id,
+        details: { product_code: job.productCode, channel: job.channel },
+      });
+    }
     const state: ChannelStatesTable = {
       tenant_id: job.tenantId,
       subject_id: subject.id,
@@ -149,7 +254,9 @@ class ChangeBatch {
     await storeNewSubjects(trx, this.newSubjects);
     await insertChannelChanges(trx, this.rows);
     await saveChannelStates(trx, [...this.states.values()]);
-    await writeJournal(trx, { leaves: this.leaves, events: [] });
+    await writeJournal(trx, { leaves: this.leaves, events: this.events });
+    await keepIdempotencyRecords(trx, [...this.newKeys.values()]);
+    for (const entry of this.audits) await recordAudit(trx, entry);
   }
 }
 

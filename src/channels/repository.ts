@@ -122,3 +122,31 @@ export function findSubjectChanges(db: Executor, tenantId: string, subjectId: st
     .orderBy('id')
     .execute();
 }
+
+/** A subject's changes, newest first. */
+export function findSubjectChangeRows(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+  limit: number,
+) {
+  return db
+    .selectFrom('channel_changes')
+    .select([
+      'id',
+      'subject_id',
+      'product_code',
+      'channel',
+      'blocked',
+      'api_key_id',
+      'user_id',
+      'personal',
+      'changed_at',
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .orderBy('changed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,11 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
-import { CustomerIdParam } from '../decisions/index.js';
+import { CustomerIdParam, idempotencyKeyPattern } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
+import {
+  answer,
+  apiKeySecurity,
+  dataOf,
+  errorsOf,
+  keyedErrors,
+  responseHeaders,
+} from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/index.js';
+import { channelAnswerOf } from './answer.js';
 import type { ChannelChangeWriter } from './record-changes.js';
 import {
   ChannelChangeRequest,
@@ -17,6 +25,7 @@ import {
 import { listChannels, setChannel } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
+const replayed = { 'idempotent-replayed': responseHeaders.idempotentReplayed };
 
 export const channelRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
@@ -33,25 +42,32 @@ export const channelRoutes: FastifyPluginAsyncTypebox<{
         description:
           '`201` records a change and answers the new state; `200` answers the state the ' +
           'channel already has, storing nothing (blocking a blocked channel, or allowing one ' +
-          'that is allowed). `404 1004` for a product or channel the tenant does not have.',
+          'that is allowed). `404 1004` for a product or channel the tenant does not have. An ' +
+          'optional `Idempotency-Key` replays the first response for 24 hours, status included, ' +
+          'with `Idempotent-Replayed: true`; the same key with another request is `422`.',
         security: apiKeySecurity,
         params: Type.Object({
           customer_id: CustomerIdParam,
           product_code: ProductCodeParam,
           channel: ChannelParam,
         }),
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(Type.String({ pattern: idempotencyKeyPattern })),
+        }),
         body: ChannelChangeRequest,
         response: {
           200: answer(
             dataOf(ChannelStateSchema),
             'Unchanged: the current state. Nothing was stored.',
+            replayed,
           ),
-          201: answer(dataOf(ChannelStateSchema), 'Recorded: the new state.'),
+          201: answer(dataOf(ChannelStateSchema), 'Recorded: the new state.', replayed),
           ...errorsOf(
             'invalidRequest',
             'notFound',
             'payloadTooLarge',
             'unsupportedMediaType',
+            'idempotencyMismatch',
             ...keyedErrors,
           ),
         },
@@ -70,12 +86,21 @@ export const channelRoutes: FastifyPluginAsyncTypebox<{
         db,
         writer,
         vault,
-        { tenantId, apiKeyId, ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+        {
+          tenantId,
+          apiKeyId,
+          userId: null,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+        },
         { customerId: customer_id, productCode: product_code, channel },
         request.body.blocked,
+        request.headers['idempotency-key'],
       );
+      const response = channelAnswerOf(outcome);
       reply.header('cache-control', 'no-store');
-      return reply.code(outcome.kind === 'recorded' ? 201 : 200).send({ data: outcome.state });
+      if (response.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(response.status).send(response.body);
     },
   );
 

@@ -10,7 +10,8 @@ export const ProductCodeParam = Type.String({
 export const ChannelParam = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: 'The channel: `email`, `sms`, `push`, `phone` or `post`',
+  description:
+    "The channel: `email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes",
   examples: ['email'],
 });
 
@@ -35,6 +36,19 @@ export const ChannelStateSchema = Type.Object({
 
 export const ChannelList = Type.Object({
   data: Type.Array(ChannelStateSchema, {
-    description: 'Every product of the tenant (by code) times every channel',
+    description:
+      "Every product of the tenant (by code) times every channel: the five, then the tenant's own by code",
   }),
 });
+
+/** A channel of the tenant's own: a lowercase slug (the service refuses the five's codes). */
+export const channelCodePattern = '^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$';
+
+export const NewTenantChannel = Type.Object(
+  {
+    code: Type.String({ pattern: channelCodePattern }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+export type NewTenantChannel = Static<typeof NewTenantChannel>;

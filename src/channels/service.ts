@@ -1,36 +1,62 @@
+import stringify from 'safe-stable-stringify';
+import type { Actor } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
+import { sha256Hex } from '../platform/hashing.js';
 import { getProduct, listProducts } from '../products/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { findLiveSubjectRow } from '../subjects/index.js';
-import { type ChannelState, channels, isChannel } from './channels.js';
+import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
+import type { ChannelState } from './channels.js';
 import type { ChannelChangeOutcome, ChannelChangeWriter } from './record-changes.js';
-import { findChannelChangeRow, findSubjectChanges, findSubjectStates } from './repository.js';
+import {
+  findChannelChangeRow,
+  findSubjectChangeRows,
+  findSubjectChanges,
+  findSubjectStates,
+} from './repository.js';
 import type { ChannelChangeRow } from './table.js';
+import { isTenantChannel, tenantChannels } from './tenant-channels.js';
 
-/** Who sent the change: kept with it as evidence, as a decision's. */
+/**
+ * Who sent the change: kept with it as evidence, as a decision's. Either an API key, or a
+ * back-office user (`userId`, no key; audited as `auditedAs`).
+ */
 export interface ChannelContext {
   tenantId: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
+  userId: string | null;
+  auditedAs?: Actor;
   ip: string;
   userAgent: string | null;
+}
+
+/** Which channel of which customer and product a change is for. */
+export interface ChannelTarget {
+  customerId: string;
+  productCode: string;
+  channel: string;
 }
 
 /**
  * Blocks or allows a customer's channel for a product, the API's use case: the product and the
  * channel are checked here (`404 1004` for either unknown), and the writer records the change
- * under the customer's lock, or nothing when the channel already has that state.
+ * under the customer's lock, or nothing when the channel already has that state. With an
+ * `Idempotency-Key`, the answer is kept in the change's own transaction, and a retry within the
+ * window is `replayed`.
  */
 export async function setChannel(
   db: Executor,
   writer: ChannelChangeWriter,
   vault: SubjectVault,
   context: ChannelContext,
-  target: { customerId: string; productCode: string; channel: string },
+  target: ChannelTarget,
   blocked: boolean,
+  idempotencyKey?: string,
 ): Promise<ChannelChangeOutcome> {
   const product = await getProduct(db, context.tenantId, target.productCode);
-  if (!isChannel(target.channel)) throw new AppError('notFound', { message: 'No such channel.' });
+  if (!(await isTenantChannel(db, context.tenantId, target.channel))) {
+    throw new AppError('notFound', { message: 'No such channel.' });
+  }
   return writer.write({
     ...context,
     customerId: target.customerId,
@@ -39,12 +65,26 @@ export async function setChannel(
     productCode: product.code,
     channel: target.channel,
     blocked,
+    requestHash: channelRequestHash(target, blocked),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   });
 }
 
 /**
- * Every product of the tenant times every channel, by product code then channel: blocked or
- * not, and since when. A customer the tenant never recorded has every channel allowed.
+ * The hash an idempotency key is checked against: the request's method, path and body, so that
+ * a key first used for a decision (whose hash is of its body alone) or for another channel is
+ * refused here, and the other way round.
+ */
+function channelRequestHash(target: ChannelTarget, blocked: boolean): string {
+  const { customerId, productCode, channel } = target;
+  const path = `/api/v1/customers/${encodeURIComponent(customerId)}/channels/${productCode}/${channel}`;
+  return sha256Hex(stringify({ method: 'PUT', path, body: { blocked } }) ?? '');
+}
+
+/**
+ * Every product of the tenant times every channel of the tenant, by product code, then the five
+ * channels and the tenant's own by code: blocked or not, and since when. A customer the tenant
+ * never recorded has every channel allowed.
  */
 export async function listChannels(
   db: Executor,
@@ -55,11 +95,12 @@ export async function listChannels(
   const products = (await listProducts(db, tenantId))
     .map((p) => ({ id: p.id, code: p.code }))
     .sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+  const codes = (await tenantChannels(db, tenantId)).map((c) => c.code);
   const subject = await findLiveSubjectRow(db, tenantId, vault.lookup(tenantId, customerId));
   const stored = subject ? await findSubjectStates(db, tenantId, subject.id) : [];
   const byKey = new Map(stored.map((s) => [`${s.product_id}\u0000${s.channel}`, s]));
   return products.flatMap((product) =>
-    channels.map((channel): ChannelState => {
+    codes.map((channel): ChannelState => {
       const state = byKey.get(`${product.id}\u0000${channel}`);
       return {
         product_code: product.code,
@@ -100,5 +141,47 @@ export async function channelChangesOf(db: Executor, tenantId: string, subjectId
     product_code: row.product_code,
     channel: row.channel,
     blocked: Number(row.blocked) === 1,
+  }));
+}
+
+/** One of a customer's changes as their history shows it, its evidence opened. */
+export interface ChannelChangeEntry {
+  id: string;
+  productCode: string;
+  channel: string;
+  blocked: boolean;
+  changedAt: string;
+  /** Who made it: an API key or a back-office user (the other null). */
+  apiKeyId: string | null;
+  userId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * A customer's channel changes, newest first (at most `limit`), with their address and user
+ * agent opened; none for a customer the tenant has no record of.
+ */
+export async function customerChannelChanges(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+  limit: number,
+): Promise<ChannelChangeEntry[]> {
+  const subject = await findLiveSubjectRow(db, tenantId, vault.lookup(tenantId, customerId));
+  if (!subject) return [];
+  const rows = await findSubjectChangeRows(db, tenantId, subject.id, limit);
+  const opened = await personalReader(db, vault, tenantId)(rows);
+  return rows.map((row, i) => ({
+    id: row.id,
+    productCode: row.product_code,
+    channel: row.channel,
+    blocked: Number(row.blocked) === 1,
+    changedAt: row.changed_at,
+    apiKeyId: row.api_key_id,
+    userId: row.user_id,
+    ip: opened[i]?.personal?.ip ?? null,
+    userAgent: opened[i]?.personal?.user_agent ?? null,
   }));
 }

@@ -5,6 +5,7 @@
  * trip, two prepared look-ups by key a change.
  */
 import { sql } from 'kysely';
+import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
 import { unnestRows } from '../platform/unnest.js';
@@ -27,7 +28,11 @@ export interface StoredChannelStanding {
   blocked: number | null;
   change_id: string | null;
   since: string | null;
+  /** Whether an endpoint of the tenant takes `channel_change.recorded` (`subscribedSql`). */
+  event_wanted: boolean;
 }
+
+const eventType = 'channel_change.recorded';
 
 /** Every change's standing, answered in the order asked. */
 export async function findChannelStandings(
@@ -46,7 +51,8 @@ export async function findChannelStandings(
   );
   const { rows } = await sql<StoredChannelStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
-      c.blocked, c.change_id, c.since
+      c.blocked, c.change_id, c.since,
+      ${subscribedSql(sql.ref('q.tenant_id'), eventType, 'any')} as event_wanted
     from (${asked}) as q
     left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
     left join channel_states as c
@@ -86,5 +92,6 @@ async function findChannelStanding(trx: Trx, query: ChangeQuery): Promise<Stored
     blocked: state?.blocked ?? null,
     change_id: state?.change_id ?? null,
     since: state?.since ?? null,
+    event_wanted: await anySubscriber(trx, query.tenant_id, eventType, 'any'),
   };
 }

@@ -1,6 +1,13 @@
 /** The public surface of `src/decisions/`: what other folders may import (its README says what each part is). */
 export { presentDecision } from './decision.js';
-export { purgeExpiredIdempotencyRecords } from './idempotency.js';
+export {
+  findIdempotencyRecords,
+  idempotencyLockName,
+  keepIdempotencyRecords,
+  purgeExpiredIdempotencyRecords,
+  replayOf,
+  type StoredAnswer,
+} from './idempotency.js';
 export { type Lapse, lapseOf } from './lapse.js';
 export { committedLeaf, leafOfDecision } from './leaf.js';
 export { type DecisionJob, type DecisionOutcome, recordDecisions } from './record-decisions.js';
@@ -13,5 +20,5 @@ export {
   RecordedDecision,
 } from './schemas.js';
 export type { DecisionWriter } from './service.js';
-export type { DecisionRow } from './table.js';
+export type { DecisionRow, IdempotencyKeysTable } from './table.js';
 export type { DecisionWriterHandle } from './writer.js';

@@ -18,7 +18,12 @@ import {
 } from '../subjects/index.js';
 import { type AskedDecision, newDecision, presentDecision } from './decision.js';
 import { decisionEvent } from './event.js';
-import { idempotencyRecordOf, replayOf, type StoredAnswer } from './idempotency.js';
+import {
+  idempotencyLockName,
+  idempotencyRecordOf,
+  replayOf,
+  type StoredAnswer,
+} from './idempotency.js';
 import { lapseOf } from './lapse.js';
 import { appendDecisions, saveIdempotencyRecords } from './repository.js';
 import { DecisionRefused, rule, type Standing } from './rule.js';
@@ -90,7 +95,7 @@ function lockNames(job: DecisionJob): string[] {
   const subject = `subject:${tenantId}:${job.customer.lookup}`;
   return job.idempotencyKey === undefined
     ? [subject]
-    : [subject, `idempotency:${tenantId}:${job.idempotencyKey}`];
+    : [subject, idempotencyLockName(tenantId, job.idempotencyKey)];
 }
 
 /** The batch so far: what it has to write, and where its customers stand since. */

@@ -256,6 +256,21 @@ export async function saveIdempotencyRecords(
     .execute();
 }
 
+/** The records of some keys, each by tenant and key; in one statement. */
+export async function findIdempotencyRecordRows(
+  trx: Trx,
+  keys: readonly { tenant_id: string; key: string }[],
+): Promise<IdempotencyKeysTable[]> {
+  if (keys.length === 0) return [];
+  return trx
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where((eb) =>
+      eb.or(keys.map((k) => eb.and([eb('tenant_id', '=', k.tenant_id), eb('key', '=', k.key)]))),
+    )
+    .execute();
+}
+
 /** Drops idempotency records past their window; they would only be overwritten otherwise. */
 export async function deleteIdempotencyRecordsBefore(
   db: Executor,

@@ -53,7 +53,7 @@ export interface IdempotencyKeysTable {
   key: string;
   /** The customer's keyed look-up (src/subjects/crypto.ts), to refuse the key for another one. */
   customer_lookup: string;
-  /** Hex SHA-256 of the canonical JSON of the request body. */
+  /** Hex SHA-256 of the canonical JSON of the request body (a channel change's: method, path and body). */
   request_hash: string;
   status_code: number;
   response_body: string;

@@ -9,6 +9,7 @@ export const eventTypes = [
   'version.archived',
   'customer.erased',
   'cookie_decision.recorded',
+  'channel_change.recorded',
   'partner_block.recorded',
 ] as const;
 export type EventType = (typeof eventTypes)[number];

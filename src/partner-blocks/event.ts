@@ -9,9 +9,8 @@ export interface PartnerBlockEventData {
   partner_code: string;
   blocked: boolean;
   changed_at: string;
-  /** Who made it: the API key, or null and the back-office user. */
-  api_key_id: string | null;
-  user_id: string | null;
+  /** Who made it: the API key, or the back-office user (the other null). */
+  actor: { api_key_id: string | null; user_id: string | null };
 }
 
 /**

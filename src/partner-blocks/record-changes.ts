@@ -134,8 +134,7 @@ class BlockBatch {
           partner_code: job.partnerCode,
           blocked: job.blocked,
           changed_at: now,
-          api_key_id: job.apiKeyId,
-          user_id: job.userId,
+          actor: { api_key_id: job.apiKeyId, user_id: job.userId },
         }),
       );
     }

@@ -78,7 +78,7 @@ export async function messagesOf(
       ? { decision_id: rest.decision_id, customer_id: customerId, ...rest, ...index }
       : event.type === 'cookie_decision.recorded'
         ? { decision_id: rest.decision_id, visitor_id: customerId, ...rest, ...index }
-        : event.type === 'partner_block.recorded'
+        : event.type === 'channel_change.recorded' || event.type === 'partner_block.recorded'
           ? { change_id: rest.change_id, customer_id: customerId, ...rest, ...index }
           : event.type === 'customer.erased'
             ? { customer_id: customerId, ...rest, ...index }

@@ -28,7 +28,7 @@ const cookieReceipt = '/api/v1/cookie-decisions/{decision_id}/receipt';
 // What each operation may refuse, as the contract and docs/api-behaviour.md say it: every keyed
 // operation 401, 429, 500 and 503; a parameter that fails validation 400; an unknown template,
 // version, decision, product or channel 404; a decision's, a channel change's or a status
-// request's body 413 and 415, a decision's rules 409, its key 422.
+// request's body 413 and 415, a decision's rules 409, a decision's or a channel change's key 422.
 const keyed = ['401', '429', '500', '503'];
 const expectedErrors: [string, string, string[]][] = [
   ['get', latest, ['400', '404', ...keyed]],
@@ -45,7 +45,7 @@ const expectedErrors: [string, string, string[]][] = [
   [
     'put',
     '/api/v1/customers/{customer_id}/channels/{product_code}/{channel}',
-    ['400', '404', '413', '415', ...keyed],
+    ['400', '404', '413', '415', '422', ...keyed],
   ],
   ['get', '/api/v1/customers/{customer_id}/channels', ['400', ...keyed]],
   ['post', '/api/v1/consents/status', ['400', '404', '413', '415', ...keyed]],
@@ -255,6 +255,7 @@ describe.each(stores)('the OpenAPI document as a contract, on $name', (store) =>
       'version.archived',
       'customer.erased',
       'cookie_decision.recorded',
+      'channel_change.recorded',
       'partner_block.recorded',
     ];
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...types].sort());

@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createPartner } from '../../src/partners/index.js';
+import { createProduct } from '../../src/products/index.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
@@ -46,6 +47,7 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
           'version.published',
           'customer.erased',
           'cookie_decision.recorded',
+          'channel_change.recorded',
           'partner_block.recorded',
         ],
       });
@@ -74,6 +76,18 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
         }),
       });
       expect(chosen.statusCode).toBe(201);
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          createProduct(trx, byCli(tenant.id), tenant.id, { code: 'savings', name: 'Savings' }),
+        );
+      const blocked = await t.app.inject({
+        method: 'PUT',
+        url: `/api/v1/customers/${customer}/channels/savings/email`,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: '{"blocked":true}',
+      });
+      expect(blocked.statusCode).toBe(201);
       const by = byCli(tenant.id);
       await t.db
         .transaction()
@@ -94,14 +108,14 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
           ),
         );
       const decided = await api.decide('partner-customer', listing.id, 'given');
-      const blocked = await t.app.inject({
+      const partnerBlocked = await t.app.inject({
         method: 'PUT',
         url: `/api/v1/customers/partner-customer/consents/decisions/${json(decided).data.decision_id}/partners/acme-insure`,
         headers: { ...headers, 'content-type': 'application/json' },
         payload: JSON.stringify({ blocked: true }),
       });
-      expect(blocked.statusCode, blocked.body).toBe(201);
-      await eventually(() => receiver.received.length >= 9);
+      expect(partnerBlocked.statusCode, partnerBlocked.body).toBe(201);
+      await eventually(() => receiver.received.length >= 10);
 
       const types = new Set<string>();
       for (const got of receiver.received) {
@@ -134,17 +148,17 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
         .map((got) => JSON.parse(got.body))
         .find((payload) => payload.type === 'partner_block.recorded');
       expect(partner.data).toEqual({
-        change_id: json(blocked).data.record_id,
+        change_id: json(partnerBlocked).data.record_id,
         customer_id: 'partner-customer',
         decision_id: json(decided).data.decision_id,
         partner_code: 'acme-insure',
         blocked: true,
-        changed_at: json(blocked).data.since,
-        api_key_id: expect.any(String),
-        user_id: null,
+        changed_at: json(partnerBlocked).data.since,
+        actor: { api_key_id: expect.any(String), user_id: null },
         log_index: expect.any(Number),
       });
       expect([...types].sort()).toEqual([
+        'channel_change.recorded',
         'cookie_decision.recorded',
         'customer.erased',
         'decision.given',

@@ -196,7 +196,7 @@ export interface paths {
         get?: never;
         /**
          * Block or allow a customer's contact channel for a product
-         * @description `201` records a change and answers the new state; `200` answers the state the channel already has, storing nothing (blocking a blocked channel, or allowing one that is allowed). `404 1004` for a product or channel the tenant does not have.
+         * @description `201` records a change and answers the new state; `200` answers the state the channel already has, storing nothing (blocking a blocked channel, or allowing one that is allowed). `404 1004` for a product or channel the tenant does not have. An optional `Idempotency-Key` replays the first response for 24 hours, status included, with `Idempotent-Replayed: true`; the same key with another request is `422`.
          */
         put: operations["setChannel"];
         post?: never;
@@ -669,6 +669,23 @@ export interface webhooks {
         put?: never;
         /** A website visitor's cookie choice was recorded */
         post: operations["webhookCookie_decisionRecorded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "channel_change.recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A customer's contact channel was blocked or allowed */
+        post: operations["webhookChannel_changeRecorded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2469,7 +2486,9 @@ export interface operations {
     setChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                "idempotency-key"?: string;
+            };
             path: {
                 /**
                  * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
@@ -2479,7 +2498,7 @@ export interface operations {
                 /** @description The product's code */
                 product_code: string;
                 /**
-                 * @description The channel: `email`, `sms`, `push`, `phone` or `post`
+                 * @description The channel: `email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes
                  * @example email
                  */
                 channel: string;
@@ -2506,6 +2525,8 @@ export interface operations {
                     "ratelimit-remaining"?: number;
                     /** @description Seconds until the current minute ends and the count starts again. */
                     "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2533,6 +2554,8 @@ export interface operations {
                     "ratelimit-remaining"?: number;
                     /** @description Seconds until the current minute ends and the count starts again. */
                     "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2688,6 +2711,35 @@ export interface operations {
                     };
                 };
             };
+            /** @description Idempotency key reused with a different request: code 1010 (`Idempotency key reused with a different request.`). */
+            422: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1010
+                         * @enum {string}
+                         */
+                        code: "1010";
+                        /** @example Idempotency key reused with a different request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
             /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
             429: {
                 headers: {
@@ -2811,7 +2863,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Every product of the tenant (by code) times every channel */
+                        /** @description Every product of the tenant (by code) times every channel: the five, then the tenant's own by code */
                         data: {
                             product_code: string;
                             channel: string;
@@ -7474,6 +7526,76 @@ export interface operations {
             };
         };
     };
+    webhookChannel_changeRecorded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "channel_change.recorded";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A customer's channel change, and its place in the decision log. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The change's id (its receipt's).
+                         */
+                        change_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        product_code: string;
+                        /** @description `email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes. */
+                        channel: string;
+                        /** @description true: blocked from then on; false: allowed again. */
+                        blocked: boolean;
+                        /** Format: date-time */
+                        changed_at: string;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhookPartner_blockRecorded: {
         parameters: {
             query?: never;
@@ -7504,25 +7626,26 @@ export interface operations {
                     data: {
                         /**
                          * Format: uuid
-                         * @description Its receipt's id
+                         * @description The change's id (its receipt's).
                          */
                         change_id: string;
                         /** @description The customer id; null once the customer was erased. */
                         customer_id: string | null;
                         /**
                          * Format: uuid
-                         * @description The decision the block is on
+                         * @description The decision the block is on.
                          */
                         decision_id: string;
                         partner_code: string;
-                        /** @description true: blocked from then on; false: allowed again */
+                        /** @description true: blocked from then on; false: allowed again. */
                         blocked: boolean;
                         /** Format: date-time */
                         changed_at: string;
-                        /** @description The API key that made it; null when a back-office user did */
-                        api_key_id: string | null;
-                        /** @description The back-office user who made it; null when an API key did */
-                        user_id: string | null;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };

@@ -1,5 +1,14 @@
 import { create as contentDisposition } from 'content-disposition';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { listTeam } from '../../accounts/index.js';
+import { listApiKeys } from '../../api-keys/index.js';
+import {
+  type ChannelChangeWriter,
+  customerChannelChanges,
+  listChannels,
+  setChannel,
+  tenantChannels,
+} from '../../channels/index.js';
 import { eraseCustomer } from '../../erasure/index.js';
 import { downloadEvidencePack } from '../../evidence/index.js';
 import type { Db } from '../../platform/db.js';
@@ -12,10 +21,19 @@ import { auditBy, tenantOf, zoneOf } from '../web/context.js';
 import { parseForm } from '../web/forms.js';
 import { html } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
-import { CustomerForm, customerFormOptions, ErasureForm, erasureFormOptions } from './schemas.js';
+import { customerChannels } from './channel-views.js';
+import {
+  ChannelChangeForm,
+  CustomerForm,
+  channelChangeFormOptions,
+  customerFormOptions,
+  ErasureForm,
+  erasureFormOptions,
+} from './schemas.js';
 import { customerResult, customerSearch, erasureConfirmation } from './views.js';
 
 const historyLimit = 500;
+const channelChangeLimit = 200;
 
 const notices: Record<string, string> = {
   erased:
@@ -33,14 +51,26 @@ export async function customerRoutes(
     vault,
     signer,
     kick,
-  }: { db: Db; vault: SubjectVault; signer: NoteSigner; kick: () => Promise<void> },
+    channelWriter,
+  }: {
+    db: Db;
+    vault: SubjectVault;
+    signer: NoteSigner;
+    kick: () => Promise<void>;
+    channelWriter: ChannelChangeWriter;
+  },
 ) {
   const page = sectionPage('customers', notices);
 
-  app.get('/customers', { config: { permission: 'customers:view' } }, async (request, reply) => {
+  /** The customer's page: the look-up's form, and what was found of a valid id. */
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: ReturnType<typeof parseForm<typeof CustomerForm>>,
+    notice?: string,
+  ) => {
     const { tenantId, permissions } = tenantOf(request);
     const mayErase = permissions.has('customers:erase');
-    const form = parseForm(CustomerForm, request.query, customerFormOptions);
     const customerId = form.input.customer_id ?? '';
     const valid = form.ok;
     const error = customerId !== '' && !form.ok ? form.refusal.fields.customer_id : undefined;
@@ -54,6 +84,26 @@ export async function customerRoutes(
         historyLimit,
         auditBy(request),
       );
+      const channels = permissions.has('block_channels:view')
+        ? customerChannels({
+            customerId,
+            states: await listChannels(db, vault, tenantId, customerId),
+            names: new Map((await tenantChannels(db, tenantId)).map((c) => [c.code, c.name])),
+            zone: zoneOf(request),
+            mayEdit: permissions.has('block_channels:edit'),
+            csrfToken: csrfToken(reply),
+            changes: await customerChannelChanges(
+              db,
+              vault,
+              tenantId,
+              customerId,
+              channelChangeLimit,
+            ),
+            changeLimit: channelChangeLimit,
+            keyNames: new Map((await listApiKeys(db, tenantId)).map((k) => [k.id, k.name])),
+            userNames: new Map((await listTeam(db, tenantId)).map((u) => [u.id, u.email])),
+          })
+        : html``;
       result = customerResult({
         customerId,
         standings,
@@ -63,12 +113,54 @@ export async function customerRoutes(
         zone: zoneOf(request),
         mayErase,
         csrfToken: csrfToken(reply),
+        channels,
       });
     }
     const title = valid ? `Customer ${customerId}` : 'Customers';
     const body = html`${customerSearch({ customerId, error, mayErase })}${result}`;
-    return page(request, reply, title, body, error ? 400 : 200);
-  });
+    return page(request, reply, title, body, error ? 400 : 200, notice);
+  };
+
+  app.get('/customers', { config: { permission: 'customers:view' } }, (request, reply) =>
+    show(request, reply, parseForm(CustomerForm, request.query, customerFormOptions)),
+  );
+
+  // A customer's channel blocked or allowed by a user: recorded through the hot path's writer
+  // as an API key's change is, with the user as its evidence (no key), and audited naming them.
+  // The customer's page is answered at once: the id stays out of every URL.
+  app.post(
+    '/customers/channels',
+    { config: { permission: 'block_channels:edit' } },
+    async (request, reply) => {
+      const user = tenantOf(request);
+      const form = parseForm(ChannelChangeForm, request.body, channelChangeFormOptions);
+      if (!form.ok) return redirectTo(reply, '/customers');
+      const { customer_id: customerId, product_code, channel, blocked } = form.values;
+      const { actorKind, actor, actorName, ip, userAgent } = auditBy(request);
+      const outcome = await setChannel(
+        db,
+        channelWriter,
+        vault,
+        {
+          tenantId: user.tenantId,
+          apiKeyId: null,
+          userId: user.userId,
+          auditedAs: { tenantId: user.tenantId, actorKind, actor, actorName, ip, userAgent },
+          ip,
+          userAgent,
+        },
+        { customerId, productCode: product_code, channel },
+        blocked === 'true',
+      );
+      const what = `${channel} for ${product_code}`;
+      const notice =
+        outcome.kind === 'recorded'
+          ? `${blocked === 'true' ? 'Blocked' : 'Allowed'} ${what}.`
+          : `${what} was already ${blocked === 'true' ? 'blocked' : 'allowed'}: nothing was recorded.`;
+      const lookUp = parseForm(CustomerForm, { customer_id: customerId }, customerFormOptions);
+      return show(request, reply, lookUp, notice);
+    },
+  );
 
   // Erasing asks first, and asks for the id to be typed again: it cannot be undone.
   app.get(

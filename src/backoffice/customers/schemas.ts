@@ -22,3 +22,15 @@ export const erasureFormOptions: FormOptions<typeof ErasureForm> = {
   messages: { customer_id: invalidId },
   trim: ['customer_id', 'confirm'],
 };
+
+/** Blocking or allowing one of the customer's channels, from their page. */
+export const ChannelChangeForm = Type.Object({
+  customer_id: Type.String({ pattern: customerIdPattern }),
+  product_code: Type.String({ minLength: 1, maxLength: 64 }),
+  channel: Type.String({ minLength: 1, maxLength: 64 }),
+  blocked: Type.Union([Type.Literal('true'), Type.Literal('false')]),
+});
+export const channelChangeFormOptions: FormOptions<typeof ChannelChangeForm> = {
+  messages: { customer_id: invalidId },
+  trim: ['customer_id'],
+};

@@ -46,10 +46,13 @@ export function customerResult(o: {
   /** Whether the user may erase customers (the button shows only then). */
   mayErase: boolean;
   csrfToken: string;
+  /** The customer's channels (channel-views.ts), for those who may see them. */
+  channels: Html;
 }): Html {
   if (o.history.length === 0) {
     return html`<p role="status">No decision recorded for <span class="mono">${o.customerId}</span>.</p>
-${erasureNotice(o.erasures)}`;
+${erasureNotice(o.erasures)}
+${o.channels}`;
   }
   return html`<h2>Templates</h2>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Templates"><table>
@@ -66,6 +69,7 @@ ${o.standings.map(
 </tr>`,
 )}
 </tbody></table></div>
+${o.channels}
 <h2>History</h2>
 ${o.history.length === o.historyLimit ? html`<p>The ${o.historyLimit} most recent decisions are shown; the export has them all.</p>` : ''}
 <div class="table-scroll" tabindex="0" role="region" aria-label="History"><table class="history">

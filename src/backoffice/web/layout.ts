@@ -12,6 +12,7 @@ export type Section =
   | 'decisions'
   | 'cookies'
   | 'customers'
+  | 'channels'
   | 'exports'
   | 'api-keys'
   | 'webhooks'
@@ -99,6 +100,7 @@ const tenantSections: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/templates', 'Templates', 'templates', 'templates:view'],
   ['/partners', 'Partners', 'partners', 'partners:view'],
   ['/customers', 'Customers', 'customers', 'customers:view'],
+  ['/channels', 'Channels', 'channels', 'block_channels:view'],
   ['/decisions', 'Decisions', 'decisions', 'customers:view'],
   ['/cookies', 'Cookies', 'cookies', 'cookies:view'],
   ['/exports', 'Exports', 'exports', 'exports:export'],
