@@ -1,4 +1,4 @@
-import { isChannel } from '../channels/index.js';
+import { isTenantChannel } from '../channels/index.js';
 import { type Coverage, checkpointCovering } from '../decision-log/index.js';
 import { lapseOf } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
@@ -117,14 +117,6 @@ async function channelAsked(
     throw new AppError('notFound', { message: 'No such channel.' });
   }
   return { productId: product.id, productCode: product.code, channel: asked.channel };
-}
-
-/**
- * Whether the tenant has this channel: the five every tenant has. The one place a request's
- * channel is checked, so that a tenant's own channels are added here.
- */
-async function isTenantChannel(_db: Executor, _tenantId: string, name: string): Promise<boolean> {
-  return isChannel(name);
 }
 
 /** The records a customer's answer rests on: the decisions it names and the channel's change. */

@@ -5,6 +5,7 @@
  * validity periods set now; every expected answer is written out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTenantChannel } from '../../src/channels/index.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { newId } from '../../src/platform/ids.js';
 import { createProduct } from '../../src/products/index.js';
@@ -525,6 +526,53 @@ describe.each(stores)('consent status of many customers on $name', (store) => {
         expect(response.statusCode, response.body).toBe(404);
         expect(expectErrorShape(response).code).toBe('1004');
       }
+    });
+
+    it("a channel of the tenant's own is asked like the five; another tenant's is 404 1004", async () => {
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          createTenantChannel(
+            trx,
+            {
+              actorKind: 'operator',
+              actor: 'test',
+              ip: 'local',
+              userAgent: null,
+              tenantId: a.tenant.id,
+            },
+            a.tenant.id,
+            { code: 'whatsapp', name: 'WhatsApp' },
+          ),
+        );
+      const blocked = await t.app.inject({
+        method: 'PUT',
+        url: '/api/v1/customers/own-channel/channels/savings/whatsapp',
+        headers: { ...a.headers, 'content-type': 'application/json' },
+        payload: JSON.stringify({ blocked: true }),
+      });
+      expect(blocked.statusCode, blocked.body).toBe(201);
+      const answer = await status({
+        template_code: code,
+        customer_ids: ['own-channel'],
+        channel: { product_code: 'savings', channel: 'whatsapp' },
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(json(answer).data.customers[0].channel).toEqual({
+        product_code: 'savings',
+        channel: 'whatsapp',
+        allowed: false,
+        since: json(blocked).data.since,
+      });
+      const theirs = await status(
+        {
+          template_code: code,
+          customer_ids: ['own-channel'],
+          channel: { product_code: 'savings', channel: 'whatsapp' },
+        },
+        b.headers,
+      );
+      expect(theirs.statusCode).toBe(404);
     });
 
     it('without an API key: 401 1002', async () => {
