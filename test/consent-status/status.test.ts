@@ -529,22 +529,20 @@ describe.each(stores)('consent status of many customers on $name', (store) => {
     });
 
     it("a channel of the tenant's own is asked like the five; another tenant's is 404 1004", async () => {
-      await t.db
-        .transaction()
-        .execute((trx) =>
-          createTenantChannel(
-            trx,
-            {
-              actorKind: 'operator',
-              actor: 'test',
-              ip: 'local',
-              userAgent: null,
-              tenantId: a.tenant.id,
-            },
-            a.tenant.id,
-            { code: 'whatsapp', name: 'WhatsApp' },
-          ),
-        );
+      await t.db.transaction().execute((trx) =>
+        createTenantChannel(
+          trx,
+          {
+            actorKind: 'operator',
+            actor: 'test',
+            ip: 'local',
+            userAgent: null,
+            tenantId: a.tenant.id,
+          },
+          a.tenant.id,
+          { code: 'whatsapp', name: 'WhatsApp' },
+        ),
+      );
       const blocked = await t.app.inject({
         method: 'PUT',
         url: '/api/v1/customers/own-channel/channels/savings/whatsapp',

@@ -11,6 +11,8 @@ import {
 } from './retry.js';
 import type { paths } from './schema.js';
 import type {
+  ChannelReceipt,
+  ChannelState,
   Checkpoint,
   ConsentAsOf,
   ConsentStatus,
@@ -20,11 +22,15 @@ import type {
   CookieReceipt,
   CustomerConsents,
   Decision,
+  DecisionPartner,
   DecisionRequest,
   Health,
   HistoryEntry,
   LogKey,
+  PartnerBlock,
+  PartnerBlockReceipt,
   PendingConsent,
+  QueuedChange,
   QueuedReceipt,
   Receipt,
 } from './types.js';
@@ -171,6 +177,45 @@ export interface ConsentClient {
    * --pack` checks it).
    */
   evidencePack(customerId: string, options?: CallOptions): Promise<WithResponse<EvidencePackFile>>;
+  /**
+   * `PUT …/customers/{id}/channels/{product}/{channel}`: blocks (`true`) or allows a customer's
+   * channel for a product; answers the channel's state (`outcome`: `recorded`, or `unchanged`
+   * when it already had it). With `idempotencyKey`, a retry replays the first answer.
+   */
+  setChannel(
+    customerId: string,
+    target: { productCode: string; channel: string },
+    blocked: boolean,
+    options?: CallOptions & { idempotencyKey?: string },
+  ): Promise<WithResponse<ChannelState> & { outcome: 'recorded' | 'unchanged' }>;
+  /** `GET …/customers/{id}/channels`: every product of the tenant times every channel. */
+  channels(customerId: string, options?: CallOptions): Promise<WithResponse<ChannelState[]>>;
+  /**
+   * `PUT …/customers/{id}/consents/decisions/{decision}/partners/{code}`: blocks (`true`) or
+   * allows one partner on one of the customer's decisions; answers the partner's state.
+   */
+  setPartnerBlock(
+    customerId: string,
+    target: { decisionId: string; partnerCode: string },
+    blocked: boolean,
+    options?: CallOptions & { idempotencyKey?: string },
+  ): Promise<WithResponse<PartnerBlock> & { outcome: 'recorded' | 'unchanged' }>;
+  /** `GET …/customers/{id}/consents/decisions/{decision}/partners`: its partners and blocks. */
+  partnerBlocks(
+    customerId: string,
+    decisionId: string,
+    options?: CallOptions,
+  ): Promise<WithResponse<DecisionPartner[]>>;
+  /** `GET …/channel-changes/{id}/receipt`: a channel change's receipt, as `receipt`. */
+  channelReceipt(
+    changeId: string,
+    options?: CallOptions & { wait?: boolean },
+  ): Promise<WithResponse<ChannelReceipt | QueuedChange>>;
+  /** `GET …/partner-block-changes/{id}/receipt`: a partner block's receipt, as `receipt`. */
+  partnerBlockReceipt(
+    changeId: string,
+    options?: CallOptions & { wait?: boolean },
+  ): Promise<WithResponse<PartnerBlockReceipt | QueuedChange>>;
   /** `GET …/log/key`: the decision log's verifier key. */
   logKey(options?: CallOptions): Promise<WithResponse<LogKey>>;
   /** `GET …/log/checkpoint`: the decision log's latest signed checkpoint. */
@@ -360,6 +405,62 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
       const fileName = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? 'evidence.zip';
       return withResponse({ bytes: new Uint8Array(data), fileName }, responseInfo(response));
     },
+    async setChannel(customerId, { productCode, channel }, blocked, options = {}) {
+      const { data, error, response } = await api.PUT(
+        '/api/v1/customers/{customer_id}/channels/{product_code}/{channel}',
+        {
+          params: {
+            path: { customer_id: customerId, product_code: productCode, channel },
+            header: keyHeader(options.idempotencyKey),
+          },
+          body: { blocked },
+          signal: options.signal,
+        },
+      );
+      return data ? changed(data.data, response) : throwError(response, error);
+    },
+    async channels(customerId, { signal } = {}) {
+      const { data, error, response } = await api.GET('/api/v1/customers/{customer_id}/channels', {
+        params: { path: { customer_id: customerId } },
+        signal,
+      });
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async setPartnerBlock(customerId, { decisionId, partnerCode }, blocked, options = {}) {
+      const { data, error, response } = await api.PUT(
+        '/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners/{partner_code}',
+        {
+          params: {
+            path: { customer_id: customerId, decision_id: decisionId, partner_code: partnerCode },
+            header: keyHeader(options.idempotencyKey),
+          },
+          body: { blocked },
+          signal: options.signal,
+        },
+      );
+      return data ? changed(data.data, response) : throwError(response, error);
+    },
+    async partnerBlocks(customerId, decisionId, { signal } = {}) {
+      const { data, error, response } = await api.GET(
+        '/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners',
+        { params: { path: { customer_id: customerId, decision_id: decisionId } }, signal },
+      );
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async channelReceipt(changeId, { wait, signal } = {}) {
+      const { data, error, response } = await api.GET(
+        '/api/v1/channel-changes/{change_id}/receipt',
+        { params: changeReceiptParams(changeId, wait), signal },
+      );
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async partnerBlockReceipt(changeId, { wait, signal } = {}) {
+      const { data, error, response } = await api.GET(
+        '/api/v1/partner-block-changes/{change_id}/receipt',
+        { params: changeReceiptParams(changeId, wait), signal },
+      );
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
     async logKey({ signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/log/key', { signal });
       return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
@@ -409,6 +510,28 @@ function receiptParams(decisionId: string, wait: boolean | undefined) {
     path: { decision_id: decisionId },
     query: wait === undefined ? {} : { wait: wait ? ('true' as const) : ('false' as const) },
   };
+}
+
+function changeReceiptParams(changeId: string, wait: boolean | undefined) {
+  return {
+    path: { change_id: changeId },
+    query: wait === undefined ? {} : { wait: wait ? ('true' as const) : ('false' as const) },
+  };
+}
+
+function keyHeader(key: string | undefined): { 'idempotency-key'?: string } {
+  return key === undefined ? {} : { 'idempotency-key': key };
+}
+
+/** A control's new state, and whether the request recorded it (`201`) or found it so (`200`). */
+function changed<T extends object>(
+  state: T,
+  response: Response,
+): WithResponse<T> & { outcome: 'recorded' | 'unchanged' } {
+  const result = withResponse(state, responseInfo(response));
+  const outcome = response.status === 201 ? 'recorded' : 'unchanged';
+  Object.defineProperty(result, 'outcome', { value: outcome, enumerable: false });
+  return result as WithResponse<T> & { outcome: 'recorded' | 'unchanged' };
 }
 
 function localeQuery(locale: string | undefined): { locale?: string } {

@@ -10,6 +10,11 @@ type Consents = paths['/api/v1/customers/{customer_id}/consents']['get'];
 type AsOf =
   paths['/api/v1/customers/{customer_id}/consents/templates/{template_code}/as-of']['get'];
 type Status = paths['/api/v1/consents/status']['post'];
+type ChannelPut = paths['/api/v1/customers/{customer_id}/channels/{product_code}/{channel}']['put'];
+type PartnerPut =
+  paths['/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners/{partner_code}']['put'];
+type PartnerList =
+  paths['/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners']['get'];
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Data<R> = Json<R> extends { data: infer D } ? D : never;
 
@@ -52,3 +57,23 @@ export type ConsentStatusRequest = Json<Status['requestBody']>;
 export type ConsentStatus = Data<Status['responses'][200]>;
 /** One customer's standing in a status answer. */
 export type CustomerStatus = ConsentStatus['customers'][number];
+
+/** A customer's channel for a product: blocked or not, since when, and the change behind it. */
+export type ChannelState = Data<ChannelPut['responses'][201]>;
+/** A partner on one of a customer's decisions: blocked or not, since when. */
+export type PartnerBlock = Data<PartnerPut['responses'][201]>;
+/** Every partner a decision's version lists, with its block. */
+export type DecisionPartner = Data<PartnerList['responses'][200]>[number];
+/** A channel change's receipt. */
+export type ChannelReceipt = Data<
+  paths['/api/v1/channel-changes/{change_id}/receipt']['get']['responses'][200]
+>;
+/** A partner block's change's receipt. */
+export type PartnerBlockReceipt = Data<
+  paths['/api/v1/partner-block-changes/{change_id}/receipt']['get']['responses'][200]
+>;
+/** A control's receipt while its change waits to be appended to the log. */
+export interface QueuedChange {
+  change_id: string;
+  status: 'queued';
+}

@@ -10,6 +10,8 @@ import {
 } from '@consent-service/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createPartner } from '../../../src/partners/index.js';
+import { publishOutsideReview } from '../../../src/templates/index.js';
 import { createEndpoint } from '../../../src/webhooks/service.js';
 import { publish, seedTemplate, unique } from '../../../test/helpers/seed.js';
 import { stores } from '../../../test/helpers/stores.js';
@@ -197,6 +199,84 @@ describe.each(stores)('what the client tells of the answers, on $name', (store) 
       .consentStatus({ template_code: served.code, customer_ids: [] })
       .catch((e) => e)) as ConsentApiError;
     expect(refused.code).toBe('1001');
+  });
+
+  it('setChannel(), channels(), setPartnerBlock() and partnerBlocks() change and read the controls, with their receipts', async () => {
+    const customer = unique('c');
+    const blocked = await client.setChannel(
+      customer,
+      { productCode: 'general', channel: 'sms' },
+      true,
+      { idempotencyKey: unique('sms') },
+    );
+    expect(blocked.outcome).toBe('recorded');
+    expect(blocked).toMatchObject({ product_code: 'general', channel: 'sms', blocked: true });
+    const again = await client.setChannel(
+      customer,
+      { productCode: 'general', channel: 'sms' },
+      true,
+    );
+    expect(again.outcome).toBe('unchanged');
+    const listed = await client.channels(customer);
+    expect(listed.filter((c) => c.blocked).map((c) => `${c.product_code}/${c.channel}`)).toEqual([
+      'general/sms',
+    ]);
+    const channelReceipt = await client.channelReceipt(blocked.record_id ?? '', { wait: true });
+    expect('channel_change' in channelReceipt && channelReceipt.channel_change.channel).toBe('sms');
+
+    const by = {
+      tenantId: served.tenant.tenant.id,
+      actorKind: 'operator',
+      actor: 'test',
+      ip: 'local',
+      userAgent: null,
+    } as const;
+    const partner = unique('p')
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-');
+    await served.t.db
+      .transaction()
+      .execute((trx) => createPartner(trx, by, by.tenantId, { code: partner, name: 'Partner' }));
+    const code = await seedTemplate(served.t.db, by.tenantId);
+    const version = await served.t.db
+      .transaction()
+      .execute((trx) =>
+        publishOutsideReview(
+          trx,
+          by,
+          by.tenantId,
+          code,
+          { tag: '1.0', content_html: '<p>Shared</p>' },
+          { partners: [partner] },
+        ),
+      );
+    const decision = await client.decide(customer, {
+      consent_version_id: version.id,
+      decision: 'given',
+    });
+    const block = await client.setPartnerBlock(
+      customer,
+      { decisionId: decision.decision_id, partnerCode: partner },
+      true,
+    );
+    expect(block.outcome).toBe('recorded');
+    expect(await client.partnerBlocks(customer, decision.decision_id)).toEqual([
+      {
+        partner_code: partner,
+        name: 'Partner',
+        blocked: true,
+        since: block.since,
+        record_id: block.record_id,
+      },
+    ]);
+    const partnerReceipt = await client.partnerBlockReceipt(block.record_id ?? '', { wait: true });
+    expect('partner_block' in partnerReceipt && partnerReceipt.partner_block.partner_code).toBe(
+      partner,
+    );
+    const refused = (await client
+      .setPartnerBlock(customer, { decisionId: decision.decision_id, partnerCode: 'nobody' }, true)
+      .catch((e) => e)) as ConsentApiError;
+    expect(refused.code).toBe('1004');
   });
 
   it('error codes are the literal union of the catalogue', async () => {
