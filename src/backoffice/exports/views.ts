@@ -29,10 +29,10 @@ ${select({ name: 'template', label: 'Template', value: o.values.template, option
 <p>Every change of a customer's channels and of the partners blocked on their decisions, oldest first: when, the kind, the customer, the product and channel or the decision and partner, blocked or allowed, the change's id (its receipt), who made it (an API key, or <code>user:</code> and a user of this back-office), the address and user agent, and the <code>Idempotency-Key</code>.</p>
 <form method="get" action="${basePath}/exports/controls.csv" novalidate>
 <div class="grid">
-<div><label for="controls-from">From (first day, optional)</label><input type="date" id="controls-from" name="from"></div>
-<div><label for="controls-to">To (last day, optional)</label><input type="date" id="controls-to" name="to"></div>
+<div><label for="controls-from">First day of changes (optional)</label><input type="date" id="controls-from" name="from"></div>
+<div><label for="controls-to">Last day of changes (optional)</label><input type="date" id="controls-to" name="to"></div>
 </div>
-<button type="submit">Download CSV</button>
+<button type="submit">Download the changes as CSV</button>
 </form>
 <h2>Audit log</h2>
 <p>What was done in this back-office, by whom: <a href="${basePath}/audit">view it</a> or <a href="${basePath}/audit.csv" download>download it as CSV</a>.</p>`;
