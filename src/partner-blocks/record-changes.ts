@@ -5,7 +5,19 @@
  * the same transaction. A change to the state the partner already has on the decision records
  * nothing. The service checked that the decision is the customer's and lists the partner; a
  * customer erased since then has no subject any more, and their change is `404 1004`.
+ *
+ * A change sent with an `Idempotency-Key` is checked against the key's record in the same
+ * transaction, under the key's lock, as a channel change is (the decisions' keys and
+ * mechanism): within its window the first answer is replayed; the answer of a change is kept.
  */
+import {
+  findIdempotencyRecords,
+  type IdempotencyKeysTable,
+  idempotencyLockName,
+  keepIdempotencyRecords,
+  replayOf,
+  type StoredAnswer,
+} from '../decisions/index.js';
 import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -39,13 +51,20 @@ export interface PartnerBlockJob {
   decisionId: string;
   partnerCode: string;
   blocked: boolean;
+  /** Hex SHA-256 of the request (method, path and body), checked against the key's record. */
+  requestHash: string;
 }
 
-/** `recorded`: a change was stored; `unchanged`: the partner already had that state. */
-export type PartnerBlockOutcome = {
-  kind: 'recorded' | 'unchanged';
-  state: PartnerBlockState;
-};
+/** The answer a partner block gives, as its idempotency key keeps it. */
+export type PartnerBlockBody = { data: PartnerBlockState };
+
+/**
+ * `recorded`: a change was stored; `unchanged`: the partner already had that state;
+ * `replayed`: its `Idempotency-Key` answered, within its window, the first request's answer.
+ */
+export type PartnerBlockOutcome =
+  | { kind: 'recorded' | 'unchanged'; state: PartnerBlockState }
+  | { kind: 'replayed'; answer: StoredAnswer<PartnerBlockBody> };
 
 /** How the service hands a change to the hot path's writer (src/writers.ts). */
 export interface PartnerBlockWriter {
@@ -59,8 +78,20 @@ export async function recordPartnerBlocks(
 ): Promise<Settled<PartnerBlockOutcome>[]> {
   await lockKeys(
     trx,
-    jobs.map((job) => `subject:${job.tenantId}:${job.lookup}`),
+    jobs.flatMap((job) => [
+      `subject:${job.tenantId}:${job.lookup}`,
+      ...(job.idempotencyKey === null
+        ? []
+        : [idempotencyLockName(job.tenantId, job.idempotencyKey)]),
+    ]),
   );
+  const keys = new Map<string, IdempotencyKeysTable>();
+  const keyed = jobs.flatMap((job) =>
+    job.idempotencyKey === null ? [] : [{ tenant_id: job.tenantId, key: job.idempotencyKey }],
+  );
+  for (const record of await findIdempotencyRecords(trx, keyed)) {
+    keys.set(keyName(record.tenant_id, record.key), record);
+  }
   const stored = await findBlockStandings(
     trx,
     jobs.map((job) => ({
@@ -70,7 +101,7 @@ export async function recordPartnerBlocks(
       partner_code: job.partnerCode,
     })),
   );
-  const batch = new BlockBatch(vault);
+  const batch = new BlockBatch(vault, keys);
   const results = settleEach(jobs, stored, (job, standing) => batch.record(job, standing));
   await batch.write(trx);
   return results;
@@ -84,10 +115,41 @@ class BlockBatch {
   private readonly events: NewEvent[] = [];
   /** By tenant, decision and partner: the batch's latest state of each. */
   private readonly states = new Map<string, PartnerBlockStatesTable>();
+  /** The batch's own key records, to write. */
+  private readonly newKeys: IdempotencyKeysTable[] = [];
 
-  constructor(private readonly vault: SubjectVault) {}
+  /** `keys`, by tenant and key: the stored records of the batch's keys, then the batch's own. */
+  constructor(
+    private readonly vault: SubjectVault,
+    private readonly keys: Map<string, IdempotencyKeysTable>,
+  ) {}
 
+  /** One change's outcome: its key's replay, or the change and then its key's record. */
   record(job: PartnerBlockJob, stored: StoredBlockStanding): PartnerBlockOutcome {
+    if (job.idempotencyKey === null) return this.change(job, stored);
+    const name = keyName(job.tenantId, job.idempotencyKey);
+    const request = { customer: { lookup: job.lookup }, requestHash: job.requestHash };
+    const replay = replayOf<PartnerBlockBody>(request, this.keys.get(name));
+    if (replay) return { kind: 'replayed', answer: replay };
+    const outcome = this.change(job, stored);
+    const record: IdempotencyKeysTable = {
+      tenant_id: job.tenantId,
+      key: job.idempotencyKey,
+      customer_lookup: job.lookup,
+      request_hash: job.requestHash,
+      status_code: outcome.kind === 'recorded' ? 201 : 200,
+      response_body: JSON.stringify({ data: outcome.state } satisfies PartnerBlockBody),
+      created_at: nowIso(),
+    };
+    this.keys.set(name, record);
+    this.newKeys.push(record);
+    return outcome;
+  }
+
+  private change(
+    job: PartnerBlockJob,
+    stored: StoredBlockStanding,
+  ): Extract<PartnerBlockOutcome, { state: PartnerBlockState }> {
     const subject =
       this.subjects.get(job.subjectId) ?? openStoredSubject(this.vault, job.tenantId, stored);
     if (!subject || subject.id !== job.subjectId) {
@@ -154,8 +216,13 @@ class BlockBatch {
   async write(trx: Trx): Promise<void> {
     await insertPartnerBlockChanges(trx, this.rows);
     await savePartnerBlockStates(trx, [...this.states.values()]);
+    await keepIdempotencyRecords(trx, this.newKeys);
     await writeJournal(trx, { leaves: this.leaves, events: this.events });
   }
+}
+
+function keyName(tenantId: string, key: string): string {
+  return `${tenantId}\u0000${key}`;
 }
 
 function stateName(job: PartnerBlockJob): string {

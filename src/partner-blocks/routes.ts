@@ -4,7 +4,14 @@ import { callerOf } from '../api-keys/index.js';
 import { CustomerIdParam, idempotencyKeyPattern } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
+import {
+  answer,
+  apiKeySecurity,
+  dataOf,
+  errorsOf,
+  keyedErrors,
+  responseHeaders,
+} from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { PartnerBlockWriter } from './record-changes.js';
 import {
@@ -17,6 +24,7 @@ import {
 import { listPartnerBlocks, setPartnerBlock } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
+const replayed = { 'idempotent-replayed': responseHeaders.idempotentReplayed };
 
 export const partnerBlockRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
@@ -34,8 +42,10 @@ export const partnerBlockRoutes: FastifyPluginAsyncTypebox<{
           '`201` records a change and answers the new state; `200` answers the state the ' +
           'partner already has on the decision, storing nothing. The decision stays as it ' +
           "is, and the customer's other decisions are not affected. `404 1004` for a decision " +
-          "that is not this customer's, or a partner its version does not list. An " +
-          '`Idempotency-Key` is kept with the change as evidence.',
+          "that is not this customer's, or a partner its version does not list. An optional " +
+          '`Idempotency-Key` is kept with the change as evidence and replays the first response ' +
+          'for 24 hours, status included, with `Idempotent-Replayed: true`; the same key with ' +
+          'another request is `422`.',
         security: apiKeySecurity,
         params: Type.Object({
           customer_id: CustomerIdParam,
@@ -50,13 +60,15 @@ export const partnerBlockRoutes: FastifyPluginAsyncTypebox<{
           200: answer(
             dataOf(PartnerBlockSchema),
             'Unchanged: the current state. Nothing was stored.',
+            replayed,
           ),
-          201: answer(dataOf(PartnerBlockSchema), 'Recorded: the new state.'),
+          201: answer(dataOf(PartnerBlockSchema), 'Recorded: the new state.', replayed),
           ...errorsOf(
             'invalidRequest',
             'notFound',
             'payloadTooLarge',
             'unsupportedMediaType',
+            'idempotencyMismatch',
             ...keyedErrors,
           ),
         },
@@ -87,6 +99,10 @@ export const partnerBlockRoutes: FastifyPluginAsyncTypebox<{
         request.body.blocked,
       );
       reply.header('cache-control', 'no-store');
+      if (outcome.kind === 'replayed') {
+        reply.header('idempotent-replayed', 'true');
+        return reply.code(outcome.answer.status === 201 ? 201 : 200).send(outcome.answer.body);
+      }
       return reply.code(outcome.kind === 'recorded' ? 201 : 200).send({ data: outcome.state });
     },
   );

@@ -1,7 +1,9 @@
+import stringify from 'safe-stable-stringify';
 import { type AuditEntry, recordAudit } from '../audit-trail/index.js';
 import { partnersOfRelease } from '../partners/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
+import { sha256Hex } from '../platform/hashing.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
 import type { PartnerBlockContext, PartnerBlockState } from './blocks.js';
@@ -97,7 +99,23 @@ async function writeBlock(
     decisionId: target.decisionId,
     partnerCode: target.partnerCode,
     blocked: target.blocked,
+    requestHash: partnerRequestHash(target),
   });
+}
+
+/**
+ * The hash an idempotency key is checked against: the request's method, path and body, as a
+ * channel change's, so that a key first used for another request is refused here.
+ */
+function partnerRequestHash(target: {
+  customerId: string;
+  decisionId: string;
+  partnerCode: string;
+  blocked: boolean;
+}): string {
+  const { customerId, decisionId, partnerCode, blocked } = target;
+  const path = `/api/v1/customers/${encodeURIComponent(customerId)}/consents/decisions/${decisionId}/partners/${partnerCode}`;
+  return sha256Hex(stringify({ method: 'PUT', path, body: { blocked } }) ?? '');
 }
 
 /**

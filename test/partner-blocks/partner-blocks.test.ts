@@ -618,6 +618,40 @@ describe.each(stores)('partner blocks on $name', (store) => {
     expect(expectErrorShape(bad).code).toBe('1001');
   });
 
+  it('an Idempotency-Key replays the first answer, and the same key with another request is 422 1010', async () => {
+    const decision = await decide('mia', withPartners);
+    const keyed = (partner: string, blocked: boolean, key: string) =>
+      t.app.inject({
+        method: 'PUT',
+        url: url('mia', decision, partner),
+        headers: { ...a.headers, 'content-type': 'application/json', 'idempotency-key': key },
+        payload: JSON.stringify({ blocked }),
+      });
+    const first = await keyed('zeta-bank', true, 'mia-zeta-1');
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // The partner is allowed again meanwhile; the retry still answers the first answer.
+    expect((await put('mia', decision, 'zeta-bank', { blocked: false })).statusCode).toBe(201);
+    const retry = await keyed('zeta-bank', true, 'mia-zeta-1');
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toBe(first.body);
+    for (const other of [
+      await keyed('acme-insure', true, 'mia-zeta-1'),
+      await keyed('zeta-bank', false, 'mia-zeta-1'),
+    ]) {
+      expect(other.statusCode, other.body).toBe(422);
+      expect(expectErrorShape(other).code).toBe('1010');
+    }
+    const rows = await t.db
+      .selectFrom('partner_block_changes')
+      .select('idempotency_key')
+      .where('decision_id', '=', decision)
+      .orderBy('changed_at')
+      .execute();
+    expect(rows.map((r) => r.idempotency_key)).toEqual(['mia-zeta-1', null]);
+  });
+
   it('concurrent blocks of one partner are serialized: one change per actual transition', async () => {
     const decision = await decide('harry', withPartners);
     const answers = await Promise.all(

@@ -236,7 +236,7 @@ export interface paths {
         get?: never;
         /**
          * Block or allow one partner on one of a customer's decisions
-         * @description `201` records a change and answers the new state; `200` answers the state the partner already has on the decision, storing nothing. The decision stays as it is, and the customer's other decisions are not affected. `404 1004` for a decision that is not this customer's, or a partner its version does not list. An `Idempotency-Key` is kept with the change as evidence.
+         * @description `201` records a change and answers the new state; `200` answers the state the partner already has on the decision, storing nothing. The decision stays as it is, and the customer's other decisions are not affected. `404 1004` for a decision that is not this customer's, or a partner its version does not list. An optional `Idempotency-Key` is kept with the change as evidence and replays the first response for 24 hours, status included, with `Idempotent-Replayed: true`; the same key with another request is `422`.
          */
         put: operations["setPartnerBlock"];
         post?: never;
@@ -3063,6 +3063,8 @@ export interface operations {
                     "ratelimit-remaining"?: number;
                     /** @description Seconds until the current minute ends and the count starts again. */
                     "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3089,6 +3091,8 @@ export interface operations {
                     "ratelimit-remaining"?: number;
                     /** @description Seconds until the current minute ends and the count starts again. */
                     "ratelimit-reset"?: number;
+                    /** @description Present when an `Idempotency-Key` seen before answered the first response again: nothing new was stored. */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3235,6 +3239,35 @@ export interface operations {
                          */
                         code: "1007";
                         /** @example Unsupported media type. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Idempotency key reused with a different request: code 1010 (`Idempotency key reused with a different request.`). */
+            422: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1010
+                         * @enum {string}
+                         */
+                        code: "1010";
+                        /** @example Idempotency key reused with a different request. */
                         message: string;
                         details?: {
                             field: string;
