@@ -204,17 +204,7 @@ export function channelReceipt(
       customer_id: personal?.personal.customer_id ?? null,
     },
     ...proof,
-    opening: personal
-      ? {
-          customer_id: personal.personal.customer_id,
-          subject_salt: personal.salt,
-          evidence_salt: change.evidence_salt,
-          ip: personal.personal.ip,
-          user_agent: personal.personal.user_agent,
-          api_key_id: change.api_key_id,
-          ...(change.user_id ? { user_id: change.user_id } : {}),
-        }
-      : null,
+    opening: controlOpening(change, personal),
   };
 }
 
@@ -251,17 +241,31 @@ export function partnerBlockReceipt(
       customer_id: personal?.personal.customer_id ?? null,
     },
     ...proof,
-    opening: personal
-      ? {
-          customer_id: personal.personal.customer_id,
-          subject_salt: personal.salt,
-          evidence_salt: change.evidence_salt,
-          ip: personal.personal.ip,
-          user_agent: personal.personal.user_agent,
-          api_key_id: change.api_key_id,
-          ...(change.user_id ? { user_id: change.user_id } : {}),
-        }
-      : null,
+    opening: controlOpening(change, personal),
+  };
+}
+
+/**
+ * What opens a control's leaf (a channel change, a partner block): the customer and the
+ * evidence, a back-office user's id when one made it; null once the customer was erased.
+ */
+function controlOpening(
+  change: {
+    evidence_salt: string;
+    api_key_id: string | null;
+    user_id: string | null;
+  },
+  personal: OpenedPersonal,
+): ChannelReceipt['opening'] {
+  if (!personal) return null;
+  return {
+    customer_id: personal.personal.customer_id,
+    subject_salt: personal.salt,
+    evidence_salt: change.evidence_salt,
+    ip: personal.personal.ip,
+    user_agent: personal.personal.user_agent,
+    api_key_id: change.api_key_id,
+    ...(change.user_id ? { user_id: change.user_id } : {}),
   };
 }
 

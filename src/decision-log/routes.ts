@@ -140,83 +140,67 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 
-  app.get(
-    '/api/v1/channel-changes/:change_id/receipt',
+  // A control's change (a channel's, a partner block's) has its receipt as a decision has: the
+  // same proof of a leaf in its own format, the same wait, the same `queued` answer.
+  const controls = [
     {
-      schema: {
-        tags: ['log'],
-        operationId: 'getChannelChangeReceipt',
-        summary:
-          "A customer's channel change's receipt: its leaf, inclusion proof and signed checkpoint",
-        description: `The same proof as a decision's receipt, for a leaf in the channel format (consent-log/channel/v1). ${receiptWaitDescription}`,
-        security: apiKeySecurity,
-        params: Type.Object({ change_id: Type.String({ pattern: uuidPattern }) }),
-        querystring: receiptRequest.querystring,
-        response: {
-          200: answer(dataOf(ChannelReceipt), 'The receipt.'),
-          202: answer(
-            dataOf(ChannelReceiptPending),
-            'Queued: the change is not in the log yet. Ask again after `Retry-After`.',
-            { 'retry-after': responseHeaders.retryAfter },
-          ),
-          ...receiptErrors,
+      path: '/api/v1/channel-changes/:change_id/receipt',
+      operationId: 'getChannelChangeReceipt',
+      summary:
+        "A customer's channel change's receipt: its leaf, inclusion proof and signed checkpoint",
+      format: 'the channel format (consent-log/channel/v1)',
+      receipt: ChannelReceipt,
+      read: awaitChannelReceipt,
+    },
+    {
+      path: '/api/v1/partner-block-changes/:change_id/receipt',
+      operationId: 'getPartnerBlockReceipt',
+      summary:
+        "A partner block's change's receipt: its leaf, inclusion proof and signed checkpoint",
+      format: 'the partner block format (consent-log/partner/v1)',
+      receipt: PartnerBlockReceipt,
+      read: awaitPartnerBlockReceipt,
+    },
+  ] as const;
+  for (const control of controls) {
+    app.get(
+      control.path,
+      {
+        schema: {
+          tags: ['log'],
+          operationId: control.operationId,
+          summary: control.summary,
+          description: `The same proof as a decision's receipt, for a leaf in ${control.format}. ${receiptWaitDescription}`,
+          security: apiKeySecurity,
+          params: Type.Object({ change_id: Type.String({ pattern: uuidPattern }) }),
+          querystring: receiptRequest.querystring,
+          response: {
+            200: answer(dataOf(control.receipt), 'The receipt.'),
+            202: answer(
+              dataOf(ChannelReceiptPending),
+              'Queued: the change is not in the log yet. Ask again after `Retry-After`.',
+              { 'retry-after': responseHeaders.retryAfter },
+            ),
+            ...receiptErrors,
+          },
         },
       },
-    },
-    async (request, reply) => {
-      const { tenantId } = callerOf(request);
-      const id = request.params.change_id;
-      reply.header('cache-control', 'no-store');
-      const wait = request.query.wait === 'true';
-      const result = await awaitChannelReceipt(db, vault, kick, tenantId, id, wait);
-      if (!result.ready) {
-        return reply
-          .code(202)
-          .header('retry-after', '1')
-          .send({ data: { change_id: id.toLowerCase(), status: 'queued' as const } });
-      }
-      return { data: result.receipt };
-    },
-  );
-
-  app.get(
-    '/api/v1/partner-block-changes/:change_id/receipt',
-    {
-      schema: {
-        tags: ['log'],
-        operationId: 'getPartnerBlockReceipt',
-        summary:
-          "A partner block's change's receipt: its leaf, inclusion proof and signed checkpoint",
-        description: `The same proof as a decision's receipt, for a leaf in the partner block format (consent-log/partner/v1). ${receiptWaitDescription}`,
-        security: apiKeySecurity,
-        params: Type.Object({ change_id: Type.String({ pattern: uuidPattern }) }),
-        querystring: receiptRequest.querystring,
-        response: {
-          200: answer(dataOf(PartnerBlockReceipt), 'The receipt.'),
-          202: answer(
-            dataOf(ChannelReceiptPending),
-            'Queued: the change is not in the log yet. Ask again after `Retry-After`.',
-            { 'retry-after': responseHeaders.retryAfter },
-          ),
-          ...receiptErrors,
-        },
+      async (request, reply) => {
+        const { tenantId } = callerOf(request);
+        const id = request.params.change_id;
+        reply.header('cache-control', 'no-store');
+        const wait = request.query.wait === 'true';
+        const result = await control.read(db, vault, kick, tenantId, id, wait);
+        if (!result.ready) {
+          return reply
+            .code(202)
+            .header('retry-after', '1')
+            .send({ data: { change_id: id.toLowerCase(), status: 'queued' as const } });
+        }
+        return { data: result.receipt };
       },
-    },
-    async (request, reply) => {
-      const { tenantId } = callerOf(request);
-      const id = request.params.change_id;
-      reply.header('cache-control', 'no-store');
-      const wait = request.query.wait === 'true';
-      const result = await awaitPartnerBlockReceipt(db, vault, kick, tenantId, id, wait);
-      if (!result.ready) {
-        return reply
-          .code(202)
-          .header('retry-after', '1')
-          .send({ data: { change_id: id.toLowerCase(), status: 'queued' as const } });
-      }
-      return { data: result.receipt };
-    },
-  );
+    );
+  }
 
   app.get(
     '/api/v1/log/checkpoint',
