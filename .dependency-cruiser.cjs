@@ -6,7 +6,7 @@
 
 // The HTTP and UI edges: routes files, the back-office, the command line and the entry points.
 const routesFile = 'routes\\.ts$';
-const edge = `^src/(backoffice/|cli/|cli\\.ts$|app\\.ts$|server\\.ts$|cluster\\.ts$|writers\\.ts$|sqlite-writer\\.ts$|hot-path\\.ts$)|${routesFile}`;
+const edge = `^src/(backoffice/|preference-page/|cli/|cli\\.ts$|app\\.ts$|server\\.ts$|cluster\\.ts$|writers\\.ts$|sqlite-writer\\.ts$|hot-path\\.ts$)|${routesFile}`;
 // The feature folders: each has one door, its index.ts (the back-office, the command line and the
 // platform are not features).
 const features = [
@@ -24,6 +24,7 @@ const features = [
   'metrics',
   'partner-blocks',
   'partners',
+  'preference-centre',
   'products',
   'proof',
   'records',
@@ -118,10 +119,10 @@ module.exports = {
     {
       name: 'edges-do-not-query',
       comment:
-        'Routes files, the back-office and the command line import no repository.ts and no kysely (type imports of Db/Executor from platform/db.ts are fine).',
+        'Routes files, the back-office, the preference page and the command line import no repository.ts and no kysely (type imports of Db/Executor from platform/db.ts are fine).',
       severity: 'error',
       from: {
-        path: `${routesFile}|^src/backoffice/|^src/cli/|^src/cli\\.ts$`,
+        path: `${routesFile}|^src/backoffice/|^src/preference-page/|^src/cli/|^src/cli\\.ts$`,
         pathNot: backofficeServiceLayer,
       },
       to: { path: '(^|[/-])repository\\.ts$|(^|/)node_modules/kysely/' },

@@ -8,7 +8,7 @@ export interface AuditLogTable {
   id: string;
   /** The tenant the action concerns; null for the operator's acts on the service itself. */
   tenant_id: string | null;
-  actor_kind: 'operator' | 'tenant' | 'anonymous';
+  actor_kind: 'operator' | 'tenant' | 'anonymous' | 'customer';
   /** The e-mail of who acted (as typed, for a failed sign-in). */
   actor: string;
   /** The name of who acted, as it was then; null for entries older than names. */

@@ -19,6 +19,6 @@ export {
   lapseFields,
   RecordedDecision,
 } from './schemas.js';
-export type { DecisionWriter } from './service.js';
+export { type DecisionWriter, decide } from './service.js';
 export type { DecisionRow, IdempotencyKeysTable } from './table.js';
 export type { DecisionWriterHandle } from './writer.js';

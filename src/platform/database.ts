@@ -41,6 +41,10 @@ import type { ErasuresTable } from '../erasure/table.js';
 import type { TlogPendingTable, WebhookEventsTable } from '../journal/table.js';
 import type { PartnerBlockChangesTable, PartnerBlockStatesTable } from '../partner-blocks/table.js';
 import type { PartnersTable, VersionPartnersTable } from '../partners/table.js';
+import type {
+  PreferenceCentresTable,
+  PreferenceLinkUsesTable,
+} from '../preference-centre/table.js';
 import type { ProductsTable } from '../products/table.js';
 import type { SubjectsTable } from '../subjects/table.js';
 import type {
@@ -82,6 +86,8 @@ export interface Database {
   tenant_channels: TenantChannelsTable;
   partner_block_changes: PartnerBlockChangesTable;
   partner_block_states: PartnerBlockStatesTable;
+  preference_centres: PreferenceCentresTable;
+  preference_link_uses: PreferenceLinkUsesTable;
   customer_template_states: CustomerTemplateStatesTable;
   customer_version_states: CustomerVersionStatesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -25,6 +25,7 @@ import * as partners from './migrations/0021-partners.js';
 import * as channelBlocks from './migrations/0022-channel-blocks.js';
 import * as templateValidity from './migrations/0023-template-validity.js';
 import * as controls from './migrations/0024-controls.js';
+import * as preferenceCentre from './migrations/0025-preference-centre.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -56,6 +57,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0022-channel-blocks': channelBlocks,
     '0023-template-validity': templateValidity,
     '0024-controls': controls,
+    '0025-preference-centre': preferenceCentre,
   };
 }
 

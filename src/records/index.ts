@@ -15,11 +15,12 @@ export {
   standingsOnVersions,
   type VersionStanding,
 } from './history.js';
-export { lookUpCustomer, type TemplateStanding } from './look-up.js';
+export { customerStandings, lookUpCustomer, type TemplateStanding } from './look-up.js';
 export {
   type DecisionWithTemplate,
   findCookieDecision,
   findDecision,
+  getCustomerConsents,
   storedInstant,
   subjectDecisions,
 } from './service.js';

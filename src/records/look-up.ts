@@ -29,6 +29,25 @@ export interface CustomerLookUp {
 }
 
 /**
+ * Where a customer stands on each template they decided on, by the id the tenant's systems send
+ * (the customer's own page): none for a customer the tenant has no record of.
+ */
+export async function customerStandings(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+): Promise<TemplateStanding[]> {
+  const subjectId = await findSubjectId(db, vault, tenantId, customerId);
+  const rows = subjectId ? await findTemplateStandings(db, tenantId, subjectId) : [];
+  const now = nowIso();
+  return rows.map((row) => ({
+    ...row,
+    lapse: lapseOf(row.decision_on_latest, row.decided_on_latest_at, row.validity_months, now),
+  }));
+}
+
+/**
  * A customer's record as a person in the back-office sees it, by the id the tenant's systems
  * send. Looking is itself recorded, under the record's random id: the audit log keeps no
  * customer id, which an erasure could not reach.

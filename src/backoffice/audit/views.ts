@@ -90,6 +90,7 @@ const kindWords = {
   tenant: '',
   operator: 'operator, ',
   anonymous: 'not signed in, ',
+  customer: 'in the preference centre, ',
 } as const;
 
 /**
@@ -102,7 +103,11 @@ function who(
   people: ReadonlyArray<{ email: string; name: string }> | undefined,
 ): Html {
   const email = e.actor.toLowerCase();
-  const name = e.actorName || people?.find((p) => p.email.toLowerCase() === email)?.name;
+  // A customer on their own page is named by their session there, never by their customer id.
+  const name =
+    e.actorKind === 'customer'
+      ? 'A customer'
+      : e.actorName || people?.find((p) => p.email.toLowerCase() === email)?.name;
   return html`${name ? html`${name}<br><small>${e.actor}</small>` : e.actor || '—'}<br><small class="muted">${kindWords[e.actorKind]}from <span class="mono">${e.ip}</span></small>`;
 }
 

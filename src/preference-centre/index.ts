@@ -1,0 +1,42 @@
+/** The public surface of `src/preference-centre/`: what other folders may import (its README says what each part is). */
+export {
+  type ChangeResult,
+  type CustomerRequest,
+  decideOnPage,
+  type PreferenceWriters,
+  setChannelOnPage,
+  setPartnerOnPage,
+} from './actions.js';
+export {
+  type LinkCaller,
+  mintPreferenceLink,
+  type Opener,
+  openPreferenceLink,
+  pagePath,
+} from './links.js';
+export {
+  type ChannelOverview,
+  type CustomerOverview,
+  customerOverview,
+  type RecordLine,
+  type ShownVersion,
+  type TemplateOverview,
+} from './overview.js';
+export { type PageLocale, PreferenceCentreInput, pageLocales } from './schemas.js';
+export {
+  contrastWithWhite,
+  getPreferenceCentre,
+  isAllowedUrl,
+  type PreferenceCentreSettings,
+  savePreferenceCentre,
+} from './settings.js';
+export {
+  formToken,
+  isFormToken,
+  type LinkRefusal,
+  openSession,
+  type PreferenceSecrets,
+  preferenceSecrets,
+  type SessionClaims,
+  sealSession,
+} from './tokens.js';

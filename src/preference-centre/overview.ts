@@ -1,0 +1,215 @@
+import { listChannels, tenantChannels } from '../channels/index.js';
+import type { DecisionValue, Lapse } from '../decisions/index.js';
+import { type DecisionPartner, listPartnerBlocks } from '../partner-blocks/index.js';
+import type { Executor } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import { listProducts } from '../products/index.js';
+import { customerStandings, getCustomerConsents } from '../records/index.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { type Catalog, type PublishedVersion, variantFor } from '../templates/index.js';
+
+/** A text as the page shows it: the version's variant in the customer's locale. */
+export interface ShownVersion {
+  id: string;
+  version: number;
+  tag: string;
+  locale: string;
+  contentHtml: string;
+  fileUrl: string;
+}
+
+/** One template the customer was asked about, as their page shows it. */
+export interface TemplateOverview {
+  code: string;
+  name: string;
+  /** The latest release, in the customer's locale: what a new `given` is a decision on. */
+  latest: ShownVersion;
+  /** Their decision on the latest release (any locale's variant), if any. */
+  onLatest: { id: string; decision: DecisionValue; decidedAt: string } | null;
+  /** Their most recent decision on any version, and the text it was on. */
+  last: { id: string; decision: DecisionValue; decidedAt: string; version: ShownVersion };
+  /** A `given` on the latest release that has not lapsed. */
+  consented: boolean;
+  lapse: Lapse | undefined;
+  /** The partners the consented release lists, each blocked or not on that decision. */
+  partners: DecisionPartner[];
+}
+
+export interface ChannelOverview {
+  productCode: string;
+  productName: string;
+  channels: { code: string; name: string; blocked: boolean; since: string | null }[];
+}
+
+/** Every record of the customer, newest first, by its receipt's id. */
+export interface RecordLine {
+  id: string;
+  at: string;
+  kind: 'decision' | 'channel_change' | 'partner_block';
+  /** What it was: a decision's value and template; a control's target and state. */
+  what: string;
+  blocked?: boolean;
+}
+
+export interface CustomerOverview {
+  templates: TemplateOverview[];
+  channels: ChannelOverview[];
+  records: RecordLine[];
+}
+
+/** How many records the page lists: the evidence pack has them all. */
+const recordsShown = 100;
+
+/**
+ * What a customer's own page shows: each template they were asked about (their decision, the
+ * text it was on and the latest one, in their locale; when it lapses; the partners of what they
+ * agreed to), every product's channels, and their records by receipt id. A customer the tenant
+ * has no record of has no templates and every channel allowed.
+ */
+export async function customerOverview(
+  db: Executor,
+  catalog: Catalog,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+  requested: readonly string[],
+): Promise<CustomerOverview> {
+  const standings = await customerStandings(db, vault, tenantId, customerId);
+  const templates: TemplateOverview[] = [];
+  for (const standing of standings) {
+    const release = await latestOrNone(catalog, tenantId, standing.template_code);
+    if (!release) continue;
+    const latest = shown(variantFor(release, requested).presented);
+    const lastVersion = await catalog.publishedById(tenantId, standing.last_consent_version_id);
+    const onLatest =
+      standing.decision_on_latest_id && standing.decision_on_latest && standing.decided_on_latest_at
+        ? {
+            id: standing.decision_on_latest_id,
+            decision: standing.decision_on_latest,
+            decidedAt: standing.decided_on_latest_at,
+          }
+        : null;
+    const consented = onLatest?.decision === 'given' && standing.lapse?.expired !== true;
+    templates.push({
+      code: standing.template_code,
+      name: standing.template_name,
+      latest,
+      onLatest,
+      last: {
+        id: standing.last_decision_id,
+        decision: standing.last_decision,
+        decidedAt: standing.last_decided_at,
+        version: lastVersion
+          ? {
+              id: lastVersion.id,
+              version: Number(lastVersion.version),
+              tag: lastVersion.tag,
+              locale: lastVersion.locale,
+              contentHtml: lastVersion.content_html,
+              fileUrl: '',
+            }
+          : latest,
+      },
+      consented,
+      lapse: standing.lapse,
+      partners:
+        consented && onLatest
+          ? await listPartnerBlocks(db, vault, tenantId, customerId, onLatest.id)
+          : [],
+    });
+  }
+  return {
+    templates,
+    channels: await channelOverview(db, vault, tenantId, customerId),
+    records: await recordLines(db, vault, tenantId, customerId),
+  };
+}
+
+async function latestOrNone(catalog: Catalog, tenantId: string, code: string) {
+  try {
+    return await catalog.latest(tenantId, code);
+  } catch (error) {
+    // A template retired since: nothing left to decide on, its records stay in the evidence pack.
+    if (error instanceof AppError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+function shown(presented: PublishedVersion): ShownVersion {
+  return {
+    id: presented.consent_version_id,
+    version: presented.version,
+    tag: presented.tag,
+    locale: presented.locale ?? '',
+    contentHtml: presented.content_html,
+    fileUrl: presented.file_url,
+  };
+}
+
+async function channelOverview(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+): Promise<ChannelOverview[]> {
+  const [states, products, names] = await Promise.all([
+    listChannels(db, vault, tenantId, customerId),
+    listProducts(db, tenantId),
+    tenantChannels(db, tenantId),
+  ]);
+  const channelName = new Map(names.map((c) => [c.code, c.name]));
+  return products
+    .filter((p) => !p.archived_at)
+    .map((product) => ({
+      productCode: product.code,
+      productName: product.name,
+      channels: states
+        .filter((s) => s.product_code === product.code)
+        .map((s) => ({
+          code: s.channel,
+          name: channelName.get(s.channel) ?? s.channel,
+          blocked: s.blocked,
+          since: s.since,
+        })),
+    }))
+    .sort((a, b) => (a.productCode < b.productCode ? -1 : 1));
+}
+
+async function recordLines(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+): Promise<RecordLine[]> {
+  const consents = await getCustomerConsents(db, vault, tenantId, customerId, {
+    limit: String(recordsShown),
+    include: 'controls',
+  });
+  const lines: RecordLine[] = consents.history.map((entry) => ({
+    id: entry.decision_id,
+    at: entry.decided_at,
+    kind: 'decision',
+    what: `${entry.decision} ${entry.template_code}`,
+  }));
+  for (const control of consents.controls ?? []) {
+    lines.push(
+      control.type === 'partner_block'
+        ? {
+            id: control.change_id,
+            at: control.changed_at,
+            kind: 'partner_block',
+            what: control.partner_code,
+            blocked: control.blocked,
+          }
+        : {
+            id: control.change_id,
+            at: control.changed_at,
+            kind: 'channel_change',
+            what: `${control.channel} ${control.product_code}`,
+            blocked: control.blocked,
+          },
+    );
+  }
+  lines.sort((x, y) => (x.at === y.at ? y.id.localeCompare(x.id) : y.at.localeCompare(x.at)));
+  return lines.slice(0, recordsShown);
+}
