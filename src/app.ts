@@ -45,6 +45,9 @@ import { createRateLimit } from './platform/rate-limit.js';
 import { requestIdFor } from './platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
 import { setSecurityHeaders } from './platform/security-headers.js';
+import { preferenceSecrets } from './preference-centre/index.js';
+import { preferenceLinkRoutes } from './preference-centre/routes.js';
+import { preferencePage } from './preference-page/plugin.js';
 import { consentRoutes } from './records/routes.js';
 import { createVault } from './subjects/index.js';
 import { contentRoutes, uploadedFileRoutes } from './templates/content-routes.js';
@@ -178,6 +181,8 @@ export async function buildApp(
   // The hot path's writes (decisions, the decision log's appends) run beside the requests, from
   // the first `ready` to `close`: on an SQLite file, in a thread of their own (writers.ts).
   const signer = loadSigningKey(config, app.log);
+  // The preference centre's links and sessions, under keys derived from the data key.
+  const secrets = preferenceSecrets(vault.dataKey);
   const writers = createWriters(config, db, vault, signer, app.log, {
     logLevel: options.logger === false ? 'silent' : config.logLevel,
     ...(metrics ? { onBatch: metrics.batchCommitted } : {}),
@@ -220,6 +225,11 @@ export async function buildApp(
       signer,
       kick: () => writers.integrator().kick(),
     });
+    await v1.register(preferenceLinkRoutes, {
+      db,
+      secrets,
+      publicBaseUrl: config.publicBaseUrl,
+    });
     await v1.register(exportRoutes, {
       db,
       kick: () => writers.integrator().kick(),
@@ -233,6 +243,20 @@ export async function buildApp(
     vault,
     publicBaseUrl: config.publicBaseUrl,
     perMinute: config.cookieRateLimitPerMinute,
+  });
+  // The customer's own page (src/preference-page), opened by a link from the tenant's backend.
+  await app.register(preferencePage, {
+    writers: {
+      db,
+      catalog,
+      vault,
+      decisions: decisionWriter,
+      channels: writers.channels,
+      partnerBlocks: writers.partnerBlocks,
+    },
+    secrets,
+    evidence: { db, vault, signer, kick: () => writers.integrator().kick() },
+    secureCookies: config.secureCookies,
   });
   await app.register(backoffice, {
     db,

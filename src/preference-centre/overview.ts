@@ -24,8 +24,8 @@ export interface TemplateOverview {
   name: string;
   /** The latest release, in the customer's locale: what a new `given` is a decision on. */
   latest: ShownVersion;
-  /** Their decision on the latest release (any locale's variant), if any. */
-  onLatest: { id: string; decision: DecisionValue; decidedAt: string } | null;
+  /** Their decision on the latest release (on the variant `versionId`), if any. */
+  onLatest: { id: string; versionId: string; decision: DecisionValue; decidedAt: string } | null;
   /** Their most recent decision on any version, and the text it was on. */
   last: { id: string; decision: DecisionValue; decidedAt: string; version: ShownVersion };
   /** A `given` on the latest release that has not lapsed. */
@@ -82,9 +82,13 @@ export async function customerOverview(
     const latest = shown(variantFor(release, requested).presented);
     const lastVersion = await catalog.publishedById(tenantId, standing.last_consent_version_id);
     const onLatest =
-      standing.decision_on_latest_id && standing.decision_on_latest && standing.decided_on_latest_at
+      standing.decision_on_latest_id &&
+      standing.decision_on_latest_version_id &&
+      standing.decision_on_latest &&
+      standing.decided_on_latest_at
         ? {
             id: standing.decision_on_latest_id,
+            versionId: standing.decision_on_latest_version_id,
             decision: standing.decision_on_latest,
             decidedAt: standing.decided_on_latest_at,
           }

@@ -69,6 +69,7 @@ export function findTemplateStandings(db: Executor, tenantId: string, subjectId:
         'lv.version as latest_version',
         'lv.tag as latest_tag',
         'cv.last_decision_id as decision_on_latest_id',
+        'cv.consent_version_id as decision_on_latest_version_id',
         'cv.last_decision as decision_on_latest',
         'cv.last_decided_at as decided_on_latest_at',
         't.validity_months',

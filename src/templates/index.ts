@@ -33,7 +33,7 @@ export {
   mayPassOrApprove,
 } from './four-eyes.js';
 export { isLive } from './live.js';
-export { canonicalLocale, localeRange } from './locales.js';
+export { canonicalLocale, chooseLocale, localeRange, requestedLocales } from './locales.js';
 export {
   type ListedPartner,
   partnerChanges,

@@ -1,0 +1,224 @@
+import type { PageLocale } from '../preference-centre/index.js';
+
+/** Every word the customer's page says, in each locale it speaks. */
+export interface Words {
+  title: string;
+  skip: string;
+  intro: string;
+  consents: string;
+  noConsents: string;
+  agreed: string;
+  rejected: string;
+  withdrew: string;
+  newVersion: string;
+  expired: string;
+  expires: string;
+  readText: string;
+  readEarlier: string;
+  version: string;
+  agree: string;
+  withdraw: string;
+  withdrawTitle: string;
+  withdrawQuestion: string;
+  withdrawConfirm: string;
+  cancel: string;
+  partners: string;
+  partnersIntro: string;
+  shared: string;
+  blockedPartner: string;
+  blockPartner: string;
+  allowPartner: string;
+  channels: string;
+  channelsIntro: string;
+  channel: string;
+  state: string;
+  allowed: string;
+  blocked: string;
+  block: string;
+  allow: string;
+  records: string;
+  recordsIntro: string;
+  when: string;
+  record: string;
+  receipt: string;
+  noRecords: string;
+  downloadPack: string;
+  back: string;
+  signOut: string;
+  signedOut: string;
+  signedOutText: string;
+  recorded: string;
+  unchanged: string;
+  nothingToWithdraw: string;
+  reconsentNotAllowed: string;
+  refused: string;
+  noPack: string;
+  packNotReady: string;
+  kindDecision: Record<'given' | 'reject' | 'withdraw', string>;
+  kindChannel: (blocked: boolean) => string;
+  kindPartner: (blocked: boolean) => string;
+  linkRefused: string;
+  linkReused: string;
+  linkExpired: string;
+  linkInvalid: string;
+  sessionEnded: string;
+  sessionEndedText: string;
+  notFound: string;
+  notFoundText: string;
+  badRequest: string;
+  badRequestText: string;
+  failed: string;
+  failedText: (reference: string) => string;
+  language: string;
+}
+
+const en: Words = {
+  title: 'Your privacy choices',
+  skip: 'Skip to content',
+  intro:
+    'See what you agreed to, change your mind at any time, and choose how we may contact you. Every change is recorded with a receipt.',
+  consents: 'Your consents',
+  noConsents: 'You have not been asked for any consent yet.',
+  agreed: 'You agreed on',
+  rejected: 'You declined on',
+  withdrew: 'You withdrew on',
+  newVersion: 'There is a new version for you to read.',
+  expired: 'Your consent expired on',
+  expires: 'Your consent lasts until',
+  readText: 'Read the text',
+  readEarlier: 'Read the text you decided on',
+  version: 'version',
+  agree: 'I agree',
+  withdraw: 'Withdraw consent',
+  withdrawTitle: 'Withdraw your consent',
+  withdrawQuestion: 'Do you want to withdraw your consent to',
+  withdrawConfirm: 'Yes, withdraw',
+  cancel: 'Keep my consent',
+  partners: 'Partners',
+  partnersIntro:
+    'With your consent, we may share your data with these partners. You can stop any of them.',
+  shared: 'Sharing allowed',
+  blockedPartner: 'Sharing stopped',
+  blockPartner: 'Stop sharing with',
+  allowPartner: 'Allow sharing with',
+  channels: 'How we may contact you',
+  channelsIntro: 'Every channel is allowed until you block it, for each of our products.',
+  channel: 'Channel',
+  state: 'State',
+  allowed: 'Allowed',
+  blocked: 'Blocked',
+  block: 'Block',
+  allow: 'Allow',
+  records: 'Your records',
+  recordsIntro:
+    'Each of your decisions and changes has a receipt that proves it was recorded. The evidence pack holds them all, with the texts you saw.',
+  when: 'When',
+  record: 'Record',
+  receipt: 'Receipt id',
+  noRecords: 'Nothing has been recorded for you yet.',
+  downloadPack: 'Download my evidence pack',
+  back: 'Back to',
+  signOut: 'Sign out',
+  signedOut: 'You have signed out',
+  signedOutText: 'To come back, open a new link from where you found this one.',
+  recorded: 'Recorded. Receipt id',
+  unchanged: 'Nothing changed: it was already so.',
+  nothingToWithdraw: 'There is no consent to withdraw.',
+  reconsentNotAllowed: 'This version cannot be agreed to again.',
+  refused: 'This change could not be made.',
+  noPack: 'There is no record of you yet to put in an evidence pack.',
+  packNotReady: 'Your latest records are still being written. Try again in a moment.',
+  kindDecision: { given: 'Agreed to', reject: 'Declined', withdraw: 'Withdrew' },
+  kindChannel: (blocked) => (blocked ? 'Blocked' : 'Allowed'),
+  kindPartner: (blocked) => (blocked ? 'Stopped sharing with' : 'Allowed sharing with'),
+  linkRefused: 'This link cannot be opened',
+  linkReused:
+    'This link has already been used: each link opens once. Ask for a new one where you found it.',
+  linkExpired: 'This link has expired. Ask for a new one where you found it.',
+  linkInvalid: 'This link is not valid. Ask for a new one where you found it.',
+  sessionEnded: 'Your session has ended',
+  sessionEndedText:
+    'For your safety, the page closes after a while. Open a new link from where you found this one.',
+  notFound: 'Not found',
+  notFoundText: 'This page does not exist, or it is not yours.',
+  badRequest: 'The request was not understood',
+  badRequestText: 'Go back, reload the page and try again.',
+  failed: 'Something went wrong',
+  failedText: (reference) => `Please try again later. Reference: ${reference}.`,
+  language: 'English',
+};
+
+const th: Words = {
+  title: 'การตั้งค่าความเป็นส่วนตัวของคุณ',
+  skip: 'ข้ามไปยังเนื้อหา',
+  intro:
+    'ดูสิ่งที่คุณได้ให้ความยินยอมไว้ เปลี่ยนใจได้ทุกเมื่อ และเลือกช่องทางที่เราติดต่อคุณได้ ทุกการเปลี่ยนแปลงจะถูกบันทึกพร้อมใบรับรอง',
+  consents: 'ความยินยอมของคุณ',
+  noConsents: 'ยังไม่มีการขอความยินยอมจากคุณ',
+  agreed: 'คุณให้ความยินยอมเมื่อ',
+  rejected: 'คุณปฏิเสธเมื่อ',
+  withdrew: 'คุณถอนความยินยอมเมื่อ',
+  newVersion: 'มีฉบับใหม่ให้คุณอ่าน',
+  expired: 'ความยินยอมของคุณหมดอายุเมื่อ',
+  expires: 'ความยินยอมของคุณมีผลถึง',
+  readText: 'อ่านข้อความ',
+  readEarlier: 'อ่านข้อความที่คุณตัดสินใจไว้',
+  version: 'ฉบับ',
+  agree: 'ยินยอม',
+  withdraw: 'ถอนความยินยอม',
+  withdrawTitle: 'ถอนความยินยอมของคุณ',
+  withdrawQuestion: 'คุณต้องการถอนความยินยอมสำหรับ',
+  withdrawConfirm: 'ใช่ ถอนความยินยอม',
+  cancel: 'คงความยินยอมไว้',
+  partners: 'พันธมิตร',
+  partnersIntro: 'เมื่อคุณให้ความยินยอม เราอาจแบ่งปันข้อมูลของคุณกับพันธมิตรเหล่านี้ คุณหยุดการแบ่งปันกับรายใดก็ได้',
+  shared: 'อนุญาตให้แบ่งปัน',
+  blockedPartner: 'หยุดแบ่งปันแล้ว',
+  blockPartner: 'หยุดแบ่งปันกับ',
+  allowPartner: 'อนุญาตให้แบ่งปันกับ',
+  channels: 'ช่องทางที่เราติดต่อคุณได้',
+  channelsIntro: 'ทุกช่องทางได้รับอนุญาตจนกว่าคุณจะระงับ แยกตามผลิตภัณฑ์ของเรา',
+  channel: 'ช่องทาง',
+  state: 'สถานะ',
+  allowed: 'อนุญาต',
+  blocked: 'ระงับแล้ว',
+  block: 'ระงับ',
+  allow: 'อนุญาต',
+  records: 'บันทึกของคุณ',
+  recordsIntro:
+    'ทุกการตัดสินใจและการเปลี่ยนแปลงของคุณมีใบรับรองที่พิสูจน์ว่าได้ถูกบันทึกไว้ ชุดหลักฐานรวมทุกรายการไว้พร้อมข้อความที่คุณได้เห็น',
+  when: 'เมื่อ',
+  record: 'รายการ',
+  receipt: 'รหัสใบรับรอง',
+  noRecords: 'ยังไม่มีบันทึกของคุณ',
+  downloadPack: 'ดาวน์โหลดชุดหลักฐานของฉัน',
+  back: 'กลับไปยัง',
+  signOut: 'ออกจากระบบ',
+  signedOut: 'คุณออกจากระบบแล้ว',
+  signedOutText: 'หากต้องการกลับมา ให้เปิดลิงก์ใหม่จากที่ที่คุณพบลิงก์นี้',
+  recorded: 'บันทึกแล้ว รหัสใบรับรอง',
+  unchanged: 'ไม่มีการเปลี่ยนแปลง: เป็นเช่นนั้นอยู่แล้ว',
+  nothingToWithdraw: 'ไม่มีความยินยอมให้ถอน',
+  reconsentNotAllowed: 'ฉบับนี้ไม่สามารถให้ความยินยอมซ้ำได้',
+  refused: 'ไม่สามารถทำการเปลี่ยนแปลงนี้ได้',
+  noPack: 'ยังไม่มีบันทึกของคุณที่จะใส่ในชุดหลักฐาน',
+  packNotReady: 'บันทึกล่าสุดของคุณกำลังถูกเขียน โปรดลองอีกครั้งในอีกสักครู่',
+  kindDecision: { given: 'ให้ความยินยอม', reject: 'ปฏิเสธ', withdraw: 'ถอนความยินยอม' },
+  kindChannel: (blocked) => (blocked ? 'ระงับ' : 'อนุญาต'),
+  kindPartner: (blocked) => (blocked ? 'หยุดแบ่งปันกับ' : 'อนุญาตให้แบ่งปันกับ'),
+  linkRefused: 'ไม่สามารถเปิดลิงก์นี้ได้',
+  linkReused: 'ลิงก์นี้ถูกใช้ไปแล้ว: แต่ละลิงก์เปิดได้ครั้งเดียว โปรดขอลิงก์ใหม่จากที่ที่คุณพบลิงก์นี้',
+  linkExpired: 'ลิงก์นี้หมดอายุแล้ว โปรดขอลิงก์ใหม่จากที่ที่คุณพบลิงก์นี้',
+  linkInvalid: 'ลิงก์นี้ไม่ถูกต้อง โปรดขอลิงก์ใหม่จากที่ที่คุณพบลิงก์นี้',
+  sessionEnded: 'เซสชันของคุณสิ้นสุดแล้ว',
+  sessionEndedText: 'เพื่อความปลอดภัย หน้านี้จะปิดเมื่อไม่มีการใช้งานสักระยะ โปรดเปิดลิงก์ใหม่จากที่ที่คุณพบลิงก์นี้',
+  notFound: 'ไม่พบหน้านี้',
+  notFoundText: 'ไม่มีหน้านี้ หรือหน้านี้ไม่ใช่ของคุณ',
+  badRequest: 'ไม่เข้าใจคำขอ',
+  badRequestText: 'โปรดย้อนกลับ โหลดหน้าใหม่ แล้วลองอีกครั้ง',
+  failed: 'เกิดข้อผิดพลาด',
+  failedText: (reference) => `โปรดลองอีกครั้งภายหลัง รหัสอ้างอิง: ${reference}`,
+  language: 'ไทย',
+};
+
+export const words: Record<PageLocale, Words> = { en, th };
