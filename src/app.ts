@@ -56,7 +56,7 @@ import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
 import { webhookPayloads } from './webhook-payloads.js';
 import { type Dispatcher, idleDispatcher, startDispatcher } from './webhooks/index.js';
-import { createWriters } from './writers.js';
+import { createWriters, type Writers } from './writers.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;
@@ -73,6 +73,11 @@ export interface AppOptions {
   onRoute?: (route: RouteOptions) => void;
   /** Told of the writer of decisions once made (the fault tests reach its connection). */
   onDecisionWriter?: (writer: DecisionWriterHandle) => void;
+  /**
+   * Told of the hot path's writers once made: tests record channel changes and partner blocks
+   * through the service functions with what no route sets yet (a preference centre's `via`).
+   */
+  onWriters?: (writers: Writers) => void;
   /**
    * The app's metrics when `/metrics` is on, made with its store (so that it times the store's
    * statements: `storeObserver`); made here when not given.
@@ -189,6 +194,7 @@ export async function buildApp(
   });
   const decisionWriter = observedDecisions(writers.decisions, metrics, config.tracing);
   options.onDecisionWriter?.(writers.decisions);
+  options.onWriters?.(writers);
   app.addHook('onReady', () => writers.start());
   app.addHook('onClose', () => writers.close());
   // Webhooks: every instance sends, one instance per endpoint at a time (src/webhooks).

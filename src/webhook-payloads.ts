@@ -15,12 +15,20 @@ const LogIndex = Type.Integer({
   description: "The record's leaf index in the tenant's decision log (what its receipt proves).",
 });
 
+const Via = Type.Optional(
+  Type.Literal('preference-centre', {
+    description:
+      'Present only for a record the customer made on the preference centre (its evidence says so).',
+  }),
+);
+
 const DecisionData = Type.Object(
   {
     ...RecordedDecision.properties,
     customer_id: Type.Union([Type.String(), Type.Null()], {
       description: 'The customer id; null once the customer was erased.',
     }),
+    via: Via,
     log_index: LogIndex,
   },
   { description: 'The decision as the API answered it, and its place in the decision log.' },
@@ -108,6 +116,7 @@ const ChannelChangeData = Type.Object(
           'Who made it: the API key that sent it, or the back-office user (the other null).',
       },
     ),
+    via: Via,
     log_index: LogIndex,
   },
   { description: "A customer's channel change, and its place in the decision log." },
@@ -124,6 +133,7 @@ const PartnerBlockData = Type.Object(
     blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again.' }),
     changed_at: DateTime,
     actor: ChannelChangeData.properties.actor,
+    via: Via,
     log_index: LogIndex,
   },
   {

@@ -11,6 +11,8 @@ export interface ChannelChangeEventData {
   changed_at: string;
   /** Who made it: an API key, or a back-office user (the other null). */
   actor: { api_key_id: string | null; user_id: string | null };
+  /** Present only for a change made through the preference centre. */
+  via?: 'preference-centre';
 }
 
 /**

@@ -15,6 +15,8 @@ export interface LoggedChannelChange {
   customer_id: string;
   ip: string;
   user_agent: string | null;
+  /** The channel it came through, when not the API or the back-office (`preference-centre`). */
+  via?: string | null;
 }
 
 /**
@@ -31,6 +33,7 @@ export function leafOfChannelChange(row: LoggedChannelChange, subjectSalt: strin
       userAgent: row.user_agent,
       apiKeyId: row.api_key_id,
       userId: row.user_id,
+      via: row.via,
     }),
   );
 }

@@ -56,6 +56,8 @@ export interface ChannelChangeJob {
   auditedAs?: Actor;
   ip: string;
   userAgent: string | null;
+  /** Set for a change the customer made on the preference centre; kept in its evidence. */
+  via?: 'preference-centre';
   customerId: string;
   /** The customer's keyed look-up (`vault.lookup`). */
   lookup: string;
@@ -119,6 +121,16 @@ function lockNames(job: ChannelChangeJob): string[] {
   return job.idempotencyKey === undefined
     ? [subject]
     : [subject, idempotencyLockName(job.tenantId, job.idempotencyKey)];
+}
+
+/** What the change seals and its evidence commits to: `via` only when it is set. */
+function personalOf(job: ChannelChangeJob) {
+  return {
+    customer_id: job.customerId,
+    ip: job.ip,
+    user_agent: job.userAgent,
+    ...(job.via ? { via: job.via } : {}),
+  };
 }
 
 function keyName(tenantId: string, key: string): string {
@@ -197,18 +209,11 @@ class ChangeBatch {
       api_key_id: job.apiKeyId,
       user_id: job.userId,
       idempotency_key: job.idempotencyKey ?? null,
-      personal: sealPersonal(subject.key, id, {
-        customer_id: job.customerId,
-        ip: job.ip,
-        user_agent: job.userAgent,
-      }),
+      personal: sealPersonal(subject.key, id, personalOf(job)),
       evidence_salt: newSalt(),
       changed_at: now,
     };
-    const leaf = leafOfChannelChange(
-      { ...row, customer_id: job.customerId, ip: job.ip, user_agent: job.userAgent },
-      subject.salt,
-    );
+    const leaf = leafOfChannelChange({ ...row, ...personalOf(job) }, subject.salt);
     // Nothing above wrote: from here the change is the batch's.
     if (created) this.newSubjects.push(created);
     this.subjects.set(subjectName, subject);
@@ -223,6 +228,7 @@ class ChangeBatch {
           blocked: job.blocked,
           changed_at: now,
           actor: { api_key_id: row.api_key_id, user_id: row.user_id },
+          ...(job.via ? { via: job.via } : {}),
         }),
       );
     }

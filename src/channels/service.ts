@@ -28,6 +28,8 @@ export interface ChannelContext {
   auditedAs?: Actor;
   ip: string;
   userAgent: string | null;
+  /** Set when the customer made the change on the preference centre: its evidence says so. */
+  via?: 'preference-centre';
 }
 
 /** Which channel of which customer and product a change is for. */

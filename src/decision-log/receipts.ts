@@ -120,6 +120,7 @@ export function decisionReceipt(
           ip: personal.personal.ip,
           user_agent: personal.personal.user_agent,
           api_key_id: decision.api_key_id,
+          ...viaOf(personal),
         }
       : null,
   };
@@ -266,7 +267,16 @@ function controlOpening(
     user_agent: personal.personal.user_agent,
     api_key_id: change.api_key_id,
     ...(change.user_id ? { user_id: change.user_id } : {}),
+    ...viaOf(personal),
   };
+}
+
+/**
+ * The channel a record came through, as its opening names it: only for one made through the
+ * preference centre, so that every other opening stays as it was.
+ */
+function viaOf(personal: NonNullable<OpenedPersonal>): { via?: 'preference-centre' } {
+  return personal.personal.via === 'preference-centre' ? { via: 'preference-centre' } : {};
 }
 
 /** A record's opened personal fields, or undefined once its subject was erased. */

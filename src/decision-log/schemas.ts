@@ -39,6 +39,13 @@ function logProof(leafFormat: string) {
 }
 export type LogProof = Static<Type.TObject<ReturnType<typeof logProof>>>;
 
+/** The channel a record came through, in its opening only when it was not the API's own. */
+const Via = Type.Literal('preference-centre', {
+  description:
+    'Present only for a record the customer made on the preference centre; its evidence ' +
+    'commitment then includes it',
+});
+
 export const Receipt = Type.Object({
   decision: Type.Object(
     { ...RecordedDecision.properties, customer_id: Type.Union([Type.String(), Type.Null()]) },
@@ -54,6 +61,7 @@ export const Receipt = Type.Object({
         ip: Type.String(),
         user_agent: Type.Union([Type.String(), Type.Null()]),
         api_key_id: Type.String(),
+        via: Type.Optional(Via),
       }),
       Type.Null(),
     ],
@@ -145,6 +153,7 @@ export const ControlOpening = Type.Union(
       user_id: Type.Optional(
         Type.String({ description: 'The back-office user who made the change, if one did' }),
       ),
+      via: Type.Optional(Via),
     }),
     Type.Null(),
   ],

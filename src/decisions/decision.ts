@@ -14,6 +14,8 @@ export interface DecisionContext {
   apiKeyId: string;
   ip: string;
   userAgent: string | null;
+  /** Set when the customer made it on the preference centre: their evidence then says so. */
+  via?: 'preference-centre';
 }
 
 /** The published version a decision names; `404 1004` when the tenant has none by that id. */
@@ -50,7 +52,12 @@ export function newDecision(
 ): { row: DecisionRow; leaf: string } {
   const { version, context, customer } = asked;
   const id = newId();
-  const personal = { customer_id: customer.id, ip: context.ip, user_agent: context.userAgent };
+  const personal = {
+    customer_id: customer.id,
+    ip: context.ip,
+    user_agent: context.userAgent,
+    ...(context.via ? { via: context.via } : {}),
+  };
   const row: DecisionRow = {
     tenant_id: context.tenantId,
     id,

@@ -13,6 +13,8 @@ export interface LoggedDecision {
   api_key_id: string;
   ip: string;
   user_agent: string | null;
+  /** Opened from `personal` with the address: the channel it came through, when not the API. */
+  via?: string | null;
   evidence_salt: string;
 }
 
@@ -28,6 +30,7 @@ export function leafOfDecision(row: LoggedDecision, subjectSalt: string): string
       ip: row.ip,
       userAgent: row.user_agent,
       apiKeyId: row.api_key_id,
+      via: row.via,
     }),
   );
 }

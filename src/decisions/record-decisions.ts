@@ -180,7 +180,9 @@ class DecisionBatch {
     this.byVersion.set(at('version', version.id), row);
     this.leaves.push({ log_id: context.tenantId, record_id: row.id, leaf, queued_at: now });
     const decision = presentDecision(row, customer.id, version.template_code);
-    if (stored.event_wanted) this.events.push(decisionEvent(context.tenantId, subject, decision));
+    if (stored.event_wanted) {
+      this.events.push(decisionEvent(context.tenantId, subject, decision, context.via));
+    }
     return { kind: 'recorded', decision };
   }
 

@@ -16,4 +16,6 @@ export interface PartnerBlockContext {
   ip: string;
   userAgent: string | null;
   idempotencyKey: string | null;
+  /** Set when the customer made the change on the preference centre: its evidence says so. */
+  via?: 'preference-centre';
 }

@@ -11,6 +11,8 @@ export interface PartnerBlockEventData {
   changed_at: string;
   /** Who made it: the API key, or the back-office user (the other null). */
   actor: { api_key_id: string | null; user_id: string | null };
+  /** Present only for a change made through the preference centre. */
+  via?: 'preference-centre';
 }
 
 /**

@@ -42,6 +42,8 @@ export interface PartnerBlockJob {
   userId: string | null;
   ip: string;
   userAgent: string | null;
+  /** Set for a change the customer made on the preference centre; kept in its evidence. */
+  via?: 'preference-centre';
   idempotencyKey: string | null;
   customerId: string;
   /** The customer's keyed look-up (`vault.lookup`). */
@@ -172,18 +174,11 @@ class BlockBatch {
       api_key_id: job.apiKeyId,
       user_id: job.userId,
       idempotency_key: job.idempotencyKey,
-      personal: sealPersonal(subject.key, id, {
-        customer_id: job.customerId,
-        ip: job.ip,
-        user_agent: job.userAgent,
-      }),
+      personal: sealPersonal(subject.key, id, personalOf(job)),
       evidence_salt: newSalt(),
       changed_at: now,
     };
-    const leaf = leafOfPartnerBlock(
-      { ...row, customer_id: job.customerId, ip: job.ip, user_agent: job.userAgent },
-      subject.salt,
-    );
+    const leaf = leafOfPartnerBlock({ ...row, ...personalOf(job) }, subject.salt);
     // Nothing above wrote: from here the change is the batch's.
     this.subjects.set(job.subjectId, subject);
     this.rows.push(row);
@@ -197,6 +192,7 @@ class BlockBatch {
           blocked: job.blocked,
           changed_at: now,
           actor: { api_key_id: job.apiKeyId, user_id: job.userId },
+          ...(job.via ? { via: job.via } : {}),
         }),
       );
     }
@@ -219,6 +215,16 @@ class BlockBatch {
     await keepIdempotencyRecords(trx, this.newKeys);
     await writeJournal(trx, { leaves: this.leaves, events: this.events });
   }
+}
+
+/** What the change seals and its evidence commits to: `via` only when it is set. */
+function personalOf(job: PartnerBlockJob) {
+  return {
+    customer_id: job.customerId,
+    ip: job.ip,
+    user_agent: job.userAgent,
+    ...(job.via ? { via: job.via } : {}),
+  };
 }
 
 function keyName(tenantId: string, key: string): string {

@@ -74,18 +74,22 @@ export function subjectCommitment(salt: string, customerId: string): string {
 /**
  * The evidence kept with a record, as the leaf commits to it. Who made it is an API key, or, for
  * a control changed in the back-office, a user: then `apiKeyId` is null and `userId` is set.
+ * `via` names the channel the record came through when it was not the API itself
+ * (`preference-centre`: the customer's own page).
  */
 export interface Evidence {
   ip: string;
   userAgent: string | null;
   apiKeyId: string | null;
   userId?: string | null;
+  via?: string | null;
 }
 
 /**
  * SHA-256("evidence/v1\n" || salt || canonical JSON {api_key_id, ip, ua}), base64. A record made
- * by a back-office user commits to {api_key_id: null, ip, ua, user_id}: the key is there only
- * then, so every record made by an API key commits exactly as before.
+ * by a back-office user commits to {api_key_id: null, ip, ua, user_id}, one made through the
+ * preference centre adds `via`: each key is there only when set, so every other record commits
+ * exactly as before.
  */
 export function evidenceCommitment(salt: string, evidence: Evidence): string {
   // Keys in sorted order, so this is the canonical (RFC 8785-style) JSON of the values.
@@ -94,6 +98,7 @@ export function evidenceCommitment(salt: string, evidence: Evidence): string {
     ip: evidence.ip,
     ua: evidence.userAgent,
     ...(evidence.userId ? { user_id: evidence.userId } : {}),
+    ...(evidence.via ? { via: evidence.via } : {}),
   });
   return createHash('sha256')
     .update('evidence/v1\n')

@@ -7,7 +7,10 @@ import { type PartnerLeafFields, parsePartnerLeaf } from './partner-leaf.js';
 import { fail, ok, type Result } from './result.js';
 import { verifyTlogProof } from './tlog-proof.js';
 
-/** What opens a decision's leaf: the customer id, the evidence and their salts. */
+/**
+ * What opens a decision's leaf: the customer id, the evidence and their salts; `via` only for a
+ * record made through the preference centre (its evidence commits to it then).
+ */
 export interface DecisionOpening {
   customer_id: string;
   subject_salt: string;
@@ -15,6 +18,7 @@ export interface DecisionOpening {
   ip: string;
   user_agent: string | null;
   api_key_id: string;
+  via?: string;
 }
 
 /** What opens a cookie decision's leaf: the visitor id, the evidence and their salts. */
@@ -167,7 +171,8 @@ function checkCustomerOpening(
   if (!opening) return ok(false);
   if (
     !hasStrings(opening, ['customer_id', 'subject_salt', 'evidence_salt', 'ip']) ||
-    !hasActor(opening)
+    !hasActor(opening) ||
+    !hasVia(opening)
   ) {
     return fail("the receipt's opening is not a decision's (customer id, evidence and salts)");
   }
@@ -179,6 +184,7 @@ function checkCustomerOpening(
     userAgent: opening.user_agent,
     apiKeyId: opening.api_key_id,
     userId: opening.user_id,
+    via: opening.via,
   });
   if (evidence !== leaf.evidence) {
     return fail("the evidence and salt do not open the leaf's evidence commitment");
@@ -310,6 +316,12 @@ function hasActor(
   const { api_key_id: key, user_id: user } = opening as Record<string, unknown>;
   if (typeof key === 'string') return user === undefined || user === null;
   return key === null && typeof user === 'string';
+}
+
+/** The channel the record came through, when the opening names one: a string, or absent. */
+function hasVia(opening: object): opening is { via?: string } {
+  const { via } = opening as Record<string, unknown>;
+  return via === undefined || typeof via === 'string';
 }
 
 /** A category map as JSON with its keys sorted, so that two maps compare by content. */

@@ -5,6 +5,11 @@ export interface PersonalFields {
   customer_id: string;
   ip: string;
   user_agent: string | null;
+  /**
+   * The channel the record came through (`preference-centre`), part of its evidence: sealed
+   * only when set, so every other record's sealed fields stay as they were.
+   */
+  via?: string;
 }
 
 export function sealPersonal(key: Buffer, recordId: string, fields: PersonalFields): string {
@@ -12,15 +17,21 @@ export function sealPersonal(key: Buffer, recordId: string, fields: PersonalFiel
     customer_id: fields.customer_id,
     ip: fields.ip,
     user_agent: fields.user_agent,
+    ...(fields.via ? { via: fields.via } : {}),
   });
 }
 
 /** The fields sealed for the record; throws when the key or the sealed bytes are not its own. */
 export function openPersonal(key: Buffer, recordId: string, sealed: string): PersonalFields {
   const fields = openFields(key, recordId, sealed);
-  const { customer_id, ip, user_agent } = fields;
+  const { customer_id, ip, user_agent, via } = fields;
   if (typeof customer_id !== 'string' || typeof ip !== 'string') {
     throw new Error(`the sealed fields of record ${recordId} are incomplete`);
   }
-  return { customer_id, ip, user_agent: user_agent ?? null };
+  return {
+    customer_id,
+    ip,
+    user_agent: user_agent ?? null,
+    ...(typeof via === 'string' ? { via } : {}),
+  };
 }

@@ -9,6 +9,7 @@ import { migrateToLatest } from '../../src/platform/migrate.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import { findSubjectId } from '../../src/subjects/service.js';
 import { createVault, type SubjectVault } from '../../src/subjects/vault.js';
+import type { Writers } from '../../src/writers.js';
 import type { TestStore } from './stores.js';
 import { testPasswordHashCost, testStatementTimeoutMs } from './time.js';
 
@@ -20,6 +21,8 @@ export interface TestApp {
   vault: SubjectVault;
   /** The app's writer of decisions (on an SQLite file, a thread with a connection of its own). */
   writer: DecisionWriterHandle;
+  /** Every writer of the hot path: channel changes and partner blocks beside the decisions. */
+  writers: Writers;
   close(): Promise<void>;
 }
 
@@ -59,22 +62,27 @@ export async function startTestApp(
   await options.beforeMigrations?.(db);
   await migrateToLatest(db, vault.dataKey);
   let writer: DecisionWriterHandle | undefined;
+  let writers: Writers | undefined;
   const app = await buildApp(config, db, {
     logger: false,
     onDecisionWriter: (made) => {
       writer = made;
     },
+    onWriters: (made) => {
+      writers = made;
+    },
     ...(options.onRoute ? { onRoute: options.onRoute } : {}),
     ...(metrics ? { metrics } : {}),
   });
   await app.ready();
-  if (!writer) throw new Error('the app made no writer of decisions');
+  if (!writer || !writers) throw new Error('the app made no writer of decisions');
   return {
     app,
     db,
     config,
     vault,
     writer,
+    writers,
     async close() {
       await app.close();
       await db.destroy();

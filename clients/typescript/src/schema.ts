@@ -3989,6 +3989,11 @@ export interface operations {
                                 ip: string;
                                 user_agent: string | null;
                                 api_key_id: string;
+                                /**
+                                 * @description Present only for a record the customer made on the preference centre; its evidence commitment then includes it
+                                 * @enum {string}
+                                 */
+                                via?: "preference-centre";
                             } | null;
                         };
                     };
@@ -4533,6 +4538,11 @@ export interface operations {
                                 api_key_id: string | null;
                                 /** @description The back-office user who made the change, if one did */
                                 user_id?: string;
+                                /**
+                                 * @description Present only for a record the customer made on the preference centre; its evidence commitment then includes it
+                                 * @enum {string}
+                                 */
+                                via?: "preference-centre";
                             } | null;
                         };
                     };
@@ -4804,6 +4814,11 @@ export interface operations {
                                 api_key_id: string | null;
                                 /** @description The back-office user who made the change, if one did */
                                 user_id?: string;
+                                /**
+                                 * @description Present only for a record the customer made on the preference centre; its evidence commitment then includes it
+                                 * @enum {string}
+                                 */
+                                via?: "preference-centre";
                             } | null;
                         };
                     };
@@ -7043,6 +7058,11 @@ export interface operations {
                         decision: "given" | "reject" | "withdraw";
                         /** Format: date-time */
                         decided_at: string;
+                        /**
+                         * @description Present only for a record the customer made on the preference centre (its evidence says so).
+                         * @constant
+                         */
+                        via?: "preference-centre";
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };
@@ -7106,6 +7126,11 @@ export interface operations {
                         decision: "given" | "reject" | "withdraw";
                         /** Format: date-time */
                         decided_at: string;
+                        /**
+                         * @description Present only for a record the customer made on the preference centre (its evidence says so).
+                         * @constant
+                         */
+                        via?: "preference-centre";
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };
@@ -7169,6 +7194,11 @@ export interface operations {
                         decision: "given" | "reject" | "withdraw";
                         /** Format: date-time */
                         decided_at: string;
+                        /**
+                         * @description Present only for a record the customer made on the preference centre (its evidence says so).
+                         * @constant
+                         */
+                        via?: "preference-centre";
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };
@@ -7606,6 +7636,11 @@ export interface operations {
                             api_key_id: string | null;
                             user_id: string | null;
                         };
+                        /**
+                         * @description Present only for a record the customer made on the preference centre (its evidence says so).
+                         * @constant
+                         */
+                        via?: "preference-centre";
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };
@@ -7679,6 +7714,11 @@ export interface operations {
                             api_key_id: string | null;
                             user_id: string | null;
                         };
+                        /**
+                         * @description Present only for a record the customer made on the preference centre (its evidence says so).
+                         * @constant
+                         */
+                        via?: "preference-centre";
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };
