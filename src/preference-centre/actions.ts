@@ -32,7 +32,8 @@ export type ChangeResult =
 
 /**
  * The evidence of a record made on the page: the API key that asked for the link stands as its
- * key (it vouched for who the customer is), with the customer's own address and user agent.
+ * key (it vouched for who the customer is), with the customer's own address and user agent, and
+ * `via` naming the preference centre (committed in the record's log leaf).
  */
 function evidenceOf(request: CustomerRequest) {
   return {
@@ -40,6 +41,7 @@ function evidenceOf(request: CustomerRequest) {
     apiKeyId: request.session.apiKeyId,
     ip: request.ip,
     userAgent: request.userAgent,
+    via: 'preference-centre' as const,
   };
 }
 

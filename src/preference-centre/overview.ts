@@ -6,7 +6,7 @@ import { AppError } from '../platform/errors.js';
 import { listProducts } from '../products/index.js';
 import { customerStandings, getCustomerConsents } from '../records/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { type Catalog, type PublishedVersion, variantFor } from '../templates/index.js';
+import { type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
 
 /** A text as the page shows it: the version's variant in the customer's locale. */
 export interface ShownVersion {
@@ -79,7 +79,7 @@ export async function customerOverview(
   for (const standing of standings) {
     const release = await latestOrNone(catalog, tenantId, standing.template_code);
     if (!release) continue;
-    const latest = shown(variantFor(release, requested).presented);
+    const latest = shown(variantFor(release, requested));
     const lastVersion = await catalog.publishedById(tenantId, standing.last_consent_version_id);
     const onLatest =
       standing.decision_on_latest_id &&
@@ -139,12 +139,13 @@ async function latestOrNone(catalog: Catalog, tenantId: string, code: string) {
   }
 }
 
-function shown(presented: PublishedVersion): ShownVersion {
+function shown(entry: LatestEntry): ShownVersion {
+  const presented = entry.presented;
   return {
     id: presented.consent_version_id,
     version: presented.version,
     tag: presented.tag,
-    locale: presented.locale ?? '',
+    locale: entry.version.locale,
     contentHtml: presented.content_html,
     fileUrl: presented.file_url,
   };

@@ -32,7 +32,7 @@ export const preferenceLinkRoutes: FastifyPluginAsyncTypebox<{
           "origins the tenant allows in its preference centre's settings, else `400 1001`.",
         security: apiKeySecurity,
         params: Type.Object({ customer_id: CustomerIdParam }),
-        body: Type.Optional(PreferenceLinkRequest),
+        body: PreferenceLinkRequest,
         response: {
           201: answer(dataOf(PreferenceLinkSchema), 'The link, and when it expires.'),
           ...errorsOf('invalidRequest', 'payloadTooLarge', 'unsupportedMediaType', ...keyedErrors),
@@ -44,6 +44,8 @@ export const preferenceLinkRoutes: FastifyPluginAsyncTypebox<{
         if (type !== undefined && !jsonMediaType.test(type)) {
           throw new AppError('unsupportedMediaType');
         }
+        // No body at all asks for a link with every default.
+        request.body ??= {};
       },
     },
     async (request, reply) => {
@@ -53,7 +55,7 @@ export const preferenceLinkRoutes: FastifyPluginAsyncTypebox<{
         publicBaseUrl,
         callerOf(request),
         request.params.customer_id,
-        request.body ?? {},
+        request.body,
       );
       reply.header('cache-control', 'no-store');
       return reply.code(201).send({ data: link });
