@@ -30,6 +30,8 @@ import type {
   PartnerBlock,
   PartnerBlockReceipt,
   PendingConsent,
+  PreferenceLink,
+  PreferenceLinkRequest,
   QueuedChange,
   QueuedReceipt,
   Receipt,
@@ -216,6 +218,16 @@ export interface ConsentClient {
     changeId: string,
     options?: CallOptions & { wait?: boolean },
   ): Promise<WithResponse<PartnerBlockReceipt | QueuedChange>>;
+  /**
+   * `POST …/customers/{id}/preference-links`: a link to the customer's own page (the preference
+   * centre), for the backend to send them to or frame; it opens once, within `ttl_seconds`
+   * (15 minutes when absent). The key stays here: only the link reaches the browser.
+   */
+  preferenceLink(
+    customerId: string,
+    request?: PreferenceLinkRequest,
+    options?: CallOptions,
+  ): Promise<WithResponse<PreferenceLink>>;
   /** `GET …/log/key`: the decision log's verifier key. */
   logKey(options?: CallOptions): Promise<WithResponse<LogKey>>;
   /** `GET …/log/checkpoint`: the decision log's latest signed checkpoint. */
@@ -458,6 +470,13 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
       const { data, error, response } = await api.GET(
         '/api/v1/partner-block-changes/{change_id}/receipt',
         { params: changeReceiptParams(changeId, wait), signal },
+      );
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async preferenceLink(customerId, request = {}, { signal } = {}) {
+      const { data, error, response } = await api.POST(
+        '/api/v1/customers/{customer_id}/preference-links',
+        { params: { path: { customer_id: customerId } }, body: request, signal },
       );
       return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },

@@ -15,6 +15,7 @@ type PartnerPut =
   paths['/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners/{partner_code}']['put'];
 type PartnerList =
   paths['/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners']['get'];
+type PreferenceLinks = paths['/api/v1/customers/{customer_id}/preference-links']['post'];
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Data<R> = Json<R> extends { data: infer D } ? D : never;
 
@@ -72,6 +73,10 @@ export type ChannelReceipt = Data<
 export type PartnerBlockReceipt = Data<
   paths['/api/v1/partner-block-changes/{change_id}/receipt']['get']['responses'][200]
 >;
+/** What a backend may ask of a preference link: where "Back" leads, the language, the lifetime. */
+export type PreferenceLinkRequest = Json<PreferenceLinks['requestBody']>;
+/** A link to the customer's own page, and when it stops opening. */
+export type PreferenceLink = Data<PreferenceLinks['responses'][201]>;
 /** A control's receipt while its change waits to be appended to the log. */
 export interface QueuedChange {
   change_id: string;
