@@ -136,6 +136,8 @@ describe.each(stores)(
         'accent_colour',
         '#ffff00',
       ],
+      ['a logo over plain http', { logo_url: 'http://shop.example/logo.png' }, 'logo_url', 'https'],
+      ['a colour by its name', { accent_colour: 'red' }, 'accent_colour', '#rrggbb'],
       [
         'a header colour too light',
         { header_colour: '#ffff00', header_colour_default: '' },
@@ -164,6 +166,21 @@ describe.each(stores)(
         expect((await audited()).length).toBe(entries);
       },
     );
+
+    it('ticking "Use the default colour" sets a chosen colour back to none, whatever the picker sends', async () => {
+      const chosen = await admin.submit(page, page, form({ accent_colour: '#1f4e79' }));
+      expect(chosen.statusCode, chosen.body).toBe(303);
+      expect((await stored())?.accent_colour).toBe('#1f4e79');
+      const back = await admin.submit(
+        page,
+        page,
+        form({ accent_colour: '#1f4e79', accent_colour_default: 'true' }),
+      );
+      expect(back.statusCode, back.body).toBe(303);
+      expect((await stored())?.accent_colour).toBeNull();
+      const shown = await admin.get(page);
+      expect(shown.body).toMatch(/name="accent_colour_default" value="true" checked/);
+    });
 
     it('a user with only settings:view sees disabled fields, no Save, and is refused the form (403)', async () => {
       const made = await admin.submit('/backoffice/roles/new', '/backoffice/roles', {
