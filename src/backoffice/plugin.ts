@@ -32,6 +32,7 @@ import { exportRoutes } from './exports/routes.js';
 import { logPageRoutes } from './log/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { partnerRoutes } from './partners/routes.js';
+import { preferenceCentreRoutes } from './preference-centre/routes.js';
 import { productRoutes } from './products/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { settingsRoutes } from './settings/routes.js';
@@ -186,6 +187,10 @@ export async function backoffice(
           });
           await tenantPages.register(roleRoutes, { db });
           await tenantPages.register(settingsRoutes, { db });
+          await tenantPages.register(preferenceCentreRoutes, {
+            db,
+            publicBaseUrl: config.publicBaseUrl,
+          });
           await tenantPages.register(productRoutes, { db });
           await tenantPages.register(partnerRoutes, { db });
           await tenantPages.register(channelPageRoutes, { db });

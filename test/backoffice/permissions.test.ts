@@ -162,6 +162,8 @@ const documented: Record<string, string> = {
   'POST /backoffice/cookies/visitors/erase': 'customers:erase',
   'GET /backoffice/settings': 'settings:view',
   'POST /backoffice/settings': 'settings:edit',
+  'GET /backoffice/preference-centre': 'settings:view',
+  'POST /backoffice/preference-centre': 'settings:edit',
   'GET /backoffice/operator/tenants': 'operator',
   'GET /backoffice/operator/tenants/new': 'operator',
   'POST /backoffice/operator/tenants': 'operator',

@@ -18,14 +18,6 @@ export const systemFormOptions: FormOptions<typeof SystemForm> = {
   trim: ['name', 'origins'],
 };
 
-/** The origins typed one a line, blank lines left out. */
-export function originLines(text: string): string[] {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
-}
-
 const day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
 
 /** A new configuration: its system, name, effective date and standard categories. */

@@ -10,10 +10,10 @@ import {
 import type { Db, Executor } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import { auditBy, tenantOf } from '../web/context.js';
-import { type FieldErrors, parseForm } from '../web/forms.js';
+import { type FieldErrors, linesOf, parseForm } from '../web/forms.js';
 import { csrfToken, redirectTo } from '../web/layout.js';
 import { systemPath } from './paths.js';
-import { originLines, SystemForm, systemFormOptions } from './schemas.js';
+import { SystemForm, systemFormOptions } from './schemas.js';
 import { cookiesPage } from './section.js';
 import { newSystemForm, type SystemModel, systemList, systemPage } from './system-views.js';
 
@@ -147,7 +147,7 @@ export async function systemRoutes(
             createSystem(
               trx,
               tenantId,
-              { name: form.values.name, origins: originLines(form.values.origins) },
+              { name: form.values.name, origins: linesOf(form.values.origins) },
               auditBy(request),
             ),
           );
@@ -189,7 +189,7 @@ export async function systemRoutes(
               trx,
               tenantId,
               scope,
-              { name: form.values.name, origins: originLines(form.values.origins) },
+              { name: form.values.name, origins: linesOf(form.values.origins) },
               auditBy(request),
             ),
           );

@@ -183,6 +183,14 @@ export function parseForm<T extends TObject>(
   return { ok: false, refusal: { fields, form }, input: input as FormInput<T> };
 }
 
+/** A textarea's entries typed one a line (origins), blank lines left out. */
+export function linesOf(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
 /** A form that asks only to confirm, with its checkbox `confirm`. */
 export const ConfirmForm = Type.Object({ confirm: Type.String() });
 

@@ -21,6 +21,7 @@ export type Section =
   | 'users'
   | 'roles'
   | 'settings'
+  | 'preference-centre'
   | 'tenants'
   | 'operators'
   | 'account';
@@ -110,6 +111,7 @@ const administration: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/users', 'Users', 'users', 'users:view'],
   ['/roles', 'Roles', 'roles', 'roles:view'],
   ['/settings', 'Settings', 'settings', 'settings:view'],
+  ['/preference-centre', 'Preference centre', 'preference-centre', 'settings:view'],
   ['/api-keys', 'API Key Management', 'api-keys', 'api_keys:view'],
   ['/webhooks', 'Webhooks', 'webhooks', 'webhooks:view'],
   ['/log', 'Decision log', 'log', 'decision_log:view'],
