@@ -217,7 +217,7 @@ function recordSection(view: OverviewPage, w: Words): Html {
 ${
   records.length === 0
     ? html`<p class="note">${w.noRecords}</p>`
-    : html`<div class="scroll" role="region" aria-labelledby="records-title" tabindex="0"><table>
+    : html`<div class="scroll" role="region" aria-label="${w.records}: ${w.receipt}" tabindex="0"><table>
 <thead><tr><th scope="col">${w.when}</th><th scope="col">${w.record}</th><th scope="col">${w.receipt}</th></tr></thead>
 <tbody>${records.map((r) => recordRow(view.frame, w, r))}</tbody></table></div>`
 }
