@@ -8,6 +8,7 @@ import type { Config } from './platform/config.js';
 import { type KeyCreated, loadDataKey } from './platform/data-key.js';
 import type { Db } from './platform/db.js';
 import { migrateToLatest } from './platform/migrate.js';
+import { purgeExpiredLinkUses } from './preference-centre/index.js';
 import { countTenants } from './tenants/index.js';
 
 const purgeEveryMs = 60 * 60 * 1000;
@@ -95,5 +96,11 @@ async function purgeIdempotencyRecords(app: FastifyInstance, db: Db): Promise<vo
     if (deleted > 0) app.log.info({ deleted }, 'expired idempotency keys removed');
   } catch (error) {
     app.log.warn({ err: error }, 'could not remove expired idempotency keys');
+  }
+  try {
+    const deleted = await purgeExpiredLinkUses(db);
+    if (deleted > 0) app.log.info({ deleted }, "expired preference links' uses removed");
+  } catch (error) {
+    app.log.warn({ err: error }, "could not remove expired preference links' uses");
   }
 }

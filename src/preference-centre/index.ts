@@ -13,6 +13,7 @@ export {
   type Opener,
   openPreferenceLink,
   pagePath,
+  purgeExpiredLinkUses,
 } from './links.js';
 export {
   type ChannelOverview,

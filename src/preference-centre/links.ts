@@ -4,7 +4,7 @@ import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { canonicalLocale } from '../templates/index.js';
 import { getTenantById } from '../tenants/index.js';
-import { useLink } from './repository.js';
+import { deleteExpiredLinkUses, useLink } from './repository.js';
 import { defaultLinkSeconds, type PreferenceLink, type PreferenceLinkRequest } from './schemas.js';
 import { getPreferenceCentre, isAllowedUrl } from './settings.js';
 import {
@@ -135,4 +135,12 @@ export async function openPreferenceLink(
     details: null,
   });
   return { ok: true, session };
+}
+
+/**
+ * Forgets the uses of links past their expiry: such a link is refused for its age, so its use
+ * no longer needs remembering. Run with the service's other housekeeping.
+ */
+export function purgeExpiredLinkUses(db: Executor, now = new Date()): Promise<number> {
+  return deleteExpiredLinkUses(db, now.toISOString());
 }

@@ -11,6 +11,7 @@ import { createPartner } from '../../src/partners/index.js';
 import {
   mintPreferenceLink,
   preferenceSecrets,
+  purgeExpiredLinkUses,
   savePreferenceCentre,
 } from '../../src/preference-centre/index.js';
 import { createProduct } from '../../src/products/index.js';
@@ -202,6 +203,23 @@ describe.each(stores)('preference links on $name', (store) => {
     expect(again.headers['set-cookie']).toBeUndefined();
     showsNothing(again);
     expect(await refusals(a.tenant.id)).toContain('reused');
+  });
+
+  it('forgets the use of a link only once the link has expired', async () => {
+    const link = await linkOf('alice', { ttl_seconds: 60 });
+    expect((await get(link.path)).statusCode).toBe(303);
+    const linkUses = () =>
+      t.db
+        .selectFrom('preference_link_uses')
+        .select('link_id')
+        .where('expires_at', '=', link.expiresAt)
+        .where('tenant_id', '=', a.tenant.id)
+        .execute();
+    expect(await linkUses()).toHaveLength(1);
+    await purgeExpiredLinkUses(t.db, new Date(Date.parse(link.expiresAt) - 1000));
+    expect(await linkUses()).toHaveLength(1);
+    await purgeExpiredLinkUses(t.db, new Date(Date.parse(link.expiresAt) + 1000));
+    expect(await linkUses()).toHaveLength(0);
   });
 
   it('a link framed in the tenant’s site gets a partitioned cookie sent cross-site', async () => {
