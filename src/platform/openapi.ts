@@ -81,6 +81,10 @@ export async function registerOpenApi(
           name: 'partners',
           description: "The partners a customer's decision allows, each blocked or not.",
         },
+        {
+          name: 'preference centre',
+          description: "Links to a customer's own page, where they see and change their consents.",
+        },
         { name: 'log', description: 'The decision log: receipts, checkpoints and proofs.' },
         { name: 'webhooks', description: "Events sent to a tenant's endpoints, signed." },
         {
