@@ -191,6 +191,20 @@ describe.each(stores)('the client against the service on $name', (store) => {
     expect(error).toMatchObject({ status: 404, code: '1004', message: 'Customer not found.' });
   });
 
+  it("preferenceLink() answers a link to the tenant's page and its expiry; a bad lifetime throws 400 1001", async () => {
+    const before = Date.now();
+    const link = await client.preferenceLink(unique('c'), { locale: 'th', ttl_seconds: 600 });
+    expect(link.url).toMatch(
+      new RegExp(`/preferences/${served.tenant.tenant.alias}/open\\?token=[A-Za-z0-9._-]+$`),
+    );
+    expect(Date.parse(link.expires_at) - before).toBeGreaterThan(540_000);
+    expect(Date.parse(link.expires_at) - before).toBeLessThanOrEqual(600_000);
+    expect(link.response.status).toBe(201);
+    expect(await client.preferenceLink(unique('c'))).toHaveProperty('url');
+    const error = await thrown(client.preferenceLink(unique('c'), { ttl_seconds: 10 }));
+    expect(error).toMatchObject({ status: 400, code: '1001' });
+  });
+
   it("cookieReceipt() answers a website visitor's choice's receipt; a decision's id throws 404 1004", async () => {
     const site = await seedPublishedSystem(served.t.db, served.tenant.tenant.id, {
       categories: ['analytics'],
