@@ -7,13 +7,23 @@
  * expired one, an altered one and another tenant's are each refused with a page that shows
  * nothing of the customer. The page passes axe at 1280 and 390 px and fits a phone's width.
  */
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type ConsentClient, createConsentClient } from '@consent-service/client';
+import { unzipSync } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
 import { preferenceSecrets } from '../../src/preference-centre/index.js';
 import { openLink, sealLink } from '../../src/preference-centre/tokens.js';
-import { accessibilityViolations, desktop, launchChromium, phone } from '../backoffice/browser.js';
+import {
+  accessibilityViolations,
+  desktop,
+  launchChromium,
+  phone,
+  signInAs,
+} from '../backoffice/browser.js';
 import { e2eDataKey } from '../helpers/data-key.js';
 import {
   expectJsonObject,
@@ -42,6 +52,10 @@ describe.each(journey)('the preference centre in Chromium on $name', (testStore)
   let backend: ConsentClient;
   let marketingVersion = '';
   let marketingDecision = '';
+  /** The tenant's own site, on another origin (`localhost` against the service's 127.0.0.1). */
+  let site: Server;
+  let siteOrigin = '';
+  let framedLink = '';
 
   beforeAll(async () => {
     store = await makeTempStore(testStore);
@@ -106,16 +120,42 @@ describe.each(journey)('the preference centre in Chromium on $name', (testStore)
       decision: 'given',
     });
     marketingDecision = marketingGiven.decision_id;
+    site = createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end(
+        `<!doctype html><html lang="en"><title>Shop</title><h1>My account</h1><iframe title="Privacy choices" src="${framedLink}" style="width:100%;height:60rem"></iframe>`,
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
     browser = await launchChromium();
+    // The tenant names its page and the site that may frame it, in the back-office.
+    const admin = await browser.newContext();
+    const page = await admin.newPage();
+    await signInAs(page, server.baseUrl, 'acme@example.test', 'a long enough password');
+    await page.goto(`${server.baseUrl}/backoffice/preference-centre`);
+    await page.getByLabel('Name shown to customers').fill('Acme Bank');
+    await page.getByLabel('Allowed origins').fill(`${siteOrigin}\nhttps://shop.example`);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/backoffice\/preference-centre\?notice=/);
+    expect(await page.getByRole('status').textContent()).toBe('Preference centre saved.');
+    await admin.close();
   });
   afterAll(async () => {
     await browser?.close();
+    site?.close();
     try {
       await server?.stop(budget(10_000));
     } finally {
       await store?.remove();
     }
   });
+
+  async function readDownload(download: { createReadStream(): Promise<NodeJS.ReadableStream> }) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await download.createReadStream()) chunks.push(Buffer.from(chunk));
+    return Buffer.concat(chunks);
+  }
 
   /** What a refused link's page must not show: anything of the customer or their consents. */
   const expectNothingShown = async (page: Page) => {
@@ -147,9 +187,17 @@ describe.each(journey)('the preference centre in Chromium on $name', (testStore)
   it(
     'opens in Thai; withdraw takes two clicks; SMS and a partner are blocked; the API shows all three with receipts',
     async () => {
-      const link = await backend.preferenceLink(customer, { locale: 'th' });
+      const link = await backend.preferenceLink(customer, {
+        locale: 'th',
+        return_url: 'https://shop.example/account',
+      });
       expect(link.url).not.toContain(customer);
-      const context = await browser.newContext({ locale: 'th-TH' });
+      // The whole journey with JavaScript off: the page needs none.
+      const context = await browser.newContext({
+        locale: 'th-TH',
+        javaScriptEnabled: false,
+        acceptDownloads: true,
+      });
       const page = await context.newPage();
       await page.goto(link.url);
       expect(new URL(page.url()).pathname).toBe('/preferences/acme');
@@ -158,14 +206,12 @@ describe.each(journey)('the preference centre in Chromium on $name', (testStore)
       await expect
         .poll(() => page.locator('h1').first().textContent())
         .toBe('การตั้งค่าความเป็นส่วนตัวของคุณ');
-      await fitsAndPassesAxe(page, 'preference page');
 
       // Withdrawing: the button on the consent, then the one that confirms.
       let clicks = 0;
       await page.getByRole('link', { name: /^ถอนความยินยอม\s*: Privacy$/ }).click();
       clicks += 1;
       await expect.poll(() => page.locator('h1').textContent()).toBe('ถอนความยินยอมของคุณ');
-      await fitsAndPassesAxe(page, 'withdrawal');
       await page.getByRole('button', { name: 'ใช่ ถอนความยินยอม' }).click();
       clicks += 1;
       expect(clicks).toBe(2);
@@ -187,8 +233,26 @@ describe.each(journey)('the preference centre in Chromium on $name', (testStore)
         .getByRole('region', { name: 'บันทึกของคุณ', exact: true })
         .innerText();
       for (const id of [withdrawalId, smsChange, partnerChange]) expect(records).toContain(id);
-      await fitsAndPassesAxe(page, 'preference page after changes');
+      // The customer's own evidence pack.
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'ดาวน์โหลดชุดหลักฐานของฉัน' }).click(),
+      ]);
+      const pack = unzipSync(new Uint8Array(await readDownload(download)));
+      expect(Object.keys(pack)).toContain('manifest.json');
+      const packed = Object.keys(pack).join(' ');
+      for (const id of [withdrawalId, smsChange, partnerChange]) expect(packed).toContain(id);
       await context.close();
+
+      // Checked by axe-core with its script, in a session of its own.
+      const checked = await browser.newContext({ locale: 'th-TH' });
+      const view = await checked.newPage();
+      await view.goto((await backend.preferenceLink(customer, { locale: 'th' })).url);
+      await fitsAndPassesAxe(view, 'preference page');
+      await view.getByRole('link', { name: /^ถอนความยินยอม\s*: Marketing offers$/ }).click();
+      await expect.poll(() => view.locator('h1').textContent()).toBe('ถอนความยินยอมของคุณ');
+      await fitsAndPassesAxe(view, 'withdrawal');
+      await checked.close();
 
       // The API, through the same backend.
       const consents = await backend.consents(customer);
@@ -223,6 +287,33 @@ describe.each(journey)('the preference centre in Chromium on $name', (testStore)
     },
     budget(180_000),
   );
+
+  it('works framed in the tenant’s site on another origin, with a partitioned cookie', async () => {
+    const neighbour = `${customer}-next-door`;
+    const given = await backend.decide(neighbour, {
+      consent_version_id: marketingVersion,
+      decision: 'given',
+    });
+    framedLink = (await backend.preferenceLink(neighbour)).url;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${siteOrigin}/account`);
+    const frame = page.frameLocator('iframe');
+    await expect.poll(() => frame.locator('h1').first().textContent()).toBe('Your privacy choices');
+    // A change made in the frame: its form and cookie work across sites.
+    await frame.getByRole('button', { name: 'Stop sharing with Zeta Bank' }).click();
+    await expect
+      .poll(() => frame.getByRole('status').textContent())
+      .toMatch(/^Recorded\. Receipt id /);
+    const partners = await backend.partnerBlocks(neighbour, given.decision_id);
+    expect(partners[0]).toMatchObject({ partner_code: 'zeta-bank', blocked: true });
+    const cookies = await context.cookies();
+    // Kept for the embedding site alone (CHIPS), sent cross-site.
+    expect(cookies.map((c) => [c.name, c.sameSite, c.secure, c.partitionKey])).toEqual([
+      ['preference_session', 'None', true, 'http://localhost'],
+    ]);
+    await context.close();
+  });
 
   it('refuses the same link again, an expired, an altered and another tenant’s link, showing nothing', async () => {
     const context = await browser.newContext({ locale: 'th-TH' });
