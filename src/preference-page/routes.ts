@@ -4,6 +4,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { downloadEvidencePack, type PackContext } from '../evidence/index.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
+import type { Mailer } from '../platform/mail.js';
 import { validate } from '../platform/validation.js';
 import {
   type ChangeResult,
@@ -26,6 +27,7 @@ import {
 } from '../preference-centre/index.js';
 import { chooseLocale, requestedLocales } from '../templates/index.js';
 import { frameOf, type TenantFrame, tenantFrame } from './frame.js';
+import { signInRoutes } from './sign-in-routes.js';
 import { messagePage, overviewPage, withdrawPage } from './views.js';
 import { words } from './words.js';
 
@@ -35,6 +37,8 @@ export interface PageRouteOptions {
   evidence: PackContext;
   /** Cookies carry `Secure` (always when the page is framed, which needs `SameSite=None`). */
   secureCookies: boolean;
+  /** Sends e-mail sign-in codes; none without `SMTP_URL`, and then there is no e-mail sign-in. */
+  mailer: Mailer | undefined;
 }
 
 /** A session idles out after this long without a page, and ends after `maxMs` whatever. */
@@ -191,6 +195,18 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
           : `done=${encodeURIComponent(result.reason)}`;
     return reply.redirect(`${pagePath(tenant.alias)}?${query}${anchor}`, 303);
   };
+
+  await signInRoutes(app, {
+    db,
+    vault: writers.vault,
+    secrets,
+    mailer: options.mailer,
+    secureCookies: options.secureCookies,
+    cookieOptions,
+    pageLocale: (request) => localeOf(request).locale,
+    send,
+    renew,
+  });
 
   app.get('/:alias/open', async (request, reply) => {
     const { alias } = validate(AliasParams, request.params);
