@@ -10,6 +10,7 @@ import {
   type ChangeResult,
   customerOverview,
   decideOnPage,
+  emailSignInKey,
   formToken,
   isFormToken,
   type LinkRefusal,
@@ -149,16 +150,23 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
   };
 
   /** The page every request without a live session gets: nothing of any customer on it. */
-  const ended = (request: FastifyRequest, reply: FastifyReply, tenant: TenantFrame) => {
+  const ended = async (request: FastifyRequest, reply: FastifyReply, tenant: TenantFrame) => {
     const { locale } = localeOf(request);
     const w = words[locale];
+    const frame = frameOf(tenant, locale);
     return send(
       reply,
       tenant,
       401,
-      messagePage(frameOf(tenant, locale), w.sessionEnded, w.sessionEndedText),
+      messagePage(frame, w.sessionEnded, w.sessionEndedText, await signInOffer(tenant)),
     );
   };
+
+  /** The way back in by e-mail, where the tenant offers it (and the service can send mail). */
+  const signInOffer = async (tenant: TenantFrame) =>
+    options.mailer && (await emailSignInKey(db, tenant.id, tenant.settings))
+      ? `${pagePath(tenant.alias)}/sign-in`
+      : undefined;
 
   /** A form of the page: this tenant's live session, and its token (sent from the page itself). */
   const formSession = async <S extends TSchema>(
@@ -384,7 +392,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
       reply,
       tenant,
       200,
-      messagePage(frameOf(tenant, locale), w.signedOut, w.signedOutText),
+      messagePage(frameOf(tenant, locale), w.signedOut, w.signedOutText, await signInOffer(tenant)),
     );
   });
 }

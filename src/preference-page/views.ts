@@ -91,9 +91,15 @@ ${body}
 </html>`}`;
 }
 
-/** A page that says one thing and shows nothing of any customer: a refusal or an end. */
-export function messagePage(frame: PageFrame, title: string, text: string): string {
-  return page(frame, title, html`<h1>${title}</h1><p>${text}</p>`);
+/**
+ * A page that says one thing and shows nothing of any customer: a refusal or an end; with the
+ * way to sign in by e-mail when the tenant offers it.
+ */
+export function messagePage(frame: PageFrame, title: string, text: string, signInAt?: string) {
+  const signIn = signInAt
+    ? html`<p><a class="button" href="${signInAt}">${words[frame.locale].signInTitle}</a></p>`
+    : '';
+  return page(frame, title, html`<h1>${title}</h1><p>${text}</p>${signIn}`);
 }
 
 function formatDate(frame: PageFrame, iso: string): string {

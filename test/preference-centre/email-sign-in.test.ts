@@ -354,6 +354,15 @@ describe.each(stores)('e-mail sign-in to the preference centre on $name', (store
     expect((await giveCode(form, { code_id: codeId, email: address, code })).statusCode).toBe(303);
   });
 
+  it('a page without a session offers the e-mail sign-in where it is on, and only there', async () => {
+    const ended = await t.app.inject({ method: 'GET', url: pageOf(a) });
+    expect(ended.statusCode).toBe(401);
+    expect(ended.body).toContain(`href="${pageOf(a)}/sign-in"`);
+    const elsewhere = await t.app.inject({ method: 'GET', url: pageOf(off) });
+    expect(elsewhere.statusCode).toBe(401);
+    expect(elsewhere.body).not.toContain('/sign-in');
+  });
+
   it('is not found when the tenant has e-mail sign-in off', async () => {
     for (const [method, path] of [
       ['GET', 'sign-in'],

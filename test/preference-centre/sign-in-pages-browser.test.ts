@@ -1,7 +1,8 @@
 /**
  * The e-mail sign-in pages in real Chromium: each page as the service serves it (the address
- * form, a refused address, the code form, a wrong code, too many codes, a dead code), in English
- * and Thai, passes axe at 1280 and 390 px and fits a phone's width.
+ * form, a refused address, the code form, a code not of 6 digits, too many codes, a dead code,
+ * and the page of no session that offers the sign-in), in English and Thai, passes axe at 1280
+ * and 390 px and fits a phone's width.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +86,8 @@ describe('the e-mail sign-in pages in Chromium', () => {
     }
     const dead = await post('code', { code_id: codeId, email: address, code: '000001' });
     expect(dead.statusCode).toBe(410);
+    const ended = await t.app.inject({ method: 'GET', url: base, headers });
+    expect(ended.body).toContain(`href="${base}/sign-in"`);
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
@@ -95,6 +98,7 @@ describe('the e-mail sign-in pages in Chromium', () => {
         ['code not of 6 digits', wrong.body],
         ['too many codes', tooMany.body],
         ['dead code', dead.body],
+        ['no session, the way in by e-mail', ended.body],
       ] as const) {
         expect(body).toContain(`<html lang="${language}">`);
         await page.setContent(body);
