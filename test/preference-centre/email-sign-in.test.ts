@@ -7,13 +7,20 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/api-keys/index.js';
+import { createApiKey, revokeApiKey } from '../../src/api-keys/index.js';
 import { savePreferenceCentre } from '../../src/preference-centre/index.js';
 import { createProduct } from '../../src/products/index.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
-import { type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
+import { freePort } from '../helpers/postgres-server.js';
+import {
+  type SeededTenant,
+  seedPublishedVersion,
+  seedTemplate,
+  seedTenant,
+  unique,
+} from '../helpers/seed.js';
 import { type SmtpListener, startSmtpServer } from '../helpers/smtp.js';
 import { stores } from '../helpers/stores.js';
 
@@ -354,6 +361,21 @@ describe.each(stores)('e-mail sign-in to the preference centre on $name', (store
     expect((await giveCode(form, { code_id: codeId, email: address, code })).statusCode).toBe(303);
   });
 
+  it('is not found once the key it acts under is revoked', async () => {
+    const d = await seedTenant(t.db);
+    const key = await createApiKey(t.db, d.tenant.id, { name: 'e-mail sign-in' });
+    await t.db
+      .transaction()
+      .execute((trx) => savePreferenceCentre(trx, actorOf(d), d.tenant.id, settings(key.id)));
+    expect((await t.app.inject({ method: 'GET', url: `${pageOf(d)}/sign-in` })).statusCode).toBe(
+      200,
+    );
+    await t.db.transaction().execute((trx) => revokeApiKey(trx, d.tenant.id, key.id));
+    expect((await t.app.inject({ method: 'GET', url: `${pageOf(d)}/sign-in` })).statusCode).toBe(
+      404,
+    );
+  });
+
   it('a page without a session offers the e-mail sign-in where it is on, and only there', async () => {
     const ended = await t.app.inject({ method: 'GET', url: pageOf(a) });
     expect(ended.statusCode).toBe(401);
@@ -471,12 +493,12 @@ describe.each(stores)('e-mail sign-in to the preference centre on $name', (store
   });
 });
 
-describe.each(stores)('e-mail sign-in without SMTP_URL on $name', (store) => {
-  let t: TestApp;
-  let a: SeededTenant;
-  beforeAll(async () => {
-    t = await startTestApp(store);
-    a = await seedTenant(t.db);
+describe.each(stores)('e-mail sign-in without a reachable SMTP server on $name', (store) => {
+  let none: TestApp;
+  let down: TestApp;
+  const tenants = new Map<TestApp, SeededTenant>();
+  const setUp = async (t: TestApp) => {
+    const a = await seedTenant(t.db);
     await t.db.transaction().execute((trx) =>
       savePreferenceCentre(
         trx,
@@ -492,14 +514,46 @@ describe.each(stores)('e-mail sign-in without SMTP_URL on $name', (store) => {
         },
       ),
     );
+    tenants.set(t, a);
+  };
+  beforeAll(async () => {
+    none = await startTestApp(store);
+    // A port nothing listens on: every delivery fails at once.
+    down = await startTestApp(store, { SMTP_URL: `smtp://127.0.0.1:${await freePort()}` });
+    await setUp(none);
+    await setUp(down);
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await none?.close();
+    await down?.close();
+  });
 
-  it('is not found, the setting on or not', async () => {
-    const response = await t.app.inject({
+  it('without SMTP_URL, is not found, the setting on or not', async () => {
+    const a = tenants.get(none) as SeededTenant;
+    const response = await none.app.inject({
       method: 'GET',
       url: `/preferences/${a.tenant.alias}/sign-in`,
     });
     expect(response.statusCode).toBe(404);
+  });
+
+  it('when the mail cannot be sent, the answer is the same page all the same', async () => {
+    const a = tenants.get(down) as SeededTenant;
+    const base = `/preferences/${a.tenant.alias}`;
+    const versionId = (await seedPublishedVersion(down.db, a.tenant.id)).id;
+    const address = 'known-down@example.com';
+    const given = await apiOf(down.app, a.headers).decide(address, versionId, 'given');
+    expect(given.statusCode, given.body).toBe(201);
+    const form = await down.app.inject({ method: 'GET', url: `${base}/sign-in` });
+    const cookie = String(form.headers['set-cookie']).split(';')[0] as string;
+    const token = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+    const asked = await down.app.inject({
+      method: 'POST',
+      url: `${base}/sign-in`,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: token, email: address }).toString(),
+    });
+    expect(asked.statusCode).toBe(200);
+    expect(asked.body).toContain('If this address is known, a code was sent to it.');
   });
 });
