@@ -8,6 +8,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/api-keys/index.js';
+import { eraseCustomer } from '../../src/erasure/index.js';
 import { savePreferenceCentre } from '../../src/preference-centre/index.js';
 import { createProduct } from '../../src/products/index.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
@@ -359,6 +360,23 @@ describe.each(stores)('e-mail sign-in to the preference centre on $name', (store
     expect(own.statusCode).toBe(303);
     // And the right code still signs in at tenant a, the refusals aside.
     expect((await giveCode(form, { code_id: codeId, email: address, code })).statusCode).toBe(303);
+  });
+
+  it("erasing the customer drops their codes' look-up with them", async () => {
+    const address = await known();
+    const form = await signInForm();
+    await codeFor(address, form);
+    const lookup = t.vault.lookup(a.tenant.id, address);
+    const codes = () =>
+      t.db.selectFrom('preference_codes').select('id').where('lookup', '=', lookup).execute();
+    expect(await codes()).toHaveLength(1);
+    await eraseCustomer(t.db, t.vault, a.tenant.id, address, {
+      actorKind: 'tenant',
+      actor: 'test',
+      ip: 'local',
+      userAgent: null,
+    });
+    expect(await codes()).toEqual([]);
   });
 
   it('is not found once the key it acts under is revoked', async () => {
