@@ -39,6 +39,7 @@ import { installErrorHandler, sendError } from './platform/error-handler.js';
 import { AppError, errorBody } from './platform/errors.js';
 import { installHttpMetrics } from './platform/http-metrics.js';
 import { installJsonBodyParser } from './platform/json-body.js';
+import { createMailer } from './platform/mail.js';
 import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { createRateLimit } from './platform/rate-limit.js';
@@ -250,7 +251,10 @@ export async function buildApp(
     publicBaseUrl: config.publicBaseUrl,
     perMinute: config.cookieRateLimitPerMinute,
   });
-  // The customer's own page (src/preference-page), opened by a link from the tenant's backend.
+  // The customer's own page (src/preference-page), opened by a link from the tenant's backend,
+  // or by a code e-mailed to the customer.
+  const pageMailer = createMailer(config);
+  if (pageMailer) app.addHook('onClose', async () => pageMailer.close());
   await app.register(preferencePage, {
     writers: {
       db,
@@ -263,6 +267,7 @@ export async function buildApp(
     secrets,
     evidence: { db, vault, signer, kick: () => writers.integrator().kick() },
     secureCookies: config.secureCookies,
+    mailer: pageMailer,
   });
   await app.register(backoffice, {
     db,

@@ -190,6 +190,7 @@ export async function backoffice(
           await tenantPages.register(preferenceCentreRoutes, {
             db,
             publicBaseUrl: config.publicBaseUrl,
+            canMail: mailer !== undefined,
           });
           await tenantPages.register(productRoutes, { db });
           await tenantPages.register(partnerRoutes, { db });

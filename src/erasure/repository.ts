@@ -53,9 +53,9 @@ export async function insertErasure(trx: Trx, row: Insertable<ErasuresTable>): P
 }
 
 /**
- * Everything an erasure drops besides the key: the customer's current states and their
- * idempotency records (which the decisions feature keeps by the customer's look-up), then the
- * subject's key, salt and look-up themselves.
+ * Everything an erasure drops besides the key: the customer's current states, their
+ * idempotency records and preference centre sign-in codes (both kept by the customer's
+ * look-up), then the subject's key, salt and look-up themselves.
  */
 export async function shredSubject(
   trx: Trx,
@@ -80,6 +80,12 @@ export async function shredSubject(
     .deleteFrom('idempotency_keys')
     .where('tenant_id', '=', tenantId)
     .where('customer_lookup', '=', lookup)
+    .execute();
+  // The preference centre's sign-in codes are kept by the look-up too: none may outlive it.
+  await trx
+    .deleteFrom('preference_codes')
+    .where('tenant_id', '=', tenantId)
+    .where('lookup', '=', lookup)
     .execute();
   await trx
     .updateTable('subjects')

@@ -35,9 +35,9 @@ export type Eraser = Pick<AuditEntry, 'actorKind' | 'actor' | 'actorName' | 'ip'
 /**
  * Erases a customer by crypto-shredding (docs/erasure.md), in one transaction: their key, salt
  * and look-up are dropped, so the sealed customer id, IP addresses and user agents of their
- * decisions can never be opened again; their current states and idempotency records go; and an
- * `erased` tombstone leaf per template joins the log, which, like every earlier receipt, still
- * verifies. The decisions themselves stay, as the proof that they were made. The customer's
+ * decisions can never be opened again; their current states, idempotency records and sign-in
+ * codes go; and an `erased` tombstone leaf per template joins the log, which, like every earlier
+ * receipt, still verifies. The decisions themselves stay, as the proof that they were made. The customer's
  * next decision starts a new record. The audit log records the erasure under the subject's
  * random id, never the customer id.
  */

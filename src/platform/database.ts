@@ -43,6 +43,7 @@ import type { PartnerBlockChangesTable, PartnerBlockStatesTable } from '../partn
 import type { PartnersTable, VersionPartnersTable } from '../partners/table.js';
 import type {
   PreferenceCentresTable,
+  PreferenceCodesTable,
   PreferenceLinkUsesTable,
 } from '../preference-centre/table.js';
 import type { ProductsTable } from '../products/table.js';
@@ -88,6 +89,7 @@ export interface Database {
   partner_block_states: PartnerBlockStatesTable;
   preference_centres: PreferenceCentresTable;
   preference_link_uses: PreferenceLinkUsesTable;
+  preference_codes: PreferenceCodesTable;
   customer_template_states: CustomerTemplateStatesTable;
   customer_version_states: CustomerVersionStatesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -26,6 +26,7 @@ import * as channelBlocks from './migrations/0022-channel-blocks.js';
 import * as templateValidity from './migrations/0023-template-validity.js';
 import * as controls from './migrations/0024-controls.js';
 import * as preferenceCentre from './migrations/0025-preference-centre.js';
+import * as preferenceCodes from './migrations/0026-preference-codes.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -58,6 +59,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0023-template-validity': templateValidity,
     '0024-controls': controls,
     '0025-preference-centre': preferenceCentre,
+    '0026-preference-codes': preferenceCodes,
   };
 }
 

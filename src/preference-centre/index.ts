@@ -8,6 +8,16 @@ export {
   setPartnerOnPage,
 } from './actions.js';
 export {
+  askSignInCode,
+  type CodeAttempt,
+  type CodeRefusal,
+  type CodeRequest,
+  codeMinutes,
+  customerAddress,
+  emailSignInKey,
+  useSignInCode,
+} from './codes.js';
+export {
   type LinkCaller,
   mintPreferenceLink,
   type Opener,
@@ -32,7 +42,9 @@ export {
   savePreferenceCentre,
 } from './settings.js';
 export {
+  anonymousFormToken,
   formToken,
+  isAnonymousFormToken,
   isFormToken,
   type LinkRefusal,
   openSession,

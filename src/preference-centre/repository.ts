@@ -1,5 +1,5 @@
 import type { Executor } from '../platform/db.js';
-import type { PreferenceCentreRow } from './table.js';
+import type { NewPreferenceCode, PreferenceCentreRow, PreferenceCodeRow } from './table.js';
 
 export function findPreferenceCentreRow(
   db: Executor,
@@ -47,4 +47,75 @@ export async function deleteExpiredLinkUses(db: Executor, before: string): Promi
     .where('expires_at', '<', before)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** How many codes were asked for this look-up since `since`, whatever became of them. */
+export async function countCodesSince(
+  db: Executor,
+  tenantId: string,
+  lookup: string,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('preference_codes')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('lookup', '=', lookup)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertCode(db: Executor, row: NewPreferenceCode): Promise<void> {
+  await db.insertInto('preference_codes').values(row).execute();
+}
+
+export function findCode(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<PreferenceCodeRow | undefined> {
+  return db
+    .selectFrom('preference_codes')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+}
+
+/** Counts a wrong code against its row; the new count, undefined when the row is gone. */
+export async function addCodeTry(db: Executor, id: string): Promise<number | undefined> {
+  await db
+    .updateTable('preference_codes')
+    .set((eb) => ({ tries: eb('tries', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+  const row = await db
+    .selectFrom('preference_codes')
+    .select('tries')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.tries;
+}
+
+/**
+ * Marks a code used, only while it is still usable: false when another request used it first,
+ * or it died or expired in between (the conditions are the statement's own, so two requests
+ * cannot both succeed).
+ */
+export async function useCode(
+  db: Executor,
+  id: string,
+  now: string,
+  maxTries: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('preference_codes')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('tries', '<', maxTries)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

@@ -11,6 +11,10 @@ export const PreferenceCentreInput = Type.Object(
     accent_colour: colour,
     header_colour: colour,
     allowed_origins: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 20 }),
+    /** The API key that e-mail sign-ins act under; null or absent: e-mail sign-in is off. */
+    email_key_id: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()]),
+    ),
   },
   { additionalProperties: false },
 );

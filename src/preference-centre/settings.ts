@@ -1,3 +1,4 @@
+import { getApiKey } from '../api-keys/index.js';
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError, type ErrorDetail } from '../platform/errors.js';
@@ -14,6 +15,12 @@ export interface PreferenceCentreSettings {
   headerColour: string | null;
   /** Origins (`https://shop.example`) a link may return to and that may frame the page. */
   allowedOrigins: string[];
+  /**
+   * The tenant's API key ("system") that customers signed in by e-mail act under: the records
+   * they make carry it, as the tenant vouches through it that an address is its customer's id.
+   * Null: e-mail sign-in is off.
+   */
+  emailKeyId: string | null;
 }
 
 export const defaultSettings: PreferenceCentreSettings = Object.freeze({
@@ -22,6 +29,7 @@ export const defaultSettings: PreferenceCentreSettings = Object.freeze({
   accentColour: null,
   headerColour: null,
   allowedOrigins: [],
+  emailKeyId: null,
 }) as PreferenceCentreSettings;
 
 export async function getPreferenceCentre(
@@ -36,6 +44,7 @@ export async function getPreferenceCentre(
     accentColour: row.accent_colour,
     headerColour: row.header_colour,
     allowedOrigins: JSON.parse(row.allowed_origins) as string[],
+    emailKeyId: row.email_key_id,
   };
 }
 
@@ -73,6 +82,13 @@ export async function savePreferenceCentre(
       });
     }
   }
+  const emailKeyId = fields.email_key_id ?? null;
+  if (emailKeyId !== null && !(await isLiveKey(trx, tenantId, emailKeyId))) {
+    issues.push({
+      field: 'email_key_id',
+      issue: 'must be one of your API keys that is not revoked',
+    });
+  }
   if (issues.length > 0) throw new AppError('invalidRequest', { details: issues });
   const next: PreferenceCentreSettings = {
     displayName: fields.display_name?.trim() || null,
@@ -80,6 +96,7 @@ export async function savePreferenceCentre(
     accentColour: fields.accent_colour?.toLowerCase() ?? null,
     headerColour: fields.header_colour?.toLowerCase() ?? null,
     allowedOrigins: origins,
+    emailKeyId,
   };
   const before = await getPreferenceCentre(trx, tenantId);
   await savePreferenceCentreRow(trx, {
@@ -89,6 +106,7 @@ export async function savePreferenceCentre(
     accent_colour: next.accentColour,
     header_colour: next.headerColour,
     allowed_origins: JSON.stringify(next.allowedOrigins),
+    email_key_id: next.emailKeyId,
     updated_at: nowIso(),
   });
   const changed = (Object.keys(next) as (keyof PreferenceCentreSettings)[]).filter(
@@ -103,6 +121,16 @@ export async function savePreferenceCentre(
     });
   }
   return next;
+}
+
+/** Whether the tenant has this API key and it is not revoked. */
+export async function isLiveKey(db: Executor, tenantId: string, keyId: string): Promise<boolean> {
+  try {
+    return (await getApiKey(db, tenantId, keyId)).revoked_at === null;
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'notFound') return false;
+    throw error;
+  }
 }
 
 /** Whether a URL (a link's `return_url`) is on one of the allowed origins. */

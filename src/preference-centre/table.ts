@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 
 /** A tenant's preference centre: what its customers' page shows of the tenant, and where from. */
 export interface PreferenceCentresTable {
@@ -13,6 +13,8 @@ export interface PreferenceCentresTable {
   header_colour: string | null;
   /** JSON array of origins (`https://shop.example`) a link may return to and frame the page. */
   allowed_origins: string;
+  /** The API key that e-mail sign-ins act under (since 0026); null: e-mail sign-in is off. */
+  email_key_id: string | null;
   updated_at: string;
 }
 
@@ -25,3 +27,22 @@ export interface PreferenceLinkUsesTable {
 }
 
 export type PreferenceCentreRow = Selectable<PreferenceCentresTable>;
+
+/**
+ * A one-time code asked for on the sign-in page. Neither the address nor the code is kept: the
+ * customer's keyed look-up stands for the one, an HMAC of the row's id and the code for the other.
+ */
+export interface PreferenceCodesTable {
+  id: string;
+  tenant_id: string;
+  lookup: string;
+  code_hash: string;
+  /** Wrong codes given so far; at 3 the code is dead. */
+  tries: number;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export type PreferenceCodeRow = Selectable<PreferenceCodesTable>;
+export type NewPreferenceCode = Insertable<PreferenceCodesTable>;

@@ -10,6 +10,7 @@ export interface PreferenceSecrets {
   readonly link: Uint8Array;
   readonly session: Uint8Array;
   readonly form: Buffer;
+  readonly code: Buffer;
 }
 
 export function preferenceSecrets(dataKey: Buffer): PreferenceSecrets {
@@ -21,6 +22,7 @@ export function preferenceSecrets(dataKey: Buffer): PreferenceSecrets {
     link: derive('link/v1'),
     session: derive('session/v1'),
     form: Buffer.from(derive('form/v1')),
+    code: Buffer.from(derive('code/v1')),
   };
 }
 
@@ -186,4 +188,36 @@ export function isFormToken(
   const expected = Buffer.from(formToken(secrets, sessionId));
   const given = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * What is kept of a one-time code: an HMAC of the row's id and the code, so that the table alone
+ * (a backup, a read replica) does not give the code, and a code fits only the row it was made for.
+ */
+export function codeHash(secrets: PreferenceSecrets, codeId: string, code: string): string {
+  return createHmac('sha256', secrets.code).update(`${codeId}:${code}`).digest('base64url');
+}
+
+export function isCodeHash(stored: string, given: string): boolean {
+  const a = Buffer.from(stored);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The form token of the pages before any session (asking for a code, giving it): a double
+ * submit. A random value lives in a short cookie of the tenant's pages only; the form carries
+ * its HMAC. Another site can make the browser send the cookie but can neither read it nor make
+ * the HMAC, so a form it posts lacks the right token.
+ */
+export function anonymousFormToken(secrets: PreferenceSecrets, cookieValue: string): string {
+  return formToken(secrets, `anonymous:${cookieValue}`);
+}
+
+export function isAnonymousFormToken(
+  secrets: PreferenceSecrets,
+  cookieValue: string,
+  token: unknown,
+): boolean {
+  return isFormToken(secrets, `anonymous:${cookieValue}`, token);
 }

@@ -13,6 +13,7 @@ export function messageFrame(locale: PageLocale): PageFrame {
       accentColour: null,
       headerColour: null,
       allowedOrigins: [],
+      emailKeyId: null,
     },
     zone: 'UTC',
   };

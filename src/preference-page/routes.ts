@@ -4,11 +4,13 @@ import { type Static, type TSchema, Type } from 'typebox';
 import { downloadEvidencePack, type PackContext } from '../evidence/index.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
+import type { Mailer } from '../platform/mail.js';
 import { validate } from '../platform/validation.js';
 import {
   type ChangeResult,
   customerOverview,
   decideOnPage,
+  emailSignInKey,
   formToken,
   isFormToken,
   type LinkRefusal,
@@ -26,6 +28,7 @@ import {
 } from '../preference-centre/index.js';
 import { chooseLocale, requestedLocales } from '../templates/index.js';
 import { frameOf, type TenantFrame, tenantFrame } from './frame.js';
+import { signInRoutes } from './sign-in-routes.js';
 import { messagePage, overviewPage, withdrawPage } from './views.js';
 import { words } from './words.js';
 
@@ -35,6 +38,8 @@ export interface PageRouteOptions {
   evidence: PackContext;
   /** Cookies carry `Secure` (always when the page is framed, which needs `SameSite=None`). */
   secureCookies: boolean;
+  /** Sends e-mail sign-in codes; none without `SMTP_URL`, and then there is no e-mail sign-in. */
+  mailer: Mailer | undefined;
 }
 
 /** A session idles out after this long without a page, and ends after `maxMs` whatever. */
@@ -145,16 +150,23 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
   };
 
   /** The page every request without a live session gets: nothing of any customer on it. */
-  const ended = (request: FastifyRequest, reply: FastifyReply, tenant: TenantFrame) => {
+  const ended = async (request: FastifyRequest, reply: FastifyReply, tenant: TenantFrame) => {
     const { locale } = localeOf(request);
     const w = words[locale];
+    const frame = frameOf(tenant, locale);
     return send(
       reply,
       tenant,
       401,
-      messagePage(frameOf(tenant, locale), w.sessionEnded, w.sessionEndedText),
+      messagePage(frame, w.sessionEnded, w.sessionEndedText, await signInOffer(tenant)),
     );
   };
+
+  /** The way back in by e-mail, where the tenant offers it (and the service can send mail). */
+  const signInOffer = async (tenant: TenantFrame) =>
+    options.mailer && (await emailSignInKey(db, tenant.id, tenant.settings))
+      ? `${pagePath(tenant.alias)}/sign-in`
+      : undefined;
 
   /** A form of the page: this tenant's live session, and its token (sent from the page itself). */
   const formSession = async <S extends TSchema>(
@@ -191,6 +203,18 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
           : `done=${encodeURIComponent(result.reason)}`;
     return reply.redirect(`${pagePath(tenant.alias)}?${query}${anchor}`, 303);
   };
+
+  await signInRoutes(app, {
+    db,
+    vault: writers.vault,
+    secrets,
+    mailer: options.mailer,
+    secureCookies: options.secureCookies,
+    cookieOptions,
+    pageLocale: (request) => localeOf(request).locale,
+    send,
+    renew,
+  });
 
   app.get('/:alias/open', async (request, reply) => {
     const { alias } = validate(AliasParams, request.params);
@@ -368,7 +392,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
       reply,
       tenant,
       200,
-      messagePage(frameOf(tenant, locale), w.signedOut, w.signedOutText),
+      messagePage(frameOf(tenant, locale), w.signedOut, w.signedOutText, await signInOffer(tenant)),
     );
   });
 }

@@ -57,6 +57,10 @@ th,td{text-align:left;padding:.5rem .25rem;border-bottom:1px solid #e4e7ec;verti
 ul.partners{list-style:none;padding:0;margin:0}
 ul.partners li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5rem;padding:.5rem 0;border-top:1px solid #e4e7ec}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}
+input[type=email],input[type=text]{font:inherit;width:100%;max-width:24rem;min-height:2.75rem;padding:.5rem;border:1px solid #667085;border-radius:.375rem}
+input:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+.field-error{display:block;color:#b42318;margin:.25rem 0}
 footer{max-width:48rem;margin:0 auto;padding:1rem 1rem 2rem;display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
 `;
 
@@ -87,9 +91,15 @@ ${body}
 </html>`}`;
 }
 
-/** A page that says one thing and shows nothing of any customer: a refusal or an end. */
-export function messagePage(frame: PageFrame, title: string, text: string): string {
-  return page(frame, title, html`<h1>${title}</h1><p>${text}</p>`);
+/**
+ * A page that says one thing and shows nothing of any customer: a refusal or an end; with the
+ * way to sign in by e-mail when the tenant offers it.
+ */
+export function messagePage(frame: PageFrame, title: string, text: string, signInAt?: string) {
+  const signIn = signInAt
+    ? html`<p><a class="button" href="${signInAt}">${words[frame.locale].signInTitle}</a></p>`
+    : '';
+  return page(frame, title, html`<h1>${title}</h1><p>${text}</p>${signIn}`);
 }
 
 function formatDate(frame: PageFrame, iso: string): string {

@@ -70,6 +70,24 @@ export interface Words {
   failed: string;
   failedText: (reference: string) => string;
   language: string;
+  signInTitle: string;
+  signInIntro: string;
+  emailLabel: string;
+  sendCode: string;
+  notAnAddress: string;
+  codeTitle: string;
+  codeSent: string;
+  codeLabel: string;
+  signIn: string;
+  notACode: string;
+  wrongCode: string;
+  codeRefused: string;
+  codeRefusedText: string;
+  askNewCode: string;
+  tooMany: string;
+  tooManyText: string;
+  mailSubject: (name: string) => string;
+  mailText: (name: string, code: string) => string;
 }
 
 const en: Words = {
@@ -146,6 +164,27 @@ const en: Words = {
   failed: 'Something went wrong',
   failedText: (reference) => `Please try again later. Reference: ${reference}.`,
   language: 'English',
+  signInTitle: 'Sign in with your e-mail address',
+  signInIntro:
+    'Enter the e-mail address you gave us. If we know it, we send you a code that opens your privacy choices.',
+  emailLabel: 'E-mail address',
+  sendCode: 'Send me a code',
+  notAnAddress: 'Enter an e-mail address, such as name@example.com.',
+  codeTitle: 'Enter your code',
+  codeSent: 'If this address is known, a code was sent to it. The code is valid for 10 minutes.',
+  codeLabel: 'Code (6 digits)',
+  signIn: 'Sign in',
+  notACode: 'Enter the 6 digits of the code.',
+  wrongCode: 'This code is not right. Try again.',
+  codeRefused: 'This code cannot be used',
+  codeRefusedText:
+    'The code has expired, has been used, or was entered wrongly too many times. Ask for a new code.',
+  askNewCode: 'Ask for a new code',
+  tooMany: 'Too many codes',
+  tooManyText: 'Too many codes were asked for this address. Try again later.',
+  mailSubject: (name) => `Your code for ${name}`,
+  mailText: (name, code) =>
+    `Your code to open your privacy choices at ${name} is:\n\n  ${code}\n\nIt is valid for 10 minutes. If you did not ask for it, ignore this e-mail.\n`,
 };
 
 const th: Words = {
@@ -219,6 +258,25 @@ const th: Words = {
   failed: 'เกิดข้อผิดพลาด',
   failedText: (reference) => `โปรดลองอีกครั้งภายหลัง รหัสอ้างอิง: ${reference}`,
   language: 'ไทย',
+  signInTitle: 'เข้าสู่ระบบด้วยอีเมลของคุณ',
+  signInIntro: 'กรอกอีเมลที่คุณให้ไว้กับเรา หากเรารู้จักอีเมลนี้ เราจะส่งรหัสสำหรับเปิดการตั้งค่าความเป็นส่วนตัวของคุณไปให้',
+  emailLabel: 'อีเมล',
+  sendCode: 'ส่งรหัสให้ฉัน',
+  notAnAddress: 'โปรดกรอกอีเมล เช่น name@example.com',
+  codeTitle: 'กรอกรหัสของคุณ',
+  codeSent: 'หากเรารู้จักอีเมลนี้ เราได้ส่งรหัสไปยังอีเมลนี้แล้ว รหัสใช้ได้ 10 นาที',
+  codeLabel: 'รหัส (6 หลัก)',
+  signIn: 'เข้าสู่ระบบ',
+  notACode: 'โปรดกรอกรหัส 6 หลัก',
+  wrongCode: 'รหัสไม่ถูกต้อง โปรดลองอีกครั้ง',
+  codeRefused: 'ไม่สามารถใช้รหัสนี้ได้',
+  codeRefusedText: 'รหัสนี้หมดอายุ ถูกใช้ไปแล้ว หรือกรอกผิดเกินจำนวนครั้งที่กำหนด โปรดขอรหัสใหม่',
+  askNewCode: 'ขอรหัสใหม่',
+  tooMany: 'ขอรหัสมากเกินไป',
+  tooManyText: 'มีการขอรหัสสำหรับอีเมลนี้มากเกินไป โปรดลองอีกครั้งภายหลัง',
+  mailSubject: (name) => `รหัสของคุณสำหรับ ${name}`,
+  mailText: (name, code) =>
+    `รหัสสำหรับเปิดการตั้งค่าความเป็นส่วนตัวของคุณที่ ${name} คือ\n\n  ${code}\n\nรหัสนี้ใช้ได้ 10 นาที หากคุณไม่ได้ขอรหัสนี้ ไม่ต้องทำอะไร\n`,
 };
 
 export const words: Record<PageLocale, Words> = { en, th };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
+import { createApiKey, revokeApiKey } from '../../src/api-keys/index.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
@@ -166,6 +167,54 @@ describe.each(stores)(
         expect((await audited()).length).toBe(entries);
       },
     );
+
+    it('e-mail sign-in: a select of the live keys and Off; a chosen key is saved and audited, Off sets it back', async () => {
+      const live = await createApiKey(t.db, a.tenant.id, { name: 'Shop sign-in' });
+      const gone = await createApiKey(t.db, a.tenant.id, { name: 'Old system' });
+      await t.db.transaction().execute((trx) => revokeApiKey(trx, a.tenant.id, gone.id));
+      const shown = await admin.get(page);
+      expect(shown.body).toContain('<label for="email_key_id">E-mail sign-in</label>');
+      expect(shown.body).toMatch(/<option value="" selected>Off<\/option>/);
+      expect(shown.body).toContain(`<option value="${live.id}">Shop sign-in</option>`);
+      expect(shown.body).toContain(`<option value="${a.apiKey.id}">`);
+      expect(shown.body).not.toContain(gone.id);
+
+      const entries = (await audited()).length;
+      const saved = await admin.submit(page, page, form({ email_key_id: live.id }));
+      expect(saved.statusCode, saved.body).toBe(303);
+      expect((await stored())?.email_key_id).toBe(live.id);
+      const again = await admin.get(page);
+      expect(again.body).toContain(`<option value="${live.id}" selected>Shop sign-in</option>`);
+      const changes = (await audited()).slice(entries);
+      expect(changes.map((e) => JSON.parse(e.details ?? '{}').emailKeyId)).toEqual([
+        { from: null, to: live.id },
+      ]);
+
+      const off = await admin.submit(page, page, form({ email_key_id: '' }));
+      expect(off.statusCode, off.body).toBe(303);
+      expect((await stored())?.email_key_id).toBeNull();
+    });
+
+    it('e-mail sign-in under a revoked key or another tenant’s is refused next to its field, 400, and nothing is saved', async () => {
+      const gone = await createApiKey(t.db, a.tenant.id, { name: 'Revoked system' });
+      await t.db.transaction().execute((trx) => revokeApiKey(trx, a.tenant.id, gone.id));
+      const b = await seedTenant(t.db);
+      for (const keyId of [gone.id, b.apiKey.id, 'no-such-key']) {
+        const before = await stored();
+        const entries = (await audited()).length;
+        const refused = await admin.submit(
+          page,
+          page,
+          form({ display_name: 'Changed', email_key_id: keyId }),
+        );
+        expect(refused.statusCode, keyId).toBe(400);
+        expect(fieldError(refused.body, 'email_key_id')).toContain('not revoked');
+        expect(refused.body).toMatch(/name="email_key_id"[^>]*aria-invalid="true"/);
+        expect(refused.body).toContain('value="Changed"');
+        expect(await stored()).toEqual(before);
+        expect((await audited()).length).toBe(entries);
+      }
+    });
 
     it('ticking "Use the default colour" sets a chosen colour back to none, whatever the picker sends', async () => {
       const chosen = await admin.submit(page, page, form({ accent_colour: '#1f4e79' }));

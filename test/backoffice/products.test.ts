@@ -57,6 +57,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0023-template-validity',
       '0024-controls',
       '0025-preference-centre',
+      '0026-preference-codes',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -212,6 +212,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0023-template-validity',
       '0024-controls',
       '0025-preference-centre',
+      '0026-preference-codes',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

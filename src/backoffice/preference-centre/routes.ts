@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { listApiKeys } from '../../api-keys/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import {
@@ -27,6 +28,7 @@ const subjects: Record<string, string> = {
   accent_colour: 'The accent colour',
   header_colour: 'The header colour',
   allowed_origins: 'The allowed origins',
+  email_key_id: 'The key of e-mail sign-in',
 };
 
 /** A service's issue as a sentence of its own. */
@@ -66,11 +68,11 @@ function settingsRefusal(error: unknown): Refusal | undefined {
  */
 export async function preferenceCentreRoutes(
   app: FastifyInstance,
-  { db, publicBaseUrl }: { db: Db; publicBaseUrl: string },
+  { db, publicBaseUrl, canMail }: { db: Db; publicBaseUrl: string; canMail: boolean },
 ) {
   const page = sectionPage('preference-centre', notices);
 
-  const show = (
+  const show = async (
     request: FastifyRequest,
     reply: FastifyReply,
     values: PreferenceCentreValues,
@@ -78,7 +80,10 @@ export async function preferenceCentreRoutes(
     status = 200,
   ) => {
     const user = tenantOf(request);
+    const keys = (await listApiKeys(db, user.tenantId)).filter((k) => k.revoked_at === null);
     const body = preferenceCentrePage({
+      keys: keys.map((k) => ({ id: k.id, name: k.name })),
+      canMail,
       csrfToken: csrfToken(reply),
       alias: user.tenantAlias,
       address: `${publicBaseUrl}${pagePath(user.tenantAlias)}`,

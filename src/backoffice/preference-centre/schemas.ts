@@ -22,6 +22,8 @@ export const PreferenceCentreForm = Type.Object({
   header_colour: colour,
   header_colour_default: Type.String(),
   allowed_origins: Type.String({ maxLength: 20 * 302 }),
+  /** The key e-mail sign-ins act under; empty (or absent, from an older page): off. */
+  email_key_id: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
 export const preferenceCentreFormOptions: FormOptions<typeof PreferenceCentreForm> = {
@@ -47,6 +49,7 @@ export function preferenceCentreInput(
     accent_colour: chosen(values.accent_colour, values.accent_colour_default),
     header_colour: chosen(values.header_colour, values.header_colour_default),
     allowed_origins: linesOf(values.allowed_origins),
+    email_key_id: values.email_key_id || null,
   };
 }
 
@@ -63,6 +66,7 @@ export function storedValues(settings: PreferenceCentreSettings): PreferenceCent
     headerColour: settings.headerColour ?? unsetColour,
     headerColourDefault: settings.headerColour === null,
     allowedOrigins: settings.allowedOrigins.join('\n'),
+    emailKeyId: settings.emailKeyId ?? '',
   };
 }
 
@@ -76,5 +80,6 @@ export function sentValues(input: FormInput<typeof PreferenceCentreForm>): Prefe
     headerColour: input.header_colour || unsetColour,
     headerColourDefault: input.header_colour_default === 'true',
     allowedOrigins: input.allowed_origins ?? '',
+    emailKeyId: input.email_key_id ?? '',
   };
 }

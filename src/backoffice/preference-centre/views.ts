@@ -13,6 +13,8 @@ export interface PreferenceCentreValues {
   headerColourDefault: boolean;
   /** One origin a line. */
   allowedOrigins: string;
+  /** The API key e-mail sign-ins act under; empty: off. */
+  emailKeyId: string;
 }
 
 export interface PreferenceCentrePageModel {
@@ -24,6 +26,10 @@ export interface PreferenceCentrePageModel {
   values: PreferenceCentreValues;
   refusal: Refusal;
   mayEdit: boolean;
+  /** The tenant's live API keys, to choose the one e-mail sign-ins act under. */
+  keys: ReadonlyArray<{ id: string; name: string }>;
+  /** Whether the service can send e-mail (`SMTP_URL`): e-mail sign-in needs it. */
+  canMail: boolean;
 }
 
 /**
@@ -45,6 +51,28 @@ function colourField(o: {
 ${o.error ? html`<small id="${o.name}-error" class="field-error">${o.error}</small>` : html`<small id="${o.name}-hint">${o.hint}</small>`}`;
 }
 
+/**
+ * E-mail sign-in: off, or the key ("system") it acts under. A stored key that is no longer live
+ * stays listed so the page shows what is set, and saving it again is refused by its field.
+ */
+function emailKeyField(o: PreferenceCentrePageModel): Html {
+  const chosen = o.values.emailKeyId;
+  const options: Array<readonly [string, string]> = [
+    ['', 'Off'],
+    ...o.keys.map((k) => [k.id, k.name] as const),
+  ];
+  if (chosen !== '' && !o.keys.some((k) => k.id === chosen)) {
+    options.push([chosen, 'A key that is revoked or not yours']);
+  }
+  const error = o.refusal.fields.email_key_id;
+  const hint = `Customers whose id with you is their e-mail address may sign in at ${o.address}/sign-in with a code e-mailed to them. Their records carry the key chosen here: through it you vouch that the address is your customer's id.${o.canMail ? '' : ' This service has no SMTP_URL, so the page stays off until it has one.'}`;
+  return html`<label for="email_key_id">E-mail sign-in</label>
+<select id="email_key_id" name="email_key_id" aria-describedby="${error ? 'email_key_id-error' : 'email_key_id-hint'}"${error ? html` aria-invalid="true"` : ''}>
+${options.map(([value, label]) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`)}
+</select>
+${error ? html`<small id="email_key_id-error" class="field-error">${error}</small>` : html`<small id="email_key_id-hint">${hint}</small>`}`;
+}
+
 export function preferenceCentrePage(o: PreferenceCentrePageModel): Html {
   const { values, refusal } = o;
   const fields = html`<fieldset${o.mayEdit ? '' : html` disabled`}>
@@ -52,6 +80,7 @@ ${input({ name: 'display_name', label: 'Name shown to customers', value: values.
 ${input({ name: 'logo_url', label: 'Logo URL', type: 'url', value: values.logoUrl, maxlength: 2000, hint: 'An https address of the image shown at the top of the page (http only on localhost). Empty: no logo.', error: refusal.fields.logo_url })}
 ${colourField({ name: 'accent_colour', label: 'Accent colour', value: values.accentColour, useDefault: values.accentColourDefault, hint: "The page's buttons and links. White text goes on it: it must be dark enough for a contrast of 4.5:1 (WCAG AA).", error: refusal.fields.accent_colour })}
 ${colourField({ name: 'header_colour', label: 'Header colour', value: values.headerColour, useDefault: values.headerColourDefault, hint: "The page's header. White text goes on it: it must be dark enough for a contrast of 4.5:1 (WCAG AA).", error: refusal.fields.header_colour })}
+${emailKeyField(o)}
 ${textarea({ name: 'allowed_origins', label: 'Allowed origins, one a line', value: values.allowedOrigins, rows: 4, hint: 'Scheme, host and port only, no path, such as https://shop.example; http:// only on localhost. At most 20.', error: refusal.fields.allowed_origins })}
 </fieldset>`;
   // Who may only read the settings sees them as the form's disabled fields, in no form.
