@@ -8,7 +8,7 @@ import type { Config } from './platform/config.js';
 import { type KeyCreated, loadDataKey } from './platform/data-key.js';
 import type { Db } from './platform/db.js';
 import { migrateToLatest } from './platform/migrate.js';
-import { purgeExpiredLinkUses } from './preference-centre/index.js';
+import { purgeExpiredLinkUses, purgeOldCodes } from './preference-centre/index.js';
 import { countTenants } from './tenants/index.js';
 
 const purgeEveryMs = 60 * 60 * 1000;
@@ -98,9 +98,12 @@ async function purgeIdempotencyRecords(app: FastifyInstance, db: Db): Promise<vo
     app.log.warn({ err: error }, 'could not remove expired idempotency keys');
   }
   try {
-    const deleted = await purgeExpiredLinkUses(db);
-    if (deleted > 0) app.log.info({ deleted }, "expired preference links' uses removed");
+    const links = await purgeExpiredLinkUses(db);
+    const codes = await purgeOldCodes(db);
+    if (links + codes > 0) {
+      app.log.info({ links, codes }, "expired preference links' uses and sign-in codes removed");
+    }
   } catch (error) {
-    app.log.warn({ err: error }, "could not remove expired preference links' uses");
+    app.log.warn({ err: error }, "could not remove expired preference links' uses and codes");
   }
 }

@@ -4,7 +4,14 @@ import type { Executor } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { findSubjectId, type SubjectVault } from '../subjects/index.js';
 import type { Opener } from './links.js';
-import { addCodeTry, countCodesSince, findCode, insertCode, useCode } from './repository.js';
+import {
+  addCodeTry,
+  countCodesSince,
+  deleteCodesBefore,
+  findCode,
+  insertCode,
+  useCode,
+} from './repository.js';
 import { isLiveKey, type PreferenceCentreSettings } from './settings.js';
 import { codeHash, isCodeHash, type PreferenceSecrets, type SessionClaims } from './tokens.js';
 
@@ -154,4 +161,12 @@ export async function useSignInCode(
     details: null,
   });
   return { ok: true, session };
+}
+
+/**
+ * Forgets the codes older than an hour: each expired long before, and none counts towards an
+ * address's hourly limit any more. Run with the service's other housekeeping.
+ */
+export function purgeOldCodes(db: Executor, now = new Date()): Promise<number> {
+  return deleteCodesBefore(db, new Date(now.getTime() - 60 * 60 * 1000).toISOString());
 }

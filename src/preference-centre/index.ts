@@ -15,6 +15,7 @@ export {
   codeMinutes,
   customerAddress,
   emailSignInKey,
+  purgeOldCodes,
   useSignInCode,
 } from './codes.js';
 export {

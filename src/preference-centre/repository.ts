@@ -119,3 +119,12 @@ export async function useCode(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** Forgets the codes made before `before`: past their expiry and out of the hourly count. */
+export async function deleteCodesBefore(db: Executor, before: string): Promise<number> {
+  const result = await db
+    .deleteFrom('preference_codes')
+    .where('created_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

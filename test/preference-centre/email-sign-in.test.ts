@@ -9,7 +9,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/api-keys/index.js';
 import { eraseCustomer } from '../../src/erasure/index.js';
-import { savePreferenceCentre } from '../../src/preference-centre/index.js';
+import { purgeOldCodes, savePreferenceCentre } from '../../src/preference-centre/index.js';
 import { createProduct } from '../../src/products/index.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
 import { apiOf } from '../helpers/api.js';
@@ -331,6 +331,18 @@ describe.each(stores)('e-mail sign-in to the preference centre on $name', (store
     const late = await giveCode(form, { code_id: codeId, email: address, code });
     expect(late.statusCode).toBe(410);
     expect(await reasonsOf(a, codeId)).toEqual(['expired']);
+  });
+
+  it('forgets a code only once it is an hour old', async () => {
+    const address = await known();
+    const form = await signInForm();
+    const { codeId } = await codeFor(address, form);
+    const kept = () =>
+      t.db.selectFrom('preference_codes').select('id').where('id', '=', codeId).execute();
+    await purgeOldCodes(t.db, new Date(Date.now() + 59 * 60 * 1000));
+    expect(await kept()).toHaveLength(1);
+    await purgeOldCodes(t.db, new Date(Date.now() + 61 * 60 * 1000));
+    expect(await kept()).toHaveLength(0);
   });
 
   it('a code fits only its own address and tenant', async () => {
