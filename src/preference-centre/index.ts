@@ -33,10 +33,11 @@ export {
   type RecordLine,
   type ShownVersion,
   type TemplateOverview,
+  templateOverviews,
 } from './overview.js';
 export { type PageLocale, PreferenceCentreInput, pageLocales } from './schemas.js';
 export {
-  contrastWithWhite,
+  defaultSettings,
   getPreferenceCentre,
   isAllowedUrl,
   type PreferenceCentreSettings,

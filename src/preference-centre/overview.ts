@@ -15,7 +15,6 @@ export interface ShownVersion {
   tag: string;
   locale: string;
   contentHtml: string;
-  fileUrl: string;
 }
 
 /** One template the customer was asked about, as their page shows it. */
@@ -74,6 +73,22 @@ export async function customerOverview(
   customerId: string,
   requested: readonly string[],
 ): Promise<CustomerOverview> {
+  return {
+    templates: await templateOverviews(db, catalog, vault, tenantId, customerId, requested),
+    channels: await channelOverview(db, vault, tenantId, customerId),
+    records: await recordLines(db, vault, tenantId, customerId),
+  };
+}
+
+/** The templates part of `customerOverview` alone (a withdrawal's page needs no more). */
+export async function templateOverviews(
+  db: Executor,
+  catalog: Catalog,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+  requested: readonly string[],
+): Promise<TemplateOverview[]> {
   const standings = await customerStandings(db, vault, tenantId, customerId);
   const templates: TemplateOverview[] = [];
   for (const standing of standings) {
@@ -110,7 +125,6 @@ export async function customerOverview(
               tag: lastVersion.tag,
               locale: lastVersion.locale,
               contentHtml: lastVersion.content_html,
-              fileUrl: '',
             }
           : latest,
       },
@@ -122,11 +136,7 @@ export async function customerOverview(
           : [],
     });
   }
-  return {
-    templates,
-    channels: await channelOverview(db, vault, tenantId, customerId),
-    records: await recordLines(db, vault, tenantId, customerId),
-  };
+  return templates;
 }
 
 async function latestOrNone(catalog: Catalog, tenantId: string, code: string) {
@@ -147,7 +157,6 @@ function shown(entry: LatestEntry): ShownVersion {
     tag: presented.tag,
     locale: entry.version.locale,
     contentHtml: presented.content_html,
-    fileUrl: presented.file_url,
   };
 }
 

@@ -23,14 +23,15 @@ export interface PreferenceCentreSettings {
   emailKeyId: string | null;
 }
 
-export const defaultSettings: PreferenceCentreSettings = Object.freeze({
+/** A tenant's preference centre before it sets anything: the service's own look, no origin. */
+export const defaultSettings: Readonly<PreferenceCentreSettings> = Object.freeze({
   displayName: null,
   logoUrl: null,
   accentColour: null,
   headerColour: null,
   allowedOrigins: [],
   emailKeyId: null,
-}) as PreferenceCentreSettings;
+});
 
 export async function getPreferenceCentre(
   db: Executor,
@@ -167,7 +168,7 @@ function originOf(text: string): string | undefined {
 const minimumContrast = 4.5;
 
 /** The contrast ratio of white on a `#rrggbb` colour (WCAG 2.2, relative luminance). */
-export function contrastWithWhite(hex: string): number {
+function contrastWithWhite(hex: string): number {
   const channel = (offset: number) => {
     const value = Number.parseInt(hex.slice(offset, offset + 2), 16) / 255;
     return value <= 0.04045 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;

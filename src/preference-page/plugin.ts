@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../platform/error-handler.js';
 import { defaultPageHeaders, messageFrame } from './frame-defaults.js';
+import { localeOf } from './locale.js';
 import { type PageRouteOptions, pageRoutes } from './routes.js';
 import { messagePage } from './views.js';
 import { words } from './words.js';
@@ -28,7 +29,8 @@ export async function preferencePage(app: FastifyInstance, options: PageRouteOpt
 function sendErrorPage(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
   const status = appError.status;
-  const w = words[request.headers['accept-language']?.toLowerCase().startsWith('th') ? 'th' : 'en'];
+  const { locale } = localeOf(request);
+  const w = words[locale];
   const [title, text] =
     status === 404
       ? [w.notFound, w.notFoundText]
@@ -37,7 +39,6 @@ function sendErrorPage(error: unknown, request: FastifyRequest, reply: FastifyRe
         : [w.failed, w.failedText(request.id)];
   if (status >= 500) request.log.error({ err: error }, 'preference page failed');
   else request.log.info({ status, reason: appError.message }, 'preference page refusal');
-  const locale = w === words.th ? 'th' : 'en';
   return reply
     .code(status)
     .headers(defaultPageHeaders)

@@ -19,15 +19,15 @@ import {
   type PageLocale,
   type PreferenceSecrets,
   type PreferenceWriters,
-  pageLocales,
   pagePath,
   type SessionClaims,
   sealSession,
   setChannelOnPage,
   setPartnerOnPage,
+  templateOverviews,
 } from '../preference-centre/index.js';
-import { chooseLocale, requestedLocales } from '../templates/index.js';
 import { frameOf, type TenantFrame, tenantFrame } from './frame.js';
+import { localeOf } from './locale.js';
 import { signInRoutes } from './sign-in-routes.js';
 import { messagePage, overviewPage, withdrawPage } from './views.js';
 import { words } from './words.js';
@@ -107,14 +107,6 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
       secure: framed || options.secureCookies,
       ...(framed ? { partitioned: true } : {}),
     };
-  };
-
-  const localeOf = (request: FastifyRequest, session?: SessionClaims) => {
-    const requested = session?.locale
-      ? [session.locale]
-      : requestedLocales(undefined, request.headers['accept-language']);
-    const locale = chooseLocale(requested, pageLocales, 'en') as PageLocale;
-    return { requested, locale };
   };
 
   /** The session of this tenant's page, or undefined: none, altered, idle, too old, another's. */
@@ -285,7 +277,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
     if (!session) return ended(request, reply, tenant);
     const { template: code } = validate(WithdrawQuery, request.query);
     const { requested, locale } = localeOf(request, session);
-    const overview = await customerOverview(
+    const templates = await templateOverviews(
       db,
       writers.catalog,
       writers.vault,
@@ -293,7 +285,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
       session.customerId,
       requested,
     );
-    const template = overview.templates.find((t) => t.code === code && t.consented);
+    const template = templates.find((t) => t.code === code && t.consented);
     if (!template) return reply.redirect(`${pagePath(tenant.alias)}?done=nothingToWithdraw`, 303);
     await renew(request, reply, tenant, session);
     return send(
@@ -310,11 +302,29 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
     );
   });
 
-  app.post('/:alias/decisions', async (request, reply) => {
-    const { alias } = validate(AliasParams, request.params);
-    const tenant = await tenantFrame(db, alias);
-    const sent = await formSession(request, tenant, DecisionForm);
-    if (!sent) return ended(request, reply, tenant);
+  /**
+   * A form of the page, posted under the tenant's alias: handled only with this tenant's live
+   * session and the session's form token (else the page of a session ended, or a refusal).
+   */
+  const onForm = <S extends TSchema>(
+    path: string,
+    schema: S,
+    handle: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      tenant: TenantFrame,
+      sent: { session: SessionClaims; form: Static<S> },
+    ) => Promise<FastifyReply>,
+  ) =>
+    app.post(path, async (request, reply) => {
+      const { alias } = validate(AliasParams, request.params);
+      const tenant = await tenantFrame(db, alias);
+      const sent = await formSession(request, tenant, schema);
+      if (!sent) return ended(request, reply, tenant);
+      return handle(request, reply, tenant, sent);
+    });
+
+  onForm('/:alias/decisions', DecisionForm, async (request, reply, tenant, sent) => {
     const { form } = sent;
     const result = await decideOnPage(writers, customer(request, sent.session), {
       versionId: form.version_id,
@@ -324,11 +334,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
     return after(reply, tenant, result);
   });
 
-  app.post('/:alias/channels', async (request, reply) => {
-    const { alias } = validate(AliasParams, request.params);
-    const tenant = await tenantFrame(db, alias);
-    const sent = await formSession(request, tenant, ChannelForm);
-    if (!sent) return ended(request, reply, tenant);
+  onForm('/:alias/channels', ChannelForm, async (request, reply, tenant, sent) => {
     const { form } = sent;
     const result = await setChannelOnPage(writers, customer(request, sent.session), {
       productCode: form.product_code,
@@ -338,11 +344,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
     return after(reply, tenant, result, '#channels-title');
   });
 
-  app.post('/:alias/partners', async (request, reply) => {
-    const { alias } = validate(AliasParams, request.params);
-    const tenant = await tenantFrame(db, alias);
-    const sent = await formSession(request, tenant, PartnerForm);
-    if (!sent) return ended(request, reply, tenant);
+  onForm('/:alias/partners', PartnerForm, async (request, reply, tenant, sent) => {
     const { form } = sent;
     const result = await setPartnerOnPage(writers, customer(request, sent.session), {
       decisionId: form.decision_id,
@@ -352,11 +354,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
     return after(reply, tenant, result);
   });
 
-  app.post('/:alias/evidence', async (request, reply) => {
-    const { alias } = validate(AliasParams, request.params);
-    const tenant = await tenantFrame(db, alias);
-    const sent = await formSession(request, tenant, TokenForm);
-    if (!sent) return ended(request, reply, tenant);
+  onForm('/:alias/evidence', TokenForm, async (request, reply, tenant, sent) => {
     const { session } = sent;
     try {
       const pack = await downloadEvidencePack(evidence, tenant.id, session.customerId, {
