@@ -127,6 +127,25 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
 }
 
 /**
+ * A page that is not the back-office's (the customer's preference centre): 0 axe violations at
+ * desktop and phone width, and no sideways scrolling on a phone. Back at desktop width after.
+ */
+export async function fitsAndPassesAxe(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(desktop);
+  expect
+    .soft(await accessibilityViolations(page), `${name}: axe at ${desktop.width} px`)
+    .toEqual([]);
+  await page.setViewportSize(phone);
+  const overflow = await page.evaluate(() => {
+    const { document } = globalThis as any;
+    return document.documentElement.scrollWidth - document.documentElement.clientWidth;
+  });
+  expect(overflow, `${name}: wider than a phone`).toBeLessThanOrEqual(0);
+  expect.soft(await accessibilityViolations(page), `${name}: axe at ${phone.width} px`).toEqual([]);
+  await page.setViewportSize(desktop);
+}
+
+/**
  * Checks the page and takes its screenshots: the whole page at desktop width, and at phone width
  * (where it must not scroll sideways; wide tables scroll inside their own box). At both widths
  * axe-core must find nothing wrong; its findings fail the test without stopping it (`soft`), so

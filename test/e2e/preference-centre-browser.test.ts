@@ -17,13 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
 import { preferenceSecrets } from '../../src/preference-centre/index.js';
 import { openLink, sealLink } from '../../src/preference-centre/tokens.js';
-import {
-  accessibilityViolations,
-  desktop,
-  launchChromium,
-  phone,
-  signInAs,
-} from '../backoffice/browser.js';
+import { fitsAndPassesAxe, launchChromium, signInAs } from '../backoffice/browser.js';
 import { e2eDataKey } from '../helpers/data-key.js';
 import {
   expectJsonObject,
@@ -170,18 +164,6 @@ describe.each(journey)('the preference centre in Chromium on $name', (testStore)
     ]) {
       expect(text).not.toContain(secret);
     }
-  };
-  const fitsAndPassesAxe = async (page: Page, name: string) => {
-    await page.setViewportSize(desktop);
-    expect.soft(await accessibilityViolations(page), `${name}: axe at 1280 px`).toEqual([]);
-    await page.setViewportSize(phone);
-    const overflow = await page.evaluate(() => {
-      const { document } = globalThis as any;
-      return document.documentElement.scrollWidth - document.documentElement.clientWidth;
-    });
-    expect(overflow, `${name}: wider than a phone`).toBeLessThanOrEqual(0);
-    expect.soft(await accessibilityViolations(page), `${name}: axe at 390 px`).toEqual([]);
-    await page.setViewportSize(desktop);
   };
 
   it(

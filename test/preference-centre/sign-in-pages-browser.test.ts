@@ -4,11 +4,11 @@
  * and the page of no session that offers the sign-in), in English and Thai, passes axe at 1280
  * and 390 px and fits a phone's width.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/api-keys/index.js';
 import { savePreferenceCentre } from '../../src/preference-centre/index.js';
-import { accessibilityViolations, desktop, launchChromium, phone } from '../backoffice/browser.js';
+import { fitsAndPassesAxe, launchChromium } from '../backoffice/browser.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { type SmtpListener, startSmtpServer } from '../helpers/smtp.js';
@@ -47,18 +47,6 @@ describe('the e-mail sign-in pages in Chromium', () => {
     await t?.close();
     await smtp?.close();
   });
-
-  const fitsAndPassesAxe = async (page: Page, name: string) => {
-    await page.setViewportSize(desktop);
-    expect.soft(await accessibilityViolations(page), `${name}: axe at 1280 px`).toEqual([]);
-    await page.setViewportSize(phone);
-    const overflow = await page.evaluate(() => {
-      const { document } = globalThis as any;
-      return document.documentElement.scrollWidth - document.documentElement.clientWidth;
-    });
-    expect(overflow, `${name}: wider than a phone`).toBeLessThanOrEqual(0);
-    expect.soft(await accessibilityViolations(page), `${name}: axe at 390 px`).toEqual([]);
-  };
 
   it.each(['en', 'th'])('each page passes axe and fits a phone, in %s', async (language) => {
     const base = `/preferences/${a.tenant.alias}`;
