@@ -19,7 +19,7 @@ import { cookieRoutes } from './cookies/routes.js';
 import { exportRoutes } from './decision-log/export-routes.js';
 import { loadSigningKey } from './decision-log/index.js';
 import { logRoutes } from './decision-log/routes.js';
-import type { DecisionWriterHandle } from './decisions/index.js';
+import { type DecisionWriterHandle, pendingReads } from './decisions/index.js';
 import { decisionRoutes } from './decisions/routes.js';
 import { evidenceRoutes } from './evidence/routes.js';
 import { healthRoutes } from './health/routes.js';
@@ -29,6 +29,7 @@ import {
   metricsEnabled,
   metricsGatherer,
   observedDecisions,
+  storeObserver,
 } from './metrics/index.js';
 import { metricsRoutes } from './metrics/routes.js';
 import { partnerBlockRoutes } from './partner-blocks/routes.js';
@@ -43,6 +44,7 @@ import { createMailer } from './platform/mail.js';
 import { trackRoutes } from './platform/method-not-allowed.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { createRateLimit } from './platform/rate-limit.js';
+import { type ReaderThreads, readerThreadsFor } from './platform/reader-threads.js';
 import { requestIdFor } from './platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
 import { setSecurityHeaders } from './platform/security-headers.js';
@@ -57,7 +59,7 @@ import { templateRoutes } from './templates/routes.js';
 import { serviceVersion } from './version.js';
 import { webhookPayloads } from './webhook-payloads.js';
 import { type Dispatcher, idleDispatcher, startDispatcher } from './webhooks/index.js';
-import { createWriters, type Writers } from './writers.js';
+import { createWriters, groupCommitsInFlight, type Writers } from './writers.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;
@@ -72,6 +74,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** Told of every route as it is registered (the route tests list them, with their options). */
   onRoute?: (route: RouteOptions) => void;
+  /** Told of the SQLite file's reader threads once made (the tests give them slow reads). */
+  onReaders?: (readers: ReaderThreads) => void;
   /** Told of the writer of decisions once made (the fault tests reach its connection). */
   onDecisionWriter?: (writer: DecisionWriterHandle) => void;
   /**
@@ -198,6 +202,14 @@ export async function buildApp(
   options.onWriters?.(writers);
   app.addHook('onReady', () => writers.start());
   app.addHook('onClose', () => writers.close());
+  // `pending`'s reads: on an SQLite file's reader threads, batched on PostgreSQL
+  // (decisions/pending-repository.ts).
+  const readers = readerThreadsFor(config, storeObserver(config, metrics));
+  if (readers) {
+    options.onReaders?.(readers);
+    app.addHook('onClose', () => readers.close());
+  }
+  const pending = pendingReads(db, readers, groupCommitsInFlight(config.databasePoolSize));
   // Webhooks: every instance sends, one instance per endpoint at a time (src/webhooks).
   let dispatcher: Dispatcher = idleDispatcher;
   app.addHook('onReady', async () => {
@@ -214,7 +226,12 @@ export async function buildApp(
   await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
-    await v1.register(decisionRoutes, { db, catalog, writer: decisionWriter, vault });
+    await v1.register(decisionRoutes, {
+      reads: pending,
+      catalog,
+      writer: decisionWriter,
+      vault,
+    });
     await v1.register(consentRoutes, { db, catalog, vault });
     await v1.register(channelRoutes, { db, writer: writers.channels, vault });
     await v1.register(partnerBlockRoutes, { db, writer: writers.partnerBlocks, vault });

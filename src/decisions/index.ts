@@ -10,6 +10,8 @@ export {
 } from './idempotency.js';
 export { type Lapse, lapseOf } from './lapse.js';
 export { committedLeaf, leafOfDecision } from './leaf.js';
+export type { PendingReads } from './pending.js';
+export { pendingReads } from './pending-repository.js';
 export { type DecisionJob, type DecisionOutcome, recordDecisions } from './record-decisions.js';
 export {
   CustomerIdParam,

@@ -1,10 +1,24 @@
-import type { Executor } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
 import { type Lapse, lapseOf } from './lapse.js';
-import { findCustomerVersionState } from './repository.js';
 import type { DecisionValue } from './table.js';
+
+/** The customer's last decision on a version. */
+export interface VersionState {
+  last_decision: DecisionValue;
+  last_decided_at: string;
+}
+
+/** Reads of `pending`, on whichever store. */
+export interface PendingReads {
+  /** The customer's (by their keyed look-up) state on a version, if they decided on it. */
+  versionState(
+    tenantId: string,
+    lookup: string,
+    versionId: string,
+  ): Promise<VersionState | undefined>;
+}
 
 /** Where a customer stands on the latest version of a template. */
 export interface PendingState {
@@ -22,11 +36,12 @@ export interface PendingState {
  * Whether the customer still has to decide on the latest release of a template: a decision on
  * any locale's variant of it counts, unless it is a `given` older than the template's validity
  * period (`lapseOf`), read with the cached release. One query by key per variant (the
- * customer's keyed look-up and the release, which is cached), whatever the history; an erased
- * customer has no look-up, so they start afresh.
+ * customer's keyed look-up and the release, which is cached), whatever the history, all asked at
+ * once (`PendingReads` says where they run); an erased customer has no look-up, so they start
+ * afresh.
  */
 export async function getPendingState(
-  db: Executor,
+  reads: PendingReads,
   catalog: Catalog,
   vault: SubjectVault,
   tenantId: string,
@@ -37,8 +52,10 @@ export async function getPendingState(
   const release = await catalog.latest(tenantId, templateCode);
   const lookup = vault.lookup(tenantId, customerId);
   let decided: PendingState['decided'];
-  for (const id of release.ids) {
-    const state = await findCustomerVersionState(db, tenantId, lookup, id);
+  const states = await Promise.all(
+    release.ids.map((id) => reads.versionState(tenantId, lookup, id)),
+  );
+  for (const state of states) {
     if (state && (!decided || state.last_decided_at > decided.last_decided_at)) decided = state;
   }
   // No clock read for a template without a validity period: nothing lapses there.

@@ -3,32 +3,9 @@ import { paramRow, prepared } from '../platform/prepared.js';
 import { type UnnestType, unnestRows, unnestTable } from '../platform/unnest.js';
 import type { DecisionRow, IdempotencyKeysTable } from './table.js';
 
-// The statements of every decision and every `pending` are prepared (src/platform/prepared.ts).
+// The statements of every decision are prepared (src/platform/prepared.ts).
 // They name their columns: on PostgreSQL a prepared `select *` fails once a column is added by
 // a newer instance's migration.
-
-const customerVersionState = prepared(
-  (db, p: (name: 'tenantId' | 'lookup' | 'versionId') => never) =>
-    db
-      .selectFrom('subjects as s')
-      .innerJoin('customer_version_states as cv', (j) =>
-        j.onRef('cv.tenant_id', '=', 's.tenant_id').onRef('cv.subject_id', '=', 's.id'),
-      )
-      .select(['cv.last_decision', 'cv.last_decided_at'])
-      .where('s.tenant_id', '=', p('tenantId'))
-      .where('s.lookup', '=', p('lookup'))
-      .where('cv.consent_version_id', '=', p('versionId')),
-);
-
-/** The customer's state on a version, found by their keyed look-up (one indexed join). */
-export function findCustomerVersionState(
-  db: Executor,
-  tenantId: string,
-  lookup: string,
-  versionId: string,
-) {
-  return customerVersionState.first(db, { tenantId, lookup, versionId });
-}
 
 type DecisionColumn = keyof DecisionRow & string;
 

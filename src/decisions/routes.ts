@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TSchema, Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
-import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import {
   answer,
@@ -17,7 +16,7 @@ import type { Catalog } from '../templates/index.js';
 import { answerForm, LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
 import { answerOf } from './answer.js';
 import type { Lapse } from './lapse.js';
-import { getPendingState, type PendingState } from './pending.js';
+import { getPendingState, type PendingReads, type PendingState } from './pending.js';
 import {
   CustomerIdParam,
   DecisionRequest,
@@ -59,11 +58,11 @@ const decisionResponses: Record<number, TSchema> = {
 };
 
 export const decisionRoutes: FastifyPluginAsyncTypebox<{
-  db: Db;
+  reads: PendingReads;
   catalog: Catalog;
   writer: DecisionWriter;
   vault: SubjectVault;
-}> = async (app, { db, catalog, writer, vault }) => {
+}> = async (app, { reads, catalog, writer, vault }) => {
   app.get(
     '/api/v1/customers/:customer_id/consents/templates/:template_code/pending',
     {
@@ -92,7 +91,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
       const { customer_id, template_code } = request.params;
       const requested = localesOf(request);
       const state = await getPendingState(
-        db,
+        reads,
         catalog,
         vault,
         tenantId,

@@ -2,5 +2,5 @@
 export { observedDecisions } from './decisions.js';
 export { metricsEnabled } from './guard.js';
 export { createMetrics, type Metrics } from './instruments.js';
-export { observedStore } from './queries.js';
+export { observedStore, storeObserver } from './queries.js';
 export { aggregateWorkersMetrics, metricsGatherer } from './workers.js';

@@ -25,6 +25,7 @@ const EnvSchema = Type.Object({
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   WORKERS: Type.String({ pattern: '^(auto|[1-9][0-9]{0,2})$', default: '1' }),
   SQLITE_BUSY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
+  SQLITE_READER_THREADS: Type.Integer({ minimum: 0, maximum: 64, default: 2 }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 2_000 }),
@@ -94,6 +95,8 @@ export interface Config {
   /** Processes serving the port (`WORKERS`; `auto` is one per core). */
   readonly workers: number;
   readonly sqliteBusyTimeoutMs: number;
+  /** An SQLite file: threads that read for `pending` off the event loop (0: the main thread). */
+  readonly sqliteReaderThreads: number;
   /** PostgreSQL: connections per instance. */
   readonly databasePoolSize: number;
   /** PostgreSQL: the server cancels a statement running longer (0: no limit). */
@@ -191,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
     workers: parsed.WORKERS === 'auto' ? availableParallelism() : Number(parsed.WORKERS),
     sqliteBusyTimeoutMs: parsed.SQLITE_BUSY_TIMEOUT_MS,
+    sqliteReaderThreads: parsed.SQLITE_READER_THREADS,
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseConnectTimeoutMs: parsed.DATABASE_CONNECT_TIMEOUT_MS,

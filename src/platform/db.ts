@@ -71,6 +71,8 @@ const unavailableMessages =
  * unasked (`platform/writer-thread.ts`): a store fault like any other, answered 503.
  */
 export const writerStoppedCode = 'WRITER_STOPPED';
+/** The same for an SQLite reader thread (`platform/reader-threads.ts`). */
+export const readerStoppedCode = 'READER_STOPPED';
 
 /**
  * The one classification of store errors: true when an error means the store cannot do what was
@@ -83,7 +85,10 @@ export function isStoreUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (
     typeof code === 'string' &&
-    (sqliteUnavailable.test(code) || postgresUnavailable.test(code) || code === writerStoppedCode)
+    (sqliteUnavailable.test(code) ||
+      postgresUnavailable.test(code) ||
+      code === writerStoppedCode ||
+      code === readerStoppedCode)
   ) {
     return true;
   }

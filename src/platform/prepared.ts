@@ -7,6 +7,8 @@ const marker = '\u0000prepared:';
 /** A query Kysely built and compiled once, run with new values each time. */
 export interface PreparedQuery<K extends string, O> {
   run(db: Executor, values: Readonly<Record<K, unknown>>): Promise<QueryResult<O>>;
+  /** The statement with this run's values, for `db`'s dialect: to run elsewhere (a reader thread). */
+  bind(db: Executor, values: Readonly<Record<K, unknown>>): CompiledQuery<O>;
   /** The first row, or undefined. */
   first(db: Executor, values: Readonly<Record<K, unknown>>): Promise<O | undefined>;
 }
@@ -38,7 +40,7 @@ export function prepared<K extends string, O>(
     return query;
   }
 
-  function run(db: Executor, values: Readonly<Record<K, unknown>>): Promise<QueryResult<O>> {
+  function bind(db: Executor, values: Readonly<Record<K, unknown>>): CompiledQuery<O> {
     const query = compiledFor(db);
     const parameters = query.parameters.map((parameter) => {
       if (typeof parameter !== 'string' || !parameter.startsWith(marker)) return parameter;
@@ -46,11 +48,16 @@ export function prepared<K extends string, O>(
       if (value === undefined) throw new Error(`No value for ${parameter.slice(marker.length)}`);
       return value;
     });
-    return db.executeQuery({ ...query, parameters });
+    return { ...query, parameters };
+  }
+
+  function run(db: Executor, values: Readonly<Record<K, unknown>>): Promise<QueryResult<O>> {
+    return db.executeQuery(bind(db, values));
   }
 
   return {
     run,
+    bind,
     first: async (db, values) => (await run(db, values)).rows[0],
   };
 }

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { type Db, writerStoppedCode } from './db.js';
+import { workerArguments } from './thread-entry.js';
 import { writeOutcomes } from './write-outcomes.js';
 import { type FromWriter, fromWire, type ToWriter, type WireResult } from './writer-wire.js';
 
@@ -161,14 +162,4 @@ export function startWriterThread<Job, Result>(
       await exited;
     },
   };
-}
-
-/**
- * The built service runs the thread's compiled entry; from source (the tests, `tsx`) the entry
- * is TypeScript, which the thread loads through tsx's loader, registered in the thread first.
- */
-function workerArguments(entry: URL, workerData: unknown): ConstructorParameters<typeof Worker> {
-  if (!entry.pathname.endsWith('.ts')) return [entry, { workerData }];
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
-  return [bootstrap, { eval: true, workerData }];
 }

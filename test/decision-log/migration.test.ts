@@ -2,7 +2,7 @@ import { type Kysely, Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { appendBatch } from '../../src/decision-log/append.js';
 import { auditLog } from '../../src/decision-log/audit.js';
-import { findCustomerVersionState } from '../../src/decisions/repository.js';
+import { pendingReads } from '../../src/decisions/pending-repository.js';
 import type { Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as initial from '../../src/platform/migrations/0001-initial.js';
@@ -239,8 +239,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
     );
     expect(JSON.stringify(decisions)).not.toMatch(/alice|carol|198\.51\.100\.9|Older/);
     expect(
-      await findCustomerVersionState(
-        db,
+      await pendingReads(db, undefined, 1).versionState(
         tenantId,
         vault.lookup(tenantId, 'carol'),
         version.consent_version_id,

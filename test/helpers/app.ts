@@ -6,6 +6,7 @@ import { observedStore } from '../../src/metrics/queries.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
 import type { Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
+import type { ReaderThreads } from '../../src/platform/reader-threads.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import { findSubjectId } from '../../src/subjects/service.js';
 import { createVault, type SubjectVault } from '../../src/subjects/vault.js';
@@ -23,6 +24,8 @@ export interface TestApp {
   writer: DecisionWriterHandle;
   /** Every writer of the hot path: channel changes and partner blocks beside the decisions. */
   writers: Writers;
+  /** On an SQLite file, the threads that read for `pending`. */
+  readers: ReaderThreads | undefined;
   close(): Promise<void>;
 }
 
@@ -63,8 +66,12 @@ export async function startTestApp(
   await migrateToLatest(db, vault.dataKey);
   let writer: DecisionWriterHandle | undefined;
   let writers: Writers | undefined;
+  let readers: ReaderThreads | undefined;
   const app = await buildApp(config, db, {
     logger: false,
+    onReaders: (made) => {
+      readers = made;
+    },
     onDecisionWriter: (made) => {
       writer = made;
     },
@@ -83,6 +90,7 @@ export async function startTestApp(
     vault,
     writer,
     writers,
+    readers,
     async close() {
       await app.close();
       await db.destroy();

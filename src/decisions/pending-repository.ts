@@ -1,0 +1,90 @@
+/**
+ * `pending`'s one read: the customer's state on a version, found by their keyed look-up. Where it
+ * runs depends on the store (docs/performance.md, "How reads are served"):
+ * - an SQLite file: on a reader thread, so a read that waits for the disk never stalls the event
+ *   loop;
+ * - PostgreSQL: the look-ups of the same turn of the event loop as one prepared statement over
+ *   the batch, each request handed its own row;
+ * - an SQLite store in memory: on the main connection, which nothing else can reach.
+ */
+import { sql } from 'kysely';
+import { type Db, isPostgres } from '../platform/db.js';
+import { prepared } from '../platform/prepared.js';
+import { batchedReads } from '../platform/read-batches.js';
+import type { ReaderThreads } from '../platform/reader-threads.js';
+import type { PendingReads, VersionState } from './pending.js';
+
+// It names its columns: on PostgreSQL a prepared `select *` fails once a column is added by a
+// newer instance's migration.
+const customerVersionState = prepared(
+  (db, p: (name: 'tenantId' | 'lookup' | 'versionId') => never) =>
+    db
+      .selectFrom('subjects as s')
+      .innerJoin('customer_version_states as cv', (j) =>
+        j.onRef('cv.tenant_id', '=', 's.tenant_id').onRef('cv.subject_id', '=', 's.id'),
+      )
+      .select(['cv.last_decision', 'cv.last_decided_at'])
+      .where('s.tenant_id', '=', p('tenantId'))
+      .where('s.lookup', '=', p('lookup'))
+      .where('cv.consent_version_id', '=', p('versionId')),
+);
+
+/**
+ * PostgreSQL: a batch of look-ups as rows of arrays (one parameter per column, as `unnest.ts`
+ * does), each answered with its position: the text never changes with the batch's size, so the
+ * server prepares it once per connection.
+ */
+const customerVersionStates = prepared(
+  (db, p: (name: 'positions' | 'tenantIds' | 'lookups' | 'versionIds') => never) => ({
+    compile: () =>
+      sql<VersionState & { i: number }>`select q.i, cv.last_decision, cv.last_decided_at
+        from unnest(${p('positions')}::integer[], ${p('tenantIds')}::text[],
+          ${p('lookups')}::text[], ${p('versionIds')}::text[]) as q(i, tenant_id, lookup, version_id)
+        join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
+        join customer_version_states as cv on cv.tenant_id = q.tenant_id
+          and cv.subject_id = s.id and cv.consent_version_id = q.version_id`.compile(db),
+  }),
+);
+
+interface Asked {
+  tenantId: string;
+  lookup: string;
+  versionId: string;
+}
+
+/**
+ * `pending`'s reads for the store: on an SQLite file through `readers` (the store's reader
+ * threads), on PostgreSQL in batches, at most `inFlight` statements at once.
+ */
+export function pendingReads(
+  db: Db,
+  readers: ReaderThreads | undefined,
+  inFlight: number,
+): PendingReads {
+  if (isPostgres(db)) {
+    const read = batchedReads<Asked, VersionState | undefined>(async (batch) => {
+      const { rows } = await customerVersionStates.run(db, {
+        positions: batch.map((_, i) => i),
+        tenantIds: batch.map((one) => one.tenantId),
+        lookups: batch.map((one) => one.lookup),
+        versionIds: batch.map((one) => one.versionId),
+      });
+      const answers: Array<VersionState | undefined> = new Array(batch.length);
+      for (const { i, ...state } of rows) answers[i] = state;
+      return answers;
+    }, inFlight);
+    return { versionState: (tenantId, lookup, versionId) => read({ tenantId, lookup, versionId }) };
+  }
+  if (readers) {
+    return {
+      async versionState(tenantId, lookup, versionId) {
+        const query = customerVersionState.bind(db, { tenantId, lookup, versionId });
+        return (await readers.run(query)).rows[0];
+      },
+    };
+  }
+  return {
+    versionState: (tenantId, lookup, versionId) =>
+      customerVersionState.first(db, { tenantId, lookup, versionId }),
+  };
+}
