@@ -73,9 +73,8 @@ Management commands print one JSON object on stdout. The store is DATABASE_URL's
 
 /**
  * The management commands' modules, by a command's first word. Each process runs one command,
- * so each module (and the features it imports) is loaded only when one of its commands runs:
- * `--help`, `--version` or a mistyped command load none of them (docs/architecture.md, the
- * command line's start).
+ * so a module (and the features it imports) is loaded only when one of its commands runs:
+ * `--help`, `--version` or a mistyped command load none of them (src/cli/README.md).
  */
 const groups = new Map<string, () => Promise<Commands>>([
   ['tenant', async () => (await import('./cli/tenants.js')).tenantCommands],

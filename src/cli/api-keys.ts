@@ -2,7 +2,7 @@ import { createApiKey, revokeApiKey } from '../api-keys/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, required } from './command.js';
 
-/** The `apikey …` commands, merged into the command line's table: a tenant's API keys. */
+/** The `apikey …` commands (a group of the command line's table): a tenant's API keys. */
 export const apiKeyCommands: Commands = {
   'apikey create': {
     options: ['tenant', 'name'],

@@ -2,7 +2,7 @@ import { type AuditReport, auditLog, saveAuditRun } from '../decision-log/index.
 import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, required } from './command.js';
 
-/** The `audit` command, merged into the command line's table: the decision log recomputed. */
+/** The `audit` command (a group of the command line's table): the decision log recomputed. */
 export const auditCommands: Commands = {
   audit: {
     options: ['tenant'],

@@ -2,7 +2,7 @@ import { createTenantChannel, tenantChannels } from '../channels/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, commandLine, required } from './command.js';
 
-/** The `channel …` commands, merged into the command line's table: a tenant's own channels. */
+/** The `channel …` commands (a group of the command line's table): a tenant's own channels. */
 export const channelCommands: Commands = {
   'channel create': {
     options: ['tenant', 'code', 'name'],

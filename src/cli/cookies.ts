@@ -33,7 +33,7 @@ function list(options: Options, name: string): string[] {
 }
 
 /**
- * The `cookie …` commands, merged into the command line's table: a tenant's websites, their
+ * The `cookie …` commands (a group of the command line's table): a tenant's websites, their
  * banners and the choices recorded, for automation.
  */
 export const cookieCommands: Commands = {

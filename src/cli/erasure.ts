@@ -2,7 +2,7 @@ import { eraseCustomer } from '../erasure/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, commandLine, required } from './command.js';
 
-/** The `customer erase` command, merged into the command line's table. */
+/** The `customer erase` command (a group of the command line's table). */
 export const erasureCommands: Commands = {
   'customer erase': {
     options: ['tenant', 'customer'],

@@ -7,7 +7,7 @@ function printed({ tenant_id: _, ...partner }: PartnerRow) {
   return partner;
 }
 
-/** The `partner …` commands, merged into the command line's table: a tenant's register. */
+/** The `partner …` commands (a group of the command line's table): a tenant's register. */
 export const partnerCommands: Commands = {
   'partner create': {
     options: ['tenant', 'code', 'name', 'purpose', 'country', 'policy-url'],

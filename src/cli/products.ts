@@ -2,7 +2,7 @@ import { createProduct } from '../products/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, commandLine, required } from './command.js';
 
-/** The `product …` command, merged into the command line's table: a tenant's product. */
+/** The `product …` command (a group of the command line's table): a tenant's product. */
 export const productCommands: Commands = {
   'product create': {
     options: ['tenant', 'code', 'name', 'description'],

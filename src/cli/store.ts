@@ -26,7 +26,7 @@ export async function withDb(
   }
 }
 
-/** The `migrate` command, merged into the command line's table. */
+/** The `migrate` command (a group of the command line's table). */
 export const storeCommands: Commands = {
   migrate: {
     options: [],

@@ -12,7 +12,7 @@ import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, commandLine, type Options, required, UsageError } from './command.js';
 
 /**
- * The `template …` and `version …` commands, merged into the command line's table: a tenant's
+ * The `template …` and `version …` commands (a group of the command line's table): a tenant's
  * templates and the versions published outside review.
  */
 export const templateCommands: Commands = {

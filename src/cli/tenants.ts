@@ -6,7 +6,7 @@ import {
 } from '../accounts/index.js';
 import { type Commands, commandLine, required, UsageError } from './command.js';
 
-/** The `tenant …` command, merged into the command line's table: a tenant and its first admin. */
+/** The `tenant …` command (a group of the command line's table): a tenant and its first admin. */
 export const tenantCommands: Commands = {
   'tenant create': {
     options: ['alias', 'email', 'password', 'name'],

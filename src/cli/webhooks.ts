@@ -29,7 +29,7 @@ function whole(options: Options, name: string, least: number): number {
 }
 
 /**
- * The `webhook …` commands, merged into the command line's table: a tenant's endpoints, as the
+ * The `webhook …` commands (a group of the command line's table): a tenant's endpoints, as the
  * back-office manages them.
  */
 export const webhookCommands: Commands = {
