@@ -1,39 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import {
-  addTenantWithAdmin,
-  passwordLinkUrl,
-  prepareTenantRegistration,
-  registerTenant,
-} from './accounts/index.js';
-import { createApiKey, revokeApiKey } from './api-keys/index.js';
-import { channelCommands } from './cli/channels.js';
-import { type Command, commandLine, type Options, required, UsageError } from './cli/command.js';
-import { cookieCommands } from './cli/cookies.js';
-import { createDemo } from './cli/demo.js';
-import { partnerCommands } from './cli/partners.js';
-import { verifyPackFile, verifyReceiptFile } from './cli/verify-receipt.js';
-import { webhookCommands } from './cli/webhooks.js';
-import { serveOnWorkers } from './cluster.js';
-import { type AuditReport, auditLog, saveAuditRun } from './decision-log/index.js';
-import { eraseCustomer } from './erasure/index.js';
-import { partnersOfRelease } from './partners/index.js';
-import { type Config, ConfigError, loadConfig } from './platform/config.js';
-import { loadDataKey } from './platform/data-key.js';
-import { createDb, type Db } from './platform/db.js';
-import { toAppError } from './platform/error-handler.js';
-import { migrateToLatest } from './platform/migrate.js';
-import { createProduct } from './products/index.js';
-import { createVault, type SubjectVault } from './subjects/index.js';
-import {
-  changeValidityAs,
-  createTemplate,
-  effectiveInstant,
-  getTemplateByCode,
-  presentVersion,
-  publishOutsideReview,
-} from './templates/index.js';
-import { getTenantByAlias } from './tenants/index.js';
+import { type Commands, type Options, required, UsageError } from './cli/command.js';
 import { serviceVersion } from './version.js';
 
 const usage = `Usage: consent-service <command> [options]
@@ -105,194 +71,25 @@ const usage = `Usage: consent-service <command> [options]
 Management commands print one JSON object on stdout. The store is DATABASE_URL's
 (default: an SQLite file under ./data/); pending migrations are applied first.`;
 
-const commands: Record<
-  string,
-  {
-    options: string[];
-    migratesItself?: boolean;
-    run: Command;
-    /**
-     * What makes its result a failure, said on stderr with exit 1 (the JSON result still goes to
-     * stdout, for a program to read); undefined when it succeeded.
-     */
-    failure?: (result: unknown) => string | undefined;
-    /** Its result is a sequence, printed as JSON lines (one object per line). */
-    lines?: boolean;
-  }
-> = {
-  'tenant create': {
-    options: ['alias', 'email', 'password', 'name'],
-    run: async (db, o, config) => {
-      const alias = required(o, 'alias');
-      const email = required(o, 'email');
-      if (o.password !== undefined && o.name !== undefined) {
-        throw new UsageError('Give --password or --name, not both.');
-      }
-      if (o.password === undefined && o.name === undefined) {
-        throw new UsageError('Missing --password or --name (to invite the first admin).');
-      }
-      if (o.name !== undefined) {
-        // The first admin invited, as the operator's page does: they set their own password
-        // with the link, which is printed here once (the command line sends no e-mail).
-        const input = { alias, email, name: o.name };
-        const { tenant, token } = await db
-          .transaction()
-          .execute((trx) => registerTenant(trx, input, { ...commandLine, tenantId: null }));
-        return { ...tenant, invitation_url: passwordLinkUrl(config.publicBaseUrl, token) };
-      }
-      const registration = await prepareTenantRegistration(
-        { alias, email, password: o.password },
-        config.passwordHashCost,
-      );
-      return db.transaction().execute((trx) => addTenantWithAdmin(trx, registration));
-    },
-  },
-  'product create': {
-    options: ['tenant', 'code', 'name', 'description'],
-    run: (db, o) =>
-      db.transaction().execute(async (trx) => {
-        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
-        const actor = { ...commandLine, tenantId: tenant.id };
-        const product = await createProduct(trx, actor, tenant.id, {
-          code: required(o, 'code'),
-          name: required(o, 'name'),
-          ...(o.description === undefined ? {} : { description: o.description }),
-        });
-        return { id: product.id, code: product.code, name: product.name };
-      }),
-  },
-  'template create': {
-    options: ['tenant', 'code', 'name', 'description', 'product', 'locale', 'validity-months'],
-    run: (db, o) =>
-      db.transaction().execute(async (trx) => {
-        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
-        const created = await createTemplate(trx, tenant.id, {
-          code: required(o, 'code'),
-          name: required(o, 'name'),
-          ...(o.description === undefined ? {} : { description: o.description }),
-          ...(o.product === undefined ? {} : { product: o.product }),
-          ...(o.locale === undefined ? {} : { locale: o.locale }),
-        });
-        if (o['validity-months'] === undefined) return created;
-        // Set, and audited, as a change of the template made a moment ago.
-        const template = await changeValidityAs(
-          trx,
-          { tenantId: tenant.id, ...commandLine },
-          await getTemplateByCode(trx, tenant.id, created.code),
-          validityOption(o['validity-months']),
-        );
-        return { ...created, validity_months: template.validity_months };
-      }),
-  },
-  'template update': {
-    options: ['tenant', 'code', 'validity-months'],
-    run: (db, o) =>
-      db.transaction().execute(async (trx) => {
-        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
-        const template = await changeValidityAs(
-          trx,
-          { tenantId: tenant.id, ...commandLine },
-          await getTemplateByCode(trx, tenant.id, required(o, 'code')),
-          validityOption(required(o, 'validity-months')),
-        );
-        const { id, code, name, validity_months } = template;
-        return { id, code, name, validity_months };
-      }),
-  },
-  'version publish': {
-    options: [
-      'tenant',
-      'template',
-      'tag',
-      'content-file',
-      'content',
-      'file-url',
-      'allow-reconsent',
-      'effective-at',
-      'locale',
-      'variant',
-      'partners',
-    ],
-    run: async (db, o, config) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      const published = await db.transaction().execute((trx) =>
-        publishOutsideReview(
-          trx,
-          { tenantId: tenant.id, ...commandLine },
-          tenant.id,
-          required(o, 'template'),
-          {
-            tag: required(o, 'tag'),
-            content_html: content(o),
-            ...(o['file-url'] === undefined ? {} : { file_url: o['file-url'] }),
-            ...(o['allow-reconsent'] === undefined
-              ? {}
-              : { allow_reconsent: booleanOption(o['allow-reconsent'], 'allow-reconsent') }),
-            ...(o.locale === undefined ? {} : { locale: o.locale }),
-          },
-          {
-            ...(o['effective-at'] === undefined
-              ? {}
-              : { effectiveAt: effectiveInstant(o['effective-at'], 'effective-at') }),
-            variants: variants(o),
-            ...(o.partners === undefined ? {} : { partners: listOption(o.partners) }),
-          },
-        ),
-      );
-      const v = presentVersion(published, config.publicBaseUrl);
-      // As `latest` answers it: the partners only when the version lists some.
-      const partners = await partnersOfRelease(db, tenant.id, published.release_id);
-      return partners.length > 0 ? { ...v, partners } : v;
-    },
-  },
-  'apikey create': {
-    options: ['tenant', 'name'],
-    run: (db, o) =>
-      db.transaction().execute(async (trx) => {
-        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
-        return createApiKey(trx, tenant.id, { name: required(o, 'name') });
-      }),
-  },
-  'apikey revoke': {
-    options: ['tenant', 'id'],
-    run: (db, o) =>
-      db.transaction().execute(async (trx) => {
-        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
-        return revokeApiKey(trx, tenant.id, required(o, 'id'));
-      }),
-  },
-  'customer erase': {
-    options: ['tenant', 'customer'],
-    run: async (db, o, _config, vault) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return eraseCustomer(db, vault, tenant.id, required(o, 'customer'), commandLine);
-    },
-  },
-  audit: {
-    options: ['tenant'],
-    run: async (db, o, _config, vault) => {
-      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      const report = await auditLog(db, vault, tenant.id);
-      await saveAuditRun(db, report, 'command line');
-      return report;
-    },
-    failure: (result) => {
-      const report = result as AuditReport;
-      if (report.ok) return undefined;
-      const kinds = [...new Set(report.findings.map((f) => f.kind))].join(', ');
-      return `The audit found ${report.findings.length} problem(s) in the log: ${kinds}.`;
-    },
-  },
-  migrate: {
-    options: [],
-    migratesItself: true,
-    run: async (db, _o, _config, vault) => ({ applied: await migrateToLatest(db, vault.dataKey) }),
-  },
-  ...webhookCommands,
-  ...cookieCommands,
-  ...partnerCommands,
-  ...channelCommands,
-};
+/**
+ * The management commands' modules, by a command's first word. Each process runs one command,
+ * so a module (and the features it imports) is loaded only when one of its commands runs:
+ * `--help`, `--version` or a mistyped command load none of them (src/cli/README.md).
+ */
+const groups = new Map<string, () => Promise<Commands>>([
+  ['tenant', async () => (await import('./cli/tenants.js')).tenantCommands],
+  ['product', async () => (await import('./cli/products.js')).productCommands],
+  ['template', async () => (await import('./cli/templates.js')).templateCommands],
+  ['version', async () => (await import('./cli/templates.js')).templateCommands],
+  ['apikey', async () => (await import('./cli/api-keys.js')).apiKeyCommands],
+  ['customer', async () => (await import('./cli/erasure.js')).erasureCommands],
+  ['audit', async () => (await import('./cli/audit.js')).auditCommands],
+  ['migrate', async () => (await import('./cli/store.js')).storeCommands],
+  ['webhook', async () => (await import('./cli/webhooks.js')).webhookCommands],
+  ['cookie', async () => (await import('./cli/cookies.js')).cookieCommands],
+  ['partner', async () => (await import('./cli/partners.js')).partnerCommands],
+  ['channel', async () => (await import('./cli/channels.js')).channelCommands],
+]);
 
 export async function main(argv: string[]): Promise<number> {
   const [first, second, ...rest] = argv;
@@ -310,6 +107,7 @@ export async function main(argv: string[]): Promise<number> {
         [second, ...rest].filter((a) => a !== undefined),
         ['pack', 'key'],
       );
+      const { verifyPackFile } = await import('./cli/verify-receipt.js');
       const verdict = verifyPackFile(required(values, 'pack'), required(values, 'key'));
       process.stdout.write(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;
@@ -319,6 +117,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (first === 'verify-receipt') {
       const { values, positionals } = parseWithFile([second, ...rest], ['key', 'origin']);
+      const { verifyReceiptFile } = await import('./cli/verify-receipt.js');
       const verdict = verifyReceiptFile(
         positionals[0] as string,
         required(values, 'key'),
@@ -329,12 +128,14 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`The receipt does not verify: ${verdict.reason}\n`);
       return 1;
     }
+    const { loadConfig } = await import('./platform/config.js');
     const config = loadConfig();
     if (first === 'serve') {
       parse(
         [second, ...rest].filter((a) => a !== undefined),
         [],
       );
+      const { serveOnWorkers } = await import('./cluster.js');
       await serveOnWorkers(config);
       return 0;
     }
@@ -343,10 +144,17 @@ export async function main(argv: string[]): Promise<number> {
         [second, ...rest].filter((a) => a !== undefined),
         ['alias'],
       );
-      return await withDb(config, async (db) => {
+      const [{ createDemo }, { withDb }] = await Promise.all([
+        import('./cli/demo.js'),
+        import('./cli/store.js'),
+      ]);
+      await withDb(config, async (db) => {
         process.stdout.write(await createDemo(db, config, options.alias ?? 'demo'));
       });
+      return 0;
     }
+    const group = groups.get(first);
+    const commands: Commands = group === undefined ? {} : await group();
     const single = first === 'migrate' || first === 'audit';
     // Three words (`cookie system create`) when such a command exists, else two.
     const three = `${first} ${second ?? ''} ${rest[0] ?? ''}`;
@@ -359,6 +167,7 @@ export async function main(argv: string[]): Promise<number> {
       command.options,
     );
     let failure: string | undefined;
+    const { withDb } = await import('./cli/store.js');
     await withDb(
       config,
       async (db, vault) => {
@@ -378,35 +187,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${failure}\n`);
     return 1;
   } catch (error) {
-    process.stderr.write(`${describe(error)}\n`);
+    process.stderr.write(`${await describe(error)}\n`);
     if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
     return error instanceof UsageError ? 2 : 1;
-  }
-}
-
-/** A comma-separated option's values, blanks left out. */
-function listOption(value: string): string[] {
-  return value
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
-}
-
-async function withDb(
-  config: Config,
-  work: (db: Db, vault: SubjectVault) => Promise<void>,
-  migrateFirst = true,
-): Promise<number> {
-  const dataKey = loadDataKey(config, (details, message) =>
-    process.stderr.write(`${message}: ${details.file}\n`),
-  );
-  const db = createDb(config);
-  try {
-    if (migrateFirst) await migrateToLatest(db, dataKey);
-    await work(db, createVault(dataKey));
-    return 0;
-  } finally {
-    await db.destroy();
   }
 }
 
@@ -448,47 +231,13 @@ function parseWithFile(
   }
 }
 
-/** `--validity-months`: `none` clears it; anything else is the service's to check. */
-function validityOption(value: string): string | null {
-  return value === 'none' ? null : value;
-}
-
-function booleanOption(value: string, name: string): boolean {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new UsageError(`--${name} must be true or false.`);
-}
-
-function content(options: Options): string {
-  const file = options['content-file'];
-  if (file !== undefined && options.content !== undefined) {
-    throw new UsageError('Give either --content-file or --content, not both.');
-  }
-  if (file !== undefined) return readContentFile(file);
-  return required(options, 'content');
-}
-
-function readContentFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`Cannot read ${file}: ${(error as Error).message}`);
-  }
-}
-
-/** `--variant LOCALE=FILE`, each another locale's content of the release. */
-function variants(options: Options): Array<{ locale: string; content_html: string }> {
-  const given = (options as unknown as { variant?: string[] }).variant ?? [];
-  return given.map((value) => {
-    const at = value.indexOf('=');
-    if (at < 1) throw new UsageError('--variant must be LOCALE=FILE, such as th=terms-th.html.');
-    const file = value.slice(at + 1);
-    return { locale: value.slice(0, at), content_html: readContentFile(file) };
-  });
-}
-
-function describe(error: unknown): string {
-  if (error instanceof UsageError || error instanceof ConfigError) return error.message;
+async function describe(error: unknown): Promise<string> {
+  if (error instanceof UsageError) return error.message;
+  const [{ ConfigError }, { toAppError }] = await Promise.all([
+    import('./platform/config.js'),
+    import('./platform/error-handler.js'),
+  ]);
+  if (error instanceof ConfigError) return error.message;
   const appError = toAppError(error);
   // An operator at the command line is better served by the store's own words than by 1000.
   if (appError.code === '1000') return `Error: ${(error as Error).message ?? String(error)}`;

@@ -1,9 +1,9 @@
 import { createTenantChannel, tenantChannels } from '../channels/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
-import { type Command, commandLine, required } from './command.js';
+import { type Commands, commandLine, required } from './command.js';
 
-/** The `channel …` commands, merged into the command line's table: a tenant's own channels. */
-export const channelCommands: Record<string, { options: string[]; run: Command }> = {
+/** The `channel …` commands (a group of the command line's table): a tenant's own channels. */
+export const channelCommands: Commands = {
   'channel create': {
     options: ['tenant', 'code', 'name'],
     run: (db, o) =>

@@ -13,6 +13,24 @@ export type Command = (
   vault: SubjectVault,
 ) => Promise<unknown>;
 
+/** A command as the command line's table holds it: its options and what it runs. */
+export interface CommandEntry {
+  options: string[];
+  /** It applies the migrations itself (`migrate`): the store is opened without applying them. */
+  migratesItself?: boolean;
+  run: Command;
+  /**
+   * What makes its result a failure, said on stderr with exit 1 (the JSON result still goes to
+   * stdout, for a program to read); undefined when it succeeded.
+   */
+  failure?: (result: unknown) => string | undefined;
+  /** Its result is a sequence, printed as JSON lines (one object per line). */
+  lines?: boolean;
+}
+
+/** A group of commands (those of one feature), by their full name (`partner create`). */
+export type Commands = Record<string, CommandEntry>;
+
 /** A mistake in how the command was written: the usage is printed, exit 2. */
 export class UsageError extends Error {}
 

@@ -13,7 +13,7 @@ import {
 } from '../cookies/index.js';
 import type { Db } from '../platform/db.js';
 import { getTenantByAlias } from '../tenants/index.js';
-import { type Command, commandLine, type Options, required, UsageError } from './command.js';
+import { type Commands, commandLine, type Options, required, UsageError } from './command.js';
 
 /** The tenant named by `--tenant`, and the operator on the command line acting for it. */
 async function as(db: Db, options: Options): Promise<Editor & { tenantId: string }> {
@@ -32,14 +32,11 @@ function list(options: Options, name: string): string[] {
     .filter((value) => value.length > 0);
 }
 
-/** What a command prints: one JSON object, or JSON lines (one object per line). */
-export type CookieCommand = { options: string[]; run: Command; lines?: boolean };
-
 /**
- * The `cookie …` commands, merged into the command line's table: a tenant's websites, their
+ * The `cookie …` commands (a group of the command line's table): a tenant's websites, their
  * banners and the choices recorded, for automation.
  */
-export const cookieCommands: Record<string, CookieCommand> = {
+export const cookieCommands: Commands = {
   'cookie system create': {
     options: ['tenant', 'name', 'origin'],
     run: async (db, o, config) => {

@@ -1,14 +1,14 @@
 import { createPartner, listPartners, type PartnerRow } from '../partners/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
-import { type Command, commandLine, required } from './command.js';
+import { type Commands, commandLine, required } from './command.js';
 
 /** A partner as the command line prints it: everything but the tenant. */
 function printed({ tenant_id: _, ...partner }: PartnerRow) {
   return partner;
 }
 
-/** The `partner …` commands, merged into the command line's table: a tenant's register. */
-export const partnerCommands: Record<string, { options: string[]; run: Command }> = {
+/** The `partner …` commands (a group of the command line's table): a tenant's register. */
+export const partnerCommands: Commands = {
   'partner create': {
     options: ['tenant', 'code', 'name', 'purpose', 'country', 'policy-url'],
     run: (db, o) =>

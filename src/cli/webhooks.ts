@@ -11,7 +11,7 @@ import {
   replayFrom,
   rotateSecret,
 } from '../webhooks/index.js';
-import { type Command, commandLine, type Options, required, UsageError } from './command.js';
+import { type Commands, commandLine, type Options, required, UsageError } from './command.js';
 
 /** The tenant named by `--tenant`, as the operator on the command line acts for it. */
 async function as(db: Db, options: Options) {
@@ -29,10 +29,10 @@ function whole(options: Options, name: string, least: number): number {
 }
 
 /**
- * The `webhook …` commands, merged into the command line's table: a tenant's endpoints, as the
+ * The `webhook …` commands (a group of the command line's table): a tenant's endpoints, as the
  * back-office manages them.
  */
-export const webhookCommands: Record<string, { options: string[]; run: Command }> = {
+export const webhookCommands: Commands = {
   'webhook create': {
     options: ['tenant', 'url', 'events', 'description'],
     run: async (db, o, config, vault) => {

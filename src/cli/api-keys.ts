@@ -1,0 +1,23 @@
+import { createApiKey, revokeApiKey } from '../api-keys/index.js';
+import { getTenantByAlias } from '../tenants/index.js';
+import { type Commands, required } from './command.js';
+
+/** The `apikey …` commands (a group of the command line's table): a tenant's API keys. */
+export const apiKeyCommands: Commands = {
+  'apikey create': {
+    options: ['tenant', 'name'],
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        return createApiKey(trx, tenant.id, { name: required(o, 'name') });
+      }),
+  },
+  'apikey revoke': {
+    options: ['tenant', 'id'],
+    run: (db, o) =>
+      db.transaction().execute(async (trx) => {
+        const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
+        return revokeApiKey(trx, tenant.id, required(o, 'id'));
+      }),
+  },
+};

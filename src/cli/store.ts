@@ -1,0 +1,36 @@
+import type { Config } from '../platform/config.js';
+import { loadDataKey } from '../platform/data-key.js';
+import { createDb, type Db } from '../platform/db.js';
+import { migrateToLatest } from '../platform/migrate.js';
+import { createVault, type SubjectVault } from '../subjects/index.js';
+import type { Commands } from './command.js';
+
+/**
+ * Opens the store of DATABASE_URL, applies the pending migrations (unless told not to), runs
+ * `work` with it and the customers' vault, and closes it.
+ */
+export async function withDb(
+  config: Config,
+  work: (db: Db, vault: SubjectVault) => Promise<void>,
+  migrateFirst = true,
+): Promise<void> {
+  const dataKey = loadDataKey(config, (details, message) =>
+    process.stderr.write(`${message}: ${details.file}\n`),
+  );
+  const db = createDb(config);
+  try {
+    if (migrateFirst) await migrateToLatest(db, dataKey);
+    await work(db, createVault(dataKey));
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The `migrate` command (a group of the command line's table). */
+export const storeCommands: Commands = {
+  migrate: {
+    options: [],
+    migratesItself: true,
+    run: async (db, _o, _config, vault) => ({ applied: await migrateToLatest(db, vault.dataKey) }),
+  },
+};
