@@ -1,7 +1,7 @@
 /** The public surface of `src/api-keys/`: what other folders may import (its README says what each part is). */
 export { createApiKeyAs, renameApiKeyAs, revokeApiKeyAs } from './actions.js';
 export { type AfterKeyCheck, callerOf, createApiKeyGate, refuseUnroutable } from './auth.js';
-export { createAuthThrottle } from './auth-throttle.js';
-export { createKeyCheck } from './key-check.js';
+export { type AuthThrottle, createAuthThrottle } from './auth-throttle.js';
+export { createKeyCheck, type KeyCheck } from './key-check.js';
 export { type ApiKeyView, type CreatedApiKey, NewApiKey } from './schemas.js';
 export { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './service.js';

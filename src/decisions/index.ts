@@ -10,7 +10,7 @@ export {
 } from './idempotency.js';
 export { type Lapse, lapseOf } from './lapse.js';
 export { committedLeaf, leafOfDecision } from './leaf.js';
-export type { PendingReads } from './pending.js';
+export { getPendingState, type PendingReads, pendingBody } from './pending.js';
 export { pendingReads } from './pending-repository.js';
 export { type DecisionJob, type DecisionOutcome, recordDecisions } from './record-decisions.js';
 export {

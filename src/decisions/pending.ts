@@ -2,6 +2,7 @@ import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
 import { type Lapse, lapseOf } from './lapse.js';
+import type { PendingResult } from './schemas.js';
 import type { DecisionValue } from './table.js';
 
 /** The customer's last decision on a version. */
@@ -69,4 +70,25 @@ export async function getPendingState(
     accepted: decided !== undefined && lapse?.expired !== true,
     lapse,
   };
+}
+
+/**
+ * `{"data": PendingResult}` as JSON: the version's part is serialized once per version, so each
+ * answer only adds the customer's few fields to it. `expired` and `expires_at` come only with a
+ * lapse (a `given` on a template with a validity period), so every other answer is byte for byte
+ * the one from before validity periods.
+ */
+export function pendingBody(versionJson: string, state: PendingState): string {
+  const { decided, lapse } = state;
+  // The keys in PendingResult's order, as the schema's serializer would write them.
+  const result: Record<Exclude<keyof PendingResult, keyof Lapse>, string> = {
+    accepted: String(state.accepted),
+    consent_version: versionJson,
+    decision: JSON.stringify(decided?.last_decision ?? null),
+    decided_at: JSON.stringify(decided?.last_decided_at ?? null),
+  };
+  const lapsing = lapse
+    ? `,"expired":${lapse.expired},"expires_at":${JSON.stringify(lapse.expires_at)}`
+    : '';
+  return `{"data":{"accepted":${result.accepted},"consent_version":${result.consent_version},"decision":${result.decision},"decided_at":${result.decided_at}${lapsing}}}`;
 }

@@ -15,8 +15,7 @@ import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import { answerForm, LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
 import { answerOf } from './answer.js';
-import type { Lapse } from './lapse.js';
-import { getPendingState, type PendingReads, type PendingState } from './pending.js';
+import { getPendingState, type PendingReads, pendingBody } from './pending.js';
 import {
   CustomerIdParam,
   DecisionRequest,
@@ -157,24 +156,3 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 };
-
-/**
- * `{"data": PendingResult}` as JSON: the version's part is serialized once per version, so each
- * answer only adds the customer's few fields to it. `expired` and `expires_at` come only with a
- * lapse (a `given` on a template with a validity period), so every other answer is byte for byte
- * the one from before validity periods.
- */
-function pendingBody(versionJson: string, state: PendingState): string {
-  const { decided, lapse } = state;
-  // The keys in PendingResult's order, as the schema's serializer would write them.
-  const result: Record<Exclude<keyof PendingResult, keyof Lapse>, string> = {
-    accepted: String(state.accepted),
-    consent_version: versionJson,
-    decision: JSON.stringify(decided?.last_decision ?? null),
-    decided_at: JSON.stringify(decided?.last_decided_at ?? null),
-  };
-  const lapsing = lapse
-    ? `,"expired":${lapse.expired},"expires_at":${JSON.stringify(lapse.expires_at)}`
-    : '';
-  return `{"data":{"accepted":${result.accepted},"consent_version":${result.consent_version},"decision":${result.decision},"decided_at":${result.decided_at}${lapsing}}}`;
-}

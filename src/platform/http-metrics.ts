@@ -23,7 +23,16 @@ interface Series {
  * pattern, and keeps its labelled series by method and status once looked up: a request costs
  * two map reads, an addition and an observation. Call it before the routes are registered.
  */
-export function installHttpMetrics(app: FastifyInstance, registry: Registry): void {
+/** Counts one answer of a route pattern: its method, status and time to answer (ms). */
+export type AnswerObserver = (method: string, statusCode: number, elapsedMs: number) => void;
+
+/**
+ * The observer of each route pattern, for the answers sent without Fastify (src/hot-reads.ts):
+ * the same series as the route's own hook.
+ */
+export type RouteObservers = (route: string) => AnswerObserver;
+
+export function installHttpMetrics(app: FastifyInstance, registry: Registry): RouteObservers {
   const labelNames = ['method', 'route', 'status_code'] as const;
   const all: Series[] = [];
   const count = new Counter({
@@ -43,33 +52,41 @@ export function installHttpMetrics(app: FastifyInstance, registry: Registry): vo
     registers: [registry],
   });
 
-  /** The observer of one route pattern (or of the requests that matched none). */
-  function observerOf(route: string): (request: FastifyRequest, reply: FastifyReply) => void {
+  const observers = new Map<string, AnswerObserver>();
+
+  /** The observer of one route pattern (or of the requests that matched none), made once. */
+  function observerOf(route: string): AnswerObserver {
+    const made = observers.get(route);
+    if (made) return made;
     const byMethod = new Map<string, Map<number, Series>>();
-    return (request, reply) => {
-      let byStatus = byMethod.get(request.method);
+    const observe: AnswerObserver = (method, statusCode, elapsedMs) => {
+      let byStatus = byMethod.get(method);
       if (!byStatus) {
         byStatus = new Map();
-        byMethod.set(request.method, byStatus);
+        byMethod.set(method, byStatus);
       }
-      let series = byStatus.get(reply.statusCode);
+      let series = byStatus.get(statusCode);
       if (!series) {
-        const labels = { method: request.method, route, status_code: String(reply.statusCode) };
+        const labels = { method, route, status_code: String(statusCode) };
         series = {
           answered: new Tally(),
           count: count.labels(labels),
           duration: duration.labels(labels),
         };
         all.push(series);
-        byStatus.set(reply.statusCode, series);
+        byStatus.set(statusCode, series);
       }
       series.answered.add();
-      series.duration.observe(reply.elapsedTime / 1000);
+      series.duration.observe(elapsedMs / 1000);
     };
+    observers.set(route, observe);
+    return observe;
   }
 
   app.addHook('onRoute', (route) => {
-    const observe = observerOf(route.url);
+    const observeAnswer = observerOf(route.url);
+    const observe = (request: FastifyRequest, reply: FastifyReply) =>
+      observeAnswer(request.method, reply.statusCode, reply.elapsedTime);
     const hook: onResponseHookHandler = (request, reply, done) => {
       // A route may hand a request on as not found (a missing static file): counted as such.
       if (!request.is404) observe(request, reply);
@@ -81,7 +98,8 @@ export function installHttpMetrics(app: FastifyInstance, registry: Registry): vo
   // The requests no route matched (the 404 handler's, the 405s): one series, whatever the URL.
   const unmatched = observerOf(unmatchedRoute);
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.is404) unmatched(request, reply);
+    if (request.is404) unmatched(request.method, reply.statusCode, reply.elapsedTime);
     done();
   });
+  return observerOf;
 }

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
  * running a middleware per request (docs/performance.md). No page here needs to be framed except
  * the public content file, which lifts the frame restriction itself.
  */
-const securityHeaders: Readonly<Record<string, string>> = Object.freeze({
+export const securityHeaders: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy':
     "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self';script-src-attr 'none';style-src 'self' https: 'unsafe-inline';upgrade-insecure-requests",
   'cross-origin-opener-policy': 'same-origin',

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { LatestEntry } from './catalog.js';
 import { requestedLocales } from './locales.js';
@@ -9,6 +9,11 @@ export const LocaleQuery = Type.Object({
     Type.String({ description: 'BCP 47 language tag, such as th or en-GB.', examples: ['th'] }),
   ),
 });
+
+/** Where an answer's headers go: a Fastify reply, or the headers of an answer sent without it. */
+export interface HeaderSink {
+  header(name: string, value: string): HeaderSink;
+}
 
 /** The locales the request asks for, most wanted first; `400 1001` for a bad `?locale=`. */
 export function localesOf(request: FastifyRequest): readonly string[] {
@@ -21,7 +26,7 @@ export function localesOf(request: FastifyRequest): readonly string[] {
  * request named a locale, exactly as before locales existed when it did not.
  */
 export function answerForm(
-  reply: FastifyReply,
+  reply: HeaderSink,
   entry: LatestEntry,
   requested: readonly string[],
 ): { body: string; presentedJson: string; etag: string } {

@@ -14,7 +14,7 @@ export {
   templateOverview,
   updateDraftAs,
 } from './actions.js';
-export { answerForm, LocaleQuery, localesOf } from './answer.js';
+export { answerForm, type HeaderSink, LocaleQuery, localesOf } from './answer.js';
 export { type Author, releaseEdits } from './authorship.js';
 export { type Catalog, createCatalog, type LatestEntry, variantFor } from './catalog.js';
 export { type ContentDiff, contentDiff } from './diff.js';
@@ -62,7 +62,13 @@ export {
   scheduledRelease,
   scheduledReleases,
 } from './schedule.js';
-export { NewTemplate, NewVersion, PublishedVersion, TemplateCodeParam } from './schemas.js';
+export {
+  NewTemplate,
+  NewVersion,
+  PublishedVersion,
+  TemplateCodeParam,
+  templateCodePattern,
+} from './schemas.js';
 export {
   contentFileUrl,
   createTemplate,

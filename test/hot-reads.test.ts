@@ -1,0 +1,284 @@
+import { request as httpRequest } from 'node:http';
+import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, serviceLogger } from '../src/app.js';
+import { createMetrics } from '../src/metrics/index.js';
+import { loadConfig } from '../src/platform/config.js';
+import { createDb, type Db } from '../src/platform/db.js';
+import { migrateToLatest } from '../src/platform/migrate.js';
+import { testDataKey, testLogKeys } from './helpers/app.js';
+import { parseScrape } from './helpers/prometheus.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from './helpers/seed.js';
+import { stores } from './helpers/stores.js';
+import { testPasswordHashCost } from './helpers/time.js';
+
+const latestRoute = '/api/v1/consent-templates/:template_code/latest';
+const pendingRoute = '/api/v1/customers/:customer_id/consents/templates/:template_code/pending';
+const metricsToken = 'hot-reads-metrics-token-0123456789';
+const rateLimit = 1000;
+
+/** An answer as it came off the socket: header names in order, as sent. */
+interface Answer {
+  status: number;
+  headers: Array<[string, string]>;
+  body: string;
+}
+
+/** Headers every answer has with its own value (the time, the id, the count within the window). */
+const ownValue = new Set(['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset']);
+/** Headers Node's server adds itself, not the service. */
+const connectionHeaders = new Set(['date', 'connection', 'keep-alive']);
+
+function comparable(headers: Array<[string, string]>): Array<[string, string]> {
+  return headers
+    .filter(([name]) => !connectionHeaders.has(name))
+    .map(([name, value]) => [name, ownValue.has(name) ? '*' : value]);
+}
+
+function fromInject(response: LightMyRequestResponse): Answer {
+  return {
+    status: response.statusCode,
+    headers: Object.entries(response.headers).map(([name, value]) => [name, String(value)]),
+    body: response.body,
+  };
+}
+
+describe.each(stores)('latest and pending answered before Fastify, on $name', (store) => {
+  const lines: Array<Record<string, unknown>> = [];
+  /** Requests of the two routes that reached Fastify's handling. */
+  const reachedFastify: string[] = [];
+  let app: FastifyInstance;
+  let db: Db;
+  let drop: () => Promise<void>;
+  let a: SeededTenant;
+  let base: string;
+
+  beforeAll(async () => {
+    const created = await store.create();
+    drop = created.drop;
+    const config = loadConfig({
+      DATABASE_URL: created.databaseUrl,
+      PUBLIC_BASE_URL: 'https://consent.test',
+      LOG_SIGNING_KEY: testLogKeys.signerKey,
+      DATA_ENCRYPTION_KEY: testDataKey.toString('base64'),
+      PASSWORD_HASH_COST: String(testPasswordHashCost),
+      RATE_LIMIT_PER_MINUTE: String(rateLimit),
+      METRICS_TOKEN: metricsToken,
+    });
+    db = createDb(config);
+    await migrateToLatest(db, testDataKey);
+    a = await seedTenant(db);
+    app = await buildApp(config, db, {
+      metrics: createMetrics(),
+      logger: {
+        ...serviceLogger('info'),
+        stream: { write: (line: string) => lines.push(JSON.parse(line)) },
+      },
+      onRoute: (route: RouteOptions) => {
+        if (route.url !== latestRoute && route.url !== pendingRoute) return;
+        const own = route.onRequest;
+        route.onRequest = [
+          ...(own === undefined ? [] : [own].flat()),
+          (request, _reply, done) => {
+            reachedFastify.push(request.url);
+            done();
+          },
+        ];
+      },
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    base = `http://127.0.0.1:${address.port}`;
+  });
+  afterAll(async () => {
+    await app.close();
+    await db.destroy();
+    await drop();
+  });
+
+  function overHttp(
+    path: string,
+    headers: Record<string, string> = a.headers,
+    method = 'GET',
+  ): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const sent = httpRequest(`${base}${path}`, { method, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const raw = response.rawHeaders;
+          const pairs: Array<[string, string]> = [];
+          for (let i = 0; i < raw.length; i += 2) {
+            pairs.push([(raw[i] as string).toLowerCase(), raw[i + 1] as string]);
+          }
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: pairs,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      });
+      sent.on('error', reject);
+      sent.end();
+    });
+  }
+
+  /** Over the socket, asserting it was answered before Fastify. */
+  async function hot(path: string, headers: Record<string, string> = a.headers): Promise<Answer> {
+    const before = reachedFastify.length;
+    const answer = await overHttp(path, headers);
+    expect(reachedFastify.slice(before)).toEqual([]);
+    return answer;
+  }
+
+  /** Over the socket, asserting Fastify answered it. */
+  async function routed(
+    path: string,
+    headers: Record<string, string> = a.headers,
+    method = 'GET',
+  ): Promise<Answer> {
+    const before = reachedFastify.length;
+    const answer = await overHttp(path, headers, method);
+    expect(reachedFastify.slice(before).length).toBeGreaterThan(0);
+    return answer;
+  }
+
+  /** Fastify's answer to the same request, through its own routing (inject). */
+  async function fastify(path: string, headers: Record<string, string> = a.headers) {
+    return fromInject(await app.inject({ method: 'GET', url: path, headers }));
+  }
+
+  it('answers latest and pending byte for byte as Fastify does: status, headers in order, body', async () => {
+    const code = await seedTemplate(db, a.tenant.id);
+    const v = await publish(db, a.tenant.id, code);
+    const given = unique('g');
+    const decided = await app.inject({
+      method: 'POST',
+      url: `/api/v1/customers/${given}/consents/decisions`,
+      headers: a.headers,
+      payload: { consent_version_id: v.consent_version_id, decision: 'given' },
+    });
+    expect(decided.statusCode).toBe(201);
+    // The first request reads the key and the release from the store, through Fastify.
+    await routed(`/api/v1/consent-templates/${code}/latest`);
+
+    const requests: Array<[string, Record<string, string>]> = [
+      [`/api/v1/consent-templates/${code}/latest`, a.headers],
+      [
+        `/api/v1/consent-templates/${code}/latest`,
+        { ...a.headers, 'accept-language': 'th, en;q=0.5' },
+      ],
+      [`/api/v1/customers/${given}/consents/templates/${code}/pending`, a.headers],
+      [`/api/v1/customers/${unique('n')}/consents/templates/${code}/pending`, a.headers],
+      [
+        `/api/v1/customers/${given}/consents/templates/${code}/pending`,
+        { ...a.headers, 'accept-language': 'en' },
+      ],
+    ];
+    for (const [path, headers] of requests) {
+      const expected = await fastify(path, headers);
+      const answer = await hot(path, headers);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toBe(expected.body);
+      expect(comparable(answer.headers)).toEqual(comparable(expected.headers));
+    }
+    // What the contract says of them, beside Fastify's word.
+    const latest = await hot(`/api/v1/consent-templates/${code}/latest`);
+    expect(JSON.parse(latest.body)).toEqual({ data: v });
+    const pending = await hot(`/api/v1/customers/${given}/consents/templates/${code}/pending`);
+    expect(JSON.parse(pending.body)).toEqual({
+      data: {
+        accepted: true,
+        consent_version: v,
+        decision: 'given',
+        decided_at: JSON.parse(decided.body).data.decided_at,
+      },
+    });
+    const headers = new Map(pending.headers);
+    expect(headers.get('ratelimit-limit')).toBe(String(rateLimit));
+    expect(headers.get('cache-control')).toBe('no-store');
+    expect(headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('writes the one request log line, and counts the answer in the route metrics', async () => {
+    const code = await seedTemplate(db, a.tenant.id);
+    await publish(db, a.tenant.id, code);
+    const path = `/api/v1/consent-templates/${code}/latest`;
+    await routed(path);
+    const scrape = async () =>
+      parseScrape(
+        (
+          await app.inject({
+            method: 'GET',
+            url: '/metrics',
+            headers: { authorization: `Bearer ${metricsToken}` },
+          })
+        ).body,
+      );
+    const counted = (s: ReturnType<typeof parseScrape>) =>
+      s.value('http_requests_total', { method: 'GET', route: latestRoute, status_code: '200' }) ??
+      0;
+    const before = counted(await scrape());
+    lines.length = 0;
+    const answer = await hot(path, { ...a.headers, 'x-request-id': 'hot-read-1' });
+    expect(new Map(answer.headers).get('x-request-id')).toBe('hot-read-1');
+    expect(lines.filter((line) => line.msg === 'request completed')).toEqual([
+      {
+        level: 30,
+        time: expect.any(Number),
+        pid: process.pid,
+        hostname: expect.any(String),
+        reqId: 'hot-read-1',
+        method: 'GET',
+        url: path,
+        statusCode: 200,
+        responseTime: expect.any(Number),
+        remoteAddress: '127.0.0.1',
+        msg: 'request completed',
+      },
+    ]);
+    expect(counted(await scrape())).toBe(before + 1);
+  });
+
+  it('hands Fastify every other request, which answers it as before', async () => {
+    const code = await seedTemplate(db, a.tenant.id);
+    await publish(db, a.tenant.id, code);
+    const latest = `/api/v1/consent-templates/${code}/latest`;
+    const etag = new Map((await routed(latest)).headers).get('etag') ?? '';
+    expect((await routed(latest, { ...a.headers, 'if-none-match': etag })).status).toBe(304);
+    expect((await routed(`${latest}?locale=th`)).status).toBe(200);
+    // Refusals are Fastify's alone (its key check answers them before any route's own hook).
+    expect((await overHttp(latest, {}, 'HEAD')).status).toBe(401);
+    expect((await overHttp(latest, { 'x-system-api-key': 'csk_nope_nope' })).status).toBe(401);
+    // Twice: the second time, the template's absence is what the cache holds.
+    expect((await routed('/api/v1/consent-templates/none_such/latest')).status).toBe(404);
+    expect((await routed('/api/v1/consent-templates/none_such/latest')).status).toBe(404);
+    // pending asks the store first, then hands an unknown template over.
+    const unknown = await routed(
+      `/api/v1/customers/${unique('c')}/consents/templates/none_such/pending`,
+    );
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body)).toEqual({ code: '1004', message: expect.any(String) });
+  });
+
+  it('shares the rate limit with Fastify: past it, Fastify answers 429 1008', async () => {
+    // A key of its own: its window starts with its first request.
+    const b = await seedTenant(db);
+    const code = await seedTemplate(db, b.tenant.id);
+    await publish(db, b.tenant.id, code);
+    const latest = `/api/v1/consent-templates/${code}/latest`;
+    const first = await routed(latest, b.headers);
+    let remaining = Number(new Map(first.headers).get('ratelimit-remaining'));
+    expect(remaining).toBe(rateLimit - 1);
+    while (remaining > 0) {
+      const answer = await hot(latest, b.headers);
+      const left = Number(new Map(answer.headers).get('ratelimit-remaining'));
+      expect(left).toBe(remaining - 1);
+      remaining = left;
+    }
+    const refused = await overHttp(latest, b.headers);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toEqual({ code: '1008', message: expect.any(String) });
+  });
+});
