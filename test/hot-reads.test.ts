@@ -124,12 +124,26 @@ describe.each(stores)('latest and pending answered before Fastify, on $name', (s
     });
   }
 
-  /** Over the socket, asserting it was answered before Fastify. */
-  async function hot(path: string, headers: Record<string, string> = a.headers): Promise<Answer> {
-    const before = reachedFastify.length;
-    const answer = await overHttp(path, headers);
-    expect(reachedFastify.slice(before)).toEqual([]);
-    return answer;
+  /**
+   * Over the socket, asserting it was answered before Fastify. The key and the release are
+   * cached for 0.9 s: on a busy machine the cache may have lapsed since the request that filled
+   * it, and Fastify answers (filling it again), so the request is made again, up to 3 times.
+   * `attempt` runs before each.
+   */
+  async function hot(
+    path: string,
+    headers: Record<string, string> = a.headers,
+    attempt: () => void = () => {},
+  ): Promise<Answer> {
+    for (let made = 1; ; made += 1) {
+      attempt();
+      const seen = reachedFastify.length;
+      const answer = await overHttp(path, headers);
+      if (reachedFastify.length === seen || made === 3) {
+        expect(reachedFastify.slice(seen)).toEqual([]);
+        return answer;
+      }
+    }
   }
 
   /** Over the socket, asserting Fastify answered it. */
@@ -220,8 +234,12 @@ describe.each(stores)('latest and pending answered before Fastify, on $name', (s
       s.value('http_requests_total', { method: 'GET', route: latestRoute, status_code: '200' }) ??
       0;
     const before = counted(await scrape());
-    lines.length = 0;
-    const answer = await hot(path, { ...a.headers, 'x-request-id': 'hot-read-1' });
+    // Every attempt is counted, the last (answered before Fastify) included.
+    let attempts = 0;
+    const answer = await hot(path, { ...a.headers, 'x-request-id': 'hot-read-1' }, () => {
+      lines.length = 0;
+      attempts += 1;
+    });
     expect(new Map(answer.headers).get('x-request-id')).toBe('hot-read-1');
     expect(lines.filter((line) => line.msg === 'request completed')).toEqual([
       {
@@ -238,7 +256,7 @@ describe.each(stores)('latest and pending answered before Fastify, on $name', (s
         msg: 'request completed',
       },
     ]);
-    expect(counted(await scrape())).toBe(before + 1);
+    expect(counted(await scrape())).toBe(before + attempts);
   });
 
   it('hands Fastify every other request, which answers it as before', async () => {
@@ -271,12 +289,18 @@ describe.each(stores)('latest and pending answered before Fastify, on $name', (s
     const first = await routed(latest, b.headers);
     let remaining = Number(new Map(first.headers).get('ratelimit-remaining'));
     expect(remaining).toBe(rateLimit - 1);
+    // Each request counts once, whoever answers it (Fastify, when the key's or the release's
+    // 0.9 s in the cache lapsed on a busy machine).
+    let answeredHot = 0;
     while (remaining > 0) {
-      const answer = await hot(latest, b.headers);
+      const seen = reachedFastify.length;
+      const answer = await overHttp(latest, b.headers);
+      if (reachedFastify.length === seen) answeredHot += 1;
       const left = Number(new Map(answer.headers).get('ratelimit-remaining'));
       expect(left).toBe(remaining - 1);
       remaining = left;
     }
+    expect(answeredHot).toBeGreaterThan(0);
     const refused = await overHttp(latest, b.headers);
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body)).toEqual({ code: '1008', message: expect.any(String) });
