@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, serviceLogger } from '../src/app.js';
+import { buildApp, serviceLogger } from '../src/app/app.js';
 import { createMetrics } from '../src/metrics/index.js';
 import { loadConfig } from '../src/platform/config.js';
 import { createDb, type Db } from '../src/platform/db.js';

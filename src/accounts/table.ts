@@ -142,3 +142,19 @@ export type OperatorRow = Selectable<OperatorsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type RoleRow = Selectable<RolesTable>;
 export type AccountTokenRow = Selectable<AccountTokensTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    operators: OperatorsTable;
+    users: UsersTable;
+    roles: RolesTable;
+    user_roles: UserRolesTable;
+    account_tokens: AccountTokensTable;
+    recovery_codes: RecoveryCodesTable;
+    sign_in_challenges: SignInChallengesTable;
+    backoffice_sessions: BackofficeSessionsTable;
+    backoffice_flashes: BackofficeFlashesTable;
+    sign_in_throttle: SignInThrottleTable;
+  }
+}

@@ -24,7 +24,7 @@ function needsApiKey(url: string): boolean {
 export type Gate = (request: FastifyRequest, next: (refusal?: Error) => void) => void;
 
 /**
- * The key check, for the service's one `onRequest` hook (src/app.ts): it runs before the body is
+ * The key check, for the service's one `onRequest` hook (src/app/app.ts): it runs before the body is
  * read, so a request without a valid key is `401 1002` whatever else is wrong with it. A key
  * whose record is cached (nearly every request) is answered without a promise.
  */

@@ -16,3 +16,10 @@ export interface ApiKeysTable {
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    api_keys: ApiKeysTable;
+  }
+}

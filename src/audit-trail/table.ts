@@ -24,3 +24,10 @@ export interface AuditLogTable {
 }
 
 export type AuditRow = Selectable<AuditLogTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    audit_log: AuditLogTable;
+  }
+}

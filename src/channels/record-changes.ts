@@ -1,6 +1,6 @@
 /**
  * Records customers' channel changes in the caller's transaction, beside the decisions and
- * cookie choices of the same batch (src/hot-path.ts): each under its customer's lock (the lock
+ * cookie choices of the same batch (src/write-path/batch.ts): each under its customer's lock (the lock
  * decisions and erasure take), a new customer given a subject of their own, and each change's
  * leaf queued for the tenant's decision log in the same transaction. A change to the state the
  * channel already has records nothing. The store is read once for the whole batch
@@ -82,7 +82,7 @@ export type ChannelChangeOutcome =
   | { kind: 'recorded' | 'unchanged'; state: ChannelState }
   | { kind: 'replayed'; answer: StoredAnswer<ChannelChangeBody> };
 
-/** How the service hands a change to the hot path's writer (src/writers.ts). */
+/** How the service hands a change to the hot path's writer (src/write-path/writers.ts). */
 export interface ChannelChangeWriter {
   write(job: ChannelChangeJob): Promise<ChannelChangeOutcome>;
 }

@@ -48,3 +48,12 @@ export interface TenantChannelsTable {
 
 export type ChannelChangeRow = Selectable<ChannelChangesTable>;
 export type ChannelStateRow = Selectable<ChannelStatesTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    channel_changes: ChannelChangesTable;
+    channel_states: ChannelStatesTable;
+    tenant_channels: TenantChannelsTable;
+  }
+}

@@ -1,6 +1,6 @@
 /**
  * Records visitors' choices in the caller's transaction, beside the decisions of the same batch
- * (src/hot-path.ts): each under its visitor's lock, a retry (same event id) answered with its
+ * (src/write-path/batch.ts): each under its visitor's lock, a retry (same event id) answered with its
  * first record, a new visitor given a subject of their own, and each choice's leaf queued for
  * the tenant's decision log in the same transaction. The store is read once for the whole batch
  * (choice-standing-repository.ts), then each choice is decided in arrival order against it and
@@ -58,7 +58,7 @@ export type CookieChoiceOutcome =
   | { kind: 'recorded' | 'replayed'; decision: { id: string; decided_at: string } }
   | { kind: 'conflict' };
 
-/** How the service hands a choice to the hot path's writer (src/writers.ts). */
+/** How the service hands a choice to the hot path's writer (src/write-path/writers.ts). */
 export interface CookieChoiceWriter {
   write(job: CookieChoiceJob): Promise<CookieChoiceOutcome>;
 }

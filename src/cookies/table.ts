@@ -102,3 +102,13 @@ export interface CookieDecisionsTable {
 export type CookieSystemRow = Selectable<CookieSystemsTable>;
 export type CookieConfigurationRow = Selectable<CookieConfigurationsTable>;
 export type CookieDecisionRow = Selectable<CookieDecisionsTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    cookie_systems: CookieSystemsTable;
+    cookie_configurations: CookieConfigurationsTable;
+    cookie_configuration_steps: CookieConfigurationStepsTable;
+    cookie_decisions: CookieDecisionsTable;
+  }
+}

@@ -52,3 +52,15 @@ export interface TlogAuditsTable {
   /** JSON array of the findings. */
   findings: string;
 }
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    tlog_logs: TlogLogsTable;
+    tlog_state: TlogStateTable;
+    tlog_entries: TlogEntriesTable;
+    tlog_nodes: TlogNodesTable;
+    tlog_checkpoints: TlogCheckpointsTable;
+    tlog_audits: TlogAuditsTable;
+  }
+}

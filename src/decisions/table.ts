@@ -61,3 +61,13 @@ export interface IdempotencyKeysTable {
 }
 
 export type DecisionRow = Selectable<DecisionsTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    decisions: DecisionsTable;
+    customer_template_states: CustomerTemplateStatesTable;
+    customer_version_states: CustomerVersionStatesTable;
+    idempotency_keys: IdempotencyKeysTable;
+  }
+}

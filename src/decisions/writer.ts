@@ -1,7 +1,7 @@
 import type { DecisionWriter } from './service.js';
 
 /**
- * The writer of decisions as the service holds it: the hot path's writer (src/writers.ts), which
+ * The writer of decisions as the service holds it: the hot path's writer (src/write-path/writers.ts), which
  * writes decisions and visitors' cookie choices in the same batches.
  */
 export interface DecisionWriterHandle extends DecisionWriter {

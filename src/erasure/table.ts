@@ -9,3 +9,10 @@ export interface ErasuresTable {
   content_sha256: string;
   erased_at: string;
 }
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    erasures: ErasuresTable;
+  }
+}

@@ -41,3 +41,11 @@ export interface WebhookEventsTable {
   position: number | null;
   log_index: number | null;
 }
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    tlog_pending: TlogPendingTable;
+    webhook_events: WebhookEventsTable;
+  }
+}

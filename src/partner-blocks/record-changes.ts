@@ -1,6 +1,6 @@
 /**
  * Records partner blocks' changes in the caller's transaction, beside the decisions, cookie
- * choices and channel changes of the same batch (src/hot-path.ts): each under its customer's
+ * choices and channel changes of the same batch (src/write-path/batch.ts): each under its customer's
  * lock (the lock decisions and erasure take), its leaf queued for the tenant's decision log in
  * the same transaction. A change to the state the partner already has on the decision records
  * nothing. The service checked that the decision is the customer's and lists the partner; a
@@ -68,7 +68,7 @@ export type PartnerBlockOutcome =
   | { kind: 'recorded' | 'unchanged'; state: PartnerBlockState }
   | { kind: 'replayed'; answer: StoredAnswer<PartnerBlockBody> };
 
-/** How the service hands a change to the hot path's writer (src/writers.ts). */
+/** How the service hands a change to the hot path's writer (src/write-path/writers.ts). */
 export interface PartnerBlockWriter {
   write(job: PartnerBlockJob): Promise<PartnerBlockOutcome>;
 }

@@ -42,3 +42,11 @@ export interface PartnerBlockStatesTable {
 
 export type PartnerBlockChangeRow = Selectable<PartnerBlockChangesTable>;
 export type PartnerBlockStateRow = Selectable<PartnerBlockStatesTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    partner_block_changes: PartnerBlockChangesTable;
+    partner_block_states: PartnerBlockStatesTable;
+  }
+}

@@ -27,3 +27,11 @@ export interface VersionPartnersTable {
 }
 
 export type PartnerRow = Selectable<PartnersTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    partners: PartnersTable;
+    version_partners: VersionPartnersTable;
+  }
+}

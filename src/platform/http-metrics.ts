@@ -27,7 +27,7 @@ interface Series {
 export type AnswerObserver = (method: string, statusCode: number, elapsedMs: number) => void;
 
 /**
- * The observer of each route pattern, for the answers sent without Fastify (src/hot-reads.ts):
+ * The observer of each route pattern, for the answers sent without Fastify (src/app/hot-reads.ts):
  * the same series as the route's own hook.
  */
 export type RouteObservers = (route: string) => AnswerObserver;

@@ -46,3 +46,12 @@ export interface PreferenceCodesTable {
 
 export type PreferenceCodeRow = Selectable<PreferenceCodesTable>;
 export type NewPreferenceCode = Insertable<PreferenceCodesTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    preference_centres: PreferenceCentresTable;
+    preference_link_uses: PreferenceLinkUsesTable;
+    preference_codes: PreferenceCodesTable;
+  }
+}

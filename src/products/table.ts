@@ -15,3 +15,10 @@ export interface ProductsTable {
 }
 
 export type ProductRow = Selectable<ProductsTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    products: ProductsTable;
+  }
+}

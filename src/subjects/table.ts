@@ -17,3 +17,10 @@ export interface SubjectsTable {
   created_at: string;
   erased_at: string | null;
 }
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    subjects: SubjectsTable;
+  }
+}

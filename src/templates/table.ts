@@ -150,3 +150,15 @@ export type VersionEditRow = Selectable<VersionEditsTable>;
 export type TemplateVersionRow = Selectable<TemplateVersionsTable>;
 export type VersionReviewRow = Selectable<VersionReviewsTable>;
 export type ContentFileRow = Selectable<ContentFilesTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    templates: TemplatesTable;
+    template_validity_changes: TemplateValidityChangesTable;
+    template_versions: TemplateVersionsTable;
+    version_reviews: VersionReviewsTable;
+    version_edits: VersionEditsTable;
+    content_files: ContentFilesTable;
+  }
+}

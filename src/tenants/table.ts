@@ -24,3 +24,10 @@ export interface TenantsTable {
 }
 
 export type TenantRow = Selectable<TenantsTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    tenants: TenantsTable;
+  }
+}

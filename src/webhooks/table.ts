@@ -62,3 +62,12 @@ export interface WebhookDeliveriesTable {
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookEventRow = Selectable<WebhookEventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    webhook_endpoints: WebhookEndpointsTable;
+    webhook_sequence: WebhookSequenceTable;
+    webhook_deliveries: WebhookDeliveriesTable;
+  }
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import { instantOfLocalTime } from '../../src/backoffice/web/time-zone.js';
 import { createDb } from '../../src/platform/db.js';
 import { getTenantSettings, setTenantSettings } from '../../src/tenants/service.js';

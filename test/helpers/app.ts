@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { type AppOptions, buildApp } from '../../src/app.js';
+import { type AppOptions, buildApp } from '../../src/app/app.js';
 import type { DecisionWriterHandle } from '../../src/decisions/writer.js';
 import { observedStore } from '../../src/metrics/queries.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
@@ -10,7 +10,7 @@ import type { ReaderThreads } from '../../src/platform/reader-threads.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import { findSubjectId } from '../../src/subjects/service.js';
 import { createVault, type SubjectVault } from '../../src/subjects/vault.js';
-import type { Writers } from '../../src/writers.js';
+import type { Writers } from '../../src/write-path/writers.js';
 import type { TestStore } from './stores.js';
 import { testPasswordHashCost, testStatementTimeoutMs } from './time.js';
 

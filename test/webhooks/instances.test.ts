@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
+import { buildApp } from '../../src/app/app.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { createEndpoint, listDeliveries } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { buildApp } from '../../../src/app.js';
+import { buildApp } from '../../../src/app/app.js';
 import { loadConfig } from '../../../src/platform/config.js';
 import { createDb } from '../../../src/platform/db.js';
 import { migrateToLatest } from '../../../src/platform/migrate.js';

@@ -9,12 +9,12 @@ import { pino } from 'pino';
 // By path, not through the features' index.ts: a thread starts with the first decision, and
 // the whole surface of decisions and decision-log (templates, exports, schemas) would add some
 // 200 ms to that decision (docs/architecture.md).
-import { startIntegrator } from './decision-log/integrator.js';
-import { loadSigningKey } from './decision-log/signing-key.js';
-import { recordHotWrites } from './hot-path.js';
-import { createDb } from './platform/db.js';
-import { serveWrites } from './platform/writer-loop.js';
-import { createVault } from './subjects/index.js';
+import { startIntegrator } from '../decision-log/integrator.js';
+import { loadSigningKey } from '../decision-log/signing-key.js';
+import { createDb } from '../platform/db.js';
+import { serveWrites } from '../platform/writer-loop.js';
+import { createVault } from '../subjects/index.js';
+import { recordHotWrites } from './batch.js';
 import type { WriterThreadData } from './writers.js';
 
 /**

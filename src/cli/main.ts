@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { type Commands, type Options, required, UsageError } from './cli/command.js';
-import { serviceVersion } from './version.js';
+import { serviceVersion } from '../app/version.js';
+import { type Commands, type Options, required, UsageError } from './command.js';
 
 const usage = `Usage: consent-service <command> [options]
 
@@ -77,18 +77,18 @@ Management commands print one JSON object on stdout. The store is DATABASE_URL's
  * `--help`, `--version` or a mistyped command load none of them (src/cli/README.md).
  */
 const groups = new Map<string, () => Promise<Commands>>([
-  ['tenant', async () => (await import('./cli/tenants.js')).tenantCommands],
-  ['product', async () => (await import('./cli/products.js')).productCommands],
-  ['template', async () => (await import('./cli/templates.js')).templateCommands],
-  ['version', async () => (await import('./cli/templates.js')).templateCommands],
-  ['apikey', async () => (await import('./cli/api-keys.js')).apiKeyCommands],
-  ['customer', async () => (await import('./cli/erasure.js')).erasureCommands],
-  ['audit', async () => (await import('./cli/audit.js')).auditCommands],
-  ['migrate', async () => (await import('./cli/store.js')).storeCommands],
-  ['webhook', async () => (await import('./cli/webhooks.js')).webhookCommands],
-  ['cookie', async () => (await import('./cli/cookies.js')).cookieCommands],
-  ['partner', async () => (await import('./cli/partners.js')).partnerCommands],
-  ['channel', async () => (await import('./cli/channels.js')).channelCommands],
+  ['tenant', async () => (await import('./tenants.js')).tenantCommands],
+  ['product', async () => (await import('./products.js')).productCommands],
+  ['template', async () => (await import('./templates.js')).templateCommands],
+  ['version', async () => (await import('./templates.js')).templateCommands],
+  ['apikey', async () => (await import('./api-keys.js')).apiKeyCommands],
+  ['customer', async () => (await import('./erasure.js')).erasureCommands],
+  ['audit', async () => (await import('./audit.js')).auditCommands],
+  ['migrate', async () => (await import('./store.js')).storeCommands],
+  ['webhook', async () => (await import('./webhooks.js')).webhookCommands],
+  ['cookie', async () => (await import('./cookies.js')).cookieCommands],
+  ['partner', async () => (await import('./partners.js')).partnerCommands],
+  ['channel', async () => (await import('./channels.js')).channelCommands],
 ]);
 
 export async function main(argv: string[]): Promise<number> {
@@ -107,7 +107,7 @@ export async function main(argv: string[]): Promise<number> {
         [second, ...rest].filter((a) => a !== undefined),
         ['pack', 'key'],
       );
-      const { verifyPackFile } = await import('./cli/verify-receipt.js');
+      const { verifyPackFile } = await import('./verify-receipt.js');
       const verdict = verifyPackFile(required(values, 'pack'), required(values, 'key'));
       process.stdout.write(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;
@@ -117,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (first === 'verify-receipt') {
       const { values, positionals } = parseWithFile([second, ...rest], ['key', 'origin']);
-      const { verifyReceiptFile } = await import('./cli/verify-receipt.js');
+      const { verifyReceiptFile } = await import('./verify-receipt.js');
       const verdict = verifyReceiptFile(
         positionals[0] as string,
         required(values, 'key'),
@@ -128,14 +128,14 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`The receipt does not verify: ${verdict.reason}\n`);
       return 1;
     }
-    const { loadConfig } = await import('./platform/config.js');
+    const { loadConfig } = await import('../platform/config.js');
     const config = loadConfig();
     if (first === 'serve') {
       parse(
         [second, ...rest].filter((a) => a !== undefined),
         [],
       );
-      const { serveOnWorkers } = await import('./cluster.js');
+      const { serveOnWorkers } = await import('../app/cluster.js');
       await serveOnWorkers(config);
       return 0;
     }
@@ -145,8 +145,8 @@ export async function main(argv: string[]): Promise<number> {
         ['alias'],
       );
       const [{ createDemo }, { withDb }] = await Promise.all([
-        import('./cli/demo.js'),
-        import('./cli/store.js'),
+        import('./demo.js'),
+        import('./store.js'),
       ]);
       await withDb(config, async (db) => {
         process.stdout.write(await createDemo(db, config, options.alias ?? 'demo'));
@@ -167,7 +167,7 @@ export async function main(argv: string[]): Promise<number> {
       command.options,
     );
     let failure: string | undefined;
-    const { withDb } = await import('./cli/store.js');
+    const { withDb } = await import('./store.js');
     await withDb(
       config,
       async (db, vault) => {
@@ -234,8 +234,8 @@ function parseWithFile(
 async function describe(error: unknown): Promise<string> {
   if (error instanceof UsageError) return error.message;
   const [{ ConfigError }, { toAppError }] = await Promise.all([
-    import('./platform/config.js'),
-    import('./platform/error-handler.js'),
+    import('../platform/config.js'),
+    import('../platform/error-handler.js'),
   ]);
   if (error instanceof ConfigError) return error.message;
   const appError = toAppError(error);

@@ -18,19 +18,18 @@ import {
   createAuthThrottle,
   createKeyCheck,
   refuseUnroutable,
-} from './api-keys/index.js';
-import { backoffice } from './backoffice/plugin.js';
-import { channelRoutes } from './channels/routes.js';
-import { consentStatusRoutes } from './consent-status/routes.js';
-import { cookieRoutes } from './cookies/routes.js';
-import { exportRoutes } from './decision-log/export-routes.js';
-import { loadSigningKey } from './decision-log/index.js';
-import { logRoutes } from './decision-log/routes.js';
-import { type DecisionWriterHandle, pendingReads } from './decisions/index.js';
-import { decisionRoutes } from './decisions/routes.js';
-import { evidenceRoutes } from './evidence/routes.js';
-import { healthRoutes } from './health/routes.js';
-import { createHotReads, type HotReads, latestRoute, pendingRoute } from './hot-reads.js';
+} from '../api-keys/index.js';
+import { backoffice } from '../backoffice/plugin.js';
+import { channelRoutes } from '../channels/routes.js';
+import { consentStatusRoutes } from '../consent-status/routes.js';
+import { cookieRoutes } from '../cookies/routes.js';
+import { exportRoutes } from '../decision-log/export-routes.js';
+import { loadSigningKey } from '../decision-log/index.js';
+import { logRoutes } from '../decision-log/routes.js';
+import { type DecisionWriterHandle, pendingReads } from '../decisions/index.js';
+import { decisionRoutes } from '../decisions/routes.js';
+import { evidenceRoutes } from '../evidence/routes.js';
+import { healthRoutes } from '../health/routes.js';
 import {
   createMetrics,
   type Metrics,
@@ -38,36 +37,37 @@ import {
   metricsGatherer,
   observedDecisions,
   storeObserver,
-} from './metrics/index.js';
-import { metricsRoutes } from './metrics/routes.js';
-import { partnerBlockRoutes } from './partner-blocks/routes.js';
-import type { Config } from './platform/config.js';
-import { loadDataKey } from './platform/data-key.js';
-import type { Db } from './platform/db.js';
-import { installErrorHandler, sendError } from './platform/error-handler.js';
-import { AppError, errorBody } from './platform/errors.js';
-import { installHttpMetrics } from './platform/http-metrics.js';
-import { installJsonBodyParser } from './platform/json-body.js';
-import { createMailer } from './platform/mail.js';
-import { trackRoutes } from './platform/method-not-allowed.js';
-import { registerOpenApi } from './platform/openapi.js';
-import { createRateLimit } from './platform/rate-limit.js';
-import { type ReaderThreads, readerThreadsFor } from './platform/reader-threads.js';
-import { requestIdFor } from './platform/request-id.js';
-import { logEachRequest, logWhenSent, oneLinePerRequest } from './platform/request-log.js';
-import { setSecurityHeaders } from './platform/security-headers.js';
-import { preferenceSecrets } from './preference-centre/index.js';
-import { preferenceLinkRoutes } from './preference-centre/routes.js';
-import { preferencePage } from './preference-page/plugin.js';
-import { consentRoutes } from './records/routes.js';
-import { createVault } from './subjects/index.js';
-import { contentRoutes, uploadedFileRoutes } from './templates/content-routes.js';
-import { createCatalog } from './templates/index.js';
-import { templateRoutes } from './templates/routes.js';
+} from '../metrics/index.js';
+import { metricsRoutes } from '../metrics/routes.js';
+import { partnerBlockRoutes } from '../partner-blocks/routes.js';
+import type { Config } from '../platform/config.js';
+import { loadDataKey } from '../platform/data-key.js';
+import type { Db } from '../platform/db.js';
+import { installErrorHandler, sendError } from '../platform/error-handler.js';
+import { AppError, errorBody } from '../platform/errors.js';
+import { installHttpMetrics } from '../platform/http-metrics.js';
+import { installJsonBodyParser } from '../platform/json-body.js';
+import { createMailer } from '../platform/mail.js';
+import { trackRoutes } from '../platform/method-not-allowed.js';
+import { registerOpenApi } from '../platform/openapi.js';
+import { createRateLimit } from '../platform/rate-limit.js';
+import { type ReaderThreads, readerThreadsFor } from '../platform/reader-threads.js';
+import { requestIdFor } from '../platform/request-id.js';
+import { logEachRequest, logWhenSent, oneLinePerRequest } from '../platform/request-log.js';
+import { setSecurityHeaders } from '../platform/security-headers.js';
+import { preferenceSecrets } from '../preference-centre/index.js';
+import { preferenceLinkRoutes } from '../preference-centre/routes.js';
+import { preferencePage } from '../preference-page/plugin.js';
+import { consentRoutes } from '../records/routes.js';
+import { createVault } from '../subjects/index.js';
+import { contentRoutes, uploadedFileRoutes } from '../templates/content-routes.js';
+import { createCatalog } from '../templates/index.js';
+import { templateRoutes } from '../templates/routes.js';
+import { type Dispatcher, idleDispatcher, startDispatcher } from '../webhooks/index.js';
+import { createWriters, groupCommitsInFlight, type Writers } from '../write-path/writers.js';
+import { createHotReads, type HotReads, latestRoute, pendingRoute } from './hot-reads.js';
 import { serviceVersion } from './version.js';
 import { webhookPayloads } from './webhook-payloads.js';
-import { type Dispatcher, idleDispatcher, startDispatcher } from './webhooks/index.js';
-import { createWriters, groupCommitsInFlight, type Writers } from './writers.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;

@@ -1,10 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
-import { aggregateWorkersMetrics, metricsEnabled } from './metrics/index.js';
-import type { Config } from './platform/config.js';
-import { loadDataKey } from './platform/data-key.js';
-import { createDb } from './platform/db.js';
-import { migrateToLatest } from './platform/migrate.js';
+import { aggregateWorkersMetrics, metricsEnabled } from '../metrics/index.js';
+import type { Config } from '../platform/config.js';
+import { loadDataKey } from '../platform/data-key.js';
+import { createDb } from '../platform/db.js';
+import { migrateToLatest } from '../platform/migrate.js';
 import { serve } from './server.js';
 
 /**

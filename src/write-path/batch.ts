@@ -7,17 +7,17 @@
  */
 // By path, not through the features' index.ts: the writer thread loads this file, and the
 // whole surfaces would slow its start (docs/architecture.md).
-import type { ChannelChangeOutcome } from './channels/record-changes.js';
-import { recordChannelChanges } from './channels/record-changes.js';
-import type { CookieChoiceOutcome } from './cookies/record-choices.js';
-import { recordCookieChoices } from './cookies/record-choices.js';
-import type { DecisionOutcome } from './decisions/record-decisions.js';
-import { recordDecisions } from './decisions/record-decisions.js';
-import type { PartnerBlockOutcome } from './partner-blocks/record-changes.js';
-import { recordPartnerBlocks } from './partner-blocks/record-changes.js';
-import type { Trx } from './platform/db.js';
-import type { Settled } from './platform/group-commit.js';
-import type { SubjectVault } from './subjects/index.js';
+import type { ChannelChangeOutcome } from '../channels/record-changes.js';
+import { recordChannelChanges } from '../channels/record-changes.js';
+import type { CookieChoiceOutcome } from '../cookies/record-choices.js';
+import { recordCookieChoices } from '../cookies/record-choices.js';
+import type { DecisionOutcome } from '../decisions/record-decisions.js';
+import { recordDecisions } from '../decisions/record-decisions.js';
+import type { PartnerBlockOutcome } from '../partner-blocks/record-changes.js';
+import { recordPartnerBlocks } from '../partner-blocks/record-changes.js';
+import type { Trx } from '../platform/db.js';
+import type { Settled } from '../platform/group-commit.js';
+import type { SubjectVault } from '../subjects/index.js';
 
 /** Each kind of record the hot path writes, and the feature function that records a batch of it. */
 const recorders = {

@@ -2,25 +2,25 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
-import type { ChannelChangeWriter } from './channels/index.js';
-import type { CookieChoiceWriter } from './cookies/index.js';
+import type { ChannelChangeWriter } from '../channels/index.js';
+import type { CookieChoiceWriter } from '../cookies/index.js';
 import {
   type Integrator,
   idleIntegrator,
   leavesWaiting,
   startIntegrator,
-} from './decision-log/index.js';
-import type { DecisionOutcome, DecisionWriterHandle } from './decisions/index.js';
-import { type HotJob, type HotOutcome, recordHotWrites } from './hot-path.js';
-import type { PartnerBlockWriter } from './partner-blocks/index.js';
-import type { Config } from './platform/config.js';
-import type { Db, StoreSettings } from './platform/db.js';
-import { createGroupCommit } from './platform/group-commit.js';
-import { isPostgresUrl } from './platform/postgres.js';
-import { sqlitePath } from './platform/sqlite.js';
-import { startWriterThread, type WriterThread } from './platform/writer-thread.js';
-import type { NoteSigner } from './proof/index.js';
-import type { SubjectVault } from './subjects/index.js';
+} from '../decision-log/index.js';
+import type { DecisionOutcome, DecisionWriterHandle } from '../decisions/index.js';
+import type { PartnerBlockWriter } from '../partner-blocks/index.js';
+import type { Config } from '../platform/config.js';
+import type { Db, StoreSettings } from '../platform/db.js';
+import { createGroupCommit } from '../platform/group-commit.js';
+import { isPostgresUrl } from '../platform/postgres.js';
+import { sqlitePath } from '../platform/sqlite.js';
+import { startWriterThread, type WriterThread } from '../platform/writer-thread.js';
+import type { NoteSigner } from '../proof/index.js';
+import type { SubjectVault } from '../subjects/index.js';
+import { type HotJob, type HotOutcome, recordHotWrites } from './batch.js';
 
 /** What the writer thread is started with (see `sqlite-writer.ts`): plain data only. */
 export interface WriterThreadData {
@@ -177,7 +177,7 @@ function hotWriterOnStore(
 }
 
 /**
- * An SQLite file: the store's writer thread (src/sqlite-writer.ts) writes the batches with the
+ * An SQLite file: the store's writer thread (src/write-path/sqlite-writer.ts) writes the batches with the
  * same `recordHotWrites`, in one transaction with one fsync each, and the event loop never waits
  * for the disk.
  */

@@ -1,6 +1,6 @@
 import { type TSchema, Type } from 'typebox';
-import { RecordedDecision } from './decisions/index.js';
-import { eventTypes } from './webhooks/index.js';
+import { RecordedDecision } from '../decisions/index.js';
+import { eventTypes } from '../webhooks/index.js';
 
 /**
  * The webhook events as the OpenAPI document describes them (its 3.1 `webhooks`): the body of

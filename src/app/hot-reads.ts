@@ -15,20 +15,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AuthThrottle, KeyCheck } from './api-keys/index.js';
+import type { AuthThrottle, KeyCheck } from '../api-keys/index.js';
 import {
   customerIdPattern,
   getPendingState,
   type PendingReads,
   pendingBody,
-} from './decisions/index.js';
-import type { Config } from './platform/config.js';
-import type { AnswerObserver } from './platform/http-metrics.js';
-import type { RateLimit } from './platform/rate-limit.js';
-import { redactSecrets } from './platform/redact.js';
-import { requestIdFor } from './platform/request-id.js';
-import { securityHeaders } from './platform/security-headers.js';
-import type { SubjectVault } from './subjects/index.js';
+} from '../decisions/index.js';
+import type { Config } from '../platform/config.js';
+import type { AnswerObserver } from '../platform/http-metrics.js';
+import type { RateLimit } from '../platform/rate-limit.js';
+import { redactSecrets } from '../platform/redact.js';
+import { requestIdFor } from '../platform/request-id.js';
+import { securityHeaders } from '../platform/security-headers.js';
+import type { SubjectVault } from '../subjects/index.js';
 import {
   answerForm,
   type Catalog,
@@ -36,7 +36,7 @@ import {
   requestedLocales,
   templateCodePattern,
   variantFor,
-} from './templates/index.js';
+} from '../templates/index.js';
 
 /** The route patterns, as Fastify registers them (the metrics' `route` label). */
 export const latestRoute = '/api/v1/consent-templates/:template_code/latest';
