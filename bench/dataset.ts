@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newSalt, subjectCommitment } from '../src/proof/leaf.js';
+import { newSalt, subjectCommitment } from '../src/proof/commitments.js';
 import { sealPersonal } from '../src/subjects/personal.js';
 import { createVault } from '../src/subjects/vault.js';
 

@@ -20,13 +20,21 @@ import {
   refuseUnroutable,
 } from '../api-keys/index.js';
 import { backoffice } from '../backoffice/plugin.js';
+import { type ChannelChangeOutcome, channelChanges } from '../channels/index.js';
 import { channelRoutes } from '../channels/routes.js';
 import { consentStatusRoutes } from '../consent-status/routes.js';
+import { type CookieChoiceJob, type CookieChoiceOutcome, cookieChoices } from '../cookies/index.js';
 import { cookieRoutes } from '../cookies/routes.js';
 import { exportRoutes } from '../decision-log/export-routes.js';
 import { loadSigningKey } from '../decision-log/index.js';
 import { logRoutes } from '../decision-log/routes.js';
-import { type DecisionWriterHandle, pendingReads } from '../decisions/index.js';
+import {
+  type DecisionJob,
+  type DecisionOutcome,
+  type DecisionWriterHandle,
+  decisions,
+  pendingReads,
+} from '../decisions/index.js';
 import { decisionRoutes } from '../decisions/routes.js';
 import { evidenceRoutes } from '../evidence/routes.js';
 import { healthRoutes } from '../health/routes.js';
@@ -39,6 +47,7 @@ import {
   storeObserver,
 } from '../metrics/index.js';
 import { metricsRoutes } from '../metrics/routes.js';
+import { type PartnerBlockOutcome, partnerBlocks } from '../partner-blocks/index.js';
 import { partnerBlockRoutes } from '../partner-blocks/routes.js';
 import type { Config } from '../platform/config.js';
 import { loadDataKey } from '../platform/data-key.js';
@@ -58,16 +67,22 @@ import { setSecurityHeaders } from '../platform/security-headers.js';
 import { preferenceSecrets } from '../preference-centre/index.js';
 import { preferenceLinkRoutes } from '../preference-centre/routes.js';
 import { preferencePage } from '../preference-page/plugin.js';
+import type { ControlJob, Registry } from '../record-kinds/index.js';
 import { consentRoutes } from '../records/routes.js';
 import { createVault } from '../subjects/index.js';
 import { contentRoutes, uploadedFileRoutes } from '../templates/content-routes.js';
 import { createCatalog } from '../templates/index.js';
 import { templateRoutes } from '../templates/routes.js';
-import { type Dispatcher, idleDispatcher, startDispatcher } from '../webhooks/index.js';
+import {
+  type Dispatcher,
+  idleDispatcher,
+  startDispatcher,
+  webhookPayloads,
+} from '../webhooks/index.js';
 import { createWriters, groupCommitsInFlight, type Writers } from '../write-path/writers.js';
 import { createHotReads, type HotReads, latestRoute, pendingRoute } from './hot-reads.js';
+import { registry as serviceKinds } from './kinds.js';
 import { serviceVersion } from './version.js';
-import { webhookPayloads } from './webhook-payloads.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;
@@ -96,6 +111,11 @@ export interface AppOptions {
    * statements: `storeObserver`); made here when not given.
    */
   metrics?: Metrics;
+  /**
+   * The kinds of record the service keeps (`kinds.ts`); a test adds a kind of its own to a
+   * registry of its own.
+   */
+  registry?: Registry;
 }
 
 /** Builds the whole service, ready to `inject` or `listen`; never listens itself. */
@@ -210,12 +230,21 @@ export async function buildApp(
   const signer = loadSigningKey(config, app.log);
   // The preference centre's links and sessions, under keys derived from the data key.
   const secrets = preferenceSecrets(vault.dataKey);
-  const writers = createWriters(config, db, vault, signer, app.log, {
+  const registry = options.registry ?? serviceKinds;
+  const writers = createWriters(config, db, vault, registry, signer, app.log, {
     logLevel: options.logger === false ? 'silent' : config.logLevel,
     ...(metrics ? { onBatch: metrics.batchCommitted } : {}),
   });
-  const decisionWriter = observedDecisions(writers.decisions, metrics, config.tracing);
-  options.onDecisionWriter?.(writers.decisions);
+  const decisionHandle: DecisionWriterHandle = {
+    ...writers.of<DecisionJob, DecisionOutcome>(decisions),
+    failing: writers.failing,
+    stats: writers.stats,
+    execute: writers.execute,
+  };
+  const channelWriter = writers.of<ControlJob, ChannelChangeOutcome>(channelChanges.kind);
+  const partnerWriter = writers.of<ControlJob, PartnerBlockOutcome>(partnerBlocks.kind);
+  const decisionWriter = observedDecisions(decisionHandle, metrics, config.tracing);
+  options.onDecisionWriter?.(decisionHandle);
   options.onWriters?.(writers);
   app.addHook('onReady', () => writers.start());
   app.addHook('onClose', () => writers.close());
@@ -248,15 +277,22 @@ export async function buildApp(
   // Webhooks: every instance sends, one instance per endpoint at a time (src/webhooks).
   let dispatcher: Dispatcher = idleDispatcher;
   app.addHook('onReady', async () => {
-    dispatcher = startDispatcher(db, vault, config.webhooks, app.log, metrics?.webhookAttempt);
+    dispatcher = startDispatcher(
+      db,
+      vault,
+      registry,
+      config.webhooks,
+      app.log,
+      metrics?.webhookAttempt,
+    );
   });
   app.addHook('onClose', () => dispatcher.stop());
   await registerOpenApi(app, {
     version: serviceVersion,
     publicBaseUrl: config.publicBaseUrl,
-    webhooks: webhookPayloads,
+    webhooks: webhookPayloads(registry),
   });
-  await app.register(healthRoutes, { db, writes: writers.decisions });
+  await app.register(healthRoutes, { db, writes: decisionHandle });
   await app.register(contentRoutes, { db });
   await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
@@ -268,8 +304,8 @@ export async function buildApp(
       vault,
     });
     await v1.register(consentRoutes, { db, catalog, vault });
-    await v1.register(channelRoutes, { db, writer: writers.channels, vault });
-    await v1.register(partnerBlockRoutes, { db, writer: writers.partnerBlocks, vault });
+    await v1.register(channelRoutes, { db, writer: channelWriter, vault });
+    await v1.register(partnerBlockRoutes, { db, writer: partnerWriter, vault });
     await v1.register(consentStatusRoutes, {
       db,
       catalog,
@@ -277,10 +313,17 @@ export async function buildApp(
       signer,
       kick: () => writers.integrator().kick(),
     });
-    await v1.register(logRoutes, { db, signer, kick: () => writers.integrator().kick(), vault });
+    await v1.register(logRoutes, {
+      db,
+      signer,
+      kick: () => writers.integrator().kick(),
+      vault,
+      registry,
+    });
     await v1.register(evidenceRoutes, {
       db,
       vault,
+      registry,
       signer,
       kick: () => writers.integrator().kick(),
     });
@@ -298,7 +341,7 @@ export async function buildApp(
   });
   await app.register(cookieRoutes, {
     db,
-    writer: writers.cookies,
+    writer: writers.of<CookieChoiceJob, CookieChoiceOutcome>(cookieChoices),
     vault,
     publicBaseUrl: config.publicBaseUrl,
     perMinute: config.cookieRateLimitPerMinute,
@@ -313,11 +356,11 @@ export async function buildApp(
       catalog,
       vault,
       decisions: decisionWriter,
-      channels: writers.channels,
-      partnerBlocks: writers.partnerBlocks,
+      channels: channelWriter,
+      partnerBlocks: partnerWriter,
     },
     secrets,
-    evidence: { db, vault, signer, kick: () => writers.integrator().kick() },
+    evidence: { db, vault, registry, signer, kick: () => writers.integrator().kick() },
     secureCookies: config.secureCookies,
     mailer: pageMailer,
   });
@@ -326,8 +369,9 @@ export async function buildApp(
     config,
     signer,
     vault,
-    partnerBlocks: writers.partnerBlocks,
-    channelWriter: writers.channels,
+    registry,
+    partnerBlocks: partnerWriter,
+    channelWriter,
     kick: () => writers.integrator().kick(),
   });
   if (metrics) {

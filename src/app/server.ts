@@ -1,13 +1,13 @@
 import cluster from 'node:cluster';
 import { isAbsolute, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { purgeExpiredIdempotencyRecords } from '../decisions/index.js';
 import { observedStore } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
 import type { Db } from '../platform/db.js';
 import { migrateToLatest } from '../platform/migrate.js';
 import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.js';
+import { purgeExpiredIdempotencyRecords } from '../record-kinds/index.js';
 import { countTenants } from '../tenants/index.js';
 import { buildApp } from './app.js';
 

@@ -16,6 +16,7 @@ import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { createMailer } from '../platform/mail.js';
 import type { NoteSigner } from '../proof/index.js';
+import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { keptFormMs } from './accounts/finish-sign-in.js';
 import { linkRoutes } from './accounts/link-routes.js';
@@ -55,6 +56,8 @@ export interface BackofficeOptions {
   signer: NoteSigner;
   /** Opens customers' personal data, and erases it. */
   vault: SubjectVault;
+  /** The kinds of record the service keeps (src/app/kinds.ts). */
+  registry: Registry;
   /** Records the partner blocks a user sets on a decision (the hot path's writer). */
   partnerBlocks: PartnerBlockWriter;
   /** Runs an integration pass of the decision log now (an evidence pack's records first). */
@@ -70,7 +73,7 @@ export interface BackofficeOptions {
  */
 export async function backoffice(
   app: FastifyInstance,
-  { db, config, signer, vault, partnerBlocks, channelWriter, kick }: BackofficeOptions,
+  { db, config, signer, vault, registry, partnerBlocks, channelWriter, kick }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
@@ -202,17 +205,30 @@ export async function backoffice(
             publicBaseUrl: config.publicBaseUrl,
           });
           await tenantPages.register(apiKeyRoutes, { db });
-          await tenantPages.register(webhookRoutes, { db, vault, settings: config.webhooks });
-          await tenantPages.register(customerRoutes, { db, vault, signer, kick, channelWriter });
+          await tenantPages.register(webhookRoutes, {
+            db,
+            vault,
+            settings: config.webhooks,
+            kinds: registry,
+          });
+          await tenantPages.register(customerRoutes, {
+            db,
+            vault,
+            registry,
+            signer,
+            kick,
+            channelWriter,
+          });
           await tenantPages.register(decisionRoutes, { db, vault, partnerBlocks });
           await tenantPages.register(cookiePageRoutes, {
             db,
             vault,
+            registry,
             publicBaseUrl: config.publicBaseUrl,
           });
           await tenantPages.register(exportRoutes, { db, vault });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });
-          await tenantPages.register(logPageRoutes, { db, signer, vault });
+          await tenantPages.register(logPageRoutes, { db, signer, vault, registry });
         });
 
         await pages.register(tenantAdminRoutes, {

@@ -1,4 +1,4 @@
-import type { ChannelChangeBody, ChannelChangeOutcome } from './record-changes.js';
+import type { ChannelChangeBody, ChannelChangeOutcome } from './channels.js';
 
 /** The API's answer to a channel change: what is sent, and what an idempotency key replays. */
 export interface ChannelChangeAnswer {

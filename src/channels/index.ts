@@ -1,11 +1,13 @@
 /** The public surface of `src/channels/`: what other folders may import (its README says what each part is). */
-export { type Channel, type ChannelState, channels, isChannel } from './channels.js';
-export { committedChannelLeaf, type LoggedChannelChange, leafOfChannelChange } from './leaf.js';
-export type {
-  ChannelChangeJob,
-  ChannelChangeOutcome,
-  ChannelChangeWriter,
-} from './record-changes.js';
+export {
+  type Channel,
+  type ChannelChangeOutcome,
+  type ChannelChangeWriter,
+  type ChannelState,
+  channels,
+  isChannel,
+} from './channels.js';
+export { ChannelReceipt, channelChanges } from './kind.js';
 export { channelCodePattern, NewTenantChannel } from './schemas.js';
 export {
   type ChannelChangeEntry,

@@ -14,7 +14,7 @@ import {
 } from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { channelAnswerOf } from './answer.js';
-import type { ChannelChangeWriter } from './record-changes.js';
+import type { ChannelChangeWriter } from './channels.js';
 import {
   ChannelChangeRequest,
   ChannelList,

@@ -6,8 +6,7 @@ import { sha256Hex } from '../platform/hashing.js';
 import { getProduct, listProducts } from '../products/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
-import type { ChannelState } from './channels.js';
-import type { ChannelChangeOutcome, ChannelChangeWriter } from './record-changes.js';
+import type { ChannelChangeOutcome, ChannelChangeWriter, ChannelState } from './channels.js';
 import {
   findChannelChangeRow,
   findSubjectChangeRows,
@@ -63,9 +62,7 @@ export async function setChannel(
     ...context,
     customerId: target.customerId,
     lookup: vault.lookup(context.tenantId, target.customerId),
-    productId: product.id,
-    productCode: product.code,
-    channel: target.channel,
+    target: { product_id: product.id, product_code: product.code, channel: target.channel },
     blocked,
     requestHash: channelRequestHash(target, blocked),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),

@@ -6,9 +6,9 @@ import { type Commands, required } from './command.js';
 export const auditCommands: Commands = {
   audit: {
     options: ['tenant'],
-    run: async (db, o, _config, vault) => {
+    run: async (db, o, _config, vault, registry) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      const report = await auditLog(db, vault, tenant.id);
+      const report = await auditLog(db, vault, registry, tenant.id);
       await saveAuditRun(db, report, 'command line');
       return report;
     },

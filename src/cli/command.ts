@@ -1,5 +1,6 @@
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
+import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 
 /** A command's options as `parseArgs` reads them. */
@@ -11,6 +12,8 @@ export type Command = (
   options: Options,
   config: Config,
   vault: SubjectVault,
+  /** The kinds of record the service keeps (src/app/kinds.ts). */
+  registry: Registry,
 ) => Promise<unknown>;
 
 /** A command as the command line's table holds it: its options and what it runs. */

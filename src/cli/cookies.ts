@@ -113,9 +113,9 @@ export const cookieCommands: Commands = {
   },
   'cookie visitor erase': {
     options: ['tenant', 'visitor'],
-    run: async (db, o, _config, vault) => {
+    run: async (db, o, _config, vault, registry) => {
       const { tenantId } = await as(db, o);
-      return eraseCookieVisitor(db, vault, tenantId, required(o, 'visitor'), commandLine);
+      return eraseCookieVisitor(db, vault, registry, tenantId, required(o, 'visitor'), commandLine);
     },
   },
   'cookie decisions': {

@@ -6,9 +6,9 @@ import { type Commands, commandLine, required } from './command.js';
 export const erasureCommands: Commands = {
   'customer erase': {
     options: ['tenant', 'customer'],
-    run: async (db, o, _config, vault) => {
+    run: async (db, o, _config, vault, registry) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
-      return eraseCustomer(db, vault, tenant.id, required(o, 'customer'), commandLine);
+      return eraseCustomer(db, vault, registry, tenant.id, required(o, 'customer'), commandLine);
     },
   },
 };

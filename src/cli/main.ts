@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { serviceVersion } from '../app/version.js';
+import type { Registry } from '../record-kinds/index.js';
 import { type Commands, type Options, required, UsageError } from './command.js';
 
 const usage = `Usage: consent-service <command> [options]
@@ -107,8 +108,11 @@ export async function main(argv: string[]): Promise<number> {
         [second, ...rest].filter((a) => a !== undefined),
         ['pack', 'key'],
       );
-      const { verifyPackFile } = await import('./verify-receipt.js');
-      const verdict = verifyPackFile(required(values, 'pack'), required(values, 'key'));
+      const [{ verifyPackFile }, { formats }] = await Promise.all([
+        import('./verify-receipt.js'),
+        kinds(),
+      ]);
+      const verdict = verifyPackFile(required(values, 'pack'), required(values, 'key'), formats);
       process.stdout.write(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;
       const lines = verdict.failures.map(({ file, reason }) => `  ${file}: ${reason}\n`);
@@ -117,10 +121,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (first === 'verify-receipt') {
       const { values, positionals } = parseWithFile([second, ...rest], ['key', 'origin']);
-      const { verifyReceiptFile } = await import('./verify-receipt.js');
+      const [{ verifyReceiptFile }, { formats }] = await Promise.all([
+        import('./verify-receipt.js'),
+        kinds(),
+      ]);
       const verdict = verifyReceiptFile(
         positionals[0] as string,
         required(values, 'key'),
+        formats,
         values.origin,
       );
       process.stdout.write(`${JSON.stringify(verdict)}\n`);
@@ -171,7 +179,7 @@ export async function main(argv: string[]): Promise<number> {
     await withDb(
       config,
       async (db, vault) => {
-        const result = await command.run(db, options, config, vault);
+        const result = await command.run(db, options, config, vault, await kinds());
         if (command.lines) {
           for await (const line of result as AsyncIterable<unknown>) {
             process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -191,6 +199,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
+}
+
+/** The kinds of record the service keeps (the registry), loaded with the first command that needs it. */
+async function kinds(): Promise<Registry> {
+  return (await import('../app/kinds.js')).registry;
 }
 
 /** Options that may be given more than once: each is kept, in order. */

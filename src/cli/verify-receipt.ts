@@ -1,14 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { unzipSync } from 'fflate';
 import {
+  type LeafFormat,
   type PackVerdict,
   parseVerifierKey,
-  type VerifiedReceipt,
+  type StatedRecord,
   verifyEvidencePack,
   verifyReceipt,
 } from '../proof/index.js';
-
-type VerdictRecord = Record<string, string | number | boolean | Record<string, boolean>>;
 
 /**
  * What `verify-receipt` prints: the verdict, and on success what the log proves, by the kind of
@@ -18,21 +17,26 @@ type VerdictRecord = Record<string, string | number | boolean | Record<string, b
 export type ReceiptVerdict =
   | {
       valid: true;
-      kind: VerifiedReceipt['kind'];
+      kind: string;
       origin: string;
       tree_size: number;
       leaf_index: number;
       opened: boolean;
-      record: VerdictRecord;
+      record: StatedRecord;
     }
   | { valid: false; reason: string };
 
 /**
  * Checks a receipt file offline (the receipt JSON as the API answers it, or its tlog-proof
- * text) against a verifier key given as text or as a file holding it. Needs no store and no
- * network: only the proof module.
+ * text) against a verifier key given as text or as a file holding it, and the kinds' leaf
+ * formats. Needs no store and no network.
  */
-export function verifyReceiptFile(file: string, key: string, origin?: string): ReceiptVerdict {
+export function verifyReceiptFile(
+  file: string,
+  key: string,
+  formats: readonly LeafFormat[],
+  origin?: string,
+): ReceiptVerdict {
   const keyText = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
   const verifier = parseVerifierKey(keyText);
   if (!verifier.ok) throw new Error(`--key is not a verifier key: ${verifier.reason}`);
@@ -45,7 +49,12 @@ export function verifyReceiptFile(file: string, key: string, origin?: string): R
       return { valid: false, reason: 'the file is neither receipt JSON nor tlog-proof text' };
     }
   }
-  const result = verifyReceipt(input, [verifier.value], origin === undefined ? {} : { origin });
+  const result = verifyReceipt(
+    input,
+    [verifier.value],
+    formats,
+    origin === undefined ? {} : { origin },
+  );
   if (!result.ok) return { valid: false, reason: result.reason };
   const { checkpoint } = result.value;
   return {
@@ -55,52 +64,7 @@ export function verifyReceiptFile(file: string, key: string, origin?: string): R
     tree_size: checkpoint.size,
     leaf_index: result.value.leafIndex,
     opened: result.value.opened,
-    record: recordOf(result.value),
-  };
-}
-
-/** What the verified leaf says, named as the receipt names the record's fields. */
-function recordOf(verified: VerifiedReceipt): VerdictRecord {
-  if (verified.kind === 'cookie-decision') {
-    const { leaf } = verified;
-    return {
-      decision_id: leaf.recordId,
-      decided_at: leaf.time,
-      configuration_id: leaf.configurationId,
-      configuration_version: leaf.version,
-      content_sha256: leaf.contentSha256,
-      method: leaf.method,
-      categories: leaf.categories,
-    };
-  }
-  if (verified.kind === 'channel-change') {
-    const { leaf } = verified;
-    return {
-      change_id: leaf.recordId,
-      changed_at: leaf.time,
-      product_code: leaf.productCode,
-      channel: leaf.channel,
-      blocked: leaf.blocked,
-    };
-  }
-  if (verified.kind === 'partner-block') {
-    const { leaf } = verified;
-    return {
-      change_id: leaf.recordId,
-      changed_at: leaf.time,
-      decision_id: leaf.decisionId,
-      partner_code: leaf.partnerCode,
-      blocked: leaf.blocked,
-    };
-  }
-  const { leaf } = verified;
-  return {
-    decision_id: leaf.recordId,
-    decided_at: leaf.time,
-    template_id: leaf.templateId,
-    version: leaf.version,
-    content_sha256: leaf.contentSha256,
-    decision: leaf.decision,
+    record: result.value.record,
   };
 }
 
@@ -109,7 +73,11 @@ function recordOf(verified: VerifiedReceipt): VerdictRecord {
  * out) against a verifier key: the manifest's signature and every file's SHA-256, every receipt
  * under the pack's checkpoint, every text a decision was shown (docs/evidence-pack.md).
  */
-export function verifyPackFile(file: string, key: string): PackVerdict {
+export function verifyPackFile(
+  file: string,
+  key: string,
+  formats: readonly LeafFormat[],
+): PackVerdict {
   const keyText = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
   const verifier = parseVerifierKey(keyText);
   if (!verifier.ok) throw new Error(`--key is not a verifier key: ${verifier.reason}`);
@@ -122,5 +90,5 @@ export function verifyPackFile(file: string, key: string): PackVerdict {
   }
   // Folders a ZIP tool added hold no bytes the manifest could list.
   const files = new Map(Object.entries(entries).filter(([path]) => !path.endsWith('/')));
-  return verifyEvidencePack(files, [verifier.value]);
+  return verifyEvidencePack(files, [verifier.value], formats);
 }

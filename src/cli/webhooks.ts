@@ -35,13 +35,20 @@ function whole(options: Options, name: string, least: number): number {
 export const webhookCommands: Commands = {
   'webhook create': {
     options: ['tenant', 'url', 'events', 'description'],
-    run: async (db, o, config, vault) => {
+    run: async (db, o, config, vault, registry) => {
       const actor = await as(db, o);
-      const { endpoint, secret } = await createEndpoint(db, vault, config.webhooks, actor, {
-        url: required(o, 'url'),
-        events: required(o, 'events').split(','),
-        description: o.description,
-      });
+      const { endpoint, secret } = await createEndpoint(
+        db,
+        vault,
+        config.webhooks,
+        registry,
+        actor,
+        {
+          url: required(o, 'url'),
+          events: required(o, 'events').split(','),
+          description: o.description,
+        },
+      );
       return { ...endpoint, secret };
     },
   },

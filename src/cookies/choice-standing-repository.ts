@@ -1,5 +1,5 @@
 /**
- * What the store knows of each choice of a batch (record-choices.ts): the choice its event id
+ * What the store knows of each choice of a batch (writes.ts): the choice its event id
  * recorded before, if any, the visitor's subject, and whether an endpoint takes the webhook
  * event. On PostgreSQL one statement answers the whole batch, as for decisions
  * (src/decisions/standing-repository.ts); on SQLite, where a statement costs no round trip, two

@@ -3,7 +3,7 @@ import { paramRow, prepared } from '../platform/prepared.js';
 import { type UnnestType, unnestRows } from '../platform/unnest.js';
 import type { CookieDecisionRow, CookieDecisionsTable } from './table.js';
 
-// A batch of choices (record-choices.ts) writes its rows in one set-based statement on
+// A batch of choices (writes.ts) writes its rows in one set-based statement on
 // PostgreSQL (one round trip whatever the batch's size), and a prepared statement a row on
 // SQLite, where a statement costs no round trip.
 
@@ -77,4 +77,39 @@ export function listCookieDecisionRows(
     );
   }
   return query.orderBy('d.decided_at').orderBy('d.id').limit(limit).execute();
+}
+
+/** One website visitor's cookie decision of the tenant (the record behind its receipt). */
+export function findCookieDecisionRow(db: Executor, tenantId: string, decisionId: string) {
+  return db
+    .selectFrom('cookie_decisions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', decisionId)
+    .executeTakeFirst();
+}
+
+/** The tenant's cookie decisions of these ids. */
+export function findCookieDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+  return db
+    .selectFrom('cookie_decisions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** How many cookie choices a visitor's subject made. */
+export async function countSubjectCookieDecisions(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+): Promise<number> {
+  const { count } = await db
+    .selectFrom('cookie_decisions')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
 }

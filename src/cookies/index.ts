@@ -39,12 +39,8 @@ export {
 export { type CookieDecisionView, cookieDecisions } from './decisions.js';
 export { defaultContent } from './defaults.js';
 export { approveConfiguration, copyConfiguration, deleteConfiguration } from './drafts.js';
+export { CookieReceipt, cookieChoices, cookieReceipt } from './kind.js';
 export { type LoggedCookieDecision, leafOfCookieDecision } from './leaf.js';
-export type {
-  CookieChoiceJob,
-  CookieChoiceOutcome,
-  CookieChoiceWriter,
-} from './record-choices.js';
 export { configurationFourEyes } from './review-bar.js';
 export { type ChoiceRates, cookieChoiceRates } from './stats.js';
 export {
@@ -62,3 +58,8 @@ export type {
   CookieSystemRow,
 } from './table.js';
 export { countVisitorChoices, eraseCookieVisitor } from './visitor.js';
+export type {
+  CookieChoiceJob,
+  CookieChoiceOutcome,
+  CookieChoiceWriter,
+} from './writes.js';

@@ -15,10 +15,10 @@ import { canonicalLocale } from '../templates/index.js';
 import type { BannerConfig, ChoiceAnswer } from './banner-config.js';
 import { bannerScript } from './banner-script.js';
 import { bannerConfig, type ConfigurationContent } from './content.js';
-import type { CookieChoiceWriter } from './record-choices.js';
 import { findPublished, findPublishedOnce } from './repository.js';
 import { ChoiceBodySchema } from './schemas.js';
 import { visitorLookup } from './visitor.js';
+import type { CookieChoiceWriter } from './writes.js';
 
 /** A system as the public endpoints need it, with its published configuration if any. */
 interface PublicSystem {

@@ -7,8 +7,8 @@ import { jsonBodyParser } from '../platform/json-body.js';
 import { createRateLimit } from '../platform/rate-limit.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { allowedSystem, cookiePublic, recordChoice, servedScript } from './public.js';
-import type { CookieChoiceWriter } from './record-choices.js';
 import { ChoiceBodySchema } from './schemas.js';
+import type { CookieChoiceWriter } from './writes.js';
 
 const ScopeParam = Type.Object({
   scope: Type.String({

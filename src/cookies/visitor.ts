@@ -1,13 +1,21 @@
-import {
-  type Eraser,
-  erasableVisitorChoices,
-  eraseVisitor,
-  type VisitorErasureResult,
-} from '../erasure/index.js';
+import { recordAudit } from '../audit-trail/index.js';
+import { type Eraser, eraseSubject } from '../erasure/index.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
+import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
+import { findLiveSubjectRow } from '../subjects/index.js';
+import { countSubjectCookieDecisions } from './decisions-repository.js';
+
+/** What erasing a website visitor did. */
+export interface VisitorErasureResult {
+  /** False when the tenant holds no choice of this visitor (nothing was left to erase). */
+  erased: boolean;
+  subject_id: string | null;
+  cookie_decisions: number;
+  erased_at: string | null;
+}
 
 /**
  * A visitor's keyed look-up among the tenant's subjects. The `cookie-visitor/` prefix keeps
@@ -41,19 +49,43 @@ export async function countVisitorChoices(
   tenantId: string,
   visitorId: string,
 ): Promise<number> {
-  return erasableVisitorChoices(db, tenantId, lookupOf(vault, tenantId, visitorId));
+  const subject = await findLiveSubjectRow(db, tenantId, lookupOf(vault, tenantId, visitorId));
+  return subject ? countSubjectCookieDecisions(db, tenantId, subject.id) : 0;
 }
 
 /**
- * Erases a website visitor by the id their browser kept (`Consentrix.consent().visitor_id`):
- * see `eraseVisitor` (src/erasure). `400 1001` for an id that is no UUID.
+ * Erases a website visitor by the id their browser kept (`Consentrix.consent().visitor_id`), by
+ * crypto-shredding, as a customer is (`eraseSubject`): their key, salt and look-up go, so the
+ * visitor id, address and user agent sealed in their choices, and in the webhook events not yet
+ * sent, can never be opened again. The choices stay, in the store and the decision log, as the
+ * proof that they were made. A visitor holds no receipt (their page keeps only its id), so no
+ * tombstone is written and no `customer.erased` event is sent; the audit log records the erasure
+ * under the subject's random id. `400 1001` for an id that is no UUID.
  */
 export async function eraseCookieVisitor(
   db: Db,
   vault: SubjectVault,
+  registry: Registry,
   tenantId: string,
   visitorId: string,
   by: Eraser,
 ): Promise<VisitorErasureResult> {
-  return eraseVisitor(db, tenantId, lookupOf(vault, tenantId, visitorId), by);
+  const lookup = lookupOf(vault, tenantId, visitorId);
+  const result = await eraseSubject(db, registry, tenantId, lookup, async (erased) => {
+    const choices = await countSubjectCookieDecisions(erased.trx, tenantId, erased.id);
+    await recordAudit(erased.trx, {
+      ...by,
+      tenantId,
+      action: 'cookie_visitor.erased',
+      target: erased.id,
+      details: { cookie_decisions: choices },
+    });
+    return {
+      erased: true,
+      subject_id: erased.id,
+      cookie_decisions: choices,
+      erased_at: erased.erasedAt,
+    };
+  });
+  return result ?? { erased: false, subject_id: null, cookie_decisions: 0, erased_at: null };
 }

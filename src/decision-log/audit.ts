@@ -2,7 +2,6 @@ import type { Db } from '../platform/db.js';
 import {
   assembleProof,
   consistencyPlan,
-  cookieLeafHeader,
   foldRightBorder,
   leafHash,
   type NodeId,
@@ -11,11 +10,11 @@ import {
   parseVerifierKey,
   verifyConsistency,
 } from '../proof/index.js';
+import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { personalReader } from '../subjects/index.js';
-import { expectedLeaves, unloggedRecords } from './audit-records.js';
+import { countErasedRecords, expectedLeaves, unloggedRecords } from './audit-records.js';
 import {
-  countErasedRecords,
   findCheckpoints,
   findEntriesFrom,
   findLog,
@@ -54,9 +53,9 @@ export interface AuditReport {
   entries: number;
   checkpoints: number;
   /**
-   * Decisions of erased customers and cookie decisions of erased visitors: everything in their
-   * leaves was checked but the evidence commitment, whose values were destroyed with the
-   * subject's key (docs/erasure.md).
+   * Records of erased customers and visitors (every kind's): everything in their leaves was
+   * checked but the evidence commitment, whose values were destroyed with the subject's key
+   * (docs/erasure.md).
    */
   erased_records: number;
   ok: boolean;
@@ -72,7 +71,12 @@ const pageSize = 2_000;
  * next, and the log's state. Reports what was changed, removed or reordered instead of stopping
  * at the first.
  */
-export async function auditLog(db: Db, vault: SubjectVault, logId: string): Promise<AuditReport> {
+export async function auditLog(
+  db: Db,
+  vault: SubjectVault,
+  registry: Registry,
+  logId: string,
+): Promise<AuditReport> {
   const findings: Finding[] = [];
   const open = personalReader(db, vault, logId);
   const startedAt = new Date().toISOString();
@@ -90,7 +94,7 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
     const first = next;
     const last = Number(entries.at(-1)?.idx);
     const stored = await nodesFor(db, logId, first, last + 1);
-    const expected = await expectedLeaves(db, open, logId, entries);
+    const expected = await expectedLeaves(db, registry, open, logId, entries);
     for (const entry of entries) {
       const index = Number(entry.idx);
       if (index !== next) {
@@ -103,9 +107,7 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
         return report(log?.origin ?? null, logId, next, checkpoints.length, 0, findings);
       }
       const rebuilt = expected.get(entry.record_id);
-      const record = entry.leaf.startsWith(`${cookieLeafHeader}\n`)
-        ? 'cookie decision'
-        : 'decision';
+      const record = registry.byLeaf(entry.leaf)?.records?.noun ?? 'record';
       if (rebuilt === null) {
         findings.push({
           kind: 'record-unreadable',
@@ -215,14 +217,14 @@ export async function auditLog(db: Db, vault: SubjectVault, logId: string): Prom
       message: `the log's state says size ${stateSize}; its leaves make size ${size}${stateSize === size ? ' with another root' : ''}`,
     });
   }
-  for (const record of await unloggedRecords(db, logId)) {
+  for (const record of await unloggedRecords(db, registry, logId)) {
     findings.push({
       kind: 'record-not-logged',
       record_id: record,
       message: `record ${record} is neither in the log nor queued for it`,
     });
   }
-  const erased = await countErasedRecords(db, logId);
+  const erased = await countErasedRecords(db, registry, logId);
   return report(log?.origin ?? null, logId, size, checkpoints.length, erased, findings);
 }
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ChoiceMethod, ConfigurationContent } from '../cookies/index.js';
+import type { ChoiceMethod, ConfigurationContent, CookieReceipt } from '../cookies/index.js';
 import {
   type ExportContext,
   iso27560Document,
@@ -15,7 +15,6 @@ import {
   type Opened,
   recordFacts,
 } from './export-parts.js';
-import type { CookieReceipt } from './schemas.js';
 
 /** How the choice was made, in words, after its method. */
 const methodWords: Record<ChoiceMethod, string> = {

@@ -4,7 +4,7 @@
  * record around each kind's own fields, the controller, the log proof and the receipt id.
  */
 import { v5 as uuidV5 } from 'uuid';
-import type { LogProof } from './schemas.js';
+import type { LogProof } from '../record-kinds/index.js';
 
 /** Our namespace, for what neither DPV nor DCMI has a term for: the log proof, placeholders. */
 const consentLogNamespace = 'urn:consent-service:consent-log#';

@@ -1,15 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
+import { cookieChoices } from '../cookies/index.js';
+import { decisions } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { answer, apiKeySecurity } from '../platform/http-schemas.js';
-import type { SubjectVault } from '../subjects/index.js';
+import type { KindReceipt } from '../record-kinds/index.js';
+import type { SealedRecord, SubjectVault } from '../subjects/index.js';
 import { CookieIso27560Receipt, CookieKantaraReceipt } from './cookie-export-schemas.js';
 import { cookieIso27560Receipt, cookieKantaraReceipt } from './cookie-exports.js';
 import { Iso27560Receipt, isoAnswer, KantaraReceipt } from './export-schemas.js';
 import { cookieExportSource, exportSource } from './export-sources.js';
 import { iso27560Receipt, kantaraReceipt } from './exports.js';
-import { awaitCookieReceipt, awaitReceipt } from './receipts.js';
+import { awaitReceipt } from './receipts.js';
 import {
   receiptErrors,
   receiptPending,
@@ -82,20 +85,15 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
   /** A kind's receipt, waited for, and what its exports are made of once it is ready. */
   const sourceOf =
     <R, S>(
-      read: (
-        db: Db,
-        vault: SubjectVault,
-        kick: () => Promise<void>,
-        ...request: Parameters<SourceOf<S>>
-      ) => Promise<{ ready: true; receipt: R } | { ready: false }>,
+      kind: KindReceipt<SealedRecord>,
       build: (db: Db, tenantId: string, receipt: R, publicBaseUrl: string) => Promise<S>,
     ): SourceOf<S> =>
     async (tenantId, id, wait) => {
-      const result = await read(db, vault, kick, tenantId, id, wait);
-      return result.ready ? build(db, tenantId, result.receipt, publicBaseUrl) : undefined;
+      const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait);
+      return result.ready ? build(db, tenantId, result.receipt as R, publicBaseUrl) : undefined;
     };
-  const decisionSource = sourceOf(awaitReceipt, exportSource);
-  const cookieSource = sourceOf(awaitCookieReceipt, cookieExportSource);
+  const decisionSource = sourceOf(decisions.receipt, exportSource);
+  const cookieSource = sourceOf(cookieChoices.receipt, cookieExportSource);
 
   exportRoute(app, {
     url: '/api/v1/decisions/:decision_id/receipt/iso-27560',

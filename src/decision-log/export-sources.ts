@@ -2,7 +2,10 @@
  * What the receipt exports are made of beyond the receipt: the tenant, and what the customer or
  * visitor was shown. An erased subject's receipt has no export: it no longer says whose it is.
  */
+
+import type { CookieReceipt } from '../cookies/index.js';
 import { getConfiguration, getSystem } from '../cookies/index.js';
+import type { Receipt } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
@@ -11,7 +14,6 @@ import { getTenantById } from '../tenants/index.js';
 import type { CookieExportSource, OpenCookieReceipt } from './cookie-exports.js';
 import type { Controller } from './export-parts.js';
 import type { ExportSource, OpenReceipt } from './exports.js';
-import type { CookieReceipt, Receipt } from './schemas.js';
 
 /** The tenant, the template and the version shown. */
 export async function exportSource(

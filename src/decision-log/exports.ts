@@ -6,6 +6,8 @@
  *
  * @module
  */
+
+import type { Receipt } from '../decisions/index.js';
 import { contentFileUrl } from '../templates/index.js';
 import {
   type ExportContext,
@@ -16,7 +18,6 @@ import {
   type Opened,
   recordFacts,
 } from './export-parts.js';
-import type { Receipt } from './schemas.js';
 
 /** A receipt that still names its customer. */
 export type OpenReceipt = Opened<Receipt, 'decision', 'customer_id'>;

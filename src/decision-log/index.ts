@@ -5,21 +5,7 @@ export { type AuditRun, lastAuditRun, recordLogAudit, saveAuditRun } from './aud
 export { type Coverage, checkpointCovering } from './coverage.js';
 export { type Integrator, idleIntegrator, leavesWaiting, startIntegrator } from './integrator.js';
 export { logProofsAtLatest, type ProofsAtCheckpoint } from './proofs-at.js';
-export {
-  awaitReady,
-  channelReceipt,
-  decisionReceipt,
-  type OpenedPersonal,
-  openedOnly,
-  partnerBlockReceipt,
-  receiptOf,
-} from './receipts.js';
-export {
-  type ChannelReceipt,
-  LogCheckpoint,
-  type LogKey,
-  type LogProof,
-  type Receipt,
-} from './schemas.js';
+export { awaitReady, awaitReceipt, openedOnly, type ReceiptResult, receiptOf } from './receipts.js';
+export { LogCheckpoint, type LogKey } from './schemas.js';
 export { integratorBacklog, logOverview, queuedLeaves } from './service.js';
 export { loadSigningKey } from './signing-key.js';

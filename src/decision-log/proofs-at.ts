@@ -1,5 +1,6 @@
 import type { Executor } from '../platform/db.js';
 import { assembleProof, inclusionPlan, type NodeId } from '../proof/index.js';
+import type { LogProof } from '../record-kinds/index.js';
 import { logProofText } from './receipts.js';
 import {
   findEntriesByRecords,
@@ -8,7 +9,6 @@ import {
   nodeKey,
   readNodes,
 } from './repository.js';
-import type { LogProof } from './schemas.js';
 
 /** Many records' proofs under one checkpoint, or the records whose leaves still wait. */
 export type ProofsAtCheckpoint =

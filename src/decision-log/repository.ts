@@ -132,20 +132,6 @@ export async function findEntriesByRecords(
   return rows;
 }
 
-/** The tombstones among these records, each with the subject commitment it carries. */
-export function findErasures(db: Executor, tenantId: string, ids: readonly string[]) {
-  return db
-    .selectFrom('erasures as x')
-    .innerJoin('subjects as s', (join) =>
-      join.onRef('s.tenant_id', '=', 'x.tenant_id').onRef('s.id', '=', 'x.subject_id'),
-    )
-    .selectAll('x')
-    .select('s.commitment')
-    .where('x.tenant_id', '=', tenantId)
-    .where('x.id', 'in', ids)
-    .execute();
-}
-
 export async function insertLog(trx: Trx, row: TlogLogsTable): Promise<void> {
   await trx.insertInto('tlog_logs').values(row).execute();
 }
@@ -229,8 +215,8 @@ export function findLastAuditRun(db: Executor, logId: string) {
     .executeTakeFirst();
 }
 
-// The audit recomputes the log from the records themselves, so it reads the decisions, erasures
-// and cookie decisions tables here as well as the log's own.
+// The audit recomputes the log from the records themselves: the kinds of record name their
+// tables (src/record-kinds), which are read here by name beside the log's own.
 
 /** Every checkpoint of the log, smallest first. */
 export function findCheckpoints(db: Executor, logId: string) {
@@ -272,76 +258,23 @@ export function findNodesAtLevel(
     .execute();
 }
 
-/** Decisions and cookie decisions of the tenant whose customer or visitor was erased. */
-export async function countErasedRecords(db: Executor, tenantId: string): Promise<number> {
-  let total = 0;
-  // Both tables name their subject by (tenant_id, subject_id), which is all this reads of either.
-  for (const table of ['decisions', 'cookie_decisions'] as const) {
-    const { count } = await db
-      .selectFrom(`${table} as d` as 'decisions as d')
-      .innerJoin('subjects as s', (join) =>
-        join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.subject_id'),
-      )
-      .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .where('d.tenant_id', '=', tenantId)
-      .where('s.erased_at', 'is not', null)
-      .executeTakeFirstOrThrow();
-    total += Number(count);
-  }
-  return total;
+/** A kind's records of the tenant whose customer or visitor was erased. */
+export async function countErasedRows(db: Executor, table: string, tenantId: string) {
+  // Every table of records names its subject by (tenant_id, subject_id), all this reads of any.
+  const { count } = await db
+    .selectFrom(`${table} as d` as 'decisions as d')
+    .innerJoin('subjects as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.subject_id'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('d.tenant_id', '=', tenantId)
+    .where('s.erased_at', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(count);
 }
 
-export function findDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
-  return db
-    .selectFrom('decisions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .execute();
-}
-
-export function findCookieDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
-  return db
-    .selectFrom('cookie_decisions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .execute();
-}
-
-export function findChannelChangesByIds(db: Executor, tenantId: string, ids: readonly string[]) {
-  return db
-    .selectFrom('channel_changes')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .execute();
-}
-
-export function findPartnerBlockChangesByIds(
-  db: Executor,
-  tenantId: string,
-  ids: readonly string[],
-) {
-  return db
-    .selectFrom('partner_block_changes')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .execute();
-}
-
-/** Records of one table that are neither in the log nor queued for it (at most 1,000). */
-export async function findUnlogged(
-  db: Executor,
-  table:
-    | 'decisions'
-    | 'erasures'
-    | 'cookie_decisions'
-    | 'channel_changes'
-    | 'partner_block_changes',
-  logId: string,
-): Promise<string[]> {
+/** A kind's records that are neither in the log nor queued for it (at most 1,000). */
+export async function findUnlogged(db: Executor, table: string, logId: string): Promise<string[]> {
   // Every table of records names one by (tenant_id, id), which is all this reads of any.
   const rows = await db
     .selectFrom(`${table} as r` as 'decisions as r')

@@ -14,24 +14,10 @@ import {
 } from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
+import type { ReceiptRoute, Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import {
-  awaitChannelReceipt,
-  awaitCookieReceipt,
-  awaitPartnerBlockReceipt,
-  awaitReceipt,
-} from './receipts.js';
-import {
-  ChannelReceipt,
-  ChannelReceiptPending,
-  ConsistencyProof,
-  CookieReceipt,
-  LogCheckpoint,
-  LogKey,
-  PartnerBlockReceipt,
-  Receipt,
-  ReceiptPending,
-} from './schemas.js';
+import { awaitReceipt } from './receipts.js';
+import { ConsistencyProof, LogCheckpoint, LogKey } from './schemas.js';
 import { consistency, currentCheckpoint, logKey } from './service.js';
 
 const SizeParam = integerQuery({
@@ -41,12 +27,22 @@ const SizeParam = integerQuery({
   description: 'A tree size',
 });
 
-/** The answer while a decision's leaf waits to be appended, and what a receipt may refuse. */
-export const receiptPending = answer(
-  dataOf(ReceiptPending),
-  'Queued: the decision is not in the log yet. Ask again after `Retry-After`.',
-  { 'retry-after': responseHeaders.retryAfter },
-);
+/** The answer while a record's leaf waits to be appended: its id, and `queued`. */
+function pendingAnswer(route: Pick<ReceiptRoute, 'param' | 'queued'>) {
+  return answer(
+    dataOf(
+      Type.Object({
+        [route.param]: Type.String({ format: 'uuid' }),
+        status: Type.Literal('queued'),
+      }),
+    ),
+    `Queued: ${route.queued} is not in the log yet. Ask again after \`Retry-After\`.`,
+    { 'retry-after': responseHeaders.retryAfter },
+  );
+}
+
+/** The answer while a decision's leaf waits to be appended (the receipt exports'). */
+export const receiptPending = pendingAnswer({ param: 'decision_id', queued: 'the decision' });
 export const receiptErrors = errorsOf('invalidRequest', 'notFound', ...keyedErrors);
 
 /** Path and query of every route answering a decision's receipt, whatever its format. */
@@ -76,128 +72,46 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
   /** Runs an integration pass now (see integrator.ts). */
   kick: () => Promise<void>;
   vault: SubjectVault;
-}> = async (app, { db, signer, kick, vault }) => {
-  app.get(
-    '/api/v1/decisions/:decision_id/receipt',
-    {
-      schema: {
-        tags: ['log'],
-        operationId: 'getReceipt',
-        summary: "A decision's receipt: its leaf, inclusion proof and signed checkpoint",
-        description: receiptWaitDescription,
-        security: apiKeySecurity,
-        ...receiptRequest,
-        response: {
-          200: answer(dataOf(Receipt), 'The receipt.'),
-          202: receiptPending,
-          ...receiptErrors,
-        },
-      },
-    },
-    async (request, reply) => {
-      const { tenantId } = callerOf(request);
-      const id = request.params.decision_id;
-      reply.header('cache-control', 'no-store');
-      const result = await awaitReceipt(
-        db,
-        vault,
-        kick,
-        tenantId,
-        id,
-        request.query.wait === 'true',
-      );
-      if (!result.ready) return sendQueued(reply, id);
-      return { data: result.receipt };
-    },
-  );
-
-  app.get(
-    '/api/v1/cookie-decisions/:decision_id/receipt',
-    {
-      schema: {
-        tags: ['log'],
-        operationId: 'getCookieDecisionReceipt',
-        summary:
-          "A website visitor's cookie decision's receipt: its leaf, inclusion proof and signed checkpoint",
-        description: `The same proof as a decision's receipt, for a leaf in the cookie format (consent-log/cookie/v1). ${receiptWaitDescription}`,
-        security: apiKeySecurity,
-        ...receiptRequest,
-        response: {
-          200: answer(dataOf(CookieReceipt), 'The receipt.'),
-          202: receiptPending,
-          ...receiptErrors,
-        },
-      },
-    },
-    async (request, reply) => {
-      const { tenantId } = callerOf(request);
-      const id = request.params.decision_id;
-      reply.header('cache-control', 'no-store');
-      const wait = request.query.wait === 'true';
-      const result = await awaitCookieReceipt(db, vault, kick, tenantId, id, wait);
-      if (!result.ready) return sendQueued(reply, id);
-      return { data: result.receipt };
-    },
-  );
-
-  // A control's change (a channel's, a partner block's) has its receipt as a decision has: the
-  // same proof of a leaf in its own format, the same wait, the same `queued` answer.
-  const controls = [
-    {
-      path: '/api/v1/channel-changes/:change_id/receipt',
-      operationId: 'getChannelChangeReceipt',
-      summary:
-        "A customer's channel change's receipt: its leaf, inclusion proof and signed checkpoint",
-      format: 'the channel format (consent-log/channel/v1)',
-      receipt: ChannelReceipt,
-      read: awaitChannelReceipt,
-    },
-    {
-      path: '/api/v1/partner-block-changes/:change_id/receipt',
-      operationId: 'getPartnerBlockReceipt',
-      summary:
-        "A partner block's change's receipt: its leaf, inclusion proof and signed checkpoint",
-      format: 'the partner block format (consent-log/partner/v1)',
-      receipt: PartnerBlockReceipt,
-      read: awaitPartnerBlockReceipt,
-    },
-  ] as const;
-  for (const control of controls) {
+  registry: Registry;
+}> = async (app, { db, signer, kick, vault, registry }) => {
+  // Every kind's record has its receipt as a decision has: the same proof of a leaf in its own
+  // format, the same wait, the same `queued` answer.
+  for (const { receipt: kind } of registry.kinds) {
+    if (!kind) continue;
+    const { route } = kind;
     app.get(
-      control.path,
+      route.path,
       {
         schema: {
           tags: ['log'],
-          operationId: control.operationId,
-          summary: control.summary,
-          description: `The same proof as a decision's receipt, for a leaf in ${control.format}. ${receiptWaitDescription}`,
+          operationId: route.operationId,
+          summary: route.summary,
+          description: route.description
+            ? `${route.description} ${receiptWaitDescription}`
+            : receiptWaitDescription,
           security: apiKeySecurity,
-          params: Type.Object({ change_id: Type.String({ pattern: uuidPattern }) }),
+          params: Type.Object({ [route.param]: Type.String({ pattern: uuidPattern }) }),
           querystring: receiptRequest.querystring,
           response: {
-            200: answer(dataOf(control.receipt), 'The receipt.'),
-            202: answer(
-              dataOf(ChannelReceiptPending),
-              'Queued: the change is not in the log yet. Ask again after `Retry-After`.',
-              { 'retry-after': responseHeaders.retryAfter },
-            ),
+            200: answer(dataOf(route.schema), 'The receipt.'),
+            202: pendingAnswer(route),
             ...receiptErrors,
           },
         },
       },
       async (request, reply) => {
         const { tenantId } = callerOf(request);
-        const id = request.params.change_id;
+        const id = (request.params as Record<string, string>)[route.param] as string;
         reply.header('cache-control', 'no-store');
         const wait = request.query.wait === 'true';
-        const result = await control.read(db, vault, kick, tenantId, id, wait);
+        const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait);
         if (!result.ready) {
           return reply
             .code(202)
             .header('retry-after', '1')
-            .send({ data: { change_id: id.toLowerCase(), status: 'queued' as const } });
+            .send({ data: { [route.param]: id.toLowerCase(), status: 'queued' as const } });
         }
-        return { data: result.receipt };
+        return reply.send({ data: result.receipt as Record<string, unknown> });
       },
     );
   }

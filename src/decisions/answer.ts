@@ -1,7 +1,7 @@
 import { type ErrorBody, errorBody } from '../platform/errors.js';
-import type { DecisionOutcome } from './record-decisions.js';
 import { DecisionRefused } from './rule.js';
 import type { RecordedDecision } from './schemas.js';
+import type { DecisionOutcome } from './writes.js';
 
 /** The API's answer to a decision (contract section 4): what is sent, and what a key replays. */
 export interface DecisionAnswer {

@@ -1,18 +1,12 @@
 /** The public surface of `src/decisions/`: what other folders may import (its README says what each part is). */
 export { presentDecision } from './decision.js';
-export {
-  findIdempotencyRecords,
-  idempotencyLockName,
-  keepIdempotencyRecords,
-  purgeExpiredIdempotencyRecords,
-  replayOf,
-  type StoredAnswer,
-} from './idempotency.js';
+export { decisions } from './kind.js';
 export { type Lapse, lapseOf } from './lapse.js';
 export { committedLeaf, leafOfDecision } from './leaf.js';
 export { getPendingState, type PendingReads, pendingBody } from './pending.js';
 export { pendingReads } from './pending-repository.js';
-export { type DecisionJob, type DecisionOutcome, recordDecisions } from './record-decisions.js';
+export { type DecisionWithTemplate, decisionReceipt, Receipt } from './receipt.js';
+export { decidedTemplates } from './records.js';
 export {
   CustomerIdParam,
   customerIdPattern,
@@ -22,5 +16,6 @@ export {
   RecordedDecision,
 } from './schemas.js';
 export { type DecisionWriter, decide } from './service.js';
-export type { DecisionRow, IdempotencyKeysTable } from './table.js';
+export type { DecisionRow } from './table.js';
 export type { DecisionWriterHandle } from './writer.js';
+export type { DecisionJob, DecisionOutcome } from './writes.js';

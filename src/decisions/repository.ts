@@ -1,7 +1,7 @@
-import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { type UnnestType, unnestRows, unnestTable } from '../platform/unnest.js';
-import type { DecisionRow, IdempotencyKeysTable } from './table.js';
+import type { DecisionRow } from './table.js';
 
 // The statements of every decision are prepared (src/platform/prepared.ts).
 // They name their columns: on PostgreSQL a prepared `select *` fails once a column is added by
@@ -188,99 +188,3 @@ export async function appendDecisions(
     )
     .execute();
 }
-
-/** A batch's idempotency records, one per key: the latest answer of each. */
-export async function saveIdempotencyRecords(
-  trx: Trx,
-  records: readonly IdempotencyKeysTable[],
-): Promise<void> {
-  if (records.length === 0) return;
-  if (!isPostgres(trx)) {
-    for (const record of records) await saveKey.run(trx, record);
-    return;
-  }
-  await trx
-    .insertInto('idempotency_keys')
-    .columns([
-      'tenant_id',
-      'key',
-      'customer_lookup',
-      'request_hash',
-      'status_code',
-      'response_body',
-      'created_at',
-    ])
-    .expression(
-      unnestRows(records, {
-        tenant_id: 'text',
-        key: 'text',
-        customer_lookup: 'text',
-        request_hash: 'text',
-        status_code: 'integer',
-        response_body: 'text',
-        created_at: 'text',
-      }),
-    )
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
-        customer_lookup: eb.ref('excluded.customer_lookup'),
-        request_hash: eb.ref('excluded.request_hash'),
-        status_code: eb.ref('excluded.status_code'),
-        response_body: eb.ref('excluded.response_body'),
-        created_at: eb.ref('excluded.created_at'),
-      })),
-    )
-    .execute();
-}
-
-/** The records of some keys, each by tenant and key; in one statement. */
-export async function findIdempotencyRecordRows(
-  trx: Trx,
-  keys: readonly { tenant_id: string; key: string }[],
-): Promise<IdempotencyKeysTable[]> {
-  if (keys.length === 0) return [];
-  return trx
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where((eb) =>
-      eb.or(keys.map((k) => eb.and([eb('tenant_id', '=', k.tenant_id), eb('key', '=', k.key)]))),
-    )
-    .execute();
-}
-
-/** Drops idempotency records past their window; they would only be overwritten otherwise. */
-export async function deleteIdempotencyRecordsBefore(
-  db: Executor,
-  cutoff: string,
-): Promise<number> {
-  const result = await db
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<', cutoff)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-type KeyColumn = keyof IdempotencyKeysTable & string;
-
-const saveKey = prepared((db, p: (name: KeyColumn) => never) =>
-  db
-    .insertInto('idempotency_keys')
-    .values({
-      tenant_id: p('tenant_id'),
-      key: p('key'),
-      customer_lookup: p('customer_lookup'),
-      request_hash: p('request_hash'),
-      status_code: p('status_code'),
-      response_body: p('response_body'),
-      created_at: p('created_at'),
-    })
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'key']).doUpdateSet({
-        customer_lookup: p('customer_lookup'),
-        request_hash: p('request_hash'),
-        status_code: p('status_code'),
-        response_body: p('response_body'),
-        created_at: p('created_at'),
-      }),
-    ),
-);

@@ -3,8 +3,8 @@ import { sha256Hex } from '../platform/hashing.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import { type DecisionContext, decisionVersion } from './decision.js';
-import type { DecisionJob, DecisionOutcome } from './record-decisions.js';
 import type { DecisionRequest } from './schemas.js';
+import type { DecisionJob, DecisionOutcome } from './writes.js';
 
 /**
  * Writes decisions durably (`writer.ts`): the SQLite writer thread, PostgreSQL's group commit, or

@@ -48,18 +48,6 @@ export interface CustomerVersionStatesTable {
   last_decided_at: string;
 }
 
-export interface IdempotencyKeysTable {
-  tenant_id: string;
-  key: string;
-  /** The customer's keyed look-up (src/subjects/crypto.ts), to refuse the key for another one. */
-  customer_lookup: string;
-  /** Hex SHA-256 of the canonical JSON of the request body (a channel change's: method, path and body). */
-  request_hash: string;
-  status_code: number;
-  response_body: string;
-  created_at: string;
-}
-
 export type DecisionRow = Selectable<DecisionsTable>;
 
 declare module '../platform/database.js' {
@@ -68,6 +56,5 @@ declare module '../platform/database.js' {
     decisions: DecisionsTable;
     customer_template_states: CustomerTemplateStatesTable;
     customer_version_states: CustomerVersionStatesTable;
-    idempotency_keys: IdempotencyKeysTable;
   }
 }

@@ -1,8 +1,5 @@
-import type { NewEvent } from '../journal/index.js';
+import { type NewEvent, serviceSealBinding } from '../journal/index.js';
 import { newId } from '../platform/ids.js';
-
-/** What an erasure event's sealed customer id is bound to. */
-export const erasedEventBinding = (eventId: string) => `webhook-event:${eventId}`;
 
 /**
  * A customer's erasure event, ordered by its first tombstone in the decision log. Its customer
@@ -17,7 +14,7 @@ export function erasureEvent(
 ): NewEvent {
   const id = newId();
   const data = told
-    ? { customer_sealed: seal(erasedEventBinding(id), erasure.customerId), erased_at: erasure.at }
+    ? { customer_sealed: seal(serviceSealBinding(id), erasure.customerId), erased_at: erasure.at }
     : { erased_at: erasure.at };
   return {
     tenant_id: erasure.tenantId,

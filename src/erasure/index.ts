@@ -1,11 +1,11 @@
 /** The public surface of `src/erasure/`: what other folders may import (its README says what each part is). */
-export { erasedEventBinding } from './event.js';
+export { tombstones } from './kind.js';
 export { leafOfErasure } from './leaf.js';
 export {
+  type ErasedSubject,
   type Eraser,
-  erasableVisitorChoices,
+  type ErasureResult,
   eraseCustomer,
-  eraseVisitor,
+  eraseSubject,
   erasureSummary,
-  type VisitorErasureResult,
 } from './service.js';

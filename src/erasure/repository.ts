@@ -34,94 +34,22 @@ export async function erasureTotals(
   };
 }
 
-/** The templates the customer decided on, each with the version and text of their last decision. */
-export function findDecidedTemplates(trx: Trx, tenantId: string, subjectId: string) {
-  return trx
-    .selectFrom('customer_template_states as s')
-    .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 's.tenant_id').onRef('v.id', '=', 's.last_consent_version_id'),
+/** The tombstones among these records, each with the subject commitment it carries. */
+export function findTombstones(db: Executor, tenantId: string, ids: readonly string[]) {
+  return db
+    .selectFrom('erasures as x')
+    .innerJoin('subjects as s', (join) =>
+      join.onRef('s.tenant_id', '=', 'x.tenant_id').onRef('s.id', '=', 'x.subject_id'),
     )
-    .select(['s.template_id', 'v.version', 'v.content_sha256'])
-    .where('s.tenant_id', '=', tenantId)
-    .where('s.subject_id', '=', subjectId)
-    .orderBy('s.template_id')
+    .selectAll('x')
+    .select('s.commitment')
+    .where('x.tenant_id', '=', tenantId)
+    .where('x.id', 'in', ids)
     .execute();
 }
 
 export async function insertErasure(trx: Trx, row: Insertable<ErasuresTable>): Promise<void> {
   await trx.insertInto('erasures').values(row).execute();
-}
-
-/**
- * Everything an erasure drops besides the key: the customer's current states, their
- * idempotency records and preference centre sign-in codes (both kept by the customer's
- * look-up), then the subject's key, salt and look-up themselves.
- */
-export async function shredSubject(
-  trx: Trx,
-  tenantId: string,
-  subjectId: string,
-  lookup: string,
-  erasedAt: string,
-): Promise<void> {
-  for (const table of [
-    'customer_template_states',
-    'customer_version_states',
-    'channel_states',
-    'partner_block_states',
-  ] as const) {
-    await trx
-      .deleteFrom(table)
-      .where('tenant_id', '=', tenantId)
-      .where('subject_id', '=', subjectId)
-      .execute();
-  }
-  await trx
-    .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', tenantId)
-    .where('customer_lookup', '=', lookup)
-    .execute();
-  // The preference centre's sign-in codes are kept by the look-up too: none may outlive it.
-  await trx
-    .deleteFrom('preference_codes')
-    .where('tenant_id', '=', tenantId)
-    .where('lookup', '=', lookup)
-    .execute();
-  await trx
-    .updateTable('subjects')
-    .set({ lookup: null, wrapped_key: null, salt: null, erased_at: erasedAt })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', subjectId)
-    .execute();
-}
-
-export async function countSubjectDecisions(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-): Promise<number> {
-  const { count } = await db
-    .selectFrom('decisions')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('tenant_id', '=', tenantId)
-    .where('subject_id', '=', subjectId)
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}
-
-/** How many cookie choices a visitor's subject made. */
-export async function countSubjectCookieDecisions(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-): Promise<number> {
-  const { count } = await db
-    .selectFrom('cookie_decisions')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('tenant_id', '=', tenantId)
-    .where('subject_id', '=', subjectId)
-    .executeTakeFirstOrThrow();
-  return Number(count);
 }
 
 /**

@@ -1,166 +1,128 @@
 import { type AuditEntry, recordAudit } from '../audit-trail/index.js';
 import { anySubscriber, type NewLeaf, writeJournal } from '../journal/index.js';
-import { type Db, type Executor, isPostgres } from '../platform/db.js';
-import { newId } from '../platform/ids.js';
+import { type Db, type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
+import { forgetSubjectKeys, type Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { findLiveSubjectRow } from '../subjects/index.js';
+import { findLiveSubjectRow, shredSubject } from '../subjects/index.js';
 import { erasureEvent } from './event.js';
-import { leafOfErasure } from './leaf.js';
-import {
-  checkpointWal,
-  countSubjectCookieDecisions,
-  countSubjectDecisions,
-  erasureTotals,
-  findDecidedTemplates,
-  insertErasure,
-  shredSubject,
-} from './repository.js';
-
-export interface ErasureResult {
-  /** False when the tenant holds no record of this customer (nothing was left to erase). */
-  erased: boolean;
-  /** The random id the customer's records keep (nothing links it to the customer any more). */
-  subject_id: string | null;
-  decisions: number;
-  /** One tombstone leaf per template the customer had decided on. */
-  tombstones: number;
-  erased_at: string | null;
-}
+import { checkpointWal, erasureTotals } from './repository.js';
 
 /** Who erases: the audit-log entry's actor (with their name, when they have one), address and user agent. */
 export type Eraser = Pick<AuditEntry, 'actorKind' | 'actor' | 'actorName' | 'ip' | 'userAgent'>;
 
+/** A subject as an erasure found it, under its lock, in the erasure's transaction. */
+export interface ErasedSubject {
+  trx: Trx;
+  id: string;
+  erasedAt: string;
+  /** What the kinds counted, under their names, in the registry's order. */
+  counts: Record<string, number>;
+  /** The leaves the kinds queued (tombstones). */
+  leaves: readonly NewLeaf[];
+}
+
 /**
- * Erases a customer by crypto-shredding (docs/erasure.md), in one transaction: their key, salt
- * and look-up are dropped, so the sealed customer id, IP addresses and user agents of their
- * decisions can never be opened again; their current states, idempotency records and sign-in
- * codes go; and an `erased` tombstone leaf per template joins the log, which, like every earlier
- * receipt, still verifies. The decisions themselves stay, as the proof that they were made. The customer's
- * next decision starts a new record. The audit log records the erasure under the subject's
- * random id, never the customer id.
+ * Erases one subject by crypto-shredding, in one transaction, under the lock every write of
+ * theirs takes: every kind's erasure parts (what the erasure logs, then the current states it
+ * drops; the records stay, as the proof that they were made), the idempotency records kept by
+ * their look-up, then the subject's key, salt and look-up; `then` adds what the caller's
+ * erasure says of itself (an event, the audit entry) in the same transaction. Undefined when
+ * the tenant holds no live subject of this look-up (never seen, or erased already).
+ */
+export async function eraseSubject<R>(
+  db: Db,
+  registry: Registry,
+  tenantId: string,
+  lookup: string,
+  then: (erased: ErasedSubject) => Promise<R>,
+): Promise<R | undefined> {
+  const result = await db.transaction().execute(async (trx) => {
+    await lockKey(trx, `subject:${tenantId}:${lookup}`);
+    const subject = await findLiveSubjectRow(trx, tenantId, lookup);
+    if (!subject) return undefined;
+    const erasedAt = nowIso();
+    const leaves: NewLeaf[] = [];
+    const scope = {
+      trx,
+      tenantId,
+      subjectId: subject.id,
+      lookup,
+      commitment: subject.commitment,
+      erasedAt,
+      log: (queued: readonly NewLeaf[]) => leaves.push(...queued),
+    };
+    const counted = new Map<string, Readonly<Record<string, number>>>();
+    for (const step of ['record', 'drop'] as const) {
+      for (const kind of registry.kinds) {
+        const counts = await kind.erasure?.[step]?.(scope);
+        if (counts) counted.set(kind.name, { ...counted.get(kind.name), ...counts });
+      }
+    }
+    await forgetSubjectKeys(trx, tenantId, lookup);
+    await shredSubject(trx, tenantId, subject.id, erasedAt);
+    const counts = Object.assign({}, ...registry.kinds.map((kind) => counted.get(kind.name)));
+    return then({ trx, id: subject.id, erasedAt, counts, leaves });
+  });
+  if (result !== undefined && !isPostgres(db)) await emptyWal(db);
+  return result;
+}
+
+/** What erasing a customer did: `erased`, their subject, each kind's counts, and when. */
+export type ErasureResult = {
+  /** False when the tenant holds no record of this customer (nothing was left to erase). */
+  erased: boolean;
+  /** The random id the customer's records keep (nothing links it to the customer any more). */
+  subject_id: string | null;
+  erased_at: string | null;
+} & Record<string, number | boolean | string | null>;
+
+/**
+ * Erases a customer (docs/erasure.md): `eraseSubject`, and the `customer.erased` event, ordered
+ * by their first tombstone in the decision log. The customer's next decision starts a new
+ * record. The audit log records the erasure under the subject's random id, never the customer id.
  */
 export async function eraseCustomer(
   db: Db,
   vault: SubjectVault,
+  registry: Registry,
   tenantId: string,
   customerId: string,
   by: Eraser,
 ): Promise<ErasureResult> {
   const lookup = vault.lookup(tenantId, customerId);
-  const result = await db.transaction().execute(async (trx) => {
-    // The decisions' lock: no decision of this customer interleaves with the erasure.
-    await lockKey(trx, `subject:${tenantId}:${lookup}`);
-    const subject = await findLiveSubjectRow(trx, tenantId, lookup);
-    if (!subject) return undefined;
-    const erasedAt = nowIso();
-    const states = await findDecidedTemplates(trx, tenantId, subject.id);
-    const leaves: NewLeaf[] = [];
-    for (const state of states) {
-      const erasure = {
-        tenant_id: tenantId,
-        id: newId(),
-        subject_id: subject.id,
-        template_id: state.template_id,
-        version: Number(state.version),
-        content_sha256: state.content_sha256,
-        erased_at: erasedAt,
-      };
-      await insertErasure(trx, erasure);
-      const leaf = leafOfErasure(erasure, subject.commitment);
-      leaves.push({ log_id: tenantId, record_id: erasure.id, leaf, queued_at: erasedAt });
-    }
-    const told = await anySubscriber(trx, tenantId, 'customer.erased', 'enabled');
+  const result = await eraseSubject(db, registry, tenantId, lookup, async (erased) => {
+    const told = await anySubscriber(erased.trx, tenantId, 'customer.erased', 'enabled');
     const event = erasureEvent(vault.accountSecrets.seal, told, {
       tenantId,
       customerId,
-      firstTombstoneId: leaves[0]?.record_id ?? null,
-      at: erasedAt,
+      firstTombstoneId: erased.leaves[0]?.record_id ?? null,
+      at: erased.erasedAt,
     });
-    await writeJournal(trx, { leaves, events: [event] });
-    await shredSubject(trx, tenantId, subject.id, lookup, erasedAt);
-    const decisions = await countSubjectDecisions(trx, tenantId, subject.id);
-    const erased = {
-      erased: true,
-      subject_id: subject.id,
-      decisions,
-      tombstones: states.length,
-      erased_at: erasedAt,
-    };
-    await recordAudit(trx, {
+    await writeJournal(erased.trx, { leaves: erased.leaves, events: [event] });
+    await recordAudit(erased.trx, {
       ...by,
       tenantId,
       action: 'customer.erased',
-      target: subject.id,
-      details: { decisions: erased.decisions, tombstones: erased.tombstones },
+      target: erased.id,
+      details: erased.counts,
     });
-    return erased;
+    return {
+      erased: true,
+      subject_id: erased.id,
+      ...erased.counts,
+      erased_at: erased.erasedAt,
+    };
   });
-  if (!result) {
-    return { erased: false, subject_id: null, decisions: 0, tombstones: 0, erased_at: null };
-  }
-  if (!isPostgres(db)) await emptyWal(db);
-  return result;
+  return result ?? { erased: false, subject_id: null, ...zeroCounts(registry), erased_at: null };
 }
 
-/** What erasing a website visitor did. */
-export interface VisitorErasureResult {
-  /** False when the tenant holds no choice of this visitor (nothing was left to erase). */
-  erased: boolean;
-  subject_id: string | null;
-  cookie_decisions: number;
-  erased_at: string | null;
-}
-
-/**
- * How many choices the tenant keeps of the visitor with this look-up: what `eraseVisitor` would
- * reach (0 when there is no live subject, never seen or already erased).
- */
-export async function erasableVisitorChoices(
-  db: Executor,
-  tenantId: string,
-  lookup: string,
-): Promise<number> {
-  const subject = await findLiveSubjectRow(db, tenantId, lookup);
-  return subject ? countSubjectCookieDecisions(db, tenantId, subject.id) : 0;
-}
-
-/**
- * Erases a website visitor (the random id their browser kept in the `consentrix_consent`
- * cookie) by crypto-shredding, as a customer is: their key, salt and look-up go, so the visitor
- * id, address and user agent sealed in their cookie choices, and in the webhook events not yet
- * sent, can never be opened again. The choices stay, in the store and the decision log, as the
- * proof that they were made. A visitor holds no receipt (their page keeps only its id), so no
- * tombstone is written and no `customer.erased` event is sent; the audit log records the erasure
- * under the subject's random id. `lookup` is the visitor's keyed look-up (`cookies`' own).
- */
-export async function eraseVisitor(
-  db: Db,
-  tenantId: string,
-  lookup: string,
-  by: Eraser,
-): Promise<VisitorErasureResult> {
-  const result = await db.transaction().execute(async (trx) => {
-    // The choices' lock: none of this visitor's choices interleaves with the erasure.
-    await lockKey(trx, `subject:${tenantId}:${lookup}`);
-    const subject = await findLiveSubjectRow(trx, tenantId, lookup);
-    if (!subject) return undefined;
-    const erasedAt = nowIso();
-    await shredSubject(trx, tenantId, subject.id, lookup, erasedAt);
-    const choices = await countSubjectCookieDecisions(trx, tenantId, subject.id);
-    await recordAudit(trx, {
-      ...by,
-      tenantId,
-      action: 'cookie_visitor.erased',
-      target: subject.id,
-      details: { cookie_decisions: choices },
-    });
-    return { erased: true, subject_id: subject.id, cookie_decisions: choices, erased_at: erasedAt };
-  });
-  if (!result) return { erased: false, subject_id: null, cookie_decisions: 0, erased_at: null };
-  if (!isPostgres(db)) await emptyWal(db);
-  return result;
+/** Every kind's counts at 0: what an erasure that found nothing answers. */
+function zeroCounts(registry: Registry): Record<string, number> {
+  return Object.fromEntries(
+    registry.kinds.flatMap((kind) => (kind.erasure?.counts ?? []).map((name) => [name, 0])),
+  );
 }
 
 /**

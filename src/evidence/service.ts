@@ -17,9 +17,14 @@ import {
   parseNote,
   signNote,
 } from '../proof/index.js';
-import { findSubjectId, personalReader, type SubjectVault } from '../subjects/index.js';
+import type { KindEvidence, KindReceipt, Registry } from '../record-kinds/index.js';
+import {
+  findSubjectId,
+  personalReader,
+  type SealedRecord,
+  type SubjectVault,
+} from '../subjects/index.js';
 import { type ShownText, shownTexts } from '../templates/index.js';
-import { type PackRecord, recordKinds } from './kinds.js';
 
 /** A customer's evidence pack: the ZIP's bytes and the name it is downloaded under. */
 export interface EvidencePack {
@@ -34,6 +39,8 @@ export interface EvidencePack {
 export interface PackContext {
   db: Db;
   vault: SubjectVault;
+  /** The kinds of record: each with an evidence part has its folder under `records/`. */
+  registry: Registry;
   signer: NoteSigner;
   /** Runs an integration pass now, so that the customer's latest records are in the log. */
   kick: () => Promise<void>;
@@ -51,7 +58,7 @@ const jsonFile = (value: unknown) => encoder.encode(`${JSON.stringify(value, nul
  * log after waiting up to 5 s.
  */
 export async function evidencePack(
-  { db, vault, signer, kick }: PackContext,
+  { db, vault, registry, signer, kick }: PackContext,
   tenantId: string,
   customerId: string,
   generatedAt: string = nowIso(),
@@ -59,9 +66,11 @@ export async function evidencePack(
   const subjectId = await findSubjectId(db, vault, tenantId, customerId);
   if (!subjectId) throw new AppError('notFound', { message: 'Customer not found.' });
   const kinds = await Promise.all(
-    recordKinds.map(async (kind) => ({
-      folder: kind.folder,
-      records: await kind.list(db, tenantId, subjectId),
+    packedKinds(registry).map(async ({ evidence, receipt, folder }) => ({
+      evidence,
+      receipt,
+      folder,
+      records: await evidence.list(db, tenantId, subjectId),
     })),
   );
   const ids = kinds.flatMap(({ records }) => records.map((record) => record.id));
@@ -81,18 +90,20 @@ export async function evidencePack(
   const files = new Map<string, Uint8Array>();
   files.set(packPaths.checkpoint, encoder.encode(logged.checkpoint.note));
   const counts: Record<string, number> = {};
-  for (const { folder, records } of kinds) {
+  for (const { folder, records, receipt } of kinds) {
     counts[folder] = records.length;
     for (const record of records) {
       const proof = logged.proofs.get(record.id);
       if (!proof) throw new Error(`record ${record.id} has no proof although the log is ready`);
       files.set(
         `records/${folder}/${record.id}.json`,
-        jsonFile(record.receipt(proof, opened.get(record.id))),
+        jsonFile(receipt.present(record, proof, opened.get(record.id))),
       );
     }
   }
-  const versionIds = kinds.flatMap(({ records }) => records.flatMap((r) => r.versionId ?? []));
+  const versionIds = kinds.flatMap(({ records, evidence }) =>
+    records.flatMap((record) => evidence.versionId?.(record) ?? []),
+  );
   const texts = await shownTexts(db, tenantId, versionIds);
   counts.versions = texts.length;
   await addVersions(db, tenantId, texts, files);
@@ -145,12 +156,30 @@ export async function downloadEvidencePack(
   return pack;
 }
 
+/**
+ * The kinds whose records an evidence pack holds (an evidence part, a receipt), each in the
+ * folder its leaf format names.
+ */
+function packedKinds(registry: Registry) {
+  return registry.kinds.flatMap(({ evidence, receipt, records }) => {
+    const folder = records?.format.folder;
+    if (!evidence || !receipt || folder === undefined) return [];
+    return [
+      {
+        evidence: evidence as KindEvidence<SealedRecord>,
+        receipt: receipt as KindReceipt<SealedRecord>,
+        folder,
+      },
+    ];
+  });
+}
+
 /** Every record's personal fields opened, in one pass (the customer's key unsealed once). */
 async function openAll(
   db: Executor,
   vault: SubjectVault,
   tenantId: string,
-  records: readonly PackRecord[],
+  records: readonly SealedRecord[],
 ) {
   const read = await personalReader(db, vault, tenantId)(records);
   return new Map(records.map((record, i) => [record.id, openedOnly(read[i])]));

@@ -17,12 +17,13 @@ import { insertEvents, insertLeaves, type NewEvent, type NewLeaf } from './repos
  * transaction, so the answer is exact, with no cache to go stale.
  */
 export { anySubscriber, type NewEvent, type NewLeaf, subscribedSql } from './repository.js';
-export {
-  type EventType,
-  eventTypes,
-  type TlogPendingTable,
-  type WebhookEventsTable,
-} from './table.js';
+export type { EventType, TlogPendingTable, WebhookEventsTable } from './table.js';
+
+/**
+ * What an event's id sealed under the service's own secrets (not a subject's key) is bound to:
+ * an erasure's event keeps the erased customer id so, until every endpoint was told.
+ */
+export const serviceSealBinding = (eventId: string) => `webhook-event:${eventId}`;
 
 /** What one write (or a batch of them) leaves behind. */
 export interface JournalEntries {

@@ -1,3 +1,5 @@
+import type { ControlJob, ControlOutcome, KindWriter } from '../record-kinds/index.js';
+
 /** A partner's block on a decision as the API answers it. */
 export interface PartnerBlockState {
   partner_code: string;
@@ -19,3 +21,12 @@ export interface PartnerBlockContext {
   /** Set when the customer made the change on the preference centre: its evidence says so. */
   via?: 'preference-centre';
 }
+
+/** A change's outcome: recorded, unchanged (the partner had that state), or replayed by its key. */
+export type PartnerBlockOutcome = ControlOutcome<PartnerBlockState>;
+
+/** The answer a partner block gives, as its idempotency key keeps it. */
+export type PartnerBlockBody = { data: PartnerBlockState };
+
+/** How the service hands a change to the write path. */
+export type PartnerBlockWriter = KindWriter<ControlJob, PartnerBlockOutcome>;

@@ -1,11 +1,11 @@
 /** The public surface of `src/partner-blocks/`: what other folders may import (its README says what each part is). */
-export type { PartnerBlockContext, PartnerBlockState } from './blocks.js';
-export { committedPartnerLeaf, type LoggedPartnerBlock, leafOfPartnerBlock } from './leaf.js';
 export type {
-  PartnerBlockJob,
+  PartnerBlockContext,
   PartnerBlockOutcome,
+  PartnerBlockState,
   PartnerBlockWriter,
-} from './record-changes.js';
+} from './blocks.js';
+export { PartnerBlockReceipt, partnerBlocks } from './kind.js';
 export {
   blockedPartnersAsOf,
   type DecisionPartner,

@@ -13,7 +13,7 @@ import {
   responseHeaders,
 } from '../platform/http-schemas.js';
 import type { SubjectVault } from '../subjects/index.js';
-import type { PartnerBlockWriter } from './record-changes.js';
+import type { PartnerBlockWriter } from './blocks.js';
 import {
   DecisionIdParam,
   DecisionPartnerList,

@@ -1,13 +1,17 @@
 import stringify from 'safe-stable-stringify';
-import { type AuditEntry, recordAudit } from '../audit-trail/index.js';
+import type { Actor } from '../audit-trail/index.js';
 import { partnersOfRelease } from '../partners/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
-import type { PartnerBlockContext, PartnerBlockState } from './blocks.js';
-import type { PartnerBlockOutcome, PartnerBlockWriter } from './record-changes.js';
+import type {
+  PartnerBlockContext,
+  PartnerBlockOutcome,
+  PartnerBlockState,
+  PartnerBlockWriter,
+} from './blocks.js';
 import {
   findChangesAsOf,
   findDecisionOfRelease,
@@ -77,7 +81,7 @@ async function writeBlock(
   db: Executor,
   writer: PartnerBlockWriter,
   vault: SubjectVault,
-  context: PartnerBlockContext,
+  context: PartnerBlockContext & { auditedAs?: Actor },
   target: {
     customerId: string;
     decisionId: string;
@@ -91,13 +95,14 @@ async function writeBlock(
   if (!partners.some((p) => p.code === target.partnerCode)) {
     throw new AppError('notFound', { message: "The decision's version lists no such partner." });
   }
+  const { idempotencyKey, ...who } = context;
   return writer.write({
-    ...context,
+    ...who,
+    ...(idempotencyKey === null ? {} : { idempotencyKey }),
     customerId: target.customerId,
     lookup: vault.lookup(context.tenantId, target.customerId),
     subjectId: target.subjectId,
-    decisionId: target.decisionId,
-    partnerCode: target.partnerCode,
+    target: { decision_id: target.decisionId, partner_code: target.partnerCode },
     blocked: target.blocked,
     requestHash: partnerRequestHash(target),
   });
@@ -128,30 +133,28 @@ export async function setPartnerBlockByUser(
   writer: PartnerBlockWriter,
   vault: SubjectVault,
   context: PartnerBlockContext & { userId: string },
-  audit: Omit<AuditEntry, 'action' | 'target' | 'details'>,
+  audit: Actor,
   target: { decisionId: string; partnerCode: string },
   blocked: boolean,
 ): Promise<PartnerBlockOutcome> {
   const decision = await findDecisionOfRelease(db, context.tenantId, target.decisionId);
   const [opened] = decision ? await personalReader(db, vault, context.tenantId)([decision]) : [];
   if (!decision || opened?.state !== 'open') throw decisionNotFound();
-  const outcome = await writeBlock(db, writer, vault, context, {
-    customerId: opened.personal.customer_id,
-    decisionId: decision.id,
-    subjectId: decision.subject_id,
-    releaseId: decision.release_id,
-    partnerCode: target.partnerCode,
-    blocked,
-  });
-  if (outcome.kind === 'recorded') {
-    await recordAudit(db, {
-      ...audit,
-      action: blocked ? 'partner_block.blocked' : 'partner_block.allowed',
-      target: decision.id,
-      details: { partner: target.partnerCode, record_id: outcome.state.record_id },
-    });
-  }
-  return outcome;
+  // The change and its audit entry are written in one transaction (the kind's, by the writer).
+  return writeBlock(
+    db,
+    writer,
+    vault,
+    { ...context, auditedAs: audit },
+    {
+      customerId: opened.personal.customer_id,
+      decisionId: decision.id,
+      subjectId: decision.subject_id,
+      releaseId: decision.release_id,
+      partnerCode: target.partnerCode,
+      blocked,
+    },
+  );
 }
 
 /**

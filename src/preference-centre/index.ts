@@ -18,6 +18,7 @@ export {
   purgeOldCodes,
   useSignInCode,
 } from './codes.js';
+export { preferenceCodes } from './kind.js';
 export {
   type LinkCaller,
   mintPreferenceLink,

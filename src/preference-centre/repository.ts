@@ -1,4 +1,4 @@
-import type { Executor } from '../platform/db.js';
+import type { Executor, Trx } from '../platform/db.js';
 import type { NewPreferenceCode, PreferenceCentreRow, PreferenceCodeRow } from './table.js';
 
 export function findPreferenceCentreRow(
@@ -127,4 +127,13 @@ export async function deleteCodesBefore(db: Executor, before: string): Promise<n
     .where('created_at', '<', before)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** A customer's sign-in codes (kept by their look-up), dropped with their erasure. */
+export async function deleteSubjectCodes(trx: Trx, tenantId: string, lookup: string) {
+  await trx
+    .deleteFrom('preference_codes')
+    .where('tenant_id', '=', tenantId)
+    .where('lookup', '=', lookup)
+    .execute();
 }

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { subjectCommitment } from './commitments.js';
+import { hasStrings, type LeafFormat } from './leaf-format.js';
+import { fail, ok, type Result } from './result.js';
 
 /**
  * The bytes of a website visitor's cookie choice in the log (`consent-log/cookie/v1`), beside
@@ -113,4 +116,48 @@ export function cookieEvidenceCommitment(salt: string, evidence: CookieEvidence)
     .update(Buffer.from(salt, 'base64'))
     .update(canonical, 'utf8')
     .digest('base64');
+}
+
+/** The cookie choices' format, as receipts are checked against it. */
+export const cookieLeafFormat: LeafFormat<CookieLeafFields> = {
+  header: cookieLeafHeader,
+  kind: 'cookie-decision',
+  noun: 'cookie decision',
+  section: 'cookie_decision',
+  text: cookieLeafText,
+  parse: parseCookieLeaf,
+  record: (leaf) => ({
+    decision_id: leaf.recordId,
+    decided_at: leaf.time,
+    configuration_id: leaf.configurationId,
+    configuration_version: leaf.version,
+    content_sha256: leaf.contentSha256,
+    method: leaf.method,
+    categories: leaf.categories,
+  }),
+  opening: cookieOpening,
+};
+
+/** What opens a cookie leaf: the visitor id, the evidence (address, agent, origin, locale), their salts. */
+function cookieOpening(opening: object, leaf: CookieLeafFields): Result<boolean> {
+  if (
+    !hasStrings(opening, ['visitor_id', 'subject_salt', 'evidence_salt', 'ip', 'origin', 'locale'])
+  ) {
+    return fail(
+      "the receipt's opening is not a cookie decision's (visitor id, evidence and salts)",
+    );
+  }
+  if (subjectCommitment(opening.subject_salt, opening.visitor_id) !== leaf.visitor) {
+    return fail("the visitor id and salt do not open the leaf's visitor commitment");
+  }
+  const evidence = cookieEvidenceCommitment(opening.evidence_salt, {
+    ip: opening.ip,
+    userAgent: opening.user_agent,
+    origin: opening.origin,
+    locale: opening.locale,
+  });
+  if (evidence !== leaf.evidence) {
+    return fail("the evidence and salt do not open the leaf's evidence commitment");
+  }
+  return ok(true);
 }

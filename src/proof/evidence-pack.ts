@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { openCheckpoint } from './checkpoint.js';
+import type { LeafFormat } from './leaf-format.js';
 import { openNote } from './note.js';
 import type { NoteVerifier } from './note-keys.js';
-import { type VerifiedReceipt, verifyReceipt } from './receipt.js';
+import { verifyReceipt } from './receipt.js';
 
 /**
  * A customer's evidence pack (docs/evidence-pack.md): the files of a ZIP, each listed with its
@@ -103,13 +104,6 @@ function parseJson<T>(bytes: Uint8Array | undefined): T | undefined {
   }
 }
 
-/** The kind of leaf each folder of `records/` holds; a folder not named here takes any kind. */
-const kindOfFolder: Record<string, VerifiedReceipt['kind']> = {
-  decisions: 'decision',
-  'channel-changes': 'channel-change',
-  'partner-blocks': 'partner-block',
-};
-
 /**
  * Checks a whole pack offline with nothing but the log's verifier key: the manifest's signature,
  * every file against the manifest (and no file it does not list), the checkpoint, every receipt
@@ -120,6 +114,7 @@ const kindOfFolder: Record<string, VerifiedReceipt['kind']> = {
 export function verifyEvidencePack(
   files: ReadonlyMap<string, Uint8Array>,
   verifiers: readonly NoteVerifier[],
+  formats: readonly LeafFormat[],
 ): PackVerdict {
   const failures: PackFailure[] = [];
   const verified: Record<string, number> = {};
@@ -160,7 +155,7 @@ export function verifyEvidencePack(
   }
   checkFiles(files, manifest, failures);
   const checkpoint = checkCheckpoint(files, origin, manifest, verifiers, failures);
-  const shown = checkReceipts(files, verifiers, checkpoint, verified, failures);
+  const shown = checkReceipts(files, verifiers, formats, checkpoint, verified, failures);
   checkVersions(files, shown, verified, failures);
   const counted = Object.entries(manifest.counts ?? {}).filter(
     ([kind, count]) => kind !== 'versions' && (verified[kind] ?? 0) !== count,
@@ -228,6 +223,7 @@ function checkCheckpoint(
 function checkReceipts(
   files: ReadonlyMap<string, Uint8Array>,
   verifiers: readonly NoteVerifier[],
+  formats: readonly LeafFormat[],
   checkpoint: string | undefined,
   verified: Record<string, number>,
   failures: PackFailure[],
@@ -241,12 +237,13 @@ function checkReceipts(
       failures.push({ file: path, reason: 'not receipt JSON' });
       continue;
     }
-    const result = verifyReceipt(receipt, verifiers);
+    const result = verifyReceipt(receipt, verifiers, formats);
     if (!result.ok) {
       failures.push({ file: path, reason: result.reason });
       continue;
     }
-    const expected = kindOfFolder[folder];
+    // Each folder holds the leaves of the format that names it; a folder none names, any.
+    const expected = formats.find((format) => format.folder === folder)?.kind;
     if (expected !== undefined && result.value.kind !== expected) {
       failures.push({
         file: path,
@@ -259,12 +256,11 @@ function checkReceipts(
       continue;
     }
     verified[folder] = (verified[folder] ?? 0) + 1;
-    if (result.value.kind === 'decision') {
-      const versionId = (receipt as { decision?: { consent_version_id?: string } }).decision
-        ?.consent_version_id;
-      const list = shown.get(versionId ?? '') ?? [];
-      list.push({ sha256: result.value.leaf.contentSha256, file: path });
-      shown.set(versionId ?? '', list);
+    const text = result.value.format.shown?.(receipt as Record<string, unknown>, result.value.leaf);
+    if (text) {
+      const list = shown.get(text.versionId) ?? [];
+      list.push({ sha256: text.sha256, file: path });
+      shown.set(text.versionId, list);
     }
   }
   return shown;

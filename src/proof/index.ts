@@ -13,12 +13,6 @@
  */
 
 export {
-  type ChannelLeafFields,
-  channelLeafHeader,
-  channelLeafText,
-  parseChannelLeaf,
-} from './channel-leaf.js';
-export {
   type Checkpoint,
   formatCheckpoint,
   type OpenedCheckpoint,
@@ -26,10 +20,18 @@ export {
   parseCheckpoint,
   signCheckpoint,
 } from './checkpoint.js';
+export { type Evidence, evidenceCommitment, newSalt, subjectCommitment } from './commitments.js';
+export {
+  type ChannelLeafFields,
+  channelLeafFormat,
+  type PartnerLeafFields,
+  partnerLeafFormat,
+} from './control-leaf.js';
 export {
   type CookieEvidence,
   type CookieLeafFields,
   cookieEvidenceCommitment,
+  cookieLeafFormat,
   cookieLeafHeader,
   cookieLeafText,
   parseCookieLeaf,
@@ -45,15 +47,14 @@ export {
   packPaths,
   verifyEvidencePack,
 } from './evidence-pack.js';
+export { decisionLeafFormat, type LeafFields, leafText, parseLeaf } from './leaf.js';
 export {
-  type Evidence,
-  evidenceCommitment,
-  type LeafFields,
-  leafText,
-  newSalt,
-  parseLeaf,
-  subjectCommitment,
-} from './leaf.js';
+  customerOpening,
+  type LeafFormat,
+  type LeafLine,
+  lineLeafFormat,
+  type StatedRecord,
+} from './leaf-format.js';
 export {
   consistencyProof,
   emptyRoot,
@@ -93,12 +94,6 @@ export {
   parseSignerKey,
   parseVerifierKey,
 } from './note-keys.js';
-export {
-  type PartnerLeafFields,
-  parsePartnerLeaf,
-  partnerLeafHeader,
-  partnerLeafText,
-} from './partner-leaf.js';
 export {
   type ChannelOpening,
   type CookieOpening,

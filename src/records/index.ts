@@ -17,10 +17,6 @@ export {
 } from './history.js';
 export { customerStandings, lookUpCustomer, type TemplateStanding } from './look-up.js';
 export {
-  type DecisionWithTemplate,
-  findCookieDecision,
-  findDecision,
   getCustomerConsents,
   storedInstant,
-  subjectDecisions,
 } from './service.js';

@@ -431,50 +431,6 @@ export function countDecisionsPerDay(db: Executor, tenantId: string, since: stri
     .execute();
 }
 
-/** One decision of the tenant with its template's code. */
-export function findDecisionWithTemplate(db: Executor, tenantId: string, decisionId: string) {
-  return db
-    .selectFrom('decisions as d')
-    .innerJoin('templates as t', (join) =>
-      join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
-    )
-    .selectAll('d')
-    .select('t.code as template_code')
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.id', '=', decisionId)
-    .executeTakeFirst();
-}
-
-/** Every decision of one customer with its template's code, oldest first. */
-export function findSubjectDecisionsWithTemplate(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-) {
-  return db
-    .selectFrom('decisions as d')
-    .innerJoin('templates as t', (join) =>
-      join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
-    )
-    .selectAll('d')
-    .select('t.code as template_code')
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.subject_id', '=', subjectId)
-    .orderBy('d.decided_at')
-    .orderBy('d.id')
-    .execute();
-}
-
-/** One website visitor's cookie decision of the tenant (the record behind its receipt). */
-export function findCookieDecisionRow(db: Executor, tenantId: string, decisionId: string) {
-  return db
-    .selectFrom('cookie_decisions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', decisionId)
-    .executeTakeFirst();
-}
-
 /**
  * Customers per release and last decision on it, for these releases of the tenant. A customer
  * who decided on two locales' variants of one release counts once, by the later.

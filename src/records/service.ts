@@ -13,13 +13,10 @@ import type { SubjectVault } from '../subjects/index.js';
 import { findSubjectId } from '../subjects/index.js';
 import { type Catalog, validityAsOf, variantFor } from '../templates/index.js';
 import {
-  findCookieDecisionRow,
   findDecisionAsOf,
-  findDecisionWithTemplate,
   findHistoryPage,
   findLastDecisionOnReleaseAsOf,
   findLatestPublishedAsOf,
-  findSubjectDecisionsWithTemplate,
   findTemplateStandings,
   type HistoryPosition,
   hasDecisionOnVersionAsOf,
@@ -247,30 +244,6 @@ function numbered(version: number | null): number {
 function publishedAt(time: string | null): string {
   if (time === null) throw new Error('A published version has no publication time');
   return time;
-}
-
-/** One decision of the tenant with its template's code (the record behind a receipt). */
-export function findDecision(db: Executor, tenantId: string, decisionId: string) {
-  return findDecisionWithTemplate(db, tenantId, decisionId);
-}
-
-/** A decision as its receipt presents it: the record with its template's code. */
-export type DecisionWithTemplate = NonNullable<
-  Awaited<ReturnType<typeof findDecisionWithTemplate>>
->;
-
-/** Every decision of a customer (by their subject), oldest first: an evidence pack's. */
-export function subjectDecisions(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-): Promise<DecisionWithTemplate[]> {
-  return findSubjectDecisionsWithTemplate(db, tenantId, subjectId);
-}
-
-/** One cookie decision of the tenant (the record behind its receipt). */
-export function findCookieDecision(db: Executor, tenantId: string, decisionId: string) {
-  return findCookieDecisionRow(db, tenantId, decisionId);
 }
 
 /** A decision with the locale of its text only when the request named a locale. */

@@ -10,6 +10,7 @@ export {
   openSubject,
   personalReader,
   type SealedRecord,
+  shredSubject,
   storeNewSubjects,
 } from './service.js';
 export type { SubjectsTable } from './table.js';

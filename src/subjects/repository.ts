@@ -85,3 +85,18 @@ export function findSubjects(db: Executor, tenantId: string, ids: readonly strin
     .where('id', 'in', ids)
     .execute();
 }
+
+/** A subject's key, salt and look-up dropped: its sealed fields can never be opened again. */
+export async function shredSubjectRow(
+  trx: Trx,
+  tenantId: string,
+  subjectId: string,
+  erasedAt: string,
+): Promise<void> {
+  await trx
+    .updateTable('subjects')
+    .set({ lookup: null, wrapped_key: null, salt: null, erased_at: erasedAt })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', subjectId)
+    .execute();
+}

@@ -2,7 +2,7 @@ import type { Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { newSalt, subjectCommitment } from '../proof/index.js';
 import { openPersonal, type PersonalFields } from './personal.js';
-import { findLiveSubject, findSubjects, insertSubjects } from './repository.js';
+import { findLiveSubject, findSubjects, insertSubjects, shredSubjectRow } from './repository.js';
 import type { SubjectsTable } from './table.js';
 import type { SubjectVault } from './vault.js';
 
@@ -36,6 +36,14 @@ export function findLiveSubjectRow(db: Executor, tenantId: string, lookup: strin
 export async function storeNewSubjects(trx: Trx, rows: readonly SubjectsTable[]): Promise<void> {
   const kept = await insertSubjects(trx, rows);
   if (kept !== rows.length) throw new Error('a new subject was already stored');
+}
+
+/**
+ * Crypto-shredding (docs/erasure.md): the subject's key, salt and look-up are dropped, so
+ * nothing sealed under the key can be opened again; the caller holds the subject's lock.
+ */
+export function shredSubject(trx: Trx, tenantId: string, subjectId: string, erasedAt: string) {
+  return shredSubjectRow(trx, tenantId, subjectId, erasedAt);
 }
 
 /** A customer's new subject: its row (the key wrapped for the store) and the subject opened. */

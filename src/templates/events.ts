@@ -1,4 +1,4 @@
-import { type EventType, writeJournal } from '../journal/index.js';
+import { writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
@@ -19,7 +19,7 @@ interface VersionData {
 async function queueVersionEvent(
   trx: Trx,
   tenantId: string,
-  type: Extract<EventType, `version.${string}`>,
+  type: `version.${string}`,
   data: VersionData & { archived_at?: string },
   occurredAt: string,
 ): Promise<void> {

@@ -32,6 +32,7 @@ export {
   type GuardedStep,
   mayPassOrApprove,
 } from './four-eyes.js';
+export { versionEvents } from './kind.js';
 export { isLive } from './live.js';
 export { canonicalLocale, chooseLocale, localeRange, requestedLocales } from './locales.js';
 export {

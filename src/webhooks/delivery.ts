@@ -3,10 +3,11 @@
  * (`dispatcher.ts`): the message it makes for a receiver, the record of each attempt, and the
  * erasure events' customer ids dropped once every subscribed endpoint has had them.
  */
-import { erasedEventBinding } from '../erasure/index.js';
+import { serviceSealBinding } from '../journal/index.js';
 import type { Executor } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
+import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { personalReader } from '../subjects/index.js';
 import {
@@ -32,13 +33,17 @@ export function deliveryView(row: WebhookDeliveryRow): DeliveryView {
   };
 }
 
+/** What the webhooks know of the kinds of record: their event types, and who sends each. */
+export type EventKinds = Pick<Registry, 'eventTypes' | 'byEventType' | 'kinds'>;
+
 /** The message one event makes: what a receiver gets, signed. */
 export async function messageOf(
   db: Executor,
   vault: SubjectVault,
+  kinds: EventKinds,
   event: WebhookEventRow,
 ): Promise<Message> {
-  const [message] = await messagesOf(db, vault, [event]);
+  const [message] = await messagesOf(db, vault, kinds, [event]);
   return message as Message;
 }
 
@@ -49,14 +54,17 @@ export async function messageOf(
 export async function messagesOf(
   db: Executor,
   vault: SubjectVault,
+  kinds: EventKinds,
   events: readonly WebhookEventRow[],
 ): Promise<Message[]> {
   const parsed = events.map((event) => {
     const { customer_sealed, ...rest } = JSON.parse(event.data) as Record<string, unknown>;
-    return { event, sealed: customer_sealed, rest };
+    return { event, sealed: customer_sealed, rest, told: kinds.byEventType(event.type)?.events };
   });
-  const records = parsed.flatMap(({ event, sealed }) =>
-    typeof sealed === 'string' && event.type !== 'customer.erased' && event.subject_id !== null
+  const records = parsed.flatMap(({ event, sealed, told }) =>
+    typeof sealed === 'string' &&
+    told?.subject?.sealedUnder === 'subject' &&
+    event.subject_id !== null
       ? [{ id: event.id, subject_id: event.subject_id, personal: sealed }]
       : [],
   );
@@ -68,21 +76,23 @@ export async function messagesOf(
       customers.set(record.id, opened[i]?.personal?.customer_id ?? null);
     });
   }
-  return parsed.map(({ event, sealed, rest }) => {
-    const customerId =
-      event.type === 'customer.erased'
-        ? openErasedCustomer(vault, event, sealed)
-        : (customers.get(event.id) ?? null);
+  return parsed.map(({ event, sealed, rest, told }) => {
     const index = event.log_index === null ? {} : { log_index: Number(event.log_index) };
-    const data = event.type.startsWith('decision.')
-      ? { decision_id: rest.decision_id, customer_id: customerId, ...rest, ...index }
-      : event.type === 'cookie_decision.recorded'
-        ? { decision_id: rest.decision_id, visitor_id: customerId, ...rest, ...index }
-        : event.type === 'channel_change.recorded' || event.type === 'partner_block.recorded'
-          ? { change_id: rest.change_id, customer_id: customerId, ...rest, ...index }
-          : event.type === 'customer.erased'
-            ? { customer_id: customerId, ...rest, ...index }
-            : { ...rest, ...index };
+    // The record's id first, then whose it is (opened, or null once they were erased), then the
+    // rest as the kind wrote it.
+    const subject = told?.subject;
+    const person = subject && {
+      [subject.field]:
+        subject.sealedUnder === 'service'
+          ? openServiceSealed(vault, event, sealed)
+          : (customers.get(event.id) ?? null),
+    };
+    const data = {
+      ...(told?.recordField ? { [told.recordField]: rest[told.recordField] } : {}),
+      ...person,
+      ...rest,
+      ...index,
+    };
     return {
       id: event.id,
       body: JSON.stringify({ type: event.type, timestamp: event.occurred_at, data }),
@@ -91,27 +101,31 @@ export async function messagesOf(
   });
 }
 
-function openErasedCustomer(
+function openServiceSealed(
   vault: SubjectVault,
   event: WebhookEventRow,
   sealed: unknown,
 ): string | null {
   if (typeof sealed !== 'string') return null;
   try {
-    return vault.accountSecrets.open(erasedEventBinding(event.id), sealed);
+    return vault.accountSecrets.open(serviceSealBinding(event.id), sealed);
   } catch {
     return null;
   }
 }
 
 /**
- * Drops the customer id of erasure events every subscribed endpoint has been sent (or that no
- * enabled endpoint waits for any more): it is kept no longer than it takes to tell them.
+ * Drops the customer id of the events that keep it under the service's secrets (an erasure's)
+ * once every subscribed endpoint has been sent them (or no enabled endpoint waits for them any
+ * more): it is kept no longer than it takes to tell them.
  */
-export async function scrubDeliveredErasures(db: Executor): Promise<void> {
-  for (const event of await sealedErasures(db, 100)) {
+export async function scrubDeliveredErasures(db: Executor, kinds: EventKinds): Promise<void> {
+  const types = kinds.eventTypes.filter(
+    (type) => kinds.byEventType(type)?.events?.subject?.sealedUnder === 'service',
+  );
+  for (const event of await sealedErasures(db, types, 100)) {
     const position = Number(event.position);
-    if (await anyBehind(db, event.tenant_id, 'customer.erased', position)) continue;
+    if (await anyBehind(db, event.tenant_id, event.type, position)) continue;
     const { customer_sealed: _dropped, ...rest } = JSON.parse(event.data) as Record<
       string,
       unknown

@@ -8,7 +8,13 @@ import { nowIso } from '../platform/time.js';
 import { withSpan } from '../platform/tracing.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { retryDelayMs } from './backoff.js';
-import { messagesOf, recordAttempt, recordAttempts, scrubDeliveredErasures } from './delivery.js';
+import {
+  type EventKinds,
+  messagesOf,
+  recordAttempt,
+  recordAttempts,
+  scrubDeliveredErasures,
+} from './delivery.js';
 import {
   dueEndpoints,
   findEndpointById,
@@ -57,6 +63,7 @@ export const idleDispatcher: Dispatcher = { kick: async () => {}, stop: async ()
 export function startDispatcher(
   db: Db,
   vault: SubjectVault,
+  kinds: EventKinds,
   settings: WebhookSettings,
   log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
   onAttempt: OnAttempt = () => {},
@@ -70,7 +77,7 @@ export function startDispatcher(
 
   async function pass(): Promise<void> {
     await sequenceEvents(db);
-    await scrubDeliveredErasures(db);
+    await scrubDeliveredErasures(db, kinds);
     for (const endpoint of await dueEndpoints(db, nowIso(), 100)) {
       if (stopped || inFlight.has(endpoint.id)) continue;
       const turn = takeTurn(endpoint.id)
@@ -110,7 +117,7 @@ export function startDispatcher(
         if (upTo > cursor) await updateLeased(db, id, owner, { cursor: upTo }, cursor);
         return false;
       }
-      const messages = await messagesOf(db, vault, events);
+      const messages = await messagesOf(db, vault, kinds, events);
       const delivered: { event: WebhookEventRow; result: AttemptResult; at: string }[] = [];
       let recordedAt = Date.now();
       /** Writes the delivered attempts and moves the cursor past them; false if the lease or the

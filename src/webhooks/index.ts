@@ -1,5 +1,8 @@
 /** The public surface of `src/webhooks/`: what other folders may import (its README says what each part is). */
+
+export type { EventKinds } from './delivery.js';
 export { type Dispatcher, idleDispatcher, startDispatcher } from './dispatcher.js';
+export { eventPayload, webhookPayloads } from './payloads.js';
 export {
   createEndpoint,
   type DeliveryView,
@@ -16,4 +19,3 @@ export {
   type WebhookBacklog,
   webhookBacklog,
 } from './service.js';
-export { eventTypes } from './table.js';

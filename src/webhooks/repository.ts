@@ -10,12 +10,13 @@ import type {
   WebhookEventRow,
 } from './table.js';
 
-/** Erasure events still holding a customer id, with a position. */
-export function sealedErasures(db: Executor, limit: number) {
+/** Events of these types still holding a customer id sealed by the service, with a position. */
+export function sealedErasures(db: Executor, types: readonly string[], limit: number) {
+  if (types.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('webhook_events')
-    .select(['tenant_id', 'id', 'position', 'data'])
-    .where('type', '=', 'customer.erased')
+    .select(['tenant_id', 'id', 'type', 'position', 'data'])
+    .where('type', 'in', types)
     .where('position', 'is not', null)
     .where('data', 'like', '%"customer_sealed"%')
     .limit(limit)

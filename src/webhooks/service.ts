@@ -7,7 +7,13 @@ import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { checkUrl } from './address-policy.js';
-import { type DeliveryView, deliveryView, messageOf, recordAttempt } from './delivery.js';
+import {
+  type DeliveryView,
+  deliveryView,
+  type EventKinds,
+  messageOf,
+  recordAttempt,
+} from './delivery.js';
 
 export type { DeliveryView };
 
@@ -25,7 +31,7 @@ import {
 } from './repository.js';
 import { newSecret, sendOnce } from './send.js';
 import { sequenceTenant } from './sequencer.js';
-import { type EventType, eventTypes, type WebhookEndpointRow } from './table.js';
+import type { EventType, WebhookEndpointRow } from './table.js';
 
 /**
  * An endpoint as the command line and the back-office show it: its row without the tenant, the
@@ -71,12 +77,15 @@ const refuse = (field: string, issue: string) =>
   new AppError('invalidRequest', { details: [{ field, issue }] });
 
 /** The event types asked for, each known, at least one; `400 1001` naming `events` otherwise. */
-export function parseEventTypes(asked: readonly string[]): EventType[] {
+export function parseEventTypes(
+  eventTypes: readonly EventType[],
+  asked: readonly string[],
+): EventType[] {
   const wanted = [...new Set(asked.map((type) => type.trim()).filter((type) => type !== ''))];
   if (wanted.length === 0)
     throw refuse('events', `must name at least one of ${eventTypes.join(', ')}`);
   for (const type of wanted) {
-    if (!(eventTypes as readonly string[]).includes(type)) {
+    if (!eventTypes.includes(type)) {
       throw refuse('events', `${type} is not one of ${eventTypes.join(', ')}`);
     }
   }
@@ -112,11 +121,12 @@ export async function createEndpoint(
   db: Db,
   vault: SubjectVault,
   settings: WebhookSettings,
+  kinds: EventKinds,
   actor: Actor & { tenantId: string },
   input: EndpointInput,
 ): Promise<{ endpoint: EndpointView; secret: string }> {
   const url = checkUrl(input.url.trim(), settings).toString();
-  const events = parseEventTypes(input.events);
+  const events = parseEventTypes(kinds.eventTypes, input.events);
   const description = (input.description ?? '').trim();
   if (description.length > 200) throw refuse('description', 'must be at most 200 characters');
   const id = newId();
@@ -325,6 +335,7 @@ export async function resendDelivery(
   db: Db,
   vault: SubjectVault,
   settings: WebhookSettings,
+  kinds: EventKinds,
   tenantId: string,
   deliveryId: string,
 ): Promise<DeliveryView> {
@@ -336,7 +347,7 @@ export async function resendDelivery(
   const result = await sendOnce(
     endpoint.url,
     signingSecrets(vault, endpoint),
-    await messageOf(db, vault, event),
+    await messageOf(db, vault, kinds, event),
     settings,
     settings.timeoutMs,
   );

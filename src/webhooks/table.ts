@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { WebhookEventsTable } from '../journal/index.js';
 
 /** The outbox's events and their types are the journal's (`src/journal/`): what features write. */
-export { type EventType, eventTypes, type WebhookEventsTable } from '../journal/index.js';
+export type { EventType, WebhookEventsTable } from '../journal/index.js';
 
 /** A tenant's receiver of signed events. */
 export interface WebhookEndpointsTable {

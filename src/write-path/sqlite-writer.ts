@@ -1,20 +1,21 @@
 /**
  * The SQLite store's writer thread (started by `writers.ts`): it opens a connection of its own
- * and does the writes of the hot path there, off the event loop that answers requests: the
- * decisions and cookie choices the main thread hands it, in batches with one commit each
- * (`recordHotWrites`, as on every store), and the decision log's appends. See docs/performance.md, "A decision from the socket to the fsync".
+ * and does the writes of the hot path there, off the event loop that answers requests: every
+ * kind's jobs the main thread hands it, in batches with one commit each (`recordBatch`, as on
+ * every store), and the decision log's appends. See docs/performance.md, "A decision from the
+ * socket to the fsync".
  */
 import { workerData } from 'node:worker_threads';
 import { pino } from 'pino';
-// By path, not through the features' index.ts: a thread starts with the first decision, and
-// the whole surface of decisions and decision-log (templates, exports, schemas) would add some
-// 200 ms to that decision (docs/architecture.md).
+// By path, not through decision-log's index.ts: a thread starts with the first write, and the
+// folder's whole surface (exports, schemas, routes' helpers) would slow that write.
 import { startIntegrator } from '../decision-log/integrator.js';
 import { loadSigningKey } from '../decision-log/signing-key.js';
 import { createDb } from '../platform/db.js';
 import { serveWrites } from '../platform/writer-loop.js';
+import type { Registry } from '../record-kinds/index.js';
 import { createVault } from '../subjects/index.js';
-import { recordHotWrites } from './batch.js';
+import { recordBatch, type WriteJob } from './batch.js';
 import type { WriterThreadData } from './writers.js';
 
 /**
@@ -25,6 +26,9 @@ const leavesPerAppend = 250;
 
 const data = workerData as WriterThreadData;
 const log = pino({ level: data.logLevel }, pino.destination({ fd: 1, sync: true }));
+// The kinds' declarations are code, which a thread cannot be handed: it imports the module
+// that declares the registry, as the main thread did.
+const { registry } = (await import(data.registry)) as { registry: Registry };
 const db = createDb(data.store);
 const vault = createVault(Buffer.from(data.dataKey));
 const integrator = startIntegrator(
@@ -34,7 +38,7 @@ const integrator = startIntegrator(
   data.logIntegrateIntervalMs,
   leavesPerAppend,
 );
-await serveWrites(db, (trx, jobs) => recordHotWrites(trx, vault, jobs as never), {
+await serveWrites(db, (trx, jobs) => recordBatch(trx, vault, registry, jobs as WriteJob[]), {
   tasks: { integrate: () => integrator.kick() },
   beforeClose: () => integrator.stop(),
 });

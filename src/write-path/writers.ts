@@ -2,16 +2,12 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
-import type { ChannelChangeWriter } from '../channels/index.js';
-import type { CookieChoiceWriter } from '../cookies/index.js';
 import {
   type Integrator,
   idleIntegrator,
   leavesWaiting,
   startIntegrator,
 } from '../decision-log/index.js';
-import type { DecisionOutcome, DecisionWriterHandle } from '../decisions/index.js';
-import type { PartnerBlockWriter } from '../partner-blocks/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db, StoreSettings } from '../platform/db.js';
 import { createGroupCommit } from '../platform/group-commit.js';
@@ -19,11 +15,14 @@ import { isPostgresUrl } from '../platform/postgres.js';
 import { sqlitePath } from '../platform/sqlite.js';
 import { startWriterThread, type WriterThread } from '../platform/writer-thread.js';
 import type { NoteSigner } from '../proof/index.js';
+import type { KindWriter, RecordKind, Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { type HotJob, type HotOutcome, recordHotWrites } from './batch.js';
+import { recordBatch, type WriteJob } from './batch.js';
 
 /** What the writer thread is started with (see `sqlite-writer.ts`): plain data only. */
 export interface WriterThreadData {
+  /** The URL of the module that declares the registry of kinds (its `registry` export). */
+  registry: string;
   store: StoreSettings;
   dataKey: Uint8Array;
   signingKey: Pick<Config, 'logSigningKey' | 'logSigningKeyFile' | 'publicBaseUrl'>;
@@ -31,15 +30,16 @@ export interface WriterThreadData {
   logIntegrateIntervalMs: number;
 }
 
-/** Who writes the hot path's records: decisions, cookie choices, and the decision log's appends. */
+/** Who writes the hot path's records, every kind's, and the decision log's appends. */
 export interface Writers {
-  decisions: DecisionWriterHandle;
-  /** Visitors' cookie choices, in the same batches as the decisions. */
-  cookies: CookieChoiceWriter;
-  /** Customers' channel changes, in the same batches. */
-  channels: ChannelChangeWriter;
-  /** Partner blocks on customers' decisions, in the same batches. */
-  partnerBlocks: PartnerBlockWriter;
+  /** A kind's writer: its jobs in, its outcomes out, in the batches every kind shares. */
+  of<Job, Outcome>(kind: RecordKind): KindWriter<Job, Outcome>;
+  /** True while the store refuses writes (the health check). */
+  failing(): boolean;
+  /** Jobs committed, in how many commits. */
+  stats(): { units: number; commits: number };
+  /** Runs one statement on the connection that writes (maintenance, fault drills). */
+  execute(statement: string): Promise<void>;
   /** Started by `start` (the app's `onReady`). */
   integrator(): Integrator;
   start(): Promise<void>;
@@ -48,8 +48,8 @@ export interface Writers {
 }
 
 /**
- * Every store writes decisions the same way, in batches through `recordDecisions`; what differs
- * is where. On an SQLite file, a writer thread with a connection of its own writes them and
+ * Every store writes the hot path's records the same way, in batches through `recordBatch`;
+ * what differs is where. On an SQLite file, a writer thread with a connection of its own writes them and
  * appends to the decision log (`sqlite-writer.ts`): the main thread never waits for the file's
  * lock or its fsync. It starts with the first decision, or as soon as leaves wait to be appended.
  * On PostgreSQL the decisions that arrive together share a transaction (group commit), as they
@@ -59,6 +59,7 @@ export function createWriters(
   config: Config,
   db: Db,
   vault: SubjectVault,
+  registry: Registry,
   signer: NoteSigner,
   log: FastifyBaseLogger,
   options: { logLevel: string; onBatch?: (decisions: number) => void },
@@ -69,6 +70,7 @@ export function createWriters(
     const hot = hotWriterOnStore(
       db,
       vault,
+      registry,
       postgres ? groupCommitsInFlight(config.databasePoolSize) : 1,
       options.onBatch,
     );
@@ -81,13 +83,8 @@ export function createWriters(
       close: async () => integrator?.stop(),
     };
   }
-  const data = writerThreadData(config, vault, options);
-  const thread = startWriterThread<HotJob, HotOutcome>(
-    db,
-    writerThreadEntry,
-    data,
-    options.onBatch,
-  );
+  const data = writerThreadData(config, vault, registry, options);
+  const thread = startWriterThread<WriteJob, unknown>(db, writerThreadEntry, data, options.onBatch);
   const integrator: Integrator = { kick: () => thread.task('integrate'), stop: async () => {} };
   // While the thread is not running, the main thread looks for queued leaves (an erasure's,
   // or those an earlier run left) at the integrator's pace, and starts it for them.
@@ -115,37 +112,23 @@ export function createWriters(
   };
 }
 
-/** The one writer of the hot path, whichever store: batches of decisions and cookie choices. */
+/** The one writer of the hot path, whichever store: batches of every kind's jobs. */
 interface HotWriter {
-  submit(job: HotJob): Promise<HotOutcome>;
+  submit(job: WriteJob): Promise<unknown>;
   failing(): boolean;
   stats(): { units: number; commits: number };
   execute(statement: string): Promise<void>;
 }
 
-/** The writer as each feature sees it: its own jobs in, its own outcomes out. */
-function handles(
-  hot: HotWriter,
-): Pick<Writers, 'decisions' | 'cookies' | 'channels' | 'partnerBlocks'> {
+/** The writer as each kind sees it, and what the service asks of the store's writer. */
+function handles(hot: HotWriter): Pick<Writers, 'of' | 'failing' | 'stats' | 'execute'> {
   return {
-    decisions: {
-      write: (job) => hot.submit({ kind: 'decision', job }) as Promise<DecisionOutcome>,
-      failing: hot.failing,
-      stats: hot.stats,
-      execute: hot.execute,
-    },
-    cookies: {
-      write: (job) =>
-        hot.submit({ kind: 'cookie', job }) as ReturnType<CookieChoiceWriter['write']>,
-    },
-    channels: {
-      write: (job) =>
-        hot.submit({ kind: 'channel', job }) as ReturnType<ChannelChangeWriter['write']>,
-    },
-    partnerBlocks: {
-      write: (job) =>
-        hot.submit({ kind: 'partner', job }) as ReturnType<PartnerBlockWriter['write']>,
-    },
+    of: <Job, Outcome>(kind: RecordKind): KindWriter<Job, Outcome> => ({
+      write: (job) => hot.submit({ kind: kind.name, job }) as Promise<Outcome>,
+    }),
+    failing: hot.failing,
+    stats: hot.stats,
+    execute: hot.execute,
   };
 }
 
@@ -157,12 +140,13 @@ function handles(
 function hotWriterOnStore(
   db: Db,
   vault: SubjectVault,
+  registry: Registry,
   inFlight: number,
   onCommit?: (jobs: number) => void,
 ): HotWriter {
-  const group = createGroupCommit<HotJob, HotOutcome>(
+  const group = createGroupCommit<WriteJob, unknown>(
     db,
-    (trx, jobs) => recordHotWrites(trx, vault, jobs),
+    (trx, jobs) => recordBatch(trx, vault, registry, jobs),
     inFlight,
     onCommit,
   );
@@ -178,10 +162,10 @@ function hotWriterOnStore(
 
 /**
  * An SQLite file: the store's writer thread (src/write-path/sqlite-writer.ts) writes the batches with the
- * same `recordHotWrites`, in one transaction with one fsync each, and the event loop never waits
+ * same `recordBatch`, in one transaction with one fsync each, and the event loop never waits
  * for the disk.
  */
-function hotWriterOnThread(thread: WriterThread<HotJob, HotOutcome>): HotWriter {
+function hotWriterOnThread(thread: WriterThread<WriteJob, unknown>): HotWriter {
   return {
     submit: thread.submit,
     failing: thread.failing,
@@ -198,9 +182,11 @@ export const writerThreadEntry = new URL(`./sqlite-writer${extname(fileURLToPath
 export function writerThreadData(
   config: Config,
   vault: SubjectVault,
+  registry: Registry,
   options: { logLevel: string },
 ): WriterThreadData {
   return {
+    registry: registry.module,
     store: storeSettings(config),
     dataKey: vault.dataKey,
     signingKey: {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRole } from '../../src/accounts/roles.js';
 import { addUser } from '../../src/accounts/users.js';
+import { registry } from '../../src/app/kinds.js';
 import { createTenantChannel } from '../../src/channels/index.js';
 import { verifyReceiptFile } from '../../src/cli/verify-receipt.js';
 import { auditLog } from '../../src/decision-log/audit.js';
@@ -228,7 +229,7 @@ describe.each(stores)("a customer's channels in the back-office on $name", (stor
       blocked: true,
       customer_id: 'cust-88',
     });
-    expect(verifyReceipt(body, [verifier()])).toMatchObject({
+    expect(verifyReceipt(body, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'channel-change', opened: true },
     });
@@ -237,7 +238,7 @@ describe.each(stores)("a customer's channels in the back-office on $name", (stor
     try {
       const file = join(dir, 'receipt.json');
       writeFileSync(file, receipt.body);
-      expect(verifyReceiptFile(file, testLogKeys.verifierKey)).toMatchObject({
+      expect(verifyReceiptFile(file, testLogKeys.verifierKey, registry.formats)).toMatchObject({
         valid: true,
         kind: 'channel-change',
         opened: true,
@@ -248,8 +249,11 @@ describe.each(stores)("a customer's channels in the back-office on $name", (stor
     // The leaf commits to the user: another user id does not open it.
     const altered = structuredClone(body);
     altered.data.opening.user_id = '0190e8a0-0000-7000-8000-0000000000aa';
-    expect(verifyReceipt(altered, [verifier()])).toMatchObject({ ok: false });
-    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({ ok: true, findings: [] });
+    expect(verifyReceipt(altered, [verifier()], registry.formats)).toMatchObject({ ok: false });
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
+      ok: true,
+      findings: [],
+    });
   });
 
   it('a change to the state the channel has records nothing and says so; allowing records one', async () => {

@@ -7,6 +7,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
+import { registry } from '../../src/app/kinds.js';
 import { createPartner } from '../../src/partners/index.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
@@ -137,7 +138,7 @@ describe.each(stores)("partner blocks on a decision's page on $name", (store) =>
     });
     const key = parseVerifierKey(testLogKeys.verifierKey);
     if (!key.ok) throw new Error(key.reason);
-    expect(verifyReceipt(receipt, [key.value])).toMatchObject({
+    expect(verifyReceipt(receipt, [key.value], registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'partner-block', opened: true },
     });

@@ -5,6 +5,7 @@
  */
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { json, subjectIdOf, type TestApp, testLogKeys } from '../helpers/app.js';
@@ -54,7 +55,7 @@ describe.each(stores)('downloading an evidence pack in the back-office on $name'
     );
     const key = parseVerifierKey(testLogKeys.verifierKey);
     if (!key.ok) throw new Error(key.reason);
-    expect(verifyReceipt(receipt, [key.value]).ok).toBe(true);
+    expect(verifyReceipt(receipt, [key.value], registry.formats).ok).toBe(true);
 
     const subjectId = await subjectIdOf(t, a.tenant.id, customer);
     const audit = await t.db

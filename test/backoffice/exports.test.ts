@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/platform/ids.js';
-import { newSalt, subjectCommitment } from '../../src/proof/leaf.js';
+import { newSalt, subjectCommitment } from '../../src/proof/commitments.js';
 import { decisionRecords } from '../../src/records/history.js';
 import { sealPersonal } from '../../src/subjects/personal.js';
 import type { PublishedVersion } from '../../src/templates/schemas.js';

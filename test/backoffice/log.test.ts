@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { json, type TestApp, testLogKeys } from '../helpers/app.js';
@@ -66,8 +67,8 @@ describe.each(stores)('the decision log in the back-office on $name', (store) =>
     );
     const key = parseVerifierKey(testLogKeys.verifierKey);
     if (!key.ok) throw new Error(key.reason);
-    const verified = verifyReceipt(JSON.parse(download.body), [key.value]);
-    expect(verified.ok && verified.value.leaf.recordId).toBe(id);
+    const verified = verifyReceipt(JSON.parse(download.body), [key.value], registry.formats);
+    expect(verified.ok && verified.value.record.decision_id).toBe(id);
     expect(verified.ok && verified.value.opened).toBe(true);
   });
 

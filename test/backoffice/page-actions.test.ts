@@ -2,6 +2,7 @@ import type { RouteOptions } from 'fastify';
 import { type DefaultTreeAdapterTypes, parse } from 'parse5';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
+import { registry } from '../../src/app/kinds.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
@@ -226,7 +227,7 @@ describe.each(stores)('every page offers only what its reader may do, on $name',
       ip: 'local',
       userAgent: null,
     } as const;
-    await createEndpoint(t.db, t.vault, t.config.webhooks, by, {
+    await createEndpoint(t.db, t.vault, t.config.webhooks, registry, by, {
       url: 'https://hooks.example.com/consent',
       events: ['version.archived'],
     });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { publishOutsideReview, retireTemplate } from '../../src/templates/actions.js';
 import { getTemplateByCode } from '../../src/templates/service.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
@@ -140,7 +141,7 @@ describe.each(stores)('webhooks in the back-office on $name', (store) => {
         ip: 'local',
         userAgent: null,
       } as const;
-      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, by, {
+      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, registry, by, {
         url: receiver.url,
         events: ['version.approved', 'version.published', 'version.scheduled', 'version.archived'],
       });

@@ -4,6 +4,7 @@
  * log's audit over decisions and channel changes, erasure, and concurrent changes of one channel.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createProduct } from '../../src/products/index.js';
@@ -242,7 +243,7 @@ describe.each(stores)('channel blocks on $name', (store) => {
     });
     expect(body.data.opening).toMatchObject({ customer_id: 'erin', ip, user_agent: userAgent });
     expect(body.data.opening.api_key_id).toBe(a.apiKey.id);
-    const verified = verifyReceipt(body, [verifier()]);
+    const verified = verifyReceipt(body, [verifier()], registry.formats);
     expect(verified).toMatchObject({
       ok: true,
       value: { kind: 'channel-change', opened: true, leaf: { productCode: 'savings' } },
@@ -250,7 +251,7 @@ describe.each(stores)('channel blocks on $name', (store) => {
     // A receipt whose stated change is not the logged one fails.
     const altered = structuredClone(body);
     altered.data.channel_change.blocked = false;
-    expect(verifyReceipt(altered, [verifier()])).toMatchObject({ ok: false });
+    expect(verifyReceipt(altered, [verifier()], registry.formats)).toMatchObject({ ok: false });
     const unknown = await t.app.inject({
       method: 'GET',
       url: '/api/v1/channel-changes/0190e8a0-0000-7000-8000-000000000000/receipt',
@@ -264,7 +265,7 @@ describe.each(stores)('channel blocks on $name', (store) => {
     expect(decided.statusCode, decided.body).toBe(201);
     const change = json(await put('frank', 'loans', 'sms', { blocked: true })).data;
     await receipt(change.record_id);
-    const clean = await auditLog(t.db, t.vault, a.tenant.id);
+    const clean = await auditLog(t.db, t.vault, registry, a.tenant.id);
     expect(clean).toMatchObject({ ok: true, findings: [] });
 
     await t.db
@@ -273,7 +274,7 @@ describe.each(stores)('channel blocks on $name', (store) => {
       .where('id', '=', change.record_id)
       .execute();
     try {
-      const report = await auditLog(t.db, t.vault, a.tenant.id);
+      const report = await auditLog(t.db, t.vault, registry, a.tenant.id);
       expect(report.ok).toBe(false);
       expect(report.findings).toEqual([
         expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: change.record_id }),
@@ -291,7 +292,7 @@ describe.each(stores)('channel blocks on $name', (store) => {
     const customer = 'gina.channels-4e1b@example.test';
     const change = json(await put(customer, 'savings', 'phone', { blocked: true })).data;
     await receipt(change.record_id);
-    const result = await eraseCustomer(t.db, t.vault, a.tenant.id, customer, actor);
+    const result = await eraseCustomer(t.db, t.vault, registry, a.tenant.id, customer, actor);
     expect(result.erased).toBe(true);
 
     const rows = await t.db
@@ -315,11 +316,14 @@ describe.each(stores)('channel blocks on $name', (store) => {
     const after = await receipt(change.record_id);
     expect(after.data.opening).toBeNull();
     expect(after.data.channel_change.customer_id).toBeNull();
-    expect(verifyReceipt(after, [verifier()])).toMatchObject({
+    expect(verifyReceipt(after, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: { opened: false },
     });
-    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({ ok: true, findings: [] });
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
+      ok: true,
+      findings: [],
+    });
   });
 
   it('concurrent changes of one channel are serialized: one change per actual transition', async () => {

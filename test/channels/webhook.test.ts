@@ -5,6 +5,7 @@
  * nothing sends nothing, and an erased customer's event names nobody.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createProduct } from '../../src/products/index.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
@@ -43,10 +44,17 @@ describe.each(stores)('channel_change.recorded on $name', (store) => {
         }),
       );
     }
-    ({ secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(a.tenant.id), {
-      url: receiver.url,
-      events: ['channel_change.recorded'],
-    }));
+    ({ secret } = await createEndpoint(
+      t.db,
+      t.vault,
+      t.config.webhooks,
+      registry,
+      byCli(a.tenant.id),
+      {
+        url: receiver.url,
+        events: ['channel_change.recorded'],
+      },
+    ));
   });
   afterAll(async () => {
     await receiver?.close();
@@ -135,7 +143,7 @@ describe.each(stores)('channel_change.recorded on $name', (store) => {
   it("once the customer is erased, the event's customer id can no longer be opened", async () => {
     const state = json(await put(a, 'zoe', 'phone', true)).data;
     await eventOf(state.record_id);
-    await eraseCustomer(t.db, t.vault, a.tenant.id, 'zoe', byCli(a.tenant.id));
+    await eraseCustomer(t.db, t.vault, registry, a.tenant.id, 'zoe', byCli(a.tenant.id));
     const row = await t.db
       .selectFrom('webhook_events')
       .select(['data'])
@@ -148,7 +156,7 @@ describe.each(stores)('channel_change.recorded on $name', (store) => {
       .selectAll()
       .where('record_id', '=', state.record_id)
       .execute();
-    const [message] = await messagesOf(t.db, t.vault, events);
+    const [message] = await messagesOf(t.db, t.vault, registry, events);
     expect(JSON.parse(message?.body ?? '{}').data.customer_id).toBeNull();
   });
 });

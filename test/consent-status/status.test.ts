@@ -5,6 +5,7 @@
  * validity periods set now; every expected answer is written out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { createTenantChannel } from '../../src/channels/index.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { newId } from '../../src/platform/ids.js';
@@ -418,7 +419,7 @@ describe.each(stores)('consent status of many customers on $name', (store) => {
     const { code, id } = await template();
     const customer = unique('c');
     await decideAt(customer, id, 'given', '2030-01-01T00:00:00.000Z');
-    const erased = await eraseCustomer(t.db, t.vault, a.tenant.id, customer, {
+    const erased = await eraseCustomer(t.db, t.vault, registry, a.tenant.id, customer, {
       actorKind: 'operator',
       actor: 'test',
       ip: 'local',

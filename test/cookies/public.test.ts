@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cookiePublic, recordChoice } from '../../src/cookies/public.js';
-import type { CookieChoiceJob, CookieChoiceWriter } from '../../src/cookies/record-choices.js';
+import type { CookieChoiceJob, CookieChoiceWriter } from '../../src/cookies/writes.js';
 import { AppError } from '../../src/platform/errors.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type PublishedSystem, seedPublishedSystem } from '../helpers/cookies.js';

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { cookieDecisions, eraseCookieVisitor } from '../../src/cookies/index.js';
 import { auditLog } from '../../src/decision-log/index.js';
 import { AppError } from '../../src/platform/errors.js';
@@ -65,7 +66,7 @@ describe.each(stores)('erasing a website visitor on $name', (store) => {
     const theirs = [await choose(visitor, true), await choose(visitor.toUpperCase(), false)];
     const kept = await choose(other, true);
 
-    const result = await eraseCookieVisitor(t.db, t.vault, tenantId, visitor, operator);
+    const result = await eraseCookieVisitor(t.db, t.vault, registry, tenantId, visitor, operator);
     expect(result).toMatchObject({ erased: true, cookie_decisions: 2 });
 
     const rows = await listed();
@@ -97,7 +98,7 @@ describe.each(stores)('erasing a website visitor on $name', (store) => {
         async () => (await t.db.selectFrom('tlog_pending').select('record_id').execute()).length,
       )
       .toBe(0);
-    const audit = await auditLog(t.db, t.vault, tenantId);
+    const audit = await auditLog(t.db, t.vault, registry, tenantId);
     expect(audit.findings).toEqual([]);
     expect(audit.erased_records).toBe(2);
 
@@ -107,14 +108,16 @@ describe.each(stores)('erasing a website visitor on $name', (store) => {
   });
 
   it('says nothing was erased for a visitor the tenant never saw, and refuses an id that is no UUID', async () => {
-    expect(await eraseCookieVisitor(t.db, t.vault, tenantId, randomUUID(), operator)).toEqual({
+    expect(
+      await eraseCookieVisitor(t.db, t.vault, registry, tenantId, randomUUID(), operator),
+    ).toEqual({
       erased: false,
       subject_id: null,
       cookie_decisions: 0,
       erased_at: null,
     });
     await expect(
-      eraseCookieVisitor(t.db, t.vault, tenantId, 'visitor-1', operator),
+      eraseCookieVisitor(t.db, t.vault, registry, tenantId, 'visitor-1', operator),
     ).rejects.toBeInstanceOf(AppError);
   });
 });

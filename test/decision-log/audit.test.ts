@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { appendBatch } from '../../src/decision-log/append.js';
 import { auditLog, type Finding } from '../../src/decision-log/audit.js';
 import {
@@ -68,10 +69,10 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
   async function auditWith(change: () => Promise<unknown>, undo: () => Promise<unknown>) {
     await change();
     try {
-      return await auditLog(t.db, t.vault, a.tenant.id);
+      return await auditLog(t.db, t.vault, registry, a.tenant.id);
     } finally {
       await undo();
-      expect((await auditLog(t.db, t.vault, a.tenant.id)).ok).toBe(true);
+      expect((await auditLog(t.db, t.vault, registry, a.tenant.id)).ok).toBe(true);
     }
   }
 
@@ -84,7 +85,7 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
       .executeTakeFirstOrThrow();
 
   it('an untouched log audits clean: 12 entries, 3 checkpoints, no finding', async () => {
-    const report = await auditLog(t.db, t.vault, a.tenant.id);
+    const report = await auditLog(t.db, t.vault, registry, a.tenant.id);
     expect(report).toMatchObject({
       entries: 12,
       checkpoints: 3,
@@ -311,7 +312,7 @@ describe.each(stores)('a log rolled back and rewritten on $name', (store) => {
     if (!signer.ok) throw new Error(signer.reason);
     expect(await appendBatch(t.db, logId, signer.value)).toEqual({ appended: 6, size: 11 });
 
-    const report = await auditLog(t.db, t.vault, logId);
+    const report = await auditLog(t.db, t.vault, registry, logId);
     expect(report.ok).toBe(false);
     expect(report.findings).toContainEqual(
       expect.objectContaining({ kind: 'checkpoint-root-mismatch', size: 9 }),

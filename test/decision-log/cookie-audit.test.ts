@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
@@ -78,10 +79,10 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
   async function auditWith(change: () => Promise<unknown>, undo: () => Promise<unknown>) {
     await change();
     try {
-      return await auditLog(t.db, t.vault, a.tenant.id);
+      return await auditLog(t.db, t.vault, registry, a.tenant.id);
     } finally {
       await undo();
-      expect((await auditLog(t.db, t.vault, a.tenant.id)).ok).toBe(true);
+      expect((await auditLog(t.db, t.vault, registry, a.tenant.id)).ok).toBe(true);
     }
   }
 
@@ -102,7 +103,7 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
   };
 
   it('is clean: every leaf, decisions and cookie decisions, matches its record', async () => {
-    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
       entries: 12,
       checkpoints: 2,
       erased_records: 0,
@@ -205,7 +206,7 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
       .where('tenant_id', '=', a.tenant.id)
       .where('id', '=', row.subject_id)
       .execute();
-    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
       ok: true,
       erased_records: 1,
       findings: [],

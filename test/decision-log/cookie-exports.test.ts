@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { type ConfigurationContent, eraseCookieVisitor } from '../../src/cookies/index.js';
 import {
   type CookieExportSource,
@@ -331,7 +332,7 @@ describe.each(stores)("a cookie decision's receipt exports on $name", (store) =>
     });
     expect(leaf?.visitor).toBe(documentedSubject(subjectSalt, k.choice.visitorId));
     // What `verify-receipt` runs on the text saved to a file.
-    expect(verifyReceipt(tlogProof, [verifier()])).toMatchObject({
+    expect(verifyReceipt(tlogProof, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'cookie-decision', leafIndex: k.receipt.leaf_index, opened: false },
     });
@@ -547,7 +548,7 @@ describe.each(stores)("a cookie decision's receipt exports on $name", (store) =>
 
   it('once the visitor was erased, both exports are 404 1004 saying so, and the receipt still answers', async () => {
     const k = await record(custom());
-    await eraseCookieVisitor(t.db, t.vault, a.tenant.id, k.choice.visitorId, {
+    await eraseCookieVisitor(t.db, t.vault, registry, a.tenant.id, k.choice.visitorId, {
       actorKind: 'operator',
       actor: 'command line',
       ip: 'local',

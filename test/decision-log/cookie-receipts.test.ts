@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
@@ -146,7 +147,7 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
     }
     expect(receipt.verifier_key).toBe(testLogKeys.verifierKey);
 
-    const verified = verifyReceipt({ data: receipt }, [verifier()]);
+    const verified = verifyReceipt({ data: receipt }, [verifier()], registry.formats);
     expect(verified).toMatchObject({
       ok: true,
       value: {
@@ -158,7 +159,7 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
     });
     // Another visitor id does not open it.
     const claimed = { ...receipt, opening: { ...receipt.opening, visitor_id: randomUUID() } };
-    expect(verifyReceipt(claimed, [verifier()])).toEqual({
+    expect(verifyReceipt(claimed, [verifier()], registry.formats)).toEqual({
       ok: false,
       reason: "the visitor id and salt do not open the leaf's visitor commitment",
     });
@@ -177,11 +178,11 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
     const { decision_id: cookieId } = await choose(randomUUID());
     const cookie = json(await get(`/api/v1/cookie-decisions/${cookieId}/receipt?wait=true`)).data;
     const decision = json(await get(`/api/v1/decisions/${decisionId}/receipt?wait=true`)).data;
-    expect(verifyReceipt(cookie, [verifier()])).toMatchObject({
+    expect(verifyReceipt(cookie, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'cookie-decision' },
     });
-    expect(verifyReceipt(decision, [verifier()])).toMatchObject({
+    expect(verifyReceipt(decision, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'decision' },
     });
@@ -230,7 +231,7 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
     expect(after.opening).toBeNull();
     expect(after.cookie_decision.visitor_id).toBeNull();
     expect(after.leaf).toBe(before.leaf);
-    expect(verifyReceipt(after, [verifier()])).toMatchObject({
+    expect(verifyReceipt(after, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'cookie-decision', opened: false },
     });

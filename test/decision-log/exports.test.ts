@@ -5,7 +5,7 @@ import {
   kantaraReceipt,
   type OpenReceipt,
 } from '../../src/decision-log/exports.js';
-import type { Receipt } from '../../src/decision-log/schemas.js';
+import type { Receipt } from '../../src/decisions/index.js';
 import { parseLeaf, parseVerifierKey, verifyTlogProof } from '../../src/proof/index.js';
 import { createTemplate } from '../../src/templates/service.js';
 import { apiOf } from '../helpers/api.js';

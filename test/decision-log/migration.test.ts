@@ -1,5 +1,6 @@
 import { type Kysely, Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { appendBatch } from '../../src/decision-log/append.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { pendingReads } from '../../src/decisions/pending-repository.js';
@@ -260,7 +261,10 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
     const signer = parseSignerKey(testLogKeys.signerKey);
     if (!signer.ok) throw new Error(signer.reason);
     expect(await appendBatch(db, a.tenant.id, signer.value)).toEqual({ appended: 3, size: 3 });
-    expect(await auditLog(db, vault, a.tenant.id)).toMatchObject({ entries: 3, ok: true });
+    expect(await auditLog(db, vault, registry, a.tenant.id)).toMatchObject({
+      entries: 3,
+      ok: true,
+    });
   });
 });
 
@@ -312,7 +316,7 @@ describe.each(stores)('upgrading a store of more than a page of decisions on $na
     if (!signer.ok) throw new Error(signer.reason);
     await appendBatch(db, a.tenant.id, signer.value);
     await appendBatch(db, a.tenant.id, signer.value);
-    expect(await auditLog(db, vault, a.tenant.id)).toMatchObject({
+    expect(await auditLog(db, vault, registry, a.tenant.id)).toMatchObject({
       entries: rows.length,
       ok: true,
       findings: [],

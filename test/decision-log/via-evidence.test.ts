@@ -8,10 +8,11 @@
  */
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setChannel } from '../../src/channels/index.js';
+import { registry } from '../../src/app/kinds.js';
+import { channelChanges, setChannel } from '../../src/channels/index.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { decide } from '../../src/decisions/service.js';
-import { setPartnerBlock } from '../../src/partner-blocks/index.js';
+import { partnerBlocks, setPartnerBlock } from '../../src/partner-blocks/index.js';
 import { createPartner } from '../../src/partners/index.js';
 import { createProduct } from '../../src/products/index.js';
 import { parseVerifierKey, verifyEvidencePack, verifyReceipt } from '../../src/proof/index.js';
@@ -70,7 +71,7 @@ describe.each(stores)('evidence of records made on the preference centre, on $na
           ),
         )
     ).id;
-    ({ secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, actor, {
+    ({ secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, registry, actor, {
       url: receiver.url,
       events: ['decision.given', 'channel_change.recorded', 'partner_block.recorded'],
     }));
@@ -102,7 +103,7 @@ describe.each(stores)('evidence of records made on the preference centre, on $na
   const blockChannel = async (customer: string, withVia: boolean) => {
     const outcome = await setChannel(
       t.db,
-      t.writers.channels,
+      t.writers.of(channelChanges.kind),
       t.vault,
       { ...context(withVia), userId: null },
       { customerId: customer, productCode: 'savings', channel: 'email' },
@@ -114,7 +115,7 @@ describe.each(stores)('evidence of records made on the preference centre, on $na
   const blockPartner = async (customer: string, decisionId: string, withVia: boolean) => {
     const outcome = await setPartnerBlock(
       t.db,
-      t.writers.partnerBlocks,
+      t.writers.of(partnerBlocks.kind),
       t.vault,
       { ...context(withVia), userId: null, idempotencyKey: null },
       { customerId: customer, decisionId, partnerCode: 'zeta-bank' },
@@ -168,13 +169,13 @@ describe.each(stores)('evidence of records made on the preference centre, on $na
         api_key_id: a.apiKey.id,
         via,
       });
-      expect(verifyReceipt(body, [verifier()]), record.kind).toMatchObject({
+      expect(verifyReceipt(body, [verifier()], registry.formats), record.kind).toMatchObject({
         ok: true,
         value: { kind: record.kind, opened: true },
       });
       const without = structuredClone(body);
       delete without.data.opening.via;
-      expect(verifyReceipt(without, [verifier()]), record.kind).toEqual({
+      expect(verifyReceipt(without, [verifier()], registry.formats), record.kind).toEqual({
         ok: false,
         reason: "the evidence and salt do not open the leaf's evidence commitment",
       });
@@ -185,7 +186,7 @@ describe.each(stores)('evidence of records made on the preference centre, on $na
     for (const record of await recordAll('quinn.api@example.test', false)) {
       const body = await receipt(record.path);
       expect(Object.keys(body.data.opening), record.kind).not.toContain('via');
-      expect(verifyReceipt(body, [verifier()]), record.kind).toMatchObject({
+      expect(verifyReceipt(body, [verifier()], registry.formats), record.kind).toMatchObject({
         ok: true,
         value: { kind: record.kind, opened: true },
       });
@@ -203,7 +204,9 @@ describe.each(stores)('evidence of records made on the preference centre, on $na
     });
     expect(response.statusCode, response.body).toBe(200);
     const files = unzipSync(response.rawPayload);
-    expect(verifyEvidencePack(new Map(Object.entries(files)), [verifier()])).toMatchObject({
+    expect(
+      verifyEvidencePack(new Map(Object.entries(files)), [verifier()], registry.formats),
+    ).toMatchObject({
       valid: true,
       failures: [],
     });
@@ -222,7 +225,10 @@ describe.each(stores)('evidence of records made on the preference centre, on $na
   it("the log's audit recomputes every leaf with `via` from the sealed fields: clean", async () => {
     const records = await recordAll('sam.prefs@example.test', true);
     for (const record of records) await receipt(record.path);
-    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({ ok: true, findings: [] });
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
+      ok: true,
+      findings: [],
+    });
   });
 
   it('webhook events say `via` for a record made on the preference centre, and nothing of it otherwise', async () => {

@@ -1,16 +1,16 @@
 /**
  * The writer of decisions (src/decisions/writer.ts): on an SQLite file a thread with a connection
  * of its own, which commits the decisions that arrive together in one transaction; on PostgreSQL
- * group commit, the same orchestration (record-decisions.ts) with set-based statements. Driven with real decisions on the
+ * group commit, the same orchestration (writes.ts, run by the generic recorder) with set-based statements. Driven with real decisions on the
  * real store.
  */
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerOf, type DecisionAnswer } from '../../src/decisions/answer.js';
-import type { DecisionJob } from '../../src/decisions/record-decisions.js';
 import type { DecisionRequest } from '../../src/decisions/schemas.js';
 import { decide as decideWith } from '../../src/decisions/service.js';
+import type { DecisionJob } from '../../src/decisions/writes.js';
 import type { VersionWithCode } from '../../src/templates/service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seedPublishedVersion, seedTenant, unique } from '../helpers/seed.js';

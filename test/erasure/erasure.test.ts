@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { appendBatch } from '../../src/decision-log/append.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
@@ -99,7 +100,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     // Before: the idempotency record's stored answer names the customer (the scan can see it).
     expect((await storeContents()).includes(customer)).toBe(true);
 
-    const result = await eraseCustomer(t.db, t.vault, tenantId, customer, by);
+    const result = await eraseCustomer(t.db, t.vault, registry, tenantId, customer, by);
     expect(result).toMatchObject({
       erased: true,
       subject_id: subject.id,
@@ -174,7 +175,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       expect(tombstone?.subject).toBe(oldLeaf?.subject);
       expect(tombstone?.evidence).toBe('-');
     }
-    expect(verifyReceipt(before, [verifier()])).toMatchObject({ ok: true });
+    expect(verifyReceipt(before, [verifier()], registry.formats)).toMatchObject({ ok: true });
     const checkpoint = json(
       await t.app.inject({ method: 'GET', url: '/api/v1/log/checkpoint', headers: a.headers }),
     ).data;
@@ -201,7 +202,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     expect(after.opening).toBeNull();
     expect(after.decision.customer_id).toBeNull();
     expect(after.leaf).toBe(before.leaf);
-    expect(verifyReceipt(after, [verifier()])).toMatchObject({
+    expect(verifyReceipt(after, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: { opened: false },
     });
@@ -215,7 +216,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     expect((await receipt(other)).opening.customer_id).toBe('someone-else');
 
     // The audit recomputes every leaf it still can, and finds nothing wrong.
-    const report = await auditLog(t.db, t.vault, tenantId);
+    const report = await auditLog(t.db, t.vault, registry, tenantId);
     expect(report).toMatchObject({ ok: true, entries: 7, erased_records: 3, findings: [] });
 
     // The erasure is in the audit log under the record's random id only.
@@ -227,7 +228,9 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     expect(entry).toMatchObject({ tenant_id: tenantId, target: subject.id });
 
     // Erasing again finds nothing left to erase.
-    expect(await eraseCustomer(t.db, t.vault, tenantId, 'never-decided', by)).toMatchObject({
+    expect(
+      await eraseCustomer(t.db, t.vault, registry, tenantId, 'never-decided', by),
+    ).toMatchObject({
       erased: false,
       decisions: 0,
     });
@@ -236,11 +239,11 @@ describe.each(stores)('erasing a customer on $name', (store) => {
   it('the audit still tells a tampered record of an erased customer from an erased one', async () => {
     const tenantId = a.tenant.id;
     const id = await decide('tamper-after-erasure', versions[0] as string, 'given');
-    await eraseCustomer(t.db, t.vault, tenantId, 'tamper-after-erasure', by);
+    await eraseCustomer(t.db, t.vault, registry, tenantId, 'tamper-after-erasure', by);
     await appendBatch(t.db, tenantId, signer());
-    expect((await auditLog(t.db, t.vault, tenantId)).ok).toBe(true);
+    expect((await auditLog(t.db, t.vault, registry, tenantId)).ok).toBe(true);
     await t.db.updateTable('decisions').set({ decision: 'reject' }).where('id', '=', id).execute();
-    const report = await auditLog(t.db, t.vault, tenantId);
+    const report = await auditLog(t.db, t.vault, registry, tenantId);
     expect(report.findings).toEqual([
       expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: id }),
     ]);
@@ -251,7 +254,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       .set({ version: 99 })
       .where('tenant_id', '=', tenantId)
       .execute();
-    const tombstones = await auditLog(t.db, t.vault, tenantId);
+    const tombstones = await auditLog(t.db, t.vault, registry, tenantId);
     expect(tombstones.ok).toBe(false);
     expect(new Set(tombstones.findings.map((f) => f.kind))).toEqual(
       new Set(['record-differs-from-leaf']),

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createPartner, setReleasePartners } from '../../src/partners/index.js';
 import { createProduct } from '../../src/products/index.js';
@@ -192,7 +193,7 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
     for (const [path, kind] of receipts) {
       const receipt = JSON.parse(text(files[path]));
       expect(receipt.checkpoint, path).toBe(checkpoint);
-      const verified = verifyReceipt(receipt, [key.value]);
+      const verified = verifyReceipt(receipt, [key.value], registry.formats);
       expect(verified.ok && verified.value.kind, path).toBe(kind);
       expect(verified.ok && verified.value.opened, path).toBe(true);
       expect(receipt.opening.customer_id).toBe(customer);
@@ -249,7 +250,7 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
       (await apiOf(t.app, a.headers).decide(erased, savings.versionId, 'given')).statusCode,
     ).toBe(201);
     expect((await getPack(erased)).statusCode).toBe(200);
-    await eraseCustomer(t.db, t.vault, a.tenant.id, erased, actor);
+    await eraseCustomer(t.db, t.vault, registry, a.tenant.id, erased, actor);
     const gone = await getPack(erased);
     expect(gone.statusCode).toBe(404);
     expect(expectErrorShape(gone).code).toBe('1004');
@@ -303,11 +304,15 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
     const signer = parseSignerKey(testLogKeys.signerKey);
     if (!key.ok || !signer.ok) throw new Error('the test keys do not parse');
     const asMap = (record: Record<string, Uint8Array>) => new Map(Object.entries(record));
-    expect(verifyEvidencePack(asMap(files), [key.value])).toMatchObject({ valid: true });
+    expect(verifyEvidencePack(asMap(files), [key.value], registry.formats)).toMatchObject({
+      valid: true,
+    });
 
-    const added = verifyEvidencePack(asMap({ ...files, 'notes.txt': strToU8('added') }), [
-      key.value,
-    ]);
+    const added = verifyEvidencePack(
+      asMap({ ...files, 'notes.txt': strToU8('added') }),
+      [key.value],
+      registry.formats,
+    );
     expect(added.failures).toEqual([{ file: 'notes.txt', reason: 'not listed in the manifest' }]);
 
     // Leaving a receipt out takes a new manifest and signature, which the log's key can make:
@@ -327,6 +332,7 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
         ),
       }),
       [key.value],
+      registry.formats,
     );
     expect(resigned.failures).toEqual([
       { file: 'manifest.json', reason: 'counts 2 channel-changes, the pack proves 1' },

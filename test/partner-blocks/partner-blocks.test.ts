@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createPartner } from '../../src/partners/index.js';
@@ -281,7 +282,7 @@ describe.each(stores)('partner blocks on $name', (store) => {
       api_key_id: a.apiKey.id,
     });
     expect(body.data.leaf).toMatch(/^consent-log\/partner\/v1\nrecord /);
-    expect(verifyReceipt(body, [verifier()])).toMatchObject({
+    expect(verifyReceipt(body, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: {
         kind: 'partner-block',
@@ -302,7 +303,7 @@ describe.each(stores)('partner blocks on $name', (store) => {
     ]) {
       const altered = structuredClone(body);
       alter(altered);
-      expect(verifyReceipt(altered, [verifier()])).toMatchObject({ ok: false });
+      expect(verifyReceipt(altered, [verifier()], registry.formats)).toMatchObject({ ok: false });
     }
   });
 
@@ -369,9 +370,12 @@ describe.each(stores)('partner blocks on $name', (store) => {
     });
     expect(cookie.statusCode, cookie.body).toBe(201);
     const change = json(await put('frank', decision, 'zeta-bank', { blocked: true })).data;
-    await eraseCustomer(t.db, t.vault, a.tenant.id, 'erased-before-audit', actorOf(a));
+    await eraseCustomer(t.db, t.vault, registry, a.tenant.id, 'erased-before-audit', actorOf(a));
     await receipt(change.record_id);
-    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({ ok: true, findings: [] });
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
+      ok: true,
+      findings: [],
+    });
 
     await t.db
       .updateTable('partner_block_changes')
@@ -379,7 +383,7 @@ describe.each(stores)('partner blocks on $name', (store) => {
       .where('id', '=', change.record_id)
       .execute();
     try {
-      const report = await auditLog(t.db, t.vault, a.tenant.id);
+      const report = await auditLog(t.db, t.vault, registry, a.tenant.id);
       expect(report.ok).toBe(false);
       expect(report.findings).toEqual([
         expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: change.record_id }),
@@ -398,7 +402,7 @@ describe.each(stores)('partner blocks on $name', (store) => {
     const decision = await decide(customer, withPartners);
     const change = json(await put(customer, decision, 'zeta-bank', { blocked: true })).data;
     await receipt(change.record_id);
-    const result = await eraseCustomer(t.db, t.vault, a.tenant.id, customer, actorOf(a));
+    const result = await eraseCustomer(t.db, t.vault, registry, a.tenant.id, customer, actorOf(a));
     expect(result.erased).toBe(true);
 
     const states = await t.db
@@ -414,11 +418,14 @@ describe.each(stores)('partner blocks on $name', (store) => {
     const after = await receipt(change.record_id);
     expect(after.data.opening).toBeNull();
     expect(after.data.partner_block.customer_id).toBeNull();
-    expect(verifyReceipt(after, [verifier()])).toMatchObject({
+    expect(verifyReceipt(after, [verifier()], registry.formats)).toMatchObject({
       ok: true,
       value: { opened: false },
     });
-    expect(await auditLog(t.db, t.vault, a.tenant.id)).toMatchObject({ ok: true, findings: [] });
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
+      ok: true,
+      findings: [],
+    });
   });
 
   const asOf = async (customer: string, code: string, at: string) => {

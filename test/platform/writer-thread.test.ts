@@ -7,11 +7,12 @@
 import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DecisionOutcome } from '../../src/decisions/record-decisions.js';
+import { registry } from '../../src/app/kinds.js';
+import type { DecisionOutcome } from '../../src/decisions/writes.js';
 import { isStoreUnavailable } from '../../src/platform/db.js';
 import { startWriterThread, type WriterThread } from '../../src/platform/writer-thread.js';
 import type { VersionWithCode } from '../../src/templates/service.js';
-import type { HotJob, HotOutcome } from '../../src/write-path/batch.js';
+import type { WriteJob } from '../../src/write-path/batch.js';
 import { writerThreadData, writerThreadEntry } from '../../src/write-path/writers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seedPublishedVersion, seedTenant, unique } from '../helpers/seed.js';
@@ -22,7 +23,7 @@ describe('the SQLite writer thread', () => {
   let t: TestApp;
   let tenantId: string;
   let version: VersionWithCode;
-  let thread: WriterThread<HotJob, HotOutcome>;
+  let thread: WriterThread<WriteJob, DecisionOutcome>;
 
   beforeAll(async () => {
     t = await startTestApp(sqliteStore);
@@ -31,7 +32,7 @@ describe('the SQLite writer thread', () => {
     thread = startWriterThread(
       t.db,
       writerThreadEntry,
-      writerThreadData(t.config, t.vault, { logLevel: 'silent' }),
+      writerThreadData(t.config, t.vault, registry, { logLevel: 'silent' }),
     );
   });
   afterAll(async () => {
@@ -39,7 +40,7 @@ describe('the SQLite writer thread', () => {
     await t.close();
   });
 
-  const job = (customer: string): HotJob => ({
+  const job = (customer: string): WriteJob => ({
     kind: 'decision',
     job: {
       version,
@@ -50,7 +51,7 @@ describe('the SQLite writer thread', () => {
       idempotencyKey: undefined,
     },
   });
-  const idOf = (outcome: HotOutcome) =>
+  const idOf = (outcome: DecisionOutcome) =>
     'decision' in outcome && 'decision_id' in outcome.decision
       ? (outcome as Extract<DecisionOutcome, { decision: unknown }>).decision.decision_id
       : 'not recorded';

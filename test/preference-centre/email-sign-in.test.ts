@@ -8,6 +8,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/api-keys/index.js';
+import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/index.js';
 import { purgeOldCodes, savePreferenceCentre } from '../../src/preference-centre/index.js';
 import { createProduct } from '../../src/products/index.js';
@@ -382,7 +383,7 @@ describe.each(stores)('e-mail sign-in to the preference centre on $name', (store
     const codes = () =>
       t.db.selectFrom('preference_codes').select('id').where('lookup', '=', lookup).execute();
     expect(await codes()).toHaveLength(1);
-    await eraseCustomer(t.db, t.vault, a.tenant.id, address, {
+    await eraseCustomer(t.db, t.vault, registry, a.tenant.id, address, {
       actorKind: 'tenant',
       actor: 'test',
       ip: 'local',

@@ -11,17 +11,32 @@
  *   leaf hash: { printf '\x00'; cat leaf.txt; } | sha256sum, leaf.txt holding `leaf` below
  */
 import { describe, expect, it } from 'vitest';
-import { leafOfChannelChange } from '../../src/channels/index.js';
+import { channelChanges } from '../../src/channels/index.js';
 import {
   type ChannelLeafFields,
-  channelLeafText,
+  channelLeafFormat,
   evidenceCommitment,
   leafHash,
-  parseChannelLeaf,
   parseCookieLeaf,
   parseLeaf,
   subjectCommitment,
 } from '../../src/proof/index.js';
+
+/** The leaf the kind's writer queues for a change's row and its personal fields. */
+const leafOf = (
+  row: Record<string, string | number | null> & {
+    id: string;
+    changed_at: string;
+    blocked: number;
+    evidence_salt: string;
+    api_key_id: string | null;
+    user_id?: string | null;
+    customer_id: string;
+    ip: string;
+    user_agent: string | null;
+  },
+  salt: string,
+) => channelChanges.leaf({ ...row, user_id: row.user_id ?? null }, row, salt);
 
 const subjectSalt = 'AAECAwQFBgcICQoLDA0ODw=='; // bytes 0x00 … 0x0f
 const evidenceSalt = 'EBESExQVFhcYGRobHB0eHw=='; // bytes 0x10 … 0x1f
@@ -60,12 +75,12 @@ describe('the documented channel leaf and its commitments, for a fixed change', 
   });
 
   it('the leaf text of the fields is the documented text, and its leaf hash the documented one', () => {
-    expect(channelLeafText(fields)).toBe(leaf);
+    expect(channelLeafFormat.text(fields)).toBe(leaf);
     expect(Buffer.from(leafHash(Buffer.from(leaf, 'utf8'))).toString('hex')).toBe(leafHashHex);
   });
 
   it('the leaf the writer queues for the record is the documented text', () => {
-    const queued = leafOfChannelChange(
+    const queued = leafOf(
       {
         id: fields.recordId,
         changed_at: fields.time,
@@ -84,8 +99,8 @@ describe('the documented channel leaf and its commitments, for a fixed change', 
   });
 
   it('parses back to its fields, and is no other format', () => {
-    expect(parseChannelLeaf(leaf)).toEqual(fields);
-    expect(parseChannelLeaf(leaf.replace('blocked 1', 'blocked 0'))).toEqual({
+    expect(channelLeafFormat.parse(leaf)).toEqual(fields);
+    expect(channelLeafFormat.parse(leaf.replace('blocked 1', 'blocked 0'))).toEqual({
       ...fields,
       blocked: false,
     });
@@ -102,7 +117,7 @@ describe('the documented channel leaf and its commitments, for a fixed change', 
       `${leaf}extra\n`,
       leaf.replace('product savings\n', ''),
     ]) {
-      expect(parseChannelLeaf(bad), bad).toBeUndefined();
+      expect(channelLeafFormat.parse(bad), bad).toBeUndefined();
     }
   });
 });

@@ -7,8 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { verifyReceiptFile } from '../../src/cli/verify-receipt.js';
 import {
+  cookieLeafFormat,
   formatTlogProof,
   generateNoteKeys,
   inclusionProof,
@@ -91,7 +93,7 @@ const receipt = {
 
 describe("a cookie decision's receipt, verified offline", () => {
   it('verifies with the verifier key alone, opens to the visitor and evidence, and gives the leaf fields', () => {
-    const verified = verifyReceipt({ data: receipt }, verifiers);
+    const verified = verifyReceipt({ data: receipt }, verifiers, registry.formats);
     expect(verified).toEqual({
       ok: true,
       value: {
@@ -110,12 +112,22 @@ describe("a cookie decision's receipt, verified offline", () => {
           visitor: '3C7waapoOebjtVJYWEtpgLN4XGFMJ3ANxxb1wkzhONQ=',
           evidence: 'Z0FjWRUutrCMtxOLoqyGAKt7JVEajntshwwl597ZrsM=',
         },
+        format: cookieLeafFormat,
+        record: {
+          decision_id: '0190e8a0-0000-7000-8000-000000000c01',
+          decided_at: '2026-03-01T09:15:00.000Z',
+          configuration_id: '0190e8a0-0000-7000-8000-0000000000dd',
+          configuration_version: 2,
+          content_sha256: '5312bd6794ebca9262fcfefe4847c5820605b6c7ee0beaebd0cbf7a8d02a46bf',
+          method: 'custom',
+          categories: { analytics: false, functional: false, marketing: true, necessary: true },
+        },
       },
     });
   });
 
   it('verifies as tlog-proof text alone, and once the visitor was erased (no opening), unopened', () => {
-    expect(verifyReceipt(receipt.tlog_proof, verifiers)).toMatchObject({
+    expect(verifyReceipt(receipt.tlog_proof, verifiers, registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'cookie-decision', opened: false },
     });
@@ -124,14 +136,14 @@ describe("a cookie decision's receipt, verified offline", () => {
       cookie_decision: { ...receipt.cookie_decision, visitor_id: null },
       opening: null,
     };
-    expect(verifyReceipt(erased, verifiers)).toMatchObject({
+    expect(verifyReceipt(erased, verifiers, registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'cookie-decision', opened: false },
     });
   });
 
   it("a decision's receipt from the same log still verifies as a decision's", () => {
-    expect(verifyReceipt(tlogProofOf(0, decisionLeaf), verifiers)).toMatchObject({
+    expect(verifyReceipt(tlogProofOf(0, decisionLeaf), verifiers, registry.formats)).toMatchObject({
       ok: true,
       value: { kind: 'decision', leafIndex: 0, leaf: { decision: 'given', version: 3 } },
     });
@@ -229,12 +241,15 @@ describe("a cookie decision's receipt, verified offline", () => {
       "the receipt names a decision, but the log holds a cookie decision's leaf",
     ],
   ])('refuses the receipt with %s', (_what, tampered, reason) => {
-    expect(verifyReceipt(tampered as ReceiptDocument, verifiers)).toEqual({ ok: false, reason });
+    expect(verifyReceipt(tampered as ReceiptDocument, verifiers, registry.formats)).toEqual({
+      ok: false,
+      reason,
+    });
   });
 
   it("refuses a decision's leaf presented as a cookie decision", () => {
     const presented = { tlog_proof: tlogProofOf(0, decisionLeaf), cookie_decision: {} };
-    expect(verifyReceipt(presented, verifiers)).toEqual({
+    expect(verifyReceipt(presented, verifiers, registry.formats)).toEqual({
       ok: false,
       reason: "the receipt names a cookie decision, but the log holds a decision's leaf",
     });
@@ -251,7 +266,11 @@ describe("verify-receipt's verdict on a cookie decision's receipt", () => {
   };
 
   it('names the kind and prints the configuration, version, method, categories and time', () => {
-    const verdict = verifyReceiptFile(file('receipt.json', { data: receipt }), keys.verifierKey);
+    const verdict = verifyReceiptFile(
+      file('receipt.json', { data: receipt }),
+      keys.verifierKey,
+      registry.formats,
+    );
     expect(verdict).toEqual({
       valid: true,
       kind: 'cookie-decision',
@@ -275,6 +294,7 @@ describe("verify-receipt's verdict on a cookie decision's receipt", () => {
     const verdict = verifyReceiptFile(
       file('decision.txt', tlogProofOf(0, decisionLeaf)),
       keys.verifierKey,
+      registry.formats,
     );
     expect(verdict).toMatchObject({
       valid: true,
@@ -289,7 +309,9 @@ describe("verify-receipt's verdict on a cookie decision's receipt", () => {
 
   it('is invalid, with the reason, for another visitor id', () => {
     const tampered = { data: { ...receipt, opening: { ...receipt.opening, visitor_id: 'v-2' } } };
-    expect(verifyReceiptFile(file('tampered.json', tampered), keys.verifierKey)).toEqual({
+    expect(
+      verifyReceiptFile(file('tampered.json', tampered), keys.verifierKey, registry.formats),
+    ).toEqual({
       valid: false,
       reason: "the visitor id and salt do not open the leaf's visitor commitment",
     });

@@ -5,12 +5,13 @@
  * follow the document too, and are held to the same literals before they judge a live decision.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { appendBatch } from '../../src/decision-log/append.js';
 import { leafOfDecision } from '../../src/decisions/leaf.js';
 import { leafOfErasure } from '../../src/erasure/leaf.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
+import { evidenceCommitment, subjectCommitment } from '../../src/proof/commitments.js';
 import { leafHash, parseSignerKey } from '../../src/proof/index.js';
-import { evidenceCommitment, subjectCommitment } from '../../src/proof/leaf.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
@@ -202,7 +203,7 @@ describe.each(stores)('the leaves the service logs for a decision on $name', (st
       root_hash: documentedLeafHash(expectedLeaf).toString('base64'),
     });
 
-    const erased = await eraseCustomer(t.db, t.vault, a.tenant.id, customer, {
+    const erased = await eraseCustomer(t.db, t.vault, registry, a.tenant.id, customer, {
       actorKind: 'operator',
       actor: 'test',
       ip: '127.0.0.1',

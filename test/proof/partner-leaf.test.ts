@@ -12,16 +12,31 @@
  *   leaf hash: { printf '\x00'; cat leaf.txt; } | sha256sum, leaf.txt holding `leaf` below
  */
 import { describe, expect, it } from 'vitest';
-import { leafOfPartnerBlock } from '../../src/partner-blocks/index.js';
+import { partnerBlocks } from '../../src/partner-blocks/index.js';
 import {
+  channelLeafFormat,
   evidenceCommitment,
   leafHash,
   type PartnerLeafFields,
-  parseChannelLeaf,
   parseLeaf,
-  parsePartnerLeaf,
-  partnerLeafText,
+  partnerLeafFormat,
 } from '../../src/proof/index.js';
+
+/** The leaf the kind's writer queues for a change's row and its personal fields. */
+const leafOf = (
+  row: Record<string, string | number | null> & {
+    id: string;
+    changed_at: string;
+    blocked: number;
+    evidence_salt: string;
+    api_key_id: string | null;
+    user_id?: string | null;
+    customer_id: string;
+    ip: string;
+    user_agent: string | null;
+  },
+  salt: string,
+) => partnerBlocks.leaf({ ...row, user_id: row.user_id ?? null }, row, salt);
 
 const subjectSalt = 'AAECAwQFBgcICQoLDA0ODw=='; // bytes 0x00 … 0x0f
 const evidenceSalt = 'EBESExQVFhcYGRobHB0eHw=='; // bytes 0x10 … 0x1f
@@ -62,12 +77,12 @@ const record = {
 
 describe('the documented partner leaf, for a fixed block', () => {
   it('the leaf text of the fields is the documented text, and its leaf hash the documented one', () => {
-    expect(partnerLeafText(fields)).toBe(leaf);
+    expect(partnerLeafFormat.text(fields)).toBe(leaf);
     expect(Buffer.from(leafHash(Buffer.from(leaf, 'utf8'))).toString('hex')).toBe(leafHashHex);
   });
 
   it('the leaf the writer queues for the record is the documented text', () => {
-    expect(leafOfPartnerBlock(record, subjectSalt)).toBe(leaf);
+    expect(leafOf(record, subjectSalt)).toBe(leaf);
   });
 
   it('a change made in the back-office commits to the user, and no API key', () => {
@@ -79,7 +94,7 @@ describe('the documented partner leaf, for a fixed block', () => {
         userAgent: 'Mozilla/5.0 (X11)',
       }),
     ).toBe(userEvidence);
-    const byUser = leafOfPartnerBlock(
+    const byUser = leafOf(
       { ...record, api_key_id: null, user_id: '0190e8a0-0000-7000-8000-0000000000bb' },
       subjectSalt,
     );
@@ -87,13 +102,13 @@ describe('the documented partner leaf, for a fixed block', () => {
   });
 
   it('parses back to its fields, and is no other format', () => {
-    expect(parsePartnerLeaf(leaf)).toEqual(fields);
-    expect(parsePartnerLeaf(leaf.replace('blocked 1', 'blocked 0'))).toEqual({
+    expect(partnerLeafFormat.parse(leaf)).toEqual(fields);
+    expect(partnerLeafFormat.parse(leaf.replace('blocked 1', 'blocked 0'))).toEqual({
       ...fields,
       blocked: false,
     });
     expect(parseLeaf(leaf)).toBeUndefined();
-    expect(parseChannelLeaf(leaf)).toBeUndefined();
+    expect(channelLeafFormat.parse(leaf)).toBeUndefined();
   });
 
   it('refuses text that is not exactly the format', () => {
@@ -105,7 +120,7 @@ describe('the documented partner leaf, for a fixed block', () => {
       `${leaf}extra\n`,
       leaf.replace('partner acme-insure\n', ''),
     ]) {
-      expect(parsePartnerLeaf(bad), bad).toBeUndefined();
+      expect(partnerLeafFormat.parse(bad), bad).toBeUndefined();
     }
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import {
   createEndpoint,
@@ -30,7 +31,7 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
 
   /** An endpoint of the tenant at `url` for `events`, as the command line makes one. */
   const endpointFor = (tenantId: string, url: string, events: string[]) =>
-    createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenantId), { url, events });
+    createEndpoint(t.db, t.vault, t.config.webhooks, registry, byCli(tenantId), { url, events });
 
   async function tenantWithVersion() {
     const seeded = await seedTenant(t.db);
@@ -273,7 +274,7 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
       const customer = unique('c');
       await apiOf(t.app, headers).decide(customer, first.consent_version_id, 'given');
       const next = await publish(t.db, tenant.id, code);
-      await eraseCustomer(t.db, t.vault, tenant.id, customer, byCli(tenant.id));
+      await eraseCustomer(t.db, t.vault, registry, tenant.id, customer, byCli(tenant.id));
       await eventually(() => receiver.received.length >= 4);
       const payloads = receiver.received.map((got) => verified(secret, got));
       expect(payloads.map((p) => p.type).sort()).toEqual([

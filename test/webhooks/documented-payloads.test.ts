@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createPartner } from '../../src/partners/index.js';
 import { createProduct } from '../../src/products/index.js';
@@ -39,18 +40,25 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
     const receiver = await startReceiver();
     try {
       const { tenant, headers } = await seedTenant(t.db);
-      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
-        url: receiver.url,
-        events: [
-          'decision.given',
-          'decision.withdraw',
-          'version.published',
-          'customer.erased',
-          'cookie_decision.recorded',
-          'channel_change.recorded',
-          'partner_block.recorded',
-        ],
-      });
+      const { secret } = await createEndpoint(
+        t.db,
+        t.vault,
+        t.config.webhooks,
+        registry,
+        byCli(tenant.id),
+        {
+          url: receiver.url,
+          events: [
+            'decision.given',
+            'decision.withdraw',
+            'version.published',
+            'customer.erased',
+            'cookie_decision.recorded',
+            'channel_change.recorded',
+            'partner_block.recorded',
+          ],
+        },
+      );
       const code = await seedTemplate(t.db, tenant.id);
       const first = await publish(t.db, tenant.id, code);
       const api = apiOf(t.app, headers);
@@ -58,7 +66,7 @@ describe.each(stores)('the webhooks of the OpenAPI document ($name)', (store) =>
       await api.decide(customer, first.consent_version_id, 'given');
       await api.decide(customer, first.consent_version_id, 'withdraw');
       await publish(t.db, tenant.id, code);
-      await eraseCustomer(t.db, t.vault, tenant.id, customer, byCli(tenant.id));
+      await eraseCustomer(t.db, t.vault, registry, tenant.id, customer, byCli(tenant.id));
       const site = await seedPublishedSystem(t.db, tenant.id, { categories: ['analytics'] });
       const visitor = randomUUID();
       const chosen = await t.app.inject({

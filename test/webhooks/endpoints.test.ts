@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { listAudit } from '../../src/audit-trail/service.js';
 import {
   createEndpoint,
@@ -24,10 +25,17 @@ describe.each(stores)('webhook endpoints ($name)', (store) => {
 
   async function decided(events: string[], url: string) {
     const { tenant, headers } = await seedTenant(t.db);
-    const created = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
-      url,
-      events,
-    });
+    const created = await createEndpoint(
+      t.db,
+      t.vault,
+      t.config.webhooks,
+      registry,
+      byCli(tenant.id),
+      {
+        url,
+        events,
+      },
+    );
     const code = await seedTemplate(t.db, tenant.id);
     const version = await publish(t.db, tenant.id, code);
     await apiOf(t.app, headers).decide(unique('c'), version.consent_version_id, 'given');
@@ -85,7 +93,7 @@ describe.each(stores)('webhook endpoints ($name)', (store) => {
     const { tenant } = await seedTenant(t.db);
     for (const events of [['decision.maybe'], [], ['']]) {
       await expect(
-        createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
+        createEndpoint(t.db, t.vault, t.config.webhooks, registry, byCli(tenant.id), {
           url: 'https://hooks.example.com/in',
           events,
         }),
@@ -100,6 +108,7 @@ describe.each(stores)('webhook endpoints ($name)', (store) => {
       t.db,
       t.vault,
       t.config.webhooks,
+      registry,
       byCli(a.tenant.id),
       {
         url: 'https://hooks.example.com/in',
@@ -135,6 +144,7 @@ describe.each(stores)('webhooks to an allowed network ($name)', (store) => {
         t.db,
         t.vault,
         t.config.webhooks,
+        registry,
         byCli(tenant.id),
         {
           url: `https://localhost:${receiver.port}/hook`,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
+import { registry } from '../../src/app/kinds.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import { createEndpoint, listDeliveries } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
@@ -41,10 +42,17 @@ describe.each(stores)('two instances sending webhooks ($name)', (store) => {
     const receiver = await startReceiver();
     try {
       const { tenant, headers } = await seedTenant(t.db);
-      const { secret } = await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
-        url: receiver.url,
-        events: ['decision.given'],
-      });
+      const { secret } = await createEndpoint(
+        t.db,
+        t.vault,
+        t.config.webhooks,
+        registry,
+        byCli(tenant.id),
+        {
+          url: receiver.url,
+          events: ['decision.given'],
+        },
+      );
       const code = await seedTemplate(t.db, tenant.id);
       const version = await publish(t.db, tenant.id, code);
       const ids: string[] = [];
@@ -78,6 +86,7 @@ describe.each(stores)('two instances sending webhooks ($name)', (store) => {
         t.db,
         t.vault,
         t.config.webhooks,
+        registry,
         byCli(tenant.id),
         {
           url: receiver.url,

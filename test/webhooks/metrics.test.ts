@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -44,7 +45,7 @@ describe.each(stores)('webhook metrics on /metrics ($name)', (store) => {
       const { tenant, headers } = await seedTenant(t.db);
       const code = await seedTemplate(t.db, tenant.id);
       const version = await publish(t.db, tenant.id, code);
-      await createEndpoint(t.db, t.vault, t.config.webhooks, byCli(tenant.id), {
+      await createEndpoint(t.db, t.vault, t.config.webhooks, registry, byCli(tenant.id), {
         url: receiver.url,
         events: ['decision.given'],
       });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
 import { createEndpoint, rotateSecret } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -49,6 +50,7 @@ describe.each(stores)('rotating a webhook secret on $name', (store) => {
         t.db,
         t.vault,
         t.config.webhooks,
+        registry,
         by,
         { url: receiver.url, events: ['decision.given'] },
       );
@@ -99,7 +101,7 @@ describe.each(stores)('rotating a webhook secret on $name', (store) => {
   it('says until when the old secret still signs, and the setting defaults to 24 hours', async () => {
     const { tenant } = await seedTenant(t.db);
     const by = byCli(tenant.id);
-    const { endpoint } = await createEndpoint(t.db, t.vault, t.config.webhooks, by, {
+    const { endpoint } = await createEndpoint(t.db, t.vault, t.config.webhooks, registry, by, {
       url: 'https://hooks.example.com/in',
       events: ['customer.erased'],
     });

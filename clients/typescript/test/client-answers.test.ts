@@ -10,6 +10,7 @@ import {
 } from '@consent-service/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { registry } from '../../../src/app/kinds.js';
 import { createPartner } from '../../../src/partners/index.js';
 import { publishOutsideReview } from '../../../src/templates/index.js';
 import { createEndpoint } from '../../../src/webhooks/service.js';
@@ -309,6 +310,7 @@ describe.each(stores)('what the client tells of the answers, on $name', (store) 
         served.t.db,
         served.t.vault,
         served.t.config.webhooks,
+        registry,
         byCli(tenantId),
         { url: receiver.url, events: ['decision.given'] },
       );

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
+import type { Registry } from '../../record-kinds/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { configurationRoutes } from './configuration-routes.js';
 import { cookieDecisionRoutes } from './decision-routes.js';
@@ -15,13 +16,13 @@ import { visitorErasureRoutes } from './visitor-routes.js';
  */
 export async function cookiePageRoutes(
   app: FastifyInstance,
-  deps: { db: Db; vault: SubjectVault; publicBaseUrl: string },
+  deps: { db: Db; vault: SubjectVault; registry: Registry; publicBaseUrl: string },
 ) {
-  const { db, vault, publicBaseUrl } = deps;
+  const { db, vault, registry, publicBaseUrl } = deps;
   await app.register(systemRoutes, { db, publicBaseUrl });
   await app.register(configurationRoutes, { db, publicBaseUrl });
   await app.register(editorRoutes, { db });
   await app.register(configurationStepRoutes, { db, publicBaseUrl });
   await app.register(cookieDecisionRoutes, { db, vault });
-  await app.register(visitorErasureRoutes, { db, vault });
+  await app.register(visitorErasureRoutes, { db, vault, registry });
 }

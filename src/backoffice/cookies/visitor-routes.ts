@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { countVisitorChoices, eraseCookieVisitor } from '../../cookies/index.js';
 import type { Db } from '../../platform/db.js';
+import type { Registry } from '../../record-kinds/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { confirmed, parseForm } from '../web/forms.js';
@@ -21,7 +22,7 @@ import {
  */
 export async function visitorErasureRoutes(
   app: FastifyInstance,
-  { db, vault }: { db: Db; vault: SubjectVault },
+  { db, vault, registry }: { db: Db; vault: SubjectVault; registry: Registry },
 ) {
   const mayView = (request: FastifyRequest) => tenantOf(request).permissions.has('cookies:view');
 
@@ -96,7 +97,7 @@ export async function visitorErasureRoutes(
         return cookiesPage(request, reply, `Erase visitor ${visitor}`, body, 400);
       }
       const { actorKind, actor, actorName, ip, userAgent } = auditBy(request);
-      const result = await eraseCookieVisitor(db, vault, user.tenantId, visitor, {
+      const result = await eraseCookieVisitor(db, vault, registry, user.tenantId, visitor, {
         actorKind,
         actor,
         actorName,

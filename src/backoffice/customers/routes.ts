@@ -14,6 +14,7 @@ import { downloadEvidencePack } from '../../evidence/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import type { NoteSigner } from '../../proof/index.js';
+import type { Registry } from '../../record-kinds/index.js';
 import { lookUpCustomer } from '../../records/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { findSubjectId } from '../../subjects/index.js';
@@ -49,12 +50,14 @@ export async function customerRoutes(
   {
     db,
     vault,
+    registry,
     signer,
     kick,
     channelWriter,
   }: {
     db: Db;
     vault: SubjectVault;
+    registry: Registry;
     signer: NoteSigner;
     kick: () => Promise<void>;
     channelWriter: ChannelChangeWriter;
@@ -200,7 +203,7 @@ export async function customerRoutes(
         return page(request, reply, `Erase customer ${customerId}`, body, 400);
       }
       const { actorKind, actor, actorName, ip, userAgent } = auditBy(request);
-      const result = await eraseCustomer(db, vault, tenantId, customerId, {
+      const result = await eraseCustomer(db, vault, registry, tenantId, customerId, {
         actorKind,
         actor,
         actorName,
@@ -223,7 +226,7 @@ export async function customerRoutes(
       const form = parseForm(CustomerForm, request.body, customerFormOptions);
       if (!form.ok) return redirectTo(reply, '/customers');
       try {
-        const context = { db, vault, signer, kick };
+        const context = { db, vault, registry, signer, kick };
         const pack = await downloadEvidencePack(
           context,
           tenantId,

@@ -7,9 +7,11 @@ import {
   receiptOf,
   recordLogAudit,
 } from '../../decision-log/index.js';
+import { decisions } from '../../decisions/index.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { NoteSigner } from '../../proof/index.js';
+import type { Registry } from '../../record-kinds/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { auditBy, tenantOf, zoneOf } from '../web/context.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
@@ -22,7 +24,12 @@ const validId = new RegExp(uuidPattern);
 /** The tenant's decision log: its checkpoint, key and audits; and receipts to download. */
 export async function logPageRoutes(
   app: FastifyInstance,
-  { db, signer, vault }: { db: Db; signer: NoteSigner; vault: SubjectVault },
+  {
+    db,
+    signer,
+    vault,
+    registry,
+  }: { db: Db; signer: NoteSigner; vault: SubjectVault; registry: Registry },
 ) {
   app.get('/log', { config: { permission: 'decision_log:view' } }, async (request, reply) => {
     const { tenantId } = tenantOf(request);
@@ -48,7 +55,7 @@ export async function logPageRoutes(
     { config: { permission: 'decision_log:review' } },
     async (request, reply) => {
       const user = tenantOf(request);
-      const report = await auditLog(db, vault, user.tenantId);
+      const report = await auditLog(db, vault, registry, user.tenantId);
       await db.transaction().execute((trx) => recordLogAudit(trx, report, auditBy(request)));
       return redirectTo(reply, '/log?notice=audited');
     },
@@ -61,7 +68,7 @@ export async function logPageRoutes(
       const { tenantId } = tenantOf(request);
       const id = request.params.id;
       if (!validId.test(id)) return reply.callNotFound();
-      const result = await receiptOf(db, vault, tenantId, id);
+      const result = await receiptOf(db, vault, decisions.receipt, tenantId, id);
       if (!result.ready) {
         return customerSection(request, reply, 'Receipt not ready yet', receiptQueued(id), 202);
       }

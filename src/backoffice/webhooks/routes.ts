@@ -7,6 +7,7 @@ import {
   createEndpoint,
   deleteEndpoint,
   disableEndpoint,
+  type EventKinds,
   enableEndpoint,
   getEndpoint,
   listDeliveries,
@@ -40,7 +41,12 @@ const deliveriesPerPage = 50;
 
 export async function webhookRoutes(
   app: FastifyInstance,
-  { db, vault, settings }: { db: Db; vault: SubjectVault; settings: WebhookSettings },
+  {
+    db,
+    vault,
+    settings,
+    kinds,
+  }: { db: Db; vault: SubjectVault; settings: WebhookSettings; kinds: EventKinds },
 ) {
   const page = sectionPage('webhooks', notices);
   const actor = (request: FastifyRequest) => {
@@ -64,6 +70,7 @@ export async function webhookRoutes(
       csrfToken: csrfToken(reply),
       input,
       events,
+      eventTypes: kinds.eventTypes,
       errors: refusal.form,
       fieldErrors: refusal.fields,
       zone: zoneOf(request),
@@ -80,11 +87,18 @@ export async function webhookRoutes(
     const events = form.ok ? form.values.events : [];
     if (!form.ok) return showList(request, reply, form.input, events, form.refusal, 400);
     try {
-      const { endpoint, secret } = await createEndpoint(db, vault, settings, actor(request), {
-        url: form.values.url,
-        events: form.values.events,
-        description: form.values.description,
-      });
+      const { endpoint, secret } = await createEndpoint(
+        db,
+        vault,
+        settings,
+        kinds,
+        actor(request),
+        {
+          url: form.values.url,
+          events: form.values.events,
+          description: form.values.description,
+        },
+      );
       await keepFlash(db, sessionTokenOf(request), `webhook:${endpoint.id}`, secret, secretMs);
       return redirectTo(reply, `/webhooks/${segment(endpoint.id)}`);
     } catch (error) {
@@ -177,7 +191,7 @@ export async function webhookRoutes(
     async (request, reply) => {
       const { tenantId } = tenantOf(request);
       const endpoint = await getEndpoint(db, tenantId, request.params.id);
-      await resendDelivery(db, vault, settings, tenantId, request.params.delivery);
+      await resendDelivery(db, vault, settings, kinds, tenantId, request.params.delivery);
       return redirectTo(reply, `/webhooks/${segment(endpoint.id)}?notice=resent`);
     },
   );

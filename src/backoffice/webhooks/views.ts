@@ -1,5 +1,4 @@
 import type { DeliveryView, EndpointView } from '../../webhooks/index.js';
-import { eventTypes } from '../../webhooks/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
@@ -19,6 +18,8 @@ export function endpointList(o: {
   csrfToken: string;
   input: Record<string, string>;
   events: readonly string[];
+  /** Every event type an endpoint may take. */
+  eventTypes: readonly string[];
   errors: string[];
   fieldErrors: FieldErrors;
   zone: string;
@@ -51,6 +52,7 @@ function newEndpointForm(o: {
   csrfToken: string;
   input: Record<string, string>;
   events: readonly string[];
+  eventTypes: readonly string[];
   errors: string[];
   fieldErrors: FieldErrors;
 }): Html {
@@ -61,7 +63,7 @@ ${csrfField(o.csrfToken)}
 ${input({ name: 'url', label: 'URL', type: 'url', value: o.input.url ?? '', required: true, maxlength: 2048, hint: 'https:// only; private and internal addresses are refused.', error: o.fieldErrors.url })}
 <fieldset${o.fieldErrors.events ? html` aria-invalid="true" aria-describedby="events-error"` : ''}>
 <legend>Events</legend>
-${eventTypes.map(
+${o.eventTypes.map(
   (type) =>
     html`<label for="event-${type}"><input type="checkbox" id="event-${type}" name="events" value="${type}"${o.events.includes(type) ? html` checked` : ''}> <code>${type}</code></label>`,
 )}

@@ -1,19 +1,22 @@
+/**
+ * `Idempotency-Key`s, shared by every kind of record whose requests take one (decisions, channel
+ * changes, partner blocks): a tenant's key answers, within its window, the first request's
+ * answer; the same key with another customer or request is `422`. The recorder checks and keeps
+ * them in the writer's transaction (`recorder.ts`).
+ */
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { answerOf, type DecisionAnswer } from './answer.js';
-import type { DecisionJob, DecisionOutcome } from './record-decisions.js';
 import {
   deleteIdempotencyRecordsBefore,
+  deleteSubjectIdempotencyRecords,
   findIdempotencyRecordRows,
   saveIdempotencyRecords,
-} from './repository.js';
+} from './idempotency-repository.js';
+import type { StoredAnswer, StoredKey } from './kind.js';
 import type { IdempotencyKeysTable } from './table.js';
 
 /** How long an `Idempotency-Key` replays its first answer. */
 const idempotencyWindowMs = 24 * 60 * 60 * 1000;
-
-/** The first answer, as an idempotency key keeps it. */
-export type StoredAnswer<Body = DecisionAnswer['body']> = { status: number; body: Body };
 
 /** What an idempotency key is checked against: the customer and the request's hash. */
 export interface KeyedRequest {
@@ -23,17 +26,12 @@ export interface KeyedRequest {
 
 /**
  * The first answer an idempotency key replays, if its record is within the window; the same key
- * with another customer or request is `422`. Decisions and channel changes share the keys of a
- * tenant: a key first used for one and reused for the other differs by its request hash.
+ * with another customer or request is `422`. The kinds share the keys of a tenant: a key first
+ * used for one and reused for another differs by its request hash.
  */
-export function replayOf<Body = DecisionAnswer['body']>(
+export function replayOf<Body = unknown>(
   job: KeyedRequest,
-  previous:
-    | Pick<
-        IdempotencyKeysTable,
-        'customer_lookup' | 'request_hash' | 'status_code' | 'response_body' | 'created_at'
-      >
-    | undefined,
+  previous: StoredKey | undefined,
 ): StoredAnswer<Body> | undefined {
   const windowStart = new Date(Date.now() - idempotencyWindowMs).toISOString();
   if (!previous || previous.created_at < windowStart) return undefined;
@@ -73,30 +71,13 @@ export function keepIdempotencyRecords(
   return saveIdempotencyRecords(trx, records);
 }
 
-/**
- * What an `Idempotency-Key` keeps of a decision: the answer the API gives it (a rule's refusal
- * included), stored in the decision's own transaction. None without a key.
- */
-export function idempotencyRecordOf(
-  job: DecisionJob,
-  outcome: DecisionOutcome,
-  now: string,
-): IdempotencyKeysTable | undefined {
-  if (job.idempotencyKey === undefined) return undefined;
-  const answer = answerOf(outcome);
-  return {
-    tenant_id: job.context.tenantId,
-    key: job.idempotencyKey,
-    customer_lookup: job.customer.lookup,
-    request_hash: job.requestHash,
-    status_code: answer.status,
-    response_body: JSON.stringify(answer.body),
-    created_at: now,
-  };
-}
-
 /** Drops idempotency records past their window; answers how many went. */
 export function purgeExpiredIdempotencyRecords(db: Executor): Promise<number> {
   const cutoff = new Date(Date.now() - idempotencyWindowMs).toISOString();
   return deleteIdempotencyRecordsBefore(db, cutoff);
+}
+
+/** A subject's keys' records (kept by their look-up), dropped with their erasure. */
+export function forgetSubjectKeys(trx: Trx, tenantId: string, lookup: string): Promise<void> {
+  return deleteSubjectIdempotencyRecords(trx, tenantId, lookup);
 }

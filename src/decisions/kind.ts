@@ -1,0 +1,91 @@
+/**
+ * Decisions as a kind of record (src/record-kinds): how the write path records them
+ * (`writes.ts`), their leaf and how the log's audit rebuilds it, their receipt, their place in
+ * a customer's evidence pack, their webhook events, and what erasing a customer drops of them
+ * (their current states; the decisions stay, as the proof they were made).
+ */
+import { Type } from 'typebox';
+import { decisionLeafFormat, parseLeaf } from '../proof/index.js';
+import { CustomerIdOrNull, EventVia, LogIndex, type RecordKind } from '../record-kinds/index.js';
+import { committedLeaf, leafOfDecision } from './leaf.js';
+import { decisionReceipt, Receipt } from './receipt.js';
+import {
+  countSubjectDecisions,
+  deleteSubjectStates,
+  findDecisionsByIds,
+  findDecisionWithTemplate,
+  findSubjectDecisionsWithTemplate,
+} from './record-repository.js';
+import { RecordedDecision } from './schemas.js';
+import type { DecisionRow } from './table.js';
+import { decisionWrites } from './writes.js';
+
+const DecisionData = Type.Object(
+  {
+    ...RecordedDecision.properties,
+    customer_id: CustomerIdOrNull,
+    via: EventVia,
+    log_index: LogIndex,
+  },
+  { description: 'The decision as the API answered it, and its place in the decision log.' },
+);
+
+export const decisions = {
+  name: 'decision',
+  writes: decisionWrites,
+  records: {
+    table: 'decisions',
+    format: decisionLeafFormat,
+    noun: 'decision',
+    sealed: true,
+    byIds: findDecisionsByIds,
+    expectedLeaf(row: DecisionRow, opened, logged) {
+      if (opened?.state === 'open') {
+        const { personal, salt } = opened;
+        return leafOfDecision(
+          { ...row, ...personal, evidence_salt: row.evidence_salt ?? '' },
+          salt,
+        );
+      }
+      if (!opened || opened.state === 'unreadable') return null;
+      // The customer was erased: all but the evidence is still checked (the subject commitment
+      // was kept); the evidence's values are gone with their key, so its commitment is taken
+      // as logged.
+      return committedLeaf(row, opened.commitment, parseLeaf(logged ?? '')?.evidence ?? '');
+    },
+  },
+  receipt: {
+    route: {
+      path: '/api/v1/decisions/:decision_id/receipt',
+      param: 'decision_id',
+      operationId: 'getReceipt',
+      summary: "A decision's receipt: its leaf, inclusion proof and signed checkpoint",
+      description: '',
+      schema: Receipt,
+      notFound: 'Decision not found.',
+      queued: 'the decision',
+    },
+    find: findDecisionWithTemplate,
+    present: decisionReceipt,
+  },
+  evidence: {
+    list: findSubjectDecisionsWithTemplate,
+    versionId: (decision: DecisionRow) => decision.consent_version_id,
+  },
+  events: {
+    types: {
+      'decision.given': { summary: 'A decision `given` was recorded', data: DecisionData },
+      'decision.reject': { summary: 'A decision `reject` was recorded', data: DecisionData },
+      'decision.withdraw': { summary: 'A decision `withdraw` was recorded', data: DecisionData },
+    },
+    recordField: 'decision_id',
+    subject: { field: 'customer_id', sealedUnder: 'subject' },
+  },
+  erasure: {
+    counts: ['decisions'],
+    async drop({ trx, tenantId, subjectId }) {
+      await deleteSubjectStates(trx, tenantId, subjectId);
+      return { decisions: await countSubjectDecisions(trx, tenantId, subjectId) };
+    },
+  },
+} satisfies RecordKind;

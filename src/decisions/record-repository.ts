@@ -1,0 +1,85 @@
+import type { Executor, Trx } from '../platform/db.js';
+
+// The decisions as records: what their receipts, the log's audit, evidence packs and erasures
+// read of them.
+
+/** One decision of the tenant with its template's code. */
+export function findDecisionWithTemplate(db: Executor, tenantId: string, decisionId: string) {
+  return withTemplate(db)
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.id', '=', decisionId)
+    .executeTakeFirst();
+}
+
+/** Every decision of one customer with its template's code, oldest first. */
+export function findSubjectDecisionsWithTemplate(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+) {
+  return withTemplate(db)
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.subject_id', '=', subjectId)
+    .orderBy('d.decided_at')
+    .orderBy('d.id')
+    .execute();
+}
+
+function withTemplate(db: Executor) {
+  return db
+    .selectFrom('decisions as d')
+    .innerJoin('templates as t', (join) =>
+      join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
+    )
+    .selectAll('d')
+    .select('t.code as template_code');
+}
+
+/** The tenant's decisions of these ids. */
+export function findDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+  return db
+    .selectFrom('decisions')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** The templates the customer decided on, each with the version and text of their last decision. */
+export function findDecidedTemplates(trx: Trx, tenantId: string, subjectId: string) {
+  return trx
+    .selectFrom('customer_template_states as s')
+    .innerJoin('template_versions as v', (j) =>
+      j.onRef('v.tenant_id', '=', 's.tenant_id').onRef('v.id', '=', 's.last_consent_version_id'),
+    )
+    .select(['s.template_id', 'v.version', 'v.content_sha256'])
+    .where('s.tenant_id', '=', tenantId)
+    .where('s.subject_id', '=', subjectId)
+    .orderBy('s.template_id')
+    .execute();
+}
+
+/** An erased subject's current states: their decisions stay, as the proof they were made. */
+export async function deleteSubjectStates(trx: Trx, tenantId: string, subjectId: string) {
+  for (const table of ['customer_template_states', 'customer_version_states'] as const) {
+    await trx
+      .deleteFrom(table)
+      .where('tenant_id', '=', tenantId)
+      .where('subject_id', '=', subjectId)
+      .execute();
+  }
+}
+
+export async function countSubjectDecisions(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+): Promise<number> {
+  const { count } = await db
+    .selectFrom('decisions')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}

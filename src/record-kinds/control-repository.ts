@@ -1,0 +1,247 @@
+/**
+ * A control kind's statements (`control-kind.ts`), over the two tables its folder declares: the
+ * changes (append-only records) and the current states. On PostgreSQL one statement a batch
+ * (one round trip whatever the batch's size); on SQLite, where a statement costs no round trip,
+ * a prepared statement a row.
+ */
+import { type Kysely, sql } from 'kysely';
+import { anySubscriber, subscribedSql } from '../journal/index.js';
+import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { type PreparedQuery, paramRow, prepared } from '../platform/prepared.js';
+import { type UnnestType, unnestRows } from '../platform/unnest.js';
+import { findLiveSubjectRow } from '../subjects/index.js';
+import type { Standing } from './kind.js';
+
+/** Where a control kind keeps its records, as its folder's `table.ts` declares them. */
+export interface ControlTables {
+  /** Append-only changes: `(tenant_id, id)`, the subject, the target's columns, `blocked`, evidence. */
+  changes: string;
+  /** The latest change of each target: its key, `subject_id`, `blocked`, `change_id`, `since`. */
+  states: string;
+  /** The columns naming what is controlled, in a change row (text). */
+  target: readonly string[];
+  /** Those of them that key a state, beside `tenant_id` (and `subject_id` with `bySubject`). */
+  stateKey: readonly string[];
+  /** Whether a state is the subject's own (a channel per customer), not the target's alone. */
+  bySubject: boolean;
+  /** The event type whose subscription a standing asks about. */
+  eventType: string;
+}
+
+/** A control change's row. */
+export interface ControlChangeRow {
+  tenant_id: string;
+  id: string;
+  subject_id: string;
+  blocked: number;
+  api_key_id: string | null;
+  user_id: string | null;
+  idempotency_key: string | null;
+  personal: string;
+  evidence_salt: string;
+  changed_at: string;
+  [target: string]: string | number | null;
+}
+
+/** A control's current state row. */
+export interface ControlStateRow {
+  tenant_id: string;
+  subject_id: string;
+  blocked: number;
+  change_id: string;
+  since: string;
+  [key: string]: string | number;
+}
+
+/** One change's target as the store stands before the batch: nulls where nothing is. */
+export interface ControlStanding extends Standing {
+  blocked: number | null;
+  change_id: string | null;
+  since: string | null;
+}
+
+/** What a batch asks about one change: the customer by look-up, the target's key. */
+export interface ControlQuery {
+  tenant_id: string;
+  lookup: string;
+  [key: string]: string;
+}
+
+const changeFixed = {
+  tenant_id: 'text',
+  id: 'text',
+  subject_id: 'text',
+  blocked: 'integer',
+  api_key_id: 'text',
+  user_id: 'text',
+  idempotency_key: 'text',
+  personal: 'text',
+  evidence_salt: 'text',
+  changed_at: 'text',
+} as const satisfies Record<string, UnnestType>;
+
+// The tables are the kind's, named by its declaration: the statements are built for them here.
+const open = (db: Executor) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+
+/** The statements of one control kind, built once for its tables. */
+export function controlStatements(tables: ControlTables) {
+  const changeTypes: Record<string, UnnestType> = {
+    ...changeFixed,
+    ...Object.fromEntries(tables.target.map((column) => [column, 'text' as const])),
+  };
+  const changeColumns = Object.keys(changeTypes);
+  const stateKey = ['tenant_id', ...(tables.bySubject ? ['subject_id'] : []), ...tables.stateKey];
+  const stateTypes: Record<string, UnnestType> = {
+    tenant_id: 'text',
+    subject_id: 'text',
+    ...Object.fromEntries(tables.stateKey.map((column) => [column, 'text' as const])),
+    blocked: 'integer',
+    change_id: 'text',
+    since: 'text',
+  };
+  const stateColumns = Object.keys(stateTypes);
+
+  const insertChange = prepared((db, p: (name: string) => never) =>
+    open(db).insertInto(tables.changes).values(paramRow(changeColumns, p)),
+  );
+  const upsertState = prepared((db, p: (name: string) => never) =>
+    open(db)
+      .insertInto(tables.states)
+      .values(paramRow(stateColumns, p))
+      .onConflict((oc) =>
+        oc.columns(stateKey).doUpdateSet({
+          blocked: p('blocked'),
+          change_id: p('change_id'),
+          since: p('since'),
+        }),
+      ),
+  );
+  const currentState: PreparedQuery<string, { blocked: number; change_id: string; since: string }> =
+    prepared((db, p: (name: string) => never) =>
+      stateKey.reduce(
+        (query, column) => query.where(column, '=', p(column)),
+        open(db).selectFrom(tables.states).select(['blocked', 'change_id', 'since']),
+      ),
+    ) as never;
+
+  /** Every change's standing, answered in the order asked. */
+  async function standings(trx: Trx, queries: readonly ControlQuery[]): Promise<ControlStanding[]> {
+    if (queries.length === 0) return [];
+    if (!isPostgres(trx)) {
+      const found: ControlStanding[] = [];
+      for (const query of queries) found.push(await standingOf(trx, query));
+      return found;
+    }
+    const asked = unnestRows(
+      queries.map((query, i) => ({ ...query, i })),
+      {
+        i: 'integer',
+        tenant_id: 'text',
+        lookup: 'text',
+        ...Object.fromEntries(tables.stateKey.map((column) => [column, 'text' as const])),
+      } as Record<'i' | 'tenant_id' | 'lookup', UnnestType>,
+    );
+    const on = stateKey.map((column) =>
+      column === 'subject_id'
+        ? sql`c.subject_id = s.id`
+        : sql`c.${sql.id(column)} = q.${sql.id(column)}`,
+    );
+    const { rows } = await sql<ControlStanding & { i: number }>`
+      select q.i, s.id as subject_id, s.wrapped_key, s.salt,
+        c.blocked, c.change_id, c.since,
+        ${subscribedSql(sql.ref('q.tenant_id'), tables.eventType, 'any')} as event_wanted
+      from (${asked}) as q
+      left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
+      left join ${sql.table(tables.states)} as c on ${sql.join(on, sql` and `)}
+    `.execute(trx);
+    const byPosition: ControlStanding[] = [];
+    for (const { i, ...standing } of rows) byPosition[i] = standing;
+    return byPosition;
+  }
+
+  async function standingOf(trx: Trx, query: ControlQuery): Promise<ControlStanding> {
+    const subject = await findLiveSubjectRow(trx, query.tenant_id, query.lookup);
+    const state =
+      subject || !tables.bySubject
+        ? await currentState.first(trx, { ...query, subject_id: subject?.id ?? null })
+        : undefined;
+    return {
+      subject_id: subject?.id ?? null,
+      wrapped_key: subject?.wrapped_key ?? null,
+      salt: subject?.salt ?? null,
+      blocked: state?.blocked ?? null,
+      change_id: state?.change_id ?? null,
+      since: state?.since ?? null,
+      event_wanted: await anySubscriber(trx, query.tenant_id, tables.eventType, 'any'),
+    };
+  }
+
+  /** A batch's changes. */
+  async function insertChanges(trx: Trx, rows: readonly ControlChangeRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (!isPostgres(trx)) {
+      for (const row of rows) await insertChange.run(trx, row);
+      return;
+    }
+    await open(trx)
+      .insertInto(tables.changes)
+      .columns(changeColumns)
+      .expression(unnestRows(rows, changeTypes) as never)
+      .execute();
+  }
+
+  /** A batch's new states, at most one a key (the batch keeps the last change of each). */
+  async function saveStates(trx: Trx, rows: readonly ControlStateRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (!isPostgres(trx)) {
+      for (const row of rows) await upsertState.run(trx, row);
+      return;
+    }
+    await sql`
+      insert into ${sql.table(tables.states)} (${sql.join(stateColumns.map((c) => sql.id(c)))})
+      ${unnestRows(rows, stateTypes)}
+      on conflict (${sql.join(stateKey.map((c) => sql.id(c)))}) do update
+      set blocked = excluded.blocked, change_id = excluded.change_id, since = excluded.since
+    `.execute(trx);
+  }
+
+  /** The tenant's changes of these ids. */
+  function changesByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+    return open(db)
+      .selectFrom(tables.changes)
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', ids)
+      .execute() as Promise<ControlChangeRow[]>;
+  }
+
+  /** Every change of a subject, oldest first. */
+  function subjectChanges(db: Executor, tenantId: string, subjectId: string) {
+    return open(db)
+      .selectFrom(tables.changes)
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('subject_id', '=', subjectId)
+      .orderBy('changed_at')
+      .orderBy('id')
+      .execute() as Promise<ControlChangeRow[]>;
+  }
+
+  /** A subject's current states, dropped with their erasure (their changes stay). */
+  async function deleteSubjectStates(trx: Trx, tenantId: string, subjectId: string) {
+    await open(trx)
+      .deleteFrom(tables.states)
+      .where('tenant_id', '=', tenantId)
+      .where('subject_id', '=', subjectId)
+      .execute();
+  }
+
+  return {
+    standings,
+    insertChanges,
+    saveStates,
+    changesByIds,
+    subjectChanges,
+    deleteSubjectStates,
+  };
+}

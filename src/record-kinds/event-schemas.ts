@@ -1,0 +1,31 @@
+/** The parts of webhook payloads (`data`) that kinds share, for the OpenAPI document. */
+import { Type } from 'typebox';
+
+export const EventDateTime = Type.String({ format: 'date-time' });
+
+export const LogIndex = Type.Integer({
+  minimum: 0,
+  description: "The record's leaf index in the tenant's decision log (what its receipt proves).",
+});
+
+export const EventVia = Type.Optional(
+  Type.Literal('preference-centre', {
+    description:
+      'Present only for a record the customer made on the preference centre (its evidence says so).',
+  }),
+);
+
+export const CustomerIdOrNull = Type.Union([Type.String(), Type.Null()], {
+  description: 'The customer id; null once the customer was erased.',
+});
+
+/** Who made a control's change: an API key, or a back-office user. */
+export const EventActor = Type.Object(
+  {
+    api_key_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  },
+  {
+    description: 'Who made it: the API key that sent it, or the back-office user (the other null).',
+  },
+);

@@ -1,0 +1,57 @@
+/**
+ * What every receipt carries, whatever kind of record it proves (its leaf, where it is in the
+ * log, the proof), and the parts kinds share: the opening of a customer's record and the channel
+ * a record came through. Each kind's receipt schema is built from these in its own folder.
+ */
+import { type Static, Type } from 'typebox';
+
+const Base64Hash = Type.String({ description: 'SHA-256, base64', pattern: '^[A-Za-z0-9+/]{43}=$' });
+
+/** The proof's fields of a receipt whose leaf is in `leafFormat` (`consent-log/leaf/v1`). */
+export function logProof(leafFormat: string) {
+  return {
+    leaf: Type.String({ description: `The leaf bytes (UTF-8 text, ${leafFormat})` }),
+    leaf_index: Type.Integer({ minimum: 0 }),
+    tree_size: Type.Integer({ minimum: 1 }),
+    inclusion_proof: Type.Array(Base64Hash),
+    checkpoint: Type.String({ description: 'The signed checkpoint the proof leads to' }),
+    tlog_proof: Type.String({ description: 'The same proof as C2SP tlog-proof@v1 text' }),
+    verifier_key: Type.String(),
+  };
+}
+export type LogProof = Static<Type.TObject<ReturnType<typeof logProof>>>;
+
+/** The channel a record came through, in its opening only when it was not the API's own. */
+export const Via = Type.Literal('preference-centre', {
+  description:
+    'Present only for a record the customer made on the preference centre; its evidence ' +
+    'commitment then includes it',
+});
+
+/**
+ * What opens a control's leaf (a channel change, a partner block): a decision's opening, but the
+ * change may have been made by a back-office user, named by `user_id`, with no API key.
+ */
+export const ControlOpening = Type.Union(
+  [
+    Type.Object({
+      customer_id: Type.String(),
+      subject_salt: Type.String(),
+      evidence_salt: Type.String(),
+      ip: Type.String(),
+      user_agent: Type.Union([Type.String(), Type.Null()]),
+      api_key_id: Type.Union([Type.String(), Type.Null()], {
+        description: 'The API key that made the change; null when a back-office user made it',
+      }),
+      user_id: Type.Optional(
+        Type.String({ description: 'The back-office user who made the change, if one did' }),
+      ),
+      via: Type.Optional(Via),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      "What opens the leaf's subject and evidence commitments; null once the customer was erased",
+  },
+);
