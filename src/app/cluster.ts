@@ -5,6 +5,7 @@ import type { Config } from '../platform/config.js';
 import { loadDataKey } from '../platform/data-key.js';
 import { createDb } from '../platform/db.js';
 import { migrateToLatest } from '../platform/migrate.js';
+import { registry } from './kinds.js';
 import { serve } from './server.js';
 
 /**
@@ -22,7 +23,7 @@ export async function serveOnWorkers(config: Config): Promise<void> {
   const db = createDb(config);
   try {
     const dataKey = loadDataKey(config, (details, message) => log.warn(details, message));
-    const applied = await migrateToLatest(db, dataKey);
+    const applied = await migrateToLatest(db, dataKey, registry.migrations);
     if (applied.length > 0) log.info({ migrations: applied }, 'store schema brought up to date');
   } finally {
     await db.destroy();

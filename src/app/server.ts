@@ -10,6 +10,7 @@ import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.
 import { purgeExpiredIdempotencyRecords } from '../record-kinds/index.js';
 import { countTenants } from '../tenants/index.js';
 import { buildApp } from './app.js';
+import { registry } from './kinds.js';
 
 const purgeEveryMs = 60 * 60 * 1000;
 
@@ -23,7 +24,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const dataKey = loadDataKey(config, (...said) => {
     keyCreated = said;
   });
-  const applied = await migrateToLatest(db, dataKey);
+  const applied = await migrateToLatest(db, dataKey, registry.migrations);
   const app = await buildApp(config, db, metrics ? { metrics } : {});
   if (keyCreated) app.log.warn(...keyCreated);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'store schema brought up to date');

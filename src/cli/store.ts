@@ -19,11 +19,16 @@ export async function withDb(
   );
   const db = createDb(config);
   try {
-    if (migrateFirst) await migrateToLatest(db, dataKey);
+    if (migrateFirst) await migrateToLatest(db, dataKey, await kindMigrations());
     await work(db, createVault(dataKey));
   } finally {
     await db.destroy();
   }
+}
+
+/** The kinds of record's own migrations (none of the service's kinds has any today). */
+async function kindMigrations() {
+  return (await import('../app/kinds.js')).registry.migrations;
 }
 
 /** The `migrate` command (a group of the command line's table). */
@@ -31,6 +36,8 @@ export const storeCommands: Commands = {
   migrate: {
     options: [],
     migratesItself: true,
-    run: async (db, _o, _config, vault) => ({ applied: await migrateToLatest(db, vault.dataKey) }),
+    run: async (db, _o, _config, vault, registry) => ({
+      applied: await migrateToLatest(db, vault.dataKey, registry.migrations),
+    }),
   },
 };

@@ -65,10 +65,17 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
 
 /**
  * Applies every pending migration, then checks that `dataKey` is the store's; throws if a
- * migration fails (the store is left at the last good one) or the key is another.
+ * migration fails (the store is left at the last good one) or the key is another. `more` are a
+ * kind of record's own (declared in its folder), ordered by name with the others.
  */
-export async function migrateToLatest(db: Db, dataKey: Buffer): Promise<string[]> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations(dataKey) };
+export async function migrateToLatest(
+  db: Db,
+  dataKey: Buffer,
+  more: Readonly<Record<string, Migration>> = {},
+): Promise<string[]> {
+  const provider: MigrationProvider = {
+    getMigrations: async () => ({ ...migrations(dataKey), ...more }),
+  };
   const migrator = new Migrator({ db, provider });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {

@@ -10,6 +10,7 @@
  * written by the erasure, not the write path; a part of the service that keeps something of a
  * customer, or tells of changes by webhook, without logging records, has only those parts).
  */
+import type { Migration } from 'kysely';
 import type { TObject, TSchema } from 'typebox';
 import type { AuditEntry } from '../audit-trail/index.js';
 import type { NewEvent, NewLeaf } from '../journal/index.js';
@@ -271,6 +272,11 @@ export interface RecordKind {
   evidence?: KindEvidence<SealedRecord>;
   events?: KindEvents;
   erasure?: KindErasure;
+  /**
+   * The kind's own migrations, by name (ordered with the store's: name them after the last),
+   * for a kind whose tables are not in the store's history (`src/platform/migrations`).
+   */
+  migrations?: Readonly<Record<string, Migration>>;
 }
 
 /** How a kind's service hands a job to the write path, and gets its outcome once committed. */

@@ -1,3 +1,4 @@
+import type { Migration } from 'kysely';
 import type { LeafFormat } from '../proof/index.js';
 import type { EventPayload, RecordKind } from './kind.js';
 
@@ -20,6 +21,8 @@ export interface Registry {
   payloads: ReadonlyMap<string, EventPayload>;
   /** Every kind's leaf format, for receipts and evidence packs checked offline. */
   formats: readonly LeafFormat[];
+  /** The kinds' own migrations (`migrateToLatest`'s `more`). */
+  migrations: Readonly<Record<string, Migration>>;
   /** The kind of this name; throws for a name no kind has. */
   kind(name: string): RecordKind;
   /** The kind that sends events of this type. */
@@ -57,6 +60,7 @@ export function defineRegistry(module: string, kinds: readonly RecordKind[]): Re
     eventTypes: [...byType.keys()],
     payloads,
     formats: [...new Set(formats)],
+    migrations: Object.assign({}, ...kinds.map((kind) => kind.migrations ?? {})),
     kind(name) {
       const kind = byName.get(name);
       if (!kind) throw new Error(`no kind of record is named ${name}`);

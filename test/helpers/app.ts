@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app/app.js';
+import { registry as serviceKinds } from '../../src/app/kinds.js';
 import type { DecisionWriterHandle } from '../../src/decisions/writer.js';
 import { observedStore } from '../../src/metrics/queries.js';
 import { type Config, loadConfig } from '../../src/platform/config.js';
@@ -8,6 +9,7 @@ import type { Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import type { ReaderThreads } from '../../src/platform/reader-threads.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
+import type { Registry } from '../../src/record-kinds/index.js';
 import { findSubjectId } from '../../src/subjects/service.js';
 import { createVault, type SubjectVault } from '../../src/subjects/vault.js';
 import type { Writers } from '../../src/write-path/writers.js';
@@ -20,6 +22,8 @@ export interface TestApp {
   config: Config;
   /** The app's data key at work, to read what the store keeps sealed. */
   vault: SubjectVault;
+  /** The kinds of record the app keeps. */
+  registry: Registry;
   /** The app's writer of decisions (on an SQLite file, a thread with a connection of its own). */
   writer: DecisionWriterHandle;
   /** Every writer of the hot path: channel changes and partner blocks beside the decisions. */
@@ -44,6 +48,8 @@ export async function startTestApp(
     beforeMigrations?: (db: Db) => Promise<void>;
     /** Told of every route the service registers. */
     onRoute?: AppOptions['onRoute'];
+    /** The kinds of record, when not the service's own (a test's kind added). */
+    registry?: Registry;
   } = {},
 ): Promise<TestApp> {
   const { databaseUrl, drop } = await store.create();
@@ -63,7 +69,8 @@ export async function startTestApp(
   const { db, metrics } = observedStore(config);
   const vault = createVault(Buffer.from(config.dataEncryptionKey ?? '', 'base64'));
   await options.beforeMigrations?.(db);
-  await migrateToLatest(db, vault.dataKey);
+  const registry = options.registry ?? serviceKinds;
+  await migrateToLatest(db, vault.dataKey, registry.migrations);
   let writer: DecisionWriterHandle | undefined;
   let writers: Writers | undefined;
   let readers: ReaderThreads | undefined;
@@ -79,6 +86,7 @@ export async function startTestApp(
       writers = made;
     },
     ...(options.onRoute ? { onRoute: options.onRoute } : {}),
+    registry,
     ...(metrics ? { metrics } : {}),
   });
   await app.ready();
@@ -88,6 +96,7 @@ export async function startTestApp(
     db,
     config,
     vault,
+    registry,
     writer,
     writers,
     readers,
