@@ -303,7 +303,7 @@ export async function buildApp(
       writer: decisionWriter,
       vault,
     });
-    await v1.register(consentRoutes, { db, catalog, vault });
+    await v1.register(consentRoutes, { db, catalog, vault, registry });
     await v1.register(channelRoutes, { db, writer: channelWriter, vault });
     await v1.register(partnerBlockRoutes, { db, writer: partnerWriter, vault });
     await v1.register(consentStatusRoutes, {

@@ -226,7 +226,7 @@ export async function backoffice(
             registry,
             publicBaseUrl: config.publicBaseUrl,
           });
-          await tenantPages.register(exportRoutes, { db, vault });
+          await tenantPages.register(exportRoutes, { db, vault, registry });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });
           await tenantPages.register(logPageRoutes, { db, signer, vault, registry });
         });

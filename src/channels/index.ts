@@ -7,17 +7,14 @@ export {
   channels,
   isChannel,
 } from './channels.js';
-export { ChannelReceipt, channelChanges } from './kind.js';
+export { channelChanges } from './kind.js';
 export { channelCodePattern, NewTenantChannel } from './schemas.js';
 export {
   type ChannelChangeEntry,
   type ChannelContext,
-  channelChangesOf,
   customerChannelChanges,
-  findChannelChange,
   listChannels,
   setChannel,
-  subjectChannelChanges,
 } from './service.js';
 export type { ChannelChangeRow } from './table.js';
 export {

@@ -4,54 +4,7 @@
  */
 import { Type } from 'typebox';
 import { channelLeafFormat } from '../proof/index.js';
-import {
-  ControlOpening,
-  CustomerIdOrNull,
-  controlKind,
-  EventActor,
-  EventDateTime,
-  EventVia,
-  LogIndex,
-  logProof,
-} from '../record-kinds/index.js';
-
-/** A customer's channel change, as its receipt states it (what its leaf commits to). */
-const ReceiptChannelChange = Type.Object(
-  {
-    change_id: Type.String({ format: 'uuid' }),
-    product_code: Type.String(),
-    channel: Type.String(),
-    blocked: Type.Boolean(),
-    changed_at: Type.String({ format: 'date-time' }),
-    customer_id: Type.Union([Type.String(), Type.Null()], {
-      description: 'Null once the customer was erased',
-    }),
-  },
-  { description: 'The change' },
-);
-
-export const ChannelReceipt = Type.Object({
-  channel_change: ReceiptChannelChange,
-  ...logProof('consent-log/channel/v1'),
-  opening: ControlOpening,
-});
-
-const ChannelChangeData = Type.Object(
-  {
-    change_id: Type.String({ format: 'uuid', description: "The change's id (its receipt's)." }),
-    customer_id: CustomerIdOrNull,
-    product_code: Type.String(),
-    channel: Type.String({
-      description: "`email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes.",
-    }),
-    blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again.' }),
-    changed_at: EventDateTime,
-    actor: EventActor,
-    via: EventVia,
-    log_index: LogIndex,
-  },
-  { description: "A customer's channel change, and its place in the decision log." },
-);
+import { controlKind } from '../record-kinds/index.js';
 
 export const channelChanges = controlKind({
   name: 'channel',
@@ -68,9 +21,13 @@ export const channelChanges = controlKind({
   stated: ['product_code', 'channel'],
   event: {
     type: 'channel_change.recorded',
-    payload: {
-      summary: "A customer's contact channel was blocked or allowed",
-      data: ChannelChangeData,
+    summary: "A customer's contact channel was blocked or allowed",
+    description: "A customer's channel change, and its place in the decision log.",
+    fields: {
+      product_code: Type.String(),
+      channel: Type.String({
+        description: "`email`, `sms`, `push`, `phone`, `post`, or one of the tenant's own codes.",
+      }),
     },
   },
   // The customer is named by the change's id alone: an erasure leaves nothing in the audit log
@@ -91,7 +48,7 @@ export const channelChanges = controlKind({
       "A customer's channel change's receipt: its leaf, inclusion proof and signed checkpoint",
     description:
       "The same proof as a decision's receipt, for a leaf in the channel format (consent-log/channel/v1).",
-    schema: ChannelReceipt,
+    fields: { product_code: Type.String(), channel: Type.String() },
     notFound: 'Channel change not found.',
     queued: 'the change',
   },

@@ -10,28 +10,6 @@ export function findSubjectStates(db: Executor, tenantId: string, subjectId: str
     .execute();
 }
 
-/** One change of the tenant's, by id. */
-export function findChannelChangeRow(db: Executor, tenantId: string, id: string) {
-  return db
-    .selectFrom('channel_changes')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-/** Every change of one customer's channels (by their subject), oldest first. */
-export function findSubjectChanges(db: Executor, tenantId: string, subjectId: string) {
-  return db
-    .selectFrom('channel_changes')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('subject_id', '=', subjectId)
-    .orderBy('changed_at')
-    .orderBy('id')
-    .execute();
-}
-
 /** A subject's changes, newest first. */
 export function findSubjectChangeRows(
   db: Executor,

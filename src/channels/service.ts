@@ -1,35 +1,17 @@
 import stringify from 'safe-stable-stringify';
-import type { Actor } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { getProduct, listProducts } from '../products/index.js';
+import type { ControlContext } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
 import type { ChannelChangeOutcome, ChannelChangeWriter, ChannelState } from './channels.js';
-import {
-  findChannelChangeRow,
-  findSubjectChangeRows,
-  findSubjectChanges,
-  findSubjectStates,
-} from './repository.js';
-import type { ChannelChangeRow } from './table.js';
+import { findSubjectChangeRows, findSubjectStates } from './repository.js';
 import { isTenantChannel, tenantChannels } from './tenant-channels.js';
 
-/**
- * Who sent the change: kept with it as evidence, as a decision's. Either an API key, or a
- * back-office user (`userId`, no key; audited as `auditedAs`).
- */
-export interface ChannelContext {
-  tenantId: string;
-  apiKeyId: string | null;
-  userId: string | null;
-  auditedAs?: Actor;
-  ip: string;
-  userAgent: string | null;
-  /** Set when the customer made the change on the preference centre: its evidence says so. */
-  via?: 'preference-centre';
-}
+/** Who sent a channel change, as every control's change keeps it. */
+export type ChannelContext = ControlContext;
 
 /** Which channel of which customer and product a change is for. */
 export interface ChannelTarget {
@@ -110,37 +92,6 @@ export async function listChannels(
       };
     }),
   );
-}
-
-/** Every change of a customer's channels (by their subject), oldest first: an evidence pack's. */
-export function subjectChannelChanges(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-): Promise<ChannelChangeRow[]> {
-  return findSubjectChanges(db, tenantId, subjectId);
-}
-
-/** One of the tenant's channel changes, by id: what its receipt proves. */
-export function findChannelChange(
-  db: Executor,
-  tenantId: string,
-  id: string,
-): Promise<ChannelChangeRow | undefined> {
-  return findChannelChangeRow(db, tenantId, id);
-}
-
-/** A customer's channel changes (their subject's) as their history lists them, newest first. */
-export async function channelChangesOf(db: Executor, tenantId: string, subjectId: string) {
-  const rows = await findSubjectChanges(db, tenantId, subjectId);
-  return rows.reverse().map((row) => ({
-    type: 'channel_change' as const,
-    change_id: row.id,
-    changed_at: row.changed_at,
-    product_code: row.product_code,
-    channel: row.channel,
-    blocked: Number(row.blocked) === 1,
-  }));
 }
 
 /** One of a customer's changes as their history shows it, its evidence opened. */

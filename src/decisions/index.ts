@@ -11,7 +11,6 @@ export {
   CustomerIdParam,
   customerIdPattern,
   DecisionValue,
-  idempotencyKeyPattern,
   lapseFields,
   RecordedDecision,
 } from './schemas.js';

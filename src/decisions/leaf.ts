@@ -1,22 +1,15 @@
 import { evidenceCommitment, leafText, subjectCommitment } from '../proof/index.js';
+import type { PersonalFields } from '../subjects/index.js';
+import type { DecisionRow } from './table.js';
 
-/** What a decision gives its leaf. */
-export interface LoggedDecision {
-  tenant_id: string;
-  id: string;
-  customer_id: string;
-  template_id: string;
-  version: number;
-  content_sha256: string;
-  decision: 'given' | 'reject' | 'withdraw';
-  decided_at: string;
-  api_key_id: string;
-  ip: string;
-  user_agent: string | null;
-  /** Opened from `personal` with the address: the channel it came through, when not the API. */
-  via?: string | null;
-  evidence_salt: string;
-}
+/**
+ * What a decision gives its leaf: its record's fields, with its personal fields opened (`via`,
+ * the channel it came through when not the API, among them) and its evidence salt.
+ */
+export type LoggedDecision = Pick<
+  DecisionRow,
+  'id' | 'template_id' | 'version' | 'content_sha256' | 'decided_at' | 'api_key_id'
+> & { decision: 'given' | 'reject' | 'withdraw'; evidence_salt: string } & PersonalFields;
 
 /**
  * The leaf a decision makes, from its record and the customer's salt: what the queue appends,

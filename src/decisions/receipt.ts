@@ -1,5 +1,11 @@
 import { type Static, Type } from 'typebox';
-import { type LogProof, logProof, type OpenedPersonal, Via } from '../record-kinds/index.js';
+import {
+  customerOpeningFields,
+  type LogProof,
+  logProof,
+  type OpenedPersonal,
+  Via,
+} from '../record-kinds/index.js';
 import { presentDecision } from './decision.js';
 import type { findDecisionWithTemplate } from './record-repository.js';
 import { RecordedDecision } from './schemas.js';
@@ -18,11 +24,7 @@ export const Receipt = Type.Object({
   opening: Type.Union(
     [
       Type.Object({
-        customer_id: Type.String(),
-        subject_salt: Type.String(),
-        evidence_salt: Type.String(),
-        ip: Type.String(),
-        user_agent: Type.Union([Type.String(), Type.Null()]),
+        ...customerOpeningFields,
         api_key_id: Type.String(),
         via: Type.Optional(Via),
       }),

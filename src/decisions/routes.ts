@@ -11,18 +11,13 @@ import {
   keyedErrors,
   responseHeaders,
 } from '../platform/http-schemas.js';
+import { idempotencyKeyPattern } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import { answerForm, LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
 import { answerOf } from './answer.js';
 import { getPendingState, type PendingReads, pendingBody } from './pending.js';
-import {
-  CustomerIdParam,
-  DecisionRequest,
-  idempotencyKeyPattern,
-  PendingResult,
-  RecordedDecision,
-} from './schemas.js';
+import { CustomerIdParam, DecisionRequest, PendingResult, RecordedDecision } from './schemas.js';
 import { type DecisionWriter, decide } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;

@@ -66,6 +66,3 @@ export function lapseFields() {
     ),
   };
 }
-
-/** Optional `Idempotency-Key`: 1 to 255 printable ASCII characters. */
-export const idempotencyKeyPattern = '^[\\x20-\\x7E]{1,255}$';

@@ -1,4 +1,9 @@
-import type { ControlJob, ControlOutcome, KindWriter } from '../record-kinds/index.js';
+import type {
+  ControlContext,
+  ControlJob,
+  ControlOutcome,
+  KindWriter,
+} from '../record-kinds/index.js';
 
 /** A partner's block on a decision as the API answers it. */
 export interface PartnerBlockState {
@@ -10,17 +15,8 @@ export interface PartnerBlockState {
   record_id: string | null;
 }
 
-/** Who made a change: an API key, or a back-office user; the request's address and agent. */
-export interface PartnerBlockContext {
-  tenantId: string;
-  apiKeyId: string | null;
-  userId: string | null;
-  ip: string;
-  userAgent: string | null;
-  idempotencyKey: string | null;
-  /** Set when the customer made the change on the preference centre: its evidence says so. */
-  via?: 'preference-centre';
-}
+/** Who made a partner block's change, as every control's change keeps it. */
+export type PartnerBlockContext = ControlContext;
 
 /** A change's outcome: recorded, unchanged (the partner had that state), or replayed by its key. */
 export type PartnerBlockOutcome = ControlOutcome<PartnerBlockState>;

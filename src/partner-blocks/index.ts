@@ -5,17 +5,14 @@ export type {
   PartnerBlockState,
   PartnerBlockWriter,
 } from './blocks.js';
-export { PartnerBlockReceipt, partnerBlocks } from './kind.js';
+export { partnerBlocks } from './kind.js';
 export {
   blockedPartnersAsOf,
   type DecisionPartner,
   decisionListsPartners,
-  findPartnerBlockChange,
   listDecisionPartners,
   listPartnerBlocks,
-  partnerBlockChangesOf,
   setPartnerBlock,
   setPartnerBlockByUser,
-  subjectPartnerBlockChanges,
 } from './service.js';
 export type { PartnerBlockChangeRow } from './table.js';

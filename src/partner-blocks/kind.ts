@@ -4,54 +4,7 @@
  */
 import { Type } from 'typebox';
 import { partnerLeafFormat } from '../proof/index.js';
-import {
-  ControlOpening,
-  CustomerIdOrNull,
-  controlKind,
-  EventActor,
-  EventDateTime,
-  EventVia,
-  LogIndex,
-  logProof,
-} from '../record-kinds/index.js';
-
-/** A partner block's change on a customer's decision, as its receipt states it. */
-const ReceiptPartnerBlock = Type.Object(
-  {
-    change_id: Type.String({ format: 'uuid' }),
-    decision_id: Type.String({ format: 'uuid', description: 'The decision the block is on' }),
-    partner_code: Type.String(),
-    blocked: Type.Boolean(),
-    changed_at: Type.String({ format: 'date-time' }),
-    customer_id: Type.Union([Type.String(), Type.Null()], {
-      description: 'Null once the customer was erased',
-    }),
-  },
-  { description: 'The change' },
-);
-
-export const PartnerBlockReceipt = Type.Object({
-  partner_block: ReceiptPartnerBlock,
-  ...logProof('consent-log/partner/v1'),
-  opening: ControlOpening,
-});
-
-const PartnerBlockData = Type.Object(
-  {
-    change_id: Type.String({ format: 'uuid', description: "The change's id (its receipt's)." }),
-    customer_id: CustomerIdOrNull,
-    decision_id: Type.String({ format: 'uuid', description: 'The decision the block is on.' }),
-    partner_code: Type.String(),
-    blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again.' }),
-    changed_at: EventDateTime,
-    actor: EventActor,
-    via: EventVia,
-    log_index: LogIndex,
-  },
-  {
-    description: "A partner blocked or allowed on a customer's decision, and its place in the log.",
-  },
-);
+import { controlKind } from '../record-kinds/index.js';
 
 export const partnerBlocks = controlKind({
   name: 'partner',
@@ -71,9 +24,11 @@ export const partnerBlocks = controlKind({
   onRecord: { notFound: 'Decision not found.' },
   event: {
     type: 'partner_block.recorded',
-    payload: {
-      summary: "A partner was blocked or allowed on a customer's decision",
-      data: PartnerBlockData,
+    summary: "A partner was blocked or allowed on a customer's decision",
+    description: "A partner blocked or allowed on a customer's decision, and its place in the log.",
+    fields: {
+      decision_id: Type.String({ format: 'uuid', description: 'The decision the block is on.' }),
+      partner_code: Type.String(),
     },
   },
   audit: {
@@ -91,7 +46,10 @@ export const partnerBlocks = controlKind({
     summary: "A partner block's change's receipt: its leaf, inclusion proof and signed checkpoint",
     description:
       "The same proof as a decision's receipt, for a leaf in the partner block format (consent-log/partner/v1).",
-    schema: PartnerBlockReceipt,
+    fields: {
+      decision_id: Type.String({ format: 'uuid', description: 'The decision the block is on' }),
+      partner_code: Type.String(),
+    },
     notFound: 'Partner block change not found.',
     queued: 'the change',
   },

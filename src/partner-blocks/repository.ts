@@ -43,25 +43,3 @@ export function findChangesAsOf(
     .orderBy('id')
     .execute();
 }
-
-/** One change of the tenant's, by id. */
-export function findPartnerBlockChangeRow(db: Executor, tenantId: string, id: string) {
-  return db
-    .selectFrom('partner_block_changes')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
-/** Every change of one customer's partner blocks (by their subject), oldest first. */
-export function findSubjectPartnerBlockChanges(db: Executor, tenantId: string, subjectId: string) {
-  return db
-    .selectFrom('partner_block_changes')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('subject_id', '=', subjectId)
-    .orderBy('changed_at')
-    .orderBy('id')
-    .execute();
-}

@@ -12,14 +12,7 @@ import type {
   PartnerBlockState,
   PartnerBlockWriter,
 } from './blocks.js';
-import {
-  findChangesAsOf,
-  findDecisionOfRelease,
-  findDecisionStates,
-  findPartnerBlockChangeRow,
-  findSubjectPartnerBlockChanges,
-} from './repository.js';
-import type { PartnerBlockChangeRow } from './table.js';
+import { findChangesAsOf, findDecisionOfRelease, findDecisionStates } from './repository.js';
 
 /** A listed partner of a decision, with its block. */
 export interface DecisionPartner extends PartnerBlockState {
@@ -60,6 +53,7 @@ export async function setPartnerBlock(
   context: PartnerBlockContext,
   target: { customerId: string; decisionId: string; partnerCode: string },
   blocked: boolean,
+  idempotencyKey?: string,
 ): Promise<PartnerBlockOutcome> {
   const decision = await customersDecision(
     db,
@@ -74,6 +68,7 @@ export async function setPartnerBlock(
     subjectId: decision.subject_id,
     releaseId: decision.release_id,
     blocked,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   });
 }
 
@@ -81,7 +76,7 @@ async function writeBlock(
   db: Executor,
   writer: PartnerBlockWriter,
   vault: SubjectVault,
-  context: PartnerBlockContext & { auditedAs?: Actor },
+  context: PartnerBlockContext,
   target: {
     customerId: string;
     decisionId: string;
@@ -89,16 +84,16 @@ async function writeBlock(
     releaseId: string;
     partnerCode: string;
     blocked: boolean;
+    idempotencyKey?: string;
   },
 ): Promise<PartnerBlockOutcome> {
   const partners = await partnersOfRelease(db, context.tenantId, target.releaseId);
   if (!partners.some((p) => p.code === target.partnerCode)) {
     throw new AppError('notFound', { message: "The decision's version lists no such partner." });
   }
-  const { idempotencyKey, ...who } = context;
   return writer.write({
-    ...who,
-    ...(idempotencyKey === null ? {} : { idempotencyKey }),
+    ...context,
+    ...(target.idempotencyKey === undefined ? {} : { idempotencyKey: target.idempotencyKey }),
     customerId: target.customerId,
     lookup: vault.lookup(context.tenantId, target.customerId),
     subjectId: target.subjectId,
@@ -242,35 +237,4 @@ export async function decisionListsPartners(
     decision !== undefined &&
     (await partnersOfRelease(db, tenantId, decision.release_id)).length > 0
   );
-}
-
-/** Every change of a customer's partner blocks (by their subject), oldest first: an evidence pack's. */
-export function subjectPartnerBlockChanges(
-  db: Executor,
-  tenantId: string,
-  subjectId: string,
-): Promise<PartnerBlockChangeRow[]> {
-  return findSubjectPartnerBlockChanges(db, tenantId, subjectId);
-}
-
-/** A customer's partner block changes (their subject's) as their history lists them, newest first. */
-export async function partnerBlockChangesOf(db: Executor, tenantId: string, subjectId: string) {
-  const rows = await findSubjectPartnerBlockChanges(db, tenantId, subjectId);
-  return rows.reverse().map((row) => ({
-    type: 'partner_block' as const,
-    change_id: row.id,
-    changed_at: row.changed_at,
-    decision_id: row.decision_id,
-    partner_code: row.partner_code,
-    blocked: Number(row.blocked) === 1,
-  }));
-}
-
-/** One of the tenant's partner block changes, by id: what its receipt proves. */
-export function findPartnerBlockChange(
-  db: Executor,
-  tenantId: string,
-  id: string,
-): Promise<PartnerBlockChangeRow | undefined> {
-  return findPartnerBlockChangeRow(db, tenantId, id);
 }

@@ -126,7 +126,7 @@ export async function setPartnerOnPage(
     writers.db,
     writers.partnerBlocks,
     writers.vault,
-    { ...evidenceOf(request), userId: null, idempotencyKey: null },
+    { ...evidenceOf(request), userId: null },
     { customerId: request.session.customerId, ...change },
     change.blocked,
   );

@@ -4,6 +4,7 @@ import { type DecisionPartner, listPartnerBlocks } from '../partner-blocks/index
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { listProducts } from '../products/index.js';
+import type { Registry } from '../record-kinds/index.js';
 import { customerStandings, getCustomerConsents } from '../records/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
@@ -69,6 +70,7 @@ export async function customerOverview(
   db: Executor,
   catalog: Catalog,
   vault: SubjectVault,
+  registry: Registry,
   tenantId: string,
   customerId: string,
   requested: readonly string[],
@@ -76,7 +78,7 @@ export async function customerOverview(
   return {
     templates: await templateOverviews(db, catalog, vault, tenantId, customerId, requested),
     channels: await channelOverview(db, vault, tenantId, customerId),
-    records: await recordLines(db, vault, tenantId, customerId),
+    records: await recordLines(db, vault, registry, tenantId, customerId),
   };
 }
 
@@ -192,10 +194,11 @@ async function channelOverview(
 async function recordLines(
   db: Executor,
   vault: SubjectVault,
+  registry: Registry,
   tenantId: string,
   customerId: string,
 ): Promise<RecordLine[]> {
-  const consents = await getCustomerConsents(db, vault, tenantId, customerId, {
+  const consents = await getCustomerConsents(db, vault, registry, tenantId, customerId, {
     limit: String(recordsShown),
     include: 'controls',
   });

@@ -249,6 +249,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
       db,
       writers.catalog,
       writers.vault,
+      evidence.registry,
       tenant.id,
       session.customerId,
       requested,

@@ -5,6 +5,7 @@
  * what differs (`ControlSpec`: its tables, leaf format, the fields it shows, its event, audit
  * actions and receipt route); everything else is here, once.
  */
+import type { TProperties } from 'typebox';
 import type { Actor } from '../audit-trail/index.js';
 import type { NewEvent } from '../journal/index.js';
 import { AppError } from '../platform/errors.js';
@@ -19,29 +20,27 @@ import {
   type ControlTables,
   controlStatements,
 } from './control-repository.js';
-import type {
-  EventPayload,
-  KindWrites,
-  OpenedPersonal,
-  ReceiptRoute,
-  RecordKind,
-  Replayed,
-} from './kind.js';
-import type { LogProof } from './receipt-schemas.js';
+import { controlEventData } from './event-schemas.js';
+import type { KindWrites, OpenedPersonal, ReceiptRoute, RecordKind, Replayed } from './kind.js';
+import { controlReceipt, type LogProof } from './receipt-schemas.js';
 
-/** A change as the writer takes it: plain data, so that it can cross to the writer thread. */
-export interface ControlJob {
+/**
+ * Who made a change: kept with it as evidence, as a decision's. Either an API key, or a
+ * back-office user (`userId`, no key; audited as `auditedAs`, in the change's own transaction).
+ */
+export interface ControlContext {
   tenantId: string;
-  /** The API key that sent it; null for a back-office user's change. */
   apiKeyId: string | null;
-  /** The back-office user who made it; null for an API key's change. */
   userId: string | null;
-  /** A back-office user's change is audited in the change's own transaction, naming them. */
   auditedAs?: Actor;
   ip: string;
   userAgent: string | null;
-  /** Set for a change the customer made on the preference centre; kept in its evidence. */
+  /** Set when the customer made the change on the preference centre: its evidence says so. */
   via?: 'preference-centre';
+}
+
+/** A change as the writer takes it: plain data, so that it can cross to the writer thread. */
+export interface ControlJob extends ControlContext {
   customerId: string;
   /** The customer's keyed look-up (`vault.lookup`). */
   lookup: string;
@@ -87,7 +86,8 @@ export interface ControlSpec {
   stated: readonly string[];
   /** For a control on a record the customer has: the message of `404 1004` when it is not theirs. */
   onRecord?: { notFound: string };
-  event: { type: string; payload: EventPayload };
+  /** Its webhook event: the type, and the kind's fields of its `data` (for the document). */
+  event: { type: string; summary: string; description: string; fields: TProperties };
   /** The audit entry of a back-office user's change. */
   audit: {
     blocked: string;
@@ -97,7 +97,8 @@ export interface ControlSpec {
       details: Record<string, unknown>;
     };
   };
-  receipt: ReceiptRoute;
+  /** Its receipt's route, and the kind's fields of the change it states (for the document). */
+  receipt: Omit<ReceiptRoute, 'schema'> & { fields: TProperties };
 }
 
 /** What a change's leaf is made of, of its row. */
@@ -338,6 +339,15 @@ export function controlKind(spec: ControlSpec) {
     };
   }
 
+  /** A change as a customer's history lists it. */
+  const entryOf = (row: ControlChangeRow) => ({
+    type: format.section,
+    change_id: row.id,
+    changed_at: row.changed_at,
+    ...(pick(row, spec.shown) as Record<string, string>),
+    blocked: Number(row.blocked) === 1,
+  });
+
   const kind = {
     name: spec.name,
     writes,
@@ -357,7 +367,7 @@ export function controlKind(spec: ControlSpec) {
       },
     },
     receipt: {
-      route: spec.receipt,
+      route: { ...spec.receipt, schema: controlReceipt(format, spec.receipt.fields) },
       find: async (db, tenantId, id) => (await statements.changesByIds(db, tenantId, [id]))[0],
       present: (change: ControlChangeRow, proof: LogProof, personal: OpenedPersonal) => ({
         [format.section]: {
@@ -373,7 +383,12 @@ export function controlKind(spec: ControlSpec) {
     },
     evidence: { list: statements.subjectChanges },
     events: {
-      types: { [spec.event.type]: spec.event.payload },
+      types: {
+        [spec.event.type]: {
+          summary: spec.event.summary,
+          data: controlEventData(spec.event.fields, spec.event.description),
+        },
+      },
       recordField: 'change_id',
       subject: { field: 'customer_id', sealedUnder: 'subject' },
     },
@@ -383,23 +398,28 @@ export function controlKind(spec: ControlSpec) {
         return undefined;
       },
     },
+    history: {
+      // A customer's changes (their subject's) as their history lists them, newest first.
+      async entries(db, tenantId, subjectId) {
+        const rows = await statements.subjectChanges(db, tenantId, subjectId);
+        return rows.reverse().map(entryOf);
+      },
+      async page(db, tenantId, query) {
+        return (await statements.changesPage(db, tenantId, query)).map((row) => ({
+          id: row.id,
+          subject_id: row.subject_id,
+          personal: row.personal,
+          changed_at: row.changed_at,
+          entry: {
+            ...entryOf(row),
+            api_key_id: row.api_key_id,
+            user_id: row.user_id,
+            idempotency_key: row.idempotency_key,
+          },
+        }));
+      },
+    },
   } satisfies RecordKind;
 
-  /** A customer's changes (their subject's) as their history lists them, newest first. */
-  async function history(
-    db: Parameters<typeof statements.subjectChanges>[0],
-    tenantId: string,
-    subjectId: string,
-  ) {
-    const rows = await statements.subjectChanges(db, tenantId, subjectId);
-    return rows.reverse().map((row) => ({
-      type: format.section,
-      change_id: row.id,
-      changed_at: row.changed_at,
-      ...(pick(row, spec.shown) as Record<string, string>),
-      blocked: Number(row.blocked) === 1,
-    }));
-  }
-
-  return { kind, history, stateOf, leaf: openedLeaf };
+  return { kind, stateOf, leaf: openedLeaf };
 }

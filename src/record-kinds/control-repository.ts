@@ -10,7 +10,7 @@ import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { type PreparedQuery, paramRow, prepared } from '../platform/prepared.js';
 import { type UnnestType, unnestRows } from '../platform/unnest.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
-import type { Standing } from './kind.js';
+import type { HistoryPageQuery, Standing } from './kind.js';
 
 /** Where a control kind keeps its records, as its folder's `table.ts` declares them. */
 export interface ControlTables {
@@ -28,30 +28,45 @@ export interface ControlTables {
   eventType: string;
 }
 
-/** A control change's row. */
-export interface ControlChangeRow {
+/**
+ * The columns every control kind's table of changes has (append-only), beside the columns
+ * naming its target: its folder's `table.ts` extends this.
+ */
+export interface ControlChangeColumns {
   tenant_id: string;
   id: string;
+  /** The customer's subject (src/subjects): their id, address and user agent are in `personal`. */
   subject_id: string;
+  /** 1: blocked from then on; 0: allowed again. */
   blocked: number;
+  /** The API key that made it; null for a back-office user's change (`user_id`). */
   api_key_id: string | null;
+  /** The back-office user who made it; null for an API key's change. */
   user_id: string | null;
+  /** The `Idempotency-Key` the request carried, if any. */
   idempotency_key: string | null;
+  /** Customer id, address and user agent, sealed under the subject's key. */
   personal: string;
+  /** base64 random bytes behind the evidence commitment of the change's log leaf. */
   evidence_salt: string;
   changed_at: string;
-  [target: string]: string | number | null;
 }
 
-/** A control's current state row. */
-export interface ControlStateRow {
+/** The columns of every control kind's current states, beside its target's key. */
+export interface ControlStateColumns {
   tenant_id: string;
   subject_id: string;
   blocked: number;
+  /** The change that set it. */
   change_id: string;
   since: string;
-  [key: string]: string | number;
 }
+
+/** A control change's row, its target's columns by name. */
+export type ControlChangeRow = ControlChangeColumns & Record<string, string | number | null>;
+
+/** A control's current state row, its key's columns by name. */
+export type ControlStateRow = ControlStateColumns & Record<string, string | number>;
 
 /** One change's target as the store stands before the batch: nulls where nothing is. */
 export interface ControlStanding extends Standing {
@@ -227,6 +242,25 @@ export function controlStatements(tables: ControlTables) {
       .execute() as Promise<ControlChangeRow[]>;
   }
 
+  /** The tenant's changes in a range of time, oldest first, after a position. */
+  function changesPage(db: Executor, tenantId: string, q: HistoryPageQuery) {
+    let query = open(db).selectFrom(tables.changes).selectAll().where('tenant_id', '=', tenantId);
+    if (q.from) query = query.where('changed_at', '>=', q.from);
+    if (q.to) query = query.where('changed_at', '<', q.to);
+    const after = q.after;
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('changed_at', '>', after.changedAt),
+          eb.and([eb('changed_at', '=', after.changedAt), eb('id', '>', after.id)]),
+        ]),
+      );
+    }
+    return query.orderBy('changed_at').orderBy('id').limit(q.limit).execute() as Promise<
+      ControlChangeRow[]
+    >;
+  }
+
   /** A subject's current states, dropped with their erasure (their changes stay). */
   async function deleteSubjectStates(trx: Trx, tenantId: string, subjectId: string) {
     await open(trx)
@@ -242,6 +276,7 @@ export function controlStatements(tables: ControlTables) {
     saveStates,
     changesByIds,
     subjectChanges,
+    changesPage,
     deleteSubjectStates,
   };
 }

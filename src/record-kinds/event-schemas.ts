@@ -1,5 +1,5 @@
 /** The parts of webhook payloads (`data`) that kinds share, for the OpenAPI document. */
-import { Type } from 'typebox';
+import { type TProperties, Type } from 'typebox';
 
 export const EventDateTime = Type.String({ format: 'date-time' });
 
@@ -29,3 +29,20 @@ export const EventActor = Type.Object(
     description: 'Who made it: the API key that sent it, or the back-office user (the other null).',
   },
 );
+
+/** A control change's event `data`: the change, its customer, the kind's fields, who made it. */
+export function controlEventData(fields: TProperties, description: string) {
+  return Type.Object(
+    {
+      change_id: Type.String({ format: 'uuid', description: "The change's id (its receipt's)." }),
+      customer_id: CustomerIdOrNull,
+      ...fields,
+      blocked: Type.Boolean({ description: 'true: blocked from then on; false: allowed again.' }),
+      changed_at: EventDateTime,
+      actor: EventActor,
+      via: EventVia,
+      log_index: LogIndex,
+    },
+    { description },
+  );
+}

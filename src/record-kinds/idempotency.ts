@@ -15,6 +15,9 @@ import {
 import type { StoredAnswer, StoredKey } from './kind.js';
 import type { IdempotencyKeysTable } from './table.js';
 
+/** An `Idempotency-Key` as a request may send it: 1 to 255 printable ASCII characters. */
+export const idempotencyKeyPattern = '^[\\x20-\\x7E]{1,255}$';
+
 /** How long an `Idempotency-Key` replays its first answer. */
 const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 

@@ -1,11 +1,14 @@
 /** The public surface of `src/record-kinds/`: what other folders may import (its README says what each part is). */
+
 export {
+  type ControlContext,
   type ControlJob,
   type ControlOutcome,
   type ControlSpec,
   type ControlState,
   controlKind,
 } from './control-kind.js';
+export type { ControlChangeColumns, ControlStateColumns } from './control-repository.js';
 export {
   CustomerIdOrNull,
   EventActor,
@@ -16,6 +19,7 @@ export {
 export {
   findIdempotencyRecords,
   forgetSubjectKeys,
+  idempotencyKeyPattern,
   idempotencyLockName,
   keepIdempotencyRecords,
   purgeExpiredIdempotencyRecords,
@@ -26,11 +30,15 @@ export type {
   ErasureScope,
   EventPayload,
   EventSubject,
+  HistoryEntry,
+  HistoryPageQuery,
+  HistoryRow,
   Keyed,
   KindBatch,
   KindErasure,
   KindEvents,
   KindEvidence,
+  KindHistory,
   KindReceipt,
   KindRecords,
   KindWriter,
@@ -47,7 +55,13 @@ export type {
   StoredSubject,
   SubjectBook,
 } from './kind.js';
-export { ControlOpening, type LogProof, logProof, Via } from './receipt-schemas.js';
+export {
+  ControlOpening,
+  customerOpeningFields,
+  type LogProof,
+  logProof,
+  Via,
+} from './receipt-schemas.js';
 export { recordKindBatch } from './recorder.js';
 export { defineRegistry, type Registry } from './registry.js';
 export type { IdempotencyKeysTable } from './table.js';

@@ -259,6 +259,39 @@ export interface KindErasure {
   drop?(scope: ErasureScope): Promise<Readonly<Record<string, number>> | undefined>;
 }
 
+/** A change in a customer's history (their controls' changes), as the API lists it. */
+export type HistoryEntry = { type: string; change_id: string; changed_at: string } & Record<
+  string,
+  unknown
+>;
+
+/** A page of the tenant's records in a range of time, oldest first, after a position. */
+export interface HistoryPageQuery {
+  from?: string | undefined;
+  to?: string | undefined;
+  after?: { changedAt: string; id: string } | undefined;
+  limit: number;
+}
+
+/** A record as a download lists it: sealed, with its entry and who made it. */
+export interface HistoryRow extends SealedRecord {
+  changed_at: string;
+  entry: HistoryEntry & {
+    blocked: boolean;
+    api_key_id: string | null;
+    user_id: string | null;
+    idempotency_key: string | null;
+  };
+}
+
+/** A kind's records in a customer's history (`include=controls`) and in the tenant's downloads. */
+export interface KindHistory {
+  /** A customer's records of this kind (their subject's), newest first. */
+  entries(db: Executor, tenantId: string, subjectId: string): Promise<HistoryEntry[]>;
+  /** The tenant's records of this kind, a page at a time, oldest first. */
+  page(db: Executor, tenantId: string, query: HistoryPageQuery): Promise<HistoryRow[]>;
+}
+
 /**
  * A kind of record: its name and the parts its records have. The registry holds kinds of every
  * job and row type; each part's own functions are typed in the kind's declaration.
@@ -272,6 +305,7 @@ export interface RecordKind {
   evidence?: KindEvidence<SealedRecord>;
   events?: KindEvents;
   erasure?: KindErasure;
+  history?: KindHistory;
   /**
    * The kind's own migrations, by name (ordered with the store's: name them after the last),
    * for a kind whose tables are not in the store's history (`src/platform/migrations`).

@@ -3,7 +3,8 @@
  * log, the proof), and the parts kinds share: the opening of a customer's record and the channel
  * a record came through. Each kind's receipt schema is built from these in its own folder.
  */
-import { type Static, Type } from 'typebox';
+import { type Static, type TProperties, Type } from 'typebox';
+import type { LeafFormat } from '../proof/index.js';
 
 const Base64Hash = Type.String({ description: 'SHA-256, base64', pattern: '^[A-Za-z0-9+/]{43}=$' });
 
@@ -28,6 +29,15 @@ export const Via = Type.Literal('preference-centre', {
     'commitment then includes it',
 });
 
+/** What every opening of a customer's leaf holds: the customer, the evidence, their salts. */
+export const customerOpeningFields = {
+  customer_id: Type.String(),
+  subject_salt: Type.String(),
+  evidence_salt: Type.String(),
+  ip: Type.String(),
+  user_agent: Type.Union([Type.String(), Type.Null()]),
+};
+
 /**
  * What opens a control's leaf (a channel change, a partner block): a decision's opening, but the
  * change may have been made by a back-office user, named by `user_id`, with no API key.
@@ -35,11 +45,7 @@ export const Via = Type.Literal('preference-centre', {
 export const ControlOpening = Type.Union(
   [
     Type.Object({
-      customer_id: Type.String(),
-      subject_salt: Type.String(),
-      evidence_salt: Type.String(),
-      ip: Type.String(),
-      user_agent: Type.Union([Type.String(), Type.Null()]),
+      ...customerOpeningFields,
       api_key_id: Type.Union([Type.String(), Type.Null()], {
         description: 'The API key that made the change; null when a back-office user made it',
       }),
@@ -55,3 +61,29 @@ export const ControlOpening = Type.Union(
       "What opens the leaf's subject and evidence commitments; null once the customer was erased",
   },
 );
+
+/**
+ * A control change's receipt (a channel change's, a partner block's): the change as its leaf
+ * commits to it (its id, the kind's own fields, blocked, when, whose), the proof, the opening.
+ */
+export function controlReceipt(
+  format: Pick<LeafFormat, 'header' | 'section'>,
+  fields: TProperties,
+) {
+  return Type.Object({
+    [format.section]: Type.Object(
+      {
+        change_id: Type.String({ format: 'uuid' }),
+        ...fields,
+        blocked: Type.Boolean(),
+        changed_at: Type.String({ format: 'date-time' }),
+        customer_id: Type.Union([Type.String(), Type.Null()], {
+          description: 'Null once the customer was erased',
+        }),
+      },
+      { description: 'The change' },
+    ),
+    ...logProof(format.header),
+    opening: ControlOpening,
+  });
+}

@@ -1,6 +1,7 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
 import type { SubjectVault } from '../subjects/index.js';
+import { findDecisionEvidence, findEvidencePageNewestFirst } from './evidence-repository.js';
 import {
   askedForAudit,
   type DecisionFilter,
@@ -8,11 +9,7 @@ import {
   opener,
   storeFilter,
 } from './history.js';
-import {
-  findDecisionEvidence,
-  findEvidencePageNewestFirst,
-  type HistoryPosition,
-} from './repository.js';
+import type { HistoryPosition } from './repository.js';
 
 /** Decisions shown per page of the Decisions list. */
 export const decisionsPerPage = 50;

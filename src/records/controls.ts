@@ -5,17 +5,13 @@
  */
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
+import type { HistoryPageQuery, KindHistory, Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { personalReader } from '../subjects/index.js';
-import {
-  type ControlPageQuery,
-  findChannelChangesPage,
-  findPartnerBlockChangesPage,
-} from './repository.js';
 
-/** One change as a download lists it; the fields of the other kind are null. */
+/** One change as a download lists it; the fields of the other kinds are null. */
 export interface ControlRecord {
-  type: 'channel_change' | 'partner_block';
+  type: string;
   change_id: string;
   changed_at: string;
   customer_id: string | null;
@@ -31,26 +27,32 @@ export interface ControlRecord {
   idempotency_key: string | null;
 }
 
-type Range = Pick<ControlPageQuery, 'from' | 'to'>;
-type Page<R> = (after: ControlPageQuery['after']) => Promise<R[]>;
+type Range = Pick<HistoryPageQuery, 'from' | 'to'>;
 
-/** Every row of a kind in the range, a page at a time, opened. */
-async function* opened<
-  R extends { id: string; subject_id: string; personal: string; changed_at: string },
->(
+/** A download's columns of the kinds a change is not of. */
+const none = { product_code: null, channel: null, decision_id: null, partner_code: null };
+
+/** Every change of a kind in the range, a page at a time, opened. */
+async function* opened(
+  db: Executor,
+  tenantId: string,
   open: ReturnType<typeof personalReader>,
-  page: Page<R>,
-  toRecord: (row: R) => Omit<ControlRecord, 'customer_id' | 'ip' | 'user_agent'>,
+  history: KindHistory,
+  range: Range,
   pageSize: number,
 ): AsyncGenerator<ControlRecord> {
-  let after: ControlPageQuery['after'];
+  let after: HistoryPageQuery['after'];
   for (;;) {
-    const rows = await page(after);
+    const rows = await history.page(db, tenantId, { ...range, after, limit: pageSize });
     const fields = await open(rows);
     for (const [i, row] of rows.entries()) {
       const personal = fields[i]?.personal;
       yield {
-        ...toRecord(row),
+        ...none,
+        ...(row.entry as Omit<
+          ControlRecord,
+          keyof typeof none | 'customer_id' | 'ip' | 'user_agent'
+        >),
         customer_id: personal?.customer_id ?? null,
         ip: personal?.ip ?? null,
         user_agent: personal?.user_agent ?? null,
@@ -62,80 +64,46 @@ async function* opened<
   }
 }
 
-/** Two streams each ordered by (time, id), as one ordered the same way. */
-async function* merged(
-  a: AsyncGenerator<ControlRecord>,
-  b: AsyncGenerator<ControlRecord>,
-): AsyncGenerator<ControlRecord> {
-  let x = await a.next();
-  let y = await b.next();
-  while (!x.done || !y.done) {
-    const takeX =
-      !x.done &&
-      (y.done ||
-        x.value.changed_at < y.value.changed_at ||
-        (x.value.changed_at === y.value.changed_at && x.value.change_id < y.value.change_id));
-    if (takeX && !x.done) {
-      yield x.value;
-      x = await a.next();
-    } else if (!y.done) {
-      yield y.value;
-      y = await b.next();
-    }
+/** Streams each ordered by (time, id), as one ordered the same way. */
+async function* merged(streams: AsyncGenerator<ControlRecord>[]): AsyncGenerator<ControlRecord> {
+  const heads = await Promise.all(streams.map((stream) => stream.next()));
+  for (;;) {
+    let first = -1;
+    heads.forEach((head, i) => {
+      const best = heads[first];
+      if (head.done) return;
+      if (
+        !best ||
+        best.done ||
+        head.value.changed_at < best.value.changed_at ||
+        (head.value.changed_at === best.value.changed_at &&
+          head.value.change_id < best.value.change_id)
+      ) {
+        first = i;
+      }
+    });
+    const head = heads[first];
+    if (!head || head.done) return;
+    yield head.value;
+    heads[first] = await (streams[first] as AsyncGenerator<ControlRecord>).next();
   }
 }
 
-const common = (row: {
-  id: string;
-  changed_at: string;
-  blocked: number;
-  api_key_id: string | null;
-  user_id: string | null;
-  idempotency_key: string | null;
-}) => ({
-  change_id: row.id,
-  changed_at: row.changed_at,
-  blocked: Number(row.blocked) === 1,
-  api_key_id: row.api_key_id,
-  user_id: row.user_id,
-  idempotency_key: row.idempotency_key,
-});
-
+/** The tenant's changes of every kind a download of controls lists, merged by time. */
 export function controlRecords(
   db: Executor,
   vault: SubjectVault,
+  registry: Registry,
   tenantId: string,
   range: Range,
   pageSize = 1000,
 ): AsyncGenerator<ControlRecord> {
   const open = personalReader(db, vault, tenantId);
-  const channels = opened(
-    open,
-    (after) => findChannelChangesPage(db, tenantId, { ...range, after, limit: pageSize }),
-    (row) => ({
-      type: 'channel_change' as const,
-      ...common(row),
-      product_code: row.product_code,
-      channel: row.channel,
-      decision_id: null,
-      partner_code: null,
-    }),
-    pageSize,
+  return merged(
+    registry.kinds.flatMap(({ history }) =>
+      history ? [opened(db, tenantId, open, history, range, pageSize)] : [],
+    ),
   );
-  const partners = opened(
-    open,
-    (after) => findPartnerBlockChangesPage(db, tenantId, { ...range, after, limit: pageSize }),
-    (row) => ({
-      type: 'partner_block' as const,
-      ...common(row),
-      product_code: null,
-      channel: null,
-      decision_id: row.decision_id,
-      partner_code: row.partner_code,
-    }),
-    pageSize,
-  );
-  return merged(channels, partners);
 }
 
 /**
@@ -145,6 +113,7 @@ export function controlRecords(
 export async function exportControlRecords(
   db: Executor,
   vault: SubjectVault,
+  registry: Registry,
   tenantId: string,
   range: Range,
   asked: { from: string; to: string; timeZone: string },
@@ -155,5 +124,5 @@ export async function exportControlRecords(
     action: 'export.controls',
     details: { from: asked.from || null, to: asked.to || null, time_zone: asked.timeZone },
   });
-  return controlRecords(db, vault, tenantId, range);
+  return controlRecords(db, vault, registry, tenantId, range);
 }

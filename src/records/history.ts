@@ -9,8 +9,8 @@ import {
   type EvidenceFilter,
   findCustomerEvidence,
   findEvidencePage,
-  type HistoryPosition,
-} from './repository.js';
+} from './evidence-repository.js';
+import type { HistoryPosition } from './repository.js';
 
 /**
  * Read-only views of the record for the back-office: a customer's history with its evidence,

@@ -4,6 +4,7 @@ import { callerOf } from '../api-keys/index.js';
 import { CustomerIdParam } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
+import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import { localesOf, TemplateCodeParam } from '../templates/index.js';
@@ -14,7 +15,8 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
   catalog: Catalog;
   vault: SubjectVault;
-}> = async (app, { db, catalog, vault }) => {
+  registry: Registry;
+}> = async (app, { db, catalog, vault, registry }) => {
   app.get(
     '/api/v1/customers/:customer_id/consents',
     {
@@ -42,6 +44,7 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
         data: await getCustomerConsents(
           db,
           vault,
+          registry,
           tenantId,
           request.params.customer_id,
           request.query,

@@ -1,14 +1,10 @@
-import { channelChangesOf } from '../channels/index.js';
 import { type Lapse, lapseOf } from '../decisions/index.js';
-import {
-  blockedPartnersAsOf,
-  decisionListsPartners,
-  partnerBlockChangesOf,
-} from '../partner-blocks/index.js';
+import { blockedPartnersAsOf, decisionListsPartners } from '../partner-blocks/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { uuidPattern } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
+import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findSubjectId } from '../subjects/index.js';
 import { type Catalog, validityAsOf, variantFor } from '../templates/index.js';
@@ -36,6 +32,7 @@ import {
 export async function getCustomerConsents(
   db: Executor,
   vault: SubjectVault,
+  registry: Registry,
   tenantId: string,
   customerId: string,
   query: HistoryQuery,
@@ -85,26 +82,27 @@ export async function getCustomerConsents(
         ? encodeCursor({ decidedAt: last.decided_at, id: last.decision_id })
         : null,
     ...(query.include === 'controls'
-      ? { controls: subjectId ? await controlsOf(db, tenantId, subjectId) : [] }
+      ? { controls: subjectId ? await controlsOf(db, registry, tenantId, subjectId) : [] }
       : {}),
   };
 }
 
 /**
- * A customer's channel changes and partner blocks, newest first (then by id, as the history
- * orders decisions): the `maxControls` newest of the two together.
+ * A customer's changes of every kind a history lists (channel changes, partner blocks), newest
+ * first (then by id, as the history orders decisions): the `maxControls` newest of all together.
  */
-async function controlsOf(db: Executor, tenantId: string, subjectId: string) {
-  const entries = [
-    ...(await channelChangesOf(db, tenantId, subjectId)),
-    ...(await partnerBlockChangesOf(db, tenantId, subjectId)),
-  ];
+async function controlsOf(db: Executor, registry: Registry, tenantId: string, subjectId: string) {
+  const entries = [];
+  for (const kind of registry.kinds) {
+    if (kind.history) entries.push(...(await kind.history.entries(db, tenantId, subjectId)));
+  }
   entries.sort((x, y) =>
     x.changed_at === y.changed_at
       ? y.change_id.localeCompare(x.change_id)
       : y.changed_at.localeCompare(x.changed_at),
   );
-  return entries.slice(0, maxControls);
+  // The entries are the kinds' own, as `CustomerConsents` documents them.
+  return entries.slice(0, maxControls) as NonNullable<CustomerConsents['controls']>;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The public surface of `src/subjects/`: what other folders may import (its README says what each part is). */
-export { sealPersonal } from './personal.js';
+export { type PersonalFields, sealPersonal } from './personal.js';
 export {
   findLiveSubjectRow,
   findSubjectId,

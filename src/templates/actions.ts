@@ -7,9 +7,6 @@ import { validate } from '../platform/validation.js';
 import { findProduct, productForNewTemplate } from '../products/index.js';
 import { type Author, recordEdit } from './authorship.js';
 import { queueArchived } from './events.js';
-import { localeOf } from './locales.js';
-import { publishRelease } from './publish.js';
-import { countCustomersOnVersion, countCustomersPerTemplate } from './reach-repository.js';
 import {
   anyVersionPublished,
   deleteTemplateRows,
@@ -17,8 +14,11 @@ import {
   setTemplateArchivedAt,
   setTemplateValidity,
   updateTemplateDetails,
-  type VersionWithCode,
-} from './repository.js';
+} from './lifecycle-repository.js';
+import { localeOf } from './locales.js';
+import { publishRelease } from './publish.js';
+import { countCustomersOnVersion, countCustomersPerTemplate } from './reach-repository.js';
+import type { VersionWithCode } from './repository.js';
 import { TemplateDetails, type TemplateView } from './schemas.js';
 import {
   createDraftVersion,

@@ -8,14 +8,13 @@ import { validate } from '../platform/validation.js';
 import { productForNewTemplate } from '../products/index.js';
 import { queuePublished } from './events.js';
 import { deleteContentFile } from './file-repository.js';
+import { findScheduledOf, findValidityAsOf } from './lifecycle-repository.js';
 import { localeOf } from './locales.js';
 import {
   deleteVariant,
   findLatestPublished,
   findPublishedByIdAnyTenant,
-  findScheduledOf,
   findTemplateByCode,
-  findValidityAsOf,
   findVersionOf,
   highestVersionNumber,
   insertTemplate,

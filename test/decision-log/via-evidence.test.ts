@@ -117,7 +117,7 @@ describe.each(stores)('evidence of records made on the preference centre, on $na
       t.db,
       t.writers.of(partnerBlocks.kind),
       t.vault,
-      { ...context(withVia), userId: null, idempotencyKey: null },
+      { ...context(withVia), userId: null },
       { customerId: customer, decisionId, partnerCode: 'zeta-bank' },
       true,
     );

@@ -228,7 +228,6 @@ export async function decisionRoutes(
           userId: user.userId,
           ip: audit.ip,
           userAgent: audit.userAgent,
-          idempotencyKey: null,
         },
         audit,
         { decisionId: id, partnerCode: request.params.code },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import { listProducts } from '../../products/index.js';
+import type { Registry } from '../../record-kinds/index.js';
 import { exportControlRecords, exportDecisionRecords } from '../../records/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { listTemplates } from '../../templates/index.js';
@@ -20,7 +21,7 @@ import { exportForm } from './views.js';
 
 export async function exportRoutes(
   app: FastifyInstance,
-  { db, vault }: { db: Db; vault: SubjectVault },
+  { db, vault, registry }: { db: Db; vault: SubjectVault; registry: Registry },
 ) {
   app.get('/exports', { config: { permission: 'exports:export' } }, async (request, reply) => {
     const { tenantId, timeZone } = tenantOf(request);
@@ -119,6 +120,7 @@ export async function exportRoutes(
       const records = await exportControlRecords(
         db,
         vault,
+        registry,
         user.tenantId,
         { from: days.from, to: days.until },
         { ...values, timeZone: user.timeZone },
