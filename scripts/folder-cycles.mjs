@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm run lint:folders`: the folders of src/ stand on each other in one direction. Each folder
+ * `npm run lint:folders`: the folders of src/ stand on each other in one direction, and the top
+ * of src/ holds folders (and at most one file). Each folder
  * (src/decisions, src/backoffice, …) is one node and each file at the top of src/ another; an
  * import from a file of one into a file of another is an edge. Any cycle among them fails the
  * lint, with the imports that make it. Type-only imports are erased at build time and make no
@@ -9,6 +10,7 @@
  * type-only imports, and its `collapse` option does not recompute cycles, hence this check.
  */
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 
 const cruised = JSON.parse(
   execFileSync(
@@ -88,5 +90,12 @@ for (const cycle of cycles) {
     }
   }
 }
-if (cycles.length > 0) process.exit(1);
+// The top of src/ holds folders, and at most one file: the tree shows the architecture.
+const topFiles = readdirSync('src', { withFileTypes: true }).filter((entry) => entry.isFile());
+if (topFiles.length > 1) {
+  console.error(
+    `src/ holds ${topFiles.length} files at its top: ${topFiles.map((f) => f.name).join(', ')}`,
+  );
+}
+if (cycles.length > 0 || topFiles.length > 1) process.exit(1);
 console.log(`no folder cycle among ${new Set([...edges.keys()]).size} folders and files of src/`);

@@ -64,3 +64,13 @@ declare module '../platform/database.js' {
     tlog_audits: TlogAuditsTable;
   }
 }
+
+/**
+ * Other folders' tables this folder's queries read (joined where one statement answers better
+ * than a call to their service); `npm run lint` checks that no query reaches another
+ * (scripts/table-owners.mjs).
+ */
+export type Reads = 'subjects' | 'tlog_pending';
+
+/** Other folders' tables this folder writes: the leaves it has appended are taken off the journal's queue. */
+export type Writes = 'tlog_pending';

@@ -58,3 +58,10 @@ declare module '../platform/database.js' {
     customer_version_states: CustomerVersionStatesTable;
   }
 }
+
+/**
+ * Other folders' tables this folder's queries read (joined where one statement answers better
+ * than a call to their service); `npm run lint` checks that no query reaches another
+ * (scripts/table-owners.mjs).
+ */
+export type Reads = 'idempotency_keys' | 'subjects' | 'template_versions' | 'templates';

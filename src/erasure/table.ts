@@ -16,3 +16,10 @@ declare module '../platform/database.js' {
     erasures: ErasuresTable;
   }
 }
+
+/**
+ * Other folders' tables this folder's queries read (joined where one statement answers better
+ * than a call to their service); `npm run lint` checks that no query reaches another
+ * (scripts/table-owners.mjs).
+ */
+export type Reads = 'decisions' | 'subjects';

@@ -28,3 +28,10 @@ declare module '../platform/database.js' {
     partner_block_states: PartnerBlockStatesTable;
   }
 }
+
+/**
+ * Other folders' tables this folder's queries read (joined where one statement answers better
+ * than a call to their service); `npm run lint` checks that no query reaches another
+ * (scripts/table-owners.mjs).
+ */
+export type Reads = 'decisions' | 'template_versions';

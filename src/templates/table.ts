@@ -162,3 +162,10 @@ declare module '../platform/database.js' {
     content_files: ContentFilesTable;
   }
 }
+
+/**
+ * Other folders' tables this folder's queries read (joined where one statement answers better
+ * than a call to their service); `npm run lint` checks that no query reaches another
+ * (scripts/table-owners.mjs).
+ */
+export type Reads = 'customer_template_states' | 'customer_version_states' | 'products';

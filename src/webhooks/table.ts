@@ -71,3 +71,13 @@ declare module '../platform/database.js' {
     webhook_deliveries: WebhookDeliveriesTable;
   }
 }
+
+/**
+ * Other folders' tables this folder's queries read (joined where one statement answers better
+ * than a call to their service); `npm run lint` checks that no query reaches another
+ * (scripts/table-owners.mjs).
+ */
+export type Reads = 'tlog_entries' | 'webhook_events';
+
+/** Other folders' tables this folder writes: events are given their positions (the sequencer) and an erasure's customer id is dropped once told. */
+export type Writes = 'webhook_events';
