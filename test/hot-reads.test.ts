@@ -1,5 +1,4 @@
-import { request as httpRequest } from 'node:http';
-import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, serviceLogger } from '../src/app/app.js';
 import { createMetrics } from '../src/metrics/index.js';
@@ -11,37 +10,17 @@ import { parseScrape } from './helpers/prometheus.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from './helpers/seed.js';
 import { stores } from './helpers/stores.js';
 import { testPasswordHashCost } from './helpers/time.js';
+import {
+  type Answer,
+  comparable as comparableAnswer,
+  fromInject,
+  overHttp as overSocket,
+} from './helpers/two-paths.js';
 
 const latestRoute = '/api/v1/consent-templates/:template_code/latest';
 const pendingRoute = '/api/v1/customers/:customer_id/consents/templates/:template_code/pending';
 const metricsToken = 'hot-reads-metrics-token-0123456789';
 const rateLimit = 1000;
-
-/** An answer as it came off the socket: header names in order, as sent. */
-interface Answer {
-  status: number;
-  headers: Array<[string, string]>;
-  body: string;
-}
-
-/** Headers every answer has with its own value (the time, the id, the count within the window). */
-const ownValue = new Set(['date', 'x-request-id', 'ratelimit-remaining', 'ratelimit-reset']);
-/** Headers Node's server adds itself, not the service. */
-const connectionHeaders = new Set(['date', 'connection', 'keep-alive']);
-
-function comparable(headers: Array<[string, string]>): Array<[string, string]> {
-  return headers
-    .filter(([name]) => !connectionHeaders.has(name))
-    .map(([name, value]) => [name, ownValue.has(name) ? '*' : value]);
-}
-
-function fromInject(response: LightMyRequestResponse): Answer {
-  return {
-    status: response.statusCode,
-    headers: Object.entries(response.headers).map(([name, value]) => [name, String(value)]),
-    body: response.body,
-  };
-}
 
 describe.each(stores)('latest and pending answered before Fastify, on $name', (store) => {
   const lines: Array<Record<string, unknown>> = [];
@@ -97,32 +76,8 @@ describe.each(stores)('latest and pending answered before Fastify, on $name', (s
     await drop();
   });
 
-  function overHttp(
-    path: string,
-    headers: Record<string, string> = a.headers,
-    method = 'GET',
-  ): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const sent = httpRequest(`${base}${path}`, { method, headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const raw = response.rawHeaders;
-          const pairs: Array<[string, string]> = [];
-          for (let i = 0; i < raw.length; i += 2) {
-            pairs.push([(raw[i] as string).toLowerCase(), raw[i + 1] as string]);
-          }
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: pairs,
-            body: Buffer.concat(chunks).toString('utf8'),
-          });
-        });
-      });
-      sent.on('error', reject);
-      sent.end();
-    });
-  }
+  const overHttp = (path: string, headers: Record<string, string> = a.headers, method = 'GET') =>
+    overSocket(base, path, headers, method);
 
   /**
    * Over the socket, asserting it was answered before Fastify. The key and the release are
@@ -195,7 +150,7 @@ describe.each(stores)('latest and pending answered before Fastify, on $name', (s
       const answer = await hot(path, headers);
       expect(answer.status).toBe(200);
       expect(answer.body).toBe(expected.body);
-      expect(comparable(answer.headers)).toEqual(comparable(expected.headers));
+      expect(comparableAnswer(answer).headers).toEqual(comparableAnswer(expected).headers);
     }
     // What the contract says of them, beside Fastify's word.
     const latest = await hot(`/api/v1/consent-templates/${code}/latest`);

@@ -20,22 +20,21 @@ import {
   customerIdPattern,
   getPendingState,
   type PendingReads,
-  pendingBody,
+  pendingAnswer,
 } from '../decisions/index.js';
 import type { Config } from '../platform/config.js';
 import type { AnswerObserver } from '../platform/http-metrics.js';
 import type { RateLimit } from '../platform/rate-limit.js';
+import { HeaderList, type ReadAnswer } from '../platform/read-answer.js';
 import { redactSecrets } from '../platform/redact.js';
 import { requestIdFor } from '../platform/request-id.js';
 import { securityHeaders } from '../platform/security-headers.js';
 import type { SubjectVault } from '../subjects/index.js';
 import {
-  answerForm,
   type Catalog,
-  type HeaderSink,
+  latestAnswer,
   requestedLocales,
   templateCodePattern,
-  variantFor,
 } from '../templates/index.js';
 
 /** The route patterns, as Fastify registers them (the metrics' `route` label). */
@@ -74,15 +73,6 @@ export type HotReads = (
   fallback: () => void,
 ) => boolean;
 
-/** A route's own headers, in the order it sets them. */
-class RouteHeaders implements HeaderSink {
-  readonly values: Record<string, string> = {};
-  header(name: string, value: string): this {
-    this.values[name] = value;
-    return this;
-  }
-}
-
 export function createHotReads(deps: HotReadsDeps): HotReads {
   const { keys, throttle, rateLimit, catalog, log } = deps;
   const addressOf = remoteAddress(deps.config.trustProxy);
@@ -96,24 +86,25 @@ export function createHotReads(deps: HotReadsDeps): HotReads {
   }
 
   /**
-   * Sends the answer with its headers in Fastify's order (the request id, the security headers,
-   * `RateLimit-*`, the route's own, the body's type and length), then its log line and metrics,
-   * as Fastify's hooks would.
+   * Sends the route's answer (made by the function the route's handler calls) with its headers
+   * in Fastify's order (the request id, the security headers, `RateLimit-*`, the route's own,
+   * the body's type and length), then its log line and metrics, as Fastify's hooks would.
    */
   function send(
     request: IncomingMessage,
     response: ServerResponse,
-    answer: { limits: Record<string, string>; route: RouteHeaders; body: string },
+    limits: Record<string, string>,
+    answer: ReadAnswer & { body: string },
     started: number,
     ip: string,
     observe: AnswerObserver | undefined,
   ): void {
     const requestId = requestIdFor(request);
-    response.writeHead(200, {
+    response.writeHead(answer.status, {
       'x-request-id': requestId,
       ...securityHeaders,
-      ...answer.limits,
-      ...answer.route.values,
+      ...limits,
+      ...Object.fromEntries(answer.headers),
       'content-type': 'application/json; charset=utf-8',
       'content-length': String(Buffer.byteLength(answer.body)),
     });
@@ -124,13 +115,13 @@ export function createHotReads(deps: HotReadsDeps): HotReads {
         reqId: requestId,
         method: 'GET',
         url: redactSecrets(request.url ?? ''),
-        statusCode: 200,
+        statusCode: answer.status,
         responseTime,
         remoteAddress: ip,
       },
       'request completed',
     );
-    observe?.('GET', 200, responseTime);
+    observe?.('GET', answer.status, responseTime);
   }
 
   /**
@@ -139,8 +130,10 @@ export function createHotReads(deps: HotReadsDeps): HotReads {
    */
   function limitsOf(apiKeyId: string): Record<string, string> | undefined {
     if (rateLimit === undefined) return {};
-    const limits = new RouteHeaders();
-    return rateLimit(apiKeyId, limits) === undefined ? limits.values : undefined;
+    const limits = new HeaderList();
+    return rateLimit(apiKeyId, limits) === undefined
+      ? Object.fromEntries(limits.entries)
+      : undefined;
   }
 
   return (request, response, fallback) => {
@@ -173,12 +166,12 @@ export function createHotReads(deps: HotReadsDeps): HotReads {
     if (latest) {
       const release = catalog.latestInMemory(caller.tenantId, latest[1] as string);
       if (!release) return false;
-      const route = new RouteHeaders();
-      const { body, etag } = answerForm(route, variantFor(release, requested), requested);
-      route.header('etag', etag).header('cache-control', 'no-cache');
+      // No If-None-Match reaches here: the answer is always a 200 with its body.
+      const made = latestAnswer(release, requested, undefined);
       const limits = limitsOf(caller.apiKeyId);
-      if (!limits) return false;
-      send(request, response, { limits, route, body }, started, ip, deps.observe?.latest);
+      if (!limits || made.body === undefined) return false;
+      const body = made.body;
+      send(request, response, limits, { ...made, body }, started, ip, deps.observe?.latest);
       return true;
     }
 
@@ -194,12 +187,11 @@ export function createHotReads(deps: HotReadsDeps): HotReads {
     )
       .then((state) => {
         if (deps.closing()) return false;
-        const route = new RouteHeaders().header('cache-control', 'no-store');
-        const { presentedJson } = answerForm(route, state.latest, requested);
+        const made = pendingAnswer(state, requested);
         const limits = limitsOf(caller.apiKeyId);
-        if (!limits) return false;
-        const body = pendingBody(presentedJson, state);
-        send(request, response, { limits, route, body }, started, ip, deps.observe?.pending);
+        if (!limits || made.body === undefined) return false;
+        const body = made.body;
+        send(request, response, limits, { ...made, body }, started, ip, deps.observe?.pending);
         return true;
       })
       // An unknown template, a store that is down: Fastify asks again and answers the error.

@@ -3,7 +3,7 @@ export { presentDecision } from './decision.js';
 export { decisions } from './kind.js';
 export { type Lapse, lapseOf } from './lapse.js';
 export { committedLeaf, leafOfDecision } from './leaf.js';
-export { getPendingState, type PendingReads, pendingBody } from './pending.js';
+export { getPendingState, type PendingReads, pendingAnswer } from './pending.js';
 export { pendingReads } from './pending-repository.js';
 export { type DecisionWithTemplate, decisionReceipt, Receipt } from './receipt.js';
 export { decidedTemplates } from './records.js';

@@ -1,6 +1,7 @@
+import { HeaderList, type ReadAnswer } from '../platform/read-answer.js';
 import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
+import { answerForm, type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
 import { type Lapse, lapseOf } from './lapse.js';
 import type { PendingResult } from './schemas.js';
 import type { DecisionValue } from './table.js';
@@ -91,4 +92,15 @@ export function pendingBody(versionJson: string, state: PendingState): string {
     ? `,"expired":${lapse.expired},"expires_at":${JSON.stringify(lapse.expires_at)}`
     : '';
   return `{"data":{"accepted":${result.accepted},"consent_version":${result.consent_version},"decision":${result.decision},"decided_at":${result.decided_at}${lapsing}}}`;
+}
+
+/**
+ * `pending`'s answer, whichever path sends it (the route, or the hot path before Fastify): the
+ * customer's standing on the variant the request asks for, never cached.
+ */
+export function pendingAnswer(state: PendingState, requested: readonly string[]): ReadAnswer {
+  const headers = new HeaderList().header('cache-control', 'no-store');
+  const { presentedJson } = answerForm(headers, state.latest, requested);
+  // Assembled from parts serialized once per version: sent as it is.
+  return { status: 200, headers: headers.entries, body: pendingBody(presentedJson, state) };
 }

@@ -11,12 +11,13 @@ import {
   keyedErrors,
   responseHeaders,
 } from '../platform/http-schemas.js';
+import { sendReadAnswer } from '../platform/read-answer.js';
 import { idempotencyKeyPattern } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
-import { answerForm, LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
+import { LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
 import { answerOf } from './answer.js';
-import { getPendingState, type PendingReads, pendingBody } from './pending.js';
+import { getPendingState, type PendingReads, pendingAnswer } from './pending.js';
 import { CustomerIdParam, DecisionRequest, PendingResult, RecordedDecision } from './schemas.js';
 import { type DecisionWriter, decide } from './service.js';
 
@@ -93,12 +94,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
         template_code,
         requested,
       );
-      reply.header('cache-control', 'no-store');
-      const { presentedJson } = answerForm(reply, state.latest, requested);
-      // Assembled from parts serialized once per version: sent as it is.
-      return reply
-        .type('application/json; charset=utf-8')
-        .send(pendingBody(presentedJson, state) as never);
+      return sendReadAnswer(reply, pendingAnswer(state, requested));
     },
   );
 

@@ -1,5 +1,5 @@
 /**
- * A kind of record, declared once (docs/architecture.md, "Adding a kind of record"). What differs
+ * A kind of record, declared once (docs/architecture.md, "Kinds of record" and "Adding a kind"). What differs
  * between kinds is data and small functions here; what is alike is one generic piece each: the
  * write path's recorder (`recorder.ts`: locks, standing, idempotency, the kind's rule, its rows,
  * the leaf, the event, the audit entry, in the writer's transaction), the log's audit, receipts

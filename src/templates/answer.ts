@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import fresh from 'fresh';
 import { Type } from 'typebox';
-import type { LatestEntry } from './catalog.js';
+import { HeaderList, type ReadAnswer } from '../platform/read-answer.js';
+import { type LatestEntry, type LatestRelease, variantFor } from './catalog.js';
 import { requestedLocales } from './locales.js';
 
 /** `?locale=`: which locale's variant to answer (BCP 47); `Accept-Language` when absent. */
@@ -33,4 +35,25 @@ export function answerForm(
   if (requested.length === 0) return entry;
   reply.header('content-language', entry.version.locale).header('vary', 'Accept-Language');
   return entry.localized;
+}
+
+/**
+ * `latest`'s answer, whichever path sends it (the route, or the hot path before Fastify): the
+ * variant the request asks for, with its ETag; `304` with no body when `If-None-Match` names
+ * it. Only If-None-Match decides: browsers and fetch add `Cache-Control: no-cache` to a
+ * conditional request, which is meant for caches, not for us.
+ */
+export function latestAnswer(
+  release: LatestRelease,
+  requested: readonly string[],
+  ifNoneMatch: string | undefined,
+): ReadAnswer {
+  const headers = new HeaderList();
+  const { body, etag } = answerForm(headers, variantFor(release, requested), requested);
+  headers.header('etag', etag).header('cache-control', 'no-cache');
+  if (fresh({ 'if-none-match': ifNoneMatch }, { etag })) {
+    return { status: 304, headers: headers.entries, body: undefined };
+  }
+  // Serialized once per version, with its ETag: sent as it is.
+  return { status: 200, headers: headers.entries, body };
 }

@@ -14,7 +14,12 @@ export {
   templateOverview,
   updateDraftAs,
 } from './actions.js';
-export { answerForm, type HeaderSink, LocaleQuery, localesOf } from './answer.js';
+export {
+  answerForm,
+  LocaleQuery,
+  latestAnswer,
+  localesOf,
+} from './answer.js';
 export { type Author, releaseEdits } from './authorship.js';
 export { type Catalog, createCatalog, type LatestEntry, variantFor } from './catalog.js';
 export { type ContentDiff, contentDiff } from './diff.js';

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import fresh from 'fresh';
 import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
 import {
@@ -11,8 +10,9 @@ import {
   keyedErrors,
   responseHeaders,
 } from '../platform/http-schemas.js';
-import { answerForm, LocaleQuery, localesOf } from './answer.js';
-import { type Catalog, type LatestRelease, variantFor } from './catalog.js';
+import { sendReadAnswer } from '../platform/read-answer.js';
+import { LocaleQuery, latestAnswer, localesOf } from './answer.js';
+import type { Catalog, LatestRelease } from './catalog.js';
 import { PublishedVersion, TemplateCodeParam } from './schemas.js';
 
 export const templateRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = async (
@@ -65,16 +65,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ catalog: Catalog }> = a
     reply: FastifyReply,
     release: LatestRelease,
   ): void {
-    const requested = localesOf(request);
-    const { body, etag } = answerForm(reply, variantFor(release, requested), requested);
-    reply.header('etag', etag).header('cache-control', 'no-cache');
-    // Only If-None-Match decides: browsers and fetch add `Cache-Control: no-cache` to a
-    // conditional request, which is meant for caches, not for us. A 304 has no body.
-    if (fresh({ 'if-none-match': request.headers['if-none-match'] }, { etag })) {
-      reply.code(304).send(undefined as never);
-      return;
-    }
-    // Serialized once per version, with its ETag: sent as it is.
-    reply.type('application/json; charset=utf-8').send(body as never);
+    const answer = latestAnswer(release, localesOf(request), request.headers['if-none-match']);
+    sendReadAnswer(reply, answer);
   }
 };

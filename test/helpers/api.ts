@@ -1,7 +1,19 @@
 import type { FastifyInstance } from 'fastify';
+import { bothPaths } from './two-paths.js';
 
-/** Thin callers of the public API, so tests read as the contract does. */
-export function apiOf(app: FastifyInstance, headers: Record<string, string>) {
+/**
+ * Thin callers of the public API, so tests read as the contract does. `pending` and `latest`
+ * go both ways the service answers them (two-paths.ts): through Fastify and, on an app that
+ * listens (every `startTestApp`'s), before it.
+ */
+export function apiOf(
+  app: FastifyInstance,
+  headers: Record<string, string>,
+  /** `inject`: through Fastify alone, for a test that counts each request (metrics). */
+  paths: 'both' | 'inject' = 'both',
+) {
+  const read = (url: string) =>
+    paths === 'both' ? bothPaths(app, url, headers) : app.inject({ method: 'GET', url, headers });
   return {
     decide(
       customer: string,
@@ -17,18 +29,12 @@ export function apiOf(app: FastifyInstance, headers: Record<string, string>) {
       });
     },
     pending(customer: string, code: string) {
-      return app.inject({
-        method: 'GET',
-        url: `/api/v1/customers/${encodeURIComponent(customer)}/consents/templates/${code}/pending`,
-        headers,
-      });
+      return read(
+        `/api/v1/customers/${encodeURIComponent(customer)}/consents/templates/${code}/pending`,
+      );
     },
     latest(code: string) {
-      return app.inject({
-        method: 'GET',
-        url: `/api/v1/consent-templates/${code}/latest`,
-        headers,
-      });
+      return read(`/api/v1/consent-templates/${code}/latest`);
     },
   };
 }

@@ -90,6 +90,8 @@ export async function startTestApp(
     ...(metrics ? { metrics } : {}),
   });
   await app.ready();
+  // Listening too: `latest` and `pending` over the socket go the hot path (helpers/two-paths.ts).
+  await app.listen({ host: '127.0.0.1', port: 0 });
   if (!writer || !writers) throw new Error('the app made no writer of decisions');
   return {
     app,

@@ -62,7 +62,7 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
   });
 
   it('counts 3 latest calls as exactly 3 on the route pattern, never the raw URL', async () => {
-    const api = apiOf(t.app, a.headers);
+    const api = apiOf(t.app, a.headers, 'inject');
     const labels = { method: 'GET', route: latestRoute, status_code: '200' };
     // One call first, so that the series exists and the key is in the rate limit's window.
     const before = (await scrape()).value('http_requests_total', labels) ?? 0;
@@ -88,7 +88,7 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     const other = await seedTenant(t.db);
     const tenantCode = await seedTemplate(t.db, other.tenant.id);
     const v = (await publish(t.db, other.tenant.id, tenantCode)).consent_version_id;
-    const api = apiOf(t.app, other.headers);
+    const api = apiOf(t.app, other.headers, 'inject');
     const before = await scrape();
     const count = (decision: string, outcome: string, s = before) =>
       s.value('consent_decisions_total', { decision, outcome }) ?? 0;
@@ -109,7 +109,7 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     const tenantCode = await seedTemplate(t.db, other.tenant.id);
     const v = (await publish(t.db, other.tenant.id, tenantCode, { allow_reconsent: false }))
       .consent_version_id;
-    const api = apiOf(t.app, other.headers);
+    const api = apiOf(t.app, other.headers, 'inject');
     const before = await scrape();
     const count = (decision: string, outcome: string, s = before) =>
       s.value('consent_decisions_total', { decision, outcome }) ?? 0;
@@ -132,7 +132,7 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     const other = await seedTenant(t.db);
     const tenantCode = await seedTemplate(t.db, other.tenant.id);
     const v = (await publish(t.db, other.tenant.id, tenantCode)).consent_version_id;
-    const api = apiOf(t.app, other.headers);
+    const api = apiOf(t.app, other.headers, 'inject');
     const before = (await scrape()).histogram('consent_decision_batch_size');
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) => api.decide(`burst-${i}`, v, 'given')),
@@ -185,7 +185,7 @@ describe.each(stores)('GET /metrics with METRICS_TOKEN on $name', (store) => {
     const other = await seedTenant(t.db);
     const tenantCode = await seedTemplate(t.db, other.tenant.id);
     await publish(t.db, other.tenant.id, tenantCode);
-    const api = apiOf(t.app, other.headers);
+    const api = apiOf(t.app, other.headers, 'inject');
     const before = await scrape();
     const of = (name: string, cache: string, s = before) => s.value(name, { cache }) ?? 0;
     // The first call reads the key and the release; the next two find both in memory.
@@ -247,7 +247,7 @@ describe.each(stores)('GET /metrics beside a rate limit on $name', (store) => {
     for (let i = 0; i < 5; i += 1) expect((await scrape()).statusCode).toBe(200);
     // The limit is 2 a minute per key: the scrapes took none of it.
     const a = await seedTenant(t.db);
-    const api = apiOf(t.app, a.headers);
+    const api = apiOf(t.app, a.headers, 'inject');
     expect((await api.latest('none')).statusCode).toBe(404);
     expect((await api.latest('none')).statusCode).toBe(404);
     expect((await api.latest('none')).statusCode).toBe(429);

@@ -4,6 +4,7 @@ import { publishOutsideReview } from '../../src/templates/index.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import { bothPaths } from '../helpers/two-paths.js';
 
 describe.each(stores)('partners in latest and pending on $name', (store) => {
   let t: TestApp;
@@ -53,17 +54,9 @@ describe.each(stores)('partners in latest and pending on $name', (store) => {
         ),
       );
   const latest = (s: SeededTenant, code: string, headers: Record<string, string> = {}) =>
-    t.app.inject({
-      method: 'GET',
-      url: `/api/v1/consent-templates/${code}/latest`,
-      headers: { ...s.headers, ...headers },
-    });
+    bothPaths(t.app, `/api/v1/consent-templates/${code}/latest`, { ...s.headers, ...headers });
   const pending = (s: SeededTenant, code: string) =>
-    t.app.inject({
-      method: 'GET',
-      url: `/api/v1/customers/customer-1/consents/templates/${code}/pending`,
-      headers: s.headers,
-    });
+    bothPaths(t.app, `/api/v1/customers/customer-1/consents/templates/${code}/pending`, s.headers);
   const publishedAt = async (id: string) =>
     (
       await t.db

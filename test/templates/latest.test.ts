@@ -3,6 +3,7 @@ import { withinPublishBound } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import { bothPaths } from '../helpers/two-paths.js';
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -19,11 +20,7 @@ describe.each(stores)('GET /api/v1/consent-templates/{code}/latest on $name', (s
   });
 
   const get = (code: string, headers: Record<string, string> = {}) =>
-    t.app.inject({
-      method: 'GET',
-      url: `/api/v1/consent-templates/${code}/latest`,
-      headers: { ...a.headers, ...headers },
-    });
+    bothPaths(t.app, `/api/v1/consent-templates/${code}/latest`, { ...a.headers, ...headers });
 
   it('answers 200 {"data": V} with exactly the fields of V', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);

@@ -7,6 +7,7 @@ import { apiOf, withinPublishBound } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import { bothPaths } from '../helpers/two-paths.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -87,7 +88,7 @@ describe.each(stores)('a release in two locales on $name', (store) => {
   const publishedAt = { value: '' };
 
   const get = (url: string, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'GET', url, headers: { ...a.headers, ...headers } });
+    bothPaths(t.app, url, { ...a.headers, ...headers });
   const latestUrl = () => `/api/v1/consent-templates/${code}/latest`;
   const pendingUrl = (customer: string) =>
     `/api/v1/customers/${customer}/consents/templates/${code}/pending`;

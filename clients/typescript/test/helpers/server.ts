@@ -30,8 +30,8 @@ export async function serveTenant(
   store: TestStore,
   env: Record<string, string> = {},
 ): Promise<ServedTenant> {
+  // A test app listens on loopback already (test/helpers/app.ts).
   const t = await startTestApp(store, env);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
   const tenant = await seedTenant(t.db);
   const code = await seedTemplate(t.db, tenant.tenant.id);
