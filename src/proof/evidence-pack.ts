@@ -218,7 +218,8 @@ function checkCheckpoint(
 
 /**
  * Every receipt under `records/`, each verified as a single receipt is, and under the pack's
- * checkpoint; answers the content SHA-256 each leaf made on a text commits to (a decision's), by version id.
+ * checkpoint; answers the content SHA-256 each leaf made on a text (a decision's) commits to,
+ * by version id.
  */
 function checkReceipts(
   files: ReadonlyMap<string, Uint8Array>,
