@@ -5,7 +5,7 @@
  * own id (`visitor.ts`), not as a customer.
  */
 import { type Static, Type } from 'typebox';
-import { cookieLeafFormat, cookieLeafText, parseCookieLeaf } from '../proof/index.js';
+import { cookieLeafFormat, parseCookieLeaf } from '../proof/index.js';
 import {
   EventDateTime,
   LogIndex,
@@ -15,7 +15,8 @@ import {
   type RecordKind,
 } from '../record-kinds/index.js';
 import { findCookieDecisionRow, findCookieDecisionsByIds } from './decisions-repository.js';
-import { leafOfCookieDecision } from './leaf.js';
+import { committedCookieLeaf, leafOfCookieDecision } from './leaf.js';
+import { ChoiceMethodSchema } from './schemas.js';
 import type { CookieDecisionRow } from './table.js';
 import { choiceWrites } from './writes.js';
 
@@ -75,12 +76,7 @@ const CookieDecisionData = Type.Object(
     system: Type.String({ description: "The system's public scope (`data-scope`)." }),
     configuration_id: Type.String({ format: 'uuid' }),
     configuration_version: Type.Integer({ minimum: 1 }),
-    method: Type.Union([
-      Type.Literal('accept-all'),
-      Type.Literal('reject-all'),
-      Type.Literal('custom'),
-      Type.Literal('gpc'),
-    ]),
+    method: ChoiceMethodSchema,
     categories: Type.Record(Type.String(), Type.Boolean(), {
       description: 'Every category of the configuration: granted (true) or denied.',
     }),
@@ -158,17 +154,11 @@ export const cookieChoices = {
       }
       // The visitor was erased: checked as an erased customer's decision is, by the subject
       // commitment that was kept; the evidence commitment is taken as logged.
-      return cookieLeafText({
-        recordId: row.id,
-        time: row.decided_at,
-        configurationId: row.configuration_id,
-        version: Number(row.configuration_version),
-        contentSha256: row.content_sha256,
-        method: row.method,
-        categories,
-        visitor: opened.commitment,
-        evidence: parseCookieLeaf(logged ?? '')?.evidence ?? '',
-      });
+      return committedCookieLeaf(
+        { ...row, categories },
+        opened.commitment,
+        parseCookieLeaf(logged ?? '')?.evidence ?? '',
+      );
     },
   },
   receipt: {

@@ -26,6 +26,36 @@ export interface LoggedCookieDecision {
  * recomputes from the store to compare with the log.
  */
 export function leafOfCookieDecision(row: LoggedCookieDecision, subjectSalt: string): string {
+  return committedCookieLeaf(
+    row,
+    subjectCommitment(subjectSalt, row.visitor_id),
+    cookieEvidenceCommitment(row.evidence_salt, {
+      ip: row.ip,
+      userAgent: row.user_agent,
+      origin: row.origin,
+      locale: row.locale,
+    }),
+  );
+}
+
+/**
+ * The leaf from its commitments: an erased visitor's choice is checked by the subject
+ * commitment their subject kept, and the evidence commitment as logged.
+ */
+export function committedCookieLeaf(
+  row: Pick<
+    LoggedCookieDecision,
+    | 'id'
+    | 'decided_at'
+    | 'configuration_id'
+    | 'configuration_version'
+    | 'content_sha256'
+    | 'method'
+    | 'categories'
+  >,
+  visitor: string,
+  evidence: string,
+): string {
   return cookieLeafText({
     recordId: row.id,
     time: row.decided_at,
@@ -34,12 +64,7 @@ export function leafOfCookieDecision(row: LoggedCookieDecision, subjectSalt: str
     contentSha256: row.content_sha256,
     method: row.method,
     categories: row.categories,
-    visitor: subjectCommitment(subjectSalt, row.visitor_id),
-    evidence: cookieEvidenceCommitment(row.evidence_salt, {
-      ip: row.ip,
-      userAgent: row.user_agent,
-      origin: row.origin,
-      locale: row.locale,
-    }),
+    visitor,
+    evidence,
   });
 }

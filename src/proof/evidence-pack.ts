@@ -218,7 +218,8 @@ function checkCheckpoint(
 
 /**
  * Every receipt under `records/`, each verified as a single receipt is, and under the pack's
- * checkpoint; answers the content SHA-256 each decision's leaf commits to, by its version id.
+ * checkpoint; answers the content SHA-256 each leaf made on a text (a decision's) commits to,
+ * by version id.
  */
 function checkReceipts(
   files: ReadonlyMap<string, Uint8Array>,
@@ -273,19 +274,19 @@ function checkVersions(
   verified: Record<string, number>,
   failures: PackFailure[],
 ): void {
-  for (const [versionId, decisions] of shown) {
+  for (const [versionId, records] of shown) {
     const path = `versions/${versionId}/content.html`;
     const bytes = files.get(path);
     if (!bytes) {
-      failures.push({ file: path, reason: `missing, the text ${decisions[0]?.file} was shown` });
+      failures.push({ file: path, reason: `missing, the text ${records[0]?.file} was shown` });
       continue;
     }
     const digest = sha256Hex(bytes);
-    const wrong = decisions.filter((decision) => decision.sha256 !== digest);
-    for (const decision of wrong) {
+    const wrong = records.filter((record) => record.sha256 !== digest);
+    for (const record of wrong) {
       failures.push({
         file: path,
-        reason: `its SHA-256 is not the one ${decision.file}'s leaf commits to`,
+        reason: `its SHA-256 is not the one ${record.file}'s leaf commits to`,
       });
     }
     const described = parseJson<PackVersion>(files.get(`versions/${versionId}/version.json`));

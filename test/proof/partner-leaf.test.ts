@@ -21,22 +21,10 @@ import {
   parseLeaf,
   partnerLeafFormat,
 } from '../../src/proof/index.js';
+import { controlLeafOf } from '../helpers/control-leaf.js';
 
 /** The leaf the kind's writer queues for a change's row and its personal fields. */
-const leafOf = (
-  row: Record<string, string | number | null> & {
-    id: string;
-    changed_at: string;
-    blocked: number;
-    evidence_salt: string;
-    api_key_id: string | null;
-    user_id?: string | null;
-    customer_id: string;
-    ip: string;
-    user_agent: string | null;
-  },
-  salt: string,
-) => partnerBlocks.leaf({ ...row, user_id: row.user_id ?? null }, row, salt);
+const leafOf = controlLeafOf(partnerBlocks);
 
 const subjectSalt = 'AAECAwQFBgcICQoLDA0ODw=='; // bytes 0x00 … 0x0f
 const evidenceSalt = 'EBESExQVFhcYGRobHB0eHw=='; // bytes 0x10 … 0x1f
