@@ -1,4 +1,4 @@
-/** The public surface of `src/api-keys/`: what other folders may import (its README says what each part is). */
+/** The public surface of `src/api-keys/`: what other folders may import (its README says what the folder is for). */
 export { createApiKeyAs, renameApiKeyAs, revokeApiKeyAs } from './actions.js';
 export { type AfterKeyCheck, callerOf, createApiKeyGate, refuseUnroutable } from './auth.js';
 export { type AuthThrottle, createAuthThrottle } from './auth-throttle.js';

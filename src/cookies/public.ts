@@ -86,7 +86,7 @@ export interface ServedScript {
   /**
    * UTF-8, encoded once: sent as a string, the script's 14 KB (Thai texts included) were
    * measured (`Buffer.byteLength`) and encoded again on every request, which took the route from
-   * about 50 to 72 µs of server CPU (docs/performance.md, "Cookie consent"). Its ETag, the hash
+   * about 50 to 72 µs of server CPU (docs/architecture.md, "Cookie consent"). Its ETag, the hash
    * of the same bytes, is unchanged.
    */
   body: Buffer;
@@ -239,7 +239,7 @@ export async function recordChoice(
 
 /**
  * The choice's schema compiled once: interpreted by `validate` it cost 15 µs a choice, compiled
- * under 1 µs (docs/performance.md, "Cookie consent"). The route has checked the body already;
+ * under 1 µs (docs/architecture.md, "Cookie consent"). The route has checked the body already;
  * this check is the service's own, for any other caller.
  */
 const choiceBody = Compile(ChoiceBodySchema);

@@ -1,4 +1,4 @@
-/** The public surface of `src/decision-log/`: what other folders may import (its README says what each part is). */
+/** The public surface of `src/decision-log/`: what other folders may import (its README says what the folder is for). */
 
 export { type AuditReport, auditLog } from './audit.js';
 export { type AuditRun, lastAuditRun, recordLogAudit, saveAuditRun } from './audit-runs.js';

@@ -1,4 +1,4 @@
-/** The public surface of `src/decisions/`: what other folders may import (its README says what each part is). */
+/** The public surface of `src/decisions/`: what other folders may import (its README says what the folder is for). */
 export { presentDecision } from './decision.js';
 export { decisions } from './kind.js';
 export { type Lapse, lapseOf } from './lapse.js';

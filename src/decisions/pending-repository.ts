@@ -1,6 +1,6 @@
 /**
  * `pending`'s one read: the customer's state on a version, found by their keyed look-up. Where it
- * runs depends on the store (docs/performance.md, "How reads are served"):
+ * runs depends on the store (docs/architecture.md, "Reads: `latest` and `pending`"):
  * - an SQLite file: on a reader thread, so a read that waits for the disk never stalls the event
  *   loop;
  * - PostgreSQL: the look-ups of the same turn of the event loop as one prepared statement over

@@ -8,7 +8,7 @@ import type { DecisionJob, DecisionOutcome } from './writes.js';
 
 /**
  * Writes decisions durably (`writer.ts`): the SQLite writer thread, PostgreSQL's group commit, or
- * a transaction per batch on an SQLite store in memory; each runs `recordDecisions`.
+ * a transaction per batch on an SQLite store in memory; each runs the decisions' writes (`writes.ts`) through the generic recorder.
  */
 export interface DecisionWriter {
   write(job: DecisionJob): Promise<DecisionOutcome>;

@@ -1,4 +1,4 @@
-/** The public surface of `src/partners/`: what other folders may import (its README says what each part is). */
+/** The public surface of `src/partners/`: what other folders may import (its README says what the folder is for). */
 export { partnerCodePattern } from './schemas.js';
 export {
   changePartner,

@@ -15,8 +15,8 @@ export interface PreparedQuery<K extends string, O> {
 
 /**
  * For the statements every request runs: building a query and compiling it to SQL each time
- * costs more than the store needs to run these small indexed statements (docs/performance.md,
- * "Prepared queries"). The builder runs once per dialect, with a stand-in for each named value
+ * costs more than the store needs to run these small indexed statements (bench/notebook.md,
+ * "2026-11-21: what was cut"). The builder runs once per dialect, with a stand-in for each named value
  * (`param('tenantId')`); each run swaps the stand-ins in the compiled parameters for that run's
  * values. The query's shape must therefore not depend on the values: every value is a
  * parameter, and absent ones are `null`.

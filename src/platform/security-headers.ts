@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
  * The security headers of every response: helmet 8's defaults, except that resources may be read
  * cross-origin (an API that other origins call). The table is fixed because nothing in it depends
  * on the request (no directive is computed, no nonce), so it is set with one call instead of
- * running a middleware per request (docs/performance.md). No page here needs to be framed except
+ * running a middleware per request (bench/notebook.md, "2026-11-21: what was cut"). No page here needs to be framed except
  * the public content file, which lifts the frame restriction itself.
  */
 export const securityHeaders: Readonly<Record<string, string>> = Object.freeze({

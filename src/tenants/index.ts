@@ -1,4 +1,4 @@
-/** The public surface of `src/tenants/`: what other folders may import (its README says what each part is). */
+/** The public surface of `src/tenants/`: what other folders may import (its README says what the folder is for). */
 export { hashPassword, verifyPassword } from './passwords.js';
 export { NewTenant, Password, type TenantSummary, type TenantView } from './schemas.js';
 export {

@@ -2,8 +2,8 @@
  * The SQLite store's writer thread (started by `writers.ts`): it opens a connection of its own
  * and does the writes of the hot path there, off the event loop that answers requests: every
  * kind's jobs the main thread hands it, in batches with one commit each (`recordBatch`, as on
- * every store), and the decision log's appends. See docs/performance.md, "A decision from the
- * socket to the fsync".
+ * every store), and the decision log's appends. See docs/architecture.md, "A write on an SQLite
+ * file: the writer thread".
  */
 import { workerData } from 'node:worker_threads';
 import { pino } from 'pino';

@@ -1,5 +1,5 @@
 /**
- * The writer of decisions under a kill (docs/performance.md), on each store: a real `serve` is
+ * The writer of decisions under a kill (docs/architecture.md, "How it is fast"), on each store: a real `serve` is
  * SIGKILLed while decisions it has handed to its writer (SQLite's writer thread, PostgreSQL's
  * group commit) are not yet committed, first with the writer held at a lock the test takes on
  * the store (so a whole batch is certainly in flight), then at a seeded random moment of a
