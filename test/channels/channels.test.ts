@@ -292,6 +292,7 @@ describe.each(stores)('channel blocks on $name', (store) => {
     const customer = 'gina.channels-4e1b@example.test';
     const change = json(await put(customer, 'savings', 'phone', { blocked: true })).data;
     await receipt(change.record_id);
+    const erasedBefore = (await auditLog(t.db, t.vault, registry, a.tenant.id)).erased_records;
     const result = await eraseCustomer(t.db, t.vault, registry, a.tenant.id, customer, actor);
     expect(result.erased).toBe(true);
 
@@ -320,9 +321,11 @@ describe.each(stores)('channel blocks on $name', (store) => {
       ok: true,
       value: { opened: false },
     });
+    // Its evidence commitment can no longer be opened: the report counts it among the erased.
     expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
       ok: true,
       findings: [],
+      erased_records: erasedBefore + 1,
     });
   });
 
