@@ -92,14 +92,33 @@ const groups = new Map<string, () => Promise<Commands>>([
   ['channel', async () => (await import('./channels.js')).channelCommands],
 ]);
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Where a command reads its settings and writes its output: the process's own by default; a
+ * caller that runs commands in its own process (the tests) passes its own, so that a command's
+ * output and settings stay its own.
+ */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** The settings (`DATABASE_URL`, …), as the process environment has them. */
+  env: NodeJS.ProcessEnv;
+}
+
+const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+};
+
+/** Runs one command and answers its exit code; it never exits the process itself. */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [first, second, ...rest] = argv;
   if (!first || first === 'help' || first === '--help' || first === '-h') {
-    process.stdout.write(`${usage}\n`);
+    io.stdout(`${usage}\n`);
     return first ? 0 : 2;
   }
   if (first === '--version') {
-    process.stdout.write(`${serviceVersion}\n`);
+    io.stdout(`${serviceVersion}\n`);
     return 0;
   }
   try {
@@ -113,10 +132,10 @@ export async function main(argv: string[]): Promise<number> {
         kinds(),
       ]);
       const verdict = verifyPackFile(required(values, 'pack'), required(values, 'key'), formats);
-      process.stdout.write(`${JSON.stringify(verdict)}\n`);
+      io.stdout(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;
       const lines = verdict.failures.map(({ file, reason }) => `  ${file}: ${reason}\n`);
-      process.stderr.write(`The pack does not verify:\n${lines.join('')}`);
+      io.stderr(`The pack does not verify:\n${lines.join('')}`);
       return 1;
     }
     if (first === 'verify-receipt') {
@@ -131,13 +150,13 @@ export async function main(argv: string[]): Promise<number> {
         formats,
         values.origin,
       );
-      process.stdout.write(`${JSON.stringify(verdict)}\n`);
+      io.stdout(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;
-      process.stderr.write(`The receipt does not verify: ${verdict.reason}\n`);
+      io.stderr(`The receipt does not verify: ${verdict.reason}\n`);
       return 1;
     }
     const { loadConfig } = await import('../platform/config.js');
-    const config = loadConfig();
+    const config = loadConfig(io.env);
     if (first === 'serve') {
       parse(
         [second, ...rest].filter((a) => a !== undefined),
@@ -156,8 +175,8 @@ export async function main(argv: string[]): Promise<number> {
         import('./demo.js'),
         import('./store.js'),
       ]);
-      await withDb(config, async (db) => {
-        process.stdout.write(await createDemo(db, config, options.alias ?? 'demo'));
+      await withDb(config, io.stderr, async (db) => {
+        io.stdout(await createDemo(db, config, options.alias ?? 'demo'));
       });
       return 0;
     }
@@ -178,25 +197,26 @@ export async function main(argv: string[]): Promise<number> {
     const { withDb } = await import('./store.js');
     await withDb(
       config,
+      io.stderr,
       async (db, vault) => {
         const result = await command.run(db, options, config, vault, await kinds());
         if (command.lines) {
           for await (const line of result as AsyncIterable<unknown>) {
-            process.stdout.write(`${JSON.stringify(line)}\n`);
+            io.stdout(`${JSON.stringify(line)}\n`);
           }
           return;
         }
-        process.stdout.write(`${JSON.stringify(result)}\n`);
+        io.stdout(`${JSON.stringify(result)}\n`);
         failure = command.failure?.(result);
       },
       !command.migratesItself,
     );
     if (failure === undefined) return 0;
-    process.stderr.write(`${failure}\n`);
+    io.stderr(`${failure}\n`);
     return 1;
   } catch (error) {
-    process.stderr.write(`${await describe(error)}\n`);
-    if (error instanceof UsageError) process.stderr.write(`\n${usage}\n`);
+    io.stderr(`${await describe(error)}\n`);
+    if (error instanceof UsageError) io.stderr(`\n${usage}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
 }

@@ -11,12 +11,12 @@ import type { Commands } from './command.js';
  */
 export async function withDb(
   config: Config,
+  /** Where a key file made now is reported. */
+  warn: (text: string) => void,
   work: (db: Db, vault: SubjectVault) => Promise<void>,
   migrateFirst = true,
 ): Promise<void> {
-  const dataKey = loadDataKey(config, (details, message) =>
-    process.stderr.write(`${message}: ${details.file}\n`),
-  );
+  const dataKey = loadDataKey(config, (details, message) => warn(`${message}: ${details.file}\n`));
   const db = createDb(config);
   try {
     if (migrateFirst) await migrateToLatest(db, dataKey, await kindMigrations());

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app/app.js';
 import { registry as serviceKinds } from '../../src/app/kinds.js';
@@ -13,6 +12,7 @@ import type { Registry } from '../../src/record-kinds/index.js';
 import { findSubjectId } from '../../src/subjects/service.js';
 import { createVault, type SubjectVault } from '../../src/subjects/vault.js';
 import type { Writers } from '../../src/write-path/writers.js';
+import { testDataKey } from './data-key.js';
 import type { TestStore } from './stores.js';
 import { testPasswordHashCost, testStatementTimeoutMs } from './time.js';
 
@@ -36,8 +36,7 @@ export interface TestApp {
 /** One signing key for the decision logs of every test app in this file, so none writes a file. */
 export const testLogKeys = generateNoteKeys('consent.test/consent-log');
 
-/** One data key for every test app in this file, likewise. */
-export const testDataKey = randomBytes(32);
+export { testDataKey };
 
 /** The whole service in process on a fresh store of the given kind, with its real HTTP stack. */
 export async function startTestApp(
@@ -52,7 +51,11 @@ export async function startTestApp(
     registry?: Registry;
   } = {},
 ): Promise<TestApp> {
-  const { databaseUrl, drop } = await store.create();
+  // A copy of the run's migrated template, unless the test starts from an empty store.
+  const { databaseUrl, drop } =
+    options.beforeMigrations || !store.createMigrated
+      ? await store.create()
+      : await store.createMigrated();
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     PUBLIC_BASE_URL: 'https://consent.test',

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Executor } from '../../src/platform/db.js';
 import { findSubjectId, personalReader } from '../../src/subjects/service.js';
 import { createVault } from '../../src/subjects/vault.js';
@@ -10,6 +10,13 @@ import { createVault } from '../../src/subjects/vault.js';
  * and the command line). Known here, so that a test can read what the store keeps sealed.
  */
 export const e2eDataKey = randomBytes(32);
+
+/**
+ * The data key of every in-process test app (`startTestApp`), and of the run's migrated template
+ * stores they are copies of (`global-setup.ts`): a store's key is sealed into it by its
+ * migrations, so the copies and the apps on them share one, fixed for the run.
+ */
+export const testDataKey = createHash('sha256').update('consent.test data key').digest();
 
 export const e2eVault = createVault(e2eDataKey);
 

@@ -1,6 +1,6 @@
 /**
- * End-to-end helpers: the real command line (`node bin/consent-service ...`) as child processes,
- * each on its own store (an SQLite file in a fresh temporary directory, or a fresh PostgreSQL
+ * End-to-end helpers: the command line (in process, or `node bin/consent-service ...` as a child
+ * process) and `serve` as a child process, each on its own store (an SQLite file in a fresh temporary directory, or a fresh PostgreSQL
  * database), on loopback only. Every wait is bounded in time, and every child started here is
  * tracked so that `killAllChildren` (called from afterEach/afterAll) can end it even when a test
  * failed half-way.
@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { e2eDataKey } from './data-key.js';
@@ -17,6 +17,7 @@ import { budget, testPasswordHashCost, testStatementTimeoutMs } from './time.js'
 
 export { freePort };
 
+import { type CliIo, main } from '../../src/cli/main.js';
 import { loadConfig, settingNames } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
 import type { TestStore } from './stores.js';
@@ -139,8 +140,80 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs one command of the command line to its end (killed after `timeoutMs`, a budget). */
-export function runCli(
+/**
+ * Runs one command of the command line in this process, as `bin/consent-service` runs it
+ * (`main(argv, io)` of `src/cli/main.ts`), with its own output and settings: the settings are
+ * `env` alone (none of the environment the tests run in), and paths the service resolves against
+ * its working directory (a relative SQLite file, the key files' default `data/` folder) are
+ * resolved against `cwd` (by default a fresh temporary directory), as for a process started
+ * there. Fails after `timeoutMs` (a budget). The command line as a real process is
+ * `runCliProcess`, for the few tests of the process itself (`e2e/cli-process.test.ts`).
+ */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const timeoutMs = options.timeoutMs ?? budget(20_000);
+  const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), 'consent-cli-'));
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    env: inDirectory(env, cwd),
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`consent-service ${args.join(' ')} still running after ${timeoutMs} ms`, {
+            cause: { stdout, stderr },
+          }),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    const code = await Promise.race([main(args, io), timedOut]);
+    return { code, signal: null, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+    if (options.cwd === undefined) rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `env` with the paths a process started in `cwd` would resolve there made absolute: a relative
+ * SQLite `DATABASE_URL`, and the key files, whose default for a PostgreSQL store is `data/`
+ * under the working directory (src/platform/config.ts).
+ */
+function inDirectory(env: Record<string, string>, cwd: string): NodeJS.ProcessEnv {
+  const databaseUrl = env.DATABASE_URL ?? 'data/consent.db';
+  const postgres = /^postgres(ql)?:/.test(databaseUrl);
+  const result: Record<string, string> = { ...env };
+  if (!postgres && !databaseUrl.startsWith('file:') && databaseUrl !== ':memory:') {
+    result.DATABASE_URL = resolve(cwd, databaseUrl);
+  }
+  const keyDir = postgres || databaseUrl === ':memory:' ? join(cwd, 'data') : undefined;
+  for (const [setting, file] of [
+    ['LOG_SIGNING_KEY_FILE', 'log-signing.key'],
+    ['DATA_ENCRYPTION_KEY_FILE', 'data-encryption.key'],
+  ] as const) {
+    const given = result[setting];
+    if (given !== undefined) result[setting] = resolve(cwd, given);
+    else if (keyDir !== undefined) result[setting] = join(keyDir, file);
+  }
+  return result;
+}
+
+/** Runs one command as a real process of `bin/consent-service` (killed after `timeoutMs`). */
+export function runCliProcess(
   args: string[],
   env: Record<string, string>,
   options: { cwd?: string; timeoutMs?: number } = {},
@@ -468,9 +541,10 @@ export interface Provisioned {
 }
 
 /**
- * Provisions through the command line. The tenant comes first (it also brings a fresh store's
- * schema up to date); then the key is made while the template and its version are, since the
- * two do not depend on each other.
+ * Provisions through the command line, one command after another: they run in this process,
+ * where two commands waiting on one SQLite file's lock would block each other (better-sqlite3
+ * waits for a lock synchronously). The tenant comes first (it also brings a fresh store's schema
+ * up to date).
  */
 export async function provision(
   env: Record<string, string>,
@@ -493,37 +567,32 @@ export async function provision(
       env,
     ),
   );
-  const publishFirstVersion = async () => {
-    expectJsonObject(
-      await runCli(
-        ['template', 'create', '--tenant', alias, '--code', templateCode, '--name', 'Privacy'],
-        env,
-      ),
-    );
-    return expectJsonObject(
-      await runCli(
-        [
-          'version',
-          'publish',
-          '--tenant',
-          alias,
-          '--template',
-          templateCode,
-          '--tag',
-          '1.0',
-          '--content',
-          options.content ?? '<h1>Privacy</h1><p>We keep your e-mail address.</p>',
-        ],
-        env,
-      ),
-    );
-  };
-  const [version, apiKey] = await Promise.all([
-    publishFirstVersion(),
-    runCli(['apikey', 'create', '--tenant', alias, '--name', 'e2e key'], env).then(
-      (result) => expectJsonObject(result) as Provisioned['apiKey'],
+  expectJsonObject(
+    await runCli(
+      ['template', 'create', '--tenant', alias, '--code', templateCode, '--name', 'Privacy'],
+      env,
     ),
-  ]);
+  );
+  const version = expectJsonObject(
+    await runCli(
+      [
+        'version',
+        'publish',
+        '--tenant',
+        alias,
+        '--template',
+        templateCode,
+        '--tag',
+        '1.0',
+        '--content',
+        options.content ?? '<h1>Privacy</h1><p>We keep your e-mail address.</p>',
+      ],
+      env,
+    ),
+  );
+  const apiKey = expectJsonObject(
+    await runCli(['apikey', 'create', '--tenant', alias, '--name', 'e2e key'], env),
+  ) as Provisioned['apiKey'];
   return {
     alias,
     templateCode,

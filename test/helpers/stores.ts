@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,6 +15,13 @@ export interface TestStore {
   name: 'sqlite' | 'postgres';
   /** A fresh, empty store for one test file; `drop` removes it. */
   create(): Promise<{ databaseUrl: string; drop(): Promise<void> }>;
+  /**
+   * A fresh store with the service's schema already in place, made with `testDataKey`: a copy
+   * of the run's template (`global-setup.ts`), so that a test file does not pay for the
+   * migrations; `drop` removes it. Absent (a store of a benchmark's own), `create` is used and
+   * the test app migrates it.
+   */
+  createMigrated?(): Promise<{ databaseUrl: string; drop(): Promise<void> }>;
 }
 
 export const sqliteStore: TestStore = {
@@ -26,23 +33,32 @@ export const sqliteStore: TestStore = {
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },
+  async createMigrated() {
+    const created = await this.create();
+    copyFileSync(inject('templateStores').sqlite, created.databaseUrl);
+    return created;
+  },
 };
 
 /** A new database on the run's PostgreSQL server (see `global-setup.ts`). */
 export const postgresStore: TestStore = {
   name: 'postgres',
-  async create() {
-    const adminUrl = inject('postgresAdminUrl');
-    const name = `consent_test_${randomBytes(8).toString('hex')}`;
-    await asAdmin(adminUrl, `create database ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return {
-      databaseUrl: url.toString(),
-      drop: () => asAdmin(adminUrl, `drop database if exists ${name} with (force)`),
-    };
-  },
+  create: () => postgresDatabase(),
+  createMigrated: () => postgresDatabase(inject('templateStores').postgres),
 };
+
+/** A new database, empty or a copy of the template database named. */
+async function postgresDatabase(template?: string) {
+  const adminUrl = inject('postgresAdminUrl');
+  const name = `consent_test_${randomBytes(8).toString('hex')}`;
+  await asAdmin(adminUrl, `create database ${name}${template ? ` template ${template}` : ''}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    databaseUrl: url.toString(),
+    drop: () => asAdmin(adminUrl, `drop database if exists ${name} with (force)`),
+  };
+}
 
 async function asAdmin(adminUrl: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
