@@ -2,9 +2,11 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { budget } from './test/helpers/time.js';
 
+/** Files that replace a module (`vi.mock`): each needs a process of its own. */
+const mocking = ['test/backoffice/sign-in-decoy.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'clients/typescript/test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     // better-sqlite3 is a native addon: separate processes keep each file's store to itself.
     pool: 'forks',
@@ -19,5 +21,20 @@ export default defineConfig({
     // browser step (htmx's preview, a page after a redirect) on a machine running two test files
     // at once, one of them Chromium, was seen taking over 2 s.
     expect: { poll: { timeout: budget(5_000) } },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['test/**/*.test.ts', 'clients/typescript/test/**/*.test.ts'],
+          exclude: mocking,
+          // The files of one worker run one after another in one process, reusing the modules
+          // it has loaded (the service, Fastify, Kysely: ~2 s a file to load again). Each file
+          // starts and closes its own apps, stores and servers, and none changes a module.
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'isolated', include: mocking } },
+    ],
   },
 });
