@@ -1,20 +1,38 @@
+import { availableParallelism, loadavg } from 'node:os';
+
 /**
  * Every time budget in the tests comes from one factor, so that a slow or busy machine is
- * answered by raising one number instead of editing tests: `TEST_TIME_FACTOR`. Its default, 2,
- * gives every wait twice what an idle developer machine needs, so that `npm test` also passes
- * on a machine busy with another job of the same size.
+ * answered by raising one number instead of editing tests: `TEST_TIME_FACTOR`. When it is not
+ * set, the run sets it from the machine's load as the run starts (`automaticFactor`): twice what
+ * an idle developer machine needs, and more in proportion as other work already keeps the cores
+ * busy, since this run will then get only its share of them. It is set once, in the process
+ * that starts the run (Vitest reads `vitest.config.ts`, which imports this module, before it
+ * starts any worker), and the workers inherit it, so that every file of a run has one factor.
  * Budgets bound how long a test may wait for something that must happen; no test asserts that
  * something happened quickly.
  */
 export const timeFactor = readFactor(process.env.TEST_TIME_FACTOR);
 
 function readFactor(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 2;
+  if (raw === undefined || raw === '') {
+    const factor = automaticFactor(loadavg()[0] ?? 0, availableParallelism());
+    process.env.TEST_TIME_FACTOR = String(factor);
+    return factor;
+  }
   const factor = Number(raw);
   if (!Number.isFinite(factor) || factor <= 0) {
     throw new Error(`TEST_TIME_FACTOR must be a positive number, not ${JSON.stringify(raw)}`);
   }
   return factor;
+}
+
+/**
+ * The factor for a machine whose load average over the last minute is `load` on `cores`: 2 on
+ * an idle machine, plus 2 for each core's worth of work already running (two other jobs keeping
+ * two cores busy: 4), rounded up to a tenth.
+ */
+export function automaticFactor(load: number, cores: number): number {
+  return Math.ceil(20 * (1 + Math.max(0, load) / Math.max(1, cores))) / 10;
 }
 
 /** `ms`, what an idle developer machine needs, scaled by the run's factor. */
