@@ -5,11 +5,11 @@ import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores, type TestStore } from '../helpers/stores.js';
+import { storeAgnostic, stores, type TestStore } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import { PageClient, signedIn, startBackofficeApp, tenantPassword, textOf } from './support.js';
 
-describe.each(stores)('slowing down password guessing on $name', (store) => {
+describe.each(storeAgnostic)('slowing down password guessing on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let b: SeededTenant;
@@ -105,7 +105,7 @@ describe.each(stores)('slowing down password guessing on $name', (store) => {
   });
 });
 
-describe.each(stores)('the length of the sign-in wait on $name', (store) => {
+describe.each(storeAgnostic)('the length of the sign-in wait on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
 

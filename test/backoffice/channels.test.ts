@@ -1,5 +1,5 @@
 /**
- * The Channels page, on both stores: the five and the tenant's own listed to those who see
+ * The Channels page,: the five and the tenant's own listed to those who see
  * channel blocks, a channel added by those who change them (audited, naming the user), bad input
  * answered with the form again, and the page and form refused to the others.
  */
@@ -8,7 +8,7 @@ import { addUser } from '../../src/accounts/users.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
@@ -18,7 +18,7 @@ import {
   textOf,
 } from './support.js';
 
-describe.each(stores)('the Channels page on $name', (store) => {
+describe.each(storeAgnostic)('the Channels page on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   const clients: Record<string, PageClient> = {};

@@ -5,7 +5,7 @@ import { sniffContentFile } from '../../src/templates/files.js';
 import { apiOf } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import {
   formToken,
   fourEyesOff,
@@ -41,7 +41,7 @@ describe('the type of an uploaded file, read from its bytes', () => {
 });
 
 /** A draft's content file: uploaded in the back-office, kept in the store, served once live. */
-describe.each(stores)('content files on $name', (store) => {
+describe.each(storeAgnostic)('content files on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

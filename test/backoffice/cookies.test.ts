@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getConfiguration } from '../../src/cookies/index.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { formFields, member } from './cookies-support.js';
 import { PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
 const configurationOf = (location: unknown) =>
   /\/cookies\/configurations\/([0-9a-f-]{36})/.exec(String(location))?.[1] ?? '';
 
-describe.each(stores)('the cookie pages on $name', (store) => {
+describe.each(storeAgnostic)('the cookie pages on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let b: SeededTenant;

@@ -1,5 +1,5 @@
 /**
- * Partner blocks on a decision's page in the back-office, on both stores: the partners the
+ * Partner blocks on a decision's page in the back-office,: the partners the
  * version lists with their state, a block and an allow by a user with `consent_decisions:edit`
  * recorded with the user as evidence (a receipt that verifies offline) and in the audit log,
  * and the page without buttons for a user who may only look.
@@ -15,7 +15,7 @@ import { hashPassword } from '../../src/tenants/passwords.js';
 import { apiOf } from '../helpers/api.js';
 import { json, type TestApp, testLogKeys } from '../helpers/app.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
@@ -25,7 +25,7 @@ import {
   textOf,
 } from './support.js';
 
-describe.each(stores)("partner blocks on a decision's page on $name", (store) => {
+describe.each(storeAgnostic)("partner blocks on a decision's page on $name", (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

@@ -4,7 +4,7 @@ import { addUser } from '../../src/accounts/users.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
@@ -21,7 +21,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * Who wrote a draft, under four eyes (the default): the tenant's admin writes, Wes (Editor)
  * writes and submits, Rae reviews, Abe approves, Rex both reviews and approves.
  */
-describe.each(stores)('authorship of drafts and four eyes on $name', (store) => {
+describe.each(storeAgnostic)('authorship of drafts and four eyes on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   const people = {

@@ -3,7 +3,7 @@ import { createPartner } from '../../src/partners/index.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import {
   fourEyesOff,
   type PageClient,
@@ -13,7 +13,7 @@ import {
   writeDraft,
 } from './support.js';
 
-describe.each(stores)("a draft's partners in the back-office on $name", (store) => {
+describe.each(storeAgnostic)("a draft's partners in the back-office on $name", (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import {
   fourEyesOff,
   type PageClient,
@@ -17,7 +17,7 @@ import {
  * A release written, reviewed and approved as one unit, with a tab per locale; the review shows
  * each locale's changes; dropping a locale an earlier release had needs the approver's word.
  */
-describe.each(stores)('releases in several locales in the back-office on $name', (store) => {
+describe.each(storeAgnostic)('releases in several locales in the back-office on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
-describe.each(stores)('back-office pages as HTTP on $name', (store) => {
+describe.each(storeAgnostic)('back-office pages as HTTP on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let code: string;

@@ -4,7 +4,7 @@ import { setReleasePartners } from '../../src/partners/index.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
@@ -14,7 +14,7 @@ import {
   textOf,
 } from './support.js';
 
-describe.each(stores)('partners in the back-office on $name', (store) => {
+describe.each(storeAgnostic)('partners in the back-office on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let b: SeededTenant;

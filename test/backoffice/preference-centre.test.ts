@@ -4,7 +4,7 @@ import { createApiKey, revokeApiKey } from '../../src/api-keys/index.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
@@ -35,7 +35,7 @@ function fieldError(body: string, name: string): string | undefined {
   return match?.[1];
 }
 
-describe.each(stores)(
+describe.each(storeAgnostic)(
   "a tenant's preference centre settings in the back-office, on $name",
   (store) => {
     let t: TestApp;

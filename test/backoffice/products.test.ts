@@ -14,7 +14,7 @@ import {
   seedTenant,
   seedTenantRow,
 } from '../helpers/seed.js';
-import { stores, useBareStore } from '../helpers/stores.js';
+import { storeAgnostic, stores, useBareStore } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
@@ -80,7 +80,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
   });
 });
 
-describe.each(stores)('products in the back-office on $name', (store) => {
+describe.each(storeAgnostic)('products in the back-office on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

@@ -5,7 +5,7 @@ import { apiOf } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { type SmtpListener, startSmtpServer } from '../helpers/smtp.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
@@ -19,7 +19,7 @@ import {
  * Review and approval with a team of four people, four eyes on (the default): Ed writes and
  * submits, Rae reviews, Abe approves, and Sam holds both the Editor and Reviewer roles.
  */
-describe.each(stores)('review and approval of versions on $name', (store) => {
+describe.each(storeAgnostic)('review and approval of versions on $name', (store) => {
   let t: TestApp;
   let smtp: SmtpListener;
   let a: SeededTenant;

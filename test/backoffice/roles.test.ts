@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
 /** The text of the table row whose first cell links to this path. */
@@ -13,7 +13,7 @@ function rowOf(page: string, href: string): string {
   return textOf(row ?? '');
 }
 
-describe.each(stores)('roles and who holds them, on $name', (store) => {
+describe.each(storeAgnostic)('roles and who holds them, on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

@@ -3,7 +3,7 @@ import { apiOf } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { seedPublishedSystem } from '../helpers/cookies.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { choose, standardChoice } from './cookies-support.js';
 import { operator, PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
@@ -11,7 +11,7 @@ import { operator, PageClient, signedIn, startBackofficeApp, textOf } from './su
  * Every back-office route, checked the same three ways: a visitor is sent to sign in, a form
  * without its token is refused and changes nothing, and the other kind of account is refused.
  */
-describe.each(stores)('every back-office route on $name', (store) => {
+describe.each(storeAgnostic)('every back-office route on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let other: SeededTenant;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplate } from '../../src/templates/service.js';
 import type { TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import {
   formToken,
   type PageClient,
@@ -39,7 +39,7 @@ const contentIn = (page: string) =>
 
 const text = '<h1>Terms</h1>\n<p>Written while the session "ran out" & more.</p>';
 
-describe.each(stores)('a session that ends while a draft is written on $name', (store) => {
+describe.each(storeAgnostic)('a session that ends while a draft is written on $name', (store) => {
   let t: TestApp;
 
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { withinPublishBound } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { acceptAuditEntries, refuseAuditEntries } from '../helpers/store-faults.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import {
   formToken,
   operator,
@@ -15,7 +15,7 @@ import {
   textOf,
 } from './support.js';
 
-describe.each(stores)('back-office sign-in and sessions on $name', (store) => {
+describe.each(storeAgnostic)('back-office sign-in and sessions on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
 

@@ -7,7 +7,7 @@ import { apiOf, withinPublishBound } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { insertDecisionAt } from '../helpers/decisions.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
@@ -21,7 +21,7 @@ import {
  * A template's name, product, default locale and validity period, changed from its page
  * (templates:create).
  */
-describe.each(stores)("changing a template's details on $name", (store) => {
+describe.each(storeAgnostic)("changing a template's details on $name", (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

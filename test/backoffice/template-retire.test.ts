@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiOf } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
 /** Taking templates out of use: deleted when never published, archived otherwise. */
-describe.each(stores)('deleting and archiving templates on $name', (store) => {
+describe.each(storeAgnostic)('deleting and archiving templates on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

@@ -5,7 +5,7 @@ import { hashPassword } from '../../src/tenants/passwords.js';
 import { apiOf } from '../helpers/api.js';
 import { json, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   fourEyesOff,
@@ -17,7 +17,7 @@ import {
   textOf,
 } from './support.js';
 
-describe.each(stores)('templates and versions in the back-office on $name', (store) => {
+describe.each(storeAgnostic)('templates and versions in the back-office on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let page: PageClient;

@@ -3,7 +3,7 @@ import { time } from '../../src/backoffice/web/format.js';
 import { getTenantSettings, setTenantSettings } from '../../src/tenants/service.js';
 import type { TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
 
 describe('times as the back-office shows them', () => {
@@ -32,7 +32,7 @@ describe('times as the back-office shows them', () => {
   });
 });
 
-describe.each(stores)('the time zone setting on $name', (store) => {
+describe.each(storeAgnostic)('the time zone setting on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let admin: PageClient;

@@ -4,7 +4,7 @@ import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
 import { appCode } from '../helpers/authenticator.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 import {
   operator,
@@ -25,7 +25,7 @@ function wrongCode(secret: string): string {
   }
 }
 
-describe.each(stores)('two-factor sign-in, on $name', (store) => {
+describe.each(storeAgnostic)('two-factor sign-in, on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let secret = '';

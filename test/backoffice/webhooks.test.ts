@@ -6,7 +6,7 @@ import { createEndpoint } from '../../src/webhooks/service.js';
 import { apiOf } from '../helpers/api.js';
 import type { TestApp } from '../helpers/app.js';
 import { publish, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 import { eventually, fastWebhooks, startReceiver, verified } from '../helpers/webhook-receiver.js';
 import {
   fourEyesOff,
@@ -19,7 +19,7 @@ import {
 
 const secretPattern = /whsec_[A-Za-z0-9+/]{43}=/;
 
-describe.each(stores)('webhooks in the back-office on $name', (store) => {
+describe.each(storeAgnostic)('webhooks in the back-office on $name', (store) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startBackofficeApp(store, { ...fastWebhooks, WEBHOOK_GIVE_UP_AFTER_MS: '300' });

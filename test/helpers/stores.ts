@@ -73,6 +73,17 @@ async function asAdmin(adminUrl: string, statement: string): Promise<void> {
 export const stores: TestStore[] = [sqliteStore, postgresStore];
 
 /**
+ * The store of a file where the store plays no part: what it checks is decided before or after
+ * any query (the HTTP layer, the OpenAPI document, a back-office page's HTML, forms, roles and
+ * sessions, the client package), so it runs on SQLite alone. The back-office has no query of its
+ * own (`npm run lint:tables`): every query its pages run is run on both stores by the features'
+ * own tests and by `backoffice/page-actions.test.ts`, which opens every page for every role on
+ * both. A file that checks what a store does (a migration, a filter, an order, a date, a
+ * refusal) loops over `stores`.
+ */
+export const storeAgnostic: TestStore[] = [sqliteStore];
+
+/**
  * A fresh store of this kind with no schema yet, opened before the tests of the calling
  * `describe` block and dropped after them: for tests that migrate it themselves.
  */

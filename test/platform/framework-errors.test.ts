@@ -12,11 +12,11 @@ import {
   requestIdPattern,
 } from '../helpers/http.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 
 const catalogueMessages = new Set<string>(Object.values(errors).map((e) => e.message));
 
-describe.each(stores)('framework errors on $name', (store) => {
+describe.each(storeAgnostic)('framework errors on $name', (store) => {
   let t: TestApp;
   let tenant: SeededTenant;
   let code: string;

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 
 const latestPath = '/api/v1/consent-templates/{template_code}/latest';
 const pendingPath = '/api/v1/customers/{customer_id}/consents/templates/{template_code}/pending';
@@ -16,7 +16,7 @@ const keyedOperations: [string, string][] = [
   ['get', '/api/v1/log/key'],
 ];
 
-describe.each(stores)('OpenAPI document on $name', (store) => {
+describe.each(storeAgnostic)('OpenAPI document on $name', (store) => {
   let t: TestApp;
   let doc: any;
 

@@ -3,9 +3,9 @@ import { createApiKey } from '../../src/api-keys/service.js';
 import { expectErrorShape, startTestApp, type TestApp } from '../helpers/app.js';
 import { expectError } from '../helpers/http.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 
-describe.each(stores)('rate limit per API key on $name', (store) => {
+describe.each(storeAgnostic)('rate limit per API key on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let code: string;
@@ -166,7 +166,7 @@ describe.each(stores)('rate limit per API key on $name', (store) => {
   });
 });
 
-describe.each(stores)('RATE_LIMIT_PER_MINUTE=0 on $name', (store) => {
+describe.each(storeAgnostic)('RATE_LIMIT_PER_MINUTE=0 on $name', (store) => {
   it('turns the limit off', async () => {
     const t = await startTestApp(store, { RATE_LIMIT_PER_MINUTE: '0' });
     try {
@@ -188,7 +188,7 @@ describe.each(stores)('RATE_LIMIT_PER_MINUTE=0 on $name', (store) => {
   });
 });
 
-describe.each(stores)('throttle on failed authentication on $name', (store) => {
+describe.each(storeAgnostic)('throttle on failed authentication on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let code: string;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorShape, json, startTestApp, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { storeAgnostic } from '../helpers/stores.js';
 
-describe.each(stores)('paths the router cannot parse on $name', (store) => {
+describe.each(storeAgnostic)('paths the router cannot parse on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let code: string;

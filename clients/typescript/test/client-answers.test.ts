@@ -15,7 +15,7 @@ import { createPartner } from '../../../src/partners/index.js';
 import { publishOutsideReview } from '../../../src/templates/index.js';
 import { createEndpoint } from '../../../src/webhooks/service.js';
 import { publish, seedTemplate, unique } from '../../../test/helpers/seed.js';
-import { stores } from '../../../test/helpers/stores.js';
+import { storeAgnostic } from '../../../test/helpers/stores.js';
 import {
   byCli,
   eventually,
@@ -28,7 +28,7 @@ import { type ServedTenant, serveTenant } from './helpers/server.js';
 /** The rate limit the service is started with here: every answer past the key check tells it. */
 const perMinute = 5000;
 
-describe.each(stores)('what the client tells of the answers, on $name', (store) => {
+describe.each(storeAgnostic)('what the client tells of the answers, on $name', (store) => {
   let served: ServedTenant;
   let proxy: TestProxy;
   let client: ConsentClient;

@@ -2,7 +2,7 @@ import { ConsentApiError, type ConsentClient, createConsentClient } from '@conse
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postChoice, seedPublishedSystem } from '../../../test/helpers/cookies.js';
 import { publish, seedTemplate, unique } from '../../../test/helpers/seed.js';
-import { stores } from '../../../test/helpers/stores.js';
+import { storeAgnostic } from '../../../test/helpers/stores.js';
 import { decisionIds, type ServedTenant, serveTenant } from './helpers/server.js';
 
 /** Catches what `call` throws, to look at it; fails when it throws nothing. */
@@ -15,7 +15,7 @@ async function thrown(call: Promise<unknown>): Promise<ConsentApiError> {
   return error as ConsentApiError;
 }
 
-describe.each(stores)('the client against the service on $name', (store) => {
+describe.each(storeAgnostic)('the client against the service on $name', (store) => {
   let served: ServedTenant;
   let client: ConsentClient;
 

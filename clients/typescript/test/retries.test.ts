@@ -1,7 +1,7 @@
 import { ConsentApiError, createConsentClient } from '@consent-service/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { unique } from '../../../test/helpers/seed.js';
-import { stores } from '../../../test/helpers/stores.js';
+import { storeAgnostic } from '../../../test/helpers/stores.js';
 import { budget } from '../../../test/helpers/time.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { decisionIds, type ServedTenant, serveTenant } from './helpers/server.js';
@@ -13,7 +13,7 @@ const unavailable = {
   body: '{"code":"1009","message":"Service unavailable."}',
 };
 
-describe.each(stores)('the client trying again, through a proxy, on $name', (store) => {
+describe.each(storeAgnostic)('the client trying again, through a proxy, on $name', (store) => {
   let served: ServedTenant;
   let proxy: TestProxy;
 
@@ -219,7 +219,7 @@ describe.each(stores)('the client trying again, through a proxy, on $name', (sto
   });
 });
 
-describe.each(stores)("the service's own rate limit, on $name", (store) => {
+describe.each(storeAgnostic)("the service's own rate limit, on $name", (store) => {
   let served: ServedTenant;
 
   beforeAll(async () => {

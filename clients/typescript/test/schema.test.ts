@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { stores } from '../../../test/helpers/stores.js';
+import { storeAgnostic } from '../../../test/helpers/stores.js';
 import { renderSchema, schemaFile } from '../scripts/render-schema.js';
 import { serviceOpenApiDocument } from '../scripts/service-document.js';
 
@@ -13,7 +13,7 @@ describe('the generated types', () => {
   });
 });
 
-describe.each(stores)('the document the types are made from, on $name', (store) => {
+describe.each(storeAgnostic)('the document the types are made from, on $name', (store) => {
   let t: TestApp;
 
   beforeAll(async () => {
