@@ -19,6 +19,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build-banner.mjs ./scripts/
 COPY src ./src
 RUN npm run build:service
+# The incremental build's state stays out of the image.
+RUN rm dist/.tsbuildinfo
 
 FROM base AS deps
 # The production tree only; `prepare` (the build) needs the dev tools, and is done above.
