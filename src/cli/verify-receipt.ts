@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { unzipSync } from 'fflate';
 import {
   type LeafFormat,
   type PackVerdict,
   parseVerifierKey,
   type StatedRecord,
-  verifyEvidencePack,
+  verifyEvidencePackArchive,
   verifyReceipt,
 } from '../proof/index.js';
 
@@ -81,14 +80,5 @@ export function verifyPackFile(
   const keyText = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
   const verifier = parseVerifierKey(keyText);
   if (!verifier.ok) throw new Error(`--key is not a verifier key: ${verifier.reason}`);
-  let entries: Record<string, Uint8Array>;
-  try {
-    entries = unzipSync(readFileSync(file));
-  } catch (error) {
-    const reason = `not a ZIP archive (${(error as Error).message})`;
-    return { valid: false, failures: [{ file, reason }], verified: {} };
-  }
-  // Folders a ZIP tool added hold no bytes the manifest could list.
-  const files = new Map(Object.entries(entries).filter(([path]) => !path.endsWith('/')));
-  return verifyEvidencePack(files, [verifier.value], formats);
+  return verifyEvidencePackArchive(readFileSync(file), file, [verifier.value], formats);
 }

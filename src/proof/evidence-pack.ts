@@ -4,6 +4,7 @@ import type { LeafFormat } from './leaf-format.js';
 import { openNote } from './note.js';
 import type { NoteVerifier } from './note-keys.js';
 import { verifyReceipt } from './receipt.js';
+import { readZipStrictly } from './zip-archive.js';
 
 /**
  * A customer's evidence pack (docs/evidence-pack.md): the files of a ZIP, each listed with its
@@ -193,6 +194,26 @@ function checkFiles(
       failures.push({ file: path, reason: 'not listed in the manifest' });
     }
   }
+}
+
+/**
+ * Checks a pack as its ZIP archive: read strictly (`zip-archive.ts`: every byte in one entry the
+ * directory lists, the two headers of each entry agreeing, every name a plain path given once),
+ * then its files as `verifyEvidencePack` does. A pack the reader refuses is not valid, whatever
+ * its files prove; each refusal is named, by entry where it has one, else by `archive`.
+ */
+export function verifyEvidencePackArchive(
+  zip: Uint8Array,
+  archive: string,
+  verifiers: readonly NoteVerifier[],
+  formats: readonly LeafFormat[],
+): PackVerdict {
+  const { files, problems } = readZipStrictly(zip);
+  const refused = problems.map(({ entry, reason }) => ({ file: entry ?? archive, reason }));
+  if (files.size === 0) return { valid: false, failures: refused, verified: {} };
+  const verdict = verifyEvidencePack(files, verifiers, formats);
+  const failures = [...refused, ...verdict.failures];
+  return { ...verdict, valid: failures.length === 0, failures };
 }
 
 /** The pack's checkpoint, signed by the key, of the signed origin and the manifest's size. */

@@ -46,6 +46,7 @@ export {
   packNoteText,
   packPaths,
   verifyEvidencePack,
+  verifyEvidencePackArchive,
 } from './evidence-pack.js';
 export { decisionLeafFormat, type LeafFields, leafText, parseLeaf } from './leaf.js';
 export {

@@ -1,8 +1,9 @@
 import type { Checkpoint } from './checkpoint.js';
+import { encodeBase64 } from './encoding.js';
 import type { LeafFormat, StatedRecord } from './leaf-format.js';
 import type { NoteVerifier } from './note-keys.js';
 import { fail, ok, type Result } from './result.js';
-import { verifyTlogProof } from './tlog-proof.js';
+import { type VerifiedTlogProof, verifyTlogProof } from './tlog-proof.js';
 
 /**
  * What opens a decision's leaf: the customer id, the evidence and their salts; `via` only for a
@@ -89,6 +90,8 @@ export function verifyReceipt(
   const proof = verifyTlogProof(receipt.tlog_proof, verifiers, options);
   if (!proof.ok) return proof;
   const text = Buffer.from(proof.value.leaf).toString('utf8');
+  const shown = checkShownProof(receipt, proof.value, text, verifiers);
+  if (!shown.ok) return shown;
   for (const format of formats) {
     const leaf = format.parse(text);
     if (leaf === undefined) continue;
@@ -105,6 +108,41 @@ export function verifyReceipt(
     });
   }
   return fail(`the logged leaf is none of ${formats.map((f) => f.header).join(', ')}`);
+}
+
+/**
+ * The proof's fields a receipt shows beside `tlog_proof` (`leaf`, `leaf_index`, `tree_size`,
+ * `inclusion_proof`, `checkpoint`, `verifier_key`), each against what the verified proof holds:
+ * a reader may take any of them as proven, so none may say other than the proof. A field a
+ * receipt leaves out (tlog-proof text alone) is not checked.
+ */
+function checkShownProof(
+  receipt: ReceiptDocument,
+  proof: VerifiedTlogProof,
+  leafText: string,
+  verifiers: readonly NoteVerifier[],
+): Result<true> {
+  const signers = new Set(proof.note.verified.map(({ name, keyId }) => `${name} ${keyId}`));
+  const keys = verifiers
+    .filter(({ name, keyId }) => signers.has(`${name} ${keyId}`))
+    .map(({ verifierKey }) => verifierKey);
+  const expected: Record<string, (shown: unknown) => boolean> = {
+    leaf: (shown) => shown === leafText,
+    leaf_index: (shown) => shown === proof.index,
+    tree_size: (shown) => shown === proof.checkpoint.size,
+    inclusion_proof: (shown) =>
+      Array.isArray(shown) &&
+      shown.length === proof.inclusionProof.length &&
+      proof.inclusionProof.every((hash, at) => shown[at] === encodeBase64(hash)),
+    checkpoint: (shown) => shown === proof.checkpointText,
+    verifier_key: (shown) => typeof shown === 'string' && keys.includes(shown),
+  };
+  for (const [field, matches] of Object.entries(expected)) {
+    if (receipt[field] !== undefined && !matches(receipt[field])) {
+      return fail(`the receipt's ${field} is not the one its proof holds`);
+    }
+  }
+  return ok(true);
 }
 
 /** The record and opening a receipt states against its leaf; true when it was opened. */

@@ -27,7 +27,11 @@ export interface VerifiedTlogProof {
   readonly index: number;
   /** The leaf bytes from the extra field, now proven to be in the log at this index. */
   readonly leaf: Uint8Array;
+  /** The hashes that proved it, the leaf's sibling first. */
+  readonly inclusionProof: readonly Uint8Array[];
   readonly checkpoint: Checkpoint;
+  /** The signed checkpoint note, verbatim as the proof carries it. */
+  readonly checkpointText: string;
   readonly note: OpenedNote;
 }
 
@@ -100,7 +104,14 @@ export function verifyTlogProof(
   if (!verifyInclusion(leafHash(extra), index, size, inclusionProof, rootHash)) {
     return fail('the leaf is not included at this index under the checkpoint root');
   }
-  return ok({ index, leaf: extra, checkpoint: opened.value.checkpoint, note: opened.value.note });
+  return ok({
+    index,
+    leaf: extra,
+    inclusionProof,
+    checkpoint: opened.value.checkpoint,
+    checkpointText: checkpoint,
+    note: opened.value.note,
+  });
 }
 
 /** Reads newline-terminated lines; a last line without its newline does not count. */

@@ -29,6 +29,7 @@ import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from 
 import { runCli } from '../helpers/process.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import { zipOf } from '../helpers/zip.js';
 
 const actor = { actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null } as const;
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
@@ -296,6 +297,44 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
     );
     expect(refusedManifest.code).toBe(1);
     expect(refusedManifest.stderr).toContain('manifest.json: its SHA-256 is not the one signed');
+  });
+
+  it('verify-receipt --pack refuses a pack whose ZIP shows other bytes than it proves: a forged copy of a text before the genuine one, a renamed local header, a folder entry', async () => {
+    const { files } = await pack();
+    const honest = Object.entries(files).map(([name, bytes]) => ({ name, bytes }));
+    const textPath = `versions/${savings.versionId}/content.html`;
+    const check = async (name: string, zip: Uint8Array) => {
+      const path = join(dir, name);
+      writeFileSync(path, zip);
+      return runCli(['verify-receipt', '--pack', path, '--key', testLogKeys.verifierKey], {});
+    };
+    // The same files, rewritten by the forger's tool, still verify: what fails below is the forgery.
+    const rewritten = await check('rewritten.zip', zipOf(honest));
+    expect(rewritten.code, rewritten.stderr).toBe(0);
+
+    const forged = { name: textPath, bytes: strToU8('<p>We NEVER share your data.</p>') };
+    const twice = await check('twice.zip', zipOf([forged, ...honest]));
+    expect(twice.code).toBe(1);
+    expect(JSON.parse(twice.stdout)).toMatchObject({ valid: false });
+    expect(twice.stderr).toContain(`${textPath}: is in the archive more than once`);
+
+    const renamed = honest.map((entry) =>
+      entry.name === textPath
+        ? { ...entry, localName: textPath.replace('content', 'c0ntent') }
+        : entry,
+    );
+    const local = await check('renamed.zip', zipOf(renamed));
+    expect(local.code).toBe(1);
+    expect(local.stderr).toContain(
+      `${textPath}: its local header does not agree with the central directory`,
+    );
+
+    const folder = await check(
+      'folder.zip',
+      zipOf([...honest, { name: 'records/', bytes: new Uint8Array() }]),
+    );
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toContain('records/: is a folder entry, which a pack never has');
   });
 
   it('the check names a file the manifest leaves out, and a receipt left out of a pack signed again', async () => {

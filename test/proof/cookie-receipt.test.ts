@@ -247,6 +247,41 @@ describe("a cookie decision's receipt, verified offline", () => {
     });
   });
 
+  const otherKeys = generateNoteKeys('consent.example/consent-log');
+  const withProof = {
+    ...receipt,
+    // The hashes of the receipt's proof, as the API shows them: base64, the sibling first.
+    inclusion_proof: inclusionProof(hashes, 1).map((hash) => Buffer.from(hash).toString('base64')),
+  };
+
+  it('accepts the proof fields a receipt shows when each is the one its proof holds', () => {
+    expect(verifyReceipt(withProof, verifiers, registry.formats)).toMatchObject({ ok: true });
+  });
+
+  it.each([
+    ['leaf', { leaf: cookieLeaf.replace('method custom', 'method accept-all') }],
+    ['leaf', { leaf: `${cookieLeaf}note we never share your data\n` }],
+    ['leaf_index', { leaf_index: 0 }],
+    ['tree_size', { tree_size: 4 }],
+    ['inclusion_proof', { inclusion_proof: withProof.inclusion_proof.slice(1) }],
+    ['inclusion_proof', { inclusion_proof: [...withProof.inclusion_proof].reverse() }],
+    [
+      'checkpoint',
+      {
+        checkpoint: signCheckpoint(
+          { origin, size: 3, rootHash: rootOf(hashes.slice().reverse()), extensions: [] },
+          [signer.value],
+        ),
+      },
+    ],
+    ['verifier_key', { verifier_key: otherKeys.verifierKey }],
+  ])('refuses a receipt whose shown %s is not the one its proof holds', (field, change) => {
+    expect(verifyReceipt({ ...withProof, ...change }, verifiers, registry.formats)).toEqual({
+      ok: false,
+      reason: `the receipt's ${field} is not the one its proof holds`,
+    });
+  });
+
   it("refuses a decision's leaf presented as a cookie decision", () => {
     const presented = { tlog_proof: tlogProofOf(0, decisionLeaf), cookie_decision: {} };
     expect(verifyReceipt(presented, verifiers, registry.formats)).toEqual({
@@ -305,6 +340,16 @@ describe("verify-receipt's verdict on a cookie decision's receipt", () => {
         version: 3,
       },
     });
+  });
+
+  it("is invalid when the receipt's leaf text was edited, though its proof is intact", () => {
+    const edited = {
+      data: { ...receipt, leaf: receipt.leaf.replace('marketing=1', 'marketing=0') },
+    };
+    expect(edited.data.leaf).not.toBe(receipt.leaf);
+    expect(
+      verifyReceiptFile(file('edited-leaf.json', edited), keys.verifierKey, registry.formats),
+    ).toEqual({ valid: false, reason: "the receipt's leaf is not the one its proof holds" });
   });
 
   it('is invalid, with the reason, for another visitor id', () => {
