@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
+import { asAdmin } from './postgres-admin.js';
 
 /**
  * The stores every store-touching test runs on. Each test file loops its body over this list
@@ -58,16 +58,6 @@ async function postgresDatabase(template?: string) {
     databaseUrl: url.toString(),
     drop: () => asAdmin(adminUrl, `drop database if exists ${name} with (force)`),
   };
-}
-
-async function asAdmin(adminUrl: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 export const stores: TestStore[] = [sqliteStore, postgresStore];

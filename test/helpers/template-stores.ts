@@ -7,12 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { registry } from '../../src/app/kinds.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { testDataKey } from './data-key.js';
+import { asAdmin } from './postgres-admin.js';
 
 export interface TemplateStores {
   /** The SQLite file to copy. */
@@ -47,15 +47,5 @@ async function migrated(databaseUrl: string): Promise<void> {
     await migrateToLatest(db, testDataKey, registry.migrations);
   } finally {
     await db.destroy();
-  }
-}
-
-async function asAdmin(adminUrl: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
   }
 }
