@@ -181,27 +181,29 @@ export interface ConsentClient {
   evidencePack(customerId: string, options?: CallOptions): Promise<WithResponse<EvidencePackFile>>;
   /**
    * `PUT …/customers/{id}/channels/{product}/{channel}`: blocks (`true`) or allows a customer's
-   * channel for a product; answers the channel's state (`outcome`: `recorded`, or `unchanged`
-   * when it already had it). With `idempotencyKey`, a retry replays the first answer.
+   * channel for a product; answers the channel's state (`outcome`: `recorded`, `unchanged` when
+   * it already had it, or `replayed` when `idempotencyKey` was used before and the service
+   * answered the first request's answer again).
    */
   setChannel(
     customerId: string,
     target: { productCode: string; channel: string },
     blocked: boolean,
     options?: CallOptions & { idempotencyKey?: string },
-  ): Promise<WithResponse<ChannelState> & { outcome: 'recorded' | 'unchanged' }>;
+  ): Promise<WithResponse<ChannelState> & { outcome: DecisionOutcome }>;
   /** `GET …/customers/{id}/channels`: every product of the tenant times every channel. */
   channels(customerId: string, options?: CallOptions): Promise<WithResponse<ChannelState[]>>;
   /**
    * `PUT …/customers/{id}/consents/decisions/{decision}/partners/{code}`: blocks (`true`) or
-   * allows one partner on one of the customer's decisions; answers the partner's state.
+   * allows one partner on one of the customer's decisions; answers the partner's state
+   * (`outcome` as `setChannel`'s).
    */
   setPartnerBlock(
     customerId: string,
     target: { decisionId: string; partnerCode: string },
     blocked: boolean,
     options?: CallOptions & { idempotencyKey?: string },
-  ): Promise<WithResponse<PartnerBlock> & { outcome: 'recorded' | 'unchanged' }>;
+  ): Promise<WithResponse<PartnerBlock> & { outcome: DecisionOutcome }>;
   /** `GET …/customers/{id}/consents/decisions/{decision}/partners`: its partners and blocks. */
   partnerBlocks(
     customerId: string,
@@ -429,7 +431,9 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
           signal: options.signal,
         },
       );
-      return data ? changed(data.data, response) : throwError(response, error);
+      return data
+        ? changed(data.data, response, options.idempotencyKey)
+        : throwError(response, error);
     },
     async channels(customerId, { signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/customers/{customer_id}/channels', {
@@ -450,7 +454,9 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
           signal: options.signal,
         },
       );
-      return data ? changed(data.data, response) : throwError(response, error);
+      return data
+        ? changed(data.data, response, options.idempotencyKey)
+        : throwError(response, error);
     },
     async partnerBlocks(customerId, decisionId, { signal } = {}) {
       const { data, error, response } = await api.GET(
@@ -542,15 +548,26 @@ function keyHeader(key: string | undefined): { 'idempotency-key'?: string } {
   return key === undefined ? {} : { 'idempotency-key': key };
 }
 
-/** A control's new state, and whether the request recorded it (`201`) or found it so (`200`). */
+/**
+ * A control's new state, and whether the request recorded it (`201`), found it so (`200`), or
+ * was answered again for its key (`Idempotent-Replayed: true`, whatever the first status was).
+ */
 function changed<T extends object>(
   state: T,
   response: Response,
-): WithResponse<T> & { outcome: 'recorded' | 'unchanged' } {
+  idempotencyKey: string | undefined,
+): WithResponse<T> & { outcome: DecisionOutcome } {
   const result = withResponse(state, responseInfo(response));
-  const outcome = response.status === 201 ? 'recorded' : 'unchanged';
+  // Only a key of the caller's can have been used by an earlier call.
+  const replayed =
+    idempotencyKey !== undefined && response.headers.get('idempotent-replayed') === 'true';
+  const outcome: DecisionOutcome = replayed
+    ? 'replayed'
+    : response.status === 201
+      ? 'recorded'
+      : 'unchanged';
   Object.defineProperty(result, 'outcome', { value: outcome, enumerable: false });
-  return result as WithResponse<T> & { outcome: 'recorded' | 'unchanged' };
+  return result as WithResponse<T> & { outcome: DecisionOutcome };
 }
 
 function localeQuery(locale: string | undefined): { locale?: string } {

@@ -280,6 +280,54 @@ describe.each(storeAgnostic)('what the client tells of the answers, on $name', (
     expect(refused.code).toBe('1004');
   });
 
+  it('setChannel() and setPartnerBlock() say replayed when their key is used again, as the service answers (Idempotent-Replayed)', async () => {
+    const customer = unique('c');
+    const channelKey = unique('email');
+    const target = { productCode: 'general', channel: 'email' };
+    const first = await client.setChannel(customer, target, true, { idempotencyKey: channelKey });
+    const retried = await client.setChannel(customer, target, true, { idempotencyKey: channelKey });
+    expect([first.outcome, retried.outcome]).toEqual(['recorded', 'replayed']);
+    expect(proxy.seen.at(-1)?.upstream?.headers['idempotent-replayed']).toBe('true');
+    expect(retried.record_id).toBe(first.record_id);
+
+    const partner = unique('p')
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-');
+    const by = {
+      tenantId: served.tenant.tenant.id,
+      actorKind: 'operator',
+      actor: 'test',
+      ip: 'local',
+      userAgent: null,
+    } as const;
+    await served.t.db
+      .transaction()
+      .execute((trx) => createPartner(trx, by, by.tenantId, { code: partner, name: 'Partner' }));
+    const code = await seedTemplate(served.t.db, by.tenantId);
+    const version = await served.t.db
+      .transaction()
+      .execute((trx) =>
+        publishOutsideReview(
+          trx,
+          by,
+          by.tenantId,
+          code,
+          { tag: '1.0', content_html: '<p>Shared</p>' },
+          { partners: [partner] },
+        ),
+      );
+    const decision = await client.decide(customer, {
+      consent_version_id: version.id,
+      decision: 'given',
+    });
+    const blockKey = unique('block');
+    const on = { decisionId: decision.decision_id, partnerCode: partner };
+    const block = await client.setPartnerBlock(customer, on, true, { idempotencyKey: blockKey });
+    const again = await client.setPartnerBlock(customer, on, true, { idempotencyKey: blockKey });
+    expect([block.outcome, again.outcome]).toEqual(['recorded', 'replayed']);
+    expect(again.record_id).toBe(block.record_id);
+  });
+
   it('error codes are the literal union of the catalogue', async () => {
     expect([...errorCodes].sort()).toEqual(
       [
