@@ -3,7 +3,13 @@ import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
-import { ConsentStatus, maxCustomers, StatusRequest, statusBodyLimit } from './schemas.js';
+import {
+  ConsentStatus,
+  maxCustomers,
+  StatusRequest,
+  statusBodyLimit,
+  tooManyCustomers,
+} from './schemas.js';
 import { getConsentStatus, type StatusContext } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
@@ -48,7 +54,7 @@ export const consentStatusRoutes: FastifyPluginAsyncTypebox<StatusContext & { db
         }
         // Too many ids is the body's size, refused before the ids themselves are checked.
         const ids = (request.body as { customer_ids?: unknown } | null)?.customer_ids;
-        if (Array.isArray(ids) && ids.length > maxCustomers) throw new AppError('payloadTooLarge');
+        if (Array.isArray(ids) && ids.length > maxCustomers) throw tooManyCustomers();
       },
     },
     async (request, reply) => {

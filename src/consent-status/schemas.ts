@@ -1,11 +1,19 @@
 import { type Static, Type } from 'typebox';
 import { LogCheckpoint } from '../decision-log/index.js';
 import { CustomerIdParam, DecisionValue, lapseFields } from '../decisions/index.js';
+import { AppError } from '../platform/errors.js';
 import { productCodePattern } from '../products/index.js';
 import { TemplateCodeParam } from '../templates/index.js';
 
 /** Most customers one request may ask about; more is `413 1006`. */
 export const maxCustomers = 1000;
+
+/** The `413 1006` of more than `maxCustomers` ids, its details saying the limit. */
+export function tooManyCustomers(): AppError {
+  return new AppError('payloadTooLarge', {
+    details: [{ field: 'body.customer_ids', issue: `at most ${maxCustomers} ids in one request` }],
+  });
+}
 
 /**
  * The body may hold 1,000 ids of 128 characters each, quoted and separated, with room for the
@@ -22,6 +30,8 @@ export const StatusRequest = Type.Object(
     template_code: TemplateCodeParam,
     customer_ids: Type.Array(CustomerIdParam, {
       minItems: 1,
+      // More is refused as the body's size (413) before the body is validated.
+      maxItems: maxCustomers,
       description:
         `1 to ${maxCustomers} customer ids (more: \`413 1006\`). An id repeated is answered ` +
         'once, where it first appears.',

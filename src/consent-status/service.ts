@@ -21,6 +21,7 @@ import {
   type CustomerStatus,
   maxCustomers,
   type StatusRequest,
+  tooManyCustomers,
 } from './schemas.js';
 
 /** What a status request reads beside the store. */
@@ -53,7 +54,7 @@ export async function getConsentStatus(
   request: StatusRequest,
 ): Promise<ConsentStatus> {
   // The schema keeps the list from being empty; its length is the body's size, not its shape.
-  if (request.customer_ids.length > maxCustomers) throw new AppError('payloadTooLarge');
+  if (request.customer_ids.length > maxCustomers) throw tooManyCustomers();
   const release = await context.catalog.latest(tenantId, request.template_code);
   const { version: current } = variantFor(release, []);
   const templateId = current.template_id;

@@ -500,13 +500,24 @@ describe.each(stores)('consent status of many customers on $name', (store) => {
       expect(expectErrorShape(response).code).toBe('1001');
     });
 
-    it('1,000 ids are answered; 1,001 are 413 1006', async () => {
+    it('1,000 ids are answered; 1,001 are 413 1006, whose details say the limit', async () => {
       const ids = Array.from({ length: 1000 }, (_, i) => `customer-${String(i).padStart(4, '0')}`);
       const answered = await customers({ template_code: code, customer_ids: ids });
       expect(answered.map((c) => c.customer_id)).toEqual(ids);
       const response = await status({ template_code: code, customer_ids: [...ids, 'one-more'] });
       expect(response.statusCode).toBe(413);
-      expect(expectErrorShape(response).code).toBe('1006');
+      expect(JSON.parse(response.body)).toEqual({
+        code: '1006',
+        message: 'Payload too large.',
+        details: [{ field: 'body.customer_ids', issue: 'at most 1000 ids in one request' }],
+      });
+    });
+
+    it('the OpenAPI document states the limit: customer_ids has 1 to 1000 items', async () => {
+      const doc = json(await t.app.inject({ method: 'GET', url: '/api/docs/json' }));
+      const body =
+        doc.paths['/api/v1/consents/status'].post.requestBody.content['application/json'].schema;
+      expect(body.properties.customer_ids).toMatchObject({ minItems: 1, maxItems: 1000 });
     });
 
     it('an unknown template, product or channel: 404 1004', async () => {
