@@ -58,6 +58,7 @@ export type {
   CookieSystemRow,
 } from './table.js';
 export { countVisitorChoices, eraseCookieVisitor } from './visitor.js';
+export { configurationsWaitingFor, type WaitingConfiguration } from './waiting.js';
 export type {
   CookieChoiceJob,
   CookieChoiceOutcome,

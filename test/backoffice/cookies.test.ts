@@ -271,6 +271,38 @@ describe.each(storeAgnostic)('the cookie pages on $name', (store) => {
     ]);
   });
 
+  it('the dashboard lists a banner under "Waiting for you" for whoever may take its next step, and for no one four eyes keeps from it', async () => {
+    const id = await newDraft(writer.page, 'Autumn banner');
+    const link = `<a href="/backoffice/cookies/configurations/${id}">Autumn banner (version `;
+    const waitingOn = async (page: PageClient) => {
+      const body = (await page.get('/backoffice/dashboard')).body;
+      const section = body.slice(body.indexOf('<h2 id="waiting">'));
+      return section.slice(0, section.indexOf('</section>'));
+    };
+    const rowOf = (section: string) => {
+      const at = section.indexOf(link);
+      return at < 0 ? undefined : textOf(section.slice(at, section.indexOf('</tr>', at)));
+    };
+    // A draft never submitted is its writer's own business.
+    expect(rowOf(await waitingOn(reviewer.page))).toBeUndefined();
+
+    await step(writer.page, id, 'submit', { comment: 'Ready' });
+    expect(rowOf(await waitingOn(reviewer.page))).toMatch(
+      /Autumn banner \(version \d+\).*your review.*submitted/,
+    );
+    // The writer submitted it: four eyes keeps them from its review; the approver has no review to give.
+    expect(rowOf(await waitingOn(writer.page))).toBeUndefined();
+    expect(rowOf(await waitingOn(approver.page))).toBeUndefined();
+
+    await step(reviewer.page, id, 'pass');
+    expect(rowOf(await waitingOn(approver.page))).toMatch(/your approval.*review passed/);
+    expect(rowOf(await waitingOn(writer.page))).toBeUndefined();
+    expect(rowOf(await waitingOn(reviewer.page))).toBeUndefined();
+
+    await step(approver.page, id, 'reject', { comment: 'Not now' });
+    expect(rowOf(await waitingOn(approver.page))).toBeUndefined();
+  });
+
   it('four eyes: the writer submits, a reviewer passes, the writer gets no Approve button and a POST is refused 403; the approver approves and publishes, and the tag is shown', async () => {
     const id = await newDraft(writer.page, 'Summer banner');
     const path = `/backoffice/cookies/configurations/${id}`;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { cookieChoiceRates } from '../../cookies/index.js';
+import { configurationsWaitingFor, cookieChoiceRates } from '../../cookies/index.js';
 import type { Db } from '../../platform/db.js';
 import { dailyDecisionCounts, standingsOnVersions } from '../../records/index.js';
 import {
@@ -31,6 +31,15 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
       ? await cookieChoiceRates(db, tenantId, `${window[0]}T00:00:00.000Z`)
       : [];
     const cookies = rates.length > 0 ? cookieRatesSection(rates, days) : '';
+    const mayOnBanners = {
+      edit: permissions.has('cookies:edit'),
+      review: permissions.has('cookies:review'),
+      approve: permissions.has('cookies:approve'),
+    };
+    const banners =
+      mayOnBanners.edit || mayOnBanners.review || mayOnBanners.approve
+        ? await configurationsWaitingFor(db, tenantId, { userId, may: mayOnBanners })
+        : undefined;
     if (!permissions.has('templates:view')) {
       // The dashboard's figures are the templates': a role without them gets a welcome.
       return sendPage(reply, {
@@ -39,6 +48,7 @@ export async function dashboardRoutes(app: FastifyInstance, { db }: { db: Db }) 
         user: request.backofficeUser,
         csrfToken: csrfToken(reply),
         body: html`<h1>Welcome, ${name}</h1><p>The menu above holds what your roles let you open.</p>
+${banners ? waitingForYou([], banners, timeZone) : ''}
 ${cookies}`,
       });
     }
@@ -97,7 +107,7 @@ ${
       user: request.backofficeUser,
       csrfToken: csrfToken(reply),
       body: html`<hgroup><h1>Dashboard</h1><p>Decisions per day over the last ${days} days (UTC), per template.</p></hgroup>
-${waiting ? waitingForYou(waiting, timeZone) : ''}
+${waiting || banners ? waitingForYou(waiting ?? [], banners ?? [], timeZone) : ''}
 ${scheduled.length > 0 ? scheduledList(scheduled, timeZone) : ''}
 ${cookies}
 ${productFilter(`${basePath}/dashboard`, products, product?.code ?? '')}

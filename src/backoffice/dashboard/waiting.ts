@@ -1,3 +1,4 @@
+import type { WaitingConfiguration } from '../../cookies/index.js';
 import type { WaitingVersion } from '../../templates/index.js';
 import { time } from '../web/format.js';
 import { type Html, html, segment } from '../web/html.js';
@@ -18,14 +19,37 @@ const lastStepWords: Record<WaitingVersion['last']['step'], string> = {
   schedule_cancelled: 'go-live cancelled',
 };
 
-/** The versions at a step the user may take, each linked to the page where they take it. */
-export function waitingForYou(versions: WaitingVersion[], zone: string): Html {
+const configurationStepWords: Record<WaitingConfiguration['last']['step'], string> = {
+  created: 'created',
+  changed: 'changed',
+  submitted: 'submitted',
+  passed: 'review passed',
+  approved: 'approved',
+  sent_back: 'sent back',
+  rejected: 'rejected',
+  published: 'published',
+  unpublished: 'unpublished',
+};
+
+/**
+ * The versions and banner configurations at a step the user may take, each linked to the page
+ * where they take it; "Nothing is waiting for you" only when neither list has one.
+ */
+export function waitingForYou(
+  versions: WaitingVersion[],
+  banners: WaitingConfiguration[],
+  zone: string,
+): Html {
   return html`<section aria-labelledby="waiting">
 <h2 id="waiting">Waiting for you</h2>
-${
-  versions.length === 0
-    ? html`<p>Nothing is waiting for you.</p>`
-    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Versions waiting for you"><table>
+${versions.length === 0 && banners.length === 0 ? html`<p>Nothing is waiting for you.</p>` : ''}
+${versions.length === 0 ? '' : versionTable(versions, zone)}
+${banners.length === 0 ? '' : bannerTable(banners, zone)}
+</section>`;
+}
+
+function versionTable(versions: WaitingVersion[], zone: string): Html {
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Versions waiting for you"><table>
 <thead><tr><th scope="col">Template</th><th scope="col">Tag</th><th scope="col">Waiting for</th><th scope="col">Last step</th></tr></thead>
 <tbody>
 ${versions.map((v) => {
@@ -38,9 +62,22 @@ ${versions.map((v) => {
 <td>${lastStepWords[v.last.step]} by ${v.last.actor_name || v.last.actor}, ${time(v.last.created_at, zone)}</td>
 </tr>`;
 })}
-</tbody></table></div>`
+</tbody></table></div>`;
 }
-</section>`;
+
+function bannerTable(banners: WaitingConfiguration[], zone: string): Html {
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Cookie banners waiting for you"><table>
+<thead><tr><th scope="col">Cookie banner</th><th scope="col">Website</th><th scope="col">Waiting for</th><th scope="col">Last step</th></tr></thead>
+<tbody>
+${banners.map(
+  (b) => html`<tr>
+<td><a href="${basePath}/cookies/configurations/${segment(b.id)}">${b.name} (version ${b.version})</a></td>
+<td>${b.systemName}</td>
+<td>${waitsForWords[b.waitsFor]}</td>
+<td>${configurationStepWords[b.last.step]}, ${time(b.last.created_at, zone)}</td>
+</tr>`,
+)}
+</tbody></table></div>`;
 }
 
 /** The releases approved to go live later, soonest first, each linked to its review page. */
