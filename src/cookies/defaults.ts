@@ -5,6 +5,25 @@ import { type ConfigurationContent, defaultLifetimeDays } from './content.js';
  * The texts a new configuration starts with, in English and Thai, so that a banner made from the
  * command line is usable as it is; the back-office edits them.
  */
+/**
+ * What the first layer says under Global Privacy Control, which starts the categories `marketing`
+ * and `personalization` off (banner/main.ts): naming only those the configuration has.
+ */
+const gpcNotes = {
+  en: {
+    both: 'Your browser sends Global Privacy Control, so marketing and personalization cookies start off.',
+    marketing: 'Your browser sends Global Privacy Control, so marketing cookies start off.',
+    personalization:
+      'Your browser sends Global Privacy Control, so personalization cookies start off.',
+  },
+  th: {
+    both: 'เบราว์เซอร์ของคุณส่งสัญญาณ Global Privacy Control เราจึงปิดคุกกี้เพื่อการตลาดและคุกกี้เพื่อปรับเนื้อหาให้เหมาะกับคุณไว้ก่อน',
+    marketing: 'เบราว์เซอร์ของคุณส่งสัญญาณ Global Privacy Control เราจึงปิดคุกกี้เพื่อการตลาดไว้ก่อน',
+    personalization:
+      'เบราว์เซอร์ของคุณส่งสัญญาณ Global Privacy Control เราจึงปิดคุกกี้เพื่อปรับเนื้อหาให้เหมาะกับคุณไว้ก่อน',
+  },
+} as const;
+
 const bannerTexts: Record<'en' | 'th', BannerTexts> = {
   en: {
     title: 'We use cookies',
@@ -14,8 +33,7 @@ const bannerTexts: Record<'en' | 'th', BannerTexts> = {
     preferences: 'Preferences',
     save: 'Save my choices',
     preferences_title: 'Cookie preferences',
-    gpc_note:
-      'Your browser sends Global Privacy Control, so marketing and personalization cookies start off.',
+    gpc_note: gpcNotes.en.both,
     policy_label: 'Cookie policy',
     policy_url: '',
     close: 'Close',
@@ -28,8 +46,7 @@ const bannerTexts: Record<'en' | 'th', BannerTexts> = {
     preferences: 'ตั้งค่า',
     save: 'บันทึกการตั้งค่า',
     preferences_title: 'การตั้งค่าคุกกี้',
-    gpc_note:
-      'เบราว์เซอร์ของคุณส่งสัญญาณ Global Privacy Control เราจึงปิดคุกกี้เพื่อการตลาดและคุกกี้เพื่อปรับเนื้อหาให้เหมาะกับคุณไว้ก่อน',
+    gpc_note: gpcNotes.th.both,
     policy_label: 'นโยบายคุกกี้',
     policy_url: '',
     close: 'ปิด',
@@ -72,6 +89,19 @@ const categoryTexts: Record<string, Record<'en' | 'th', CategoryTexts>> = {
 };
 
 /**
+ * The GPC note naming the categories GPC turns off that `keys` has. With neither, the banner
+ * shows no note (GPC changes nothing on it), and the text, which may not be empty, names both.
+ */
+function gpcNote(locale: 'en' | 'th', keys: readonly string[]): string {
+  const marketing = keys.includes('marketing');
+  const personalization = keys.includes('personalization');
+  if (marketing && personalization) return gpcNotes[locale].both;
+  if (marketing) return gpcNotes[locale].marketing;
+  if (personalization) return gpcNotes[locale].personalization;
+  return gpcNotes[locale].both;
+}
+
+/**
  * A new configuration's content: `necessary` and the categories named (the tenant's own get
  * their key as their name), English first, a bar at the bottom, a year's lifetime.
  */
@@ -88,7 +118,10 @@ export function defaultContent(categories: readonly string[]): ConfigurationCont
         th: { name: key, description: '' },
       },
     })),
-    texts: { ...bannerTexts },
+    texts: {
+      en: { ...bannerTexts.en, gpc_note: gpcNote('en', keys) },
+      th: { ...bannerTexts.th, gpc_note: gpcNote('th', keys) },
+    },
     layout: {
       kind: 'bar',
       position: 'bottom',

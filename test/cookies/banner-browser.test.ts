@@ -395,6 +395,21 @@ describe('the cookie banner in Chromium', () => {
       expect(problems).toEqual([]);
     });
 
+    it('on a banner without marketing or personalization, no GPC note is shown: GPC changes nothing there', async () => {
+      const scope = publish((changes) => {
+        const config = shopConfig({ ...changes, gpc: true });
+        return {
+          ...config,
+          categories: config.categories.filter((c) => !/^(marketing|personalization)$/.test(c.key)),
+        };
+      });
+      const { page, problems } = await visit(await newContext(), { scope });
+      await dialog(page).waitFor();
+      await expect(dialog(page).getByText(englishTexts.title).count()).resolves.toBe(1);
+      await expect(page.getByText(englishTexts.gpc_note).count()).resolves.toBe(0);
+      expect(problems).toEqual([]);
+    });
+
     it('from the service (the script was asked with Sec-GPC): the same', async () => {
       const scope = publish((changes) => shopConfig({ ...changes, gpc: true }));
       const { page, problems } = await visit(await newContext(), { scope });

@@ -60,6 +60,30 @@ describe('a configuration’s content', () => {
     expect(checked.default_locale).toBe('en');
   });
 
+  it.each([
+    [
+      ['analytics', 'marketing', 'personalization'],
+      'Your browser sends Global Privacy Control, so marketing and personalization cookies start off.',
+      'เบราว์เซอร์ของคุณส่งสัญญาณ Global Privacy Control เราจึงปิดคุกกี้เพื่อการตลาดและคุกกี้เพื่อปรับเนื้อหาให้เหมาะกับคุณไว้ก่อน',
+    ],
+    [
+      ['analytics', 'marketing'],
+      'Your browser sends Global Privacy Control, so marketing cookies start off.',
+      'เบราว์เซอร์ของคุณส่งสัญญาณ Global Privacy Control เราจึงปิดคุกกี้เพื่อการตลาดไว้ก่อน',
+    ],
+    [
+      ['personalization'],
+      'Your browser sends Global Privacy Control, so personalization cookies start off.',
+      'เบราว์เซอร์ของคุณส่งสัญญาณ Global Privacy Control เราจึงปิดคุกกี้เพื่อปรับเนื้อหาให้เหมาะกับคุณไว้ก่อน',
+    ],
+  ])(
+    'with %j, its default GPC note names only the categories GPC turns off that it has',
+    (categories, en, th) => {
+      const { texts } = defaultContent(categories);
+      expect([texts.en?.gpc_note, texts.th?.gpc_note]).toEqual([en, th]);
+    },
+  );
+
   it('has a fingerprint of its categories and their required flags alone', () => {
     const base = checkContent(defaultContent(['analytics']));
     // SHA-256 of [["analytics",false],["necessary",true]], its first 16 hex digits (sha256sum).

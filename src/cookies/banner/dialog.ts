@@ -19,6 +19,9 @@ export interface DialogContext {
   act(action: string): void;
 }
 
+/** The categories Global Privacy Control starts off (main.ts). */
+export const gpcOff = /^(marketing|personalization)$/;
+
 let context: DialogContext;
 let root: ShadowRoot | undefined;
 let dialog: HTMLElement | undefined;
@@ -104,7 +107,10 @@ function texts(): BannerTexts {
 function firstLayer(t: BannerTexts): Node[] {
   const nodes: Node[] = [element('h2', { id: 'cx-title' }, t.title)];
   nodes.push(element('p', { id: 'cx-body' }, t.body));
-  if (context.gpc) nodes.push(element('p', {}, t.gpc_note));
+  // The note says what GPC turns off: nothing, on a banner without those categories.
+  if (context.gpc && config.categories.some((c) => gpcOff.test(c.key))) {
+    nodes.push(element('p', {}, t.gpc_note));
+  }
   // The service checks the URL; a link that is not http(s) is still never one here.
   if (/^https?:\/\//i.test(t.policy_url)) {
     nodes.push(

@@ -10,7 +10,7 @@ import { scan, startBlocking } from './blocking.js';
 import { config } from './config.js';
 import { consentDefault, consentUpdate } from './consent-mode.js';
 import { type Choice, isValid, standard, storedChoice, writeChoice } from './cookies.js';
-import { closeDialog, openDialog, setUpDialog, switches } from './dialog.js';
+import { closeDialog, gpcOff, openDialog, setUpDialog, switches } from './dialog.js';
 import { pickLocale } from './locale.js';
 import { record } from './record.js';
 import { uuid } from './uuid.js';
@@ -126,10 +126,7 @@ function start(): void {
     act(action) {
       if (action === 'accept-all') {
         // Under GPC, "all" stops short of what the signal refuses: selling and profiling.
-        decide(
-          gpc ? 'gpc' : 'accept-all',
-          (key) => !gpc || !/^(marketing|personalization)$/.test(key),
-        );
+        decide(gpc ? 'gpc' : 'accept-all', (key) => !gpc || !gpcOff.test(key));
       } else if (action === 'reject-all') decide('reject-all', () => false);
       else if (action === 'save') {
         const on = switches();
