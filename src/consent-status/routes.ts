@@ -2,7 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../api-keys/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
+import {
+  answer,
+  apiKeySecurity,
+  dataOf,
+  errorsOf,
+  keyedErrors,
+  withReason,
+} from '../platform/http-schemas.js';
 import {
   ConsentStatus,
   maxCustomers,
@@ -38,13 +45,17 @@ export const consentStatusRoutes: FastifyPluginAsyncTypebox<StatusContext & { db
         body: StatusRequest,
         response: {
           200: answer(dataOf(ConsentStatus), 'Each customer, in the order asked.'),
-          ...errorsOf(
-            'invalidRequest',
-            'templateNotFound',
-            'notFound',
-            'payloadTooLarge',
-            'unsupportedMediaType',
-            ...keyedErrors,
+          ...withReason(
+            errorsOf(
+              'invalidRequest',
+              'templateNotFound',
+              'notFound',
+              'payloadTooLarge',
+              'unsupportedMediaType',
+              ...keyedErrors,
+            ),
+            413,
+            `Payload too large: more than ${maxCustomers} ids, or a body over 256 KiB`,
           ),
         },
       },

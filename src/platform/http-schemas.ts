@@ -73,6 +73,21 @@ export function errorsOf(...names: ErrorName[]): Record<number, ErrorAnswer> {
   return responses;
 }
 
+/**
+ * `errorsOf`'s answers with one status's reason said as this operation has it (its own body
+ * limit, say), the codes and messages kept.
+ */
+export function withReason(
+  responses: Record<number, ErrorAnswer>,
+  status: number,
+  reason: string,
+): Record<number, ErrorAnswer> {
+  const answer = responses[status];
+  if (!answer) throw new Error(`no ${status} answer to give a reason`);
+  const rest = answer.description.slice(answer.description.indexOf(': code '));
+  return { ...responses, [status]: { ...answer, description: `${reason}${rest}` } };
+}
+
 /** An error answer's schema, with the description the document shows. */
 export type ErrorAnswer = TSchema & { description: string };
 

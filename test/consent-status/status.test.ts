@@ -513,11 +513,15 @@ describe.each(stores)('consent status of many customers on $name', (store) => {
       });
     });
 
-    it('the OpenAPI document states the limit: customer_ids has 1 to 1000 items', async () => {
+    it('the OpenAPI document states the limits: customer_ids has 1 to 1000 items, and the 413 says 256 KiB', async () => {
       const doc = json(await t.app.inject({ method: 'GET', url: '/api/docs/json' }));
       const body =
         doc.paths['/api/v1/consents/status'].post.requestBody.content['application/json'].schema;
       expect(body.properties.customer_ids).toMatchObject({ minItems: 1, maxItems: 1000 });
+      // Its own body limit, not the 16 KiB of other bodies.
+      expect(doc.paths['/api/v1/consents/status'].post.responses['413'].description).toBe(
+        'Payload too large: more than 1000 ids, or a body over 256 KiB: code 1006 (`Payload too large.`).',
+      );
     });
 
     it('an unknown template, product or channel: 404 1004', async () => {

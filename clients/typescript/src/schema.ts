@@ -3797,7 +3797,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Payload too large: a body over 16 KiB: code 1006 (`Payload too large.`). */
+            /** @description Payload too large: more than 1000 ids, or a body over 256 KiB: code 1006 (`Payload too large.`). */
             413: {
                 headers: {
                     /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
