@@ -47,7 +47,7 @@ export async function mintPreferenceLink(
       throw new AppError('invalidRequest', {
         details: [
           {
-            field: 'return_url',
+            field: 'body.return_url',
             issue: "must be on one of the origins allowed in the preference centre's settings",
           },
         ],
@@ -57,7 +57,9 @@ export async function mintPreferenceLink(
   const locale = request.locale === undefined ? undefined : canonicalLocale(request.locale);
   if (request.locale !== undefined && locale === undefined) {
     throw new AppError('invalidRequest', {
-      details: [{ field: 'locale', issue: 'must be a BCP 47 language tag, such as th or en-GB' }],
+      details: [
+        { field: 'body.locale', issue: 'must be a BCP 47 language tag, such as th or en-GB' },
+      ],
     });
   }
   // Whole seconds: the token's expiry is in seconds, and the answer says the same instant.

@@ -164,6 +164,15 @@ describe.each(stores)('preference links on $name', (store) => {
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(expectErrorShape(response).code).toBe('1001');
     }
+    // A field is named by where it is, as the validation's own details name it.
+    expect(
+      json(await askLink('alice', { return_url: 'https://evil.example/back' })).details,
+    ).toEqual([
+      {
+        field: 'body.return_url',
+        issue: "must be on one of the origins allowed in the preference centre's settings",
+      },
+    ]);
     const text = await t.app.inject({
       method: 'POST',
       url: '/api/v1/customers/alice/preference-links',
