@@ -1,13 +1,14 @@
 import type { Config } from '../platform/config.js';
-import { loadDataKey } from '../platform/data-key.js';
+import { loadDataKeyFor } from '../platform/data-key.js';
 import { createDb, type Db } from '../platform/db.js';
 import { migrateToLatest } from '../platform/migrate.js';
 import { createVault, type SubjectVault } from '../subjects/index.js';
 import type { Commands } from './command.js';
 
 /**
- * Opens the store of DATABASE_URL, applies the pending migrations (unless told not to), runs
- * `work` with it and the customers' vault, and closes it.
+ * Opens the store of DATABASE_URL, reads the data key (refusing, before writing a key file, a
+ * store sealed with a key that is not where the settings say), applies the pending migrations
+ * (unless told not to), runs `work` with it and the customers' vault, and closes it.
  */
 export async function withDb(
   config: Config,
@@ -16,9 +17,12 @@ export async function withDb(
   work: (db: Db, vault: SubjectVault) => Promise<void>,
   migrateFirst = true,
 ): Promise<void> {
-  const dataKey = loadDataKey(config, (details, message) => warn(`${message}: ${details.file}\n`));
   const db = createDb(config);
   try {
+    // A key file is made only for a store without a key yet (`loadDataKeyFor`).
+    const dataKey = await loadDataKeyFor(db, config, (details, message) =>
+      warn(`${message}: ${details.file}\n`),
+    );
     if (migrateFirst) await migrateToLatest(db, dataKey, await kindMigrations());
     await work(db, createVault(dataKey));
   } finally {

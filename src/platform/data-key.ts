@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { Config } from './config.js';
 import type { Executor } from './db.js';
 import { readOrCreateSecret } from './secret-file.js';
@@ -44,6 +45,41 @@ export function loadDataKey(
     );
   }
   return key;
+}
+
+/**
+ * `loadDataKey` for a store already open, which creates a key file only for a store that has no
+ * key yet: a command run from another folder than the store's key file (its default is `data/`
+ * under the working directory for PostgreSQL) would otherwise write a new key there and only
+ * then be refused by the store. Refused before anything is written.
+ */
+export async function loadDataKeyFor(
+  db: Executor,
+  config: Pick<Config, 'dataEncryptionKey' | 'dataEncryptionKeyFile'>,
+  created: KeyCreated,
+): Promise<Buffer> {
+  const file = config.dataEncryptionKeyFile;
+  if (config.dataEncryptionKey === undefined && !existsSync(file) && (await isSealed(db))) {
+    throw new DataKeyError(
+      `This store is sealed with a data encryption key, and there is none at ${file}: run the command where that file is, or set DATA_ENCRYPTION_KEY_FILE (or DATA_ENCRYPTION_KEY). No key was created.`,
+    );
+  }
+  return loadDataKey(config, created);
+}
+
+/** Whether the store has met its data key (a store not migrated yet has not). */
+async function isSealed(db: Executor): Promise<boolean> {
+  try {
+    const row = await db
+      .selectFrom('store_keys')
+      .select('name')
+      .where('name', '=', 'data')
+      .executeTakeFirst();
+    return row !== undefined;
+  } catch {
+    // No store_keys table yet: a new store, whose first key is made now.
+    return false;
+  }
 }
 
 /** Names the key without revealing it: HMAC-SHA256 of a fixed label under the key. */

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +14,7 @@ import {
   withStore,
 } from '../helpers/process.js';
 import { acceptAuditEntries, auditRefusal, refuseAuditEntries } from '../helpers/store-faults.js';
-import { stores } from '../helpers/stores.js';
+import { postgresStore, stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -989,5 +990,50 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       );
       expectFailure(result, /colour/);
     });
+  });
+});
+
+describe('the data key of a PostgreSQL store, from another folder', () => {
+  it('a command run where the key file is not refuses before writing one, and works again where it is', async () => {
+    const store = await makeTempStore(postgresStore);
+    const other = mkdtempSync(join(tmpdir(), 'consent-elsewhere-'));
+    try {
+      const env = {
+        DATABASE_URL: store.databaseUrl,
+        PASSWORD_HASH_COST: String(testPasswordHashCost),
+      };
+      const create = (alias: string, cwd: string) =>
+        runCli(
+          [
+            'tenant',
+            'create',
+            '--alias',
+            alias,
+            '--email',
+            `${alias}@example.test`,
+            '--password',
+            'a long enough password',
+          ],
+          env,
+          { cwd },
+        );
+      // The first command meets a new store: it makes the key in data/ of its folder.
+      expectJsonObject(await runCli(['migrate'], env, { cwd: store.dir }));
+      expect(existsSync(join(store.dir, 'data', 'data-encryption.key'))).toBe(true);
+
+      const elsewhere = await runCli(['partner', 'list', '--tenant', 'acme'], env, { cwd: other });
+      expect(elsewhere.code, showResult(elsewhere)).toBe(1);
+      expect(elsewhere.stdout).toBe('');
+      expect(elsewhere.stderr).toContain(
+        `This store is sealed with a data encryption key, and there is none at ${join(other, 'data', 'data-encryption.key')}`,
+      );
+      expect(existsSync(join(other, 'data'))).toBe(false);
+
+      const home = await create('acme', store.dir);
+      expect(home.code, showResult(home)).toBe(0);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+      await store.remove();
+    }
   });
 });
