@@ -193,6 +193,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       single ? [second, ...rest].filter((a) => a !== undefined) : threeWords ? rest.slice(1) : rest,
       command.options,
     );
+    // Every command that takes --tenant acts in that tenant: a missing one is a usage error, said
+    // before the store (or its data key) is touched, whatever else is wrong.
+    if (command.options.includes('tenant')) required(options, 'tenant');
     let failure: string | undefined;
     const { withDb } = await import('./store.js');
     await withDb(

@@ -994,7 +994,7 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 });
 
 describe('the data key of a PostgreSQL store, from another folder', () => {
-  it('a command run where the key file is not refuses before writing one, and works again where it is', async () => {
+  it('a command run where the key file is not refuses before writing one, and works again where it is; a missing --tenant is said before either', async () => {
     const store = await makeTempStore(postgresStore);
     const other = mkdtempSync(join(tmpdir(), 'consent-elsewhere-'));
     try {
@@ -1028,6 +1028,17 @@ describe('the data key of a PostgreSQL store, from another folder', () => {
         `This store is sealed with a data encryption key, and there is none at ${join(other, 'data', 'data-encryption.key')}`,
       );
       expect(existsSync(join(other, 'data'))).toBe(false);
+      // A missing --tenant is said first, before the store or its key is looked at (exit 2).
+      const noTenant = await runCli(['partner', 'list'], env, { cwd: other });
+      expect(noTenant.code, showResult(noTenant)).toBe(2);
+      expect(noTenant.stderr).toMatch(/^Missing --tenant\.\n/);
+      const unreachable = await runCli(
+        ['partner', 'list'],
+        { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+        { cwd: other },
+      );
+      expect(unreachable.code, showResult(unreachable)).toBe(2);
+      expect(unreachable.stderr).toMatch(/^Missing --tenant\.\n/);
 
       const home = await create('acme', store.dir);
       expect(home.code, showResult(home)).toBe(0);
