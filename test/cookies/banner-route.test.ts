@@ -43,7 +43,7 @@ describe.each(stores)('the banner script on $name', (store) => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(response.headers['cache-control']).toBe(
-      'public, max-age=300, stale-while-revalidate=3600',
+      'public, max-age=240, stale-while-revalidate=60',
     );
     expect(response.headers['cross-origin-resource-policy']).toBe('cross-origin');
     expect(response.headers.etag).toMatch(/^"[0-9a-f]{32}"$/);

@@ -36,7 +36,7 @@ describe.each(stores)('the banner script on $name', (store) => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(response.headers['cache-control']).toBe(
-      'public, max-age=300, stale-while-revalidate=3600',
+      'public, max-age=240, stale-while-revalidate=60',
     );
     expect(response.headers['content-length']).toBe(String(response.rawPayload.length));
     const text = new TextDecoder('utf-8', { fatal: true }).decode(response.rawPayload);
