@@ -51,3 +51,13 @@ export function required(options: Options, name: string): string {
   if (value === undefined) throw new UsageError(`Missing --${name}.`);
   return value;
 }
+
+/** Every value of a repeatable option, each also split at commas (none when not given). */
+export function values(options: Options, name: string): string[] {
+  const given = options[name] as string | string[] | undefined;
+  return [given ?? []]
+    .flat()
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value.length > 0);
+}

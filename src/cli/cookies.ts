@@ -13,7 +13,14 @@ import {
 } from '../cookies/index.js';
 import type { Db } from '../platform/db.js';
 import { getTenantByAlias } from '../tenants/index.js';
-import { type Commands, commandLine, type Options, required, UsageError } from './command.js';
+import {
+  type Commands,
+  commandLine,
+  type Options,
+  required,
+  UsageError,
+  values,
+} from './command.js';
 
 /** The tenant named by `--tenant`, and the operator on the command line acting for it. */
 async function as(db: Db, options: Options): Promise<Editor & { tenantId: string }> {
@@ -21,15 +28,10 @@ async function as(db: Db, options: Options): Promise<Editor & { tenantId: string
   return { ...commandLine, userId: null, tenantId: tenant.id };
 }
 
-/** Every value of a repeatable option, each also split at commas. */
+/** Every value of a repeatable option, each also split at commas; the option is required. */
 function list(options: Options, name: string): string[] {
-  const given = options[name] as string | string[] | undefined;
-  if (given === undefined) throw new UsageError(`Missing --${name}.`);
-  return [given]
-    .flat()
-    .flatMap((value) => value.split(','))
-    .map((value) => value.trim())
-    .filter((value) => value.length > 0);
+  if (options[name] === undefined) throw new UsageError(`Missing --${name}.`);
+  return values(options, name);
 }
 
 /**

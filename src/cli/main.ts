@@ -19,6 +19,10 @@ const usage = `Usage: consent-service <command> [options]
                                           a contact channel of the tenant's own, beside
                                           email, sms, push, phone and post
   channel list --tenant A
+  preference-centre show --tenant A       the preference centre's settings
+  preference-centre origins --tenant A [--origin URL ...]
+                                          the origins a preference link may return to (and
+                                          that may frame the page); none clears them
   template create --tenant A --code C --name N [--description D] [--product P] [--locale L]
                   [--validity-months M]   a consent given lapses M calendar months later
                                           (1 to 120); none when absent
@@ -90,6 +94,10 @@ const groups = new Map<string, () => Promise<Commands>>([
   ['cookie', async () => (await import('./cookies.js')).cookieCommands],
   ['partner', async () => (await import('./partners.js')).partnerCommands],
   ['channel', async () => (await import('./channels.js')).channelCommands],
+  [
+    'preference-centre',
+    async () => (await import('./preference-centre.js')).preferenceCentreCommands,
+  ],
 ]);
 
 /**

@@ -43,6 +43,7 @@ export {
   isAllowedUrl,
   type PreferenceCentreSettings,
   savePreferenceCentre,
+  setAllowedOrigins,
 } from './settings.js';
 export {
   anonymousFormToken,

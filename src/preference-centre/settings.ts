@@ -124,6 +124,27 @@ export async function savePreferenceCentre(
   return next;
 }
 
+/**
+ * Sets only the origins a link may return to (and that may frame the page), keeping the rest of
+ * the settings: what the command line changes. Checked and audited as `savePreferenceCentre`.
+ */
+export async function setAllowedOrigins(
+  trx: Trx,
+  actor: Actor,
+  tenantId: string,
+  origins: readonly string[],
+): Promise<PreferenceCentreSettings> {
+  const current = await getPreferenceCentre(trx, tenantId);
+  return savePreferenceCentre(trx, actor, tenantId, {
+    display_name: current.displayName,
+    logo_url: current.logoUrl,
+    accent_colour: current.accentColour,
+    header_colour: current.headerColour,
+    allowed_origins: [...origins],
+    email_key_id: current.emailKeyId,
+  });
+}
+
 /** Whether the tenant has this API key and it is not revoked. */
 export async function isLiveKey(db: Executor, tenantId: string, keyId: string): Promise<boolean> {
   try {
