@@ -1,4 +1,4 @@
-import { createApiKey, revokeApiKey } from '../api-keys/index.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../api-keys/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, required } from './command.js';
 
@@ -19,5 +19,13 @@ export const apiKeyCommands: Commands = {
         const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
         return revokeApiKey(trx, tenant.id, required(o, 'id'));
       }),
+  },
+  'apikey list': {
+    options: ['tenant'],
+    run: async (db, o) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      // The keys' prefixes and last four characters only: a key's secret is shown once, at creation.
+      return { keys: await listApiKeys(db, tenant.id) };
+    },
   },
 };

@@ -11,7 +11,11 @@ const usage = `Usage: consent-service <command> [options]
   tenant create --alias A --email E (--password P | --name N)
                                           with --name, the first admin is invited: the
                                           command prints the link to set their password
+  tenant list                             every tenant: alias, e-mail, created
   product create --tenant A --code C --name N [--description D]
+  product list --tenant A
+  template list --tenant A                each template, its latest version and drafts
+  apikey list --tenant A                  each key's prefix and last four; never its secret
   partner create --tenant A --code C --name N [--purpose P] [--country CC] [--policy-url URL]
                                           a partner customer data may be shared with
   partner list --tenant A

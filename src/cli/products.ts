@@ -1,4 +1,4 @@
-import { createProduct } from '../products/index.js';
+import { createProduct, listProducts } from '../products/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, commandLine, required } from './command.js';
 
@@ -17,5 +17,22 @@ export const productCommands: Commands = {
         });
         return { id: product.id, code: product.code, name: product.name };
       }),
+  },
+  'product list': {
+    options: ['tenant'],
+    run: async (db, o) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      const products = await listProducts(db, tenant.id);
+      return {
+        products: products.map((p) => ({
+          code: p.code,
+          name: p.name,
+          description: p.description,
+          template_count: p.template_count,
+          created_at: p.created_at,
+          archived_at: p.archived_at,
+        })),
+      };
+    },
   },
 };

@@ -5,6 +5,7 @@ import {
   createTemplate,
   effectiveInstant,
   getTemplateByCode,
+  listTemplates,
   presentVersion,
   publishOutsideReview,
 } from '../templates/index.js';
@@ -98,6 +99,25 @@ export const templateCommands: Commands = {
       // As `latest` answers it: the partners only when the version lists some.
       const partners = await partnersOfRelease(db, tenant.id, published.release_id);
       return partners.length > 0 ? { ...v, partners } : v;
+    },
+  },
+  'template list': {
+    options: ['tenant'],
+    run: async (db, o) => {
+      const tenant = await getTenantByAlias(db, required(o, 'tenant'));
+      const templates = await listTemplates(db, tenant.id);
+      return {
+        templates: templates.map((t) => ({
+          code: t.code,
+          name: t.name,
+          product_code: t.product_code,
+          latest_version: t.latest_version,
+          latest_tag: t.latest_tag,
+          latest_published_at: t.latest_published_at,
+          draft_count: t.draft_count,
+          archived_at: t.archived_at,
+        })),
+      };
     },
   },
 };

@@ -4,6 +4,7 @@ import {
   prepareTenantRegistration,
   registerTenant,
 } from '../accounts/index.js';
+import { listTenants } from '../tenants/index.js';
 import { type Commands, commandLine, required, UsageError } from './command.js';
 
 /** The `tenant …` command (a group of the command line's table): a tenant and its first admin. */
@@ -34,5 +35,16 @@ export const tenantCommands: Commands = {
       );
       return db.transaction().execute((trx) => addTenantWithAdmin(trx, registration));
     },
+  },
+  'tenant list': {
+    options: [],
+    run: async (db) => ({
+      tenants: (await listTenants(db)).map(({ id, alias, email, created_at }) => ({
+        id,
+        alias,
+        email,
+        created_at,
+      })),
+    }),
   },
 };

@@ -972,6 +972,58 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expectFailure(result, /ghost/);
     });
 
+    it('tenant list, product list, template list and apikey list print what the commands above made; no key secret', async () => {
+      const tenants = expectJsonObject(await cli('tenant', 'list')).tenants as Array<
+        Record<string, unknown>
+      >;
+      expect(tenants.map((t) => t.alias)).toContain('acme');
+      expect(sortedKeys(tenants[0] ?? {})).toEqual(['alias', 'created_at', 'email', 'id']);
+
+      const products = expectJsonObject(await cli('product', 'list', '--tenant', 'acme'))
+        .products as Array<Record<string, unknown>>;
+      expect(products.map((p) => p.code)).toEqual(expect.arrayContaining(['general']));
+      expect(sortedKeys(products[0] ?? {})).toEqual([
+        'archived_at',
+        'code',
+        'created_at',
+        'description',
+        'name',
+        'template_count',
+      ]);
+
+      const published = expectJsonObject(
+        await cli(
+          'version',
+          'publish',
+          '--tenant',
+          'acme',
+          '--template',
+          'privacy_policy',
+          '--tag',
+          '9.0',
+          '--content',
+          '<p>Listed</p>',
+        ),
+      );
+      const templates = expectJsonObject(await cli('template', 'list', '--tenant', 'acme'))
+        .templates as Array<Record<string, unknown>>;
+      expect(templates.find((t) => t.code === 'privacy_policy')).toMatchObject({
+        code: 'privacy_policy',
+        latest_version: published.version,
+        latest_tag: '9.0',
+      });
+
+      const made = expectJsonObject(
+        await cli('apikey', 'create', '--tenant', 'acme', '--name', 'listed'),
+      );
+      const keys = expectJsonObject(await cli('apikey', 'list', '--tenant', 'acme')).keys as Array<
+        Record<string, unknown>
+      >;
+      const listed = keys.find((k) => k.id === made.id);
+      expect(listed).toMatchObject({ name: 'listed', prefix: made.prefix, revoked_at: null });
+      expect(JSON.stringify(keys)).not.toContain(String(made.key));
+    });
+
     it('when the command is unknown, fails naming it', async () => {
       const result = await cli('tenant', 'explode');
       expectFailure(result, /tenant explode/);
