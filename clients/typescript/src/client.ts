@@ -350,17 +350,7 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
         },
       );
       if (!data) return throwError(response, error);
-      // Only a key of the caller's can have been used by an earlier call.
-      const replayed =
-        idempotencyKey !== undefined && response.headers.get('idempotent-replayed') === 'true';
-      const outcome: DecisionOutcome = replayed
-        ? 'replayed'
-        : response.status === 201
-          ? 'recorded'
-          : 'unchanged';
-      const result = withResponse(data.data, responseInfo(response));
-      Object.defineProperty(result, 'outcome', { value: outcome, enumerable: false });
-      return result as DecisionResult;
+      return changed(data.data, response, idempotencyKey) as DecisionResult;
     },
     consents(customerId, options = {}) {
       return consentsPage(customerId, options);
@@ -549,8 +539,9 @@ function keyHeader(key: string | undefined): { 'idempotency-key'?: string } {
 }
 
 /**
- * A control's new state, and whether the request recorded it (`201`), found it so (`200`), or
- * was answered again for its key (`Idempotent-Replayed: true`, whatever the first status was).
+ * A decision or a control's new state, and whether the request recorded it (`201`), found it so
+ * (`200`), or was answered again for its key (`Idempotent-Replayed: true`, whatever the first
+ * status was).
  */
 function changed<T extends object>(
   state: T,

@@ -50,6 +50,37 @@ describe.each(storeAgnostic)('what the client tells of the answers, on $name', (
     proxy.plan();
   });
 
+  /** A new partner, and a release of a new template whose text lists it, published. */
+  async function partnerRelease() {
+    const by = {
+      tenantId: served.tenant.tenant.id,
+      actorKind: 'operator',
+      actor: 'test',
+      ip: 'local',
+      userAgent: null,
+    } as const;
+    const partner = unique('p')
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-');
+    await served.t.db
+      .transaction()
+      .execute((trx) => createPartner(trx, by, by.tenantId, { code: partner, name: 'Partner' }));
+    const code = await seedTemplate(served.t.db, by.tenantId);
+    const version = await served.t.db
+      .transaction()
+      .execute((trx) =>
+        publishOutsideReview(
+          trx,
+          by,
+          by.tenantId,
+          code,
+          { tag: '1.0', content_html: '<p>Shared</p>' },
+          { partners: [partner] },
+        ),
+      );
+    return { partner, version };
+  }
+
   const given = () => ({
     consent_version_id: served.version.consent_version_id,
     decision: 'given' as const,
@@ -225,32 +256,7 @@ describe.each(storeAgnostic)('what the client tells of the answers, on $name', (
     const channelReceipt = await client.channelReceipt(blocked.record_id ?? '', { wait: true });
     expect('channel_change' in channelReceipt && channelReceipt.channel_change.channel).toBe('sms');
 
-    const by = {
-      tenantId: served.tenant.tenant.id,
-      actorKind: 'operator',
-      actor: 'test',
-      ip: 'local',
-      userAgent: null,
-    } as const;
-    const partner = unique('p')
-      .toLowerCase()
-      .replace(/[^a-z0-9-]/g, '-');
-    await served.t.db
-      .transaction()
-      .execute((trx) => createPartner(trx, by, by.tenantId, { code: partner, name: 'Partner' }));
-    const code = await seedTemplate(served.t.db, by.tenantId);
-    const version = await served.t.db
-      .transaction()
-      .execute((trx) =>
-        publishOutsideReview(
-          trx,
-          by,
-          by.tenantId,
-          code,
-          { tag: '1.0', content_html: '<p>Shared</p>' },
-          { partners: [partner] },
-        ),
-      );
+    const { partner, version } = await partnerRelease();
     const decision = await client.decide(customer, {
       consent_version_id: version.id,
       decision: 'given',
@@ -290,32 +296,7 @@ describe.each(storeAgnostic)('what the client tells of the answers, on $name', (
     expect(proxy.seen.at(-1)?.upstream?.headers['idempotent-replayed']).toBe('true');
     expect(retried.record_id).toBe(first.record_id);
 
-    const partner = unique('p')
-      .toLowerCase()
-      .replace(/[^a-z0-9-]/g, '-');
-    const by = {
-      tenantId: served.tenant.tenant.id,
-      actorKind: 'operator',
-      actor: 'test',
-      ip: 'local',
-      userAgent: null,
-    } as const;
-    await served.t.db
-      .transaction()
-      .execute((trx) => createPartner(trx, by, by.tenantId, { code: partner, name: 'Partner' }));
-    const code = await seedTemplate(served.t.db, by.tenantId);
-    const version = await served.t.db
-      .transaction()
-      .execute((trx) =>
-        publishOutsideReview(
-          trx,
-          by,
-          by.tenantId,
-          code,
-          { tag: '1.0', content_html: '<p>Shared</p>' },
-          { partners: [partner] },
-        ),
-      );
+    const { partner, version } = await partnerRelease();
     const decision = await client.decide(customer, {
       consent_version_id: version.id,
       decision: 'given',
