@@ -597,6 +597,25 @@ describe('the cookie banner in Chromium', () => {
     }
   });
 
+  it('speaks the language the site pins on its tag (data-locale) over the page’s and the browser’s; one it has no texts in is passed over', async () => {
+    const scope = publish(bilingualConfig);
+    const cases: Array<[string, string, string]> = [
+      ['th', 'en', 'th'],
+      ['th-TH', 'en', 'th'],
+      ['en', 'th', 'en'],
+      ['de', 'th', 'th'],
+    ];
+    for (const [locale, lang, expected] of cases) {
+      const context = await newContext({ locale: 'en-US' });
+      const { page, problems } = await visit(context, { scope, lang, locale });
+      await dialog(page).waitFor();
+      expect(await dialog(page).getAttribute('lang'), `${locale} on a ${lang} page`).toBe(expected);
+      const title = expected === 'th' ? thaiTexts.title : englishTexts.title;
+      expect(await dialog(page).getByRole('heading').textContent()).toBe(title);
+      expect(problems).toEqual([]);
+    }
+  });
+
   it('in Thai, fits 390 and 320 px wide screens without sideways scrolling, as a bar and as a box', async () => {
     const bar = publish(bilingualConfig);
     const box = publish((changes) =>

@@ -28,6 +28,8 @@ export interface PageOptions {
   scope: string;
   /** `<html lang>`; `en` when not given. */
   lang?: string;
+  /** The banner tag's `data-locale`, the language the site pins it to; none when empty. */
+  locale?: string;
   /**
    * Send a strict Content-Security-Policy with a fresh nonce: scripts only with the nonce or
    * from the service, styles only with the nonce, requests only to the service.
@@ -105,7 +107,7 @@ function pageHtml(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Fixture shop</title>
-<script src="${html(banner)}" data-scope="${html(options.scope)}"${n}></script>
+<script src="${html(banner)}" data-scope="${html(options.scope)}"${options.locale ? ` data-locale="${html(options.locale)}"` : ''}${n}></script>
 <script${n}>window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments);}</script>
 ${held('analytics', '', ` src="${tagOrigins.analytics}/analytics.js"`)}
 ${held('marketing', '', ` src="${tagOrigins.marketing}/marketing.js"`)}
@@ -157,6 +159,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
     const options = {
       scope: url.searchParams.get('scope') ?? '',
       lang: url.searchParams.get('lang') ?? 'en',
+      locale: url.searchParams.get('locale') ?? '',
       csp: url.searchParams.get('csp') === '1',
     };
     const nonce = randomBytes(16).toString('base64');
@@ -183,6 +186,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
     page(options) {
       const query = new URLSearchParams({ scope: options.scope });
       if (options.lang !== undefined) query.set('lang', options.lang);
+      if (options.locale) query.set('locale', options.locale);
       if (options.csp) query.set('csp', '1');
       return `${origin}/?${query}`;
     },

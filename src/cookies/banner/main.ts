@@ -47,10 +47,11 @@ function whenReady(then: () => void): void {
 
 function start(): void {
   // Only while this script first runs does the page say which script it is.
-  const nonce = (document.currentScript as HTMLScriptElement | null)?.nonce ?? '';
+  const tag = document.currentScript as HTMLScriptElement | null;
+  const nonce = tag?.nonce ?? '';
   consentDefault();
   const gpc = navigator.globalPrivacyControl === true || config.gpc;
-  const locale = pickLocale(config.texts, config.default_locale);
+  const locale = pickLocale(config.texts, config.default_locale, tag?.dataset.locale);
   const listeners: ((consent: Consent) => void)[] = [];
   // The stored choice's visitor id is kept even when the choice itself is asked again.
   const stored = storedChoice();
