@@ -235,8 +235,19 @@ export async function reviewHistory(
   tenantId: string,
   row: Pick<CookieConfigurationRow, 'id'>,
 ) {
-  const settings = await getTenantSettings(db, tenantId);
-  const steps = (await listSteps(db, tenantId, row.id)).filter((s) => s.user_id !== null);
+  const [settings, steps] = await Promise.all([
+    getTenantSettings(db, tenantId),
+    listSteps(db, tenantId, row.id),
+  ]);
+  return historyOf(settings, steps);
+}
+
+/** `reviewHistory` of steps and settings already read (a list of many configurations). */
+export function historyOf(
+  settings: { fourEyes: boolean; distinctApprover: boolean },
+  allSteps: ReadonlyArray<{ step: ConfigurationStep; user_id: string | null }>,
+) {
+  const steps = allSteps.filter((s) => s.user_id !== null);
   return {
     fourEyes: settings.fourEyes,
     distinctApprover: settings.distinctApprover,
