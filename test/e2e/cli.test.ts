@@ -1054,21 +1054,6 @@ describe('the data key of a PostgreSQL store, from another folder', () => {
         DATABASE_URL: store.databaseUrl,
         PASSWORD_HASH_COST: String(testPasswordHashCost),
       };
-      const create = (alias: string, cwd: string) =>
-        runCli(
-          [
-            'tenant',
-            'create',
-            '--alias',
-            alias,
-            '--email',
-            `${alias}@example.test`,
-            '--password',
-            'a long enough password',
-          ],
-          env,
-          { cwd },
-        );
       // The first command meets a new store: it makes the key in data/ of its folder.
       expectJsonObject(await runCli(['migrate'], env, { cwd: store.dir }));
       expect(existsSync(join(store.dir, 'data', 'data-encryption.key'))).toBe(true);
@@ -1092,8 +1077,10 @@ describe('the data key of a PostgreSQL store, from another folder', () => {
       expect(unreachable.code, showResult(unreachable)).toBe(2);
       expect(unreachable.stderr).toMatch(/^Missing --tenant\.\n/);
 
-      const home = await create('acme', store.dir);
-      expect(home.code, showResult(home)).toBe(0);
+      // Where the key is, the same store answers as before.
+      expect(expectJsonObject(await runCli(['migrate'], env, { cwd: store.dir }))).toEqual({
+        applied: [],
+      });
     } finally {
       rmSync(other, { recursive: true, force: true });
       await store.remove();
