@@ -28,8 +28,10 @@ const RecordedChoice = Type.Object({
 
 /**
  * The public endpoints of cookie consent, with no API key: a site's pages load the banner script
- * from any origin, and record choices from the system's own origins only. Both are rate-limited
- * per address and system (`COOKIE_RATE_LIMIT_PER_MINUTE`).
+ * from any origin, and record choices from the system's own origins only. Choices are
+ * rate-limited per address and system (`COOKIE_RATE_LIMIT_PER_MINUTE`); the script is not: it is
+ * a public asset served from memory, and a limit per address would leave the visitors behind one
+ * carrier's or proxy's address without a banner.
  */
 export const cookieRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
@@ -67,13 +69,12 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
             content: { 'text/javascript': { schema: Type.Unsafe<Buffer>(Type.String()) } },
           },
           304: { description: 'Not modified: the cached script is current.' },
-          ...errorsOf('notFound', 'tooManyRequests', 'internal', 'unavailable'),
+          ...errorsOf('notFound', 'internal', 'unavailable'),
         },
       },
     },
     async (request, reply) => {
       const { scope } = request.params;
-      limit(scope, request.ip, reply);
       const script = await servedScript(publicApi, scope, {
         gpc: request.headers['sec-gpc'] === '1',
         publicBaseUrl,

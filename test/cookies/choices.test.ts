@@ -366,4 +366,30 @@ describe.each(stores)('the rate limit of the public cookie endpoints on $name', 
     expect(third.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect((await post('198.51.100.2')).statusCode).toBe(400);
   });
+
+  it('never limits the banner script: one address past the limit still gets it, and its choices still 429', async () => {
+    const ip = '198.51.100.7';
+    const script = () =>
+      t.app.inject({
+        method: 'GET',
+        url: `/cookies/v1/${site.scope}/banner.js`,
+        remoteAddress: ip,
+      });
+    const statuses = [];
+    for (let n = 0; n < 5; n += 1) statuses.push((await script()).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    const post = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/cookies/v1/${site.scope}/decisions`,
+        headers: { origin, 'content-type': 'text/plain' },
+        remoteAddress: ip,
+        payload: '{}',
+      });
+    expect([
+      (await post()).statusCode,
+      (await post()).statusCode,
+      (await post()).statusCode,
+    ]).toEqual([400, 400, 429]);
+  });
 });

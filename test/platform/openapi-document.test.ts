@@ -67,7 +67,7 @@ const expectedErrors: [string, string, string[]][] = [
   ['get', '/api/v1/log/key', keyed],
   ['get', '/api/content/{file}', ['400', '404', '500', '503']],
   ['get', '/api/content/{id}/{file}', ['400', '404', '500', '503']],
-  ['get', '/cookies/v1/{scope}/banner.js', ['404', '429', '500', '503']],
+  ['get', '/cookies/v1/{scope}/banner.js', ['404', '500', '503']],
   [
     'post',
     '/cookies/v1/{scope}/decisions',
