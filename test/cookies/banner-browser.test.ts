@@ -754,50 +754,58 @@ describe('the cookie banner in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('under a strict CSP with a nonce, violates nothing, is styled, and runs the held tags', async () => {
-    const scope = publish();
-    const context = await newContext();
-    await context.addInitScript(() => {
-      const { document, window } = globalThis as any;
-      window.violations = [];
-      document.addEventListener('securitypolicyviolation', (event: any) =>
-        window.violations.push(`${event.violatedDirective} ${event.blockedURI}`),
-      );
-    });
-    const { page, problems } = await visit(context, { scope, csp: true });
-    await dialog(page).waitFor();
-    const styles = await dialog(page).evaluate((element) => {
-      const { getComputedStyle } = globalThis as any;
-      const button = element.querySelector('[data-consentrix-action="accept-all"]');
-      return {
-        position: getComputedStyle(element).position,
-        background: getComputedStyle(element).backgroundColor,
-        button: getComputedStyle(button).backgroundColor,
-      };
-    });
-    expect(styles).toEqual({
-      position: 'fixed',
-      background: 'rgb(255, 255, 255)',
-      button: 'rgb(11, 87, 208)',
-    });
-    await expect.poll(() => lateTagHeld(page)).toBe(1);
-    await page.getByRole('button', { name: 'Accept all' }).click();
-    await expect
-      .poll(() => ran(page))
-      .toEqual({
-        analytics: true,
-        marketing: true,
-        functional: true,
-        inline_analytics: true,
-        inline_personalization: true,
-        inline_loyalty: true,
-        inline_social: false,
+  it.each([
+    ['with a nonce for styles', true],
+    ['that allows styles only by origin (no nonce, nothing inline)', 'styles-by-origin'],
+  ] as const)(
+    'under a strict CSP %s, violates nothing, is styled, keeps the page where it was, and runs the held tags',
+    async (_name, csp) => {
+      const scope = publish();
+      const context = await newContext();
+      await context.addInitScript(() => {
+        const { document, window } = globalThis as any;
+        window.violations = [];
+        document.addEventListener('securitypolicyviolation', (event: any) =>
+          window.violations.push(`${event.violatedDirective} ${event.blockedURI}`),
+        );
       });
-    await expect.poll(() => choicesOf(scope).length).toBe(1);
-    await expect
-      .poll(() => page.evaluate(() => (globalThis as any).Consentrix.consent().decision_id))
-      .toBe(choicesOf(scope)[0]?.decisionId);
-    expect(await page.evaluate(() => (globalThis as any).violations)).toEqual([]);
-    expect(problems).toEqual([]);
-  });
+      const { page, problems } = await visit(context, { scope, csp });
+      await dialog(page).waitFor();
+      // Unstyled, the dialog sat at the page's end and taking the focus scrolled the page there.
+      expect(await page.evaluate(() => (globalThis as any).window.scrollY)).toBe(0);
+      const styles = await dialog(page).evaluate((element) => {
+        const { getComputedStyle } = globalThis as any;
+        const button = element.querySelector('[data-consentrix-action="accept-all"]');
+        return {
+          position: getComputedStyle(element).position,
+          background: getComputedStyle(element).backgroundColor,
+          button: getComputedStyle(button).backgroundColor,
+        };
+      });
+      expect(styles).toEqual({
+        position: 'fixed',
+        background: 'rgb(255, 255, 255)',
+        button: 'rgb(11, 87, 208)',
+      });
+      await expect.poll(() => lateTagHeld(page)).toBe(1);
+      await page.getByRole('button', { name: 'Accept all' }).click();
+      await expect
+        .poll(() => ran(page))
+        .toEqual({
+          analytics: true,
+          marketing: true,
+          functional: true,
+          inline_analytics: true,
+          inline_personalization: true,
+          inline_loyalty: true,
+          inline_social: false,
+        });
+      await expect.poll(() => choicesOf(scope).length).toBe(1);
+      await expect
+        .poll(() => page.evaluate(() => (globalThis as any).Consentrix.consent().decision_id))
+        .toBe(choicesOf(scope)[0]?.decisionId);
+      expect(await page.evaluate(() => (globalThis as any).violations)).toEqual([]);
+      expect(problems).toEqual([]);
+    },
+  );
 });

@@ -32,9 +32,11 @@ export interface PageOptions {
   locale?: string;
   /**
    * Send a strict Content-Security-Policy with a fresh nonce: scripts only with the nonce or
-   * from the service, styles only with the nonce, requests only to the service.
+   * from the service, requests only to the service, and styles only with the nonce (`true`) or
+   * only from the page's and the service's origins, with no nonce and nothing inline
+   * (`'styles-by-origin'`).
    */
-  csp?: boolean;
+  csp?: boolean | 'styles-by-origin';
 }
 
 export interface FixtureSite {
@@ -91,6 +93,12 @@ function html(value: string): string {
   );
 }
 
+/** A page taller than any screen: where the banner ends up, and a scroll to it, show. */
+const catalogue = Array.from(
+  { length: 40 },
+  (_, at) => `<p>Item ${at + 1}: a cup, a pot or a kettle, in stock and sent the same day.</p>`,
+).join('\n');
+
 function pageHtml(
   options: Required<PageOptions>,
   serviceOrigin: string,
@@ -122,6 +130,7 @@ ${held('social', 'window.__ran_inline_social = true;')}
 <p>Tea, cups and kettles, delivered.</p>
 <p><a href="/">Home</a></p>
 <button type="button" id="settings">Cookie settings</button>
+${catalogue}
 </main>
 <script${n}>
 document.getElementById('settings').addEventListener('click', function () { window.Consentrix.open(); });
@@ -139,6 +148,10 @@ window.addEventListener('load', function () {
 </body>
 </html>
 `;
+}
+
+function cspOf(value: string | null): Required<PageOptions>['csp'] {
+  return value === 'styles-by-origin' ? value : value === '1';
 }
 
 /**
@@ -160,7 +173,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       scope: url.searchParams.get('scope') ?? '',
       lang: url.searchParams.get('lang') ?? 'en',
       locale: url.searchParams.get('locale') ?? '',
-      csp: url.searchParams.get('csp') === '1',
+      csp: cspOf(url.searchParams.get('csp')),
     };
     const nonce = randomBytes(16).toString('base64');
     const headers: Record<string, string> = {
@@ -171,7 +184,9 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       headers['content-security-policy'] = [
         "default-src 'none'",
         `script-src 'nonce-${nonce}' ${serviceOrigin}`,
-        `style-src 'nonce-${nonce}'`,
+        options.csp === 'styles-by-origin'
+          ? `style-src 'self' ${serviceOrigin}`
+          : `style-src 'nonce-${nonce}'`,
         `connect-src ${serviceOrigin}`,
         "img-src 'self'",
         "base-uri 'none'",
@@ -187,7 +202,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       const query = new URLSearchParams({ scope: options.scope });
       if (options.lang !== undefined) query.set('lang', options.lang);
       if (options.locale) query.set('locale', options.locale);
-      if (options.csp) query.set('csp', '1');
+      if (options.csp) query.set('csp', options.csp === true ? '1' : options.csp);
       return `${origin}/?${query}`;
     },
     tagOrigins,

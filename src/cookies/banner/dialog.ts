@@ -11,7 +11,7 @@ export interface DialogContext {
   locale: string;
   /** The visitor sends Global Privacy Control: the first layer says what that changes. */
   gpc: boolean;
-  /** The nonce of the banner's own script tag, for its <style> under a strict CSP. */
+  /** The nonce of the banner's own script tag, for its <style> where there are no constructed stylesheets. */
   nonce: string;
   /** What the switches show when the panel opens: the current choice, or none yet. */
   current(): Record<string, boolean> | undefined;
@@ -54,6 +54,24 @@ function row(...children: Node[]): HTMLElement {
   return made;
 }
 
+/**
+ * A constructed stylesheet, not a <style> element: CSP's `style-src` governs elements and
+ * attributes, not the CSSOM, so a site with a strict CSP needs neither `'unsafe-inline'` nor a
+ * nonce for the banner's looks. Where a browser has no constructed stylesheets (Safari before
+ * 16.4), a <style> element with the tag's nonce.
+ */
+function adoptStyles(shadow: ShadowRoot): void {
+  if ('adoptedStyleSheets' in shadow && typeof CSSStyleSheet.prototype.replaceSync === 'function') {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    shadow.adoptedStyleSheets = [sheet];
+    return;
+  }
+  const style = element('style', {}, css);
+  style.nonce = context.nonce;
+  shadow.append(style);
+}
+
 function mount(): ShadowRoot {
   const host = element('div', { 'data-consentrix': '' });
   const { background, text, accent } = config.layout.colors;
@@ -62,9 +80,7 @@ function mount(): ShadowRoot {
   host.style.setProperty('--cx-fg', text);
   host.style.setProperty('--cx-accent', accent);
   const shadow = host.attachShadow({ mode: 'open' });
-  const style = element('style', {}, css);
-  style.nonce = context.nonce;
-  shadow.append(style);
+  adoptStyles(shadow);
   shadow.addEventListener('click', (event) => {
     const action = (event.target as Element)
       .closest('[data-consentrix-action]')
