@@ -478,6 +478,9 @@ describe('the cookie banner in Chromium', () => {
     const third = await visit(latest, { scope });
     await third.page.getByRole('heading', { name: englishTexts.title }).waitFor();
     expect(await consentEvents(third.page)).toEqual([]);
+    // While asked again nothing says granted: a GTM template restoring consent from the old
+    // consentrix_categories (all true) would grant what the visitor is being asked about.
+    expect(await cookie(latest, site.origin, 'consentrix_categories')).toBeUndefined();
     expect(choicesOf(scope)).toHaveLength(1);
   });
 

@@ -76,3 +76,14 @@ export function writeChoice(choice: Choice): void {
   cookie('consentrix_categories', standard(choice.categories));
   cookie('consentrix_consent', choice);
 }
+
+/**
+ * While the visitor is asked again, nothing on the page may still say granted: a GTM template
+ * that restores consent from `consentrix_categories` would grant what is being asked about. The
+ * cookie goes; `consentrix_consent` stays for its visitor id, and is never read as a grant once
+ * it no longer fits (`isValid`).
+ */
+export function forgetCategories(): void {
+  // biome-ignore lint/suspicious/noDocumentCookie: as in writeChoice
+  document.cookie = 'consentrix_categories=;path=/;max-age=0';
+}

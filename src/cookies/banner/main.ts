@@ -9,7 +9,14 @@ import type { ChoiceMethod } from '../banner-config.js';
 import { scan, startBlocking } from './blocking.js';
 import { config } from './config.js';
 import { consentDefault, consentUpdate } from './consent-mode.js';
-import { type Choice, isValid, standard, storedChoice, writeChoice } from './cookies.js';
+import {
+  type Choice,
+  forgetCategories,
+  isValid,
+  standard,
+  storedChoice,
+  writeChoice,
+} from './cookies.js';
 import { closeDialog, gpcOff, openDialog, setUpDialog, switches } from './dialog.js';
 import { pickLocale } from './locale.js';
 import { record } from './record.js';
@@ -56,6 +63,7 @@ function start(): void {
   // The stored choice's visitor id is kept even when the choice itself is asked again.
   const stored = storedChoice();
   let choice = stored && isValid(stored) ? stored : null;
+  if (stored && !choice) forgetCategories();
 
   const required = (key: string) => config.categories.some((c) => c.key === key && c.required);
   const view = (c: Choice): Consent => ({
