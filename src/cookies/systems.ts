@@ -161,9 +161,17 @@ export async function listSystems(db: Executor, tenantId: string): Promise<Cooki
 }
 
 /**
- * The tag a site pastes as the first script of its `<head>`: synchronous (no `async`, no
- * `defer`), so that it blocks tags and sets Consent Mode's defaults before any other script runs.
+ * Consent Mode's defaults as the banner sets them, pushed as gtag.js reads them (an `arguments`
+ * object) without defining a global `gtag` the site may define its own way.
+ */
+const consentDefaults =
+  "window.dataLayer=window.dataLayer||[];(function(){dataLayer.push(arguments)})('consent','default',{ad_storage:'denied',ad_user_data:'denied',ad_personalization:'denied',analytics_storage:'denied',functionality_storage:'denied',personalization_storage:'denied',security_storage:'granted',wait_for_update:500});";
+
+/**
+ * The tag a site pastes as the first scripts of its `<head>`: the denied defaults inline, so they
+ * come before any other tag whatever the service does, then the banner `async`, so a slow or
+ * hung service never holds up the page's rendering (held tags wait for consent in any case).
  */
 export function scriptTag(publicBaseUrl: string, scope: string): string {
-  return `<script src="${publicBaseUrl}/cookies/v1/${scope}/banner.js" data-scope="${scope}"></script>`;
+  return `<script>${consentDefaults}</script>\n<script async src="${publicBaseUrl}/cookies/v1/${scope}/banner.js" data-scope="${scope}"></script>`;
 }

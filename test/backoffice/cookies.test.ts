@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getConfiguration } from '../../src/cookies/index.js';
 import type { TestApp } from '../helpers/app.js';
+import { publishedTag } from '../helpers/cookies.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { storeAgnostic } from '../helpers/stores.js';
 import { formFields, member } from './cookies-support.js';
@@ -336,8 +337,12 @@ describe.each(storeAgnostic)('the cookie pages on $name', (store) => {
     expect([published.status, published.published]).toEqual(['approved', true]);
 
     const shown = await approver.page.get(`${path}?notice=published`);
+    const escapedTag = publishedTag('https://consent.test', scope).replace(
+      /[&<>"']/g,
+      (char) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": '#39' }[char]};`,
+    );
     expect(shown.body).toContain(
-      `<textarea id="script-tag" class="mono" rows="3" readonly>&lt;script src=&quot;https://consent.test/cookies/v1/${scope}/banner.js&quot; data-scope=&quot;${scope}&quot;&gt;&lt;/script&gt;</textarea>`,
+      `<textarea id="script-tag" class="mono" rows="6" readonly>${escapedTag}</textarea>`,
     );
     expect(shown.body).toContain('data-copy="script-tag"');
     const text = textOf(shown.body);

@@ -432,6 +432,57 @@ describe('the cookie banner in Chromium', () => {
     });
   });
 
+  describe('the published tag (the defaults inline, the banner async)', () => {
+    const denialDefault = ['consent', 'default', { ...allDenied, wait_for_update: 500 }];
+    /** What GTM's tag found in the dataLayer when it ran. */
+    const gtmSaw = (page: Page) => page.evaluate(() => (globalThis as any).window.__gtm_saw);
+
+    it('sets the denied defaults once, before GTM runs, and the banner then asks and applies the choice', async () => {
+      const scope = publish();
+      const { page, problems } = await visit(await newContext(), {
+        scope,
+        tag: 'published',
+        gtm: true,
+      });
+      await dialog(page).waitFor();
+      await expect.poll(() => gtmSaw(page)).toEqual([denialDefault]);
+      expect(await consentCommands(page)).toEqual([denialDefault]);
+      await page.getByRole('button', { name: 'Accept all' }).click();
+      await expect
+        .poll(() => consentCommands(page))
+        .toEqual([denialDefault, ['consent', 'update', allGranted]]);
+      await expect.poll(() => ran(page)).toMatchObject({ analytics: true, marketing: true });
+      expect(problems).toEqual([]);
+    });
+
+    it('with the service hung, the page renders at once, GTM runs on the denied defaults and no held tag runs', async () => {
+      const scope = publish();
+      const waiting = service.hang(scope);
+      const page = await (await newContext()).newPage();
+      page.setDefaultTimeout(budget(5_000));
+      // Not `load`: an async script that never arrives holds that event, never the parsing.
+      await page.goto(site.page({ scope, tag: 'published', gtm: true }), {
+        waitUntil: 'domcontentloaded',
+      });
+      await page.getByRole('heading', { name: 'Fixture shop' }).waitFor();
+      await expect.poll(() => gtmSaw(page)).toEqual([denialDefault]);
+      // The page was parsed and GTM ran while the banner's request still waits for an answer.
+      expect(waiting()).toBe(1);
+      expect(await page.evaluate(() => (globalThis as any).window.Consentrix)).toBeUndefined();
+      expect(Object.values(await ran(page))).not.toContain(true);
+    });
+
+    it('a banner made async with no defaults before it warns in the console, and still sets them', async () => {
+      const scope = publish();
+      const { page, problems } = await visit(await newContext(), { scope, tag: 'async' });
+      await dialog(page).waitFor();
+      expect(await consentCommands(page)).toEqual([denialDefault]);
+      expect(problems).toEqual([
+        expect.stringMatching(/^warning: Consentrix: banner\.js ran async or deferred/),
+      ]);
+    });
+  });
+
   it('asks again when the fingerprint changed, not when only the texts did', async () => {
     const scope = publish();
     const first = await newContext();

@@ -29,6 +29,11 @@ export interface BannerService {
   choices: ReceivedChoice[];
   /** How many CORS preflights (OPTIONS) arrived: a simple request makes none. */
   preflights(): number;
+  /**
+   * From now on the scope's script requests are accepted and never answered, as a hung service
+   * does; answers how many such requests are waiting.
+   */
+  hang(scope: string): () => number;
   /** The status for the `index`th choice of a scope (from 0); 201 when not set. */
   answer(scope: string, status: (index: number) => number): void;
   close(): Promise<void>;
@@ -38,6 +43,7 @@ export async function startBannerService(): Promise<BannerService> {
   const configs = new Map<string, BannerConfig>();
   const answers = new Map<string, (index: number) => number>();
   const choices: ReceivedChoice[] = [];
+  const hung = new Map<string, number>();
   let preflights = 0;
   let origin = '';
 
@@ -52,6 +58,10 @@ export async function startBannerService(): Promise<BannerService> {
     if (req.method === 'OPTIONS') {
       preflights += 1;
       res.writeHead(204).end();
+      return;
+    }
+    if (match[2] === 'banner.js' && hung.has(scope)) {
+      hung.set(scope, (hung.get(scope) ?? 0) + 1);
       return;
     }
     if (match[2] === 'banner.js') {
@@ -106,6 +116,10 @@ export async function startBannerService(): Promise<BannerService> {
     },
     choices,
     preflights: () => preflights,
+    hang(scope) {
+      hung.set(scope, 0);
+      return () => hung.get(scope) ?? 0;
+    },
     answer(scope, status) {
       answers.set(scope, status);
     },

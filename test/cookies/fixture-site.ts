@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scriptTag } from '../../src/cookies/systems.js';
 
 /** The external tags, by the category that holds them back. */
 export const tagNames = ['analytics', 'marketing', 'functional'] as const;
@@ -37,6 +38,18 @@ export interface PageOptions {
    * (`'styles-by-origin'`).
    */
   csp?: boolean | 'styles-by-origin';
+  /**
+   * The banner's tag: `sync`, one synchronous script (the default); `published`, the tag the
+   * service publishes (`scriptTag`: the denied defaults inline, then the banner `async`);
+   * `async`, the banner's script alone made `async`, as a site that adds it to an old tag does.
+   */
+  tag?: 'sync' | 'published' | 'async';
+  /**
+   * After the banner, Google Tag Manager's shape of tag: an `async` script from a tag host, not
+   * held back, that keeps the consent commands it found in the `dataLayer` when it ran
+   * (`window.__gtm_saw`).
+   */
+  gtm?: boolean;
 }
 
 export interface FixtureSite {
@@ -60,6 +73,12 @@ async function close(server: Server): Promise<void> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
+/** Google Tag Manager's stand-in: what Consent Mode said when it ran, as gtm.js would read it. */
+const gtmTag = `window.__gtm_saw = (window.dataLayer || []).filter(function (entry) {
+  return entry && entry[0] === 'consent';
+}).map(function (entry) { return Array.prototype.slice.call(entry); });
+`;
+
 /**
  * The JS a tag host answers, never cached, so each page view that runs the tag asks again. It
  * also appends its name to `window.__order`; the first tag's host answers 100 ms late, so a
@@ -67,7 +86,16 @@ async function close(server: Server): Promise<void> {
  */
 async function startTagHost(name: TagName) {
   let requests = 0;
-  const server = createServer((_req, res) => {
+  const server = createServer((req, res) => {
+    if (req.url === '/gtm.js') {
+      res
+        .writeHead(200, {
+          'content-type': 'text/javascript; charset=utf-8',
+          'cache-control': 'no-store',
+        })
+        .end(gtmTag);
+      return;
+    }
     requests += 1;
     const answer = () =>
       res
@@ -99,6 +127,19 @@ const catalogue = Array.from(
   (_, at) => `<p>Item ${at + 1}: a cup, a pot or a kettle, in stock and sent the same day.</p>`,
 ).join('\n');
 
+/** The banner's tag, of the kind the options ask for; `n` is the nonce attribute or nothing. */
+function bannerTag(options: Required<PageOptions>, serviceOrigin: string, n: string): string {
+  const locale = options.locale ? ` data-locale="${html(options.locale)}"` : '';
+  if (options.tag === 'published') {
+    return scriptTag(serviceOrigin, options.scope)
+      .replaceAll('<script', `<script${n}`)
+      .replace(' data-scope=', `${locale} data-scope=`);
+  }
+  const banner = `${serviceOrigin}/cookies/v1/${encodeURIComponent(options.scope)}/banner.js`;
+  const async = options.tag === 'async' ? ' async' : '';
+  return `<script${async} src="${html(banner)}" data-scope="${html(options.scope)}"${locale}${n}></script>`;
+}
+
 function pageHtml(
   options: Required<PageOptions>,
   serviceOrigin: string,
@@ -106,7 +147,6 @@ function pageHtml(
   nonce: string,
 ): string {
   const n = options.csp ? ` nonce="${nonce}"` : '';
-  const banner = `${serviceOrigin}/cookies/v1/${encodeURIComponent(options.scope)}/banner.js`;
   const held = (category: string, body: string, extra = '') =>
     `<script type="text/plain" data-consentrix-category="${category}"${extra}${n}>${body}</script>`;
   return `<!doctype html>
@@ -115,7 +155,8 @@ function pageHtml(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Fixture shop</title>
-<script src="${html(banner)}" data-scope="${html(options.scope)}"${options.locale ? ` data-locale="${html(options.locale)}"` : ''}${n}></script>
+${bannerTag(options, serviceOrigin, n)}
+${options.gtm ? `<script async src="${tagOrigins.marketing}/gtm.js"${n}></script>` : ''}
 <script${n}>window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments);}</script>
 ${held('analytics', '', ` src="${tagOrigins.analytics}/analytics.js"`)}
 ${held('marketing', '', ` src="${tagOrigins.marketing}/marketing.js"`)}
@@ -150,6 +191,10 @@ window.addEventListener('load', function () {
 `;
 }
 
+function tagOf(value: string | null): Required<PageOptions>['tag'] {
+  return value === 'published' || value === 'async' ? value : 'sync';
+}
+
 function cspOf(value: string | null): Required<PageOptions>['csp'] {
   return value === 'styles-by-origin' ? value : value === '1';
 }
@@ -174,6 +219,8 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       lang: url.searchParams.get('lang') ?? 'en',
       locale: url.searchParams.get('locale') ?? '',
       csp: cspOf(url.searchParams.get('csp')),
+      tag: tagOf(url.searchParams.get('tag')),
+      gtm: url.searchParams.get('gtm') === '1',
     };
     const nonce = randomBytes(16).toString('base64');
     const headers: Record<string, string> = {
@@ -203,6 +250,8 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       if (options.lang !== undefined) query.set('lang', options.lang);
       if (options.locale) query.set('locale', options.locale);
       if (options.csp) query.set('csp', options.csp === true ? '1' : options.csp);
+      if (options.tag) query.set('tag', options.tag);
+      if (options.gtm) query.set('gtm', '1');
       return `${origin}/?${query}`;
     },
     tagOrigins,

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishedTag } from '../helpers/cookies.js';
 import {
   type CliResult,
   expectJsonObject,
@@ -81,9 +82,7 @@ describe.each(stores)('cookie commands on $name', (testStore) => {
       const published = expectJsonObject(
         await cli('cookie', 'publish', '--tenant', p.alias, '--system', scope),
       );
-      expect(published.script_tag).toBe(
-        `<script src="${env.PUBLIC_BASE_URL}/cookies/v1/${scope}/banner.js" data-scope="${scope}"></script>`,
-      );
+      expect(published.script_tag).toBe(publishedTag(env.PUBLIC_BASE_URL ?? '', scope));
 
       const server = await startServer({ store, port, env });
       try {

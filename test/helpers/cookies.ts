@@ -105,3 +105,14 @@ export async function postChoice(
   }
   return (JSON.parse(response.body) as { data: { decision_id: string; decided_at: string } }).data;
 }
+
+/**
+ * The tag the service publishes for a system, written out as a site owner reads it in the docs:
+ * Consent Mode's denied defaults inline, then the banner `async` (docs/cookies.md, "Embedding").
+ */
+export function publishedTag(publicBaseUrl: string, scope: string): string {
+  return (
+    "<script>window.dataLayer=window.dataLayer||[];(function(){dataLayer.push(arguments)})('consent','default',{ad_storage:'denied',ad_user_data:'denied',ad_personalization:'denied',analytics_storage:'denied',functionality_storage:'denied',personalization_storage:'denied',security_storage:'granted',wait_for_update:500});</script>\n" +
+    `<script async src="${publicBaseUrl}/cookies/v1/${scope}/banner.js" data-scope="${scope}"></script>`
+  );
+}

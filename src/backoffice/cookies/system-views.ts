@@ -94,9 +94,9 @@ ${systemFields(o.form)}
 export function scriptTagField(tag: string): Html {
   return html`<section aria-labelledby="script-tag-heading">
 <h2 id="script-tag-heading">Script tag</h2>
-<p>Paste it as the first script in the <code>&lt;head&gt;</code> of every page, exactly as it is: its <code>data-scope</code> binds the banner and its choices to this system.</p>
+<p>Paste it as the first scripts in the <code>&lt;head&gt;</code> of every page, exactly as it is: the first sets Google Consent Mode's denied defaults before any other tag, the second loads the banner without holding up the page, and its <code>data-scope</code> binds the banner and its choices to this system.</p>
 <label for="script-tag">Script tag</label>
-<textarea id="script-tag" class="mono" rows="3" readonly>${tag}</textarea>
+<textarea id="script-tag" class="mono" rows="6" readonly>${tag}</textarea>
 <p><button type="button" data-copy="script-tag" hidden>Copy</button></p>
 </section>`;
 }

@@ -45,12 +45,29 @@ function storage(s: Standard) {
   };
 }
 
+/** A consent default already in the `dataLayer`: the published tag's inline one, or the site's. */
+function defaultSet(): boolean {
+  return dataLayer().some((entry) => {
+    const command = entry as ArrayLike<unknown> | null;
+    return typeof command === 'object' && command?.[0] === 'consent' && command[1] === 'default';
+  });
+}
+
 /**
  * Everything denied but security, before any tag can run; `wait_for_update` gives a stored
  * choice or the visitor's first one half a second to arrive before Google's tags fire denied.
+ * Not again when the page set a default before the banner ran (the published tag does, inline).
+ * A banner that runs `late` (`async`, `defer`, or added after the page was parsed) with no
+ * default before it came after tags that had none: the console says so.
  */
-export function consentDefault(): void {
-  dataLayer();
+export function consentDefault(late: boolean): void {
+  if (defaultSet()) return;
+  if (late) {
+    console.warn(
+      'Consentrix: banner.js ran async or deferred with no consent default before it, so tags ' +
+        'that ran first had none. Paste the published tag, which sets the defaults inline.',
+    );
+  }
   gtag('consent', 'default', {
     ...storage({ analytics: false, marketing: false, functional: false, personalization: false }),
     wait_for_update: 500,

@@ -1,9 +1,10 @@
 /**
- * The cookie banner, as a site runs it: the first script of its <head>, served by the service
- * with the system's configuration written in (`../banner-script.ts`). Before anything else it
- * sets Consent Mode's defaults and starts holding back the site's marked tags; then it applies a
- * valid stored choice (no banner, no request) or asks. `window.Consentrix` lets the site reopen
- * the preferences and follow the choice.
+ * The cookie banner, as a site runs it: early in its <head>, after the published tag's inline
+ * defaults, served by the service with the system's configuration written in
+ * (`../banner-script.ts`). Before anything else it sets Consent Mode's defaults (unless the page
+ * already did) and starts holding back the site's marked tags; then it applies a valid stored
+ * choice (no banner, no request) or asks. `window.Consentrix` lets the site reopen the
+ * preferences and follow the choice.
  */
 import type { ChoiceMethod } from '../banner-config.js';
 import { scan, startBlocking } from './blocking.js';
@@ -56,7 +57,7 @@ function start(): void {
   // Only while this script first runs does the page say which script it is.
   const tag = document.currentScript as HTMLScriptElement | null;
   const nonce = tag?.nonce ?? '';
-  consentDefault();
+  consentDefault(!tag || tag.async || tag.defer || document.readyState !== 'loading');
   const gpc = navigator.globalPrivacyControl === true || config.gpc;
   const locale = pickLocale(config.texts, config.default_locale, tag?.dataset.locale);
   const listeners: ((consent: Consent) => void)[] = [];
