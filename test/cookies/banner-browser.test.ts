@@ -700,8 +700,12 @@ describe('the cookie banner in Chromium', () => {
     }
   });
 
-  it('works by keyboard alone: Tab reaches the buttons and stays in the dialog, the focus shows, and returns where it was', async () => {
-    const scope = publish();
+  /** The shop's banner as a centred box: the modal layout. */
+  const centredBox = (changes: Partial<BannerConfig>) =>
+    shopConfig({ ...changes, layout: { ...shopConfig().layout, kind: 'box', position: 'center' } });
+
+  it('works by keyboard alone: Tab reaches the buttons and stays in the modal dialog, the focus shows, and returns where it was', async () => {
+    const scope = publish(centredBox);
     const { page, problems } = await visit(await newContext(), { scope });
     await dialog(page).waitFor();
     expect((await focused(page)).inBanner).toBe(true);
@@ -777,6 +781,42 @@ describe('the cookie banner in Chromium', () => {
     await expect.poll(() => dialog(page).count()).toBe(0);
     expect((await focused(page)).id).toBe('settings');
     expect(problems).toEqual([]);
+  });
+
+  it('a bar is not modal: the page stays reachable by keyboard and pointer; a centred box covers the page and is modal', async () => {
+    const bar = publish();
+    const { page, problems } = await visit(await newContext(), { scope: bar });
+    await dialog(page).waitFor();
+    expect(await dialog(page).getAttribute('aria-modal')).toBeNull();
+    expect((await focused(page)).inBanner).toBe(true);
+    // Tab from the bar's last button goes on to the page, and Shift+Tab back into the bar.
+    const actions: Array<string | null> = [];
+    for (let step = 0; step < 6 && (await focused(page)).inBanner; step += 1) {
+      await page.keyboard.press('Tab');
+      const now = await focused(page);
+      actions.push(now.inBanner ? (now.action ?? now.tag) : 'page');
+    }
+    expect(actions).toEqual(['a', 'accept-all', 'reject-all', 'open', 'page']);
+    // The page's own controls work while the bar shows.
+    await page.locator('#settings').focus();
+    expect((await focused(page)).id).toBe('settings');
+    const onPage = (scope: Page) =>
+      scope.evaluate(() => {
+        const { document } = globalThis as any;
+        return document.elementFromPoint(20, 20)?.closest('[data-consentrix]') === null;
+      });
+    expect(await onPage(page)).toBe(true);
+
+    const box = publish(centredBox);
+    const modal = await visit(await newContext(), { scope: box });
+    await dialog(modal.page).waitFor();
+    expect(await dialog(modal.page).getAttribute('aria-modal')).toBe('true');
+    // The veil covers the page: a pointer at its corner reaches the banner, not the page.
+    expect(await onPage(modal.page)).toBe(false);
+    await modal.page.getByRole('button', { name: 'Reject all' }).click();
+    await expect.poll(() => onPage(modal.page)).toBe(true);
+    expect(problems).toEqual([]);
+    expect(modal.problems).toEqual([]);
   });
 
   it('axe finds nothing wrong with the first layer or the preferences; Accept all and Reject all look alike', async () => {

@@ -92,7 +92,16 @@ function mount(): ShadowRoot {
   return shadow;
 }
 
-/** Tab and Shift+Tab go round the dialog's controls; Escape leaves the panel. */
+/**
+ * A centred box covers the page and is modal; a bar or a box in a corner leaves the page usable
+ * around it, and is not: a keyboard or screen-reader user can reach the page before choosing.
+ */
+function isModal(): boolean {
+  const { kind, position } = config.layout;
+  return kind === 'box' && position === 'center';
+}
+
+/** Escape leaves the panel; in a modal dialog, Tab and Shift+Tab go round its controls. */
 function onKey(event: KeyboardEvent): void {
   if (!dialog || !root) return;
   if (event.key === 'Escape' && panelShown) {
@@ -100,7 +109,7 @@ function onKey(event: KeyboardEvent): void {
     context.act('close');
     return;
   }
-  if (event.key !== 'Tab') return;
+  if (event.key !== 'Tab' || !isModal()) return;
   const controls = Array.from(
     dialog.querySelectorAll<HTMLElement>('a[href],button,input:not([disabled])'),
   );
@@ -176,15 +185,21 @@ function panel(t: BannerTexts): Node[] {
   return nodes;
 }
 
-/** Shows the first layer, or the preferences panel, moving the focus into the dialog. */
-export function openDialog(showPanel: boolean): void {
+/**
+ * Shows the first layer, or the preferences panel, moving the focus into the dialog: always when
+ * the visitor asked for it (`asked`) or it is modal; when it shows by itself, only if nothing on
+ * the page has the focus yet, so a banner that arrives late takes no field from under a visitor's
+ * typing.
+ */
+export function openDialog(showPanel: boolean, asked = true): void {
   root ??= mount();
   if (!dialog) {
     before = document.activeElement;
     const { kind, position } = config.layout;
+    if (isModal()) root.append(element('div', { class: 'veil' }));
     dialog = element('div', {
       role: 'dialog',
-      'aria-modal': 'true',
+      ...(isModal() ? { 'aria-modal': 'true' } : {}),
       'aria-labelledby': 'cx-title',
       tabindex: '-1',
       lang: context.locale,
@@ -198,16 +213,22 @@ export function openDialog(showPanel: boolean): void {
   if (showPanel) dialog.removeAttribute('aria-describedby');
   else dialog.setAttribute('aria-describedby', 'cx-body');
   panelShown = showPanel;
-  dialog.focus();
+  const idle = !document.activeElement || document.activeElement === document.body;
+  if (asked || isModal() || idle || root.activeElement) dialog.focus();
 }
 
-/** Removes the dialog and gives the focus back to where it was. */
+/**
+ * Removes the dialog (and a modal one's veil) and gives the focus back to where it was, when
+ * the focus was in the dialog: a visitor who went on into the page keeps their place.
+ */
 export function closeDialog(): void {
-  if (!dialog) return;
+  if (!dialog || !root) return;
+  const hadFocus = root.activeElement !== null;
   dialog.remove();
+  root.querySelector('.veil')?.remove();
   dialog = undefined;
   panelShown = false;
-  if (before instanceof HTMLElement && before.isConnected) before.focus();
+  if (hadFocus && before instanceof HTMLElement && before.isConnected) before.focus();
   before = null;
 }
 

@@ -156,7 +156,7 @@ function start(): void {
     ),
   );
   if (choice) apply(choice);
-  else whenReady(() => openDialog(false));
+  else whenReady(() => openDialog(false, false));
 
   window.Consentrix = {
     open: () => whenReady(() => openDialog(true)),

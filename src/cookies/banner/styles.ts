@@ -6,6 +6,7 @@
 export const css = `:host{all:initial}
 .cx{position:fixed;z-index:2147483647;box-sizing:border-box;max-height:100vh;overflow:auto;padding:16px 20px;background:var(--cx-bg);color:var(--cx-fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere;box-shadow:0 2px 16px rgba(0,0,0,.35)}
 .cx:focus{outline:none}
+.veil{position:fixed;top:0;right:0;bottom:0;left:0;z-index:2147483646;background:rgba(0,0,0,.45)}
 .bar{left:0;right:0}
 .top{top:0}
 .bottom,.bottom-left,.bottom-right{bottom:0}
