@@ -33,6 +33,20 @@ export interface BannerCategory {
   required: boolean;
   /** By locale (lower-case BCP 47: `en`, `th`, `pt-br`). */
   texts: Record<string, CategoryTexts>;
+  /**
+   * A tenant's own category: the standard one whose Consent Mode types, cookie boolean and
+   * `dataLayer` key it feeds. A standard type is granted only when every category feeding it is.
+   */
+  maps_to?: StandardCategory;
+  /** Cookies the banner removes when the category is refused or withdrawn. */
+  cookies?: CookieName[];
+}
+
+/** A cookie by name, or by prefix (`_ga_*`), with the domain and path it was set with. */
+export interface CookieName {
+  name: string;
+  domain?: string;
+  path?: string;
 }
 
 export interface BannerTexts {

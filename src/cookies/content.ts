@@ -29,10 +29,39 @@ const Texts = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * A cookie the banner removes when its category is refused or withdrawn: a name, or a prefix
+ * ending in `*` (`_ga_*`); the domain and path it was set with when they are not the page's host
+ * and `/` (without a domain the banner tries the page's host and each parent domain).
+ */
+const CookieName = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Za-z0-9_.\\-]{1,200}\\*?$' }),
+    domain: Type.Optional(
+      Type.String({ pattern: '^\\.?[a-z0-9]([a-z0-9.-]*[a-z0-9])?$', maxLength: 253 }),
+    ),
+    path: Type.Optional(Type.String({ pattern: '^/[^\\s;,]*$', maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
 const Category = Type.Object(
   {
     key: Type.String({ pattern: categoryKeyPattern }),
     required: Type.Boolean(),
+    /**
+     * A tenant's own category only: the standard one whose Consent Mode types, cookie boolean
+     * and `dataLayer` key it feeds (a `preferences` category as `functional`).
+     */
+    maps_to: Type.Optional(
+      Type.Union([
+        Type.Literal('analytics'),
+        Type.Literal('marketing'),
+        Type.Literal('functional'),
+        Type.Literal('personalization'),
+      ]),
+    ),
+    cookies: Type.Optional(Type.Array(CookieName, { maxItems: 30 })),
     texts: Type.Record(
       Type.String(),
       Type.Object(
@@ -123,6 +152,19 @@ export function checkContent(input: unknown): ConfigurationContent {
         details.push({ field: `categories.${i}.texts`, issue: `has no texts for ${wanted}` });
       }
     }
+    const standard = category.key === 'necessary' || isStandard(category.key);
+    if (category.maps_to !== undefined && standard) {
+      details.push({
+        field: `categories.${i}.maps_to`,
+        issue: 'is for your own categories only: a standard one maps onto itself',
+      });
+    }
+    if (category.cookies?.length && (category.key === 'necessary' || category.required)) {
+      details.push({
+        field: `categories.${i}.cookies`,
+        issue: 'is for categories a visitor can refuse: a required one is never removed',
+      });
+    }
     for (const extra of Object.keys(byLocale).filter((l) => !texts[l])) {
       details.push({ field: `categories.${i}.texts`, issue: `has ${extra}, which texts has not` });
     }
@@ -144,6 +186,10 @@ export function checkContent(input: unknown): ConfigurationContent {
   };
 }
 
+function isStandard(key: string): boolean {
+  return standardCategories.includes(key as StandardCategory);
+}
+
 /** `necessary`, then the standard four in their order, then the tenant's own as given. */
 function categoryRank(key: string): number {
   if (key === 'necessary') return 0;
@@ -157,12 +203,17 @@ export function contentSha256(content: ConfigurationContent): string {
 }
 
 /**
- * What a stored choice must match: the categories and which are required. A text, a colour or
- * the lifetime changes nothing a visitor decided, so it does not ask them again; a category
- * added, removed or made (not) required does. The first 16 hex digits of a SHA-256.
+ * What a stored choice must match: the categories, which are required, and what an own category
+ * maps onto. A text, a colour, the lifetime or the cookies to remove changes nothing a visitor
+ * decided, so it does not ask them again; a category added, removed, made (not) required or
+ * mapped elsewhere (a grant of it would then allow other trackers) does. The first 16 hex digits
+ * of a SHA-256; a category with no mapping is `[key, required]`, as before mappings existed, so
+ * no published fingerprint changed with them.
  */
 export function fingerprintOf(content: ConfigurationContent): string {
-  const material = content.categories.map((c) => [c.key, c.required]).sort();
+  const material = content.categories
+    .map((c) => (c.maps_to ? [c.key, c.required, c.maps_to] : [c.key, c.required]))
+    .sort();
   return sha256Hex(JSON.stringify(material)).slice(0, 16);
 }
 

@@ -267,7 +267,8 @@ async function publishedOnce(db: Executor, system: PublicSystem, id: string) {
 /**
  * The categories in the configuration's order, checked: every category of the configuration and
  * no other, the required ones granted, and the method true to them (`accept-all`: all granted;
- * `reject-all`: only the required; `gpc`: marketing and personalization denied unless required).
+ * `reject-all`: only the required; `gpc`: marketing and personalization, and the tenant's own
+ * categories that map onto them, denied unless required).
  */
 function checkCategories(
   content: ConfigurationContent,
@@ -291,7 +292,8 @@ function checkCategories(
     (method === 'reject-all' && content.categories.some((c) => !c.required && out[c.key])) ||
     (method === 'gpc' &&
       content.categories.some(
-        (c) => (c.key === 'marketing' || c.key === 'personalization') && !c.required && out[c.key],
+        (c) =>
+          /^(marketing|personalization)$/.test(c.maps_to ?? c.key) && !c.required && out[c.key],
       ));
   if (wrong) throw invalid('method', `does not match the categories (${method})`);
   return out;

@@ -328,6 +328,118 @@ describe('the cookie banner in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('a custom category mapped onto a standard one feeds its Consent Mode types, cookie boolean and event key; with both, one refused keeps it denied', async () => {
+    // The shop without the standard functional category, with its own "preferences" as it.
+    const mapped = publish((changes) => {
+      const config = shopConfig(changes);
+      return {
+        ...config,
+        categories: [
+          ...config.categories.filter((c) => c.key !== 'functional'),
+          {
+            key: 'preferences',
+            required: false,
+            maps_to: 'functional',
+            texts: { en: { name: 'Preferences', description: 'Your language and region.' } },
+          },
+        ],
+      };
+    });
+    const context = await newContext();
+    const { page, problems } = await visit(context, { scope: mapped });
+    await page.getByRole('button', { name: 'Preferences', exact: true }).click();
+    await page.getByRole('switch', { name: 'Preferences' }).check();
+    await page.getByRole('button', { name: 'Save my choices' }).click();
+    await expect
+      .poll(async () => (await consentCommands(page)).slice(1))
+      .toEqual([['consent', 'update', { ...allDenied, functionality_storage: 'granted' }]]);
+    expect((await cookie(context, site.origin, 'consentrix_categories'))?.value).toBe(
+      '%7B%22analytics%22%3Afalse%2C%22functional%22%3Atrue%2C%22marketing%22%3Afalse%2C%22personalization%22%3Afalse%7D',
+    );
+    expect(await consentEvents(page)).toEqual([
+      {
+        event: 'consentrix_consent_update',
+        consentrix_analytics: false,
+        consentrix_marketing: false,
+        consentrix_functional: true,
+        consentrix_personalization: false,
+      },
+    ]);
+
+    // The shop with both: functional refused, its own "loyalty" (mapped onto it) granted.
+    const both = publish((changes) => {
+      const config = shopConfig(changes);
+      return {
+        ...config,
+        categories: config.categories.map((c) =>
+          c.key === 'loyalty' ? { ...c, maps_to: 'functional' as const } : c,
+        ),
+      };
+    });
+    const second = await visit(await newContext(), { scope: both });
+    await second.page.getByRole('button', { name: 'Preferences' }).click();
+    await second.page.getByRole('switch', { name: 'Loyalty programme' }).check();
+    await second.page.getByRole('button', { name: 'Save my choices' }).click();
+    await expect
+      .poll(async () => (await consentCommands(second.page)).slice(1))
+      .toEqual([['consent', 'update', allDenied]]);
+    expect(problems).toEqual([]);
+    expect(second.problems).toEqual([]);
+  });
+
+  it('removes the cookies a refused or withdrawn category lists (names and prefixes), and no other', async () => {
+    const scope = publish((changes) => {
+      const config = shopConfig(changes);
+      return {
+        ...config,
+        categories: config.categories.map((c) =>
+          c.key === 'analytics'
+            ? { ...c, cookies: [{ name: '_ga' }, { name: '_ga_*' }, { name: '_hjSessionUser_*' }] }
+            : c.key === 'marketing'
+              ? { ...c, cookies: [{ name: '_fbp' }] }
+              : c,
+        ),
+      };
+    });
+    const trackers = ['_ga', '_ga_K2X9', '_hjSessionUser_3104', '_fbp', 'basket', '_gat'];
+    const names = async (context: BrowserContext) =>
+      (await context.cookies(site.origin)).map((c) => c.name).sort();
+    const plant = (context: BrowserContext) =>
+      context.addCookies(trackers.map((name) => ({ name, value: '1', url: site.origin })));
+
+    // Reject all: the listed ones of both refused categories go; basket and _gat (not listed) stay.
+    const rejecting = await newContext();
+    await plant(rejecting);
+    const first = await visit(rejecting, { scope });
+    await first.page.getByRole('button', { name: 'Reject all' }).click();
+    await expect
+      .poll(() => names(rejecting))
+      .toEqual(['_gat', 'basket', 'consentrix_categories', 'consentrix_consent']);
+
+    // Accept all keeps them; withdrawing analytics later removes its cookies, not marketing's.
+    const withdrawing = await newContext();
+    await plant(withdrawing);
+    const second = await visit(withdrawing, { scope });
+    await second.page.getByRole('button', { name: 'Accept all' }).click();
+    await expect.poll(() => choicesOf(scope).length).toBe(2);
+    expect(await names(withdrawing)).toEqual(
+      [...trackers, 'consentrix_categories', 'consentrix_consent'].sort(),
+    );
+    await second.page.evaluate(() => (globalThis as any).Consentrix.open());
+    await second.page.getByRole('switch', { name: 'Analytics' }).uncheck();
+    await second.page.getByRole('button', { name: 'Save my choices' }).click();
+    await expect
+      .poll(() => names(withdrawing))
+      .toEqual(['_fbp', '_gat', 'basket', 'consentrix_categories', 'consentrix_consent']);
+
+    // A later page view removes what a tracker set again while the category stays refused.
+    await withdrawing.addCookies([{ name: '_ga', value: '2', url: site.origin }]);
+    await visit(withdrawing, { scope });
+    await expect.poll(async () => (await names(withdrawing)).includes('_ga')).toBe(false);
+    expect(first.problems).toEqual([]);
+    expect(second.problems).toEqual([]);
+  });
+
   it('links the cookie policy when its URL is http(s), and shows no link otherwise', async () => {
     const linked = publish();
     const { page } = await visit(await newContext(), { scope: linked });

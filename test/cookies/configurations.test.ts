@@ -101,6 +101,26 @@ describe('a configuration’s content', () => {
     expect(fingerprintOf(checkContent(required))).not.toBe('2638992dff59e6ee');
   });
 
+  it('keeps an own category’s mapping and each category’s cookies; the mapping is in the fingerprint, the cookies are not', () => {
+    const base = checkContent(defaultContent(['loyalty']));
+    const loyalty = base.categories.findIndex((c) => c.key === 'loyalty');
+    const mapped = structuredClone(base);
+    Object.assign(mapped.categories[loyalty] ?? {}, {
+      maps_to: 'functional',
+      cookies: [{ name: 'loyalty_id' }, { name: '_lp_*', domain: '.shop.example', path: '/' }],
+    });
+    const checked = checkContent(mapped);
+    expect(checked.categories.find((c) => c.key === 'loyalty')).toMatchObject({
+      maps_to: 'functional',
+      cookies: [{ name: 'loyalty_id' }, { name: '_lp_*', domain: '.shop.example', path: '/' }],
+    });
+    // SHA-256 of [["loyalty",false,"functional"],["necessary",true]], first 16 hex digits.
+    expect(fingerprintOf(checked)).toBe('3ab000ec45686f64');
+    const cookiesOnly = structuredClone(base);
+    Object.assign(cookiesOnly.categories[loyalty] ?? {}, { cookies: [{ name: 'loyalty_id' }] });
+    expect(fingerprintOf(checkContent(cookiesOnly))).toBe(fingerprintOf(base));
+  });
+
   it.each<[string, (c: ReturnType<typeof defaultContent>) => unknown, string]>([
     ['no necessary category', (c) => ({ ...c, categories: c.categories.slice(1) }), 'categories'],
     [
@@ -125,6 +145,36 @@ describe('a configuration’s content', () => {
       'layout.colors.accent',
     ],
     ['a lifetime over two years', (c) => ({ ...c, lifetime_days: 731 }), 'lifetime_days'],
+    [
+      'a standard category mapped onto another',
+      (c) => ({
+        ...c,
+        categories: c.categories.map((x) =>
+          x.key === 'analytics' ? { ...x, maps_to: 'marketing' } : x,
+        ),
+      }),
+      'categories.1.maps_to',
+    ],
+    [
+      'cookies to remove on the necessary category',
+      (c) => ({
+        ...c,
+        categories: c.categories.map((x) =>
+          x.key === 'necessary' ? { ...x, cookies: [{ name: 'session' }] } : x,
+        ),
+      }),
+      'categories.0.cookies',
+    ],
+    [
+      'a cookie name with a space',
+      (c) => ({
+        ...c,
+        categories: c.categories.map((x) =>
+          x.key === 'analytics' ? { ...x, cookies: [{ name: '_g a' }] } : x,
+        ),
+      }),
+      'categories.1.cookies.0.name',
+    ],
     [
       'a policy link that is no http(s) URL',
       (c) => ({

@@ -53,14 +53,21 @@ export function isValid(choice: Choice): boolean {
   );
 }
 
-/** The contract's four booleans, in the cookie's order; a category the tenant lacks is off. */
+/** The four in the order of the contract's cookie example. */
+const cookieOrder = ['analytics', 'functional', 'marketing', 'personalization'] as const;
+
+/**
+ * The contract's four booleans, in the cookie's order. Each is fed by the standard category of
+ * its name and by the tenant's own categories that map onto it (`maps_to`), and is on only when
+ * there is one and every one is granted: one refused category never lets another's trackers run.
+ */
 export function standard(categories: Record<string, boolean>): Standard {
-  return {
-    analytics: categories.analytics === true,
-    functional: categories.functional === true,
-    marketing: categories.marketing === true,
-    personalization: categories.personalization === true,
-  };
+  const four = {} as Standard;
+  for (const key of cookieOrder) {
+    const feeding = config.categories.filter((c) => c.key === key || c.maps_to === key);
+    four[key] = feeding.length > 0 && feeding.every((c) => categories[c.key] === true);
+  }
+  return four;
 }
 
 /** Writes both cookies, to expire together with the choice (`lifetime_days` after it). */

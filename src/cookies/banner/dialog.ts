@@ -19,8 +19,14 @@ export interface DialogContext {
   act(action: string): void;
 }
 
-/** The categories Global Privacy Control starts off (main.ts). */
-export const gpcOff = /^(marketing|personalization)$/;
+/**
+ * The categories Global Privacy Control starts off (main.ts): marketing and personalization,
+ * and the tenant's own that map onto them.
+ */
+export function gpcOff(key: string): boolean {
+  const category = config.categories.find((c) => c.key === key);
+  return /^(marketing|personalization)$/.test(category?.maps_to ?? key);
+}
 
 let context: DialogContext;
 let root: ShadowRoot | undefined;
@@ -133,7 +139,7 @@ function firstLayer(t: BannerTexts): Node[] {
   const nodes: Node[] = [element('h2', { id: 'cx-title' }, t.title)];
   nodes.push(element('p', { id: 'cx-body' }, t.body));
   // The note says what GPC turns off: nothing, on a banner without those categories.
-  if (context.gpc && config.categories.some((c) => gpcOff.test(c.key))) {
+  if (context.gpc && config.categories.some((c) => gpcOff(c.key))) {
     nodes.push(element('p', {}, t.gpc_note));
   }
   // The service checks the URL; a link that is not http(s) is still never one here.

@@ -21,6 +21,7 @@ import {
 import { closeDialog, gpcOff, openDialog, setUpDialog, switches } from './dialog.js';
 import { pickLocale } from './locale.js';
 import { record } from './record.js';
+import { removeRefused } from './removal.js';
 import { uuid } from './uuid.js';
 
 /** What `Consentrix.consent()` answers and `onChange` listeners get. */
@@ -90,6 +91,7 @@ function start(): void {
   const apply = (c: Choice) => {
     scan();
     consentUpdate(standard(c.categories));
+    removeRefused(c.categories);
   };
 
   const decide = (method: ChoiceMethod, pick: (key: string) => boolean) => {
@@ -136,7 +138,7 @@ function start(): void {
     act(action) {
       if (action === 'accept-all') {
         // Under GPC, "all" stops short of what the signal refuses: selling and profiling.
-        decide(gpc ? 'gpc' : 'accept-all', (key) => !gpc || !gpcOff.test(key));
+        decide(gpc ? 'gpc' : 'accept-all', (key) => !gpc || !gpcOff(key));
       } else if (action === 'reject-all') decide('reject-all', () => false);
       else if (action === 'save') {
         const on = switches();
