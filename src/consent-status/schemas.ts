@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { LogCheckpoint } from '../decision-log/index.js';
 import { CustomerIdParam, DecisionValue, lapseFields } from '../decisions/index.js';
 import { AppError } from '../platform/errors.js';
+import { dateTimePattern } from '../platform/http-schemas.js';
 import { productCodePattern } from '../products/index.js';
 import { TemplateCodeParam } from '../templates/index.js';
 
@@ -20,10 +21,6 @@ export function tooManyCustomers(): AppError {
  * rest: the service's 16 KiB limit of other bodies would stop at about 400 ids.
  */
 export const statusBodyLimit = 256 * 1024;
-
-/** RFC 3339: a full date and time with seconds and a time zone (`Z` or `±hh:mm`), as `as-of`. */
-const dateTimePattern =
-  '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
 
 export const StatusRequest = Type.Object(
   {

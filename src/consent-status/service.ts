@@ -3,10 +3,9 @@ import { type Coverage, checkpointCovering } from '../decision-log/index.js';
 import { lapseOf } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { nowIso } from '../platform/time.js';
+import { nowIso, storedInstant } from '../platform/time.js';
 import { getProduct } from '../products/index.js';
 import type { NoteSigner } from '../proof/index.js';
-import { storedInstant } from '../records/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type Catalog, validityAsOf, variantFor } from '../templates/index.js';
 import {

@@ -140,6 +140,13 @@ export function integerQuery(options: {
   return Object.assign(schema, { [documentedAs]: documented });
 }
 
+/**
+ * RFC 3339: a full date and time with seconds and a time zone (`Z` or `±hh:mm`), as every
+ * moment a query or body names is read (`as-of`'s `at`, a list's `from` and `to`).
+ */
+export const dateTimePattern =
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
+
 /** Marks a schema with the schema the document shows in its place. */
 export const documentedAs = Symbol.for('consent-service.documentedAs');
 

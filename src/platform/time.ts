@@ -1,3 +1,5 @@
+import { AppError } from './errors.js';
+
 /**
  * Timestamps are stored as ISO 8601 UTC text with milliseconds (`2026-01-31T12:00:00.000Z`):
  * the same bytes on every store, and fixed-width, so text order is time order.
@@ -28,4 +30,22 @@ function daysInMonth(year: number, month: number): number {
   const last = new Date(0);
   last.setUTCFullYear(year, month + 1, 0);
   return last.getUTCDate();
+}
+
+const earliestStored = Date.parse('0000-01-01T00:00:00.000Z');
+const latestStored = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * `at` in the form times are stored in (UTC, milliseconds), so that it compares with them as
+ * text. Digits past the millisecond are dropped, which keeps "at or before" exact; an offset that
+ * carries the moment outside the years 0000 to 9999 is held at their edge.
+ */
+export function storedInstant(at: string, field = 'querystring.at'): string {
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) {
+    throw new AppError('invalidRequest', {
+      details: [{ field, issue: 'must be an ISO 8601 date-time with a time zone' }],
+    });
+  }
+  return new Date(Math.min(Math.max(ms, earliestStored), latestStored)).toISOString();
 }

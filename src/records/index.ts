@@ -16,7 +16,4 @@ export {
   type VersionStanding,
 } from './history.js';
 export { customerStandings, lookUpCustomer, type TemplateStanding } from './look-up.js';
-export {
-  getCustomerConsents,
-  storedInstant,
-} from './service.js';
+export { getCustomerConsents } from './service.js';

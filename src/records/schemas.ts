@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DecisionValue, lapseFields } from '../decisions/index.js';
-import { integerQuery } from '../platform/http-schemas.js';
+import { dateTimePattern, integerQuery } from '../platform/http-schemas.js';
 
 export const defaultPageSize = 100;
 const maxPageSize = 500;
@@ -53,10 +53,6 @@ export const HistoryQuery = Type.Object(
   { additionalProperties: false },
 );
 export type HistoryQuery = Static<typeof HistoryQuery>;
-
-/** RFC 3339: a full date and time with seconds and a time zone (`Z` or `±hh:mm`). */
-const dateTimePattern =
-  '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](?:\\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
 
 export const AsOfQuery = Type.Object(
   {

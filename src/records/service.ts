@@ -1,9 +1,8 @@
 import { type Lapse, lapseOf } from '../decisions/index.js';
 import { blockedPartnersAsOf, decisionListsPartners } from '../partner-blocks/index.js';
+import { decodeCursor, encodeCursor } from '../platform/cursor.js';
 import type { Executor } from '../platform/db.js';
-import { AppError } from '../platform/errors.js';
-import { uuidPattern } from '../platform/ids.js';
-import { nowIso } from '../platform/time.js';
+import { nowIso, storedInstant } from '../platform/time.js';
 import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findSubjectId } from '../subjects/index.js';
@@ -14,7 +13,6 @@ import {
   findLastDecisionOnReleaseAsOf,
   findLatestPublishedAsOf,
   findTemplateStandings,
-  type HistoryPosition,
   hasDecisionOnVersionAsOf,
 } from './repository.js';
 import {
@@ -181,57 +179,6 @@ async function partnersBlockedAsOf(
   if (!(await decisionListsPartners(db, tenantId, decisionId))) return {};
   const blocked = await blockedPartnersAsOf(db, tenantId, [decisionId], when);
   return { blocked_partners: blocked.get(decisionId) ?? [] };
-}
-
-const earliestStored = Date.parse('0000-01-01T00:00:00.000Z');
-const latestStored = Date.parse('9999-12-31T23:59:59.999Z');
-
-/**
- * `at` in the form times are stored in (UTC, milliseconds), so that it compares with them as
- * text. Digits past the millisecond are dropped, which keeps "at or before" exact; an offset that
- * carries the moment outside the years 0000 to 9999 is held at their edge.
- */
-export function storedInstant(at: string, field = 'querystring.at'): string {
-  const ms = Date.parse(at);
-  if (Number.isNaN(ms)) {
-    throw new AppError('invalidRequest', {
-      details: [{ field, issue: 'must be an ISO 8601 date-time with a time zone' }],
-    });
-  }
-  return new Date(Math.min(Math.max(ms, earliestStored), latestStored)).toISOString();
-}
-
-const storedTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const decisionId = new RegExp(uuidPattern);
-
-/** The cursor names the last decision of a page; it is opaque to clients, not secret. */
-function encodeCursor(position: HistoryPosition): string {
-  return Buffer.from(JSON.stringify([position.decidedAt, position.id])).toString('base64url');
-}
-
-/** `400 1001` for anything `encodeCursor` did not make, byte for byte. */
-function decodeCursor(cursor: string): HistoryPosition {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  if (Array.isArray(value) && value.length === 2) {
-    const [decidedAt, id] = value as unknown[];
-    if (
-      typeof decidedAt === 'string' &&
-      storedTime.test(decidedAt) &&
-      typeof id === 'string' &&
-      decisionId.test(id)
-    ) {
-      const position = { decidedAt, id };
-      if (encodeCursor(position) === cursor) return position;
-    }
-  }
-  throw new AppError('invalidRequest', {
-    details: [{ field: 'querystring.cursor', issue: 'is not a cursor this endpoint gave' }],
-  });
 }
 
 function numbered(version: number | null): number {
