@@ -23,6 +23,7 @@ import { backoffice } from '../backoffice/plugin.js';
 import { type ChannelChangeOutcome, channelChanges } from '../channels/index.js';
 import { channelRoutes } from '../channels/routes.js';
 import { consentStatusRoutes } from '../consent-status/routes.js';
+import { cookieDecisionApiRoutes } from '../cookies/api-routes.js';
 import { type CookieChoiceJob, type CookieChoiceOutcome, cookieChoices } from '../cookies/index.js';
 import { cookieRoutes } from '../cookies/routes.js';
 import { exportRoutes } from '../decision-log/export-routes.js';
@@ -330,6 +331,11 @@ export async function buildApp(
     await v1.register(preferenceLinkRoutes, {
       db,
       secrets,
+      publicBaseUrl: config.publicBaseUrl,
+    });
+    await v1.register(cookieDecisionApiRoutes, {
+      db,
+      vault,
       publicBaseUrl: config.publicBaseUrl,
     });
     await v1.register(exportRoutes, {

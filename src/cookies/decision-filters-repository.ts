@@ -5,6 +5,10 @@ import type { CookieDecisionRow } from './table.js';
 
 /** A filter of a tenant's cookie decisions, as the store reads it. */
 export interface StoredCookieFilter {
+  /** One decision, by its id (its receipt's), in lower case. */
+  decisionId?: string | undefined;
+  /** One visitor's choices, by their subject (the visitor id is sealed; visitor.ts). */
+  subjectId?: string | undefined;
   systemId?: string | undefined;
   configurationId?: string | undefined;
   /** A category in the choice: granted (true), denied (false), or either. */
@@ -46,6 +50,8 @@ export function findCookieDecisionPage(
     .selectAll('d')
     .select(['s.scope', 's.name as system_name'])
     .where('d.tenant_id', '=', tenantId);
+  if (filter.decisionId !== undefined) query = query.where('d.id', '=', filter.decisionId);
+  if (filter.subjectId !== undefined) query = query.where('d.subject_id', '=', filter.subjectId);
   if (filter.systemId !== undefined) query = query.where('d.system_id', '=', filter.systemId);
   if (filter.configurationId !== undefined) {
     query = query.where('d.configuration_id', '=', filter.configurationId);

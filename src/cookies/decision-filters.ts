@@ -13,9 +13,14 @@ import {
 import type { CookieDecisionView } from './decisions.js';
 import { findConfiguration } from './repository.js';
 import { getSystem } from './systems.js';
+import { findVisitorSubjectId } from './visitor.js';
 
 /** Which of a tenant's cookie decisions to show or export; each part left out for "any". */
 export interface CookieDecisionFilter {
+  /** One decision, by its id (its receipt's): the UUID the choice was answered with. */
+  decisionId?: string | undefined;
+  /** One visitor's choices, by the id their browser keeps (`Consentrix.consent().visitor_id`). */
+  visitorId?: string | undefined;
   /** The system's scope. */
   scope?: string | undefined;
   configurationId?: string | undefined;
@@ -42,19 +47,33 @@ export interface CookieDecisionListItem {
 
 export const cookieDecisionsPerPage = 50;
 
-async function storedFilter(
+/**
+ * The filter in the store's terms: the scope made the system's id (`404 1004` for none of the
+ * tenant's), the visitor id their subject's. Undefined when the visitor id names no visitor of
+ * the tenant (never seen, or erased), whom no decision can pass.
+ */
+export async function storedFilter(
   db: Executor,
+  vault: SubjectVault,
   tenantId: string,
   filter: CookieDecisionFilter,
-): Promise<StoredCookieFilter> {
-  const { scope, ...rest } = filter;
+): Promise<StoredCookieFilter | undefined> {
+  const { scope, visitorId, decisionId, ...rest } = filter;
+  const subjectId =
+    visitorId === undefined
+      ? undefined
+      : await findVisitorSubjectId(db, vault, tenantId, visitorId);
+  if (visitorId !== undefined && subjectId === undefined) return undefined;
   return {
     ...rest,
+    ...(subjectId === undefined ? {} : { subjectId }),
+    // Ids are made in lower case; one typed in upper case names the same decision.
+    ...(decisionId === undefined ? {} : { decisionId: decisionId.toLowerCase() }),
     ...(scope === undefined ? {} : { systemId: (await getSystem(db, tenantId, scope)).id }),
   };
 }
 
-function listItem(row: CookieDecisionListRow): CookieDecisionListItem {
+export function listItem(row: CookieDecisionListRow): CookieDecisionListItem {
   return {
     decision_id: row.id,
     system: row.scope,
@@ -76,11 +95,13 @@ function listItem(row: CookieDecisionListRow): CookieDecisionListItem {
  */
 export async function browseCookieDecisions(
   db: Executor,
+  vault: SubjectVault,
   tenantId: string,
   filter: CookieDecisionFilter,
   before: CookiePosition | undefined,
 ): Promise<{ decisions: CookieDecisionListItem[]; next: CookiePosition | undefined }> {
-  const stored = await storedFilter(db, tenantId, filter);
+  const stored = await storedFilter(db, vault, tenantId, filter);
+  if (!stored) return { decisions: [], next: undefined };
   const rows = await findCookieDecisionPage(
     db,
     tenantId,
@@ -133,7 +154,8 @@ const exportPage = 500;
  * The decisions passing the filter for a download, oldest first, with the visitor's id, address
  * and user agent (null once erased), and the category keys its columns name. Taking them is
  * recorded first (`export.cookie_decisions`, with the filter as asked and the time zone its days
- * were read in).
+ * were read in; a visitor asked for as their subject's random id, null when it names none: the
+ * audit log never keeps a visitor id, which erasing them could not reach).
  */
 export async function exportCookieDecisions(
   db: Executor,
@@ -143,15 +165,22 @@ export async function exportCookieDecisions(
   asked: Readonly<Record<string, string>>,
   actor: Actor,
 ): Promise<{ categories: string[]; decisions: AsyncGenerator<CookieDecisionView> }> {
-  const stored = await storedFilter(db, tenantId, filter);
+  const stored = await storedFilter(db, vault, tenantId, filter);
+  const details: Record<string, string | null> = Object.fromEntries(
+    Object.entries(asked).filter(([, value]) => value !== ''),
+  );
+  if (details.visitor !== undefined) details.visitor = stored?.subjectId ?? null;
   await recordAudit(db, {
     ...actor,
     action: 'export.cookie_decisions',
     target: filter.scope ?? null,
-    details: Object.fromEntries(Object.entries(asked).filter(([, value]) => value !== '')),
+    details,
   });
+  // A visitor no one knows passes nothing; the columns are still those of the other filters.
+  const columns =
+    stored ?? (await storedFilter(db, vault, tenantId, { ...filter, visitorId: undefined }));
   return {
-    categories: await categoryKeys(db, tenantId, stored),
+    categories: await categoryKeys(db, tenantId, columns ?? {}),
     decisions: exportedDecisions(db, vault, tenantId, stored),
   };
 }
@@ -160,8 +189,9 @@ async function* exportedDecisions(
   db: Executor,
   vault: SubjectVault,
   tenantId: string,
-  stored: StoredCookieFilter,
+  stored: StoredCookieFilter | undefined,
 ): AsyncGenerator<CookieDecisionView> {
+  if (!stored) return;
   const open = personalReader(db, vault, tenantId);
   let after: CookiePosition | undefined;
   for (;;) {

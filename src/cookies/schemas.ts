@@ -1,4 +1,5 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { dateTimePattern, integerQuery } from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';
 import { categoryKeyPattern } from './content.js';
 
@@ -27,3 +28,100 @@ export const ChoiceBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const defaultDecisionsPerPage = 100;
+const maxDecisionsPerPage = 500;
+
+/** Query of the API's list of cookie decisions: its filters, page size and cursor. */
+export const CookieDecisionsQuery = Type.Object(
+  {
+    visitor_id: Type.Optional(
+      Type.String({
+        pattern: uuidPattern,
+        description:
+          "One visitor's choices: the id the banner keeps (`Consentrix.consent().visitor_id`). " +
+          'A visitor never seen, or erased, has none.',
+      }),
+    ),
+    system: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: "One system's choices, by its public scope (`data-scope`).",
+        examples: ['cs_3f9a1c0d5e7b2a4c6d8e'],
+      }),
+    ),
+    from: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        pattern: dateTimePattern,
+        description: 'Choices made at or after this moment: ISO 8601 date-time with a time zone.',
+        examples: ['2026-11-01T00:00:00Z'],
+      }),
+    ),
+    to: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        pattern: dateTimePattern,
+        description: 'Choices made before this moment (not at it): ISO 8601 with a time zone.',
+        examples: ['2026-12-01T00:00:00Z'],
+      }),
+    ),
+    limit: Type.Optional(
+      integerQuery({
+        pattern: '^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$',
+        minimum: 1,
+        maximum: maxDecisionsPerPage,
+        description: `Decisions per page, 1 to ${maxDecisionsPerPage} (default ${defaultDecisionsPerPage}).`,
+        examples: ['100'],
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,200}$',
+        description: "Opaque: the previous page's `next_cursor`.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CookieDecisionsQuery = Static<typeof CookieDecisionsQuery>;
+
+/** A visitor's choice as the API lists it, with where its receipt is. */
+export const CookieDecisionItem = Type.Object(
+  {
+    decision_id: Type.String({
+      format: 'uuid',
+      description: "The id the choice was answered with: its receipt's.",
+    }),
+    visitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: "The visitor id the banner keeps in the site's cookie; null once erased.",
+    }),
+    system: Type.String({ description: "The system's public scope (`data-scope`)." }),
+    configuration_id: Type.String({ format: 'uuid' }),
+    configuration_version: Type.Integer({ minimum: 1 }),
+    method: ChoiceMethodSchema,
+    categories: Type.Record(Type.String(), Type.Boolean(), {
+      description: 'Every category of the configuration: granted (true) or denied.',
+    }),
+    locale: Type.String({ description: 'The locale of the texts the visitor was shown.' }),
+    origin: Type.String({ description: "The page's origin." }),
+    decided_at: Type.String({ format: 'date-time' }),
+    receipt_url: Type.String({
+      format: 'uri',
+      description:
+        'Its receipt, with the same API key: `GET /api/v1/cookie-decisions/{decision_id}/receipt`.',
+    }),
+  },
+  { description: "A website visitor's cookie choice." },
+);
+export type CookieDecisionItem = Static<typeof CookieDecisionItem>;
+
+export const CookieDecisionPage = Type.Object({
+  decisions: Type.Array(CookieDecisionItem, {
+    description: 'The choices that pass the filters, newest first: one page of them.',
+  }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'The `cursor` of the next page; null on the last page.',
+  }),
+});
+export type CookieDecisionPage = Static<typeof CookieDecisionPage>;

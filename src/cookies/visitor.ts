@@ -39,6 +39,19 @@ function lookupOf(vault: SubjectVault, tenantId: string, visitorId: string): str
 }
 
 /**
+ * The subject of a visitor of the tenant, by the id their browser kept; undefined for an id
+ * never seen and for one erased alike. `400 1001` for an id that is no UUID.
+ */
+export async function findVisitorSubjectId(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  visitorId: string,
+): Promise<string | undefined> {
+  return (await findLiveSubjectRow(db, tenantId, lookupOf(vault, tenantId, visitorId)))?.id;
+}
+
+/**
  * How many choices the tenant keeps of a visitor, by the id their browser kept: what erasing
  * them would reach. 0 for an id never seen and for one already erased alike, since an erasure
  * keeps no link to the id. `400 1001` for an id that is no UUID.
@@ -49,8 +62,8 @@ export async function countVisitorChoices(
   tenantId: string,
   visitorId: string,
 ): Promise<number> {
-  const subject = await findLiveSubjectRow(db, tenantId, lookupOf(vault, tenantId, visitorId));
-  return subject ? countSubjectCookieDecisions(db, tenantId, subject.id) : 0;
+  const subjectId = await findVisitorSubjectId(db, vault, tenantId, visitorId);
+  return subjectId ? countSubjectCookieDecisions(db, tenantId, subjectId) : 0;
 }
 
 /**

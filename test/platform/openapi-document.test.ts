@@ -42,6 +42,8 @@ const expectedErrors: [string, string, string[]][] = [
   ['get', cookieReceipt, ['400', '404', ...keyed]],
   ['get', `${cookieReceipt}/iso-27560`, ['400', '404', ...keyed]],
   ['get', `${cookieReceipt}/kantara`, ['400', '404', ...keyed]],
+  ['get', '/api/v1/cookie-decisions', ['400', '404', ...keyed]],
+  ['get', '/api/v1/cookie-decisions/{decision_id}', ['400', '404', ...keyed]],
   [
     'put',
     '/api/v1/customers/{customer_id}/channels/{product_code}/{channel}',

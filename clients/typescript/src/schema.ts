@@ -460,6 +460,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cookie-decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's website visitors' cookie decisions
+         * @description Newest first, a page at a time: pass the previous page's `next_cursor` as `cursor` (null on the last page). Filtered by visitor, system and time; each with its receipt's URL. A visitor never seen, or erased, answers an empty list.
+         */
+        get: operations["listCookieDecisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/cookie-decisions/{decision_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A website visitor's cookie decision
+         * @description By the id the choice was answered with, as the list gives it.
+         */
+        get: operations["getCookieDecision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions/{decision_id}/receipt/iso-27560": {
         parameters: {
             query?: never;
@@ -5885,6 +5925,501 @@ export interface operations {
                          */
                         code: "1007";
                         /** @example Unsupported media type. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listCookieDecisions: {
+        parameters: {
+            query?: {
+                /** @description One visitor's choices: the id the banner keeps (`Consentrix.consent().visitor_id`). A visitor never seen, or erased, has none. */
+                visitor_id?: string;
+                /**
+                 * @description One system's choices, by its public scope (`data-scope`).
+                 * @example cs_3f9a1c0d5e7b2a4c6d8e
+                 */
+                system?: string;
+                /**
+                 * @description Choices made at or after this moment: ISO 8601 date-time with a time zone.
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Choices made before this moment (not at it): ISO 8601 with a time zone.
+                 * @example 2026-12-01T00:00:00Z
+                 */
+                to?: string;
+                /**
+                 * @description Decisions per page, 1 to 500 (default 100).
+                 * @example 100
+                 */
+                limit?: number;
+                /** @description Opaque: the previous page's `next_cursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the decisions. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The choices that pass the filters, newest first: one page of them. */
+                            decisions: {
+                                /**
+                                 * Format: uuid
+                                 * @description The id the choice was answered with: its receipt's.
+                                 */
+                                decision_id: string;
+                                /** @description The visitor id the banner keeps in the site's cookie; null once erased. */
+                                visitor_id: string | null;
+                                /** @description The system's public scope (`data-scope`). */
+                                system: string;
+                                /** Format: uuid */
+                                configuration_id: string;
+                                configuration_version: number;
+                                method: "accept-all" | "reject-all" | "custom" | "gpc";
+                                /** @description Every category of the configuration: granted (true) or denied. */
+                                categories: {
+                                    [key: string]: boolean;
+                                };
+                                /** @description The locale of the texts the visitor was shown. */
+                                locale: string;
+                                /** @description The page's origin. */
+                                origin: string;
+                                /** Format: date-time */
+                                decided_at: string;
+                                /**
+                                 * Format: uri
+                                 * @description Its receipt, with the same API key: `GET /api/v1/cookie-decisions/{decision_id}/receipt`.
+                                 */
+                                receipt_url: string;
+                            }[];
+                            /** @description The `cursor` of the next page; null on the last page. */
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCookieDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                decision_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The decision. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A website visitor's cookie choice. */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The id the choice was answered with: its receipt's.
+                             */
+                            decision_id: string;
+                            /** @description The visitor id the banner keeps in the site's cookie; null once erased. */
+                            visitor_id: string | null;
+                            /** @description The system's public scope (`data-scope`). */
+                            system: string;
+                            /** Format: uuid */
+                            configuration_id: string;
+                            configuration_version: number;
+                            method: "accept-all" | "reject-all" | "custom" | "gpc";
+                            /** @description Every category of the configuration: granted (true) or denied. */
+                            categories: {
+                                [key: string]: boolean;
+                            };
+                            /** @description The locale of the texts the visitor was shown. */
+                            locale: string;
+                            /** @description The page's origin. */
+                            origin: string;
+                            /** Format: date-time */
+                            decided_at: string;
+                            /**
+                             * Format: uri
+                             * @description Its receipt, with the same API key: `GET /api/v1/cookie-decisions/{decision_id}/receipt`.
+                             */
+                            receipt_url: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
                         message: string;
                         details?: {
                             field: string;

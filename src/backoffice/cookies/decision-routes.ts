@@ -130,6 +130,7 @@ export async function cookieDecisionRoutes(
       const before = position && { decidedAt: position.at, id: position.id };
       const page = await browseCookieDecisions(
         db,
+        vault,
         tenantOf(request).tenantId,
         parsed.filter,
         before,
