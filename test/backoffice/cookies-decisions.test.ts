@@ -1,8 +1,8 @@
 /**
  * Visitors' cookie decisions in the back-office: the list's filters (system, configuration,
- * category granted or denied, method, days in the tenant's zone), its pages, the CSV's columns
- * and rows, the download's audit entry, the dashboard's rates, and the setting of how a choice
- * keeps the visitor's address. Tenant A is in Asia/Bangkok (UTC+7, no daylight saving).
+ * category granted or denied, method, days in the tenant's zone, visitor id, decision id), its
+ * pages, each row's receipt, the CSV's columns and rows, the download's audit entry, the
+ * dashboard's rates, and the setting of how a choice keeps the visitor's address. Tenant A is in Asia/Bangkok (UTC+7, no daylight saving).
  */
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +137,12 @@ describe.each(stores)('cookie decisions in the back-office on $name', (store) =>
     ['by a day in Bangkok: its first second', () => '?from=2026-03-02&to=2026-03-02', ['v2']],
     ['by days, the last included', () => '?from=2026-03-02&to=2026-03-03', ['v4', 'v3', 'v2']],
     ['by several filters at once', () => `?system=${site.scope}&method=gpc&to=2026-03-03`, ['v4']],
+    ['by visitor id', () => `?visitor=${visitors.v3}`, ['v3']],
+    ['by visitor id typed in upper case', () => `?visitor=${visitors.v5.toUpperCase()}`, ['v5']],
+    ['by a visitor id never seen: none', () => '?visitor=00000000-0000-4000-8000-0000000000ff', []],
+    ['by decision id', () => `?decision=${ids.v2}`, ['v2']],
+    ['by decision id typed in upper case', () => `?decision=${ids.v4?.toUpperCase()}`, ['v4']],
+    ['by decision id and another filter it fails', () => `?decision=${ids.v2}&method=gpc`, []],
   ])('filters %s', async (_name, query, expected) => {
     expect(await listed(query())).toEqual(expected);
   });
@@ -149,6 +155,8 @@ describe.each(stores)('cookie decisions in the back-office on $name', (store) =>
     ['?category=ads', 'A category of the list, or nothing.'],
     ['?system=cs_00000000000000000000', 'There is no such system.'],
     ['?configuration=nope', 'There is no such configuration.'],
+    ['?visitor=someone', 'A visitor id is the UUID the banner keeps'],
+    ['?decision=12', 'A decision id is the UUID its choice was answered with'],
   ])('a filter %s that is none answers the page with the reason (400)', async (query, reason) => {
     for (const path of ['/backoffice/cookies/decisions', '/backoffice/cookies/decisions.csv']) {
       const response = await admin.get(`${path}${query}`);
@@ -204,6 +212,51 @@ describe.each(stores)('cookie decisions in the back-office on $name', (store) =>
     ]);
   });
 
+  it("a download of one visitor's choices has theirs alone, and the audit log keeps their subject, not their id", async () => {
+    const response = await admin.get(`/backoffice/cookies/decisions.csv?visitor=${visitors.v1}`);
+    expect(response.statusCode).toBe(200);
+    const rows = parse(response.body, { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((r) => [r.decision_id, r.visitor_id])).toEqual([[ids.v1, visitors.v1]]);
+    const entries = await t.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'export.cookie_decisions')
+      .execute();
+    const subject = await t.db
+      .selectFrom('cookie_decisions')
+      .select('subject_id')
+      .where('id', '=', ids.v1 as string)
+      .executeTakeFirstOrThrow();
+    const details = entries.map((e) => JSON.parse(e.details ?? '{}'));
+    expect(details).toContainEqual({ visitor: subject.subject_id, time_zone: 'Asia/Bangkok' });
+    expect(JSON.stringify(details)).not.toContain(visitors.v1);
+  });
+
+  it("each row links to its receipt, which downloads the same receipt as the API's", async () => {
+    const page = await admin.get(`/backoffice/cookies/decisions?decision=${ids.v3}`);
+    const href = `/backoffice/cookies/decisions/${ids.v3}/receipt`;
+    expect(page.body).toContain(`href="${href}" download`);
+    // A choice's leaf joins the log within about a second: until then the page says so (202).
+    await expect.poll(async () => (await admin.get(href)).statusCode).toBe(200);
+    const response = await admin.get(href);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['content-disposition']).toBe(
+      `attachment; filename="cookie-receipt-${ids.v3}.json"`,
+    );
+    const api = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/cookie-decisions/${ids.v3}/receipt`,
+      headers: a.headers,
+    });
+    expect(JSON.parse(response.body)).toEqual(JSON.parse(api.body));
+    expect(JSON.parse(response.body).data.opening.visitor_id).toBe(visitors.v3);
+    const unknown = await admin.get(
+      '/backoffice/cookies/decisions/00000000-0000-4000-8000-0000000000ff/receipt',
+    );
+    expect(unknown.statusCode).toBe(404);
+  });
+
   it("every system's download has the union of their categories, empty where a choice's banner had none", async () => {
     const response = await admin.get('/backoffice/cookies/decisions.csv?method=custom');
     const [first] = response.body.split('\r\n');
@@ -227,7 +280,11 @@ describe.each(stores)('cookie decisions in the back-office on $name', (store) =>
     const page = await editor.page.get('/backoffice/cookies/decisions');
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('/backoffice/cookies/decisions.csv');
+    expect(page.body).not.toContain('/receipt');
     expect((await editor.page.get('/backoffice/cookies/decisions.csv')).statusCode).toBe(403);
+    expect(
+      (await editor.page.get(`/backoffice/cookies/decisions/${ids.v1}/receipt`)).statusCode,
+    ).toBe(403);
     const auditor = await member(t.app, t.db, a.tenant, 'auditor', ['auditor']);
     expect((await auditor.page.get('/backoffice/cookies/decisions')).body).toContain(
       'href="/backoffice/cookies/decisions.csv"',

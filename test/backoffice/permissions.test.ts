@@ -157,6 +157,7 @@ const documented: Record<string, string> = {
   'POST /backoffice/cookies/configurations/:id/delete': 'cookies:delete',
   'GET /backoffice/cookies/decisions': 'cookies:view',
   'GET /backoffice/cookies/decisions.csv': 'cookies:export',
+  'GET /backoffice/cookies/decisions/:id/receipt': 'cookies:export',
   'GET /backoffice/cookies/visitors/erase': 'customers:erase',
   'POST /backoffice/cookies/visitors/erase/confirmation': 'customers:erase',
   'POST /backoffice/cookies/visitors/erase': 'customers:erase',

@@ -4,25 +4,35 @@ import {
   type ChoiceMethod,
   type CookieDecisionFilter,
   type CookieDecisionListItem,
+  cookieChoices,
   exportCookieDecisions,
   listConfigurations,
   listSystems,
 } from '../../cookies/index.js';
+import { receiptOf } from '../../decision-log/index.js';
 import type { Db } from '../../platform/db.js';
+import { uuidPattern } from '../../platform/ids.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { sendCsv } from '../web/csv.js';
 import { dayRange, keysetPosition } from '../web/filters.js';
 import { type FieldErrors, parseForm, queryOf } from '../web/forms.js';
 import { cookieDecisionColumns } from './columns.js';
-import { type CookieDecisionFilterValues, cookieDecisionsPage } from './decision-views.js';
+import {
+  type CookieDecisionFilterValues,
+  cookieDecisionsPage,
+  cookieReceiptQueued,
+} from './decision-views.js';
 import { CookieDecisionFilterForm, cookieDecisionFilterOptions } from './schemas.js';
 import { cookiesPage } from './section.js';
 
+const validId = new RegExp(uuidPattern);
+
 /**
  * Visitors' cookie decisions: filtered by system, configuration, category (granted or denied),
- * method and days (in the tenant's time zone, the one day rule), newest first, a page at a time;
- * and the filtered decisions as CSV (oldest first, streamed, audited).
+ * method, days (in the tenant's time zone, the one day rule), a visitor's id and a decision's id,
+ * newest first, a page at a time; the filtered decisions as CSV (oldest first, streamed,
+ * audited); and a decision's receipt to download.
  */
 export async function cookieDecisionRoutes(
   app: FastifyInstance,
@@ -40,6 +50,8 @@ export async function cookieDecisionRoutes(
       method: '',
       from: '',
       to: '',
+      visitor: '',
+      decision: '',
       ...form.input,
     };
     const [systems, configurations] = await Promise.all([
@@ -87,6 +99,8 @@ export async function cookieDecisionRoutes(
         : undefined,
       // The form's schema lets through only the four methods, or nothing.
       method: values.method === '' ? undefined : (values.method as ChoiceMethod),
+      visitorId: values.visitor || undefined,
+      decisionId: values.decision || undefined,
       ...days,
     };
     return { values, choices, filter } as const;
@@ -160,6 +174,26 @@ export async function cookieDecisionRoutes(
         cookieDecisionColumns(categories, user.timeZone),
         decisions,
       );
+    },
+  );
+
+  // The receipt holds the visitor's id, address and user agent, as the download does: the same
+  // permission, and the same file as the API's receipt (`{"data": …}`), which verify-receipt reads.
+  app.get<{ Params: { id: string } }>(
+    '/cookies/decisions/:id/receipt',
+    { config: { permission: 'cookies:export' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const id = request.params.id.toLowerCase();
+      if (!validId.test(id)) return reply.callNotFound();
+      const result = await receiptOf(db, vault, cookieChoices.receipt, tenantId, id);
+      if (!result.ready) {
+        return cookiesPage(request, reply, 'Receipt not ready yet', cookieReceiptQueued(id), 202);
+      }
+      return reply
+        .header('content-disposition', `attachment; filename="cookie-receipt-${id}.json"`)
+        .type('application/json; charset=utf-8')
+        .send(`${JSON.stringify({ data: result.receipt }, null, 2)}\n`);
     },
   );
 }

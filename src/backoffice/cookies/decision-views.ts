@@ -2,14 +2,22 @@ import type { CookieDecisionListItem } from '../../cookies/index.js';
 import { dayRuleNote, queryString } from '../web/filters.js';
 import { badge, time } from '../web/format.js';
 import { type FieldErrors, formErrors, input, select } from '../web/forms.js';
-import { type Html, html } from '../web/html.js';
+import { type Html, html, segment } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 import { methodWords } from './models.js';
 import { configurationPath } from './paths.js';
 import { cookieTabs } from './section.js';
 
 export type CookieDecisionFilterValues = Record<
-  'system' | 'configuration' | 'category' | 'granted' | 'method' | 'from' | 'to',
+  | 'system'
+  | 'configuration'
+  | 'category'
+  | 'granted'
+  | 'method'
+  | 'from'
+  | 'to'
+  | 'visitor'
+  | 'decision',
   string
 >;
 
@@ -24,6 +32,7 @@ export interface CookieDecisionsPageModel {
   configurations: ReadonlyArray<{ id: string; label: string }>;
   categories: readonly string[];
   zone: string;
+  /** Whether the reader may take the CSV and the receipts (`cookies:export`). */
   mayDownload: boolean;
   /** Whether the reader may erase a visitor (`customers:erase`): the link shows only then. */
   mayErase: boolean;
@@ -66,6 +75,10 @@ ${formErrors(o.errors)}
 <div>${input({ name: 'from', label: 'From (day)', type: 'date', value: v.from, error: o.fieldErrors.from })}</div>
 <div>${input({ name: 'to', label: 'To (day, included)', type: 'date', value: v.to, error: o.fieldErrors.to })}</div>
 </fieldset>
+<fieldset class="grid">
+<div>${input({ name: 'visitor', label: 'Visitor id', value: v.visitor, error: o.fieldErrors.visitor, hint: 'The id the banner keeps in the visitor’s browser (Consentrix.consent().visitor_id).' })}</div>
+<div>${input({ name: 'decision', label: 'Decision id', value: v.decision, error: o.fieldErrors.decision, hint: 'The id a choice was answered with: its receipt’s.' })}</div>
+</fieldset>
 ${dayRuleNote(o.zone)}
 <p><button type="submit">Filter</button> <a href="${basePath}/cookies/decisions">Clear</a></p>
 </form>
@@ -75,7 +88,7 @@ ${
   o.decisions.length === 0
     ? html`<p>No cookie decision ${filtered ? 'matches these filters' : 'recorded yet'}.</p>`
     : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Cookie decisions"><table>
-<thead><tr><th scope="col">When</th><th scope="col">System</th><th scope="col">Configuration</th><th scope="col">How</th><th scope="col">Categories</th><th scope="col">Locale</th><th scope="col">Origin</th></tr></thead>
+<thead><tr><th scope="col">When</th><th scope="col">System</th><th scope="col">Configuration</th><th scope="col">How</th><th scope="col">Categories</th><th scope="col">Locale</th><th scope="col">Origin</th>${o.mayDownload ? html`<th scope="col">Receipt</th>` : ''}</tr></thead>
 <tbody>
 ${o.decisions.map(
   (d) => html`<tr>
@@ -86,6 +99,7 @@ ${o.decisions.map(
 <td class="wrap">${chosen(d.categories)}</td>
 <td class="mono">${d.locale}</td>
 <td class="mono">${d.origin}</td>
+${o.mayDownload ? html`<td class="nowrap"><a href="${basePath}/cookies/decisions/${segment(d.decision_id)}/receipt" download>Receipt<span class="visually-hidden"> of ${d.decision_id}</span></a></td>` : ''}
 </tr>`,
 )}
 </tbody></table></div>`
@@ -94,4 +108,9 @@ ${o.decisions.map(
 ${o.first ? html`<span></span>` : html`<a href="${basePath}/cookies/decisions${queryString(v)}">Newest</a>`}
 ${o.next ? html`<a href="${basePath}/cookies/decisions${queryString(v, { before: `${o.next.decidedAt}~${o.next.id}` })}">Older</a>` : ''}
 </nav>`;
+}
+
+export function cookieReceiptQueued(decisionId: string): Html {
+  return html`<h1>Receipt not ready yet</h1>
+<p role="status">Cookie decision <span class="mono">${decisionId}</span> is queued for the decision log; its receipt is ready within about a second. Reload this page to download it.</p>`;
 }

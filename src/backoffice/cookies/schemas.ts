@@ -57,7 +57,12 @@ export const localeFormOptions: FormOptions<typeof LocaleForm> = {
   trim: ['locale'],
 };
 
+/** What a visitor id looks like, said beside one that is not. */
+export const invalidVisitorId =
+  'A visitor id is the UUID the banner keeps, such as 9b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11.';
+
 const dayOrNothing = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
+const uuidOrNothing = Type.String({ pattern: `^(?:${uuidPattern.slice(1, -1)})?$` });
 
 /** The cookie decisions' filters (a query string), each empty for "any". */
 export const CookieDecisionFilterForm = Type.Object({
@@ -74,6 +79,8 @@ export const CookieDecisionFilterForm = Type.Object({
   ]),
   from: dayOrNothing,
   to: dayOrNothing,
+  visitor: uuidOrNothing,
+  decision: uuidOrNothing,
 });
 
 export const cookieDecisionFilterOptions: FormOptions<typeof CookieDecisionFilterForm> = {
@@ -82,16 +89,15 @@ export const cookieDecisionFilterOptions: FormOptions<typeof CookieDecisionFilte
     method: 'accept-all, reject-all, custom or gpc, or nothing.',
     from: 'A day of the calendar, or nothing.',
     to: 'A day of the calendar, or nothing.',
+    visitor: `${invalidVisitorId} Or nothing.`,
+    decision:
+      'A decision id is the UUID its choice was answered with, such as 019ac7d2-5a1e-7c3b-9d4f-0a1b2c3d4e5f. Or nothing.',
   },
-  trim: ['system', 'configuration', 'category', 'from', 'to'],
+  trim: ['system', 'configuration', 'category', 'from', 'to', 'visitor', 'decision'],
 };
 
 /** A website visitor, by the id their browser kept: erasing them asks for it first. */
 export const VisitorForm = Type.Object({ visitor: Type.String({ pattern: uuidPattern }) });
-
-/** What a visitor id looks like, said beside one that is not. */
-export const invalidVisitorId =
-  'A visitor id is the UUID the banner keeps, such as 9b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11.';
 
 export const visitorFormOptions: FormOptions<typeof VisitorForm> = {
   messages: { visitor: invalidVisitorId },
