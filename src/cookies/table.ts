@@ -99,6 +99,20 @@ export interface CookieDecisionsTable {
   decided_at: string;
 }
 
+/**
+ * Choices refused because their page's origin is not one of the system's (migration 0027):
+ * counted per origin, so that the owner sees a site they forgot to list (refused-origins.ts).
+ */
+export interface CookieRefusedOriginsTable {
+  tenant_id: string;
+  system_id: string;
+  /** The `Origin` as sent; `''` counts every other: past the cap, or no http(s) origin. */
+  origin: string;
+  refusals: number;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
 export type CookieSystemRow = Selectable<CookieSystemsTable>;
 export type CookieConfigurationRow = Selectable<CookieConfigurationsTable>;
 export type CookieDecisionRow = Selectable<CookieDecisionsTable>;
@@ -110,6 +124,7 @@ declare module '../platform/database.js' {
     cookie_configurations: CookieConfigurationsTable;
     cookie_configuration_steps: CookieConfigurationStepsTable;
     cookie_decisions: CookieDecisionsTable;
+    cookie_refused_origins: CookieRefusedOriginsTable;
   }
 }
 

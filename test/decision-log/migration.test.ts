@@ -214,6 +214,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0024-controls',
       '0025-preference-centre',
       '0026-preference-codes',
+      '0027-cookie-refused-origins',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');
