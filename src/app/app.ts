@@ -24,7 +24,12 @@ import { type ChannelChangeOutcome, channelChanges } from '../channels/index.js'
 import { channelRoutes } from '../channels/routes.js';
 import { consentStatusRoutes } from '../consent-status/routes.js';
 import { cookieDecisionApiRoutes } from '../cookies/api-routes.js';
-import { type CookieChoiceJob, type CookieChoiceOutcome, cookieChoices } from '../cookies/index.js';
+import {
+  type CookieChoiceJob,
+  type CookieChoiceOutcome,
+  cookieChoices,
+  countRefusedOrigins,
+} from '../cookies/index.js';
 import { cookieRoutes } from '../cookies/routes.js';
 import { exportRoutes } from '../decision-log/export-routes.js';
 import { loadSigningKey } from '../decision-log/index.js';
@@ -345,8 +350,14 @@ export async function buildApp(
       vault,
     });
   });
+  // Choices refused for their origin, counted in memory and added to the store every few seconds.
+  const refusedOrigins = countRefusedOrigins(db, (error) =>
+    app.log.warn({ err: error }, 'refused origins not stored; kept for the next pass'),
+  );
+  app.addHook('onClose', () => refusedOrigins.close());
   await app.register(cookieRoutes, {
     db,
+    refused: refusedOrigins.note,
     writer: writers.of<CookieChoiceJob, CookieChoiceOutcome>(cookieChoices),
     vault,
     publicBaseUrl: config.publicBaseUrl,
@@ -379,6 +390,7 @@ export async function buildApp(
     partnerBlocks: partnerWriter,
     channelWriter,
     kick: () => writers.integrator().kick(),
+    flushRefusedOrigins: () => refusedOrigins.flush(),
   });
   if (metrics) {
     metrics.watchIntegrator(db);

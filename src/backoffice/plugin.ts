@@ -64,6 +64,8 @@ export interface BackofficeOptions {
   kick: () => Promise<void>;
   /** Records a customer's channel change made on their page (the hot path's writer). */
   channelWriter: ChannelChangeWriter;
+  /** Adds this instance's counts of refused origins to the store now (a system's page). */
+  flushRefusedOrigins: () => Promise<void>;
 }
 
 /**
@@ -73,7 +75,17 @@ export interface BackofficeOptions {
  */
 export async function backoffice(
   app: FastifyInstance,
-  { db, config, signer, vault, registry, partnerBlocks, channelWriter, kick }: BackofficeOptions,
+  {
+    db,
+    config,
+    signer,
+    vault,
+    registry,
+    partnerBlocks,
+    channelWriter,
+    kick,
+    flushRefusedOrigins,
+  }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
   // or overwrite them.
@@ -225,6 +237,7 @@ export async function backoffice(
             vault,
             registry,
             publicBaseUrl: config.publicBaseUrl,
+            flushRefusedOrigins,
           });
           await tenantPages.register(exportRoutes, { db, vault, registry });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });

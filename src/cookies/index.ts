@@ -41,6 +41,13 @@ export { defaultContent } from './defaults.js';
 export { approveConfiguration, copyConfiguration, deleteConfiguration } from './drafts.js';
 export { CookieReceipt, cookieChoices, cookieReceipt } from './kind.js';
 export { type LoggedCookieDecision, leafOfCookieDecision } from './leaf.js';
+export {
+  countRefusedOrigins,
+  listRefusedOrigins,
+  type RefusedOrigin,
+  type RefusedOrigins,
+  refusedOriginsKept,
+} from './refused-origins.js';
 export { configurationFourEyes } from './review-bar.js';
 export { type ChoiceRates, cookieChoiceRates } from './stats.js';
 export {

@@ -127,18 +127,26 @@ export async function servedScript(
   return made;
 }
 
+/** Told of a choice refused for its page's origin (refused-origins.ts counts them). */
+export type OriginRefused = (
+  system: { tenantId: string; systemId: string },
+  origin: string,
+) => void;
+
 /**
- * Whether a request's `Origin` is one of the system's: `403 1003` otherwise (nothing is stored).
- * A scope that is unknown is `404 1004`.
+ * Whether a request's `Origin` is one of the system's: `403 1003` otherwise (no choice is
+ * stored; `refused` is told of an origin that was sent). A scope that is unknown is `404 1004`.
  */
 export async function allowedSystem(
   publicApi: CookiePublic,
   scope: string,
   origin: string | undefined,
+  refused?: OriginRefused,
 ): Promise<PublicSystem> {
   const system = await publicApi.system(scope);
   if (!system) throw new AppError('notFound');
   if (origin === undefined || !system.origins.includes(origin)) {
+    if (origin !== undefined) refused?.(system, origin);
     throw new AppError('originNotAllowed');
   }
   return system;

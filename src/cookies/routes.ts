@@ -6,7 +6,13 @@ import { answer, dataOf, errorsOf } from '../platform/http-schemas.js';
 import { jsonBodyParser } from '../platform/json-body.js';
 import { createRateLimit } from '../platform/rate-limit.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { allowedSystem, cookiePublic, recordChoice, servedScript } from './public.js';
+import {
+  allowedSystem,
+  cookiePublic,
+  type OriginRefused,
+  recordChoice,
+  servedScript,
+} from './public.js';
 import { ChoiceBodySchema } from './schemas.js';
 import type { CookieChoiceWriter } from './writes.js';
 
@@ -39,7 +45,9 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
   vault: SubjectVault;
   publicBaseUrl: string;
   perMinute: number;
-}> = async (app, { db, writer, vault, publicBaseUrl, perMinute }) => {
+  /** Counts a choice refused for its origin, for the system's owner to see. */
+  refused: OriginRefused;
+}> = async (app, { db, writer, vault, publicBaseUrl, perMinute, refused }) => {
   const publicApi = cookiePublic(db);
   const rateLimit = createRateLimit(perMinute);
   const limit = (scope: string, ip: string, reply: FastifyReply) => {
@@ -138,10 +146,11 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
           ),
         },
       },
-      // Before the body is read: the origin, then the rate limit, then the body.
+      // Before the body is read: the origin, then the rate limit, then the body. A refused
+      // origin is counted here only: a preflight that the same page sends first is not a choice.
       onRequest: async (request, reply) => {
         const { scope } = request.params;
-        await allowedSystem(publicApi, scope, request.headers.origin);
+        await allowedSystem(publicApi, scope, request.headers.origin, refused);
         allowOrigin(reply, request.headers.origin as string);
         limit(scope, request.ip, reply);
       },

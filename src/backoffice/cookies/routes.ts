@@ -16,10 +16,16 @@ import { visitorErasureRoutes } from './visitor-routes.js';
  */
 export async function cookiePageRoutes(
   app: FastifyInstance,
-  deps: { db: Db; vault: SubjectVault; registry: Registry; publicBaseUrl: string },
+  deps: {
+    db: Db;
+    vault: SubjectVault;
+    registry: Registry;
+    publicBaseUrl: string;
+    flushRefusedOrigins: () => Promise<void>;
+  },
 ) {
-  const { db, vault, registry, publicBaseUrl } = deps;
-  await app.register(systemRoutes, { db, publicBaseUrl });
+  const { db, vault, registry, publicBaseUrl, flushRefusedOrigins } = deps;
+  await app.register(systemRoutes, { db, publicBaseUrl, flushRefusedOrigins });
   await app.register(configurationRoutes, { db, publicBaseUrl });
   await app.register(editorRoutes, { db });
   await app.register(configurationStepRoutes, { db, publicBaseUrl });

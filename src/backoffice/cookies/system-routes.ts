@@ -4,7 +4,9 @@ import {
   changeSystem,
   createSystem,
   getConfiguration,
+  listRefusedOrigins,
   listSystems,
+  refusedOriginsKept,
   scriptTag,
 } from '../../cookies/index.js';
 import type { Db, Executor } from '../../platform/db.js';
@@ -64,7 +66,11 @@ function systemRefusal(error: unknown): { errors: string[]; fieldErrors: FieldEr
 /** The systems: their list, a new one, a system's page with its script tag and its form. */
 export async function systemRoutes(
   app: FastifyInstance,
-  { db, publicBaseUrl }: { db: Db; publicBaseUrl: string },
+  {
+    db,
+    publicBaseUrl,
+    flushRefusedOrigins,
+  }: { db: Db; publicBaseUrl: string; flushRefusedOrigins: () => Promise<void> },
 ) {
   const showSystem = async (
     request: FastifyRequest,
@@ -80,8 +86,12 @@ export async function systemRoutes(
     const found = (await listSystems(db, tenantId)).find((s) => s.scope === scope);
     if (!found) throw new AppError('notFound', { message: 'No such system.' });
     const system = await systemModel(db, tenantId, found);
+    // This instance's counts not yet added are added first; other instances' are at most the
+    // seconds of their pass behind.
+    await flushRefusedOrigins();
     const body = systemPage({
       system,
+      refused: { origins: await listRefusedOrigins(db, tenantId, scope), kept: refusedOriginsKept },
       scriptTag: system.published ? scriptTag(publicBaseUrl, system.scope) : undefined,
       zone: timeZone,
       mayCreateConfiguration: permissions.has('cookies:create'),

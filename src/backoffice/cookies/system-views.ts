@@ -1,4 +1,4 @@
-import type { CookieSystem } from '../../cookies/index.js';
+import type { CookieSystem, RefusedOrigin } from '../../cookies/index.js';
 import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input, textarea } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
@@ -58,6 +58,8 @@ ${systemFields(o)}
 
 export function systemPage(o: {
   system: SystemModel;
+  /** Origins not listed whose pages tried to record a choice, and how many such are kept. */
+  refused: { origins: RefusedOrigin[]; kept: number };
   scriptTag: string | undefined;
   zone: string;
   /** The form to change it, when the user may. */
@@ -74,6 +76,7 @@ export function systemPage(o: {
 <dt>Added</dt><dd>${time(system.created_at, o.zone)}</dd>
 </dl>
 ${o.scriptTag ? scriptTagField(o.scriptTag) : ''}
+${refusedOrigins(o.refused, o.zone, o.form !== undefined)}
 ${o.mayCreateConfiguration ? html`<p><a href="${basePath}/cookies/configurations/new?system=${encodeURIComponent(system.scope)}" role="button">New configuration for this system</a></p>` : ''}
 ${
   o.form
@@ -85,6 +88,33 @@ ${systemFields(o.form)}
 </form>`
     : ''
 }`;
+}
+
+/**
+ * The origins refused on the system: a page on an origin the system does not list cannot record
+ * a choice, and its owner learns of it only here.
+ */
+function refusedOrigins(
+  refused: { origins: RefusedOrigin[]; kept: number },
+  zone: string,
+  mayEdit: boolean,
+): Html {
+  if (refused.origins.length === 0) return html``;
+  return html`<section aria-labelledby="refused-origins-heading">
+<h2 id="refused-origins-heading">Refused origins</h2>
+<p>Pages on these origins tried to record a visitor's choice and were refused, so nothing was recorded for them. If one is a site of yours, ${mayEdit ? html`add it to the origins below` : 'ask someone who may edit this system to add it to its origins'}; if not, someone copied the banner's tag.</p>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Refused origins"><table>
+<thead><tr><th scope="col">Origin</th><th scope="col">Refused choices</th><th scope="col">Last seen</th></tr></thead>
+<tbody>
+${refused.origins.map(
+  (r) => html`<tr>
+<td>${r.origin === null ? html`Other origins <small>(past the first ${refused.kept}, or no http(s) origin)</small>` : html`<span class="mono">${r.origin}</span>`}</td>
+<td>${r.refusals}</td>
+<td>${time(r.last_seen_at, zone)}</td>
+</tr>`,
+)}
+</tbody></table></div>
+</section>`;
 }
 
 /**
