@@ -149,8 +149,12 @@ export interface ConsentClient {
     options?: LocaleOptions,
   ): Promise<WithResponse<ConsentAsOf>>;
   /**
-   * `POST …/consents/status`: where 1 to 1,000 customers stand on one template at a moment
-   * (default now), in the order asked, with the decision log's checkpoint covering the answer.
+   * `POST …/consents/status`: where customers stand on one template at a moment (default now),
+   * in the order asked, with the decision log's checkpoint covering the answer. The service
+   * answers up to 1,000 ids a request: a longer list is asked in parts of 1,000, one after
+   * another, all at the moment the first answered for, and answered as one (an id repeated
+   * once, where it first appears; the newest checkpoint; the last request's `response`). A part
+   * refused refuses the whole call.
    */
   consentStatus(
     request: Omit<ConsentStatusRequest, 'at'> & { at?: Date | string },
@@ -280,6 +284,23 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
     return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
   }
 
+  /**
+   * One request of bulk status; a refusal's details name an id by its place in the caller's list
+   * (`placeOf`), not in this part.
+   */
+  async function statusPart(
+    { at, ...body }: ConsentStatusRequest,
+    signal: AbortSignal | undefined,
+    placeOf: (index: number) => number = (index) => index,
+  ): Promise<WithResponse<ConsentStatus>> {
+    const { data, error, response } = await api.POST('/api/v1/consents/status', {
+      body: { ...body, ...(at === undefined ? {} : { at }) },
+      signal,
+    });
+    if (data) return withResponse(data.data, responseInfo(response));
+    return throwError(response, withIdPlaces(error, placeOf));
+  }
+
   async function* pages(customerId: string, options: HistoryOptions) {
     let cursor = options.cursor;
     for (;;) {
@@ -375,14 +396,29 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
       return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async consentStatus({ at, ...request }, { signal } = {}) {
-      const { data, error, response } = await api.POST('/api/v1/consents/status', {
-        body: {
-          ...request,
-          ...(at === undefined ? {} : { at: at instanceof Date ? at.toISOString() : at }),
-        },
-        signal,
+      const moment = at instanceof Date ? at.toISOString() : at;
+      const ids = request.customer_ids;
+      if (ids.length <= statusIdsPerRequest) return statusPart({ ...request, at: moment }, signal);
+      // An id repeated is answered once, where it first appears, as in one answer of the service.
+      const places = new Map<string, number>();
+      ids.forEach((id, place) => {
+        if (!places.has(id)) places.set(id, place);
       });
-      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+      const unique = [...places.keys()];
+      const answers: WithResponse<ConsentStatus>[] = [];
+      // One part after another: the first fixes the moment the others are asked about, and a
+      // large list does not take more of the key's rate limit at once than a single call does.
+      for (let start = 0; start < unique.length; start += statusIdsPerRequest) {
+        const part = unique.slice(start, start + statusIdsPerRequest);
+        answers.push(
+          await statusPart(
+            { ...request, customer_ids: part, at: moment ?? answers[0]?.at },
+            signal,
+            (index) => places.get(part[index] as string) ?? index,
+          ),
+        );
+      }
+      return mergedStatus(answers);
     },
     async receipt(decisionId, { wait, signal } = {}) {
       const { data, error, response } = await api.GET('/api/v1/decisions/{decision_id}/receipt', {
@@ -517,6 +553,48 @@ class LatestCache {
       this.#entries.delete(oldest);
     }
   }
+}
+
+/** The most customer ids the service answers in one bulk status request. */
+const statusIdsPerRequest = 1000;
+
+/**
+ * The answers of a list's parts as one: the customers in the order asked, under the newest
+ * checkpoint (the log only grows, so what an older one covered the newest covers too), with the
+ * last request's `response` (its rate limit the freshest).
+ */
+function mergedStatus(answers: WithResponse<ConsentStatus>[]): WithResponse<ConsentStatus> {
+  const [first, ...rest] = answers as [
+    WithResponse<ConsentStatus>,
+    ...WithResponse<ConsentStatus>[],
+  ];
+  const last = rest.at(-1) ?? first;
+  const newest = answers.reduce((a, b) => (b.checkpoint.size > a.checkpoint.size ? b : a));
+  return withResponse(
+    {
+      template_code: first.template_code,
+      at: first.at,
+      customers: answers.flatMap((answer) => answer.customers),
+      checkpoint: newest.checkpoint,
+    },
+    last.response,
+  );
+}
+
+/** An error body whose details name `body.customer_ids.N` with N mapped by `placeOf`. */
+function withIdPlaces(body: unknown, placeOf: (index: number) => number): unknown {
+  const details = (body as { details?: unknown } | undefined)?.details;
+  if (!Array.isArray(details)) return body;
+  return {
+    ...(body as object),
+    details: details.map((detail: { field?: unknown }) => {
+      const match =
+        typeof detail.field === 'string' && /^body\.customer_ids\.(\d+)(.*)$/.exec(detail.field);
+      return match
+        ? { ...detail, field: `body.customer_ids.${placeOf(Number(match[1]))}${match[2]}` }
+        : detail;
+    }),
+  };
 }
 
 /** A receipt's path and query, whatever record it proves. */

@@ -233,6 +233,71 @@ describe.each(storeAgnostic)('what the client tells of the answers, on $name', (
     expect(refused.code).toBe('1001');
   });
 
+  /** The customer ids of each bulk status request the service was sent, in order. */
+  const statusRequests = () =>
+    proxy.seen
+      .filter((s) => s.method === 'POST' && s.url === '/api/v1/consents/status')
+      .map((s) => (JSON.parse(s.body) as { customer_ids: string[] }).customer_ids);
+
+  it('consentStatus() of 2,500 ids sends requests of at most 1,000 and answers as the three calls would, in one answer', async () => {
+    const ids = Array.from({ length: 2500 }, (_, i) => `${unique('bulk')}-${i}`);
+    // Decided customers in each part, their decisions in the log before anything is asked.
+    for (const at of [0, 1200, 2499]) {
+      const decision = await client.decide(ids[at] as string, given());
+      expect(await client.receipt(decision.decision_id, { wait: true })).not.toHaveProperty(
+        'status',
+        'queued',
+      );
+    }
+    proxy.seen.length = 0;
+    const merged = await client.consentStatus({ template_code: served.code, customer_ids: ids });
+    const sent = statusRequests();
+    expect(sent.map((part) => part.length)).toEqual([1000, 1000, 500]);
+    expect(sent.flat()).toEqual(ids);
+    const parts = [];
+    for (const part of sent) {
+      parts.push(
+        await client.consentStatus({
+          template_code: served.code,
+          customer_ids: part,
+          at: merged.at,
+        }),
+      );
+    }
+    expect(Object.keys(merged).sort()).toEqual(Object.keys(parts[0] ?? {}).sort());
+    expect(merged.template_code).toBe(served.code);
+    expect(merged.customers).toEqual(parts.flatMap((part) => part.customers));
+    expect(merged.customers.map((c) => c.customer_id)).toEqual(ids);
+    expect(merged.customers.filter((c) => c.accepted).map((c) => c.customer_id)).toEqual([
+      ids[0],
+      ids[1200],
+      ids[2499],
+    ]);
+    expect(merged.checkpoint).toEqual(parts[2]?.checkpoint);
+    expect(responseOf(merged)?.status).toBe(200);
+  });
+
+  it('consentStatus() of more than 1,000 ids asks each id once, and one refused part refuses the call, naming the id by its place in the list', async () => {
+    const ids = Array.from({ length: 1001 }, (_, i) => `${unique('twice')}-${i}`);
+    ids[1000] = ids[0] as string;
+    const once = await client.consentStatus({ template_code: served.code, customer_ids: ids });
+    expect(statusRequests().map((part) => part.length)).toEqual([1000]);
+    expect(once.customers.map((c) => c.customer_id)).toEqual(ids.slice(0, 1000));
+
+    proxy.seen.length = 0;
+    const bad = Array.from({ length: 2500 }, (_, i) => `${unique('bad')}-${i}`);
+    bad[1500] = 'not an id';
+    const refused = (await client
+      .consentStatus({ template_code: served.code, customer_ids: bad })
+      .catch((e) => e)) as ConsentApiError;
+    expect(refused).toBeInstanceOf(ConsentApiError);
+    expect(refused.status).toBe(400);
+    expect(refused.code).toBe('1001');
+    expect(refused.details?.map((d) => d.field)).toEqual(['body.customer_ids.1500']);
+    // The parts go one after another: none is sent after the refused one.
+    expect(statusRequests().map((part) => part.length)).toEqual([1000, 1000]);
+  });
+
   it('setChannel(), channels(), setPartnerBlock() and partnerBlocks() change and read the controls, with their receipts', async () => {
     const customer = unique('c');
     const blocked = await client.setChannel(

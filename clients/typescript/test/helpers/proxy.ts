@@ -37,6 +37,8 @@ export interface Seen {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
+  /** The request's body as sent, read as UTF-8 (empty when it had none). */
+  body: string;
   /** `performance.now()` when the request arrived, and when the proxy answered it. */
   arrivedAt: number;
   /** `Date.now()` when the request arrived: to compare with an HTTP date. */
@@ -66,6 +68,7 @@ export async function startProxy(target: string): Promise<TestProxy> {
       method: req.method ?? '',
       url: req.url ?? '',
       headers: req.headers,
+      body: body.toString('utf8'),
       arrivedAt: performance.now(),
       arrivedAtDate: Date.now(),
     };
