@@ -1,7 +1,27 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
-import type { Trx } from '../platform/db.js';
-import type { ApiKeyView, CreatedApiKey, RevokedApiKey } from './schemas.js';
+import type { Executor, Trx } from '../platform/db.js';
+import type { ApiCaller, ApiKeyView, CreatedApiKey, RevokedApiKey } from './schemas.js';
 import { createApiKey, getApiKey, renameApiKey, revokeApiKey } from './service.js';
+
+/**
+ * Who acts through an API key, as the audit log names them: the tenant, by the key's prefix and
+ * its name as it is now (a key is renamed, its prefix never changes), from the request's address.
+ */
+export async function apiKeyActor(
+  db: Executor,
+  caller: ApiCaller,
+  from: { ip: string; userAgent: string | null },
+): Promise<Actor> {
+  const key = await getApiKey(db, caller.tenantId, caller.apiKeyId);
+  return {
+    tenantId: caller.tenantId,
+    actorKind: 'tenant',
+    actor: `API key ${key.prefix}`,
+    actorName: key.name,
+    ip: from.ip,
+    userAgent: from.userAgent,
+  };
+}
 
 /** Creates a key for the tenant (see `createApiKey`) and records who did. */
 export async function createApiKeyAs(

@@ -1,5 +1,5 @@
 /** The public surface of `src/api-keys/`: what other folders may import (its README says what the folder is for). */
-export { createApiKeyAs, renameApiKeyAs, revokeApiKeyAs } from './actions.js';
+export { apiKeyActor, createApiKeyAs, renameApiKeyAs, revokeApiKeyAs } from './actions.js';
 export { type AfterKeyCheck, callerOf, createApiKeyGate, refuseUnroutable } from './auth.js';
 export { type AuthThrottle, createAuthThrottle } from './auth-throttle.js';
 export { createKeyCheck, type KeyCheck } from './key-check.js';

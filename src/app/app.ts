@@ -71,7 +71,10 @@ import { requestIdFor } from '../platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from '../platform/request-log.js';
 import { setSecurityHeaders } from '../platform/security-headers.js';
 import { preferenceSecrets } from '../preference-centre/index.js';
-import { preferenceLinkRoutes } from '../preference-centre/routes.js';
+import {
+  preferenceCentreSettingsRoutes,
+  preferenceLinkRoutes,
+} from '../preference-centre/routes.js';
 import { preferencePage } from '../preference-page/plugin.js';
 import type { ControlJob, Registry } from '../record-kinds/index.js';
 import { consentRoutes } from '../records/routes.js';
@@ -343,6 +346,7 @@ export async function buildApp(
       vault,
       publicBaseUrl: config.publicBaseUrl,
     });
+    await v1.register(preferenceCentreSettingsRoutes, { db });
     await v1.register(exportRoutes, {
       db,
       kick: () => writers.integrator().kick(),

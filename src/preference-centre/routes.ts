@@ -1,12 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { callerOf } from '../api-keys/index.js';
+import { apiKeyActor, callerOf } from '../api-keys/index.js';
 import { CustomerIdParam } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
 import { mintPreferenceLink } from './links.js';
-import { PreferenceLinkRequest, PreferenceLinkSchema } from './schemas.js';
+import {
+  AllowedOriginsRequest,
+  AllowedOriginsSchema,
+  PreferenceLinkRequest,
+  PreferenceLinkSchema,
+} from './schemas.js';
+import { getPreferenceCentre, setAllowedOrigins } from './settings.js';
 import type { PreferenceSecrets } from './tokens.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
@@ -62,3 +68,99 @@ export const preferenceLinkRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 };
+
+const originsPath = '/api/v1/preference-centre/allowed-origins';
+
+/**
+ * The API's side of the tenant's preference centre settings: the origins a link may return to
+ * (and that may frame the page), which a backend deploying a new site sets without the
+ * back-office.
+ */
+export const preferenceCentreSettingsRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (
+  app,
+  { db },
+) => {
+  app.get(
+    originsPath,
+    {
+      schema: {
+        tags: ['preference centre'],
+        operationId: 'getAllowedOrigins',
+        summary: "The origins the preference centre's links may return to and that may frame it",
+        description:
+          "The tenant's allowed origins, as the back-office (*Administration, Preference " +
+          'centre*) and `preference-centre show` show them.',
+        security: apiKeySecurity,
+        response: {
+          200: answer(dataOf(AllowedOriginsSchema), 'The allowed origins, in the order set.'),
+          ...errorsOf(...keyedErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const settings = await getPreferenceCentre(db, callerOf(request).tenantId);
+      reply.header('cache-control', 'no-store');
+      return { data: { allowed_origins: settings.allowedOrigins } };
+    },
+  );
+
+  app.put(
+    originsPath,
+    {
+      schema: {
+        tags: ['preference centre'],
+        operationId: 'setAllowedOrigins',
+        summary: "Sets the origins the preference centre's links may return to",
+        description:
+          'Replaces the whole list, the other settings kept, with the checks of the back-office ' +
+          'and `preference-centre origins`: each value an origin (`https://host[:port]`, ' +
+          '`http://` only for `localhost`, no path), else `400 1001` naming ' +
+          '`body.allowed_origins`, and nothing changed. A change is in the audit log as ' +
+          '`preference_centre.changed`, made by this API key; the same list again changes ' +
+          'nothing and records nothing.',
+        security: apiKeySecurity,
+        body: AllowedOriginsRequest,
+        response: {
+          200: answer(dataOf(AllowedOriginsSchema), 'The allowed origins as kept.'),
+          ...errorsOf('invalidRequest', 'payloadTooLarge', 'unsupportedMediaType', ...keyedErrors),
+        },
+      },
+      // As for every other body of the API: one without a JSON media type is never read.
+      preValidation: async (request) => {
+        if (!jsonMediaType.test(request.headers['content-type'] ?? '')) {
+          throw new AppError('unsupportedMediaType');
+        }
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const from = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null };
+      const settings = await db
+        .transaction()
+        .execute(async (trx) =>
+          setAllowedOrigins(
+            trx,
+            await apiKeyActor(trx, caller, from),
+            caller.tenantId,
+            request.body.allowed_origins,
+          ),
+        )
+        .catch((error: unknown) => {
+          throw namedInBody(error);
+        });
+      reply.header('cache-control', 'no-store');
+      return { data: { allowed_origins: settings.allowedOrigins } };
+    },
+  );
+};
+
+/** A refusal of the settings' rules with its fields named as the API names a body's (`body.…`). */
+function namedInBody(error: unknown): unknown {
+  if (!(error instanceof AppError) || error.kind !== 'invalidRequest' || !error.details) {
+    return error;
+  }
+  return new AppError('invalidRequest', {
+    message: error.message,
+    details: error.details.map((d) => ({ ...d, field: `body.${d.field}` })),
+  });
+}

@@ -20,6 +20,40 @@ export const PreferenceCentreInput = Type.Object(
 );
 export type PreferenceCentreInput = Static<typeof PreferenceCentreInput>;
 
+/** One origin a preference link may return to, and that may frame the page. */
+const AllowedOrigin = Type.String({
+  minLength: 1,
+  maxLength: 300,
+  description: '`https://host[:port]` (`http://` only for `localhost`), without a path',
+  examples: ['https://shop.example'],
+});
+
+/** `PUT /api/v1/preference-centre/allowed-origins`: the whole list, replacing the one kept. */
+export const AllowedOriginsRequest = Type.Object(
+  {
+    allowed_origins: Type.Array(AllowedOrigin, {
+      // The back-office's form takes as many (PreferenceCentreInput).
+      maxItems: 20,
+      description:
+        'Every origin allowed, at most 20; an empty list clears them. Each is kept once, in ' +
+        'its canonical form (`https://Shop.example/` is `https://shop.example`).',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type AllowedOriginsRequest = Static<typeof AllowedOriginsRequest>;
+
+export const AllowedOriginsSchema = Type.Object(
+  {
+    allowed_origins: Type.Array(Type.String(), {
+      description:
+        "Where a preference link's `return_url` may lead, and which sites may frame the page.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type AllowedOrigins = Static<typeof AllowedOriginsSchema>;
+
 /** The locales the page itself speaks; a customer's other locales are shown in English. */
 export const pageLocales = ['en', 'th'] as const;
 export type PageLocale = (typeof pageLocales)[number];
