@@ -11,6 +11,7 @@ import {
 } from './retry.js';
 import type { paths } from './schema.js';
 import type {
+  AllowedOrigins,
   ChannelReceipt,
   ChannelState,
   Checkpoint,
@@ -234,6 +235,20 @@ export interface ConsentClient {
     request?: PreferenceLinkRequest,
     options?: CallOptions,
   ): Promise<WithResponse<PreferenceLink>>;
+  /**
+   * `GET …/preference-centre/allowed-origins`: the origins a preference link's `return_url` may
+   * lead to, and that may frame the customer's page.
+   */
+  allowedOrigins(options?: CallOptions): Promise<WithResponse<AllowedOrigins>>;
+  /**
+   * `PUT …/preference-centre/allowed-origins`: replaces the whole list (empty: none), checked as
+   * the back-office checks it (`400 1001` naming `body.allowed_origins`); answers the list as
+   * kept, each origin once and in its canonical form. Audited as made by the API key.
+   */
+  setAllowedOrigins(
+    origins: readonly string[],
+    options?: CallOptions,
+  ): Promise<WithResponse<AllowedOrigins>>;
   /** `GET …/log/key`: the decision log's verifier key. */
   logKey(options?: CallOptions): Promise<WithResponse<LogKey>>;
   /** `GET …/log/checkpoint`: the decision log's latest signed checkpoint. */
@@ -510,6 +525,19 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
         '/api/v1/customers/{customer_id}/preference-links',
         { params: { path: { customer_id: customerId } }, body: request, signal },
       );
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async allowedOrigins({ signal } = {}) {
+      const { data, error, response } = await api.GET('/api/v1/preference-centre/allowed-origins', {
+        signal,
+      });
+      return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
+    },
+    async setAllowedOrigins(origins, { signal } = {}) {
+      const { data, error, response } = await api.PUT('/api/v1/preference-centre/allowed-origins', {
+        body: { allowed_origins: [...origins] },
+        signal,
+      });
       return data ? withResponse(data.data, responseInfo(response)) : throwError(response, error);
     },
     async logKey({ signal } = {}) {

@@ -16,6 +16,7 @@ type PartnerPut =
 type PartnerList =
   paths['/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners']['get'];
 type PreferenceLinks = paths['/api/v1/customers/{customer_id}/preference-links']['post'];
+type AllowedOriginsPut = paths['/api/v1/preference-centre/allowed-origins']['put'];
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Data<R> = Json<R> extends { data: infer D } ? D : never;
 
@@ -77,6 +78,8 @@ export type PartnerBlockReceipt = Data<
 export type PreferenceLinkRequest = Json<PreferenceLinks['requestBody']>;
 /** A link to the customer's own page, and when it stops opening. */
 export type PreferenceLink = Data<PreferenceLinks['responses'][201]>;
+/** The origins a preference link may return to, and that may frame the customer's page. */
+export type AllowedOrigins = Data<AllowedOriginsPut['responses'][200]>;
 /** A control's receipt while its change waits to be appended to the log. */
 export interface QueuedChange {
   change_id: string;

@@ -205,6 +205,18 @@ describe.each(storeAgnostic)('the client against the service on $name', (store) 
     expect(error).toMatchObject({ status: 400, code: '1001' });
   });
 
+  it("setAllowedOrigins() sets the preference centre's origins and allowedOrigins() reads them back; one that is no origin throws 400 1001", async () => {
+    const set = await client.setAllowedOrigins(['https://shop.example/', 'https://app.example']);
+    expect(set).toEqual({ allowed_origins: ['https://shop.example', 'https://app.example'] });
+    expect(set.response.status).toBe(200);
+    expect(await client.allowedOrigins()).toEqual(set);
+    const error = await thrown(client.setAllowedOrigins(['shop.example']));
+    expect(error).toMatchObject({ status: 400, code: '1001' });
+    expect(error.details?.map((d) => d.field)).toEqual(['body.allowed_origins']);
+    expect(await client.allowedOrigins()).toEqual(set);
+    expect(await client.setAllowedOrigins([])).toEqual({ allowed_origins: [] });
+  });
+
   it("cookieReceipt() answers a website visitor's choice's receipt; a decision's id throws 404 1004", async () => {
     const site = await seedPublishedSystem(served.t.db, served.tenant.tenant.id, {
       categories: ['analytics'],
