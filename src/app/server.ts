@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import { isAbsolute, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { observedStore } from '../metrics/index.js';
@@ -6,6 +7,7 @@ import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
 import type { Db } from '../platform/db.js';
 import { migrateToLatest } from '../platform/migrate.js';
+import { recordServedBaseUrl } from '../platform/public-base-url.js';
 import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.js';
 import { purgeExpiredIdempotencyRecords } from '../record-kinds/index.js';
 import { countTenants } from '../tenants/index.js';
@@ -34,6 +36,13 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     app.log.fatal({ err: error }, 'cannot listen');
     await db.destroy();
     throw error;
+  }
+  try {
+    const { port } = app.server.address() as AddressInfo;
+    await recordServedBaseUrl(db, config, port);
+  } catch (error) {
+    // The command line then prints on its own setting, as before the store kept one.
+    app.log.warn({ err: error }, 'could not keep the public base URL with the store');
   }
   // With several workers, one of them says it.
   if ((cluster.worker?.id ?? 1) === 1 && (await countTenants(db)) === 0) {

@@ -53,6 +53,10 @@ const usage = `Usage: consent-service <command> [options]
   webhook replay --tenant A --id ID --from POSITION
                                           send every event from POSITION on again, in order
   webhook deliveries --tenant A --id ID [--limit N]
+  settings public-base-url [--url URL]    the address clients reach the service at, kept
+                                          with the store: what commands print their URLs on
+                                          when PUBLIC_BASE_URL is not set where they run
+                                          (serve records its own); without --url, prints it
   cookie system create --tenant A --name N --origin URL [--origin URL ...]
                                           a website; prints its scope and script tag
   cookie system list --tenant A
@@ -78,7 +82,8 @@ const usage = `Usage: consent-service <command> [options]
                   shown; exits 1 naming each file that fails
 
 Management commands print one JSON object on stdout. The store is DATABASE_URL's
-(default: an SQLite file under ./data/); pending migrations are applied first.`;
+(default: an SQLite file under ./data/); pending migrations are applied first. The URLs
+they print are on PUBLIC_BASE_URL when set, else on the store's (settings public-base-url).`;
 
 /**
  * The management commands' modules, by a command's first word. Each process runs one command,
@@ -98,6 +103,7 @@ const groups = new Map<string, () => Promise<Commands>>([
   ['cookie', async () => (await import('./cookies.js')).cookieCommands],
   ['partner', async () => (await import('./partners.js')).partnerCommands],
   ['channel', async () => (await import('./channels.js')).channelCommands],
+  ['settings', async () => (await import('./settings.js')).settingsCommands],
   [
     'preference-centre',
     async () => (await import('./preference-centre.js')).preferenceCentreCommands,
@@ -183,12 +189,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         [second, ...rest].filter((a) => a !== undefined),
         ['alias'],
       );
-      const [{ createDemo }, { withDb }] = await Promise.all([
+      const [{ createDemo }, { withDb }, { withStoredBaseUrl }] = await Promise.all([
         import('./demo.js'),
         import('./store.js'),
+        import('../platform/public-base-url.js'),
       ]);
       await withDb(config, io.stderr, async (db) => {
-        io.stdout(await createDemo(db, config, options.alias ?? 'demo'));
+        const used = await withStoredBaseUrl(db, config);
+        io.stdout(await createDemo(db, used, options.alias ?? 'demo'));
       });
       return 0;
     }
@@ -209,12 +217,17 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     // before the store (or its data key) is touched, whatever else is wrong.
     if (command.options.includes('tenant')) required(options, 'tenant');
     let failure: string | undefined;
-    const { withDb } = await import('./store.js');
+    const [{ withDb }, { withStoredBaseUrl }] = await Promise.all([
+      import('./store.js'),
+      import('../platform/public-base-url.js'),
+    ]);
     await withDb(
       config,
       io.stderr,
       async (db, vault) => {
-        const result = await command.run(db, options, config, vault, await kinds());
+        // A command that migrates itself may find a store from before the setting was kept.
+        const used = command.migratesItself ? config : await withStoredBaseUrl(db, config);
+        const result = await command.run(db, options, used, vault, await kinds());
         if (command.lines) {
           for await (const line of result as AsyncIterable<unknown>) {
             io.stdout(`${JSON.stringify(line)}\n`);

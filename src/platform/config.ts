@@ -6,6 +6,14 @@ import { isPostgresUrl } from './postgres.js';
 import { sqlitePath } from './sqlite.js';
 import { parseSubnets, type Subnet } from './subnets.js';
 
+/** What a public base URL looks like, from the environment or the store (`settings`). */
+export const publicBaseUrlPattern = /^https?:\/\/[^\s]+$/;
+
+/** A public base URL as the service uses it: without a trailing slash. */
+export function publicBaseUrlOf(text: string): string {
+  return text.replace(/\/+$/, '');
+}
+
 /**
  * Every setting the service reads from the environment. This is the only module that touches
  * `process.env`; the rest receive the frozen `Config`.
@@ -14,7 +22,7 @@ const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.String({ minLength: 1, default: 'data/consent.db' }),
-  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: publicBaseUrlPattern.source })),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     default: 'info',
   }),
@@ -82,6 +90,11 @@ export interface Config {
   readonly databaseUrl: string;
   /** Base of the service's own content-file URLs, without a trailing slash. */
   readonly publicBaseUrl: string;
+  /**
+   * Whether `PUBLIC_BASE_URL` set `publicBaseUrl`; else it is `http://localhost:$PORT`, and the
+   * command line prints its URLs on the one kept with the store (src/platform/public-base-url.ts).
+   */
+  readonly publicBaseUrlGiven: boolean;
   readonly logLevel: string;
   /** Requests per API key per minute; 0 turns the limit off. */
   readonly rateLimitPerMinute: number;
@@ -177,15 +190,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const parsed: Env = candidate;
-  const publicBaseUrl = (parsed.PUBLIC_BASE_URL ?? `http://localhost:${parsed.PORT}`).replace(
-    /\/+$/,
-    '',
+  const publicBaseUrl = publicBaseUrlOf(
+    parsed.PUBLIC_BASE_URL ?? `http://localhost:${parsed.PORT}`,
   );
   return Object.freeze({
     port: parsed.PORT,
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,
     publicBaseUrl,
+    publicBaseUrlGiven: parsed.PUBLIC_BASE_URL !== undefined,
     logLevel: parsed.LOG_LEVEL,
     rateLimitPerMinute: parsed.RATE_LIMIT_PER_MINUTE,
     cookieRateLimitPerMinute: parsed.COOKIE_RATE_LIMIT_PER_MINUTE,

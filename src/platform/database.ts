@@ -1,4 +1,5 @@
 import type { StoreKeysTable } from './data-key.js';
+import type { StoreSettingsTable } from './store-settings-repository.js';
 
 /**
  * The whole schema, as Kysely sees it. Each folder that owns tables adds them to this interface
@@ -8,4 +9,5 @@ import type { StoreKeysTable } from './data-key.js';
  */
 export interface Database {
   store_keys: StoreKeysTable;
+  store_settings: StoreSettingsTable;
 }

@@ -215,6 +215,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0025-preference-centre',
       '0026-preference-codes',
       '0027-cookie-refused-origins',
+      '0028-store-settings',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');
