@@ -65,6 +65,16 @@ export interface BannerTexts {
   policy_url: string;
   /** The label of the button that closes the preferences panel without saving. */
   close: string;
+  /**
+   * What a held embed's placeholder says, `{category}` standing for the category's name; without
+   * it, the category's description.
+   */
+  held_content?: string;
+  /**
+   * The placeholder's button, which allows the category (`{category}` as above); without it, a
+   * `preferences` button that opens the preferences panel.
+   */
+  allow_category?: string;
 }
 
 export interface BannerLayout {

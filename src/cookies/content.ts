@@ -25,6 +25,8 @@ const Texts = Type.Object(
       Type.String({ pattern: '^https?://[^\\s<>"]+$', maxLength: 2000 }),
     ]),
     close: Type.String({ minLength: 1, maxLength: 60 }),
+    held_content: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+    allow_category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   },
   { additionalProperties: false },
 );

@@ -37,6 +37,8 @@ const bannerTexts: Record<'en' | 'th', BannerTexts> = {
     policy_label: 'Cookie policy',
     policy_url: '',
     close: 'Close',
+    held_content: 'This content is shown once you allow {category} cookies.',
+    allow_category: 'Allow {category}',
   },
   th: {
     title: 'เราใช้คุกกี้',
@@ -50,6 +52,8 @@ const bannerTexts: Record<'en' | 'th', BannerTexts> = {
     policy_label: 'นโยบายคุกกี้',
     policy_url: '',
     close: 'ปิด',
+    held_content: 'เนื้อหานี้จะแสดงเมื่อคุณอนุญาต{category}',
+    allow_category: 'อนุญาต{category}',
   },
 };
 

@@ -440,6 +440,73 @@ describe('the cookie banner in Chromium', () => {
     expect(second.problems).toEqual([]);
   });
 
+  describe('a held embed (an iframe with data-src)', () => {
+    const withEmbedTexts = (changes: Partial<BannerConfig>) => {
+      const config = bilingualConfig(changes);
+      return {
+        ...config,
+        texts: {
+          en: {
+            ...englishTexts,
+            held_content: 'This video is shown once you allow {category} cookies.',
+            allow_category: 'Allow {category}',
+          },
+          th: {
+            ...thaiTexts,
+            held_content: 'วิดีโอนี้จะแสดงเมื่อคุณอนุญาต{category}',
+            allow_category: 'อนุญาต{category}',
+          },
+        },
+      };
+    };
+    const frame = (page: Page) => page.locator('iframe[title="Our tea video"]');
+    const placeholder = (page: Page) => page.locator('[data-consentrix-placeholder="marketing"]');
+
+    it('loads nothing before consent and stands a placeholder in the visitor’s language; its button allows the category and loads it', async () => {
+      const scope = publish(withEmbedTexts);
+      const before = site.embedRequests();
+      const context = await newContext({ viewport: { width: 390, height: 844 } });
+      const { page, problems } = await visit(context, { scope, embed: true, lang: 'th' });
+      await dialog(page).waitFor();
+      await placeholder(page).waitFor();
+      expect(await placeholder(page).locator('p').textContent()).toBe(
+        'วิดีโอนี้จะแสดงเมื่อคุณอนุญาตการตลาด',
+      );
+      expect(await frame(page).isVisible()).toBe(false);
+      expect(site.embedRequests()).toBe(before);
+      // The placeholder is never wider than the screen, whatever the frame's width.
+      const box = await placeholder(page).boundingBox();
+      expect(box?.width).toBeLessThanOrEqual(390);
+
+      await page.getByRole('button', { name: 'อนุญาตการตลาด' }).click();
+      await expect.poll(() => frame(page).isVisible()).toBe(true);
+      await expect.poll(() => site.embedRequests()).toBe(before + 1);
+      expect(await placeholder(page).count()).toBe(0);
+      await expect.poll(() => choicesOf(scope).length).toBe(1);
+      expect(choicesOf(scope)[0]?.body).toMatchObject({
+        method: 'custom',
+        categories: { marketing: true, analytics: false, functional: false },
+      });
+      expect(problems).toEqual([]);
+    });
+
+    it('loads on Accept all from the banner; without placeholder texts its button opens the preferences', async () => {
+      const scope = publish();
+      const before = site.embedRequests();
+      const { page, problems } = await visit(await newContext(), { scope, embed: true });
+      await placeholder(page).waitFor();
+      await placeholder(page).getByRole('button', { name: 'Preferences' }).click();
+      await page.getByRole('heading', { name: englishTexts.preferences_title }).waitFor();
+      expect(site.embedRequests()).toBe(before);
+      await page.getByRole('button', { name: 'Close' }).click();
+      await page.getByRole('button', { name: 'Accept all' }).click();
+      await expect.poll(() => site.embedRequests()).toBe(before + 1);
+      expect(await frame(page).getAttribute('src')).toBe(`${site.tagOrigins.marketing}/embed.html`);
+      expect(await placeholder(page).count()).toBe(0);
+      expect(problems).toEqual([]);
+    });
+  });
+
   it('links the cookie policy when its URL is http(s), and shows no link otherwise', async () => {
     const linked = publish();
     const { page } = await visit(await newContext(), { scope: linked });

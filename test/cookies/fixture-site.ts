@@ -50,6 +50,11 @@ export interface PageOptions {
    * (`window.__gtm_saw`).
    */
   gtm?: boolean;
+  /**
+   * A video embed held for marketing (`<iframe data-consentrix-category data-src>`, 560 × 315,
+   * from the marketing tag host's `/embed.html`), as a site embeds YouTube.
+   */
+  embed?: boolean;
 }
 
 export interface FixtureSite {
@@ -60,6 +65,8 @@ export interface FixtureSite {
   tagOrigins: Record<TagName, string>;
   /** How many requests each tag host has had. */
   tagRequests(): Record<TagName, number>;
+  /** How many times the held embed was loaded. */
+  embedRequests(): number;
   close(): Promise<void>;
 }
 
@@ -86,7 +93,15 @@ const gtmTag = `window.__gtm_saw = (window.dataLayer || []).filter(function (ent
  */
 async function startTagHost(name: TagName) {
   let requests = 0;
+  let embeds = 0;
   const server = createServer((req, res) => {
+    if (req.url === '/embed.html') {
+      embeds += 1;
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+        .end('<!doctype html><title>Video</title><p>A video about tea.</p>');
+      return;
+    }
     if (req.url === '/gtm.js') {
       res
         .writeHead(200, {
@@ -110,7 +125,7 @@ async function startTagHost(name: TagName) {
     else answer();
   });
   const origin = await listen(server);
-  return { origin, requests: () => requests, close: () => close(server) };
+  return { origin, requests: () => requests, embeds: () => embeds, close: () => close(server) };
 }
 
 /** Escapes a value for an HTML attribute or text. */
@@ -171,6 +186,7 @@ ${held('social', 'window.__ran_inline_social = true;')}
 <p>Tea, cups and kettles, delivered.</p>
 <p><a href="/">Home</a></p>
 <button type="button" id="settings">Cookie settings</button>
+${options.embed ? `<iframe data-consentrix-category="marketing" data-src="${tagOrigins.marketing}/embed.html" width="560" height="315" title="Our tea video"></iframe>` : ''}
 ${catalogue}
 </main>
 <script${n}>
@@ -221,6 +237,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       csp: cspOf(url.searchParams.get('csp')),
       tag: tagOf(url.searchParams.get('tag')),
       gtm: url.searchParams.get('gtm') === '1',
+      embed: url.searchParams.get('embed') === '1',
     };
     const nonce = randomBytes(16).toString('base64');
     const headers: Record<string, string> = {
@@ -252,9 +269,11 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       if (options.csp) query.set('csp', options.csp === true ? '1' : options.csp);
       if (options.tag) query.set('tag', options.tag);
       if (options.gtm) query.set('gtm', '1');
+      if (options.embed) query.set('embed', '1');
       return `${origin}/?${query}`;
     },
     tagOrigins,
+    embedRequests: () => hosts.reduce((sum, host) => sum + host.embeds(), 0),
     tagRequests: () =>
       Object.fromEntries(tagNames.map((name, at) => [name, hosts[at]?.requests() ?? 0])) as Record<
         TagName,

@@ -29,7 +29,20 @@ export const textFields = [
   ['policy_label', 'Cookie policy: link text', '1 to 100 characters.'],
   ['policy_url', 'Cookie policy: address', 'An http:// or https:// address, or nothing.'],
   ['gpc_note', 'Note when the browser sends Global Privacy Control', '1 to 500 characters.'],
+  [
+    'held_content',
+    'Held embed: what its placeholder says',
+    'At most 300 characters; {category} stands for the category’s name. Empty: the category’s description.',
+  ],
+  [
+    'allow_category',
+    'Held embed: the button that allows its category',
+    'At most 100 characters; {category} as above. Empty: a Preferences button.',
+  ],
 ] as const;
+
+/** Texts a banner does without: an empty field leaves them out. */
+const optionalTexts = new Set<string>(['held_content', 'allow_category']);
 
 export type TextField = (typeof textFields)[number][0];
 
@@ -158,6 +171,10 @@ export function contentOfForm(
       policy_url: text('policy_url').trim(),
       gpc_note: text('gpc_note'),
     };
+    for (const field of optionalTexts) {
+      const given = text(field as TextField);
+      if (given.trim() !== '') texts[locale][field as 'held_content' | 'allow_category'] = given;
+    }
   }
   return {
     default_locale: value('default_locale'),
@@ -240,7 +257,7 @@ export function valuesOfDraft(draft: {
     values[`own_required_${row}`] = String(category.required);
   });
   for (const [locale, texts] of Object.entries(content.texts)) {
-    for (const [field] of textFields) values[textField(field, locale)] = texts[field];
+    for (const [field] of textFields) values[textField(field, locale)] = texts[field] ?? '';
     for (const category of content.categories) {
       const own = category.texts[locale];
       values[categoryField('name', category.key, locale)] = own?.name ?? '';

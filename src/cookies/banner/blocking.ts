@@ -1,8 +1,11 @@
 /**
  * Manual blocking: a site marks a tag `type="text/plain"` with `data-consentrix-category`, so the
  * browser never runs it; once its category is granted, a copy that the browser does run takes
- * its place. Tags added later (by the page or another script) are watched for.
+ * its place. Tags added later (by the page or another script) are watched for, and so are held
+ * embeds (embeds.ts).
  */
+import { handleFrame, heldFrame } from './embeds.js';
+
 const blocked = 'script[type="text/plain"][data-consentrix-category]';
 
 let granted: (category: string) => boolean = () => false;
@@ -35,9 +38,14 @@ function handle(tag: HTMLScriptElement): void {
   tag.replaceWith(script);
 }
 
-/** Handles every marked tag now in the document. */
+function handleFrameNow(frame: HTMLIFrameElement): void {
+  handleFrame(frame, granted(frame.getAttribute('data-consentrix-category') ?? ''));
+}
+
+/** Handles every marked tag and held embed now in the document. */
 export function scan(): void {
   document.querySelectorAll<HTMLScriptElement>(blocked).forEach(handle);
+  document.querySelectorAll<HTMLIFrameElement>(heldFrame).forEach(handleFrameNow);
 }
 
 /** From now on, every marked tag is handled as it arrives, by `isGranted` at that moment. */
@@ -49,6 +57,8 @@ export function startBlocking(isGranted: (category: string) => boolean): void {
         if (!(node instanceof Element)) return;
         if (node.matches(blocked)) handle(node as HTMLScriptElement);
         node.querySelectorAll<HTMLScriptElement>(blocked).forEach(handle);
+        if (node.matches(heldFrame)) handleFrameNow(node as HTMLIFrameElement);
+        node.querySelectorAll<HTMLIFrameElement>(heldFrame).forEach(handleFrameNow);
       });
     }
   }).observe(document.documentElement, { childList: true, subtree: true });

@@ -5,7 +5,7 @@
  */
 import type { BannerTexts } from '../banner-config.js';
 import { config } from './config.js';
-import { css } from './styles.js';
+import { adoptStyles } from './styles.js';
 
 export interface DialogContext {
   locale: string;
@@ -60,24 +60,6 @@ function row(...children: Node[]): HTMLElement {
   return made;
 }
 
-/**
- * A constructed stylesheet, not a <style> element: CSP's `style-src` governs elements and
- * attributes, not the CSSOM, so a site with a strict CSP needs neither `'unsafe-inline'` nor a
- * nonce for the banner's looks. Where a browser has no constructed stylesheets (Safari before
- * 16.4), a <style> element with the tag's nonce.
- */
-function adoptStyles(shadow: ShadowRoot): void {
-  if ('adoptedStyleSheets' in shadow && typeof CSSStyleSheet.prototype.replaceSync === 'function') {
-    const sheet = new CSSStyleSheet();
-    sheet.replaceSync(css);
-    shadow.adoptedStyleSheets = [sheet];
-    return;
-  }
-  const style = element('style', {}, css);
-  style.nonce = context.nonce;
-  shadow.append(style);
-}
-
 function mount(): ShadowRoot {
   const host = element('div', { 'data-consentrix': '' });
   const { background, text, accent } = config.layout.colors;
@@ -86,7 +68,7 @@ function mount(): ShadowRoot {
   host.style.setProperty('--cx-fg', text);
   host.style.setProperty('--cx-accent', accent);
   const shadow = host.attachShadow({ mode: 'open' });
-  adoptStyles(shadow);
+  adoptStyles(shadow, context.nonce);
   shadow.addEventListener('click', (event) => {
     const action = (event.target as Element)
       .closest('[data-consentrix-action]')

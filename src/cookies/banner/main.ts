@@ -6,7 +6,7 @@
  * choice (no banner, no request) or asks. `window.Consentrix` lets the site reopen the
  * preferences and follow the choice.
  */
-import type { ChoiceMethod } from '../banner-config.js';
+import type { BannerTexts, ChoiceMethod } from '../banner-config.js';
 import { scan, startBlocking } from './blocking.js';
 import { config } from './config.js';
 import { consentDefault, consentUpdate } from './consent-mode.js';
@@ -19,6 +19,7 @@ import {
   writeChoice,
 } from './cookies.js';
 import { closeDialog, gpcOff, openDialog, setUpDialog, switches } from './dialog.js';
+import { setUpEmbeds } from './embeds.js';
 import { pickLocale } from './locale.js';
 import { record } from './record.js';
 import { removeRefused } from './removal.js';
@@ -151,6 +152,14 @@ function start(): void {
     },
   });
 
+  setUpEmbeds({
+    texts: () => (config.texts[locale] ?? config.texts[config.default_locale]) as BannerTexts,
+    locale,
+    nonce,
+    allow: (category) =>
+      decide('custom', (key) => key === category || choice?.categories[key] === true),
+    openPreferences: () => openDialog(true),
+  });
   // Unknown categories are never granted; required ones are, from the start.
   startBlocking((category) =>
     config.categories.some(

@@ -6,6 +6,8 @@
 export const css = `:host{all:initial}
 .cx{position:fixed;z-index:2147483647;box-sizing:border-box;max-height:100vh;overflow:auto;padding:16px 20px;background:var(--cx-bg);color:var(--cx-fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere;box-shadow:0 2px 16px rgba(0,0,0,.35)}
 .cx:focus{outline:none}
+.held{box-sizing:border-box;height:100%;min-height:120px;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:12px;padding:16px;background:var(--cx-bg);color:var(--cx-fg);border:1px solid rgba(128,128,128,.45);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;text-align:center;overflow:auto}
+.held p{margin:0}
 .veil{position:fixed;top:0;right:0;bottom:0;left:0;z-index:2147483646;background:rgba(0,0,0,.45)}
 .bar{left:0;right:0}
 .top{top:0}
@@ -28,3 +30,22 @@ button{min-height:44px;padding:8px 14px;border:2px solid var(--cx-accent);border
 .cat label{font-weight:600}
 .cat p{grid-column:1/-1;margin:0;font-size:.92em}
 input{width:22px;height:22px;margin:0;accent-color:var(--cx-accent)}`;
+
+/**
+ * A constructed stylesheet, not a <style> element: CSP's `style-src` governs elements and
+ * attributes, not the CSSOM, so a site with a strict CSP needs neither `'unsafe-inline'` nor a
+ * nonce for the banner's looks. Where a browser has no constructed stylesheets (Safari before
+ * 16.4), a <style> element with the tag's nonce.
+ */
+export function adoptStyles(shadow: ShadowRoot, nonce: string): void {
+  if ('adoptedStyleSheets' in shadow && typeof CSSStyleSheet.prototype.replaceSync === 'function') {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    shadow.adoptedStyleSheets = [sheet];
+    return;
+  }
+  const style = document.createElement('style');
+  style.textContent = css;
+  style.nonce = nonce;
+  shadow.append(style);
+}
