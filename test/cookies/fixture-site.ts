@@ -55,6 +55,8 @@ export interface PageOptions {
    * from the marketing tag host's `/embed.html`), as a site embeds YouTube.
    */
   embed?: boolean;
+  /** A plain 560 px wide embed, not held: a page wider than a phone's screen. */
+  wide?: boolean;
 }
 
 export interface FixtureSite {
@@ -186,6 +188,7 @@ ${held('social', 'window.__ran_inline_social = true;')}
 <p>Tea, cups and kettles, delivered.</p>
 <p><a href="/">Home</a></p>
 <button type="button" id="settings">Cookie settings</button>
+${options.wide ? '<iframe src="about:blank" width="560" height="315" title="A wide embed"></iframe>' : ''}
 ${options.embed ? `<iframe data-consentrix-category="marketing" data-src="${tagOrigins.marketing}/embed.html" width="560" height="315" title="Our tea video"></iframe>` : ''}
 ${catalogue}
 </main>
@@ -238,6 +241,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       tag: tagOf(url.searchParams.get('tag')),
       gtm: url.searchParams.get('gtm') === '1',
       embed: url.searchParams.get('embed') === '1',
+      wide: url.searchParams.get('wide') === '1',
     };
     const nonce = randomBytes(16).toString('base64');
     const headers: Record<string, string> = {
@@ -270,6 +274,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       if (options.tag) query.set('tag', options.tag);
       if (options.gtm) query.set('gtm', '1');
       if (options.embed) query.set('embed', '1');
+      if (options.wide) query.set('wide', '1');
       return `${origin}/?${query}`;
     },
     tagOrigins,

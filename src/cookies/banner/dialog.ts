@@ -6,6 +6,7 @@
 import type { BannerTexts } from '../banner-config.js';
 import { config } from './config.js';
 import { adoptStyles } from './styles.js';
+import { followVisualViewport } from './viewport.js';
 
 export interface DialogContext {
   locale: string;
@@ -77,6 +78,7 @@ function mount(): ShadowRoot {
   });
   document.addEventListener('keydown', onKey);
   document.body.append(host);
+  followVisualViewport(host);
   return shadow;
 }
 

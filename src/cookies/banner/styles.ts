@@ -1,7 +1,11 @@
 /**
  * The banner's styles, inside its shadow root so that the page's styles and its own leave each
  * other alone. The tenant's colours arrive as custom properties on the host (`--cx-bg`,
- * `--cx-fg`, `--cx-accent`); buttons are the accent with the background's colour as text.
+ * `--cx-fg`, `--cx-accent`); buttons are the accent with the background's colour as text. The
+ * dialog is placed on the visual viewport, the part of the page on the screen (`--cx-l`, `-t`,
+ * `-r`, `-b`, `-vw`, `-vh`, set by `viewport.ts`): a phone widens the layout viewport, which
+ * fixed positions follow, to the page's widest content, and a bar across it would be wider than
+ * the screen and below its bottom.
  */
 export const css = `:host{all:initial}
 .cx{position:fixed;z-index:2147483647;box-sizing:border-box;max-height:100vh;overflow:auto;padding:16px 20px;background:var(--cx-bg);color:var(--cx-fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere;box-shadow:0 2px 16px rgba(0,0,0,.35)}
@@ -9,13 +13,14 @@ export const css = `:host{all:initial}
 .held{box-sizing:border-box;height:100%;min-height:120px;display:flex;flex-direction:column;align-items:center;justify-content:center;gap:12px;padding:16px;background:var(--cx-bg);color:var(--cx-fg);border:1px solid rgba(128,128,128,.45);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;text-align:center;overflow:auto}
 .held p{margin:0}
 .veil{position:fixed;top:0;right:0;bottom:0;left:0;z-index:2147483646;background:rgba(0,0,0,.45)}
-.bar{left:0;right:0}
-.top{top:0}
-.bottom,.bottom-left,.bottom-right{bottom:0}
-.box{width:min(440px,calc(100vw - 16px));max-height:calc(100vh - 16px);margin:8px;border-radius:8px}
-.bottom-left{left:0}
-.bottom-right{right:0}
-.center{top:50%;left:50%;margin:0;transform:translate(-50%,-50%)}
+.cx{max-height:var(--cx-vh,100vh)}
+.bar{left:var(--cx-l,0);right:var(--cx-r,0)}
+.top{top:var(--cx-t,0)}
+.bottom,.bottom-left,.bottom-right{bottom:var(--cx-b,0)}
+.box{width:min(440px,calc(var(--cx-vw,100vw) - 16px));max-height:calc(var(--cx-vh,100vh) - 16px);margin:8px;border-radius:8px}
+.bottom-left{left:var(--cx-l,0)}
+.bottom-right{right:var(--cx-r,0)}
+.center{top:calc(var(--cx-t,0px) + var(--cx-vh,100vh) / 2);left:calc(var(--cx-l,0px) + var(--cx-vw,100vw) / 2);margin:0;transform:translate(-50%,-50%)}
 h2{margin:0 0 8px;font-size:1.2em;line-height:1.3}
 p{margin:0 0 12px}
 a{color:inherit}
