@@ -830,6 +830,34 @@ describe('the cookie banner in Chromium', () => {
     }
   });
 
+  it('lets the visitor switch its language, each named in itself; the switches are kept and the choice records the language read', async () => {
+    const scope = publish(bilingualConfig);
+    // A Thai browser on a page that says English: the documented rule picks English.
+    const context = await newContext({ locale: 'th-TH' });
+    const { page, problems } = await visit(context, { scope, lang: 'en' });
+    await page.getByRole('heading', { name: englishTexts.title }).waitFor();
+    const thai = page.getByRole('button', { name: 'ไทย' });
+    expect(await page.getByRole('button', { name: 'English' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    await page.getByRole('button', { name: englishTexts.preferences }).click();
+    await page.getByRole('switch', { name: 'Analytics' }).check();
+    await thai.click();
+    await page.getByRole('heading', { name: thaiTexts.preferences_title }).waitFor();
+    expect(await dialog(page).getAttribute('lang')).toBe('th');
+    expect(await thai.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByRole('switch', { name: 'การวิเคราะห์' }).isChecked()).toBe(true);
+    await page.getByRole('button', { name: thaiTexts.save }).click();
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    expect(choicesOf(scope)[0]?.body).toMatchObject({
+      locale: 'th',
+      method: 'custom',
+      categories: { analytics: true, marketing: false },
+    });
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
   it('speaks the language the site pins on its tag (data-locale) over the page’s and the browser’s; one it has no texts in is passed over', async () => {
     const scope = publish(bilingualConfig);
     const cases: Array<[string, string, string]> = [

@@ -9,6 +9,7 @@ import { adoptStyles } from './styles.js';
 import { followVisualViewport } from './viewport.js';
 
 export interface DialogContext {
+  /** The language shown; the visitor may switch it (the choice records the one they read). */
   locale: string;
   /** The visitor sends Global Privacy Control: the first layer says what that changes. */
   gpc: boolean;
@@ -71,7 +72,15 @@ function mount(): ShadowRoot {
   const shadow = host.attachShadow({ mode: 'open' });
   adoptStyles(shadow, context.nonce);
   shadow.addEventListener('click', (event) => {
-    const action = (event.target as Element)
+    const target = event.target as Element;
+    const locale = target
+      .closest('[data-consentrix-locale]')
+      ?.getAttribute('data-consentrix-locale');
+    if (locale) {
+      switchLocale(locale);
+      return;
+    }
+    const action = target
       .closest('[data-consentrix-action]')
       ?.getAttribute('data-consentrix-action');
     if (action) context.act(action);
@@ -119,8 +128,44 @@ function texts(): BannerTexts {
   return (config.texts[context.locale] ?? config.texts[config.default_locale]) as BannerTexts;
 }
 
+/** A language's name in that language (`ไทย`, `English`), for a visitor who reads only it. */
+function ownName(locale: string): string {
+  try {
+    const name = new Intl.DisplayNames([locale], { type: 'language' }).of(locale) ?? locale;
+    return name.charAt(0).toLocaleUpperCase(locale) + name.slice(1);
+  } catch {
+    return locale;
+  }
+}
+
+/**
+ * With texts in more than one language, a button per language, named in that language, so a
+ * visitor whose page or browser picked the wrong one can switch: the choice then records the
+ * language they read it in.
+ */
+function languages(): Node[] {
+  const locales = Object.keys(config.texts);
+  if (locales.length < 2) return [];
+  const row = element('div', { class: 'langs' });
+  for (const locale of locales) {
+    const pick = element(
+      'button',
+      {
+        type: 'button',
+        class: 'alt',
+        lang: locale,
+        'data-consentrix-locale': locale,
+        'aria-pressed': String(locale === context.locale),
+      },
+      ownName(locale),
+    );
+    row.append(pick);
+  }
+  return [row];
+}
+
 function firstLayer(t: BannerTexts): Node[] {
-  const nodes: Node[] = [element('h2', { id: 'cx-title' }, t.title)];
+  const nodes: Node[] = [...languages(), element('h2', { id: 'cx-title' }, t.title)];
   nodes.push(element('p', { id: 'cx-body' }, t.body));
   // The note says what GPC turns off: nothing, on a banner without those categories.
   if (context.gpc && config.categories.some((c) => gpcOff(c.key))) {
@@ -148,7 +193,7 @@ function panel(t: BannerTexts): Node[] {
     element('h2', { id: 'cx-title' }, t.preferences_title),
     button('close', t.close, 'alt'),
   );
-  const nodes: Node[] = [head];
+  const nodes: Node[] = [...languages(), head];
   const current = context.current();
   for (const category of config.categories) {
     // Prefixed apart from the dialog's own ids: a tenant's key may be `title`.
@@ -205,6 +250,24 @@ export function openDialog(showPanel: boolean, asked = true): void {
   panelShown = showPanel;
   const idle = !document.activeElement || document.activeElement === document.body;
   if (asked || isModal() || idle || root.activeElement) dialog.focus();
+}
+
+/** Shows the dialog again in `locale`, the switches as the visitor left them, the focus kept. */
+function switchLocale(locale: string): void {
+  if (!dialog || !root || locale === context.locale) return;
+  const on = switches();
+  context.locale = locale;
+  dialog.lang = locale;
+  const t = texts();
+  dialog.textContent = '';
+  dialog.append(...(panelShown ? panel(t) : firstLayer(t)));
+  if (panelShown) {
+    for (const [key, value] of Object.entries(on)) {
+      const toggle = root.getElementById(`cx-c-${key}`) as HTMLInputElement | null;
+      if (toggle && !toggle.disabled) toggle.checked = value;
+    }
+  }
+  (root.querySelector(`[data-consentrix-locale="${locale}"]`) as HTMLElement | null)?.focus();
 }
 
 /**

@@ -18,7 +18,14 @@ import {
   storedChoice,
   writeChoice,
 } from './cookies.js';
-import { closeDialog, gpcOff, openDialog, setUpDialog, switches } from './dialog.js';
+import {
+  closeDialog,
+  type DialogContext,
+  gpcOff,
+  openDialog,
+  setUpDialog,
+  switches,
+} from './dialog.js';
 import { setUpEmbeds } from './embeds.js';
 import { pickLocale } from './locale.js';
 import { record } from './record.js';
@@ -120,7 +127,8 @@ function start(): void {
       configuration_version: version,
       method,
       categories,
-      locale,
+      // The language the visitor read it in: the one picked, or the one they switched to.
+      locale: dialogContext.locale,
     };
     record(body, ({ decision_id }) => {
       made.decision_id = decision_id;
@@ -131,7 +139,7 @@ function start(): void {
     });
   };
 
-  setUpDialog({
+  const dialogContext: DialogContext = {
     locale,
     gpc,
     nonce,
@@ -150,7 +158,8 @@ function start(): void {
         else openDialog(false);
       }
     },
-  });
+  };
+  setUpDialog(dialogContext);
 
   setUpEmbeds({
     texts: () => (config.texts[locale] ?? config.texts[config.default_locale]) as BannerTexts,

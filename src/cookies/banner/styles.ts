@@ -28,6 +28,9 @@ a{color:inherit}
 button{min-height:44px;padding:8px 14px;border:2px solid var(--cx-accent);border-radius:6px;background:var(--cx-accent);color:var(--cx-bg);font:inherit;font-weight:600;cursor:pointer}
 .alt{background:transparent;color:var(--cx-fg)}
 :focus-visible{outline:3px solid var(--cx-accent);outline-offset:2px}
+.langs{display:flex;flex-wrap:wrap;justify-content:flex-end;gap:6px;margin-bottom:4px}
+.langs button{min-height:32px;padding:2px 10px;font-weight:400;font-size:.9em}
+.langs [aria-pressed=true]{font-weight:700;text-decoration:underline}
 .head{display:flex;align-items:center;justify-content:space-between;gap:8px;margin-bottom:8px}
 .head h2{margin:0}
 .head button{flex:none}
