@@ -87,7 +87,7 @@ export interface BannerLayout {
 export interface BannerConfig {
   /** The system's public scope id (`data-scope`). */
   scope: string;
-  /** Absolute URL the banner POSTs a choice to. */
+  /** Absolute URL the banner POSTs a choice to; empty in a preview, which posts nothing. */
   decisions_url: string;
   configuration: {
     id: string;
@@ -110,6 +110,12 @@ export interface BannerConfig {
   /** By locale; every locale of `categories[].texts` has an entry here. */
   texts: Record<string, BannerTexts>;
   layout: BannerLayout;
+  /**
+   * The back-office's preview of a configuration, never a site's script: the banner reads and
+   * writes no cookie, records no choice, and takes the focus only when clicked, so that a page
+   * of previews keeps its own. Absent on the public script.
+   */
+  preview?: boolean;
 }
 
 /** The body the banner POSTs to `decisions_url` (as `text/plain` JSON, so no preflight). */

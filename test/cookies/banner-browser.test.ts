@@ -814,6 +814,52 @@ describe('the cookie banner in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('as the back-office’s preview, takes no focus, ignores a stored choice, and a choice sets no cookie and sends nothing', async () => {
+    let config = shopConfig();
+    const scope = publish((changes) => {
+      config = shopConfig({ ...changes, preview: true });
+      return config;
+    });
+    const context = await newContext();
+    // A valid choice of this very configuration, which a site's banner would apply unasked.
+    const stored = encodeURIComponent(
+      JSON.stringify({
+        visitor_id: crypto.randomUUID(),
+        configuration_id: config.configuration.id,
+        fingerprint: config.configuration.fingerprint,
+        decided_at: new Date().toISOString(),
+        method: 'reject-all',
+        decision_id: null,
+        categories: Object.fromEntries(config.categories.map((c) => [c.key, c.required])),
+      }),
+    );
+    await context.addCookies([{ name: 'consentrix_consent', value: stored, url: site.origin }]);
+    // Counts the banner's requests where it makes them, so that none can still be on its way.
+    await context.addInitScript(() => {
+      const { window } = globalThis as any;
+      const send = window.fetch;
+      window.sent = 0;
+      window.fetch = (...args: unknown[]) => {
+        window.sent += 1;
+        return send(...args);
+      };
+    });
+    const { page, problems } = await visit(context, { scope });
+    await dialog(page).waitFor();
+    expect((await focused(page)).inBanner).toBe(false);
+    await page.getByRole('button', { name: 'Accept all' }).click();
+    await expect.poll(() => dialog(page).count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).Consentrix.consent().method)).toBe(
+      'accept-all',
+    );
+    expect(await page.evaluate(() => (globalThis as any).sent)).toBe(0);
+    expect((await page.context().cookies(site.origin)).map((c) => [c.name, c.value])).toEqual([
+      ['consentrix_consent', stored],
+    ]);
+    expect(choicesOf(scope)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
   it('speaks the page’s language, else the browser’s, else the default', async () => {
     const scope = publish(bilingualConfig);
     const cases: Array<[string, string, string]> = [

@@ -224,7 +224,7 @@ function panel(t: BannerTexts): Node[] {
  * Shows the first layer, or the preferences panel, moving the focus into the dialog: always when
  * the visitor asked for it (`asked`) or it is modal; when it shows by itself, only if nothing on
  * the page has the focus yet, so a banner that arrives late takes no field from under a visitor's
- * typing.
+ * typing. A preview takes it only when asked.
  */
 export function openDialog(showPanel: boolean, asked = true): void {
   root ??= mount();
@@ -249,7 +249,9 @@ export function openDialog(showPanel: boolean, asked = true): void {
   else dialog.setAttribute('aria-describedby', 'cx-body');
   panelShown = showPanel;
   const idle = !document.activeElement || document.activeElement === document.body;
-  if (asked || isModal() || idle || root.activeElement) dialog.focus();
+  // A preview sits in a frame of a back-office page, whose reader keeps their place on it.
+  const mayTake = !config.preview && (isModal() || idle);
+  if (asked || mayTake || root.activeElement) dialog.focus();
 }
 
 /** Shows the dialog again in `locale`, the switches as the visitor left them, the focus kept. */

@@ -70,8 +70,10 @@ function start(): void {
   const gpc = navigator.globalPrivacyControl === true || config.gpc;
   const locale = pickLocale(config.texts, config.default_locale, tag?.dataset.locale);
   const listeners: ((consent: Consent) => void)[] = [];
+  // A preview is shown to the back-office's users, not a site's visitors: it keeps nothing.
+  const preview = config.preview === true;
   // The stored choice's visitor id is kept even when the choice itself is asked again.
-  const stored = storedChoice();
+  const stored = preview ? null : storedChoice();
   let choice = stored && isValid(stored) ? stored : null;
   if (stored && !choice) forgetCategories();
 
@@ -99,7 +101,8 @@ function start(): void {
   const apply = (c: Choice) => {
     scan();
     consentUpdate(standard(c.categories));
-    removeRefused(c.categories);
+    // A preview's frame has no cookies of its own to clean (its sandbox refuses them).
+    if (!preview) removeRefused(c.categories);
   };
 
   const decide = (method: ChoiceMethod, pick: (key: string) => boolean) => {
@@ -115,10 +118,12 @@ function start(): void {
       categories,
     };
     choice = made;
-    writeChoice(made);
+    if (!preview) writeChoice(made);
     closeDialog();
     apply(made);
     notify(made);
+    // A preview shows what a choice does on the page; nobody made it, so nothing proves it.
+    if (preview) return;
     const { id, version } = config.configuration;
     const body = {
       event_id: uuid(),
@@ -179,7 +184,8 @@ function start(): void {
   else whenReady(() => openDialog(false, false));
 
   window.Consentrix = {
-    open: () => whenReady(() => openDialog(true)),
+    // A preview's page opens the panel itself: that is no visitor asking for the focus.
+    open: () => whenReady(() => openDialog(true, !preview)),
     consent: () => (choice ? view(choice) : null),
     onChange(listener) {
       listeners.push(listener);
