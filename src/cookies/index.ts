@@ -41,6 +41,7 @@ export { defaultContent } from './defaults.js';
 export { approveConfiguration, copyConfiguration, deleteConfiguration } from './drafts.js';
 export { CookieReceipt, cookieChoices, cookieReceipt } from './kind.js';
 export { type LoggedCookieDecision, leafOfCookieDecision } from './leaf.js';
+export { previewScript } from './preview.js';
 export {
   countRefusedOrigins,
   listRefusedOrigins,

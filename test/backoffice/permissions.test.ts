@@ -142,6 +142,7 @@ const documented: Record<string, string> = {
   'GET /backoffice/cookies/configurations/new': 'cookies:create',
   'POST /backoffice/cookies/configurations': 'cookies:create',
   'GET /backoffice/cookies/configurations/:id': 'cookies:view',
+  'GET /backoffice/cookies/configurations/:id/preview': 'cookies:view',
   'GET /backoffice/cookies/configurations/:id/edit': 'cookies:edit',
   'POST /backoffice/cookies/configurations/:id': 'cookies:edit',
   'POST /backoffice/cookies/configurations/:id/locales': 'cookies:edit',

@@ -14,6 +14,22 @@ import {
 import { journeyStore } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 
+/** The heading the banner shows in the preview frame of this name, once it shows one. */
+function previewHeading(page: Page, name: string): Promise<string | null> {
+  return page
+    .frameLocator(`iframe[title="Banner preview: ${name}"]`)
+    .getByRole('dialog')
+    .getByRole('heading')
+    .textContent({ timeout: budget(1_000) })
+    .catch(() => null);
+}
+
+/** The width of the preview frame of this name, as its own page measures it. */
+async function previewWidth(page: Page, name: string): Promise<number | undefined> {
+  const frame = await page.locator(`iframe[title="Banner preview: ${name}"]`).elementHandle();
+  return (await frame?.contentFrame())?.evaluate(() => (globalThis as any).innerWidth as number);
+}
+
 /** This journey's store (see `journeyStore`). */
 const journey = journeyStore('sqlite');
 
@@ -190,6 +206,35 @@ describe.each(journey)(
         await shot('writer', '07-submitted');
       });
 
+      it("the writer's draft and the reviewer's page preview the banner: each locale, both layers, a phone's and a desktop's width", async () => {
+        const writer = as('writer');
+        await writer.goto(url(configurationPath));
+        await expect
+          .poll(() => previewHeading(writer, 'First layer, English (en), phone width (390 px)'))
+          .toBe('Cookies at the bank');
+        const page = as('reviewer');
+        await page.goto(url(configurationPath));
+        expect(await page.locator('iframe[title^="Banner preview: "]').count()).toBe(8);
+        for (const [locale, title, panel] of [
+          ['English (en)', 'Cookies at the bank', 'Cookie preferences'],
+          ['Thai (th)', 'เราใช้คุกกี้', 'การตั้งค่าคุกกี้'],
+        ] as const) {
+          for (const [width, pixels] of [
+            ['phone', 390],
+            ['desktop', 1280],
+          ] as const) {
+            const first = `First layer, ${locale}, ${width} width (${pixels} px)`;
+            const preferences = `Preferences, ${locale}, ${width} width (${pixels} px)`;
+            await expect.poll(() => previewHeading(page, first)).toBe(title);
+            await expect.poll(() => previewHeading(page, preferences)).toBe(panel);
+            // The frame is the width it says: the banner lays itself out for that screen.
+            expect(await previewWidth(page, first)).toBe(pixels);
+          }
+        }
+        await shot('reviewer', '07b-preview');
+        expect(problems.flat()).toEqual([]);
+      });
+
       it('the reviewer passes it; the writer, who may approve, is shown no Approve button', async () => {
         const reviewer = as('reviewer');
         await reviewer.goto(url(configurationPath));
@@ -233,6 +278,27 @@ describe.each(journey)(
           expect(timeline?.replace(/\s+/g, ' ')).toContain(step);
         }
         await shot('approver', '09-published');
+      });
+
+      it('Accept all in a preview of the published banner records nothing, sets no cookie and breaks no policy', async () => {
+        const page = as('approver');
+        await page.goto(url(configurationPath));
+        const frame = page.frameLocator(
+          'iframe[title="Banner preview: First layer, English (en), phone width (390 px)"]',
+        );
+        await frame.getByRole('button', { name: 'Accept all' }).click();
+        await expect.poll(() => frame.getByRole('dialog').count()).toBe(0);
+        const listed = await runCli(
+          ['cookie', 'decisions', '--tenant', 'bank', '--system', scope],
+          server.env,
+        );
+        expect(listed.code, listed.stderr).toBe(0);
+        expect(listed.stdout.trim()).toBe('');
+        const cookies = await page.context().cookies(server.baseUrl);
+        expect(cookies.map((c) => c.name).filter((name) => name.startsWith('consentrix'))).toEqual(
+          [],
+        );
+        expect(problems.flat()).toEqual([]);
       });
 
       it("a visitor's choice shows on the decisions page and the dashboard", async () => {

@@ -8,6 +8,7 @@ import {
 } from '../../cookies/index.js';
 import type { Db } from '../../platform/db.js';
 import { tenantOf } from '../web/context.js';
+import { allowFramesOfSelf } from '../web/errors.js';
 import { csrfToken } from '../web/layout.js';
 import { configurationPage } from './configuration-views.js';
 import { cookiesPage } from './section.js';
@@ -21,8 +22,9 @@ export interface ConfigurationPageOptions {
 }
 
 /**
- * A configuration's page: its facts, script tag when published, content, timeline, and the forms
- * of the steps the user may take now (four eyes hides those the service would refuse).
+ * A configuration's page: its facts, script tag when published, content, the banner's preview,
+ * timeline, and the forms of the steps the user may take now (four eyes hides those the service
+ * would refuse).
  */
 export async function showConfigurationPage(
   db: Db,
@@ -57,5 +59,7 @@ export async function showConfigurationPage(
     csrfToken: csrfToken(reply),
     ...(o.refusal ? { refusal: { comment: o.refusal.comment, error: o.refusal.error } } : {}),
   });
+  // The page's preview section frames the banner's preview documents.
+  allowFramesOfSelf(reply);
   return cookiesPage(request, reply, configuration.name, body, o.refusal?.status ?? 200);
 }

@@ -16,6 +16,7 @@ import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
 import { publishBadge, type StepModel, statusBadge, stepWords } from './models.js';
 import { configurationPath, systemPath } from './paths.js';
+import { bannerPreviews } from './preview-views.js';
 import { cookieTabs } from './section.js';
 import { scriptTagField } from './system-views.js';
 
@@ -161,6 +162,7 @@ ${locales.map(
 </dl>
 </details>`,
 )}
+${bannerPreviews({ id: c.id, locales })}
 ${timeline(o.steps, o.zone)}`;
 }
 

@@ -158,6 +158,15 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 /* The authenticator's QR code: big enough to scan from a screen, not the page's whole width. */
 .qr-code { max-width: 16rem; }
 .qr-code svg { display: block; width: 100%; height: auto; }
+/* A banner's previews: frames of a phone's and a desktop's width side by side, at their own
+   size, scrolling in their own box where the screen is narrower. */
+.banner-previews { display: flex; gap: 1rem; align-items: flex-start; overflow-x: auto;
+  padding-bottom: .5rem; margin-bottom: var(--pico-spacing); }
+.banner-previews figure { flex: none; margin: 0; }
+/* Its border outside its width: the frame's page is exactly the width it is previewed at. */
+.banner-previews iframe { display: block; box-sizing: content-box; background: #fff;
+  border: 1px solid var(--pico-muted-border-color); }
+.banner-previews figcaption { font-size: .875em; color: var(--pico-muted-color); }
 @media (max-width: 576px) {
   header nav { --pico-nav-element-spacing-vertical: .4rem; --pico-nav-element-spacing-horizontal: .5rem; }
   header nav details.dropdown summary { --pico-form-element-spacing-vertical: .4rem;

@@ -125,6 +125,16 @@ export function setPageHeaders(reply: FastifyReply, secure: boolean): void {
   reply.header('x-frame-options', 'DENY');
 }
 
+/**
+ * A page that shows this site's own documents in frames (a banner's preview): `frame-src 'self'`
+ * added to its policy. The back-office's other answers refuse to be framed
+ * (`frame-ancestors 'none'`), so the page frames only the documents made to be.
+ */
+export function allowFramesOfSelf(reply: FastifyReply): void {
+  const policy = String(reply.getHeader('content-security-policy'));
+  reply.header('content-security-policy', `${policy}; frame-src 'self'`);
+}
+
 function contentSecurityPolicy(secure: boolean): string {
   return [
     "default-src 'none'",
