@@ -53,10 +53,12 @@ export function watch(page: Page): { problems: string[] } {
     const error = request.failure()?.errorText ?? '';
     // A download is handed to the download manager, which aborts the page's own request.
     const download = request.url().endsWith('.csv') || request.url().includes('.csv?');
-    // A script or style still loading when the test submits a form is cancelled by the browser
-    // as the page moves on: not a fault of the page (a missing one is a 404, which the console
-    // reports).
-    const leftBehind = error === 'net::ERR_ABORTED' && !request.isNavigationRequest();
+    // A script or style still loading when the test submits a form, or a frame's document (a
+    // banner's preview), is cancelled by the browser as the page moves on: not a fault of the
+    // page (a missing one is a 404, which the console reports).
+    const leftBehind =
+      error === 'net::ERR_ABORTED' &&
+      (!request.isNavigationRequest() || request.frame() !== page.mainFrame());
     if (!download && !leftBehind) problems.push(`request failed: ${request.url()} ${error}`);
   });
   return { problems };
