@@ -34,6 +34,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     app.log.fatal({ err: error }, 'cannot listen');
+    // `listen` made the app ready, which started its writers and periodic passes: they stop
+    // before the store closes, or they go on failing against it for as long as the process lives
+    // (a command run in the same process as others, as the tests run it).
+    await app.close();
     await db.destroy();
     throw error;
   }
