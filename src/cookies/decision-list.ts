@@ -32,16 +32,8 @@ async function items(r: Reading, rows: CookieDecisionListRow[]): Promise<CookieD
   return rows.map((row, i) => {
     const { system_name: _name, ...item } = listItem(row);
     return {
-      decision_id: item.decision_id,
+      ...item,
       visitor_id: opened[i]?.personal?.customer_id ?? null,
-      system: item.system,
-      configuration_id: item.configuration_id,
-      configuration_version: item.configuration_version,
-      method: item.method,
-      categories: item.categories,
-      locale: item.locale,
-      origin: item.origin,
-      decided_at: item.decided_at,
       receipt_url: `${r.publicBaseUrl}/api/v1/cookie-decisions/${item.decision_id}/receipt`,
     };
   });

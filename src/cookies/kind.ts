@@ -16,7 +16,7 @@ import {
 } from '../record-kinds/index.js';
 import { findCookieDecisionRow, findCookieDecisionsByIds } from './decisions-repository.js';
 import { committedCookieLeaf, leafOfCookieDecision } from './leaf.js';
-import { ChoiceMethodSchema } from './schemas.js';
+import { cookieDecisionFields } from './schemas.js';
 import type { CookieDecisionRow } from './table.js';
 import { choiceWrites } from './writes.js';
 
@@ -69,19 +69,7 @@ export type CookieReceipt = Static<typeof CookieReceipt>;
 
 const CookieDecisionData = Type.Object(
   {
-    decision_id: Type.String({ format: 'uuid' }),
-    visitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
-      description: "The visitor id the banner keeps in the site's cookie; null once erased.",
-    }),
-    system: Type.String({ description: "The system's public scope (`data-scope`)." }),
-    configuration_id: Type.String({ format: 'uuid' }),
-    configuration_version: Type.Integer({ minimum: 1 }),
-    method: ChoiceMethodSchema,
-    categories: Type.Record(Type.String(), Type.Boolean(), {
-      description: 'Every category of the configuration: granted (true) or denied.',
-    }),
-    locale: Type.String(),
-    origin: Type.String({ description: "The page's origin." }),
+    ...cookieDecisionFields,
     decided_at: EventDateTime,
     log_index: LogIndex,
   },

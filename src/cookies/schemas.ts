@@ -86,25 +86,33 @@ export const CookieDecisionsQuery = Type.Object(
 );
 export type CookieDecisionsQuery = Static<typeof CookieDecisionsQuery>;
 
+/**
+ * What a visitor's choice says, as the API's list and its receipt both show it (each adds its
+ * own: the receipt's URL, or the choice's place in the log).
+ */
+export const cookieDecisionFields = {
+  decision_id: Type.String({
+    format: 'uuid',
+    description: "The id the choice was answered with: its receipt's.",
+  }),
+  visitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+    description: "The visitor id the banner keeps in the site's cookie; null once erased.",
+  }),
+  system: Type.String({ description: "The system's public scope (`data-scope`)." }),
+  configuration_id: Type.String({ format: 'uuid' }),
+  configuration_version: Type.Integer({ minimum: 1 }),
+  method: ChoiceMethodSchema,
+  categories: Type.Record(Type.String(), Type.Boolean(), {
+    description: 'Every category of the configuration: granted (true) or denied.',
+  }),
+  locale: Type.String({ description: 'The locale of the texts the visitor was shown.' }),
+  origin: Type.String({ description: "The page's origin." }),
+};
+
 /** A visitor's choice as the API lists it, with where its receipt is. */
 export const CookieDecisionItem = Type.Object(
   {
-    decision_id: Type.String({
-      format: 'uuid',
-      description: "The id the choice was answered with: its receipt's.",
-    }),
-    visitor_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
-      description: "The visitor id the banner keeps in the site's cookie; null once erased.",
-    }),
-    system: Type.String({ description: "The system's public scope (`data-scope`)." }),
-    configuration_id: Type.String({ format: 'uuid' }),
-    configuration_version: Type.Integer({ minimum: 1 }),
-    method: ChoiceMethodSchema,
-    categories: Type.Record(Type.String(), Type.Boolean(), {
-      description: 'Every category of the configuration: granted (true) or denied.',
-    }),
-    locale: Type.String({ description: 'The locale of the texts the visitor was shown.' }),
-    origin: Type.String({ description: "The page's origin." }),
+    ...cookieDecisionFields,
     decided_at: Type.String({ format: 'date-time' }),
     receipt_url: Type.String({
       format: 'uri',

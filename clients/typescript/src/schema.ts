@@ -8767,7 +8767,10 @@ export interface operations {
                     timestamp: string;
                     /** @description A website visitor's cookie choice, and its place in the decision log. */
                     data: {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @description The id the choice was answered with: its receipt's.
+                         */
                         decision_id: string;
                         /** @description The visitor id the banner keeps in the site's cookie; null once erased. */
                         visitor_id: string | null;
@@ -8781,6 +8784,7 @@ export interface operations {
                         categories: {
                             [key: string]: boolean;
                         };
+                        /** @description The locale of the texts the visitor was shown. */
                         locale: string;
                         /** @description The page's origin. */
                         origin: string;
