@@ -22,12 +22,19 @@ export interface Choice {
 
 const day = 864e5;
 
-function read(name: string): string | undefined {
+/** The page's cookies that scripts can see, by name (a name given twice: its first value). */
+export function cookieJar(): Map<string, string> {
+  const jar = new Map<string, string>();
   for (const pair of document.cookie.split('; ')) {
     const at = pair.indexOf('=');
-    if (pair.slice(0, at) === name) return pair.slice(at + 1);
+    const name = at < 0 ? pair : pair.slice(0, at);
+    if (name !== '' && !jar.has(name)) jar.set(name, at < 0 ? '' : pair.slice(at + 1));
   }
-  return undefined;
+  return jar;
+}
+
+function read(name: string): string | undefined {
+  return cookieJar().get(name);
 }
 
 /**

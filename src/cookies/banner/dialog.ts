@@ -4,8 +4,8 @@
  * root on a host appended to <body>. Tenant texts are never HTML: they go in as text only.
  */
 import type { BannerTexts } from '../banner-config.js';
-import { config } from './config.js';
-import { adoptStyles } from './styles.js';
+import { config, textsIn, wordsOf } from './config.js';
+import { themedShadow } from './styles.js';
 import { followVisualViewport } from './viewport.js';
 
 export interface DialogContext {
@@ -64,13 +64,7 @@ function row(...children: Node[]): HTMLElement {
 
 function mount(): ShadowRoot {
   const host = element('div', { 'data-consentrix': '' });
-  const { background, text, accent } = config.layout.colors;
-  // CSSOM, not a style attribute: a strict CSP (no 'unsafe-inline' styles) allows it.
-  host.style.setProperty('--cx-bg', background);
-  host.style.setProperty('--cx-fg', text);
-  host.style.setProperty('--cx-accent', accent);
-  const shadow = host.attachShadow({ mode: 'open' });
-  adoptStyles(shadow, context.nonce);
+  const shadow = themedShadow(host, context.nonce);
   shadow.addEventListener('click', (event) => {
     const target = event.target as Element;
     const locale = target
@@ -125,7 +119,7 @@ function onKey(event: KeyboardEvent): void {
 }
 
 function texts(): BannerTexts {
-  return (config.texts[context.locale] ?? config.texts[config.default_locale]) as BannerTexts;
+  return textsIn(context.locale);
 }
 
 /** A language's name in that language (`ไทย`, `English`), for a visitor who reads only it. */
@@ -198,8 +192,7 @@ function panel(t: BannerTexts): Node[] {
   for (const category of config.categories) {
     // Prefixed apart from the dialog's own ids: a tenant's key may be `title`.
     const id = `cx-c-${category.key}`;
-    const words = category.texts[context.locale] ??
-      category.texts[config.default_locale] ?? { name: category.key, description: '' };
+    const words = wordsOf(category.key, context.locale);
     const item = element('div', { class: 'cat' });
     const toggle = element('input', {
       type: 'checkbox',

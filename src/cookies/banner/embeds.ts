@@ -4,14 +4,12 @@
  * stands in its place, in the visitor's language, with a button that allows that category. Once
  * granted, the frame gets its `src` and shows. Frames added later are watched for (blocking.ts).
  */
-import type { BannerTexts } from '../banner-config.js';
-import { config } from './config.js';
-import { adoptStyles } from './styles.js';
+import { config, textsIn, wordsOf } from './config.js';
+import { themedShadow } from './styles.js';
 
 export const heldFrame = 'iframe[data-consentrix-category][data-src]';
 
 export interface EmbedContext {
-  texts(): BannerTexts;
   locale: string;
   /** The nonce of the banner's tag, for styles where there are no constructed stylesheets. */
   nonce: string;
@@ -28,16 +26,11 @@ export function setUpEmbeds(embedContext: EmbedContext): void {
   context = embedContext;
 }
 
-function categoryName(key: string): string {
-  const category = config.categories.find((c) => c.key === key);
-  const texts = category?.texts[context?.locale ?? ''] ?? category?.texts[config.default_locale];
-  return texts?.name ?? key;
-}
-
 function placeholderFor(frame: HTMLIFrameElement, key: string): HTMLElement {
-  const t = context?.texts() as BannerTexts;
-  const name = categoryName(key);
-  const fill = (text: string) => text.split('{category}').join(name);
+  const locale = context?.locale ?? config.default_locale;
+  const t = textsIn(locale);
+  const words = wordsOf(key, locale);
+  const fill = (text: string) => text.split('{category}').join(words.name);
   const host = document.createElement('div');
   host.setAttribute('data-consentrix-placeholder', key);
   // CSSOM, which a strict CSP allows: the frame's size, never wider than its container.
@@ -47,20 +40,12 @@ function placeholderFor(frame: HTMLIFrameElement, key: string): HTMLElement {
   host.style.setProperty('max-width', '100%');
   if (width) host.style.setProperty('width', /^\d+$/.test(width) ? `${width}px` : width);
   if (height) host.style.setProperty('height', /^\d+$/.test(height) ? `${height}px` : height);
-  const { background, text, accent } = config.layout.colors;
-  host.style.setProperty('--cx-bg', background);
-  host.style.setProperty('--cx-fg', text);
-  host.style.setProperty('--cx-accent', accent);
-  const shadow = host.attachShadow({ mode: 'open' });
-  adoptStyles(shadow, context?.nonce ?? '');
+  const shadow = themedShadow(host, context?.nonce ?? '');
   const box = document.createElement('div');
   box.className = 'held';
-  box.lang = context?.locale ?? config.default_locale;
+  box.lang = locale;
   const about = document.createElement('p');
-  const description = config.categories.find((c) => c.key === key)?.texts;
-  about.textContent = t.held_content
-    ? fill(t.held_content)
-    : `${name}: ${description?.[box.lang]?.description ?? ''}`;
+  about.textContent = t.held_content ? fill(t.held_content) : `${words.name}: ${words.description}`;
   const button = document.createElement('button');
   button.type = 'button';
   button.textContent = t.allow_category ? fill(t.allow_category) : t.preferences;

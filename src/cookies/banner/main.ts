@@ -6,7 +6,7 @@
  * choice (no banner, no request) or asks. `window.Consentrix` lets the site reopen the
  * preferences and follow the choice.
  */
-import type { BannerTexts, ChoiceMethod } from '../banner-config.js';
+import type { ChoiceMethod } from '../banner-config.js';
 import { scan, startBlocking } from './blocking.js';
 import { config } from './config.js';
 import { consentDefault, consentUpdate } from './consent-mode.js';
@@ -167,7 +167,6 @@ function start(): void {
   setUpDialog(dialogContext);
 
   setUpEmbeds({
-    texts: () => (config.texts[locale] ?? config.texts[config.default_locale]) as BannerTexts,
     locale,
     nonce,
     allow: (category) =>

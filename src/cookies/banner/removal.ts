@@ -7,17 +7,7 @@
  */
 import type { CookieName } from '../banner-config.js';
 import { config } from './config.js';
-
-/** The names of the cookies the page can see. */
-function cookieNames(): string[] {
-  return document.cookie
-    .split('; ')
-    .map((pair) => {
-      const at = pair.indexOf('=');
-      return at < 0 ? pair : pair.slice(0, at);
-    })
-    .filter((name) => name !== '');
-}
+import { cookieJar } from './cookies.js';
 
 function matches(wanted: string, name: string): boolean {
   return wanted.endsWith('*') ? name.startsWith(wanted.slice(0, -1)) : name === wanted;
@@ -44,7 +34,7 @@ function expire(name: string, spec: CookieName): void {
 
 /** Removes the listed cookies of every category `categories` does not grant. */
 export function removeRefused(categories: Record<string, boolean>): void {
-  const names = cookieNames();
+  const names = [...cookieJar().keys()];
   for (const category of config.categories) {
     if (category.required || categories[category.key] === true) continue;
     for (const spec of category.cookies ?? []) {

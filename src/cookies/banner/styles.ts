@@ -1,3 +1,5 @@
+import { config } from './config.js';
+
 /**
  * The banner's styles, inside its shadow root so that the page's styles and its own leave each
  * other alone. The tenant's colours arrive as custom properties on the host (`--cx-bg`,
@@ -40,20 +42,28 @@ button{min-height:44px;padding:8px 14px;border:2px solid var(--cx-accent);border
 input{width:22px;height:22px;margin:0;accent-color:var(--cx-accent)}`;
 
 /**
- * A constructed stylesheet, not a <style> element: CSP's `style-src` governs elements and
+ * A shadow root on `host` with the banner's styles and the tenant's colours (custom properties
+ * set through the CSSOM, which a strict CSP allows, not a style attribute). The styles are a
+ * constructed stylesheet, not a <style> element: CSP's `style-src` governs elements and
  * attributes, not the CSSOM, so a site with a strict CSP needs neither `'unsafe-inline'` nor a
  * nonce for the banner's looks. Where a browser has no constructed stylesheets (Safari before
- * 16.4), a <style> element with the tag's nonce.
+ * 16.4), a <style> element with the tag's `nonce`.
  */
-export function adoptStyles(shadow: ShadowRoot, nonce: string): void {
+export function themedShadow(host: HTMLElement, nonce: string): ShadowRoot {
+  const { background, text, accent } = config.layout.colors;
+  host.style.setProperty('--cx-bg', background);
+  host.style.setProperty('--cx-fg', text);
+  host.style.setProperty('--cx-accent', accent);
+  const shadow = host.attachShadow({ mode: 'open' });
   if ('adoptedStyleSheets' in shadow && typeof CSSStyleSheet.prototype.replaceSync === 'function') {
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(css);
     shadow.adoptedStyleSheets = [sheet];
-    return;
+  } else {
+    const style = document.createElement('style');
+    style.textContent = css;
+    style.nonce = nonce;
+    shadow.append(style);
   }
-  const style = document.createElement('style');
-  style.textContent = css;
-  style.nonce = nonce;
-  shadow.append(style);
+  return shadow;
 }
