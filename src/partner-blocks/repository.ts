@@ -2,7 +2,9 @@ import type { Executor } from '../platform/db.js';
 
 /**
  * A decision of the tenant with its customer's subject (and its sealed fields, which open the
- * customer id) and the release it was made on.
+ * customer id), the release it was made on, and what a block needs to know of whether it still
+ * stands: its value and time, the customer's latest decision on its template, and the
+ * template's validity period.
  */
 export function findDecisionOfRelease(db: Executor, tenantId: string, decisionId: string) {
   return db
@@ -10,7 +12,25 @@ export function findDecisionOfRelease(db: Executor, tenantId: string, decisionId
     .innerJoin('template_versions as v', (join) =>
       join.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
     )
-    .select(['d.id', 'd.subject_id', 'd.personal', 'v.release_id'])
+    .innerJoin('templates as t', (join) =>
+      join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
+    )
+    .leftJoin('customer_template_states as cts', (join) =>
+      join
+        .onRef('cts.tenant_id', '=', 'd.tenant_id')
+        .onRef('cts.subject_id', '=', 'd.subject_id')
+        .onRef('cts.template_id', '=', 'd.template_id'),
+    )
+    .select([
+      'd.id',
+      'd.subject_id',
+      'd.personal',
+      'd.decision',
+      'd.decided_at',
+      'v.release_id',
+      't.validity_months',
+      'cts.last_decision_id',
+    ])
     .where('d.tenant_id', '=', tenantId)
     .where('d.id', '=', decisionId)
     .executeTakeFirst();

@@ -30,7 +30,8 @@ export const partnerBlockRoutes: FastifyPluginAsyncTypebox<{
       '`201` records a change and answers the new state; `200` answers the state the ' +
       'partner already has on the decision, storing nothing. The decision stays as it ' +
       "is, and the customer's other decisions are not affected. `404 1004` for a decision " +
-      "that is not this customer's, or a partner its version does not list. An optional " +
+      "that is not this customer's, or a partner its version does not list; `409 1005` for " +
+      'a decision no longer in force (superseded, withdrawn, rejected or lapsed). An optional ' +
       '`Idempotency-Key` is kept with the change as evidence and replays the first response ' +
       'for 24 hours, status included, with `Idempotent-Replayed: true`; the same key with ' +
       'another request is `422`.',
@@ -41,6 +42,7 @@ export const partnerBlockRoutes: FastifyPluginAsyncTypebox<{
     }),
     body: PartnerBlockRequest,
     state: PartnerBlockSchema,
+    refusals: ['conflict'],
     set: ({ caller, params, blocked, idempotencyKey }) =>
       setPartnerBlock(
         db,

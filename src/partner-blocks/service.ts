@@ -1,9 +1,12 @@
 import stringify from 'safe-stable-stringify';
 import type { Actor } from '../audit-trail/index.js';
+import { type DecisionValue, lapseOf } from '../decisions/index.js';
 import { partnersOfRelease } from '../partners/index.js';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
+import { nowIso } from '../platform/time.js';
+import { findIdempotencyRecords, replayOf } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
 import type {
@@ -20,6 +23,51 @@ export interface DecisionPartner extends PartnerBlockState {
 }
 
 const decisionNotFound = () => new AppError('notFound', { message: 'Decision not found.' });
+
+/** What says whether a decision is in force, as `findDecisionOfRelease` reads it. */
+interface StandingOf {
+  id: string;
+  decision: DecisionValue;
+  decided_at: string;
+  validity_months: number | null;
+  last_decision_id: string | null;
+}
+
+/** The customer's latest decision on its template, a `given`, not lapsed now. */
+function inForce(decision: StandingOf): boolean {
+  const lapse = lapseOf(decision.decision, decision.decided_at, decision.validity_months, nowIso());
+  return (
+    decision.last_decision_id === decision.id &&
+    decision.decision === 'given' &&
+    lapse?.expired !== true
+  );
+}
+
+/**
+ * A block is an instruction about a consent in force: the decision must be the customer's latest
+ * on its template, a `given`, not lapsed. On a withdrawn, rejected, lapsed or superseded decision
+ * nothing is shared any more, so a change there would record an instruction about nothing:
+ * `409 1005`, checked when the request arrives (docs/partners.md). A retry whose key already
+ * answered replays that answer, as every keyed request does.
+ */
+async function mustStand(
+  db: Executor,
+  decision: StandingOf,
+  keyed?: { tenantId: string; key: string; lookup: string; requestHash: string },
+): Promise<void> {
+  if (inForce(decision)) return;
+  if (keyed) {
+    const [stored] = await findIdempotencyRecords(db, [
+      { tenant_id: keyed.tenantId, key: keyed.key },
+    ]);
+    const job = { customer: { lookup: keyed.lookup }, requestHash: keyed.requestHash };
+    if (replayOf(job, stored)) return;
+  }
+  throw new AppError('conflict', {
+    message:
+      "The decision is no longer in force: partners are blocked on the customer's current consent.",
+  });
+}
 
 /**
  * The customer's decision and the partners its release lists: `404 1004` for a decision that is
@@ -61,6 +109,18 @@ export async function setPartnerBlock(
     context.tenantId,
     target.customerId,
     target.decisionId,
+  );
+  await mustStand(
+    db,
+    decision,
+    idempotencyKey === undefined
+      ? undefined
+      : {
+          tenantId: context.tenantId,
+          key: idempotencyKey,
+          lookup: vault.lookup(context.tenantId, target.customerId),
+          requestHash: partnerRequestHash({ ...target, blocked }),
+        },
   );
   return writeBlock(db, writer, vault, context, {
     ...target,
@@ -135,6 +195,7 @@ export async function setPartnerBlockByUser(
   const decision = await findDecisionOfRelease(db, context.tenantId, target.decisionId);
   const [opened] = decision ? await personalReader(db, vault, context.tenantId)([decision]) : [];
   if (!decision || opened?.state !== 'open') throw decisionNotFound();
+  await mustStand(db, decision);
   // The change and its audit entry are written in one transaction (the kind's, by the writer).
   return writeBlock(
     db,
@@ -167,14 +228,19 @@ export async function listPartnerBlocks(
   return partnersOfDecision(db, tenantId, decision);
 }
 
-/** The same list for the back-office's page of a decision (the tenant's, opened by a user). */
+/**
+ * The same list for the back-office's page of a decision (the tenant's, opened by a user), and
+ * whether the decision is in force (only then may its partners be blocked or allowed).
+ */
 export async function listDecisionPartners(
   db: Executor,
   tenantId: string,
   decisionId: string,
-): Promise<DecisionPartner[]> {
+): Promise<{ partners: DecisionPartner[]; inForce: boolean }> {
   const decision = await findDecisionOfRelease(db, tenantId, decisionId);
-  return decision ? partnersOfDecision(db, tenantId, decision) : [];
+  return decision
+    ? { partners: await partnersOfDecision(db, tenantId, decision), inForce: inForce(decision) }
+    : { partners: [], inForce: false };
 }
 
 async function partnersOfDecision(

@@ -34,4 +34,4 @@ declare module '../platform/database.js' {
  * than a call to their service); `npm run lint` checks that no query reaches another
  * (scripts/table-owners.mjs).
  */
-export type Reads = 'decisions' | 'template_versions';
+export type Reads = 'decisions' | 'customer_template_states' | 'templates' | 'template_versions';

@@ -8,7 +8,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, type TObject, Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
-import { AppError } from '../platform/errors.js';
+import { AppError, type ErrorName } from '../platform/errors.js';
 import {
   answer,
   apiKeySecurity,
@@ -44,6 +44,8 @@ export interface ControlRoute<Params extends TObject> {
   params: Params;
   body: TObject<{ blocked: ReturnType<typeof Type.Boolean> }>;
   state: TObject;
+  /** The kind's own refusals beside every control's (a partner's `409` on a decision not in force). */
+  refusals?: ErrorName[];
   set(change: {
     caller: ControlCaller;
     params: Static<Params>;
@@ -82,6 +84,7 @@ export function controlRoute<Params extends TObject>(app: App, route: ControlRou
             'unsupportedMediaType',
             'idempotencyMismatch',
             ...keyedErrors,
+            ...(route.refusals ?? []),
           ),
         },
       },

@@ -75,7 +75,7 @@ export async function saveIdempotencyRecords(
 
 /** The records of some keys, each by tenant and key; in one statement. */
 export async function findIdempotencyRecordRows(
-  trx: Trx,
+  trx: Executor,
   keys: readonly { tenant_id: string; key: string }[],
 ): Promise<IdempotencyKeysTable[]> {
   if (keys.length === 0) return [];

@@ -60,7 +60,7 @@ export function idempotencyLockName(tenantId: string, key: string): string {
 
 /** The stored records of some keys (each by tenant and key), for `replayOf`. */
 export function findIdempotencyRecords(
-  trx: Trx,
+  trx: Executor,
   keys: readonly { tenant_id: string; key: string }[],
 ): Promise<IdempotencyKeysTable[]> {
   return findIdempotencyRecordRows(trx, keys);

@@ -31,6 +31,7 @@ describe.each(storeAgnostic)("partner blocks on a decision's page on $name", (st
   let admin: PageClient;
   let viewer: PageClient;
   let decisionId: string;
+  let versionId: string;
   let adminUserId: string;
   const actor = (s: SeededTenant) =>
     ({
@@ -84,6 +85,7 @@ describe.each(storeAgnostic)("partner blocks on a decision's page on $name", (st
     const decided = await apiOf(t.app, a.headers).decide('pia', version.id, 'given');
     expect(decided.statusCode, decided.body).toBe(201);
     decisionId = json(decided).data.decision_id;
+    versionId = version.id;
   });
   afterAll(() => t?.close());
 
@@ -258,5 +260,30 @@ describe.each(storeAgnostic)("partner blocks on a decision's page on $name", (st
       blocked: '1',
     });
     expect(refused.statusCode).toBe(403);
+  });
+
+  it('a decision no longer in force shows its partners without buttons and says why; a post is a 409 page, nothing recorded', async () => {
+    const api = apiOf(t.app, a.headers);
+    const given = json(await api.decide('quinn', versionId, 'given')).data.decision_id as string;
+    expect((await api.decide('quinn', versionId, 'withdraw')).statusCode).toBe(201);
+    const page = await admin.get(`/backoffice/decisions/${given}`);
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('Zeta Bank (zeta-bank)');
+    expect(page.body).not.toContain('Block Zeta Bank');
+    expect(textOf(page.body)).toContain(
+      "Blocks change only on the customer's decision in force: their latest on the template, a given that has not lapsed.",
+    );
+    const refused = await admin.post(`/backoffice/decisions/${given}/partners/zeta-bank`, {
+      blocked: '1',
+    });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.headers['content-type']).toContain('text/html');
+    expect(textOf(refused.body)).toContain('The decision is no longer in force');
+    const rows = await t.db
+      .selectFrom('partner_block_changes')
+      .select('id')
+      .where('decision_id', '=', given)
+      .execute();
+    expect(rows).toEqual([]);
   });
 });

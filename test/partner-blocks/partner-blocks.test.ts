@@ -192,6 +192,87 @@ describe.each(stores)('partner blocks on $name', (store) => {
     expect(json(await list('bob', bare))).toEqual({ data: [] });
   });
 
+  it('a decision no longer in force (superseded, withdrawn, rejected, lapsed) takes no change: 409 1005; a keyed retry still replays', async () => {
+    const refused = async (customer: string, decision: string, blocked = true, by = a) => {
+      const response = await put(customer, decision, 'acme-insure', { blocked }, by.headers);
+      expect(response.statusCode, response.body).toBe(409);
+      expect(expectErrorShape(response).code).toBe('1005');
+    };
+    const api = apiOf(t.app, a.headers);
+    const first = await decide('dave', withPartners);
+    const keyed = () =>
+      t.app.inject({
+        method: 'PUT',
+        url: url('dave', first, 'zeta-bank'),
+        headers: { ...a.headers, 'content-type': 'application/json', 'idempotency-key': 'dave-1' },
+        payload: JSON.stringify({ blocked: true }),
+      });
+    const original = await keyed();
+    expect(original.statusCode, original.body).toBe(201);
+
+    // Re-consent: the first decision is superseded, the second takes blocks.
+    const second = await decide('dave', withPartners);
+    await refused('dave', first);
+    await refused('dave', first, false);
+    const retry = await keyed();
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toBe(original.body);
+    expect((await put('dave', second, 'acme-insure', { blocked: true })).statusCode).toBe(201);
+
+    // Withdrawn: neither the given nor the withdraw takes a change.
+    const withdrawn = await api.decide('dave', withPartners, 'withdraw');
+    expect(withdrawn.statusCode, withdrawn.body).toBe(201);
+    await refused('dave', second, false);
+    await refused('dave', json(withdrawn).data.decision_id as string);
+
+    const rejected = await api.decide('erin', withPartners, 'reject');
+    expect(rejected.statusCode, rejected.body).toBe(201);
+    await refused('erin', json(rejected).data.decision_id as string);
+
+    // Lapsed: given 400 days ago on a template whose consent lasts 12 months (a tenant of its
+    // own: the decision, written straight to the store, has no leaf for the log's audit).
+    const c = await seedTenant(t.db);
+    const code = await seedTemplate(t.db, c.tenant.id);
+    const lapsing = await t.db.transaction().execute(async (trx) => {
+      await createPartner(trx, actorOf(c), c.tenant.id, {
+        code: 'acme-insure',
+        name: 'Acme Insurance',
+      });
+      await changeValidityAs(trx, actorOf(c), await getTemplateByCode(trx, c.tenant.id, code), 12);
+      return publishOutsideReview(
+        trx,
+        actorOf(c),
+        c.tenant.id,
+        code,
+        { tag: '1.0', content_html: '<p>Lapses</p>' },
+        { partners: ['acme-insure'] },
+      );
+    });
+    const old = new Date(Date.now() - 400 * 24 * 3600 * 1000).toISOString();
+    const lapsed = await insertDecisionAt(
+      t,
+      { tenantId: c.tenant.id, apiKeyId: c.apiKey.id },
+      'dave',
+      lapsing.id,
+      'given',
+      old,
+    );
+    await refused('dave', lapsed, true, c);
+
+    // Nothing was recorded by any refusal.
+    const changes = await t.db
+      .selectFrom('partner_block_changes')
+      .select(['decision_id', 'partner_code'])
+      .where('decision_id', 'in', [first, second, lapsed, json(withdrawn).data.decision_id])
+      .orderBy('changed_at')
+      .execute();
+    expect(changes).toEqual([
+      { decision_id: first, partner_code: 'zeta-bank' },
+      { decision_id: second, partner_code: 'acme-insure' },
+    ]);
+  });
+
   it("a partner the version does not list, or a decision not the customer's, is 404 1004; a bad body 400 1001", async () => {
     const decision = await decide('carol', withPartners);
     const bare = await decide('carol', withoutPartners);
@@ -496,10 +577,6 @@ describe.each(stores)('partner blocks on $name', (store) => {
 
   it('as-of with a block and a validity period: expired from the lapse, the block as it stood', async () => {
     const code = await seedTemplate(t.db, a.tenant.id);
-    await t.db.transaction().execute(async (trx) => {
-      const row = await getTemplateByCode(trx, a.tenant.id, code);
-      await changeValidityAs(trx, actorOf(a), row, 12);
-    });
     const version = await t.db
       .transaction()
       .execute((trx) =>
@@ -512,17 +589,12 @@ describe.each(stores)('partner blocks on $name', (store) => {
           { partners: ['zeta-bank'] },
         ),
       );
-    // The text and its period in force since 2025-01-01, before every moment asked about.
+    // The text in force since 2025-01-01, before every moment asked about.
     await t.db
       .updateTable('template_versions')
       .set({ published_at: '2025-01-01T00:00:00.000Z' })
       .where('tenant_id', '=', a.tenant.id)
       .where('id', '=', version.id)
-      .execute();
-    await t.db
-      .updateTable('template_validity_changes')
-      .set({ changed_at: '2025-01-01T00:00:00.000Z' })
-      .where('tenant_id', '=', a.tenant.id)
       .execute();
     // Given on 2025-03-10: 12 calendar months later it lapses, at 2026-03-10T00:00:00.000Z.
     const decision = await insertDecisionAt(
@@ -533,7 +605,18 @@ describe.each(stores)('partner blocks on $name', (store) => {
       'given',
       '2025-03-10T00:00:00.000Z',
     );
+    // Blocked while the decision is in force (no period yet), then the 12-month period set and
+    // dated 2025-01-01, so the moments asked about fall under it.
     const blocked = json(await put('kate', decision, 'zeta-bank', { blocked: true })).data;
+    await t.db.transaction().execute(async (trx) => {
+      const row = await getTemplateByCode(trx, a.tenant.id, code);
+      await changeValidityAs(trx, actorOf(a), row, 12);
+    });
+    await t.db
+      .updateTable('template_validity_changes')
+      .set({ changed_at: '2025-01-01T00:00:00.000Z' })
+      .where('tenant_id', '=', a.tenant.id)
+      .execute();
 
     expect(await asOf('kate', code, '2026-03-09T00:00:00.000Z')).toMatchObject({
       accepted: true,

@@ -55,7 +55,7 @@ const expectedErrors: [string, string, string[]][] = [
   [
     'put',
     '/api/v1/customers/{customer_id}/consents/decisions/{decision_id}/partners/{partner_code}',
-    ['400', '404', '413', '415', '422', ...keyed],
+    ['400', '404', '409', '413', '415', '422', ...keyed],
   ],
   [
     'get',

@@ -236,7 +236,7 @@ export interface paths {
         get?: never;
         /**
          * Block or allow one partner on one of a customer's decisions
-         * @description `201` records a change and answers the new state; `200` answers the state the partner already has on the decision, storing nothing. The decision stays as it is, and the customer's other decisions are not affected. `404 1004` for a decision that is not this customer's, or a partner its version does not list. An optional `Idempotency-Key` is kept with the change as evidence and replays the first response for 24 hours, status included, with `Idempotent-Replayed: true`; the same key with another request is `422`.
+         * @description `201` records a change and answers the new state; `200` answers the state the partner already has on the decision, storing nothing. The decision stays as it is, and the customer's other decisions are not affected. `404 1004` for a decision that is not this customer's, or a partner its version does not list; `409 1005` for a decision no longer in force (superseded, withdrawn, rejected or lapsed). An optional `Idempotency-Key` is kept with the change as evidence and replays the first response for 24 hours, status included, with `Idempotent-Replayed: true`; the same key with another request is `422`.
          */
         put: operations["setPartnerBlock"];
         post?: never;
@@ -3265,6 +3265,35 @@ export interface operations {
                          */
                         code: "1004";
                         /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A decision the rules refuse: code 1005 (`Conflict.`). */
+            409: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1005
+                         * @enum {string}
+                         */
+                        code: "1005";
+                        /** @example Conflict. */
                         message: string;
                         details?: {
                             field: string;

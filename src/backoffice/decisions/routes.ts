@@ -193,7 +193,7 @@ export async function decisionRoutes(
         .transaction()
         .execute((trx) => decisionEvidence(trx, vault, tenantId, id, auditBy(request)));
       if (!evidence) return reply.callNotFound();
-      const partners = await listDecisionPartners(db, tenantId, id);
+      const { partners, inForce } = await listDecisionPartners(db, tenantId, id);
       const mayEdit = allows(request.backofficeUser, 'consent_decisions:edit');
       return page(
         request,
@@ -201,6 +201,7 @@ export async function decisionRoutes(
         'Decision',
         decisionPage(evidence, tenantOf(request).timeZone, {
           partners,
+          inForce,
           csrfToken: mayEdit ? csrfToken(reply) : undefined,
         }),
       );

@@ -92,13 +92,16 @@ ${o.next ? html`<a href="${basePath}/decisions${queryString(v, { before: `${o.ne
 /** What the decision's page shows of its partners, and whether the user may change them. */
 export interface PartnersPanel {
   partners: readonly DecisionPartner[];
+  /** Whether the decision is in force: only then are its partners blocked or allowed. */
+  inForce: boolean;
   /** The CSRF token of the forms; none when the user may not block or allow (view only). */
   csrfToken: string | undefined;
 }
 
 /**
  * The partners the decision's version lists, each with its block: a button per partner for a
- * user with `consent_decisions:edit`, while the customer's key exists.
+ * user with `consent_decisions:edit`, while the customer's key exists and the decision is in
+ * force.
  */
 function partnersSection(
   d: DecisionEvidence,
@@ -106,7 +109,7 @@ function partnersSection(
   zone: string,
 ): Html | string {
   if (!panel || panel.partners.length === 0) return '';
-  const editable = panel.csrfToken !== undefined && d.customer_id !== null;
+  const editable = panel.inForce && panel.csrfToken !== undefined && d.customer_id !== null;
   const rows = panel.partners.map(
     (p) => html`<tr><td>${p.name} <span class="mono">(${p.partner_code})</span></td>
 <td>${p.blocked ? badge('revoked', 'blocked') : badge('active', 'allowed')}</td>
@@ -119,7 +122,8 @@ ${
   );
   return html`<h2 id="partners">Partners</h2>
 <p>The partners this version's text allows sharing with. A block stops sharing with one partner
-on this decision only; the decision stands. Each change is recorded in the decision log.</p>
+on this decision only; the decision stands. Each change is recorded in the decision log.
+${panel.inForce ? '' : "Blocks change only on the customer's decision in force: their latest on the template, a given that has not lapsed."}</p>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Partners"><table>
 <thead><tr><th scope="col">Partner</th><th scope="col">Sharing</th><th scope="col">Since</th>${editable ? html`<th scope="col">Change</th>` : ''}</tr></thead>
 <tbody>${rows}</tbody></table></div>`;
