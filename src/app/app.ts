@@ -40,6 +40,7 @@ import {
   type DecisionWriterHandle,
   decisions,
   pendingReads,
+  tellLapses,
 } from '../decisions/index.js';
 import { decisionRoutes } from '../decisions/routes.js';
 import { evidenceRoutes } from '../evidence/routes.js';
@@ -65,6 +66,7 @@ import { installJsonBodyParser } from '../platform/json-body.js';
 import { createMailer } from '../platform/mail.js';
 import { trackRoutes } from '../platform/method-not-allowed.js';
 import { registerOpenApi } from '../platform/openapi.js';
+import { type Periodic, startPeriodic } from '../platform/periodic.js';
 import { createRateLimit } from '../platform/rate-limit.js';
 import { type ReaderThreads, readerThreadsFor } from '../platform/reader-threads.js';
 import { requestIdFor } from '../platform/request-id.js';
@@ -296,6 +298,16 @@ export async function buildApp(
     );
   });
   app.addHook('onClose', () => dispatcher.stop());
+  // Lapsed consents are told (`consent.lapsed`) by a pass every instance runs, each lapse once.
+  let lapses: Periodic | undefined;
+  app.addHook('onReady', async () => {
+    lapses = startPeriodic(
+      config.webhooks.dispatchIntervalMs,
+      async () => void (await tellLapses(db, vault)),
+      (error) => app.log.error({ err: error }, 'telling lapsed consents failed; retrying'),
+    );
+  });
+  app.addHook('onClose', async () => lapses?.stop());
   await registerOpenApi(app, {
     version: serviceVersion,
     publicBaseUrl: config.publicBaseUrl,

@@ -2,6 +2,7 @@
 export { presentDecision } from './decision.js';
 export { decisions } from './kind.js';
 export { type Lapse, lapseOf } from './lapse.js';
+export { lapsedEventType, tellLapses } from './lapse-events.js';
 export { committedLeaf, leafOfDecision } from './leaf.js';
 export { getPendingState, type PendingReads, pendingAnswer } from './pending.js';
 export { pendingReads } from './pending-repository.js';

@@ -7,6 +7,7 @@
 import { Type } from 'typebox';
 import { decisionLeafFormat, parseLeaf } from '../proof/index.js';
 import { CustomerIdOrNull, EventVia, LogIndex, type RecordKind } from '../record-kinds/index.js';
+import { lapsedEventType } from './lapse-events.js';
 import { committedLeaf, leafOfDecision } from './leaf.js';
 import { decisionReceipt, Receipt } from './receipt.js';
 import {
@@ -28,6 +29,26 @@ const DecisionData = Type.Object(
     log_index: LogIndex,
   },
   { description: 'The decision as the API answered it, and its place in the decision log.' },
+);
+
+const LapsedData = Type.Object(
+  {
+    decision_id: Type.String({ format: 'uuid', description: 'The `given` that lapsed.' }),
+    customer_id: CustomerIdOrNull,
+    template_code: Type.String(),
+    consent_version_id: Type.String({ format: 'uuid' }),
+    version: Type.Integer({ minimum: 1 }),
+    decided_at: Type.String({ format: 'date-time' }),
+    expires_at: Type.String({
+      format: 'date-time',
+      description: 'When it lapsed: its time plus the validity period in calendar months (UTC).',
+    }),
+  },
+  {
+    description:
+      "A customer's `given` that lapsed under its template's validity period, while still " +
+      'their latest decision on the template.',
+  },
 );
 
 export const decisions = {
@@ -77,6 +98,10 @@ export const decisions = {
       'decision.given': { summary: 'A decision `given` was recorded', data: DecisionData },
       'decision.reject': { summary: 'A decision `reject` was recorded', data: DecisionData },
       'decision.withdraw': { summary: 'A decision `withdraw` was recorded', data: DecisionData },
+      [lapsedEventType]: {
+        summary: "A customer's consent lapsed under its template's validity period",
+        data: LapsedData,
+      },
     },
     recordField: 'decision_id',
     subject: { field: 'customer_id', sealedUnder: 'subject' },

@@ -38,6 +38,17 @@ export interface CustomerTemplateStatesTable {
   last_decided_at: string;
 }
 
+/**
+ * How far the telling of a template's lapsed consents (`consent.lapsed`, migration 0029) has
+ * gone: every `given` up to `(decided_through, through_id)` was looked at.
+ */
+export interface LapseProgressTable {
+  tenant_id: string;
+  template_id: string;
+  decided_through: string;
+  through_id: string;
+}
+
 /** The customer's latest decision on one version: what `pending` and re-consent read. */
 export interface CustomerVersionStatesTable {
   tenant_id: string;
@@ -56,6 +67,7 @@ declare module '../platform/database.js' {
     decisions: DecisionsTable;
     customer_template_states: CustomerTemplateStatesTable;
     customer_version_states: CustomerVersionStatesTable;
+    lapse_progress: LapseProgressTable;
   }
 }
 
@@ -64,4 +76,9 @@ declare module '../platform/database.js' {
  * than a call to their service); `npm run lint` checks that no query reaches another
  * (scripts/table-owners.mjs).
  */
-export type Reads = 'idempotency_keys' | 'subjects' | 'template_versions' | 'templates';
+export type Reads =
+  | 'idempotency_keys'
+  | 'subjects'
+  | 'template_validity_changes'
+  | 'template_versions'
+  | 'templates';

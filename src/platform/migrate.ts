@@ -29,6 +29,7 @@ import * as preferenceCentre from './migrations/0025-preference-centre.js';
 import * as preferenceCodes from './migrations/0026-preference-codes.js';
 import * as cookieRefusedOrigins from './migrations/0027-cookie-refused-origins.js';
 import * as storeSettings from './migrations/0028-store-settings.js';
+import * as lapseProgress from './migrations/0029-lapse-progress.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -64,6 +65,7 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
     '0026-preference-codes': preferenceCodes,
     '0027-cookie-refused-origins': cookieRefusedOrigins,
     '0028-store-settings': storeSettings,
+    '0029-lapse-progress': lapseProgress,
   };
 }
 

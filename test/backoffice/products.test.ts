@@ -60,6 +60,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0026-preference-codes',
       '0027-cookie-refused-origins',
       '0028-store-settings',
+      '0029-lapse-progress',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -216,6 +216,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0026-preference-codes',
       '0027-cookie-refused-origins',
       '0028-store-settings',
+      '0029-lapse-progress',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -11,6 +11,8 @@ export interface Received {
   status: number;
   /** Which connection it came on: 1 for the receiver's first, 2 for the next, … */
   connection: number;
+  /** When it had arrived whole, by the receiver's clock (ms since the epoch). */
+  at: number;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function startReceiver(answer: Answer = () => 200) {
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         connection: connections.get(req.socket) ?? 0,
+        at: Date.now(),
       };
       const status = answerWith(got, received.length);
       received.push({ ...got, status: typeof status === 'number' ? status : 0 });

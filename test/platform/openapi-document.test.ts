@@ -259,6 +259,7 @@ describe.each(storeAgnostic)('the OpenAPI document as a contract, on $name', (st
       'cookie_decision.recorded',
       'channel_change.recorded',
       'partner_block.recorded',
+      'consent.lapsed',
     ];
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...types].sort());
     for (const type of types) {

@@ -657,6 +657,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "consent.lapsed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A customer's consent lapsed under its template's validity period */
+        post: operations["webhookConsentLapsed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "version.approved": {
         parameters: {
             query?: never;
@@ -8450,6 +8467,73 @@ export interface operations {
                         via?: "preference-centre";
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookConsentLapsed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "consent.lapsed";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A customer's `given` that lapsed under its template's validity period, while still their latest decision on the template. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The `given` that lapsed.
+                         */
+                        decision_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        template_code: string;
+                        /** Format: uuid */
+                        consent_version_id: string;
+                        version: number;
+                        /** Format: date-time */
+                        decided_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When it lapsed: its time plus the validity period in calendar months (UTC).
+                         */
+                        expires_at: string;
                     };
                 };
             };
