@@ -195,6 +195,61 @@ describe.each(storeAgnostic)('the cookie pages on $name', (store) => {
     expect(fewer.content.categories.map((c) => c.key)).toEqual(['necessary', 'analytics']);
   });
 
+  it('the editor sets the cookies each refusable category removes and what an own category counts as; a bad line is named beside its field', async () => {
+    const id = await newDraft(writer.page, 'Cookie lists', 'analytics');
+    const path = `/backoffice/cookies/configurations/${id}`;
+    const fields = formFields((await writer.page.get(`${path}/edit`)).body, path);
+    expect(fields.cookies__analytics).toBe('');
+    expect(fields.own_maps_to_0).toBe('');
+    const saved = await writer.page.post(path, {
+      ...fields,
+      cookies__analytics: '_ga*\r\n  _gid .bank.example /  \n\n',
+      own_key_0: 'prefs',
+      own_maps_to_0: 'functional',
+    });
+    expect(saved.statusCode, textOf(saved.body)).toBe(303);
+    const stored = await getConfiguration(t.db, a.tenant.id, id);
+    expect(stored.content.categories.find((c) => c.key === 'analytics')?.cookies).toEqual([
+      { name: '_ga*' },
+      { name: '_gid', domain: '.bank.example', path: '/' },
+    ]);
+    const prefs = stored.content.categories.find((c) => c.key === 'prefs');
+    expect(prefs).toMatchObject({ key: 'prefs', required: false, maps_to: 'functional' });
+    expect(prefs).not.toHaveProperty('cookies');
+
+    // Shown again as saved; the new category has its own list now.
+    const again = formFields((await writer.page.get(`${path}/edit`)).body, path);
+    expect(again.cookies__analytics).toBe('_ga*\n_gid .bank.example /');
+    expect(again.own_maps_to_0).toBe('functional');
+    expect(again.cookies__prefs).toBe('');
+    await writer.page.post(path, { ...again, cookies__prefs: 'pref_lang', own_maps_to_0: '' });
+    const listed = await getConfiguration(t.db, a.tenant.id, id);
+    expect(listed.content.categories.find((c) => c.key === 'prefs')).toMatchObject({
+      cookies: [{ name: 'pref_lang' }],
+    });
+    expect(listed.content.categories.find((c) => c.key === 'prefs')).not.toHaveProperty('maps_to');
+
+    // Made required, a category keeps no list: a required one is never removed.
+    const third = formFields((await writer.page.get(`${path}/edit`)).body, path);
+    await writer.page.post(path, { ...third, own_required_0: 'true' });
+    const required = await getConfiguration(t.db, a.tenant.id, id);
+    expect(required.content.categories.find((c) => c.key === 'prefs')).not.toHaveProperty(
+      'cookies',
+    );
+    expect(formFields((await writer.page.get(`${path}/edit`)).body, path)).not.toHaveProperty(
+      'cookies__prefs',
+    );
+
+    const bad = await writer.page.post(path, { ...third, cookies__analytics: 'bad;name' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain(
+      'id="cookies__analytics-error" class="field-error">One cookie a line, at most 30',
+    );
+    expect(formFields(bad.body, path).cookies__analytics).toBe('bad;name');
+    const unchanged = await getConfiguration(t.db, a.tenant.id, id);
+    expect(unchanged.content_sha256).toBe(required.content_sha256);
+  });
+
   it('what the content refuses comes back beside its fields (400), and nothing is saved', async () => {
     const id = await newDraft(writer.page, 'Refused banner');
     const path = `/backoffice/cookies/configurations/${id}`;

@@ -47,6 +47,50 @@ const optionalTexts = new Set<string>(['held_content', 'allow_category']);
 export type TextField = (typeof textFields)[number][0];
 
 export const textField = (field: string, locale: string) => `${field}__${locale}`;
+/** A category's list of cookies the banner removes when it is refused, one a line. */
+export const cookiesField = (key: string) => `cookies__${key}`;
+
+/** What an own category may feed (`maps_to`): its key, or one of the standard ones. */
+export const mapsToChoices = ['analytics', 'marketing', 'functional', 'personalization'] as const;
+
+type Category = ConfigurationContent['categories'][number];
+
+/** A category a visitor can refuse: the only ones whose cookies the banner removes. */
+export const refusable = (category: Category) => category.key !== 'necessary' && !category.required;
+
+/**
+ * A category's cookies as the form shows them: one a line, the name (a prefix ends in `*`), then
+ * its domain and path when it has them.
+ */
+function cookiesText(category: Category): string {
+  return (category.cookies ?? [])
+    .map((c) => [c.name, c.domain ?? '', c.path ?? ''].filter((part) => part !== '').join(' '))
+    .join('\n');
+}
+
+/**
+ * The lines of a cookies field as the content's list: a part starting with `/` is the path,
+ * any other after the name the domain. The service checks each (a line it refuses is named).
+ */
+function cookiesOfText(text: string): NonNullable<Category['cookies']> {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((parts) => parts[0] !== '')
+    .map(([name = '', ...rest]) => {
+      const path = rest.find((part) => part.startsWith('/'));
+      const domain = rest.find((part) => !part.startsWith('/'));
+      return { name, ...(domain ? { domain } : {}), ...(path ? { path } : {}) };
+    });
+}
+
+/** A category with the form's list of cookies (none on one a visitor cannot refuse). */
+function withCookies(category: Category, text: string | undefined): Category {
+  const { cookies: _stored, ...rest } = category;
+  if (!refusable(category)) return rest;
+  const cookies = text === undefined ? (category.cookies ?? []) : cookiesOfText(text);
+  return cookies.length > 0 ? { ...rest, cookies } : rest;
+}
 export const categoryField = (part: 'name' | 'description', key: string, locale: string) =>
   `${part}__${key}__${locale}`;
 
@@ -80,6 +124,14 @@ export function editorSchema(content: ConfigurationContent): TObject<Record<stri
       maxLength: 40,
     });
     fields[`own_required_${row}`] = Type.String();
+    fields[`own_maps_to_${row}`] = Type.Union(
+      ['', ...mapsToChoices].map((choice) => Type.Literal(choice)),
+    );
+  }
+  for (const category of content.categories) {
+    if (category.key !== 'necessary') {
+      fields[cookiesField(category.key)] = Type.String({ maxLength: 10_000 });
+    }
   }
   for (const locale of Object.keys(content.texts)) {
     for (const [field] of textFields) fields[textField(field, locale)] = Type.String();
@@ -109,6 +161,7 @@ export function editorMessages(content: ConfigurationContent): Record<string, st
   for (let row = 0; row <= ownCategories(content).length; row += 1) {
     messages[`own_key_${row}`] =
       'Lower-case letters, digits and _, starting with a letter; at most 40.';
+    messages[`own_maps_to_${row}`] = 'Its own, or one of the standard categories of the list.';
   }
   return messages;
 }
@@ -125,8 +178,8 @@ export function contentOfForm(
 ): ConfigurationContent {
   const value = (name: string) => values[name] ?? '';
   const locales = Object.keys(stored.texts);
-  const withTexts = (category: ConfigurationContent['categories'][number], textsOf: string) => ({
-    ...category,
+  const withTexts = (category: Category, textsOf: string) => ({
+    ...withCookies(category, values[cookiesField(textsOf)]),
     texts: Object.fromEntries(
       locales.map((locale) => [
         locale,
@@ -150,10 +203,12 @@ export function contentOfForm(
     const key = value(`own_key_${row}`).trim();
     if (key === '') continue;
     const required = value(`own_required_${row}`) === 'true';
+    const mapsTo = value(`own_maps_to_${row}`) as '' | (typeof mapsToChoices)[number];
     const was = own[row];
-    categories.push(
-      was ? { ...withTexts(was, was.key), key, required } : newCategory(stored, key, required),
-    );
+    const { maps_to: _was, ...category } = was
+      ? withTexts({ ...was, required }, was.key)
+      : newCategory(stored, key, required);
+    categories.push({ ...category, key, ...(mapsTo === '' ? {} : { maps_to: mapsTo }) });
   }
   const texts: ConfigurationContent['texts'] = {};
   for (const locale of locales) {
@@ -222,6 +277,15 @@ export function contentRefusal(
       fields[name] = fixedMessages[name] ?? issue;
     } else if (field === 'effective_date') {
       fields.effective_date = `The effective date ${issue}.`;
+    } else if (/^categories\.\d+\.cookies/.test(field)) {
+      const at = Number(/^categories\.(\d+)/.exec(field)?.[1]);
+      const owner = sent.categories[at]?.key;
+      if (owner) {
+        fields[cookiesField(owner)] =
+          'One cookie a line, at most 30: its name (a prefix ends in *), then its domain and path if it has them.';
+      } else {
+        form.push(`${field}: ${issue}`);
+      }
     } else if (/^categories\.\d+\.key$/.test(field)) {
       form.push(`A category ${issue}: each key once.`);
     } else {
@@ -255,7 +319,11 @@ export function valuesOfDraft(draft: {
   ownCategories(content).forEach((category, row) => {
     values[`own_key_${row}`] = category.key;
     values[`own_required_${row}`] = String(category.required);
+    values[`own_maps_to_${row}`] = category.maps_to ?? '';
   });
+  for (const category of content.categories) {
+    if (category.key !== 'necessary') values[cookiesField(category.key)] = cookiesText(category);
+  }
   for (const [locale, texts] of Object.entries(content.texts)) {
     for (const [field] of textFields) values[textField(field, locale)] = texts[field] ?? '';
     for (const category of content.categories) {

@@ -3,7 +3,15 @@ import { localeName } from '../templates/review-views.js';
 import { csrfField, type FieldErrors, formErrors, input, select, textarea } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
-import { categoryField, ownCategories, textField, textFields } from './editor-form.js';
+import {
+  categoryField,
+  cookiesField,
+  mapsToChoices,
+  ownCategories,
+  refusable,
+  textField,
+  textFields,
+} from './editor-form.js';
 import { configurationPath } from './paths.js';
 
 export interface EditorModel {
@@ -56,7 +64,8 @@ ${fieldError(o.fieldErrors, name)}</div>`;
 
 /**
  * The draft's editor: its name and dates, its categories (the standard four to tick, the
- * tenant's own with a required flag, one empty row to add one), its layout, and per locale its
+ * tenant's own with a required flag and the standard one each counts as, one empty row to add
+ * one, and the cookies of each a visitor can refuse), its layout, and per locale its
  * texts and each category's name and description; then the forms to add and remove a locale.
  */
 export function editorPage(o: EditorModel): Html {
@@ -86,7 +95,20 @@ ${[...own, undefined].map((category, row) => {
   return html`<div class="grid">
 <div>${input({ name: key, label: category ? `Key of your category ${row + 1}` : 'Key of a new category (optional)', value: v[key], maxlength: 40, hint: category ? 'Empty it to remove the category.' : 'Lower-case letters, digits and _, such as loyalty.', error: o.fieldErrors[key] })}</div>
 <div>${tick(`own_required_${row}`, 'Required: always on', v[`own_required_${row}`] === 'true')}</div>
+<div>${select({ name: `own_maps_to_${row}`, label: 'Counts for Google Consent Mode as', value: v[`own_maps_to_${row}`] ?? '', options: [['', 'Itself (no Consent Mode type)'], ...mapsToChoices.map((c) => [c, categoryNames[c] ?? c] as const)] })}</div>
 </div>`;
+})}
+<h2 class="label">Cookies the banner removes</h2>
+<p><small>When a visitor refuses or withdraws a category, the banner deletes these cookies from the page's site: one a line, its name (a prefix ends in *, such as _ga*), then its domain (such as .bank.example) and path if it was set with them. Required categories keep theirs.</small></p>
+${o.stored.categories.filter(refusable).map((category) => {
+  const name = cookiesField(category.key);
+  return textarea({
+    name,
+    label: `${categoryNames[category.key] ?? category.key}: cookies`,
+    value: v[name],
+    rows: 2,
+    error: o.fieldErrors[name],
+  });
 })}
 </fieldset>
 <fieldset>
