@@ -14,6 +14,11 @@ import { repoRoot } from '../helpers/process.js';
 import { chromiumExecutable } from './chromium.js';
 
 export const screenshotDir = join(repoRoot, 'test-results', 'screenshots');
+/**
+ * Whether `capture()` keeps screenshots (`SCREENSHOTS=1 npm test`): for a person to look at the
+ * pages; the checks run either way, and the pictures took a sixth of the browser tests' time.
+ */
+const screenshots = process.env.SCREENSHOTS === '1';
 
 export const desktop = { width: 1280, height: 800 };
 export const phone = { width: 390, height: 844 };
@@ -120,7 +125,12 @@ export function focusedElement(
  * impact, counts.
  */
 export async function accessibilityViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
+  // Legacy mode runs axe in the page and its same-origin frames and gathers the results there.
+  // The default opens a blank page for every run to gather them in, which took two fifths of
+  // the browser tests' time; what it adds is testing cross-origin frames, and the only ones the
+  // pages hold are the back-office's sandboxed banner previews, whose banner is checked on its
+  // own (test/cookies/banner-browser.test.ts).
+  const { violations } = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
   return violations.flatMap((violation) =>
     violation.nodes.map(
       (node) => `${violation.id} (${violation.impact ?? 'no impact'}): ${node.target.join(' ')}`,
@@ -148,8 +158,9 @@ export async function fitsAndPassesAxe(page: Page, name: string): Promise<void> 
 }
 
 /**
- * Checks the page and takes its screenshots: the whole page at desktop width, and at phone width
- * (where it must not scroll sideways; wide tables scroll inside their own box). At both widths
+ * Checks the page at desktop width and at phone width (where it must not scroll sideways; wide
+ * tables scroll inside their own box), and with `SCREENSHOTS=1` keeps a picture of the whole
+ * page at each. At both widths
  * axe-core must find nothing wrong; its findings fail the test without stopping it (`soft`), so
  * that one run names every page and width that has one.
  */
@@ -165,7 +176,9 @@ export async function capture(page: Page, name: string): Promise<void> {
   expect
     .soft(await accessibilityViolations(page), `${name}: axe at ${desktop.width} px`)
     .toEqual([]);
-  await page.screenshot({ path: join(screenshotDir, `${name}-desktop.png`), fullPage: true });
+  if (screenshots) {
+    await page.screenshot({ path: join(screenshotDir, `${name}-desktop.png`), fullPage: true });
+  }
   await page.setViewportSize(phone);
   const narrow = await pageFacts(page);
   expect(
@@ -173,7 +186,9 @@ export async function capture(page: Page, name: string): Promise<void> {
     `${name}: wider than a phone screen (${narrow.wide.join(', ')})`,
   ).toBeLessThanOrEqual(0);
   expect.soft(await accessibilityViolations(page), `${name}: axe at ${phone.width} px`).toEqual([]);
-  await page.screenshot({ path: join(screenshotDir, `${name}-phone.png`), fullPage: true });
+  if (screenshots) {
+    await page.screenshot({ path: join(screenshotDir, `${name}-phone.png`), fullPage: true });
+  }
   await page.setViewportSize(desktop);
 }
 
