@@ -71,7 +71,9 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
 
 /**
  * Applies every pending migration, then checks that `dataKey` is the store's; throws if a
- * migration fails (the store is left at the last good one) or the key is another. `more` are a
+ * migration fails or the key is another. The pending migrations run in one transaction on both
+ * stores (`TransactionalDdlSqliteAdapter` in sqlite.ts): one that fails, or a process killed
+ * meanwhile, leaves the store as it was before them. `more` are a
  * kind of record's own (declared in its folder), ordered by name with the others.
  */
 export async function migrateToLatest(

@@ -4,7 +4,9 @@ import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
+  SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
@@ -40,6 +42,19 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+/**
+ * SQLite runs schema changes inside a transaction, but Kysely's adapter says it does not, so its
+ * migrator ran each migration outside one: a process killed during the first start of a new
+ * release left half a migration behind (a table made, its rows not yet copied), which neither
+ * release would start on. Saying so makes the migrator run the pending migrations and their
+ * records in one transaction, as on PostgreSQL: killed at any point, the store is as it was.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #database: SQLite.Database;
@@ -52,6 +67,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.#config, this.#database);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 

@@ -1,0 +1,124 @@
+/**
+ * A process killed (SIGKILL) in the middle of a migration on an SQLite file: the pending
+ * migrations run in one transaction, so the store is left as it was before them, and the next
+ * start migrates it. Before, each migration ran outside a transaction: a table made before the
+ * kill stayed, unrecorded, and the next start failed on it ("table … already exists").
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Migrator, sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb } from '../../src/platform/db.js';
+import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
+import { testDataKey } from '../helpers/app.js';
+import { repoRoot } from '../helpers/process.js';
+import { seedTemplateRow, seedTenantRow } from '../helpers/seed.js';
+import { budget } from '../helpers/time.js';
+
+/**
+ * The child: the built service's migrator, with one more migration sorted among the real ones
+ * (before 0018, which makes `version_edits`) that makes that table, says so, and never ends.
+ */
+const child = `
+import { createDb } from ${JSON.stringify(join(repoRoot, 'dist/platform/db.js'))};
+import { loadConfig } from ${JSON.stringify(join(repoRoot, 'dist/platform/config.js'))};
+import { migrateToLatest } from ${JSON.stringify(join(repoRoot, 'dist/platform/migrate.js'))};
+const db = createDb(loadConfig({ DATABASE_URL: process.env.STORE_URL }));
+await migrateToLatest(db, Buffer.from(process.env.KEY_HEX, 'hex'), {
+  '0017-zz-killed-half-way': {
+    async up(trx) {
+      await trx.schema.createTable('version_edits').addColumn('id', 'text').execute();
+      process.stdout.write('half way\\n');
+      await new Promise(() => {});
+    },
+  },
+});
+`;
+
+describe('a migration killed half way on SQLite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'migration-crash-'));
+  const url = `file:${join(dir, 'store.db')}`;
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('leaves the store as it was before the pending migrations, and the next start migrates it', async () => {
+    // A store of the release before 0018, with a template in it.
+    const db = createDb(loadConfig({ DATABASE_URL: url }));
+    const before = Object.fromEntries(
+      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0018'),
+    );
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    const { tenant } = await seedTenantRow(db);
+    const code = await seedTemplateRow(db, tenant.id);
+    const applied = async () =>
+      (
+        await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db)
+      ).rows.map((r) => r.name);
+    const tables = async () =>
+      (
+        await sql<{
+          name: string;
+        }>`select name from sqlite_master where type = 'table' order by name`.execute(db)
+      ).rows.map((r) => r.name);
+    const appliedBefore = await applied();
+    const tablesBefore = await tables();
+    await db.destroy();
+
+    // The next release starts, and is killed in the middle of its migrations.
+    const process_ = spawn(process.execPath, ['--input-type=module', '-e', child], {
+      env: { ...process.env, STORE_URL: url, KEY_HEX: testDataKey.toString('hex') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    process_.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the child never got half way: ${stderr}`)),
+        budget(20_000),
+      );
+      process_.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('half way')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      process_.on('exit', () => reject(new Error(`the child ended: ${stderr}`)));
+    });
+    const killed = new Promise((resolve) => process_.on('exit', resolve));
+    process_.kill('SIGKILL');
+    await killed;
+
+    // As it was: no migration recorded, no table made.
+    const after = createDb(loadConfig({ DATABASE_URL: url }));
+    try {
+      const appliedAfter = (
+        await sql<{ name: string }>`select name from kysely_migration order by name`.execute(after)
+      ).rows.map((r) => r.name);
+      expect(appliedAfter).toEqual(appliedBefore);
+      const tablesAfter = (
+        await sql<{
+          name: string;
+        }>`select name from sqlite_master where type = 'table' order by name`.execute(after)
+      ).rows.map((r) => r.name);
+      expect(tablesAfter).toEqual(tablesBefore);
+
+      // The next start migrates it, the template kept.
+      const migrated = await migrateToLatest(after, testDataKey);
+      expect(migrated[0]).toBe('0018-draft-authorship');
+      expect(migrated.at(-1)).toBe(Object.keys(migrations(testDataKey)).sort().at(-1));
+      const templates = await after
+        .selectFrom('templates')
+        .select('code')
+        .where('tenant_id', '=', tenant.id)
+        .execute();
+      expect(templates).toEqual([{ code }]);
+    } finally {
+      await after.destroy();
+    }
+  });
+});
