@@ -92,6 +92,34 @@ export function keyFingerprint(dataKey: Buffer): string {
  * instance started with a fresh key file would seal records nobody else can open). The first
  * key a store meets becomes its key.
  */
+/**
+ * Refuses another key before anything is changed: a store that already keeps its key's
+ * fingerprint (`store_keys`) and a start with another key must not migrate it first and only
+ * then stop, past the point where the release before could start on it again. A store without
+ * the table (new, or from before it) has nothing to compare yet: `checkDataKey` keeps the key
+ * after the migrations.
+ */
+export async function refuseOtherDataKey(db: Executor, dataKey: Buffer): Promise<void> {
+  let stored: string | undefined;
+  try {
+    stored = (
+      await db
+        .selectFrom('store_keys')
+        .select('fingerprint')
+        .where('name', '=', 'data')
+        .executeTakeFirst()
+    )?.fingerprint;
+  } catch {
+    // No `store_keys` yet (or no store at all: the migrator says so next).
+    return;
+  }
+  if (stored !== undefined && stored !== keyFingerprint(dataKey)) {
+    throw new DataKeyError(
+      'The data encryption key is not the one this store was sealed with: start with the same DATA_ENCRYPTION_KEY (or key file) as every other instance. Nothing was changed.',
+    );
+  }
+}
+
 export async function checkDataKey(db: Executor, dataKey: Buffer): Promise<void> {
   const fingerprint = keyFingerprint(dataKey);
   await db

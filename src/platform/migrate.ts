@@ -1,5 +1,5 @@
 import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
-import { checkDataKey } from './data-key.js';
+import { checkDataKey, refuseOtherDataKey } from './data-key.js';
 import type { Db } from './db.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
@@ -84,6 +84,7 @@ export async function migrateToLatest(
   const provider: MigrationProvider = {
     getMigrations: async () => ({ ...migrations(dataKey), ...more }),
   };
+  await refuseOtherDataKey(db, dataKey);
   const migrator = new Migrator({ db, provider });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {

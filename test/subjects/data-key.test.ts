@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Migrator } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
-import { DataKeyError, loadDataKey } from '../../src/platform/data-key.js';
-import { migrateToLatest } from '../../src/platform/migrate.js';
+import { checkDataKey, DataKeyError, loadDataKey } from '../../src/platform/data-key.js';
+import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
 import { stores, useBareStore } from '../helpers/stores.js';
 
 describe('the data key', () => {
@@ -64,5 +65,34 @@ describe.each(stores)('a store and its data key on $name', (store) => {
     await expect(migrateToLatest(db, randomBytes(32))).rejects.toThrow(
       /not the one this store was sealed with/,
     );
+  });
+});
+
+describe.each(stores)('a store with pending migrations and another data key on $name', (store) => {
+  const bare = useBareStore(store);
+
+  it('is refused before any migration runs; with its own key it migrates', async () => {
+    const { db } = bare;
+    const key = randomBytes(32);
+    const before = Object.fromEntries(
+      Object.entries(migrations(key)).filter(([name]) => name < '0029'),
+    );
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await checkDataKey(db, key);
+    const applied = async () =>
+      (
+        await db
+          .selectFrom('kysely_migration' as never)
+          .select('name' as never)
+          .execute()
+      ).map((row) => (row as { name: string }).name);
+    const appliedBefore = await applied();
+
+    await expect(migrateToLatest(db, randomBytes(32))).rejects.toThrow(
+      /not the one this store was sealed with.*Nothing was changed/,
+    );
+    expect(await applied()).toEqual(appliedBefore);
+    expect(await migrateToLatest(db, key)).toEqual(['0029-lapse-progress']);
   });
 });
