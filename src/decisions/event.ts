@@ -17,7 +17,7 @@ export function decisionEvent(
 ): NewEvent {
   const id = newId();
   const { customer_id, ...rest } = data;
-  const sealed = sealPersonal(subject.key, id, { customer_id, ip: '', user_agent: null });
+  const sealed = sealedCustomer(subject.key, id, customer_id);
   return {
     tenant_id: tenantId,
     id,
@@ -27,4 +27,12 @@ export function decisionEvent(
     data: JSON.stringify({ ...rest, ...(via ? { via } : {}), customer_sealed: sealed }),
     occurred_at: data.decided_at,
   };
+}
+
+/**
+ * A customer id as an event keeps it: sealed under the customer's own key and bound to the
+ * event, so that erasing the customer takes the id out of the events not yet sent.
+ */
+export function sealedCustomer(key: Buffer, eventId: string, customerId: string): string {
+  return sealPersonal(key, eventId, { customer_id: customerId, ip: '', user_agent: null });
 }

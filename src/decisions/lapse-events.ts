@@ -15,12 +15,8 @@ import type { Db, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { tryLockKey } from '../platform/locks.js';
 import { addCalendarMonths, nowIso } from '../platform/time.js';
-import {
-  openStoredSubject,
-  personalReader,
-  type SubjectVault,
-  sealPersonal,
-} from '../subjects/index.js';
+import { openStoredSubject, personalReader, type SubjectVault } from '../subjects/index.js';
+import { sealedCustomer } from './event.js';
 import {
   findGivenBetween,
   findLapseProgress,
@@ -39,6 +35,9 @@ interface LapsingTemplate {
   id: string;
   code: string;
   validity_months: number | null;
+  /** The place as the pass read it (null: none yet); re-read under the lock before it moves. */
+  decided_through: string | null;
+  through_id: string | null;
 }
 
 /** One pass over every template with a period: tells the lapses due by now; answers how many. */
@@ -52,7 +51,9 @@ export async function tellLapses(db: Db, vault: SubjectVault, now = nowIso()): P
   return told;
 }
 
-const placeOf = (progress: { decided_through: string; through_id: string } | undefined) => ({
+const placeOf = (
+  progress: { decided_through: string | null; through_id: string | null } | undefined,
+) => ({
   at: progress?.decided_through ?? '',
   id: progress?.through_id ?? '',
 });
@@ -66,7 +67,7 @@ async function firstHasLapsed(db: Db, t: LapsingTemplate, now: string): Promise<
   const [first] = await findGivenBetween(db, {
     tenantId: t.tenant_id,
     templateId: t.id,
-    after: placeOf(await findLapseProgress(db, t.tenant_id, t.id)),
+    after: placeOf(t),
     upTo: upToOf(now, months),
     limit: 1,
   });
@@ -123,11 +124,7 @@ async function tellTemplateLapses(
         version: row.version,
         decided_at: row.decided_at,
         expires_at: expiresAt,
-        customer_sealed: sealPersonal(subject.key, id, {
-          customer_id: customerId,
-          ip: '',
-          user_agent: null,
-        }),
+        customer_sealed: sealedCustomer(subject.key, id, customerId),
       };
       events.push({
         tenant_id: t.tenant_id,

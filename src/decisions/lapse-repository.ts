@@ -1,14 +1,27 @@
 import type { Executor, Trx } from '../platform/db.js';
 
-/** The live templates with a validity period, of every tenant: the ones whose consents lapse. */
+/**
+ * The live templates with a validity period, of every tenant (the ones whose consents lapse),
+ * each with its place (`lapse_progress`; null: none yet), read together for a pass.
+ */
 export function findLapsingTemplates(db: Executor) {
   return db
-    .selectFrom('templates')
-    .select(['tenant_id', 'id', 'code', 'validity_months'])
-    .where('validity_months', 'is not', null)
-    .where('archived_at', 'is', null)
-    .orderBy('tenant_id')
-    .orderBy('id')
+    .selectFrom('templates as t')
+    .leftJoin('lapse_progress as p', (join) =>
+      join.onRef('p.tenant_id', '=', 't.tenant_id').onRef('p.template_id', '=', 't.id'),
+    )
+    .select([
+      't.tenant_id',
+      't.id',
+      't.code',
+      't.validity_months',
+      'p.decided_through',
+      'p.through_id',
+    ])
+    .where('t.validity_months', 'is not', null)
+    .where('t.archived_at', 'is', null)
+    .orderBy('t.tenant_id')
+    .orderBy('t.id')
     .execute();
 }
 
