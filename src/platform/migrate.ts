@@ -1,6 +1,13 @@
-import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely';
+import {
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+  sql,
+} from 'kysely';
 import { checkDataKey, refuseOtherDataKey } from './data-key.js';
-import type { Db } from './db.js';
+import { type Db, isPostgres } from './db.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
 import * as decisionLog from './migrations/0003-decision-log.js';
@@ -81,12 +88,8 @@ export async function migrateToLatest(
   dataKey: Buffer,
   more: Readonly<Record<string, Migration>> = {},
 ): Promise<string[]> {
-  const provider: MigrationProvider = {
-    getMigrations: async () => ({ ...migrations(dataKey), ...more }),
-  };
   await refuseOtherDataKey(db, dataKey);
-  const migrator = new Migrator({ db, provider });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
+  const result: MigrationResultSet = await serviceMigrator(db, dataKey, more).migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
@@ -97,4 +100,49 @@ export async function migrateToLatest(
   }
   await checkDataKey(db, dataKey);
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Kysely's migrator over the service's migrations and `more`, as `migrateToLatest` runs it; the
+ * tests step it one migration at a time (`migrateTo`).
+ */
+export function serviceMigrator(
+  db: Db,
+  dataKey: Buffer,
+  more: Readonly<Record<string, Migration>> = {},
+): Migrator {
+  const provider: MigrationProvider = {
+    getMigrations: async () => checkingForeignKeys(db, { ...migrations(dataKey), ...more }),
+  };
+  return new Migrator({ db, provider });
+}
+
+/**
+ * On SQLite, the migrations run with foreign keys off (`acquireMigrationLock` in sqlite.ts, as
+ * SQLite's procedure for rebuilding a table asks): each is followed, in the same transaction, by
+ * a check of every foreign key, so one that left a row naming no row fails and is rolled back.
+ * PostgreSQL checks its keys itself.
+ */
+function checkingForeignKeys(
+  db: Db,
+  all: Readonly<Record<string, Migration>>,
+): Record<string, Migration> {
+  if (isPostgres(db)) return { ...all };
+  return Object.fromEntries(
+    Object.entries(all).map(([name, migration]) => [
+      name,
+      {
+        ...migration,
+        async up(trx: Kysely<unknown>) {
+          await migration.up(trx);
+          const broken = await sql`pragma foreign_key_check`.execute(trx);
+          if (broken.rows.length > 0) {
+            throw new Error(
+              `it leaves ${broken.rows.length} row(s) whose foreign key names no row, first ${JSON.stringify(broken.rows[0])}`,
+            );
+          }
+        },
+      },
+    ]),
+  );
 }

@@ -6,11 +6,13 @@ import {
   type DatabaseConnection,
   type DialectAdapter,
   type Driver,
+  type Kysely,
   SqliteAdapter,
   type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
+  sql,
 } from 'kysely';
 
 /**
@@ -52,6 +54,23 @@ class ImmediateSqliteDriver extends SqliteDriver {
 class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
     return true;
+  }
+
+  /**
+   * Taken on the connection before the migrations' transaction opens, where SQLite's procedure
+   * for changing a table's definition (make the new table, copy, drop the old, rename) wants
+   * foreign keys off: with them on, dropping the old table would first delete its rows one by
+   * one, checking each against the tables that name it. `migrateToLatest` checks every key
+   * after each migration instead, inside the transaction. The lock between processes is the
+   * transaction itself: `begin immediate` waits (busy timeout) while another process migrates,
+   * and the migrator reads what is already applied only once it holds it.
+   */
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`pragma foreign_keys = off`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`pragma foreign_keys = on`.execute(db);
   }
 }
 

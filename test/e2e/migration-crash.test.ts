@@ -5,7 +5,7 @@
  * kill stayed, unrecorded, and the next start failed on it ("table … already exists").
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
@@ -120,5 +120,58 @@ describe('a migration killed half way on SQLite', () => {
     } finally {
       await after.destroy();
     }
+  });
+});
+
+/** The built service's migrator on `STORE_URL`, printing what it applied. */
+const migrator = `
+import { createDb } from ${JSON.stringify(join(repoRoot, 'dist/platform/db.js'))};
+import { loadConfig } from ${JSON.stringify(join(repoRoot, 'dist/platform/config.js'))};
+import { migrateToLatest } from ${JSON.stringify(join(repoRoot, 'dist/platform/migrate.js'))};
+import { existsSync } from 'node:fs';
+const db = createDb(loadConfig({ DATABASE_URL: process.env.STORE_URL }));
+process.stderr.write('ready\\n');
+while (!existsSync(process.env.GO)) await new Promise((resolve) => setTimeout(resolve, 1));
+const applied = await migrateToLatest(db, Buffer.from(process.env.KEY_HEX, 'hex'));
+process.stdout.write(JSON.stringify(applied));
+await db.destroy();
+`;
+
+describe('two processes starting on one new SQLite file at once', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'migration-lock-'));
+  const url = `file:${join(dir, 'store.db')}`;
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('migrate it once: one applies every migration, the other waits and finds none to apply', async () => {
+    // Both are started and wait for a file; once both are ready, it is made, and both migrate.
+    const go = join(dir, 'go');
+    let ready = 0;
+    const run = () =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', migrator], {
+          env: { ...process.env, STORE_URL: url, KEY_HEX: testDataKey.toString('hex'), GO: go },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          if (chunk.toString().includes('ready')) {
+            ready += 1;
+            if (ready === 2) writeFileSync(go, '');
+          }
+        });
+        child.on('exit', (code) => resolve({ code, out, err }));
+      });
+    const results = await Promise.all([run(), run()]);
+    for (const { code, err } of results) expect(code, err).toBe(0);
+    const applied = results
+      .map(({ out }) => JSON.parse(out) as string[])
+      .sort((a, b) => a.length - b.length);
+    expect(applied[0]).toEqual([]);
+    expect(applied[1]).toEqual(Object.keys(migrations(testDataKey)).sort());
   });
 });
