@@ -1,10 +1,11 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
+import { checkSigningKey } from '../decision-log/index.js';
 import { aggregateWorkersMetrics, metricsEnabled } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { loadDataKey } from '../platform/data-key.js';
 import { createDb } from '../platform/db.js';
-import { migrateToLatest } from '../platform/migrate.js';
+import { checkReachable, migrateToLatest, migrationChecks } from '../platform/migrate.js';
 import { registry } from './kinds.js';
 import { serve } from './server.js';
 
@@ -22,8 +23,15 @@ export async function serveOnWorkers(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
   const db = createDb(config);
   try {
+    await checkReachable(db);
     const dataKey = loadDataKey(config, (details, message) => log.warn(details, message));
-    const applied = await migrateToLatest(db, dataKey, registry.migrations);
+    await checkSigningKey(db, config, log);
+    const applied = await migrateToLatest(
+      db,
+      dataKey,
+      registry.migrations,
+      migrationChecks(config),
+    );
     if (applied.length > 0) log.info({ migrations: applied }, 'store schema brought up to date');
   } finally {
     await db.destroy();

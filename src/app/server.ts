@@ -2,11 +2,12 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { checkSigningKey, type SigningKeyLog } from '../decision-log/index.js';
 import { observedStore } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
 import type { Db } from '../platform/db.js';
-import { migrateToLatest } from '../platform/migrate.js';
+import { checkReachable, migrateToLatest, migrationChecks } from '../platform/migrate.js';
 import { recordServedBaseUrl } from '../platform/public-base-url.js';
 import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.js';
 import { purgeExpiredIdempotencyRecords } from '../record-kinds/index.js';
@@ -22,13 +23,22 @@ const purgeEveryMs = 60 * 60 * 1000;
  */
 export async function serve(config: Config): Promise<FastifyInstance> {
   const { db, metrics } = observedStore(config);
+  // Before a key file is made for a store that may not even be there.
+  await checkReachable(db);
   let keyCreated: Parameters<KeyCreated> | undefined;
   const dataKey = loadDataKey(config, (...said) => {
     keyCreated = said;
   });
-  const applied = await migrateToLatest(db, dataKey, registry.migrations);
+  let signingKeyCreated: Parameters<SigningKeyLog['warn']> | undefined;
+  await checkSigningKey(db, config, {
+    warn: (...said) => {
+      signingKeyCreated = said;
+    },
+  });
+  const applied = await migrateToLatest(db, dataKey, registry.migrations, migrationChecks(config));
   const app = await buildApp(config, db, metrics ? { metrics } : {});
   if (keyCreated) app.log.warn(...keyCreated);
+  if (signingKeyCreated) app.log.warn(...signingKeyCreated);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'store schema brought up to date');
   try {
     await app.listen({ port: config.port, host: config.host });

@@ -1,7 +1,8 @@
+import { checkSigningKey } from '../decision-log/index.js';
 import type { Config } from '../platform/config.js';
 import { loadDataKeyFor } from '../platform/data-key.js';
 import { createDb, type Db } from '../platform/db.js';
-import { migrateToLatest } from '../platform/migrate.js';
+import { checkReachable, migrateToLatest, migrationChecks } from '../platform/migrate.js';
 import { createVault, type SubjectVault } from '../subjects/index.js';
 import type { Commands } from './command.js';
 
@@ -19,11 +20,14 @@ export async function withDb(
 ): Promise<void> {
   const db = createDb(config);
   try {
+    await checkReachable(db);
     // A key file is made only for a store without a key yet (`loadDataKeyFor`).
     const dataKey = await loadDataKeyFor(db, config, (details, message) =>
       warn(`${message}: ${details.file}\n`),
     );
-    if (migrateFirst) await migrateToLatest(db, dataKey, await kindMigrations());
+    if (migrateFirst) {
+      await migrateToLatest(db, dataKey, await kindMigrations(), migrationChecks(config));
+    }
     await work(db, createVault(dataKey));
   } finally {
     await db.destroy();
@@ -40,8 +44,19 @@ export const storeCommands: Commands = {
   migrate: {
     options: [],
     migratesItself: true,
-    run: async (db, _o, _config, vault, registry) => ({
-      applied: await migrateToLatest(db, vault.dataKey, registry.migrations),
-    }),
+    run: async (db, _o, config, vault, registry) => {
+      // As `serve` does: the signing key is checked before the schema changes.
+      await checkSigningKey(db, config, {
+        warn: (details, message) => process.stderr.write(`${message}: ${details.file}\n`),
+      });
+      return {
+        applied: await migrateToLatest(
+          db,
+          vault.dataKey,
+          registry.migrations,
+          migrationChecks(config),
+        ),
+      };
+    },
   },
 };

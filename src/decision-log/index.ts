@@ -8,4 +8,4 @@ export { logProofsAtLatest, type ProofsAtCheckpoint } from './proofs-at.js';
 export { awaitReady, awaitReceipt, openedOnly, type ReceiptResult, receiptOf } from './receipts.js';
 export { LogCheckpoint, type LogKey } from './schemas.js';
 export { integratorBacklog, logOverview, queuedLeaves } from './service.js';
-export { loadSigningKey } from './signing-key.js';
+export { checkSigningKey, loadSigningKey, type SigningKeyLog } from './signing-key.js';

@@ -324,3 +324,22 @@ export async function findLogPlaces(
   }
   return { entries, queued };
 }
+
+/**
+ * The keys the store's logs are signed with; none on a store whose schema has no log yet (the
+ * check made before migrating one).
+ */
+export async function logVerifierKeys(db: Executor): Promise<string[]> {
+  try {
+    const rows = await db.selectFrom('tlog_logs').select('verifier_key').distinct().execute();
+    return rows.map((row) => row.verifier_key);
+  } catch (error) {
+    if (await hasLogTable(db)) throw error;
+    return [];
+  }
+}
+
+async function hasLogTable(db: Executor): Promise<boolean> {
+  const tables = await db.introspection.getTables();
+  return tables.some((table) => table.name === 'tlog_logs');
+}

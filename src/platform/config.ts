@@ -34,6 +34,7 @@ const EnvSchema = Type.Object({
   WORKERS: Type.String({ pattern: '^(auto|[1-9][0-9]{0,2})$', default: '1' }),
   SQLITE_BUSY_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   SQLITE_READER_THREADS: Type.Integer({ minimum: 0, maximum: 64, default: 2 }),
+  MIGRATION_FREE_DISK_MARGIN_MB: Type.Integer({ minimum: 0, default: 64 }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 2_000 }),
@@ -110,6 +111,11 @@ export interface Config {
   readonly sqliteBusyTimeoutMs: number;
   /** An SQLite file: threads that read for `pending` off the event loop (0: the main thread). */
   readonly sqliteReaderThreads: number;
+  /**
+   * An SQLite file: free disk wanted beside it, beyond its size, before migrations are applied
+   * (a migration may rewrite the whole file inside its transaction).
+   */
+  readonly migrationFreeDiskMarginMb: number;
   /** PostgreSQL: connections per instance. */
   readonly databasePoolSize: number;
   /** PostgreSQL: the server cancels a statement running longer (0: no limit). */
@@ -208,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: parsed.WORKERS === 'auto' ? availableParallelism() : Number(parsed.WORKERS),
     sqliteBusyTimeoutMs: parsed.SQLITE_BUSY_TIMEOUT_MS,
     sqliteReaderThreads: parsed.SQLITE_READER_THREADS,
+    migrationFreeDiskMarginMb: parsed.MIGRATION_FREE_DISK_MARGIN_MB,
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseConnectTimeoutMs: parsed.DATABASE_CONNECT_TIMEOUT_MS,

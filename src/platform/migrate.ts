@@ -1,3 +1,5 @@
+import { existsSync, statfsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   type Kysely,
   type Migration,
@@ -6,6 +8,7 @@ import {
   Migrator,
   sql,
 } from 'kysely';
+import type { Config } from './config.js';
 import { checkDataKey, refuseOtherDataKey } from './data-key.js';
 import { type Db, isPostgres } from './db.js';
 import * as initial from './migrations/0001-initial.js';
@@ -37,6 +40,7 @@ import * as preferenceCodes from './migrations/0026-preference-codes.js';
 import * as cookieRefusedOrigins from './migrations/0027-cookie-refused-origins.js';
 import * as storeSettings from './migrations/0028-store-settings.js';
 import * as lapseProgress from './migrations/0029-lapse-progress.js';
+import { sqlitePath } from './sqlite.js';
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
@@ -76,20 +80,38 @@ export function migrations(dataKey: Buffer): Record<string, Migration> {
   };
 }
 
+/** Where the store is, for the checks made before migrating (`migrateToLatest`). */
+export interface MigrationChecks {
+  databaseUrl: string;
+  /** An SQLite file: free disk wanted beside it beyond its size (`MIGRATION_FREE_DISK_MARGIN_MB`). */
+  freeDiskMarginMb: number;
+}
+
 /**
  * Applies every pending migration, then checks that `dataKey` is the store's; throws if a
- * migration fails or the key is another. The pending migrations run in one transaction on both
- * stores (`TransactionalDdlSqliteAdapter` in sqlite.ts): one that fails, or a process killed
- * meanwhile, leaves the store as it was before them. `more` are a
- * kind of record's own (declared in its folder), ordered by name with the others.
+ * migration fails or the key is another. Before anything changes it checks that the store
+ * answers, that the key is the store's, and (with `checks`, on an SQLite file, when migrations
+ * are pending) that the disk has room for them: a misconfigured start stops having changed
+ * nothing. The pending migrations run in one transaction on both stores
+ * (`TransactionalDdlSqliteAdapter` in sqlite.ts): one that fails, or a process killed meanwhile,
+ * leaves the store as it was before them. `more` are a kind of record's own (declared in its
+ * folder), ordered by name with the others.
  */
 export async function migrateToLatest(
   db: Db,
   dataKey: Buffer,
   more: Readonly<Record<string, Migration>> = {},
+  checks?: MigrationChecks,
 ): Promise<string[]> {
+  await checkReachable(db);
   await refuseOtherDataKey(db, dataKey);
-  const result: MigrationResultSet = await serviceMigrator(db, dataKey, more).migrateToLatest();
+  const migrator = serviceMigrator(db, dataKey, more);
+  if (checks && !isPostgres(db)) {
+    const pending = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined);
+    if (pending.length > 0)
+      checkFreeDisk(sqlitePath(checks.databaseUrl), checks.freeDiskMarginMb, pending.length);
+  }
+  const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
@@ -102,6 +124,47 @@ export async function migrateToLatest(
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/** The checks `migrateToLatest` makes on the store `config` names. */
+export function migrationChecks(
+  config: Pick<Config, 'databaseUrl' | 'migrationFreeDiskMarginMb'>,
+): MigrationChecks {
+  return { databaseUrl: config.databaseUrl, freeDiskMarginMb: config.migrationFreeDiskMarginMb };
+}
+
+export class StoreCheckError extends Error {}
+
+/** The store answers a query, or the start stops here, before any check that writes. */
+export async function checkReachable(db: Db): Promise<void> {
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StoreCheckError(
+      `The store cannot be reached (${reason}): nothing was changed. Check DATABASE_URL and that the store is running.`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * An SQLite file's pending migrations run in one transaction that may rewrite every page: its
+ * WAL can grow to the file's size before the commit, so the disk needs that much free, and a
+ * margin. PostgreSQL keeps its own disk; one that fills rolls the migrations back (53100).
+ */
+function checkFreeDisk(path: string, marginMb: number, pending: number): void {
+  if (path === ':memory:' || !existsSync(path)) return;
+  const size = statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+  const { bavail, bsize } = statfsSync(dirname(path));
+  const free = bavail * bsize;
+  const wanted = size + marginMb * 1024 * 1024;
+  if (free < wanted) {
+    const mb = (bytes: number) => Math.ceil(bytes / (1024 * 1024));
+    throw new StoreCheckError(
+      `Not enough free disk beside ${path} to apply ${pending} pending migration(s): ${mb(free)} MB free, ${mb(wanted)} MB wanted (the store's ${mb(size)} MB, which a migration may rewrite, and MIGRATION_FREE_DISK_MARGIN_MB). Nothing was changed.`,
+    );
+  }
+}
+
 /**
  * Kysely's migrator over the service's migrations and `more`, as `migrateToLatest` runs it; the
  * tests step it one migration at a time (`migrateTo`).
@@ -112,28 +175,35 @@ export function serviceMigrator(
   more: Readonly<Record<string, Migration>> = {},
 ): Migrator {
   const provider: MigrationProvider = {
-    getMigrations: async () => checkingForeignKeys(db, { ...migrations(dataKey), ...more }),
+    getMigrations: async () => asTheStoreNeeds(db, { ...migrations(dataKey), ...more }),
   };
   return new Migrator({ db, provider });
 }
 
 /**
- * On SQLite, the migrations run with foreign keys off (`acquireMigrationLock` in sqlite.ts, as
- * SQLite's procedure for rebuilding a table asks): each is followed, in the same transaction, by
- * a check of every foreign key, so one that left a row naming no row fails and is rolled back.
- * PostgreSQL checks its keys itself.
+ * Each migration as the store needs it. PostgreSQL: without the statement timeout that bounds a
+ * request (`DATABASE_STATEMENT_TIMEOUT_MS`), for the rest of the migrations' transaction, since
+ * rewriting a large table takes longer than any request may. SQLite: the migrations run with
+ * foreign keys off (`acquireMigrationLock` in sqlite.ts, as SQLite's procedure for rebuilding a
+ * table asks), so each is followed, in the same transaction, by a check of every foreign key: one
+ * that left a row naming no row fails and is rolled back. PostgreSQL checks its keys itself.
  */
-function checkingForeignKeys(
+function asTheStoreNeeds(
   db: Db,
   all: Readonly<Record<string, Migration>>,
 ): Record<string, Migration> {
-  if (isPostgres(db)) return { ...all };
+  const postgres = isPostgres(db);
   return Object.fromEntries(
     Object.entries(all).map(([name, migration]) => [
       name,
       {
         ...migration,
         async up(trx: Kysely<unknown>) {
+          if (postgres) {
+            await sql`set local statement_timeout = 0`.execute(trx);
+            await migration.up(trx);
+            return;
+          }
           await migration.up(trx);
           const broken = await sql`pragma foreign_key_check`.execute(trx);
           if (broken.rows.length > 0) {

@@ -31,14 +31,21 @@ import {
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
+import { loadConfig } from '../../src/platform/config.js';
 import type { Database } from '../../src/platform/database.js';
-import type { Db } from '../../src/platform/db.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest, migrations, serviceMigrator } from '../../src/platform/migrate.js';
 import { createPostgresDialect } from '../../src/platform/postgres.js';
 import { createSqliteDialect } from '../../src/platform/sqlite.js';
 import { testDataKey } from '../helpers/app.js';
 import { publishRow, seedTemplateRow, seedTenantRow } from '../helpers/seed.js';
-import { sqliteStore, stores, type TestStore, useBareStore } from '../helpers/stores.js';
+import {
+  postgresStore,
+  sqliteStore,
+  stores,
+  type TestStore,
+  useBareStore,
+} from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 
 class Killed extends Error {}
@@ -410,5 +417,33 @@ describe('a migration on SQLite that leaves a foreign key naming no row', () => 
     );
     expect(tables.rows).toEqual([]);
     expect((await sql`pragma foreign_keys`.execute(db)).rows).toEqual([{ foreign_keys: 1 }]);
+  });
+});
+
+describe('a migration on PostgreSQL that runs longer than a request may', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('is not cancelled by the statement timeout that bounds requests', async () => {
+    const url = (await bare.db.executeQuery(CompiledQuery.raw('select current_database() as d')))
+      .rows[0] as { d: string };
+    const admin = new URL(inject('postgresAdminUrl'));
+    admin.pathname = `/${url.d}`;
+    // A pool whose statements the server cancels after 50 ms, as DATABASE_STATEMENT_TIMEOUT_MS does.
+    const db = createDb(
+      loadConfig({ DATABASE_URL: admin.toString(), DATABASE_STATEMENT_TIMEOUT_MS: '50' }),
+    );
+    try {
+      await expect(sql`select pg_sleep(0.2)`.execute(db)).rejects.toThrow(/statement timeout/);
+      const applied = await migrateToLatest(db, testDataKey, {
+        '9999-slow': {
+          async up(trx) {
+            await sql`select pg_sleep(0.2)`.execute(trx);
+          },
+        },
+      });
+      expect(applied.at(-1)).toBe('9999-slow');
+    } finally {
+      await db.destroy();
+    }
   });
 });
