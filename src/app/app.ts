@@ -72,6 +72,7 @@ import { type ReaderThreads, readerThreadsFor } from '../platform/reader-threads
 import { requestIdFor } from '../platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from '../platform/request-log.js';
 import { setSecurityHeaders } from '../platform/security-headers.js';
+import { serviceVersion } from '../platform/version.js';
 import { preferenceSecrets } from '../preference-centre/index.js';
 import {
   preferenceCentreSettingsRoutes,
@@ -93,7 +94,6 @@ import {
 import { createWriters, groupCommitsInFlight, type Writers } from '../write-path/writers.js';
 import { createHotReads, type HotReads, latestRoute, pendingRoute } from './hot-reads.js';
 import { registry as serviceKinds } from './kinds.js';
-import { serviceVersion } from './version.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;

@@ -7,7 +7,12 @@ import { observedStore } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
 import type { Db } from '../platform/db.js';
-import { checkReachable, migrateToLatest, migrationChecks } from '../platform/migrate.js';
+import {
+  checkReachable,
+  migrateToLatest,
+  migrationChecks,
+  schemaAhead,
+} from '../platform/migrate.js';
 import { recordServedBaseUrl } from '../platform/public-base-url.js';
 import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.js';
 import { purgeExpiredIdempotencyRecords } from '../record-kinds/index.js';
@@ -40,6 +45,13 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if (keyCreated) app.log.warn(...keyCreated);
   if (signingKeyCreated) app.log.warn(...signingKeyCreated);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'store schema brought up to date');
+  const ahead = await schemaAhead(db, dataKey, registry.migrations);
+  if (ahead.length > 0) {
+    app.log.info(
+      { migrations: ahead },
+      'the store was migrated by a newer release, whose schema this one runs on (a rolling upgrade)',
+    );
+  }
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

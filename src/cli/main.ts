@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { serviceVersion } from '../app/version.js';
+import { serviceVersion } from '../platform/version.js';
 import type { Registry } from '../record-kinds/index.js';
 import { type Commands, type Options, required, UsageError } from './command.js';
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
 import { answer, noSecurity } from '../platform/http-schemas.js';
+import { serviceVersion } from '../platform/version.js';
 import type { WriteHealth } from '../platform/write-outcomes.js';
 import { storeAnswers } from './service.js';
 
@@ -9,6 +10,16 @@ const HealthBody = Type.Object({
   status: Type.Enum(['ok', 'degraded', 'unavailable']),
   success: Type.Boolean(),
 });
+
+/**
+ * The release answering, beside a body that stays the contract's to the byte: during a rolling
+ * upgrade a load balancer's checks show which instances run which release.
+ */
+const versionHeader = {
+  'consent-service-version': Type.String({
+    description: 'The release of the service answering (semantic version, e.g. `0.2.0`).',
+  }),
+};
 
 /**
  * `/api/health` (and `/api/v1/health`, which existing clients call): no key. `200 ok` while the
@@ -39,13 +50,18 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
             'were refused.',
           security: noSecurity,
           response: {
-            200: answer(HealthBody, 'The store answers and takes writes.'),
-            503: answer(HealthBody, 'The store does not answer, or refuses the writes.'),
+            200: answer(HealthBody, 'The store answers and takes writes.', versionHeader),
+            503: answer(
+              HealthBody,
+              'The store does not answer, or refuses the writes.',
+              versionHeader,
+            ),
           },
         },
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
+        reply.header('consent-service-version', serviceVersion);
         try {
           await storeAnswers(db);
         } catch (error) {

@@ -8,9 +8,10 @@ import {
   Migrator,
   sql,
 } from 'kysely';
+import semver from 'semver';
 import type { Config } from './config.js';
 import { checkDataKey, refuseOtherDataKey } from './data-key.js';
-import { type Db, isPostgres } from './db.js';
+import { type Db, isPostgres, type Trx } from './db.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
 import * as decisionLog from './migrations/0003-decision-log.js';
@@ -41,12 +42,23 @@ import * as cookieRefusedOrigins from './migrations/0027-cookie-refused-origins.
 import * as storeSettings from './migrations/0028-store-settings.js';
 import * as lapseProgress from './migrations/0029-lapse-progress.js';
 import { sqlitePath } from './sqlite.js';
+import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
+import { serviceVersion } from './version.js';
+
+/**
+ * A migration, and what it asks of the releases that run on the schema it leaves. One that only
+ * adds (a table, a nullable column, an index) asks nothing: the release before it, which does not
+ * know it, goes on working on that schema. One that removes or changes what an earlier release
+ * reads sets `oldestRelease` to the first release that no longer reads it; releases older than
+ * that then refuse to start on the store (docs/upgrades.md, "Writing a migration").
+ */
+export type ServiceMigration = Migration & { readonly oldestRelease?: string };
 
 /**
  * Migrations are listed in code, so the compiled build and the test runner load the same set.
  * Converting personal data needs the data key.
  */
-export function migrations(dataKey: Buffer): Record<string, Migration> {
+export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
   return {
     '0001-initial': initial,
     '0002-backoffice': backoffice,
@@ -105,6 +117,10 @@ export async function migrateToLatest(
 ): Promise<string[]> {
   await checkReachable(db);
   await refuseOtherDataKey(db, dataKey);
+  if ((await schemaAhead(db, dataKey, more)).length > 0) {
+    await checkDataKey(db, dataKey);
+    return [];
+  }
   const migrator = serviceMigrator(db, dataKey, more);
   if (checks && !isPostgres(db)) {
     const pending = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined);
@@ -132,6 +148,48 @@ export function migrationChecks(
 }
 
 export class StoreCheckError extends Error {}
+
+/** The setting (`store_settings`) naming the oldest release that runs on the store's schema. */
+const oldestReleaseSetting = 'oldest_release';
+
+/**
+ * The migrations the store has that this release does not know: a newer release migrated it.
+ * This release runs on that schema (a rolling upgrade: docs/upgrades.md) when it knows every
+ * migration before them and is not older than the oldest release the store names (a
+ * migration that removes what earlier releases read raises it); otherwise it refuses to start,
+ * saying which release to run. Empty for a store this release can migrate.
+ */
+export async function schemaAhead(
+  db: Db,
+  dataKey: Buffer,
+  more: Readonly<Record<string, Migration>> = {},
+): Promise<string[]> {
+  const known = new Set(Object.keys({ ...migrations(dataKey), ...more }));
+  const applied = await appliedMigrations(db);
+  const ahead = applied.filter((name) => !known.has(name));
+  if (ahead.length === 0) return [];
+  const missing = [...known].filter((name) => !applied.includes(name));
+  if (missing.length > 0) {
+    throw new StoreCheckError(
+      `This store was migrated by another release: it has migrations this release (${serviceVersion}) does not know (${ahead.join(', ')}) and lacks ones it has (${missing.join(', ')}). Start the release that migrated it. Nothing was changed.`,
+    );
+  }
+  const oldest = await findStoreSetting(db, oldestReleaseSetting);
+  if (oldest !== undefined && semver.lt(serviceVersion, oldest)) {
+    throw new StoreCheckError(
+      `This store was migrated by a newer release (${ahead.join(', ')}), whose schema releases older than ${oldest} cannot run on; this is ${serviceVersion}. Start ${oldest} or later, or restore the backup taken before the upgrade (docs/upgrades.md). Nothing was changed.`,
+    );
+  }
+  return ahead;
+}
+
+/** The migrations the store records as applied; none on a new store. */
+async function appliedMigrations(db: Db): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === 'kysely_migration')) return [];
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  return rows.map((row) => row.name);
+}
 
 /** The store answers a query, or the start stops here, before any check that writes. */
 export async function checkReachable(db: Db): Promise<void> {
@@ -190,7 +248,7 @@ export function serviceMigrator(
  */
 function asTheStoreNeeds(
   db: Db,
-  all: Readonly<Record<string, Migration>>,
+  all: Readonly<Record<string, ServiceMigration>>,
 ): Record<string, Migration> {
   const postgres = isPostgres(db);
   return Object.fromEntries(
@@ -199,12 +257,12 @@ function asTheStoreNeeds(
       {
         ...migration,
         async up(trx: Kysely<unknown>) {
-          if (postgres) {
-            await sql`set local statement_timeout = 0`.execute(trx);
-            await migration.up(trx);
-            return;
-          }
+          if (postgres) await sql`set local statement_timeout = 0`.execute(trx);
           await migration.up(trx);
+          if (migration.oldestRelease !== undefined) {
+            await raiseOldestRelease(trx as unknown as Trx, migration.oldestRelease);
+          }
+          if (postgres) return;
           const broken = await sql`pragma foreign_key_check`.execute(trx);
           if (broken.rows.length > 0) {
             throw new Error(
@@ -215,4 +273,11 @@ function asTheStoreNeeds(
       },
     ]),
   );
+}
+
+/** In the migrations' transaction: the store's oldest release, raised to `release`. */
+async function raiseOldestRelease(trx: Trx, release: string): Promise<void> {
+  const now = await findStoreSetting(trx, oldestReleaseSetting);
+  if (now !== undefined && semver.gte(now, release)) return;
+  await saveStoreSetting(trx, oldestReleaseSetting, release, { replace: true });
 }

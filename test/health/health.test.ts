@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
@@ -10,6 +11,11 @@ const ok = '{"status":"ok","success":true}';
 const unavailable = '{"status":"unavailable","success":false}';
 const degraded = '{"status":"degraded","success":false}';
 const urls = ['/api/health', '/api/v1/health'];
+const release = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 describe.each(stores)('health check on $name', (store) => {
   let t: TestApp;
@@ -30,6 +36,8 @@ describe.each(stores)('health check on $name', (store) => {
       expect(json(response)).toEqual({ status: 'ok', success: true });
       expect(response.headers['cache-control']).toBe('no-store');
       expect(response.headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+      // The release answering, as package.json names it (CHANGELOG.md).
+      expect(response.headers['consent-service-version']).toBe(release);
     },
   );
 });
@@ -44,6 +52,7 @@ describe.each(stores)('health check on $name when the store is gone', (store) =>
         expect(response.statusCode).toBe(503);
         expect(response.body).toBe(unavailable);
         expect(response.headers['cache-control']).toBe('no-store');
+        expect(response.headers['consent-service-version']).toBe(release);
       }
     } finally {
       await t.app.close();

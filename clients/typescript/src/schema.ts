@@ -835,6 +835,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
                     "x-request-id"?: string;
+                    /** @description The release of the service answering (semantic version, e.g. `0.2.0`). */
+                    "consent-service-version"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -850,6 +852,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
                     "x-request-id"?: string;
+                    /** @description The release of the service answering (semantic version, e.g. `0.2.0`). */
+                    "consent-service-version"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -876,6 +880,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
                     "x-request-id"?: string;
+                    /** @description The release of the service answering (semantic version, e.g. `0.2.0`). */
+                    "consent-service-version"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -891,6 +897,8 @@ export interface operations {
                 headers: {
                     /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
                     "x-request-id"?: string;
+                    /** @description The release of the service answering (semantic version, e.g. `0.2.0`). */
+                    "consent-service-version"?: string;
                     [name: string]: unknown;
                 };
                 content: {
