@@ -287,6 +287,8 @@ export interface ServerOptions {
   readyTimeoutMs?: number;
   /** The working directory; the store's directory when omitted. */
   cwd?: string;
+  /** The command line to serve with; this checkout's `bin/consent-service` when omitted. */
+  bin?: string;
 }
 
 /** A running `consent-service serve`. */
@@ -427,7 +429,7 @@ export function callServer(
 export async function startServer(options: ServerOptions): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   const env = { ...serverEnv(options.store, port, options.logLevel), ...options.env };
-  const child = spawn(process.execPath, [binPath, 'serve'], {
+  const child = spawn(process.execPath, [options.bin ?? binPath, 'serve'], {
     cwd: options.cwd ?? options.store.dir,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
