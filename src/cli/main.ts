@@ -46,6 +46,12 @@ const usage = `Usage: consent-service <command> [options]
   audit --tenant A                        recompute the tenant's decision log from the store and
                                           report every changed, removed or reordered record,
                                           leaf, node or checkpoint; exits 1 when it finds any
+  backup --to FILE                        copy the SQLite store while the service runs, then
+                                          audit every tenant's log in the copy (PostgreSQL:
+                                          pg_dump, docs/operations.md)
+  restore --from FILE                     put a backup in place of the SQLite store (the
+                                          service stopped; the old file is kept beside it),
+                                          then audit every tenant's log
   webhook create --tenant A --url U --events E1,E2 [--description D]
                                           register an endpoint; its secret is shown once
   webhook list --tenant A
@@ -199,6 +205,26 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         io.stdout(await createDemo(db, used, options.alias ?? 'demo'));
       });
       return 0;
+    }
+    if (first === 'backup' || first === 'restore') {
+      const option = first === 'backup' ? 'to' : 'from';
+      const file = required(
+        parse(
+          [second, ...rest].filter((a) => a !== undefined),
+          [option],
+        ),
+        option,
+      );
+      const { backupStore, restoreStore } = await import('./backup.js');
+      const done = first === 'backup' ? backupStore : restoreStore;
+      const result = await done(config, file, await kinds());
+      io.stdout(`${JSON.stringify(result)}\n`);
+      if (result.ok) return 0;
+      const failing = result.tenants.filter((t) => !t.ok).map((t) => t.alias);
+      io.stderr(
+        `The audit of the ${first === 'backup' ? 'copy' : 'restored store'} found problems in the log of: ${failing.join(', ')}.\n`,
+      );
+      return 1;
     }
     const group = groups.get(first);
     const commands: Commands = group === undefined ? {} : await group();
