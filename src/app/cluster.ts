@@ -1,6 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { pino } from 'pino';
-import { checkSigningKey } from '../decision-log/index.js';
+import { checkSigningKey, refuseLogsBehind } from '../decision-log/index.js';
 import { aggregateWorkersMetrics, metricsEnabled } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { loadDataKey } from '../platform/data-key.js';
@@ -33,6 +33,7 @@ export async function serveOnWorkers(config: Config): Promise<void> {
       migrationChecks(config),
     );
     if (applied.length > 0) log.info({ migrations: applied }, 'store schema brought up to date');
+    await refuseLogsBehind(db, config.logCheckpointsFile);
   } finally {
     await db.destroy();
   }

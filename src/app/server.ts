@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { checkSigningKey, type SigningKeyLog } from '../decision-log/index.js';
+import { checkSigningKey, refuseLogsBehind, type SigningKeyLog } from '../decision-log/index.js';
 import { observedStore } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
@@ -41,6 +41,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     },
   });
   const applied = await migrateToLatest(db, dataKey, registry.migrations, migrationChecks(config));
+  // A store restored behind what was signed is not signed on (docs/proof.md).
+  await refuseLogsBehind(db, config.logCheckpointsFile);
   const app = await buildApp(config, db, metrics ? { metrics } : {});
   if (keyCreated) app.log.warn(...keyCreated);
   if (signingKeyCreated) app.log.warn(...signingKeyCreated);

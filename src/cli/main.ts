@@ -46,6 +46,10 @@ const usage = `Usage: consent-service <command> [options]
   audit --tenant A                        recompute the tenant's decision log from the store and
                                           report every changed, removed or reordered record,
                                           leaf, node or checkpoint; exits 1 when it finds any
+  log new-epoch --tenant A                start the tenant's log again under a new origin after
+                                          a restore behind signed checkpoints, with a signed
+                                          statement linking the two (docs/proof.md)
+  verify-epoch FILE --key VKEY            check an epoch statement offline
   backup --to FILE                        copy the SQLite store while the service runs, then
                                           audit every tenant's log in the copy (PostgreSQL:
                                           pg_dump, docs/operations.md)
@@ -110,6 +114,7 @@ const groups = new Map<string, () => Promise<Commands>>([
   ['partner', async () => (await import('./partners.js')).partnerCommands],
   ['channel', async () => (await import('./channels.js')).channelCommands],
   ['settings', async () => (await import('./settings.js')).settingsCommands],
+  ['log', async () => (await import('./log.js')).logCommands],
   [
     'preference-centre',
     async () => (await import('./preference-centre.js')).preferenceCentreCommands,
@@ -160,6 +165,22 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       if (verdict.valid) return 0;
       const lines = verdict.failures.map(({ file, reason }) => `  ${file}: ${reason}\n`);
       io.stderr(`The pack does not verify:\n${lines.join('')}`);
+      return 1;
+    }
+    if (first === 'verify-epoch') {
+      const { values, positionals } = parseWithFile([second, ...rest], ['key']);
+      const [{ existsSync, readFileSync }, { verifyEpochStatement }] = await Promise.all([
+        import('node:fs'),
+        import('../decision-log/index.js'),
+      ]);
+      const key = required(values, 'key');
+      const verdict = verifyEpochStatement(
+        readFileSync(positionals[0] as string, 'utf8'),
+        existsSync(key) ? readFileSync(key, 'utf8') : key,
+      );
+      io.stdout(`${JSON.stringify(verdict)}\n`);
+      if (verdict.valid) return 0;
+      io.stderr(`The epoch statement does not verify: ${verdict.reason}\n`);
       return 1;
     }
     if (first === 'verify-receipt') {

@@ -33,7 +33,7 @@ import type { TlogNodesTable } from './table.js';
 export const batchSize = 1000;
 
 export type AppendOutcome =
-  | { appended: number; size: number }
+  | { appended: number; size: number; origin: string; root: string }
   | { appended: 0; skipped: 'busy' | 'other-key' | 'nothing' };
 
 /**
@@ -119,7 +119,7 @@ export async function appendBatch(
       note,
       created_at: at,
     });
-    return { appended: pending.length, size: newSize };
+    return { appended: pending.length, size: newSize, origin, root: toHex(root) };
   });
 }
 

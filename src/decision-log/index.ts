@@ -3,6 +3,13 @@
 export { type AuditReport, auditLog } from './audit.js';
 export { type AuditRun, lastAuditRun, recordLogAudit, saveAuditRun } from './audit-runs.js';
 export { type Coverage, checkpointCovering } from './coverage.js';
+export {
+  LogBehindError,
+  logsBehindSigned,
+  refuseLogsBehind,
+  startEpoch,
+  verifyEpochStatement,
+} from './epochs.js';
 export { type Integrator, idleIntegrator, leavesWaiting, startIntegrator } from './integrator.js';
 export { logProofsAtLatest, type ProofsAtCheckpoint } from './proofs-at.js';
 export { awaitReady, awaitReceipt, openedOnly, type ReceiptResult, receiptOf } from './receipts.js';

@@ -4,7 +4,9 @@ import { startPeriodic } from '../platform/periodic.js';
 import { nowIso } from '../platform/time.js';
 import type { NoteSigner } from '../proof/index.js';
 import { appendBatch, batchSize } from './append.js';
+import { logBehindSigned } from './epochs.js';
 import { logsWithPending } from './repository.js';
+import { rememberSigned } from './signed-sizes.js';
 
 export interface Integrator {
   /** Runs a pass now (or joins the one running) and resolves when it is over. */
@@ -29,13 +31,42 @@ export function startIntegrator(
   log: Pick<FastifyBaseLogger, 'warn' | 'error'>,
   intervalMs: number,
   leavesPerAppend = batchSize,
+  /** Where the largest checkpoint signed per log is kept (`LOG_CHECKPOINTS_FILE`). */
+  signedFile?: string,
 ): Integrator {
   const warned = new Set<string>();
 
   async function pass(): Promise<void> {
+    // The last checkpoint signed per origin in this pass, recorded once the pass is over.
+    const signed = new Map<string, { size: number; root: string }>();
+    try {
+      await appendAll(signed);
+    } finally {
+      if (signedFile) {
+        for (const [origin, { size, root }] of signed) {
+          rememberSigned(signedFile, origin, { size, root });
+        }
+      }
+    }
+  }
+
+  async function appendAll(signed: Map<string, { size: number; root: string }>): Promise<void> {
     for (const logId of await logsWithPending(db, 100)) {
+      // A store restored behind what was signed is refused at start; one restored under a
+      // running instance (PostgreSQL) is left alone here, not forked.
+      if (signedFile && (await logBehindSigned(db, logId, signedFile))) {
+        if (!warned.has(`behind:${logId}`)) {
+          warned.add(`behind:${logId}`);
+          log.error(
+            { logId },
+            'the decision log is behind a checkpoint already signed (a restore): not signing; start a new epoch (consent-service log new-epoch)',
+          );
+        }
+        continue;
+      }
       for (;;) {
         const outcome = await appendBatch(db, logId, signer, nowIso, leavesPerAppend);
+        if ('origin' in outcome) signed.set(outcome.origin, outcome);
         if ('skipped' in outcome) {
           if (outcome.skipped === 'other-key' && !warned.has(logId)) {
             warned.add(logId);

@@ -4,6 +4,7 @@ import type {
   TlogAuditsTable,
   TlogCheckpointsTable,
   TlogEntriesTable,
+  TlogEpochsTable,
   TlogLogsTable,
   TlogNodesTable,
   TlogStateTable,
@@ -342,4 +343,46 @@ export async function logVerifierKeys(db: Executor): Promise<string[]> {
 async function hasLogTable(db: Executor): Promise<boolean> {
   const tables = await db.introspection.getTables();
   return tables.some((table) => table.name === 'tlog_logs');
+}
+
+/** Every log with its origin and its size and root (none for a log not appended to yet). */
+export function listLogStates(db: Executor) {
+  return db
+    .selectFrom('tlog_logs as l')
+    .leftJoin('tlog_state as s', 's.log_id', 'l.log_id')
+    .select(['l.log_id', 'l.tenant_id', 'l.origin', 's.size', 's.root'])
+    .orderBy('l.log_id')
+    .execute();
+}
+
+/** The root (hex) of the checkpoint of this size, if the store holds one. */
+export async function findCheckpointRoot(
+  db: Executor,
+  logId: string,
+  size: number,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('tlog_checkpoints')
+    .select('root')
+    .where('log_id', '=', logId)
+    .where('size', '=', size)
+    .executeTakeFirst();
+  return row?.root;
+}
+
+export async function countEpochs(db: Executor, logId: string): Promise<number> {
+  const row = await db
+    .selectFrom('tlog_epochs')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('log_id', '=', logId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertEpoch(trx: Trx, row: TlogEpochsTable): Promise<void> {
+  await trx.insertInto('tlog_epochs').values(row).execute();
+}
+
+export async function updateLogOrigin(trx: Trx, logId: string, origin: string): Promise<void> {
+  await trx.updateTable('tlog_logs').set({ origin }).where('log_id', '=', logId).execute();
 }

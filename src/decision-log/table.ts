@@ -39,6 +39,18 @@ export interface TlogCheckpointsTable {
   created_at: string;
 }
 
+/** An epoch a log was started again in, after a restore (src/decision-log/epochs.ts). */
+export interface TlogEpochsTable {
+  log_id: string;
+  /** 2 for the first restart: the log's first origin is its epoch 1. */
+  epoch: number;
+  origin: string;
+  previous_origin: string;
+  /** The signed note linking the two (`consent-log/epoch/v1`). */
+  statement: string;
+  created_at: string;
+}
+
 /** One run of `audit` over a log, by the command line or the back-office. */
 export interface TlogAuditsTable {
   log_id: string;
@@ -58,6 +70,7 @@ declare module '../platform/database.js' {
   interface Database {
     tlog_logs: TlogLogsTable;
     tlog_state: TlogStateTable;
+    tlog_epochs: TlogEpochsTable;
     tlog_entries: TlogEntriesTable;
     tlog_nodes: TlogNodesTable;
     tlog_checkpoints: TlogCheckpointsTable;

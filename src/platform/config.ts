@@ -52,6 +52,7 @@ const EnvSchema = Type.Object({
   PASSWORD_HASH_COST: Type.Integer({ minimum: 10, maximum: 20, default: 17 }),
   LOG_SIGNING_KEY: Type.Optional(Type.String({ pattern: '^PRIVATE\\+KEY\\+' })),
   LOG_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_CHECKPOINTS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 250 }),
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   DATA_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
@@ -142,6 +143,12 @@ export interface Config {
   readonly logSigningKey: string | undefined;
   /** Else the file that holds it; made on first start when missing. */
   readonly logSigningKeyFile: string;
+  /**
+   * Where the largest checkpoint signed for each log is kept, outside the store (beside the
+   * signing key by default), so that a store restored from an earlier backup is not signed on
+   * behind it (docs/proof.md, "Restores and log epochs").
+   */
+  readonly logCheckpointsFile: string;
   /** base64 of the 32-byte key every customer's own key is sealed under (see src/subjects). */
   readonly dataEncryptionKey: string | undefined;
   /** Where the data key is kept when `dataEncryptionKey` is unset; created on first start. */
@@ -232,6 +239,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logSigningKey: parsed.LOG_SIGNING_KEY,
     logSigningKeyFile:
       parsed.LOG_SIGNING_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'log-signing.key'),
+    logCheckpointsFile:
+      parsed.LOG_CHECKPOINTS_FILE ??
+      join(
+        dirname(
+          parsed.LOG_SIGNING_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'log-signing.key'),
+        ),
+        'log-checkpoints.json',
+      ),
     dataEncryptionKey: parsed.DATA_ENCRYPTION_KEY,
     dataEncryptionKeyFile:
       parsed.DATA_ENCRYPTION_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'data-encryption.key'),

@@ -41,6 +41,7 @@ import * as preferenceCodes from './migrations/0026-preference-codes.js';
 import * as cookieRefusedOrigins from './migrations/0027-cookie-refused-origins.js';
 import * as storeSettings from './migrations/0028-store-settings.js';
 import * as lapseProgress from './migrations/0029-lapse-progress.js';
+import * as logEpochs from './migrations/0030-log-epochs.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -89,6 +90,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0027-cookie-refused-origins': cookieRefusedOrigins,
     '0028-store-settings': storeSettings,
     '0029-lapse-progress': lapseProgress,
+    '0030-log-epochs': logEpochs,
   };
 }
 

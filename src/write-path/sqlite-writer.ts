@@ -37,6 +37,7 @@ const integrator = startIntegrator(
   log,
   data.logIntegrateIntervalMs,
   leavesPerAppend,
+  data.signingKey.logCheckpointsFile,
 );
 await serveWrites(db, (trx, jobs) => recordBatch(trx, vault, registry, jobs as WriteJob[]), {
   tasks: { integrate: () => integrator.kick() },

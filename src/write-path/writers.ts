@@ -25,7 +25,10 @@ export interface WriterThreadData {
   registry: string;
   store: StoreSettings;
   dataKey: Uint8Array;
-  signingKey: Pick<Config, 'logSigningKey' | 'logSigningKeyFile' | 'publicBaseUrl'>;
+  signingKey: Pick<
+    Config,
+    'logSigningKey' | 'logSigningKeyFile' | 'publicBaseUrl' | 'logCheckpointsFile'
+  >;
   logLevel: string;
   logIntegrateIntervalMs: number;
 }
@@ -78,7 +81,14 @@ export function createWriters(
       ...handles(hot),
       integrator: () => integrator ?? idleIntegrator,
       async start() {
-        integrator = startIntegrator(db, signer, log, config.logIntegrateIntervalMs);
+        integrator = startIntegrator(
+          db,
+          signer,
+          log,
+          config.logIntegrateIntervalMs,
+          undefined,
+          config.logCheckpointsFile,
+        );
       },
       close: async () => integrator?.stop(),
     };
@@ -193,6 +203,7 @@ export function writerThreadData(
       logSigningKey: config.logSigningKey,
       logSigningKeyFile: config.logSigningKeyFile,
       publicBaseUrl: config.publicBaseUrl,
+      logCheckpointsFile: config.logCheckpointsFile,
     },
     logLevel: options.logLevel,
     logIntegrateIntervalMs: config.logIntegrateIntervalMs,

@@ -66,7 +66,7 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
                   })
                   .execute();
               }
-              expect(await appendBatch(t.db, logId, signer)).toEqual({
+              expect(await appendBatch(t.db, logId, signer)).toMatchObject({
                 appended: batch,
                 size: leaves.length,
               });
@@ -136,9 +136,9 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
       )
       .execute();
     const now = () => '2026-01-02T00:00:00.000Z';
-    expect(await appendBatch(t.db, logId, signer, now, 2)).toEqual({ appended: 2, size: 2 });
-    expect(await appendBatch(t.db, logId, signer, now, 2)).toEqual({ appended: 2, size: 4 });
-    expect(await appendBatch(t.db, logId, signer, now, 2)).toEqual({ appended: 1, size: 5 });
+    expect(await appendBatch(t.db, logId, signer, now, 2)).toMatchObject({ appended: 2, size: 2 });
+    expect(await appendBatch(t.db, logId, signer, now, 2)).toMatchObject({ appended: 2, size: 4 });
+    expect(await appendBatch(t.db, logId, signer, now, 2)).toMatchObject({ appended: 1, size: 5 });
     const checkpoints = await t.db
       .selectFrom('tlog_checkpoints')
       .select('size')
@@ -150,12 +150,15 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
 
   it('an empty queue signs nothing; another key leaves the log alone; a failed append changes nothing', async () => {
     const logId = randomUUID();
-    expect(await appendBatch(t.db, logId, signer)).toEqual({ appended: 0, skipped: 'nothing' });
+    expect(await appendBatch(t.db, logId, signer)).toMatchObject({
+      appended: 0,
+      skipped: 'nothing',
+    });
     await t.db
       .insertInto('tlog_pending')
       .values({ log_id: logId, record_id: 'r1', leaf: 'one\n', queued_at: '2026-01-01T00:00:00Z' })
       .execute();
-    expect(await appendBatch(t.db, logId, signer)).toEqual({ appended: 1, size: 1 });
+    expect(await appendBatch(t.db, logId, signer)).toMatchObject({ appended: 1, size: 1 });
     // Another key: the log keeps the key it started with, and this signer leaves it alone.
     const other = parseSignerKey(generateNoteKeys('other/consent-log').signerKey);
     if (!other.ok) throw new Error(other.reason);

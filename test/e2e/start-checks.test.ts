@@ -18,7 +18,7 @@ const publicBaseUrl = 'http://127.0.0.1:3000';
 const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
-const last = { name: '0029-lapse-progress', table: 'lapse_progress' };
+const last = { name: '0030-log-epochs', table: 'tlog_epochs' };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {
   let store: TempStore;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/app/app.js';
 import { registry as serviceKinds } from '../../src/app/kinds.js';
@@ -56,7 +59,11 @@ export async function startTestApp(
     options.beforeMigrations || !store.createMigrated
       ? await store.create()
       : await store.createMigrated();
+  // The log's record of signed checkpoints, the app's own (for PostgreSQL its default is
+  // `data/` under the working directory, which every test app would share).
+  const scratch = mkdtempSync(join(tmpdir(), 'consent-app-'));
   const config = loadConfig({
+    LOG_CHECKPOINTS_FILE: join(scratch, 'log-checkpoints.json'),
     DATABASE_URL: databaseUrl,
     PUBLIC_BASE_URL: 'https://consent.test',
     RATE_LIMIT_PER_MINUTE: '0',
@@ -108,6 +115,7 @@ export async function startTestApp(
     async close() {
       await app.close();
       await db.destroy();
+      rmSync(scratch, { recursive: true, force: true });
       await drop();
     },
   };

@@ -187,7 +187,10 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       .where('code', '=', withPeriod)
       .execute();
 
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0029-lapse-progress']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0029-lapse-progress',
+      '0030-log-epochs',
+    ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
       .innerJoin('templates as t', (join) =>
