@@ -20,7 +20,8 @@ import { budget } from '../helpers/time.js';
 
 /**
  * The child: the built service's migrator, with one more migration sorted among the real ones
- * (before 0018, which makes `version_edits`) that makes that table, says so, and never ends.
+ * (`BLOCK_NAME`; by default before 0018, which makes `version_edits`) that makes a table
+ * (`BLOCK_TABLE`, by default that one), says so, and never ends.
  */
 const child = `
 import { createDb } from ${JSON.stringify(join(repoRoot, 'dist/platform/db.js'))};
@@ -28,9 +29,10 @@ import { loadConfig } from ${JSON.stringify(join(repoRoot, 'dist/platform/config
 import { migrateToLatest } from ${JSON.stringify(join(repoRoot, 'dist/platform/migrate.js'))};
 const db = createDb(loadConfig({ DATABASE_URL: process.env.STORE_URL }));
 await migrateToLatest(db, Buffer.from(process.env.KEY_HEX, 'hex'), {
-  '0017-zz-killed-half-way': {
+  [process.env.BLOCK_NAME ?? '0017-zz-killed-half-way']: {
     async up(trx) {
-      await trx.schema.createTable('version_edits').addColumn('id', 'text').execute();
+      const table = process.env.BLOCK_TABLE ?? 'version_edits';
+      await trx.schema.createTable(table).addColumn('id', 'text').execute();
       process.stdout.write('half way\\n');
       await new Promise(() => {});
     },
@@ -173,5 +175,90 @@ describe('two processes starting on one new SQLite file at once', () => {
       .sort((a, b) => a.length - b.length);
     expect(applied[0]).toEqual([]);
     expect(applied[1]).toEqual(Object.keys(migrations(testDataKey)).sort());
+  });
+});
+
+describe('a store of the previous release with 100,000 decisions, killed during its upgrade', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'migration-crash-100k-'));
+  const url = `file:${join(dir, 'store.db')}`;
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps every decision, and the next start upgrades it', async () => {
+    // The previous release's schema (CHANGELOG.md: 0.2.0 has every migration before 0030).
+    const db = createDb(loadConfig({ DATABASE_URL: url }));
+    const previous = Object.fromEntries(
+      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0030'),
+    );
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => previous } });
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    // 100,000 rows of decisions, every column filled (their content plays no part here).
+    const columns = (
+      await sql<{ name: string; type: string }>`pragma table_info(decisions)`.execute(db)
+    ).rows;
+    const values = columns.map(({ name, type }) =>
+      name === 'id' || name === 'seq'
+        ? name === 'id'
+          ? sql`printf('00000000-0000-7000-8000-%012d', n)`
+          : sql`n`
+        : /INT/i.test(type)
+          ? sql`1`
+          : sql`'x'`,
+    );
+    await sql`with recursive count(n) as (select 1 union all select n + 1 from count where n < 100000)
+      insert into decisions (${sql.join(columns.map((c) => sql.ref(c.name)))})
+      select ${sql.join(values)} from count`.execute(db);
+    const decisions = async (on: typeof db) =>
+      Number(
+        (await sql<{ n: number }>`select count(*) as n from decisions`.execute(on)).rows[0]?.n,
+      );
+    expect(await decisions(db)).toBe(100_000);
+    await db.destroy();
+
+    // The current release starts, and is killed in the middle of its migrations: after 0030,
+    // in one more that never ends.
+    const process_ = spawn(process.execPath, ['--input-type=module', '-e', child], {
+      env: {
+        ...process.env,
+        STORE_URL: url,
+        KEY_HEX: testDataKey.toString('hex'),
+        BLOCK_NAME: '0030-zz-killed-half-way',
+        BLOCK_TABLE: 'killed_half_way',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    process_.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`the child never got half way: ${stderr}`)),
+        budget(20_000),
+      );
+      process_.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('half way')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      process_.on('exit', () => reject(new Error(`the child ended: ${stderr}`)));
+    });
+    const killed = new Promise((resolve) => process_.on('exit', resolve));
+    process_.kill('SIGKILL');
+    await killed;
+
+    const after = createDb(loadConfig({ DATABASE_URL: url }));
+    try {
+      expect(await decisions(after)).toBe(100_000);
+      expect(
+        (await sql<{ name: string }>`select name from kysely_migration`.execute(after)).rows.map(
+          (r) => r.name,
+        ),
+      ).not.toContain('0030-log-epochs');
+      expect(await migrateToLatest(after, testDataKey)).toEqual(['0030-log-epochs']);
+      expect(await decisions(after)).toBe(100_000);
+    } finally {
+      await after.destroy();
+    }
   });
 });
