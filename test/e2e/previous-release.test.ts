@@ -5,9 +5,10 @@
  * the seed's endpoints as this checkout does, and record decisions this checkout reads.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callServer,
@@ -49,7 +50,7 @@ function previousRelease(): { version: string; commit: string } {
  * The release's files, its build, and its packages: this checkout's when the lockfiles are the
  * same, else installed from its own lockfile.
  */
-function buildRelease(commit: string): string {
+async function buildRelease(commit: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'previous-release-'));
   execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${dir}"`], { cwd: repoRoot });
   const sameLock =
@@ -57,8 +58,22 @@ function buildRelease(commit: string): string {
     readFileSync(join(repoRoot, 'package-lock.json'), 'utf8');
   if (sameLock) symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
   else execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir });
-  const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir });
+  // Its sources were type-checked when it was released: esbuild only strips the types, each
+  // file on its own as tsc would write it (a second, where tsc takes half a minute).
+  const sources = join(dir, 'src');
+  const entryPoints = readdirSync(sources, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .filter((file) => !file.startsWith(`cookies${sep}banner${sep}`))
+    .map((file) => join(sources, file));
+  await build({
+    entryPoints,
+    outdir: join(dir, 'dist'),
+    outbase: sources,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'error',
+  });
   if (existsSync(join(dir, 'scripts', 'build-banner.mjs'))) {
     execFileSync(process.execPath, ['scripts/build-banner.mjs'], { cwd: dir });
   }
@@ -66,9 +81,9 @@ function buildRelease(commit: string): string {
 }
 
 let release: { version: string; commit: string; dir: string };
-beforeAll(() => {
+beforeAll(async () => {
   const found = previousRelease();
-  release = { ...found, dir: buildRelease(found.commit) };
+  release = { ...found, dir: await buildRelease(found.commit) };
 }, budget(180_000));
 afterAll(() => {
   if (release) rmSync(release.dir, { recursive: true, force: true });

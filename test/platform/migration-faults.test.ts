@@ -51,7 +51,7 @@ import { budget } from '../helpers/time.js';
 class Killed extends Error {}
 
 /** Called before the `n`th statement of a run; throws `Killed` to kill the run there. */
-type Fault = (n: number, connection: DatabaseConnection) => Promise<void>;
+type Fault = (n: number, connection: DatabaseConnection, query: CompiledQuery) => Promise<void>;
 
 /**
  * The store's own dialect (as `createDb` makes it), with every statement counted on its way to
@@ -76,7 +76,7 @@ function faultyDialect(inner: Dialect, fault: () => Fault | undefined): Dialect 
           const wrapped: DatabaseConnection = {
             async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
               count += 1;
-              await fault()?.(count, connection);
+              await fault()?.(count, connection, query);
               return connection.executeQuery<R>(query);
             },
             streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
@@ -207,14 +207,14 @@ async function postgresHarness(store: TestStore): Promise<Harness> {
     open(fault) {
       return open(
         fault &&
-          (async (n, connection) => {
+          (async (n, connection, query) => {
             if (!backends.has(connection)) {
               const { rows } = await connection.executeQuery<{ pid: number }>(
                 CompiledQuery.raw('select pg_backend_pid() as pid'),
               );
               backends.set(connection, rows[0]?.pid ?? 0);
             }
-            await fault(n, connection);
+            await fault(n, connection, query);
           }),
       );
     },
@@ -284,6 +284,13 @@ const harnesses: Record<TestStore['name'], (store: TestStore) => Promise<Harness
   postgres: postgresHarness,
 };
 
+/**
+ * The statements the migrator runs around every migration: its tables and their look-ups, its
+ * lock, reading and recording what is applied, and keys turned off and on (SQLite).
+ */
+const migratorsOwn =
+  /kysely_migration|pg_advisory|pragma foreign_keys =|sqlite_master|information_schema|pg_catalog|pg_namespace/i;
+
 /** A dump without the migrator's bookkeeping tables (`kysely_migration`, `…_lock`). */
 function withoutMigratorTables(dump: Dump): Dump {
   const mine = (entry: unknown) => JSON.stringify(entry).includes('kysely_migration');
@@ -345,11 +352,14 @@ describe.each(stores)('migrations killed at every statement on $name', (store) =
         }
         const before = await harness.dump();
         // Killed before the 1st statement, then the 2nd, …, until a run gets through: the start
-        // after the last kill, which applies the migration.
-        for (let at = 1; ; at += 1) {
+        // after the last kill, which applies the migration. The migrator's own statements (its
+        // tables, its lock, reading and recording what is applied) are the same around every
+        // migration: they are killed at around the first one only.
+        for (let at = 1; ; ) {
           let left: (() => Promise<Dump>) | undefined;
-          const db = harness.open(async (n, connection) => {
-            if (n !== at) return;
+          const db = harness.open(async (n, connection, query) => {
+            if (left || n < at || (m > 0 && migratorsOwn.test(query.sql))) return;
+            at = n;
             left = await harness.kill(connection);
             throw new Killed(`killed before statement ${n}`);
           });
@@ -380,6 +390,7 @@ describe.each(stores)('migrations killed at every statement on $name', (store) =
           // A new store: the migrator makes its own two tables before taking its lock.
           const kept = m === 0 ? withoutMigratorTables(after) : after;
           expect(kept, `${name}, killed before statement ${at}`).toEqual(before);
+          at += 1;
         }
       }
       expect(shape(await harness.dump())).toEqual(expected);
