@@ -40,6 +40,34 @@ await migrateToLatest(db, Buffer.from(process.env.KEY_HEX, 'hex'), {
 });
 `;
 
+/** Starts `child` on the store, waits until it is half way, and kills it with SIGKILL. */
+async function killHalfWay(url: string, env: Record<string, string> = {}): Promise<void> {
+  const process_ = spawn(process.execPath, ['--input-type=module', '-e', child], {
+    env: { ...process.env, STORE_URL: url, KEY_HEX: testDataKey.toString('hex'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  process_.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the child never got half way: ${stderr}`)),
+      budget(20_000),
+    );
+    process_.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('half way')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    process_.on('exit', () => reject(new Error(`the child ended: ${stderr}`)));
+  });
+  const killed = new Promise((resolve) => process_.on('exit', resolve));
+  process_.kill('SIGKILL');
+  await killed;
+}
+
 describe('a migration killed half way on SQLite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'migration-crash-'));
   const url = `file:${join(dir, 'store.db')}`;
@@ -70,30 +98,7 @@ describe('a migration killed half way on SQLite', () => {
     await db.destroy();
 
     // The next release starts, and is killed in the middle of its migrations.
-    const process_ = spawn(process.execPath, ['--input-type=module', '-e', child], {
-      env: { ...process.env, STORE_URL: url, KEY_HEX: testDataKey.toString('hex') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    process_.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`the child never got half way: ${stderr}`)),
-        budget(20_000),
-      );
-      process_.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('half way')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      process_.on('exit', () => reject(new Error(`the child ended: ${stderr}`)));
-    });
-    const killed = new Promise((resolve) => process_.on('exit', resolve));
-    process_.kill('SIGKILL');
-    await killed;
+    await killHalfWay(url);
 
     // As it was: no migration recorded, no table made.
     const after = createDb(loadConfig({ DATABASE_URL: url }));
@@ -216,36 +221,10 @@ describe('a store of the previous release with 100,000 decisions, killed during 
 
     // The current release starts, and is killed in the middle of its migrations: after 0030,
     // in one more that never ends.
-    const process_ = spawn(process.execPath, ['--input-type=module', '-e', child], {
-      env: {
-        ...process.env,
-        STORE_URL: url,
-        KEY_HEX: testDataKey.toString('hex'),
-        BLOCK_NAME: '0030-zz-killed-half-way',
-        BLOCK_TABLE: 'killed_half_way',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    await killHalfWay(url, {
+      BLOCK_NAME: '0030-zz-killed-half-way',
+      BLOCK_TABLE: 'killed_half_way',
     });
-    let stderr = '';
-    process_.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`the child never got half way: ${stderr}`)),
-        budget(20_000),
-      );
-      process_.stdout.on('data', (chunk: Buffer) => {
-        if (chunk.toString().includes('half way')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      process_.on('exit', () => reject(new Error(`the child ended: ${stderr}`)));
-    });
-    const killed = new Promise((resolve) => process_.on('exit', resolve));
-    process_.kill('SIGKILL');
-    await killed;
 
     const after = createDb(loadConfig({ DATABASE_URL: url }));
     try {
