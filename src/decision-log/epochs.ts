@@ -45,10 +45,18 @@ export async function logsBehindSigned(db: Db, signedFile: string): Promise<Behi
   return behind;
 }
 
-/** Whether one log is behind what was signed under its origin (see `logsBehindSigned`). */
-export async function logBehindSigned(db: Db, logId: string, signedFile: string): Promise<boolean> {
+/**
+ * Whether one log is behind what was signed under its origin (see `logsBehindSigned`), given
+ * the record of signed checkpoints as `readSignedSizes` read it.
+ */
+export async function logBehindSigned(
+  db: Db,
+  logId: string,
+  signed: Readonly<Record<string, SignedSize>>,
+): Promise<boolean> {
+  if (Object.keys(signed).length === 0) return false;
   const log = await findLog(db, logId);
-  const mark = log ? readSignedSizes(signedFile)[log.origin] : undefined;
+  const mark = log ? signed[log.origin] : undefined;
   if (!log || !mark) return false;
   const state = await findState(db, logId);
   if (Number(state?.size ?? 0) < mark.size) return true;

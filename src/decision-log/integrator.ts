@@ -6,7 +6,7 @@ import type { NoteSigner } from '../proof/index.js';
 import { appendBatch, batchSize } from './append.js';
 import { logBehindSigned } from './epochs.js';
 import { logsWithPending } from './repository.js';
-import { rememberSigned } from './signed-sizes.js';
+import { readSignedSizes, rememberSigned } from './signed-sizes.js';
 
 export interface Integrator {
   /** Runs a pass now (or joins the one running) and resolves when it is over. */
@@ -51,10 +51,13 @@ export function startIntegrator(
   }
 
   async function appendAll(signed: Map<string, { size: number; root: string }>): Promise<void> {
-    for (const logId of await logsWithPending(db, 100)) {
+    const logs = await logsWithPending(db, 100);
+    // Read once a pass, and only when some log has leaves to append.
+    const signedBefore = signedFile && logs.length > 0 ? readSignedSizes(signedFile) : {};
+    for (const logId of logs) {
       // A store restored behind what was signed is refused at start; one restored under a
       // running instance (PostgreSQL) is left alone here, not forked.
-      if (signedFile && (await logBehindSigned(db, logId, signedFile))) {
+      if (signedFile && (await logBehindSigned(db, logId, signedBefore))) {
         if (!warned.has(`behind:${logId}`)) {
           warned.add(`behind:${logId}`);
           log.error(
