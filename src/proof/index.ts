@@ -37,6 +37,17 @@ export {
   parseCookieLeaf,
 } from './cookie-leaf.js';
 export {
+  type Cosigner,
+  type CosignerVerifier,
+  cosignatureTime,
+  cosignedMessage,
+  generateCosignerKeys,
+  openWitnessedCheckpoint,
+  parseCosignerKey,
+  parseCosignerVerifierKey,
+  type WitnessedCheckpoint,
+} from './cosignature.js';
+export {
   type EvidenceManifest,
   evidencePackFormat,
   type PackFailure,
@@ -111,3 +122,11 @@ export {
   type VerifiedTlogProof,
   verifyTlogProof,
 } from './tlog-proof.js';
+export {
+  type AddCheckpoint,
+  formatAddCheckpoint,
+  MAX_PROOF_LINES,
+  parseAddCheckpoint,
+  parseKnownSize,
+  SIZE_CONTENT_TYPE,
+} from './witness-protocol.js';

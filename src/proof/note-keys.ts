@@ -49,14 +49,19 @@ export interface NoteKeyPair {
 
 /** A new Ed25519 key pair as note key texts. Throws on a name a note cannot carry. */
 export function generateNoteKeys(name: string): NoteKeyPair {
+  return generateKeyTexts(name, ED25519);
+}
+
+/** A new Ed25519 key pair of signature type `algorithm`, as key texts. */
+export function generateKeyTexts(name: string, algorithm: number): NoteKeyPair {
   if (!isValidKeyName(name)) throw new RangeError(`invalid note key name ${JSON.stringify(name)}`);
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(PKCS8_ED25519.length);
   const pub = rawPublicKey(publicKey);
-  const id = hex8(noteKeyId(name, pub));
+  const id = hex8(noteKeyId(name, pub, algorithm));
   return {
-    signerKey: `${SIGNER_PREFIX}${name}+${id}+${encodeBase64(Uint8Array.of(ED25519, ...seed))}`,
-    verifierKey: formatVerifierKey(name, pub),
+    signerKey: `${SIGNER_PREFIX}${name}+${id}+${encodeBase64(Uint8Array.of(algorithm, ...seed))}`,
+    verifierKey: formatVerifierKey(name, pub, algorithm),
   };
 }
 
@@ -65,29 +70,31 @@ export function isValidKeyName(name: string): boolean {
   return name.length > 0 && isNoteSafeText(name) && !/[\p{White_Space}\p{Cc}+]/u.test(name);
 }
 
-export function noteKeyId(name: string, publicKey: Uint8Array): number {
-  const digest = sha256(utf8(name), Uint8Array.of(0x0a, ED25519), publicKey);
+/** The key id of a key of signature type `algorithm` (0x01 a note's Ed25519, 0x04 a cosigner's). */
+export function noteKeyId(name: string, publicKey: Uint8Array, algorithm = ED25519): number {
+  const digest = sha256(utf8(name), Uint8Array.of(0x0a, algorithm), publicKey);
   return new DataView(digest.buffer, digest.byteOffset, 4).getUint32(0);
 }
 
-export function formatVerifierKey(name: string, publicKey: Uint8Array): string {
+export function formatVerifierKey(
+  name: string,
+  publicKey: Uint8Array,
+  algorithm = ED25519,
+): string {
   if (!isValidKeyName(name)) throw new RangeError(`invalid note key name ${JSON.stringify(name)}`);
   if (publicKey.length !== 32) throw new RangeError('an Ed25519 public key has 32 bytes');
-  const id = hex8(noteKeyId(name, publicKey));
-  return `${name}+${id}+${encodeBase64(Uint8Array.of(ED25519, ...publicKey))}`;
+  const id = hex8(noteKeyId(name, publicKey, algorithm));
+  return `${name}+${id}+${encodeBase64(Uint8Array.of(algorithm, ...publicKey))}`;
 }
 
 export function parseVerifierKey(text: string): Result<NoteVerifier> {
-  const parts = splitKeyText(text);
-  if (!parts.ok) return parts;
-  const { name, keyId, key } = parts.value;
-  if (key.length !== 32) return fail('an Ed25519 verifier key has 32 bytes');
-  if (noteKeyId(name, key) !== keyId) return fail('key id does not match the name and key');
-  const keyObject = publicKeyObject(key);
+  const key = readVerifierKey(text, ED25519);
+  if (!key.ok) return key;
+  const { name, keyId, publicKey, keyObject } = key.value;
   return ok({
     name,
     keyId,
-    publicKey: key,
+    publicKey,
     verifierKey: text,
     verify: (message, signature) =>
       signature.length === 64 && verify(null, message, keyObject, signature),
@@ -95,8 +102,39 @@ export function parseVerifierKey(text: string): Result<NoteVerifier> {
 }
 
 export function parseSignerKey(text: string): Result<NoteSigner> {
+  const key = readSignerKey(text, ED25519);
+  if (!key.ok) return key;
+  const { name, keyId, verifierKey, privateKey } = key.value;
+  return ok({
+    name,
+    keyId,
+    verifierKey,
+    sign: (message) => Uint8Array.from(sign(null, message, privateKey)),
+  });
+}
+
+/** An Ed25519 verifier key text of signature type `algorithm`, read and checked. */
+export function readVerifierKey(
+  text: string,
+  algorithm: number,
+): Result<{ name: string; keyId: number; publicKey: Uint8Array; keyObject: KeyObject }> {
+  const parts = splitKeyText(text, algorithm);
+  if (!parts.ok) return parts;
+  const { name, keyId, key } = parts.value;
+  if (key.length !== 32) return fail('an Ed25519 verifier key has 32 bytes');
+  if (noteKeyId(name, key, algorithm) !== keyId) {
+    return fail('key id does not match the name and key');
+  }
+  return ok({ name, keyId, publicKey: key, keyObject: publicKeyObject(key) });
+}
+
+/** An Ed25519 signer key text (`PRIVATE+KEY+…`) of signature type `algorithm`, read and checked. */
+export function readSignerKey(
+  text: string,
+  algorithm: number,
+): Result<{ name: string; keyId: number; verifierKey: string; privateKey: KeyObject }> {
   if (!text.startsWith(SIGNER_PREFIX)) return fail('a signer key starts with PRIVATE+KEY+');
-  const parts = splitKeyText(text.slice(SIGNER_PREFIX.length));
+  const parts = splitKeyText(text.slice(SIGNER_PREFIX.length), algorithm);
   if (!parts.ok) return parts;
   const { name, keyId, key } = parts.value;
   if (key.length !== 32) return fail('an Ed25519 signer key has a 32-byte seed');
@@ -107,13 +145,10 @@ export function parseSignerKey(text: string): Result<NoteSigner> {
   });
   const pub = rawPublicKey(createPublicKey(privateKey));
   // The id names the public key, which only exists once derived from the seed.
-  if (noteKeyId(name, pub) !== keyId) return fail('key id does not match the name and key');
-  return ok({
-    name,
-    keyId,
-    verifierKey: formatVerifierKey(name, pub),
-    sign: (message) => Uint8Array.from(sign(null, message, privateKey)),
-  });
+  if (noteKeyId(name, pub, algorithm) !== keyId) {
+    return fail('key id does not match the name and key');
+  }
+  return ok({ name, keyId, verifierKey: formatVerifierKey(name, pub, algorithm), privateKey });
 }
 
 export function hex8(keyId: number): string {
@@ -127,7 +162,7 @@ interface KeyTextParts {
 }
 
 /** <name>+<hex8>+<base64>; the name has no '+', the base64 part may. */
-function splitKeyText(text: string): Result<KeyTextParts> {
+function splitKeyText(text: string, algorithm: number): Result<KeyTextParts> {
   const first = text.indexOf('+');
   const second = text.indexOf('+', first + 1);
   if (first < 0 || second < 0) return fail('a note key has the form name+keyid+key');
@@ -138,7 +173,13 @@ function splitKeyText(text: string): Result<KeyTextParts> {
   if (!/^[0-9a-fA-F]{8}$/.test(id)) return fail('the key id is 8 hexadecimal digits');
   const bytes = decodeBase64(text.slice(second + 1));
   if (bytes === undefined || bytes.length === 0) return fail('the key is not base64');
-  if (bytes[0] !== ED25519) return fail('unknown key algorithm');
+  if (bytes[0] !== algorithm) {
+    return fail(
+      algorithm === ED25519 && bytes[0] === 0x04
+        ? 'a cosigner (witness) key, not a note signing key'
+        : 'unknown key algorithm',
+    );
+  }
   return ok({ name, keyId: Number.parseInt(id, 16), key: bytes.subarray(1) });
 }
 
