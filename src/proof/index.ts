@@ -1,7 +1,8 @@
 /**
  * Verification side of the tamper-evident consent log, free of any server code: RFC 6962 Merkle
- * proofs, C2SP signed notes, checkpoints and tlog-proof receipts. Everything here is pure and
- * depends only on node:crypto, so the same code can check receipts outside the service.
+ * proofs, C2SP signed notes, checkpoints and tlog-proof receipts, witnesses' cosignatures and
+ * RFC 3161 time-stamp tokens. Everything here is pure (node:crypto, and pkijs for the tokens), so
+ * the same code can check receipts outside the service.
  *
  * @module
  * @example
@@ -115,6 +116,13 @@ export {
   verifyReceipt,
 } from './receipt.js';
 export type { Failure, Result } from './result.js';
+export {
+  readTimestampResponse,
+  type TimestampCheckOptions,
+  timestampRequest,
+  type VerifiedTimestamp,
+  verifyTimestampToken,
+} from './timestamp.js';
 export {
   formatTlogProof,
   parseTlogProof,
