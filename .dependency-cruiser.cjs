@@ -32,6 +32,7 @@ const features = [
   'templates',
   'tenants',
   'webhooks',
+  'witness',
 ].join('|');
 /**
  * The layers of src/, lowest first (docs/architecture.md, "The layers"): a folder imports only
@@ -43,7 +44,7 @@ const layers = [
   ['platform'],
   ['proof', 'journal', 'subjects', 'audit-trail'],
   ['record-kinds'],
-  ['tenants', 'api-keys', 'accounts', 'products', 'partners', 'templates'],
+  ['tenants', 'api-keys', 'accounts', 'products', 'partners', 'templates', 'witness'],
   ['decisions', 'erasure', 'cookies', 'channels', 'partner-blocks'],
   [
     'records',

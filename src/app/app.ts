@@ -32,7 +32,13 @@ import {
 } from '../cookies/index.js';
 import { cookieRoutes } from '../cookies/routes.js';
 import { exportRoutes } from '../decision-log/export-routes.js';
-import { loadSigningKey } from '../decision-log/index.js';
+import {
+  idleWitnessing,
+  loadSigningKey,
+  loadWitnessPolicy,
+  startWitnessing,
+  type Witnessing,
+} from '../decision-log/index.js';
 import { logRoutes } from '../decision-log/routes.js';
 import {
   type DecisionJob,
@@ -239,6 +245,17 @@ export async function buildApp(
   // The hot path's writes (decisions, the decision log's appends) run beside the requests, from
   // the first `ready` to `close`: on an SQLite file, in a thread of their own (writers.ts).
   const signer = loadSigningKey(config, app.log);
+  // Witnesses cosign the log's checkpoints (docs/witnesses.md), off the request path.
+  const witnesses = loadWitnessPolicy(config.witnesses);
+  let witnessing: Witnessing = idleWitnessing;
+  app.addHook('onReady', async () => {
+    witnessing = startWitnessing(db, witnesses, config.witnesses, app.log, metrics?.witnessFailed);
+  });
+  app.addHook('onClose', async () => witnessing.stop());
+  const kickLog = async () => {
+    await writers.integrator().kick();
+    await witnessing.kick();
+  };
   // The preference centre's links and sessions, under keys derived from the data key.
   const secrets = preferenceSecrets(vault.dataKey);
   const registry = options.registry ?? serviceKinds;
@@ -313,7 +330,11 @@ export async function buildApp(
     publicBaseUrl: config.publicBaseUrl,
     webhooks: webhookPayloads(registry),
   });
-  await app.register(healthRoutes, { db, writes: decisionHandle });
+  await app.register(healthRoutes, {
+    db,
+    writes: decisionHandle,
+    ...(witnesses.quorum > 0 ? { witnesses: () => witnessing.status() } : {}),
+  });
   await app.register(contentRoutes, { db });
   await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
@@ -337,9 +358,10 @@ export async function buildApp(
     await v1.register(logRoutes, {
       db,
       signer,
-      kick: () => writers.integrator().kick(),
+      kick: kickLog,
       vault,
       registry,
+      witnesses,
     });
     await v1.register(evidenceRoutes, {
       db,
@@ -411,6 +433,7 @@ export async function buildApp(
   if (metrics) {
     metrics.watchIntegrator(db);
     metrics.watchWebhooks(db);
+    if (witnesses.quorum > 0) metrics.watchWitnesses(() => witnessing.status());
     const gather = metricsGatherer(metrics.registry, config.workers);
     await app.register(metricsRoutes, { config, metrics, gather });
   }

@@ -50,6 +50,12 @@ const usage = `Usage: consent-service <command> [options]
                                           a restore behind signed checkpoints, with a signed
                                           statement linking the two (docs/proof.md)
   verify-epoch FILE --key VKEY            check an epoch statement offline
+  witness key --name N                    make the witness's key (WITNESS_KEY_FILE) unless
+                                          it exists; print its verifier key
+  witness serve                           witness other logs (C2SP tlog-witness) on
+                                          WITNESS_HOST:WITNESS_PORT, with its own store
+  witness conflicts [--origin O]          the checkpoints refused as a split view, one JSON
+                                          line each
   backup --to FILE                        copy the SQLite store while the service runs, then
                                           audit every tenant's log in the copy (PostgreSQL:
                                           pg_dump, docs/operations.md)
@@ -83,9 +89,12 @@ const usage = `Usage: consent-service <command> [options]
                                           (V: the id their browser kept); their choices stay
   cookie decisions --tenant A --system SCOPE
                                           the visitors' choices, one JSON object per line
-  verify-receipt FILE --key VKEY [--origin O]
+  verify-receipt FILE --key VKEY [--origin O] [--witness WKEY ...] [--quorum N]
                   check a decision receipt offline (VKEY: the verifier key, or a file
-                  holding it); exits 0 when it verifies, 1 when not
+                  holding it); with --witness, its cosigned checkpoint must carry N of
+                  those witnesses' cosignatures (N: every one given when no --quorum),
+                  and it prints the time the record is proven to exist by; exits 0
+                  when it verifies, 1 when not
   verify-receipt --pack FILE.zip --key VKEY
                   check a customer's evidence pack offline: the signed manifest, every
                   file's SHA-256, every receipt under the pack's checkpoint, every text
@@ -167,6 +176,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.stderr(`The pack does not verify:\n${lines.join('')}`);
       return 1;
     }
+    if (first === 'witness') {
+      const { witnessCommand } = await import('./witness.js');
+      return await witnessCommand(
+        [second, ...rest].filter((a) => a !== undefined),
+        io,
+      );
+    }
     if (first === 'verify-epoch') {
       const { values, positionals } = parseWithFile([second, ...rest], ['key']);
       const [{ existsSync, readFileSync }, { verifyEpochStatement }] = await Promise.all([
@@ -184,16 +200,25 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return 1;
     }
     if (first === 'verify-receipt') {
-      const { values, positionals } = parseWithFile([second, ...rest], ['key', 'origin']);
+      const { values, positionals } = parseWithFile(
+        [second, ...rest],
+        ['key', 'origin', 'witness', 'quorum'],
+        ['witness'],
+      );
       const [{ verifyReceiptFile }, { formats }] = await Promise.all([
         import('./verify-receipt.js'),
         kinds(),
       ]);
+      const quorum = values.quorum === undefined ? undefined : Number(values.quorum);
+      if (quorum !== undefined && !(Number.isInteger(quorum) && quorum >= 1)) {
+        throw new UsageError('--quorum is a whole number, 1 or more.');
+      }
       const verdict = verifyReceiptFile(
         positionals[0] as string,
         required(values, 'key'),
         formats,
         values.origin,
+        { keys: [values.witness ?? []].flat(), quorum },
       );
       io.stdout(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;
@@ -324,11 +349,15 @@ function parse(args: string[], names: string[]): Options {
 function parseWithFile(
   args: (string | undefined)[],
   names: string[],
+  /** Options that may be given more than once. */
+  multiple: string[] = [],
 ): { values: Options; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({
       args: args.filter((a) => a !== undefined),
-      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+      options: Object.fromEntries(
+        names.map((n) => [n, { type: 'string' as const, multiple: multiple.includes(n) }]),
+      ),
       strict: true,
       allowPositionals: true,
     });

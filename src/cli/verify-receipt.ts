@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import {
+  type CosignerVerifier,
   type LeafFormat,
   type PackVerdict,
+  parseCosignerVerifierKey,
   parseVerifierKey,
   type StatedRecord,
   verifyEvidencePackArchive,
@@ -22,8 +24,21 @@ export type ReceiptVerdict =
       leaf_index: number;
       opened: boolean;
       record: StatedRecord;
+      /** With `--witness`: the witnesses whose cosignature verified, and the time each states. */
+      witnesses?: { name: string; cosigned_at: string }[];
+      /**
+       * With a quorum: the time by which the record is proven to exist, the time by which the
+       * quorum of witnesses had cosigned a checkpoint that includes it.
+       */
+      exists_by?: string;
     }
   | { valid: false; reason: string };
+
+/** The witnesses `verify-receipt` trusts (`--witness`, repeated) and how many must cosign. */
+export interface WitnessOptions {
+  keys: readonly string[];
+  quorum: number | undefined;
+}
 
 /**
  * Checks a receipt file offline (the receipt JSON as the API answers it, or its tlog-proof
@@ -35,10 +50,16 @@ export function verifyReceiptFile(
   key: string,
   formats: readonly LeafFormat[],
   origin?: string,
+  witnessOptions: WitnessOptions = { keys: [], quorum: undefined },
 ): ReceiptVerdict {
   const keyText = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
   const verifier = parseVerifierKey(keyText);
   if (!verifier.ok) throw new Error(`--key is not a verifier key: ${verifier.reason}`);
+  const witnesses = witnessVerifiers(witnessOptions.keys);
+  const quorum = witnessOptions.quorum ?? witnesses.length;
+  if (quorum > witnesses.length) {
+    throw new Error(`--quorum ${quorum} is more than the ${witnesses.length} --witness given`);
+  }
   const text = readFileSync(file, 'utf8');
   let input: Parameters<typeof verifyReceipt>[0] = text;
   if (text.trimStart().startsWith('{')) {
@@ -48,14 +69,15 @@ export function verifyReceiptFile(
       return { valid: false, reason: 'the file is neither receipt JSON nor tlog-proof text' };
     }
   }
-  const result = verifyReceipt(
-    input,
-    [verifier.value],
-    formats,
-    origin === undefined ? {} : { origin },
-  );
+  const result = verifyReceipt(input, [verifier.value], formats, {
+    ...(origin === undefined ? {} : { origin }),
+    witnesses,
+    quorum,
+  });
   if (!result.ok) return { valid: false, reason: result.reason };
   const { checkpoint } = result.value;
+  const cosigned = [...result.value.witnesses].sort((a, b) => a.time - b.time);
+  const quorumAt = quorum > 0 ? cosigned[quorum - 1]?.time : undefined;
   return {
     valid: true,
     kind: result.value.kind,
@@ -64,7 +86,26 @@ export function verifyReceiptFile(
     leaf_index: result.value.leafIndex,
     opened: result.value.opened,
     record: result.value.record,
+    ...(witnesses.length > 0
+      ? {
+          witnesses: cosigned.map((w) => ({
+            name: w.name,
+            cosigned_at: new Date(w.time * 1000).toISOString(),
+          })),
+        }
+      : {}),
+    ...(quorumAt === undefined ? {} : { exists_by: new Date(quorumAt * 1000).toISOString() }),
   };
+}
+
+/** `--witness` keys, each given as text or as a file holding it. */
+function witnessVerifiers(keys: readonly string[]): CosignerVerifier[] {
+  return keys.map((key) => {
+    const text = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
+    const verifier = parseCosignerVerifierKey(text);
+    if (!verifier.ok) throw new Error(`--witness ${key} is not a witness key: ${verifier.reason}`);
+    return verifier.value;
+  });
 }
 
 /**

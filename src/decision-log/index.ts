@@ -16,3 +16,18 @@ export { awaitReady, awaitReceipt, openedOnly, type ReceiptResult, receiptOf } f
 export { LogCheckpoint, type LogKey } from './schemas.js';
 export { integratorBacklog, logOverview, queuedLeaves } from './service.js';
 export { checkSigningKey, loadSigningKey, type SigningKeyLog } from './signing-key.js';
+export {
+  type LogWitness,
+  loadWitnessPolicy,
+  noWitnesses,
+  parseWitnessList,
+  WitnessListError,
+  type WitnessPolicy,
+} from './witness-list.js';
+export {
+  idleWitnessing,
+  startWitnessing,
+  type WitnessFailure,
+  type Witnessing,
+  type WitnessStatus,
+} from './witnessing.js';

@@ -7,6 +7,8 @@ import type { SubjectVault } from '../subjects/index.js';
 import { type OpenedRecord, personalReader, type SealedRecord } from '../subjects/index.js';
 import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
 import { proofFrom } from './service.js';
+import { noWitnesses, type WitnessPolicy } from './witness-list.js';
+import { cosignaturesOf, newestWitnessed } from './witness-repository.js';
 
 /** A record's receipt, or `ready: false` while its leaf waits for the integrator. */
 export type ReceiptResult = { ready: true; receipt: unknown } | { ready: false };
@@ -15,22 +17,34 @@ const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 /**
  * What every receipt carries, whatever record it proves: the record's leaf, its inclusion proof
- * under the latest checkpoint, and the same as tlog-proof text. Undefined while the leaf waits
- * for the integrator.
+ * under the latest checkpoint, and the same as tlog-proof text. With witnesses, the proof is
+ * under the newest checkpoint that a quorum of them cosigned, when one covers the leaf, and
+ * `cosigned_checkpoint` is that checkpoint with their cosignatures. Undefined while the leaf
+ * waits for the integrator.
  */
 async function logProofOf(
   db: Executor,
   tenantId: string,
   recordId: string,
+  policy: WitnessPolicy,
 ): Promise<LogProof | undefined> {
   const entry = await findEntryByRecord(db, tenantId, recordId);
-  const checkpoint = entry ? await latestCheckpoint(db, tenantId) : undefined;
-  if (!entry || !checkpoint) return undefined;
-  const log = await findLog(db, tenantId);
+  const latest = entry ? await latestCheckpoint(db, tenantId) : undefined;
+  if (!entry || !latest) return undefined;
   const index = Number(entry.idx);
+  const names = policy.witnesses.map((w) => w.name);
+  const witnessed =
+    policy.quorum > 0
+      ? await newestWitnessed(db, tenantId, index + 1, names, policy.quorum)
+      : undefined;
+  const checkpoint = witnessed ?? latest;
+  const log = await findLog(db, tenantId);
   const size = Number(checkpoint.size);
   const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
-  return logProofText(entry.leaf, index, proof, checkpoint, log?.verifier_key ?? '');
+  const shown = logProofText(entry.leaf, index, proof, checkpoint, log?.verifier_key ?? '');
+  if (!witnessed) return shown;
+  const lines = await cosignaturesOf(db, tenantId, size, names);
+  return { ...shown, cosigned_checkpoint: witnessed.note + lines.map((l) => l.line).join('') };
 }
 
 /** A leaf's proof as every receipt states it: the hashes, and the same as tlog-proof text. */
@@ -69,10 +83,11 @@ export async function receiptOf<Row extends SealedRecord>(
   kind: KindReceipt<Row>,
   tenantId: string,
   recordId: string,
+  policy: WitnessPolicy = noWitnesses,
 ): Promise<ReceiptResult> {
   const record = await kind.find(db, tenantId, recordId.toLowerCase());
   if (!record) throw new AppError('notFound', { message: kind.route.notFound });
-  const proof = await logProofOf(db, tenantId, record.id);
+  const proof = await logProofOf(db, tenantId, record.id, policy);
   if (!proof) return { ready: false };
   const [opened] = await personalReader(db, vault, tenantId)([record]);
   return { ready: true, receipt: kind.present(record, proof, openedOnly(opened)) };
@@ -88,16 +103,18 @@ const receiptWaitMs = 5_000;
 
 /**
  * A receipt (or anything that waits for leaves) from `read`; with `wait`, holds up to 5 s for
- * the integrator to append its leaves.
+ * the integrator to append its leaves (and, when `complete` says a ready one lacks something
+ * still on its way, such as the witnesses' cosignatures, for that too, within the same 5 s).
  */
 export async function awaitReady<T extends { ready: boolean }>(
   read: () => Promise<T>,
   kick: () => Promise<void>,
   wait: boolean,
+  complete: (result: T) => boolean = () => true,
 ): Promise<T> {
   let result = await read();
   const deadline = Date.now() + receiptWaitMs;
-  while (!result.ready && wait && Date.now() < deadline) {
+  while (!(result.ready && complete(result)) && wait && Date.now() < deadline) {
     await Promise.race([kick(), sleep(250)]);
     result = await read();
   }
@@ -113,6 +130,17 @@ export function awaitReceipt<Row extends SealedRecord>(
   tenantId: string,
   recordId: string,
   wait: boolean,
+  policy: WitnessPolicy = noWitnesses,
 ): Promise<ReceiptResult> {
-  return awaitReady(() => receiptOf(db, vault, kind, tenantId, recordId), kick, wait);
+  return awaitReady(
+    () => receiptOf(db, vault, kind, tenantId, recordId, policy),
+    kick,
+    wait,
+    (result) =>
+      policy.quorum === 0 ||
+      (result.ready &&
+        typeof result.receipt === 'object' &&
+        result.receipt !== null &&
+        'cosigned_checkpoint' in result.receipt),
+  );
 }

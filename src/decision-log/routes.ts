@@ -19,6 +19,7 @@ import type { SubjectVault } from '../subjects/index.js';
 import { awaitReceipt } from './receipts.js';
 import { ConsistencyProof, LogCheckpoint, LogKey } from './schemas.js';
 import { consistency, currentCheckpoint, logKey } from './service.js';
+import { noWitnesses, type WitnessPolicy } from './witness-list.js';
 
 const SizeParam = integerQuery({
   pattern: '^[1-9][0-9]{0,14}$',
@@ -73,7 +74,9 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
   kick: () => Promise<void>;
   vault: SubjectVault;
   registry: Registry;
-}> = async (app, { db, signer, kick, vault, registry }) => {
+  /** The witnesses whose cosignatures receipts carry (none unless configured). */
+  witnesses?: WitnessPolicy;
+}> = async (app, { db, signer, kick, vault, registry, witnesses = noWitnesses }) => {
   // Every kind's record has its receipt as a decision has: the same proof of a leaf in its own
   // format, the same wait, the same `queued` answer.
   for (const { receipt: kind } of registry.kinds) {
@@ -104,7 +107,7 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
         const id = (request.params as Record<string, string>)[route.param] as string;
         reply.header('cache-control', 'no-store');
         const wait = request.query.wait === 'true';
-        const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait);
+        const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait, witnesses);
         if (!result.ready) {
           return reply
             .code(202)

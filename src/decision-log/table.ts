@@ -51,6 +51,38 @@ export interface TlogEpochsTable {
   created_at: string;
 }
 
+/** The size a witness last cosigned of a log (docs/witnesses.md): what to send it next. */
+export interface TlogWitnessStateTable {
+  log_id: string;
+  /** The witness's name in `LOG_WITNESSES_FILE`. */
+  witness: string;
+  size: number;
+  updated_at: string;
+}
+
+/** A witness's cosignature of one checkpoint: the note signature line, as it answered it. */
+export interface TlogCosignaturesTable {
+  log_id: string;
+  size: number;
+  witness: string;
+  line: string;
+  /** The time the cosignature states (ISO 8601). */
+  cosigned_at: string;
+}
+
+/** An RFC 3161 token on one checkpoint, from one time-stamping authority. */
+export interface TlogTimestampsTable {
+  log_id: string;
+  size: number;
+  /** The authority's URL in `LOG_TSA_URLS`. */
+  tsa: string;
+  /** base64 DER of the TimeStampToken. */
+  token: string;
+  /** The time the token states (ISO 8601). */
+  gen_time: string;
+  created_at: string;
+}
+
 /** One run of `audit` over a log, by the command line or the back-office. */
 export interface TlogAuditsTable {
   log_id: string;
@@ -75,6 +107,9 @@ declare module '../platform/database.js' {
     tlog_nodes: TlogNodesTable;
     tlog_checkpoints: TlogCheckpointsTable;
     tlog_audits: TlogAuditsTable;
+    tlog_witness_state: TlogWitnessStateTable;
+    tlog_cosignatures: TlogCosignaturesTable;
+    tlog_timestamps: TlogTimestampsTable;
   }
 }
 

@@ -9,7 +9,30 @@ import { storeAnswers } from './service.js';
 const HealthBody = Type.Object({
   status: Type.Enum(['ok', 'degraded', 'unavailable']),
   success: Type.Boolean(),
+  witnesses: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        lag_leaves: Type.Integer({ minimum: 0 }),
+        lag_seconds: Type.Number({ minimum: 0 }),
+        failing: Type.Boolean(),
+      }),
+      {
+        description:
+          "Only with witnesses configured (docs/witnesses.md): each one's lag, as this " +
+          'instance last saw it. A witness behind does not change `status`: decisions do not wait for it.',
+      },
+    ),
+  ),
 });
+
+/** A witness's lag as `/api/health` shows it (src/decision-log/witnessing.ts). */
+interface WitnessLag {
+  name: string;
+  lagLeaves: number;
+  lagSeconds: number;
+  failing: boolean;
+}
 
 /**
  * The release answering, beside a body that stays the contract's to the byte: during a rolling
@@ -30,7 +53,9 @@ const versionHeader = {
 export const healthRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
   writes: WriteHealth;
-}> = async (app, { db, writes }) => {
+  /** Each witness's lag; none unless witnesses are configured. */
+  witnesses?: () => readonly WitnessLag[];
+}> = async (app, { db, writes, witnesses }) => {
   const operations = [
     { url: '/api/health', operationId: 'getHealth' },
     { url: '/api/v1/health', operationId: 'getHealthV1' },
@@ -72,7 +97,17 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
           request.log.warn('store refuses writes');
           return reply.code(503).send({ status: 'degraded', success: false });
         }
-        return { status: 'ok' as const, success: true };
+        if (!witnesses) return { status: 'ok' as const, success: true };
+        return {
+          status: 'ok' as const,
+          success: true,
+          witnesses: witnesses().map((w) => ({
+            name: w.name,
+            lag_leaves: w.lagLeaves,
+            lag_seconds: Math.round(w.lagSeconds * 10) / 10,
+            failing: w.failing,
+          })),
+        };
       },
     );
   }

@@ -1,5 +1,9 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { integratorBacklog } from '../decision-log/index.js';
+import {
+  integratorBacklog,
+  type WitnessFailure,
+  type WitnessStatus,
+} from '../decision-log/index.js';
 import type { CacheCounts } from '../platform/cache-counts.js';
 import { type Executor, isPostgres } from '../platform/db.js';
 import { Tally } from '../platform/tally.js';
@@ -39,6 +43,10 @@ export interface Metrics {
   webhookAttempt(attempt: { ok: boolean }): void;
   /** Starts reading the webhooks' backlog on each scrape, from this store. */
   watchWebhooks(db: Executor): void;
+  /** `consent_log_witness_failures_total{witness, reason}`: a witness did not cosign. */
+  witnessFailed(witness: string, reason: WitnessFailure): void;
+  /** Starts reporting each witness's lag on each scrape, as the witnessing loop last saw it. */
+  watchWitnesses(status: () => readonly WitnessStatus[]): void;
 }
 
 export function createMetrics(): Metrics {
@@ -97,6 +105,12 @@ export function createMetrics(): Metrics {
   // Each series from the start, at 0: a rate or an alert on `failed` has a series to read
   // before the first failure, and `increase()` sees that failure.
   for (const outcome of ['delivered', 'failed']) attempts.inc({ outcome }, 0);
+  const witnessFailures = new Counter({
+    name: 'consent_log_witness_failures_total',
+    help: 'Checkpoints a witness did not cosign, by witness and reason (unreachable, refused, invalid: an answer that does not verify, log-behind: the witness has cosigned more of the log than it has).',
+    labelNames: ['witness', 'reason'] as const,
+    registers,
+  });
   return {
     registry,
     decisions,
@@ -111,6 +125,8 @@ export function createMetrics(): Metrics {
     watchIntegrator: (db) => watchIntegrator(registry, db),
     webhookAttempt: ({ ok }) => attempts.inc({ outcome: ok ? 'delivered' : 'failed' }),
     watchWebhooks: (db) => watchWebhooks(registry, db),
+    witnessFailed: (witness, reason) => witnessFailures.inc({ witness, reason }),
+    watchWitnesses: (status) => watchWitnesses(registry, status),
   };
 }
 
@@ -161,6 +177,34 @@ function gaugesFromOneRead<T>(
       collect,
     });
     gauges.push([gauge, spec]);
+  }
+}
+
+/** Each witness's lag (docs/metrics.md, "Witnesses"), as this instance's loop last saw it. */
+function watchWitnesses(registry: Registry, status: () => readonly WitnessStatus[]): void {
+  const gauges: [string, string, (s: WitnessStatus) => number][] = [
+    [
+      'consent_log_witness_lag_leaves',
+      'The most leaves of any log a witness has not cosigned yet.',
+      (s) => s.lagLeaves,
+    ],
+    [
+      'consent_log_witness_lag_seconds',
+      'How long the oldest checkpoint a witness has not cosigned has waited.',
+      (s) => s.lagSeconds,
+    ],
+  ];
+  for (const [name, help, value] of gauges) {
+    const gauge: Gauge<'witness'> = new Gauge({
+      name,
+      help,
+      labelNames: ['witness'] as const,
+      aggregator: 'max',
+      registers: [registry],
+      collect: () => {
+        for (const witness of status()) gauge.set({ witness: witness.name }, value(witness));
+      },
+    });
   }
 }
 

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { type Static, Type } from 'typebox';
+import { type Static, type TObject, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { isPostgresUrl } from './postgres.js';
 import { sqlitePath } from './sqlite.js';
@@ -54,6 +54,11 @@ const EnvSchema = Type.Object({
   LOG_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_CHECKPOINTS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   LOG_INTEGRATE_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 60_000, default: 250 }),
+  // Witnesses (docs/witnesses.md): none unless a file lists them.
+  LOG_WITNESSES_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_WITNESS_QUORUM: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  LOG_WITNESS_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 600_000, default: 1_000 }),
+  LOG_WITNESS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   DATA_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
@@ -81,8 +86,51 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOWED_NETWORKS: Type.String({ default: '' }),
 });
 
+/**
+ * The settings of `consent-service witness serve`, a witness of other logs (src/witness/): a
+ * process of its own, with its own key and store, that reads none of the service's settings.
+ */
+const WitnessEnvSchema = Type.Object({
+  WITNESS_KEY_FILE: Type.String({ minLength: 1, default: 'data/witness.key' }),
+  WITNESS_LOGS_FILE: Type.String({ minLength: 1, default: 'data/witness-logs.txt' }),
+  WITNESS_STORE: Type.String({ minLength: 1, default: 'data/witness.db' }),
+  WITNESS_HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  WITNESS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3100 }),
+  LOG_LEVEL: EnvSchema.properties.LOG_LEVEL,
+  SQLITE_BUSY_TIMEOUT_MS: EnvSchema.properties.SQLITE_BUSY_TIMEOUT_MS,
+});
+
+export interface WitnessConfig {
+  /** The witness's signer key (`PRIVATE+KEY+…`, a cosigner key of type 0x04). */
+  readonly keyFile: string;
+  /** The logs it witnesses: one log verifier key a line, with the origins it may sign. */
+  readonly logsFile: string;
+  /** Its SQLite file: the latest checkpoint cosigned per log, and the conflicts refused. */
+  readonly storePath: string;
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: Env['LOG_LEVEL'];
+  readonly sqliteBusyTimeoutMs: number;
+}
+
+/** Reads and validates the witness's settings; throws `ConfigError` naming the bad variable. */
+export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): WitnessConfig {
+  const parsed = parseEnv(WitnessEnvSchema, env);
+  return Object.freeze({
+    keyFile: parsed.WITNESS_KEY_FILE,
+    logsFile: parsed.WITNESS_LOGS_FILE,
+    storePath: parsed.WITNESS_STORE,
+    host: parsed.WITNESS_HOST,
+    port: parsed.WITNESS_PORT,
+    logLevel: parsed.LOG_LEVEL,
+    sqliteBusyTimeoutMs: parsed.SQLITE_BUSY_TIMEOUT_MS,
+  });
+}
+
 /** Every environment variable the service reads (the README's configuration table lists them). */
-export const settingNames: readonly string[] = Object.keys(EnvSchema.properties);
+export const settingNames: readonly string[] = [
+  ...new Set([...Object.keys(EnvSchema.properties), ...Object.keys(WitnessEnvSchema.properties)]),
+];
 
 export type Env = Static<typeof EnvSchema>;
 
@@ -155,6 +203,7 @@ export interface Config {
   readonly dataEncryptionKeyFile: string;
   /** How often each instance looks for queued leaves to append to the decision log. */
   readonly logIntegrateIntervalMs: number;
+  readonly witnesses: WitnessSettings;
   /** Where the back-office's e-mails go out (`smtp://` or `smtps://`); none: links are shown. */
   readonly smtpUrl: string | undefined;
   /** The sender of the back-office's e-mails. */
@@ -169,6 +218,18 @@ export interface Config {
 }
 
 /** How webhooks are delivered (docs/webhooks.md). */
+/** The witnesses the log's checkpoints are sent to for cosigning (docs/witnesses.md). */
+export interface WitnessSettings {
+  /** `LOG_WITNESSES_FILE`: one witness a line, `<name> <verifier key> <URL>`; none when unset. */
+  readonly file: string | undefined;
+  /** How many cosignatures make a checkpoint witnessed; every witness listed when unset. */
+  readonly quorum: number | undefined;
+  /** How often each instance submits the newest checkpoints (start to start). */
+  readonly intervalMs: number;
+  /** How long one request to a witness may take before it counts as failed. */
+  readonly timeoutMs: number;
+}
+
 export interface WebhookSettings {
   /** How often each instance looks for events to send (start to start). */
   readonly dispatchIntervalMs: number;
@@ -190,19 +251,7 @@ export class ConfigError extends Error {}
 
 /** Reads, validates and freezes the configuration; throws `ConfigError` naming the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const raw: Record<string, unknown> = {};
-  for (const key of Object.keys(EnvSchema.properties)) {
-    const value = env[key];
-    if (value !== undefined && value !== '') raw[key] = value;
-  }
-  const candidate = Value.Convert(EnvSchema, Value.Default(EnvSchema, raw));
-  if (!Value.Check(EnvSchema, candidate)) {
-    const problems = Value.Errors(EnvSchema, candidate)
-      .map((e) => `${e.instancePath.replace(/^\//, '') || 'environment'} ${e.message}`)
-      .join('; ');
-    throw new ConfigError(`Invalid configuration: ${problems}`);
-  }
-  const parsed: Env = candidate;
+  const parsed: Env = parseEnv(EnvSchema, env);
   const publicBaseUrl = publicBaseUrlOf(
     parsed.PUBLIC_BASE_URL ?? `http://localhost:${parsed.PORT}`,
   );
@@ -251,6 +300,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataEncryptionKeyFile:
       parsed.DATA_ENCRYPTION_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'data-encryption.key'),
     logIntegrateIntervalMs: parsed.LOG_INTEGRATE_INTERVAL_MS,
+    witnesses: Object.freeze({
+      file: parsed.LOG_WITNESSES_FILE,
+      quorum: parsed.LOG_WITNESS_QUORUM,
+      intervalMs: parsed.LOG_WITNESS_INTERVAL_MS,
+      timeoutMs: parsed.LOG_WITNESS_TIMEOUT_MS,
+    }),
     smtpUrl: parsed.SMTP_URL,
     mailFrom: parsed.MAIL_FROM,
     metricsToken: parsed.METRICS_TOKEN,
@@ -272,6 +327,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           : subnetsSetting('WEBHOOK_ALLOWED_NETWORKS', parsed.WEBHOOK_ALLOWED_NETWORKS),
     }),
   });
+}
+
+/** The schema's variables from the environment, defaulted, converted and checked. */
+function parseEnv<Schema extends TObject>(schema: Schema, env: NodeJS.ProcessEnv): Static<Schema> {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const candidate = Value.Convert(schema, Value.Default(schema, raw));
+  if (!Value.Check(schema, candidate)) {
+    const problems = Value.Errors(schema, candidate)
+      .map((e) => `${e.instancePath.replace(/^\//, '') || 'environment'} ${e.message}`)
+      .join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  return candidate;
 }
 
 /**

@@ -95,6 +95,7 @@ export {
   openNote,
   type ParsedNote,
   parseNote,
+  signatureLine,
   signNote,
 } from './note.js';
 export {
@@ -112,10 +113,11 @@ export {
   type CookieOpening,
   type DecisionOpening,
   type ReceiptDocument,
+  type ReceiptPolicy,
   type VerifiedReceipt,
   verifyReceipt,
 } from './receipt.js';
-export type { Failure, Result } from './result.js';
+export { type Failure, fail, ok, type Result } from './result.js';
 export {
   readTimestampResponse,
   type TimestampCheckOptions,

@@ -109,6 +109,11 @@ export function openNote(
   return ok({ text, verified, unverified });
 }
 
+/** A signature as its note line, newline included: what `parseNote` read it from. */
+export function signatureLine({ name, keyId, signature }: NoteSignature): string {
+  return `${SIGNATURE_PREFIX}${name} ${encodeBase64(Uint8Array.of(...keyIdBytes(keyId), ...signature))}\n`;
+}
+
 function parseSignatureLine(line: string): NoteSignature | undefined {
   if (!line.startsWith(SIGNATURE_PREFIX)) return undefined;
   const rest = line.slice(SIGNATURE_PREFIX.length);

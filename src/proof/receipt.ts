@@ -1,4 +1,5 @@
 import type { Checkpoint } from './checkpoint.js';
+import { type CosignerVerifier, openWitnessedCheckpoint } from './cosignature.js';
 import { encodeBase64 } from './encoding.js';
 import type { LeafFormat, StatedRecord } from './leaf-format.js';
 import type { NoteVerifier } from './note-keys.js';
@@ -65,6 +66,17 @@ export interface VerifiedReceipt<Fields = unknown> {
   leaf: Fields;
   /** What the leaf states, named as the receipt names the record's fields. */
   record: StatedRecord;
+  /** The given witnesses whose cosignature on the receipt's checkpoint verified, and when. */
+  witnesses: readonly { readonly name: string; readonly time: number }[];
+}
+
+/** What a receipt is checked against beyond the log's key. */
+export interface ReceiptPolicy {
+  /** The origin the checkpoint must name. */
+  readonly origin?: string;
+  /** Witnesses trusted to cosign; with a quorum, `cosigned_checkpoint` must carry enough of them. */
+  readonly witnesses?: readonly CosignerVerifier[];
+  readonly quorum?: number;
 }
 
 /**
@@ -78,7 +90,7 @@ export function verifyReceipt(
   input: string | ReceiptDocument | { data: ReceiptDocument },
   verifiers: readonly NoteVerifier[],
   formats: readonly LeafFormat[],
-  options: { readonly origin?: string } = {},
+  options: ReceiptPolicy = {},
 ): Result<VerifiedReceipt> {
   const receipt: ReceiptDocument =
     typeof input === 'string'
@@ -92,6 +104,8 @@ export function verifyReceipt(
   const text = Buffer.from(proof.value.leaf).toString('utf8');
   const shown = checkShownProof(receipt, proof.value, text, verifiers);
   if (!shown.ok) return shown;
+  const witnessed = checkCosigned(receipt, proof.value, verifiers, options);
+  if (!witnessed.ok) return witnessed;
   for (const format of formats) {
     const leaf = format.parse(text);
     if (leaf === undefined) continue;
@@ -105,6 +119,7 @@ export function verifyReceipt(
       format,
       leaf,
       record: format.record(leaf),
+      witnesses: witnessed.value,
     });
   }
   return fail(`the logged leaf is none of ${formats.map((f) => f.header).join(', ')}`);
@@ -143,6 +158,37 @@ function checkShownProof(
     }
   }
   return ok(true);
+}
+
+/**
+ * `cosigned_checkpoint`, when the receipt has one: the same checkpoint as its proof's, signed by
+ * the log, with at least `quorum` of the given witnesses' cosignatures (every line by a given
+ * witness must verify). With a quorum, a receipt without one fails.
+ */
+function checkCosigned(
+  receipt: ReceiptDocument,
+  proof: VerifiedTlogProof,
+  verifiers: readonly NoteVerifier[],
+  options: ReceiptPolicy,
+): Result<{ name: string; time: number }[]> {
+  const quorum = options.quorum ?? 0;
+  const cosigned = receipt.cosigned_checkpoint;
+  if (cosigned === undefined || cosigned === null) {
+    return quorum > 0
+      ? fail(
+          `the receipt has no cosigned checkpoint; ${quorum} witnesses' cosignatures are required`,
+        )
+      : ok([]);
+  }
+  if (typeof cosigned !== 'string') return fail("the receipt's cosigned_checkpoint is not text");
+  const opened = openWitnessedCheckpoint(cosigned, verifiers, options.witnesses ?? [], quorum, {
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
+  });
+  if (!opened.ok) return fail(`the cosigned checkpoint does not verify: ${opened.reason}`);
+  if (opened.value.note.text !== proof.note.text) {
+    return fail("the cosigned checkpoint is not the checkpoint the receipt's proof leads to");
+  }
+  return ok([...opened.value.witnesses]);
 }
 
 /** The record and opening a receipt states against its leaf; true when it was opened. */

@@ -18,6 +18,14 @@ export function logProof(leafFormat: string) {
     checkpoint: Type.String({ description: 'The signed checkpoint the proof leads to' }),
     tlog_proof: Type.String({ description: 'The same proof as C2SP tlog-proof@v1 text' }),
     verifier_key: Type.String(),
+    cosigned_checkpoint: Type.Optional(
+      Type.String({
+        description:
+          'With witnesses configured: the checkpoint the proof leads to, with the cosignature ' +
+          "lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. " +
+          'Absent while no checkpoint a quorum of them cosigned covers the record.',
+      }),
+    ),
   };
 }
 export type LogProof = Static<Type.TObject<ReturnType<typeof logProof>>>;

@@ -62,6 +62,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0028-store-settings',
       '0029-lapse-progress',
       '0030-log-epochs',
+      '0031-log-witnesses',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -297,6 +297,7 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
       'checkpoint',
       'tlog_proof',
       'verifier_key',
+      'cosigned_checkpoint',
       'opening',
     ]);
   });

@@ -18,7 +18,10 @@ const publicBaseUrl = 'http://127.0.0.1:3000';
 const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
-const last = { name: '0030-log-epochs', table: 'tlog_epochs' };
+const last = {
+  name: '0031-log-witnesses',
+  tables: ['tlog_witness_state', 'tlog_cosignatures', 'tlog_timestamps'],
+};
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {
   let store: TempStore;
@@ -68,7 +71,7 @@ describe.each(stores)('checks before a start changes the store on $name', (testS
         })
         .execute();
       await sql`delete from kysely_migration where name = ${last.name}`.execute(db);
-      await sql`drop table ${sql.table(last.table)}`.execute(db);
+      for (const table of last.tables) await sql`drop table ${sql.table(table)}`.execute(db);
     });
   });
   afterAll(async () => {

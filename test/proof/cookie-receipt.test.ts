@@ -101,6 +101,8 @@ describe("a cookie decision's receipt, verified offline", () => {
         leafIndex: 1,
         checkpoint: expect.objectContaining({ origin, size: 3 }),
         opened: true,
+        // No witness given, none checked.
+        witnesses: [],
         leaf: {
           recordId: '0190e8a0-0000-7000-8000-000000000c01',
           time: '2026-03-01T09:15:00.000Z',

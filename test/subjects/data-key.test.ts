@@ -93,6 +93,10 @@ describe.each(stores)('a store with pending migrations and another data key on $
       /not the one this store was sealed with.*Nothing was changed/,
     );
     expect(await applied()).toEqual(appliedBefore);
-    expect(await migrateToLatest(db, key)).toEqual(['0029-lapse-progress', '0030-log-epochs']);
+    expect(await migrateToLatest(db, key)).toEqual([
+      '0029-lapse-progress',
+      '0030-log-epochs',
+      '0031-log-witnesses',
+    ]);
   });
 });

@@ -190,6 +190,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0029-lapse-progress',
       '0030-log-epochs',
+      '0031-log-witnesses',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

@@ -844,6 +844,13 @@ export interface operations {
                         /** @enum {unknown} */
                         status: "ok" | "degraded" | "unavailable";
                         success: boolean;
+                        /** @description Only with witnesses configured (docs/witnesses.md): each one's lag, as this instance last saw it. A witness behind does not change `status`: decisions do not wait for it. */
+                        witnesses?: {
+                            name: string;
+                            lag_leaves: number;
+                            lag_seconds: number;
+                            failing: boolean;
+                        }[];
                     };
                 };
             };
@@ -861,6 +868,13 @@ export interface operations {
                         /** @enum {unknown} */
                         status: "ok" | "degraded" | "unavailable";
                         success: boolean;
+                        /** @description Only with witnesses configured (docs/witnesses.md): each one's lag, as this instance last saw it. A witness behind does not change `status`: decisions do not wait for it. */
+                        witnesses?: {
+                            name: string;
+                            lag_leaves: number;
+                            lag_seconds: number;
+                            failing: boolean;
+                        }[];
                     };
                 };
             };
@@ -889,6 +903,13 @@ export interface operations {
                         /** @enum {unknown} */
                         status: "ok" | "degraded" | "unavailable";
                         success: boolean;
+                        /** @description Only with witnesses configured (docs/witnesses.md): each one's lag, as this instance last saw it. A witness behind does not change `status`: decisions do not wait for it. */
+                        witnesses?: {
+                            name: string;
+                            lag_leaves: number;
+                            lag_seconds: number;
+                            failing: boolean;
+                        }[];
                     };
                 };
             };
@@ -906,6 +927,13 @@ export interface operations {
                         /** @enum {unknown} */
                         status: "ok" | "degraded" | "unavailable";
                         success: boolean;
+                        /** @description Only with witnesses configured (docs/witnesses.md): each one's lag, as this instance last saw it. A witness behind does not change `status`: decisions do not wait for it. */
+                        witnesses?: {
+                            name: string;
+                            lag_leaves: number;
+                            lag_seconds: number;
+                            failing: boolean;
+                        }[];
                     };
                 };
             };
@@ -4119,6 +4147,8 @@ export interface operations {
                             /** @description The same proof as C2SP tlog-proof@v1 text */
                             tlog_proof: string;
                             verifier_key: string;
+                            /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
+                            cosigned_checkpoint?: string;
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
                                 customer_id: string;
@@ -4398,6 +4428,8 @@ export interface operations {
                             /** @description The same proof as C2SP tlog-proof@v1 text */
                             tlog_proof: string;
                             verifier_key: string;
+                            /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
+                            cosigned_checkpoint?: string;
                             /** @description What opens the leaf's visitor and evidence commitments; null once the visitor was erased */
                             opening: {
                                 visitor_id: string;
@@ -4665,6 +4697,8 @@ export interface operations {
                             /** @description The same proof as C2SP tlog-proof@v1 text */
                             tlog_proof: string;
                             verifier_key: string;
+                            /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
+                            cosigned_checkpoint?: string;
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
                                 customer_id: string;
@@ -4941,6 +4975,8 @@ export interface operations {
                             /** @description The same proof as C2SP tlog-proof@v1 text */
                             tlog_proof: string;
                             verifier_key: string;
+                            /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
+                            cosigned_checkpoint?: string;
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
                                 customer_id: string;
