@@ -33,10 +33,14 @@ import {
 import { cookieRoutes } from '../cookies/routes.js';
 import { exportRoutes } from '../decision-log/export-routes.js';
 import {
+  idleTimestamping,
   idleWitnessing,
   loadSigningKey,
+  loadTsaPolicy,
   loadWitnessPolicy,
+  startTimestamping,
   startWitnessing,
+  type Timestamping,
   type Witnessing,
 } from '../decision-log/index.js';
 import { logRoutes } from '../decision-log/routes.js';
@@ -252,6 +256,14 @@ export async function buildApp(
     witnessing = startWitnessing(db, witnesses, config.witnesses, app.log, metrics?.witnessFailed);
   });
   app.addHook('onClose', async () => witnessing.stop());
+  // Time-stamping authorities time-stamp them (RFC 3161), off the request path too.
+  const tsas = loadTsaPolicy(config.timestamps);
+  let timestamping: Timestamping = idleTimestamping;
+  app.addHook('onReady', async () => {
+    timestamping = startTimestamping(db, tsas, app.log, metrics?.timestampFailed);
+  });
+  app.addHook('onClose', async () => timestamping.stop());
+  const outside = { witnesses, timestamped: tsas.urls.length > 0 };
   const kickLog = async () => {
     await writers.integrator().kick();
     await witnessing.kick();
@@ -361,7 +373,7 @@ export async function buildApp(
       kick: kickLog,
       vault,
       registry,
-      witnesses,
+      outside,
     });
     await v1.register(evidenceRoutes, {
       db,

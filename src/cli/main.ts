@@ -90,11 +90,13 @@ const usage = `Usage: consent-service <command> [options]
   cookie decisions --tenant A --system SCOPE
                                           the visitors' choices, one JSON object per line
   verify-receipt FILE --key VKEY [--origin O] [--witness WKEY ...] [--quorum N]
+                 [--tsa-ca ROOTS.pem]
                   check a decision receipt offline (VKEY: the verifier key, or a file
                   holding it); with --witness, its cosigned checkpoint must carry N of
-                  those witnesses' cosignatures (N: every one given when no --quorum),
-                  and it prints the time the record is proven to exist by; exits 0
-                  when it verifies, 1 when not
+                  those witnesses' cosignatures (N: every one given when no --quorum);
+                  with --tsa-ca, its RFC 3161 time-stamp must chain to those roots; it
+                  prints the time the record is proven to exist by; exits 0 when it
+                  verifies, 1 when not
   verify-receipt --pack FILE.zip --key VKEY
                   check a customer's evidence pack offline: the signed manifest, every
                   file's SHA-256, every receipt under the pack's checkpoint, every text
@@ -202,7 +204,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (first === 'verify-receipt') {
       const { values, positionals } = parseWithFile(
         [second, ...rest],
-        ['key', 'origin', 'witness', 'quorum'],
+        ['key', 'origin', 'witness', 'quorum', 'tsa-ca'],
         ['witness'],
       );
       const [{ verifyReceiptFile }, { formats }] = await Promise.all([
@@ -218,7 +220,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         required(values, 'key'),
         formats,
         values.origin,
-        { keys: [values.witness ?? []].flat(), quorum },
+        { keys: [values.witness ?? []].flat(), quorum, tsaCaFile: values['tsa-ca'] },
       );
       io.stdout(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;

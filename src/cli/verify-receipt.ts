@@ -26,9 +26,11 @@ export type ReceiptVerdict =
       record: StatedRecord;
       /** With `--witness`: the witnesses whose cosignature verified, and the time each states. */
       witnesses?: { name: string; cosigned_at: string }[];
+      /** With `--tsa-ca`: the RFC 3161 time of the time-stamped checkpoint that includes it. */
+      timestamped_at?: string;
       /**
-       * With a quorum: the time by which the record is proven to exist, the time by which the
-       * quorum of witnesses had cosigned a checkpoint that includes it.
+       * With a quorum or `--tsa-ca`: the time by which the record is proven to exist, the
+       * earlier of the time-stamp's and the time the quorum of witnesses had cosigned.
        */
       exists_by?: string;
     }
@@ -38,6 +40,8 @@ export type ReceiptVerdict =
 export interface WitnessOptions {
   keys: readonly string[];
   quorum: number | undefined;
+  /** `--tsa-ca`: a PEM file of the time-stamping authorities' roots. */
+  tsaCaFile?: string | undefined;
 }
 
 /**
@@ -69,15 +73,22 @@ export function verifyReceiptFile(
       return { valid: false, reason: 'the file is neither receipt JSON nor tlog-proof text' };
     }
   }
+  const tsaRoots = witnessOptions.tsaCaFile ? readRoots(witnessOptions.tsaCaFile) : undefined;
   const result = verifyReceipt(input, [verifier.value], formats, {
     ...(origin === undefined ? {} : { origin }),
     witnesses,
     quorum,
+    ...(tsaRoots ? { tsaRoots } : {}),
   });
   if (!result.ok) return { valid: false, reason: result.reason };
   const { checkpoint } = result.value;
   const cosigned = [...result.value.witnesses].sort((a, b) => a.time - b.time);
   const quorumAt = quorum > 0 ? cosigned[quorum - 1]?.time : undefined;
+  const stampedAt = result.value.timestamp?.genTime;
+  const times = [
+    ...(quorumAt === undefined ? [] : [quorumAt * 1000]),
+    ...(stampedAt ? [stampedAt.getTime()] : []),
+  ];
   return {
     valid: true,
     kind: result.value.kind,
@@ -94,8 +105,18 @@ export function verifyReceiptFile(
           })),
         }
       : {}),
-    ...(quorumAt === undefined ? {} : { exists_by: new Date(quorumAt * 1000).toISOString() }),
+    ...(stampedAt ? { timestamped_at: stampedAt.toISOString() } : {}),
+    ...(times.length > 0 ? { exists_by: new Date(Math.min(...times)).toISOString() } : {}),
   };
+}
+
+/** The PEM certificates of a `--tsa-ca` file. */
+function readRoots(file: string): string[] {
+  const roots = readFileSync(file, 'utf8').match(
+    /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g,
+  );
+  if (!roots) throw new Error(`--tsa-ca ${file} holds no PEM certificate`);
+  return roots;
 }
 
 /** `--witness` keys, each given as text or as a file holding it. */

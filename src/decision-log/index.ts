@@ -12,10 +12,25 @@ export {
 } from './epochs.js';
 export { type Integrator, idleIntegrator, leavesWaiting, startIntegrator } from './integrator.js';
 export { logProofsAtLatest, type ProofsAtCheckpoint } from './proofs-at.js';
-export { awaitReady, awaitReceipt, openedOnly, type ReceiptResult, receiptOf } from './receipts.js';
+export {
+  awaitReady,
+  awaitReceipt,
+  noOutsideProofs,
+  type OutsideProofs,
+  openedOnly,
+  type ReceiptResult,
+  receiptOf,
+} from './receipts.js';
 export { LogCheckpoint, type LogKey } from './schemas.js';
 export { integratorBacklog, logOverview, queuedLeaves } from './service.js';
 export { checkSigningKey, loadSigningKey, type SigningKeyLog } from './signing-key.js';
+export {
+  idleTimestamping,
+  startTimestamping,
+  type TimestampFailure,
+  type Timestamping,
+} from './timestamping.js';
+export { loadTsaPolicy, TsaSettingsError } from './tsa-list.js';
 export {
   type LogWitness,
   loadWitnessPolicy,

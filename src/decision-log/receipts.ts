@@ -1,14 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { formatTlogProof, inclusionPlan } from '../proof/index.js';
+import { consistencyPlan, formatTlogProof, inclusionPlan } from '../proof/index.js';
 import type { KindReceipt, LogProof, OpenedPersonal } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type OpenedRecord, personalReader, type SealedRecord } from '../subjects/index.js';
 import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
 import { proofFrom } from './service.js';
+import { firstTimestampFrom } from './timestamp-repository.js';
 import { noWitnesses, type WitnessPolicy } from './witness-list.js';
 import { cosignaturesOf, newestWitnessed } from './witness-repository.js';
+
+/** What outside parties add to a receipt, as configured: witnesses, time-stamps. */
+export interface OutsideProofs {
+  readonly witnesses: WitnessPolicy;
+  /** Whether authorities time-stamp checkpoints (`LOG_TSA_URLS`). */
+  readonly timestamped: boolean;
+}
+
+export const noOutsideProofs: OutsideProofs = { witnesses: noWitnesses, timestamped: false };
 
 /** A record's receipt, or `ready: false` while its leaf waits for the integrator. */
 export type ReceiptResult = { ready: true; receipt: unknown } | { ready: false };
@@ -26,8 +36,9 @@ async function logProofOf(
   db: Executor,
   tenantId: string,
   recordId: string,
-  policy: WitnessPolicy,
+  outside: OutsideProofs,
 ): Promise<LogProof | undefined> {
+  const policy = outside.witnesses;
   const entry = await findEntryByRecord(db, tenantId, recordId);
   const latest = entry ? await latestCheckpoint(db, tenantId) : undefined;
   if (!entry || !latest) return undefined;
@@ -42,9 +53,27 @@ async function logProofOf(
   const size = Number(checkpoint.size);
   const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
   const shown = logProofText(entry.leaf, index, proof, checkpoint, log?.verifier_key ?? '');
-  if (!witnessed) return shown;
-  const lines = await cosignaturesOf(db, tenantId, size, names);
-  return { ...shown, cosigned_checkpoint: witnessed.note + lines.map((l) => l.line).join('') };
+  const lines = witnessed ? await cosignaturesOf(db, tenantId, size, names) : [];
+  const timestamp = outside.timestamped ? await timestampFrom(db, tenantId, size) : undefined;
+  return {
+    ...shown,
+    ...(witnessed
+      ? { cosigned_checkpoint: witnessed.note + lines.map((l) => l.line).join('') }
+      : {}),
+    ...(timestamp ? { timestamp } : {}),
+  };
+}
+
+/**
+ * The first time-stamped checkpoint at or after a receipt's, with its RFC 3161 token and the
+ * consistency proof from the receipt's checkpoint to it: the record existed by the token's time.
+ */
+async function timestampFrom(db: Executor, tenantId: string, size: number) {
+  const stamped = await firstTimestampFrom(db, tenantId, size);
+  if (!stamped) return undefined;
+  const to = Number(stamped.size);
+  const proof = to === size ? [] : await proofFrom(db, tenantId, consistencyPlan(size, to));
+  return { token: stamped.token, checkpoint: stamped.note, consistency_proof: proof.map(base64) };
 }
 
 /** A leaf's proof as every receipt states it: the hashes, and the same as tlog-proof text. */
@@ -83,11 +112,11 @@ export async function receiptOf<Row extends SealedRecord>(
   kind: KindReceipt<Row>,
   tenantId: string,
   recordId: string,
-  policy: WitnessPolicy = noWitnesses,
+  outside: OutsideProofs = noOutsideProofs,
 ): Promise<ReceiptResult> {
   const record = await kind.find(db, tenantId, recordId.toLowerCase());
   if (!record) throw new AppError('notFound', { message: kind.route.notFound });
-  const proof = await logProofOf(db, tenantId, record.id, policy);
+  const proof = await logProofOf(db, tenantId, record.id, outside);
   if (!proof) return { ready: false };
   const [opened] = await personalReader(db, vault, tenantId)([record]);
   return { ready: true, receipt: kind.present(record, proof, openedOnly(opened)) };
@@ -130,14 +159,14 @@ export function awaitReceipt<Row extends SealedRecord>(
   tenantId: string,
   recordId: string,
   wait: boolean,
-  policy: WitnessPolicy = noWitnesses,
+  outside: OutsideProofs = noOutsideProofs,
 ): Promise<ReceiptResult> {
   return awaitReady(
-    () => receiptOf(db, vault, kind, tenantId, recordId, policy),
+    () => receiptOf(db, vault, kind, tenantId, recordId, outside),
     kick,
     wait,
     (result) =>
-      policy.quorum === 0 ||
+      outside.witnesses.quorum === 0 ||
       (result.ready &&
         typeof result.receipt === 'object' &&
         result.receipt !== null &&

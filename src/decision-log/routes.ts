@@ -16,10 +16,9 @@ import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { ReceiptRoute, Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { awaitReceipt } from './receipts.js';
+import { awaitReceipt, noOutsideProofs, type OutsideProofs } from './receipts.js';
 import { ConsistencyProof, LogCheckpoint, LogKey } from './schemas.js';
 import { consistency, currentCheckpoint, logKey } from './service.js';
-import { noWitnesses, type WitnessPolicy } from './witness-list.js';
 
 const SizeParam = integerQuery({
   pattern: '^[1-9][0-9]{0,14}$',
@@ -74,9 +73,9 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
   kick: () => Promise<void>;
   vault: SubjectVault;
   registry: Registry;
-  /** The witnesses whose cosignatures receipts carry (none unless configured). */
-  witnesses?: WitnessPolicy;
-}> = async (app, { db, signer, kick, vault, registry, witnesses = noWitnesses }) => {
+  /** What witnesses and time-stamping authorities add to receipts (none unless configured). */
+  outside?: OutsideProofs;
+}> = async (app, { db, signer, kick, vault, registry, outside = noOutsideProofs }) => {
   // Every kind's record has its receipt as a decision has: the same proof of a leaf in its own
   // format, the same wait, the same `queued` answer.
   for (const { receipt: kind } of registry.kinds) {
@@ -107,7 +106,7 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
         const id = (request.params as Record<string, string>)[route.param] as string;
         reply.header('cache-control', 'no-store');
         const wait = request.query.wait === 'true';
-        const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait, witnesses);
+        const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait, outside);
         if (!result.ready) {
           return reply
             .code(202)

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import {
   integratorBacklog,
+  type TimestampFailure,
   type WitnessFailure,
   type WitnessStatus,
 } from '../decision-log/index.js';
@@ -45,6 +46,8 @@ export interface Metrics {
   watchWebhooks(db: Executor): void;
   /** `consent_log_witness_failures_total{witness, reason}`: a witness did not cosign. */
   witnessFailed(witness: string, reason: WitnessFailure): void;
+  /** `consent_log_timestamp_failures_total{tsa, reason}`: an authority's token was not kept. */
+  timestampFailed(tsa: string, reason: TimestampFailure): void;
   /** Starts reporting each witness's lag on each scrape, as the witnessing loop last saw it. */
   watchWitnesses(status: () => readonly WitnessStatus[]): void;
 }
@@ -111,6 +114,12 @@ export function createMetrics(): Metrics {
     labelNames: ['witness', 'reason'] as const,
     registers,
   });
+  const timestampFailures = new Counter({
+    name: 'consent_log_timestamp_failures_total',
+    help: 'Time-stamps of checkpoints not kept, by authority and reason (unreachable, refused: an answer other than 200, invalid: a token that does not verify).',
+    labelNames: ['tsa', 'reason'] as const,
+    registers,
+  });
   return {
     registry,
     decisions,
@@ -126,6 +135,7 @@ export function createMetrics(): Metrics {
     webhookAttempt: ({ ok }) => attempts.inc({ outcome: ok ? 'delivered' : 'failed' }),
     watchWebhooks: (db) => watchWebhooks(registry, db),
     witnessFailed: (witness, reason) => witnessFailures.inc({ witness, reason }),
+    timestampFailed: (tsa, reason) => timestampFailures.inc({ tsa, reason }),
     watchWitnesses: (status) => watchWitnesses(registry, status),
   };
 }

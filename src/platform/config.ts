@@ -59,6 +59,11 @@ const EnvSchema = Type.Object({
   LOG_WITNESS_QUORUM: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   LOG_WITNESS_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 600_000, default: 1_000 }),
   LOG_WITNESS_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
+  // RFC 3161 time-stamping authorities (docs/witnesses.md, "Timestamps"): none unless listed.
+  LOG_TSA_URLS: Type.Optional(Type.String({ pattern: '^https?://[^\\s,]+(,https?://[^\\s,]+)*$' })),
+  LOG_TSA_CA_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  LOG_TIMESTAMP_INTERVAL_MS: Type.Integer({ minimum: 10, maximum: 86_400_000, default: 60_000 }),
+  LOG_TSA_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000 }),
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   DATA_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
@@ -204,6 +209,7 @@ export interface Config {
   /** How often each instance looks for queued leaves to append to the decision log. */
   readonly logIntegrateIntervalMs: number;
   readonly witnesses: WitnessSettings;
+  readonly timestamps: TimestampSettings;
   /** Where the back-office's e-mails go out (`smtp://` or `smtps://`); none: links are shown. */
   readonly smtpUrl: string | undefined;
   /** The sender of the back-office's e-mails. */
@@ -227,6 +233,17 @@ export interface WitnessSettings {
   /** How often each instance submits the newest checkpoints (start to start). */
   readonly intervalMs: number;
   /** How long one request to a witness may take before it counts as failed. */
+  readonly timeoutMs: number;
+}
+
+/** The time-stamping authorities checkpoints are sent to (RFC 3161; docs/witnesses.md). */
+export interface TimestampSettings {
+  /** `LOG_TSA_URLS`: where time-stamp queries are posted; none when unset. */
+  readonly urls: readonly string[];
+  /** `LOG_TSA_CA_FILE`: the PEM roots every token is verified against before it is kept. */
+  readonly caFile: string | undefined;
+  /** At most one token per log and authority this often. */
+  readonly intervalMs: number;
   readonly timeoutMs: number;
 }
 
@@ -300,6 +317,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataEncryptionKeyFile:
       parsed.DATA_ENCRYPTION_KEY_FILE ?? defaultKeyFile(parsed.DATABASE_URL, 'data-encryption.key'),
     logIntegrateIntervalMs: parsed.LOG_INTEGRATE_INTERVAL_MS,
+    timestamps: Object.freeze({
+      urls: Object.freeze(parsed.LOG_TSA_URLS?.split(',') ?? []),
+      caFile: parsed.LOG_TSA_CA_FILE,
+      intervalMs: parsed.LOG_TIMESTAMP_INTERVAL_MS,
+      timeoutMs: parsed.LOG_TSA_TIMEOUT_MS,
+    }),
     witnesses: Object.freeze({
       file: parsed.LOG_WITNESSES_FILE,
       quorum: parsed.LOG_WITNESS_QUORUM,

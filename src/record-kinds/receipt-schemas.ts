@@ -26,6 +26,24 @@ export function logProof(leafFormat: string) {
           'Absent while no checkpoint a quorum of them cosigned covers the record.',
       }),
     ),
+    timestamp: Type.Optional(
+      Type.Object(
+        {
+          token: Type.String({
+            description: 'base64 of the DER RFC 3161 TimeStampToken over SHA-256 of `checkpoint`',
+          }),
+          checkpoint: Type.String({ description: 'The signed checkpoint note time-stamped' }),
+          consistency_proof: Type.Array(Base64Hash, {
+            description: "RFC 6962 proof from the receipt's checkpoint to the time-stamped one",
+          }),
+        },
+        {
+          description:
+            'With time-stamping authorities configured: the first time-stamped checkpoint at or ' +
+            "after the receipt's. Absent while none is.",
+        },
+      ),
+    ),
   };
 }
 export type LogProof = Static<Type.TObject<ReturnType<typeof logProof>>>;

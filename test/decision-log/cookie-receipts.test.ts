@@ -298,6 +298,7 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
       'tlog_proof',
       'verifier_key',
       'cosigned_checkpoint',
+      'timestamp',
       'opening',
     ]);
   });

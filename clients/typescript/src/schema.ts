@@ -4149,6 +4149,15 @@ export interface operations {
                             verifier_key: string;
                             /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
                             cosigned_checkpoint?: string;
+                            /** @description With time-stamping authorities configured: the first time-stamped checkpoint at or after the receipt's. Absent while none is. */
+                            timestamp?: {
+                                /** @description base64 of the DER RFC 3161 TimeStampToken over SHA-256 of `checkpoint` */
+                                token: string;
+                                /** @description The signed checkpoint note time-stamped */
+                                checkpoint: string;
+                                /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
+                                consistency_proof: string[];
+                            };
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
                                 customer_id: string;
@@ -4430,6 +4439,15 @@ export interface operations {
                             verifier_key: string;
                             /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
                             cosigned_checkpoint?: string;
+                            /** @description With time-stamping authorities configured: the first time-stamped checkpoint at or after the receipt's. Absent while none is. */
+                            timestamp?: {
+                                /** @description base64 of the DER RFC 3161 TimeStampToken over SHA-256 of `checkpoint` */
+                                token: string;
+                                /** @description The signed checkpoint note time-stamped */
+                                checkpoint: string;
+                                /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
+                                consistency_proof: string[];
+                            };
                             /** @description What opens the leaf's visitor and evidence commitments; null once the visitor was erased */
                             opening: {
                                 visitor_id: string;
@@ -4699,6 +4717,15 @@ export interface operations {
                             verifier_key: string;
                             /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
                             cosigned_checkpoint?: string;
+                            /** @description With time-stamping authorities configured: the first time-stamped checkpoint at or after the receipt's. Absent while none is. */
+                            timestamp?: {
+                                /** @description base64 of the DER RFC 3161 TimeStampToken over SHA-256 of `checkpoint` */
+                                token: string;
+                                /** @description The signed checkpoint note time-stamped */
+                                checkpoint: string;
+                                /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
+                                consistency_proof: string[];
+                            };
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
                                 customer_id: string;
@@ -4977,6 +5004,15 @@ export interface operations {
                             verifier_key: string;
                             /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
                             cosigned_checkpoint?: string;
+                            /** @description With time-stamping authorities configured: the first time-stamped checkpoint at or after the receipt's. Absent while none is. */
+                            timestamp?: {
+                                /** @description base64 of the DER RFC 3161 TimeStampToken over SHA-256 of `checkpoint` */
+                                token: string;
+                                /** @description The signed checkpoint note time-stamped */
+                                checkpoint: string;
+                                /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
+                                consistency_proof: string[];
+                            };
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
                                 customer_id: string;
