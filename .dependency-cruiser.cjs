@@ -33,6 +33,7 @@ const features = [
   'tenants',
   'webhooks',
   'witness',
+  'monitor',
 ].join('|');
 /**
  * The layers of src/, lowest first (docs/architecture.md, "The layers"): a folder imports only
@@ -44,7 +45,7 @@ const layers = [
   ['platform'],
   ['proof', 'journal', 'subjects', 'audit-trail'],
   ['record-kinds'],
-  ['tenants', 'api-keys', 'accounts', 'products', 'partners', 'templates', 'witness'],
+  ['tenants', 'api-keys', 'accounts', 'products', 'partners', 'templates', 'witness', 'monitor'],
   ['decisions', 'erasure', 'cookies', 'channels', 'partner-blocks'],
   [
     'records',

@@ -50,6 +50,11 @@ const usage = `Usage: consent-service <command> [options]
                                           a restore behind signed checkpoints, with a signed
                                           statement linking the two (docs/proof.md)
   verify-epoch FILE --key VKEY            check an epoch statement offline
+  monitor --url URL --api-key KEY --state FILE [--key VKEY] [--witness-url W ...]
+                                          follow a tenant's log from outside: its newest
+                                          checkpoint against the last one seen and what each
+                                          witness cosigned; exits 3 on a split view or a log
+                                          that went back (evidence kept beside FILE)
   witness key --name N                    make the witness's key (WITNESS_KEY_FILE) unless
                                           it exists; print its verifier key
   witness serve                           witness other logs (C2SP tlog-witness) on
@@ -177,6 +182,15 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       const lines = verdict.failures.map(({ file, reason }) => `  ${file}: ${reason}\n`);
       io.stderr(`The pack does not verify:\n${lines.join('')}`);
       return 1;
+    }
+    if (first === 'monitor') {
+      const values = parseArgsOf(
+        [second, ...rest].filter((a) => a !== undefined),
+        ['url', 'api-key', 'state', 'key', 'witness-url'],
+        ['witness-url'],
+      );
+      const { monitorCommand } = await import('./monitor.js');
+      return await monitorCommand(values, io);
     }
     if (first === 'witness') {
       const { witnessCommand } = await import('./witness.js');
@@ -342,6 +356,26 @@ function parse(args: string[], names: string[]): Options {
       allowPositionals: false,
     });
     return values as Options;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Options alone, some of which may be given more than once. */
+function parseArgsOf(
+  args: string[],
+  names: string[],
+  multiple: string[],
+): Record<string, string | string[] | undefined> {
+  try {
+    return parseArgs({
+      args,
+      options: Object.fromEntries(
+        names.map((n) => [n, { type: 'string' as const, multiple: multiple.includes(n) }]),
+      ),
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

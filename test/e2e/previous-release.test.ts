@@ -57,7 +57,10 @@ async function buildRelease(commit: string): Promise<string> {
     readFileSync(join(dir, 'package-lock.json'), 'utf8') ===
     readFileSync(join(repoRoot, 'package-lock.json'), 'utf8');
   if (sameLock) symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  else execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir });
+  else {
+    execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir });
+    linkNativeBuilds(dir);
+  }
   // Its sources were type-checked when it was released: esbuild only strips the types, each
   // file on its own as tsc would write it (a second, where tsc takes half a minute).
   const sources = join(dir, 'src');
@@ -78,6 +81,25 @@ async function buildRelease(commit: string): Promise<string> {
     execFileSync(process.execPath, ['scripts/build-banner.mjs'], { cwd: dir });
   }
   return dir;
+}
+
+/**
+ * Installed without scripts, the release's native packages (better-sqlite3) have no binary:
+ * where its version is this checkout's, it gets the binary this checkout's install built.
+ */
+function linkNativeBuilds(dir: string): void {
+  const modules = join(repoRoot, 'node_modules');
+  for (const name of readdirSync(join(dir, 'node_modules'))) {
+    const theirs = join(dir, 'node_modules', name);
+    const ours = join(modules, name);
+    if (!existsSync(join(theirs, 'binding.gyp')) || !existsSync(join(ours, 'build'))) continue;
+    const version = (at: string) =>
+      (JSON.parse(readFileSync(join(at, 'package.json'), 'utf8')) as { version: string }).version;
+    if (version(theirs) !== version(ours)) {
+      throw new Error(`${name} ${version(theirs)} of the release is not this checkout's`);
+    }
+    symlinkSync(join(ours, 'build'), join(theirs, 'build'), 'dir');
+  }
 }
 
 let release: { version: string; commit: string; dir: string };
