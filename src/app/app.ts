@@ -263,7 +263,7 @@ export async function buildApp(
     timestamping = startTimestamping(db, tsas, app.log, metrics?.timestampFailed);
   });
   app.addHook('onClose', async () => timestamping.stop());
-  const outside = { witnesses, timestamped: tsas.urls.length > 0 };
+  const outside = { witnesses, timestamped: tsas.urls.length > 0, tsaRoots: tsas.roots };
   const kickLog = async () => {
     await writers.integrator().kick();
     await witnessing.kick();
@@ -381,6 +381,7 @@ export async function buildApp(
       registry,
       signer,
       kick: () => writers.integrator().kick(),
+      outside,
     });
     await v1.register(preferenceLinkRoutes, {
       db,
@@ -427,7 +428,7 @@ export async function buildApp(
       partnerBlocks: partnerWriter,
     },
     secrets,
-    evidence: { db, vault, registry, signer, kick: () => writers.integrator().kick() },
+    evidence: { db, vault, registry, signer, kick: () => writers.integrator().kick(), outside },
     secureCookies: config.secureCookies,
     mailer: pageMailer,
   });
@@ -440,6 +441,7 @@ export async function buildApp(
     partnerBlocks: partnerWriter,
     channelWriter,
     kick: () => writers.integrator().kick(),
+    outside,
     flushRefusedOrigins: () => refusedOrigins.flush(),
   });
   if (metrics) {

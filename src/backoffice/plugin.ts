@@ -10,6 +10,7 @@ import {
   keepFlash,
 } from '../accounts/index.js';
 import type { ChannelChangeWriter } from '../channels/index.js';
+import type { OutsideProofs } from '../decision-log/index.js';
 import type { PartnerBlockWriter } from '../partner-blocks/index.js';
 import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
@@ -62,6 +63,8 @@ export interface BackofficeOptions {
   partnerBlocks: PartnerBlockWriter;
   /** Runs an integration pass of the decision log now (an evidence pack's records first). */
   kick: () => Promise<void>;
+  /** Witnesses and time-stamping authorities, whose proofs join an evidence pack. */
+  outside?: OutsideProofs;
   /** Records a customer's channel change made on their page (the hot path's writer). */
   channelWriter: ChannelChangeWriter;
   /** Adds this instance's counts of refused origins to the store now (a system's page). */
@@ -84,6 +87,7 @@ export async function backoffice(
     partnerBlocks,
     channelWriter,
     kick,
+    outside,
     flushRefusedOrigins,
   }: BackofficeOptions,
 ) {
@@ -230,6 +234,7 @@ export async function backoffice(
             signer,
             kick,
             channelWriter,
+            ...(outside ? { outside } : {}),
           });
           await tenantPages.register(decisionRoutes, { db, vault, partnerBlocks });
           await tenantPages.register(cookiePageRoutes, {

@@ -102,10 +102,12 @@ const usage = `Usage: consent-service <command> [options]
                   with --tsa-ca, its RFC 3161 time-stamp must chain to those roots; it
                   prints the time the record is proven to exist by; exits 0 when it
                   verifies, 1 when not
-  verify-receipt --pack FILE.zip --key VKEY
+  verify-receipt --pack FILE.zip --key VKEY [--witness WKEY ...] [--quorum N]
+                 [--tsa-ca ROOTS.pem]
                   check a customer's evidence pack offline: the signed manifest, every
                   file's SHA-256, every receipt under the pack's checkpoint, every text
-                  shown; exits 1 naming each file that fails
+                  shown, and with --witness / --tsa-ca the checkpoint's cosignatures and
+                  time-stamp; exits 1 naming each file that fails
 
 Management commands print one JSON object on stdout. The store is DATABASE_URL's
 (default: an SQLite file under ./data/); pending migrations are applied first. The URLs
@@ -168,15 +170,21 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
   try {
     if (first === 'verify-receipt' && [second, ...rest].some((a) => a?.startsWith('--pack'))) {
-      const values = parse(
+      const values = parseArgsOf(
         [second, ...rest].filter((a) => a !== undefined),
-        ['pack', 'key'],
+        ['pack', 'key', 'witness', 'quorum', 'tsa-ca'],
+        ['witness'],
       );
       const [{ verifyPackFile }, { formats }] = await Promise.all([
         import('./verify-receipt.js'),
         kinds(),
       ]);
-      const verdict = verifyPackFile(required(values, 'pack'), required(values, 'key'), formats);
+      const verdict = verifyPackFile(
+        required(values as Options, 'pack'),
+        required(values as Options, 'key'),
+        formats,
+        witnessOptionsOf(values),
+      );
       io.stdout(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;
       const lines = verdict.failures.map(({ file, reason }) => `  ${file}: ${reason}\n`);
@@ -225,16 +233,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         import('./verify-receipt.js'),
         kinds(),
       ]);
-      const quorum = values.quorum === undefined ? undefined : Number(values.quorum);
-      if (quorum !== undefined && !(Number.isInteger(quorum) && quorum >= 1)) {
-        throw new UsageError('--quorum is a whole number, 1 or more.');
-      }
       const verdict = verifyReceiptFile(
         positionals[0] as string,
         required(values, 'key'),
         formats,
         values.origin,
-        { keys: [values.witness ?? []].flat(), quorum, tsaCaFile: values['tsa-ca'] },
+        witnessOptionsOf(values),
       );
       io.stdout(`${JSON.stringify(verdict)}\n`);
       if (verdict.valid) return 0;
@@ -359,6 +363,20 @@ function parse(args: string[], names: string[]): Options {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** `--witness` (repeated), `--quorum` and `--tsa-ca` of `verify-receipt`. */
+function witnessOptionsOf(values: Record<string, string | string[] | undefined>) {
+  const quorum = values.quorum === undefined ? undefined : Number(values.quorum);
+  if (quorum !== undefined && !(Number.isInteger(quorum) && quorum >= 1)) {
+    throw new UsageError('--quorum is a whole number, 1 or more.');
+  }
+  const tsaCaFile = values['tsa-ca'];
+  return {
+    keys: [values.witness ?? []].flat(),
+    quorum,
+    tsaCaFile: typeof tsaCaFile === 'string' ? tsaCaFile : undefined,
+  };
 }
 
 /** Options alone, some of which may be given more than once. */

@@ -59,11 +59,8 @@ export function verifyReceiptFile(
   const keyText = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
   const verifier = parseVerifierKey(keyText);
   if (!verifier.ok) throw new Error(`--key is not a verifier key: ${verifier.reason}`);
-  const witnesses = witnessVerifiers(witnessOptions.keys);
-  const quorum = witnessOptions.quorum ?? witnesses.length;
-  if (quorum > witnesses.length) {
-    throw new Error(`--quorum ${quorum} is more than the ${witnesses.length} --witness given`);
-  }
+  const policy = outsidePolicy(witnessOptions);
+  const { witnesses, quorum } = policy;
   const text = readFileSync(file, 'utf8');
   let input: Parameters<typeof verifyReceipt>[0] = text;
   if (text.trimStart().startsWith('{')) {
@@ -73,12 +70,9 @@ export function verifyReceiptFile(
       return { valid: false, reason: 'the file is neither receipt JSON nor tlog-proof text' };
     }
   }
-  const tsaRoots = witnessOptions.tsaCaFile ? readRoots(witnessOptions.tsaCaFile) : undefined;
   const result = verifyReceipt(input, [verifier.value], formats, {
     ...(origin === undefined ? {} : { origin }),
-    witnesses,
-    quorum,
-    ...(tsaRoots ? { tsaRoots } : {}),
+    ...policy,
   });
   if (!result.ok) return { valid: false, reason: result.reason };
   const { checkpoint } = result.value;
@@ -138,9 +132,27 @@ export function verifyPackFile(
   file: string,
   key: string,
   formats: readonly LeafFormat[],
+  witnessOptions: WitnessOptions = { keys: [], quorum: undefined },
 ): PackVerdict {
   const keyText = (existsSync(key) ? readFileSync(key, 'utf8') : key).trim();
   const verifier = parseVerifierKey(keyText);
   if (!verifier.ok) throw new Error(`--key is not a verifier key: ${verifier.reason}`);
-  return verifyEvidencePackArchive(readFileSync(file), file, [verifier.value], formats);
+  return verifyEvidencePackArchive(
+    readFileSync(file),
+    file,
+    [verifier.value],
+    formats,
+    outsidePolicy(witnessOptions),
+  );
+}
+
+/** The witnesses, quorum and roots `--witness`, `--quorum` and `--tsa-ca` name. */
+function outsidePolicy(options: WitnessOptions) {
+  const witnesses = witnessVerifiers(options.keys);
+  const quorum = options.quorum ?? witnesses.length;
+  if (quorum > witnesses.length) {
+    throw new Error(`--quorum ${quorum} is more than the ${witnesses.length} --witness given`);
+  }
+  const tsaRoots = options.tsaCaFile ? readRoots(options.tsaCaFile) : undefined;
+  return { witnesses, quorum, ...(tsaRoots ? { tsaRoots } : {}) };
 }

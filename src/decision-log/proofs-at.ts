@@ -1,7 +1,7 @@
 import type { Executor } from '../platform/db.js';
 import { assembleProof, inclusionPlan, type NodeId } from '../proof/index.js';
 import type { LogProof } from '../record-kinds/index.js';
-import { logProofText } from './receipts.js';
+import { logProofText, noOutsideProofs, type OutsideProofs, timestampFrom } from './receipts.js';
 import {
   findEntriesByRecords,
   findLog,
@@ -9,6 +9,7 @@ import {
   nodeKey,
   readNodes,
 } from './repository.js';
+import { cosignaturesOf, newestWitnessed } from './witness-repository.js';
 
 /** Many records' proofs under one checkpoint, or the records whose leaves still wait. */
 export type ProofsAtCheckpoint =
@@ -18,6 +19,10 @@ export type ProofsAtCheckpoint =
       checkpoint: { note: string; size: number };
       verifierKey: string;
       proofs: Map<string, LogProof>;
+      /** With witnesses: the checkpoint with a quorum of their cosignatures. */
+      cosigned?: string;
+      /** With time-stamping authorities: the first time-stamp at or after the checkpoint. */
+      timestamp?: { token: string; checkpoint: string; consistency_proof: string[] };
     }
   | { ready: false; waiting: string[] };
 
@@ -25,20 +30,30 @@ export type ProofsAtCheckpoint =
 const nodesPerRead = 300;
 
 /**
- * The inclusion proofs of these records, all under the latest checkpoint, read in a few
- * statements however many records there are: their entries a slice at a time, then every node
- * any of their proofs needs, each once. The entries are read before the checkpoint, so that an
- * entry found is always inside it (an append commits its entries and its checkpoint together).
+ * The inclusion proofs of these records, all under the latest checkpoint (with witnesses, the
+ * newest a quorum of them cosigned that holds every one of the records, when there is one), read
+ * in a few statements however many records there are: their entries a slice at a time, then
+ * every node any of their proofs needs, each once. The entries are read before the checkpoint,
+ * so that an entry found is always inside it (an append commits its entries and its checkpoint
+ * together).
  */
 export async function logProofsAtLatest(
   db: Executor,
   tenantId: string,
   recordIds: readonly string[],
+  outside: OutsideProofs = noOutsideProofs,
 ): Promise<ProofsAtCheckpoint> {
   const entries = await findEntriesByRecords(db, tenantId, recordIds);
   const found = new Set(entries.map((entry) => entry.record_id));
   const waiting = recordIds.filter((id) => !found.has(id));
-  const checkpoint = await latestCheckpoint(db, tenantId);
+  const { quorum, witnesses } = outside.witnesses;
+  const names = witnesses.map((w) => w.name);
+  const highest = Math.max(-1, ...entries.map((entry) => Number(entry.idx)));
+  const witnessed =
+    quorum > 0 && waiting.length === 0
+      ? await newestWitnessed(db, tenantId, highest + 1, names, quorum)
+      : undefined;
+  const checkpoint = witnessed ?? (await latestCheckpoint(db, tenantId));
   if (waiting.length > 0 || (recordIds.length > 0 && !checkpoint)) {
     return { ready: false, waiting };
   }
@@ -63,11 +78,15 @@ export async function logProofsAtLatest(
       logProofText(entry.leaf, index, proof, { size, note }, log?.verifier_key ?? ''),
     );
   }
+  const lines = witnessed ? await cosignaturesOf(db, tenantId, size, names) : [];
+  const timestamp = outside.timestamped ? await timestampFrom(db, tenantId, size) : undefined;
   return {
     ready: true,
     checkpoint: { note, size },
     verifierKey: log?.verifier_key ?? '',
     proofs,
+    ...(witnessed ? { cosigned: note + lines.map((l) => l.line).join('') } : {}),
+    ...(timestamp ? { timestamp } : {}),
   };
 }
 

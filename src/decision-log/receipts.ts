@@ -16,9 +16,15 @@ export interface OutsideProofs {
   readonly witnesses: WitnessPolicy;
   /** Whether authorities time-stamp checkpoints (`LOG_TSA_URLS`). */
   readonly timestamped: boolean;
+  /** `LOG_TSA_CA_FILE`'s roots: an evidence pack carries the chain a token builds to them. */
+  readonly tsaRoots: readonly string[];
 }
 
-export const noOutsideProofs: OutsideProofs = { witnesses: noWitnesses, timestamped: false };
+export const noOutsideProofs: OutsideProofs = {
+  witnesses: noWitnesses,
+  timestamped: false,
+  tsaRoots: [],
+};
 
 /** A record's receipt, or `ready: false` while its leaf waits for the integrator. */
 export type ReceiptResult = { ready: true; receipt: unknown } | { ready: false };
@@ -64,11 +70,25 @@ async function logProofOf(
   };
 }
 
+/** The newest checkpoint a quorum of the witnesses cosigned, with their lines; none without. */
+export async function cosignedCheckpoint(
+  db: Executor,
+  tenantId: string,
+  policy: WitnessPolicy,
+): Promise<string | undefined> {
+  if (policy.quorum === 0) return undefined;
+  const names = policy.witnesses.map((w) => w.name);
+  const witnessed = await newestWitnessed(db, tenantId, 0, names, policy.quorum);
+  if (!witnessed) return undefined;
+  const lines = await cosignaturesOf(db, tenantId, Number(witnessed.size), names);
+  return witnessed.note + lines.map((l) => l.line).join('');
+}
+
 /**
  * The first time-stamped checkpoint at or after a receipt's, with its RFC 3161 token and the
  * consistency proof from the receipt's checkpoint to it: the record existed by the token's time.
  */
-async function timestampFrom(db: Executor, tenantId: string, size: number) {
+export async function timestampFrom(db: Executor, tenantId: string, size: number) {
   const stamped = await firstTimestampFrom(db, tenantId, size);
   if (!stamped) return undefined;
   const to = Number(stamped.size);

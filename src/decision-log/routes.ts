@@ -16,7 +16,12 @@ import { uuidPattern } from '../platform/ids.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { ReceiptRoute, Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { awaitReceipt, noOutsideProofs, type OutsideProofs } from './receipts.js';
+import {
+  awaitReceipt,
+  cosignedCheckpoint,
+  noOutsideProofs,
+  type OutsideProofs,
+} from './receipts.js';
 import { ConsistencyProof, LogCheckpoint, LogKey } from './schemas.js';
 import { consistency, currentCheckpoint, logKey } from './service.js';
 
@@ -134,7 +139,10 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return { data: await currentCheckpoint(db, signer, callerOf(request).tenantId) };
+      const tenantId = callerOf(request).tenantId;
+      const data = await currentCheckpoint(db, signer, tenantId);
+      const cosigned = await cosignedCheckpoint(db, tenantId, outside.witnesses);
+      return { data: cosigned ? { ...data, cosigned_checkpoint: cosigned } : data };
     },
   );
 

@@ -14,6 +14,14 @@ export const LogCheckpoint = Type.Object({
   size: Type.Integer({ minimum: 0 }),
   root_hash: Base64Hash,
   checkpoint: Type.String({ description: 'C2SP tlog-checkpoint signed note, verbatim' }),
+  cosigned_checkpoint: Type.Optional(
+    Type.String({
+      description:
+        'With witnesses configured (docs/witnesses.md): the newest checkpoint a quorum of them ' +
+        "cosigned, with their cosignature lines after the log's signature; it may be smaller " +
+        'than `size` while the newest waits for them. Absent before the first.',
+    }),
+  ),
 });
 export type LogCheckpoint = Static<typeof LogCheckpoint>;
 

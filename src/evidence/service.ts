@@ -1,6 +1,12 @@
 import { zipSync } from 'fflate';
 import { type Actor, recordAudit } from '../audit-trail/index.js';
-import { awaitReady, logProofsAtLatest, openedOnly } from '../decision-log/index.js';
+import {
+  awaitReady,
+  logProofsAtLatest,
+  noOutsideProofs,
+  type OutsideProofs,
+  openedOnly,
+} from '../decision-log/index.js';
 import { partnersOfReleases } from '../partners/index.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -16,6 +22,7 @@ import {
   parseCheckpoint,
   parseNote,
   signNote,
+  verifyTimestampToken,
 } from '../proof/index.js';
 import type { KindEvidence, KindReceipt, Registry } from '../record-kinds/index.js';
 import {
@@ -44,6 +51,8 @@ export interface PackContext {
   signer: NoteSigner;
   /** Runs an integration pass now, so that the customer's latest records are in the log. */
   kick: () => Promise<void>;
+  /** Witnesses and time-stamping authorities, when configured: their proofs join the pack. */
+  outside?: OutsideProofs;
 }
 
 const encoder = new TextEncoder();
@@ -58,7 +67,7 @@ const jsonFile = (value: unknown) => encoder.encode(`${JSON.stringify(value, nul
  * log after waiting up to 5 s.
  */
 export async function evidencePack(
-  { db, vault, registry, signer, kick }: PackContext,
+  { db, vault, registry, signer, kick, outside = noOutsideProofs }: PackContext,
   tenantId: string,
   customerId: string,
   generatedAt: string = nowIso(),
@@ -74,7 +83,7 @@ export async function evidencePack(
     })),
   );
   const ids = kinds.flatMap(({ records }) => records.map((record) => record.id));
-  const logged = await awaitReady(() => logProofsAtLatest(db, tenantId, ids), kick, true);
+  const logged = await awaitReady(() => logProofsAtLatest(db, tenantId, ids, outside), kick, true);
   if (!logged.ready) {
     throw new AppError('unavailable', {
       message: "The customer's latest records are not in the log yet.",
@@ -89,6 +98,7 @@ export async function evidencePack(
   );
   const files = new Map<string, Uint8Array>();
   files.set(packPaths.checkpoint, encoder.encode(logged.checkpoint.note));
+  addOutsideProofs(files, logged, outside);
   const counts: Record<string, number> = {};
   for (const { folder, records, receipt } of kinds) {
     counts[folder] = records.length;
@@ -222,6 +232,34 @@ async function addVersions(
     };
     files.set(`${folder}/version.json`, jsonFile(described));
   }
+}
+
+/**
+ * The witnesses' cosignatures on the pack's checkpoint, and the first time-stamp at or after it
+ * with the consistency proof to it and the certificate chain its token builds to the roots
+ * (docs/evidence-pack.md, "Witnesses and time-stamps").
+ */
+function addOutsideProofs(
+  files: Map<string, Uint8Array>,
+  logged: {
+    cosigned?: string;
+    timestamp?: { token: string; checkpoint: string; consistency_proof: string[] };
+  },
+  outside: OutsideProofs,
+): void {
+  if (logged.cosigned) files.set(packPaths.cosigned, encoder.encode(logged.cosigned));
+  const stamp = logged.timestamp;
+  if (!stamp) return;
+  const token = Buffer.from(stamp.token, 'base64');
+  files.set(packPaths.timestampToken, token);
+  files.set(packPaths.timestampCheckpoint, encoder.encode(stamp.checkpoint));
+  files.set(packPaths.timestampProof, jsonFile({ consistency_proof: stamp.consistency_proof }));
+  const chain = verifyTimestampToken(token, encoder.encode(stamp.checkpoint), {
+    roots: outside.tsaRoots,
+  });
+  // Verified when it was kept; a chain that no longer builds (the roots changed) is left out.
+  if (chain.ok)
+    files.set(packPaths.timestampChain, encoder.encode(chain.value.certificates.join('\n')));
 }
 
 /** The log's origin: the first line of its checkpoint. */

@@ -3,6 +3,7 @@ import { openCheckpoint } from './checkpoint.js';
 import type { LeafFormat } from './leaf-format.js';
 import { openNote } from './note.js';
 import type { NoteVerifier } from './note-keys.js';
+import { checkCosigned, checkTimestamp, type OutsidePolicy } from './outside.js';
 import { verifyReceipt } from './receipt.js';
 import { readZipStrictly } from './zip-archive.js';
 
@@ -18,6 +19,13 @@ export const packPaths = {
   manifest: 'manifest.json',
   signature: 'manifest.sig',
   checkpoint: 'checkpoint.txt',
+  /** With witnesses: `checkpoint.txt` with their cosignature lines. */
+  cosigned: 'checkpoint-cosigned.txt',
+  /** With time-stamping authorities: the first time-stamp at or after `checkpoint.txt`. */
+  timestampToken: 'timestamp/token.tst',
+  timestampCheckpoint: 'timestamp/checkpoint.txt',
+  timestampProof: 'timestamp/proof.json',
+  timestampChain: 'timestamp/chain.pem',
 } as const;
 
 /** A file of the pack as the manifest lists it. */
@@ -83,6 +91,10 @@ export interface PackVerdict {
   customer_id?: string;
   /** Receipts verified per kind, and version texts checked. */
   verified: Record<string, number>;
+  /** With witnesses given: those whose cosignature on the pack's checkpoint verified. */
+  witnesses?: { name: string; cosigned_at: string }[];
+  /** With roots given: the time of the pack's time-stamp. */
+  timestamped_at?: string;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -116,6 +128,7 @@ export function verifyEvidencePack(
   files: ReadonlyMap<string, Uint8Array>,
   verifiers: readonly NoteVerifier[],
   formats: readonly LeafFormat[],
+  policy: OutsidePolicy = {},
 ): PackVerdict {
   const failures: PackFailure[] = [];
   const verified: Record<string, number> = {};
@@ -156,6 +169,9 @@ export function verifyEvidencePack(
   }
   checkFiles(files, manifest, failures);
   const checkpoint = checkCheckpoint(files, origin, manifest, verifiers, failures);
+  const outside = checkpoint
+    ? checkOutside(files, checkpoint, origin, verifiers, policy, failures)
+    : {};
   const shown = checkReceipts(files, verifiers, formats, checkpoint, verified, failures);
   checkVersions(files, shown, verified, failures);
   const counted = Object.entries(manifest.counts ?? {}).filter(
@@ -171,7 +187,53 @@ export function verifyEvidencePack(
     origin,
     tree_size: manifest.checkpoint?.tree_size,
     customer_id: manifest.customer_id,
+    ...outside,
   });
+}
+
+/**
+ * The witnesses' cosignatures on the pack's checkpoint (`checkpoint-cosigned.txt`) and its
+ * time-stamp (`timestamp/`), checked as a receipt's are: each when the pack has it, and each
+ * required when the policy asks for witnesses or gives roots.
+ */
+function checkOutside(
+  files: ReadonlyMap<string, Uint8Array>,
+  checkpointText: string,
+  origin: string,
+  verifiers: readonly NoteVerifier[],
+  policy: OutsidePolicy,
+  failures: PackFailure[],
+): Pick<PackVerdict, 'witnesses' | 'timestamped_at'> {
+  const opened = openCheckpoint(checkpointText, verifiers, { origin });
+  if (!opened.ok) return {};
+  const found: Pick<PackVerdict, 'witnesses' | 'timestamped_at'> = {};
+  const cosignedBytes = files.get(packPaths.cosigned);
+  const cosigned = checkCosigned(cosignedBytes && text(cosignedBytes), opened.value, verifiers, {
+    ...policy,
+    origin,
+  });
+  if (!cosigned.ok) failures.push({ file: packPaths.cosigned, reason: cosigned.reason });
+  else if (policy.witnesses?.length) {
+    found.witnesses = cosigned.value.map((w) => ({
+      name: w.name,
+      cosigned_at: new Date(w.time * 1000).toISOString(),
+    }));
+  }
+  const token = files.get(packPaths.timestampToken);
+  const stampedNote = files.get(packPaths.timestampCheckpoint);
+  const proof = parseJson<{ consistency_proof?: unknown }>(files.get(packPaths.timestampProof));
+  const stamp =
+    token === undefined
+      ? undefined
+      : {
+          token: Buffer.from(token).toString('base64'),
+          checkpoint: stampedNote && text(stampedNote),
+          consistency_proof: proof?.consistency_proof,
+        };
+  const stamped = checkTimestamp(stamp, opened.value.checkpoint, verifiers, policy);
+  if (!stamped.ok) failures.push({ file: packPaths.timestampToken, reason: stamped.reason });
+  else if (stamped.value) found.timestamped_at = stamped.value.genTime.toISOString();
+  return found;
 }
 
 /** Every listed file present with its SHA-256 and size, and no file the manifest leaves out. */
@@ -207,11 +269,12 @@ export function verifyEvidencePackArchive(
   archive: string,
   verifiers: readonly NoteVerifier[],
   formats: readonly LeafFormat[],
+  policy: OutsidePolicy = {},
 ): PackVerdict {
   const { files, problems } = readZipStrictly(zip);
   const refused = problems.map(({ entry, reason }) => ({ file: entry ?? archive, reason }));
   if (files.size === 0) return { valid: false, failures: refused, verified: {} };
-  const verdict = verifyEvidencePack(files, verifiers, formats);
+  const verdict = verifyEvidencePack(files, verifiers, formats, policy);
   const failures = [...refused, ...verdict.failures];
   return { ...verdict, valid: failures.length === 0, failures };
 }

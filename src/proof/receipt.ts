@@ -1,12 +1,9 @@
 import type { Checkpoint } from './checkpoint.js';
-import { openCheckpoint } from './checkpoint.js';
-import { type CosignerVerifier, openWitnessedCheckpoint } from './cosignature.js';
-import { decodeBase64, encodeBase64, utf8 } from './encoding.js';
+import { encodeBase64 } from './encoding.js';
 import type { LeafFormat, StatedRecord } from './leaf-format.js';
-import { verifyConsistency } from './merkle.js';
 import type { NoteVerifier } from './note-keys.js';
+import { checkCosigned, checkTimestamp, type OutsidePolicy } from './outside.js';
 import { fail, ok, type Result } from './result.js';
-import { verifyTimestampToken } from './timestamp.js';
 import { type VerifiedTlogProof, verifyTlogProof } from './tlog-proof.js';
 
 /**
@@ -78,19 +75,8 @@ export interface VerifiedReceipt<Fields = unknown> {
   timestamp?: { readonly genTime: Date; readonly size: number };
 }
 
-/** What a receipt is checked against beyond the log's key. */
-export interface ReceiptPolicy {
-  /** The origin the checkpoint must name. */
-  readonly origin?: string;
-  /** Witnesses trusted to cosign; with a quorum, `cosigned_checkpoint` must carry enough of them. */
-  readonly witnesses?: readonly CosignerVerifier[];
-  readonly quorum?: number;
-  /**
-   * PEM roots of time-stamping authorities: the receipt's `timestamp` must then hold a token
-   * that chains to one of them, over a checkpoint its checkpoint is consistent with.
-   */
-  readonly tsaRoots?: readonly string[];
-}
+/** What a receipt is checked against beyond the log's key (witnesses, time-stamps). */
+export type ReceiptPolicy = OutsidePolicy;
 
 /**
  * Checks a receipt with nothing but the log's verifier key and the kinds' leaf formats: the
@@ -117,9 +103,9 @@ export function verifyReceipt(
   const text = Buffer.from(proof.value.leaf).toString('utf8');
   const shown = checkShownProof(receipt, proof.value, text, verifiers);
   if (!shown.ok) return shown;
-  const witnessed = checkCosigned(receipt, proof.value, verifiers, options);
+  const witnessed = checkCosigned(receipt.cosigned_checkpoint, proof.value, verifiers, options);
   if (!witnessed.ok) return witnessed;
-  const stamped = checkTimestamp(receipt, proof.value, verifiers, options);
+  const stamped = checkTimestamp(receipt.timestamp, proof.value.checkpoint, verifiers, options);
   if (!stamped.ok) return stamped;
   for (const format of formats) {
     const leaf = format.parse(text);
@@ -174,85 +160,6 @@ function checkShownProof(
     }
   }
   return ok(true);
-}
-
-/**
- * `cosigned_checkpoint`, when the receipt has one: the same checkpoint as its proof's, signed by
- * the log, with at least `quorum` of the given witnesses' cosignatures (every line by a given
- * witness must verify). With a quorum, a receipt without one fails.
- */
-function checkCosigned(
-  receipt: ReceiptDocument,
-  proof: VerifiedTlogProof,
-  verifiers: readonly NoteVerifier[],
-  options: ReceiptPolicy,
-): Result<{ name: string; time: number }[]> {
-  const quorum = options.quorum ?? 0;
-  const cosigned = receipt.cosigned_checkpoint;
-  if (cosigned === undefined || cosigned === null) {
-    return quorum > 0
-      ? fail(
-          `the receipt has no cosigned checkpoint; ${quorum} witnesses' cosignatures are required`,
-        )
-      : ok([]);
-  }
-  if (typeof cosigned !== 'string') return fail("the receipt's cosigned_checkpoint is not text");
-  const opened = openWitnessedCheckpoint(cosigned, verifiers, options.witnesses ?? [], quorum, {
-    ...(options.origin === undefined ? {} : { origin: options.origin }),
-  });
-  if (!opened.ok) return fail(`the cosigned checkpoint does not verify: ${opened.reason}`);
-  if (opened.value.note.text !== proof.note.text) {
-    return fail("the cosigned checkpoint is not the checkpoint the receipt's proof leads to");
-  }
-  return ok([...opened.value.witnesses]);
-}
-
-/**
- * `timestamp`, when the receipt has one: a checkpoint of the same log, signed by its key, that
- * the receipt's checkpoint is consistent with (so the record is in it), and, with roots given, an
- * RFC 3161 token over exactly that note that verifies against them. With roots given, a receipt
- * without one fails.
- */
-function checkTimestamp(
-  receipt: ReceiptDocument,
-  proof: VerifiedTlogProof,
-  verifiers: readonly NoteVerifier[],
-  options: ReceiptPolicy,
-): Result<{ genTime: Date; size: number } | undefined> {
-  const stamp = receipt.timestamp as
-    | { token?: unknown; checkpoint?: unknown; consistency_proof?: unknown }
-    | undefined
-    | null;
-  const roots = options.tsaRoots;
-  if (stamp === undefined || stamp === null) {
-    return roots ? fail('the receipt has no time-stamp; one is required') : ok(undefined);
-  }
-  const { token, checkpoint, consistency_proof: hashes } = stamp;
-  if (typeof token !== 'string' || typeof checkpoint !== 'string' || !Array.isArray(hashes)) {
-    return fail("the receipt's timestamp is not {token, checkpoint, consistency_proof}");
-  }
-  const opened = openCheckpoint(checkpoint, verifiers, { origin: proof.checkpoint.origin });
-  if (!opened.ok) return fail(`the time-stamped checkpoint does not verify: ${opened.reason}`);
-  const later = opened.value.checkpoint;
-  const path = hashes.map((h) => (typeof h === 'string' ? decodeBase64(h) : undefined));
-  const consistent =
-    path.every((h) => h !== undefined) &&
-    verifyConsistency(
-      proof.checkpoint.size,
-      later.size,
-      path as Uint8Array[],
-      proof.checkpoint.rootHash,
-      later.rootHash,
-    );
-  if (!consistent) {
-    return fail("the time-stamped checkpoint is not consistent with the receipt's checkpoint");
-  }
-  if (!roots) return ok(undefined);
-  const der = decodeBase64(token);
-  if (der === undefined) return fail("the time-stamp's token is not base64");
-  const verified = verifyTimestampToken(der, utf8(checkpoint), { roots });
-  if (!verified.ok) return fail(`the time-stamp does not verify: ${verified.reason}`);
-  return ok({ genTime: verified.value.genTime, size: later.size });
 }
 
 /** The record and opening a receipt states against its leaf; true when it was opened. */

@@ -12,11 +12,7 @@ import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
 import { makeTestCa, opensslVerifyToken, startTestTsa, type TestTsa } from '../helpers/tsa.js';
-
-function must<T>(result: { ok: true; value: T } | { ok: false; reason: string }): T {
-  if (!result.ok) throw new Error(result.reason);
-  return result.value;
-}
+import { must } from '../proof/fixtures.js';
 
 const logVerifier = must(parseVerifierKey(testLogKeys.verifierKey));
 const metricsToken = 'timestamp-metrics-token-0123456789';

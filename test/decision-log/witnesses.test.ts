@@ -8,6 +8,7 @@ import {
   consistencyProof,
   formatAddCheckpoint,
   leafHash,
+  openWitnessedCheckpoint,
   parseCosignerVerifierKey,
   parseSignerKey,
   parseVerifierKey,
@@ -28,11 +29,7 @@ import {
   type TestWitness,
   witnessesFile,
 } from '../helpers/witness.js';
-
-function must<T>(result: { ok: true; value: T } | { ok: false; reason: string }): T {
-  if (!result.ok) throw new Error(result.reason);
-  return result.value;
-}
+import { must } from '../proof/fixtures.js';
 
 const logVerifier = must(parseVerifierKey(testLogKeys.verifierKey));
 const metricsToken = 'witness-metrics-token-0123456789';
@@ -143,6 +140,16 @@ describe.each(stores)('witness cosignatures on $name', (store) => {
         policy,
       ).ok,
     ).toBe(false);
+    // The log's checkpoint answer names the newest checkpoint both witnesses cosigned.
+    const served = json(
+      await t.app.inject({ method: 'GET', url: '/api/v1/log/checkpoint', headers: a.headers }),
+    ).data;
+    const newest = must(
+      openWitnessedCheckpoint(served.cosigned_checkpoint, [logVerifier], verifiers, 2),
+    );
+    expect(newest.checkpoint.size).toBeGreaterThanOrEqual(verified.checkpoint.size);
+    expect(newest.checkpoint.size).toBeLessThanOrEqual(served.size);
+
     // The command line, offline: valid with both witnesses, the time the quorum had cosigned.
     const dir = mkdtempSync(join(tmpdir(), 'cosigned-receipt-'));
     writeFileSync(join(dir, 'receipt.json'), JSON.stringify({ data: receipt }));

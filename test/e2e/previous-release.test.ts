@@ -53,9 +53,10 @@ function previousRelease(): { version: string; commit: string } {
 async function buildRelease(commit: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'previous-release-'));
   execFileSync('sh', ['-c', `git archive ${commit} | tar -x -C "${dir}"`], { cwd: repoRoot });
-  const sameLock =
-    readFileSync(join(dir, 'package-lock.json'), 'utf8') ===
-    readFileSync(join(repoRoot, 'package-lock.json'), 'utf8');
+  const sameLock = lockedWithin(
+    join(dir, 'package-lock.json'),
+    join(repoRoot, 'package-lock.json'),
+  );
   if (sameLock) symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
   else {
     execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: dir });
@@ -81,6 +82,20 @@ async function buildRelease(commit: string): Promise<string> {
     execFileSync(process.execPath, ['scripts/build-banner.mjs'], { cwd: dir });
   }
   return dir;
+}
+
+/**
+ * True when every package the release's lockfile installs is in this checkout's at the same
+ * version and place: this checkout's node_modules then serve the release as its own would (a
+ * release after which dependencies were only added, say), and nothing need be installed.
+ */
+function lockedWithin(releaseLock: string, currentLock: string): boolean {
+  type Lock = { packages?: Record<string, { version?: string }> };
+  const theirs = (JSON.parse(readFileSync(releaseLock, 'utf8')) as Lock).packages ?? {};
+  const ours = (JSON.parse(readFileSync(currentLock, 'utf8')) as Lock).packages ?? {};
+  return Object.entries(theirs).every(
+    ([path, entry]) => path === '' || ours[path]?.version === entry.version,
+  );
 }
 
 /**

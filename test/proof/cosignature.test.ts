@@ -16,6 +16,7 @@ import {
   rootOf,
   signCheckpoint,
 } from '../../src/proof/index.js';
+import { must } from './fixtures.js';
 
 // Reference vector, computed outside this code with OpenSSL 3: an Ed25519 key of seed
 // 0x20..0x3f, `openssl pkeyutl -sign -rawin` over the cosignature/v1 message of the C2SP
@@ -45,11 +46,6 @@ CsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=
 \u2014 example.com/behind-the-sofa Az3grlgtzPICa5OS8npVmf1Myq/5IZniMp+ZJurmRDeOoRDe4URYN7u5/Zhcyv2q1gGzGku9nTo+zyWE+xeMcTOAYQ8=
 \u2014 example.com/behind-the-sofa opLqBQsREYCgu6xQkYQwJr9fo45a62DN9EdmHXnZdXNqlcVGlCum2Wks+49/V6267UEjw6QUXTS5Rovnzv++qbSzm9Q=
 `;
-
-function must<T>(result: { ok: true; value: T } | { ok: false; reason: string }): T {
-  if (!result.ok) throw new Error(result.reason);
-  return result.value;
-}
 
 describe('cosignature/v1 (C2SP tlog-cosignature, Ed25519)', () => {
   it('signs the reference vector byte for byte, with the key id OpenSSL computed', () => {

@@ -29,3 +29,9 @@ export function flipBit(bytes: Uint8Array, bit: number): Uint8Array {
   copy[Math.floor(bit / 8)] = (copy[Math.floor(bit / 8)] as number) ^ (1 << (bit % 8));
   return copy;
 }
+
+/** The value of a proof function's result; the test fails with its reason otherwise. */
+export function must<T>(result: { ok: true; value: T } | { ok: false; reason: string }): T {
+  if (!result.ok) throw new Error(result.reason);
+  return result.value;
+}

@@ -22,11 +22,7 @@ import {
   signCheckpoint,
 } from '../../src/proof/index.js';
 import { listConflicts, openWitnessStore } from '../../src/witness/index.js';
-
-function must<T>(result: { ok: true; value: T } | { ok: false; reason: string }): T {
-  if (!result.ok) throw new Error(result.reason);
-  return result.value;
-}
+import { must } from '../proof/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'witness-'));
 const logKeys = generateNoteKeys('log.example');

@@ -3854,6 +3854,8 @@ export interface operations {
                                 root_hash: string;
                                 /** @description C2SP tlog-checkpoint signed note, verbatim */
                                 checkpoint: string;
+                                /** @description With witnesses configured (docs/witnesses.md): the newest checkpoint a quorum of them cosigned, with their cosignature lines after the log's signature; it may be smaller than `size` while the newest waits for them. Absent before the first. */
+                                cosigned_checkpoint?: string;
                             };
                         };
                     };
@@ -5265,6 +5267,8 @@ export interface operations {
                             root_hash: string;
                             /** @description C2SP tlog-checkpoint signed note, verbatim */
                             checkpoint: string;
+                            /** @description With witnesses configured (docs/witnesses.md): the newest checkpoint a quorum of them cosigned, with their cosignature lines after the log's signature; it may be smaller than `size` while the newest waits for them. Absent before the first. */
+                            cosigned_checkpoint?: string;
                         };
                     };
                 };

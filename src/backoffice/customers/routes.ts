@@ -9,6 +9,7 @@ import {
   setChannel,
   tenantChannels,
 } from '../../channels/index.js';
+import type { OutsideProofs } from '../../decision-log/index.js';
 import { eraseCustomer } from '../../erasure/index.js';
 import { downloadEvidencePack } from '../../evidence/index.js';
 import type { Db } from '../../platform/db.js';
@@ -54,6 +55,7 @@ export async function customerRoutes(
     signer,
     kick,
     channelWriter,
+    outside,
   }: {
     db: Db;
     vault: SubjectVault;
@@ -61,6 +63,7 @@ export async function customerRoutes(
     signer: NoteSigner;
     kick: () => Promise<void>;
     channelWriter: ChannelChangeWriter;
+    outside?: OutsideProofs;
   },
 ) {
   const page = sectionPage('customers', notices);
@@ -226,7 +229,7 @@ export async function customerRoutes(
       const form = parseForm(CustomerForm, request.body, customerFormOptions);
       if (!form.ok) return redirectTo(reply, '/customers');
       try {
-        const context = { db, vault, registry, signer, kick };
+        const context = { db, vault, registry, signer, kick, ...(outside ? { outside } : {}) };
         const pack = await downloadEvidencePack(
           context,
           tenantId,
