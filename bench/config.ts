@@ -6,6 +6,8 @@ import { availableParallelism } from 'node:os';
 export type Store = 'sqlite' | 'postgres';
 /**
  * `latest-metrics`: `latest` with /metrics on and scraped every second (its cost beside `latest`).
+ * `decisions-witnessed`: `decisions` with two witnesses and a time-stamping authority configured
+ * (bench/outside.ts), at each store's first size only: their cost beside `decisions`.
  * `cookie-choices` and `banner`: the public cookie endpoints, at each store's first size only.
  */
 export type Endpoint =
@@ -13,6 +15,7 @@ export type Endpoint =
   | 'latest-metrics'
   | 'pending'
   | 'decisions'
+  | 'decisions-witnessed'
   | 'cookie-choices'
   | 'banner'
   | 'bulk-status';
@@ -65,6 +68,7 @@ const allEndpoints: Endpoint[] = [
   'latest-metrics',
   'pending',
   'decisions',
+  'decisions-witnessed',
   'cookie-choices',
   'banner',
   'bulk-status',

@@ -125,6 +125,24 @@ function requirePostgres(): BenchPostgres {
   return postgres;
 }
 
+/**
+ * `decisions` with the witnesses and the TSA, on a store of its own: `decisions` grew the
+ * shared one by the decisions it recorded, which alone makes a run after it slower (an
+ * ordering effect of about a fifth in req/s, measured with no outside party configured).
+ */
+async function witnessedRun(store: Store, size: number): Promise<Row> {
+  const { url, fixture } = await prepare(store, size, { tag: 'witnessed' });
+  try {
+    const logFile = join(dir, `${store}-${size}-decisions-witnessed.log`);
+    const run = await step(`${store} ${size.toLocaleString('en-US')}: decisions-witnessed`, () =>
+      runEndpoint(config, store, size, url, fixture, 'decisions-witnessed', logFile, dbPid()),
+    );
+    return run.row;
+  } finally {
+    await discard(store, size, url, 'witnessed');
+  }
+}
+
 async function benchStore(store: Store): Promise<void> {
   if (store === 'postgres') {
     postgres = await step('start PostgreSQL', () => startBenchPostgres(config.databaseUrl));
@@ -137,6 +155,10 @@ async function benchStore(store: Store): Promise<void> {
     let decisions: Row | undefined;
     for (const endpoint of config.endpoints) {
       if (!cookies && cookieEndpoints.includes(endpoint)) continue;
+      if (endpoint === 'decisions-witnessed') {
+        if (size === config.sizes[0]) rows.push(await witnessedRun(store, size));
+        continue;
+      }
       const logFile = join(dir, `${store}-${size}-${endpoint}.log`);
       const run = await step(`${label}: ${endpoint}`, () =>
         runEndpoint(config, store, size, url, fixture, endpoint, logFile, dbPid()),
@@ -217,7 +239,7 @@ async function benchWorkers(store: Store): Promise<void> {
   if (moved) notes.push(`PostgreSQL in the workers group: ${moved}`);
   try {
     const grouped = config.endpoints.filter(
-      (e) => !cookieEndpoints.includes(e) && e !== bulkEndpoint,
+      (e) => !cookieEndpoints.includes(e) && e !== bulkEndpoint && e !== 'decisions-witnessed',
     );
     for (const endpoint of grouped) {
       let one: number | undefined;
@@ -273,6 +295,24 @@ function metricsCost(all: Row[]): string[] {
     if (!plain) return [];
     return [
       `${label(r)}: ${(r.rps / plain.rps).toFixed(3)} of latest's req/s; server CPU ${serverUsPerRequest(r).toFixed(1)} µs a request with metrics, ${serverUsPerRequest(plain).toFixed(1)} without`,
+    ];
+  });
+}
+
+/** What witnesses and a TSA cost decisions: each `decisions-witnessed` row beside its `decisions`. */
+function witnessedCost(all: Row[]): string[] {
+  return all.flatMap((r) => {
+    if (r.endpoint !== 'decisions-witnessed') return [];
+    const plain = all.find(
+      (p) =>
+        p.endpoint === 'decisions' &&
+        p.store === r.store &&
+        p.size === r.size &&
+        p.workers === r.workers,
+    );
+    if (!plain) return [];
+    return [
+      `${label(r)}: with two witnesses and a TSA, ${(r.rps / plain.rps).toFixed(3)} of decisions' req/s; p99 ${r.p99Ms.toFixed(1)} ms against ${plain.p99Ms.toFixed(1)} ms; server CPU ${serverUsPerRequest(r).toFixed(1)} µs a request, ${serverUsPerRequest(plain).toFixed(1)} without`,
     ];
   });
 }
@@ -369,6 +409,8 @@ function rowNotes(r: Row): string[] {
     );
   }
   if (r.warmupErrors > 0) found.push(`${label(r)}: ${r.warmupErrors} errors during the warm-up`);
+  const witnessed = r.notes.find((note) => note.startsWith('witnessed: '));
+  if (witnessed) found.push(`${label(r)}: ${witnessed}`);
   if ((r.loadCpu ?? 0) > 0.9) {
     found.push(
       `${label(r)}: the load generator's core was saturated, so this is the load generator's limit; the server could do more`,
@@ -440,6 +482,7 @@ try {
     }
   }
   notes.push(...metricsCost(rows));
+  notes.push(...witnessedCost(rows));
   notes.push(...webhookCost(rows));
   notes.push(...cookieCost(rows));
   notes.push(...bulkCost(rows, config));

@@ -19,6 +19,7 @@ import {
   freshCustomers,
 } from './dataset.js';
 import { loadScript, logExcerpt, type Measured, measure, row } from './measure.js';
+import { startOutsideParties } from './outside.js';
 import { loadCore, serverCore, spawnPinned, stopProcess } from './processes.js';
 import type { Row } from './report.js';
 import {
@@ -55,6 +56,7 @@ function loadConfig(
         path: `/api/v1/customers/{customer}/consents/templates/${f.templateCode}/pending`,
       };
     case 'decisions':
+    case 'decisions-witnessed':
       return {
         ...common,
         method: 'POST',
@@ -115,10 +117,14 @@ export async function runEndpoint(
   placement?: Placement,
 ): Promise<EndpointRun> {
   const withMetrics = endpoint === 'latest-metrics';
+  const outside = endpoint === 'decisions-witnessed' ? await startOutsideParties() : undefined;
   const service = await startService(databaseUrl, logFile, {
     placement,
-    env: withMetrics ? { METRICS_TOKEN: scrapeToken } : {},
+    env: { ...(withMetrics ? { METRICS_TOKEN: scrapeToken } : {}), ...(outside?.env ?? {}) },
     cpuProfileDir: config.cpuProfileDir,
+  }).catch(async (error) => {
+    await outside?.stop();
+    throw error;
   });
   // As Prometheus would, but every second: the scrapes' cost shows in the row.
   const scraper = withMetrics ? scrapeEverySecond(service.url) : undefined;
@@ -154,11 +160,25 @@ export async function runEndpoint(
       r.choices = recordedChoices(m, (await storedChoices(databaseUrl)) - choicesBefore);
     }
     if (r.errors > 0 || r.warmupErrors > 0) r.notes.push(...logExcerpt(logFile));
+    if (outside) r.notes.push(await witnessedSoFar(service.url, fixture));
     return { row: r, latest, ...(banner ? { banner } : {}) };
   } finally {
     await scraper?.stop();
     await service.stop();
+    await outside?.stop();
   }
+}
+
+/** How far the witnesses kept up: the newest checkpoint both cosigned against the log's size. */
+async function witnessedSoFar(url: string, fixture: Fixture): Promise<string> {
+  const response = await fetch(`${url}/api/v1/log/checkpoint`, {
+    headers: { 'x-system-api-key': fixture.apiKey },
+  });
+  const { data } = (await response.json()) as {
+    data: { size: number; cosigned_checkpoint?: string };
+  };
+  const cosigned = Number(data.cosigned_checkpoint?.split('\n')[1] ?? 0);
+  return `witnessed: ${cosigned.toLocaleString('en-US')} of ${data.size.toLocaleString('en-US')} leaves cosigned by both witnesses at the end of the run`;
 }
 
 /**

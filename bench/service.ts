@@ -5,13 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '../test/helpers/postgres-server.js';
 import { type CookieFixture, dataKey, type Fixture, type Version } from './dataset.js';
+import { benchLogKeys } from './log-key.js';
 import { type Cores, serverCore, spawnPinned, stopProcess } from './processes.js';
 
 const bin = 'bin/consent-service';
 const loopDelayPreload = fileURLToPath(new URL('./loop-delay.mjs', import.meta.url));
 
 const serviceSettings =
-  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_LEVEL|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WEBHOOK_|METRICS_|OTEL_|COOKIE_|WORKERS$)/;
+  /^(PORT|HOST|PUBLIC_BASE_URL|TRUST_PROXY|LOG_|SHUTDOWN_|SQLITE_|DATABASE_|DATA_ENCRYPTION_|WEBHOOK_|METRICS_|OTEL_|COOKIE_|WORKERS$)/;
 
 /**
  * The service's environment: its defaults, but no rate limits (the API's and the public cookie
@@ -31,6 +32,7 @@ function serviceEnv(databaseUrl: string, port?: number): NodeJS.ProcessEnv {
     RATE_LIMIT_PER_MINUTE: '0',
     COOKIE_RATE_LIMIT_PER_MINUTE: '0',
     DATA_ENCRYPTION_KEY: dataKey.toString('base64'),
+    LOG_SIGNING_KEY: benchLogKeys.signerKey,
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
     WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true',
