@@ -13,11 +13,12 @@ export function latestCheckpoints(db: Executor) {
     .execute();
 }
 
-/** The size each witness last cosigned of each log, keyed `<log id> <witness>`. */
-export async function witnessSizes(db: Executor): Promise<Map<string, number>> {
+/** The size a witness last cosigned of each log, keyed `<log id> <witness>`. */
+export async function witnessSizes(db: Executor, witness: string): Promise<Map<string, number>> {
   const rows = await db
     .selectFrom('tlog_witness_state')
     .select(['log_id', 'witness', 'size'])
+    .where('witness', '=', witness)
     .execute();
   return new Map(rows.map((r) => [`${r.log_id} ${r.witness}`, Number(r.size)]));
 }

@@ -41,6 +41,9 @@ export const idleWitnessing: Witnessing = {
 /** Why a witness was not asked, or did not cosign: the `reason` label of the failures metric. */
 export type WitnessFailure = 'unreachable' | 'refused' | 'invalid' | 'log-behind';
 
+/** The logs behind a witness whose oldest uncosigned checkpoint a pass looks up, at most. */
+const lagLookups = 100;
+
 /** The longest wait before a failing witness is tried again. */
 const maxBackoffMs = 5 * 60 * 1000;
 
@@ -83,7 +86,7 @@ export function startWitnessing(
     witness: LogWitness,
     logs: Awaited<ReturnType<typeof latestCheckpoints>>,
   ) {
-    const sizes = await witnessSizes(db);
+    const sizes = await witnessSizes(db, witness.name);
     for (const latest of logs) {
       const logSize = Number(latest.size);
       let oldSize = sizes.get(`${latest.log_id} ${witness.name}`) ?? 0;
@@ -156,7 +159,7 @@ export function startWitnessing(
   }
 
   async function measure(witness: LogWitness, logs: Awaited<ReturnType<typeof latestCheckpoints>>) {
-    const sizes = await witnessSizes(db);
+    const sizes = await witnessSizes(db, witness.name);
     const now = Date.now();
     const behind = logs
       .map((l) => ({
@@ -165,7 +168,10 @@ export function startWitnessing(
         from: sizes.get(`${l.log_id} ${witness.name}`) ?? 0,
       }))
       .filter((l) => l.from < l.size);
-    const oldest = await oldestUncosigned(db, witness.name, behind);
+    // One look-up per log behind: the furthest behind only, so that a witness down for long,
+    // with thousands of logs waiting, costs a pass a bounded number of reads.
+    const furthest = [...behind].sort((x, y) => y.size - y.from - (x.size - x.from));
+    const oldest = await oldestUncosigned(db, witness.name, furthest.slice(0, lagLookups));
     const ages = [...oldest.values()].map((at) => Math.max(0, (now - Date.parse(at)) / 1000));
     status.set(witness.name, {
       name: witness.name,
