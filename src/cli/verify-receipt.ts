@@ -5,6 +5,7 @@ import {
   type PackVerdict,
   parseCosignerVerifierKey,
   parseVerifierKey,
+  pemCertificates,
   type StatedRecord,
   verifyEvidencePackArchive,
   verifyReceipt,
@@ -106,10 +107,8 @@ export function verifyReceiptFile(
 
 /** The PEM certificates of a `--tsa-ca` file. */
 function readRoots(file: string): string[] {
-  const roots = readFileSync(file, 'utf8').match(
-    /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g,
-  );
-  if (!roots) throw new Error(`--tsa-ca ${file} holds no PEM certificate`);
+  const roots = pemCertificates(readFileSync(file, 'utf8'));
+  if (roots.length === 0) throw new Error(`--tsa-ca ${file} holds no PEM certificate`);
   return roots;
 }
 

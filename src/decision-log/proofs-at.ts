@@ -1,7 +1,13 @@
 import type { Executor } from '../platform/db.js';
 import { assembleProof, inclusionPlan, type NodeId } from '../proof/index.js';
 import type { LogProof } from '../record-kinds/index.js';
-import { logProofText, noOutsideProofs, type OutsideProofs, timestampFrom } from './receipts.js';
+import {
+  logProofText,
+  noOutsideProofs,
+  type OutsideProofs,
+  timestampFrom,
+  withCosignatures,
+} from './receipts.js';
 import {
   findEntriesByRecords,
   findLog,
@@ -9,7 +15,7 @@ import {
   nodeKey,
   readNodes,
 } from './repository.js';
-import { cosignaturesOf, newestWitnessed } from './witness-repository.js';
+import { newestWitnessed } from './witness-repository.js';
 
 /** Many records' proofs under one checkpoint, or the records whose leaves still wait. */
 export type ProofsAtCheckpoint =
@@ -78,14 +84,13 @@ export async function logProofsAtLatest(
       logProofText(entry.leaf, index, proof, { size, note }, log?.verifier_key ?? ''),
     );
   }
-  const lines = witnessed ? await cosignaturesOf(db, tenantId, size, names) : [];
   const timestamp = outside.timestamped ? await timestampFrom(db, tenantId, size) : undefined;
   return {
     ready: true,
     checkpoint: { note, size },
     verifierKey: log?.verifier_key ?? '',
     proofs,
-    ...(witnessed ? { cosigned: note + lines.map((l) => l.line).join('') } : {}),
+    ...(witnessed ? { cosigned: await withCosignatures(db, tenantId, witnessed, names) } : {}),
     ...(timestamp ? { timestamp } : {}),
   };
 }

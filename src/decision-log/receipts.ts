@@ -59,12 +59,11 @@ async function logProofOf(
   const size = Number(checkpoint.size);
   const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
   const shown = logProofText(entry.leaf, index, proof, checkpoint, log?.verifier_key ?? '');
-  const lines = witnessed ? await cosignaturesOf(db, tenantId, size, names) : [];
   const timestamp = outside.timestamped ? await timestampFrom(db, tenantId, size) : undefined;
   return {
     ...shown,
     ...(witnessed
-      ? { cosigned_checkpoint: witnessed.note + lines.map((l) => l.line).join('') }
+      ? { cosigned_checkpoint: await withCosignatures(db, tenantId, witnessed, names) }
       : {}),
     ...(timestamp ? { timestamp } : {}),
   };
@@ -80,8 +79,18 @@ export async function cosignedCheckpoint(
   const names = policy.witnesses.map((w) => w.name);
   const witnessed = await newestWitnessed(db, tenantId, 0, names, policy.quorum);
   if (!witnessed) return undefined;
-  const lines = await cosignaturesOf(db, tenantId, Number(witnessed.size), names);
-  return witnessed.note + lines.map((l) => l.line).join('');
+  return withCosignatures(db, tenantId, witnessed, names);
+}
+
+/** A checkpoint's note with the named witnesses' cosignature lines after the log's signature. */
+export async function withCosignatures(
+  db: Executor,
+  tenantId: string,
+  checkpoint: { size: number | string; note: string },
+  witnesses: readonly string[],
+): Promise<string> {
+  const lines = await cosignaturesOf(db, tenantId, Number(checkpoint.size), witnesses);
+  return checkpoint.note + lines.map((l) => l.line).join('');
 }
 
 /**

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TimestampSettings } from '../platform/config.js';
+import { pemCertificates } from '../proof/index.js';
 
 /** The authorities checkpoints are time-stamped by, and the roots their tokens must chain to. */
 export interface TsaPolicy {
@@ -13,8 +14,6 @@ export interface TsaPolicy {
 export const noTimestamps: TsaPolicy = { urls: [], roots: [], intervalMs: 0, timeoutMs: 0 };
 
 export class TsaSettingsError extends Error {}
-
-const PEM = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
  * `LOG_TSA_URLS` and `LOG_TSA_CA_FILE`, read once: with authorities listed, the roots are
@@ -36,7 +35,7 @@ export function loadTsaPolicy(settings: TimestampSettings): TsaPolicy {
       `LOG_TSA_CA_FILE ${settings.caFile} cannot be read: ${(error as Error).message}`,
     );
   }
-  const roots = text.match(PEM) ?? [];
+  const roots = pemCertificates(text);
   if (roots.length === 0) {
     throw new TsaSettingsError(`LOG_TSA_CA_FILE ${settings.caFile} holds no PEM certificate`);
   }

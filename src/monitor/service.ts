@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import {
+  decodeBase64,
   type NoteVerifier,
   openCheckpoint,
   parseVerifierKey,
   verifyConsistency,
 } from '../proof/index.js';
+import { originHash } from '../witness/index.js';
 import { keepEvidence, type MonitorState, readState, writeState } from './state.js';
 
 /** Where a monitor reads a log: the service's API, with a key of the tenant whose log it is. */
@@ -130,8 +131,8 @@ async function againstSeen(
   }
   if (previous.size === 0) return undefined;
   const proof = await consistencyProof(api, previous.size, size);
-  const before = decodeBase64OrUndefined(previous.root);
-  const after = decodeBase64OrUndefined(root);
+  const before = decodeBase64(previous.root);
+  const after = decodeBase64(root);
   return proof && before && after && verifyConsistency(previous.size, size, proof, before, after)
     ? undefined
     : `split view: the checkpoint of size ${size} is not consistent with the one of size ${previous.size} seen before`;
@@ -147,7 +148,7 @@ async function againstWitness(
   rootHash: Uint8Array,
   options: MonitorOptions,
 ): Promise<MonitorReport['witnesses'][number]> {
-  const hash = createHash('sha256').update(origin).digest('hex');
+  const hash = originHash(origin);
   let note: string;
   try {
     const response = await fetch(`${url.replace(/\/+$/, '')}/${hash}/checkpoint`, {
@@ -203,9 +204,7 @@ async function consistencyProof(
     proof?: unknown;
   };
   if (!Array.isArray(answer.proof)) return undefined;
-  const hashes = answer.proof.map((h) =>
-    typeof h === 'string' ? decodeBase64OrUndefined(h) : undefined,
-  );
+  const hashes = answer.proof.map((h) => (typeof h === 'string' ? decodeBase64(h) : undefined));
   return hashes.every((h) => h !== undefined) ? (hashes as Uint8Array[]) : undefined;
 }
 
@@ -232,11 +231,4 @@ function apiOf(source: LogSource, timeoutMs: number) {
       return body.data;
     },
   };
-}
-
-/** Standard base64 to bytes; undefined for anything else. */
-function decodeBase64OrUndefined(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
-  const bytes = Buffer.from(text, 'base64');
-  return bytes.toString('base64') === text ? new Uint8Array(bytes) : undefined;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
-// Byte and text helpers shared by the proof formats. Internal: not re-exported from index.ts.
+// Byte and text helpers shared by the proof formats. Internal, but for `decodeBase64` (strict,
+// canonical base64), which index.ts gives the monitor as a check of its own.
 
 export function sha256(...parts: readonly Uint8Array[]): Uint8Array {
   const hash = createHash('sha256');

@@ -48,6 +48,7 @@ export {
   parseCosignerVerifierKey,
   type WitnessedCheckpoint,
 } from './cosignature.js';
+export { decodeBase64 } from './encoding.js';
 export {
   type EvidenceManifest,
   evidencePackFormat,
@@ -119,6 +120,7 @@ export {
 } from './receipt.js';
 export { type Failure, fail, ok, type Result } from './result.js';
 export {
+  pemCertificates,
   readTimestampResponse,
   type TimestampCheckOptions,
   timestampRequest,

@@ -19,6 +19,11 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { type Failure, fail, ok, type Result } from './result.js';
 
+/** The PEM certificates of a text (a roots file), each with its BEGIN and END lines. */
+export function pemCertificates(text: string): string[] {
+  return text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+}
+
 /** What a valid token states, once its signature, chain and imprint have been checked. */
 export interface VerifiedTimestamp {
   genTime: Date;
