@@ -136,6 +136,12 @@ export const cookieLeafFormat: LeafFormat<CookieLeafFields> = {
     categories: leaf.categories,
   }),
   opening: cookieOpening,
+  publishedOn: (leaf) => ({
+    what: 'configuration',
+    of: leaf.configurationId,
+    version: leaf.version,
+    sha256: leaf.contentSha256,
+  }),
 };
 
 /** What opens a cookie leaf: the visitor id, the evidence (address, agent, origin, locale), their salts. */

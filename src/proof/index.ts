@@ -67,6 +67,7 @@ export {
   type LeafFormat,
   type LeafLine,
   lineLeafFormat,
+  type PublishedOn,
   type StatedRecord,
 } from './leaf-format.js';
 export {
@@ -109,6 +110,16 @@ export {
   parseSignerKey,
   parseVerifierKey,
 } from './note-keys.js';
+export {
+  type PublicationLeafFields,
+  type PublishedText,
+  parsePublicationLeaf,
+  publicationCovers,
+  publicationLeafFormat,
+  publicationLeafHeader,
+  publicationLeafText,
+} from './publication-leaf.js';
+export { checkPublication, type VerifiedPublication } from './published.js';
 export {
   type ChannelOpening,
   type CookieOpening,

@@ -35,6 +35,21 @@ export interface LeafFormat<Fields = unknown> {
    * and the SHA-256 its leaf commits to, which an evidence pack's copy of the text must have.
    */
   shown?(receipt: Record<string, unknown>, leaf: Fields): { versionId: string; sha256: string };
+  /**
+   * For a record made on a published text: what its leaf names (the template or configuration,
+   * its version, the text's SHA-256), which a publication leaf before it must cover.
+   */
+  publishedOn?(leaf: Fields): PublishedOn;
+}
+
+/** A record made on a published text, as its leaf names it: what, its version, the text's hash. */
+export interface PublishedOn {
+  what: 'template' | 'configuration';
+  /** The template's id, or the configuration's. */
+  of: string;
+  version: number;
+  /** Hex SHA-256 of the text the record's leaf commits to. */
+  sha256: string;
 }
 
 /** One line of a line format: `<label> <value>`, the value kept in the field `field`. */

@@ -80,4 +80,10 @@ export const decisionLeafFormat: LeafFormat<LeafFields> = {
     ),
     sha256: leaf.contentSha256,
   }),
+  publishedOn: (leaf) => ({
+    what: 'template',
+    of: leaf.templateId,
+    version: leaf.version,
+    sha256: leaf.contentSha256,
+  }),
 };

@@ -3,6 +3,7 @@ import { encodeBase64 } from './encoding.js';
 import type { LeafFormat, StatedRecord } from './leaf-format.js';
 import type { NoteVerifier } from './note-keys.js';
 import { checkCosigned, checkTimestamp, type OutsidePolicy } from './outside.js';
+import { checkPublication, type VerifiedPublication } from './published.js';
 import { fail, ok, type Result } from './result.js';
 import { type VerifiedTlogProof, verifyTlogProof } from './tlog-proof.js';
 
@@ -73,6 +74,11 @@ export interface VerifiedReceipt<Fields = unknown> {
    * receipt's, the record's leaf being in it.
    */
   timestamp?: { readonly genTime: Date; readonly size: number };
+  /**
+   * For a record made on a published text, when the receipt shows it: the publication's leaf,
+   * proven in the log before the record's, of the text the record's leaf commits to.
+   */
+  publication?: VerifiedPublication;
 }
 
 /** What a receipt is checked against beyond the log's key (witnesses, time-stamps). */
@@ -112,6 +118,9 @@ export function verifyReceipt(
     if (leaf === undefined) continue;
     const checked = checkRecord(receipt, format, leaf, formats);
     if (!checked.ok) return checked;
+    const on = format.publishedOn?.(leaf);
+    const published = checkPublication(receipt.publication, proof.value, on);
+    if (!published.ok) return published;
     return ok({
       leafIndex: proof.value.index,
       checkpoint: proof.value.checkpoint,
@@ -122,6 +131,7 @@ export function verifyReceipt(
       record: format.record(leaf),
       witnesses: witnessed.value,
       ...(stamped.value ? { timestamp: stamped.value } : {}),
+      ...(published.value ? { publication: published.value } : {}),
     });
   }
   return fail(`the logged leaf is none of ${formats.map((f) => f.header).join(', ')}`);
