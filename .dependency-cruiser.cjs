@@ -27,6 +27,7 @@ const features = [
   'preference-centre',
   'products',
   'proof',
+  'publications',
   'records',
   'subjects',
   'templates',
@@ -44,7 +45,7 @@ const features = [
 const layers = [
   ['platform'],
   ['proof', 'journal', 'subjects', 'audit-trail'],
-  ['record-kinds'],
+  ['record-kinds', 'publications'],
   ['tenants', 'api-keys', 'accounts', 'products', 'partners', 'templates', 'witness', 'monitor'],
   ['decisions', 'erasure', 'cookies', 'channels', 'partner-blocks'],
   [

@@ -10,6 +10,7 @@ import { decisions } from '../decisions/index.js';
 import { tombstones } from '../erasure/index.js';
 import { partnerBlocks } from '../partner-blocks/index.js';
 import { preferenceCodes } from '../preference-centre/index.js';
+import { publications } from '../publications/index.js';
 import { defineRegistry } from '../record-kinds/index.js';
 import { versionEvents } from '../templates/index.js';
 
@@ -21,4 +22,5 @@ export const registry = defineRegistry(import.meta.url, [
   channelChanges.kind,
   partnerBlocks.kind,
   preferenceCodes,
+  publications,
 ]);

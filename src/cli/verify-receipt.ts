@@ -3,10 +3,12 @@ import {
   type CosignerVerifier,
   type LeafFormat,
   type PackVerdict,
+  type PublishedText,
   parseCosignerVerifierKey,
   parseVerifierKey,
   pemCertificates,
   type StatedRecord,
+  type VerifiedReceipt,
   verifyEvidencePackArchive,
   verifyReceipt,
 } from '../proof/index.js';
@@ -34,8 +36,27 @@ export type ReceiptVerdict =
        * earlier of the time-stamp's and the time the quorum of witnesses had cosigned.
        */
       exists_by?: string;
+      /**
+       * For a record made on a published text, when the receipt shows its publication: the
+       * publication's leaf, proven before the record's in the same log, and the text of it
+       * whose SHA-256 the record's leaf commits to.
+       */
+      published?: PublishedLink;
     }
   | { valid: false; reason: string };
+
+/** The publication a record was made on, as `verify-receipt` prints it. */
+export interface PublishedLink {
+  publication_id: string;
+  leaf_index: number;
+  published_at: string;
+  effective_at: string;
+  what: 'template' | 'configuration';
+  /** The template's id, or the configuration's. */
+  of: string;
+  version: number;
+  text: { locale: string; id: string; sha256: string };
+}
 
 /** The witnesses `verify-receipt` trusts (`--witness`, repeated) and how many must cosign. */
 export interface WitnessOptions {
@@ -102,6 +123,25 @@ export function verifyReceiptFile(
       : {}),
     ...(stampedAt ? { timestamped_at: stampedAt.toISOString() } : {}),
     ...(times.length > 0 ? { exists_by: new Date(Math.min(...times)).toISOString() } : {}),
+    ...(result.value.publication ? { published: linkOf(result.value) } : {}),
+  };
+}
+
+/** The verified publication of a receipt, and its text the record commits to. */
+function linkOf({ publication, format, leaf }: VerifiedReceipt): PublishedLink | undefined {
+  if (!publication) return undefined;
+  const p = publication.leaf;
+  const sha256 = format.publishedOn?.(leaf)?.sha256;
+  const text = p.texts.find((t) => t.sha256 === sha256) ?? (p.texts[0] as PublishedText);
+  return {
+    publication_id: p.recordId,
+    leaf_index: publication.leafIndex,
+    published_at: p.time,
+    effective_at: p.effective,
+    what: p.what,
+    of: p.of,
+    version: p.version,
+    text: { locale: text.locale, id: text.id, sha256: text.sha256 },
   };
 }
 

@@ -3,6 +3,7 @@ import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
+import { logPublication } from '../publications/index.js';
 import { fourEyesBar, fourEyesMessage } from '../templates/index.js';
 import { getTenantSettings } from '../tenants/index.js';
 import {
@@ -285,6 +286,16 @@ export async function publishConfiguration(
     updated_at: now,
   });
   await updateConfigurationRow(trx, tenantId, row.id, { published_at: now, updated_at: now });
+  // Its content is one canonical JSON for every locale: one text, which a choice commits to.
+  await logPublication(trx, tenantId, {
+    what: 'configuration',
+    of: row.id,
+    version: Number(row.version),
+    publishedAt: now,
+    effectiveAt: now,
+    texts: [{ locale: '*', id: row.id, sha256: row.content_sha256, file: null }],
+    partners: [],
+  });
   const next = { ...row, published_at: now, updated_at: now };
   await step(trx, next, 'published', by, null, {
     replaced: system.published_configuration_id,

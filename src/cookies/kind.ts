@@ -12,6 +12,7 @@ import {
   type LogProof,
   logProof,
   type OpenedPersonal,
+  publishedOnLeaf,
   type RecordKind,
 } from '../record-kinds/index.js';
 import { findCookieDecisionRow, findCookieDecisionsByIds } from './decisions-repository.js';
@@ -164,6 +165,7 @@ export const cookieChoices = {
     },
     find: findCookieDecisionRow,
     present: cookieReceipt,
+    publishedOn: publishedOnLeaf(cookieLeafFormat),
   },
   events: {
     types: {

@@ -1,11 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
-import { consistencyPlan, formatTlogProof, inclusionPlan } from '../proof/index.js';
+import {
+  consistencyPlan,
+  formatTlogProof,
+  inclusionPlan,
+  type PublishedOn,
+} from '../proof/index.js';
+import { publicationsOf } from '../publications/index.js';
 import type { KindReceipt, LogProof, OpenedPersonal } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type OpenedRecord, personalReader, type SealedRecord } from '../subjects/index.js';
-import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
+import {
+  findEntriesByRecords,
+  findEntryByRecord,
+  findLog,
+  latestCheckpoint,
+} from './repository.js';
 import { proofFrom } from './service.js';
 import { firstTimestampFrom } from './timestamp-repository.js';
 import { noWitnesses, type WitnessPolicy } from './witness-list.js';
@@ -35,14 +46,16 @@ const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
  * What every receipt carries, whatever record it proves: the record's leaf, its inclusion proof
  * under the latest checkpoint, and the same as tlog-proof text. With witnesses, the proof is
  * under the newest checkpoint that a quorum of them cosigned, when one covers the leaf, and
- * `cosigned_checkpoint` is that checkpoint with their cosignatures. Undefined while the leaf
- * waits for the integrator.
+ * `cosigned_checkpoint` is that checkpoint with their cosignatures. For a record made on a
+ * published text, `publication` is the leaf of that text's publication before it, proven under
+ * the same checkpoint. Undefined while the leaf waits for the integrator.
  */
 async function logProofOf(
   db: Executor,
   tenantId: string,
   recordId: string,
   outside: OutsideProofs,
+  publishedOn?: (leaf: string) => PublishedOn | undefined,
 ): Promise<LogProof | undefined> {
   const policy = outside.witnesses;
   const entry = await findEntryByRecord(db, tenantId, recordId);
@@ -60,13 +73,38 @@ async function logProofOf(
   const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
   const shown = logProofText(entry.leaf, index, proof, checkpoint, log?.verifier_key ?? '');
   const timestamp = outside.timestamped ? await timestampFrom(db, tenantId, size) : undefined;
+  const on = publishedOn?.(entry.leaf);
+  const publication = on ? await publicationBefore(db, tenantId, on, index, size) : undefined;
   return {
     ...shown,
     ...(witnessed
       ? { cosigned_checkpoint: await withCosignatures(db, tenantId, witnessed, names) }
       : {}),
     ...(timestamp ? { timestamp } : {}),
+    ...(publication ? { publication } : {}),
   };
+}
+
+/**
+ * The leaf of the newest publication of a text before the record at `index`, with its inclusion
+ * proof in a tree of `size`; none for a text published before publications were logged.
+ */
+async function publicationBefore(
+  db: Executor,
+  tenantId: string,
+  on: PublishedOn,
+  index: number,
+  size: number,
+) {
+  const ids = await publicationsOf(db, tenantId, on);
+  if (ids.length === 0) return undefined;
+  const before = (await findEntriesByRecords(db, tenantId, ids))
+    .filter((entry) => Number(entry.idx) < index)
+    .sort((a, b) => Number(b.idx) - Number(a.idx))[0];
+  if (!before) return undefined;
+  const leafIndex = Number(before.idx);
+  const proof = await proofFrom(db, tenantId, inclusionPlan(leafIndex, size));
+  return { leaf: before.leaf, leaf_index: leafIndex, inclusion_proof: proof.map(base64) };
 }
 
 /** The newest checkpoint a quorum of the witnesses cosigned, with their lines; none without. */
@@ -145,7 +183,7 @@ export async function receiptOf<Row extends SealedRecord>(
 ): Promise<ReceiptResult> {
   const record = await kind.find(db, tenantId, recordId.toLowerCase());
   if (!record) throw new AppError('notFound', { message: kind.route.notFound });
-  const proof = await logProofOf(db, tenantId, record.id, outside);
+  const proof = await logProofOf(db, tenantId, record.id, outside, kind.publishedOn);
   if (!proof) return { ready: false };
   const [opened] = await personalReader(db, vault, tenantId)([record]);
   return { ready: true, receipt: kind.present(record, proof, openedOnly(opened)) };

@@ -6,7 +6,13 @@
  */
 import { Type } from 'typebox';
 import { decisionLeafFormat, parseLeaf } from '../proof/index.js';
-import { CustomerIdOrNull, EventVia, LogIndex, type RecordKind } from '../record-kinds/index.js';
+import {
+  CustomerIdOrNull,
+  EventVia,
+  LogIndex,
+  publishedOnLeaf,
+  type RecordKind,
+} from '../record-kinds/index.js';
 import { lapsedEventType } from './lapse-events.js';
 import { committedLeaf, leafOfDecision } from './leaf.js';
 import { decisionReceipt, Receipt } from './receipt.js';
@@ -88,6 +94,7 @@ export const decisions = {
     },
     find: findDecisionWithTemplate,
     present: decisionReceipt,
+    publishedOn: publishedOnLeaf(decisionLeafFormat),
   },
   evidence: {
     list: findSubjectDecisionsWithTemplate,

@@ -15,7 +15,7 @@ import type { TObject, TSchema } from 'typebox';
 import type { AuditEntry } from '../audit-trail/index.js';
 import type { NewEvent, NewLeaf } from '../journal/index.js';
 import type { Executor, Trx } from '../platform/db.js';
-import type { LeafFormat } from '../proof/index.js';
+import type { LeafFormat, PublishedOn } from '../proof/index.js';
 import type {
   OpenedRecord,
   OpenSubject,
@@ -194,6 +194,19 @@ export interface KindReceipt<Row = never> {
   route: ReceiptRoute;
   find(db: Executor, tenantId: string, id: string): Promise<Row | undefined>;
   present(row: Row, proof: LogProof, personal: OpenedPersonal): unknown;
+  /**
+   * For a record made on a published text: what its logged leaf names (the receipt then shows
+   * the publication leaf before it, `publishedOnLeaf`).
+   */
+  publishedOn?(leaf: string): PublishedOn | undefined;
+}
+
+/** What a leaf of this format names of the published text its record was made on. */
+export function publishedOnLeaf<Fields>(format: LeafFormat<Fields>) {
+  return (text: string): PublishedOn | undefined => {
+    const leaf = format.parse(text);
+    return leaf === undefined ? undefined : format.publishedOn?.(leaf);
+  };
 }
 
 /**

@@ -44,6 +44,26 @@ export function logProof(leafFormat: string) {
         },
       ),
     ),
+    publication: Type.Optional(
+      Type.Object(
+        {
+          leaf: Type.String({
+            description: 'The publication leaf (UTF-8 text, consent-log/publication/v1)',
+          }),
+          leaf_index: Type.Integer({ minimum: 0, description: "Before the record's own" }),
+          inclusion_proof: Type.Array(Base64Hash, {
+            description: "Its RFC 6962 inclusion proof under the receipt's checkpoint",
+          }),
+        },
+        {
+          description:
+            'For a record made on a published text (a version, a cookie configuration): the ' +
+            'leaf its publication left in the log before the record, stating the SHA-256 of the ' +
+            "text the record's leaf commits to. Absent for a text published before publications " +
+            'were logged.',
+        },
+      ),
+    ),
   };
 }
 export type LogProof = Static<Type.TObject<ReturnType<typeof logProof>>>;

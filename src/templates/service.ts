@@ -10,6 +10,7 @@ import { queuePublished } from './events.js';
 import { deleteContentFile } from './file-repository.js';
 import { findScheduledOf, findValidityAsOf } from './lifecycle-repository.js';
 import { localeOf } from './locales.js';
+import { logReleasePublication } from './publication.js';
 import {
   deleteVariant,
   findLatestPublished,
@@ -165,9 +166,8 @@ export async function publishDraft(
   if (draft.status !== from) throw notIn(draft, from);
   await lockPublishes(trx, draft.tenant_id, draft.template_id);
   // A draft saved before the rule below may be empty; it is not published either.
-  for (const variant of await listVariantsOf(trx, draft.tenant_id, draft.id)) {
-    assertVisible(variant.content_html);
-  }
+  const variants = await listVariantsOf(trx, draft.tenant_id, draft.id);
+  for (const variant of variants) assertVisible(variant.content_html);
   const scheduled = await findScheduledOf(trx, draft.tenant_id, draft.template_id);
   if (scheduled) {
     throw new AppError('conflict', {
@@ -195,6 +195,7 @@ export async function publishDraft(
     updated_at: now,
   };
   await queuePublished(trx, published, templateCode, publishedAt > now);
+  await logReleasePublication(trx, published, variants, now);
   return published;
 }
 

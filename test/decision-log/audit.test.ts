@@ -16,7 +16,10 @@ import { stores } from '../helpers/stores.js';
 
 const b64 = (text: string) => new Uint8Array(Buffer.from(text, 'base64'));
 
-/** A tenant with 12 decisions appended in three batches (three checkpoints: 5, 9 and 12). */
+/**
+ * A tenant whose version's publication leaf comes first, then 12 decisions appended in three
+ * batches (three checkpoints: 6, 10 and 13).
+ */
 async function loggedTenant(t: TestApp) {
   const a = await seedTenant(t.db);
   const code = await seedTemplate(t.db, a.tenant.id);
@@ -84,10 +87,10 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
       .where('idx', '=', idx)
       .executeTakeFirstOrThrow();
 
-  it('an untouched log audits clean: 12 entries, 3 checkpoints, no finding', async () => {
+  it('an untouched log audits clean: 13 entries (a publication, 12 decisions), 3 checkpoints, no finding', async () => {
     const report = await auditLog(t.db, t.vault, registry, a.tenant.id);
     expect(report).toMatchObject({
-      entries: 12,
+      entries: 13,
       checkpoints: 3,
       erased_records: 0,
       ok: true,
@@ -109,7 +112,26 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
     );
     expect(report.ok).toBe(false);
     expect(report.findings).toEqual([
-      expect.objectContaining({ kind: 'record-differs-from-leaf', index: 2, record_id: target }),
+      expect.objectContaining({ kind: 'record-differs-from-leaf', index: 3, record_id: target }),
+    ]);
+  });
+
+  it('an edited publication row is named: the text it states is not the one logged', async () => {
+    const row = await t.db
+      .selectFrom('publications')
+      .selectAll()
+      .where('tenant_id', '=', a.tenant.id)
+      .executeTakeFirstOrThrow();
+    const texts = row.texts.replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${'0'.repeat(64)}"`);
+    expect(texts).not.toBe(row.texts);
+    const set = (value: string) =>
+      t.db.updateTable('publications').set({ texts: value }).where('id', '=', row.id).execute();
+    const report = await auditWith(
+      () => set(texts),
+      () => set(row.texts),
+    );
+    expect(report.findings).toEqual([
+      expect.objectContaining({ kind: 'record-differs-from-leaf', index: 0, record_id: row.id }),
     ]);
   });
 
@@ -125,7 +147,7 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
       () => t.db.insertInto('decisions').values(row).execute(),
     );
     expect(report.findings).toEqual([
-      expect.objectContaining({ kind: 'record-removed', index: 7, record_id: target }),
+      expect.objectContaining({ kind: 'record-removed', index: 8, record_id: target }),
     ]);
   });
 
@@ -198,7 +220,7 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
       .selectFrom('tlog_checkpoints')
       .selectAll()
       .where('log_id', '=', a.tenant.id)
-      .where('size', '=', 9)
+      .where('size', '=', 10)
       .executeTakeFirstOrThrow();
     const forged = checkpoint.note.replace(
       /— (\S+) (.)/,
@@ -210,18 +232,18 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
           .updateTable('tlog_checkpoints')
           .set({ note: forged })
           .where('log_id', '=', a.tenant.id)
-          .where('size', '=', 9)
+          .where('size', '=', 10)
           .execute(),
       () =>
         t.db
           .updateTable('tlog_checkpoints')
           .set({ note: checkpoint.note })
           .where('log_id', '=', a.tenant.id)
-          .where('size', '=', 9)
+          .where('size', '=', 10)
           .execute(),
     );
     expect(report.findings).toEqual([
-      expect.objectContaining({ kind: 'checkpoint-signature-invalid', size: 9 }),
+      expect.objectContaining({ kind: 'checkpoint-signature-invalid', size: 10 }),
     ]);
   });
 
@@ -255,37 +277,37 @@ describe.each(stores)('a log rolled back and rewritten on $name', (store) => {
   it('audit names the cut; an earlier receipt still verifies, and its checkpoint is not consistent with the rewritten log', async () => {
     const { a, receipts } = await loggedTenant(t);
     const logId = a.tenant.id;
-    // The receipt a customer kept: their decision, under the checkpoint of size 9.
+    // The receipt a customer kept: their decision, under the checkpoint of size 10.
     const kept = receipts[1] as (typeof receipts)[number];
-    expect(kept.tree_size).toBe(9);
+    expect(kept.tree_size).toBe(10);
     const vkey = parseVerifierKey(testLogKeys.verifierKey);
     if (!vkey.ok) throw new Error(vkey.reason);
 
-    // Back to size 5, as from an old backup of the log's tables, then 6 other leaves appended
-    // and signed with the key: size 11, which no earlier checkpoint had.
+    // Back to size 6, as from an old backup of the log's tables, then 6 other leaves appended
+    // and signed with the key: size 12, which no earlier checkpoint had.
     await t.db
       .deleteFrom('tlog_entries')
       .where('log_id', '=', logId)
-      .where('idx', '>=', 5)
+      .where('idx', '>=', 6)
       .execute();
-    // Every node that a leaf from index 5 on completed goes with it.
+    // Every node that a leaf from index 6 on completed goes with it.
     for (let level = 0, width = 1; level < 5; level += 1, width *= 2) {
       await t.db
         .deleteFrom('tlog_nodes')
         .where('log_id', '=', logId)
         .where('level', '=', level)
-        .where('idx', '>=', Math.ceil(6 / width) - 1)
+        .where('idx', '>=', Math.ceil(7 / width) - 1)
         .execute();
     }
-    const five = await t.db
+    const six = await t.db
       .selectFrom('tlog_checkpoints')
       .selectAll()
       .where('log_id', '=', logId)
-      .where('size', '=', 5)
+      .where('size', '=', 6)
       .executeTakeFirstOrThrow();
     await t.db
       .updateTable('tlog_state')
-      .set({ size: 5, root: five.root })
+      .set({ size: 6, root: six.root })
       .where('log_id', '=', logId)
       .execute();
     for (let i = 0; i < 6; i += 1) {
@@ -310,18 +332,18 @@ describe.each(stores)('a log rolled back and rewritten on $name', (store) => {
     }
     const signer = parseSignerKey(testLogKeys.signerKey);
     if (!signer.ok) throw new Error(signer.reason);
-    expect(await appendBatch(t.db, logId, signer.value)).toMatchObject({ appended: 6, size: 11 });
+    expect(await appendBatch(t.db, logId, signer.value)).toMatchObject({ appended: 6, size: 12 });
 
     const report = await auditLog(t.db, t.vault, registry, logId);
     expect(report.ok).toBe(false);
     expect(report.findings).toContainEqual(
-      expect.objectContaining({ kind: 'checkpoint-root-mismatch', size: 9 }),
+      expect.objectContaining({ kind: 'checkpoint-root-mismatch', size: 10 }),
     );
     expect(report.findings).toContainEqual(
-      expect.objectContaining({ kind: 'checkpoint-beyond-log', size: 12 }),
+      expect.objectContaining({ kind: 'checkpoint-beyond-log', size: 13 }),
     );
     expect(report.findings).toContainEqual(
-      expect.objectContaining({ kind: 'checkpoints-inconsistent', size: 11 }),
+      expect.objectContaining({ kind: 'checkpoints-inconsistent', size: 12 }),
     );
     // The decisions cut from the log are found too.
     expect(report.findings.filter((f) => f.kind === 'record-not-logged')).toHaveLength(7);
@@ -331,15 +353,15 @@ describe.each(stores)('a log rolled back and rewritten on $name', (store) => {
     await t.db
       .deleteFrom('tlog_checkpoints')
       .where('log_id', '=', logId)
-      .where('size', 'in', [9, 12])
+      .where('size', 'in', [10, 13])
       .execute();
-    // The receipt from before (size 9) still verifies on its own...
+    // The receipt from before (size 10) still verifies on its own...
     expect(verifyTlogProof(kept.tlog_proof, [vkey.value]).ok).toBe(true);
     // ...and the log now served cannot prove it grew from that checkpoint.
     const now = json(
       await t.app.inject({ method: 'GET', url: '/api/v1/log/checkpoint', headers: a.headers }),
     ).data;
-    expect(now.size).toBe(11);
+    expect(now.size).toBe(12);
     const proof = await t.app.inject({
       method: 'GET',
       url: `/api/v1/log/consistency?from=${kept.tree_size}&to=${now.size}`,

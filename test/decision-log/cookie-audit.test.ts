@@ -104,7 +104,8 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
 
   it('is clean: every leaf, decisions and cookie decisions, matches its record', async () => {
     expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
-      entries: 12,
+      // The configuration's and the version's publications, then 6 decisions and 6 choices.
+      entries: 14,
       checkpoints: 2,
       erased_records: 0,
       ok: true,

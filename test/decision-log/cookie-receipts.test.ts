@@ -243,6 +243,19 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
       marketing: false,
     });
     const body = json(await get(`/api/v1/cookie-decisions/${id}/receipt?wait=true`));
+    const row = await t.db
+      .selectFrom('publications')
+      .select(['id', 'published_at'])
+      .where('tenant_id', '=', a.tenant.id)
+      .where('of_id', '=', site.configurationId)
+      .executeTakeFirstOrThrow();
+    const entry = await t.db
+      .selectFrom('tlog_entries')
+      .select('idx')
+      .where('log_id', '=', a.tenant.id)
+      .where('record_id', '=', row.id)
+      .executeTakeFirstOrThrow();
+    const published = { ...row, index: Number(entry.idx) };
     const file = join(dir, `receipt-${store.name}.json`);
     writeFileSync(file, JSON.stringify(body));
     const result = await runCli(['verify-receipt', file, '--key', testLogKeys.verifierKey], {});
@@ -263,6 +276,18 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
         method: 'custom',
         categories: { analytics: true, marketing: false, necessary: true },
       },
+      // The configuration's publication, logged before the choice: its one text is the content
+      // whose SHA-256 the choice commits to.
+      published: {
+        publication_id: published.id,
+        leaf_index: published.index,
+        published_at: published.published_at,
+        effective_at: published.published_at,
+        what: 'configuration',
+        of: site.configurationId,
+        version: site.version,
+        text: { locale: '*', id: site.configurationId, sha256: contentSha256 },
+      },
     });
 
     const tampered = structuredClone(body);
@@ -276,6 +301,20 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
     expect(refused.code, showResult(refused)).toBe(1);
     expect(refused.stderr).toBe(
       "The receipt does not verify: the receipt's categories is not the one in the log\n",
+    );
+
+    // A publication leaf with a byte changed is not the one in the log.
+    const otherText = structuredClone(body);
+    otherText.data.publication.leaf = body.data.publication.leaf.replace('text * ', 'text en ');
+    const otherFile = join(dir, `other-publication-${store.name}.json`);
+    writeFileSync(otherFile, JSON.stringify(otherText));
+    const unlinked = await runCli(
+      ['verify-receipt', otherFile, '--key', testLogKeys.verifierKey],
+      {},
+    );
+    expect(unlinked.code, showResult(unlinked)).toBe(1);
+    expect(unlinked.stderr).toBe(
+      "The receipt does not verify: the receipt's publication is not in the log under the receipt's checkpoint\n",
     );
   });
 
@@ -299,6 +338,7 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
       'verifier_key',
       'cosigned_checkpoint',
       'timestamp',
+      'publication',
       'opening',
     ]);
   });

@@ -219,6 +219,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0029-lapse-progress',
       '0030-log-epochs',
       '0031-log-witnesses',
+      '0032-publications',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

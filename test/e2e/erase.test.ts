@@ -58,8 +58,9 @@ describe.concurrent.each(stores)(
             data: { verifier_key: string };
           }
         ).data.verifier_key;
+        // The version's publication and the two decisions.
         expect(
-          await pollUntil(async () => ((await logSize()) === 2 ? true : undefined), {
+          await pollUntil(async () => ((await logSize()) === 3 ? true : undefined), {
             timeoutMs: budget(10_000),
           }),
         ).toBe(true);
@@ -83,7 +84,7 @@ describe.concurrent.each(stores)(
         );
         // The tombstone joins the log within the integrator's interval.
         expect(
-          await pollUntil(async () => ((await logSize()) === 3 ? true : undefined), {
+          await pollUntil(async () => ((await logSize()) === 4 ? true : undefined), {
             timeoutMs: budget(10_000),
           }),
         ).toBe(true);
@@ -93,7 +94,7 @@ describe.concurrent.each(stores)(
         const audit = await runCli(['audit', '--tenant', running.p.alias], running.server.env);
         expect(audit.code, showResult(audit)).toBe(0);
         expect(JSON.parse(audit.stdout)).toMatchObject({
-          entries: 3,
+          entries: 4,
           erased_records: 2,
           ok: true,
           findings: [],

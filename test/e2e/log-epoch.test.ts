@@ -70,17 +70,18 @@ describe('a restore behind signed checkpoints, on SQLite', () => {
     const key = (
       (await (await api('/api/v1/log/key')).json()) as { data: { verifier_key: string } }
     ).data.verifier_key;
-    expect((await decide(['a', 'b', 'c'])).data.tree_size).toBe(3);
+    // The version provisioned left its publication leaf first: 1 + 3 decisions.
+    expect((await decide(['a', 'b', 'c'])).data.tree_size).toBe(4);
     const backupFile = join(store.dir, 'backup.db');
     const backup = await runCli(['backup', '--to', backupFile], env, { cwd: store.dir });
     expect(backup.code, showResult(backup)).toBe(0);
-    // Given out after the backup: a receipt under a checkpoint of size 6.
+    // Given out after the backup: a receipt under a checkpoint of size 7.
     const later = await decide(['d', 'e', 'f']);
-    expect(later.data.tree_size).toBe(6);
+    expect(later.data.tree_size).toBe(7);
     const origin = later.data.checkpoint.split('\n')[0] as string;
     // Remembered beside the signing key, outside the store.
     const signed = JSON.parse(readFileSync(join(store.dir, 'log-checkpoints.json'), 'utf8'));
-    expect(signed[origin]).toMatchObject({ size: 6 });
+    expect(signed[origin]).toMatchObject({ size: 7 });
 
     await (server as ServerProcess).stop(budget(10_000));
     server = undefined;
@@ -90,7 +91,7 @@ describe('a restore behind signed checkpoints, on SQLite', () => {
     const refused = await runCli(['serve'], env, { cwd: store.dir });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      `The store is behind checkpoints this service already signed (log ${origin.split('/').at(-1)} holds 3 entries, but a checkpoint of size 6 was signed under ${origin})`,
+      `The store is behind checkpoints this service already signed (log ${origin.split('/').at(-1)} holds 4 entries, but a checkpoint of size 7 was signed under ${origin})`,
     );
     expect(refused.stderr).toContain('consent-service log new-epoch --tenant ALIAS');
 
@@ -108,8 +109,8 @@ describe('a restore behind signed checkpoints, on SQLite', () => {
     expect(epoch).toMatchObject({
       previous_origin: origin,
       origin: `${origin}/epoch/2`,
-      previous_signed: { size: 6 },
-      restored: { size: 3 },
+      previous_signed: { size: 7 },
+      restored: { size: 4 },
     });
 
     // The statement verifies with the log's key alone, and not once changed.
@@ -121,10 +122,10 @@ describe('a restore behind signed checkpoints, on SQLite', () => {
       valid: true,
       previous_origin: origin,
       origin: `${origin}/epoch/2`,
-      previous_signed: { size: 6 },
-      restored: { size: 3 },
+      previous_signed: { size: 7 },
+      restored: { size: 4 },
     });
-    writeFileSync(statementFile, epoch.statement.replace('restored 3 ', 'restored 2 '));
+    writeFileSync(statementFile, epoch.statement.replace('restored 4 ', 'restored 3 '));
     const tampered = await runCli(['verify-epoch', statementFile, '--key', key], {});
     expect(tampered.code).toBe(1);
 
@@ -136,7 +137,7 @@ describe('a restore behind signed checkpoints, on SQLite', () => {
 
     server = await startServer({ store, port, env });
     const next = await decide(['g']);
-    expect(next.data.tree_size).toBe(4);
+    expect(next.data.tree_size).toBe(5);
     expect(next.data.checkpoint.split('\n')[0]).toBe(`${origin}/epoch/2`);
     const audit = await runCli(['audit', '--tenant', p.alias], env, { cwd: store.dir });
     expect(audit.code, showResult(audit)).toBe(0);

@@ -490,20 +490,32 @@ describe('two serve processes on one PostgreSQL database', () => {
         { timeoutMs: budget(10_000), intervalMs: 100 },
       );
       expect(drained, 'the queue of the decision log drains').toBe(true);
-      const { checkpoints, entries, decisions, vkey } = await withStore(store, async (db) => ({
-        checkpoints: await db.selectFrom('tlog_checkpoints').selectAll().orderBy('size').execute(),
-        entries: await db
-          .selectFrom('tlog_entries')
-          .select(['idx', 'record_id'])
-          .orderBy('idx')
-          .execute(),
-        decisions: await db.selectFrom('decisions').select('id').execute(),
-        vkey: (await db.selectFrom('tlog_logs').select('verifier_key').executeTakeFirstOrThrow())
-          .verifier_key,
-      }));
-      expect(entries.length).toBe(decisions.length);
+      const { checkpoints, entries, decisions, publications, vkey } = await withStore(
+        store,
+        async (db) => ({
+          checkpoints: await db
+            .selectFrom('tlog_checkpoints')
+            .selectAll()
+            .orderBy('size')
+            .execute(),
+          entries: await db
+            .selectFrom('tlog_entries')
+            .select(['idx', 'record_id'])
+            .orderBy('idx')
+            .execute(),
+          decisions: await db.selectFrom('decisions').select('id').execute(),
+          publications: await db.selectFrom('publications').select('id').execute(),
+          vkey: (await db.selectFrom('tlog_logs').select('verifier_key').executeTakeFirstOrThrow())
+            .verifier_key,
+        }),
+      );
+      // Every decision, and the publication of each version they were made on, once.
+      expect(publications.length).toBeGreaterThan(0);
+      expect(entries.length).toBe(decisions.length + publications.length);
       expect(entries.map((e) => Number(e.idx))).toEqual(entries.map((_, i) => i));
-      expect(new Set(entries.map((e) => e.record_id))).toEqual(new Set(decisions.map((d) => d.id)));
+      expect(new Set(entries.map((e) => e.record_id))).toEqual(
+        new Set([...publications, ...decisions].map((d) => d.id)),
+      );
       // Several batches were appended, so checkpoints of many sizes exist, none twice.
       expect(checkpoints.length).toBeGreaterThan(1);
       expect(new Set(checkpoints.map((c) => Number(c.size))).size).toBe(checkpoints.length);

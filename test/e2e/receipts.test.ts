@@ -48,13 +48,22 @@ describe.concurrent.each(stores)(
 
         const result = await verify(receiptFile);
         expect(result.code, showResult(result)).toBe(0);
-        expect(JSON.parse(result.stdout)).toMatchObject({
+        const verdict = JSON.parse(result.stdout);
+        // The version's publication leaf came first, and the verdict ties the decision to it.
+        expect(verdict).toMatchObject({
           valid: true,
-          leaf_index: 0,
-          tree_size: 1,
+          leaf_index: 1,
+          tree_size: 2,
           opened: true,
           record: { decision_id: decisionId, decision: 'given', version: 1 },
+          published: {
+            leaf_index: 0,
+            what: 'template',
+            version: 1,
+            text: { id: running.p.versionId, sha256: verdict.record.content_sha256 },
+          },
         });
+        expect(verdict.published.of).toBe(verdict.record.template_id);
 
         // The key from a file, and the receipt as tlog-proof text, work the same.
         const keyFile = join(running.store.dir, 'log.vkey');
@@ -84,7 +93,7 @@ describe.concurrent.each(stores)(
           'a changed proof',
           (r: typeof receipt) => ({
             ...r,
-            tlog_proof: r.tlog_proof.replace(/\nindex 0\n/, '\nindex 1\n'),
+            tlog_proof: r.tlog_proof.replace(/\nindex 1\n/, '\nindex 0\n'),
           }),
         ],
         [
@@ -115,7 +124,7 @@ describe.concurrent.each(stores)(
         const clean = await runCli(['audit', '--tenant', running.p.alias], running.server.env);
         expect(clean.code, showResult(clean)).toBe(0);
         expect(clean.stderr).toBe('');
-        expect(JSON.parse(clean.stdout)).toMatchObject({ entries: 1, ok: true, findings: [] });
+        expect(JSON.parse(clean.stdout)).toMatchObject({ entries: 2, ok: true, findings: [] });
         const id = (receipt.decision as { decision_id: string }).decision_id;
         await withStore(running.store, (db) =>
           db.updateTable('decisions').set({ decision: 'reject' }).where('id', '=', id).execute(),
@@ -126,7 +135,7 @@ describe.concurrent.each(stores)(
           'The audit found 1 problem(s) in the log: record-differs-from-leaf.\n',
         );
         expect(JSON.parse(tampered.stdout).findings).toEqual([
-          expect.objectContaining({ kind: 'record-differs-from-leaf', index: 0, record_id: id }),
+          expect.objectContaining({ kind: 'record-differs-from-leaf', index: 1, record_id: id }),
         ]);
         await withStore(running.store, (db) =>
           db.updateTable('decisions').set({ decision: 'given' }).where('id', '=', id).execute(),

@@ -19,8 +19,8 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0031-log-witnesses',
-  tables: ['tlog_witness_state', 'tlog_cosignatures', 'tlog_timestamps'],
+  name: '0032-publications',
+  tables: ['publications'],
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {

@@ -148,6 +148,7 @@ describe.each(stores)('the leaves the service logs for a decision on $name', (st
   let templateId: string;
   const userAgent = 'FormatTest/1.0 (fixed)';
   const customer = 'c-formats-1';
+  let locale: string;
 
   beforeAll(async () => {
     // A long interval: the tests decide when leaves are appended (`?wait=true` runs a pass).
@@ -158,13 +159,13 @@ describe.each(stores)('the leaves the service logs for a decision on $name', (st
       content_html: '<p>Consent text</p>',
     });
     versionId = version.consent_version_id;
-    templateId = (
-      await t.db
-        .selectFrom('template_versions')
-        .select('template_id')
-        .where('id', '=', versionId)
-        .executeTakeFirstOrThrow()
-    ).template_id;
+    const variant = await t.db
+      .selectFrom('template_versions')
+      .select(['template_id', 'locale'])
+      .where('id', '=', versionId)
+      .executeTakeFirstOrThrow();
+    templateId = variant.template_id;
+    locale = variant.locale;
   });
   afterAll(async () => {
     await t.close();
@@ -173,7 +174,7 @@ describe.each(stores)('the leaves the service logs for a decision on $name', (st
   const get = (url: string) =>
     t.app.inject({ method: 'GET', url, headers: { ...a.headers, 'user-agent': userAgent } });
 
-  it("a decision's receipt carries the documented leaf of its record and opening; the log's first root is its leaf hash; an erasure appends the documented tombstone", async () => {
+  it("a decision's receipt carries the documented leaf of its record and opening, after its version's documented publication leaf; an erasure appends the documented tombstone", async () => {
     const decided = await apiOf(t.app, { ...a.headers, 'user-agent': userAgent }).decide(
       customer,
       versionId,
@@ -196,11 +197,33 @@ describe.each(stores)('the leaves the service logs for a decision on $name', (st
       `subject ${expectedSubject}\n` +
       `evidence ${documentedEvidence(eSalt, a.apiKey.id, '127.0.0.1', userAgent)}\n`;
     expect(receipt.leaf).toBe(expectedLeaf);
-    expect(receipt).toMatchObject({ leaf_index: 0, tree_size: 1 });
+    // The version's publication came first: its documented leaf, before the decision's.
+    const published = await t.db
+      .selectFrom('publications')
+      .select(['id', 'published_at'])
+      .where('tenant_id', '=', a.tenant.id)
+      .executeTakeFirstOrThrow();
+    const expectedPublication =
+      'consent-log/publication/v1\n' +
+      `record ${published.id}\n` +
+      `time ${published.published_at}\n` +
+      `effective ${published.published_at}\n` +
+      `template ${templateId} 1\n` +
+      `text ${locale} ${versionId} sha256:e29b7d2e22b31f02ce9c520c6a8a70c0d2749340a1b15e11e9614e8a384f954f file:-\n` +
+      'partners -\n';
+    expect(receipt).toMatchObject({ leaf_index: 1, tree_size: 2 });
+    expect(receipt.publication).toEqual({
+      leaf: expectedPublication,
+      leaf_index: 0,
+      inclusion_proof: [documentedLeafHash(expectedLeaf).toString('base64')],
+    });
     const first = json(await get('/api/v1/log/checkpoint')).data;
     expect(first).toMatchObject({
-      size: 1,
-      root_hash: documentedLeafHash(expectedLeaf).toString('base64'),
+      size: 2,
+      root_hash: documentedNodeHash(
+        documentedLeafHash(expectedPublication),
+        documentedLeafHash(expectedLeaf),
+      ).toString('base64'),
     });
 
     const erased = await eraseCustomer(t.db, t.vault, registry, a.tenant.id, customer, {
@@ -228,14 +251,17 @@ describe.each(stores)('the leaves the service logs for a decision on $name', (st
     if (!signer.ok) throw new Error(signer.reason);
     expect(await appendBatch(t.db, a.tenant.id, signer.value)).toMatchObject({
       appended: 1,
-      size: 2,
+      size: 3,
     });
-    // The tree of the two has the documented root.
+    // The tree of the three has the documented root (RFC 6962: the first two, then the third).
     const second = json(await get('/api/v1/log/checkpoint')).data;
     expect(second).toMatchObject({
-      size: 2,
+      size: 3,
       root_hash: documentedNodeHash(
-        documentedLeafHash(expectedLeaf),
+        documentedNodeHash(
+          documentedLeafHash(expectedPublication),
+          documentedLeafHash(expectedLeaf),
+        ),
         documentedLeafHash(expectedTombstone),
       ).toString('base64'),
     });

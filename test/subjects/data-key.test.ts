@@ -97,6 +97,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0029-lapse-progress',
       '0030-log-epochs',
       '0031-log-witnesses',
+      '0032-publications',
     ]);
   });
 });

@@ -191,6 +191,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0029-lapse-progress',
       '0030-log-epochs',
       '0031-log-witnesses',
+      '0032-publications',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

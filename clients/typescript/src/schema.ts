@@ -4160,6 +4160,15 @@ export interface operations {
                                 /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
                                 consistency_proof: string[];
                             };
+                            /** @description For a record made on a published text (a version, a cookie configuration): the leaf its publication left in the log before the record, stating the SHA-256 of the text the record's leaf commits to. Absent for a text published before publications were logged. */
+                            publication?: {
+                                /** @description The publication leaf (UTF-8 text, consent-log/publication/v1) */
+                                leaf: string;
+                                /** @description Before the record's own */
+                                leaf_index: number;
+                                /** @description Its RFC 6962 inclusion proof under the receipt's checkpoint */
+                                inclusion_proof: string[];
+                            };
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
                                 customer_id: string;
@@ -4450,6 +4459,15 @@ export interface operations {
                                 /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
                                 consistency_proof: string[];
                             };
+                            /** @description For a record made on a published text (a version, a cookie configuration): the leaf its publication left in the log before the record, stating the SHA-256 of the text the record's leaf commits to. Absent for a text published before publications were logged. */
+                            publication?: {
+                                /** @description The publication leaf (UTF-8 text, consent-log/publication/v1) */
+                                leaf: string;
+                                /** @description Before the record's own */
+                                leaf_index: number;
+                                /** @description Its RFC 6962 inclusion proof under the receipt's checkpoint */
+                                inclusion_proof: string[];
+                            };
                             /** @description What opens the leaf's visitor and evidence commitments; null once the visitor was erased */
                             opening: {
                                 visitor_id: string;
@@ -4727,6 +4745,15 @@ export interface operations {
                                 checkpoint: string;
                                 /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
                                 consistency_proof: string[];
+                            };
+                            /** @description For a record made on a published text (a version, a cookie configuration): the leaf its publication left in the log before the record, stating the SHA-256 of the text the record's leaf commits to. Absent for a text published before publications were logged. */
+                            publication?: {
+                                /** @description The publication leaf (UTF-8 text, consent-log/publication/v1) */
+                                leaf: string;
+                                /** @description Before the record's own */
+                                leaf_index: number;
+                                /** @description Its RFC 6962 inclusion proof under the receipt's checkpoint */
+                                inclusion_proof: string[];
                             };
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
@@ -5014,6 +5041,15 @@ export interface operations {
                                 checkpoint: string;
                                 /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
                                 consistency_proof: string[];
+                            };
+                            /** @description For a record made on a published text (a version, a cookie configuration): the leaf its publication left in the log before the record, stating the SHA-256 of the text the record's leaf commits to. Absent for a text published before publications were logged. */
+                            publication?: {
+                                /** @description The publication leaf (UTF-8 text, consent-log/publication/v1) */
+                                leaf: string;
+                                /** @description Before the record's own */
+                                leaf_index: number;
+                                /** @description Its RFC 6962 inclusion proof under the receipt's checkpoint */
+                                inclusion_proof: string[];
                             };
                             /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
                             opening: {
