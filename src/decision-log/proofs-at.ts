@@ -1,6 +1,7 @@
 import type { Executor } from '../platform/db.js';
-import { assembleProof, inclusionPlan, type NodeId } from '../proof/index.js';
+import { assembleProof, inclusionPlan, type NodeId, type PublishedOn } from '../proof/index.js';
 import type { LogProof } from '../record-kinds/index.js';
+import { type Entry, publicationsBefore } from './publication-entries.js';
 import {
   logProofText,
   noOutsideProofs,
@@ -41,13 +42,15 @@ const nodesPerRead = 300;
  * in a few statements however many records there are: their entries a slice at a time, then
  * every node any of their proofs needs, each once. The entries are read before the checkpoint,
  * so that an entry found is always inside it (an append commits its entries and its checkpoint
- * together).
+ * together). With `publishedOn`, a record made on a published text has its proof show that
+ * text's publication before it (as its receipt does), proven under the same checkpoint.
  */
 export async function logProofsAtLatest(
   db: Executor,
   tenantId: string,
   recordIds: readonly string[],
   outside: OutsideProofs = noOutsideProofs,
+  publishedOn?: (leaf: string) => PublishedOn | undefined,
 ): Promise<ProofsAtCheckpoint> {
   const entries = await findEntriesByRecords(db, tenantId, recordIds);
   const found = new Set(entries.map((entry) => entry.record_id));
@@ -66,7 +69,10 @@ export async function logProofsAtLatest(
   const log = await findLog(db, tenantId);
   const size = Number(checkpoint?.size ?? 0);
   const note = checkpoint?.note ?? '';
-  const plans = entries.map((entry) => ({
+  const published = publishedOn
+    ? await publicationsBefore(db, tenantId, entries, publishedOn)
+    : new Map<string, Entry>();
+  const plans = [...entries, ...new Set(published.values())].map((entry) => ({
     entry,
     index: Number(entry.idx),
     plan: inclusionPlan(Number(entry.idx), size),
@@ -76,12 +82,31 @@ export async function logProofsAtLatest(
     tenantId,
     plans.flatMap(({ plan }) => plan.nodes),
   );
-  const proofs = new Map<string, LogProof>();
+  const shown = new Map<string, LogProof>();
   for (const { entry, index, plan } of plans) {
     const proof = assembleProof(plan, (node) => nodes.get(nodeKey(node)));
-    proofs.set(
+    shown.set(
       entry.record_id,
       logProofText(entry.leaf, index, proof, { size, note }, log?.verifier_key ?? ''),
+    );
+  }
+  const proofs = new Map<string, LogProof>();
+  for (const entry of entries) {
+    const proof = shown.get(entry.record_id) as LogProof;
+    const publication = published.get(entry.record_id);
+    const of = publication && (shown.get(publication.record_id) as LogProof);
+    proofs.set(
+      entry.record_id,
+      of
+        ? {
+            ...proof,
+            publication: {
+              leaf: of.leaf,
+              leaf_index: of.leaf_index,
+              inclusion_proof: of.inclusion_proof,
+            },
+          }
+        : proof,
     );
   }
   const timestamp = outside.timestamped ? await timestampFrom(db, tenantId, size) : undefined;

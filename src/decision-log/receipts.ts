@@ -7,16 +7,11 @@ import {
   inclusionPlan,
   type PublishedOn,
 } from '../proof/index.js';
-import { publicationsOf } from '../publications/index.js';
 import type { KindReceipt, LogProof, OpenedPersonal } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type OpenedRecord, personalReader, type SealedRecord } from '../subjects/index.js';
-import {
-  findEntriesByRecords,
-  findEntryByRecord,
-  findLog,
-  latestCheckpoint,
-} from './repository.js';
+import { type Entry, publicationsBefore } from './publication-entries.js';
+import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
 import { proofFrom } from './service.js';
 import { firstTimestampFrom } from './timestamp-repository.js';
 import { noWitnesses, type WitnessPolicy } from './witness-list.js';
@@ -73,8 +68,9 @@ async function logProofOf(
   const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
   const shown = logProofText(entry.leaf, index, proof, checkpoint, log?.verifier_key ?? '');
   const timestamp = outside.timestamped ? await timestampFrom(db, tenantId, size) : undefined;
-  const on = publishedOn?.(entry.leaf);
-  const publication = on ? await publicationBefore(db, tenantId, on, index, size) : undefined;
+  const publication = publishedOn
+    ? await publicationBefore(db, tenantId, { ...entry, record_id: recordId }, publishedOn, size)
+    : undefined;
   return {
     ...shown,
     ...(witnessed
@@ -92,15 +88,13 @@ async function logProofOf(
 async function publicationBefore(
   db: Executor,
   tenantId: string,
-  on: PublishedOn,
-  index: number,
+  entry: Entry,
+  publishedOn: (leaf: string) => PublishedOn | undefined,
   size: number,
 ) {
-  const ids = await publicationsOf(db, tenantId, on);
-  if (ids.length === 0) return undefined;
-  const before = (await findEntriesByRecords(db, tenantId, ids))
-    .filter((entry) => Number(entry.idx) < index)
-    .sort((a, b) => Number(b.idx) - Number(a.idx))[0];
+  const before = (await publicationsBefore(db, tenantId, [entry], publishedOn)).get(
+    entry.record_id,
+  );
   if (!before) return undefined;
   const leafIndex = Number(before.idx);
   const proof = await proofFrom(db, tenantId, inclusionPlan(leafIndex, size));

@@ -83,7 +83,13 @@ export async function evidencePack(
     })),
   );
   const ids = kinds.flatMap(({ records }) => records.map((record) => record.id));
-  const logged = await awaitReady(() => logProofsAtLatest(db, tenantId, ids, outside), kick, true);
+  // A record made on a published text shows its publication, as its receipt from the API does.
+  const publishedOn = (leaf: string) => registry.byLeaf(leaf)?.receipt?.publishedOn?.(leaf);
+  const logged = await awaitReady(
+    () => logProofsAtLatest(db, tenantId, ids, outside, publishedOn),
+    kick,
+    true,
+  );
   if (!logged.ready) {
     throw new AppError('unavailable', {
       message: "The customer's latest records are not in the log yet.",

@@ -30,6 +30,9 @@ import { runCli } from '../helpers/process.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { zipOf } from '../helpers/zip.js';
+import { must } from '../proof/fixtures.js';
+
+const logVerifier = must(parseVerifierKey(testLogKeys.verifierKey));
 
 const actor = { actorKind: 'operator', actor: 'test', ip: 'local', userAgent: null } as const;
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
@@ -235,6 +238,15 @@ describe.each(stores)("a customer's evidence pack on $name", (store) => {
       const leafSha = /sha256:([0-9a-f]{64})/.exec(receipt.leaf)?.[1];
       const shown = files[`versions/${receipt.decision.consent_version_id}/content.html`];
       expect(leafSha).toBe(sha256(shown as Uint8Array));
+      // As from the API, the receipt shows the text's publication before the decision.
+      const templateId = /\ntemplate (\S+) /.exec(receipt.leaf)?.[1];
+      expect(receipt.publication.leaf).toContain(`\ntemplate ${templateId} 1\n`);
+      expect(receipt.publication.leaf).toContain(
+        ` ${receipt.decision.consent_version_id} sha256:${sha256(shown as Uint8Array)} `,
+      );
+      expect(receipt.publication.leaf_index).toBeLessThan(receipt.leaf_index);
+      const verified = must(verifyReceipt(receipt, [logVerifier], registry.formats));
+      expect(verified.publication?.leafIndex).toBe(receipt.publication.leaf_index);
     }
   });
 
