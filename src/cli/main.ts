@@ -30,8 +30,14 @@ const usage = `Usage: consent-service <command> [options]
   template create --tenant A --code C --name N [--description D] [--product P] [--locale L]
                   [--validity-months M]   a consent given lapses M calendar months later
                                           (1 to 120); none when absent
-  template update --tenant A --code C --validity-months (M | none)
-                                          change it (none: consent never lapses)
+  template update --tenant A --code C [--validity-months (M | none)]
+                  [--data-categories (C,C… | none)]
+                                          change the validity (none: consent never lapses),
+                                          or the sensitive data it covers (PDPA s.26: race,
+                                          ethnicity, political-opinions, beliefs,
+                                          sexual-behaviour, criminal-records, health,
+                                          disability, trade-union, genetic, biometric, other):
+                                          a given then needs explicit consent
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
                   [--file-url U] [--allow-reconsent true|false]
                   [--effective-at T]      T: ISO 8601 with a zone; live from then

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { partnersOfRelease } from '../partners/index.js';
 import {
+  changeDataCategoriesAs,
   changeValidityAs,
   createTemplate,
+  dataCategoriesOf,
   effectiveInstant,
   getTemplateByCode,
   listTemplates,
@@ -41,18 +43,37 @@ export const templateCommands: Commands = {
       }),
   },
   'template update': {
-    options: ['tenant', 'code', 'validity-months'],
+    options: ['tenant', 'code', 'validity-months', 'data-categories'],
     run: (db, o) =>
       db.transaction().execute(async (trx) => {
         const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
-        const template = await changeValidityAs(
-          trx,
-          { tenantId: tenant.id, ...commandLine },
-          await getTemplateByCode(trx, tenant.id, required(o, 'code')),
-          validityOption(required(o, 'validity-months')),
-        );
+        const categories = o['data-categories'];
+        if (o['validity-months'] === undefined && categories === undefined) {
+          throw new UsageError('template update needs --validity-months or --data-categories');
+        }
+        const actor = { tenantId: tenant.id, ...commandLine };
+        let template = await getTemplateByCode(trx, tenant.id, required(o, 'code'));
+        if (o['validity-months'] !== undefined) {
+          template = await changeValidityAs(
+            trx,
+            actor,
+            template,
+            validityOption(o['validity-months']),
+          );
+        }
+        if (categories !== undefined) {
+          const list = categories === 'none' ? [] : categories.split(',').map((c) => c.trim());
+          template = await changeDataCategoriesAs(trx, actor, template, list);
+        }
         const { id, code, name, validity_months } = template;
-        return { id, code, name, validity_months };
+        return {
+          id,
+          code,
+          name,
+          validity_months,
+          // Shown when set by this command: the answer to a validity change stays as it was.
+          ...(categories === undefined ? {} : { data_categories: dataCategoriesOf(template) }),
+        };
       }),
   },
   'version publish': {

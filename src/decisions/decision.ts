@@ -57,6 +57,7 @@ export function newDecision(
     ip: context.ip,
     user_agent: context.userAgent,
     ...(context.via ? { via: context.via } : {}),
+    ...(asked.request.explicit ? { explicit: asked.request.explicit } : {}),
   };
   const row: DecisionRow = {
     tenant_id: context.tenantId,

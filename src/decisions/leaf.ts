@@ -1,4 +1,9 @@
-import { evidenceCommitment, leafText, subjectCommitment } from '../proof/index.js';
+import {
+  type ExplicitAct,
+  evidenceCommitment,
+  leafText,
+  subjectCommitment,
+} from '../proof/index.js';
 import type { PersonalFields } from '../subjects/index.js';
 import type { DecisionRow } from './table.js';
 
@@ -24,6 +29,7 @@ export function leafOfDecision(row: LoggedDecision, subjectSalt: string): string
       userAgent: row.user_agent,
       apiKeyId: row.api_key_id,
       via: row.via,
+      explicit: row.explicit as ExplicitAct | undefined,
     }),
   );
 }

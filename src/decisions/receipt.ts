@@ -8,7 +8,7 @@ import {
 } from '../record-kinds/index.js';
 import { presentDecision } from './decision.js';
 import type { findDecisionWithTemplate } from './record-repository.js';
-import { RecordedDecision } from './schemas.js';
+import { ExplicitAct, RecordedDecision } from './schemas.js';
 
 /** A decision as its receipt presents it: the record with its template's code. */
 export type DecisionWithTemplate = NonNullable<
@@ -27,6 +27,7 @@ export const Receipt = Type.Object({
         ...customerOpeningFields,
         api_key_id: Type.String(),
         via: Type.Optional(Via),
+        explicit: Type.Optional(ExplicitAct),
       }),
       Type.Null(),
     ],
@@ -60,6 +61,9 @@ export function decisionReceipt(
           api_key_id: decision.api_key_id,
           ...(personal.personal.via === 'preference-centre'
             ? { via: 'preference-centre' as const }
+            : {}),
+          ...(personal.personal.explicit
+            ? { explicit: personal.personal.explicit as Static<typeof ExplicitAct> }
             : {}),
         }
       : null,

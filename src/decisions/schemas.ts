@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { uuidPattern } from '../platform/ids.js';
+import { explicitMethods } from '../proof/index.js';
 import { PublishedVersion } from '../templates/index.js';
 
 export const customerIdPattern = '^[A-Za-z0-9._:@+-]{1,128}$';
@@ -13,10 +14,32 @@ export const CustomerIdParam = Type.String({
 export const DecisionValue = Type.Enum(['given', 'reject', 'withdraw']);
 export type DecisionValue = Static<typeof DecisionValue>;
 
+/** The explicit act behind a consent to sensitive data (PDPA section 26; docs/pdpa.md). */
+export const ExplicitAct = Type.Object(
+  {
+    method: Type.Union(
+      explicitMethods.map((m) => Type.Literal(m)),
+      { description: 'How the person confirmed: a separate tick, a signature, a one-time code' },
+    ),
+    text_shown: Type.String({
+      minLength: 1,
+      maxLength: 4000,
+      description: 'The exact text the person confirmed, as shown to them',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Required with `given` on a template that covers sensitive data; kept sealed with the ' +
+      "decision's evidence and committed in its leaf. Optional anywhere else.",
+  },
+);
+
 export const DecisionRequest = Type.Object(
   {
     consent_version_id: Type.String({ pattern: uuidPattern }),
     decision: DecisionValue,
+    explicit: Type.Optional(ExplicitAct),
   },
   { additionalProperties: false },
 );

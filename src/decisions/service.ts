@@ -1,4 +1,5 @@
 import stringify from 'safe-stable-stringify';
+import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
@@ -23,7 +24,7 @@ export interface DecisionWriter {
  */
 export async function decide(
   writer: DecisionWriter,
-  versions: Pick<Catalog, 'publishedById' | 'validityMonths'>,
+  versions: Pick<Catalog, 'publishedById' | 'validityMonths' | 'dataCategories'>,
   vault: SubjectVault,
   context: DecisionContext,
   customerId: string,
@@ -40,6 +41,12 @@ export async function decide(
     version.allow_reconsent === 0 && request.decision !== 'withdraw'
       ? await versions.validityMonths(context.tenantId, version.template_code)
       : null;
+  // A `given` on sensitive data needs the explicit act (PDPA section 26): refused before the
+  // writer, so nothing is stored. The categories are cached with `latest`.
+  if (request.decision === 'given' && request.explicit === undefined) {
+    const categories = await versions.dataCategories(context.tenantId, version.template_code);
+    if (categories.length > 0) throw new AppError('explicitConsentRequired');
+  }
   return writer.write({
     version,
     context,

@@ -16,6 +16,12 @@ export const errors = {
     message: 'Re-consent is not allowed for this version.',
   },
   conflict: { status: 409, code: '1005', message: 'Conflict.' },
+  // A `given` on a template that covers sensitive data (PDPA section 26) without `explicit`.
+  explicitConsentRequired: {
+    status: 409,
+    code: '1005',
+    message: 'Explicit consent is required: this template covers sensitive data.',
+  },
   payloadTooLarge: { status: 413, code: '1006', message: 'Payload too large.' },
   unsupportedMediaType: { status: 415, code: '1007', message: 'Unsupported media type.' },
   tooManyRequests: { status: 429, code: '1008', message: 'Too many requests.' },

@@ -44,6 +44,7 @@ import * as lapseProgress from './migrations/0029-lapse-progress.js';
 import * as logEpochs from './migrations/0030-log-epochs.js';
 import * as logWitnesses from './migrations/0031-log-witnesses.js';
 import * as publications from './migrations/0032-publications.js';
+import * as sensitiveTemplates from './migrations/0033-sensitive-templates.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -95,6 +96,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0030-log-epochs': logEpochs,
     '0031-log-witnesses': logWitnesses,
     '0032-publications': publications,
+    '0033-sensitive-templates': sensitiveTemplates,
   };
 }
 

@@ -27,18 +27,33 @@ export interface Evidence {
   apiKeyId: string | null;
   userId?: string | null;
   via?: string | null;
+  /** The explicit act behind a `given` on sensitive data (PDPA section 26), when there was one. */
+  explicit?: ExplicitAct | null | undefined;
+}
+
+/** How a person may confirm a consent to sensitive data. */
+export const explicitMethods = ['separate-tick', 'signature', 'one-time-code'] as const;
+
+/** How a person confirmed a consent to sensitive data, and the exact text they confirmed. */
+export interface ExplicitAct {
+  method: (typeof explicitMethods)[number];
+  text_shown: string;
 }
 
 /**
  * SHA-256("evidence/v1\n" || salt || canonical JSON {api_key_id, ip, ua}), base64. A record made
  * by a back-office user commits to {api_key_id: null, ip, ua, user_id}, one made through the
- * preference centre adds `via`: each key is there only when set, so every other record commits
- * exactly as before.
+ * preference centre adds `via`, one with an explicit act (a consent to sensitive data) adds
+ * `explicit` ({method, text_shown}): each key is there only when set, so every other record
+ * commits exactly as before.
  */
 export function evidenceCommitment(salt: string, evidence: Evidence): string {
   // Keys in sorted order, so this is the canonical (RFC 8785-style) JSON of the values.
   const canonical = JSON.stringify({
     api_key_id: evidence.apiKeyId,
+    ...(evidence.explicit
+      ? { explicit: { method: evidence.explicit.method, text_shown: evidence.explicit.text_shown } }
+      : {}),
     ip: evidence.ip,
     ua: evidence.userAgent,
     ...(evidence.userId ? { user_id: evidence.userId } : {}),

@@ -21,7 +21,14 @@ export {
   parseCheckpoint,
   signCheckpoint,
 } from './checkpoint.js';
-export { type Evidence, evidenceCommitment, newSalt, subjectCommitment } from './commitments.js';
+export {
+  type Evidence,
+  type ExplicitAct,
+  evidenceCommitment,
+  explicitMethods,
+  newSalt,
+  subjectCommitment,
+} from './commitments.js';
 export {
   type ChannelLeafFields,
   channelLeafFormat,

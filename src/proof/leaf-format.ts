@@ -1,4 +1,9 @@
-import { evidenceCommitment, subjectCommitment } from './commitments.js';
+import {
+  type ExplicitAct,
+  evidenceCommitment,
+  explicitMethods,
+  subjectCommitment,
+} from './commitments.js';
 import { fail, ok, type Result } from './result.js';
 
 /** What a verified leaf states, named as a receipt names its record's fields. */
@@ -112,7 +117,8 @@ export function customerOpening(
   if (
     !hasStrings(opening, ['customer_id', 'subject_salt', 'evidence_salt', 'ip']) ||
     !hasActor(opening) ||
-    !hasVia(opening)
+    !hasVia(opening) ||
+    !hasExplicit(opening)
   ) {
     return fail("the receipt's opening is not a decision's (customer id, evidence and salts)");
   }
@@ -125,6 +131,7 @@ export function customerOpening(
     apiKeyId: opening.api_key_id,
     userId: opening.user_id,
     via: opening.via,
+    explicit: opening.explicit,
   });
   if (evidence !== leaf.evidence) {
     return fail("the evidence and salt do not open the leaf's evidence commitment");
@@ -154,6 +161,19 @@ function hasActor(
   const { api_key_id: key, user_id: user } = opening as Record<string, unknown>;
   if (typeof key === 'string') return user === undefined || user === null;
   return key === null && typeof user === 'string';
+}
+
+/** The explicit act, when the opening names one: its method and the text shown, or absent. */
+function hasExplicit(opening: object): opening is { explicit?: ExplicitAct } {
+  const { explicit } = opening as Record<string, unknown>;
+  if (explicit === undefined) return true;
+  if (typeof explicit !== 'object' || explicit === null) return false;
+  const { method, text_shown: text } = explicit as Record<string, unknown>;
+  return (
+    typeof method === 'string' &&
+    explicitMethods.includes(method as ExplicitAct['method']) &&
+    typeof text === 'string'
+  );
 }
 
 /** The channel the record came through, when the opening names one: a string, or absent. */

@@ -1,4 +1,5 @@
 import type { Checkpoint } from './checkpoint.js';
+import type { ExplicitAct } from './commitments.js';
 import { encodeBase64 } from './encoding.js';
 import type { LeafFormat, StatedRecord } from './leaf-format.js';
 import type { NoteVerifier } from './note-keys.js';
@@ -19,6 +20,8 @@ export interface DecisionOpening {
   user_agent: string | null;
   api_key_id: string;
   via?: string;
+  /** The explicit act behind a consent to sensitive data, when there was one. */
+  explicit?: ExplicitAct;
 }
 
 /** What opens a cookie decision's leaf: the visitor id, the evidence and their salts. */

@@ -76,7 +76,7 @@ export function unwrapSubjectKey(
 export function sealFields(
   subjectKey: Buffer,
   recordId: string,
-  fields: Record<string, string | null>,
+  fields: Record<string, unknown>,
 ): string {
   return seal(subjectKey, `fields/v1\n${recordId}`, Buffer.from(JSON.stringify(fields), 'utf8'));
 }
@@ -86,9 +86,9 @@ export function openFields(
   subjectKey: Buffer,
   recordId: string,
   sealed: string,
-): Record<string, string | null> {
+): Record<string, unknown> {
   const plain = open(subjectKey, `fields/v1\n${recordId}`, sealed);
-  return JSON.parse(plain.toString('utf8')) as Record<string, string | null>;
+  return JSON.parse(plain.toString('utf8')) as Record<string, unknown>;
 }
 
 /**

@@ -10,6 +10,11 @@ export interface PersonalFields {
    * only when set, so every other record's sealed fields stay as they were.
    */
   via?: string;
+  /**
+   * The explicit act behind a consent to sensitive data (how the person confirmed, the text
+   * shown), part of its evidence: sealed only when set.
+   */
+  explicit?: { method: string; text_shown: string };
 }
 
 export function sealPersonal(key: Buffer, recordId: string, fields: PersonalFields): string {
@@ -18,20 +23,28 @@ export function sealPersonal(key: Buffer, recordId: string, fields: PersonalFiel
     ip: fields.ip,
     user_agent: fields.user_agent,
     ...(fields.via ? { via: fields.via } : {}),
+    ...(fields.explicit ? { explicit: fields.explicit } : {}),
   });
 }
 
 /** The fields sealed for the record; throws when the key or the sealed bytes are not its own. */
 export function openPersonal(key: Buffer, recordId: string, sealed: string): PersonalFields {
   const fields = openFields(key, recordId, sealed);
-  const { customer_id, ip, user_agent, via } = fields;
+  const { customer_id, ip, user_agent, via, explicit } = fields;
   if (typeof customer_id !== 'string' || typeof ip !== 'string') {
     throw new Error(`the sealed fields of record ${recordId} are incomplete`);
   }
   return {
     customer_id,
     ip,
-    user_agent: user_agent ?? null,
+    user_agent: typeof user_agent === 'string' ? user_agent : null,
     ...(typeof via === 'string' ? { via } : {}),
+    ...(isExplicit(explicit) ? { explicit } : {}),
   };
+}
+
+function isExplicit(value: unknown): value is { method: string; text_shown: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { method, text_shown: text } = value as Record<string, unknown>;
+  return typeof method === 'string' && typeof text === 'string';
 }

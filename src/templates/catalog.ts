@@ -50,6 +50,11 @@ export interface LatestRelease {
    * the release, so a change is seen within the same bound as a publish.
    */
   validityMonths: number | null;
+  /**
+   * The sensitive data the template covers (PDPA section 26), read with the release likewise;
+   * empty when it covers none.
+   */
+  dataCategories: readonly string[];
 }
 
 /**
@@ -75,6 +80,8 @@ export interface Catalog {
    * `latest` does not know (archived, or nothing live).
    */
   validityMonths(tenantId: string, code: string): Promise<number | null>;
+  /** The sensitive data categories of the template as `latest` has it; none when unknown. */
+  dataCategories(tenantId: string, code: string): Promise<readonly string[]>;
 }
 
 /**
@@ -126,6 +133,15 @@ export function createCatalog(
     },
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
+  /** The latest release, or undefined for a template `latest` does not know. */
+  async function latestOrNone(tenantId: string, code: string) {
+    try {
+      return await catalog.latest(tenantId, code);
+    } catch (error) {
+      if (error instanceof AppError && error.kind === 'templateNotFound') return undefined;
+      throw error;
+    }
+  }
   const catalog: Catalog = {
     latestInMemory(tenantId, code) {
       const cached = latest.get(`${tenantId}\u0000${code}`);
@@ -163,12 +179,10 @@ export function createCatalog(
       return version;
     },
     async validityMonths(tenantId, code) {
-      try {
-        return (await catalog.latest(tenantId, code)).validityMonths;
-      } catch (error) {
-        if (error instanceof AppError && error.kind === 'templateNotFound') return null;
-        throw error;
-      }
+      return (await latestOrNone(tenantId, code))?.validityMonths ?? null;
+    },
+    async dataCategories(tenantId, code) {
+      return (await latestOrNone(tenantId, code))?.dataCategories ?? [];
     },
   };
   return catalog;
@@ -194,6 +208,7 @@ function latestRelease(
     ids: variants.map((v) => v.id),
     chosen: new Map(),
     validityMonths: own.validity_months,
+    dataCategories: own.data_categories ? (JSON.parse(own.data_categories) as string[]) : [],
   };
 }
 

@@ -76,6 +76,12 @@ export {
   templateCodePattern,
 } from './schemas.js';
 export {
+  changeDataCategoriesAs,
+  type DataCategory,
+  dataCategories,
+  dataCategoriesOf,
+} from './sensitivity.js';
+export {
   contentFileUrl,
   createTemplate,
   findLatestVersion,

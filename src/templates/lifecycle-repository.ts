@@ -186,3 +186,18 @@ export function listScheduledVersions(db: Executor, tenantId: string) {
     .orderBy('v.published_at')
     .execute();
 }
+
+/** Sets the sensitive data categories a template covers (JSON array; null: none). */
+export async function setTemplateDataCategories(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  categories: string | null,
+): Promise<void> {
+  await db
+    .updateTable('templates')
+    .set({ data_categories: categories })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', templateId)
+    .execute();
+}

@@ -59,6 +59,7 @@ export async function createTemplate(
     archived_at: null,
     default_locale: defaultLocale,
     validity_months: null,
+    data_categories: null,
   });
   return { id, code, name };
 }

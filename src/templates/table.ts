@@ -37,6 +37,11 @@ export interface TemplatesTable {
    * lapses. Each setting is also kept in `template_validity_changes`.
    */
   validity_months: number | null;
+  /**
+   * JSON array of the sensitive data categories it covers (PDPA section 26; migration 0033):
+   * a `given` on it then needs the explicit act's evidence. Null: it covers none.
+   */
+  data_categories: string | null;
 }
 
 /**

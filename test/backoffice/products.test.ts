@@ -64,6 +64,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0030-log-epochs',
       '0031-log-witnesses',
       '0032-publications',
+      '0033-sensitive-templates',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

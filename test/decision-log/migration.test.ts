@@ -220,6 +220,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0030-log-epochs',
       '0031-log-witnesses',
       '0032-publications',
+      '0033-sensitive-templates',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

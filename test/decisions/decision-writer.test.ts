@@ -49,7 +49,11 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     answerOf(
       await decideWith(
         t.writer,
-        { publishedById: async () => version, validityMonths: async () => null },
+        {
+          publishedById: async () => version,
+          validityMonths: async () => null,
+          dataCategories: async () => [],
+        },
         t.vault,
         context(),
         customer,
@@ -282,7 +286,11 @@ describe.each(stores.filter((s) => s.name === 'postgres'))(
       answerOf(
         await decideWith(
           t.writer,
-          { publishedById: async () => version, validityMonths: async () => null },
+          {
+            publishedById: async () => version,
+            validityMonths: async () => null,
+            dataCategories: async () => [],
+          },
           t.vault,
           { tenantId, apiKeyId: 'writer-test-key', ip: '192.0.2.1', userAgent: 'writer-test' },
           customer,

@@ -358,6 +358,37 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       ]);
     });
 
+    it('template update --data-categories marks the sensitive data it covers, none clears them, an unknown one fails naming the option', async () => {
+      const update = (value: string) =>
+        cli(
+          'template',
+          'update',
+          '--tenant',
+          'acme',
+          '--code',
+          'lapsing_terms',
+          '--data-categories',
+          value,
+        );
+      const marked = expectJsonObject(await update('biometric, health'));
+      // Listed in the order of PDPA section 26, whatever order they were given in.
+      expect(marked).toMatchObject({
+        code: 'lapsing_terms',
+        data_categories: ['health', 'biometric'],
+      });
+      expectFailure(await update('health,shoe-size'), /data_categories.*shoe-size/s);
+      const cleared = expectJsonObject(await update('none'));
+      expect(cleared.data_categories).toEqual([]);
+      const stored = await withStore(store, (db) =>
+        db
+          .selectFrom('templates')
+          .select('data_categories')
+          .where('code', '=', 'lapsing_terms')
+          .executeTakeFirstOrThrow(),
+      );
+      expect(stored).toEqual({ data_categories: null });
+    });
+
     it('a validity period that is no whole number of months from 1 to 120 fails with the message, and changes nothing', async () => {
       for (const bad of ['0', '121', '1.5']) {
         expectFailure(

@@ -19,8 +19,9 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0032-publications',
-  tables: ['publications'],
+  name: '0033-sensitive-templates',
+  tables: [] as string[],
+  columns: [{ table: 'templates', column: 'data_categories' }],
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {
@@ -72,6 +73,9 @@ describe.each(stores)('checks before a start changes the store on $name', (testS
         .execute();
       await sql`delete from kysely_migration where name = ${last.name}`.execute(db);
       for (const table of last.tables) await sql`drop table ${sql.table(table)}`.execute(db);
+      for (const { table, column } of last.columns) {
+        await sql`alter table ${sql.table(table)} drop column ${sql.ref(column)}`.execute(db);
+      }
     });
   });
   afterAll(async () => {

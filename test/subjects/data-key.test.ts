@@ -98,6 +98,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0030-log-epochs',
       '0031-log-witnesses',
       '0032-publications',
+      '0033-sensitive-templates',
     ]);
   });
 });

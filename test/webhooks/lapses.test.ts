@@ -192,6 +192,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0030-log-epochs',
       '0031-log-witnesses',
       '0032-publications',
+      '0033-sensitive-templates',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

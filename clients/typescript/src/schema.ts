@@ -1708,6 +1708,13 @@ export interface operations {
                     consent_version_id: string;
                     /** @enum {unknown} */
                     decision: "given" | "reject" | "withdraw";
+                    /** @description Required with `given` on a template that covers sensitive data; kept sealed with the decision's evidence and committed in its leaf. Optional anywhere else. */
+                    explicit?: {
+                        /** @description How the person confirmed: a separate tick, a signature, a one-time code */
+                        method: "separate-tick" | "signature" | "one-time-code";
+                        /** @description The exact text the person confirmed, as shown to them */
+                        text_shown: string;
+                    };
                 };
             };
         };
@@ -4182,6 +4189,13 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 via?: "preference-centre";
+                                /** @description Required with `given` on a template that covers sensitive data; kept sealed with the decision's evidence and committed in its leaf. Optional anywhere else. */
+                                explicit?: {
+                                    /** @description How the person confirmed: a separate tick, a signature, a one-time code */
+                                    method: "separate-tick" | "signature" | "one-time-code";
+                                    /** @description The exact text the person confirmed, as shown to them */
+                                    text_shown: string;
+                                };
                             } | null;
                         };
                     };
