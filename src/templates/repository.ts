@@ -155,6 +155,8 @@ export interface TemplateSummaryRow {
   product_code: string | null;
   product_name: string | null;
   archived_at: string | null;
+  /** JSON array of the sensitive data categories it covers; null: none. */
+  data_categories: string | null;
   /** Drafts and versions under review. */
   draft_count: number;
 }
@@ -199,6 +201,7 @@ export async function listTemplateSummaries(
       't.name',
       't.description',
       't.created_at',
+      't.data_categories',
       'v.version as latest_version',
       'v.tag as latest_tag',
       'v.published_at as latest_published_at',

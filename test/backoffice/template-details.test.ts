@@ -241,4 +241,59 @@ describe.each(storeAgnostic)("changing a template's details on $name", (store) =
     });
     expect(refused.statusCode).toBe(403);
   });
+
+  const categories = async (code: string) =>
+    (
+      await t.db
+        .selectFrom('templates')
+        .select('data_categories')
+        .where('tenant_id', '=', a.tenant.id)
+        .where('code', '=', code)
+        .executeTakeFirstOrThrow()
+    ).data_categories;
+
+  it('the sensitive data it covers is ticked on its page, shown on it, and the list shows it apart', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const plain = await seedTemplate(t.db, a.tenant.id);
+    const page = await admin.get(`/backoffice/templates/${code}`);
+    expect(page.body).toContain(`action="/backoffice/templates/${code}/sensitive-data"`);
+    const changed = await admin.post(`/backoffice/templates/${code}/sensitive-data`, {
+      data_categories: 'health',
+    });
+    expect(changed.statusCode).toBe(303);
+    expect(await categories(code)).toBe('["health"]');
+    const shown = textOf((await admin.get(`/backoffice/templates/${code}`)).body);
+    expect(shown).toContain(
+      'Sensitive data health: a given needs explicit consent (PDPA section 26)',
+    );
+
+    // The list: the sensitive template in its own table, naming the data, the other apart.
+    const list = (await admin.get('/backoffice/templates')).body;
+    const section = list.slice(
+      list.indexOf('id="sensitive-templates"'),
+      list.indexOf('<h2>Other templates</h2>'),
+    );
+    expect(section).toContain(`>${code}</a>`);
+    expect(section).not.toContain(`>${plain}</a>`);
+    expect(textOf(section)).toContain('health');
+    expect(list.slice(list.indexOf('<h2>Other templates</h2>'))).toContain(`>${plain}</a>`);
+
+    // None ticked clears it; an unknown category is refused and changes nothing.
+    await admin.get(`/backoffice/templates/${code}`);
+    const refused = await admin.post(`/backoffice/templates/${code}/sensitive-data`, {
+      data_categories: 'shoe-size',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(textOf(refused.body)).toContain('Tick only the categories listed.');
+    expect(await categories(code)).toBe('["health"]');
+    await admin.get(`/backoffice/templates/${code}`);
+    expect((await admin.post(`/backoffice/templates/${code}/sensitive-data`, {})).statusCode).toBe(
+      303,
+    );
+    expect(await categories(code)).toBeNull();
+    const refusedReviewer = await reviewer.post(`/backoffice/templates/${code}/sensitive-data`, {
+      data_categories: 'health',
+    });
+    expect(refusedReviewer.statusCode).toBe(403);
+  });
 });

@@ -4,7 +4,7 @@ import type {
   TemplateVersionRow,
   VersionStatus,
 } from '../../templates/index.js';
-import { isScheduled } from '../../templates/index.js';
+import { dataCategoriesOf, isScheduled } from '../../templates/index.js';
 
 /** A line of the template list. */
 export interface TemplateListItem {
@@ -17,6 +17,8 @@ export interface TemplateListItem {
   productCode: string | null;
   productName: string | null;
   archived: boolean;
+  /** The sensitive data it covers (PDPA section 26); empty: none. */
+  dataCategories: readonly string[];
 }
 
 /** What the pages show of a template. */
@@ -30,6 +32,8 @@ export interface TemplateModel {
   defaultLocale: string;
   /** Calendar months a customer's consent stays valid; null: it never lapses. */
   validityMonths: number | null;
+  /** The sensitive data it covers (PDPA section 26); empty: none. */
+  dataCategories: readonly string[];
 }
 
 /** What the pages show of a version. */
@@ -65,6 +69,7 @@ export function templateListItem(t: TemplateSummaryRow): TemplateListItem {
     productCode: t.product_code,
     productName: t.product_name,
     archived: t.archived_at !== null,
+    dataCategories: dataCategoriesOf(t),
   };
 }
 
@@ -77,6 +82,7 @@ export function templateModel(t: TemplateRow): TemplateModel {
     archivedAt: t.archived_at,
     defaultLocale: t.default_locale,
     validityMonths: t.validity_months,
+    dataCategories: dataCategoriesOf(t),
   };
 }
 

@@ -42,6 +42,11 @@ export const templateDetailsFormOptions: FormOptions<typeof TemplateDetailsForm>
   trim: ['name', 'product', 'default_locale', 'validity_months'],
 };
 
+/** The sensitive data a template covers: a box per category of PDPA section 26. */
+export const SensitiveDataForm = Type.Object({ data_categories: Type.Array(Type.String()) });
+
+export const sensitiveDataFormOptions: FormOptions<typeof SensitiveDataForm> = { messages: {} };
+
 /**
  * A version's form: the service's fields, with an empty content file address meaning none. The
  * re-consent checkbox is read as checked only when it sends `true`.

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db.js';
 import { findProduct, listProducts } from '../../products/index.js';
 import {
+  changeDataCategoriesAs,
   changeTemplateAs,
   getTemplateByCode,
   restoreTemplate,
@@ -13,7 +14,12 @@ import { confirmed, formErrors, parseForm, refusalOf } from '../web/forms.js';
 import { html, segment } from '../web/html.js';
 import { csrfToken, redirectTo } from '../web/layout.js';
 import { templateModel, versionModel } from './models.js';
-import { TemplateDetailsForm, templateDetailsFormOptions } from './schemas.js';
+import {
+  SensitiveDataForm,
+  sensitiveDataFormOptions,
+  TemplateDetailsForm,
+  templateDetailsFormOptions,
+} from './schemas.js';
 import { templatesPage } from './section.js';
 import { templatePage } from './views.js';
 
@@ -96,6 +102,28 @@ export async function templateRoutes(app: FastifyInstance, { db }: { db: Db }) {
         if (!refusal) throw error;
         const reason = error instanceof Error ? error.message : '';
         return showTemplate(db, request, reply, template.code, reason);
+      }
+      return redirectTo(reply, `/templates/${segment(template.code)}?notice=changed`);
+    },
+  );
+
+  // The sensitive data it covers (PDPA section 26): a given then needs explicit consent.
+  app.post<{ Params: Params }>(
+    '/templates/:code/sensitive-data',
+    { config: { permission: 'templates:create' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      const form = parseForm(SensitiveDataForm, request.body, sensitiveDataFormOptions);
+      const categories = form.ok ? form.values.data_categories : [];
+      try {
+        await db
+          .transaction()
+          .execute((trx) => changeDataCategoriesAs(trx, auditBy(request), template, categories));
+      } catch (error) {
+        const refusal = refusalOf(error, {});
+        if (!refusal) throw error;
+        return showTemplate(db, request, reply, template.code, 'Tick only the categories listed.');
       }
       return redirectTo(reply, `/templates/${segment(template.code)}?notice=changed`);
     },

@@ -1,5 +1,5 @@
 import type { VersionEditRow, VersionReviewRow } from '../../templates/index.js';
-import { maxValidityMonths } from '../../templates/index.js';
+import { type DataCategory, dataCategories, maxValidityMonths } from '../../templates/index.js';
 import { productFilter } from '../products/views.js';
 import { badge, count, time } from '../web/format.js';
 import {
@@ -34,22 +34,66 @@ ${productFilter(`${basePath}/templates`, o.products, o.product)}
 ${
   templates.length === 0
     ? html`<p>No template yet. Create one, write a draft version and submit it for review: once approved, the API answers it.</p>`
-    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Templates"><table>
-<thead><tr><th scope="col">Code</th><th scope="col">Name</th><th scope="col">Product</th><th scope="col">Latest version</th><th scope="col">Published</th><th scope="col">Drafts and reviews</th></tr></thead>
+    : byKind(templates, o.zone)
+}`;
+}
+
+/**
+ * The templates in one table; those covering sensitive data (PDPA section 26) first, apart, in
+ * a table of their own that names the data.
+ */
+function byKind(templates: readonly TemplateListItem[], zone: string): Html {
+  const sensitive = templates.filter((t) => t.dataCategories.length > 0);
+  if (sensitive.length === 0) return templateTable(templates, 'Templates', zone);
+  const others = templates.filter((t) => t.dataCategories.length === 0);
+  return html`<section aria-labelledby="sensitive-templates">
+<h2 id="sensitive-templates">Covering sensitive data</h2>
+<p><small>PDPA section 26: a given on these needs the person's explicit consent, with how they confirmed and the text they were shown.</small></p>
+${templateTable(sensitive, 'Templates covering sensitive data', zone, true)}
+</section>
+${others.length > 0 ? html`<h2>Other templates</h2>${templateTable(others, 'Other templates', zone)}` : ''}`;
+}
+
+function templateTable(
+  templates: readonly TemplateListItem[],
+  label: string,
+  zone: string,
+  sensitive = false,
+): Html {
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="${label}"><table>
+<thead><tr><th scope="col">Code</th><th scope="col">Name</th>${sensitive ? html`<th scope="col">Sensitive data</th>` : ''}<th scope="col">Product</th><th scope="col">Latest version</th><th scope="col">Published</th><th scope="col">Drafts and reviews</th></tr></thead>
 <tbody>
 ${templates.map(
   (t) => html`<tr>
 <td><a href="${templatePath(t.code)}">${t.code}</a></td>
 <td>${t.name}${t.archived ? html` ${badge('archived')}` : ''}</td>
+${sensitive ? html`<td>${t.dataCategories.map(categoryName).join(', ')}</td>` : ''}
 <td>${t.productName ?? ''}</td>
 <td>${t.latestVersion === null ? badge('draft', 'none published') : html`${t.latestVersion} <span class="mono">(${t.latestTag})</span>`}</td>
-<td>${time(t.latestPublishedAt, o.zone)}</td>
+<td>${time(t.latestPublishedAt, zone)}</td>
 <td>${t.drafts}</td>
 </tr>`,
 )}
-</tbody></table></div>`
-}`;
+</tbody></table></div>`;
 }
+
+/** How a page names a category of sensitive data. */
+const categoryNames: Record<DataCategory, string> = {
+  race: 'race',
+  ethnicity: 'ethnicity',
+  'political-opinions': 'political opinions',
+  beliefs: 'religious or philosophical beliefs',
+  'sexual-behaviour': 'sexual behaviour',
+  'criminal-records': 'criminal records',
+  health: 'health',
+  disability: 'disability',
+  'trade-union': 'trade union membership',
+  genetic: 'genetic data',
+  biometric: 'biometric data',
+  other: 'other data the PDPC prescribes',
+};
+
+const categoryName = (code: string) => categoryNames[code as DataCategory] ?? code;
 
 export function newTemplateForm(o: {
   csrfToken: string;
@@ -115,6 +159,7 @@ ${scheduled ? html`<dt>Scheduled</dt><dd>version ${scheduled.version} (tag <span
 <dt>Customers</dt><dd>${count(o.customers, 'customer has', 'customers have')} decided on this template</dd>
 <dt>Default locale</dt><dd>${localeName(template.defaultLocale)} <span class="mono">${template.defaultLocale}</span></dd>
 <dt>Consent valid for</dt><dd>${template.validityMonths === null ? 'no limit: a consent given stays valid until withdrawn' : html`${count(template.validityMonths, 'month', 'months')} after it is given; then the API asks the customer again`}</dd>
+<dt>Sensitive data</dt><dd>${template.dataCategories.length === 0 ? 'none' : html`${template.dataCategories.map(categoryName).join(', ')}: a given needs explicit consent (PDPA section 26)`}</dd>
 <dt>Created</dt><dd>${time(template.createdAt, o.zone)}</dd>
 </dl>
 <h2>Versions</h2>
@@ -138,6 +183,7 @@ ${o.versions.map(
 </tbody></table></div>`
 }
 ${o.may.change ? detailsForm(template, o.product, o.products, o.csrfToken) : ''}
+${o.may.change ? sensitiveDataForm(template, o.csrfToken) : ''}
 ${o.may.retire ? retireForm(template, latest !== undefined, o.csrfToken) : ''}`;
 }
 
@@ -158,6 +204,21 @@ ${select({ name: 'product', label: 'Product', value: product?.code ?? '', option
 ${input({ name: 'default_locale', label: 'Default locale', value: template.defaultLocale, required: true, maxlength: 35, hint: 'One the template has a text in: a request naming no locale, or one it lacks, gets it. The code stays as it is.' })}
 ${input({ name: 'validity_months', label: 'Consent valid for (months, optional)', value: template.validityMonths === null ? '' : String(template.validityMonths), maxlength: 3, hint: `A whole number from 1 to ${maxValidityMonths}, or empty for no limit. A customer's consent then lapses that many calendar months after they gave it (31 January + 1 month is the end of February), and the API's pending answers accepted: false until they give it again.` })}
 <button type="submit" class="secondary">Save the changes</button></form>`;
+}
+
+/** The sensitive data it covers: a box per category of PDPA section 26. */
+function sensitiveDataForm(template: TemplateModel, csrfToken: string): Html {
+  return html`<h2>Sensitive data</h2>
+<form method="post" action="${templatePath(template.code)}/sensitive-data">${csrfField(csrfToken)}
+<fieldset>
+<legend>The sensitive data this template covers (PDPA section 26)</legend>
+<p><small>With any ticked, the API refuses a given without the explicit act: how the person confirmed (a separate tick, a signature, a one-time code) and the exact text they were shown. It applies to every version at once.</small></p>
+${dataCategories.map(
+  (code) =>
+    html`<label><input type="checkbox" name="data_categories" value="${code}"${template.dataCategories.includes(code) ? html` checked` : ''}> ${categoryName(code)}</label>`,
+)}
+</fieldset>
+<button type="submit" class="secondary">Save the sensitive data</button></form>`;
 }
 
 /**
