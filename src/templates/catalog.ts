@@ -6,6 +6,7 @@ import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { chooseLocale } from './locales.js';
 import {
+  findDataCategories,
   findLatestRelease,
   findPublishedById,
   type VariantWithTemplate,
@@ -133,6 +134,17 @@ export function createCatalog(
     },
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
+  // A template's sensitive data, cached on its own with the same bound as `latest`: a decision
+  // reads it without filling `latest`, whose answers stay as fresh as before.
+  const categories = new LRUCache<string, { list: readonly string[] }, [string, string]>({
+    max: 10_000,
+    ttl: latestMaxAgeMs,
+    ttlResolution: 0,
+    fetchMethod: async (_key, _stale, { context: [tenantId, code] }) => {
+      const stored = await findDataCategories(db, tenantId, code);
+      return { list: stored ? (JSON.parse(stored) as string[]) : [] };
+    },
+  });
   /** The latest release, or undefined for a template `latest` does not know. */
   async function latestOrNone(tenantId: string, code: string) {
     try {
@@ -182,7 +194,10 @@ export function createCatalog(
       return (await latestOrNone(tenantId, code))?.validityMonths ?? null;
     },
     async dataCategories(tenantId, code) {
-      return (await latestOrNone(tenantId, code))?.dataCategories ?? [];
+      const key = `${tenantId}\u0000${code}`;
+      const cached = categories.get(key);
+      if (cached) return cached.list;
+      return (await categories.fetch(key, { context: [tenantId, code] }))?.list ?? [];
     },
   };
   return catalog;

@@ -78,6 +78,22 @@ export type VariantWithTemplate = VersionWithCode & {
  * Every locale's variant of the template's latest live release, by the template's code; none for
  * an archived template.
  */
+/** The sensitive data categories of a template in use, as stored (JSON; null: none). */
+export async function findDataCategories(
+  db: Executor,
+  tenantId: string,
+  code: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('templates')
+    .select('data_categories')
+    .where('tenant_id', '=', tenantId)
+    .where('code', '=', code)
+    .where('archived_at', 'is', null)
+    .executeTakeFirst();
+  return row?.data_categories ?? null;
+}
+
 export function findLatestRelease(
   db: Executor,
   tenantId: string,
