@@ -18,7 +18,11 @@ export type DecisionValue = Static<typeof DecisionValue>;
 export const ExplicitAct = Type.Object(
   {
     method: Type.Union(
-      explicitMethods.map((m) => Type.Literal(m)),
+      [
+        Type.Literal(explicitMethods[0]),
+        Type.Literal(explicitMethods[1]),
+        Type.Literal(explicitMethods[2]),
+      ],
       { description: 'How the person confirmed: a separate tick, a signature, a one-time code' },
     ),
     text_shown: Type.String({

@@ -3,6 +3,8 @@ import { type ChannelChangeWriter, setChannel } from '../channels/index.js';
 import { type DecisionWriter, decide } from '../decisions/index.js';
 import { type PartnerBlockWriter, setPartnerBlock } from '../partner-blocks/index.js';
 import type { Db } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
+import type { ExplicitAct } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import type { SessionClaims } from './tokens.js';
@@ -28,7 +30,10 @@ export interface CustomerRequest {
 export type ChangeResult =
   | { kind: 'recorded'; recordId: string }
   | { kind: 'unchanged' }
-  | { kind: 'refused'; reason: 'nothingToWithdraw' | 'reconsentNotAllowed' | string };
+  | {
+      kind: 'refused';
+      reason: 'nothingToWithdraw' | 'reconsentNotAllowed' | 'explicitConsentRequired' | string;
+    };
 
 /**
  * The evidence of a record made on the page: the API key that asked for the link stands as its
@@ -68,21 +73,40 @@ async function audit(
 /**
  * A decision on a version, `given` or `withdraw`, through the API's rules and writer. The form's
  * own id is its idempotency key, so a form sent twice (a double click, a reload) records once.
+ * A `given` on sensitive data carries the explicit act the page asked for (its separate tick,
+ * and the sentence next to it); without it, it is refused as the API refuses it.
  */
 export async function decideOnPage(
   writers: PreferenceWriters,
   request: CustomerRequest,
-  change: { versionId: string; decision: 'given' | 'withdraw'; formId: string },
+  change: {
+    versionId: string;
+    decision: 'given' | 'withdraw';
+    formId: string;
+    explicit?: ExplicitAct | undefined;
+  },
 ): Promise<ChangeResult> {
-  const outcome = await decide(
-    writers.decisions,
-    writers.catalog,
-    writers.vault,
-    evidenceOf(request),
-    request.session.customerId,
-    { consent_version_id: change.versionId, decision: change.decision },
-    `preference-centre:${change.formId}`,
-  );
+  let outcome: Awaited<ReturnType<typeof decide>>;
+  try {
+    outcome = await decide(
+      writers.decisions,
+      writers.catalog,
+      writers.vault,
+      evidenceOf(request),
+      request.session.customerId,
+      {
+        consent_version_id: change.versionId,
+        decision: change.decision,
+        ...(change.explicit ? { explicit: change.explicit } : {}),
+      },
+      `preference-centre:${change.formId}`,
+    );
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'explicitConsentRequired') {
+      return { kind: 'refused', reason: 'explicitConsentRequired' };
+    }
+    throw error;
+  }
   if (outcome.kind === 'refused') return { kind: 'refused', reason: outcome.refusal };
   if (outcome.kind === 'replayed' || outcome.kind === 'unchanged') return { kind: 'unchanged' };
   await audit(writers, request, 'preference_centre.decision', outcome.decision.decision_id, {

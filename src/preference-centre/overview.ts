@@ -33,6 +33,11 @@ export interface TemplateOverview {
   lapse: Lapse | undefined;
   /** The partners the consented release lists, each blocked or not on that decision. */
   partners: DecisionPartner[];
+  /**
+   * The sensitive data it covers (PDPA section 26): a `given` on it then asks for a separate
+   * confirmation, the explicit act.
+   */
+  dataCategories: readonly string[];
 }
 
 export interface ChannelOverview {
@@ -132,6 +137,7 @@ export async function templateOverviews(
       },
       consented,
       lapse: standing.lapse,
+      dataCategories: release.dataCategories,
       partners:
         consented && onLatest
           ? await listPartnerBlocks(db, vault, tenantId, customerId, onLatest.id)

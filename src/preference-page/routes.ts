@@ -55,6 +55,8 @@ const DecisionForm = Type.Object(
     version_id: Type.String({ pattern: '^[0-9a-fA-F-]{36}$' }),
     decision: Type.Union([Type.Literal('given'), Type.Literal('withdraw')]),
     form_id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$' }),
+    /** The separate tick of a consent to sensitive data. */
+    explicit: Type.Optional(Type.Literal('true')),
   },
   { additionalProperties: false },
 );
@@ -327,10 +329,16 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
 
   onForm('/:alias/decisions', DecisionForm, async (request, reply, tenant, sent) => {
     const { form } = sent;
+    // The act recorded is the tick and the sentence the page showed next to it, in its language.
+    const { locale } = localeOf(request, sent.session);
     const result = await decideOnPage(writers, customer(request, sent.session), {
       versionId: form.version_id,
       decision: form.decision,
       formId: form.form_id,
+      explicit:
+        form.explicit === 'true' && form.decision === 'given'
+          ? { method: 'separate-tick', text_shown: words[locale].explicitConfirm }
+          : undefined,
     });
     return after(reply, tenant, result);
   });
@@ -396,7 +404,13 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
   });
 }
 
-const refusals = ['nothingToWithdraw', 'reconsentNotAllowed', 'noPack', 'packNotReady'] as const;
+const refusals = [
+  'nothingToWithdraw',
+  'reconsentNotAllowed',
+  'explicitConsentRequired',
+  'noPack',
+  'packNotReady',
+] as const;
 
 function noticeOf(
   w: (typeof words)[PageLocale],

@@ -166,6 +166,7 @@ function templateCard(view: OverviewPage, w: Words, t: TemplateOverview): Html {
 <input type="hidden" name="version_id" value="${t.latest.id}">
 <input type="hidden" name="decision" value="given">
 <input type="hidden" name="form_id" value="${view.formId}-${t.code}">
+${t.dataCategories.length > 0 ? html`<label class="explicit"><input type="checkbox" name="explicit" value="true" required> ${w.explicitConfirm}</label>` : ''}
 <button type="submit">${w.agree}<span class="sr-only">: ${t.name}</span></button></form>`;
   return html`<article id="${id}" aria-labelledby="${id}-title">
 <h3 id="${id}-title">${t.name}</h3>

@@ -51,6 +51,9 @@ export interface Words {
   unchanged: string;
   nothingToWithdraw: string;
   reconsentNotAllowed: string;
+  /** The separate confirmation of a consent to sensitive data: recorded as the text shown. */
+  explicitConfirm: string;
+  explicitConsentRequired: string;
   refused: string;
   noPack: string;
   packNotReady: string;
@@ -143,6 +146,10 @@ const en: Words = {
   unchanged: 'Nothing changed: it was already so.',
   nothingToWithdraw: 'There is no consent to withdraw.',
   reconsentNotAllowed: 'This version cannot be agreed to again.',
+  explicitConfirm:
+    'I explicitly consent to the processing of the sensitive personal data described in this text.',
+  explicitConsentRequired:
+    'This consent covers sensitive data: tick the box to confirm it explicitly.',
   refused: 'This change could not be made.',
   noPack: 'There is no record of you yet to put in an evidence pack.',
   packNotReady: 'Your latest records are still being written. Try again in a moment.',
@@ -239,6 +246,8 @@ const th: Words = {
   unchanged: 'ไม่มีการเปลี่ยนแปลง: เป็นเช่นนั้นอยู่แล้ว',
   nothingToWithdraw: 'ไม่มีความยินยอมให้ถอน',
   reconsentNotAllowed: 'ฉบับนี้ไม่สามารถให้ความยินยอมซ้ำได้',
+  explicitConfirm: 'ข้าพเจ้าให้ความยินยอมโดยชัดแจ้งในการประมวลผลข้อมูลส่วนบุคคลที่มีความอ่อนไหวตามที่ระบุในข้อความนี้',
+  explicitConsentRequired: 'ความยินยอมนี้เกี่ยวกับข้อมูลที่มีความอ่อนไหว กรุณาทำเครื่องหมายในช่องเพื่อยืนยันโดยชัดแจ้ง',
   refused: 'ไม่สามารถทำการเปลี่ยนแปลงนี้ได้',
   noPack: 'ยังไม่มีบันทึกของคุณที่จะใส่ในชุดหลักฐาน',
   packNotReady: 'บันทึกล่าสุดของคุณกำลังถูกเขียน โปรดลองอีกครั้งในอีกสักครู่',

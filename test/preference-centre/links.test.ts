@@ -15,7 +15,11 @@ import {
   savePreferenceCentre,
 } from '../../src/preference-centre/index.js';
 import { createProduct } from '../../src/products/index.js';
-import { publishOutsideReview } from '../../src/templates/index.js';
+import {
+  changeDataCategoriesAs,
+  getTemplateByCode,
+  publishOutsideReview,
+} from '../../src/templates/index.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
@@ -373,6 +377,71 @@ describe.each(stores)('preference links on $name', (store) => {
       json(channels).data as { product_code: string; channel: string; blocked: boolean }[]
     ).find((c) => c.product_code === 'savings' && c.channel === 'sms');
     expect(sms?.blocked).toBe(false);
+  });
+
+  it('a consent to sensitive data asks for a separate tick; without it nothing is recorded, with it the receipt shows the act', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const sensitive = await t.db.transaction().execute(async (trx) => {
+      const published = await publishOutsideReview(trx, actorOf(a), a.tenant.id, code, {
+        tag: '1.0',
+        content_html: '<p>Health data for underwriting</p>',
+      });
+      await changeDataCategoriesAs(
+        trx,
+        actorOf(a),
+        await getTemplateByCode(trx, a.tenant.id, code),
+        ['health'],
+      );
+      return published;
+    });
+    const dora = 'dora';
+    expect((await apiOf(t.app, a.headers).decide(dora, sensitive.id, 'reject')).statusCode).toBe(
+      201,
+    );
+    const cookie = await open(dora);
+    const page = (await get(pageOf(a), cookie)).body;
+    const sentence =
+      'I explicitly consent to the processing of the sensitive personal data described in this text.';
+    expect(page).toContain(`name="explicit" value="true" required> ${sentence}`);
+    const fields = {
+      _csrf: formToken(page),
+      version_id: sensitive.id,
+      decision: 'given',
+      form_id: 'sensitive-form-1',
+    };
+    const stored = () =>
+      t.db
+        .selectFrom('decisions')
+        .select(['id', 'decision'])
+        .where('tenant_id', '=', a.tenant.id)
+        .where('consent_version_id', '=', sensitive.id)
+        .execute();
+
+    const refused = await post(`${pageOf(a)}/decisions`, cookie, fields);
+    expect(refused.statusCode).toBe(303);
+    expect(refused.headers.location).toContain('done=explicitConsentRequired');
+    expect((await get(refused.headers.location as string, cookie)).body).toContain(
+      'tick the box to confirm it explicitly',
+    );
+    expect((await stored()).map((d) => d.decision)).toEqual(['reject']);
+
+    const given = await post(`${pageOf(a)}/decisions`, cookie, {
+      ...fields,
+      form_id: 'sensitive-form-2',
+      explicit: 'true',
+    });
+    expect(given.statusCode).toBe(303);
+    const recordId = /record=([0-9a-f-]{36})/.exec(given.headers.location as string)?.[1];
+    const receipt = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/decisions/${recordId}/receipt?wait=true`,
+      headers: a.headers,
+    });
+    expect(receipt.statusCode, receipt.body).toBe(200);
+    expect(json(receipt).data.opening).toMatchObject({
+      via: 'preference-centre',
+      explicit: { method: 'separate-tick', text_shown: sentence },
+    });
   });
 
   it('refuses bad form input with a page, and records nothing', async () => {
