@@ -67,6 +67,7 @@ const documented: Record<string, string> = {
   'POST /backoffice/templates/:code/restore': 'templates:delete',
   'GET /backoffice/templates/:code/versions/new': 'versions:create',
   'POST /backoffice/templates/:code/details': 'templates:create',
+  'POST /backoffice/templates/:code/sensitive-data': 'templates:create',
   'POST /backoffice/templates/:code/versions': 'versions:create',
   'POST /backoffice/templates/:code/preview': 'versions:edit',
   'GET /backoffice/templates/:code/versions/:id': 'templates:view',
