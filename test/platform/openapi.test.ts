@@ -114,11 +114,19 @@ describe.each(storeAgnostic)('OpenAPI document on $name', (store) => {
     expect(customerId.schema.pattern).toBe('^[A-Za-z0-9._:@+-]{1,128}$');
   });
 
-  it('the decision body is exactly consent_version_id and decision, no other field', () => {
+  it('the decision body is consent_version_id and decision, with only the optional explicit act beside them', () => {
     const schema = doc.paths[decisionsPath].post.requestBody?.content?.['application/json']?.schema;
     expect(schema).toBeDefined();
-    expect(Object.keys(schema.properties).sort()).toEqual(['consent_version_id', 'decision']);
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      'consent_version_id',
+      'decision',
+      'explicit',
+    ]);
     expect([...schema.required].sort()).toEqual(['consent_version_id', 'decision']);
+    expect(Object.keys(schema.properties.explicit.properties).sort()).toEqual([
+      'method',
+      'text_shown',
+    ]);
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.decision.enum).toEqual(['given', 'reject', 'withdraw']);
   });
