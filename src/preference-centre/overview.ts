@@ -137,7 +137,7 @@ export async function templateOverviews(
       },
       consented,
       lapse: standing.lapse,
-      dataCategories: release.dataCategories,
+      dataCategories: await catalog.dataCategories(tenantId, standing.template_code),
       partners:
         consented && onLatest
           ? await listPartnerBlocks(db, vault, tenantId, customerId, onLatest.id)

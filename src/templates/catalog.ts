@@ -51,11 +51,6 @@ export interface LatestRelease {
    * the release, so a change is seen within the same bound as a publish.
    */
   validityMonths: number | null;
-  /**
-   * The sensitive data the template covers (PDPA section 26), read with the release likewise;
-   * empty when it covers none.
-   */
-  dataCategories: readonly string[];
 }
 
 /**
@@ -223,7 +218,6 @@ function latestRelease(
     ids: variants.map((v) => v.id),
     chosen: new Map(),
     validityMonths: own.validity_months,
-    dataCategories: own.data_categories ? (JSON.parse(own.data_categories) as string[]) : [],
   };
 }
 

@@ -71,7 +71,6 @@ export function findLatestPublished(
 export type VariantWithTemplate = VersionWithCode & {
   default_locale: string;
   validity_months: number | null;
-  data_categories: string | null;
 };
 
 /**
@@ -100,7 +99,7 @@ export function findLatestRelease(
   code: string,
 ): Promise<VariantWithTemplate[]> {
   return versionsWithCode(db)
-    .select(['t.default_locale', 't.validity_months', 't.data_categories'])
+    .select(['t.default_locale', 't.validity_months'])
     .where('t.tenant_id', '=', tenantId)
     .where('t.code', '=', code)
     .where('t.archived_at', 'is', null)
