@@ -1,6 +1,7 @@
 import type { TestProject } from 'vitest/node';
 import { buildClient } from '../clients/typescript/test/helpers/build.js';
 import { buildDist } from './helpers/build.js';
+import { startClaims } from './helpers/ports.js';
 import { type PostgresServer, startPostgresServer } from './helpers/postgres-server.js';
 import { makeTemplateStores, type TemplateStores } from './helpers/template-stores.js';
 
@@ -24,6 +25,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   buildDist();
   buildClient();
+  // Before the test processes start: they inherit where the run's ports are claimed.
+  const removeClaims = startClaims();
   let server: PostgresServer | undefined;
   let url = process.env.TEST_DATABASE_URL;
   if (!url) {
@@ -36,5 +39,6 @@ export default async function setup(project: TestProject) {
   return async () => {
     await templates.remove();
     await server?.remove();
+    removeClaims();
   };
 }

@@ -54,6 +54,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       'the store was migrated by a newer release, whose schema this one runs on (a rolling upgrade)',
     );
   }
+  // Counted before listening: a tenant made as soon as the server answers does not hide the hint
+  // below. With several workers, one of them says it.
+  const noTenantYet = (cluster.worker?.id ?? 1) === 1 && (await countTenants(db)) === 0;
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -72,8 +75,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     // The command line then prints on its own setting, as before the store kept one.
     app.log.warn({ err: error }, 'could not keep the public base URL with the store');
   }
-  // With several workers, one of them says it.
-  if ((cluster.worker?.id ?? 1) === 1 && (await countTenants(db)) === 0) {
+  if (noTenantYet) {
     const cli = commandLine();
     app.log.info(
       `The store has no tenant yet: run "${cli} demo" for a ready-to-try tenant, template and ` +

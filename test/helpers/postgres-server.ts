@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './ports.js';
 import { budget } from './time.js';
 
 export interface PostgresServer {
@@ -17,19 +17,8 @@ export interface PostgresServer {
   remove(): Promise<void>;
 }
 
-/** A free TCP port on loopback (never 5432, which a local server may hold). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** Where the tests' ports come from (ports.ts); re-exported for the files that import it here. */
+export { freePort };
 
 const script = fileURLToPath(new URL('./postgres-server-process.mjs', import.meta.url));
 const commandTimeoutMs = budget(60_000);
