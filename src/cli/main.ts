@@ -38,6 +38,10 @@ const usage = `Usage: consent-service <command> [options]
                                           sexual-behaviour, criminal-records, health,
                                           disability, trade-union, genetic, biometric, other):
                                           a given then needs explicit consent
+                  [--representation (BASIS=WHO,… | none)]
+                                          who may decide for whom (PDPA s.20): BASIS under-10,
+                                          10-19, adult or court-order; WHO subject,
+                                          representative, subject-with-representative or anyone
   version publish --tenant A --template C --tag T (--content-file F | --content HTML)
                   [--file-url U] [--allow-reconsent true|false]
                   [--effective-at T]      T: ISO 8601 with a zone; live from then

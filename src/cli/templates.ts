@@ -2,14 +2,18 @@ import { readFileSync } from 'node:fs';
 import { partnersOfRelease } from '../partners/index.js';
 import {
   changeDataCategoriesAs,
+  changeRepresentationAs,
   changeValidityAs,
   createTemplate,
   dataCategoriesOf,
   effectiveInstant,
+  formatRepresentation,
   getTemplateByCode,
   listTemplates,
+  parseRepresentation,
   presentVersion,
   publishOutsideReview,
+  representationOf,
 } from '../templates/index.js';
 import { getTenantByAlias } from '../tenants/index.js';
 import { type Commands, commandLine, type Options, required, UsageError } from './command.js';
@@ -43,13 +47,20 @@ export const templateCommands: Commands = {
       }),
   },
   'template update': {
-    options: ['tenant', 'code', 'validity-months', 'data-categories'],
+    options: ['tenant', 'code', 'validity-months', 'data-categories', 'representation'],
     run: (db, o) =>
       db.transaction().execute(async (trx) => {
         const tenant = await getTenantByAlias(trx, required(o, 'tenant'));
         const categories = o['data-categories'];
-        if (o['validity-months'] === undefined && categories === undefined) {
-          throw new UsageError('template update needs --validity-months or --data-categories');
+        const representation = o.representation;
+        if (
+          o['validity-months'] === undefined &&
+          categories === undefined &&
+          representation === undefined
+        ) {
+          throw new UsageError(
+            'template update needs --validity-months, --data-categories or --representation',
+          );
         }
         const actor = { tenantId: tenant.id, ...commandLine };
         let template = await getTemplateByCode(trx, tenant.id, required(o, 'code'));
@@ -65,6 +76,10 @@ export const templateCommands: Commands = {
           const list = categories === 'none' ? [] : categories.split(',').map((c) => c.trim());
           template = await changeDataCategoriesAs(trx, actor, template, list);
         }
+        if (representation !== undefined) {
+          const rule = parseRepresentation(representation);
+          template = await changeRepresentationAs(trx, actor, template, rule);
+        }
         const { id, code, name, validity_months } = template;
         return {
           id,
@@ -73,6 +88,9 @@ export const templateCommands: Commands = {
           validity_months,
           // Shown when set by this command: the answer to a validity change stays as it was.
           ...(categories === undefined ? {} : { data_categories: dataCategoriesOf(template) }),
+          ...(representation === undefined
+            ? {}
+            : { representation: formatRepresentation(representationOf(template)) }),
         };
       }),
   },

@@ -58,6 +58,7 @@ export function newDecision(
     user_agent: context.userAgent,
     ...(context.via ? { via: context.via } : {}),
     ...(asked.request.explicit ? { explicit: asked.request.explicit } : {}),
+    ...(asked.request.acted_by ? { acted_by: asked.request.acted_by } : {}),
   };
   const row: DecisionRow = {
     tenant_id: context.tenantId,

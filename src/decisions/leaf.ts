@@ -30,6 +30,7 @@ export function leafOfDecision(row: LoggedDecision, subjectSalt: string): string
       apiKeyId: row.api_key_id,
       via: row.via,
       explicit: row.explicit as ExplicitAct | undefined,
+      actedBy: row.acted_by,
     }),
   );
 }

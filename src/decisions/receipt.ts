@@ -8,7 +8,7 @@ import {
 } from '../record-kinds/index.js';
 import { presentDecision } from './decision.js';
 import type { findDecisionWithTemplate } from './record-repository.js';
-import { ExplicitAct, RecordedDecision } from './schemas.js';
+import { ActedBy, ExplicitAct, RecordedDecision } from './schemas.js';
 
 /** A decision as its receipt presents it: the record with its template's code. */
 export type DecisionWithTemplate = NonNullable<
@@ -28,6 +28,7 @@ export const Receipt = Type.Object({
         api_key_id: Type.String(),
         via: Type.Optional(Via),
         explicit: Type.Optional(ExplicitAct),
+        acted_by: Type.Optional(ActedBy),
       }),
       Type.Null(),
     ],
@@ -65,6 +66,7 @@ export function decisionReceipt(
           ...(personal.personal.explicit
             ? { explicit: personal.personal.explicit as Static<typeof ExplicitAct> }
             : {}),
+          ...(personal.personal.acted_by ? { acted_by: personal.personal.acted_by } : {}),
         }
       : null,
   };

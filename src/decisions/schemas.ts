@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { uuidPattern } from '../platform/ids.js';
-import { explicitMethods } from '../proof/index.js';
+import { actorRoles, ageBands, explicitMethods } from '../proof/index.js';
 import { PublishedVersion } from '../templates/index.js';
 
 export const customerIdPattern = '^[A-Za-z0-9._:@+-]{1,128}$';
@@ -39,11 +39,54 @@ export const ExplicitAct = Type.Object(
   },
 );
 
+const Role = (description: string) => Type.Enum([...actorRoles], { description });
+const Reference = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  description: "The representative's own reference (their customer id, ID card or passport number)",
+});
+
+/** Who acted on a decision, and the basis the client states (PDPA section 20; docs/pdpa.md). */
+export const ActedBy = Type.Object(
+  {
+    role: Role('The data subject, or the representative who acted for them'),
+    reference: Type.Optional(Reference),
+    age_band: Type.Optional(
+      Type.Enum([...ageBands], { description: "The subject's age band, as the client states it" }),
+    ),
+    court_order: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'The reference of the court order appointing a guardian or curator',
+      }),
+    ),
+    co_consent: Type.Optional(
+      Type.Object(
+        {
+          role: Role('The co-consenting party: a representative, or the subject beside one'),
+          reference: Type.Optional(Reference),
+        },
+        { additionalProperties: false, description: 'The second act of a co-consent' },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "Who acted: the subject or a representative (with the representative's reference), and " +
+      'the basis stated (an age band or a court order). Required on a template with a ' +
+      "representation rule; kept sealed with the decision's evidence and committed in its leaf.",
+  },
+);
+export type ActedBy = Static<typeof ActedBy>;
+
 export const DecisionRequest = Type.Object(
   {
     consent_version_id: Type.String({ pattern: uuidPattern }),
     decision: DecisionValue,
     explicit: Type.Optional(ExplicitAct),
+    acted_by: Type.Optional(ActedBy),
   },
   { additionalProperties: false },
 );

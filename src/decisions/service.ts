@@ -2,7 +2,8 @@ import stringify from 'safe-stable-stringify';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import type { SubjectVault } from '../subjects/index.js';
-import type { Catalog } from '../templates/index.js';
+import { type Catalog, representationBreach } from '../templates/index.js';
+import { checkActedBy } from './acted-by.js';
 import { type DecisionContext, decisionVersion } from './decision.js';
 import type { DecisionRequest } from './schemas.js';
 import type { DecisionJob, DecisionOutcome } from './writes.js';
@@ -24,13 +25,14 @@ export interface DecisionWriter {
  */
 export async function decide(
   writer: DecisionWriter,
-  versions: Pick<Catalog, 'publishedById' | 'validityMonths' | 'dataCategories'>,
+  versions: Pick<Catalog, 'publishedById' | 'validityMonths' | 'dataCategories' | 'representation'>,
   vault: SubjectVault,
   context: DecisionContext,
   customerId: string,
   request: DecisionRequest,
   idempotencyKey?: string,
 ): Promise<DecisionOutcome> {
+  checkActedBy(request.acted_by);
   // A published version never changes: it is read before, and outside, the transaction.
   const version = await decisionVersion(versions, context.tenantId, request.consent_version_id);
   // The store knows the customer only by this keyed hash and a random id (src/subjects).
@@ -47,6 +49,11 @@ export async function decide(
     const categories = await versions.dataCategories(context.tenantId, version.template_code);
     if (categories.length > 0) throw new AppError('explicitConsentRequired');
   }
+  // Who may decide for whom (PDPA section 20): a decision that breaks the template's rule is
+  // refused before the writer too, naming the rule.
+  const rule = await versions.representation(context.tenantId, version.template_code);
+  const breach = representationBreach(rule, request.decision, request.acted_by);
+  if (breach !== undefined) throw new AppError('representationRefused', { message: breach });
   return writer.write({
     version,
     context,

@@ -22,6 +22,13 @@ export const errors = {
     code: '1005',
     message: 'Explicit consent is required: this template covers sensitive data.',
   },
+  // A decision that breaks its template's rule of who may decide for whom (PDPA section 20); the
+  // message names the rule (templates/representation.ts).
+  representationRefused: {
+    status: 409,
+    code: '1005',
+    message: "Refused by this template's rule of who may decide.",
+  },
   payloadTooLarge: { status: 413, code: '1006', message: 'Payload too large.' },
   unsupportedMediaType: { status: 415, code: '1007', message: 'Unsupported media type.' },
   tooManyRequests: { status: 429, code: '1008', message: 'Too many requests.' },

@@ -45,6 +45,7 @@ import * as logEpochs from './migrations/0030-log-epochs.js';
 import * as logWitnesses from './migrations/0031-log-witnesses.js';
 import * as publications from './migrations/0032-publications.js';
 import * as sensitiveTemplates from './migrations/0033-sensitive-templates.js';
+import * as representationRules from './migrations/0034-representation-rules.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -97,6 +98,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0031-log-witnesses': logWitnesses,
     '0032-publications': publications,
     '0033-sensitive-templates': sensitiveTemplates,
+    '0034-representation-rules': representationRules,
   };
 }
 

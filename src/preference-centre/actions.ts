@@ -32,7 +32,12 @@ export type ChangeResult =
   | { kind: 'unchanged' }
   | {
       kind: 'refused';
-      reason: 'nothingToWithdraw' | 'reconsentNotAllowed' | 'explicitConsentRequired' | string;
+      reason:
+        | 'nothingToWithdraw'
+        | 'reconsentNotAllowed'
+        | 'explicitConsentRequired'
+        | 'representationRefused'
+        | string;
     };
 
 /**
@@ -102,8 +107,12 @@ export async function decideOnPage(
       `preference-centre:${change.formId}`,
     );
   } catch (error) {
-    if (error instanceof AppError && error.kind === 'explicitConsentRequired') {
-      return { kind: 'refused', reason: 'explicitConsentRequired' };
+    // Refused before the writer (decisions/service.ts): told on the page, like the writer's own.
+    if (
+      error instanceof AppError &&
+      (error.kind === 'explicitConsentRequired' || error.kind === 'representationRefused')
+    ) {
+      return { kind: 'refused', reason: error.kind };
     }
     throw error;
   }

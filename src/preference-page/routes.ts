@@ -408,6 +408,7 @@ const refusals = [
   'nothingToWithdraw',
   'reconsentNotAllowed',
   'explicitConsentRequired',
+  'representationRefused',
   'noPack',
   'packNotReady',
 ] as const;

@@ -54,6 +54,8 @@ export interface Words {
   /** The separate confirmation of a consent to sensitive data: recorded as the text shown. */
   explicitConfirm: string;
   explicitConsentRequired: string;
+  /** A template whose rule names who may decide for whom (PDPA section 20): not decided here. */
+  representationRefused: string;
   refused: string;
   noPack: string;
   packNotReady: string;
@@ -150,6 +152,8 @@ const en: Words = {
     'I explicitly consent to the processing of the sensitive personal data described in this text.',
   explicitConsentRequired:
     'This consent covers sensitive data: tick the box to confirm it explicitly.',
+  representationRefused:
+    'This consent is given with the person who acts for you (a parent or guardian): ask the company that sent you this page.',
   refused: 'This change could not be made.',
   noPack: 'There is no record of you yet to put in an evidence pack.',
   packNotReady: 'Your latest records are still being written. Try again in a moment.',
@@ -248,6 +252,8 @@ const th: Words = {
   reconsentNotAllowed: 'ฉบับนี้ไม่สามารถให้ความยินยอมซ้ำได้',
   explicitConfirm: 'ข้าพเจ้าให้ความยินยอมโดยชัดแจ้งในการประมวลผลข้อมูลส่วนบุคคลที่มีความอ่อนไหวตามที่ระบุในข้อความนี้',
   explicitConsentRequired: 'ความยินยอมนี้เกี่ยวกับข้อมูลที่มีความอ่อนไหว กรุณาทำเครื่องหมายในช่องเพื่อยืนยันโดยชัดแจ้ง',
+  representationRefused:
+    'ความยินยอมนี้ต้องให้โดยผู้ที่ทำการแทนคุณ (ผู้ใช้อำนาจปกครองหรือผู้อนุบาล) กรุณาติดต่อบริษัทที่ส่งหน้านี้ให้คุณ',
   refused: 'ไม่สามารถทำการเปลี่ยนแปลงนี้ได้',
   noPack: 'ยังไม่มีบันทึกของคุณที่จะใส่ในชุดหลักฐาน',
   packNotReady: 'บันทึกล่าสุดของคุณกำลังถูกเขียน โปรดลองอีกครั้งในอีกสักครู่',

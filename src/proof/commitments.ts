@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomBytesPooled } from '../platform/random.js';
+import { type ActedBy, canonicalActedBy } from './acted-by.js';
 
 /** A new random salt (16 bytes, base64). */
 export function newSalt(): string {
@@ -29,6 +30,8 @@ export interface Evidence {
   via?: string | null;
   /** The explicit act behind a `given` on sensitive data (PDPA section 26), when there was one. */
   explicit?: ExplicitAct | null | undefined;
+  /** Who acted, when the client said (PDPA section 20): the subject or a representative. */
+  actedBy?: ActedBy | null | undefined;
 }
 
 /** How a person may confirm a consent to sensitive data. */
@@ -44,12 +47,14 @@ export interface ExplicitAct {
  * SHA-256("evidence/v1\n" || salt || canonical JSON {api_key_id, ip, ua}), base64. A record made
  * by a back-office user commits to {api_key_id: null, ip, ua, user_id}, one made through the
  * preference centre adds `via`, one with an explicit act (a consent to sensitive data) adds
- * `explicit` ({method, text_shown}): each key is there only when set, so every other record
- * commits exactly as before.
+ * `explicit` ({method, text_shown}), one whose client said who acted adds `acted_by` ({role,
+ * reference, age_band, court_order, co_consent}, each key only when set): each key is there only
+ * when set, so every other record commits exactly as before.
  */
 export function evidenceCommitment(salt: string, evidence: Evidence): string {
   // Keys in sorted order, so this is the canonical (RFC 8785-style) JSON of the values.
   const canonical = JSON.stringify({
+    ...(evidence.actedBy ? { acted_by: canonicalActedBy(evidence.actedBy) } : {}),
     api_key_id: evidence.apiKeyId,
     ...(evidence.explicit
       ? { explicit: { method: evidence.explicit.method, text_shown: evidence.explicit.text_shown } }

@@ -14,6 +14,17 @@
  */
 
 export {
+  type ActedBy,
+  type ActorRole,
+  type AgeBand,
+  actorRoles,
+  ageBands,
+  type CoConsent,
+  isActedBy,
+  type RepresentativeRole,
+  representativeRoles,
+} from './acted-by.js';
+export {
   type Checkpoint,
   formatCheckpoint,
   type OpenedCheckpoint,

@@ -1,3 +1,4 @@
+import { type ActedBy, isActedBy } from './acted-by.js';
 import {
   type ExplicitAct,
   evidenceCommitment,
@@ -118,7 +119,8 @@ export function customerOpening(
     !hasStrings(opening, ['customer_id', 'subject_salt', 'evidence_salt', 'ip']) ||
     !hasActor(opening) ||
     !hasVia(opening) ||
-    !hasExplicit(opening)
+    !hasExplicit(opening) ||
+    !hasActedBy(opening)
   ) {
     return fail("the receipt's opening is not a decision's (customer id, evidence and salts)");
   }
@@ -132,6 +134,7 @@ export function customerOpening(
     userId: opening.user_id,
     via: opening.via,
     explicit: opening.explicit,
+    actedBy: opening.acted_by,
   });
   if (evidence !== leaf.evidence) {
     return fail("the evidence and salt do not open the leaf's evidence commitment");
@@ -174,6 +177,12 @@ function hasExplicit(opening: object): opening is { explicit?: ExplicitAct } {
     explicitMethods.includes(method as ExplicitAct['method']) &&
     typeof text === 'string'
   );
+}
+
+/** Who acted, when the opening names it (PDPA section 20), or absent. */
+function hasActedBy(opening: object): opening is { acted_by?: ActedBy } {
+  const { acted_by: acted } = opening as Record<string, unknown>;
+  return acted === undefined || isActedBy(acted);
 }
 
 /** The channel the record came through, when the opening names one: a string, or absent. */

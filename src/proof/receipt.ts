@@ -1,3 +1,4 @@
+import type { ActedBy } from './acted-by.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { ExplicitAct } from './commitments.js';
 import { encodeBase64 } from './encoding.js';
@@ -22,6 +23,8 @@ export interface DecisionOpening {
   via?: string;
   /** The explicit act behind a consent to sensitive data, when there was one. */
   explicit?: ExplicitAct;
+  /** Who acted, when the client said: the subject, or a representative (PDPA section 20). */
+  acted_by?: ActedBy;
 }
 
 /** What opens a cookie decision's leaf: the visitor id, the evidence and their salts. */

@@ -1,3 +1,4 @@
+import { type ActedBy, isActedBy } from '../proof/index.js';
 import { openFields, sealFields } from './crypto.js';
 
 /** What is personal in a decision: sealed under the customer's key, bound to the record's id. */
@@ -15,6 +16,8 @@ export interface PersonalFields {
    * shown), part of its evidence: sealed only when set.
    */
   explicit?: { method: string; text_shown: string };
+  /** Who acted (the subject or a representative) and the basis stated: sealed only when set. */
+  acted_by?: ActedBy;
 }
 
 export function sealPersonal(key: Buffer, recordId: string, fields: PersonalFields): string {
@@ -24,13 +27,14 @@ export function sealPersonal(key: Buffer, recordId: string, fields: PersonalFiel
     user_agent: fields.user_agent,
     ...(fields.via ? { via: fields.via } : {}),
     ...(fields.explicit ? { explicit: fields.explicit } : {}),
+    ...(fields.acted_by ? { acted_by: fields.acted_by } : {}),
   });
 }
 
 /** The fields sealed for the record; throws when the key or the sealed bytes are not its own. */
 export function openPersonal(key: Buffer, recordId: string, sealed: string): PersonalFields {
   const fields = openFields(key, recordId, sealed);
-  const { customer_id, ip, user_agent, via, explicit } = fields;
+  const { customer_id, ip, user_agent, via, explicit, acted_by } = fields;
   if (typeof customer_id !== 'string' || typeof ip !== 'string') {
     throw new Error(`the sealed fields of record ${recordId} are incomplete`);
   }
@@ -40,6 +44,7 @@ export function openPersonal(key: Buffer, recordId: string, sealed: string): Per
     user_agent: typeof user_agent === 'string' ? user_agent : null,
     ...(typeof via === 'string' ? { via } : {}),
     ...(isExplicit(explicit) ? { explicit } : {}),
+    ...(isActedBy(acted_by) ? { acted_by } : {}),
   };
 }
 

@@ -6,12 +6,13 @@ import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { chooseLocale } from './locales.js';
 import {
-  findDataCategories,
+  findDecisionRules,
   findLatestRelease,
   findPublishedById,
   type VariantWithTemplate,
   type VersionWithCode,
 } from './repository.js';
+import { type RepresentationRule, representationOf } from './representation.js';
 import type { PublishedVersion } from './schemas.js';
 import { presentLocalized, presentVersion } from './service.js';
 
@@ -78,6 +79,8 @@ export interface Catalog {
   validityMonths(tenantId: string, code: string): Promise<number | null>;
   /** The sensitive data categories of the template as `latest` has it; none when unknown. */
   dataCategories(tenantId: string, code: string): Promise<readonly string[]>;
+  /** Who may decide for whom on the template (cached likewise); undefined: no rule. */
+  representation(tenantId: string, code: string): Promise<RepresentationRule | undefined>;
 }
 
 /**
@@ -129,17 +132,25 @@ export function createCatalog(
     },
   });
   const byId = new LRUCache<string, VersionWithCode>({ max: 10_000 });
-  // A template's sensitive data, cached on its own with the same bound as `latest`: a decision
-  // reads it without filling `latest`, whose answers stay as fresh as before.
-  const categories = new LRUCache<string, { list: readonly string[] }, [string, string]>({
+  // What a decision checks of a template (its sensitive data, who may decide for whom), cached
+  // on its own with the same bound as `latest`: a decision reads it without filling `latest`,
+  // whose answers stay as fresh as before.
+  const rules = new LRUCache<string, DecisionRules, [string, string]>({
     max: 10_000,
     ttl: latestMaxAgeMs,
     ttlResolution: 0,
     fetchMethod: async (_key, _stale, { context: [tenantId, code] }) => {
-      const stored = await findDataCategories(db, tenantId, code);
-      return { list: stored ? (JSON.parse(stored) as string[]) : [] };
+      const stored = await findDecisionRules(db, tenantId, code);
+      return {
+        categories: stored?.data_categories ? (JSON.parse(stored.data_categories) as string[]) : [],
+        representation: stored ? representationOf(stored) : undefined,
+      };
     },
   });
+  async function rulesOf(tenantId: string, code: string): Promise<DecisionRules | undefined> {
+    const key = `${tenantId}\u0000${code}`;
+    return rules.get(key) ?? (await rules.fetch(key, { context: [tenantId, code] }));
+  }
   /** The latest release, or undefined for a template `latest` does not know. */
   async function latestOrNone(tenantId: string, code: string) {
     try {
@@ -189,10 +200,10 @@ export function createCatalog(
       return (await latestOrNone(tenantId, code))?.validityMonths ?? null;
     },
     async dataCategories(tenantId, code) {
-      const key = `${tenantId}\u0000${code}`;
-      const cached = categories.get(key);
-      if (cached) return cached.list;
-      return (await categories.fetch(key, { context: [tenantId, code] }))?.list ?? [];
+      return (await rulesOf(tenantId, code))?.categories ?? [];
+    },
+    async representation(tenantId, code) {
+      return (await rulesOf(tenantId, code))?.representation;
     },
   };
   return catalog;
@@ -248,4 +259,10 @@ function latestEntry(
 
 function etagOf(body: string): string {
   return `"${sha256Hex(body).slice(0, 32)}"`;
+}
+
+/** What a decision checks of a template, as cached. */
+interface DecisionRules {
+  categories: readonly string[];
+  representation: RepresentationRule | undefined;
 }

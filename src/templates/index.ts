@@ -47,6 +47,17 @@ export {
   setDraftPartnersAs,
 } from './partners.js';
 export {
+  changeRepresentationAs,
+  formatRepresentation,
+  parseRepresentation,
+  type RepresentationRule,
+  representationBases,
+  representationBreach,
+  representationOf,
+  type WhoActs,
+  whoActs,
+} from './representation.js';
+export {
   approveVersion,
   type ChangeSinceReview,
   changesSinceReview,

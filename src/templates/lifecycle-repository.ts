@@ -201,3 +201,18 @@ export async function setTemplateDataCategories(
     .where('id', '=', templateId)
     .execute();
 }
+
+/** Sets who may decide for whom on a template (JSON object; null: no rule). */
+export async function setTemplateRepresentation(
+  db: Executor,
+  tenantId: string,
+  templateId: string,
+  rule: string | null,
+): Promise<void> {
+  await db
+    .updateTable('templates')
+    .set({ representation: rule })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', templateId)
+    .execute();
+}

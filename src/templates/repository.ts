@@ -77,20 +77,19 @@ export type VariantWithTemplate = VersionWithCode & {
  * Every locale's variant of the template's latest live release, by the template's code; none for
  * an archived template.
  */
-/** The sensitive data categories of a template in use, as stored (JSON; null: none). */
-export async function findDataCategories(
+/** What a decision checks of a template in use, as stored: its sensitive data and its rule. */
+export function findDecisionRules(
   db: Executor,
   tenantId: string,
   code: string,
-): Promise<string | null> {
-  const row = await db
+): Promise<{ data_categories: string | null; representation: string | null } | undefined> {
+  return db
     .selectFrom('templates')
-    .select('data_categories')
+    .select(['data_categories', 'representation'])
     .where('tenant_id', '=', tenantId)
     .where('code', '=', code)
     .where('archived_at', 'is', null)
     .executeTakeFirst();
-  return row?.data_categories ?? null;
 }
 
 export function findLatestRelease(

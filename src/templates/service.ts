@@ -60,6 +60,7 @@ export async function createTemplate(
     default_locale: defaultLocale,
     validity_months: null,
     data_categories: null,
+    representation: null,
   });
   return { id, code, name };
 }

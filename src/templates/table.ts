@@ -42,6 +42,11 @@ export interface TemplatesTable {
    * a `given` on it then needs the explicit act's evidence. Null: it covers none.
    */
   data_categories: string | null;
+  /**
+   * JSON object of who may decide for whom (PDPA section 20; migration 0034), from a basis to
+   * who must act (`representation.ts`). Null: no rule, whoever the client says acted.
+   */
+  representation: string | null;
 }
 
 /**

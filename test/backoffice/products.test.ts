@@ -65,6 +65,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0031-log-witnesses',
       '0032-publications',
       '0033-sensitive-templates',
+      '0034-representation-rules',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -221,6 +221,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0031-log-witnesses',
       '0032-publications',
       '0033-sensitive-templates',
+      '0034-representation-rules',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -389,6 +389,43 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expect(stored).toEqual({ data_categories: null });
     });
 
+    it('template update --representation sets who may decide for whom, none clears it, an unknown basis fails naming the option', async () => {
+      const update = (value: string) =>
+        cli(
+          'template',
+          'update',
+          '--tenant',
+          'acme',
+          '--code',
+          'lapsing_terms',
+          '--representation',
+          value,
+        );
+      const set = expectJsonObject(
+        await update('10-19=subject-with-representative, under-10=representative'),
+      );
+      // Written back in the order of the bases, whatever order they were given in.
+      expect(set).toMatchObject({
+        code: 'lapsing_terms',
+        representation: 'under-10=representative,10-19=subject-with-representative',
+      });
+      expectFailure(await update('under-12=subject'), /representation.*under-12/s);
+      const read = () =>
+        withStore(store, (db) =>
+          db
+            .selectFrom('templates')
+            .select('representation')
+            .where('code', '=', 'lapsing_terms')
+            .executeTakeFirstOrThrow(),
+        );
+      expect(JSON.parse((await read()).representation ?? 'null')).toEqual({
+        'under-10': 'representative',
+        '10-19': 'subject-with-representative',
+      });
+      expect(expectJsonObject(await update('none')).representation).toBe('none');
+      expect(await read()).toEqual({ representation: null });
+    });
+
     it('a validity period that is no whole number of months from 1 to 120 fails with the message, and changes nothing', async () => {
       for (const bad of ['0', '121', '1.5']) {
         expectFailure(

@@ -114,10 +114,11 @@ describe.each(storeAgnostic)('OpenAPI document on $name', (store) => {
     expect(customerId.schema.pattern).toBe('^[A-Za-z0-9._:@+-]{1,128}$');
   });
 
-  it('the decision body is consent_version_id and decision, with only the optional explicit act beside them', () => {
+  it('the decision body is consent_version_id and decision, with only the optional explicit act and who acted beside them', () => {
     const schema = doc.paths[decisionsPath].post.requestBody?.content?.['application/json']?.schema;
     expect(schema).toBeDefined();
     expect(Object.keys(schema.properties).sort()).toEqual([
+      'acted_by',
       'consent_version_id',
       'decision',
       'explicit',
@@ -126,6 +127,21 @@ describe.each(storeAgnostic)('OpenAPI document on $name', (store) => {
     expect(Object.keys(schema.properties.explicit.properties).sort()).toEqual([
       'method',
       'text_shown',
+    ]);
+    expect(Object.keys(schema.properties.acted_by.properties).sort()).toEqual([
+      'age_band',
+      'co_consent',
+      'court_order',
+      'reference',
+      'role',
+    ]);
+    expect(schema.properties.acted_by.required).toEqual(['role']);
+    expect(schema.properties.acted_by.properties.role.enum).toEqual([
+      'subject',
+      'parent',
+      'guardian',
+      'curator',
+      'authorised',
     ]);
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.decision.enum).toEqual(['given', 'reject', 'withdraw']);

@@ -17,7 +17,9 @@ import {
 import { createProduct } from '../../src/products/index.js';
 import {
   changeDataCategoriesAs,
+  changeRepresentationAs,
   getTemplateByCode,
+  parseRepresentation,
   publishOutsideReview,
 } from '../../src/templates/index.js';
 import { apiOf } from '../helpers/api.js';
@@ -442,6 +444,44 @@ describe.each(stores)('preference links on $name', (store) => {
       via: 'preference-centre',
       explicit: { method: 'separate-tick', text_shown: sentence },
     });
+  });
+
+  it('a template whose rule says who may decide for whom is not decided on the page: it says so, and nothing is recorded', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const ruled = await t.db.transaction().execute(async (trx) => {
+      const published = await publishOutsideReview(trx, actorOf(a), a.tenant.id, code, {
+        tag: '1.0',
+        content_html: '<p>Savings for minors</p>',
+      });
+      await changeRepresentationAs(
+        trx,
+        actorOf(a),
+        await getTemplateByCode(trx, a.tenant.id, code),
+        parseRepresentation('under-10=representative'),
+      );
+      return published;
+    });
+    const erin = 'erin';
+    const cookie = await open(erin);
+    const page = (await get(pageOf(a), cookie)).body;
+    const refused = await post(`${pageOf(a)}/decisions`, cookie, {
+      _csrf: formToken(page),
+      version_id: ruled.id,
+      decision: 'given',
+      form_id: 'ruled-form-1',
+    });
+    expect(refused.statusCode).toBe(303);
+    expect(refused.headers.location).toContain('done=representationRefused');
+    expect((await get(refused.headers.location as string, cookie)).body).toContain(
+      'This consent is given with the person who acts for you (a parent or guardian)',
+    );
+    const stored = await t.db
+      .selectFrom('decisions')
+      .select('id')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('consent_version_id', '=', ruled.id)
+      .execute();
+    expect(stored).toEqual([]);
   });
 
   it('refuses bad form input with a page, and records nothing', async () => {

@@ -99,6 +99,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0031-log-witnesses',
       '0032-publications',
       '0033-sensitive-templates',
+      '0034-representation-rules',
     ]);
   });
 });

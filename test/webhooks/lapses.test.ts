@@ -193,6 +193,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0031-log-witnesses',
       '0032-publications',
       '0033-sensitive-templates',
+      '0034-representation-rules',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

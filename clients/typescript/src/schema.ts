@@ -1715,6 +1715,33 @@ export interface operations {
                         /** @description The exact text the person confirmed, as shown to them */
                         text_shown: string;
                     };
+                    /** @description Who acted: the subject or a representative (with the representative's reference), and the basis stated (an age band or a court order). Required on a template with a representation rule; kept sealed with the decision's evidence and committed in its leaf. */
+                    acted_by?: {
+                        /**
+                         * @description The data subject, or the representative who acted for them
+                         * @enum {unknown}
+                         */
+                        role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                        /** @description The representative's own reference (their customer id, ID card or passport number) */
+                        reference?: string;
+                        /**
+                         * @description The subject's age band, as the client states it
+                         * @enum {unknown}
+                         */
+                        age_band?: "under-10" | "10-19" | "adult";
+                        /** @description The reference of the court order appointing a guardian or curator */
+                        court_order?: string;
+                        /** @description The second act of a co-consent */
+                        co_consent?: {
+                            /**
+                             * @description The co-consenting party: a representative, or the subject beside one
+                             * @enum {unknown}
+                             */
+                            role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                            /** @description The representative's own reference (their customer id, ID card or passport number) */
+                            reference?: string;
+                        };
+                    };
                 };
             };
         };
@@ -4195,6 +4222,33 @@ export interface operations {
                                     method: "separate-tick" | "signature" | "one-time-code";
                                     /** @description The exact text the person confirmed, as shown to them */
                                     text_shown: string;
+                                };
+                                /** @description Who acted: the subject or a representative (with the representative's reference), and the basis stated (an age band or a court order). Required on a template with a representation rule; kept sealed with the decision's evidence and committed in its leaf. */
+                                acted_by?: {
+                                    /**
+                                     * @description The data subject, or the representative who acted for them
+                                     * @enum {unknown}
+                                     */
+                                    role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                    /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                    reference?: string;
+                                    /**
+                                     * @description The subject's age band, as the client states it
+                                     * @enum {unknown}
+                                     */
+                                    age_band?: "under-10" | "10-19" | "adult";
+                                    /** @description The reference of the court order appointing a guardian or curator */
+                                    court_order?: string;
+                                    /** @description The second act of a co-consent */
+                                    co_consent?: {
+                                        /**
+                                         * @description The co-consenting party: a representative, or the subject beside one
+                                         * @enum {unknown}
+                                         */
+                                        role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                        /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                        reference?: string;
+                                    };
                                 };
                             } | null;
                         };

@@ -1,0 +1,316 @@
+/**
+ * Consent given by a representative (PDPA section 20; docs/pdpa.md), on both stores: a decision
+ * may say who acted (the subject or a representative, with the basis stated); a template's rule
+ * of who may decide for whom refuses a decision that breaks it, storing nothing; the act is
+ * sealed with the decision's evidence, committed in its leaf, shown in the receipt's opening and
+ * in the evidence pack, and checked offline. The evidence commitment's reference value was
+ * computed from docs/proof.md alone (Python: SHA-256 of "evidence/v1\n" || salt || JSON with
+ * sorted keys).
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { unzipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
+import { auditLog } from '../../src/decision-log/audit.js';
+import {
+  evidenceCommitment,
+  parseVerifierKey,
+  verifyEvidencePack,
+  verifyReceipt,
+} from '../../src/proof/index.js';
+import {
+  changeRepresentationAs,
+  getTemplateByCode,
+  parseRepresentation,
+} from '../../src/templates/index.js';
+import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { runCli } from '../helpers/process.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { stores } from '../helpers/stores.js';
+import { must } from '../proof/fixtures.js';
+
+const verifier = must(parseVerifierKey(testLogKeys.verifierKey));
+
+describe('the evidence commitment of who acted', () => {
+  it('is the documented value: the act enters the evidence JSON as "acted_by", keys sorted', () => {
+    expect(
+      evidenceCommitment('EBESExQVFhcYGRobHB0eHw==', {
+        apiKeyId: '0190e8a0-0000-7000-8000-0000000000aa',
+        ip: '192.0.2.10',
+        userAgent: 'Mozilla/5.0 (X11)',
+        actedBy: {
+          role: 'subject',
+          co_consent: { role: 'parent', reference: 'parent-7731' },
+          age_band: '10-19',
+        },
+      }),
+    ).toBe('eOMD2lGEBv0dv0ClEkOoT3YU3wgC9YO+HcrQQmqy+WU=');
+  });
+});
+
+describe('a rule of who may decide for whom, as the command line writes it', () => {
+  it('reads BASIS=WHO pairs, none for no rule, and refuses what it does not know naming representation', () => {
+    expect(
+      parseRepresentation('under-10=representative, 10-19=subject-with-representative'),
+    ).toEqual({ 'under-10': 'representative', '10-19': 'subject-with-representative' });
+    expect(parseRepresentation('none')).toBeUndefined();
+    for (const bad of ['under-12=subject', 'adult=parent', 'adult', 'adult=subject,adult=anyone']) {
+      expect(() => parseRepresentation(bad), bad).toThrow(
+        expect.objectContaining({
+          code: '1001',
+          details: [expect.objectContaining({ field: 'representation' })],
+        }),
+      );
+    }
+  });
+});
+
+describe.each(stores)('consent given by a representative on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let versionId: string;
+  let code: string;
+  let freeVersionId: string;
+  const dir = mkdtempSync(join(tmpdir(), 'representation-'));
+  const actor = () => ({
+    tenantId: a.tenant.id,
+    actorKind: 'operator' as const,
+    actor: 'command line',
+    ip: 'local',
+    userAgent: null,
+  });
+
+  beforeAll(async () => {
+    t = await startTestApp(store);
+    a = await seedTenant(t.db);
+    code = await seedTemplate(t.db, a.tenant.id);
+    versionId = (await publish(t.db, a.tenant.id, code)).consent_version_id;
+    const free = await seedTemplate(t.db, a.tenant.id);
+    freeVersionId = (await publish(t.db, a.tenant.id, free)).consent_version_id;
+    // Set before any request reads the template, so no cached answer predates it.
+    await t.db
+      .transaction()
+      .execute(async (trx) =>
+        changeRepresentationAs(
+          trx,
+          actor(),
+          await getTemplateByCode(trx, a.tenant.id, code),
+          parseRepresentation(
+            'under-10=representative,10-19=subject-with-representative,adult=subject,court-order=representative',
+          ),
+        ),
+      );
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const decide = (customer: string, body: Record<string, unknown>, version = versionId) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/customers/${customer}/consents/decisions`,
+      headers: a.headers,
+      payload: { consent_version_id: version, ...body },
+    });
+  const receiptOf = async (id: string) => {
+    const answer = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/decisions/${id}/receipt?wait=true`,
+      headers: a.headers,
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+    return json(answer).data;
+  };
+  const stored = async () =>
+    Number(
+      (
+        await t.db
+          .selectFrom('decisions')
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where('tenant_id', '=', a.tenant.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  const byParent = { role: 'parent', reference: 'parent-1001', age_band: 'under-10' };
+  const teenWithParent = {
+    role: 'subject',
+    age_band: '10-19',
+    co_consent: { role: 'parent', reference: 'parent-7731' },
+  };
+  const byGuardian = { role: 'guardian', reference: 'guardian-55', court_order: 'Civil 1234/2568' };
+
+  it("records a child's consent by a parent, a 15-year-old's with a parent's co-consent and an incapacitated person's by a guardian: the seed's D, receipts that show who acted and verify", async () => {
+    for (const [customer, acted] of [
+      ['child-under-10', byParent],
+      ['teen-15', teenWithParent],
+      ['ward-1', byGuardian],
+    ] as const) {
+      const answer = await decide(customer, { decision: 'given', acted_by: acted });
+      expect(answer.statusCode, answer.body).toBe(201);
+      expect(Object.keys(json(answer).data).sort()).toEqual([
+        'consent_version_id',
+        'customer_id',
+        'decided_at',
+        'decision',
+        'decision_id',
+        'template_code',
+        'version',
+      ]);
+      const receipt = await receiptOf(json(answer).data.decision_id);
+      expect(receipt.opening.acted_by).toEqual(acted);
+      expect(must(verifyReceipt(receipt, [verifier], registry.formats)).opened).toBe(true);
+      const pending = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/customers/${customer}/consents/templates/${code}/pending`,
+        headers: a.headers,
+      });
+      expect(json(pending).data.accepted).toBe(true);
+    }
+  });
+
+  it('refuses a decision that breaks the rule with 409 1005 naming the rule, and stores nothing', async () => {
+    const before = await stored();
+    for (const [body, message] of [
+      [
+        { decision: 'given', acted_by: { role: 'subject', age_band: 'under-10' } },
+        "Refused by this template's rule for under-10: a representative decides.",
+      ],
+      [
+        { decision: 'given', acted_by: { role: 'subject', age_band: '10-19' } },
+        "Refused by this template's rule for 10-19: the subject decides with a representative's co-consent.",
+      ],
+      [
+        { decision: 'given', acted_by: { role: 'parent', reference: 'p-1', age_band: 'adult' } },
+        "Refused by this template's rule for adult: the subject decides.",
+      ],
+      [
+        { decision: 'given', acted_by: { role: 'subject', court_order: 'Civil 9/2568' } },
+        "Refused by this template's rule for court-order: a representative decides.",
+      ],
+      [
+        { decision: 'given' },
+        "This template's rule needs acted_by: who acted, and the subject's age band or a court order.",
+      ],
+      [
+        { decision: 'withdraw', acted_by: { role: 'subject', age_band: 'under-10' } },
+        "Refused by this template's rule for under-10: a representative decides.",
+      ],
+    ] as const) {
+      const refused = await decide('c-refused', body);
+      expect(refused.statusCode, JSON.stringify(body)).toBe(409);
+      expect(expectErrorShape(refused)).toEqual({ code: '1005', message });
+    }
+    expect(await stored()).toBe(before);
+  });
+
+  it('a 15-year-old withdraws alone: declining or taking back needs no co-consent', async () => {
+    const given = await decide('teen-16', { decision: 'given', acted_by: teenWithParent });
+    expect(given.statusCode, given.body).toBe(201);
+    const withdrawn = await decide('teen-16', {
+      decision: 'withdraw',
+      acted_by: { role: 'subject', age_band: '10-19' },
+    });
+    expect(withdrawn.statusCode, withdrawn.body).toBe(201);
+    const receipt = await receiptOf(json(withdrawn).data.decision_id);
+    expect(receipt.opening.acted_by).toEqual({ role: 'subject', age_band: '10-19' });
+  });
+
+  it('refuses a malformed act with 400 1001 naming the field, on any template', async () => {
+    for (const [bad, field] of [
+      [{ role: 'parent', age_band: 'under-10' }, 'acted_by.reference'],
+      [{ role: 'subject' }, 'acted_by'],
+      [{ ...teenWithParent, co_consent: { role: 'subject' } }, 'acted_by.co_consent'],
+      [{ ...teenWithParent, co_consent: { role: 'guardian' } }, 'acted_by.co_consent.reference'],
+    ] as const) {
+      const answer = await decide('c-bad', { decision: 'given', acted_by: bad }, freeVersionId);
+      expect(answer.statusCode, JSON.stringify(bad)).toBe(400);
+      const body = expectErrorShape(answer);
+      expect(body.code).toBe('1001');
+      expect(JSON.stringify(body)).toContain(`"field":"${field}"`);
+    }
+    for (const bad of [
+      { role: 'uncle', reference: 'u', age_band: 'adult' },
+      { role: 'subject', age_band: '12' },
+      { role: 'subject', age_band: 'adult', extra: 1 },
+      { role: 'parent', reference: '', age_band: 'under-10' },
+      'parent',
+    ]) {
+      const answer = await decide('c-bad', { decision: 'given', acted_by: bad }, freeVersionId);
+      expect(answer.statusCode, JSON.stringify(bad)).toBe(400);
+      expect(expectErrorShape(answer).code).toBe('1001');
+    }
+  });
+
+  it('a template without a rule records who acted as stated, and a seed request as before', async () => {
+    const acted = { role: 'authorised', reference: 'poa-88', age_band: 'adult' };
+    const answer = await decide('c-free', { decision: 'given', acted_by: acted }, freeVersionId);
+    expect(answer.statusCode, answer.body).toBe(201);
+    expect((await receiptOf(json(answer).data.decision_id)).opening.acted_by).toEqual(acted);
+    const plain = await decide('c-plain', { decision: 'given' }, freeVersionId);
+    expect(plain.statusCode).toBe(201);
+    expect((await receiptOf(json(plain).data.decision_id)).opening).not.toHaveProperty('acted_by');
+  });
+
+  it('a receipt whose act is changed no longer opens; the pack shows who acted and verifies; the audit is clean', async () => {
+    const answer = await decide('teen-pack', { decision: 'given', acted_by: teenWithParent });
+    const id = json(answer).data.decision_id;
+    const receipt = await receiptOf(id);
+    const file = join(dir, `receipt-${store.name}.json`);
+    writeFileSync(file, JSON.stringify({ data: receipt }));
+    const accepted = await runCli(['verify-receipt', file, '--key', testLogKeys.verifierKey], {});
+    expect(accepted.code, accepted.stderr).toBe(0);
+    for (const acted_by of [
+      { ...teenWithParent, co_consent: undefined },
+      { ...teenWithParent, age_band: 'adult' },
+      undefined,
+    ]) {
+      const tampered = join(dir, `tampered-${store.name}.json`);
+      writeFileSync(
+        tampered,
+        JSON.stringify({ data: { ...receipt, opening: { ...receipt.opening, acted_by } } }),
+      );
+      const refused = await runCli(
+        ['verify-receipt', tampered, '--key', testLogKeys.verifierKey],
+        {},
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('the evidence and salt do not open');
+    }
+    const pack = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/customers/teen-pack/evidence',
+      headers: a.headers,
+    });
+    expect(pack.statusCode, pack.body).toBe(200);
+    const files = unzipSync(pack.rawPayload);
+    expect(
+      verifyEvidencePack(new Map(Object.entries(files)), [verifier], registry.formats),
+    ).toMatchObject({ valid: true, failures: [] });
+    const inPack = JSON.parse(Buffer.from(files[`records/decisions/${id}.json`] ?? []).toString());
+    expect(inPack.opening.acted_by).toEqual(teenWithParent);
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
+      ok: true,
+      findings: [],
+    });
+  });
+
+  it('the rule is audited as a change of the template, from and to', async () => {
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'template.changed')
+      .execute();
+    expect(audited.map((row) => JSON.parse(row.details ?? '{}'))).toEqual([
+      {
+        representation: {
+          from: 'none',
+          to: 'under-10=representative,10-19=subject-with-representative,adult=subject,court-order=representative',
+        },
+      },
+    ]);
+  });
+});
