@@ -219,6 +219,8 @@ export function kantaraDocument<F extends string, L extends object>(
     service: string;
     purposes: PurposeFacts[];
     consentLog: L;
+    /** The sensitive data categories the record's purpose covers; none when absent. */
+    sensitive?: readonly string[];
   },
 ) {
   return {
@@ -243,8 +245,8 @@ export function kantaraDocument<F extends string, L extends object>(
     ],
     policyUrl: kind.policyUrl || unspecified,
     services: [{ service: kind.service, purposes: kind.purposes.map(kantaraPurpose) }],
-    sensitive: false,
-    spiCat: [],
+    sensitive: (kind.sensitive ?? []).length > 0,
+    spiCat: [...(kind.sensitive ?? [])],
     consentLog: { ...kind.consentLog, proof: facts.proof },
   };
 }

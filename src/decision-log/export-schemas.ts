@@ -4,6 +4,7 @@
  * decision's own are in cookie-export-schemas.ts.
  */
 import { type TProperties, type TSchema, Type } from 'typebox';
+import { ActedBy, ExplicitAct } from '../decisions/index.js';
 
 export const Str = (description?: string) => Type.String(description ? { description } : {});
 export const DateTime = Type.String({ format: 'date-time' });
@@ -190,6 +191,16 @@ export const Iso27560Receipt = iso27560Schema(
         'dct:description': Type.Optional(Str()),
       }),
       ...isoProcessFields,
+      'dpv:hasPersonalData': Type.Union([
+        Str('clog:NotRecorded: no data recorded'),
+        Type.Array(
+          Type.Object({
+            '@type': Type.Literal('dpv:SensitivePersonalData'),
+            'dct:identifier': Str('A sensitive data category of PDPA section 26 (docs/pdpa.md)'),
+          }),
+          { description: 'The sensitive data the template covers' },
+        ),
+      ]),
     }),
     'dpv:hasConsentControl': Type.Object({
       '@type': Str(),
@@ -201,6 +212,13 @@ export const Iso27560Receipt = iso27560Schema(
       'dpv:ConsentRefused',
       'dpv:ConsentWithdrawn',
     ]),
+    'dpv:hasConsentType': Type.Optional(
+      Type.Literal('dpv:ExplicitlyExpressedConsent', {
+        description: 'With an explicit act (PDPA section 26)',
+      }),
+    ),
+    'clog:explicitAct': Type.Optional(ExplicitAct),
+    'clog:actedBy': Type.Optional(ActedBy),
   },
   'ISO/IEC TS 27560 consent receipt in W3C DPV JSON-LD (dpv-27560:receipt)',
 );
@@ -216,6 +234,8 @@ export const KantaraReceipt = kantaraSchema(
     version: Type.Integer({ minimum: 1 }),
     tag: Str(),
     contentSha256: Str(),
+    explicit: Type.Optional(ExplicitAct),
+    actedBy: Type.Optional(ActedBy),
   },
   'Not in v1.1: the decision itself and its proof in the decision log',
 );

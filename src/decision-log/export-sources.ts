@@ -9,7 +9,7 @@ import type { Receipt } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
-import { getTemplateByCode, getVersion } from '../templates/index.js';
+import { dataCategoriesOf, getTemplateByCode, getVersion } from '../templates/index.js';
 import { getTenantById } from '../tenants/index.js';
 import type { CookieExportSource, OpenCookieReceipt } from './cookie-exports.js';
 import type { Controller } from './export-parts.js';
@@ -33,7 +33,11 @@ export async function exportSource(
   return {
     receipt: receipt,
     controller,
-    template: { name: template.name, description: template.description },
+    template: {
+      name: template.name,
+      description: template.description,
+      data_categories: dataCategoriesOf(template),
+    },
     version: {
       tag: version.tag,
       published_at: version.published_at,

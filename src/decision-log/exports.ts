@@ -25,7 +25,8 @@ export type OpenReceipt = Opened<Receipt, 'decision', 'customer_id'>;
 /** Everything the exports say beyond the receipt itself. */
 export interface ExportSource extends ExportContext {
   receipt: OpenReceipt;
-  template: { name: string; description: string };
+  /** `data_categories`: the sensitive data the template covers now (PDPA section 26). */
+  template: { name: string; description: string; data_categories: readonly string[] };
   version: {
     tag: string;
     published_at: string;
@@ -44,6 +45,15 @@ const consentStatus = {
   withdraw: 'dpv:ConsentWithdrawn',
 } as const;
 
+/** Who indicated the consent, in DPV's terms; the act itself is under `clog:actedBy`. */
+const indicatedBy = {
+  subject: 'dpv:DataSubject',
+  parent: 'dpv:ParentOfDataSubject',
+  guardian: 'dpv:GuardianOfDataSubject',
+  curator: 'dpv:GuardianOfDataSubject',
+  authorised: 'dpv:Representative',
+} as const;
+
 const collectionMethod = "Consent service API, on the controller's request";
 const decisionWords = {
   given: 'consent given',
@@ -55,6 +65,7 @@ const decisionWords = {
 export function iso27560Receipt(source: ExportSource) {
   const { receipt, controller, template, version } = source;
   const { decision } = receipt;
+  const { explicit, acted_by: acted } = receipt.opening;
   return iso27560Document(factsOf(source), {
     'dpv:hasNotice': {
       '@id': noticeUrl(source),
@@ -70,7 +81,18 @@ export function iso27560Receipt(source: ExportSource) {
       'dct:issued': version.published_at,
       'dct:language': version.locale,
     },
-    'dpv:hasProcess': isoProcess(controller, purposeOf(template)),
+    'dpv:hasProcess': {
+      ...isoProcess(controller, purposeOf(template)),
+      // Only for a template covering sensitive data: every other export is as before.
+      ...(template.data_categories.length > 0
+        ? {
+            'dpv:hasPersonalData': template.data_categories.map((category) => ({
+              '@type': 'dpv:SensitivePersonalData' as const,
+              'dct:identifier': category,
+            })),
+          }
+        : {}),
+    },
     'dpv:hasConsentControl': {
       '@type': 'dpv:WithdrawConsent',
       'dct:description':
@@ -78,12 +100,19 @@ export function iso27560Receipt(source: ExportSource) {
         `${decision.template_code}; it does so through the consent service API (isExercisedAt).`,
       'dpv:isExercisedAt': decisionsUrl(source),
     },
-    'dpv:hasConsentStatus': isoConsentStatus({
-      type: consentStatus[decision.decision],
-      time: decision.decided_at,
-      method: `Decision "${decision.decision}" recorded through the API`,
-      until: "Until the customer's next decision on this template",
-    }),
+    'dpv:hasConsentStatus': {
+      ...isoConsentStatus({
+        type: consentStatus[decision.decision],
+        time: decision.decided_at,
+        method: `Decision "${decision.decision}" recorded through the API`,
+        until: "Until the customer's next decision on this template",
+      }),
+      ...(acted ? { 'dpv:isIndicatedBy': indicatedBy[acted.role] } : {}),
+    },
+    ...(explicit
+      ? { 'dpv:hasConsentType': 'dpv:ExplicitlyExpressedConsent', 'clog:explicitAct': explicit }
+      : {}),
+    ...(acted ? { 'clog:actedBy': acted } : {}),
   });
 }
 
@@ -91,6 +120,7 @@ export function iso27560Receipt(source: ExportSource) {
 export function kantaraReceipt(source: ExportSource) {
   const { receipt, template, version } = source;
   const { decision } = receipt;
+  const { explicit, acted_by: acted } = receipt.opening;
   return kantaraDocument(factsOf(source), {
     collectionMethod: `${collectionMethod}: ${decisionWords[decision.decision]}`,
     policyUrl: noticeUrl(source),
@@ -111,7 +141,10 @@ export function kantaraReceipt(source: ExportSource) {
       version: decision.version,
       tag: version.tag,
       contentSha256: version.content_sha256,
+      ...(explicit ? { explicit } : {}),
+      ...(acted ? { actedBy: acted } : {}),
     },
+    sensitive: template.data_categories,
   });
 }
 

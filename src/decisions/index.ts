@@ -9,9 +9,11 @@ export { pendingReads } from './pending-repository.js';
 export { type DecisionWithTemplate, decisionReceipt, Receipt } from './receipt.js';
 export { decidedTemplates } from './records.js';
 export {
+  ActedBy,
   CustomerIdParam,
   customerIdPattern,
   DecisionValue,
+  ExplicitAct,
   lapseFields,
   RecordedDecision,
 } from './schemas.js';

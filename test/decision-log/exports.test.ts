@@ -597,7 +597,7 @@ describe('receipt export mapping', () => {
   const source = (overrides: Partial<ExportSource> = {}): ExportSource => ({
     receipt,
     controller: { id: '0190e8a0-0000-7000-8000-0000000000cc', alias: 'acme' },
-    template: { name: 'Newsletter', description: '' },
+    template: { name: 'Newsletter', description: '', data_categories: [] },
     version: {
       tag: '3.0',
       published_at: '2026-01-01T00:00:00.000Z',
@@ -626,6 +626,56 @@ describe('receipt export mapping', () => {
       expect(kantara.consentLog.decision).toBe(decision);
     },
   );
+
+  it('a sensitive template, an explicit act and a representative map to DPV and Kantara terms; without them both exports are as before', () => {
+    const plainIso = iso27560Receipt(source())['dpv:hasRecordOfActivity'];
+    expect(plainIso['dpv:hasProcess']['dpv:hasPersonalData']).toBe('clog:NotRecorded');
+    expect(plainIso['dpv:hasConsentStatus']['dpv:isIndicatedBy']).toBe('dpv:DataSubject');
+    expect(plainIso).not.toHaveProperty('dpv:hasConsentType');
+    expect(plainIso).not.toHaveProperty('clog:actedBy');
+    const plainKantara = kantaraReceipt(source());
+    expect([plainKantara.sensitive, plainKantara.spiCat]).toEqual([false, []]);
+    expect(Object.keys(plainKantara.consentLog)).not.toContain('actedBy');
+
+    const explicit = { method: 'signature', text_shown: 'I consent to my health data.' } as const;
+    const actedBy = {
+      role: 'parent',
+      reference: 'parent-1001',
+      age_band: 'under-10',
+    } as const;
+    const marked = source({
+      receipt: { ...receipt, opening: { ...receipt.opening, explicit, acted_by: actedBy } },
+      template: { name: 'Health', description: '', data_categories: ['health', 'biometric'] },
+    });
+    const iso = iso27560Receipt(marked)['dpv:hasRecordOfActivity'];
+    expect(iso['dpv:hasProcess']['dpv:hasPersonalData']).toEqual([
+      { '@type': 'dpv:SensitivePersonalData', 'dct:identifier': 'health' },
+      { '@type': 'dpv:SensitivePersonalData', 'dct:identifier': 'biometric' },
+    ]);
+    expect(iso['dpv:hasConsentType']).toBe('dpv:ExplicitlyExpressedConsent');
+    expect(iso['clog:explicitAct']).toEqual(explicit);
+    expect(iso['dpv:hasConsentStatus']['dpv:isIndicatedBy']).toBe('dpv:ParentOfDataSubject');
+    expect(iso['clog:actedBy']).toEqual(actedBy);
+    const kantara = kantaraReceipt(marked);
+    expect([kantara.sensitive, kantara.spiCat]).toEqual([true, ['health', 'biometric']]);
+    expect(kantara.consentLog).toMatchObject({ explicit, actedBy });
+    for (const [role, term] of [
+      ['guardian', 'dpv:GuardianOfDataSubject'],
+      ['curator', 'dpv:GuardianOfDataSubject'],
+      ['authorised', 'dpv:Representative'],
+      ['subject', 'dpv:DataSubject'],
+    ] as const) {
+      const by = source({
+        receipt: {
+          ...receipt,
+          opening: { ...receipt.opening, acted_by: { role, reference: 'r', age_band: 'adult' } },
+        },
+      });
+      expect(
+        iso27560Receipt(by)['dpv:hasRecordOfActivity']['dpv:hasConsentStatus']['dpv:isIndicatedBy'],
+      ).toBe(term);
+    }
+  });
 
   it('the receipt id is the documented UUID v5 of the decision, format and checkpoint, whenever it is exported', () => {
     // uuid5(decision id, "iso-27560\n" + checkpoint) and "kantara\n" + checkpoint, computed apart.

@@ -291,6 +291,20 @@ describe.each(stores)('consent given by a representative on $name', (store) => {
     ).toMatchObject({ valid: true, failures: [] });
     const inPack = JSON.parse(Buffer.from(files[`records/decisions/${id}.json`] ?? []).toString());
     expect(inPack.opening.acted_by).toEqual(teenWithParent);
+    // The receipt exports, as the API answers them, carry the act.
+    const exported = async (format: string) => {
+      const answer = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/decisions/${id}/receipt/${format}`,
+        headers: a.headers,
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      return JSON.parse(answer.body);
+    };
+    expect((await exported('kantara')).consentLog.actedBy).toEqual(teenWithParent);
+    expect((await exported('iso-27560'))['dpv:hasRecordOfActivity']['clog:actedBy']).toEqual(
+      teenWithParent,
+    );
     expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
       ok: true,
       findings: [],
