@@ -1,5 +1,5 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
-import type { DecisionValue } from '../decisions/index.js';
+import type { ActedBy, DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findSubjectId, personalReader } from '../subjects/index.js';
@@ -36,6 +36,10 @@ export interface DecisionRecord {
   ip: string | null;
   user_agent: string | null;
   content_sha256: string;
+  /** Who acted, when the decision said (PDPA section 20). */
+  acted_by?: ActedBy;
+  /** The explicit act behind a consent to sensitive data (PDPA section 26), when there was one. */
+  explicit?: { method: string; text_shown: string };
 }
 
 /** A decision with its place in the tenant's decision log (null while queued). */
@@ -75,6 +79,8 @@ export function opener(db: Executor, vault: SubjectVault, tenantId: string) {
         customer_id: fields?.customer_id ?? null,
         ip: fields?.ip ?? null,
         user_agent: fields?.user_agent ?? null,
+        ...(fields?.acted_by ? { acted_by: fields.acted_by } : {}),
+        ...(fields?.explicit ? { explicit: fields.explicit } : {}),
       };
     });
   };

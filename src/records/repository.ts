@@ -128,6 +128,7 @@ export function findHistoryPage(
       'd.decided_at',
       'd.content_sha256',
       'v.locale',
+      'd.personal',
     ])
     .where('d.subject_id', '=', subjectId);
   if (after) {
@@ -163,6 +164,7 @@ export function findDecisionAsOf(
         'v.tag',
         'd.content_sha256',
         'v.locale',
+        'd.personal',
       ])
       .where('d.tenant_id', '=', tenantId)
       .where('d.subject_id', '=', subjectId)

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DecisionValue, lapseFields } from '../decisions/index.js';
+import { ActedBy, DecisionValue, lapseFields } from '../decisions/index.js';
 import { dateTimePattern, integerQuery } from '../platform/http-schemas.js';
 
 export const defaultPageSize = 100;
@@ -77,6 +77,16 @@ const ContentSha256 = Type.String({
   description: 'Hex SHA-256 of the content_html the customer was shown.',
 });
 
+/** Who acted on a decision, only when it said (PDPA section 20; docs/pdpa.md). */
+function actedByField() {
+  return Type.Optional(
+    Type.Object(ActedBy.properties, {
+      description:
+        'Only for a decision that said who acted: the subject or a representative, and the basis stated.',
+    }),
+  );
+}
+
 /** A published version, as far as a customer's record needs it. */
 export const VersionSummary = Type.Object({
   consent_version_id: VersionId,
@@ -117,6 +127,7 @@ export const HistoryEntry = Type.Object({
   decided_at: DateTime,
   content_sha256: ContentSha256,
   locale: decisionLocale,
+  acted_by: actedByField(),
 });
 export type HistoryEntry = Static<typeof HistoryEntry>;
 
@@ -183,6 +194,7 @@ export const ConsentAsOf = Type.Object({
         tag: Type.String(),
         content_sha256: ContentSha256,
         locale: decisionLocale,
+        acted_by: actedByField(),
       }),
       Type.Null(),
     ],

@@ -1,11 +1,11 @@
-import { type Lapse, lapseOf } from '../decisions/index.js';
+import { type ActedBy, type Lapse, lapseOf } from '../decisions/index.js';
 import { blockedPartnersAsOf, decisionListsPartners } from '../partner-blocks/index.js';
 import { decodeCursor, encodeCursor } from '../platform/cursor.js';
 import type { Executor } from '../platform/db.js';
 import { nowIso, storedInstant } from '../platform/time.js';
 import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { findSubjectId } from '../subjects/index.js';
+import { findSubjectId, personalReader } from '../subjects/index.js';
 import { type Catalog, validityAsOf, variantFor } from '../templates/index.js';
 import {
   findDecisionAsOf,
@@ -74,7 +74,9 @@ export async function getCustomerConsents(
         ...(lapse ? { expired: lapse.expired, expires_at: lapse.expires_at } : {}),
       };
     }),
-    history: history.map((entry) => withoutLocaleUnless(entry, withLocale)),
+    history: (subjectId ? await withActedBy(db, vault, tenantId, subjectId, history) : []).map(
+      (entry) => withoutLocaleUnless(entry, withLocale),
+    ),
     next_cursor:
       rows.length > limit && last
         ? encodeCursor({ decidedAt: last.decided_at, id: last.decision_id })
@@ -151,7 +153,16 @@ export async function getConsentAsOf(
     customer_id: customerId,
     template_code: current.template_code,
     at: when,
-    decision: decision ? withoutLocaleUnless(decision, withLocale) : null,
+    decision:
+      decision && subjectId
+        ? withoutLocaleUnless(
+            (await withActedBy(db, vault, tenantId, subjectId, [decision]))[0] as Omit<
+              typeof decision,
+              'personal'
+            >,
+            withLocale,
+          )
+        : null,
     latest_version: latest
       ? {
           consent_version_id: latest.id,
@@ -179,6 +190,28 @@ async function partnersBlockedAsOf(
   if (!(await decisionListsPartners(db, tenantId, decisionId))) return {};
   const blocked = await blockedPartnersAsOf(db, tenantId, [decisionId], when);
   return { blocked_partners: blocked.get(decisionId) ?? [] };
+}
+
+/**
+ * The customer's decisions without their sealed fields, each with `acted_by` when it carried
+ * one (PDPA section 20): every other entry is as before.
+ */
+async function withActedBy<T extends { decision_id: string; personal: string }>(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  subjectId: string,
+  rows: readonly T[],
+): Promise<Array<Omit<T, 'personal'> & { acted_by?: ActedBy }>> {
+  const opened = await personalReader(
+    db,
+    vault,
+    tenantId,
+  )(rows.map((row) => ({ id: row.decision_id, subject_id: subjectId, personal: row.personal })));
+  return rows.map(({ personal: _sealed, ...row }, i) => {
+    const acted = opened[i]?.personal?.acted_by;
+    return acted ? { ...row, acted_by: acted } : row;
+  });
 }
 
 function numbered(version: number | null): number {

@@ -50,6 +50,7 @@ export {
   changeRepresentationAs,
   formatRepresentation,
   parseRepresentation,
+  type RepresentationBasis,
   type RepresentationRule,
   representationBases,
   representationBreach,

@@ -68,6 +68,7 @@ const documented: Record<string, string> = {
   'GET /backoffice/templates/:code/versions/new': 'versions:create',
   'POST /backoffice/templates/:code/details': 'templates:create',
   'POST /backoffice/templates/:code/sensitive-data': 'templates:create',
+  'POST /backoffice/templates/:code/representation': 'templates:create',
   'POST /backoffice/templates/:code/versions': 'versions:create',
   'POST /backoffice/templates/:code/preview': 'versions:edit',
   'GET /backoffice/templates/:code/versions/:id': 'templates:view',

@@ -296,4 +296,67 @@ describe.each(storeAgnostic)("changing a template's details on $name", (store) =
     });
     expect(refusedReviewer.statusCode).toBe(403);
   });
+
+  it("who may decide: set on the template's page as a select per basis, shown in words, audited; a value not in the list is refused", async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const stored = async () =>
+      (
+        await t.db
+          .selectFrom('templates')
+          .select('representation')
+          .where('tenant_id', '=', a.tenant.id)
+          .where('code', '=', code)
+          .executeTakeFirstOrThrow()
+      ).representation;
+    const page = await admin.get(`/backoffice/templates/${code}`);
+    expect(page.body).toContain(`action="/backoffice/templates/${code}/representation"`);
+    expect(textOf(page.body)).toContain(
+      'Who may decide no rule: whoever the client system says acted (PDPA section 20)',
+    );
+    const form = {
+      'under-10': 'representative',
+      '10-19': 'subject-with-representative',
+      adult: '',
+      'court-order': '',
+    };
+    const changed = await admin.post(`/backoffice/templates/${code}/representation`, form);
+    expect(changed.statusCode).toBe(303);
+    expect(JSON.parse((await stored()) ?? 'null')).toEqual({
+      'under-10': 'representative',
+      '10-19': 'subject-with-representative',
+    });
+    expect(textOf((await admin.get(`/backoffice/templates/${code}`)).body)).toContain(
+      "Who may decide Under 10: a representative; 10 to 19: the subject with a representative's co-consent",
+    );
+    const refused = await admin.post(`/backoffice/templates/${code}/representation`, {
+      ...form,
+      adult: 'uncle',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(textOf(refused.body)).toContain('Choose who decides from the list.');
+    expect(JSON.parse((await stored()) ?? 'null')).toHaveProperty('10-19');
+    await admin.get(`/backoffice/templates/${code}`);
+    const cleared = await admin.post(`/backoffice/templates/${code}/representation`, {
+      'under-10': '',
+      '10-19': '',
+      adult: '',
+      'court-order': '',
+    });
+    expect(cleared.statusCode).toBe(303);
+    expect(await stored()).toBeNull();
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'template.changed')
+      .where('target', '=', code)
+      .execute();
+    expect(audited.map((row) => JSON.parse(row.details ?? '{}').representation)).toEqual([
+      { from: 'none', to: 'under-10=representative,10-19=subject-with-representative' },
+      { from: 'under-10=representative,10-19=subject-with-representative', to: 'none' },
+    ]);
+    expect(
+      (await reviewer.post(`/backoffice/templates/${code}/representation`, form)).statusCode,
+    ).toBe(403);
+  });
 });

@@ -311,6 +311,31 @@ describe.each(stores)('consent given by a representative on $name', (store) => {
     });
   });
 
+  it("the customer's history and as-of show who acted on the decisions that said, and nothing more on the rest", async () => {
+    const customer = 'teen-history';
+    const given = await decide(customer, { decision: 'given', acted_by: teenWithParent });
+    expect(given.statusCode, given.body).toBe(201);
+    const plain = await decide(customer, { decision: 'reject' }, freeVersionId);
+    expect(plain.statusCode, plain.body).toBe(201);
+    const history = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/customers/${customer}/consents`,
+      headers: a.headers,
+    });
+    expect(history.statusCode, history.body).toBe(200);
+    const entries = json(history).data.history as Array<Record<string, unknown>>;
+    const byId = new Map(entries.map((entry) => [entry.decision_id, entry]));
+    expect(byId.get(json(given).data.decision_id)?.acted_by).toEqual(teenWithParent);
+    expect(byId.get(json(plain).data.decision_id)).not.toHaveProperty('acted_by');
+    const asOf = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/customers/${customer}/consents/templates/${code}/as-of?at=${encodeURIComponent(new Date().toISOString())}`,
+      headers: a.headers,
+    });
+    expect(asOf.statusCode, asOf.body).toBe(200);
+    expect(json(asOf).data.decision.acted_by).toEqual(teenWithParent);
+  });
+
   it('the rule is audited as a change of the template, from and to', async () => {
     const audited = await t.db
       .selectFrom('audit_log')

@@ -1,5 +1,5 @@
 import type { LoggedDecisionRecord, TemplateStanding } from '../../records/index.js';
-import { badge, count, time } from '../web/format.js';
+import { actedByText, badge, count, time } from '../web/format.js';
 import { csrfField, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
@@ -82,7 +82,7 @@ ${o.history.map(
 <td class="mono">${d.template_code}</td>
 <td>${d.version}</td>
 <td class="mono">${d.tag} (${d.locale})</td>
-<td>${badge(d.decision)}</td>
+<td>${badge(d.decision)}${d.acted_by ? html`<br><small>by ${actedByText(d.acted_by)}</small>` : ''}</td>
 <td>${d.api_key_name ?? ''} <small class="mono">${d.api_key_prefix ?? ''}</small></td>
 <td class="mono">${d.ip ?? '—'}</td>
 <td class="wrap"><small>${d.user_agent ?? '—'}</small></td>

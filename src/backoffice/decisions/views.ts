@@ -2,7 +2,7 @@ import type { ApiKeyView } from '../../api-keys/index.js';
 import type { DecisionPartner } from '../../partner-blocks/index.js';
 import type { DecisionEvidence, LoggedDecisionRecord } from '../../records/index.js';
 import { dayRuleNote, queryString } from '../web/filters.js';
-import { badge, time } from '../web/format.js';
+import { actedByText, badge, time } from '../web/format.js';
 import { type FieldErrors, formErrors, input, select } from '../web/forms.js';
 import { type Html, html, segment, trusted } from '../web/html.js';
 import { basePath } from '../web/layout.js';
@@ -141,6 +141,8 @@ export function decisionPage(d: DecisionEvidence, zone: string, partners?: Partn
 <dt>API key</dt><dd>${d.api_key_name ? html`${d.api_key_name} <span class="mono">(${d.api_key_prefix})</span>` : '—'}</dd>
 <dt>IP address</dt><dd class="mono">${d.ip ?? '—'}</dd>
 <dt>User agent</dt><dd class="mono">${d.user_agent ?? '—'}</dd>
+${d.acted_by ? html`<dt>Acted by</dt><dd>${actedByText(d.acted_by)}</dd>` : ''}
+${d.explicit ? html`<dt>Explicit consent</dt><dd>${d.explicit.method}: “${d.explicit.text_shown}”</dd>` : ''}
 <dt>Decision log</dt><dd>${receiptLink(d)}</dd>
 <dt>SHA-256 of the text shown</dt><dd class="mono">${d.content_sha256}</dd>
 </dl>

@@ -4,7 +4,12 @@ import type {
   TemplateVersionRow,
   VersionStatus,
 } from '../../templates/index.js';
-import { dataCategoriesOf, isScheduled } from '../../templates/index.js';
+import {
+  dataCategoriesOf,
+  isScheduled,
+  type RepresentationRule,
+  representationOf,
+} from '../../templates/index.js';
 
 /** A line of the template list. */
 export interface TemplateListItem {
@@ -34,6 +39,8 @@ export interface TemplateModel {
   validityMonths: number | null;
   /** The sensitive data it covers (PDPA section 26); empty: none. */
   dataCategories: readonly string[];
+  /** Who may decide for whom (PDPA section 20); undefined: no rule. */
+  representation: RepresentationRule | undefined;
 }
 
 /** What the pages show of a version. */
@@ -83,6 +90,7 @@ export function templateModel(t: TemplateRow): TemplateModel {
     defaultLocale: t.default_locale,
     validityMonths: t.validity_months,
     dataCategories: dataCategoriesOf(t),
+    representation: representationOf(t),
   };
 }
 

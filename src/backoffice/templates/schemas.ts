@@ -47,6 +47,16 @@ export const SensitiveDataForm = Type.Object({ data_categories: Type.Array(Type.
 
 export const sensitiveDataFormOptions: FormOptions<typeof SensitiveDataForm> = { messages: {} };
 
+/** Who may decide for whom: who must act for each basis, empty for none (PDPA section 20). */
+export const RepresentationForm = Type.Object({
+  'under-10': Type.String(),
+  '10-19': Type.String(),
+  adult: Type.String(),
+  'court-order': Type.String(),
+});
+
+export const representationFormOptions: FormOptions<typeof RepresentationForm> = { messages: {} };
+
 /**
  * A version's form: the service's fields, with an empty content file address meaning none. The
  * re-consent checkbox is read as checked only when it sends `true`.

@@ -1,10 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../platform/db.js';
+import { AppError } from '../../platform/errors.js';
 import { findProduct, listProducts } from '../../products/index.js';
 import {
   changeDataCategoriesAs,
+  changeRepresentationAs,
   changeTemplateAs,
   getTemplateByCode,
+  parseRepresentation,
+  representationBases,
   restoreTemplate,
   retireTemplate,
   templateOverview,
@@ -15,6 +19,8 @@ import { html, segment } from '../web/html.js';
 import { csrfToken, redirectTo } from '../web/layout.js';
 import { templateModel, versionModel } from './models.js';
 import {
+  RepresentationForm,
+  representationFormOptions,
   SensitiveDataForm,
   sensitiveDataFormOptions,
   TemplateDetailsForm,
@@ -124,6 +130,33 @@ export async function templateRoutes(app: FastifyInstance, { db }: { db: Db }) {
         const refusal = refusalOf(error, {});
         if (!refusal) throw error;
         return showTemplate(db, request, reply, template.code, 'Tick only the categories listed.');
+      }
+      return redirectTo(reply, `/templates/${segment(template.code)}?notice=changed`);
+    },
+  );
+
+  // Who may decide for whom (PDPA section 20): a decision that breaks it is refused.
+  app.post<{ Params: Params }>(
+    '/templates/:code/representation',
+    { config: { permission: 'templates:create' } },
+    async (request, reply) => {
+      const { tenantId } = tenantOf(request);
+      const template = await getTemplateByCode(db, tenantId, request.params.code);
+      const form = parseForm(RepresentationForm, request.body, representationFormOptions);
+      try {
+        if (!form.ok) throw new AppError('invalidRequest');
+        const values: Record<string, string> = form.values;
+        const pairs = representationBases
+          .filter((basis) => (values[basis] ?? '') !== '')
+          .map((basis) => `${basis}=${values[basis]}`);
+        const rule = parseRepresentation(pairs.length === 0 ? 'none' : pairs.join(','));
+        await db
+          .transaction()
+          .execute((trx) => changeRepresentationAs(trx, auditBy(request), template, rule));
+      } catch (error) {
+        const refusal = refusalOf(error, {});
+        if (!refusal) throw error;
+        return showTemplate(db, request, reply, template.code, 'Choose who decides from the list.');
       }
       return redirectTo(reply, `/templates/${segment(template.code)}?notice=changed`);
     },

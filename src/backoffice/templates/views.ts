@@ -1,5 +1,14 @@
 import type { VersionEditRow, VersionReviewRow } from '../../templates/index.js';
-import { type DataCategory, dataCategories, maxValidityMonths } from '../../templates/index.js';
+import {
+  type DataCategory,
+  dataCategories,
+  maxValidityMonths,
+  type RepresentationBasis,
+  type RepresentationRule,
+  representationBases,
+  type WhoActs,
+  whoActs,
+} from '../../templates/index.js';
 import { productFilter } from '../products/views.js';
 import { badge, count, time } from '../web/format.js';
 import {
@@ -160,6 +169,7 @@ ${scheduled ? html`<dt>Scheduled</dt><dd>version ${scheduled.version} (tag <span
 <dt>Default locale</dt><dd>${localeName(template.defaultLocale)} <span class="mono">${template.defaultLocale}</span></dd>
 <dt>Consent valid for</dt><dd>${template.validityMonths === null ? 'no limit: a consent given stays valid until withdrawn' : html`${count(template.validityMonths, 'month', 'months')} after it is given; then the API asks the customer again`}</dd>
 <dt>Sensitive data</dt><dd>${template.dataCategories.length === 0 ? 'none' : html`${template.dataCategories.map(categoryName).join(', ')}: a given needs explicit consent (PDPA section 26)`}</dd>
+<dt>Who may decide</dt><dd>${template.representation === undefined ? 'no rule: whoever the client system says acted (PDPA section 20)' : representationWords(template.representation)}</dd>
 <dt>Created</dt><dd>${time(template.createdAt, o.zone)}</dd>
 </dl>
 <h2>Versions</h2>
@@ -184,6 +194,7 @@ ${o.versions.map(
 }
 ${o.may.change ? detailsForm(template, o.product, o.products, o.csrfToken) : ''}
 ${o.may.change ? sensitiveDataForm(template, o.csrfToken) : ''}
+${o.may.change ? representationForm(template, o.csrfToken) : ''}
 ${o.may.retire ? retireForm(template, latest !== undefined, o.csrfToken) : ''}`;
 }
 
@@ -219,6 +230,48 @@ ${dataCategories.map(
 )}
 </fieldset>
 <button type="submit" class="secondary">Save the sensitive data</button></form>`;
+}
+
+const basisNames: Record<RepresentationBasis, string> = {
+  'under-10': 'Under 10',
+  '10-19': '10 to 19',
+  adult: 'Adult',
+  'court-order': 'Under a court order (guardian or curator)',
+};
+
+const whoNames: Record<WhoActs, string> = {
+  subject: 'the subject',
+  representative: 'a representative',
+  'subject-with-representative': "the subject with a representative's co-consent",
+  anyone: 'the subject or a representative',
+};
+
+/** The rule in words: "Under 10: a representative; 10 to 19: the subject with …". */
+function representationWords(rule: RepresentationRule): string {
+  return representationBases
+    .filter((basis) => rule[basis] !== undefined)
+    .map((basis) => `${basisNames[basis]}: ${whoNames[rule[basis] as WhoActs]}`)
+    .join('; ');
+}
+
+/** Who may decide for whom: who must act for each basis a decision states (PDPA section 20). */
+function representationForm(template: TemplateModel, csrfToken: string): Html {
+  const rule = template.representation ?? {};
+  return html`<h2>Who may decide</h2>
+<form method="post" action="${templatePath(template.code)}/representation">${csrfField(csrfToken)}
+<fieldset>
+<legend>Who must act, by the basis a decision states (PDPA section 20)</legend>
+<p><small>A decision states who acted and the subject's age band or a court order. With a rule, the API refuses a decision without it, or one made by someone else than the rule names. Declining and withdrawing need no co-consent.</small></p>
+${representationBases.map((basis) =>
+  select({
+    name: basis,
+    label: basisNames[basis],
+    value: rule[basis] ?? '',
+    options: [['', 'No rule'] as const, ...whoActs.map((who) => [who, whoNames[who]] as const)],
+  }),
+)}
+</fieldset>
+<button type="submit" class="secondary">Save who may decide</button></form>`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ActedBy } from '../../proof/index.js';
 import { type Html, html } from './html.js';
 import { dayIn, partsIn } from './time-zone.js';
 
@@ -31,4 +32,23 @@ export function badge(kind: string, label: string = kind): Html {
 
 export function count(n: number, one: string, many: string): string {
   return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+}
+
+/**
+ * Who acted on a decision, in words (PDPA section 20): "parent (parent-1001), for a subject under
+ * 10" or "the subject, aged 10-19, with the co-consent of parent (parent-7731)".
+ */
+export function actedByText(acted: ActedBy): string {
+  const who = (role: string, reference: string | undefined) =>
+    role === 'subject' ? 'the subject' : `${role}${reference ? ` (${reference})` : ''}`;
+  const basis = [
+    acted.age_band === undefined ? '' : `age band ${acted.age_band}`,
+    acted.court_order === undefined ? '' : `court order ${acted.court_order}`,
+  ]
+    .filter((part) => part !== '')
+    .join(', ');
+  const co = acted.co_consent
+    ? `, with the co-consent of ${who(acted.co_consent.role, acted.co_consent.reference)}`
+    : '';
+  return `${who(acted.role, acted.reference)}${basis ? ` (${basis})` : ''}${co}`;
 }
