@@ -49,6 +49,7 @@ import {
   type DecisionOutcome,
   type DecisionWriterHandle,
   decisions,
+  heldActs,
   pendingReads,
   tellLapses,
 } from '../decisions/index.js';
@@ -296,6 +297,8 @@ export async function buildApp(
     app.addHook('onClose', () => readers.close());
   }
   const pending = pendingReads(db, readers, groupCommitsInFlight(config.databasePoolSize));
+  // The first acts of co-consents (PDPA section 20), held until the other side's.
+  const held = heldActs(db, vault);
   if (!config.tracing) {
     hotReads = createHotReads({
       config,
@@ -304,6 +307,7 @@ export async function buildApp(
       rateLimit,
       catalog,
       pending,
+      held,
       vault,
       log: app.log,
       closing: () => closing,
@@ -356,6 +360,7 @@ export async function buildApp(
       catalog,
       writer: decisionWriter,
       vault,
+      held,
     });
     await v1.register(consentRoutes, { db, catalog, vault, registry });
     await v1.register(channelRoutes, { db, writer: channelWriter, vault });

@@ -19,6 +19,7 @@ import type { AuthThrottle, KeyCheck } from '../api-keys/index.js';
 import {
   customerIdPattern,
   getPendingState,
+  type HeldActs,
   type PendingReads,
   pendingAnswer,
 } from '../decisions/index.js';
@@ -58,6 +59,8 @@ export interface HotReadsDeps {
   rateLimit: RateLimit | undefined;
   catalog: Catalog;
   pending: PendingReads;
+  /** The first acts of co-consents held: what `pending` says is missing. */
+  held: Pick<HeldActs, 'missing'>;
   vault: SubjectVault;
   log: FastifyBaseLogger;
   /** True once shutdown began: every request then goes to Fastify (`503 1009`). */
@@ -184,6 +187,7 @@ export function createHotReads(deps: HotReadsDeps): HotReads {
       customerId as string,
       code as string,
       requested,
+      deps.held,
     )
       .then((state) => {
         if (deps.closing()) return false;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { isAbsolute, relative } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { checkSigningKey, refuseLogsBehind, type SigningKeyLog } from '../decision-log/index.js';
+import { deleteExpiredHeldActs } from '../decisions/index.js';
 import { observedStore } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
@@ -14,6 +15,7 @@ import {
   schemaAhead,
 } from '../platform/migrate.js';
 import { recordServedBaseUrl } from '../platform/public-base-url.js';
+import { nowIso } from '../platform/time.js';
 import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.js';
 import { purgeExpiredIdempotencyRecords } from '../record-kinds/index.js';
 import { countTenants } from '../tenants/index.js';
@@ -145,5 +147,10 @@ async function purgeIdempotencyRecords(app: FastifyInstance, db: Db): Promise<vo
     }
   } catch (error) {
     app.log.warn({ err: error }, "could not remove expired preference links' uses and codes");
+  }
+  try {
+    await deleteExpiredHeldActs(db, nowIso());
+  } catch (error) {
+    app.log.warn({ err: error }, 'could not remove expired held acts of co-consents');
   }
 }

@@ -1,5 +1,7 @@
 /** The public surface of `src/decisions/`: what other folders may import (its README says what the folder is for). */
 export { presentDecision } from './decision.js';
+export { type HeldActs, heldActs } from './held-acts.js';
+export { deleteExpiredHeldActs, deleteHeldActs } from './held-acts-repository.js';
 export { decisions } from './kind.js';
 export { type Lapse, lapseOf } from './lapse.js';
 export { lapsedEventType, tellLapses } from './lapse-events.js';

@@ -13,6 +13,7 @@ import {
   publishedOnLeaf,
   type RecordKind,
 } from '../record-kinds/index.js';
+import { deleteHeldActs } from './held-acts-repository.js';
 import { lapsedEventType } from './lapse-events.js';
 import { committedLeaf, leafOfDecision } from './leaf.js';
 import { decisionReceipt, Receipt } from './receipt.js';
@@ -115,8 +116,10 @@ export const decisions = {
   },
   erasure: {
     counts: ['decisions'],
-    async drop({ trx, tenantId, subjectId }) {
+    async drop({ trx, tenantId, subjectId, lookup }) {
       await deleteSubjectStates(trx, tenantId, subjectId);
+      // An act held for a co-consent names a representative: it goes with the customer.
+      await deleteHeldActs(trx, tenantId, lookup);
       return { decisions: await countSubjectDecisions(trx, tenantId, subjectId) };
     },
   },

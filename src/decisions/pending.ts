@@ -1,7 +1,14 @@
 import { HeaderList, type ReadAnswer } from '../platform/read-answer.js';
 import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { answerForm, type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
+import {
+  answerForm,
+  type Catalog,
+  type LatestEntry,
+  type Side,
+  variantFor,
+} from '../templates/index.js';
+import type { HeldActs } from './held-acts.js';
 import { type Lapse, lapseOf } from './lapse.js';
 import type { PendingResult } from './schemas.js';
 import type { DecisionValue } from './table.js';
@@ -32,6 +39,11 @@ export interface PendingState {
   accepted: boolean;
   /** When that decision is a `given` on a template with a validity period: when it lapses. */
   lapse: Lapse | undefined;
+  /**
+   * Not accepted, on a template whose rule asks for a co-consent, with one side's act held: the
+   * side still missing (held-acts.ts).
+   */
+  missing?: Side | undefined;
 }
 
 /**
@@ -50,6 +62,7 @@ export async function getPendingState(
   customerId: string,
   templateCode: string,
   requested: readonly string[] = [],
+  held?: Pick<HeldActs, 'missing'>,
 ): Promise<PendingState> {
   const release = await catalog.latest(tenantId, templateCode);
   const lookup = vault.lookup(tenantId, customerId);
@@ -65,11 +78,18 @@ export async function getPendingState(
     release.validityMonths === null
       ? undefined
       : lapseOf(decided?.last_decision, decided?.last_decided_at, release.validityMonths, nowIso());
+  const accepted = decided !== undefined && lapse?.expired !== true;
+  // Only a template whose rule asks for a co-consent reads more, and only when not accepted.
+  const missing =
+    !accepted && release.coConsent && held
+      ? await held.missing(tenantId, lookup, release.ids, nowIso())
+      : undefined;
   return {
     latest: variantFor(release, requested),
     decided,
-    accepted: decided !== undefined && lapse?.expired !== true,
+    accepted,
     lapse,
+    ...(missing ? { missing } : {}),
   };
 }
 
@@ -82,7 +102,7 @@ export async function getPendingState(
 export function pendingBody(versionJson: string, state: PendingState): string {
   const { decided, lapse } = state;
   // The keys in PendingResult's order, as the schema's serializer would write them.
-  const result: Record<Exclude<keyof PendingResult, keyof Lapse>, string> = {
+  const result: Record<Exclude<keyof PendingResult, keyof Lapse | 'missing'>, string> = {
     accepted: String(state.accepted),
     consent_version: versionJson,
     decision: JSON.stringify(decided?.last_decision ?? null),
@@ -91,7 +111,9 @@ export function pendingBody(versionJson: string, state: PendingState): string {
   const lapsing = lapse
     ? `,"expired":${lapse.expired},"expires_at":${JSON.stringify(lapse.expires_at)}`
     : '';
-  return `{"data":{"accepted":${result.accepted},"consent_version":${result.consent_version},"decision":${result.decision},"decided_at":${result.decided_at}${lapsing}}}`;
+  // Only while one act of a co-consent is held: every other answer is as before.
+  const missing = state.missing ? `,"missing":${JSON.stringify(state.missing)}` : '';
+  return `{"data":{"accepted":${result.accepted},"consent_version":${result.consent_version},"decision":${result.decision},"decided_at":${result.decided_at}${lapsing}${missing}}}`;
 }
 
 /**

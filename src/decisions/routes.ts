@@ -17,8 +17,15 @@ import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
 import { LocaleQuery, localesOf, TemplateCodeParam } from '../templates/index.js';
 import { answerOf } from './answer.js';
+import type { HeldActs } from './held-acts.js';
 import { getPendingState, type PendingReads, pendingAnswer } from './pending.js';
-import { CustomerIdParam, DecisionRequest, PendingResult, RecordedDecision } from './schemas.js';
+import {
+  CustomerIdParam,
+  DecisionRequest,
+  HeldDecision,
+  PendingResult,
+  RecordedDecision,
+} from './schemas.js';
 import { type DecisionWriter, decide } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
@@ -44,6 +51,11 @@ const decisionResponses: Record<number, TSchema> = {
     replayed,
   ),
   201: answer(dataOf(RecordedDecision), 'Recorded: the decision, D.', replayed),
+  202: answer(
+    dataOf(HeldDecision),
+    "Held: one act of a co-consent the template's rule asks for (PDPA section 20), waiting for " +
+      "the other side's. Nothing is recorded yet. Only on a template with such a rule.",
+  ),
   ...decisionErrors,
   409: answer(
     decisionErrors[409] as ErrorAnswer,
@@ -57,7 +69,9 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
   catalog: Catalog;
   writer: DecisionWriter;
   vault: SubjectVault;
-}> = async (app, { reads, catalog, writer, vault }) => {
+  /** The first acts of co-consents, held until the other side's (held-acts.ts). */
+  held: HeldActs;
+}> = async (app, { reads, catalog, writer, vault, held }) => {
   app.get(
     '/api/v1/customers/:customer_id/consents/templates/:template_code/pending',
     {
@@ -93,6 +107,7 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
         customer_id,
         template_code,
         requested,
+        held,
       );
       return sendReadAnswer(reply, pendingAnswer(state, requested));
     },
@@ -139,7 +154,12 @@ export const decisionRoutes: FastifyPluginAsyncTypebox<{
         request.params.customer_id,
         request.body,
         request.headers['idempotency-key'],
+        held,
       );
+      if (outcome.kind === 'held') {
+        reply.header('cache-control', 'no-store');
+        return reply.code(202).send({ data: outcome.held });
+      }
       const response = answerOf(outcome);
       reply.header('cache-control', 'no-store');
       if (response.replayed) reply.header('idempotent-replayed', 'true');

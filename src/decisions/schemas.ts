@@ -66,6 +66,14 @@ export const ActedBy = Type.Object(
         {
           role: Role('The co-consenting party: a representative, or the subject beside one'),
           reference: Type.Optional(Reference),
+          at: Type.Optional(
+            Type.String({
+              format: 'date-time',
+              description:
+                'When that party acted, when apart: as the client states it, or the time of the ' +
+                'act the service held until this one came',
+            }),
+          ),
         },
         { additionalProperties: false, description: 'The second act of a co-consent' },
       ),
@@ -80,6 +88,28 @@ export const ActedBy = Type.Object(
   },
 );
 export type ActedBy = Static<typeof ActedBy>;
+
+/**
+ * One act of a co-consent, held until the other side's comes (PDPA section 20): the answer
+ * `202` to a `given` from one side where the template's rule asks for both. Nothing is recorded
+ * yet; the decision is, with both acts, when the other side's `given` comes.
+ */
+export const HeldDecision = Type.Object({
+  customer_id: Type.String(),
+  template_code: Type.String(),
+  consent_version_id: Type.String({ format: 'uuid' }),
+  decision: Type.Literal('given'),
+  side: Type.Enum(['subject', 'representative'], { description: 'Whose act is held' }),
+  missing: Type.Enum(['subject', 'representative'], {
+    description: 'Whose act is still missing: their `given` with acted_by records the decision',
+  }),
+  held_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.String({
+    format: 'date-time',
+    description: 'When the held act is dropped if the other side has not acted',
+  }),
+});
+export type HeldDecision = Static<typeof HeldDecision>;
 
 export const DecisionRequest = Type.Object(
   {
@@ -110,6 +140,13 @@ export const PendingResult = Type.Object({
   decision: Type.Union([DecisionValue, Type.Null()]),
   decided_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   ...lapseFields(),
+  missing: Type.Optional(
+    Type.Enum(['subject', 'representative'], {
+      description:
+        "Only while one act of a co-consent the template's rule asks for is held (PDPA section " +
+        '20): whose `given` is still missing.',
+    }),
+  ),
 });
 export type PendingResult = Static<typeof PendingResult>;
 

@@ -1,11 +1,13 @@
 import stringify from 'safe-stable-stringify';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
+import { nowIso } from '../platform/time.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { type Catalog, representationBreach } from '../templates/index.js';
+import { type Catalog, representationVerdict } from '../templates/index.js';
 import { checkActedBy } from './acted-by.js';
 import { type DecisionContext, decisionVersion } from './decision.js';
-import type { DecisionRequest } from './schemas.js';
+import { type HeldActs, joined, sideOf } from './held-acts.js';
+import type { DecisionRequest, HeldDecision } from './schemas.js';
 import type { DecisionJob, DecisionOutcome } from './writes.js';
 
 /**
@@ -31,7 +33,8 @@ export async function decide(
   customerId: string,
   request: DecisionRequest,
   idempotencyKey?: string,
-): Promise<DecisionOutcome> {
+  held?: HeldActs,
+): Promise<DecisionOutcome | Held> {
   checkActedBy(request.acted_by);
   // A published version never changes: it is read before, and outside, the transaction.
   const version = await decisionVersion(versions, context.tenantId, request.consent_version_id);
@@ -50,17 +53,62 @@ export async function decide(
     if (categories.length > 0) throw new AppError('explicitConsentRequired');
   }
   // Who may decide for whom (PDPA section 20): a decision that breaks the template's rule is
-  // refused before the writer too, naming the rule.
+  // refused before the writer too, naming the rule; one act of a co-consent waits for the other.
   const rule = await versions.representation(context.tenantId, version.template_code);
-  const breach = representationBreach(rule, request.decision, request.acted_by);
-  if (breach !== undefined) throw new AppError('representationRefused', { message: breach });
-  return writer.write({
-    version,
-    context,
-    customer: { id: customerId, lookup },
-    request,
-    requestHash: sha256Hex(stringify(request) ?? ''),
-    idempotencyKey,
-    validityMonths,
-  });
+  const verdict = representationVerdict(rule, request.decision, request.acted_by);
+  let asked = request;
+  if (verdict && 'refused' in verdict) {
+    throw new AppError('representationRefused', { message: verdict.refused });
+  }
+  if (verdict && request.acted_by) {
+    if (!held) throw new AppError('representationRefused', { message: coConsentMissing });
+    const now = nowIso();
+    const other = await held.find(context.tenantId, lookup, version.id, verdict.missing, now);
+    if (!other) {
+      const { role, reference } = request.acted_by;
+      const act = { role, ...(reference !== undefined ? { reference } : {}), at: now };
+      const expiresAt = await held.hold(context.tenantId, lookup, version.id, act, now);
+      return {
+        kind: 'held',
+        held: {
+          customer_id: customerId,
+          template_code: version.template_code,
+          consent_version_id: version.id,
+          decision: 'given',
+          side: sideOf(role),
+          missing: verdict.missing,
+          held_at: now,
+          expires_at: expiresAt,
+        },
+      };
+    }
+    asked = { ...request, acted_by: joined(request.acted_by, other) };
+  }
+  const outcome = await writeDecision(asked);
+  // Whatever was held for the customer on the version is answered by a recorded decision.
+  if (rule && held && outcome.kind === 'recorded') {
+    await held.clear(context.tenantId, lookup, version.id);
+  }
+  return outcome;
+
+  function writeDecision(request: DecisionRequest) {
+    return writer.write({
+      version,
+      context,
+      customer: { id: customerId, lookup },
+      request,
+      requestHash: sha256Hex(stringify(request) ?? ''),
+      idempotencyKey,
+      validityMonths,
+    });
+  }
 }
+
+/** One act of a co-consent, held until the other side's comes (held-acts.ts): `202`. */
+export interface Held {
+  kind: 'held';
+  held: HeldDecision;
+}
+
+const coConsentMissing =
+  "Both acts of a co-consent are needed here: send the other party's as acted_by.co_consent.";

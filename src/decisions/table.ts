@@ -59,6 +59,21 @@ export interface CustomerVersionStatesTable {
   last_decided_at: string;
 }
 
+/**
+ * The first act of a co-consent, held until the second comes (migration 0035,
+ * held-acts.ts): by the customer's keyed look-up, the version and the side that acted.
+ */
+export interface HeldConsentActsTable {
+  tenant_id: string;
+  lookup: string;
+  consent_version_id: string;
+  side: 'subject' | 'representative';
+  /** The act (role, reference, basis) sealed under the data key, bound to the row's keys. */
+  act: string;
+  held_at: string;
+  expires_at: string;
+}
+
 export type DecisionRow = Selectable<DecisionsTable>;
 
 declare module '../platform/database.js' {
@@ -68,6 +83,7 @@ declare module '../platform/database.js' {
     customer_template_states: CustomerTemplateStatesTable;
     customer_version_states: CustomerVersionStatesTable;
     lapse_progress: LapseProgressTable;
+    held_consent_acts: HeldConsentActsTable;
   }
 }
 

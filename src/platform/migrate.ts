@@ -46,6 +46,7 @@ import * as logWitnesses from './migrations/0031-log-witnesses.js';
 import * as publications from './migrations/0032-publications.js';
 import * as sensitiveTemplates from './migrations/0033-sensitive-templates.js';
 import * as representationRules from './migrations/0034-representation-rules.js';
+import * as heldConsentActs from './migrations/0035-held-consent-acts.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -99,6 +100,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0032-publications': publications,
     '0033-sensitive-templates': sensitiveTemplates,
     '0034-representation-rules': representationRules,
+    '0035-held-consent-acts': heldConsentActs,
   };
 }
 

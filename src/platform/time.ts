@@ -8,6 +8,11 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
+/** The instant `days` whole days of 24 hours after `iso`, in the form of `nowIso`. */
+export function addDaysIso(iso: string, days: number): string {
+  return new Date(Date.parse(iso) + days * 86_400_000).toISOString();
+}
+
 /**
  * The instant `months` calendar months after `iso`, in UTC: the same day of the month and time
  * of day, or the last day of the target month when it has no such day (31 January + 1 month is

@@ -117,6 +117,9 @@ export async function decideOnPage(
     throw error;
   }
   if (outcome.kind === 'refused') return { kind: 'refused', reason: outcome.refusal };
+  // Never here: the page holds no act of a co-consent (it sends no acted_by, which such a
+  // template refuses first).
+  if (outcome.kind === 'held') return { kind: 'refused', reason: 'representationRefused' };
   if (outcome.kind === 'replayed' || outcome.kind === 'unchanged') return { kind: 'unchanged' };
   await audit(writers, request, 'preference_centre.decision', outcome.decision.decision_id, {
     template_code: outcome.decision.template_code,

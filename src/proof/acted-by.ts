@@ -22,6 +22,8 @@ export interface CoConsent {
   role: ActorRole;
   /** The representative's own reference (their customer id or document number). */
   reference?: string;
+  /** When that party acted, when it acted apart (a held act joined later; ISO 8601). */
+  at?: string;
 }
 
 /** Who acted on a decision, and the basis stated for it. */
@@ -42,6 +44,7 @@ export function canonicalActedBy(acted: ActedBy): Record<string, unknown> {
     ...(acted.co_consent !== undefined
       ? {
           co_consent: {
+            ...(acted.co_consent.at !== undefined ? { at: acted.co_consent.at } : {}),
             ...(acted.co_consent.reference !== undefined
               ? { reference: acted.co_consent.reference }
               : {}),
@@ -68,5 +71,5 @@ export function isActedBy(value: unknown): value is ActedBy {
   if (co_consent === undefined) return true;
   if (typeof co_consent !== 'object' || co_consent === null) return false;
   const co = co_consent as Record<string, unknown>;
-  return isRole(co.role) && optionalString(co.reference);
+  return isRole(co.role) && optionalString(co.reference) && optionalString(co.at);
 }

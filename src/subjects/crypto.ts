@@ -24,7 +24,7 @@ const derived = new WeakMap<Buffer, Map<string, Buffer>>();
  */
 function subKey(
   dataKey: Buffer,
-  purpose: 'lookup/v1' | 'wrap/v1' | 'account/v1',
+  purpose: 'lookup/v1' | 'wrap/v1' | 'account/v1' | 'held-act/v1',
   tenantId: string,
 ): Buffer {
   if (dataKey.length !== keyBytes) throw new RangeError('the data key has 32 bytes');
@@ -109,6 +109,25 @@ export function openAccountSecret(dataKey: Buffer, accountId: string, sealed: st
     `account-secret/v1\n${accountId}`,
     sealed,
   ).toString('utf8');
+}
+
+/**
+ * The first act of a co-consent, held until the second comes (decisions/held-acts.ts), sealed
+ * under the data key and bound to the customer's look-up and the version: it names a
+ * representative, and its customer may have no key of their own yet.
+ */
+export function sealHeldAct(dataKey: Buffer, binding: string, plain: string): string {
+  return seal(
+    subKey(dataKey, 'held-act/v1', ''),
+    `held-act/v1\n${binding}`,
+    Buffer.from(plain, 'utf8'),
+  );
+}
+
+export function openHeldAct(dataKey: Buffer, binding: string, sealed: string): string {
+  return open(subKey(dataKey, 'held-act/v1', ''), `held-act/v1\n${binding}`, sealed).toString(
+    'utf8',
+  );
 }
 
 /** base64(nonce || ciphertext || tag), the additional data authenticated with it. */

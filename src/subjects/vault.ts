@@ -2,7 +2,9 @@ import {
   customerLookup,
   newSubjectKey,
   openAccountSecret,
+  openHeldAct,
   sealAccountSecret,
+  sealHeldAct,
   unwrapSubjectKey,
   wrapSubjectKey,
 } from './crypto.js';
@@ -21,6 +23,11 @@ export interface SubjectVault {
     seal(accountId: string, plain: string): string;
     open(accountId: string, sealed: string): string;
   };
+  /** The first act of a co-consent, held until the second: sealed and opened again. */
+  heldActs: {
+    seal(binding: string, plain: string): string;
+    open(binding: string, sealed: string): string;
+  };
 }
 
 export function createVault(dataKey: Buffer): SubjectVault {
@@ -36,6 +43,10 @@ export function createVault(dataKey: Buffer): SubjectVault {
     accountSecrets: {
       seal: (accountId, plain) => sealAccountSecret(dataKey, accountId, plain),
       open: (accountId, sealed) => openAccountSecret(dataKey, accountId, sealed),
+    },
+    heldActs: {
+      seal: (binding, plain) => sealHeldAct(dataKey, binding, plain),
+      open: (binding, sealed) => openHeldAct(dataKey, binding, sealed),
     },
   };
 }

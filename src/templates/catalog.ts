@@ -52,6 +52,11 @@ export interface LatestRelease {
    * the release, so a change is seen within the same bound as a publish.
    */
   validityMonths: number | null;
+  /**
+   * Whether the template's rule asks for a co-consent for some basis (PDPA section 20): only then
+   * does `pending` look for an act held for the other side. Read with the release likewise.
+   */
+  coConsent: boolean;
 }
 
 /**
@@ -229,6 +234,7 @@ function latestRelease(
     ids: variants.map((v) => v.id),
     chosen: new Map(),
     validityMonths: own.validity_months,
+    coConsent: Object.values(representationOf(own) ?? {}).includes('subject-with-representative'),
   };
 }
 

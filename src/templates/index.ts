@@ -52,9 +52,11 @@ export {
   parseRepresentation,
   type RepresentationBasis,
   type RepresentationRule,
+  type RepresentationVerdict,
   representationBases,
-  representationBreach,
   representationOf,
+  representationVerdict,
+  type Side,
   type WhoActs,
   whoActs,
 } from './representation.js';

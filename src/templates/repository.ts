@@ -71,6 +71,7 @@ export function findLatestPublished(
 export type VariantWithTemplate = VersionWithCode & {
   default_locale: string;
   validity_months: number | null;
+  representation: string | null;
 };
 
 /**
@@ -98,7 +99,7 @@ export function findLatestRelease(
   code: string,
 ): Promise<VariantWithTemplate[]> {
   return versionsWithCode(db)
-    .select(['t.default_locale', 't.validity_months'])
+    .select(['t.default_locale', 't.validity_months', 't.representation'])
     .where('t.tenant_id', '=', tenantId)
     .where('t.code', '=', code)
     .where('t.archived_at', 'is', null)

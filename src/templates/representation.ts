@@ -109,33 +109,38 @@ export async function changeRepresentationAs(
   return { ...template, representation: stored };
 }
 
+/** The side of a co-consent: the subject, or a representative. */
+export type Side = 'subject' | 'representative';
+
 /**
- * Why a decision breaks the template's rule, as the refusal says it; undefined when it does not.
- * A `given` needs exactly who the rule names; a `reject` or `withdraw` under a co-consent rule
- * may come from either party (declining or taking consent back needs no co-consent).
+ * What the template's rule says of a decision: undefined when it may be recorded as it is;
+ * `refused` (the refusal's words) when it breaks the rule; `missing` when it is one act of a
+ * co-consent the rule asks for, the other side's still to come (a `given` from the subject alone,
+ * or from a representative alone, where the rule names both). A `reject` or `withdraw` under a
+ * co-consent rule may come from either party (declining or taking consent back needs no
+ * co-consent).
  */
-export function representationBreach(
+export type RepresentationVerdict = { refused: string } | { missing: Side } | undefined;
+
+export function representationVerdict(
   rule: RepresentationRule | undefined,
   decision: 'given' | 'reject' | 'withdraw',
   acted: ActedBy | undefined,
-): string | undefined {
+): RepresentationVerdict {
   if (!rule) return undefined;
   if (!acted) {
-    return "This template's rule needs acted_by: who acted, and the subject's age band or a court order.";
+    return {
+      refused:
+        "This template's rule needs acted_by: who acted, and the subject's age band or a court order.",
+    };
   }
   const basis: RepresentationBasis | undefined =
     acted.court_order !== undefined ? 'court-order' : acted.age_band;
   const who = basis === undefined ? undefined : rule[basis];
-  if (basis === undefined || who === undefined) return undefined;
-  const subjectActed = acted.role === 'subject' || acted.co_consent?.role === 'subject';
-  const representativeActed =
-    acted.role !== 'subject' ||
-    (acted.co_consent !== undefined && acted.co_consent.role !== 'subject');
-  const kept =
-    who === 'anyone' ||
-    (who === 'subject' && acted.role === 'subject') ||
-    (who === 'representative' && acted.role !== 'subject') ||
-    (who === 'subject-with-representative' &&
-      (decision !== 'given' || (subjectActed && representativeActed)));
-  return kept ? undefined : `Refused by this template's rule for ${basis}: ${described[who]}.`;
+  if (basis === undefined || who === undefined || who === 'anyone') return undefined;
+  const refused = { refused: `Refused by this template's rule for ${basis}: ${described[who]}.` };
+  if (who === 'subject') return acted.role === 'subject' ? undefined : refused;
+  if (who === 'representative') return acted.role !== 'subject' ? undefined : refused;
+  if (decision !== 'given' || acted.co_consent !== undefined) return undefined;
+  return { missing: acted.role === 'subject' ? 'representative' : 'subject' };
 }

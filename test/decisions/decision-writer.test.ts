@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerOf, type DecisionAnswer } from '../../src/decisions/answer.js';
 import type { DecisionRequest } from '../../src/decisions/schemas.js';
 import { decide as decideWith } from '../../src/decisions/service.js';
-import type { DecisionJob } from '../../src/decisions/writes.js';
+// No template here has a rule of who may decide: nothing is ever held.
+import type { DecisionJob, DecisionOutcome } from '../../src/decisions/writes.js';
 import type { VersionWithCode } from '../../src/templates/service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seedPublishedVersion, seedTenant, unique } from '../helpers/seed.js';
@@ -47,7 +48,7 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
   /** A decision as the route takes it, answered as the route answers it. */
   const decide = async (customer: string, key?: string, body = request()) =>
     answerOf(
-      await decideWith(
+      (await decideWith(
         t.writer,
         {
           publishedById: async () => version,
@@ -60,7 +61,7 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
         customer,
         body,
         key,
-      ),
+      )) as DecisionOutcome,
     );
   /** A job handed to the writer as it is, answered as the route answers it. */
   const write = async (job: DecisionJob) => answerOf(await t.writer.write(job));
@@ -285,7 +286,7 @@ describe.each(stores.filter((s) => s.name === 'postgres'))(
 
     const decide = async (customer: string, decision: DecisionRequest['decision'], key?: string) =>
       answerOf(
-        await decideWith(
+        (await decideWith(
           t.writer,
           {
             publishedById: async () => version,
@@ -298,7 +299,7 @@ describe.each(stores.filter((s) => s.name === 'postgres'))(
           customer,
           { consent_version_id: version.id, decision },
           key,
-        ),
+        )) as DecisionOutcome,
       );
 
     it('a batch PostgreSQL ends to break a deadlock is written again, and answered 201', async () => {

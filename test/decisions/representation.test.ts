@@ -14,6 +14,7 @@ import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { auditLog } from '../../src/decision-log/audit.js';
+import { eraseCustomer } from '../../src/erasure/index.js';
 import {
   evidenceCommitment,
   parseVerifierKey,
@@ -29,6 +30,7 @@ import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from 
 import { runCli } from '../helpers/process.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
+import { bothPaths } from '../helpers/two-paths.js';
 import { must } from '../proof/fixtures.js';
 
 const verifier = must(parseVerifierKey(testLogKeys.verifierKey));
@@ -179,10 +181,6 @@ describe.each(stores)('consent given by a representative on $name', (store) => {
         "Refused by this template's rule for under-10: a representative decides.",
       ],
       [
-        { decision: 'given', acted_by: { role: 'subject', age_band: '10-19' } },
-        "Refused by this template's rule for 10-19: the subject decides with a representative's co-consent.",
-      ],
-      [
         { decision: 'given', acted_by: { role: 'parent', reference: 'p-1', age_band: 'adult' } },
         "Refused by this template's rule for adult: the subject decides.",
       ],
@@ -204,6 +202,120 @@ describe.each(stores)('consent given by a representative on $name', (store) => {
       expect(expectErrorShape(refused)).toEqual({ code: '1005', message });
     }
     expect(await stored()).toBe(before);
+  });
+
+  // Through Fastify and over the socket, where the hot path answers `pending`: alike to the byte.
+  const pendingOf = async (customer: string) => {
+    const answer = await bothPaths(
+      t.app,
+      `/api/v1/customers/${customer}/consents/templates/${code}/pending`,
+      a.headers,
+    );
+    expect(answer.statusCode, answer.body).toBe(200);
+    return json(answer).data;
+  };
+  const heldRows = (version = versionId) =>
+    t.db
+      .selectFrom('held_consent_acts')
+      .select(['side', 'act'])
+      .where('tenant_id', '=', a.tenant.id)
+      .where('consent_version_id', '=', version)
+      .execute();
+
+  it("a 15-year-old's given alone is held, pending says the representative is missing; the parent's given records both acts", async () => {
+    const customer = 'teen-apart';
+    const decisionsBefore = await stored();
+    const rowsBefore = (await heldRows()).length;
+    const first = await decide(customer, {
+      decision: 'given',
+      acted_by: { role: 'subject', age_band: '10-19' },
+    });
+    expect(first.statusCode, first.body).toBe(202);
+    const held = json(first).data;
+    expect(held).toMatchObject({
+      customer_id: customer,
+      template_code: code,
+      consent_version_id: versionId,
+      decision: 'given',
+      side: 'subject',
+      missing: 'representative',
+    });
+    // Held for 30 days of 24 hours.
+    expect(Date.parse(held.expires_at) - Date.parse(held.held_at)).toBe(30 * 86_400_000);
+    expect(await stored()).toBe(decisionsBefore);
+    expect((await heldRows()).length).toBe(rowsBefore + 1);
+    // The act is sealed: neither the role nor the basis is in the row.
+    expect(JSON.stringify(await heldRows())).not.toContain('10-19');
+    const waiting = await pendingOf(customer);
+    expect(waiting).toMatchObject({ accepted: false, decision: null, missing: 'representative' });
+
+    const parent = { role: 'parent', reference: 'parent-2020', age_band: '10-19' };
+    const second = await decide(customer, { decision: 'given', acted_by: parent });
+    expect(second.statusCode, second.body).toBe(201);
+    const receipt = await receiptOf(json(second).data.decision_id);
+    expect(receipt.opening.acted_by).toEqual({
+      ...parent,
+      co_consent: { role: 'subject', at: held.held_at },
+    });
+    expect(must(verifyReceipt(receipt, [verifier], registry.formats)).opened).toBe(true);
+    const done = await pendingOf(customer);
+    expect(done.accepted).toBe(true);
+    expect(done).not.toHaveProperty('missing');
+    expect((await heldRows()).length).toBe(rowsBefore);
+  });
+
+  it("either side may act first: a parent's given is held for the subject's", async () => {
+    const customer = 'teen-parent-first';
+    const parent = { role: 'parent', reference: 'parent-3030', age_band: '10-19' };
+    const first = await decide(customer, { decision: 'given', acted_by: parent });
+    expect(first.statusCode, first.body).toBe(202);
+    expect(json(first).data).toMatchObject({ side: 'representative', missing: 'subject' });
+    expect((await pendingOf(customer)).missing).toBe('subject');
+    const second = await decide(customer, {
+      decision: 'given',
+      acted_by: { role: 'subject', age_band: '10-19' },
+    });
+    expect(second.statusCode, second.body).toBe(201);
+    const receipt = await receiptOf(json(second).data.decision_id);
+    expect(receipt.opening.acted_by).toEqual({
+      role: 'subject',
+      age_band: '10-19',
+      co_consent: { role: 'parent', reference: 'parent-3030', at: json(first).data.held_at },
+    });
+  });
+
+  it('a reject by either side drops what was held; erasing the customer drops it too', async () => {
+    const customer = 'teen-changes-mind';
+    expect(
+      (
+        await decide(customer, {
+          decision: 'given',
+          acted_by: { role: 'subject', age_band: '10-19' },
+        })
+      ).statusCode,
+    ).toBe(202);
+    const rejected = await decide(customer, {
+      decision: 'reject',
+      acted_by: { role: 'subject', age_band: '10-19' },
+    });
+    expect(rejected.statusCode, rejected.body).toBe(201);
+    expect((await pendingOf(customer)).missing).toBeUndefined();
+
+    const erased = 'teen-erased';
+    expect((await decide(erased, { decision: 'reject' }, freeVersionId)).statusCode).toBe(201);
+    const before = (await heldRows()).length;
+    expect(
+      (
+        await decide(erased, {
+          decision: 'given',
+          acted_by: { role: 'subject', age_band: '10-19' },
+        })
+      ).statusCode,
+    ).toBe(202);
+    expect((await heldRows()).length).toBe(before + 1);
+    const erasure = await eraseCustomer(t.db, t.vault, registry, a.tenant.id, erased, actor());
+    expect(erasure.erased).toBe(true);
+    expect((await heldRows()).length).toBe(before);
   });
 
   it('a 15-year-old withdraws alone: declining or taking back needs no co-consent', async () => {

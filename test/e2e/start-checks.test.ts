@@ -19,9 +19,9 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0034-representation-rules',
-  tables: [] as string[],
-  columns: [{ table: 'templates', column: 'representation' }],
+  name: '0035-held-consent-acts',
+  tables: ['held_consent_acts'],
+  columns: [] as Array<{ table: string; column: string }>,
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {

@@ -100,6 +100,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0032-publications',
       '0033-sensitive-templates',
       '0034-representation-rules',
+      '0035-held-consent-acts',
     ]);
   });
 });

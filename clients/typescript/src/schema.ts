@@ -1509,6 +1509,11 @@ export interface operations {
                              * @description When the `given` lapses (lapsed, when `expired`): its time plus the validity period in calendar months, in UTC; the last day of the month when that month is shorter.
                              */
                             expires_at?: string;
+                            /**
+                             * @description Only while one act of a co-consent the template's rule asks for is held (PDPA section 20): whose `given` is still missing.
+                             * @enum {unknown}
+                             */
+                            missing?: "subject" | "representative";
                         };
                     };
                 };
@@ -1740,6 +1745,11 @@ export interface operations {
                             role: "subject" | "parent" | "guardian" | "curator" | "authorised";
                             /** @description The representative's own reference (their customer id, ID card or passport number) */
                             reference?: string;
+                            /**
+                             * Format: date-time
+                             * @description When that party acted, when apart: as the client states it, or the time of the act the service held until this one came
+                             */
+                            at?: string;
                         };
                     };
                 };
@@ -1808,6 +1818,49 @@ export interface operations {
                             decision: "given" | "reject" | "withdraw";
                             /** Format: date-time */
                             decided_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Held: one act of a co-consent the template's rule asks for (PDPA section 20), waiting for the other side's. Nothing is recorded yet. Only on a template with such a rule. */
+            202: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            customer_id: string;
+                            template_code: string;
+                            /** Format: uuid */
+                            consent_version_id: string;
+                            /** @enum {string} */
+                            decision: "given";
+                            /**
+                             * @description Whose act is held
+                             * @enum {unknown}
+                             */
+                            side: "subject" | "representative";
+                            /**
+                             * @description Whose act is still missing: their `given` with acted_by records the decision
+                             * @enum {unknown}
+                             */
+                            missing: "subject" | "representative";
+                            /** Format: date-time */
+                            held_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When the held act is dropped if the other side has not acted
+                             */
+                            expires_at: string;
                         };
                     };
                 };
@@ -2204,6 +2257,38 @@ export interface operations {
                                 content_sha256: string;
                                 /** @description The locale of the text shown (BCP 47), when a locale was asked. */
                                 locale?: string;
+                                /** @description Only for a decision that said who acted: the subject or a representative, and the basis stated. */
+                                acted_by?: {
+                                    /**
+                                     * @description The data subject, or the representative who acted for them
+                                     * @enum {unknown}
+                                     */
+                                    role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                    /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                    reference?: string;
+                                    /**
+                                     * @description The subject's age band, as the client states it
+                                     * @enum {unknown}
+                                     */
+                                    age_band?: "under-10" | "10-19" | "adult";
+                                    /** @description The reference of the court order appointing a guardian or curator */
+                                    court_order?: string;
+                                    /** @description The second act of a co-consent */
+                                    co_consent?: {
+                                        /**
+                                         * @description The co-consenting party: a representative, or the subject beside one
+                                         * @enum {unknown}
+                                         */
+                                        role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                        /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                        reference?: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When that party acted, when apart: as the client states it, or the time of the act the service held until this one came
+                                         */
+                                        at?: string;
+                                    };
+                                };
                             }[];
                             /** @description The `cursor` of the next page; null on the last page. */
                             next_cursor: string | null;
@@ -2455,6 +2540,38 @@ export interface operations {
                                 content_sha256: string;
                                 /** @description The locale of the text shown (BCP 47), when a locale was asked. */
                                 locale?: string;
+                                /** @description Only for a decision that said who acted: the subject or a representative, and the basis stated. */
+                                acted_by?: {
+                                    /**
+                                     * @description The data subject, or the representative who acted for them
+                                     * @enum {unknown}
+                                     */
+                                    role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                    /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                    reference?: string;
+                                    /**
+                                     * @description The subject's age band, as the client states it
+                                     * @enum {unknown}
+                                     */
+                                    age_band?: "under-10" | "10-19" | "adult";
+                                    /** @description The reference of the court order appointing a guardian or curator */
+                                    court_order?: string;
+                                    /** @description The second act of a co-consent */
+                                    co_consent?: {
+                                        /**
+                                         * @description The co-consenting party: a representative, or the subject beside one
+                                         * @enum {unknown}
+                                         */
+                                        role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                        /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                        reference?: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When that party acted, when apart: as the client states it, or the time of the act the service held until this one came
+                                         */
+                                        at?: string;
+                                    };
+                                };
                             } | null;
                             /** @description The latest version published at or before `at`; null before the first. */
                             latest_version: {
@@ -4248,6 +4365,11 @@ export interface operations {
                                         role: "subject" | "parent" | "guardian" | "curator" | "authorised";
                                         /** @description The representative's own reference (their customer id, ID card or passport number) */
                                         reference?: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When that party acted, when apart: as the client states it, or the time of the act the service held until this one came
+                                         */
+                                        at?: string;
                                     };
                                 };
                             } | null;
@@ -7265,7 +7387,12 @@ export interface operations {
                                     "dct:title": string;
                                     "dct:description"?: string;
                                 };
-                                "dpv:hasPersonalData": string;
+                                "dpv:hasPersonalData": string | {
+                                    /** @enum {string} */
+                                    "@type": "dpv:SensitivePersonalData";
+                                    /** @description A sensitive data category of PDPA section 26 (docs/pdpa.md) */
+                                    "dct:identifier": string;
+                                }[];
                                 "dpv:hasStorageCondition": string;
                                 "dpv:hasRecipient": string;
                             };
@@ -7284,6 +7411,50 @@ export interface operations {
                                 "dpv:hasDuration": {
                                     "@type": string;
                                     "dct:description": string;
+                                };
+                            };
+                            /**
+                             * @description With an explicit act (PDPA section 26)
+                             * @enum {string}
+                             */
+                            "dpv:hasConsentType"?: "dpv:ExplicitlyExpressedConsent";
+                            /** @description Required with `given` on a template that covers sensitive data; kept sealed with the decision's evidence and committed in its leaf. Optional anywhere else. */
+                            "clog:explicitAct"?: {
+                                /** @description How the person confirmed: a separate tick, a signature, a one-time code */
+                                method: "separate-tick" | "signature" | "one-time-code";
+                                /** @description The exact text the person confirmed, as shown to them */
+                                text_shown: string;
+                            };
+                            /** @description Who acted: the subject or a representative (with the representative's reference), and the basis stated (an age band or a court order). Required on a template with a representation rule; kept sealed with the decision's evidence and committed in its leaf. */
+                            "clog:actedBy"?: {
+                                /**
+                                 * @description The data subject, or the representative who acted for them
+                                 * @enum {unknown}
+                                 */
+                                role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                reference?: string;
+                                /**
+                                 * @description The subject's age band, as the client states it
+                                 * @enum {unknown}
+                                 */
+                                age_band?: "under-10" | "10-19" | "adult";
+                                /** @description The reference of the court order appointing a guardian or curator */
+                                court_order?: string;
+                                /** @description The second act of a co-consent */
+                                co_consent?: {
+                                    /**
+                                     * @description The co-consenting party: a representative, or the subject beside one
+                                     * @enum {unknown}
+                                     */
+                                    role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                    /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                    reference?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When that party acted, when apart: as the client states it, or the time of the act the service held until this one came
+                                     */
+                                    at?: string;
                                 };
                             };
                         };
@@ -7590,6 +7761,45 @@ export interface operations {
                             version: number;
                             tag: string;
                             contentSha256: string;
+                            /** @description Required with `given` on a template that covers sensitive data; kept sealed with the decision's evidence and committed in its leaf. Optional anywhere else. */
+                            explicit?: {
+                                /** @description How the person confirmed: a separate tick, a signature, a one-time code */
+                                method: "separate-tick" | "signature" | "one-time-code";
+                                /** @description The exact text the person confirmed, as shown to them */
+                                text_shown: string;
+                            };
+                            /** @description Who acted: the subject or a representative (with the representative's reference), and the basis stated (an age band or a court order). Required on a template with a representation rule; kept sealed with the decision's evidence and committed in its leaf. */
+                            actedBy?: {
+                                /**
+                                 * @description The data subject, or the representative who acted for them
+                                 * @enum {unknown}
+                                 */
+                                role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                reference?: string;
+                                /**
+                                 * @description The subject's age band, as the client states it
+                                 * @enum {unknown}
+                                 */
+                                age_band?: "under-10" | "10-19" | "adult";
+                                /** @description The reference of the court order appointing a guardian or curator */
+                                court_order?: string;
+                                /** @description The second act of a co-consent */
+                                co_consent?: {
+                                    /**
+                                     * @description The co-consenting party: a representative, or the subject beside one
+                                     * @enum {unknown}
+                                     */
+                                    role: "subject" | "parent" | "guardian" | "curator" | "authorised";
+                                    /** @description The representative's own reference (their customer id, ID card or passport number) */
+                                    reference?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When that party acted, when apart: as the client states it, or the time of the act the service held until this one came
+                                     */
+                                    at?: string;
+                                };
+                            };
                             proof: {
                                 /** @enum {string} */
                                 leafFormat: "consent-log/leaf/v1";
