@@ -1,8 +1,10 @@
 import type { Executor } from '../platform/db.js';
 import { addDaysIso } from '../platform/time.js';
 import type { ActorRole } from '../proof/index.js';
+import { findIdempotencyRecords, replayOf, type StoredAnswer } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Side } from '../templates/index.js';
+import type { DecisionAnswer } from './answer.js';
 import { deleteHeldActs, findHeldActs, upsertHeldAct } from './held-acts-repository.js';
 import type { ActedBy } from './schemas.js';
 
@@ -42,6 +44,16 @@ export interface HeldActs {
   ): Promise<string>;
   /** Drops what is held for the customer on the version: a decision on it was recorded. */
   clear(tenantId: string, lookup: string, versionId: string): Promise<void>;
+  /**
+   * The first answer a key gave, within its window (`422` for another request): a retry of the
+   * act that completed a co-consent finds nothing held any more, and must replay, not hold.
+   */
+  replayed(
+    tenantId: string,
+    key: string,
+    lookup: string,
+    requestHash: string,
+  ): Promise<StoredAnswer<DecisionAnswer['body']> | undefined>;
   /** The side still missing for a customer on any of these versions (an act is held), if any. */
   missing(
     tenantId: string,
@@ -84,6 +96,10 @@ export function heldActs(db: Executor, vault: SubjectVault): HeldActs {
       return expiresAt;
     },
     clear: (tenantId, lookup, versionId) => deleteHeldActs(db, tenantId, lookup, versionId),
+    async replayed(tenantId, key, lookup, requestHash) {
+      const [stored] = await findIdempotencyRecords(db, [{ tenant_id: tenantId, key }]);
+      return replayOf<DecisionAnswer['body']>({ customer: { lookup }, requestHash }, stored);
+    },
     async missing(tenantId, lookup, versionIds, now) {
       const [row] = await findHeldActs(db, tenantId, lookup, versionIds, now);
       return row ? other(row.side) : undefined;

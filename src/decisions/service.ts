@@ -36,6 +36,8 @@ export async function decide(
   held?: HeldActs,
 ): Promise<DecisionOutcome | Held> {
   checkActedBy(request.acted_by);
+  // Of the request as sent: a retry is the same request whatever was held when it came.
+  const requestHash = sha256Hex(stringify(request) ?? '');
   // A published version never changes: it is read before, and outside, the transaction.
   const version = await decisionVersion(versions, context.tenantId, request.consent_version_id);
   // The store knows the customer only by this keyed hash and a random id (src/subjects).
@@ -64,6 +66,11 @@ export async function decide(
     if (!held) throw new AppError('representationRefused', { message: coConsentMissing });
     const now = nowIso();
     const other = await held.find(context.tenantId, lookup, version.id, verdict.missing, now);
+    if (!other && idempotencyKey !== undefined) {
+      // A retry of the act that completed the co-consent: nothing is held any more.
+      const answer = await held.replayed(context.tenantId, idempotencyKey, lookup, requestHash);
+      if (answer) return { kind: 'replayed', answer };
+    }
     if (!other) {
       const { role, reference } = request.acted_by;
       const act = { role, ...(reference !== undefined ? { reference } : {}), at: now };
@@ -84,24 +91,21 @@ export async function decide(
     }
     asked = { ...request, acted_by: joined(request.acted_by, other) };
   }
-  const outcome = await writeDecision(asked);
-  // Whatever was held for the customer on the version is answered by a recorded decision.
+  const outcome = await writer.write({
+    version,
+    context,
+    customer: { id: customerId, lookup },
+    request: asked,
+    requestHash,
+    idempotencyKey,
+    validityMonths,
+  });
+  // Whatever was held for the customer on the version is answered by a recorded decision. The
+  // decision stands whatever becomes of this: what is left expires (held-acts.ts).
   if (rule && held && outcome.kind === 'recorded') {
-    await held.clear(context.tenantId, lookup, version.id);
+    await held.clear(context.tenantId, lookup, version.id).catch(() => undefined);
   }
   return outcome;
-
-  function writeDecision(request: DecisionRequest) {
-    return writer.write({
-      version,
-      context,
-      customer: { id: customerId, lookup },
-      request,
-      requestHash: sha256Hex(stringify(request) ?? ''),
-      idempotencyKey,
-      validityMonths,
-    });
-  }
 }
 
 /** One act of a co-consent, held until the other side's comes (held-acts.ts): `202`. */

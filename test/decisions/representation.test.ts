@@ -264,6 +264,28 @@ describe.each(stores)('consent given by a representative on $name', (store) => {
     expect((await heldRows()).length).toBe(rowsBefore);
   });
 
+  it('the act that completes a co-consent, sent again with its Idempotency-Key, replays its 201 and holds nothing', async () => {
+    const customer = 'teen-retry';
+    const subject = { role: 'subject', age_band: '10-19' };
+    expect((await decide(customer, { decision: 'given', acted_by: subject })).statusCode).toBe(202);
+    const rowsBefore = (await heldRows()).length;
+    const parent = { role: 'parent', reference: 'parent-4040', age_band: '10-19' };
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/customers/${customer}/consents/decisions`,
+        headers: { ...a.headers, 'idempotency-key': 'teen-retry-parent-1' },
+        payload: { consent_version_id: versionId, decision: 'given', acted_by: parent },
+      });
+    const first = await send();
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await send();
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    expect((await heldRows()).length).toBe(rowsBefore - 1);
+  });
+
   it("either side may act first: a parent's given is held for the subject's", async () => {
     const customer = 'teen-parent-first';
     const parent = { role: 'parent', reference: 'parent-3030', age_band: '10-19' };
