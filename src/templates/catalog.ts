@@ -14,6 +14,7 @@ import {
 } from './repository.js';
 import { type RepresentationRule, representationOf } from './representation.js';
 import type { PublishedVersion } from './schemas.js';
+import { dataCategoriesOf } from './sensitivity.js';
 import { presentLocalized, presentVersion } from './service.js';
 
 /**
@@ -147,7 +148,7 @@ export function createCatalog(
     fetchMethod: async (_key, _stale, { context: [tenantId, code] }) => {
       const stored = await findDecisionRules(db, tenantId, code);
       return {
-        categories: stored?.data_categories ? (JSON.parse(stored.data_categories) as string[]) : [],
+        categories: stored ? dataCategoriesOf(stored) : [],
         representation: stored ? representationOf(stored) : undefined,
       };
     },
