@@ -286,8 +286,17 @@ describe.each(journey)(
         const frame = page.frameLocator(
           'iframe[title="Banner preview: First layer, English (en), phone width (390 px)"]',
         );
-        await frame.getByRole('button', { name: 'Accept all' }).click();
-        await expect.poll(() => frame.getByRole('dialog').count()).toBe(0);
+        // The preview's frame is sandboxed without its page's origin, so Chromium may run it in a
+        // process of its own; a click that arrives before that frame's hit-test data reaches the
+        // page, on a busy machine, is delivered to the page instead. The click is sent again until
+        // the frame took it: what is checked is what taking it does, not the first try's luck.
+        const acceptAll = frame.getByRole('button', { name: 'Accept all' });
+        await expect
+          .poll(async () => {
+            if ((await acceptAll.count()) > 0) await acceptAll.click({ timeout: budget(1_000) });
+            return frame.getByRole('dialog').count();
+          })
+          .toBe(0);
         const listed = await runCli(
           ['cookie', 'decisions', '--tenant', 'bank', '--system', scope],
           server.env,
