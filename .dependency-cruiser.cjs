@@ -29,6 +29,7 @@ const features = [
   'proof',
   'publications',
   'records',
+  'requests',
   'subjects',
   'templates',
   'tenants',
@@ -57,6 +58,7 @@ const layers = [
     'health',
     'consent-status',
     'preference-centre',
+    'requests',
   ],
   ['backoffice', 'preference-page', 'cli', 'write-path', 'app'],
 ];

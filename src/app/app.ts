@@ -92,6 +92,7 @@ import {
 import { preferencePage } from '../preference-page/plugin.js';
 import type { ControlJob, Registry } from '../record-kinds/index.js';
 import { consentRoutes } from '../records/routes.js';
+import { requestRoutes } from '../requests/routes.js';
 import { createVault } from '../subjects/index.js';
 import { contentRoutes, uploadedFileRoutes } from '../templates/content-routes.js';
 import { createCatalog } from '../templates/index.js';
@@ -399,6 +400,7 @@ export async function buildApp(
       publicBaseUrl: config.publicBaseUrl,
     });
     await v1.register(preferenceCentreSettingsRoutes, { db });
+    await v1.register(requestRoutes, { db, vault });
     await v1.register(exportRoutes, {
       db,
       kick: () => writers.integrator().kick(),

@@ -12,6 +12,7 @@ import { partnerBlocks } from '../partner-blocks/index.js';
 import { preferenceCodes } from '../preference-centre/index.js';
 import { publications } from '../publications/index.js';
 import { defineRegistry } from '../record-kinds/index.js';
+import { requestStepsKind } from '../requests/index.js';
 import { versionEvents } from '../templates/index.js';
 
 export const registry = defineRegistry(import.meta.url, [
@@ -23,4 +24,5 @@ export const registry = defineRegistry(import.meta.url, [
   partnerBlocks.kind,
   preferenceCodes,
   publications,
+  requestStepsKind,
 ]);

@@ -47,6 +47,7 @@ import * as publications from './migrations/0032-publications.js';
 import * as sensitiveTemplates from './migrations/0033-sensitive-templates.js';
 import * as representationRules from './migrations/0034-representation-rules.js';
 import * as heldConsentActs from './migrations/0035-held-consent-acts.js';
+import * as subjectRequests from './migrations/0036-subject-requests.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -101,6 +102,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0033-sensitive-templates': sensitiveTemplates,
     '0034-representation-rules': representationRules,
     '0035-held-consent-acts': heldConsentActs,
+    '0036-subject-requests': subjectRequests,
   };
 }
 

@@ -85,6 +85,11 @@ export async function registerOpenApi(
           name: 'preference centre',
           description: "Links to a customer's own page, where they see and change their consents.",
         },
+        {
+          name: 'requests',
+          description:
+            'Data-subject requests (PDPA sections 30-36): each step logged, on a 30-day clock.',
+        },
         { name: 'log', description: 'The decision log: receipts, checkpoints and proofs.' },
         { name: 'webhooks', description: "Events sent to a tenant's endpoints, signed." },
         {

@@ -147,6 +147,7 @@ export {
   type VerifiedReceipt,
   verifyReceipt,
 } from './receipt.js';
+export { type RequestLeafFields, requestLeafFormat } from './request-leaf.js';
 export { type Failure, fail, ok, type Result } from './result.js';
 export {
   pemCertificates,

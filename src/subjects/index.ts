@@ -1,8 +1,15 @@
 /** The public surface of `src/subjects/`: what other folders may import (its README says what the folder is for). */
-export { type PersonalFields, sealPersonal } from './personal.js';
+export {
+  openPersonal,
+  openText,
+  type PersonalFields,
+  sealPersonal,
+  sealText,
+} from './personal.js';
 export {
   findLiveSubjectRow,
   findSubjectId,
+  findSubjectRow,
   newSubject,
   type OpenedRecord,
   type OpenSubject,

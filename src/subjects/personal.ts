@@ -53,3 +53,18 @@ function isExplicit(value: unknown): value is { method: string; text_shown: stri
   const { method, text_shown: text } = value as Record<string, unknown>;
   return typeof method === 'string' && typeof text === 'string';
 }
+
+/**
+ * A text of the customer's (what they wrote with a request, a note about them), sealed under
+ * their key and bound to `binding` (the row it is kept in): gone with the key on erasure.
+ */
+export function sealText(key: Buffer, binding: string, text: string): string {
+  return sealFields(key, binding, { text });
+}
+
+/** A text sealed by `sealText`; throws when the key or the sealed bytes are not its own. */
+export function openText(key: Buffer, binding: string, sealed: string): string {
+  const { text } = openFields(key, binding, sealed);
+  if (typeof text !== 'string') throw new Error(`the sealed text of ${binding} is incomplete`);
+  return text;
+}

@@ -100,3 +100,13 @@ export async function shredSubjectRow(
     .where('id', '=', subjectId)
     .execute();
 }
+
+/** A subject by id, with its look-up (null once erased) to take its lock by. */
+export function findSubjectById(db: Executor, tenantId: string, id: string) {
+  return db
+    .selectFrom('subjects')
+    .select(['id', 'lookup', 'wrapped_key', 'salt', 'commitment'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

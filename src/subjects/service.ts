@@ -2,7 +2,13 @@ import type { Executor, Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { newSalt, subjectCommitment } from '../proof/index.js';
 import { openPersonal, type PersonalFields } from './personal.js';
-import { findLiveSubject, findSubjects, insertSubjects, shredSubjectRow } from './repository.js';
+import {
+  findLiveSubject,
+  findSubjectById,
+  findSubjects,
+  insertSubjects,
+  shredSubjectRow,
+} from './repository.js';
 import type { SubjectsTable } from './table.js';
 import type { SubjectVault } from './vault.js';
 
@@ -22,6 +28,11 @@ export async function findSubjectId(
   customerId: string,
 ): Promise<string | undefined> {
   return (await findLiveSubject(db, tenantId, vault.lookup(tenantId, customerId)))?.id;
+}
+
+/** A subject by its random id: its look-up, sealed key and salt (nulls once erased). */
+export function findSubjectRow(db: Executor, tenantId: string, id: string) {
+  return findSubjectById(db, tenantId, id);
 }
 
 /** The customer's row with this look-up, unless erased: their id, sealed key and commitment. */

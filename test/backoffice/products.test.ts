@@ -67,6 +67,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0033-sensitive-templates',
       '0034-representation-rules',
       '0035-held-consent-acts',
+      '0036-subject-requests',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -259,6 +259,12 @@ describe.each(storeAgnostic)('the OpenAPI document as a contract, on $name', (st
       'cookie_decision.recorded',
       'channel_change.recorded',
       'partner_block.recorded',
+      'request.received',
+      'request.identity_checked',
+      'request.in_progress',
+      'request.extended',
+      'request.done',
+      'request.refused',
       'consent.lapsed',
     ];
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...types].sort());

@@ -101,6 +101,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0033-sensitive-templates',
       '0034-representation-rules',
       '0035-held-consent-acts',
+      '0036-subject-requests',
     ]);
   });
 });

@@ -195,6 +195,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0033-sensitive-templates',
       '0034-representation-rules',
       '0035-held-consent-acts',
+      '0036-subject-requests',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

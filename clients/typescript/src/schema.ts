@@ -366,6 +366,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/request-steps/{step_id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A data-subject request step's receipt
+         * @description The same proof as a decision's receipt, for a step of a data-subject request: the leaf (`consent-log/request/v1`), its inclusion in a signed checkpoint, and what opens its commitments. A refusal's or an extension's reason is stated in words and as the SHA-256 the leaf commits to. `202` with `Retry-After` while the leaf waits to be appended (about a second); with `?wait=true` the request waits up to 5 seconds for it instead.
+         */
+        get: operations["getRequestStepReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/log/checkpoint": {
         parameters: {
             query?: never;
@@ -518,6 +538,67 @@ export interface paths {
          */
         put: operations["setAllowedOrigins"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/customers/{customer_id}/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's data-subject requests, newest first
+         * @description Empty for a customer the tenant has no record of, or one who was erased.
+         */
+        get: operations["listCustomerRequests"];
+        put?: never;
+        /**
+         * Open a data-subject request for a customer (PDPA sections 30-36)
+         * @description `201` with the request, `received`, due 30 days after the day it came in, in the tenant's time zone. The `received` step is a record in the log, with a receipt (`GET /api/v1/request-steps/{step_id}/receipt`) and the `request.received` event.
+         */
+        post: operations["openRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A data-subject request: where it stands, its steps and notes */
+        get: operations["getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/requests/{request_id}/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take the next step on a data-subject request
+         * @description `201` with the request after the step, a record in the log with its receipt and its `request.<step>` event. `identity_checked` once; `extended` once, with a `reason`, 30 days more; `done` once identity was checked; `refused` with a PDPA `ground` and a `reason`. A step a request cannot take now (a closed request, a second extension) is `409 1005`, naming why.
+         */
+        post: operations["takeRequestStep"];
         delete?: never;
         options?: never;
         head?: never;
@@ -804,6 +885,108 @@ export interface webhooks {
         put?: never;
         /** A partner was blocked or allowed on a customer's decision */
         post: operations["webhookPartner_blockRecorded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A data-subject request was received */
+        post: operations["webhookRequestReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.identity_checked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A request's requester had their identity checked */
+        post: operations["webhookRequestIdentity_checked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.in_progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Work on a data-subject request began */
+        post: operations["webhookRequestIn_progress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.extended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A request's time was extended, with a reason */
+        post: operations["webhookRequestExtended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.done": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A data-subject request was done */
+        post: operations["webhookRequestDone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "request.refused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A data-subject request was refused, with a ground and reason */
+        post: operations["webhookRequestRefused"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5462,6 +5645,312 @@ export interface operations {
             };
         };
     };
+    getRequestStepReceipt: {
+        parameters: {
+            query?: {
+                wait?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                step_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The step */
+                            request_step: {
+                                /** Format: uuid */
+                                step_id: string;
+                                /** Format: uuid */
+                                request_id: string;
+                                /** @description The right the request exercises */
+                                kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                                /** @description The step */
+                                step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                                /** Format: date-time */
+                                made_at: string;
+                                /**
+                                 * Format: date
+                                 * @description The due date after this step
+                                 */
+                                due_on: string;
+                                /** @description A refusal's PDPA ground; null for any other step */
+                                ground: "identity_not_verified" | "law_or_court_order" | "rights_of_others" | "public_interest" | "legal_obligation" | "legal_claims" | "compelling_legitimate_grounds" | "research_or_statistics" | "freedom_of_expression" | "not_technically_feasible" | null;
+                                /** @description A refusal's or an extension's reason; null for any other step */
+                                reason: string | null;
+                                /** @description Hex SHA-256 of the reason's UTF-8, as the leaf commits to it */
+                                reason_sha256: string | null;
+                                /** @description Null once the customer was erased */
+                                customer_id: string | null;
+                            };
+                            /** @description The leaf bytes (UTF-8 text, consent-log/request/v1) */
+                            leaf: string;
+                            leaf_index: number;
+                            tree_size: number;
+                            inclusion_proof: string[];
+                            /** @description The signed checkpoint the proof leads to */
+                            checkpoint: string;
+                            /** @description The same proof as C2SP tlog-proof@v1 text */
+                            tlog_proof: string;
+                            verifier_key: string;
+                            /** @description With witnesses configured: the checkpoint the proof leads to, with the cosignature lines of the witnesses (C2SP tlog-cosignature) appended to the log's signature. Absent while no checkpoint a quorum of them cosigned covers the record. */
+                            cosigned_checkpoint?: string;
+                            /** @description With time-stamping authorities configured: the first time-stamped checkpoint at or after the receipt's. Absent while none is. */
+                            timestamp?: {
+                                /** @description base64 of the DER RFC 3161 TimeStampToken over SHA-256 of `checkpoint` */
+                                token: string;
+                                /** @description The signed checkpoint note time-stamped */
+                                checkpoint: string;
+                                /** @description RFC 6962 proof from the receipt's checkpoint to the time-stamped one */
+                                consistency_proof: string[];
+                            };
+                            /** @description For a record made on a published text (a version, a cookie configuration): the leaf its publication left in the log before the record, stating the SHA-256 of the text the record's leaf commits to. Absent for a text published before publications were logged. */
+                            publication?: {
+                                /** @description The publication leaf (UTF-8 text, consent-log/publication/v1) */
+                                leaf: string;
+                                /** @description Before the record's own */
+                                leaf_index: number;
+                                /** @description Its RFC 6962 inclusion proof under the receipt's checkpoint */
+                                inclusion_proof: string[];
+                            };
+                            /** @description What opens the leaf's subject and evidence commitments; null once the customer was erased */
+                            opening: {
+                                customer_id: string;
+                                subject_salt: string;
+                                evidence_salt: string;
+                                ip: string;
+                                user_agent: string | null;
+                                /** @description The API key that made the change; null when a back-office user made it */
+                                api_key_id: string | null;
+                                /** @description The back-office user who made the change, if one did */
+                                user_id?: string;
+                                /**
+                                 * @description Present only for a record the customer made on the preference centre; its evidence commitment then includes it
+                                 * @enum {string}
+                                 */
+                                via?: "preference-centre";
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Queued: the step is not in the log yet. Ask again after `Retry-After`. */
+            202: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait before asking again. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            step_id: string;
+                            /** @enum {string} */
+                            status: "queued";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
     getCheckpoint: {
         parameters: {
             query?: never;
@@ -7159,6 +7648,1107 @@ export interface operations {
                          */
                         code: "1006";
                         /** @example Payload too large. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported media type: a body that is not JSON: code 1007 (`Unsupported media type.`). */
+            415: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1007
+                         * @enum {string}
+                         */
+                        code: "1007";
+                        /** @example Unsupported media type. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listCustomerRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
+                 * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
+                 */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The customer's requests. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            request_id: string;
+                            customer_id: string | null;
+                            /** @enum {string} */
+                            kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                            /**
+                             * @description The latest step
+                             * @enum {string}
+                             */
+                            status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                            /**
+                             * @description How it came in
+                             * @enum {string}
+                             */
+                            via: "api" | "preference-centre" | "backoffice";
+                            /** Format: date-time */
+                            received_at: string;
+                            /**
+                             * Format: date
+                             * @description 30 days after the day it was received, in the tenant's time zone (60 once extended)
+                             */
+                            due_on: string;
+                            /** @description Whole days from today in the tenant's time zone to the due date, negative once overdue; null once closed */
+                            days_left: number | null;
+                            overdue: boolean;
+                            extended: boolean;
+                            assignee_id: string | null;
+                            ground: string | null;
+                            reason: string | null;
+                            closed_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    openRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
+                 * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
+                 */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The right exercised: `access`, `portability`, `objection`, `erasure`, `restriction`, `rectification` or `withdrawal`
+                     * @enum {unknown}
+                     */
+                    kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                    /** @description What the customer wrote with it (what to rectify, which use they object to); sealed under the customer's key */
+                    details?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The request opened. */
+            201: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            request_id: string;
+                            customer_id: string | null;
+                            /** @enum {string} */
+                            kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                            /**
+                             * @description The latest step
+                             * @enum {string}
+                             */
+                            status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                            /**
+                             * @description How it came in
+                             * @enum {string}
+                             */
+                            via: "api" | "preference-centre" | "backoffice";
+                            /** Format: date-time */
+                            received_at: string;
+                            /**
+                             * Format: date
+                             * @description 30 days after the day it was received, in the tenant's time zone (60 once extended)
+                             */
+                            due_on: string;
+                            /** @description Whole days from today in the tenant's time zone to the due date, negative once overdue; null once closed */
+                            days_left: number | null;
+                            overdue: boolean;
+                            extended: boolean;
+                            assignee_id: string | null;
+                            ground: string | null;
+                            reason: string | null;
+                            closed_at: string | null;
+                            details: string | null;
+                            /** @description Every step, oldest first */
+                            steps: {
+                                /**
+                                 * Format: uuid
+                                 * @description The step's id (its receipt: `GET /api/v1/request-steps/{id}/receipt`)
+                                 */
+                                step_id: string;
+                                /** @enum {string} */
+                                step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                                /** Format: date-time */
+                                made_at: string;
+                                /** Format: date */
+                                due_on: string;
+                                ground: string | null;
+                                reason: string | null;
+                                actor: {
+                                    api_key_id: string | null;
+                                    user_id: string | null;
+                                };
+                            }[];
+                            /** @description Staff's notes, oldest first */
+                            notes: {
+                                /** Format: uuid */
+                                note_id: string;
+                                /** Format: uuid */
+                                user_id: string;
+                                body: string | null;
+                                /** Format: date-time */
+                                written_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported media type: a body that is not JSON: code 1007 (`Unsupported media type.`). */
+            415: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1007
+                         * @enum {string}
+                         */
+                        code: "1007";
+                        /** @example Unsupported media type. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            request_id: string;
+                            customer_id: string | null;
+                            /** @enum {string} */
+                            kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                            /**
+                             * @description The latest step
+                             * @enum {string}
+                             */
+                            status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                            /**
+                             * @description How it came in
+                             * @enum {string}
+                             */
+                            via: "api" | "preference-centre" | "backoffice";
+                            /** Format: date-time */
+                            received_at: string;
+                            /**
+                             * Format: date
+                             * @description 30 days after the day it was received, in the tenant's time zone (60 once extended)
+                             */
+                            due_on: string;
+                            /** @description Whole days from today in the tenant's time zone to the due date, negative once overdue; null once closed */
+                            days_left: number | null;
+                            overdue: boolean;
+                            extended: boolean;
+                            assignee_id: string | null;
+                            ground: string | null;
+                            reason: string | null;
+                            closed_at: string | null;
+                            details: string | null;
+                            /** @description Every step, oldest first */
+                            steps: {
+                                /**
+                                 * Format: uuid
+                                 * @description The step's id (its receipt: `GET /api/v1/request-steps/{id}/receipt`)
+                                 */
+                                step_id: string;
+                                /** @enum {string} */
+                                step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                                /** Format: date-time */
+                                made_at: string;
+                                /** Format: date */
+                                due_on: string;
+                                ground: string | null;
+                                reason: string | null;
+                                actor: {
+                                    api_key_id: string | null;
+                                    user_id: string | null;
+                                };
+                            }[];
+                            /** @description Staff's notes, oldest first */
+                            notes: {
+                                /** Format: uuid */
+                                note_id: string;
+                                /** Format: uuid */
+                                user_id: string;
+                                body: string | null;
+                                /** Format: date-time */
+                                written_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    takeRequestStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `identity_checked`, `in_progress`, `extended` (30 days more, once, with a `reason`), `done`, or `refused` (with a `ground` and a `reason`)
+                     * @enum {unknown}
+                     */
+                    step: "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                    /**
+                     * @description A refusal's PDPA ground (docs/requests.md lists them)
+                     * @enum {unknown}
+                     */
+                    ground?: "identity_not_verified" | "law_or_court_order" | "rights_of_others" | "public_interest" | "legal_obligation" | "legal_claims" | "compelling_legitimate_grounds" | "research_or_statistics" | "freedom_of_expression" | "not_technically_feasible";
+                    /** @description A refusal's or an extension's reason, in words: it goes in the section 39 record, so it names no one */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The request after the step. */
+            201: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            request_id: string;
+                            customer_id: string | null;
+                            /** @enum {string} */
+                            kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                            /**
+                             * @description The latest step
+                             * @enum {string}
+                             */
+                            status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                            /**
+                             * @description How it came in
+                             * @enum {string}
+                             */
+                            via: "api" | "preference-centre" | "backoffice";
+                            /** Format: date-time */
+                            received_at: string;
+                            /**
+                             * Format: date
+                             * @description 30 days after the day it was received, in the tenant's time zone (60 once extended)
+                             */
+                            due_on: string;
+                            /** @description Whole days from today in the tenant's time zone to the due date, negative once overdue; null once closed */
+                            days_left: number | null;
+                            overdue: boolean;
+                            extended: boolean;
+                            assignee_id: string | null;
+                            ground: string | null;
+                            reason: string | null;
+                            closed_at: string | null;
+                            details: string | null;
+                            /** @description Every step, oldest first */
+                            steps: {
+                                /**
+                                 * Format: uuid
+                                 * @description The step's id (its receipt: `GET /api/v1/request-steps/{id}/receipt`)
+                                 */
+                                step_id: string;
+                                /** @enum {string} */
+                                step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                                /** Format: date-time */
+                                made_at: string;
+                                /** Format: date */
+                                due_on: string;
+                                ground: string | null;
+                                reason: string | null;
+                                actor: {
+                                    api_key_id: string | null;
+                                    user_id: string | null;
+                                };
+                            }[];
+                            /** @description Staff's notes, oldest first */
+                            notes: {
+                                /** Format: uuid */
+                                note_id: string;
+                                /** Format: uuid */
+                                user_id: string;
+                                body: string | null;
+                                /** Format: date-time */
+                                written_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not found: code 1004 (`Not found.`). */
+            404: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1004
+                         * @enum {string}
+                         */
+                        code: "1004";
+                        /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description A decision the rules refuse: code 1005 (`Conflict.`). */
+            409: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1005
+                         * @enum {string}
+                         */
+                        code: "1005";
+                        /** @example Conflict. */
                         message: string;
                         details?: {
                             field: string;
@@ -9454,6 +11044,510 @@ export interface operations {
                          * @constant
                          */
                         via?: "preference-centre";
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRequestReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "request.received";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A step of a data-subject request, as its leaf in the log records it. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The step's id (its receipt's).
+                         */
+                        step_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description The right the request exercises */
+                        kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                        /** @description The step */
+                        step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** @description The step */
+                        status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** Format: date-time */
+                        received_at: string;
+                        /**
+                         * Format: date
+                         * @description The due date after this step
+                         */
+                        due_on: string;
+                        /** @description A refusal's PDPA ground; null for any other step */
+                        ground: "identity_not_verified" | "law_or_court_order" | "rights_of_others" | "public_interest" | "legal_obligation" | "legal_claims" | "compelling_legitimate_grounds" | "research_or_statistics" | "freedom_of_expression" | "not_technically_feasible" | null;
+                        /** @description A refusal's or an extension's reason; null for any other step */
+                        reason: string | null;
+                        /** Format: date-time */
+                        made_at: string;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRequestIdentity_checked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "request.identity_checked";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A step of a data-subject request, as its leaf in the log records it. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The step's id (its receipt's).
+                         */
+                        step_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description The right the request exercises */
+                        kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                        /** @description The step */
+                        step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** @description The step */
+                        status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** Format: date-time */
+                        received_at: string;
+                        /**
+                         * Format: date
+                         * @description The due date after this step
+                         */
+                        due_on: string;
+                        /** @description A refusal's PDPA ground; null for any other step */
+                        ground: "identity_not_verified" | "law_or_court_order" | "rights_of_others" | "public_interest" | "legal_obligation" | "legal_claims" | "compelling_legitimate_grounds" | "research_or_statistics" | "freedom_of_expression" | "not_technically_feasible" | null;
+                        /** @description A refusal's or an extension's reason; null for any other step */
+                        reason: string | null;
+                        /** Format: date-time */
+                        made_at: string;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRequestIn_progress: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "request.in_progress";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A step of a data-subject request, as its leaf in the log records it. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The step's id (its receipt's).
+                         */
+                        step_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description The right the request exercises */
+                        kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                        /** @description The step */
+                        step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** @description The step */
+                        status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** Format: date-time */
+                        received_at: string;
+                        /**
+                         * Format: date
+                         * @description The due date after this step
+                         */
+                        due_on: string;
+                        /** @description A refusal's PDPA ground; null for any other step */
+                        ground: "identity_not_verified" | "law_or_court_order" | "rights_of_others" | "public_interest" | "legal_obligation" | "legal_claims" | "compelling_legitimate_grounds" | "research_or_statistics" | "freedom_of_expression" | "not_technically_feasible" | null;
+                        /** @description A refusal's or an extension's reason; null for any other step */
+                        reason: string | null;
+                        /** Format: date-time */
+                        made_at: string;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRequestExtended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "request.extended";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A step of a data-subject request, as its leaf in the log records it. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The step's id (its receipt's).
+                         */
+                        step_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description The right the request exercises */
+                        kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                        /** @description The step */
+                        step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** @description The step */
+                        status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** Format: date-time */
+                        received_at: string;
+                        /**
+                         * Format: date
+                         * @description The due date after this step
+                         */
+                        due_on: string;
+                        /** @description A refusal's PDPA ground; null for any other step */
+                        ground: "identity_not_verified" | "law_or_court_order" | "rights_of_others" | "public_interest" | "legal_obligation" | "legal_claims" | "compelling_legitimate_grounds" | "research_or_statistics" | "freedom_of_expression" | "not_technically_feasible" | null;
+                        /** @description A refusal's or an extension's reason; null for any other step */
+                        reason: string | null;
+                        /** Format: date-time */
+                        made_at: string;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRequestDone: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "request.done";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A step of a data-subject request, as its leaf in the log records it. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The step's id (its receipt's).
+                         */
+                        step_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description The right the request exercises */
+                        kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                        /** @description The step */
+                        step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** @description The step */
+                        status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** Format: date-time */
+                        received_at: string;
+                        /**
+                         * Format: date
+                         * @description The due date after this step
+                         */
+                        due_on: string;
+                        /** @description A refusal's PDPA ground; null for any other step */
+                        ground: "identity_not_verified" | "law_or_court_order" | "rights_of_others" | "public_interest" | "legal_obligation" | "legal_claims" | "compelling_legitimate_grounds" | "research_or_statistics" | "freedom_of_expression" | "not_technically_feasible" | null;
+                        /** @description A refusal's or an extension's reason; null for any other step */
+                        reason: string | null;
+                        /** Format: date-time */
+                        made_at: string;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
+                        /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
+                        log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookRequestRefused: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "request.refused";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A step of a data-subject request, as its leaf in the log records it. */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description The step's id (its receipt's).
+                         */
+                        step_id: string;
+                        /** @description The customer id; null once the customer was erased. */
+                        customer_id: string | null;
+                        /** Format: uuid */
+                        request_id: string;
+                        /** @description The right the request exercises */
+                        kind: "access" | "portability" | "objection" | "erasure" | "restriction" | "rectification" | "withdrawal";
+                        /** @description The step */
+                        step: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** @description The step */
+                        status: "received" | "identity_checked" | "in_progress" | "extended" | "done" | "refused";
+                        /** Format: date-time */
+                        received_at: string;
+                        /**
+                         * Format: date
+                         * @description The due date after this step
+                         */
+                        due_on: string;
+                        /** @description A refusal's PDPA ground; null for any other step */
+                        ground: "identity_not_verified" | "law_or_court_order" | "rights_of_others" | "public_interest" | "legal_obligation" | "legal_claims" | "compelling_legitimate_grounds" | "research_or_statistics" | "freedom_of_expression" | "not_technically_feasible" | null;
+                        /** @description A refusal's or an extension's reason; null for any other step */
+                        reason: string | null;
+                        /** Format: date-time */
+                        made_at: string;
+                        /** @description Who made it: the API key that sent it, or the back-office user (the other null). */
+                        actor: {
+                            api_key_id: string | null;
+                            user_id: string | null;
+                        };
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
                     };

@@ -3,35 +3,9 @@
  * in Berlin starts at 2026-03-28T23:00:00Z, and that day has 23 hours.
  */
 
-const formats = new Map<string, Intl.DateTimeFormat>();
+import { partsIn } from '../../platform/calendar.js';
 
-/** An instant's calendar fields in a zone (`year`, `month`, …, `timeZoneName` as `GMT+7`). */
-export function partsIn(instant: number, zone: string): Record<string, string> {
-  let format = formats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-      timeZoneName: 'shortOffset',
-    });
-    formats.set(zone, format);
-  }
-  const parts: Record<string, string> = {};
-  for (const part of format.formatToParts(new Date(instant))) parts[part.type] = part.value;
-  return parts;
-}
-
-/** The calendar day (`YYYY-MM-DD`) an instant (ISO 8601) falls on in the zone. */
-export function dayIn(iso: string, zone: string): string {
-  const p = partsIn(Date.parse(iso), zone);
-  return `${p.year}-${p.month}-${p.day}`;
-}
+export { dayIn, partsIn } from '../../platform/calendar.js';
 
 /** The zone's offset from UTC at an instant, in milliseconds (east positive). */
 function offsetAt(instant: number, zone: string): number {

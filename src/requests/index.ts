@@ -1,0 +1,30 @@
+/** The public surface of `src/requests/`: what other folders may import (its README says what the folder is for). */
+export { requestStepsKind } from './kind.js';
+export {
+  type LaterStep,
+  laterSteps,
+  openStatuses,
+  type RefusalGround,
+  type RequestKind,
+  refusalGroundNames,
+  refusalGrounds,
+  requestKindNames,
+  requestKinds,
+  requestSteps,
+} from './rules.js';
+export {
+  addRequestNote,
+  assignRequest,
+  clockOf,
+  dueOn,
+  openRequest,
+  type RequestActor,
+  takeStep,
+} from './service.js';
+export {
+  customerRequests,
+  getRequest,
+  type RequestDetail,
+  type RequestView,
+  requestQueue,
+} from './views.js';

@@ -1,0 +1,178 @@
+import type { Executor, Trx } from '../platform/db.js';
+import type {
+  RequestNoteRow,
+  RequestNotesTable,
+  RequestStepRow,
+  RequestStepsTable,
+  SubjectRequestRow,
+  SubjectRequestsTable,
+} from './table.js';
+
+export async function insertRequest(trx: Trx, row: SubjectRequestsTable): Promise<void> {
+  await trx.insertInto('subject_requests').values(row).execute();
+}
+
+export async function insertStep(trx: Trx, row: RequestStepsTable): Promise<void> {
+  await trx.insertInto('request_steps').values(row).execute();
+}
+
+export async function insertNote(trx: Trx, row: RequestNotesTable): Promise<void> {
+  await trx.insertInto('request_notes').values(row).execute();
+}
+
+export function findRequest(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<SubjectRequestRow | undefined> {
+  return db
+    .selectFrom('subject_requests')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** What a step changes of its request. */
+export type RequestChange = Partial<
+  Pick<
+    SubjectRequestsTable,
+    | 'status'
+    | 'due_on'
+    | 'extended'
+    | 'assignee_id'
+    | 'ground'
+    | 'reason'
+    | 'updated_at'
+    | 'closed_at'
+  >
+>;
+
+export async function updateRequest(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  change: RequestChange,
+): Promise<void> {
+  await trx
+    .updateTable('subject_requests')
+    .set(change)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A request's steps, oldest first. */
+export function stepsOf(
+  db: Executor,
+  tenantId: string,
+  requestId: string,
+): Promise<RequestStepRow[]> {
+  return db
+    .selectFrom('request_steps')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('request_id', '=', requestId)
+    .orderBy('made_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** A request's notes, oldest first. */
+export function notesOf(
+  db: Executor,
+  tenantId: string,
+  requestId: string,
+): Promise<RequestNoteRow[]> {
+  return db
+    .selectFrom('request_notes')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('request_id', '=', requestId)
+    .orderBy('written_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function stepsByIds(
+  db: Executor,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<RequestStepRow[]> {
+  return db
+    .selectFrom('request_steps')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** A customer's steps (their subject's), oldest first. */
+export function subjectSteps(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+): Promise<RequestStepRow[]> {
+  return db
+    .selectFrom('request_steps')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .orderBy('made_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** A customer's requests (their subject's), newest first. */
+export function subjectRequests(
+  db: Executor,
+  tenantId: string,
+  subjectId: string,
+): Promise<SubjectRequestRow[]> {
+  return db
+    .selectFrom('subject_requests')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('subject_id', '=', subjectId)
+    .orderBy('received_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/**
+ * The tenant's requests for the queue: the open ones by due date (the most urgent first), or the
+ * closed ones, most recently closed first; at most `limit`.
+ */
+export function queuedRequests(
+  db: Executor,
+  tenantId: string,
+  open: boolean,
+  limit: number,
+): Promise<SubjectRequestRow[]> {
+  const base = db.selectFrom('subject_requests').selectAll().where('tenant_id', '=', tenantId);
+  return (
+    open
+      ? base.where('closed_at', 'is', null).orderBy('due_on').orderBy('received_at')
+      : base.where('closed_at', 'is not', null).orderBy('closed_at', 'desc')
+  )
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The tenant's refusals made at or before `at`, oldest first (the section 39 record's). */
+export function refusalSteps(
+  db: Executor,
+  tenantId: string,
+  at: string,
+): Promise<RequestStepRow[]> {
+  return db
+    .selectFrom('request_steps')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('step', '=', 'refused')
+    .where('made_at', '<=', at)
+    .orderBy('made_at')
+    .orderBy('id')
+    .execute();
+}
