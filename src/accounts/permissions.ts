@@ -22,6 +22,11 @@ export const permissionCatalogue = {
   'block_channels:view': "See a customer's contact channels, blocked or allowed, on their page",
   'block_channels:edit':
     "Block and allow a customer's contact channels, and add the tenant's own channels",
+  'requests:view':
+    "See data-subject requests: the queue by days left, each request's steps and notes",
+  'requests:edit':
+    'Open requests for a customer, check their identity, start work, assign them and add notes',
+  'requests:approve': 'Extend, complete or refuse data-subject requests',
   'exports:export': 'Download decision records',
   'api_keys:view': 'See API keys',
   'api_keys:create': 'Create API keys',
@@ -69,6 +74,7 @@ export const areas = [
   ['customers', 'Customers'],
   ['consent_decisions', 'Decisions'],
   ['block_channels', 'Channel blocks'],
+  ['requests', 'Data-subject requests'],
   ['exports', 'Exports'],
   ['api_keys', 'API keys'],
   ['users', 'Users'],

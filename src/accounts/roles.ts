@@ -84,12 +84,14 @@ export const builtInRoles: readonly Role[] = [
     id: 'customer_service',
     name: 'Customer service',
     description:
-      "Looks up a customer's record, blocks or allows their contact channels, and blocks or allows a partner on a decision at the customer's request. Erasure needs its own permission.",
+      "Looks up a customer's record, blocks or allows their contact channels, and blocks or allows a partner on a decision at the customer's request; opens and works on data-subject requests. Erasure, and answering a request, need their own permissions.",
     permissions: [
       'customers:view',
       'consent_decisions:edit',
       'block_channels:view',
       'block_channels:edit',
+      'requests:view',
+      'requests:edit',
     ],
   },
   {

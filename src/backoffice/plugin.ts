@@ -36,6 +36,7 @@ import { operatorRoutes } from './operators/routes.js';
 import { partnerRoutes } from './partners/routes.js';
 import { preferenceCentreRoutes } from './preference-centre/routes.js';
 import { productRoutes } from './products/routes.js';
+import { requestPageRoutes } from './requests/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { reviewRoutes } from './templates/review-routes.js';
@@ -213,6 +214,7 @@ export async function backoffice(
           });
           await tenantPages.register(productRoutes, { db });
           await tenantPages.register(partnerRoutes, { db });
+          await tenantPages.register(requestPageRoutes, { db, vault });
           await tenantPages.register(channelPageRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(reviewRoutes, {

@@ -12,6 +12,7 @@ export type Section =
   | 'decisions'
   | 'cookies'
   | 'customers'
+  | 'requests'
   | 'channels'
   | 'exports'
   | 'api-keys'
@@ -101,6 +102,7 @@ const tenantSections: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/templates', 'Templates', 'templates', 'templates:view'],
   ['/partners', 'Partners', 'partners', 'partners:view'],
   ['/customers', 'Customers', 'customers', 'customers:view'],
+  ['/requests', 'Requests', 'requests', 'requests:view'],
   ['/channels', 'Channels', 'channels', 'block_channels:view'],
   ['/decisions', 'Decisions', 'decisions', 'customers:view'],
   ['/cookies', 'Cookies', 'cookies', 'cookies:view'],
