@@ -400,7 +400,7 @@ export async function buildApp(
       publicBaseUrl: config.publicBaseUrl,
     });
     await v1.register(preferenceCentreSettingsRoutes, { db });
-    await v1.register(requestRoutes, { db, vault });
+    await v1.register(requestRoutes, { db, vault, registry });
     await v1.register(exportRoutes, {
       db,
       kick: () => writers.integrator().kick(),

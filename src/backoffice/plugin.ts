@@ -214,7 +214,7 @@ export async function backoffice(
           });
           await tenantPages.register(productRoutes, { db });
           await tenantPages.register(partnerRoutes, { db });
-          await tenantPages.register(requestPageRoutes, { db, vault });
+          await tenantPages.register(requestPageRoutes, { db, vault, registry });
           await tenantPages.register(channelPageRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(reviewRoutes, {

@@ -90,6 +90,10 @@ export async function eraseCustomer(
   tenantId: string,
   customerId: string,
   by: Eraser,
+  options: {
+    /** What the caller records of the erasure in its own transaction (a request's last step). */
+    within?: (trx: Trx) => Promise<void>;
+  } = {},
 ): Promise<ErasureResult> {
   const lookup = vault.lookup(tenantId, customerId);
   const result = await eraseSubject(db, registry, tenantId, lookup, async (erased) => {
@@ -108,6 +112,7 @@ export async function eraseCustomer(
       target: erased.id,
       details: erased.counts,
     });
+    await options.within?.(erased.trx);
     return {
       erased: true,
       subject_id: erased.id,

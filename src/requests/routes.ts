@@ -5,6 +5,7 @@ import { callerOf } from '../api-keys/index.js';
 import { CustomerIdParam } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
+import type { Registry } from '../record-kinds/index.js';
 import { findSubjectId, type SubjectVault } from '../subjects/index.js';
 import {
   NewRequestBody,
@@ -29,10 +30,11 @@ function keyActor(request: FastifyRequest): RequestActor {
 }
 
 /** Data-subject requests through the API (docs/requests.md). */
-export const requestRoutes: FastifyPluginAsyncTypebox<{ db: Db; vault: SubjectVault }> = async (
-  app,
-  { db, vault },
-) => {
+export const requestRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  vault: SubjectVault;
+  registry: Registry;
+}> = async (app, { db, vault, registry }) => {
   app.post(
     '/api/v1/customers/:customer_id/requests',
     {
@@ -144,7 +146,7 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ db: Db; vault: SubjectVa
     },
     async (request, reply) => {
       const actor = keyActor(request);
-      await takeStep(db, vault, actor, request.params.request_id, request.body);
+      await takeStep(db, vault, actor, request.params.request_id, request.body, registry);
       reply.code(201).header('cache-control', 'no-store');
       return { data: await getRequest(db, vault, actor.tenantId, request.params.request_id) };
     },

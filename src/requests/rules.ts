@@ -109,6 +109,9 @@ export function stepInputProblems(input: {
   if (refused && input.ground === undefined) {
     problems.push({ field: 'ground', issue: 'required to refuse: the PDPA ground' });
   }
+  if (input.ground !== undefined && !refusalGroundNames.includes(input.ground as RefusalGround)) {
+    problems.push({ field: 'ground', issue: `one of ${refusalGroundNames.join(', ')}` });
+  }
   if (!refused && input.ground !== undefined) {
     problems.push({ field: 'ground', issue: 'only a refusal names a ground' });
   }

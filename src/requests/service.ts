@@ -5,6 +5,7 @@
  * made in one transaction under the customer's lock. No HTTP here.
  */
 import { type Actor, recordAudit } from '../audit-trail/index.js';
+import { type Eraser, type ErasureResult, eraseCustomer } from '../erasure/index.js';
 import { anySubscriber, type NewEvent, writeJournal } from '../journal/index.js';
 import { addDays, dayIn, daysBetween } from '../platform/calendar.js';
 import type { Db, Trx } from '../platform/db.js';
@@ -13,6 +14,7 @@ import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { newSalt } from '../proof/index.js';
+import type { Registry } from '../record-kinds/index.js';
 import {
   findLiveSubjectRow,
   findSubjectRow,
@@ -93,6 +95,8 @@ export interface StepMade {
   request: SubjectRequestRow;
   step: RequestStepsTable;
   customerId: string;
+  /** What erasing the customer did, for an erasure request done. */
+  erasure?: ErasureResult;
 }
 
 /**
@@ -153,7 +157,8 @@ export async function openRequest(
  * Takes a step on a request, under its customer's lock: refused with `409 1005` when the
  * request's state does not allow it (`stepRefusal`), or when the customer was erased since (no
  * step can be proven of whom any more). `extended` moves the due date 30 days on; `done` and
- * `refused` close the request.
+ * `refused` close the request. An erasure request is done by erasing the customer
+ * (`doneByErasure`), which needs the registry of kinds.
  */
 export async function takeStep(
   db: Db,
@@ -161,67 +166,118 @@ export async function takeStep(
   actor: RequestActor,
   requestId: string,
   input: StepInput,
+  registry?: Registry,
 ): Promise<StepMade> {
   const problems = stepInputProblems(input);
   if (problems.length > 0) throw new AppError('invalidRequest', { details: problems });
   const found = await findRequest(db, actor.tenantId, requestId);
   if (!found) throw requestNotFound();
+  if (input.step === 'done' && found.kind === 'erasure') {
+    if (!registry) throw new Error('an erasure request is done by erasing: pass the registry');
+    const done = await doneByErasure(db, vault, registry, actor, found, input);
+    if (done) return done;
+  }
   return db.transaction().execute(async (trx) => {
-    const subjectRow = await lockedSubject(trx, actor.tenantId, found.subject_id);
-    const request = (await findRequest(trx, actor.tenantId, requestId)) ?? found;
-    const steps = await stepsOf(trx, actor.tenantId, requestId);
-    const refusal = stepRefusal(
-      {
-        status: request.status as RequestStep,
-        extended: Number(request.extended) === 1,
-        identityChecked: steps.some((s) => s.step === 'identity_checked'),
-      },
-      input.step,
-    );
-    if (refusal) throw new AppError('conflict', { message: refusal });
-    if (!subjectRow) {
-      throw new AppError('conflict', {
-        message: 'The customer was erased; their request takes no further step.',
-      });
-    }
-    const subject = openSubject(vault, actor.tenantId, subjectRow);
-    const customerId = openCustomerId(subject, request);
-    const now = nowIso();
-    const change: RequestChange = { status: input.step, updated_at: now };
-    if (input.step === 'extended') {
-      change.extended = 1;
-      change.due_on = addDays(request.due_on, extensionDays);
-      change.reason = input.reason ?? null;
-    }
-    if (input.step === 'refused') {
-      change.ground = input.ground ?? null;
-      change.reason = input.reason ?? null;
-    }
-    if (input.step === 'done' || input.step === 'refused') change.closed_at = now;
-    const next: SubjectRequestRow = { ...request, ...change };
-    await updateRequest(trx, actor.tenantId, requestId, change);
-    const step = await logStep(trx, actor, subject, customerId, next, {
-      step: input.step,
-      at: now,
-      ground: input.step === 'refused' ? (input.ground ?? null) : null,
-      reason: input.step === 'refused' || input.step === 'extended' ? (input.reason ?? null) : null,
-    });
-    if (actor.auditedAs) {
-      await recordAudit(trx, {
-        ...actor.auditedAs,
-        tenantId: actor.tenantId,
-        action: `request.${input.step}`,
-        target: requestId,
-        details: {
-          kind: request.kind,
-          due_on: next.due_on,
-          ...(step.ground ? { ground: step.ground } : {}),
-          ...(step.reason ? { reason: step.reason } : {}),
-        },
-      });
-    }
-    return { request: next, step, customerId };
+    const row = await lockedSubject(trx, actor.tenantId, found.subject_id);
+    const subject = row ? openSubject(vault, actor.tenantId, row) : undefined;
+    return applyStep(trx, actor, requestId, input, subject);
   });
+}
+
+/**
+ * An erasure request done: the customer erased by crypto-shredding (docs/erasure.md) and the
+ * `done` step recorded in the erasure's one transaction, after its tombstones, so that neither
+ * is kept without the other. Undefined when the customer is erased already (the step is then
+ * refused as for any erased customer).
+ */
+async function doneByErasure(
+  db: Db,
+  vault: SubjectVault,
+  registry: Registry,
+  actor: RequestActor,
+  request: SubjectRequestRow,
+  input: StepInput,
+): Promise<StepMade | undefined> {
+  const row = await findSubjectRow(db, actor.tenantId, request.subject_id);
+  if (!row?.lookup || !row.wrapped_key || !row.salt) return undefined;
+  const subject = openSubject(vault, actor.tenantId, row);
+  const customerId = openCustomerId(subject, request);
+  let made: StepMade | undefined;
+  const by: Eraser = actor.auditedAs ?? {
+    actorKind: 'tenant',
+    actor: `api-key:${actor.apiKeyId}`,
+    ip: actor.ip,
+    userAgent: actor.userAgent,
+  };
+  const erasure = await eraseCustomer(db, vault, registry, actor.tenantId, customerId, by, {
+    within: async (trx) => {
+      made = await applyStep(trx, actor, request.id, input, subject);
+    },
+  });
+  return made && erasure.erased ? { ...made, erasure } : undefined;
+}
+
+/** A step on a request whose customer's lock the caller holds (`subject`: undefined once erased). */
+async function applyStep(
+  trx: Trx,
+  actor: RequestActor,
+  requestId: string,
+  input: StepInput,
+  subject: OpenSubject | undefined,
+): Promise<StepMade> {
+  const request = await findRequest(trx, actor.tenantId, requestId);
+  if (!request) throw requestNotFound();
+  const steps = await stepsOf(trx, actor.tenantId, requestId);
+  const refusal = stepRefusal(
+    {
+      status: request.status as RequestStep,
+      extended: Number(request.extended) === 1,
+      identityChecked: steps.some((s) => s.step === 'identity_checked'),
+    },
+    input.step,
+  );
+  if (refusal) throw new AppError('conflict', { message: refusal });
+  if (!subject) {
+    throw new AppError('conflict', {
+      message: 'The customer was erased; their request takes no further step.',
+    });
+  }
+  const customerId = openCustomerId(subject, request);
+  const now = nowIso();
+  const change: RequestChange = { status: input.step, updated_at: now };
+  if (input.step === 'extended') {
+    change.extended = 1;
+    change.due_on = addDays(request.due_on, extensionDays);
+    change.reason = input.reason ?? null;
+  }
+  if (input.step === 'refused') {
+    change.ground = input.ground ?? null;
+    change.reason = input.reason ?? null;
+  }
+  if (input.step === 'done' || input.step === 'refused') change.closed_at = now;
+  const next: SubjectRequestRow = { ...request, ...change };
+  await updateRequest(trx, actor.tenantId, requestId, change);
+  const step = await logStep(trx, actor, subject, customerId, next, {
+    step: input.step,
+    at: now,
+    ground: input.step === 'refused' ? (input.ground ?? null) : null,
+    reason: input.step === 'refused' || input.step === 'extended' ? (input.reason ?? null) : null,
+  });
+  if (actor.auditedAs) {
+    await recordAudit(trx, {
+      ...actor.auditedAs,
+      tenantId: actor.tenantId,
+      action: `request.${input.step}`,
+      target: requestId,
+      details: {
+        kind: request.kind,
+        due_on: next.due_on,
+        ...(step.ground ? { ground: step.ground } : {}),
+        ...(step.reason ? { reason: step.reason } : {}),
+      },
+    });
+  }
+  return { request: next, step, customerId };
 }
 
 /** The due date of a request received at `receivedAt`: 30 days after that day in the zone. */

@@ -363,6 +363,51 @@ describe.each(stores)('data-subject requests on $name', (store) => {
     expect(foreign.statusCode).toBe(404);
   });
 
+  it('an erasure request done erases the customer in the same act: a verified erasure, its steps proven', async () => {
+    const customer = 'ida.erase-5c1d@example.test';
+    const request = await open(customer, { kind: 'erasure', details: 'Forget me.' });
+    await stepOk(request.request_id, { step: 'identity_checked' });
+    const done = await stepOk(request.request_id, { step: 'done' });
+    expect(done).toMatchObject({
+      status: 'done',
+      customer_id: null,
+      details: null,
+      closed_at: expect.any(String),
+    });
+    expect(done.steps.map((s: { step: string }) => s.step)).toEqual([
+      'received',
+      'identity_checked',
+      'done',
+    ]);
+    expect((await storeBytes(t.db, t.config.databaseUrl)).includes(customer)).toBe(false);
+    // Nothing of theirs is found any more.
+    expect(json(await send('GET', `/api/v1/customers/${customer}/requests`)).data).toEqual([]);
+    const erasures = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor'])
+      .where('tenant_id', '=', a.tenant.id)
+      .where('action', '=', 'customer.erased')
+      .execute();
+    expect(erasures).toContainEqual({ action: 'customer.erased', actor: `api-key:${a.apiKey.id}` });
+    for (const s of done.steps) {
+      const proof = await receipt(s.step_id);
+      expect(proof.data.opening).toBeNull();
+      expect(verifyReceipt(proof, [verifier()], registry.formats)).toMatchObject({ ok: true });
+    }
+    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
+      ok: true,
+      findings: [],
+    });
+  });
+
+  it('an erasure request is not done before identity is checked: nothing is erased', async () => {
+    const request = await open('jan', { kind: 'erasure' });
+    const early = await step(request.request_id, { step: 'done' });
+    expect(early.statusCode).toBe(409);
+    const after = json(await send('GET', `/api/v1/requests/${request.request_id}`)).data;
+    expect(after).toMatchObject({ customer_id: 'jan', status: 'received' });
+  });
+
   it('erasing the customer leaves the steps as proof without whose they were; the log audits clean', async () => {
     const customer = 'gus.rights-3f7a@example.test';
     const request = await open(customer, {

@@ -2,11 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { listTeam } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
+import type { Registry } from '../../record-kinds/index.js';
 import {
   addRequestNote,
   assignRequest,
   getRequest,
+  type LaterStep,
   openRequest,
+  type RefusalGround,
   type RequestActor,
   type RequestKind,
   requestKindNames,
@@ -63,7 +66,7 @@ function messagesOf(error: unknown): string[] | undefined {
  */
 export async function requestPageRoutes(
   app: FastifyInstance,
-  { db, vault }: { db: Db; vault: SubjectVault },
+  { db, vault, registry }: { db: Db; vault: SubjectVault; registry: Registry },
 ) {
   const page = sectionPage('requests', notices);
 
@@ -156,11 +159,18 @@ export async function requestPageRoutes(
         return showRequest(request, reply, ['Choose a step.']);
       }
       try {
-        await takeStep(db, vault, userActor(request), request.params.id, {
-          step: input.step as 'done',
-          ...(input.ground ? { ground: input.ground as 'legal_claims' } : {}),
-          ...(input.reason?.trim() ? { reason: input.reason.trim() } : {}),
-        });
+        await takeStep(
+          db,
+          vault,
+          userActor(request),
+          request.params.id,
+          {
+            step: input.step as LaterStep,
+            ...(input.ground ? { ground: input.ground as RefusalGround } : {}),
+            ...(input.reason?.trim() ? { reason: input.reason.trim() } : {}),
+          },
+          registry,
+        );
       } catch (error) {
         const messages = messagesOf(error);
         if (!messages || (error as AppError).status === 404) throw error;
