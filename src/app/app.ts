@@ -92,7 +92,7 @@ import {
 import { preferencePage } from '../preference-page/plugin.js';
 import type { ControlJob, Registry } from '../record-kinds/index.js';
 import { consentRoutes } from '../records/routes.js';
-import { requestRoutes } from '../requests/routes.js';
+import { deliveryRoutes, requestRoutes } from '../requests/routes.js';
 import { createVault } from '../subjects/index.js';
 import { contentRoutes, uploadedFileRoutes } from '../templates/content-routes.js';
 import { createCatalog } from '../templates/index.js';
@@ -353,6 +353,14 @@ export async function buildApp(
     ...(witnesses.quorum > 0 ? { witnesses: () => witnessing.status() } : {}),
   });
   await app.register(contentRoutes, { db });
+  await app.register(deliveryRoutes, {
+    db,
+    vault,
+    registry,
+    signer,
+    kick: () => writers.integrator().kick(),
+    outside,
+  });
   await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
@@ -400,7 +408,12 @@ export async function buildApp(
       publicBaseUrl: config.publicBaseUrl,
     });
     await v1.register(preferenceCentreSettingsRoutes, { db });
-    await v1.register(requestRoutes, { db, vault, registry });
+    await v1.register(requestRoutes, {
+      db,
+      vault,
+      registry,
+      publicBaseUrl: config.publicBaseUrl,
+    });
     await v1.register(exportRoutes, {
       db,
       kick: () => writers.integrator().kick(),

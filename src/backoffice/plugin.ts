@@ -214,7 +214,12 @@ export async function backoffice(
           });
           await tenantPages.register(productRoutes, { db });
           await tenantPages.register(partnerRoutes, { db });
-          await tenantPages.register(requestPageRoutes, { db, vault, registry });
+          await tenantPages.register(requestPageRoutes, {
+            db,
+            vault,
+            registry,
+            publicBaseUrl: config.publicBaseUrl,
+          });
           await tenantPages.register(channelPageRoutes, { db });
           await tenantPages.register(templatePageRoutes, { db });
           await tenantPages.register(reviewRoutes, {

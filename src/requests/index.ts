@@ -1,4 +1,6 @@
 /** The public surface of `src/requests/`: what other folders may import (its README says what the folder is for). */
+export { clockOf, dueOn } from './clock.js';
+export { deliveryPath, downloadDelivery } from './delivery.js';
 export { requestStepsKind } from './kind.js';
 export {
   type LaterStep,
@@ -15,8 +17,6 @@ export {
 export {
   addRequestNote,
   assignRequest,
-  clockOf,
-  dueOn,
   openRequest,
   type RequestActor,
   takeStep,

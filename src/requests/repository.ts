@@ -1,5 +1,6 @@
 import type { Executor, Trx } from '../platform/db.js';
 import type {
+  RequestDeliveriesTable,
   RequestNoteRow,
   RequestNotesTable,
   RequestStepRow,
@@ -175,4 +176,30 @@ export function refusalSteps(
     .orderBy('made_at')
     .orderBy('id')
     .execute();
+}
+
+export async function insertDelivery(trx: Trx, row: RequestDeliveriesTable): Promise<void> {
+  await trx.insertInto('request_deliveries').values(row).execute();
+}
+
+/** The delivery of a token's hash, unused and unexpired at `now`. */
+export function findUsableDelivery(db: Executor, tokenHash: string, now: string) {
+  return db
+    .selectFrom('request_deliveries')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Marks a delivery used, once: true for the one caller that did. */
+export async function useDelivery(db: Executor, id: string, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('request_deliveries')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

@@ -1,17 +1,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { create as contentDisposition } from 'content-disposition';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
 import { CustomerIdParam } from '../decisions/index.js';
+import type { PackContext } from '../evidence/index.js';
 import type { Db } from '../platform/db.js';
-import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
+import {
+  answer,
+  apiKeySecurity,
+  dataOf,
+  errorsOf,
+  keyedErrors,
+  noSecurity,
+} from '../platform/http-schemas.js';
 import type { Registry } from '../record-kinds/index.js';
 import { findSubjectId, type SubjectVault } from '../subjects/index.js';
+import { deliveryPath, downloadDelivery } from './delivery.js';
 import {
   NewRequestBody,
   RequestDetailSchema,
   RequestIdParam,
   RequestSummary,
+  StepAnswerSchema,
   StepBody,
 } from './schemas.js';
 import { openRequest, type RequestActor, takeStep } from './service.js';
@@ -34,7 +45,8 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
   vault: SubjectVault;
   registry: Registry;
-}> = async (app, { db, vault, registry }) => {
+  publicBaseUrl: string;
+}> = async (app, { db, vault, registry, publicBaseUrl }) => {
   app.post(
     '/api/v1/customers/:customer_id/requests',
     {
@@ -133,7 +145,10 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{
         params: Type.Object({ request_id: RequestIdParam }),
         body: StepBody,
         response: {
-          201: answer(dataOf(RequestDetailSchema), 'The request after the step.'),
+          201: answer(
+            dataOf(StepAnswerSchema),
+            'The request after the step; for an access or portability request done, its link.',
+          ),
           ...errorsOf(
             'invalidRequest',
             'notFound',
@@ -146,9 +161,75 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request, reply) => {
       const actor = keyActor(request);
-      await takeStep(db, vault, actor, request.params.request_id, request.body, registry);
+      const made = await takeStep(
+        db,
+        vault,
+        actor,
+        request.params.request_id,
+        request.body,
+        registry,
+      );
       reply.code(201).header('cache-control', 'no-store');
-      return { data: await getRequest(db, vault, actor.tenantId, request.params.request_id) };
+      const detail = await getRequest(db, vault, actor.tenantId, request.params.request_id);
+      return {
+        data: {
+          ...detail,
+          ...(made.delivery
+            ? {
+                delivery: {
+                  url: `${publicBaseUrl}${deliveryPath(made.delivery.token)}`,
+                  expires_at: made.delivery.expires_at,
+                },
+              }
+            : {}),
+        },
+      };
+    },
+  );
+};
+
+/**
+ * The single-use link an access or portability request is answered through: no API key (it is
+ * the customer's), the token its only credential, used up by the first download.
+ */
+export const deliveryRoutes: FastifyPluginAsyncTypebox<PackContext> = async (app, context) => {
+  app.get(
+    '/requests/deliveries/:token',
+    {
+      schema: {
+        tags: ['requests'],
+        operationId: 'downloadRequestDelivery',
+        summary: "A customer's data, through the single-use link of their access request",
+        description:
+          "A ZIP of the customer's evidence pack (as `GET /api/v1/customers/{id}/evidence` " +
+          'answers it), `export.json` (their standings, every decision, their requests) and ' +
+          '`export.csv` (every decision). The first download uses the link up; a link used, ' +
+          'expired (7 days) or unknown, or of a customer erased since, is `404 1004`.',
+        security: noSecurity,
+        params: Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) }),
+        response: {
+          200: {
+            description: 'The ZIP, `Content-Disposition: attachment` with its file name.',
+            content: {
+              'application/zip': {
+                schema: Type.Unsafe<Buffer>({
+                  type: 'string',
+                  contentMediaType: 'application/zip',
+                }),
+              },
+            },
+          },
+          ...errorsOf('notFound', 'internal', 'unavailable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await downloadDelivery(context, request.params.token);
+      return reply
+        .type('application/zip')
+        .header('cache-control', 'no-store')
+        .header('content-disposition', contentDisposition(file.fileName))
+        .send(Buffer.from(file.bytes));
     },
   );
 };

@@ -109,3 +109,21 @@ export const RequestDetailSchema = Type.Object({
     { description: "Staff's notes, oldest first" },
   ),
 });
+
+/** A step's answer: the request after it, and for an access or portability request done, its link. */
+export const StepAnswerSchema = Type.Object({
+  ...RequestDetailSchema.properties,
+  delivery: Type.Optional(
+    Type.Object(
+      {
+        url: Type.String({
+          format: 'uri',
+          description:
+            "The single-use link to a ZIP of the customer's evidence pack, `export.json` and `export.csv`: give it to the customer; it is shown this once",
+        }),
+        expires_at: Type.String({ format: 'date-time', description: '7 days after it was made' }),
+      },
+      { description: 'Present only when an access or portability request was just marked done' },
+    ),
+  ),
+});

@@ -7,7 +7,7 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import { type Eraser, type ErasureResult, eraseCustomer } from '../erasure/index.js';
 import { anySubscriber, type NewEvent, writeJournal } from '../journal/index.js';
-import { addDays, dayIn, daysBetween } from '../platform/calendar.js';
+import { addDays } from '../platform/calendar.js';
 import type { Db, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
@@ -20,7 +20,6 @@ import {
   findSubjectRow,
   newSubject,
   type OpenSubject,
-  openPersonal,
   openSubject,
   type PersonalFields,
   type SubjectVault,
@@ -29,6 +28,8 @@ import {
   storeNewSubjects,
 } from '../subjects/index.js';
 import { getTenantSettings } from '../tenants/index.js';
+import { dueOn } from './clock.js';
+import { createDelivery, type Delivery } from './delivery.js';
 import { openedStepLeaf } from './leaf.js';
 import {
   findRequest,
@@ -40,16 +41,15 @@ import {
   updateRequest,
 } from './repository.js';
 import {
-  dueAfterDays,
   extensionDays,
   type LaterStep,
-  openStatuses,
   type RefusalGround,
   type RequestKind,
   type RequestStep,
   stepInputProblems,
   stepRefusal,
 } from './rules.js';
+import { detailsBinding, noteBinding, openCustomerId, requestNotFound } from './sealed.js';
 import type { RequestStepsTable, SubjectRequestRow, SubjectRequestsTable } from './table.js';
 
 /**
@@ -97,6 +97,8 @@ export interface StepMade {
   customerId: string;
   /** What erasing the customer did, for an erasure request done. */
   erasure?: ErasureResult;
+  /** The single-use link an access or portability request done is answered through. */
+  delivery?: Delivery;
 }
 
 /**
@@ -277,46 +279,13 @@ async function applyStep(
       },
     });
   }
-  return { request: next, step, customerId };
+  const delivered =
+    input.step === 'done' && (request.kind === 'access' || request.kind === 'portability');
+  const delivery = delivered
+    ? await createDelivery(trx, actor.tenantId, requestId, now)
+    : undefined;
+  return { request: next, step, customerId, ...(delivery ? { delivery } : {}) };
 }
-
-/** The due date of a request received at `receivedAt`: 30 days after that day in the zone. */
-export function dueOn(receivedAt: string, timeZone: string): string {
-  return addDays(dayIn(receivedAt, timeZone), dueAfterDays);
-}
-
-/** A request as the API and the back-office show it: its clock in the tenant's time zone. */
-export interface RequestClock {
-  /** Whole days from today (in the tenant's zone) to the due date; negative once overdue. */
-  days_left: number | null;
-  overdue: boolean;
-}
-
-/** The clock of a request today in the zone: none once it is closed. */
-export function clockOf(
-  request: Pick<SubjectRequestRow, 'status' | 'due_on'>,
-  timeZone: string,
-  now = nowIso(),
-): RequestClock {
-  if (!openStatuses.includes(request.status as RequestStep)) {
-    return { days_left: null, overdue: false };
-  }
-  const left = daysBetween(dayIn(now, timeZone), request.due_on);
-  return { days_left: left, overdue: left < 0 };
-}
-
-/** The request's customer id, opened from the request's own sealed fields. */
-export function openCustomerId(subject: OpenSubject, request: SubjectRequestRow): string {
-  return openPersonal(subject.key, request.id, request.personal).customer_id;
-}
-
-/** What a request's sealed details are bound to. */
-export const detailsBinding = (requestId: string) => `request-details:${requestId}`;
-
-/** What a note's sealed body is bound to. */
-export const noteBinding = (noteId: string) => `request-note:${noteId}`;
-
-export const requestNotFound = () => new AppError('notFound', { message: 'Request not found.' });
 
 async function subjectFor(
   trx: Trx,

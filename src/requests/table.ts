@@ -59,6 +59,18 @@ export interface RequestNotesTable {
   written_at: string;
 }
 
+/** A single-use link an access or portability request is answered through (migration 0037). */
+export interface RequestDeliveriesTable {
+  tenant_id: string;
+  id: string;
+  request_id: string;
+  /** Hex SHA-256 of the link's token: the token itself is shown once and kept nowhere. */
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export type SubjectRequestRow = Selectable<SubjectRequestsTable>;
 export type RequestStepRow = Selectable<RequestStepsTable>;
 export type RequestNoteRow = Selectable<RequestNotesTable>;
@@ -69,5 +81,6 @@ declare module '../platform/database.js' {
     subject_requests: SubjectRequestsTable;
     request_steps: RequestStepsTable;
     request_notes: RequestNotesTable;
+    request_deliveries: RequestDeliveriesTable;
   }
 }

@@ -4,16 +4,11 @@
  * their steps and notes.
  */
 import type { Executor } from '../platform/db.js';
-import {
-  findSubjectRow,
-  openSubject,
-  openText,
-  personalReader,
-  type SubjectVault,
-} from '../subjects/index.js';
+import { openText, personalReader, type SubjectVault } from '../subjects/index.js';
 import { getTenantSettings } from '../tenants/index.js';
+import { clockOf } from './clock.js';
 import { findRequest, notesOf, queuedRequests, stepsOf, subjectRequests } from './repository.js';
-import { clockOf, detailsBinding, noteBinding, requestNotFound } from './service.js';
+import { detailsBinding, noteBinding, requestNotFound, requestSubject } from './sealed.js';
 import type { RequestNoteRow, RequestStepRow, SubjectRequestRow } from './table.js';
 
 /** A request as it stands, with its clock. */
@@ -111,11 +106,7 @@ export async function getRequest(
   const row = await findRequest(db, tenantId, id);
   if (!row) throw requestNotFound();
   const [view] = await viewsOf(db, vault, tenantId, [row]);
-  const keyRow = await findSubjectRow(db, tenantId, row.subject_id);
-  const key =
-    keyRow?.wrapped_key && keyRow.salt
-      ? openSubject(vault, tenantId, { ...keyRow, id: row.subject_id }).key
-      : undefined;
+  const key = (await requestSubject(db, vault, row))?.key;
   const open = (binding: string, sealed: string | null) =>
     key && sealed !== null ? openText(key, binding, sealed) : null;
   const notes = await notesOf(db, tenantId, id);

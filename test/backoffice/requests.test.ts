@@ -187,6 +187,26 @@ describe.each(stores)('data-subject requests in the back-office on $name', (stor
     );
   });
 
+  it('an access request done shows its single-use link once, which downloads the data once', async () => {
+    const path = await openFor(service, 'cust-4004', 'access');
+    await service.submit(path, `${path}/steps`, { step: 'identity_checked' });
+    const done = await admin.submit(path, `${path}/decision`, {
+      step: 'done',
+      ground: '',
+      reason: '',
+    });
+    expect(done.statusCode).toBe(303);
+    const shown = await admin.get(String(done.headers.location));
+    const link = /aria-label="Link for the customer" value="([^"]+)"/.exec(shown.body)?.[1];
+    expect(link).toMatch(/^https:\/\/consent\.test\/requests\/deliveries\/[A-Za-z0-9_-]{43}$/);
+    expect((await admin.get(path)).body).not.toContain('Link for the customer');
+    const url = new URL(link ?? '').pathname;
+    const download = await t.app.inject({ method: 'GET', url });
+    expect(download.statusCode, download.body).toBe(200);
+    expect(download.headers['content-type']).toBe('application/zip');
+    expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
+  });
+
   it('refuses a malformed form with the page, and an unknown request with 404', async () => {
     const bad = await admin.submit('/backoffice/requests', '/backoffice/requests', {
       customer_id: '',

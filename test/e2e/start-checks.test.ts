@@ -19,8 +19,8 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0036-subject-requests',
-  tables: ['subject_requests', 'request_steps', 'request_notes'],
+  name: '0037-request-deliveries',
+  tables: ['request_deliveries'],
   columns: [] as Array<{ table: string; column: string }>,
 };
 

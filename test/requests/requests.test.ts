@@ -14,7 +14,7 @@ import { parseVerifierKey, verifyEvidencePack, verifyReceipt } from '../../src/p
 import { clockOf, dueOn } from '../../src/requests/index.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
-import { type SeededTenant, seedTenant } from '../helpers/seed.js';
+import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { storeBytes } from '../helpers/store-scan.js';
 import { stores } from '../helpers/stores.js';
 import {
@@ -350,6 +350,75 @@ describe.each(stores)('data-subject requests on $name', (store) => {
     expect(
       verifyEvidencePack(new Map(Object.entries(files)), [verifier()], registry.formats),
     ).toMatchObject({ valid: true });
+  });
+
+  it('an access request done gives a single-use link to the pack and the export, JSON and CSV', async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const version = (await publish(t.db, a.tenant.id, code)).consent_version_id;
+    const decided = await send('POST', '/api/v1/customers/kim/consents/decisions', {
+      consent_version_id: version,
+      decision: 'given',
+    });
+    expect(decided.statusCode, decided.body).toBe(201);
+    const decision = json(decided).data;
+    const request = await open('kim', { kind: 'access' });
+    await stepOk(request.request_id, { step: 'identity_checked' });
+    const done = await stepOk(request.request_id, { step: 'done' });
+    expect(done.delivery).toEqual({
+      url: expect.stringMatching(
+        /^https:\/\/consent\.test\/requests\/deliveries\/[A-Za-z0-9_-]{43}$/,
+      ),
+      expires_at: new Date(Date.parse(done.closed_at) + 7 * 86_400_000).toISOString(),
+    });
+    // The request read again never shows the link: it was shown once.
+    const again = json(await send('GET', `/api/v1/requests/${request.request_id}`)).data;
+    expect(again).not.toHaveProperty('delivery');
+    const path = new URL(done.delivery.url).pathname;
+    const download = await t.app.inject({ method: 'GET', url: path });
+    expect(download.statusCode, download.body).toBe(200);
+    expect(download.headers['content-type']).toBe('application/zip');
+    expect(download.headers['cache-control']).toBe('no-store');
+    const files = unzipSync(download.rawPayload);
+    const names = Object.keys(files).sort();
+    expect(names).toEqual([
+      expect.stringMatching(/^evidence-\d{8}T\d{6}Z\.zip$/),
+      'export.csv',
+      'export.json',
+    ]);
+    const pack = unzipSync(files[names[0] as string] as Uint8Array);
+    expect(
+      verifyEvidencePack(new Map(Object.entries(pack)), [verifier()], registry.formats),
+    ).toMatchObject({
+      valid: true,
+    });
+    const exported = JSON.parse(new TextDecoder().decode(files['export.json']));
+    expect(exported.customer_id).toBe('kim');
+    expect(exported.history).toEqual([
+      expect.objectContaining({
+        decision_id: decision.decision_id,
+        decision: 'given',
+        template_code: code,
+      }),
+    ]);
+    expect(exported.requests.map((r: { request_id: string }) => r.request_id)).toEqual([
+      request.request_id,
+    ]);
+    const csv = new TextDecoder().decode(files['export.csv']).split('\r\n');
+    expect(csv[0]).toBe(
+      'decided_at,decision_id,template_code,version,tag,consent_version_id,decision,locale,content_sha256',
+    );
+    expect(csv[1]).toContain(`,${decision.decision_id},${code},`);
+    // Single use: the second download finds nothing, nor does a made-up token.
+    const second = await t.app.inject({ method: 'GET', url: path });
+    expect(second.statusCode).toBe(404);
+    expect(expectErrorShape(second)).toMatchObject({ code: '1004' });
+    const made = await t.app.inject({
+      method: 'GET',
+      url: `/requests/deliveries/${'A'.repeat(43)}`,
+    });
+    expect(made.statusCode).toBe(404);
+    const stored = await t.db.selectFrom('request_deliveries').select('token_hash').execute();
+    expect(stored.map((d) => d.token_hash)).not.toContain(path.split('/').pop());
   });
 
   it("is the tenant's own: another tenant's key finds no request and takes no step", async () => {

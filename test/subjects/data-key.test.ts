@@ -102,6 +102,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0034-representation-rules',
       '0035-held-consent-acts',
       '0036-subject-requests',
+      '0037-request-deliveries',
     ]);
   });
 });

@@ -196,6 +196,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0034-representation-rules',
       '0035-held-consent-acts',
       '0036-subject-requests',
+      '0037-request-deliveries',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

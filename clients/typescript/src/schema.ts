@@ -8566,7 +8566,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The request after the step. */
+            /** @description The request after the step; for an access or portability request done, its link. */
             201: {
                 headers: {
                     /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
@@ -8643,6 +8643,19 @@ export interface operations {
                                 /** Format: date-time */
                                 written_at: string;
                             }[];
+                            /** @description Present only when an access or portability request was just marked done */
+                            delivery?: {
+                                /**
+                                 * Format: uri
+                                 * @description The single-use link to a ZIP of the customer's evidence pack, `export.json` and `export.csv`: give it to the customer; it is shown this once
+                                 */
+                                url: string;
+                                /**
+                                 * Format: date-time
+                                 * @description 7 days after it was made
+                                 */
+                                expires_at: string;
+                            };
                         };
                     };
                 };

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { listTeam } from '../../accounts/index.js';
+import { keepFlash, listTeam, takeFlash } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
 import type { Registry } from '../../record-kinds/index.js';
 import {
   addRequestNote,
   assignRequest,
+  deliveryPath,
   getRequest,
   type LaterStep,
   openRequest,
@@ -17,13 +18,21 @@ import {
   takeStep,
 } from '../../requests/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
-import { auditBy, tenantOf } from '../web/context.js';
+import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
 import { parseForm, queryOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { AssignForm, NoteForm, OpenForm, StepForm } from './schemas.js';
 import { requestQueue as queueView, requestPage } from './views.js';
 
 type Params = { id: string };
+
+/** A delivery link, kept for the one page that shows it. */
+interface DeliveryLink {
+  url: string;
+  expires_at: string;
+}
+const deliveryFlash = (requestId: string) => `request-delivery:${requestId}`;
+const flashMs = 2 * 60_000;
 
 const notices: Record<string, string> = {
   opened: 'Request opened.',
@@ -66,7 +75,12 @@ function messagesOf(error: unknown): string[] | undefined {
  */
 export async function requestPageRoutes(
   app: FastifyInstance,
-  { db, vault, registry }: { db: Db; vault: SubjectVault; registry: Registry },
+  {
+    db,
+    vault,
+    registry,
+    publicBaseUrl,
+  }: { db: Db; vault: SubjectVault; registry: Registry; publicBaseUrl: string },
 ) {
   const page = sectionPage('requests', notices);
 
@@ -105,6 +119,8 @@ export async function requestPageRoutes(
       getRequest(db, vault, user.tenantId, request.params.id),
       listTeam(db, user.tenantId),
     ]);
+    const flashed = await takeFlash(db, sessionTokenOf(request), deliveryFlash(request.params.id));
+    const delivery = flashed === undefined ? undefined : (JSON.parse(flashed) as DeliveryLink);
     const body = requestPage({
       request: detail,
       zone: user.timeZone,
@@ -113,6 +129,7 @@ export async function requestPageRoutes(
       mayApprove: user.permissions.has('requests:approve'),
       csrfToken: csrfToken(reply),
       errors,
+      ...(delivery ? { delivery } : {}),
     });
     return page(request, reply, 'Request', body, errors.length > 0 ? 400 : 200);
   };
@@ -158,8 +175,9 @@ export async function requestPageRoutes(
       if (!allowed.includes(input.step ?? '')) {
         return showRequest(request, reply, ['Choose a step.']);
       }
+      let made: Awaited<ReturnType<typeof takeStep>>;
       try {
-        await takeStep(
+        made = await takeStep(
           db,
           vault,
           userActor(request),
@@ -175,6 +193,20 @@ export async function requestPageRoutes(
         const messages = messagesOf(error);
         if (!messages || (error as AppError).status === 404) throw error;
         return showRequest(request, reply, messages);
+      }
+      if (made.delivery) {
+        // The link is shown once, on the page the user is sent to, and kept nowhere else.
+        const link = JSON.stringify({
+          url: `${publicBaseUrl}${deliveryPath(made.delivery.token)}`,
+          expires_at: made.delivery.expires_at,
+        });
+        await keepFlash(
+          db,
+          sessionTokenOf(request),
+          deliveryFlash(request.params.id),
+          link,
+          flashMs,
+        );
       }
       return redirectTo(reply, `/requests/${request.params.id}?notice=step`);
     };

@@ -97,6 +97,8 @@ interface PageModel {
   mayApprove: boolean;
   csrfToken: string;
   errors: readonly string[];
+  /** The single-use link of an access or portability request just done: shown this once. */
+  delivery?: { url: string; expires_at: string };
 }
 
 /** One request: where it stands, its steps with their receipts, notes, and what may be done. */
@@ -109,6 +111,7 @@ export function requestPage(o: PageModel): Html {
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/requests">Requests</a></li><li>${kindWord(r.kind)}</li></ul></nav>
 <hgroup><h1>${kindWord(r.kind)} request</h1><p>${requestKinds[r.kind as keyof typeof requestKinds] ?? ''}</p></hgroup>
 ${formErrors(o.errors)}
+${o.delivery ? html`<article aria-labelledby="delivery"><h2 id="delivery">The customer's data</h2><p>Give the customer this link to a ZIP of their evidence pack and an export of their record (JSON and CSV). It is shown this once, works once, and expires ${time(o.delivery.expires_at, o.zone)}.</p><p><input type="text" readonly aria-label="Link for the customer" value="${o.delivery.url}"></p></article>` : ''}
 <dl>
 <dt>Customer</dt><dd>${r.customer_id ?? '(erased)'}</dd>
 <dt>Status</dt><dd>${badge(r.status, statusWords[r.status] ?? r.status)}</dd>
