@@ -26,6 +26,8 @@ import {
   setPartnerOnPage,
   templateOverviews,
 } from '../preference-centre/index.js';
+import { customerRequests, openRequest, requestKindNames } from '../requests/index.js';
+import { findSubjectId } from '../subjects/index.js';
 import { frameOf, type TenantFrame, tenantFrame } from './frame.js';
 import { localeOf } from './locale.js';
 import { signInRoutes } from './sign-in-routes.js';
@@ -79,6 +81,14 @@ const PartnerForm = Type.Object(
   { additionalProperties: false },
 );
 const TokenForm = Type.Object({ _csrf: csrf }, { additionalProperties: false });
+const RequestForm = Type.Object(
+  {
+    _csrf: csrf,
+    kind: Type.Enum(requestKindNames),
+    details: Type.Optional(Type.String({ maxLength: 4000 })),
+  },
+  { additionalProperties: false },
+);
 const WithdrawQuery = Type.Object(
   { template: Type.String({ minLength: 1, maxLength: 100 }) },
   { additionalProperties: false },
@@ -269,6 +279,12 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
         notice,
         returnUrl: session.returnUrl,
         base: pagePath(tenant.alias),
+        requests: await customerRequests(
+          db,
+          writers.vault,
+          tenant.id,
+          await findSubjectId(db, writers.vault, tenant.id, session.customerId),
+        ),
       }),
     );
   });
@@ -388,6 +404,32 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
     }
   });
 
+  onForm('/:alias/requests', RequestForm, async (request, reply, tenant, sent) => {
+    const { session, form } = sent;
+    const details = form.details?.trim();
+    await openRequest(
+      db,
+      writers.vault,
+      {
+        tenantId: tenant.id,
+        apiKeyId: session.apiKeyId,
+        userId: null,
+        via: 'preference-centre',
+        auditedAs: {
+          tenantId: tenant.id,
+          actorKind: 'customer',
+          actor: session.sessionId,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+        },
+        ip: request.ip,
+        userAgent: request.headers['user-agent'] ?? null,
+      },
+      { customerId: session.customerId, kind: form.kind, details: details || undefined },
+    );
+    return reply.redirect(`${pagePath(tenant.alias)}?done=requestOpened#requests-title`, 303);
+  });
+
   app.post('/:alias/sign-out', async (request, reply) => {
     const { alias } = validate(AliasParams, request.params);
     const tenant = await tenantFrame(db, alias);
@@ -421,6 +463,7 @@ function noticeOf(
     return { text: `${w.recorded} ${query.record}`, warn: false };
   }
   if (query.done === 'unchanged') return { text: w.unchanged, warn: false };
+  if (query.done === 'requestOpened') return { text: w.requestOpened, warn: false };
   const refusal = refusals.find((r) => r === query.done);
   if (refusal) return { text: w[refusal], warn: true };
   if (query.done !== undefined) return { text: w.refused, warn: true };

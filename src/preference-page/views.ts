@@ -6,6 +6,7 @@ import type {
   RecordLine,
   TemplateOverview,
 } from '../preference-centre/index.js';
+import type { RequestKind, RequestView } from '../requests/index.js';
 import { type Words, words } from './words.js';
 
 /** What every page of a tenant's preference centre shows around its content. */
@@ -59,7 +60,8 @@ ul.partners li{display:flex;flex-wrap:wrap;justify-content:space-between;gap:.5r
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
 input[type=email],input[type=text]{font:inherit;width:100%;max-width:24rem;min-height:2.75rem;padding:.5rem;border:1px solid #667085;border-radius:.375rem}
-input:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+select,textarea{font:inherit;display:block;box-sizing:border-box;width:100%;max-width:32rem;min-height:2.75rem;padding:.5rem;border:1px solid #667085;border-radius:.375rem;margin-bottom:1rem}
+input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .field-error{display:block;color:#b42318;margin:.25rem 0}
 footer{max-width:48rem;margin:0 auto;padding:1rem 1rem 2rem;display:flex;flex-wrap:wrap;gap:1rem;align-items:center}
 `;
@@ -125,9 +127,11 @@ export interface OverviewPage {
   returnUrl: string | undefined;
   /** The page's own path (`/preferences/{alias}`), which every form posts under. */
   base: string;
+  /** The customer's data-subject requests, newest first. */
+  requests: readonly RequestView[];
 }
 
-/** The customer's page: consents, contact channels, records. */
+/** The customer's page: consents, contact channels, records, requests. */
 export function overviewPage(view: OverviewPage): string {
   const { frame, overview } = view;
   const w = words[frame.locale];
@@ -139,7 +143,8 @@ ${view.notice ? html`<p class="notice${view.notice.warn ? ' warn' : ''}" role="s
 ${overview.templates.length === 0 ? html`<p class="note">${w.noConsents}</p>` : overview.templates.map((t) => templateCard(view, w, t))}
 </section>
 ${channelSection(view, w)}
-${recordSection(view, w)}`;
+${recordSection(view, w)}
+${requestSection(view, w)}`;
   return page(frame, w.title, body, footerOf(view, w));
 }
 
@@ -232,6 +237,36 @@ ${
 <thead><tr><th scope="col">${w.when}</th><th scope="col">${w.record}</th><th scope="col">${w.receipt}</th></tr></thead>
 <tbody>${records.map((r) => recordRow(view.frame, w, r))}</tbody></table></div>`
 }
+</section>`;
+}
+
+/** Their requests (PDPA sections 30-36), each with when it is due, and a form for a new one. */
+function requestSection(view: OverviewPage, w: Words): Html {
+  const { frame } = view;
+  const day = (d: string) =>
+    new Intl.DateTimeFormat(frame.locale, { dateStyle: 'long', timeZone: 'UTC' }).format(
+      new Date(`${d}T00:00:00Z`),
+    );
+  return html`<section aria-labelledby="requests-title">
+<h2 id="requests-title">${w.requests}</h2>
+<p class="note">${w.requestsIntro}</p>
+${
+  view.requests.length === 0
+    ? html`<p class="note">${w.noRequests}</p>`
+    : html`<div class="scroll" role="region" aria-label="${w.requests}" tabindex="0"><table>
+<thead><tr><th scope="col">${w.requestKind}</th><th scope="col">${w.receivedOn}</th><th scope="col">${w.state}</th><th scope="col">${w.dueOn}</th></tr></thead>
+<tbody>${view.requests.map(
+        (r) =>
+          html`<tr><td>${w.requestKinds[r.kind as RequestKind] ?? r.kind}</td><td>${formatDate(frame, r.received_at)}</td><td>${w.requestStatus[r.status] ?? r.status}</td><td>${r.closed_at === null ? day(r.due_on) : ''}</td></tr>`,
+      )}</tbody></table></div>`
+}
+<form method="post" action="${view.base}/requests">${token(view.formToken)}
+<label for="request-kind">${w.requestKind}</label>
+<select id="request-kind" name="kind">${Object.entries(w.requestKinds).map(([kind, label]) => html`<option value="${kind}">${label}</option>`)}</select>
+<label for="request-details">${w.requestDetails}</label>
+<textarea id="request-details" name="details" rows="3" maxlength="4000"></textarea>
+<button type="submit">${w.sendRequest}</button>
+</form>
 </section>`;
 }
 

@@ -1,4 +1,5 @@
 import type { PageLocale } from '../preference-centre/index.js';
+import type { RequestKind } from '../requests/index.js';
 
 /** Every word the customer's page says, in each locale it speaks. */
 export interface Words {
@@ -93,6 +94,18 @@ export interface Words {
   tooManyText: string;
   mailSubject: (name: string) => string;
   mailText: (name: string, code: string) => string;
+  /** Data-subject requests (PDPA sections 30-36). */
+  requests: string;
+  requestsIntro: string;
+  requestKind: string;
+  requestKinds: Record<RequestKind, string>;
+  requestDetails: string;
+  sendRequest: string;
+  noRequests: string;
+  requestStatus: Record<string, string>;
+  receivedOn: string;
+  dueOn: string;
+  requestOpened: string;
 }
 
 const en: Words = {
@@ -196,6 +209,33 @@ const en: Words = {
   mailSubject: (name) => `Your code for ${name}`,
   mailText: (name, code) =>
     `Your code to open your privacy choices at ${name} is:\n\n  ${code}\n\nIt is valid for 10 minutes. If you did not ask for it, ignore this e-mail.\n`,
+  requests: 'Your requests',
+  requestsIntro:
+    'You may ask us to see your data and get a copy, to send it on, to stop using it, to erase, restrict or correct it, or to withdraw a consent. We answer within 30 days.',
+  requestKind: 'What you ask for',
+  requestKinds: {
+    access: 'A copy of my data',
+    portability: 'My data in a machine-readable form',
+    objection: 'Stop using my data (objection)',
+    erasure: 'Erase my data',
+    restriction: 'Restrict the use of my data',
+    rectification: 'Correct my data',
+    withdrawal: 'Withdraw a consent',
+  },
+  requestDetails: 'Anything we should know (optional)',
+  sendRequest: 'Send my request',
+  noRequests: 'You have not made a request.',
+  requestStatus: {
+    received: 'Received',
+    identity_checked: 'Being checked',
+    in_progress: 'In progress',
+    extended: 'Extended',
+    done: 'Done',
+    refused: 'Refused',
+  },
+  receivedOn: 'Received',
+  dueOn: 'Answer due by',
+  requestOpened: 'Your request was received. We will answer it by the date shown below.',
 };
 
 const th: Words = {
@@ -292,6 +332,33 @@ const th: Words = {
   mailSubject: (name) => `รหัสของคุณสำหรับ ${name}`,
   mailText: (name, code) =>
     `รหัสสำหรับเปิดการตั้งค่าความเป็นส่วนตัวของคุณที่ ${name} คือ\n\n  ${code}\n\nรหัสนี้ใช้ได้ 10 นาที หากคุณไม่ได้ขอรหัสนี้ ไม่ต้องทำอะไร\n`,
+  requests: 'คำขอของคุณ',
+  requestsIntro:
+    'คุณขอให้เราเข้าถึงและขอรับสำเนาข้อมูลของคุณ ส่งต่อข้อมูล คัดค้านการใช้ ลบ ระงับการใช้ หรือแก้ไขข้อมูล หรือถอนความยินยอมได้ เราจะตอบภายใน 30 วัน',
+  requestKind: 'สิ่งที่คุณขอ',
+  requestKinds: {
+    access: 'ขอสำเนาข้อมูลของฉัน',
+    portability: 'ขอรับข้อมูลของฉันในรูปแบบที่อ่านได้ด้วยเครื่อง',
+    objection: 'คัดค้านการใช้ข้อมูลของฉัน',
+    erasure: 'ลบข้อมูลของฉัน',
+    restriction: 'ระงับการใช้ข้อมูลของฉัน',
+    rectification: 'แก้ไขข้อมูลของฉันให้ถูกต้อง',
+    withdrawal: 'ถอนความยินยอม',
+  },
+  requestDetails: 'รายละเอียดเพิ่มเติม (ไม่บังคับ)',
+  sendRequest: 'ส่งคำขอ',
+  noRequests: 'คุณยังไม่ได้ส่งคำขอ',
+  requestStatus: {
+    received: 'ได้รับแล้ว',
+    identity_checked: 'กำลังตรวจสอบ',
+    in_progress: 'กำลังดำเนินการ',
+    extended: 'ขยายเวลา',
+    done: 'เสร็จสิ้น',
+    refused: 'ปฏิเสธ',
+  },
+  receivedOn: 'ได้รับเมื่อ',
+  dueOn: 'ตอบภายใน',
+  requestOpened: 'เราได้รับคำขอของคุณแล้ว และจะตอบภายในวันที่แสดงด้านล่าง',
 };
 
 export const words: Record<PageLocale, Words> = { en, th };
