@@ -25,6 +25,7 @@ const features = [
   'partner-blocks',
   'partners',
   'preference-centre',
+  'processing-record',
   'products',
   'proof',
   'publications',
@@ -59,6 +60,7 @@ const layers = [
     'consent-status',
     'preference-centre',
     'requests',
+    'processing-record',
   ],
   ['backoffice', 'preference-page', 'cli', 'write-path', 'app'],
 ];

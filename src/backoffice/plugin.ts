@@ -35,6 +35,7 @@ import { logPageRoutes } from './log/routes.js';
 import { operatorRoutes } from './operators/routes.js';
 import { partnerRoutes } from './partners/routes.js';
 import { preferenceCentreRoutes } from './preference-centre/routes.js';
+import { processingRecordRoutes } from './processing-record/routes.js';
 import { productRoutes } from './products/routes.js';
 import { requestPageRoutes } from './requests/routes.js';
 import { roleRoutes } from './roles/routes.js';
@@ -207,6 +208,7 @@ export async function backoffice(
           });
           await tenantPages.register(roleRoutes, { db });
           await tenantPages.register(settingsRoutes, { db });
+          await tenantPages.register(processingRecordRoutes, { db });
           await tenantPages.register(preferenceCentreRoutes, {
             db,
             publicBaseUrl: config.publicBaseUrl,

@@ -49,6 +49,7 @@ import * as representationRules from './migrations/0034-representation-rules.js'
 import * as heldConsentActs from './migrations/0035-held-consent-acts.js';
 import * as subjectRequests from './migrations/0036-subject-requests.js';
 import * as requestDeliveries from './migrations/0037-request-deliveries.js';
+import * as processingRecord from './migrations/0038-processing-record.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -105,6 +106,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0035-held-consent-acts': heldConsentActs,
     '0036-subject-requests': subjectRequests,
     '0037-request-deliveries': requestDeliveries,
+    '0038-processing-record': processingRecord,
   };
 }
 

@@ -32,3 +32,19 @@ export async function findPublicationIdsOf(
     .execute();
   return rows.map((row) => row.id);
 }
+
+/**
+ * The tenant's templates' publications made by `at`, newest first: what was live for each
+ * template then is its first row here (the section 39 record as of a date).
+ */
+export function findTemplatePublicationsBy(db: Executor, tenantId: string, at: string) {
+  return db
+    .selectFrom('publications')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('what', '=', 'template')
+    .where('effective_at', '<=', at)
+    .orderBy('effective_at', 'desc')
+    .orderBy('version', 'desc')
+    .execute();
+}

@@ -8,7 +8,11 @@ import {
   type PublishedText,
   publicationLeafText,
 } from '../proof/index.js';
-import { findPublicationIdsOf, insertPublication } from './repository.js';
+import {
+  findPublicationIdsOf,
+  findTemplatePublicationsBy,
+  insertPublication,
+} from './repository.js';
 import type { PublicationRow } from './table.js';
 
 /** What was made live, as its publication's leaf states it. */
@@ -81,4 +85,20 @@ export function publicationsOf(
   on: Pick<PublishedOn, 'of' | 'version'>,
 ): Promise<string[]> {
   return findPublicationIdsOf(db, tenantId, on.of, on.version);
+}
+
+/**
+ * What each of the tenant's templates had live at `at`, by its logged publications: the latest
+ * version that went live by then, with the partners its release listed.
+ */
+export async function templatesLiveAt(
+  db: Executor,
+  tenantId: string,
+  at: string,
+): Promise<Map<string, PublicationLeafFields>> {
+  const live = new Map<string, PublicationLeafFields>();
+  for (const row of await findTemplatePublicationsBy(db, tenantId, at)) {
+    if (!live.has(row.of_id)) live.set(row.of_id, fieldsOf(row));
+  }
+  return live;
 }

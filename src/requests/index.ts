@@ -24,7 +24,9 @@ export {
 export {
   customerRequests,
   getRequest,
+  type Refusal,
   type RequestDetail,
   type RequestView,
+  refusalsBy,
   requestQueue,
 } from './views.js';

@@ -7,7 +7,14 @@ import type { Executor } from '../platform/db.js';
 import { openText, personalReader, type SubjectVault } from '../subjects/index.js';
 import { getTenantSettings } from '../tenants/index.js';
 import { clockOf } from './clock.js';
-import { findRequest, notesOf, queuedRequests, stepsOf, subjectRequests } from './repository.js';
+import {
+  findRequest,
+  notesOf,
+  queuedRequests,
+  refusalSteps,
+  stepsOf,
+  subjectRequests,
+} from './repository.js';
 import { detailsBinding, noteBinding, requestNotFound, requestSubject } from './sealed.js';
 import type { RequestNoteRow, RequestStepRow, SubjectRequestRow } from './table.js';
 
@@ -143,4 +150,24 @@ export async function requestQueue(
   limit = 500,
 ): Promise<RequestView[]> {
   return viewsOf(db, vault, tenantId, await queuedRequests(db, tenantId, open, limit));
+}
+
+/** A refusal of a request, as the section 39 record lists it: nothing of whose it was. */
+export interface Refusal {
+  request_id: string;
+  kind: string;
+  refused_at: string;
+  ground: string;
+  reason: string;
+}
+
+/** The tenant's refusals made at or before `at`, oldest first. */
+export async function refusalsBy(db: Executor, tenantId: string, at: string): Promise<Refusal[]> {
+  return (await refusalSteps(db, tenantId, at)).map((step) => ({
+    request_id: step.request_id,
+    kind: step.kind,
+    refused_at: step.made_at,
+    ground: step.ground ?? '',
+    reason: step.reason ?? '',
+  }));
 }

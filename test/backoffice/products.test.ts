@@ -69,6 +69,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0035-held-consent-acts',
       '0036-subject-requests',
       '0037-request-deliveries',
+      '0038-processing-record',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

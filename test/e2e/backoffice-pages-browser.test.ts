@@ -134,6 +134,9 @@ describe.each(journey)('every back-office page in Chromium on $name', (testStore
         '/users/new',
         '/roles/new',
         '/settings',
+        '/requests',
+        '/requests?closed=1',
+        '/processing-record',
         '/account/password',
         '/account/two-factor',
       ]) {

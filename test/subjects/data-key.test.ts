@@ -103,6 +103,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0035-held-consent-acts',
       '0036-subject-requests',
       '0037-request-deliveries',
+      '0038-processing-record',
     ]);
   });
 });

@@ -197,6 +197,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0035-held-consent-acts',
       '0036-subject-requests',
       '0037-request-deliveries',
+      '0038-processing-record',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

@@ -23,6 +23,7 @@ export type Section =
   | 'roles'
   | 'settings'
   | 'preference-centre'
+  | 'processing-record'
   | 'tenants'
   | 'operators'
   | 'account';
@@ -114,6 +115,7 @@ const administration: ReadonlyArray<[string, string, Section, RouteAccess]> = [
   ['/roles', 'Roles', 'roles', 'roles:view'],
   ['/settings', 'Settings', 'settings', 'settings:view'],
   ['/preference-centre', 'Preference centre', 'preference-centre', 'settings:view'],
+  ['/processing-record', 'Record of processing', 'processing-record', 'settings:view'],
   ['/api-keys', 'API Key Management', 'api-keys', 'api_keys:view'],
   ['/webhooks', 'Webhooks', 'webhooks', 'webhooks:view'],
   ['/log', 'Decision log', 'log', 'decision_log:view'],

@@ -3,38 +3,9 @@
  * in Berlin starts at 2026-03-28T23:00:00Z, and that day has 23 hours.
  */
 
-import { partsIn } from '../../platform/calendar.js';
+import { instantOfWallTime, isCalendarDay } from '../../platform/calendar.js';
 
-export { dayIn, partsIn } from '../../platform/calendar.js';
-
-/** The zone's offset from UTC at an instant, in milliseconds (east positive). */
-function offsetAt(instant: number, zone: string): number {
-  const p = partsIn(instant, zone);
-  const asUtc = Date.UTC(
-    Number(p.year),
-    Number(p.month) - 1,
-    Number(p.day),
-    Number(p.hour),
-    Number(p.minute),
-    Number(p.second),
-  );
-  return asUtc - (instant - (instant % 1000));
-}
-
-/** Whether `YYYY-MM-DD` names a day of the calendar (not 2026-02-30). */
-export function isCalendarDay(day: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  if (!match) return false;
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
-}
-
-/** The instant (ISO 8601 UTC) the day starts in the zone; `days` later for the end of a range. */
-export function startOfDayIn(day: string, zone: string, days = 0): string {
-  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-  return new Date(instantOfWallTime(Date.UTC(y, m - 1, d + days), zone)).toISOString();
-}
+export { dayIn, isCalendarDay, partsIn, startOfDayIn } from '../../platform/calendar.js';
 
 /**
  * The instant (ISO 8601 UTC) a wall-clock time (`YYYY-MM-DDTHH:MM`, as a `datetime-local` field
@@ -49,14 +20,6 @@ export function instantOfLocalTime(local: string, zone: string): string | undefi
   const [y, m, d] = (match[1] as string).split('-').map(Number) as [number, number, number];
   const wall = Date.UTC(y, m - 1, d, hour, minute, second);
   return new Date(instantOfWallTime(wall, zone)).toISOString();
-}
-
-/** The instant of a wall-clock time in the zone, given as if it were UTC. */
-function instantOfWallTime(wallAsUtc: number, zone: string): number {
-  // The wall time less the offset then; the offset is read twice because it may change between
-  // the guess and the answer (a day on which the clocks move).
-  const guess = wallAsUtc - offsetAt(wallAsUtc, zone);
-  return wallAsUtc - offsetAt(guess, zone);
 }
 
 /**
