@@ -92,6 +92,7 @@ import {
 import { preferencePage } from '../preference-page/plugin.js';
 import type { ControlJob, Registry } from '../record-kinds/index.js';
 import { consentRoutes } from '../records/routes.js';
+import { remindDueRequests } from '../requests/index.js';
 import { deliveryRoutes, requestRoutes } from '../requests/routes.js';
 import { createVault } from '../subjects/index.js';
 import { contentRoutes, uploadedFileRoutes } from '../templates/content-routes.js';
@@ -438,6 +439,25 @@ export async function buildApp(
   // or by a code e-mailed to the customer.
   const pageMailer = createMailer(config);
   if (pageMailer) app.addHook('onClose', async () => pageMailer.close());
+  // Data-subject requests due soon are reminded of by e-mail, each reminder once (every
+  // instance runs the pass; the first to take a reminder sends it).
+  let reminders: Periodic | undefined;
+  if (pageMailer) {
+    const mailer = pageMailer;
+    app.addHook('onReady', async () => {
+      reminders = startPeriodic(
+        config.requestReminderIntervalMs,
+        async () =>
+          void (await remindDueRequests(
+            db,
+            mailer,
+            (id) => `${config.publicBaseUrl}/backoffice/requests/${id}`,
+          )),
+        (error) => app.log.error({ err: error }, 'reminding of requests due failed; retrying'),
+      );
+    });
+    app.addHook('onClose', async () => reminders?.stop());
+  }
   await app.register(preferencePage, {
     writers: {
       db,

@@ -67,6 +67,12 @@ const EnvSchema = Type.Object({
   DATA_ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
   DATA_ENCRYPTION_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  // How often each instance looks for data-subject requests to remind of (docs/requests.md).
+  REQUEST_REMINDER_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 86_400_000,
+    default: 900_000,
+  }),
   MAIL_FROM: Type.String({
     minLength: 3,
     maxLength: 320,
@@ -214,6 +220,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The sender of the back-office's e-mails. */
   readonly mailFrom: string;
+  /** How often each instance looks for data-subject requests due soon, to remind of them. */
+  readonly requestReminderIntervalMs: number;
   /** `/metrics` answers a request bearing this token (`Authorization: Bearer`). */
   readonly metricsToken: string | undefined;
   /** `/metrics` answers a request from these addresses or CIDR subnets; none: any address. */
@@ -331,6 +339,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     smtpUrl: parsed.SMTP_URL,
     mailFrom: parsed.MAIL_FROM,
+    requestReminderIntervalMs: parsed.REQUEST_REMINDER_INTERVAL_MS,
     metricsToken: parsed.METRICS_TOKEN,
     metricsAllow:
       parsed.METRICS_ALLOW === undefined

@@ -2,6 +2,7 @@
 export { clockOf, dueOn } from './clock.js';
 export { deliveryPath, downloadDelivery } from './delivery.js';
 export { requestStepsKind } from './kind.js';
+export { type Reminder, remindDueRequests, reminderFor } from './reminders.js';
 export {
   type LaterStep,
   laterSteps,

@@ -203,3 +203,42 @@ export async function useDelivery(db: Executor, id: string, now: string): Promis
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** Open requests of every tenant due on or before `day` (`YYYY-MM-DD`), the most urgent first. */
+export function openRequestsDueBy(db: Executor, day: string, limit: number) {
+  return db
+    .selectFrom('subject_requests')
+    .selectAll()
+    .where('closed_at', 'is', null)
+    .where('due_on', '<=', day)
+    .orderBy('due_on')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Takes a reminder to send: true for the one caller whose row it is (each is sent once). */
+export async function claimReminder(
+  db: Executor,
+  row: { tenant_id: string; request_id: string; reminder: string; sent_at: string },
+): Promise<boolean> {
+  const result = await db
+    .insertInto('request_reminders')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tenant_id', 'request_id', 'reminder']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** Gives a reminder back when it could not be sent, for the next pass. */
+export async function releaseReminder(
+  db: Executor,
+  key: { tenant_id: string; request_id: string; reminder: string },
+): Promise<void> {
+  await db
+    .deleteFrom('request_reminders')
+    .where('tenant_id', '=', key.tenant_id)
+    .where('request_id', '=', key.request_id)
+    .where('reminder', '=', key.reminder)
+    .execute();
+}

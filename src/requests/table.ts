@@ -71,6 +71,15 @@ export interface RequestDeliveriesTable {
   used_at: string | null;
 }
 
+/** A reminder sent of a request's due date (migration 0039): each once. */
+export interface RequestRemindersTable {
+  tenant_id: string;
+  request_id: string;
+  /** `due-in-7-days`, `due-tomorrow` or `overdue`. */
+  reminder: string;
+  sent_at: string;
+}
+
 export type SubjectRequestRow = Selectable<SubjectRequestsTable>;
 export type RequestStepRow = Selectable<RequestStepsTable>;
 export type RequestNoteRow = Selectable<RequestNotesTable>;
@@ -82,5 +91,6 @@ declare module '../platform/database.js' {
     request_steps: RequestStepsTable;
     request_notes: RequestNotesTable;
     request_deliveries: RequestDeliveriesTable;
+    request_reminders: RequestRemindersTable;
   }
 }

@@ -226,6 +226,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0036-subject-requests',
       '0037-request-deliveries',
       '0038-processing-record',
+      '0039-request-reminders',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -19,8 +19,8 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0038-processing-record',
-  tables: ['processing_record_fields'],
+  name: '0039-request-reminders',
+  tables: ['request_reminders'],
   columns: [] as Array<{ table: string; column: string }>,
 };
 

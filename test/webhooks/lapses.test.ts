@@ -198,6 +198,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0036-subject-requests',
       '0037-request-deliveries',
       '0038-processing-record',
+      '0039-request-reminders',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
