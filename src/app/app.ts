@@ -412,7 +412,7 @@ export async function buildApp(
     await v1.register(requestRoutes, {
       db,
       vault,
-      registry,
+      fulfil: { registry, decisions: { writer: decisionWriter, catalog } },
       publicBaseUrl: config.publicBaseUrl,
     });
     await v1.register(exportRoutes, {
@@ -483,6 +483,7 @@ export async function buildApp(
     kick: () => writers.integrator().kick(),
     outside,
     flushRefusedOrigins: () => refusedOrigins.flush(),
+    decisions: { writer: decisionWriter, catalog },
   });
   if (metrics) {
     metrics.watchIntegrator(db);

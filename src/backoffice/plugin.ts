@@ -18,6 +18,7 @@ import { AppError } from '../platform/errors.js';
 import { createMailer } from '../platform/mail.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { Registry } from '../record-kinds/index.js';
+import type { DecisionPath } from '../requests/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { keptFormMs } from './accounts/finish-sign-in.js';
 import { linkRoutes } from './accounts/link-routes.js';
@@ -71,6 +72,8 @@ export interface BackofficeOptions {
   channelWriter: ChannelChangeWriter;
   /** Adds this instance's counts of refused origins to the store now (a system's page). */
   flushRefusedOrigins: () => Promise<void>;
+  /** Records the withdrawals a withdrawal or objection request done makes (the hot path's writer). */
+  decisions: DecisionPath;
 }
 
 /**
@@ -91,6 +94,7 @@ export async function backoffice(
     kick,
     outside,
     flushRefusedOrigins,
+    decisions,
   }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
@@ -219,7 +223,7 @@ export async function backoffice(
           await tenantPages.register(requestPageRoutes, {
             db,
             vault,
-            registry,
+            fulfil: { registry, decisions },
             publicBaseUrl: config.publicBaseUrl,
           });
           await tenantPages.register(channelPageRoutes, { db });

@@ -1,5 +1,5 @@
 /** The public surface of `src/decisions/`: what other folders may import (its README says what the folder is for). */
-export { presentDecision } from './decision.js';
+export { type DecisionContext, presentDecision } from './decision.js';
 export { type HeldActs, heldActs } from './held-acts.js';
 export { deleteExpiredHeldActs, deleteHeldActs } from './held-acts-repository.js';
 export { decisions } from './kind.js';

@@ -18,6 +18,7 @@ export {
 export {
   addRequestNote,
   assignRequest,
+  type Fulfilment,
   openRequest,
   type RequestActor,
   takeStep,
@@ -31,3 +32,4 @@ export {
   refusalsBy,
   requestQueue,
 } from './views.js';
+export type { DecisionPath } from './withdrawals.js';

@@ -14,7 +14,6 @@ import {
   keyedErrors,
   noSecurity,
 } from '../platform/http-schemas.js';
-import type { Registry } from '../record-kinds/index.js';
 import { findSubjectId, type SubjectVault } from '../subjects/index.js';
 import { deliveryPath, downloadDelivery } from './delivery.js';
 import {
@@ -25,7 +24,7 @@ import {
   StepAnswerSchema,
   StepBody,
 } from './schemas.js';
-import { openRequest, type RequestActor, takeStep } from './service.js';
+import { type Fulfilment, openRequest, type RequestActor, takeStep } from './service.js';
 import { customerRequests, getRequest } from './views.js';
 
 /** The API key that sends a request, as a step's evidence keeps it. */
@@ -44,9 +43,9 @@ function keyActor(request: FastifyRequest): RequestActor {
 export const requestRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
   vault: SubjectVault;
-  registry: Registry;
+  fulfil: Fulfilment;
   publicBaseUrl: string;
-}> = async (app, { db, vault, registry, publicBaseUrl }) => {
+}> = async (app, { db, vault, fulfil, publicBaseUrl }) => {
   app.post(
     '/api/v1/customers/:customer_id/requests',
     {
@@ -167,7 +166,7 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{
         actor,
         request.params.request_id,
         request.body,
-        registry,
+        fulfil,
       );
       reply.code(201).header('cache-control', 'no-store');
       const detail = await getRequest(db, vault, actor.tenantId, request.params.request_id);
@@ -182,6 +181,7 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{
                 },
               }
             : {}),
+          ...(made.withdrawn ? { withdrawn: made.withdrawn } : {}),
         },
       };
     },

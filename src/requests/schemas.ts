@@ -126,4 +126,10 @@ export const StepAnswerSchema = Type.Object({
       { description: 'Present only when an access or portability request was just marked done' },
     ),
   ),
+  withdrawn: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'The templates whose consents a withdrawal or objection request just marked done withdrew (each a `withdraw` decision with its receipt)',
+    }),
+  ),
 });

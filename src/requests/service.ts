@@ -49,8 +49,15 @@ import {
   stepInputProblems,
   stepRefusal,
 } from './rules.js';
-import { detailsBinding, noteBinding, openCustomerId, requestNotFound } from './sealed.js';
+import {
+  detailsBinding,
+  noteBinding,
+  openCustomerId,
+  requestNotFound,
+  requestSubject,
+} from './sealed.js';
 import type { RequestStepsTable, SubjectRequestRow, SubjectRequestsTable } from './table.js';
+import { type DecisionPath, withdrawAll } from './withdrawals.js';
 
 /**
  * Who takes a step, kept with it as evidence: an API key, or a back-office user (audited as
@@ -99,6 +106,8 @@ export interface StepMade {
   erasure?: ErasureResult;
   /** The single-use link an access or portability request done is answered through. */
   delivery?: Delivery;
+  /** The templates whose consents a withdrawal or objection request done withdrew. */
+  withdrawn?: string[];
 }
 
 /**
@@ -168,22 +177,82 @@ export async function takeStep(
   actor: RequestActor,
   requestId: string,
   input: StepInput,
-  registry?: Registry,
+  fulfil: Fulfilment = {},
 ): Promise<StepMade> {
   const problems = stepInputProblems(input);
   if (problems.length > 0) throw new AppError('invalidRequest', { details: problems });
   const found = await findRequest(db, actor.tenantId, requestId);
   if (!found) throw requestNotFound();
   if (input.step === 'done' && found.kind === 'erasure') {
-    if (!registry) throw new Error('an erasure request is done by erasing: pass the registry');
-    const done = await doneByErasure(db, vault, registry, actor, found, input);
+    if (!fulfil.registry)
+      throw new Error('an erasure request is done by erasing: pass the registry');
+    const done = await doneByErasure(db, vault, fulfil.registry, actor, found, input);
     if (done) return done;
   }
-  return db.transaction().execute(async (trx) => {
+  let withdrawn: string[] | undefined;
+  if (input.step === 'done' && (found.kind === 'withdrawal' || found.kind === 'objection')) {
+    if (!fulfil.decisions)
+      throw new Error('a withdrawal request is done by withdrawing: pass the decisions');
+    withdrawn = await doneByWithdrawing(db, vault, fulfil.decisions, actor, found);
+  }
+  const made = await db.transaction().execute(async (trx) => {
     const row = await lockedSubject(trx, actor.tenantId, found.subject_id);
     const subject = row ? openSubject(vault, actor.tenantId, row) : undefined;
     return applyStep(trx, actor, requestId, input, subject);
   });
+  return withdrawn ? { ...made, withdrawn } : made;
+}
+
+/** What marking a request done needs beyond the store: the kinds (erasure), the decisions' path. */
+export interface Fulfilment {
+  registry?: Registry;
+  decisions?: DecisionPath;
+}
+
+/**
+ * A withdrawal or objection request done: every consent in force withdrawn first, under the API
+ * key that took the step or, from the back-office, the one that vouched for the request (its
+ * `received` step's, or the preference centre's link); then the step. Refused (`409 1005`, with
+ * nothing withdrawn) when the request may not be done yet, or no key vouched for it.
+ */
+async function doneByWithdrawing(
+  db: Db,
+  vault: SubjectVault,
+  decisions: DecisionPath,
+  actor: RequestActor,
+  request: SubjectRequestRow,
+): Promise<string[]> {
+  const steps = await stepsOf(db, actor.tenantId, request.id);
+  const refusal = stepRefusal(
+    {
+      status: request.status as RequestStep,
+      extended: Number(request.extended) === 1,
+      identityChecked: steps.some((s) => s.step === 'identity_checked'),
+    },
+    'done',
+  );
+  if (refusal) throw new AppError('conflict', { message: refusal });
+  const subject = await requestSubject(db, vault, request);
+  if (!subject) {
+    throw new AppError('conflict', {
+      message: 'The customer was erased; their request takes no further step.',
+    });
+  }
+  const apiKeyId = actor.apiKeyId ?? steps[0]?.api_key_id ?? null;
+  if (!apiKeyId) {
+    throw new AppError('conflict', {
+      message:
+        "This request was opened in the back-office: withdraw the consents through the API or the customer's preference centre, then mark it done there.",
+    });
+  }
+  return withdrawAll(
+    db,
+    vault,
+    decisions,
+    { tenantId: actor.tenantId, apiKeyId, ip: actor.ip, userAgent: actor.userAgent },
+    openCustomerId(subject, request),
+    request.id,
+  );
 }
 
 /**

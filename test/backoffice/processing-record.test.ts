@@ -88,7 +88,7 @@ describe.each(stores)('the section 39 record on $name', (store) => {
         ground: 'legal_obligation',
         reason: 'Loan records are kept ten years under the Bank of Thailand rules.',
       },
-      registry,
+      { registry },
     );
   });
   afterAll(() => t?.close());

@@ -207,6 +207,19 @@ describe.each(stores)('data-subject requests in the back-office on $name', (stor
     expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
   });
 
+  it('a withdrawal request opened here is not done here: no key vouched for it, and nothing is withdrawn', async () => {
+    const path = await openFor(service, 'cust-5005', 'withdrawal');
+    await service.submit(path, `${path}/steps`, { step: 'identity_checked' });
+    const done = await admin.submit(path, `${path}/decision`, {
+      step: 'done',
+      ground: '',
+      reason: '',
+    });
+    expect(done.statusCode).toBe(400);
+    expect(textOf(done.body)).toContain('withdraw the consents through the API');
+    expect(textOf((await admin.get(path)).body)).toContain('Identity checked');
+  });
+
   it('refuses a malformed form with the page, and an unknown request with 404', async () => {
     const bad = await admin.submit('/backoffice/requests', '/backoffice/requests', {
       customer_id: '',

@@ -421,6 +421,47 @@ describe.each(stores)('data-subject requests on $name', (store) => {
     expect(stored.map((d) => d.token_hash)).not.toContain(path.split('/').pop());
   });
 
+  it('a withdrawal request done withdraws every consent in force, each a decision of its own', async () => {
+    const first = await seedTemplate(t.db, a.tenant.id);
+    const second = await seedTemplate(t.db, a.tenant.id);
+    const third = await seedTemplate(t.db, a.tenant.id);
+    const decideOn = async (code: string, decision: string) => {
+      const version = (await publish(t.db, a.tenant.id, code)).consent_version_id;
+      const response = await send('POST', '/api/v1/customers/lea/consents/decisions', {
+        consent_version_id: version,
+        decision,
+      });
+      expect(response.statusCode, response.body).toBe(201);
+    };
+    await decideOn(first, 'given');
+    await decideOn(second, 'given');
+    await decideOn(third, 'reject');
+    const request = await open('lea', { kind: 'withdrawal' });
+    const early = await step(request.request_id, { step: 'done' });
+    expect(early.statusCode).toBe(409);
+    const untouched = json(await send('GET', '/api/v1/customers/lea/consents')).data;
+    expect(
+      untouched.templates.map(
+        (c: { last_decision: { decision: string } }) => c.last_decision.decision,
+      ),
+    ).not.toContain('withdraw');
+    await stepOk(request.request_id, { step: 'identity_checked' });
+    const done = await stepOk(request.request_id, { step: 'done' });
+    expect(done.withdrawn).toEqual([first, second].sort());
+    expect(done.status).toBe('done');
+    const consents = json(await send('GET', '/api/v1/customers/lea/consents')).data;
+    const lastOf = (code: string) =>
+      consents.templates.find((c: { template_code: string }) => c.template_code === code)
+        ?.last_decision.decision;
+    expect([lastOf(first), lastOf(second), lastOf(third)]).toEqual([
+      'withdraw',
+      'withdraw',
+      'reject',
+    ]);
+    const again = await step(request.request_id, { step: 'done' });
+    expect(again.statusCode).toBe(409);
+  });
+
   it("is the tenant's own: another tenant's key finds no request and takes no step", async () => {
     const request = await open('fay', { kind: 'rectification', details: 'My address moved.' });
     const seen = await send('GET', `/api/v1/requests/${request.request_id}`, undefined, b);

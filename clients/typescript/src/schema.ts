@@ -8656,6 +8656,8 @@ export interface operations {
                                  */
                                 expires_at: string;
                             };
+                            /** @description The templates whose consents a withdrawal or objection request just marked done withdrew (each a `withdraw` decision with its receipt) */
+                            withdrawn?: string[];
                         };
                     };
                 };

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keepFlash, listTeam, takeFlash } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
-import type { Registry } from '../../record-kinds/index.js';
 import {
   addRequestNote,
   assignRequest,
   deliveryPath,
+  type Fulfilment,
   getRequest,
   type LaterStep,
   openRequest,
@@ -78,9 +78,9 @@ export async function requestPageRoutes(
   {
     db,
     vault,
-    registry,
+    fulfil,
     publicBaseUrl,
-  }: { db: Db; vault: SubjectVault; registry: Registry; publicBaseUrl: string },
+  }: { db: Db; vault: SubjectVault; fulfil: Fulfilment; publicBaseUrl: string },
 ) {
   const page = sectionPage('requests', notices);
 
@@ -187,7 +187,7 @@ export async function requestPageRoutes(
             ...(input.ground ? { ground: input.ground as RefusalGround } : {}),
             ...(input.reason?.trim() ? { reason: input.reason.trim() } : {}),
           },
-          registry,
+          fulfil,
         );
       } catch (error) {
         const messages = messagesOf(error);
