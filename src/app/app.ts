@@ -354,14 +354,9 @@ export async function buildApp(
     ...(witnesses.quorum > 0 ? { witnesses: () => witnessing.status() } : {}),
   });
   await app.register(contentRoutes, { db });
-  await app.register(deliveryRoutes, {
-    db,
-    vault,
-    registry,
-    signer,
-    kick: () => writers.integrator().kick(),
-    outside,
-  });
+  // What a customer's evidence pack is made with, wherever one is made.
+  const packs = { db, vault, registry, signer, kick: () => writers.integrator().kick(), outside };
+  await app.register(deliveryRoutes, packs);
   await app.register(uploadedFileRoutes, { db });
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
@@ -390,14 +385,7 @@ export async function buildApp(
       registry,
       outside,
     });
-    await v1.register(evidenceRoutes, {
-      db,
-      vault,
-      registry,
-      signer,
-      kick: () => writers.integrator().kick(),
-      outside,
-    });
+    await v1.register(evidenceRoutes, packs);
     await v1.register(preferenceLinkRoutes, {
       db,
       secrets,
@@ -468,7 +456,7 @@ export async function buildApp(
       partnerBlocks: partnerWriter,
     },
     secrets,
-    evidence: { db, vault, registry, signer, kick: () => writers.integrator().kick(), outside },
+    evidence: packs,
     secureCookies: config.secureCookies,
     mailer: pageMailer,
   });

@@ -14,7 +14,7 @@ import { newId } from '../platform/ids.js';
 import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { newSalt } from '../proof/index.js';
-import type { Registry } from '../record-kinds/index.js';
+import type { ControlContext, Registry } from '../record-kinds/index.js';
 import {
   findLiveSubjectRow,
   findSubjectRow,
@@ -60,18 +60,11 @@ import type { RequestStepsTable, SubjectRequestRow, SubjectRequestsTable } from 
 import { type DecisionPath, withdrawAll } from './withdrawals.js';
 
 /**
- * Who takes a step, kept with it as evidence: an API key, or a back-office user (audited as
- * `auditedAs`), or the customer on the preference centre (`via`, audited as the customer).
+ * Who takes a step, kept with it as evidence, as a control's change keeps it: an API key, or a
+ * back-office user (audited as `auditedAs`), or the customer on the preference centre (`via`,
+ * audited as the customer).
  */
-export interface RequestActor {
-  tenantId: string;
-  apiKeyId: string | null;
-  userId: string | null;
-  auditedAs?: Actor;
-  ip: string;
-  userAgent: string | null;
-  via?: 'preference-centre';
-}
+export type RequestActor = ControlContext;
 
 /** A new request: whose, which right, and what the customer wrote with it. */
 export interface NewRequest {
@@ -223,15 +216,7 @@ async function doneByWithdrawing(
   request: SubjectRequestRow,
 ): Promise<string[]> {
   const steps = await stepsOf(db, actor.tenantId, request.id);
-  const refusal = stepRefusal(
-    {
-      status: request.status as RequestStep,
-      extended: Number(request.extended) === 1,
-      identityChecked: steps.some((s) => s.step === 'identity_checked'),
-    },
-    'done',
-  );
-  if (refusal) throw new AppError('conflict', { message: refusal });
+  refuseStep(request, steps, 'done');
   const subject = await requestSubject(db, vault, request);
   if (!subject) {
     throw new AppError('conflict', {
@@ -288,6 +273,23 @@ async function doneByErasure(
   return made && erasure.erased ? { ...made, erasure } : undefined;
 }
 
+/** `409 1005` with the reason when the request, with these steps, cannot take `step` now. */
+function refuseStep(
+  request: SubjectRequestRow,
+  steps: readonly { step: string }[],
+  step: LaterStep,
+): void {
+  const refusal = stepRefusal(
+    {
+      status: request.status as RequestStep,
+      extended: Number(request.extended) === 1,
+      identityChecked: steps.some((s) => s.step === 'identity_checked'),
+    },
+    step,
+  );
+  if (refusal) throw new AppError('conflict', { message: refusal });
+}
+
 /** A step on a request whose customer's lock the caller holds (`subject`: undefined once erased). */
 async function applyStep(
   trx: Trx,
@@ -298,16 +300,7 @@ async function applyStep(
 ): Promise<StepMade> {
   const request = await findRequest(trx, actor.tenantId, requestId);
   if (!request) throw requestNotFound();
-  const steps = await stepsOf(trx, actor.tenantId, requestId);
-  const refusal = stepRefusal(
-    {
-      status: request.status as RequestStep,
-      extended: Number(request.extended) === 1,
-      identityChecked: steps.some((s) => s.step === 'identity_checked'),
-    },
-    input.step,
-  );
-  if (refusal) throw new AppError('conflict', { message: refusal });
+  refuseStep(request, await stepsOf(trx, actor.tenantId, requestId), input.step);
   if (!subject) {
     throw new AppError('conflict', {
       message: 'The customer was erased; their request takes no further step.',

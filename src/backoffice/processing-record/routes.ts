@@ -163,22 +163,21 @@ export async function processingRecordRoutes(app: FastifyInstance, { db }: { db:
     },
   );
 
+  /** The record of the day asked for, its export audited with its form and language. */
+  const exported = async (request: FastifyRequest, format: 'csv' | 'print') => {
+    const user = tenantOf(request);
+    const day = dayOf(request);
+    const language: 'en' | 'th' = format === 'csv' ? 'en' : langOf(request);
+    const record = await processingRecord(db, { id: user.tenantId, alias: user.tenantAlias }, day);
+    await auditExport(db, auditBy(request), user.tenantId, { format, language, as_of: day });
+    return { record, day, language, zone: user.timeZone };
+  };
+
   app.get(
     '/processing-record.csv',
     { config: { permission: 'exports:export' } },
     async (request, reply) => {
-      const user = tenantOf(request);
-      const day = dayOf(request);
-      const record = await processingRecord(
-        db,
-        { id: user.tenantId, alias: user.tenantAlias },
-        day,
-      );
-      await auditExport(db, auditBy(request), user.tenantId, {
-        format: 'csv',
-        language: 'en',
-        as_of: day,
-      });
+      const { record, day } = await exported(request, 'csv');
       async function* rows() {
         yield* csvRows(record);
       }
@@ -190,23 +189,11 @@ export async function processingRecordRoutes(app: FastifyInstance, { db }: { db:
     '/processing-record/print',
     { config: { permission: 'exports:export' } },
     async (request, reply) => {
-      const user = tenantOf(request);
-      const day = dayOf(request);
-      const lang = langOf(request);
-      const record = await processingRecord(
-        db,
-        { id: user.tenantId, alias: user.tenantAlias },
-        day,
-      );
-      await auditExport(db, auditBy(request), user.tenantId, {
-        format: 'print',
-        language: lang,
-        as_of: day,
-      });
+      const { record, language, zone } = await exported(request, 'print');
       return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
-        .send(printableRecord(record, lang, user.timeZone));
+        .send(printableRecord(record, language, zone));
     },
   );
 }
