@@ -459,7 +459,7 @@ describe.each(journey)(
         // Keyboard users see where they are in the navigation, menus included.
         await page.locator('body').focus();
         let focused = await focusedElement(page);
-        for (let i = 0; i < 12 && focused.text !== 'Administration'; i += 1) {
+        for (let i = 0; i < 20 && focused.text !== 'Administration'; i += 1) {
           await page.keyboard.press('Tab');
           focused = await focusedElement(page);
         }
