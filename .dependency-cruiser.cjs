@@ -14,6 +14,7 @@ const features = [
   'api-keys',
   'audit-trail',
   'channels',
+  'cookie-database',
   'cookies',
   'decision-log',
   'decisions',
@@ -46,7 +47,7 @@ const features = [
  */
 const layers = [
   ['platform'],
-  ['proof', 'journal', 'subjects', 'audit-trail'],
+  ['proof', 'journal', 'subjects', 'audit-trail', 'cookie-database'],
   ['record-kinds', 'publications'],
   ['tenants', 'api-keys', 'accounts', 'products', 'partners', 'templates', 'witness', 'monitor'],
   ['decisions', 'erasure', 'cookies', 'channels', 'partner-blocks'],

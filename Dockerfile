@@ -34,6 +34,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY package.json ./
 COPY bin ./bin
+COPY vendor ./vendor
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The SQLite file and, unless given as secrets, the key files the service creates on first start.
