@@ -1,9 +1,8 @@
 import { type AuditEntry, recordAudit } from '../audit-trail/index.js';
 import { anySubscriber, type NewLeaf, writeJournal } from '../journal/index.js';
 import { type Db, type Executor, isPostgres, type Trx } from '../platform/db.js';
-import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
-import { forgetSubjectKeys, type Registry } from '../record-kinds/index.js';
+import { forgetSubjectKeys, lockSubject, type Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow, shredSubject } from '../subjects/index.js';
 import { erasureEvent } from './event.js';
@@ -39,7 +38,7 @@ export async function eraseSubject<R>(
   then: (erased: ErasedSubject) => Promise<R>,
 ): Promise<R | undefined> {
   const result = await db.transaction().execute(async (trx) => {
-    await lockKey(trx, `subject:${tenantId}:${lookup}`);
+    await lockSubject(trx, tenantId, lookup);
     const subject = await findLiveSubjectRow(trx, tenantId, lookup);
     if (!subject) return undefined;
     const erasedAt = nowIso();

@@ -63,6 +63,6 @@ export {
   logProof,
   Via,
 } from './receipt-schemas.js';
-export { recordKindBatch } from './recorder.js';
+export { lockSubject, recordKindBatch } from './recorder.js';
 export { defineRegistry, type Registry } from './registry.js';
 export type { IdempotencyKeysTable } from './table.js';

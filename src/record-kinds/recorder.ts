@@ -12,7 +12,7 @@ import { recordAudit } from '../audit-trail/index.js';
 import { type NewEvent, type NewLeaf, writeJournal } from '../journal/index.js';
 import type { Trx } from '../platform/db.js';
 import { type Settled, settleEach } from '../platform/group-commit.js';
-import { lockKeys } from '../platform/locks.js';
+import { lockKey, lockKeys } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import {
   newSubject,
@@ -59,6 +59,17 @@ export async function recordKindBatch<Job, Outcome, S extends Standing>(
   return results;
 }
 
+/** The lock every write of a subject's takes (a batch's job, an erasure, a request's step). */
+const subjectLockName = (tenantId: string, lookup: string) => `subject:${tenantId}:${lookup}`;
+
+/**
+ * Takes a subject's lock in the caller's transaction, outside the write path: an erasure, a
+ * data-subject request's step. Every write of theirs then waits, and is waited for.
+ */
+export function lockSubject(trx: Trx, tenantId: string, lookup: string): Promise<void> {
+  return lockKey(trx, subjectLockName(tenantId, lookup));
+}
+
 /**
  * The locks a job takes: one write at a time per subject (a rule reads the state it changes, and
  * an erasure, which takes the same lock, never interleaves), the kind's own, and the key's (the
@@ -68,7 +79,7 @@ function lockNames<Job>(writes: KindWrites<Job, unknown, Standing>, job: Job): s
   const { tenantId, lookup } = writes.subjectOf(job);
   const keyed = writes.idempotency?.(job);
   return [
-    `subject:${tenantId}:${lookup}`,
+    subjectLockName(tenantId, lookup),
     ...(writes.locks?.(job) ?? []),
     ...(keyed ? [idempotencyLockName(tenantId, keyed.key)] : []),
   ];

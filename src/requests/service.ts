@@ -11,10 +11,9 @@ import { addDays } from '../platform/calendar.js';
 import type { Db, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
-import { lockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import { newSalt } from '../proof/index.js';
-import type { ControlContext, Registry } from '../record-kinds/index.js';
+import { type ControlContext, lockSubject, type Registry } from '../record-kinds/index.js';
 import {
   findLiveSubjectRow,
   findSubjectRow,
@@ -117,7 +116,7 @@ export async function openRequest(
   const { timeZone } = await getTenantSettings(db, actor.tenantId);
   const lookup = vault.lookup(actor.tenantId, input.customerId);
   return db.transaction().execute(async (trx) => {
-    await lockKey(trx, `subject:${actor.tenantId}:${lookup}`);
+    await lockSubject(trx, actor.tenantId, lookup);
     const now = nowIso();
     const subject = await subjectFor(trx, vault, actor.tenantId, input.customerId, lookup, now);
     const id = newId();
@@ -368,7 +367,7 @@ async function subjectFor(
 async function lockedSubject(trx: Trx, tenantId: string, subjectId: string) {
   const row = await findSubjectRow(trx, tenantId, subjectId);
   if (!row?.lookup || !row.wrapped_key || !row.salt) return undefined;
-  await lockKey(trx, `subject:${tenantId}:${row.lookup}`);
+  await lockSubject(trx, tenantId, row.lookup);
   return row;
 }
 
