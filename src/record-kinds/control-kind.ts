@@ -22,7 +22,7 @@ import {
 } from './control-repository.js';
 import { controlEventData } from './event-schemas.js';
 import type { KindWrites, OpenedPersonal, ReceiptRoute, RecordKind, Replayed } from './kind.js';
-import { controlReceipt, type LogProof } from './receipt-schemas.js';
+import { controlReceipt, customerRecordOpening, type LogProof } from './receipt-schemas.js';
 
 /**
  * Who made a change: kept with it as evidence, as a decision's. Either an API key, or a
@@ -321,24 +321,6 @@ export function controlKind(spec: ControlSpec) {
     };
   }
 
-  /**
-   * What opens a control's leaf: the customer and the evidence, a back-office user's id when one
-   * made it; null once the customer was erased.
-   */
-  function opening(change: ControlChangeRow, personal: OpenedPersonal) {
-    if (!personal) return null;
-    return {
-      customer_id: personal.personal.customer_id,
-      subject_salt: personal.salt,
-      evidence_salt: change.evidence_salt,
-      ip: personal.personal.ip,
-      user_agent: personal.personal.user_agent,
-      api_key_id: change.api_key_id,
-      ...(change.user_id ? { user_id: change.user_id } : {}),
-      ...(personal.personal.via === 'preference-centre' ? { via: 'preference-centre' } : {}),
-    };
-  }
-
   /** A change as a customer's history lists it. */
   const entryOf = (row: ControlChangeRow) => ({
     type: format.section,
@@ -378,7 +360,7 @@ export function controlKind(spec: ControlSpec) {
           customer_id: personal?.personal.customer_id ?? null,
         },
         ...proof,
-        opening: opening(change, personal),
+        opening: customerRecordOpening(change, personal),
       }),
     },
     evidence: { list: statements.subjectChanges },

@@ -59,6 +59,7 @@ export { publishedOnLeaf } from './kind.js';
 export {
   ControlOpening,
   customerOpeningFields,
+  customerRecordOpening,
   type LogProof,
   logProof,
   Via,

@@ -5,6 +5,7 @@
  */
 import { type Static, type TProperties, Type } from 'typebox';
 import type { LeafFormat } from '../proof/index.js';
+import type { OpenedPersonal } from './kind.js';
 
 const Base64Hash = Type.String({ description: 'SHA-256, base64', pattern: '^[A-Za-z0-9+/]{43}=$' });
 
@@ -132,4 +133,27 @@ export function controlReceipt(
     ...logProof(format.header),
     opening: ControlOpening,
   });
+}
+
+/**
+ * What opens a customer's record's leaf, as its receipt states it: the customer and the
+ * evidence with their salts, the key or the back-office user who made it, `via` when the
+ * preference centre did; null once the customer was erased. It must open what
+ * `customerOpening` (src/proof) checks.
+ */
+export function customerRecordOpening(
+  record: { evidence_salt: string; api_key_id: string | null; user_id: string | null },
+  personal: OpenedPersonal,
+) {
+  if (!personal) return null;
+  return {
+    customer_id: personal.personal.customer_id,
+    subject_salt: personal.salt,
+    evidence_salt: record.evidence_salt,
+    ip: personal.personal.ip,
+    user_agent: personal.personal.user_agent,
+    api_key_id: record.api_key_id,
+    ...(record.user_id ? { user_id: record.user_id } : {}),
+    ...(personal.personal.via === 'preference-centre' ? { via: 'preference-centre' } : {}),
+  };
 }

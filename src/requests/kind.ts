@@ -10,6 +10,7 @@ import { requestLeafFormat } from '../proof/index.js';
 import {
   ControlOpening,
   CustomerIdOrNull,
+  customerRecordOpening,
   EventActor,
   EventDateTime,
   type EventPayload,
@@ -88,20 +89,6 @@ const stepEvent = (summary: string): EventPayload => ({
   ),
 });
 
-const stepOpening = (row: RequestStepRow, personal: OpenedPersonal) =>
-  personal
-    ? {
-        customer_id: personal.personal.customer_id,
-        subject_salt: personal.salt,
-        evidence_salt: row.evidence_salt,
-        ip: personal.personal.ip,
-        user_agent: personal.personal.user_agent,
-        api_key_id: row.api_key_id,
-        ...(row.user_id ? { user_id: row.user_id } : {}),
-        ...(personal.personal.via === 'preference-centre' ? { via: 'preference-centre' } : {}),
-      }
-    : null;
-
 export const requestStepsKind = {
   name: 'request-step',
   records: {
@@ -153,7 +140,7 @@ export const requestStepsKind = {
         customer_id: personal?.personal.customer_id ?? null,
       },
       ...proof,
-      opening: stepOpening(row, personal),
+      opening: customerRecordOpening(row, personal),
     }),
   },
   evidence: { list: subjectSteps },
