@@ -123,7 +123,7 @@ describe.each(stores)('data-subject requests in the back-office on $name', (stor
       reason: '',
     });
     expect(missing.statusCode).toBe(400);
-    expect(textOf(missing.body)).toContain('reason: required to refuse.');
+    expect(textOf(missing.body)).toContain('reason: required to refuse');
     const refused = await admin.submit(path, `${path}/decision`, {
       step: 'refused',
       ground: 'compelling_legitimate_grounds',

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { keepFlash, listTeam, takeFlash } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
+import { uuidPattern } from '../../platform/ids.js';
 import {
   addRequestNote,
   assignRequest,
@@ -19,7 +20,7 @@ import {
 } from '../../requests/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { auditBy, sessionTokenOf, tenantOf } from '../web/context.js';
-import { parseForm, queryOf } from '../web/forms.js';
+import { parseForm, queryOf, refusalOf } from '../web/forms.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { AssignForm, NoteForm, OpenForm, StepForm } from './schemas.js';
 import { requestQueue as queueView, requestPage } from './views.js';
@@ -41,7 +42,7 @@ const notices: Record<string, string> = {
   noted: 'Note added.',
 };
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const uuid = new RegExp(uuidPattern);
 
 /** The signed-in user, as a step's evidence and the audit log keep them. */
 function userActor(request: FastifyRequest): RequestActor & {
@@ -57,15 +58,6 @@ function userActor(request: FastifyRequest): RequestActor & {
     ip: request.ip,
     userAgent: request.headers['user-agent'] ?? null,
   };
-}
-
-/** A refusal of the service (a step the request cannot take, a field missing) as page errors. */
-function messagesOf(error: unknown): string[] | undefined {
-  if (!(error instanceof AppError) || (error.status !== 400 && error.status !== 409)) {
-    return undefined;
-  }
-  const details = error.details?.map((d) => `${d.field}: ${d.issue}.`) ?? [];
-  return details.length > 0 ? details : [error.message];
 }
 
 /**
@@ -190,9 +182,9 @@ export async function requestPageRoutes(
           fulfil,
         );
       } catch (error) {
-        const messages = messagesOf(error);
-        if (!messages || (error as AppError).status === 404) throw error;
-        return showRequest(request, reply, messages);
+        const refusal = refusalOf(error, {});
+        if (!refusal) throw error;
+        return showRequest(request, reply, refusal.form);
       }
       if (made.delivery) {
         // The link is shown once, on the page the user is sent to, and kept nowhere else.
@@ -250,9 +242,9 @@ export async function requestPageRoutes(
       try {
         await addRequestNote(db, vault, userActor(request), request.params.id, body);
       } catch (error) {
-        const messages = messagesOf(error);
-        if (!messages) throw error;
-        return showRequest(request, reply, messages);
+        const refusal = refusalOf(error, {});
+        if (!refusal) throw error;
+        return showRequest(request, reply, refusal.form);
       }
       return redirectTo(reply, `/requests/${request.params.id}?notice=noted`);
     },
