@@ -84,8 +84,3 @@ export function instantOfWallTime(wallAsUtc: number, zone: string): number {
   const guess = wallAsUtc - offsetAt(wallAsUtc, zone);
   return wallAsUtc - offsetAt(guess, zone);
 }
-
-/** The instant (ISO 8601 UTC) the day after `day` starts in the zone: where `day` ends. */
-export function startOfNextDay(day: string, zone: string): string {
-  return startOfDayIn(day, zone, 1);
-}

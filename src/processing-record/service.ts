@@ -8,13 +8,13 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import { tenantChannels } from '../channels/index.js';
 import { listPartners } from '../partners/index.js';
-import { startOfNextDay } from '../platform/calendar.js';
+import { startOfDayIn } from '../platform/calendar.js';
 import type { Db, Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
 import { templatesLiveAt } from '../publications/index.js';
 import { type Refusal, refusalsBy } from '../requests/index.js';
-import { dataCategoriesOf, getTemplateByCode, listTemplates } from '../templates/index.js';
+import { dataCategoriesOf, listTemplates } from '../templates/index.js';
 import { getTenantSettings } from '../tenants/index.js';
 import { findFields, saveFields } from './repository.js';
 
@@ -83,15 +83,14 @@ export async function processingRecord(
   day: string,
 ): Promise<ProcessingRecord> {
   const { timeZone } = await getTenantSettings(db, tenant.id);
-  const end = startOfNextDay(day, timeZone);
+  const end = startOfDayIn(day, timeZone, 1);
   const at = new Date(Date.parse(end) - 1).toISOString();
   const live = await templatesLiveAt(db, tenant.id, at);
   const partners = new Map((await listPartners(db, tenant.id)).map((p) => [p.code, p]));
   const activities: Activity[] = [];
-  for (const summary of await listTemplates(db, tenant.id)) {
-    const published = live.get(summary.id);
+  for (const template of await listTemplates(db, tenant.id)) {
+    const published = live.get(template.id);
     if (!published) continue;
-    const template = await getTemplateByCode(db, tenant.id, summary.code);
     const categories = dataCategoriesOf(template);
     activities.push({
       template_code: template.code,

@@ -172,6 +172,8 @@ export interface TemplateSummaryRow {
   archived_at: string | null;
   /** JSON array of the sensitive data categories it covers; null: none. */
   data_categories: string | null;
+  /** How long a consent to it lasts, in months; null: until withdrawn. */
+  validity_months: number | null;
   /** Drafts and versions under review. */
   draft_count: number;
 }
@@ -217,6 +219,7 @@ export async function listTemplateSummaries(
       't.description',
       't.created_at',
       't.data_categories',
+      't.validity_months',
       'v.version as latest_version',
       'v.tag as latest_tag',
       'v.published_at as latest_published_at',
@@ -232,6 +235,7 @@ export async function listTemplateSummaries(
   return rows.map((row) => ({
     ...row,
     latest_version: row.latest_version === null ? null : Number(row.latest_version),
+    validity_months: row.validity_months === null ? null : Number(row.validity_months),
     draft_count: Number(row.draft_count ?? 0),
   }));
 }
