@@ -33,7 +33,7 @@ const subjects: Record<Reminder, string> = {
 };
 
 /** How many requests a pass looks at, at most (the most urgent first). */
-const perPass = 500;
+const requestsPerPass = 500;
 
 /**
  * One pass: every open request due within a week (a day more, for the zones east of UTC) whose
@@ -45,6 +45,7 @@ export async function remindDueRequests(
   mailer: Mailer,
   pages: (requestId: string) => string,
   now = nowIso(),
+  perPass = requestsPerPass,
 ): Promise<number> {
   const zones = new Map<string, string>();
   let sent = 0;

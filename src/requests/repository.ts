@@ -204,15 +204,30 @@ export async function useDelivery(db: Executor, id: string, now: string): Promis
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Open requests of every tenant due on or before `day` (`YYYY-MM-DD`), the most urgent first. */
+/**
+ * Open requests of every tenant due on or before `day` (`YYYY-MM-DD`), the most urgent first,
+ * but those told they are overdue already: nothing more is sent of them, and they would
+ * otherwise fill every pass's `limit` before the requests still to be reminded of.
+ */
 export function openRequestsDueBy(db: Executor, day: string, limit: number) {
   return db
-    .selectFrom('subject_requests')
-    .selectAll()
-    .where('closed_at', 'is', null)
-    .where('due_on', '<=', day)
-    .orderBy('due_on')
-    .orderBy('id')
+    .selectFrom('subject_requests as r')
+    .selectAll('r')
+    .where('r.closed_at', 'is', null)
+    .where('r.due_on', '<=', day)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('request_reminders as m')
+            .select('m.request_id')
+            .whereRef('m.tenant_id', '=', 'r.tenant_id')
+            .whereRef('m.request_id', '=', 'r.id')
+            .where('m.reminder', '=', 'overdue'),
+        ),
+      ),
+    )
+    .orderBy('r.due_on')
+    .orderBy('r.id')
     .limit(limit)
     .execute();
 }

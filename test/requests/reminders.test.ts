@@ -127,3 +127,61 @@ describe.each(stores)('reminders of requests due on $name', (store) => {
     expect(smtp.received.filter((m) => m.text.includes(closed))).toEqual([]);
   });
 });
+
+describe.each(stores)('a pass of reminders on $name', (store) => {
+  let t: TestApp;
+  let a: SeededTenant;
+  let smtp: SmtpListener;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    // No SMTP_URL: the app runs no pass of its own; the test runs them.
+    t = await startTestApp(store);
+    a = await seedTenant(t.db);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it('looking at one request at a time, it still reaches the next past one told it is overdue', async () => {
+    const requester = {
+      tenantId: a.tenant.id,
+      apiKeyId: a.apiKey.id,
+      userId: null,
+      ip: '192.0.2.9',
+      userAgent: null,
+    };
+    const dueIn = async (customer: string, days: number) => {
+      const { request } = await openRequest(t.db, t.vault, requester, {
+        customerId: customer,
+        kind: 'access',
+      });
+      const due = new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+      await t.db
+        .updateTable('subject_requests')
+        .set({ due_on: due })
+        .where('id', '=', request.id)
+        .execute();
+      return request.id;
+    };
+    const mailer = createMailer({ smtpUrl: smtp.url, mailFrom: 'test <t@example.test>' });
+    if (!mailer) throw new Error('no mailer');
+    try {
+      const late = await dueIn('pass-late', -10);
+      expect(await remindDueRequests(t.db, mailer, (id) => id, undefined, 1)).toBe(1);
+      const next = await dueIn('pass-next', 3);
+      // The overdue one, the most urgent, is told already: the pass of one reaches the next.
+      expect(await remindDueRequests(t.db, mailer, (id) => id, undefined, 1)).toBe(1);
+      expect(await remindDueRequests(t.db, mailer, (id) => id, undefined, 1)).toBe(0);
+      expect(
+        smtp.received.map((m) => [m.subject, m.text.includes(late), m.text.includes(next)]),
+      ).toEqual([
+        ['A data-subject request is overdue', true, false],
+        ['A data-subject request is due in 7 days', false, true],
+      ]);
+    } finally {
+      mailer.close();
+    }
+  });
+});
