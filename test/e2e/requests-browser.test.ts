@@ -9,6 +9,7 @@ import { unzipSync } from 'fflate';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capture, launchChromium, watch } from '../backoffice/browser.js';
+import { daysFrom, daysLeftSeen } from '../helpers/days.js';
 import {
   freePort,
   makeTempStore,
@@ -106,7 +107,16 @@ describe.each(journey)('a data-subject request in Chromium on $name', (testStore
         .poll(() => page.getByRole('heading', { level: 1 }).textContent())
         .toBe('Data-subject requests');
       const row = page.getByRole('row').filter({ hasText: customer });
-      await expect.poll(() => row.textContent()).toContain('30 days left');
+      // Due 30 days after the day it came in (the tenant's zone is UTC); its days left as of the
+      // day the page was read, whichever side of midnight that fell on.
+      await expect.poll(() => row.textContent()).toMatch(/\d+ days left/);
+      const shown = (await row.textContent()) ?? '';
+      const [, received, due, left] =
+        /(\d{4}-\d{2}-\d{2}) \d{2}:\d{2}:\d{2} UTC\s*(\d{4}-\d{2}-\d{2})\s*(\d+) days left/.exec(
+          shown,
+        ) ?? [];
+      expect(daysFrom(received ?? '', due ?? '')).toBe(30);
+      expect(daysLeftSeen(due ?? '', received ?? '', 0)).toContain(Number(left));
       await expect.poll(() => row.textContent()).toContain('Access');
       await capture(page, `${testStore.name}-request-queue`);
 
