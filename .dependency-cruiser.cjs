@@ -15,6 +15,7 @@ const features = [
   'audit-trail',
   'channels',
   'cookie-database',
+  'cookie-scanner',
   'cookies',
   'decision-log',
   'decisions',
@@ -62,6 +63,7 @@ const layers = [
     'preference-centre',
     'requests',
     'processing-record',
+    'cookie-scanner',
   ],
   ['backoffice', 'preference-page', 'cli', 'write-path', 'app'],
 ];

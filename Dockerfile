@@ -23,10 +23,17 @@ RUN npm run build:service
 RUN rm dist/.tsbuildinfo
 
 FROM base AS deps
-# The production tree only; `prepare` (the build) needs the dev tools, and is done above.
-RUN npm ci --omit=dev --ignore-scripts --workspaces=false && npm rebuild better-sqlite3
+# The production tree only; `prepare` (the build) needs the dev tools, and is done above. The
+# optional packaged Chromium is left out: the image has Debian's (below).
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --workspaces=false \
+  && npm rebuild better-sqlite3
 
 FROM node:22-bookworm-slim
+# Debian's Chromium, kept patched by the distribution: the cookie scanner's browser
+# (docs/cookie-scans.md), at /usr/bin/chromium.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends chromium \
+  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
   HOST=0.0.0.0 \
   PORT=3000 \

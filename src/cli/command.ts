@@ -26,7 +26,11 @@ export interface CommandEntry {
    * What makes its result a failure, said on stderr with exit 1 (the JSON result still goes to
    * stdout, for a program to read); undefined when it succeeded.
    */
-  failure?: (result: unknown) => string | undefined;
+  failure?: (result: unknown, options: Options) => string | undefined;
+  /** The exit code a failure is said with (1 unless said). */
+  failureCode?: number;
+  /** Options that take no value (`--json`): given, they read `'true'`. */
+  flags?: string[];
   /** Its result is a sequence, printed as JSON lines (one object per line). */
   lines?: boolean;
 }

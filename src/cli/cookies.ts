@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { currentCookieDatabase, refreshCookieDatabase } from '../cookie-database/index.js';
+import { runScan, type ScanResult, scanHistory } from '../cookie-scanner/index.js';
 import {
   cookieDecisions,
   createConfiguration,
@@ -120,6 +123,48 @@ export const cookieCommands: Commands = {
       return eraseCookieVisitor(db, vault, registry, tenantId, required(o, 'visitor'), commandLine);
     },
   },
+  'cookie scan': {
+    options: ['tenant', 'system', 'url', 'pages'],
+    flags: ['fail-on-violation', 'json'],
+    failureCode: 3,
+    failure: (result, o) => {
+      const { violations } = result as ScanResult;
+      if (o['fail-on-violation'] !== 'true' || violations.length === 0) return undefined;
+      return `The scan found ${violations.length} violation${violations.length === 1 ? '' : 's'}.`;
+    },
+    run: async (db, o, config) => {
+      const { tenantId } = await as(db, o);
+      return runScan(db, config.cookieScans, config.publicBaseUrl, {
+        tenantId,
+        system: required(o, 'system'),
+        urls: values(o, 'url'),
+        pages: pagesOption(o),
+        trigger: 'command-line',
+        actor: commandLine.actor,
+      });
+    },
+  },
+  'cookie scans': {
+    options: ['tenant', 'system'],
+    run: async (db, o) => {
+      const { tenantId } = await as(db, o);
+      return { scans: await scanHistory(db, tenantId, required(o, 'system')) };
+    },
+  },
+  'cookie database show': {
+    options: [],
+    run: async (db) => {
+      const { database: _database, ...copy } = await currentCookieDatabase(db);
+      return copy;
+    },
+  },
+  'cookie database refresh': {
+    options: ['file', 'source'],
+    run: async (db, o) => {
+      const file = required(o, 'file');
+      return refreshCookieDatabase(db, readCsv(file), o.source ?? basename(file));
+    },
+  },
   'cookie decisions': {
     options: ['tenant', 'system'],
     lines: true,
@@ -129,6 +174,22 @@ export const cookieCommands: Commands = {
     },
   },
 };
+
+/** The number `--pages` says, or undefined; a usage error for anything but digits. */
+function pagesOption(options: Options): number | undefined {
+  const text = options.pages;
+  if (text === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(text)) throw new UsageError('--pages is a whole number.');
+  return Number(text);
+}
+
+function readCsv(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--file: ${(error as Error).message}`);
+  }
+}
 
 function readContent(file: string): unknown {
   try {

@@ -104,6 +104,16 @@ const usage = `Usage: consent-service <command> [options]
                                           (V: the id their browser kept); their choices stay
   cookie decisions --tenant A --system SCOPE
                                           the visitors' choices, one JSON object per line
+  cookie scan --tenant A --system SCOPE [--url URL ...] [--pages N] [--fail-on-violation]
+              [--json]                    crawl the system's site (or URL) in Chromium before
+                                          any choice, after Accept all and after Reject all;
+                                          prints the cookies, hosts and violations found; with
+                                          --fail-on-violation, exits 3 when there is one
+  cookie scans --tenant A --system SCOPE  the system's scans, newest first
+  cookie database show                    the Open Cookie Database copy in use
+  cookie database refresh --file F [--source S]
+                                          use F (the database's CSV) from now on, on every
+                                          instance, in place of the copy pinned with the release
   verify-receipt FILE --key VKEY [--origin O] [--witness WKEY ...] [--quorum N]
                  [--tsa-ca ROOTS.pem]
                   check a decision receipt offline (VKEY: the verifier key, or a file
@@ -314,6 +324,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const options = parse(
       single ? [second, ...rest].filter((a) => a !== undefined) : threeWords ? rest.slice(1) : rest,
       command.options,
+      command.flags,
     );
     // Every command that takes --tenant acts in that tenant: a missing one is a usage error, said
     // before the store (or its data key) is touched, whatever else is wrong.
@@ -337,13 +348,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
           return;
         }
         io.stdout(`${JSON.stringify(result)}\n`);
-        failure = command.failure?.(result);
+        failure = command.failure?.(result, options);
       },
       !command.migratesItself,
     );
     if (failure === undefined) return 0;
     io.stderr(`${failure}\n`);
-    return 1;
+    return command.failureCode ?? 1;
   } catch (error) {
     io.stderr(`${await describe(error)}\n`);
     if (error instanceof UsageError) io.stderr(`\n${usage}\n`);
@@ -357,19 +368,22 @@ async function kinds(): Promise<Registry> {
 }
 
 /** Options that may be given more than once: each is kept, in order. */
-const repeatable = new Set(['variant', 'origin']);
+const repeatable = new Set(['variant', 'origin', 'url']);
 
-function parse(args: string[], names: string[]): Options {
+function parse(args: string[], names: string[], flags: string[] = []): Options {
   try {
     const { values } = parseArgs({
       args,
-      options: Object.fromEntries(
-        names.map((n) => [n, { type: 'string' as const, multiple: repeatable.has(n) }]),
-      ),
+      options: Object.fromEntries([
+        ...names.map((n) => [n, { type: 'string' as const, multiple: repeatable.has(n) }]),
+        ...flags.map((n) => [n, { type: 'boolean' as const }]),
+      ]),
       strict: true,
       allowPositionals: false,
     });
-    return values as Options;
+    return Object.fromEntries(
+      Object.entries(values).map(([k, v]) => [k, v === true ? 'true' : v]),
+    ) as Options;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

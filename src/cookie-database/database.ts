@@ -4,7 +4,6 @@
  * Parsed once with `csv-parse`; a name is matched exactly, else by the longest prefix among the
  * entries marked a wildcard match (`_ga_` for `_ga_ABC123`).
  */
-import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 
 /** The banner categories a database entry falls in (src/cookies' `necessary` and standard four). */
@@ -105,17 +104,4 @@ export function readCookieDatabase(text: string): CookieDatabase {
       return exact.get(name) ?? prefixes.find((p) => p.name !== '' && name.startsWith(p.name));
     },
   };
-}
-
-let pinned: CookieDatabase | undefined;
-
-/** The copy pinned with the service (vendor/open-cookie-database), read once. */
-export function pinnedCookieDatabase(): CookieDatabase {
-  pinned ??= readCookieDatabase(
-    readFileSync(
-      new URL('../../vendor/open-cookie-database/open-cookie-database.csv', import.meta.url),
-      'utf8',
-    ),
-  );
-  return pinned;
 }

@@ -3,6 +3,11 @@ export {
   type CookieCategory,
   type CookieDatabase,
   type KnownCookie,
-  pinnedCookieDatabase,
   readCookieDatabase,
 } from './database.js';
+export {
+  type CookieDatabaseCopy,
+  currentCookieDatabase,
+  pinnedCookieDatabase,
+  refreshCookieDatabase,
+} from './store.js';

@@ -73,6 +73,15 @@ const EnvSchema = Type.Object({
     maximum: 86_400_000,
     default: 900_000,
   }),
+  // The cookie scanner's browser and bounds (docs/cookie-scans.md).
+  CHROMIUM_PATH: Type.Optional(Type.String({ minLength: 1 })),
+  COOKIE_SCAN_PAGE_TIMEOUT_MS: Type.Integer({ minimum: 1_000, maximum: 120_000, default: 15_000 }),
+  COOKIE_SCAN_TIME_LIMIT_MS: Type.Integer({
+    minimum: 5_000,
+    maximum: 3_600_000,
+    default: 300_000,
+  }),
+  COOKIE_SCAN_HOST_RULES: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   MAIL_FROM: Type.String({
     minLength: 3,
     maxLength: 320,
@@ -222,6 +231,7 @@ export interface Config {
   readonly mailFrom: string;
   /** How often each instance looks for data-subject requests due soon, to remind of them. */
   readonly requestReminderIntervalMs: number;
+  readonly cookieScans: CookieScanSettings;
   /** `/metrics` answers a request bearing this token (`Authorization: Bearer`). */
   readonly metricsToken: string | undefined;
   /** `/metrics` answers a request from these addresses or CIDR subnets; none: any address. */
@@ -229,6 +239,18 @@ export interface Config {
   /** Traces are exported (OpenTelemetry); the SDK is loaded only then. */
   readonly tracing: boolean;
   readonly webhooks: WebhookSettings;
+}
+
+/** How the cookie scanner runs its browser, and for how long (docs/cookie-scans.md). */
+export interface CookieScanSettings {
+  /** A Chromium to run, or `packaged`; none: the system's /usr/bin/chromium, else the packaged one. */
+  readonly chromiumPath: string | undefined;
+  /** How long one page may take to load and settle in one phase. */
+  readonly pageTimeoutMs: number;
+  /** How long a whole scan may take; the pages not reached by then are reported, not scanned. */
+  readonly timeLimitMs: number;
+  /** Chromium's `--host-resolver-rules`: a staging host scanned under its real name. */
+  readonly hostRules: string | undefined;
 }
 
 /** How webhooks are delivered (docs/webhooks.md). */
@@ -340,6 +362,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: parsed.SMTP_URL,
     mailFrom: parsed.MAIL_FROM,
     requestReminderIntervalMs: parsed.REQUEST_REMINDER_INTERVAL_MS,
+    cookieScans: Object.freeze({
+      chromiumPath: parsed.CHROMIUM_PATH,
+      pageTimeoutMs: parsed.COOKIE_SCAN_PAGE_TIMEOUT_MS,
+      timeLimitMs: parsed.COOKIE_SCAN_TIME_LIMIT_MS,
+      hostRules: parsed.COOKIE_SCAN_HOST_RULES,
+    }),
     metricsToken: parsed.METRICS_TOKEN,
     metricsAllow:
       parsed.METRICS_ALLOW === undefined

@@ -51,6 +51,7 @@ import * as subjectRequests from './migrations/0036-subject-requests.js';
 import * as requestDeliveries from './migrations/0037-request-deliveries.js';
 import * as processingRecord from './migrations/0038-processing-record.js';
 import * as requestReminders from './migrations/0039-request-reminders.js';
+import * as cookieScans from './migrations/0040-cookie-scans.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -109,6 +110,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0037-request-deliveries': requestDeliveries,
     '0038-processing-record': processingRecord,
     '0039-request-reminders': requestReminders,
+    '0040-cookie-scans': cookieScans,
   };
 }
 

@@ -71,6 +71,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0037-request-deliveries',
       '0038-processing-record',
       '0039-request-reminders',
+      '0040-cookie-scans',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -19,8 +19,8 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0039-request-reminders',
-  tables: ['request_reminders'],
+  name: '0040-cookie-scans',
+  tables: ['cookie_database', 'cookie_scans'],
   columns: [] as Array<{ table: string; column: string }>,
 };
 

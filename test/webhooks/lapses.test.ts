@@ -199,6 +199,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0037-request-deliveries',
       '0038-processing-record',
       '0039-request-reminders',
+      '0040-cookie-scans',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

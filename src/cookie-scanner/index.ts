@@ -1,0 +1,16 @@
+/** The public surface of `src/cookie-scanner/`: what other folders may import (its README says what the folder is for). */
+export type { Phase } from './crawl.js';
+export type { ScanChanges, ScanFindings, Violation } from './findings.js';
+export {
+  defaultPages,
+  finishScan,
+  getScan,
+  maxPages,
+  runScan,
+  type ScanOrder,
+  type ScanResult,
+  type ScanTrigger,
+  type ScanView,
+  scanHistory,
+  startScan,
+} from './service.js';

@@ -1,0 +1,35 @@
+import type { Selectable } from 'kysely';
+
+/** One scan of a cookie system (migration 0040); its findings are kept once it is done. */
+export interface CookieScansTable {
+  tenant_id: string;
+  id: string;
+  system_id: string;
+  /** `running`, `done`, `failed`, or `interrupted` (its instance stopped before it finished). */
+  status: string;
+  /** `command-line`, `back-office` or `schedule`. */
+  trigger: string;
+  /** Who started it: a back-office user's id, `command line` or `schedule`. */
+  actor: string;
+  /** JSON array of the URLs it started from. */
+  urls: string;
+  pages_limit: number;
+  started_at: string;
+  finished_at: string | null;
+  violations: number;
+  /** Cookies and hosts new since the scan before, and those gone. */
+  changes: number;
+  /** JSON: the findings (`ScanFindings`), once done. */
+  result: string | null;
+  /** Why it failed, in words. */
+  error: string | null;
+}
+
+export type CookieScanRow = Selectable<CookieScansTable>;
+
+declare module '../platform/database.js' {
+  /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
+  interface Database {
+    cookie_scans: CookieScansTable;
+  }
+}
