@@ -23,6 +23,7 @@ import { backoffice } from '../backoffice/plugin.js';
 import { type ChannelChangeOutcome, channelChanges } from '../channels/index.js';
 import { channelRoutes } from '../channels/routes.js';
 import { consentStatusRoutes } from '../consent-status/routes.js';
+import { runDueScans, scanPageUrl, scanRunner } from '../cookie-scanner/index.js';
 import { cookieDecisionApiRoutes } from '../cookies/api-routes.js';
 import {
   type CookieChoiceJob,
@@ -446,6 +447,33 @@ export async function buildApp(
     });
     app.addHook('onClose', async () => reminders?.stop());
   }
+  // Cookie scans (docs/cookie-scans.md): those started from the back-office run in the
+  // background here; those on a schedule by a pass every instance runs (the first to take a due
+  // schedule scans). A flagged scan tells the webhooks and, with SMTP_URL, the system's editors.
+  const scanTeller = {
+    mailer: pageMailer,
+    page: (scope: string, id: string) => scanPageUrl(config.publicBaseUrl, scope, id),
+  };
+  const scans = scanRunner(db, config.cookieScans, config.publicBaseUrl, scanTeller, (error) =>
+    app.log.error({ err: error }, 'a cookie scan failed'),
+  );
+  let scheduledScans: Periodic | undefined;
+  app.addHook('onReady', async () => {
+    scheduledScans = startPeriodic(
+      config.cookieScans.scheduleIntervalMs,
+      async () =>
+        void (await runDueScans(db, scans, (error) =>
+          app.log.error({ err: error }, 'a scheduled cookie scan failed'),
+        )),
+      (error) =>
+        app.log.error({ err: error }, 'looking for scheduled cookie scans failed; retrying'),
+    );
+  });
+  // A scan takes minutes: a stop waits for none, and marks those running here interrupted.
+  app.addHook('onClose', async () => {
+    void scheduledScans?.stop();
+    await scans.close();
+  });
   await app.register(preferencePage, {
     writers: {
       db,
@@ -471,6 +499,7 @@ export async function buildApp(
     kick: () => writers.integrator().kick(),
     outside,
     flushRefusedOrigins: () => refusedOrigins.flush(),
+    scans,
     decisions: { writer: decisionWriter, catalog },
   });
   if (metrics) {

@@ -5,6 +5,7 @@
  * the back-office, and of the receipt routes.
  */
 import { channelChanges } from '../channels/index.js';
+import { cookieScanEvents } from '../cookie-scanner/index.js';
 import { cookieChoices } from '../cookies/index.js';
 import { decisions } from '../decisions/index.js';
 import { tombstones } from '../erasure/index.js';
@@ -25,4 +26,5 @@ export const registry = defineRegistry(import.meta.url, [
   preferenceCodes,
   publications,
   requestStepsKind,
+  cookieScanEvents,
 ]);

@@ -10,6 +10,7 @@ import {
   keepFlash,
 } from '../accounts/index.js';
 import type { ChannelChangeWriter } from '../channels/index.js';
+import type { ScanRunner } from '../cookie-scanner/index.js';
 import type { OutsideProofs } from '../decision-log/index.js';
 import type { PartnerBlockWriter } from '../partner-blocks/index.js';
 import type { Config } from '../platform/config.js';
@@ -74,6 +75,8 @@ export interface BackofficeOptions {
   flushRefusedOrigins: () => Promise<void>;
   /** Records the withdrawals a withdrawal or objection request done makes (the hot path's writer). */
   decisions: DecisionPath;
+  /** Runs the cookie scans started from a system's page, in the background. */
+  scans: ScanRunner;
 }
 
 /**
@@ -95,6 +98,7 @@ export async function backoffice(
     outside,
     flushRefusedOrigins,
     decisions,
+    scans,
   }: BackofficeOptions,
 ) {
   // `__Host-` cookies are sent only over TLS, to this host, for every path: no subdomain can set
@@ -256,6 +260,7 @@ export async function backoffice(
             registry,
             publicBaseUrl: config.publicBaseUrl,
             flushRefusedOrigins,
+            scans,
           });
           await tenantPages.register(exportRoutes, { db, vault, registry });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });

@@ -31,6 +31,8 @@ export interface CommandEntry {
   failureCode?: number;
   /** Options that take no value (`--json`): given, they read `'true'`. */
   flags?: string[];
+  /** Its options that may be given more than once (`--url` of `cookie scan`). */
+  repeatable?: string[];
   /** Its result is a sequence, printed as JSON lines (one object per line). */
   lines?: boolean;
 }

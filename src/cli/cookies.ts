@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { currentCookieDatabase, refreshCookieDatabase } from '../cookie-database/index.js';
-import { runScan, type ScanResult, scanHistory } from '../cookie-scanner/index.js';
+import { runScan, type ScanResult, scanHistory, scanPageUrl } from '../cookie-scanner/index.js';
 import {
   cookieDecisions,
   createConfiguration,
@@ -15,6 +15,7 @@ import {
   unpublishConfiguration,
 } from '../cookies/index.js';
 import type { Db } from '../platform/db.js';
+import { createMailer } from '../platform/mail.js';
 import { getTenantByAlias } from '../tenants/index.js';
 import {
   type Commands,
@@ -126,6 +127,7 @@ export const cookieCommands: Commands = {
   'cookie scan': {
     options: ['tenant', 'system', 'url', 'pages'],
     flags: ['fail-on-violation', 'json'],
+    repeatable: ['url'],
     failureCode: 3,
     failure: (result, o) => {
       const { violations } = result as ScanResult;
@@ -134,14 +136,30 @@ export const cookieCommands: Commands = {
     },
     run: async (db, o, config) => {
       const { tenantId } = await as(db, o);
-      return runScan(db, config.cookieScans, config.publicBaseUrl, {
-        tenantId,
-        system: required(o, 'system'),
-        urls: values(o, 'url'),
-        pages: pagesOption(o),
-        trigger: 'command-line',
-        actor: commandLine.actor,
-      });
+      // A flagged scan is told as one from the back-office is: webhooks, and e-mail with SMTP_URL.
+      const mailer = createMailer(config);
+      try {
+        return await runScan(
+          db,
+          config.cookieScans,
+          config.publicBaseUrl,
+          {
+            tenantId,
+            system: required(o, 'system'),
+            urls: values(o, 'url'),
+            pages: pagesOption(o),
+            trigger: 'command-line',
+            actor: commandLine.actor,
+            auditedAs: commandLine,
+          },
+          {
+            mailer,
+            page: (scope, id) => scanPageUrl(config.publicBaseUrl, scope, id),
+          },
+        );
+      } finally {
+        mailer?.close();
+      }
     },
   },
   'cookie scans': {

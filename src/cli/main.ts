@@ -325,6 +325,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       single ? [second, ...rest].filter((a) => a !== undefined) : threeWords ? rest.slice(1) : rest,
       command.options,
       command.flags,
+      command.repeatable,
     );
     // Every command that takes --tenant acts in that tenant: a missing one is a usage error, said
     // before the store (or its data key) is touched, whatever else is wrong.
@@ -368,14 +369,23 @@ async function kinds(): Promise<Registry> {
 }
 
 /** Options that may be given more than once: each is kept, in order. */
-const repeatable = new Set(['variant', 'origin', 'url']);
+const repeatable = new Set(['variant', 'origin']);
 
-function parse(args: string[], names: string[], flags: string[] = []): Options {
+function parse(
+  args: string[],
+  names: string[],
+  flags: string[] = [],
+  /** The command's own options that may be given more than once, beside those above. */
+  more: string[] = [],
+): Options {
   try {
     const { values } = parseArgs({
       args,
       options: Object.fromEntries([
-        ...names.map((n) => [n, { type: 'string' as const, multiple: repeatable.has(n) }]),
+        ...names.map((n) => [
+          n,
+          { type: 'string' as const, multiple: repeatable.has(n) || more.includes(n) },
+        ]),
         ...flags.map((n) => [n, { type: 'boolean' as const }]),
       ]),
       strict: true,

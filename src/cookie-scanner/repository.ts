@@ -1,25 +1,107 @@
 /** The queries of `cookie_scans`. */
 import type { Executor } from '../platform/db.js';
-import type { CookieScanRow, CookieScansTable } from './table.js';
+import type { CookieScanRow, CookieScanSchedulesTable, CookieScansTable } from './table.js';
 
 export async function insertScan(db: Executor, row: CookieScansTable): Promise<void> {
   await db.insertInto('cookie_scans').values(row).execute();
 }
 
-export async function updateScan(
+/**
+ * Ends a running scan (done, failed, interrupted); a scan already ended stays as it is (one its
+ * instance marked interrupted while stopping is not then called done). Answers whether it ended
+ * it.
+ */
+export async function endScan(
   db: Executor,
   tenantId: string,
   id: string,
   change: Partial<
     Pick<CookieScansTable, 'status' | 'finished_at' | 'violations' | 'changes' | 'result' | 'error'>
   >,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('cookie_scans')
     .set(change)
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The schedule of a system, if it has one. */
+export async function findSchedule(
+  db: Executor,
+  tenantId: string,
+  systemId: string,
+): Promise<CookieScanSchedulesTable | undefined> {
+  return db
+    .selectFrom('cookie_scan_schedules')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('system_id', '=', systemId)
+    .executeTakeFirst();
+}
+
+export async function putSchedule(db: Executor, row: CookieScanSchedulesTable): Promise<void> {
+  await db
+    .insertInto('cookie_scan_schedules')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'system_id']).doUpdateSet((eb) => ({
+        every_days: eb.ref('excluded.every_days'),
+        pages: eb.ref('excluded.pages'),
+        next_at: eb.ref('excluded.next_at'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
     .execute();
+}
+
+export async function deleteSchedule(
+  db: Executor,
+  tenantId: string,
+  systemId: string,
+): Promise<void> {
+  await db
+    .deleteFrom('cookie_scan_schedules')
+    .where('tenant_id', '=', tenantId)
+    .where('system_id', '=', systemId)
+    .execute();
+}
+
+/** Schedules due by `now`, the longest due first. */
+export async function dueSchedules(
+  db: Executor,
+  now: string,
+  limit: number,
+): Promise<CookieScanSchedulesTable[]> {
+  return db
+    .selectFrom('cookie_scan_schedules')
+    .selectAll()
+    .where('next_at', '<=', now)
+    .orderBy('next_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Moves a due schedule on to `next`, if it is still due at `was` (another instance's pass may
+ * have taken it): answers whether this pass took it.
+ */
+export async function takeSchedule(
+  db: Executor,
+  row: CookieScanSchedulesTable,
+  next: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('cookie_scan_schedules')
+    .set({ next_at: next })
+    .where('tenant_id', '=', row.tenant_id)
+    .where('system_id', '=', row.system_id)
+    .where('next_at', '=', row.next_at)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /**

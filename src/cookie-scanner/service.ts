@@ -4,6 +4,7 @@
  * what changed since the scan before. At most one scan of a system runs at a time, across every
  * instance (the store's unique index on a system's `running` scan).
  */
+import { type Actor, recordAudit } from '../audit-trail/index.js';
 import { currentCookieDatabase } from '../cookie-database/index.js';
 import { getConfiguration, getSystem } from '../cookies/index.js';
 import type { CookieScanSettings } from '../platform/config.js';
@@ -15,13 +16,14 @@ import { launchScanBrowser } from './browser.js';
 import { classifier, type DeclaredCategory } from './classify.js';
 import { crawl, pageAddress } from './crawl.js';
 import { changesSince, findingsOf, type ScanChanges, type ScanFindings } from './findings.js';
+import { flagged, type Teller, tellFlagged } from './notify.js';
 import {
+  endScan,
   findScan,
   insertScan,
   interruptStaleScans,
   lastDoneScan,
   listScans,
-  updateScan,
 } from './repository.js';
 import type { CookieScanRow } from './table.js';
 
@@ -42,6 +44,8 @@ export interface ScanOrder {
   trigger: ScanTrigger;
   /** A back-office user's id, `command line` or `schedule`. */
   actor: string;
+  /** Who the audit log names as having started it (`cookie_scan.started`); none for a schedule's. */
+  auditedAs?: Omit<Actor, 'tenantId'>;
 }
 
 /** A scan as the command line and the back-office show it. */
@@ -180,6 +184,15 @@ export async function startScan(
       message: 'A scan of this system is running: wait for it to finish.',
     });
   }
+  if (order.auditedAs) {
+    await recordAudit(db, {
+      ...order.auditedAs,
+      tenantId: order.tenantId,
+      action: 'cookie_scan.started',
+      target: order.system,
+      details: { scan_id: row.id, urls, pages },
+    });
+  }
   return { row, systemId: system.id, origins };
 }
 
@@ -194,6 +207,7 @@ export async function finishScan(
   publicBaseUrl: string,
   started: { row: CookieScanRow; systemId: string },
   scope: string,
+  teller?: Teller,
 ): Promise<ScanResult> {
   const { row } = started;
   const tenantId = row.tenant_id;
@@ -241,11 +255,29 @@ export async function finishScan(
     };
     const database = { copy: copy.copy, sha256: copy.sha256, entries: copy.entries };
     const kept = { ...findings, changes, database };
-    await updateScan(db, tenantId, row.id, { ...finished, result: JSON.stringify(kept) });
-    return { ...viewOf({ ...row, ...finished }, scope), ...kept };
+    const ended = await endScan(db, tenantId, row.id, {
+      ...finished,
+      result: JSON.stringify(kept),
+    });
+    const view = viewOf({ ...row, ...finished }, scope);
+    if (!ended) {
+      // Its instance marked it interrupted meanwhile (it is stopping): the findings are not kept.
+      throw new AppError('conflict', { message: 'The scan was interrupted.' });
+    }
+    if (teller && flagged(findings, changes)) {
+      await tellFlagged(
+        db,
+        teller,
+        tenantId,
+        { ...view, system_name: system.name },
+        findings,
+        changes,
+      );
+    }
+    return { ...view, ...kept };
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    await updateScan(db, tenantId, row.id, {
+    await endScan(db, tenantId, row.id, {
       status: 'failed',
       finished_at: nowIso(),
       error: message ?? 'The scan failed.',
@@ -260,9 +292,10 @@ export async function runScan(
   settings: CookieScanSettings,
   publicBaseUrl: string,
   order: ScanOrder,
+  teller?: Teller,
 ): Promise<ScanResult> {
   const started = await startScan(db, settings, order);
-  return finishScan(db, settings, publicBaseUrl, started, order.system);
+  return finishScan(db, settings, publicBaseUrl, started, order.system, teller);
 }
 
 /** One scan, with its findings when it is done; `404 1004` for one not of the tenant. */

@@ -27,9 +27,20 @@ export interface CookieScansTable {
 
 export type CookieScanRow = Selectable<CookieScansTable>;
 
+/** A system scanned on a schedule (migration 0040): every `every_days`, the next at `next_at`. */
+export interface CookieScanSchedulesTable {
+  tenant_id: string;
+  system_id: string;
+  every_days: number;
+  pages: number;
+  next_at: string;
+  updated_at: string;
+}
+
 declare module '../platform/database.js' {
   /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
   interface Database {
     cookie_scans: CookieScansTable;
+    cookie_scan_schedules: CookieScanSchedulesTable;
   }
 }

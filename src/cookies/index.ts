@@ -58,6 +58,7 @@ export {
   getSystem,
   listSystems,
   scriptTag,
+  systemById,
 } from './systems.js';
 export type {
   ConfigurationStatus,

@@ -5,6 +5,7 @@ import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
 import {
+  findSystemById,
   findSystemByName,
   findSystemByScope,
   insertSystem,
@@ -154,6 +155,15 @@ export async function getSystem(
   const system = await findSystemByScope(db, tenantId, scope);
   if (!system) throw new AppError('notFound', { message: 'No such system.' });
   return system;
+}
+
+/** The tenant's system of this id (not its scope), if it has one. */
+export function systemById(
+  db: Executor,
+  tenantId: string,
+  id: string,
+): Promise<CookieSystemRow | undefined> {
+  return findSystemById(db, tenantId, id);
 }
 
 export async function listSystems(db: Executor, tenantId: string): Promise<CookieSystem[]> {

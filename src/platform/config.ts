@@ -82,6 +82,11 @@ const EnvSchema = Type.Object({
     default: 300_000,
   }),
   COOKIE_SCAN_HOST_RULES: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+  COOKIE_SCAN_SCHEDULE_INTERVAL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 86_400_000,
+    default: 300_000,
+  }),
   MAIL_FROM: Type.String({
     minLength: 3,
     maxLength: 320,
@@ -251,6 +256,8 @@ export interface CookieScanSettings {
   readonly timeLimitMs: number;
   /** Chromium's `--host-resolver-rules`: a staging host scanned under its real name. */
   readonly hostRules: string | undefined;
+  /** How often each instance looks for systems whose scheduled scan is due. */
+  readonly scheduleIntervalMs: number;
 }
 
 /** How webhooks are delivered (docs/webhooks.md). */
@@ -367,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pageTimeoutMs: parsed.COOKIE_SCAN_PAGE_TIMEOUT_MS,
       timeLimitMs: parsed.COOKIE_SCAN_TIME_LIMIT_MS,
       hostRules: parsed.COOKIE_SCAN_HOST_RULES,
+      scheduleIntervalMs: parsed.COOKIE_SCAN_SCHEDULE_INTERVAL_MS,
     }),
     metricsToken: parsed.METRICS_TOKEN,
     metricsAllow:

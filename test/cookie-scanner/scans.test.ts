@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanHistory, startScan } from '../../src/cookie-scanner/index.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { AppError } from '../../src/platform/errors.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seedPublishedSystem } from '../helpers/cookies.js';
@@ -24,12 +25,7 @@ async function refusal(act: Promise<unknown>) {
 describe.each(stores)('scans of a system on $name', (store) => {
   let t: TestApp;
   let tenantId: string;
-  const settings = {
-    chromiumPath: undefined,
-    pageTimeoutMs: 15_000,
-    timeLimitMs: 300_000,
-    hostRules: undefined,
-  };
+  const settings = loadConfig({}).cookieScans;
   const order = (system: string, more: object = {}) => ({
     tenantId,
     system,

@@ -160,6 +160,23 @@ describe.each(journeyStore('sqlite'))(
         const days = (Date.parse(ga.expires) - Date.parse(out.started_at)) / 86_400_000;
         expect(days).toBeGreaterThan(399);
         expect(days).toBeLessThanOrEqual(401);
+        // Started by the command line (audited), and told: the webhooks' event is queued.
+        const [audited, told] = await withStore(store, (db) =>
+          Promise.all([
+            db
+              .selectFrom('audit_log')
+              .select(['actor', 'target'])
+              .where('action', '=', 'cookie_scan.started')
+              .execute(),
+            db
+              .selectFrom('webhook_events')
+              .select('data')
+              .where('type', '=', 'cookie_scan.flagged')
+              .execute(),
+          ]),
+        );
+        expect(audited).toEqual([{ actor: 'command line', target: scope }]);
+        expect(told.map((e) => JSON.parse(e.data).scan_id)).toEqual([out.scan_id]);
         // Only the leaked tag: the pixel and Hotjar stayed held before the choice.
         const before = out.violations.filter((v: Json) => v.phase === 'before-choice');
         expect(before.map((v: Json) => v.name ?? v.host).sort()).toEqual([

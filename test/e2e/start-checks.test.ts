@@ -20,7 +20,7 @@ const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
   name: '0040-cookie-scans',
-  tables: ['cookie_database', 'cookie_scans'],
+  tables: ['cookie_database', 'cookie_scan_schedules', 'cookie_scans'],
   columns: [] as Array<{ table: string; column: string }>,
 };
 

@@ -265,6 +265,7 @@ describe.each(storeAgnostic)('the OpenAPI document as a contract, on $name', (st
       'request.extended',
       'request.done',
       'request.refused',
+      'cookie_scan.flagged',
       'consent.lapsed',
     ];
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...types].sort());

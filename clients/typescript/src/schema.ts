@@ -993,6 +993,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "cookie_scan.flagged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A cookie scan found a violation, or a cookie or host new since the scan before */
+        post: operations["webhookCookie_scanFlagged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: never;
@@ -11565,6 +11582,86 @@ export interface operations {
                         };
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */
                         log_index: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: the cursor moves past this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: tried again later, in order. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCookie_scanFlagged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt and replay. Drop repeats by it. */
+                "webhook-id": string;
+                /** @description The attempt's time, in Unix seconds. */
+                "webhook-timestamp": number;
+                /** @description One or more space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` signatures, one per secret the endpoint signs with: a receiver accepts the message when any one of them verifies under its secret. */
+                "webhook-signature": string;
+                /** @description The event's position in the tenant's sequence (what a replay starts from). */
+                "webhook-position": number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "cookie_scan.flagged";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (UTC).
+                     */
+                    timestamp: string;
+                    /** @description A scan that found a violation, or a cookie or host new since the scan before. */
+                    data: {
+                        /** Format: uuid */
+                        scan_id: string;
+                        /** @description The system's scope (`cs_…`). */
+                        system: string;
+                        /** @description `command-line`, `back-office` or `schedule`. */
+                        trigger: string;
+                        /** Format: date-time */
+                        started_at: string;
+                        /** Format: date-time */
+                        finished_at: string;
+                        violations_count: number;
+                        /** @description The first 50 violations (docs/cookie-scans.md). */
+                        violations: {
+                            /** @description `cookie` or `request`. */
+                            kind: string;
+                            name?: string;
+                            domain?: string;
+                            host?: string;
+                            page: string;
+                            /** @description `before-choice` or `reject-all`. */
+                            phase: string;
+                            category: string;
+                            cause: string | null;
+                        }[];
+                        /** @description Cookies new since the scan before. */
+                        new_cookies: {
+                            name: string;
+                            domain: string;
+                        }[];
+                        /** @description Hosts new since the scan before. */
+                        new_hosts: string[];
                     };
                 };
             };

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ScanRunner } from '../../cookie-scanner/index.js';
 import type { Db } from '../../platform/db.js';
 import type { Registry } from '../../record-kinds/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
@@ -7,13 +8,14 @@ import { cookieDecisionRoutes } from './decision-routes.js';
 import { editorRoutes } from './editor-routes.js';
 import { previewRoutes } from './preview-routes.js';
 import { configurationStepRoutes } from './review-routes.js';
+import { scanRoutes } from './scan-routes.js';
 import { systemRoutes } from './system-routes.js';
 import { visitorErasureRoutes } from './visitor-routes.js';
 
 /**
  * The cookie pages (Platform → Cookies), one plugin per page or concern: systems, the
  * configurations' list and pages, a draft's editor, a configuration's banner previews, the steps of review and publication,
- * visitors' decisions, and a visitor's erasure.
+ * visitors' decisions, a visitor's erasure, and a system's scans.
  */
 export async function cookiePageRoutes(
   app: FastifyInstance,
@@ -23,10 +25,12 @@ export async function cookiePageRoutes(
     registry: Registry;
     publicBaseUrl: string;
     flushRefusedOrigins: () => Promise<void>;
+    scans: ScanRunner;
   },
 ) {
-  const { db, vault, registry, publicBaseUrl, flushRefusedOrigins } = deps;
+  const { db, vault, registry, publicBaseUrl, flushRefusedOrigins, scans } = deps;
   await app.register(systemRoutes, { db, publicBaseUrl, flushRefusedOrigins });
+  await app.register(scanRoutes, { db, runner: scans });
   await app.register(configurationRoutes, { db, publicBaseUrl });
   await app.register(editorRoutes, { db });
   await app.register(previewRoutes, { db });

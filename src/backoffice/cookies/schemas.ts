@@ -103,3 +103,27 @@ export const visitorFormOptions: FormOptions<typeof VisitorForm> = {
   messages: { visitor: invalidVisitorId },
   trim: ['visitor'],
 };
+
+/** "Scan now": how many pages, 1 to 100. */
+export const ScanForm = Type.Object({
+  pages: Type.Integer({ minimum: 1, maximum: 100 }),
+});
+
+export const scanFormOptions: FormOptions<typeof ScanForm> = {
+  messages: { pages: 'A whole number of pages from 1 to 100.' },
+  trim: ['pages'],
+};
+
+/** A system's scan schedule: off (empty), or every so many days. */
+export const ScheduleForm = Type.Object({
+  every_days: Type.Union([Type.Literal(''), Type.String({ pattern: '^(1|7|14|30|90)$' })]),
+  schedule_pages: Type.Integer({ minimum: 1, maximum: 100 }),
+});
+
+export const scheduleFormOptions: FormOptions<typeof ScheduleForm> = {
+  messages: {
+    every_days: 'Off, or one of the periods listed.',
+    schedule_pages: 'A whole number of pages from 1 to 100.',
+  },
+  trim: ['schedule_pages'],
+};

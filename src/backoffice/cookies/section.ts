@@ -20,6 +20,8 @@ const notices: Record<string, string> = {
   unpublished: 'Unpublished: the banner script answers 404 within a second.',
   rejected: 'Rejected.',
   deleted: 'Draft deleted.',
+  schedule_set: 'Schedule saved: the first scan runs within a few minutes.',
+  schedule_off: 'The system is no longer scanned on a schedule.',
 };
 
 /** The page sender of the cookie pages, with the confirmations their `?notice=` names. */

@@ -46,7 +46,7 @@ function commonAttributes(o: FieldOptions, ids: string): Html {
 }
 
 export function input(
-  o: FieldOptions & { type?: 'text' | 'email' | 'password' | 'date' | 'url' | 'search' },
+  o: FieldOptions & { type?: 'text' | 'email' | 'password' | 'date' | 'url' | 'search' | 'number' },
 ): Html {
   const { ids, after } = describedBy(o);
   const value = o.type === 'password' ? '' : (o.value ?? '');
@@ -82,11 +82,13 @@ export function select(o: {
   label: string;
   value: string;
   options: ReadonlyArray<readonly [value: string, label: string]>;
+  error?: string | undefined;
 }): Html {
+  const invalid = o.error ? html` aria-invalid="true" aria-describedby="${o.name}-error"` : html``;
   return html`<label for="${o.name}">${o.label}</label>
-<select id="${o.name}" name="${o.name}">
+<select id="${o.name}" name="${o.name}"${invalid}>
 ${o.options.map(([value, label]) => html`<option value="${value}"${value === o.value ? html` selected` : ''}>${label}</option>`)}
-</select>`;
+</select>${o.error ? html`<small id="${o.name}-error" class="field-error">${o.error}</small>` : ''}`;
 }
 
 export function csrfField(token: string): Html {
