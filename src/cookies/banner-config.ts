@@ -65,6 +65,10 @@ export interface BannerTexts {
   policy_url: string;
   /** The label of the button that closes the preferences panel without saving. */
   close: string;
+  /** The settings button's label (`layout.settings_button`); without it, `preferences`. */
+  settings?: string;
+  /** The label of each category's list of cookies in the preferences; without it, no list. */
+  declaration?: string;
   /**
    * What a held embed's placeholder says, `{category}` standing for the category's name; without
    * it, the category's description.
@@ -80,6 +84,11 @@ export interface BannerTexts {
 export interface BannerLayout {
   kind: 'bar' | 'box';
   position: 'bottom' | 'top' | 'bottom-left' | 'bottom-right' | 'center';
+  /**
+   * A small button kept in this corner of every page once the visitor has chosen, that opens the
+   * preferences again; none when absent.
+   */
+  settings_button?: 'bottom-left' | 'bottom-right';
   /** CSS hex colours (`#rrggbb`). */
   colors: { background: string; text: string; accent: string };
 }
@@ -89,6 +98,11 @@ export interface BannerConfig {
   scope: string;
   /** Absolute URL the banner POSTs a choice to; empty in a preview, which posts nothing. */
   decisions_url: string;
+  /**
+   * The cookie declaration (`declaration.json`), fetched when the preferences open; absent when
+   * the configuration lists no cookie.
+   */
+  declaration_url?: string;
   configuration: {
     id: string;
     /** Counts the configuration's publications: a new publish is a new version. */

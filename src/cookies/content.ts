@@ -27,14 +27,18 @@ const Texts = Type.Object(
     close: Type.String({ minLength: 1, maxLength: 60 }),
     held_content: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
     allow_category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    settings: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
+    declaration: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
   },
   { additionalProperties: false },
 );
 
 /**
- * A cookie the banner removes when its category is refused or withdrawn: a name, or a prefix
- * ending in `*` (`_ga_*`); the domain and path it was set with when they are not the page's host
- * and `/` (without a domain the banner tries the page's host and each parent domain).
+ * A cookie of a category, as its declaration lists it (docs/cookie-scans.md, "The cookie
+ * declaration"): a name, or a prefix ending in `*` (`_ga_*`); the domain and path it was set with
+ * when they are not the page's host and `/` (without a domain the banner tries the page's host
+ * and each parent domain); who sets it, for how long, and what for, by locale. The banner removes
+ * those of a category the visitor refused or withdrew (never a required one's).
  */
 const CookieName = Type.Object(
   {
@@ -43,6 +47,11 @@ const CookieName = Type.Object(
       Type.String({ pattern: '^\\.?[a-z0-9]([a-z0-9.-]*[a-z0-9])?$', maxLength: 253 }),
     ),
     path: Type.Optional(Type.String({ pattern: '^/[^\\s;,]*$', maxLength: 200 })),
+    provider: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    retention: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    purpose: Type.Optional(
+      Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 500 })),
+    ),
   },
   { additionalProperties: false },
 );
@@ -100,6 +109,9 @@ export const ConfigurationContent = Type.Object(
         colors: Type.Object(
           { background: color, text: color, accent: color },
           { additionalProperties: false },
+        ),
+        settings_button: Type.Optional(
+          Type.Union([Type.Literal('bottom-left'), Type.Literal('bottom-right')]),
         ),
       },
       { additionalProperties: false },
@@ -161,17 +173,23 @@ export function checkContent(input: unknown): ConfigurationContent {
         issue: 'is for your own categories only: a standard one maps onto itself',
       });
     }
-    if (category.cookies?.length && (category.key === 'necessary' || category.required)) {
-      details.push({
-        field: `categories.${i}.cookies`,
-        issue: 'is for categories a visitor can refuse: a required one is never removed',
-      });
-    }
+    const cookies = category.cookies?.map((cookie, at) => {
+      if (!cookie.purpose) return cookie;
+      const purpose: Record<string, string> = {};
+      for (const [tag, text] of Object.entries(cookie.purpose)) {
+        const field = `categories.${i}.cookies.${at}.purpose`;
+        const canonical = locale(tag, field);
+        if (!texts[canonical]) details.push({ field, issue: `has ${tag}, which texts has not` });
+        purpose[canonical] = text;
+      }
+      return { ...cookie, purpose };
+    });
     for (const extra of Object.keys(byLocale).filter((l) => !texts[l])) {
       details.push({ field: `categories.${i}.texts`, issue: `has ${extra}, which texts has not` });
     }
     return {
       ...category,
+      ...(cookies === undefined ? {} : { cookies }),
       required: category.key === 'necessary' || category.required,
       texts: byLocale,
     };
@@ -222,13 +240,30 @@ export function fingerprintOf(content: ConfigurationContent): string {
 /** The banner's view of a content, with where the service is and what the request said. */
 export function bannerConfig(
   content: ConfigurationContent,
-  details: Pick<BannerConfig, 'scope' | 'decisions_url' | 'configuration' | 'gpc'>,
+  details: Pick<BannerConfig, 'scope' | 'decisions_url' | 'configuration' | 'gpc'> &
+    Partial<Pick<BannerConfig, 'declaration_url'>>,
 ): BannerConfig {
+  // The declaration is fetched only where there is one to show.
+  const { declaration_url: url, ...rest } = details;
+  const declares = content.categories.some((c) => (c.cookies ?? []).length > 0);
   return {
-    ...details,
+    ...rest,
+    ...(url && declares ? { declaration_url: url } : {}),
     lifetime_days: content.lifetime_days,
     default_locale: content.default_locale,
-    categories: content.categories,
+    // What the banner removes: a refusable category's cookies, by name, domain and path; the
+    // rest of the declaration is fetched when the preferences open (`declaration.json`).
+    categories: content.categories.map(({ cookies, ...category }) => {
+      const removed =
+        category.required || category.key === 'necessary'
+          ? []
+          : (cookies ?? []).map(({ name, domain, path }) => ({
+              name,
+              ...(domain === undefined ? {} : { domain }),
+              ...(path === undefined ? {} : { path }),
+            }));
+      return removed.length > 0 ? { ...category, cookies: removed } : category;
+    }),
     texts: content.texts,
     layout: content.layout,
   };

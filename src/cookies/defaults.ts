@@ -39,6 +39,8 @@ const bannerTexts: Record<'en' | 'th', BannerTexts> = {
     close: 'Close',
     held_content: 'This content is shown once you allow {category} cookies.',
     allow_category: 'Allow {category}',
+    settings: 'Cookie settings',
+    declaration: 'Cookies used',
   },
   th: {
     title: 'เราใช้คุกกี้',
@@ -54,6 +56,8 @@ const bannerTexts: Record<'en' | 'th', BannerTexts> = {
     close: 'ปิด',
     held_content: 'เนื้อหานี้จะแสดงเมื่อคุณอนุญาต{category}',
     allow_category: 'อนุญาต{category}',
+    settings: 'ตั้งค่าคุกกี้',
+    declaration: 'คุกกี้ที่ใช้',
   },
 };
 

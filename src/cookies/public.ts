@@ -15,6 +15,7 @@ import { canonicalLocale } from '../templates/index.js';
 import type { BannerConfig, ChoiceAnswer } from './banner-config.js';
 import { bannerScript } from './banner-script.js';
 import { bannerConfig, type ConfigurationContent } from './content.js';
+import { type Declaration, declarationOf } from './declaration.js';
 import { findPublished, findPublishedOnce } from './repository.js';
 import { ChoiceBodySchema } from './schemas.js';
 import { visitorLookup } from './visitor.js';
@@ -114,6 +115,7 @@ export async function servedScript(
   const config: BannerConfig = bannerConfig(published.content, {
     scope: system.scope,
     decisions_url: `${options.publicBaseUrl}/cookies/v1/${system.scope}/decisions`,
+    declaration_url: `${options.publicBaseUrl}/cookies/v1/${system.scope}/declaration.json`,
     configuration: {
       id: published.id,
       version: published.version,
@@ -125,6 +127,23 @@ export async function servedScript(
   const made = { body, etag: `"${sha256Hex(body).slice(0, 32)}"` };
   scripts.set(key, made);
   return made;
+}
+
+/**
+ * The declaration of a system's published configuration, with the origins that may frame its
+ * page; `404 1004` when the scope is unknown or nothing is published.
+ */
+export async function publishedDeclaration(
+  publicApi: CookiePublic,
+  scope: string,
+): Promise<{ declaration: Declaration; origins: readonly string[] }> {
+  const system = await publicApi.system(scope);
+  if (!system?.published) throw new AppError('notFound');
+  const { published } = system;
+  return {
+    declaration: declarationOf(published.content, { id: published.id, version: published.version }),
+    origins: system.origins,
+  };
 }
 
 /** Told of a choice refused for its page's origin (refused-origins.ts counts them). */

@@ -6,10 +6,12 @@ import { answer, dataOf, errorsOf } from '../platform/http-schemas.js';
 import { jsonBodyParser } from '../platform/json-body.js';
 import { createRateLimit } from '../platform/rate-limit.js';
 import type { SubjectVault } from '../subjects/index.js';
+import { declarationLocale, declarationPage } from './declaration.js';
 import {
   allowedSystem,
   cookiePublic,
   type OriginRefused,
+  publishedDeclaration,
   recordChoice,
   servedScript,
 } from './public.js';
@@ -22,6 +24,36 @@ const ScopeParam = Type.Object({
     description: "The system's public scope, as in the banner tag's `data-scope`.",
     examples: ['cs_3f9a1c0d5e7b2a4c6d8e'],
   }),
+});
+
+const Localized = Type.Record(Type.String(), Type.String(), {
+  description: 'By locale (lower-case BCP 47).',
+});
+
+const DeclarationSchema = Type.Object({
+  configuration_id: Type.String({ format: 'uuid' }),
+  version: Type.Integer({ minimum: 1 }),
+  default_locale: Type.String(),
+  locales: Type.Array(Type.String()),
+  categories: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      required: Type.Boolean(),
+      texts: Type.Record(
+        Type.String(),
+        Type.Object({ name: Type.String(), description: Type.String() }),
+      ),
+      cookies: Type.Array(
+        Type.Object({
+          name: Type.String({ description: 'A name, or a prefix ending in `*`.' }),
+          domain: Type.Union([Type.String(), Type.Null()]),
+          provider: Type.Union([Type.String(), Type.Null()]),
+          retention: Type.Union([Type.String(), Type.Null()]),
+          purpose: Localized,
+        }),
+      ),
+    }),
+  ),
 });
 
 /** A choice is small: a dozen categories and a few ids. */
@@ -97,6 +129,78 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
         return reply.code(304).send(undefined as never);
       }
       return reply.type('text/javascript; charset=utf-8').send(script.body);
+    },
+  );
+
+  app.get(
+    '/cookies/v1/:scope/declaration.json',
+    {
+      schema: {
+        tags: ['cookies'],
+        operationId: 'getCookieDeclaration',
+        summary: 'The cookie declaration of a system',
+        description:
+          "The published configuration's categories, each with the cookies it lists: who sets " +
+          'them, for how long and what for, by locale. Public, any origin may read it (the ' +
+          "banner's preferences do); a short public `Cache-Control`, as the banner script's.",
+        params: ScopeParam,
+        response: {
+          200: {
+            description: 'The declaration.',
+            content: { 'application/json': { schema: DeclarationSchema } },
+          },
+          ...errorsOf('notFound', 'internal', 'unavailable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { declaration } = await publishedDeclaration(publicApi, request.params.scope);
+      return reply
+        .header('cache-control', 'public, max-age=240, stale-while-revalidate=60')
+        .header('access-control-allow-origin', '*')
+        .send(declaration);
+    },
+  );
+
+  app.get(
+    '/cookies/v1/:scope/declaration',
+    {
+      schema: {
+        tags: ['cookies'],
+        operationId: 'getCookieDeclarationPage',
+        summary: 'The cookie declaration of a system, as a page',
+        description:
+          "The declaration as an HTML page in one locale (`locale`, else the configuration's " +
+          "default), with no script, for a site to embed in its cookie policy: the system's " +
+          'origins may frame it.',
+        params: ScopeParam,
+        querystring: Type.Object({
+          locale: Type.Optional(Type.String({ maxLength: 35, examples: ['th'] })),
+        }),
+        response: {
+          200: {
+            description: 'The declaration page.',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          ...errorsOf('notFound', 'internal', 'unavailable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { declaration, origins } = await publishedDeclaration(publicApi, request.params.scope);
+      const locale = declarationLocale(declaration, request.query.locale);
+      // The system's own pages may frame it: `frame-ancestors` names them, so the fixed
+      // `X-Frame-Options`, which cannot, goes.
+      reply.removeHeader('x-frame-options');
+      return reply
+        .header(
+          'content-security-policy',
+          `default-src 'none';style-src 'unsafe-inline';base-uri 'none';form-action 'none';frame-ancestors 'self' ${origins.join(' ')}`,
+        )
+        .header('cache-control', 'public, max-age=240, stale-while-revalidate=60')
+        .header('content-language', locale)
+        .type('text/html; charset=utf-8')
+        .send(declarationPage(declaration, locale));
     },
   );
 

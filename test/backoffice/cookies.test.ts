@@ -229,13 +229,15 @@ describe.each(storeAgnostic)('the cookie pages on $name', (store) => {
     });
     expect(listed.content.categories.find((c) => c.key === 'prefs')).not.toHaveProperty('maps_to');
 
-    // Made required, a category keeps no list: a required one is never removed.
+    // Made required, a category keeps its list as its declaration, which the form no longer
+    // edits, and the banner removes none of it (a required category is never refused).
     const third = formFields((await writer.page.get(`${path}/edit`)).body, path);
     await writer.page.post(path, { ...third, own_required_0: 'true' });
     const required = await getConfiguration(t.db, a.tenant.id, id);
-    expect(required.content.categories.find((c) => c.key === 'prefs')).not.toHaveProperty(
-      'cookies',
-    );
+    expect(required.content.categories.find((c) => c.key === 'prefs')).toMatchObject({
+      required: true,
+      cookies: [{ name: 'pref_lang' }],
+    });
     expect(formFields((await writer.page.get(`${path}/edit`)).body, path)).not.toHaveProperty(
       'cookies__prefs',
     );

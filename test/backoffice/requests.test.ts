@@ -9,9 +9,10 @@ import { addUser } from '../../src/accounts/users.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import type { TestApp } from '../helpers/app.js';
 import { dayAt, daysLeftSeen } from '../helpers/days.js';
+import { pollUntil } from '../helpers/process.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
-import { testPasswordHashCost } from '../helpers/time.js';
+import { budget, testPasswordHashCost } from '../helpers/time.js';
 import {
   type PageClient,
   signedIn,
@@ -209,9 +210,16 @@ describe.each(stores)('data-subject requests in the back-office on $name', (stor
     expect(link).toMatch(/^https:\/\/consent\.test\/requests\/deliveries\/[A-Za-z0-9_-]{43}$/);
     expect((await admin.get(path)).body).not.toContain('Link for the customer');
     const url = new URL(link ?? '').pathname;
-    const download = await t.app.inject({ method: 'GET', url });
-    expect(download.statusCode, download.body).toBe(200);
-    expect(download.headers['content-type']).toBe('application/zip');
+    // A pack waits for the customer's records to be in the log (503, the link not used up).
+    const download = await pollUntil(
+      async () => {
+        const r = await t.app.inject({ method: 'GET', url });
+        return r.statusCode === 503 ? undefined : r;
+      },
+      { timeoutMs: budget(30_000) },
+    );
+    expect(download?.statusCode, download?.body).toBe(200);
+    expect(download?.headers['content-type']).toBe('application/zip');
     expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
   });
 

@@ -783,6 +783,55 @@ describe('the cookie banner in Chromium', () => {
       .toBe(retried?.decisionId);
   });
 
+  it('a settings button, once the visitor has chosen, on every page, in their language, reopens the preferences; none unless configured', async () => {
+    const scope = publish((changes) => {
+      const config = bilingualConfig(changes);
+      return {
+        ...config,
+        layout: { ...config.layout, settings_button: 'bottom-left' },
+        texts: {
+          en: { ...config.texts.en, settings: 'Cookie settings' },
+          th: { ...config.texts.th, settings: 'ตั้งค่าคุกกี้' },
+        } as BannerConfig['texts'],
+      };
+    });
+    const context = await newContext();
+    const first = await visit(context, { scope, lang: 'th' });
+    const settings = (page: Page) => page.getByRole('button', { name: 'ตั้งค่าคุกกี้' });
+    await dialog(first.page).waitFor();
+    // Not before a choice: the banner itself is the way to choose.
+    expect(await settings(first.page).count()).toBe(0);
+    await first.page.getByRole('button', { name: thaiTexts.reject_all }).click();
+    await settings(first.page).waitFor();
+    expect(await settings(first.page).getAttribute('lang')).toBe('th');
+    const box = await settings(first.page).boundingBox();
+    expect(box?.x).toBeLessThan(640);
+    expect((box?.y ?? 0) + (box?.height ?? 0)).toBeGreaterThan(700);
+
+    // The next page: no banner, the button again; it opens the preferences, and is gone while
+    // they are open.
+    const next = await visit(context, { scope, lang: 'th' });
+    await settings(next.page).waitFor();
+    expect(await dialog(next.page).count()).toBe(0);
+    await settings(next.page).click();
+    await next.page.getByRole('heading', { name: thaiTexts.preferences_title }).waitFor();
+    expect(await settings(next.page).count()).toBe(0);
+    await next.page.getByRole('button', { name: thaiTexts.close }).click();
+    await settings(next.page).waitFor();
+    expect([...first.problems, ...next.problems]).toEqual([]);
+
+    // A configuration without it shows none after a choice.
+    const plain = publish(bilingualConfig);
+    const other = await visit(await newContext(), { scope: plain, lang: 'th' });
+    await other.page.getByRole('button', { name: thaiTexts.reject_all }).click();
+    await dialog(other.page).waitFor({ state: 'detached' });
+    expect(
+      await other.page
+        .locator('[data-consentrix]')
+        .evaluate((host) => host.shadowRoot?.querySelectorAll('.settings').length),
+    ).toBe(0);
+  });
+
   it('window.Consentrix: open() shows the preferences, consent() and onChange(fn) follow the choice', async () => {
     const scope = publish();
     const { page, problems } = await visit(await newContext(), { scope });

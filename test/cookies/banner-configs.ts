@@ -9,6 +9,7 @@ import type {
   BannerTexts,
   CategoryTexts,
 } from '../../src/cookies/banner-config.js';
+import { bannerConfig, checkContent, defaultContent } from '../../src/cookies/index.js';
 
 export const englishTexts: BannerTexts = {
   title: 'We value your privacy',
@@ -138,4 +139,50 @@ export function bilingualConfig(changes: Partial<BannerConfig> = {}): BannerConf
     })),
     texts: { ...config.texts, th: thaiTexts },
   };
+}
+
+/**
+ * The largest configuration of the fixtures: every standard category and two of the tenant's
+ * own (one mapped onto a standard one), each refusable one listing the cookies it removes, the
+ * built-in English and Thai texts with Thai the default, every optional text, a settings button.
+ */
+export function largestConfig(): BannerConfig {
+  const content = checkContent({
+    ...defaultContent([
+      'analytics',
+      'marketing',
+      'functional',
+      'personalization',
+      'loyalty',
+      'chat',
+    ]),
+    default_locale: 'th',
+  });
+  const cookies = (prefix: string) =>
+    Array.from({ length: 8 }, (_, i) => ({ name: `${prefix}_${i}_*`, domain: '.shop.example' }));
+  return bannerConfig(
+    {
+      ...content,
+      categories: content.categories.map((c) =>
+        c.key === 'necessary'
+          ? c
+          : {
+              ...c,
+              cookies: cookies(c.key),
+              ...(c.key === 'chat' ? { maps_to: 'functional' as const } : {}),
+            },
+      ),
+      layout: { ...content.layout, settings_button: 'bottom-right' },
+    },
+    {
+      scope: 'cs_0123456789abcdef0123',
+      decisions_url: 'https://consent.shop.example/cookies/v1/cs_0123456789abcdef0123/decisions',
+      configuration: {
+        id: '0b6f7c3e-52a4-4d8e-9a51-3c0f2d8e7a10',
+        version: 12,
+        fingerprint: 'c0ffee12c0ffee12',
+      },
+      gpc: true,
+    },
+  );
 }

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  bannerConfig,
   changeConfiguration,
   changeSystem,
   checkContent,
@@ -156,14 +157,16 @@ describe('a configuration’s content', () => {
       'categories.1.maps_to',
     ],
     [
-      'cookies to remove on the necessary category',
+      'a cookie’s purpose in a locale the banner has not',
       (c) => ({
         ...c,
         categories: c.categories.map((x) =>
-          x.key === 'necessary' ? { ...x, cookies: [{ name: 'session' }] } : x,
+          x.key === 'analytics'
+            ? { ...x, cookies: [{ name: '_ga', purpose: { en: 'Counts visits', de: 'Zählt' } }] }
+            : x,
         ),
       }),
-      'categories.0.cookies',
+      'categories.1.cookies.0.purpose',
     ],
     [
       'a cookie name with a space',
@@ -189,6 +192,54 @@ describe('a configuration’s content', () => {
     );
     expect(result.kind).toBe('invalidRequest');
     expect(result.fields).toContain(field);
+  });
+
+  it('declares each category’s cookies (who, how long, what for, by locale); the banner is given only those it may remove', () => {
+    const content = defaultContent(['analytics']);
+    const declared = checkContent({
+      ...content,
+      texts: { ...content.texts },
+      categories: content.categories.map((x) =>
+        x.key === 'necessary'
+          ? { ...x, cookies: [{ name: 'session', provider: 'Tea shop', retention: 'Session' }] }
+          : {
+              ...x,
+              cookies: [
+                {
+                  name: '_ga',
+                  domain: '.shop.example',
+                  provider: 'Google',
+                  retention: '2 years',
+                  purpose: { EN: 'Tells visitors apart', th: 'แยกผู้เข้าชม' },
+                },
+              ],
+            },
+      ),
+    });
+    expect(declared.categories.map((c) => c.cookies)).toEqual([
+      [{ name: 'session', provider: 'Tea shop', retention: 'Session' }],
+      [
+        {
+          name: '_ga',
+          domain: '.shop.example',
+          provider: 'Google',
+          retention: '2 years',
+          purpose: { en: 'Tells visitors apart', th: 'แยกผู้เข้าชม' },
+        },
+      ],
+    ]);
+    // A declaration changes no fingerprint: nobody is asked again for it.
+    expect(fingerprintOf(declared)).toBe(fingerprintOf(checkContent(content)));
+    const banner = bannerConfig(declared, {
+      scope: 'cs_00000000000000000000',
+      decisions_url: '',
+      configuration: { id: 'x', version: 1, fingerprint: 'f' },
+      gpc: false,
+    });
+    expect(banner.categories.map((c) => c.cookies)).toEqual([
+      undefined,
+      [{ name: '_ga', domain: '.shop.example' }],
+    ]);
   });
 });
 

@@ -39,10 +39,25 @@ export const textFields = [
     'Held embed: the button that allows its category',
     'At most 100 characters; {category} as above. Empty: a Preferences button.',
   ],
+  [
+    'settings',
+    'Settings button: its label',
+    'At most 60 characters. Empty: the preferences button’s label.',
+  ],
+  [
+    'declaration',
+    'Preferences: the label of each category’s list of cookies',
+    'At most 60 characters. Empty: the preferences list no cookies.',
+  ],
 ] as const;
 
 /** Texts a banner does without: an empty field leaves them out. */
-const optionalTexts = new Set<string>(['held_content', 'allow_category']);
+const optionalTexts = new Set<string>([
+  'held_content',
+  'allow_category',
+  'settings',
+  'declaration',
+]);
 
 export type TextField = (typeof textFields)[number][0];
 
@@ -72,7 +87,10 @@ function cookiesText(category: Category): string {
  * The lines of a cookies field as the content's list: a part starting with `/` is the path,
  * any other after the name the domain. The service checks each (a line it refuses is named).
  */
-function cookiesOfText(text: string): NonNullable<Category['cookies']> {
+function cookiesOfText(
+  text: string,
+  stored: Category['cookies'] = [],
+): NonNullable<Category['cookies']> {
   return text
     .split(/\r?\n/)
     .map((line) => line.trim().split(/\s+/))
@@ -80,15 +98,22 @@ function cookiesOfText(text: string): NonNullable<Category['cookies']> {
     .map(([name = '', ...rest]) => {
       const path = rest.find((part) => part.startsWith('/'));
       const domain = rest.find((part) => !part.startsWith('/'));
-      return { name, ...(domain ? { domain } : {}), ...(path ? { path } : {}) };
+      // What the declaration says of a cookie kept in the list (who, how long, what for) stays.
+      const was = stored.find((c) => c.name === name && c.domain === domain);
+      const { name: _n, domain: _d, path: _p, ...declared } = was ?? { name };
+      return { name, ...(domain ? { domain } : {}), ...(path ? { path } : {}), ...declared };
     });
 }
 
-/** A category with the form's list of cookies (none on one a visitor cannot refuse). */
+/**
+ * A category with the form's list of cookies; one a visitor cannot refuse keeps the cookies its
+ * declaration lists (the form removes none of them).
+ */
 function withCookies(category: Category, text: string | undefined): Category {
   const { cookies: _stored, ...rest } = category;
-  if (!refusable(category)) return rest;
-  const cookies = text === undefined ? (category.cookies ?? []) : cookiesOfText(text);
+  if (!refusable(category)) return category;
+  const cookies =
+    text === undefined ? (category.cookies ?? []) : cookiesOfText(text, category.cookies);
   return cookies.length > 0 ? { ...rest, cookies } : rest;
 }
 export const categoryField = (part: 'name' | 'description', key: string, locale: string) =>
@@ -112,6 +137,7 @@ export function editorSchema(content: ConfigurationContent): TObject<Record<stri
     lifetime_days: Type.String({ pattern: '^[0-9]{1,3}$' }),
     layout_kind: Type.Union([Type.Literal('bar'), Type.Literal('box')]),
     layout_position: Type.Union(positions.map((p) => Type.Literal(p))),
+    settings_button: Type.Union(['', 'bottom-left', 'bottom-right'].map((p) => Type.Literal(p))),
     color_background: color,
     color_text: color,
     color_accent: color,
@@ -150,6 +176,7 @@ const fixedMessages: Record<string, string> = {
   lifetime_days: 'A number of days, 1 to 730.',
   layout_kind: 'A bar or a box.',
   layout_position: 'One of the positions of the list.',
+  settings_button: 'None, or one of the corners of the list.',
   color_background: 'A colour such as #ffffff.',
   color_text: 'A colour such as #1f2933.',
   color_accent: 'A colour such as #0b5cad.',
@@ -228,7 +255,10 @@ export function contentOfForm(
     };
     for (const field of optionalTexts) {
       const given = text(field as TextField);
-      if (given.trim() !== '') texts[locale][field as 'held_content' | 'allow_category'] = given;
+      if (given.trim() !== '') {
+        texts[locale][field as 'held_content' | 'allow_category' | 'settings' | 'declaration'] =
+          given;
+      }
     }
   }
   return {
@@ -244,6 +274,9 @@ export function contentOfForm(
         text: value('color_text').toLowerCase(),
         accent: value('color_accent').toLowerCase(),
       },
+      ...(value('settings_button') === ''
+        ? {}
+        : { settings_button: value('settings_button') as 'bottom-left' | 'bottom-right' }),
     },
   };
 }
@@ -309,6 +342,7 @@ export function valuesOfDraft(draft: {
     lifetime_days: String(content.lifetime_days),
     layout_kind: content.layout.kind,
     layout_position: content.layout.position,
+    settings_button: content.layout.settings_button ?? '',
     color_background: content.layout.colors.background,
     color_text: content.layout.colors.text,
     color_accent: content.layout.colors.accent,

@@ -124,6 +124,17 @@ ${o.stored.categories.filter(refusable).map((category) => {
     ],
   })}</div>
 <div>${select({ name: 'layout_position', label: 'Position', value: v.layout_position ?? 'bottom', options: positions })}</div>
+<div>${select({
+    name: 'settings_button',
+    label: 'Settings button, once the visitor has chosen',
+    value: v.settings_button ?? '',
+    options: [
+      ['', 'None'],
+      ['bottom-left', 'Bottom left corner'],
+      ['bottom-right', 'Bottom right corner'],
+    ],
+    error: o.fieldErrors.settings_button,
+  })}</div>
 </div>
 <div class="grid">
 ${colour(o, 'color_background', 'Background colour')}

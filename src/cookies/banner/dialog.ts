@@ -36,6 +36,56 @@ let dialog: HTMLElement | undefined;
 let panelShown = false;
 /** Where the focus was when the dialog opened, to give it back when it closes. */
 let before: Element | null = null;
+/** The settings button (`layout.settings_button`), while it is shown. */
+let settings: HTMLButtonElement | undefined;
+
+interface DeclaredCookie {
+  name: string;
+  provider: string | null;
+  retention: string | null;
+  purpose: Record<string, string>;
+}
+/** The declaration's cookies by category, once fetched (`declaration_url`). */
+let declared: Record<string, DeclaredCookie[]> | undefined;
+let declarationAsked = false;
+
+/**
+ * Fetches the cookie declaration once, when the preferences first open (the banner script carries
+ * none of it), and shows it in them when it comes. Without it, the panel lists no cookies.
+ */
+function loadDeclaration(): void {
+  if (declarationAsked || !config.declaration_url) return;
+  declarationAsked = true;
+  fetch(config.declaration_url, { credentials: 'omit' })
+    .then((response) => (response.ok ? response.json() : undefined))
+    .then((body: { categories?: { key: string; cookies: DeclaredCookie[] }[] } | undefined) => {
+      if (!Array.isArray(body?.categories)) return;
+      declared = {};
+      for (const c of body.categories) declared[c.key] = c.cookies;
+      if (panelShown) redraw();
+    })
+    .catch(() => undefined);
+}
+
+/** A category's declared cookies, under a disclosure, in the dialog's language. */
+function cookieList(key: string, t: BannerTexts): HTMLElement | undefined {
+  const cookies = declared?.[key] ?? [];
+  if (!t.declaration || cookies.length === 0) return undefined;
+  const list = element('details');
+  list.append(element('summary', {}, `${t.declaration} (${cookies.length})`));
+  const items = element('ul');
+  for (const cookie of cookies) {
+    const item = element('li');
+    item.append(element('code', {}, cookie.name));
+    const about = [cookie.provider, cookie.retention].filter(Boolean).join(' · ');
+    if (about) item.append(` ${about}`);
+    const purpose = cookie.purpose[context.locale] ?? cookie.purpose[config.default_locale];
+    if (purpose) item.append(element('br'), purpose);
+    items.append(item);
+  }
+  list.append(items);
+  return list;
+}
 
 export function setUpDialog(dialogContext: DialogContext): void {
   context = dialogContext;
@@ -207,6 +257,8 @@ function panel(t: BannerTexts): Node[] {
       toggle,
       element('p', { id: `${id}-about` }, words.description),
     );
+    const list = cookieList(category.key, t);
+    if (list) item.append(list);
     nodes.push(item);
   }
   nodes.push(row(button('save', t.save)));
@@ -221,6 +273,8 @@ function panel(t: BannerTexts): Node[] {
  */
 export function openDialog(showPanel: boolean, asked = true): void {
   root ??= mount();
+  settings?.remove();
+  settings = undefined;
   if (!dialog) {
     before = document.activeElement;
     const { kind, position } = config.layout;
@@ -238,6 +292,7 @@ export function openDialog(showPanel: boolean, asked = true): void {
   const t = texts();
   dialog.textContent = '';
   dialog.append(...(showPanel ? panel(t) : firstLayer(t)));
+  if (showPanel) loadDeclaration();
   if (showPanel) dialog.removeAttribute('aria-describedby');
   else dialog.setAttribute('aria-describedby', 'cx-body');
   panelShown = showPanel;
@@ -250,9 +305,17 @@ export function openDialog(showPanel: boolean, asked = true): void {
 /** Shows the dialog again in `locale`, the switches as the visitor left them, the focus kept. */
 function switchLocale(locale: string): void {
   if (!dialog || !root || locale === context.locale) return;
-  const on = switches();
   context.locale = locale;
   dialog.lang = locale;
+  redraw();
+  (root.querySelector(`[data-consentrix-locale="${locale}"]`) as HTMLElement | null)?.focus();
+}
+
+/** Draws the dialog again (a language picked, the declaration come), the switches kept. */
+function redraw(): void {
+  if (!dialog || !root) return;
+  const on = switches();
+  const focusedId = root.activeElement?.id;
   const t = texts();
   dialog.textContent = '';
   dialog.append(...(panelShown ? panel(t) : firstLayer(t)));
@@ -262,7 +325,7 @@ function switchLocale(locale: string): void {
       if (toggle && !toggle.disabled) toggle.checked = value;
     }
   }
-  (root.querySelector(`[data-consentrix-locale="${locale}"]`) as HTMLElement | null)?.focus();
+  if (focusedId) root.getElementById(focusedId)?.focus();
 }
 
 /**
@@ -278,6 +341,21 @@ export function closeDialog(): void {
   panelShown = false;
   if (hadFocus && before instanceof HTMLElement && before.isConnected) before.focus();
   before = null;
+  showSettings();
+}
+
+/**
+ * Shows the settings button, when the configuration has one and the visitor has chosen: a small
+ * button in its corner, in the visitor's language, that opens the preferences again.
+ */
+export function showSettings(): void {
+  const corner = config.layout.settings_button;
+  if (!corner || dialog || settings || !context.current()) return;
+  root ??= mount();
+  const t = texts();
+  settings = button('open', t.settings ?? t.preferences, `settings ${corner}`);
+  settings.lang = context.locale;
+  root.append(settings);
 }
 
 /** The panel's switches, by category key. */

@@ -24,6 +24,7 @@ import {
   gpcOff,
   openDialog,
   setUpDialog,
+  showSettings,
   switches,
 } from './dialog.js';
 import { setUpEmbeds } from './embeds.js';
@@ -179,8 +180,10 @@ function start(): void {
       (c) => c.key === category && (c.required || choice?.categories[category] === true),
     ),
   );
-  if (choice) apply(choice);
-  else whenReady(() => openDialog(false, false));
+  if (choice) {
+    apply(choice);
+    whenReady(showSettings);
+  } else whenReady(() => openDialog(false, false));
 
   window.Consentrix = {
     // A preview's page opens the panel itself: that is no visitor asking for the focus.

@@ -39,7 +39,12 @@ button{min-height:44px;padding:8px 14px;border:2px solid var(--cx-accent);border
 .cat{display:grid;grid-template-columns:1fr auto;gap:4px 12px;align-items:center;padding:10px 0;border-top:1px solid rgba(128,128,128,.45)}
 .cat label{font-weight:600}
 .cat p{grid-column:1/-1;margin:0;font-size:.92em}
-input{width:22px;height:22px;margin:0;accent-color:var(--cx-accent)}`;
+input{width:22px;height:22px;margin:0;accent-color:var(--cx-accent)}
+.cat details{grid-column:1/-1;font-size:.9em}
+.cat ul{margin:4px 0 0;padding-left:18px}
+.settings{position:fixed;z-index:2147483646;bottom:calc(var(--cx-b,0px) + 12px);min-height:40px;padding:6px 12px;font:600 14px/1.3 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;box-shadow:0 1px 8px rgba(0,0,0,.3)}
+.settings.bottom-left{left:calc(var(--cx-l,0px) + 12px)}
+.settings.bottom-right{right:calc(var(--cx-r,0px) + 12px)}`;
 
 /**
  * A shadow root on `host` with the banner's styles and the tenant's colours (custom properties
