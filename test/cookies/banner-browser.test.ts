@@ -832,6 +832,58 @@ describe('the cookie banner in Chromium', () => {
     ).toBe(0);
   });
 
+  it('the preferences list each category’s declared cookies, fetched once when they open, in English and in Thai', async () => {
+    const scope = publish((changes) => {
+      const config = bilingualConfig(changes);
+      return {
+        ...config,
+        texts: {
+          en: { ...config.texts.en, declaration: 'Cookies used' },
+          th: { ...config.texts.th, declaration: 'คุกกี้ที่ใช้' },
+        } as BannerConfig['texts'],
+      };
+    });
+    const fetched = service.declare(scope, {
+      categories: [
+        { key: 'necessary', cookies: [] },
+        {
+          key: 'analytics',
+          cookies: [
+            {
+              name: '_ga',
+              provider: 'Google',
+              retention: '2 years',
+              purpose: { en: 'Tells visitors apart', th: 'แยกแยะผู้เข้าชมแต่ละคน' },
+            },
+            { name: '_ga_*', provider: 'Google', retention: null, purpose: {} },
+          ],
+        },
+      ],
+    });
+    const { page, problems } = await visit(await newContext(), { scope, lang: 'th' });
+    await dialog(page).waitFor();
+    // Nothing is fetched before the preferences open.
+    expect(fetched()).toBe(0);
+    await page.getByRole('button', { name: thaiTexts.preferences }).click();
+    const list = page.getByText('คุกกี้ที่ใช้ (2)');
+    await list.waitFor();
+    expect(fetched()).toBe(1);
+    await list.click();
+    const items = page.locator('[data-consentrix] >> .cat li');
+    await expect
+      .poll(() => items.allInnerTexts())
+      .toEqual(['_ga Google · 2 years\nแยกแยะผู้เข้าชมแต่ละคน', '_ga_* Google']);
+    // Only the categories that list cookies have a list.
+    expect(await page.locator('[data-consentrix] >> details').count()).toBe(1);
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByText('Cookies used (2)').click();
+    await expect
+      .poll(() => items.first().innerText())
+      .toBe('_ga Google · 2 years\nTells visitors apart');
+    expect(fetched()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
   it('window.Consentrix: open() shows the preferences, consent() and onChange(fn) follow the choice', async () => {
     const scope = publish();
     const { page, problems } = await visit(await newContext(), { scope });

@@ -34,6 +34,11 @@ export interface BannerService {
    * does; answers how many such requests are waiting.
    */
   hang(scope: string): () => number;
+  /**
+   * Serves `declaration` as the scope's `declaration.json` (any origin may read it), and names it
+   * in the published config's `declaration_url`; answers how many times it was fetched.
+   */
+  declare(scope: string, declaration: unknown): () => number;
   /** The status for the `index`th choice of a scope (from 0); 201 when not set. */
   answer(scope: string, status: (index: number) => number): void;
   close(): Promise<void>;
@@ -44,13 +49,27 @@ export async function startBannerService(): Promise<BannerService> {
   const answers = new Map<string, (index: number) => number>();
   const choices: ReceivedChoice[] = [];
   const hung = new Map<string, number>();
+  const declarations = new Map<string, { body: string; fetched: number }>();
   let preflights = 0;
   let origin = '';
 
   const server = createServer((req, res) => {
-    const match = /^\/cookies\/v1\/([^/]+)\/(banner\.js|choices)$/.exec(req.url ?? '');
+    const match = /^\/cookies\/v1\/([^/]+)\/(banner\.js|choices|declaration\.json)$/.exec(
+      req.url ?? '',
+    );
     const scope = decodeURIComponent(match?.[1] ?? '');
     const config = configs.get(scope);
+    const declared = declarations.get(scope);
+    if (match?.[2] === 'declaration.json' && declared) {
+      declared.fetched += 1;
+      res
+        .writeHead(200, {
+          'content-type': 'application/json',
+          'access-control-allow-origin': '*',
+        })
+        .end(declared.body);
+      return;
+    }
     if (!match || !config) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
@@ -122,6 +141,14 @@ export async function startBannerService(): Promise<BannerService> {
     },
     answer(scope, status) {
       answers.set(scope, status);
+    },
+    declare(scope, declaration) {
+      const entry = { body: JSON.stringify(declaration), fetched: 0 };
+      declarations.set(scope, entry);
+      const config = configs.get(scope);
+      const declaration_url = `${origin}/cookies/v1/${encodeURIComponent(scope)}/declaration.json`;
+      if (config) configs.set(scope, { ...config, declaration_url });
+      return () => entry.fetched;
     },
     async close() {
       server.closeAllConnections();
