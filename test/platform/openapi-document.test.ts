@@ -83,6 +83,8 @@ const publicOperations = [
   '/api/content/{id}/{file}',
   '/cookies/v1/{scope}/banner.js',
   '/cookies/v1/{scope}/decisions',
+  '/cookies/v1/{scope}/declaration.json',
+  '/cookies/v1/{scope}/declaration',
 ];
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
