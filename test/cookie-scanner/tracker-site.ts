@@ -42,6 +42,8 @@ export interface TrackerSite {
   embed(scope: string): void;
   /** Sets which tags the pages run before consent from now on (none: every tag held). */
   leak(tags: Leak[]): void;
+  /** Answers the `/hang` requests held so far, and every later one at once. */
+  release(): void;
   /** Adds the misbehaving pages' links to the home page from now on. */
   misbehave(on: boolean): void;
   close(): Promise<void>;
@@ -127,6 +129,8 @@ ${body}
 
 export async function startTrackerSite(serviceOrigin: string): Promise<TrackerSite> {
   let scope = '';
+  const held: (() => void)[] = [];
+  let released = false;
   let leaks = new Set<Leak>();
   let misbehaving = false;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -166,7 +170,10 @@ export async function startTrackerSite(serviceOrigin: string): Promise<TrackerSi
           `${links}<iframe data-consentrix-category="marketing" data-src="http://www.youtube.com/embed/FIXTURE" width="560" height="315" title="Our tea video"></iframe>`,
         );
       case '/hang':
-        return; // never answered
+        // Held until the test lets it go (`release`), or the scan gives up on it.
+        if (released) return send('text/html; charset=utf-8', '<!doctype html><title>Late</title>');
+        held.push(() => send('text/html; charset=utf-8', '<!doctype html><title>Late</title>'));
+        return;
       case '/away':
         return res.writeHead(302, { location: 'http://www.google-analytics.com/away' }).end();
       case '/loop':
@@ -198,6 +205,10 @@ export async function startTrackerSite(serviceOrigin: string): Promise<TrackerSi
   return {
     origin,
     hostRules,
+    release() {
+      released = true;
+      for (const answer of held.splice(0)) answer();
+    },
     embed(value) {
       scope = value;
     },
@@ -208,6 +219,7 @@ export async function startTrackerSite(serviceOrigin: string): Promise<TrackerSi
       misbehaving = on;
     },
     async close() {
+      held.splice(0);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -306,7 +306,8 @@ describe.each(journeyStore('sqlite'))(
       });
 
       it('one scan of a system at a time (409 1005 for a second); its browser sees none of the service’s settings', async () => {
-        // A scan of a page that never answers runs for a page's time: long enough to try another.
+        // A scan of a page held until the test lets it go: it runs until then, whatever the
+        // machine's speed.
         const first = cli(
           [
             'cookie',
@@ -318,7 +319,7 @@ describe.each(journeyStore('sqlite'))(
             '--url',
             `${site.origin}/hang`,
           ],
-          { COOKIE_SCAN_PAGE_TIMEOUT_MS: String(budget(6_000)) },
+          { COOKIE_SCAN_PAGE_TIMEOUT_MS: '120000' },
         );
         try {
           // Read from the store (a read takes no lock); the second scan is a process of its own,
@@ -363,16 +364,10 @@ describe.each(journeyStore('sqlite'))(
             ).toEqual(['HOME', 'TMPDIR', 'LANG']);
           }
         } finally {
+          site.release();
           const done = await first;
           expect(done.code, showResult(done)).toBe(0);
-          expect(parsed(done).page_reports).toEqual([
-            {
-              url: `${site.origin}/hang`,
-              phase: 'before-choice',
-              outcome: 'timeout',
-              detail: 'it did not load in time',
-            },
-          ]);
+          expect(parsed(done).pages).toEqual([`${site.origin}/hang`]);
         }
         const scans = expectJsonObject(
           await cli(['cookie', 'scans', '--tenant', p.alias, '--system', scope]),
