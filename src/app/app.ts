@@ -85,6 +85,7 @@ import { requestIdFor } from '../platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from '../platform/request-log.js';
 import { setSecurityHeaders } from '../platform/security-headers.js';
 import { serviceVersion } from '../platform/version.js';
+import { openVisitorRegion } from '../platform/visitor-region.js';
 import { preferenceSecrets } from '../preference-centre/index.js';
 import {
   preferenceCentreSettingsRoutes,
@@ -423,6 +424,7 @@ export async function buildApp(
     vault,
     publicBaseUrl: config.publicBaseUrl,
     perMinute: config.cookieRateLimitPerMinute,
+    region: await openVisitorRegion(config.visitorRegion),
   });
   // The customer's own page (src/preference-page), opened by a link from the tenant's backend,
   // or by a code e-mailed to the customer.

@@ -117,6 +117,12 @@ export interface BannerConfig {
   lifetime_days: number;
   /** The request for the script carried `Sec-GPC: 1`. */
   gpc: boolean;
+  /**
+   * The visitor's region's rule is opt-out: until they choose, every category runs but those
+   * Global Privacy Control refuses, and a browser sending it is recorded as a `gpc` choice at
+   * once. Absent: opt-in, nothing optional before a choice.
+   */
+  mode?: 'opt-out';
   /** The locale used when neither the page's nor the browser's languages have texts. */
   default_locale: string;
   /** `necessary` first, then the standard ones, then the tenant's own. */

@@ -5,6 +5,7 @@ import { sha256Hex } from '../platform/hashing.js';
 import { validate } from '../platform/validation.js';
 import { canonicalLocale } from '../templates/index.js';
 import { type BannerConfig, type StandardCategory, standardCategories } from './banner-config.js';
+import { type ConsentMode, checkRegionRules } from './regions.js';
 
 /** `necessary`, the standard four, or the tenant's own: lower-case, starting with a letter. */
 export const categoryKeyPattern = '^[a-z][a-z0-9_]{0,39}$';
@@ -89,11 +90,30 @@ const Category = Type.Object(
 
 const color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$' });
 
+/** `opt-in` asks before anything optional runs; `opt-out` runs it until the visitor says no. */
+const Mode = Type.Enum(['opt-in', 'opt-out']);
+
+/** A rule by region (regions.ts): the codes it covers and its mode. */
+const RegionRule = Type.Object(
+  {
+    codes: Type.Array(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,3})?$' }), {
+      minItems: 1,
+      maxItems: 100,
+    }),
+    mode: Mode,
+  },
+  { additionalProperties: false },
+);
+
 /** What a configuration says, apart from its name and dates: frozen once it leaves draft. */
 export const ConfigurationContent = Type.Object(
   {
     default_locale: Type.String({ minLength: 1, maxLength: 35 }),
     lifetime_days: Type.Integer({ minimum: 1, maximum: 730 }),
+    /** The default rule: for a visitor no rule of `regions` covers (absent: `opt-in`). */
+    mode: Type.Optional(Mode),
+    /** Rules by the visitor's region (docs/cookies.md, "Rules by region"). */
+    regions: Type.Optional(Type.Array(RegionRule, { maxItems: 20 })),
     categories: Type.Array(Category, { minItems: 1, maxItems: 20 }),
     texts: Type.Record(Type.String(), Texts),
     layout: Type.Object(
@@ -194,12 +214,14 @@ export function checkContent(input: unknown): ConfigurationContent {
       texts: byLocale,
     };
   });
+  const regions = content.regions && checkRegionRules(content.regions, details);
   if (!seen.has('necessary')) {
     details.push({ field: 'categories', issue: 'must include necessary' });
   }
   if (details.length > 0) throw new AppError('invalidRequest', { details });
   return {
     ...content,
+    ...(regions === undefined ? {} : { regions }),
     default_locale: defaultLocale,
     texts,
     categories: categories.sort((a, b) => categoryRank(a.key) - categoryRank(b.key)),
@@ -241,14 +263,16 @@ export function fingerprintOf(content: ConfigurationContent): string {
 export function bannerConfig(
   content: ConfigurationContent,
   details: Pick<BannerConfig, 'scope' | 'decisions_url' | 'configuration' | 'gpc'> &
-    Partial<Pick<BannerConfig, 'declaration_url'>>,
+    Partial<Pick<BannerConfig, 'declaration_url'>> & { mode?: ConsentMode },
 ): BannerConfig {
   // The declaration is fetched only where there is one to show.
-  const { declaration_url: url, ...rest } = details;
+  const { declaration_url: url, mode, ...rest } = details;
   const declares = content.categories.some((c) => (c.cookies ?? []).length > 0);
   return {
     ...rest,
     ...(url && declares ? { declaration_url: url } : {}),
+    // Opt-in is the banner's own way: only the other is written in.
+    ...(mode === 'opt-out' ? { mode } : {}),
     lifetime_days: content.lifetime_days,
     default_locale: content.default_locale,
     // What the banner removes: a refusable category's cookies, by name, domain and path; the

@@ -42,6 +42,8 @@ export interface CookieDecisionListItem {
   categories: Record<string, boolean>;
   locale: string;
   origin: string;
+  /** Where the visitor was, when known. */
+  region?: string;
   decided_at: string;
 }
 
@@ -84,6 +86,7 @@ export function listItem(row: CookieDecisionListRow): CookieDecisionListItem {
     categories: JSON.parse(row.categories) as Record<string, boolean>,
     locale: row.locale,
     origin: row.origin,
+    ...(row.region ? { region: row.region } : {}),
     decided_at: row.decided_at,
   };
 }

@@ -23,6 +23,7 @@ const choiceTypes = {
   categories: 'text',
   locale: 'text',
   origin: 'text',
+  region: 'text',
   personal: 'text',
   evidence_salt: 'text',
   decided_at: 'text',

@@ -14,6 +14,8 @@ export interface CookieDecisionView {
   categories: Record<string, boolean>;
   locale: string;
   origin: string;
+  /** Where the visitor was, when known. */
+  region?: string;
   /** Null once the visitor was erased. */
   visitor_id: string | null;
   /** As the tenant keeps it (full, truncated or a keyed hash); null once erased. */
@@ -57,6 +59,7 @@ export async function* cookieDecisions(
         categories: JSON.parse(row.categories) as Record<string, boolean>,
         locale: row.locale,
         origin: row.origin,
+        ...(row.region ? { region: row.region } : {}),
         visitor_id: personal?.customer_id ?? null,
         ip: personal?.ip ?? null,
         user_agent: personal?.user_agent ?? null,

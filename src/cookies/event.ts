@@ -13,6 +13,8 @@ export interface CookieDecisionEventData {
   categories: Record<string, boolean>;
   locale: string;
   origin: string;
+  /** Where the visitor was, when known. */
+  region?: string;
   decided_at: string;
 }
 

@@ -57,6 +57,9 @@ export const CookieReceipt = Type.Object({
         user_agent: Type.Union([Type.String(), Type.Null()]),
         origin: Type.String({ description: "The page's origin" }),
         locale: Type.String(),
+        region: Type.Optional(
+          Type.String({ description: 'Where the visitor was, when the service knew' }),
+        ),
       }),
       Type.Null(),
     ],
@@ -109,6 +112,7 @@ export function cookieReceipt(
           user_agent: personal.personal.user_agent,
           origin: decision.origin,
           locale: decision.locale,
+          ...(decision.region ? { region: decision.region } : {}),
         }
       : null,
   };

@@ -18,6 +18,8 @@ export interface LoggedCookieDecision {
   visitor_id: string;
   ip: string;
   user_agent: string | null;
+  /** Where the visitor was, when known. */
+  region: string | null;
 }
 
 /**
@@ -34,6 +36,7 @@ export function leafOfCookieDecision(row: LoggedCookieDecision, subjectSalt: str
       userAgent: row.user_agent,
       origin: row.origin,
       locale: row.locale,
+      region: row.region,
     }),
   );
 }

@@ -16,6 +16,7 @@ import type { BannerConfig, ChoiceAnswer } from './banner-config.js';
 import { bannerScript } from './banner-script.js';
 import { bannerConfig, type ConfigurationContent } from './content.js';
 import { type Declaration, declarationOf } from './declaration.js';
+import { modeFor } from './regions.js';
 import { findPublished, findPublishedOnce } from './repository.js';
 import { ChoiceBodySchema } from './schemas.js';
 import { visitorLookup } from './visitor.js';
@@ -92,24 +93,29 @@ export interface ServedScript {
    */
   body: Buffer;
   etag: string;
+  /** It differs by the visitor's region: the configuration has rules by region. */
+  byRegion: boolean;
 }
 
 const scripts = new LRUCache<string, ServedScript>({ max: 2_000 });
 
 /**
  * The script for a scope, or `404 1004` when the scope is unknown or nothing is published. It
- * differs only by the configuration and whether the request carried `Sec-GPC: 1`, so each
- * variant is made once and kept (its ETag is the hash of its bytes).
+ * differs only by the configuration, whether the request carried `Sec-GPC: 1` and the mode of
+ * the visitor's region's rule, so each variant is made once and kept (its ETag is the hash of
+ * its bytes).
  */
 export async function servedScript(
   publicApi: CookiePublic,
   scope: string,
-  options: { gpc: boolean; publicBaseUrl: string },
+  options: { gpc: boolean; publicBaseUrl: string; region: string | null },
 ): Promise<ServedScript> {
   const system = await publicApi.system(scope);
   if (!system?.published) throw new AppError('notFound');
   const { published } = system;
-  const key = `${published.id}\u0000${published.contentSha256}\u0000${options.gpc}\u0000${options.publicBaseUrl}`;
+  const { content } = published;
+  const mode = modeFor(content.regions, content.mode ?? 'opt-in', options.region);
+  const key = `${published.id}\u0000${published.contentSha256}\u0000${options.gpc}\u0000${mode}\u0000${options.publicBaseUrl}`;
   const kept = scripts.get(key);
   if (kept) return kept;
   const config: BannerConfig = bannerConfig(published.content, {
@@ -122,9 +128,14 @@ export async function servedScript(
       fingerprint: published.fingerprint,
     },
     gpc: options.gpc,
+    mode,
   });
   const body = Buffer.from(bannerScript(config), 'utf8');
-  const made = { body, etag: `"${sha256Hex(body).slice(0, 32)}"` };
+  const made = {
+    body,
+    etag: `"${sha256Hex(body).slice(0, 32)}"`,
+    byRegion: (content.regions ?? []).length > 0,
+  };
   scripts.set(key, made);
   return made;
 }
@@ -202,6 +213,8 @@ export interface ChoiceRequest {
   body: unknown;
   ip: string;
   userAgent: string | null;
+  /** Where the visitor is (src/platform/visitor-region.ts); null when unknown. */
+  region: string | null;
 }
 
 /**
@@ -254,6 +267,7 @@ export async function recordChoice(
     origin: request.origin as string,
     ip: keptAddress(vault, system.tenantId, request.ip, system.address),
     userAgent: request.userAgent?.slice(0, 512) ?? null,
+    region: request.region,
   });
   if (outcome.kind === 'conflict') {
     throw new AppError('conflict', { message: 'This event id was recorded with another choice.' });

@@ -5,6 +5,7 @@ import type { Db } from '../platform/db.js';
 import { answer, dataOf, errorsOf } from '../platform/http-schemas.js';
 import { jsonBodyParser } from '../platform/json-body.js';
 import { createRateLimit } from '../platform/rate-limit.js';
+import type { VisitorRegion } from '../platform/visitor-region.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { declarationLocale, declarationPage } from './declaration.js';
 import {
@@ -79,7 +80,9 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
   perMinute: number;
   /** Counts a choice refused for its origin, for the system's owner to see. */
   refused: OriginRefused;
-}> = async (app, { db, writer, vault, publicBaseUrl, perMinute, refused }) => {
+  /** Where a visitor is, for the rules by region and the choice's record. */
+  region: VisitorRegion;
+}> = async (app, { db, writer, vault, publicBaseUrl, perMinute, refused, region }) => {
   const publicApi = cookiePublic(db);
   const rateLimit = createRateLimit(perMinute);
   const limit = (scope: string, ip: string, reply: FastifyReply) => {
@@ -118,13 +121,20 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
       const script = await servedScript(publicApi, scope, {
         gpc: request.headers['sec-gpc'] === '1',
         publicBaseUrl,
+        region: region.of(request.headers, request.ip),
       });
       // A browser may use its copy for 4 minutes, and 1 more while it fetches the new one in the
-      // background: never a copy older than 5 minutes, as the docs promise for a publish.
+      // background: never a copy older than 5 minutes, as the docs promise for a publish. A
+      // script that differs by region varies by the proxy's headers that say it; found from the
+      // address, it is the visitor's browser's own to keep.
+      const byRegion = script.byRegion && (region.headers.length > 0 || region.byAddress);
       reply
-        .header('cache-control', 'public, max-age=240, stale-while-revalidate=60')
+        .header(
+          'cache-control',
+          `${byRegion && region.byAddress ? 'private' : 'public'}, max-age=240, stale-while-revalidate=60`,
+        )
         .header('etag', script.etag)
-        .header('vary', 'Sec-GPC');
+        .header('vary', ['Sec-GPC', ...(byRegion ? region.headers : [])].join(', '));
       if (request.headers['if-none-match'] === script.etag) {
         return reply.code(304).send(undefined as never);
       }
@@ -266,6 +276,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
         body: request.body,
         ip: request.ip,
         userAgent: request.headers['user-agent'] ?? null,
+        region: region.of(request.headers, request.ip),
       });
       return reply.code(status).header('cache-control', 'no-store').send(body);
     },

@@ -107,6 +107,14 @@ export const cookieDecisionFields = {
   }),
   locale: Type.String({ description: 'The locale of the texts the visitor was shown.' }),
   origin: Type.String({ description: "The page's origin." }),
+  region: Type.Optional(
+    Type.String({
+      description:
+        "Where the visitor was, as the operator's proxy or database said: a country (`TH`) or a " +
+        'subdivision of one (`US-CA`). Absent when the service did not know.',
+      examples: ['TH'],
+    }),
+  ),
 };
 
 /** A visitor's choice as the API lists it, with where its receipt is. */

@@ -92,6 +92,8 @@ export interface CookieDecisionsTable {
   locale: string;
   /** The page's origin, one of the system's. */
   origin: string;
+  /** Where the visitor was (`TH`, `US-CA`; migration 0041), null when the service did not know. */
+  region: string | null;
   /** Visitor id, address (as the tenant keeps it) and user agent, sealed under the subject's key. */
   personal: string;
   /** base64 random bytes behind the evidence commitment of the choice's log leaf. */

@@ -38,6 +38,8 @@ export interface CookieChoiceJob {
   /** The address as the tenant keeps it. */
   ip: string;
   userAgent: string | null;
+  /** Where the visitor was, when known. */
+  region: string | null;
 }
 
 /**
@@ -111,6 +113,7 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
       categories: JSON.stringify(job.categories),
       locale: job.locale,
       origin: job.origin,
+      region: job.region,
       personal: sealPersonal(subject.key, id, {
         customer_id: job.visitorId,
         ip: job.ip,
@@ -149,6 +152,7 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
             categories: job.categories,
             locale: job.locale,
             origin: job.origin,
+            ...(job.region ? { region: job.region } : {}),
             decided_at: now,
           }),
       },

@@ -87,6 +87,11 @@ const EnvSchema = Type.Object({
     maximum: 86_400_000,
     default: 300_000,
   }),
+  // Where a website visitor is (docs/cookies.md, "Rules by region"): a header a trusted proxy
+  // sets, or a MaxMind-format database file; none unless named.
+  VISITOR_COUNTRY_HEADER: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' })),
+  VISITOR_SUBDIVISION_HEADER: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$' })),
+  VISITOR_REGION_DATABASE: Type.Optional(Type.String({ minLength: 1 })),
   MAIL_FROM: Type.String({
     minLength: 3,
     maxLength: 320,
@@ -237,6 +242,7 @@ export interface Config {
   /** How often each instance looks for data-subject requests due soon, to remind of them. */
   readonly requestReminderIntervalMs: number;
   readonly cookieScans: CookieScanSettings;
+  readonly visitorRegion: VisitorRegionSettings;
   /** `/metrics` answers a request bearing this token (`Authorization: Bearer`). */
   readonly metricsToken: string | undefined;
   /** `/metrics` answers a request from these addresses or CIDR subnets; none: any address. */
@@ -244,6 +250,16 @@ export interface Config {
   /** Traces are exported (OpenTelemetry); the SDK is loaded only then. */
   readonly tracing: boolean;
   readonly webhooks: WebhookSettings;
+}
+
+/** Where a website visitor's region comes from (src/platform/visitor-region.ts). */
+export interface VisitorRegionSettings {
+  /** A header a trusted proxy sets to the visitor's country (`CF-IPCountry`), lower-case. */
+  countryHeader: string | undefined;
+  /** A header with the code of the country's subdivision (`CloudFront-Viewer-Country-Region`). */
+  subdivisionHeader: string | undefined;
+  /** A MaxMind-format database (GeoIP2 / GeoLite2 Country or City), asked when no header says. */
+  database: string | undefined;
 }
 
 /** How the cookie scanner runs its browser, and for how long (docs/cookie-scans.md). */
@@ -375,6 +391,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeLimitMs: parsed.COOKIE_SCAN_TIME_LIMIT_MS,
       hostRules: parsed.COOKIE_SCAN_HOST_RULES,
       scheduleIntervalMs: parsed.COOKIE_SCAN_SCHEDULE_INTERVAL_MS,
+    }),
+    visitorRegion: Object.freeze({
+      countryHeader: parsed.VISITOR_COUNTRY_HEADER?.toLowerCase(),
+      subdivisionHeader: parsed.VISITOR_SUBDIVISION_HEADER?.toLowerCase(),
+      database: parsed.VISITOR_REGION_DATABASE,
     }),
     metricsToken: parsed.METRICS_TOKEN,
     metricsAllow:

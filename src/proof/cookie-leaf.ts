@@ -100,15 +100,22 @@ export interface CookieEvidence {
   /** The page's origin. */
   origin: string;
   locale: string;
+  /** Where the visitor was (`TH`, `US-CA`), when the service knew. */
+  region?: string | null;
 }
 
-/** SHA-256("cookie-evidence/v1\n" || salt || canonical JSON {ip, locale, origin, ua}), base64. */
+/**
+ * SHA-256("cookie-evidence/v1\n" || salt || canonical JSON {ip, locale, origin, ua}), base64. A
+ * choice whose visitor's region was known adds `region` (between `origin` and `ua`): only then,
+ * so every other choice commits exactly as before.
+ */
 export function cookieEvidenceCommitment(salt: string, evidence: CookieEvidence): string {
-  // Keys in sorted order: the canonical JSON of the four values.
+  // Keys in sorted order: the canonical JSON of the values.
   const canonical = JSON.stringify({
     ip: evidence.ip,
     locale: evidence.locale,
     origin: evidence.origin,
+    ...(evidence.region ? { region: evidence.region } : {}),
     ua: evidence.userAgent,
   });
   return createHash('sha256')
@@ -144,10 +151,22 @@ export const cookieLeafFormat: LeafFormat<CookieLeafFields> = {
   }),
 };
 
-/** What opens a cookie leaf: the visitor id, the evidence (address, agent, origin, locale), their salts. */
+/**
+ * What opens a cookie leaf: the visitor id, the evidence (address, agent, origin, locale, and
+ * the region when it was known), their salts.
+ */
 function cookieOpening(opening: object, leaf: CookieLeafFields): Result<boolean> {
+  const region = (opening as { region?: unknown }).region;
   if (
-    !hasStrings(opening, ['visitor_id', 'subject_salt', 'evidence_salt', 'ip', 'origin', 'locale'])
+    !hasStrings(opening, [
+      'visitor_id',
+      'subject_salt',
+      'evidence_salt',
+      'ip',
+      'origin',
+      'locale',
+    ]) ||
+    (region !== undefined && typeof region !== 'string')
   ) {
     return fail(
       "the receipt's opening is not a cookie decision's (visitor id, evidence and salts)",
@@ -161,6 +180,7 @@ function cookieOpening(opening: object, leaf: CookieLeafFields): Result<boolean>
     userAgent: opening.user_agent,
     origin: opening.origin,
     locale: opening.locale,
+    region: region as string | undefined,
   });
   if (evidence !== leaf.evidence) {
     return fail("the evidence and salt do not open the leaf's evidence commitment");

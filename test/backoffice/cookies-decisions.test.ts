@@ -33,6 +33,7 @@ const header = [
   'decided_at',
   'decided_on',
   'time_zone',
+  'region',
 ];
 
 describe.each(stores)('cookie decisions in the back-office on $name', (store) => {
@@ -192,6 +193,8 @@ describe.each(stores)('cookie decisions in the back-office on $name', (store) =>
       decided_at: '2026-03-01T16:59:59.000Z',
       decided_on: '2026-03-01',
       time_zone: 'Asia/Bangkok',
+      // No source of regions is configured here.
+      region: '',
     });
     expect(rows[1]?.decided_on).toBe('2026-03-02');
     expect([rows[3]?.method, rows[3]?.category_functional, rows[3]?.category_marketing]).toEqual([

@@ -252,6 +252,48 @@ describe.each(storeAgnostic)('the cookie pages on $name', (store) => {
     expect(unchanged.content_sha256).toBe(required.content_sha256);
   });
 
+  it('the editor sets the rules by region, a rule a line, keeps them through other edits, and names a bad line beside its field', async () => {
+    const id = await newDraft(writer.page, 'Regional banner', 'analytics');
+    const path = `/backoffice/cookies/configurations/${id}`;
+    const fields = formFields((await writer.page.get(`${path}/edit`)).body, path);
+    expect([fields.mode, fields.regions]).toEqual(['opt-in', '']);
+    const before = await getConfiguration(t.db, a.tenant.id, id);
+    // Saved as shown, a content without rules stays without them: nothing changes.
+    await writer.page.post(path, fields);
+    expect((await getConfiguration(t.db, a.tenant.id, id)).content_sha256).toBe(
+      before.content_sha256,
+    );
+
+    const saved = await writer.page.post(path, {
+      ...fields,
+      regions: 'opt-in: th, EEA gb\r\n\r\n  opt-out: us-ca US-CO  ',
+    });
+    expect(saved.statusCode, textOf(saved.body)).toBe(303);
+    const stored = await getConfiguration(t.db, a.tenant.id, id);
+    expect(stored.content.regions).toEqual([
+      { mode: 'opt-in', codes: ['TH', 'EEA', 'GB'] },
+      { mode: 'opt-out', codes: ['US-CA', 'US-CO'] },
+    ]);
+    const again = formFields((await writer.page.get(`${path}/edit`)).body, path);
+    expect(again.regions).toBe('opt-in: TH EEA GB\nopt-out: US-CA US-CO');
+    await writer.page.post(path, { ...again, lifetime_days: '180' });
+    expect((await getConfiguration(t.db, a.tenant.id, id)).content.regions).toEqual(
+      stored.content.regions,
+    );
+
+    for (const [regions, message] of [
+      ['opt-in: TH\nsometimes: GB', 'Line 2: '],
+      ['opt-in: TH XX', 'Line 1: must be a country (TH), a subdivision of one (US-CA), EU or EEA'],
+      ['opt-in: TH\nopt-out: th', 'Line 2: is in rule 0 already'],
+    ] as const) {
+      const bad = await writer.page.post(path, { ...again, regions });
+      expect(bad.statusCode, regions).toBe(400);
+      expect(bad.body).toContain(`id="regions-error" class="field-error">${message}`);
+      expect(formFields(bad.body, path).regions).toBe(regions);
+    }
+    expect((await getConfiguration(t.db, a.tenant.id, id)).content.lifetime_days).toBe(180);
+  });
+
   it('what the content refuses comes back beside its fields (400), and nothing is saved', async () => {
     const id = await newDraft(writer.page, 'Refused banner');
     const path = `/backoffice/cookies/configurations/${id}`;

@@ -611,6 +611,71 @@ describe('the cookie banner in Chromium', () => {
     });
   });
 
+  describe('under an opt-out rule (the visitor’s region’s)', () => {
+    const optOut = (changes: Partial<BannerConfig>) => shopConfig({ ...changes, mode: 'opt-out' });
+
+    it('runs every tag before a choice and tells Consent Mode so, still shows the notice, and Reject all is recorded and stops them on the next page', async () => {
+      const scope = publish(optOut);
+      const context = await newContext();
+      const { page, problems } = await visit(context, { scope });
+      await dialog(page).waitFor();
+      await expect
+        .poll(() => ran(page))
+        .toMatchObject({ analytics: true, marketing: true, functional: true });
+      expect((await consentCommands(page)).slice(0, 2)).toEqual([
+        ['consent', 'default', { ...allDenied, wait_for_update: 500 }],
+        ['consent', 'update', allGranted],
+      ]);
+      expect(choicesOf(scope)).toEqual([]);
+      expect(await storedChoice(context, site.origin)).toBeUndefined();
+      // The preferences show what holds now: everything on.
+      await page.getByRole('button', { name: 'Preferences' }).click();
+      expect(await page.getByRole('switch', { name: 'Marketing' }).isChecked()).toBe(true);
+      await page.getByRole('button', { name: 'Close' }).click();
+
+      await page.getByRole('button', { name: 'Reject all' }).click();
+      await expect.poll(() => choicesOf(scope).length).toBe(1);
+      expect(choicesOf(scope)[0]?.body).toMatchObject({
+        method: 'reject-all',
+        categories: { necessary: true, analytics: false, marketing: false },
+      });
+      expect((await consentCommands(page)).at(-1)).toEqual(['consent', 'update', allDenied]);
+      const next = await visit(context, { scope });
+      await next.page.waitForLoadState('load');
+      expect(Object.values(await ran(next.page))).not.toContain(true);
+      expect(await dialog(next.page).count()).toBe(0);
+      expect(problems).toEqual([]);
+    });
+
+    it('with Global Privacy Control, records a gpc choice at once with nothing asked: marketing and personalization never run', async () => {
+      const scope = publish(optOut);
+      const context = await newContext();
+      await context.addInitScript(() => {
+        Object.defineProperty((globalThis as any).navigator, 'globalPrivacyControl', {
+          value: true,
+        });
+      });
+      const before = site.tagRequests();
+      const { page, problems } = await visit(context, { scope });
+      await expect.poll(() => choicesOf(scope).length).toBe(1);
+      expect(choicesOf(scope)[0]?.body).toMatchObject({
+        method: 'gpc',
+        categories: {
+          necessary: true,
+          analytics: true,
+          marketing: false,
+          functional: true,
+          personalization: false,
+        },
+      });
+      expect(await dialog(page).count()).toBe(0);
+      await expect.poll(() => ran(page)).toMatchObject({ analytics: true, functional: true });
+      expect(await ran(page)).toMatchObject({ marketing: false, inline_personalization: false });
+      expect(site.tagRequests().marketing).toBe(before.marketing);
+      expect(problems).toEqual([]);
+    });
+  });
+
   describe('the published tag (the defaults inline, the banner async)', () => {
     const denialDefault = ['consent', 'default', { ...allDenied, wait_for_update: 500 }];
     /** What GTM's tag found in the dataLayer when it ran. */

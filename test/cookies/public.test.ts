@@ -102,6 +102,7 @@ describe.each(stores)('a choice checked by the service on $name', (store) => {
       body,
       ip: '203.0.113.77',
       userAgent: null,
+      region: null,
     });
 
   /** The refusal an act ends with, as its code and the fields it names. */

@@ -88,7 +88,7 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
 
   const cookieRow = (id: string) =>
     t.db.selectFrom('cookie_decisions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const setCookieRow = (id: string, values: Record<string, string | number>) =>
+  const setCookieRow = (id: string, values: Record<string, string | number | null>) =>
     t.db.updateTable('cookie_decisions').set(values).where('id', '=', id).execute();
   /** The n-th cookie decision posted, and the index of its leaf in the log. */
   const nthCookie = async (n: number) => {
@@ -138,6 +138,7 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
     ['its method', { method: 'accept-all' }],
     ['its configuration version', { configuration_version: 7 }],
     ['its origin (in the evidence)', { origin: 'https://evil.example' }],
+    ['its region (in the evidence), where none was known', { region: 'US-CA' }],
     ['its categories, to what is not JSON', { categories: '{"analytics":' }],
     [
       // As true and false these would write the logged leaf again: only their type differs.

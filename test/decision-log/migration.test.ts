@@ -228,6 +228,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0038-processing-record',
       '0039-request-reminders',
       '0040-cookie-scans',
+      '0041-choice-region',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

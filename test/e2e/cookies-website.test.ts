@@ -66,7 +66,12 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
     beforeAll(async () => {
       store = await makeTempStore(testStore);
       const port = await freePort();
-      const env = serverEnv(store, port, 'warn');
+      // Visitors' regions come from the headers a CDN in front would set (Cloudflare's names).
+      const env = {
+        ...serverEnv(store, port, 'warn'),
+        VISITOR_COUNTRY_HEADER: 'CF-IPCountry',
+        VISITOR_SUBDIVISION_HEADER: 'CF-Region-Code',
+      };
       p = await provision(env);
       server = await startServer({ store, port, env });
       site = await startFixtureSite(server.baseUrl);
@@ -129,6 +134,7 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
       on: FixtureSite = site,
       lang?: string,
       csp = false,
+      system = scope,
     ) {
       const page = await context.newPage();
       page.setDefaultTimeout(budget(5_000));
@@ -147,7 +153,7 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
       page.on('response', (response) => {
         if (choice(response.request())) posts.push(response.status());
       });
-      await page.goto(on.page({ scope, csp, ...(lang ? { lang } : {}) }));
+      await page.goto(on.page({ scope: system, csp, ...(lang ? { lang } : {}) }));
       return { page, posts, sent, failed, problems: console.problems };
     }
 
@@ -158,8 +164,8 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
         .count();
 
     /** The choices the service recorded for the system, as `cookie decisions` lists them. */
-    async function recorded(): Promise<Record<string, any>[]> {
-      const result = await cli('cookie', 'decisions', '--tenant', p.alias, '--system', scope);
+    async function recorded(system = scope): Promise<Record<string, any>[]> {
+      const result = await cli('cookie', 'decisions', '--tenant', p.alias, '--system', system);
       expect(result.code, showResult(result)).toBe(0);
       return result.stdout
         .split('\n')
@@ -365,6 +371,154 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
       const after = await visit(later);
       await dialog(after.page).waitFor();
       expect(await dialog(after.page).count()).toBe(1);
+    });
+
+    /**
+     * A browser behind a CDN that says where it is: the CDN adds its headers to the requests that
+     * reach the service (the banner script and the choice), not the page.
+     */
+    async function fromRegion(headers: Record<string, string>): Promise<BrowserContext> {
+      const context = await newContext();
+      await context.route(`${server.baseUrl}/**`, (route) =>
+        route.continue({ headers: { ...route.request().headers(), ...headers } }),
+      );
+      return context;
+    }
+
+    it('a visitor from Thailand gets the opt-in rule and one from California the opt-out one, by the CDN’s headers; each choice records the region, in its receipt too', async () => {
+      const system = expectJsonObject(
+        await cli(
+          'cookie',
+          'system',
+          'create',
+          '--tenant',
+          p.alias,
+          '--name',
+          'Regional shop',
+          '--origin',
+          site.origin,
+        ),
+      );
+      const regional = String(system.scope);
+      const draft = expectJsonObject(
+        await cli(
+          'cookie',
+          'create',
+          '--tenant',
+          p.alias,
+          '--system',
+          regional,
+          '--name',
+          'Draft',
+          '--categories',
+          'analytics,marketing,functional,personalization',
+        ),
+      );
+      const file = join(store.dir, 'regional.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          ...(draft.content as object),
+          mode: 'opt-in',
+          regions: [
+            { codes: ['TH', 'EEA', 'GB'], mode: 'opt-in' },
+            { codes: ['US-CA'], mode: 'opt-out' },
+          ],
+        }),
+      );
+      expectJsonObject(
+        await cli(
+          'cookie',
+          'create',
+          '--tenant',
+          p.alias,
+          '--system',
+          regional,
+          '--name',
+          'By region',
+          '--content-file',
+          file,
+        ),
+      );
+      expectJsonObject(await cli('cookie', 'publish', '--tenant', p.alias, '--system', regional));
+      const script = await fetch(`${server.baseUrl}/cookies/v1/${regional}/banner.js`, {
+        headers: { 'cf-ipcountry': 'US', 'cf-region-code': 'CA' },
+      });
+      expect(script.headers.get('vary')).toBe('Sec-GPC, cf-ipcountry, cf-region-code');
+      expect(script.headers.get('cache-control')).toBe(
+        'public, max-age=240, stale-while-revalidate=60',
+      );
+
+      // Thailand: nothing optional before a choice.
+      const thai = await visit(
+        await fromRegion({ 'cf-ipcountry': 'TH' }),
+        site,
+        undefined,
+        false,
+        regional,
+      );
+      await dialog(thai.page).waitFor();
+      await expect.poll(() => lateTagHeld(thai.page)).toBe(1);
+      expect(Object.values(await ran(thai.page))).not.toContain(true);
+      await thai.page.getByRole('button', { name: 'Accept all' }).click();
+      await expect.poll(() => thai.posts).toEqual([201]);
+
+      // California: the tags run before any choice; the notice still offers Reject all.
+      const californian = await visit(
+        await fromRegion({ 'cf-ipcountry': 'US', 'cf-region-code': 'CA' }),
+        site,
+        undefined,
+        false,
+        regional,
+      );
+      await dialog(californian.page).waitFor();
+      await expect
+        .poll(() => ran(californian.page))
+        .toMatchObject({ analytics: true, marketing: true });
+      expect(californian.posts).toEqual([]);
+      await californian.page.getByRole('button', { name: 'Reject all' }).click();
+      await expect.poll(() => californian.posts).toEqual([201]);
+
+      // Elsewhere in the United States: the default rule, opt-in.
+      const washington = await visit(
+        await fromRegion({ 'cf-ipcountry': 'US', 'cf-region-code': 'WA' }),
+        site,
+        undefined,
+        false,
+        regional,
+      );
+      await dialog(washington.page).waitFor();
+      await expect.poll(() => lateTagHeld(washington.page)).toBe(1);
+      expect(Object.values(await ran(washington.page))).not.toContain(true);
+
+      const rows = await recorded(regional);
+      expect(rows.map((row) => [row.method, row.region])).toEqual([
+        ['accept-all', 'TH'],
+        ['reject-all', 'US-CA'],
+      ]);
+      const receipt = await api(
+        `/api/v1/cookie-decisions/${rows[1]?.decision_id}/receipt?wait=true`,
+      );
+      expect(receipt.status).toBe(200);
+      const body = await receipt.text();
+      expect(JSON.parse(body).data.opening.region).toBe('US-CA');
+      const saved = join(store.dir, 'regional-receipt.json');
+      writeFileSync(saved, body);
+      const key = (
+        (await (await api('/api/v1/log/key')).json()) as { data: { verifier_key: string } }
+      ).data.verifier_key;
+      const verified = await runCli(['verify-receipt', saved, '--key', key], {});
+      expect(verified.code, showResult(verified)).toBe(0);
+      // The region is in the evidence the leaf commits to: another one does not open it.
+      writeFileSync(saved, body.replace('"region":"US-CA"', '"region":"US-WA"'));
+      const tampered = await runCli(['verify-receipt', saved, '--key', key], {});
+      expect(tampered.code).not.toBe(0);
+      expect(tampered.stdout + tampered.stderr).toContain('evidence');
+      const listed = (await (await api(`/api/v1/cookie-decisions?system=${regional}`)).json()) as {
+        data: { decisions: Array<{ region?: string }> };
+      };
+      expect(listed.data.decisions.map((d) => d.region)).toEqual(['US-CA', 'TH']);
+      for (const visited of [thai, californian, washington]) expect(visited.problems).toEqual([]);
     });
 
     it('speaks Thai on a Thai page at phone width, fits 320 px, and axe finds nothing, with the banner and with its preferences open', async () => {

@@ -19,9 +19,9 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0040-cookie-scans',
-  tables: ['cookie_database', 'cookie_scan_schedules', 'cookie_scans'],
-  columns: [] as Array<{ table: string; column: string }>,
+  name: '0041-choice-region',
+  tables: [] as string[],
+  columns: [{ table: 'cookie_decisions', column: 'region' }],
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {

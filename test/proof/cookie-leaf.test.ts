@@ -16,6 +16,7 @@ import {
 import {
   contentSha256,
   evidence,
+  evidenceInThailand,
   evidenceSalt,
   evidenceValues,
   evidenceWithoutUserAgent,
@@ -37,6 +38,13 @@ describe('the documented cookie leaf and its commitments, for a fixed choice', (
     expect(cookieEvidenceCommitment(evidenceSalt, evidenceValues)).toBe(evidence);
     expect(cookieEvidenceCommitment(evidenceSalt, { ...evidenceValues, userAgent: null })).toBe(
       evidenceWithoutUserAgent,
+    );
+    // A known region joins the evidence; an unknown one leaves it as it was.
+    expect(cookieEvidenceCommitment(evidenceSalt, { ...evidenceValues, region: 'TH' })).toBe(
+      evidenceInThailand,
+    );
+    expect(cookieEvidenceCommitment(evidenceSalt, { ...evidenceValues, region: null })).toBe(
+      evidence,
     );
   });
 
@@ -61,6 +69,7 @@ describe('the documented cookie leaf and its commitments, for a fixed choice', (
         visitor_id: visitorId,
         ip: '192.0.2.0',
         user_agent: 'Mozilla/5.0 (X11)',
+        region: null,
       },
       subjectSalt,
     );
@@ -81,6 +90,16 @@ describe('the documented cookie leaf and its commitments, for a fixed choice', (
     expect(
       documentedCookieEvidence(evidenceSalt, '192.0.2.0', 'th', 'https://www.bank.example', null),
     ).toBe(evidenceWithoutUserAgent);
+    expect(
+      documentedCookieEvidence(
+        evidenceSalt,
+        '192.0.2.0',
+        'th',
+        'https://www.bank.example',
+        'Mozilla/5.0 (X11)',
+        'TH',
+      ),
+    ).toBe(evidenceInThailand);
     expect(
       documentedCookieLeaf({
         record: fields.recordId,

@@ -86,11 +86,12 @@ export const documentedCookieEvidence = (
   locale: string,
   origin: string,
   ua: string | null,
+  region?: string,
 ): string =>
   sha256(
     'cookie-evidence/v1\n',
     Buffer.from(salt, 'base64'),
-    `{"ip":${JSON.stringify(ip)},"locale":${JSON.stringify(locale)},"origin":${JSON.stringify(origin)},"ua":${JSON.stringify(ua)}}`,
+    `{"ip":${JSON.stringify(ip)},"locale":${JSON.stringify(locale)},"origin":${JSON.stringify(origin)},${region === undefined ? '' : `"region":${JSON.stringify(region)},`}"ua":${JSON.stringify(ua)}}`,
   ).toString('base64');
 
 /** A cookie decision's leaf text, line by line as documented; categories given already sorted. */

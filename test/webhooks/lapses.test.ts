@@ -200,6 +200,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0038-processing-record',
       '0039-request-reminders',
       '0040-cookie-scans',
+      '0041-choice-region',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

@@ -4869,6 +4869,8 @@ export interface operations {
                                 /** @description The page's origin */
                                 origin: string;
                                 locale: string;
+                                /** @description Where the visitor was, when the service knew */
+                                region?: string;
                             } | null;
                         };
                     };
@@ -6985,6 +6987,11 @@ export interface operations {
                                 locale: string;
                                 /** @description The page's origin. */
                                 origin: string;
+                                /**
+                                 * @description Where the visitor was, as the operator's proxy or database said: a country (`TH`) or a subdivision of one (`US-CA`). Absent when the service did not know.
+                                 * @example TH
+                                 */
+                                region?: string;
                                 /** Format: date-time */
                                 decided_at: string;
                                 /**
@@ -7222,6 +7229,11 @@ export interface operations {
                             locale: string;
                             /** @description The page's origin. */
                             origin: string;
+                            /**
+                             * @description Where the visitor was, as the operator's proxy or database said: a country (`TH`) or a subdivision of one (`US-CA`). Absent when the service did not know.
+                             * @example TH
+                             */
+                            region?: string;
                             /** Format: date-time */
                             decided_at: string;
                             /**
@@ -10921,6 +10933,11 @@ export interface operations {
                         locale: string;
                         /** @description The page's origin. */
                         origin: string;
+                        /**
+                         * @description Where the visitor was, as the operator's proxy or database said: a country (`TH`) or a subdivision of one (`US-CA`). Absent when the service did not know.
+                         * @example TH
+                         */
+                        region?: string;
                         /** Format: date-time */
                         decided_at: string;
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */

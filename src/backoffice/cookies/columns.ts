@@ -7,7 +7,7 @@ import { dayIn } from '../web/time-zone.js';
  * per category of the system's published configurations (`category_<key>`: `granted`, `denied`,
  * or empty when the choice's configuration had no such category), then where, who and when.
  * `decided_at` is the exact instant in UTC; `decided_on` its day in the tenant's zone, named in
- * `time_zone`: the day the filters read.
+ * `time_zone`: the day the filters read. `region` (where the visitor was, when known) comes last.
  */
 export function cookieDecisionColumns(
   categories: readonly string[],
@@ -36,5 +36,7 @@ export function cookieDecisionColumns(
     ['decided_at', (r) => r.decided_at],
     ['decided_on', (r) => dayIn(r.decided_at, zone)],
     ['time_zone', () => zone],
+    // Last, so that the columns before it stay where a reader of older downloads expects them.
+    ['region', (r) => r.region ?? null],
   ];
 }

@@ -88,7 +88,7 @@ ${
   o.decisions.length === 0
     ? html`<p>No cookie decision ${filtered ? 'matches these filters' : 'recorded yet'}.</p>`
     : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Cookie decisions"><table>
-<thead><tr><th scope="col">When</th><th scope="col">System</th><th scope="col">Configuration</th><th scope="col">How</th><th scope="col">Categories</th><th scope="col">Locale</th><th scope="col">Origin</th>${o.mayDownload ? html`<th scope="col">Receipt</th>` : ''}</tr></thead>
+<thead><tr><th scope="col">When</th><th scope="col">System</th><th scope="col">Configuration</th><th scope="col">How</th><th scope="col">Categories</th><th scope="col">Locale</th><th scope="col">Origin</th><th scope="col">Region</th>${o.mayDownload ? html`<th scope="col">Receipt</th>` : ''}</tr></thead>
 <tbody>
 ${o.decisions.map(
   (d) => html`<tr>
@@ -99,6 +99,7 @@ ${o.decisions.map(
 <td class="wrap">${chosen(d.categories)}</td>
 <td class="mono">${d.locale}</td>
 <td class="mono">${d.origin}</td>
+<td class="mono">${d.region ?? '—'}</td>
 ${o.mayDownload ? html`<td class="nowrap"><a href="${basePath}/cookies/decisions/${segment(d.decision_id)}/receipt" download>Receipt<span class="visually-hidden"> of ${d.decision_id}</span></a></td>` : ''}
 </tr>`,
 )}

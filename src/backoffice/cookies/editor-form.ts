@@ -138,6 +138,8 @@ export function editorSchema(content: ConfigurationContent): TObject<Record<stri
     layout_kind: Type.Union([Type.Literal('bar'), Type.Literal('box')]),
     layout_position: Type.Union(positions.map((p) => Type.Literal(p))),
     settings_button: Type.Union(['', 'bottom-left', 'bottom-right'].map((p) => Type.Literal(p))),
+    mode: Type.Union(['opt-in', 'opt-out'].map((m) => Type.Literal(m))),
+    regions: Type.String({ maxLength: 5_000 }),
     color_background: color,
     color_text: color,
     color_accent: color,
@@ -177,10 +179,38 @@ const fixedMessages: Record<string, string> = {
   layout_kind: 'A bar or a box.',
   layout_position: 'One of the positions of the list.',
   settings_button: 'None, or one of the corners of the list.',
+  mode: 'Opt-in or opt-out.',
+  regions:
+    'One rule a line: opt-in or opt-out, a colon, then its codes: countries (TH), subdivisions (US-CA), EU or EEA, each in one rule only.',
   color_background: 'A colour such as #ffffff.',
   color_text: 'A colour such as #1f2933.',
   color_accent: 'A colour such as #0b5cad.',
 };
+
+/** A rule a line, `opt-out: US-CA US-CO` (docs/cookies.md, "Rules by region"). */
+function regionsText(content: ConfigurationContent): string {
+  return (content.regions ?? []).map((rule) => `${rule.mode}: ${rule.codes.join(' ')}`).join('\n');
+}
+
+/**
+ * The lines of the rules' field as rules. A line without a known mode before its colon is kept
+ * with what it has there, so that the service's check refuses it and the field says why.
+ */
+function regionsOfText(text: string): NonNullable<ConfigurationContent['regions']> {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => {
+      const colon = line.indexOf(':');
+      const mode = (colon < 0 ? '' : line.slice(0, colon).trim().toLowerCase()) as 'opt-in';
+      const codes = line
+        .slice(colon + 1)
+        .split(/[\s,]+/)
+        .filter((code) => code !== '');
+      return { mode, codes };
+    });
+}
 
 /** The messages of a draft's form: the fixed fields', and each own category row's key. */
 export function editorMessages(content: ConfigurationContent): Record<string, string> {
@@ -261,9 +291,13 @@ export function contentOfForm(
       }
     }
   }
+  const regions = regionsOfText(value('regions'));
   return {
     default_locale: value('default_locale'),
     lifetime_days: Number(value('lifetime_days')),
+    // Opt-in with no rules is what a content without either says: it is left as it was.
+    ...(value('mode') === 'opt-out' || stored.mode ? { mode: value('mode') as 'opt-in' } : {}),
+    ...(regions.length > 0 ? { regions } : {}),
     categories,
     texts,
     layout: {
@@ -308,6 +342,11 @@ export function contentRefusal(
         ? `color_${field.split('.')[2]}`
         : field.replace('layout.', 'layout_');
       fields[name] = fixedMessages[name] ?? issue;
+    } else if (field === 'mode') {
+      fields.mode = fixedMessages.mode ?? issue;
+    } else if (field === 'regions' || field.startsWith('regions.')) {
+      const line = /^regions\.(\d+)/.exec(field)?.[1];
+      fields.regions = `${line === undefined ? '' : `Line ${Number(line) + 1}: `}${issue}. ${fixedMessages.regions}`;
     } else if (field === 'effective_date') {
       fields.effective_date = `The effective date ${issue}.`;
     } else if (/^categories\.\d+\.cookies/.test(field)) {
@@ -343,6 +382,8 @@ export function valuesOfDraft(draft: {
     layout_kind: content.layout.kind,
     layout_position: content.layout.position,
     settings_button: content.layout.settings_button ?? '',
+    mode: content.mode ?? 'opt-in',
+    regions: regionsText(content),
     color_background: content.layout.colors.background,
     color_text: content.layout.colors.text,
     color_accent: content.layout.colors.accent,

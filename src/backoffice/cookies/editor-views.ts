@@ -112,6 +112,28 @@ ${o.stored.categories.filter(refusable).map((category) => {
 })}
 </fieldset>
 <fieldset>
+<legend>Rules by region</legend>
+<p><small>Where the visitor is, as the service is told by the proxy in front of it or a location database (see the documentation, “Rules by region”). Opt-in runs nothing optional before the visitor chooses; opt-out runs everything until they say no, and records a browser’s Global Privacy Control as their choice at once.</small></p>
+${select({
+  name: 'mode',
+  label: 'Default rule, for a visitor no rule below covers',
+  value: v.mode ?? 'opt-in',
+  options: [
+    ['opt-in', 'Opt-in: ask first'],
+    ['opt-out', 'Opt-out: run until the visitor says no'],
+  ],
+  error: o.fieldErrors.mode,
+})}
+${textarea({
+  name: 'regions',
+  label: 'Rules by region',
+  value: v.regions,
+  rows: 3,
+  hint: 'One rule a line, such as “opt-in: TH EEA GB” or “opt-out: US-CA US-CO”: a country, a US state or other subdivision, EU or EEA, each in one rule only. Empty: the default rule for everyone.',
+  error: o.fieldErrors.regions,
+})}
+</fieldset>
+<fieldset>
 <legend>Layout</legend>
 <div class="grid">
 <div>${select({

@@ -69,6 +69,12 @@ function start(): void {
   const nonce = tag?.nonce ?? '';
   consentDefault(!tag || tag.async || tag.defer || document.readyState !== 'loading');
   const gpc = navigator.globalPrivacyControl === true || config.gpc;
+  // Under an opt-out rule, what holds until the visitor chooses: every category but those
+  // Global Privacy Control refuses.
+  const optOut = config.mode === 'opt-out';
+  const presumed = (key: string) => optOut && (!gpc || !gpcOff(key));
+  const presumedCategories = () =>
+    Object.fromEntries(config.categories.map((c) => [c.key, c.required || presumed(c.key)]));
   const locale = pickLocale(config.texts, config.default_locale, tag?.dataset.locale);
   const listeners: ((consent: Consent) => void)[] = [];
   // A preview is shown to the back-office's users, not a site's visitors: it keeps nothing.
@@ -149,7 +155,7 @@ function start(): void {
     locale,
     gpc,
     nonce,
-    current: () => choice?.categories,
+    current: () => choice?.categories ?? (optOut ? presumedCategories() : undefined),
     act(action) {
       if (action === 'accept-all') {
         // Under GPC, "all" stops short of what the signal refuses: selling and profiling.
@@ -177,13 +183,28 @@ function start(): void {
   // Unknown categories are never granted; required ones are, from the start.
   startBlocking((category) =>
     config.categories.some(
-      (c) => c.key === category && (c.required || choice?.categories[category] === true),
+      (c) =>
+        c.key === category &&
+        (c.required || (choice ? choice.categories[category] === true : presumed(category))),
     ),
   );
   if (choice) {
     apply(choice);
     whenReady(showSettings);
-  } else whenReady(() => openDialog(false, false));
+  } else if (optOut && gpc && !preview) {
+    // The browser has said no to selling and sharing: that is the visitor's choice, recorded
+    // as theirs with nothing asked.
+    whenReady(() => {
+      decide('gpc', presumed);
+      showSettings();
+    });
+  } else {
+    if (optOut) {
+      scan();
+      consentUpdate(standard(presumedCategories()));
+    }
+    whenReady(() => openDialog(false, false));
+  }
 
   window.Consentrix = {
     // A preview's page opens the panel itself: that is no visitor asking for the focus.
