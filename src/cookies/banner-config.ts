@@ -91,6 +91,19 @@ export interface BannerLayout {
   settings_button?: 'bottom-left' | 'bottom-right';
   /** CSS hex colours (`#rrggbb`). */
   colors: { background: string; text: string; accent: string };
+  /** *Reject all* as a filled button (absent), an outlined one, or a link. */
+  reject_style?: 'filled' | 'outlined' | 'link';
+  /** *Reject all* on the first layer (absent), or only in the preferences (their Save). */
+  reject_layer?: 'first' | 'preferences';
+}
+
+/** An A/B variant: its share of visitors, and what it changes of the texts and layout. */
+export interface BannerVariant {
+  key: string;
+  /** Per cent of visitors, drawn from the visitor id (banner/variant.ts). */
+  weight: number;
+  texts?: Record<string, Partial<BannerTexts>>;
+  layout?: Partial<Omit<BannerLayout, 'colors'>> & { colors?: Partial<BannerLayout['colors']> };
 }
 
 export interface BannerConfig {
@@ -130,6 +143,8 @@ export interface BannerConfig {
   /** By locale; every locale of `categories[].texts` has an entry here. */
   texts: Record<string, BannerTexts>;
   layout: BannerLayout;
+  /** A/B variants; the visitors drawn into none see the configuration itself (`base`). */
+  variants?: BannerVariant[];
   /**
    * The back-office's preview of a configuration, never a site's script: the banner reads and
    * writes no cookie, records no choice, and takes the focus only when clicked, so that a page
@@ -150,6 +165,8 @@ export interface ChoiceBody {
   /** Every category of the configuration, required ones `true`. */
   categories: Record<string, boolean>;
   locale: string;
+  /** The A/B variant the visitor saw (`base` for none), when the configuration has variants. */
+  variant?: string;
 }
 
 /** The answer to a recorded choice: `201` (or `200` for a retry already recorded). */

@@ -30,6 +30,7 @@ import type {
   CookieConfigurationRow,
   CookieSystemRow,
 } from './table.js';
+import { assertFairVariants } from './variants.js';
 
 /** Who acts on a configuration: the audit's actor, and the user four eyes compares (null: CLI). */
 export type Editor = Actor & { userId: string | null };
@@ -211,6 +212,10 @@ export async function reviewConfiguration(
       message: `This configuration is ${row.status.replace('_', ' ')}: it cannot be ${spec.step.replace('_', ' ')}.`,
     });
   }
+  // An A/B test whose variants make rejecting harder or less prominent goes no further.
+  if (spec.to !== 'draft' && spec.to !== 'rejected') {
+    assertFairVariants(JSON.parse(row.content) as ConfigurationContent);
+  }
   if (spec.guarded && by.userId !== null) {
     const bar = fourEyesBar(await reviewHistory(trx, tenantId, row), by.userId, spec.guarded);
     if (bar)
@@ -280,6 +285,7 @@ export async function publishConfiguration(
   if (row.status !== 'approved') {
     throw new AppError('conflict', { message: 'Only an approved configuration can be published.' });
   }
+  assertFairVariants(JSON.parse(row.content) as ConfigurationContent);
   const now = nowIso();
   await updateSystemRow(trx, tenantId, system.id, {
     published_configuration_id: row.id,

@@ -6,6 +6,7 @@ import { validate } from '../platform/validation.js';
 import { canonicalLocale } from '../templates/index.js';
 import { type BannerConfig, type StandardCategory, standardCategories } from './banner-config.js';
 import { type ConsentMode, checkRegionRules } from './regions.js';
+import { checkVariants } from './variants.js';
 
 /** `necessary`, the standard four, or the tenant's own: lower-case, starting with a letter. */
 export const categoryKeyPattern = '^[a-z][a-z0-9_]{0,39}$';
@@ -105,6 +106,57 @@ const RegionRule = Type.Object(
   { additionalProperties: false },
 );
 
+const kind = Type.Union([Type.Literal('bar'), Type.Literal('box')]);
+const position = Type.Union([
+  Type.Literal('bottom'),
+  Type.Literal('top'),
+  Type.Literal('bottom-left'),
+  Type.Literal('bottom-right'),
+  Type.Literal('center'),
+]);
+const settingsButton = Type.Union([Type.Literal('bottom-left'), Type.Literal('bottom-right')]);
+/**
+ * How the first layer shows *Reject all* (variants.ts): absent, a filled button beside *Accept
+ * all*. Another is refused at review in a configuration with variants.
+ */
+const rejectStyle = Type.Enum(['filled', 'outlined', 'link']);
+const rejectLayer = Type.Enum(['first', 'preferences']);
+
+/**
+ * An A/B variant (variants.ts): a share of the visitors (1 to 100 per cent) shown other texts
+ * (any of the banner's, by locale) or layout.
+ */
+const Variant = Type.Object(
+  {
+    key: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,19}$' }),
+    weight: Type.Integer({ minimum: 1, maximum: 100 }),
+    texts: Type.Optional(Type.Record(Type.String(), Type.Partial(Texts))),
+    layout: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Optional(kind),
+          position: Type.Optional(position),
+          colors: Type.Optional(
+            Type.Object(
+              {
+                background: Type.Optional(color),
+                text: Type.Optional(color),
+                accent: Type.Optional(color),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+          settings_button: Type.Optional(settingsButton),
+          reject_style: Type.Optional(rejectStyle),
+          reject_layer: Type.Optional(rejectLayer),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** What a configuration says, apart from its name and dates: frozen once it leaves draft. */
 export const ConfigurationContent = Type.Object(
   {
@@ -118,24 +170,20 @@ export const ConfigurationContent = Type.Object(
     texts: Type.Record(Type.String(), Texts),
     layout: Type.Object(
       {
-        kind: Type.Union([Type.Literal('bar'), Type.Literal('box')]),
-        position: Type.Union([
-          Type.Literal('bottom'),
-          Type.Literal('top'),
-          Type.Literal('bottom-left'),
-          Type.Literal('bottom-right'),
-          Type.Literal('center'),
-        ]),
+        kind,
+        position,
         colors: Type.Object(
           { background: color, text: color, accent: color },
           { additionalProperties: false },
         ),
-        settings_button: Type.Optional(
-          Type.Union([Type.Literal('bottom-left'), Type.Literal('bottom-right')]),
-        ),
+        settings_button: Type.Optional(settingsButton),
+        reject_style: Type.Optional(rejectStyle),
+        reject_layer: Type.Optional(rejectLayer),
       },
       { additionalProperties: false },
     ),
+    /** A/B variants (docs/cookies.md, "A/B tests"), at most 4. */
+    variants: Type.Optional(Type.Array(Variant, { maxItems: 4 })),
   },
   { additionalProperties: false },
 );
@@ -215,6 +263,20 @@ export function checkContent(input: unknown): ConfigurationContent {
     };
   });
   const regions = content.regions && checkRegionRules(content.regions, details);
+  const variants = content.variants?.map((variant, i) =>
+    variant.texts
+      ? {
+          ...variant,
+          texts: Object.fromEntries(
+            Object.entries(variant.texts).map(([tag, value]) => [
+              locale(tag, `variants.${i}.texts.${tag}`),
+              value,
+            ]),
+          ),
+        }
+      : variant,
+  );
+  checkVariants({ ...content, texts, ...(variants ? { variants } : {}) }, details);
   if (!seen.has('necessary')) {
     details.push({ field: 'categories', issue: 'must include necessary' });
   }
@@ -222,6 +284,7 @@ export function checkContent(input: unknown): ConfigurationContent {
   return {
     ...content,
     ...(regions === undefined ? {} : { regions }),
+    ...(variants === undefined ? {} : { variants }),
     default_locale: defaultLocale,
     texts,
     categories: categories.sort((a, b) => categoryRank(a.key) - categoryRank(b.key)),
@@ -290,5 +353,6 @@ export function bannerConfig(
     }),
     texts: content.texts,
     layout: content.layout,
+    ...(content.variants && content.variants.length > 0 ? { variants: content.variants } : {}),
   };
 }

@@ -44,6 +44,8 @@ export interface CookieDecisionListItem {
   origin: string;
   /** Where the visitor was, when known. */
   region?: string;
+  /** The A/B variant the visitor saw, when there were variants. */
+  variant?: string;
   decided_at: string;
 }
 
@@ -87,6 +89,7 @@ export function listItem(row: CookieDecisionListRow): CookieDecisionListItem {
     locale: row.locale,
     origin: row.origin,
     ...(row.region ? { region: row.region } : {}),
+    ...(row.variant ? { variant: row.variant } : {}),
     decided_at: row.decided_at,
   };
 }

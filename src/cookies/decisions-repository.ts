@@ -24,6 +24,7 @@ const choiceTypes = {
   locale: 'text',
   origin: 'text',
   region: 'text',
+  variant: 'text',
   personal: 'text',
   evidence_salt: 'text',
   decided_at: 'text',

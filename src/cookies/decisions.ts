@@ -16,6 +16,8 @@ export interface CookieDecisionView {
   origin: string;
   /** Where the visitor was, when known. */
   region?: string;
+  /** The A/B variant the visitor saw, when there were variants. */
+  variant?: string;
   /** Null once the visitor was erased. */
   visitor_id: string | null;
   /** As the tenant keeps it (full, truncated or a keyed hash); null once erased. */
@@ -60,6 +62,7 @@ export async function* cookieDecisions(
         locale: row.locale,
         origin: row.origin,
         ...(row.region ? { region: row.region } : {}),
+        ...(row.variant ? { variant: row.variant } : {}),
         visitor_id: personal?.customer_id ?? null,
         ip: personal?.ip ?? null,
         user_agent: personal?.user_agent ?? null,

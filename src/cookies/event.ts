@@ -15,6 +15,8 @@ export interface CookieDecisionEventData {
   origin: string;
   /** Where the visitor was, when known. */
   region?: string;
+  /** The A/B variant the visitor saw, when there were variants. */
+  variant?: string;
   decided_at: string;
 }
 

@@ -66,6 +66,7 @@ export type {
   CookieDecisionRow,
   CookieSystemRow,
 } from './table.js';
+export { type Rate, type VariantRates, variantRates } from './variant-rates.js';
 export { countVisitorChoices, eraseCookieVisitor } from './visitor.js';
 export { configurationsWaitingFor, type WaitingConfiguration } from './waiting.js';
 export type {

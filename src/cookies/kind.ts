@@ -60,6 +60,9 @@ export const CookieReceipt = Type.Object({
         region: Type.Optional(
           Type.String({ description: 'Where the visitor was, when the service knew' }),
         ),
+        variant: Type.Optional(
+          Type.String({ description: 'The A/B variant the visitor saw, when there were variants' }),
+        ),
       }),
       Type.Null(),
     ],
@@ -113,6 +116,7 @@ export function cookieReceipt(
           origin: decision.origin,
           locale: decision.locale,
           ...(decision.region ? { region: decision.region } : {}),
+          ...(decision.variant ? { variant: decision.variant } : {}),
         }
       : null,
   };

@@ -20,6 +20,8 @@ export interface LoggedCookieDecision {
   user_agent: string | null;
   /** Where the visitor was, when known. */
   region: string | null;
+  /** The A/B variant the visitor saw, when the configuration had variants. */
+  variant: string | null;
 }
 
 /**
@@ -37,6 +39,7 @@ export function leafOfCookieDecision(row: LoggedCookieDecision, subjectSalt: str
       origin: row.origin,
       locale: row.locale,
       region: row.region,
+      variant: row.variant,
     }),
   );
 }

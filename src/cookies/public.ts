@@ -19,6 +19,7 @@ import { type Declaration, declarationOf } from './declaration.js';
 import { modeFor } from './regions.js';
 import { findPublished, findPublishedOnce } from './repository.js';
 import { ChoiceBodySchema } from './schemas.js';
+import { variantOfVisitor } from './variants.js';
 import { visitorLookup } from './visitor.js';
 import type { CookieChoiceWriter } from './writes.js';
 
@@ -250,6 +251,7 @@ export async function recordChoice(
   if (!locale || !configuration.content.texts[locale]) {
     throw invalid('locale', 'must be one of the configuration’s locales');
   }
+  const variant = checkVariant(configuration.content, body.variant, body.visitor_id);
   const outcome = await writer.write({
     tenantId: system.tenantId,
     systemId: system.systemId,
@@ -268,6 +270,7 @@ export async function recordChoice(
     ip: keptAddress(vault, system.tenantId, request.ip, system.address),
     userAgent: request.userAgent?.slice(0, 512) ?? null,
     region: request.region,
+    variant,
   });
   if (outcome.kind === 'conflict') {
     throw new AppError('conflict', { message: 'This event id was recorded with another choice.' });
@@ -338,6 +341,24 @@ function checkCategories(
       ));
   if (wrong) throw invalid('method', `does not match the categories (${method})`);
   return out;
+}
+
+/**
+ * The choice's A/B variant: none for a configuration without variants, else the one the banner
+ * draws for the visitor's id (a choice claiming another would skew the test's rates).
+ */
+function checkVariant(
+  content: ConfigurationContent,
+  sent: string | undefined,
+  visitorId: string,
+): string | null {
+  if ((content.variants ?? []).length === 0) {
+    if (sent !== undefined) throw invalid('variant', 'is for a configuration with A/B variants');
+    return null;
+  }
+  const drawn = variantOfVisitor(content, visitorId);
+  if (sent !== drawn) throw invalid('variant', `must be ${drawn}, the variant of this visitor`);
+  return drawn;
 }
 
 /** A refusal naming the body's field, as the route's own validation names it (`body.…`). */

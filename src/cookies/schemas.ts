@@ -25,6 +25,7 @@ export const ChoiceBodySchema = Type.Object(
       maxProperties: 20,
     }),
     locale: Type.String({ minLength: 1, maxLength: 35 }),
+    variant: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,19}$' })),
   },
   { additionalProperties: false },
 );
@@ -113,6 +114,13 @@ export const cookieDecisionFields = {
         "Where the visitor was, as the operator's proxy or database said: a country (`TH`) or a " +
         'subdivision of one (`US-CA`). Absent when the service did not know.',
       examples: ['TH'],
+    }),
+  ),
+  variant: Type.Optional(
+    Type.String({
+      description:
+        'The A/B variant the visitor saw (`base`: the configuration itself); only for a configuration with variants.',
+      examples: ['b'],
     }),
   ),
 };

@@ -16,3 +16,19 @@ export function countChoicesPerMethod(
     .groupBy(['system_id', 'method'])
     .execute();
 }
+
+/** How many choices on a configuration each variant had, by the categories chosen. */
+export function countChoicesPerVariant(
+  db: Executor,
+  tenantId: string,
+  configurationId: string,
+): Promise<Array<{ variant: string | null; categories: string; count: number | string | bigint }>> {
+  return db
+    .selectFrom('cookie_decisions')
+    .select(['variant', 'categories'])
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('tenant_id', '=', tenantId)
+    .where('configuration_id', '=', configurationId)
+    .groupBy(['variant', 'categories'])
+    .execute();
+}

@@ -94,6 +94,8 @@ export interface CookieDecisionsTable {
   origin: string;
   /** Where the visitor was (`TH`, `US-CA`; migration 0041), null when the service did not know. */
   region: string | null;
+  /** The A/B variant the visitor saw (migration 0042), null for a configuration without variants. */
+  variant: string | null;
   /** Visitor id, address (as the tenant keeps it) and user agent, sealed under the subject's key. */
   personal: string;
   /** base64 random bytes behind the evidence commitment of the choice's log leaf. */

@@ -40,6 +40,8 @@ export interface CookieChoiceJob {
   userAgent: string | null;
   /** Where the visitor was, when known. */
   region: string | null;
+  /** The A/B variant the visitor saw, for a configuration with variants. */
+  variant: string | null;
 }
 
 /**
@@ -114,6 +116,7 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
       locale: job.locale,
       origin: job.origin,
       region: job.region,
+      variant: job.variant,
       personal: sealPersonal(subject.key, id, {
         customer_id: job.visitorId,
         ip: job.ip,
@@ -153,6 +156,7 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
             locale: job.locale,
             origin: job.origin,
             ...(job.region ? { region: job.region } : {}),
+            ...(job.variant ? { variant: job.variant } : {}),
             decided_at: now,
           }),
       },

@@ -53,6 +53,7 @@ import * as processingRecord from './migrations/0038-processing-record.js';
 import * as requestReminders from './migrations/0039-request-reminders.js';
 import * as cookieScans from './migrations/0040-cookie-scans.js';
 import * as choiceRegion from './migrations/0041-choice-region.js';
+import * as choiceVariant from './migrations/0042-choice-variant.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -113,6 +114,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0039-request-reminders': requestReminders,
     '0040-cookie-scans': cookieScans,
     '0041-choice-region': choiceRegion,
+    '0042-choice-variant': choiceVariant,
   };
 }
 

@@ -102,12 +102,15 @@ export interface CookieEvidence {
   locale: string;
   /** Where the visitor was (`TH`, `US-CA`), when the service knew. */
   region?: string | null;
+  /** The A/B variant the visitor saw, when the configuration had variants. */
+  variant?: string | null;
 }
 
 /**
  * SHA-256("cookie-evidence/v1\n" || salt || canonical JSON {ip, locale, origin, ua}), base64. A
- * choice whose visitor's region was known adds `region` (between `origin` and `ua`): only then,
- * so every other choice commits exactly as before.
+ * choice whose visitor's region was known adds `region` (between `origin` and `ua`), one on a
+ * configuration with A/B variants adds `variant` (last): only then, so every other choice commits
+ * exactly as before.
  */
 export function cookieEvidenceCommitment(salt: string, evidence: CookieEvidence): string {
   // Keys in sorted order: the canonical JSON of the values.
@@ -117,6 +120,7 @@ export function cookieEvidenceCommitment(salt: string, evidence: CookieEvidence)
     origin: evidence.origin,
     ...(evidence.region ? { region: evidence.region } : {}),
     ua: evidence.userAgent,
+    ...(evidence.variant ? { variant: evidence.variant } : {}),
   });
   return createHash('sha256')
     .update('cookie-evidence/v1\n')
@@ -156,7 +160,7 @@ export const cookieLeafFormat: LeafFormat<CookieLeafFields> = {
  * the region when it was known), their salts.
  */
 function cookieOpening(opening: object, leaf: CookieLeafFields): Result<boolean> {
-  const region = (opening as { region?: unknown }).region;
+  const { region, variant } = opening as { region?: unknown; variant?: unknown };
   if (
     !hasStrings(opening, [
       'visitor_id',
@@ -166,7 +170,8 @@ function cookieOpening(opening: object, leaf: CookieLeafFields): Result<boolean>
       'origin',
       'locale',
     ]) ||
-    (region !== undefined && typeof region !== 'string')
+    (region !== undefined && typeof region !== 'string') ||
+    (variant !== undefined && typeof variant !== 'string')
   ) {
     return fail(
       "the receipt's opening is not a cookie decision's (visitor id, evidence and salts)",
@@ -181,6 +186,7 @@ function cookieOpening(opening: object, leaf: CookieLeafFields): Result<boolean>
     origin: opening.origin,
     locale: opening.locale,
     region: region as string | undefined,
+    variant: variant as string | undefined,
   });
   if (evidence !== leaf.evidence) {
     return fail("the evidence and salt do not open the leaf's evidence commitment");

@@ -34,6 +34,7 @@ const header = [
   'decided_on',
   'time_zone',
   'region',
+  'variant',
 ];
 
 describe.each(stores)('cookie decisions in the back-office on $name', (store) => {
@@ -195,6 +196,7 @@ describe.each(stores)('cookie decisions in the back-office on $name', (store) =>
       time_zone: 'Asia/Bangkok',
       // No source of regions is configured here.
       region: '',
+      variant: '',
     });
     expect(rows[1]?.decided_on).toBe('2026-03-02');
     expect([rows[3]?.method, rows[3]?.category_functional, rows[3]?.category_marketing]).toEqual([

@@ -73,6 +73,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0039-request-reminders',
       '0040-cookie-scans',
       '0041-choice-region',
+      '0042-choice-variant',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -1307,6 +1307,66 @@ describe('the cookie banner in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('an A/B variant’s texts and colours show to the visitors it draws, and their choice says which', async () => {
+    const scope = publish((changes) => ({
+      ...shopConfig(changes),
+      variants: [
+        {
+          key: 'brief',
+          weight: 100,
+          texts: { en: { title: 'Cookies, briefly' } },
+          layout: { colors: { accent: '#8a1c1c' } },
+        },
+      ],
+    }));
+    const { page, problems } = await visit(await newContext(), { scope });
+    await dialog(page).getByText('Cookies, briefly').waitFor();
+    const accent = await page
+      .getByRole('button', { name: 'Accept all' })
+      .evaluate((element) => (globalThis as any).getComputedStyle(element).backgroundColor);
+    expect(accent).toBe('rgb(138, 28, 28)');
+    await page.getByRole('button', { name: 'Reject all' }).click();
+    await expect.poll(() => choicesOf(scope).length).toBe(1);
+    expect(choicesOf(scope)[0]?.body).toMatchObject({ method: 'reject-all', variant: 'brief' });
+    expect(problems).toEqual([]);
+  });
+
+  it('Reject all as a link or an outlined button is smaller or paler than Accept all, and only in the preferences it is not on the first layer: what the review of an A/B test refuses', async () => {
+    const look = async (page: Page, name: string) => {
+      const button = page.getByRole('button', { name, exact: true });
+      return {
+        box: await button.boundingBox(),
+        background: await button.evaluate(
+          (element) => (globalThis as any).getComputedStyle(element).backgroundColor,
+        ),
+      };
+    };
+    const withLayout = (layout: Partial<BannerConfig['layout']>) =>
+      publish((changes) => {
+        const config = shopConfig(changes);
+        return { ...config, layout: { ...config.layout, ...layout } };
+      });
+    const link = await visit(await newContext(), { scope: withLayout({ reject_style: 'link' }) });
+    await dialog(link.page).waitFor();
+    const accept = await look(link.page, 'Accept all');
+    const asLink = await look(link.page, 'Reject all');
+    expect(asLink.box?.height ?? 0).toBeLessThan((accept.box?.height ?? 0) - 10);
+    expect(asLink.background).not.toBe(accept.background);
+
+    const outlined = await visit(await newContext(), {
+      scope: withLayout({ reject_style: 'outlined' }),
+    });
+    await dialog(outlined.page).waitFor();
+    expect((await look(outlined.page, 'Reject all')).background).toBe('rgba(0, 0, 0, 0)');
+
+    const hidden = await visit(await newContext(), {
+      scope: withLayout({ reject_layer: 'preferences' }),
+    });
+    await dialog(hidden.page).waitFor();
+    expect(await hidden.page.getByRole('button', { name: 'Reject all' }).count()).toBe(0);
+    for (const visited of [link, outlined, hidden]) expect(visited.problems).toEqual([]);
+  });
+
   it.each([
     ['with a nonce for styles', true],
     ['that allows styles only by origin (no nonce, nothing inline)', 'styles-by-origin'],

@@ -229,6 +229,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0039-request-reminders',
       '0040-cookie-scans',
       '0041-choice-region',
+      '0042-choice-variant',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -19,9 +19,9 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0041-choice-region',
+  name: '0042-choice-variant',
   tables: [] as string[],
-  columns: [{ table: 'cookie_decisions', column: 'region' }],
+  columns: [{ table: 'cookie_decisions', column: 'variant' }],
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {

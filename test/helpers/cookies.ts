@@ -69,6 +69,8 @@ export interface Choice {
   /** Every category of the configuration, `necessary` included. */
   categories: Record<string, boolean>;
   locale: string;
+  /** The A/B variant the banner drew, for a configuration with variants. */
+  variant?: string;
 }
 
 /**
@@ -98,6 +100,7 @@ export async function postChoice(
       method: choice.method,
       categories: choice.categories,
       locale: choice.locale,
+      ...(choice.variant === undefined ? {} : { variant: choice.variant }),
     }),
   });
   if (response.statusCode !== 201) {

@@ -17,6 +17,7 @@ import {
   contentSha256,
   evidence,
   evidenceInThailand,
+  evidenceInThailandVariantB,
   evidenceSalt,
   evidenceValues,
   evidenceWithoutUserAgent,
@@ -46,6 +47,9 @@ describe('the documented cookie leaf and its commitments, for a fixed choice', (
     expect(cookieEvidenceCommitment(evidenceSalt, { ...evidenceValues, region: null })).toBe(
       evidence,
     );
+    expect(
+      cookieEvidenceCommitment(evidenceSalt, { ...evidenceValues, region: 'TH', variant: 'b' }),
+    ).toBe(evidenceInThailandVariantB);
   });
 
   it('the leaf text of the fields is the documented text, and its leaf hash the documented one', () => {
@@ -70,6 +74,7 @@ describe('the documented cookie leaf and its commitments, for a fixed choice', (
         ip: '192.0.2.0',
         user_agent: 'Mozilla/5.0 (X11)',
         region: null,
+        variant: null,
       },
       subjectSalt,
     );

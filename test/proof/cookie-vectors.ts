@@ -9,7 +9,8 @@
  *   evidence: { printf 'cookie-evidence/v1\n'; echo $salt2 | xxd -r -p;
  *               printf '%s' '{"ip":"192.0.2.0","locale":"th","origin":"https://www.bank.example","ua":"Mozilla/5.0 (X11)"}'; }
  *             | sha256sum  (hex -> base64); the same with "ua":null for a request without one,
- *             and with "region":"TH" between "origin" and "ua" for a visitor whose region was known
+ *             and with "region":"TH" between "origin" and "ua" for a visitor whose region was known,
+ *             and then "variant":"b" after "ua" for a choice on a configuration with A/B variants
  *   content:  printf '%s' '{"categories":["necessary","analytics","marketing","functional"]}' | sha256sum
  *   leaf hash: { printf '\x00'; cat leaf.txt; } | sha256sum, leaf.txt holding `leaf` below
  */
@@ -32,6 +33,7 @@ export const visitor = '3C7waapoOebjtVJYWEtpgLN4XGFMJ3ANxxb1wkzhONQ=';
 export const evidence = 'Z0FjWRUutrCMtxOLoqyGAKt7JVEajntshwwl597ZrsM=';
 export const evidenceWithoutUserAgent = '/5H/OQYuzhm9syBFpGC6LgbFSXvi2Ppae3AmOed5Kb8=';
 export const evidenceInThailand = 'UCOQ97xqTeF7XM5HRhaa+6hujYOFpLrHCnCEBnLvD2I=';
+export const evidenceInThailandVariantB = 'RmkPMZKhq8wetYK+xy8o6//2Qnv1rkndXWfpwbmVguY=';
 export const leaf =
   'consent-log/cookie/v1\n' +
   'record 0190e8a0-0000-7000-8000-000000000c01\n' +

@@ -201,6 +201,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0039-request-reminders',
       '0040-cookie-scans',
       '0041-choice-region',
+      '0042-choice-variant',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

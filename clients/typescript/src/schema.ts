@@ -4871,6 +4871,8 @@ export interface operations {
                                 locale: string;
                                 /** @description Where the visitor was, when the service knew */
                                 region?: string;
+                                /** @description The A/B variant the visitor saw, when there were variants */
+                                variant?: string;
                             } | null;
                         };
                     };
@@ -6992,6 +6994,11 @@ export interface operations {
                                  * @example TH
                                  */
                                 region?: string;
+                                /**
+                                 * @description The A/B variant the visitor saw (`base`: the configuration itself); only for a configuration with variants.
+                                 * @example b
+                                 */
+                                variant?: string;
                                 /** Format: date-time */
                                 decided_at: string;
                                 /**
@@ -7234,6 +7241,11 @@ export interface operations {
                              * @example TH
                              */
                             region?: string;
+                            /**
+                             * @description The A/B variant the visitor saw (`base`: the configuration itself); only for a configuration with variants.
+                             * @example b
+                             */
+                            variant?: string;
                             /** Format: date-time */
                             decided_at: string;
                             /**
@@ -10938,6 +10950,11 @@ export interface operations {
                          * @example TH
                          */
                         region?: string;
+                        /**
+                         * @description The A/B variant the visitor saw (`base`: the configuration itself); only for a configuration with variants.
+                         * @example b
+                         */
+                        variant?: string;
                         /** Format: date-time */
                         decided_at: string;
                         /** @description The record's leaf index in the tenant's decision log (what its receipt proves). */

@@ -38,5 +38,6 @@ export function cookieDecisionColumns(
     ['time_zone', () => zone],
     // Last, so that the columns before it stay where a reader of older downloads expects them.
     ['region', (r) => r.region ?? null],
+    ['variant', (r) => r.variant ?? null],
   ];
 }

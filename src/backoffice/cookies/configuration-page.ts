@@ -5,6 +5,7 @@ import {
   getConfiguration,
   listSystems,
   scriptTag,
+  variantRates,
 } from '../../cookies/index.js';
 import type { Db } from '../../platform/db.js';
 import { tenantOf } from '../web/context.js';
@@ -34,10 +35,13 @@ export async function showConfigurationPage(
 ) {
   const user = tenantOf(request);
   const configuration = await getConfiguration(db, user.tenantId, o.id);
-  const [steps, systems, fourEyes] = await Promise.all([
+  const [steps, systems, fourEyes, rates] = await Promise.all([
     configurationSteps(db, user.tenantId, configuration.id),
     listSystems(db, user.tenantId),
     configurationFourEyes(db, user.tenantId, configuration, user.userId),
+    (configuration.content.variants ?? []).length > 0
+      ? variantRates(db, user.tenantId, configuration)
+      : undefined,
   ]);
   const system = systems.find((s) => s.scope === configuration.system);
   const body = configurationPage({
@@ -57,6 +61,7 @@ export async function showConfigurationPage(
       fourEyes,
     },
     csrfToken: csrfToken(reply),
+    ...(rates ? { rates } : {}),
     ...(o.refusal ? { refusal: { comment: o.refusal.comment, error: o.refusal.error } } : {}),
   });
   // The page's preview section frames the banner's preview documents.

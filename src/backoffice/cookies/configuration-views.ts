@@ -1,4 +1,8 @@
-import type { CookieConfiguration } from '../../cookies/index.js';
+import type {
+  ConfigurationContent,
+  CookieConfiguration,
+  VariantRates,
+} from '../../cookies/index.js';
 import { standardCategories } from '../../cookies/index.js';
 import { commentMaxLength } from '../../templates/index.js';
 import { localeName } from '../templates/review-views.js';
@@ -118,6 +122,35 @@ export interface ConfigurationPageModel {
   csrfToken: string;
   /** A step refused: what was typed, and why. */
   refusal?: { comment: string; error: string };
+  /** The A/B test's results, for a configuration with variants. */
+  rates?: VariantRates[];
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+
+/**
+ * The A/B test's opt-in rates: per variant, its share, its choices, and per category the share
+ * that granted it with its 95% confidence interval (Wilson's).
+ */
+function abTest(rates: VariantRates[], content: ConfigurationContent): Html {
+  const keys = Object.keys(rates[0]?.categories ?? {});
+  const name = (key: string) =>
+    content.categories.find((c) => c.key === key)?.texts[content.default_locale]?.name ?? key;
+  return html`<h2>A/B test: opt-in rates</h2>
+<p><small>Each cell is the share of the variant's choices that granted the category, with its 95% confidence interval: two variants differ when their intervals do not overlap. Every variant was checked at review: rejecting takes no more clicks than accepting, with a control of the same kind, size and colours.</small></p>
+<div class="table-scroll" tabindex="0" role="region" aria-label="A/B test"><table>
+<thead><tr><th scope="col">Variant</th><th scope="col">Share of visitors</th><th scope="col">Choices</th>${keys.map((key) => html`<th scope="col">${name(key)}</th>`)}</tr></thead>
+<tbody>
+${rates.map(
+  (r) =>
+    html`<tr><td class="mono">${r.variant}</td><td>${r.weight}%</td><td>${r.choices}</td>${keys.map(
+      (key) => {
+        const rate = r.categories[key];
+        return html`<td>${rate ? html`${percent(rate.rate)} <small>(${percent(rate.low)} to ${percent(rate.high)})</small>` : '—'}</td>`;
+      },
+    )}</tr>`,
+)}
+</tbody></table></div>`;
 }
 
 export function configurationPage(o: ConfigurationPageModel): Html {
@@ -140,6 +173,7 @@ ${actions(o)}
 <dt>Created</dt><dd>${time(c.created_at, o.zone)}</dd>
 <dt>Last published</dt><dd>${time(c.published_at, o.zone)}</dd>
 </dl>
+${o.rates ? abTest(o.rates, content) : ''}
 <h2>Categories</h2>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Categories"><table>
 <thead><tr><th scope="col">Key</th><th scope="col">Required</th>${locales.map((l) => html`<th scope="col">Name (${l})</th>`)}</tr></thead>

@@ -299,6 +299,8 @@ export function contentOfForm(
     ...(value('mode') === 'opt-out' || stored.mode ? { mode: value('mode') as 'opt-in' } : {}),
     ...(regions.length > 0 ? { regions } : {}),
     categories,
+    // A/B variants and how Reject all shows are set with the content file; the form keeps them.
+    ...(stored.variants ? { variants: stored.variants } : {}),
     texts,
     layout: {
       kind: value('layout_kind') as ConfigurationContent['layout']['kind'],
@@ -311,6 +313,8 @@ export function contentOfForm(
       ...(value('settings_button') === ''
         ? {}
         : { settings_button: value('settings_button') as 'bottom-left' | 'bottom-right' }),
+      ...(stored.layout.reject_style ? { reject_style: stored.layout.reject_style } : {}),
+      ...(stored.layout.reject_layer ? { reject_layer: stored.layout.reject_layer } : {}),
     },
   };
 }

@@ -108,10 +108,12 @@ export async function configurationStepRoutes(
           // A step the configuration is not at, or one four eyes bars: the page again, saying
           // why, with the comment kept. A configuration that is not there stays a 404.
           if (!(error instanceof AppError) || ![400, 403, 409].includes(error.status)) throw error;
+          // A content the step refuses (an unfair A/B variant) says what, each in a sentence.
+          const why = (error.details ?? []).map((d) => ` ${d.issue}.`).join('');
           return showConfigurationPage(db, request, reply, {
             id,
             publicBaseUrl,
-            refusal: { comment, error: error.message, status: error.status },
+            refusal: { comment, error: `${error.message}${why}`, status: error.status },
           });
         }
         return redirectTo(reply, `${configurationPath(done.id)}?notice=${notice(done)}`);

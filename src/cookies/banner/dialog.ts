@@ -221,10 +221,15 @@ function firstLayer(t: BannerTexts): Node[] {
       element('a', { href: t.policy_url, target: '_blank', rel: 'noopener' }, t.policy_label),
     );
   }
+  // A layout may show Reject all otherwise than Accept all: the review refuses it in an A/B
+  // test (../variants.ts), where it would measure a dark pattern.
+  const { reject_style: style, reject_layer: layer } = config.layout;
   nodes.push(
     row(
       button('accept-all', t.accept_all),
-      button('reject-all', t.reject_all),
+      ...(layer === 'preferences'
+        ? []
+        : [button('reject-all', t.reject_all, style === 'outlined' ? 'alt' : (style ?? ''))]),
       button('open', t.preferences, 'alt'),
     ),
   );

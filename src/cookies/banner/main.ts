@@ -32,6 +32,7 @@ import { pickLocale } from './locale.js';
 import { record } from './record.js';
 import { removeRefused } from './removal.js';
 import { uuid } from './uuid.js';
+import { applyVariant } from './variant.js';
 
 /** What `Consentrix.consent()` answers and `onChange` listeners get. */
 interface Consent {
@@ -83,6 +84,9 @@ function start(): void {
   const stored = preview ? null : storedChoice();
   let choice = stored && isValid(stored) ? stored : null;
   if (stored && !choice) forgetCategories();
+  // The visitor's id from the first view on: it draws their A/B variant, kept on every page.
+  const visitorId = stored?.visitor_id ?? uuid();
+  const variant = preview ? 'base' : applyVariant(visitorId);
 
   const required = (key: string) => config.categories.some((c) => c.key === key && c.required);
   const view = (c: Choice): Consent => ({
@@ -116,7 +120,7 @@ function start(): void {
     const categories: Record<string, boolean> = {};
     for (const { key } of config.categories) categories[key] = required(key) || pick(key);
     const made: Choice = {
-      visitor_id: (choice ?? stored)?.visitor_id ?? uuid(),
+      visitor_id: visitorId,
       configuration_id: config.configuration.id,
       fingerprint: config.configuration.fingerprint,
       decided_at: new Date().toISOString(),
@@ -141,6 +145,7 @@ function start(): void {
       categories,
       // The language the visitor read it in: the one picked, or the one they switched to.
       locale: dialogContext.locale,
+      ...(config.variants ? { variant } : {}),
     };
     record(body, ({ decision_id }) => {
       made.decision_id = decision_id;

@@ -29,6 +29,7 @@ a{color:inherit}
 .row{display:grid;grid-template-columns:repeat(auto-fit,minmax(120px,1fr));gap:8px;max-width:40em;margin-top:12px}
 button{min-height:44px;padding:8px 14px;border:2px solid var(--cx-accent);border-radius:6px;background:var(--cx-accent);color:var(--cx-bg);font:inherit;font-weight:600;cursor:pointer}
 .alt{background:transparent;color:var(--cx-fg)}
+.link{align-self:center;justify-self:start;min-height:0;padding:0;border:0;background:none;color:var(--cx-fg);font-weight:400;text-decoration:underline}
 :focus-visible{outline:3px solid var(--cx-accent);outline-offset:2px}
 .langs{display:flex;flex-wrap:wrap;justify-content:flex-end;gap:6px;margin-bottom:4px}
 .langs button{min-height:32px;padding:2px 10px;font-weight:400;font-size:.9em}
