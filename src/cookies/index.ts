@@ -1,4 +1,13 @@
 /** The public surface of `src/cookies/`: what other folders may import (its README says what the folder is for). */
+
+export {
+  type AnalyticsRow,
+  type AnalyticsTotal,
+  analyticsPeriod,
+  type ChoiceAnalytics,
+  choiceAnalytics,
+  maxAnalyticsDays,
+} from './analytics.js';
 export type {
   BannerConfig,
   ChoiceAnswer,

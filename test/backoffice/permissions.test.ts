@@ -152,6 +152,8 @@ const documented: Record<string, string> = {
   'POST /backoffice/cookies/systems/:scope/scans': 'cookies:edit',
   'POST /backoffice/cookies/systems/:scope/scans/schedule': 'cookies:edit',
   'GET /backoffice/cookies/systems/:scope/scans/:id': 'cookies:view',
+  'GET /backoffice/cookies/systems/:scope/analytics': 'cookies:view',
+  'GET /backoffice/cookies/systems/:scope/analytics.csv': 'cookies:view',
   'GET /backoffice/cookies/configurations/new': 'cookies:create',
   'POST /backoffice/cookies/configurations': 'cookies:create',
   'GET /backoffice/cookies/configurations/:id': 'cookies:view',

@@ -337,6 +337,25 @@ describe.each(journey)(
           .poll(() => row.getByRole('cell').allTextContents())
           .toEqual(['1 choice', '0% (0)', '100% (1)', '0% (0)', '0% (0)']);
         await shot('admin', '11-dashboard');
+        // The system's analytics: today's choice, by day and by region, with the chart.
+        await page.goto(url(`/backoffice/cookies/systems/${scope}`));
+        await page.getByRole('link', { name: 'Analytics' }).click();
+        const byRegion = page.getByRole('region', { name: 'Region' });
+        await expect
+          .poll(() => byRegion.getByRole('row').nth(1).getByRole('cell').allTextContents())
+          .toEqual([
+            'Unknown',
+            '1',
+            '0',
+            '1',
+            '0',
+            '0',
+            '0.0% (0.0% to 79.3%)',
+            '0.0% (0.0% to 79.3%)',
+            '0.0% (0.0% to 79.3%)',
+          ]);
+        expect(await page.getByRole('img', { name: /Choices a day/ }).count()).toBe(1);
+        await shot('admin', '11b-analytics');
         await page.goto(url('/backoffice/settings'));
         await expect
           .poll(() =>

@@ -3,6 +3,7 @@ import type { ScanRunner } from '../../cookie-scanner/index.js';
 import type { Db } from '../../platform/db.js';
 import type { Registry } from '../../record-kinds/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
+import { analyticsRoutes } from './analytics-routes.js';
 import { configurationRoutes } from './configuration-routes.js';
 import { cookieDecisionRoutes } from './decision-routes.js';
 import { editorRoutes } from './editor-routes.js';
@@ -31,6 +32,7 @@ export async function cookiePageRoutes(
   const { db, vault, registry, publicBaseUrl, flushRefusedOrigins, scans } = deps;
   await app.register(systemRoutes, { db, publicBaseUrl, flushRefusedOrigins });
   await app.register(scanRoutes, { db, runner: scans });
+  await app.register(analyticsRoutes, { db });
   await app.register(configurationRoutes, { db, publicBaseUrl });
   await app.register(editorRoutes, { db });
   await app.register(previewRoutes, { db });

@@ -3,7 +3,7 @@ import { badge, time } from '../web/format.js';
 import { csrfField, type FieldErrors, formErrors, input, textarea } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
-import { configurationPath, scansPath, systemPath } from './paths.js';
+import { analyticsPath, configurationPath, scansPath, systemPath } from './paths.js';
 import { cookieTabs } from './section.js';
 
 /** A system as the pages show it, with the name of its published configuration. */
@@ -75,6 +75,7 @@ export function systemPage(o: {
 <dt>Published configuration</dt><dd>${system.published ? html`<a href="${basePath}${configurationPath(system.published.id)}">${system.published.name}</a> (version ${system.published.version})` : 'none: the banner script answers 404 until one is published'}</dd>
 <dt>Added</dt><dd>${time(system.created_at, o.zone)}</dd>
 </dl>
+<p><a href="${basePath}${analyticsPath(system.scope)}">Analytics</a>: choices a day and opt-in rates per category, region and A/B variant, with a chart and as CSV.</p>
 <p><a href="${basePath}${scansPath(system.scope)}">Scans</a>: the trackers its pages run before a choice, after Accept all and after Reject all.</p>
 ${o.scriptTag ? scriptTagField(o.scriptTag) : ''}
 ${refusedOrigins(o.refused, o.zone, o.form !== undefined)}
