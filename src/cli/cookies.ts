@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { currentCookieDatabase, refreshCookieDatabase } from '../cookie-database/index.js';
-import { runScan, type ScanResult, scanHistory, scanPageUrl } from '../cookie-scanner/index.js';
+import {
+  listOverrides,
+  removeOverride,
+  runScan,
+  type ScanResult,
+  scanHistory,
+  scanPageUrl,
+  setOverride,
+} from '../cookie-scanner/index.js';
 import {
   cookieDecisions,
   createConfiguration,
@@ -167,6 +175,37 @@ export const cookieCommands: Commands = {
     run: async (db, o) => {
       const { tenantId } = await as(db, o);
       return { scans: await scanHistory(db, tenantId, required(o, 'system')) };
+    },
+  },
+  'cookie override set': {
+    options: ['tenant', 'cookie', 'host', 'category', 'provider', 'purpose', 'retention'],
+    run: async (db, o) => {
+      const { tenantId } = await as(db, o);
+      return setOverride(db, { ...commandLine, tenantId }, tenantId, {
+        cookie: o.cookie,
+        host: o.host,
+        category: o.category,
+        provider: o.provider,
+        purpose: o.purpose,
+        retention: o.retention,
+      });
+    },
+  },
+  'cookie override list': {
+    options: ['tenant'],
+    run: async (db, o) => {
+      const { tenantId } = await as(db, o);
+      return { overrides: await listOverrides(db, tenantId) };
+    },
+  },
+  'cookie override remove': {
+    options: ['tenant', 'cookie', 'host'],
+    run: async (db, o) => {
+      const { tenantId } = await as(db, o);
+      return removeOverride(db, { ...commandLine, tenantId }, tenantId, {
+        cookie: o.cookie,
+        host: o.host,
+      });
     },
   },
   'cookie database show': {

@@ -110,6 +110,13 @@ const usage = `Usage: consent-service <command> [options]
                                           prints the cookies, hosts and violations found; with
                                           --fail-on-violation, exits 3 when there is one
   cookie scans --tenant A --system SCOPE  the system's scans, newest first
+  cookie override set --tenant A (--cookie NAME | --host HOST) --category C [--provider P]
+                      [--purpose T] [--retention T]
+                                          classify a cookie (a prefix ends in *) or a host
+                                          and its subdomains in every later scan, over the
+                                          Open Cookie Database and the host list
+  cookie override list --tenant A         the tenant's overrides
+  cookie override remove --tenant A (--cookie NAME | --host HOST)
   cookie database show                    the Open Cookie Database copy in use
   cookie database refresh --file F [--source S]
                                           use F (the database's CSV) from now on, on every

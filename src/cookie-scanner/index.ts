@@ -3,6 +3,13 @@ export type { Phase } from './crawl.js';
 export type { ScanChanges, ScanFindings, Violation } from './findings.js';
 export { cookieScanEvents } from './kind.js';
 export { scanPageUrl, type Teller } from './notify.js';
+export {
+  listOverrides,
+  type OverrideInput,
+  type OverrideView,
+  removeOverride,
+  setOverride,
+} from './overrides.js';
 export { type ScanRunner, scanRunner } from './runner.js';
 export {
   getScanSchedule,

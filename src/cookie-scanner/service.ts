@@ -17,6 +17,7 @@ import { classifier, type DeclaredCategory } from './classify.js';
 import { crawl, pageAddress } from './crawl.js';
 import { changesSince, findingsOf, type ScanChanges, type ScanFindings } from './findings.js';
 import { flagged, type Teller, tellFlagged } from './notify.js';
+import { listOverrides } from './overrides.js';
 import {
   endScan,
   findScan,
@@ -233,7 +234,7 @@ export async function finishScan(
       classifier({
         database: copy.database,
         declared,
-        overrides: [],
+        overrides: await listOverrides(db, tenantId),
         serviceHost: new URL(publicBaseUrl).host,
       }),
       new Set(declared.filter((c) => c.required).map((c) => c.key)),

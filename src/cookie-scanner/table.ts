@@ -37,10 +37,26 @@ export interface CookieScanSchedulesTable {
   updated_at: string;
 }
 
+/**
+ * A tenant's own classification of a cookie name (a prefix ends in `*`) or a host and its
+ * subdomains (migration 0043): it wins over every other source in the tenant's scans.
+ */
+export interface CookieClassificationOverridesTable {
+  tenant_id: string;
+  kind: 'cookie' | 'host';
+  pattern: string;
+  category: string;
+  provider: string | null;
+  purpose: string | null;
+  retention: string | null;
+  updated_at: string;
+}
+
 declare module '../platform/database.js' {
   /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
   interface Database {
     cookie_scans: CookieScansTable;
     cookie_scan_schedules: CookieScanSchedulesTable;
+    cookie_classification_overrides: CookieClassificationOverridesTable;
   }
 }

@@ -54,6 +54,7 @@ import * as requestReminders from './migrations/0039-request-reminders.js';
 import * as cookieScans from './migrations/0040-cookie-scans.js';
 import * as choiceRegion from './migrations/0041-choice-region.js';
 import * as choiceVariant from './migrations/0042-choice-variant.js';
+import * as cookieOverrides from './migrations/0043-cookie-overrides.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -115,6 +116,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0040-cookie-scans': cookieScans,
     '0041-choice-region': choiceRegion,
     '0042-choice-variant': choiceVariant,
+    '0043-cookie-overrides': cookieOverrides,
   };
 }
 

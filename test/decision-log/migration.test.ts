@@ -230,6 +230,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0040-cookie-scans',
       '0041-choice-region',
       '0042-choice-variant',
+      '0043-cookie-overrides',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -416,6 +416,95 @@ describe.each(journeyStore('sqlite'))(
           site.leak([]);
         }
       });
+
+      it('the tenant’s overrides win over every other source in later scans: a cookie by name or prefix, a host with its subdomains; bad input is named', async () => {
+        const override = (...args: string[]) =>
+          cli(['cookie', 'override', ...args, '--tenant', p.alias]);
+        const set = await override(
+          'set',
+          '--cookie',
+          '_ga*',
+          '--category',
+          'functional',
+          '--provider',
+          'Our own analytics',
+        );
+        expect(set.code, showResult(set)).toBe(0);
+        expect(JSON.parse(set.stdout)).toMatchObject({
+          kind: 'cookie',
+          pattern: '_ga*',
+          category: 'functional',
+          provider: 'Our own analytics',
+        });
+        expect(
+          (await override('set', '--host', '.Google-Analytics.com', '--category', 'necessary'))
+            .code,
+        ).toBe(0);
+        const both = await override(
+          'set',
+          '--cookie',
+          '_x',
+          '--host',
+          'x.example',
+          '--category',
+          'analytics',
+        );
+        expect(both.code).toBe(1);
+        expect(both.stderr).toContain('name a cookie or a host: one of the two');
+        const badCategory = await override('set', '--cookie', '_x', '--category', 'Ads!');
+        expect(badCategory.code).toBe(1);
+        expect(badCategory.stderr).toContain('category');
+        expect(
+          JSON.parse((await override('list')).stdout).overrides.map((o: Json) => [
+            o.kind,
+            o.pattern,
+            o.category,
+          ]),
+        ).toEqual([
+          ['cookie', '_ga*', 'functional'],
+          ['host', 'google-analytics.com', 'necessary'],
+        ]);
+
+        site.leak(['gtag']);
+        try {
+          const out = parsed(await scan('--pages', '1', '--json'));
+          expect(out.cookies.find((c: Json) => c.name === '_ga')).toMatchObject({
+            category: 'functional',
+            provider: 'Our own analytics',
+            classified_by: 'override',
+          });
+          expect(
+            out.requests.find((r: Json) => r.host === 'www.google-analytics.com'),
+          ).toMatchObject({
+            category: 'necessary',
+            classified_by: 'override',
+          });
+          expect(out.violations.map((v: Json) => v.name ?? v.host)).not.toContain(
+            'www.google-analytics.com',
+          );
+        } finally {
+          site.leak([]);
+        }
+        const removed = await override('remove', '--host', 'google-analytics.com');
+        expect(JSON.parse(removed.stdout)).toEqual({
+          removed: { kind: 'host', pattern: 'google-analytics.com' },
+        });
+        expect((await override('remove', '--host', 'google-analytics.com')).code).toBe(1);
+        const audited = await withStore(store, (db) =>
+          db
+            .selectFrom('audit_log')
+            .select(['action', 'target'])
+            .where('action', 'like', 'cookie_override.%')
+            .orderBy('created_at')
+            .orderBy('id')
+            .execute(),
+        );
+        expect(audited).toEqual([
+          { action: 'cookie_override.set', target: 'cookie:_ga*' },
+          { action: 'cookie_override.set', target: 'host:google-analytics.com' },
+          { action: 'cookie_override.removed', target: 'host:google-analytics.com' },
+        ]);
+      });
     });
   },
 );

@@ -449,28 +449,23 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
         'public, max-age=240, stale-while-revalidate=60',
       );
 
+      const visitFrom = async (headers: Record<string, string>) =>
+        visit(await fromRegion(headers), site, undefined, false, regional);
+      /** Nothing optional runs before a choice: the late tag waits, held. */
+      const optIn = async (page: Page) => {
+        await dialog(page).waitFor();
+        await expect.poll(() => lateTagHeld(page)).toBe(1);
+        expect(Object.values(await ran(page))).not.toContain(true);
+      };
+
       // Thailand: nothing optional before a choice.
-      const thai = await visit(
-        await fromRegion({ 'cf-ipcountry': 'TH' }),
-        site,
-        undefined,
-        false,
-        regional,
-      );
-      await dialog(thai.page).waitFor();
-      await expect.poll(() => lateTagHeld(thai.page)).toBe(1);
-      expect(Object.values(await ran(thai.page))).not.toContain(true);
+      const thai = await visitFrom({ 'cf-ipcountry': 'TH' });
+      await optIn(thai.page);
       await thai.page.getByRole('button', { name: 'Accept all' }).click();
       await expect.poll(() => thai.posts).toEqual([201]);
 
       // California: the tags run before any choice; the notice still offers Reject all.
-      const californian = await visit(
-        await fromRegion({ 'cf-ipcountry': 'US', 'cf-region-code': 'CA' }),
-        site,
-        undefined,
-        false,
-        regional,
-      );
+      const californian = await visitFrom({ 'cf-ipcountry': 'US', 'cf-region-code': 'CA' });
       await dialog(californian.page).waitFor();
       await expect
         .poll(() => ran(californian.page))
@@ -480,16 +475,8 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
       await expect.poll(() => californian.posts).toEqual([201]);
 
       // Elsewhere in the United States: the default rule, opt-in.
-      const washington = await visit(
-        await fromRegion({ 'cf-ipcountry': 'US', 'cf-region-code': 'WA' }),
-        site,
-        undefined,
-        false,
-        regional,
-      );
-      await dialog(washington.page).waitFor();
-      await expect.poll(() => lateTagHeld(washington.page)).toBe(1);
-      expect(Object.values(await ran(washington.page))).not.toContain(true);
+      const washington = await visitFrom({ 'cf-ipcountry': 'US', 'cf-region-code': 'WA' });
+      await optIn(washington.page);
 
       const rows = await recorded(regional);
       expect(rows.map((row) => [row.method, row.region])).toEqual([

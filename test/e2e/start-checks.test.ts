@@ -19,9 +19,9 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0042-choice-variant',
-  tables: [] as string[],
-  columns: [{ table: 'cookie_decisions', column: 'variant' }],
+  name: '0043-cookie-overrides',
+  tables: ['cookie_classification_overrides'],
+  columns: [] as Array<{ table: string; column: string }>,
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {

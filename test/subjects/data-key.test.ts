@@ -108,6 +108,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0040-cookie-scans',
       '0041-choice-region',
       '0042-choice-variant',
+      '0043-cookie-overrides',
     ]);
   });
 });

@@ -202,6 +202,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0040-cookie-scans',
       '0041-choice-region',
       '0042-choice-variant',
+      '0043-cookie-overrides',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
