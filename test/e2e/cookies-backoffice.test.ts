@@ -356,6 +356,20 @@ describe.each(journey)(
           ]);
         expect(await page.getByRole('img', { name: /Choices a day/ }).count()).toBe(1);
         await shot('admin', '11b-analytics');
+        // The tenant's own classification for the scanner: one cookie prefix, added by the form.
+        await page.goto(url('/backoffice/cookies/systems'));
+        await page
+          .getByRole('navigation', { name: 'Cookies' })
+          .getByRole('link', { name: 'Classification' })
+          .click();
+        await page.getByLabel('Name or host').fill('_ga*');
+        await page.getByLabel('Category', { exact: true }).fill('analytics');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await expect
+          .poll(() => page.getByRole('status').textContent())
+          .toContain('Classification saved');
+        await expect.poll(() => main('admin')).toContain('_ga* (cookie)');
+        await shot('admin', '11c-classification');
         await page.goto(url('/backoffice/settings'));
         await expect
           .poll(() =>

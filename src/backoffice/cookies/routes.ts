@@ -7,6 +7,7 @@ import { analyticsRoutes } from './analytics-routes.js';
 import { configurationRoutes } from './configuration-routes.js';
 import { cookieDecisionRoutes } from './decision-routes.js';
 import { editorRoutes } from './editor-routes.js';
+import { overrideRoutes } from './override-routes.js';
 import { previewRoutes } from './preview-routes.js';
 import { configurationStepRoutes } from './review-routes.js';
 import { scanRoutes } from './scan-routes.js';
@@ -33,6 +34,7 @@ export async function cookiePageRoutes(
   await app.register(systemRoutes, { db, publicBaseUrl, flushRefusedOrigins });
   await app.register(scanRoutes, { db, runner: scans });
   await app.register(analyticsRoutes, { db });
+  await app.register(overrideRoutes, { db });
   await app.register(configurationRoutes, { db, publicBaseUrl });
   await app.register(editorRoutes, { db });
   await app.register(previewRoutes, { db });

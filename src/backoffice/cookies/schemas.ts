@@ -115,6 +115,33 @@ export const scanFormOptions: FormOptions<typeof ScanForm> = {
 };
 
 /** A system's scan schedule: off (empty), or every so many days. */
+/** A tenant's classification of a cookie or host (docs/cookie-scans.md, "The tenant's overrides"). */
+export const OverrideForm = Type.Object({
+  kind: Type.Union([Type.Literal('cookie'), Type.Literal('host')]),
+  pattern: Type.String({ minLength: 1, maxLength: 253 }),
+  category: Type.String({ minLength: 1, maxLength: 40 }),
+  provider: Type.String({ maxLength: 100 }),
+  purpose: Type.String({ maxLength: 500 }),
+  retention: Type.String({ maxLength: 100 }),
+});
+
+export const overrideFormOptions: FormOptions<typeof OverrideForm> = {
+  messages: {
+    kind: 'A cookie or a host.',
+    pattern: 'A cookie’s name (a prefix ends in *) or a host name.',
+    category: 'necessary, a standard category or one of your own keys.',
+    provider: 'At most 100 characters.',
+    purpose: 'At most 500 characters.',
+    retention: 'At most 100 characters.',
+  },
+  trim: ['pattern', 'category', 'provider', 'purpose', 'retention'],
+};
+
+export const RemoveOverrideForm = Type.Object({
+  kind: Type.Union([Type.Literal('cookie'), Type.Literal('host')]),
+  pattern: Type.String({ minLength: 1, maxLength: 253 }),
+});
+
 export const ScheduleForm = Type.Object({
   every_days: Type.Union([Type.Literal(''), Type.String({ pattern: '^(1|7|14|30|90)$' })]),
   schedule_pages: Type.Integer({ minimum: 1, maximum: 100 }),

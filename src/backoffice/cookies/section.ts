@@ -22,6 +22,8 @@ const notices: Record<string, string> = {
   deleted: 'Draft deleted.',
   schedule_set: 'Schedule saved: the first scan runs within a few minutes.',
   schedule_off: 'The system is no longer scanned on a schedule.',
+  override_set: 'Classification saved: the next scans use it.',
+  override_removed: 'Classification removed.',
 };
 
 /** The page sender of the cookie pages, with the confirmations their `?notice=` names. */
@@ -32,7 +34,7 @@ export function editorOf(request: FastifyRequest): Editor {
   return { ...auditBy(request), userId: tenantOf(request).userId };
 }
 
-type Tab = 'configurations' | 'systems' | 'decisions';
+type Tab = 'configurations' | 'systems' | 'decisions' | 'classification';
 
 /** The cookie pages' own navigation: every tab needs `cookies:view`, as the section does. */
 export function cookieTabs(current: Tab): Html {
@@ -42,5 +44,6 @@ export function cookieTabs(current: Tab): Html {
 ${tab('configurations', '/cookies', 'Configurations')}
 ${tab('systems', '/cookies/systems', 'Systems')}
 ${tab('decisions', '/cookies/decisions', 'Decisions')}
+${tab('classification', '/cookies/classification', 'Classification')}
 </ul></nav>`;
 }
