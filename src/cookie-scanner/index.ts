@@ -1,5 +1,6 @@
 /** The public surface of `src/cookie-scanner/`: what other folders may import (its README says what the folder is for). */
 export type { Phase } from './crawl.js';
+export { declareScannedCookies } from './declare.js';
 export type { ScanChanges, ScanFindings, Violation } from './findings.js';
 export { cookieScanEvents } from './kind.js';
 export { scanPageUrl, type Teller } from './notify.js';

@@ -206,3 +206,20 @@ export async function listScans(
     .limit(limit)
     .execute();
 }
+
+/** A system's newest finished scan, if any. */
+export function latestDoneScan(
+  db: Executor,
+  tenantId: string,
+  systemId: string,
+): Promise<CookieScanRow | undefined> {
+  return db
+    .selectFrom('cookie_scans')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('system_id', '=', systemId)
+    .where('status', '=', 'done')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

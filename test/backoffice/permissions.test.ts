@@ -154,6 +154,7 @@ const documented: Record<string, string> = {
   'GET /backoffice/cookies/systems/:scope/scans/:id': 'cookies:view',
   'GET /backoffice/cookies/systems/:scope/analytics': 'cookies:view',
   'GET /backoffice/cookies/classification': 'cookies:view',
+  'POST /backoffice/cookies/configurations/:id/declare-scanned': 'cookies:edit',
   'POST /backoffice/cookies/classification': 'cookies:edit',
   'POST /backoffice/cookies/classification/remove': 'cookies:edit',
   'GET /backoffice/cookies/systems/:scope/analytics.csv': 'cookies:view',

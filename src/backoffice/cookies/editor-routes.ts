@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { declareScannedCookies } from '../../cookie-scanner/index.js';
 import {
   type ConfigurationContent,
   type CookieConfiguration,
@@ -119,6 +120,28 @@ export async function editorRoutes(app: FastifyInstance, { db }: { db: Db }) {
         });
       }
       return redirectTo(reply, `${configurationPath(draft.id)}?notice=saved`);
+    },
+  );
+
+  // The last scan's cookies into the draft's lists, with what the scan knew of each.
+  app.post<{ Params: Params }>(
+    '/cookies/configurations/:id/declare-scanned',
+    { config: { permission: 'cookies:edit' } },
+    async (request, reply) => {
+      const draft = await draftOf(db, request, request.params.id);
+      try {
+        const { added } = await declareScannedCookies(
+          db,
+          tenantOf(request).tenantId,
+          draft.id,
+          editorOf(request),
+        );
+        const notice = added > 0 ? 'scanned_added' : 'scanned_none';
+        return redirectTo(reply, `${configurationPath(draft.id)}/edit?notice=${notice}`);
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 404) throw error;
+        return redirectTo(reply, `${configurationPath(draft.id)}/edit?notice=no_scan`);
+      }
     },
   );
 

@@ -76,6 +76,10 @@ export function editorPage(o: EditorModel): Html {
   return html`<nav aria-label="breadcrumb"><ul><li><a href="${basePath}/cookies">Cookies</a></li><li><a href="${path}">${o.name}</a></li><li>Edit</li></ul></nav>
 <h1>Edit the draft: ${o.name}</h1>
 ${formErrors(o.errors)}
+<form method="post" action="${path}/declare-scanned">
+${csrfField(o.csrfToken)}
+<p><button type="submit" class="secondary">Add the last scan’s cookies</button> <small>Each cookie the system’s newest scan found under one of these categories, with who sets it, for how long and what for, into the lists below.</small></p>
+</form>
 <form method="post" action="${path}" novalidate>
 ${csrfField(o.csrfToken)}
 <fieldset>

@@ -22,6 +22,10 @@ const notices: Record<string, string> = {
   deleted: 'Draft deleted.',
   schedule_set: 'Schedule saved: the first scan runs within a few minutes.',
   schedule_off: 'The system is no longer scanned on a schedule.',
+  scanned_added:
+    'The last scan’s cookies are in the lists below, with who sets them and for how long: check them before you submit.',
+  scanned_none: 'The last scan found no cookie that the draft’s categories do not list already.',
+  no_scan: 'This system has no finished scan yet: scan it from its page first.',
   override_set: 'Classification saved: the next scans use it.',
   override_removed: 'Classification removed.',
 };
