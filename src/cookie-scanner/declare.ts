@@ -14,7 +14,7 @@ import {
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import type { ScanFindings } from './findings.js';
-import { latestDoneScan } from './repository.js';
+import { lastDoneScan } from './repository.js';
 
 /** What a declaration may hold: a name, and at most 30 cookies a category. */
 const namePattern = /^[A-Za-z0-9_.-]{1,200}$/;
@@ -43,7 +43,7 @@ export async function declareScannedCookies(
 ): Promise<{ added: number }> {
   const configuration = await getConfiguration(db, tenantId, configurationId);
   const system = await getSystem(db, tenantId, configuration.system);
-  const scan = await latestDoneScan(db, tenantId, system.id);
+  const scan = await lastDoneScan(db, tenantId, system.id);
   if (!scan?.result) {
     throw new AppError('notFound', { message: 'This system has no finished scan yet.' });
   }

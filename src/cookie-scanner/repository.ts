@@ -144,23 +144,24 @@ export async function runningScan(
     .executeTakeFirst();
 }
 
-/** The system's last finished scan before `id` (the one a new scan's changes are counted from). */
+/**
+ * The system's newest finished scan, or the last before `beforeId` (the one a new scan's changes
+ * are counted from).
+ */
 export async function lastDoneScan(
   db: Executor,
   tenantId: string,
   systemId: string,
-  beforeId: string,
+  beforeId?: string,
 ): Promise<CookieScanRow | undefined> {
-  return db
+  let query = db
     .selectFrom('cookie_scans')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('system_id', '=', systemId)
-    .where('status', '=', 'done')
-    .where('id', '<', beforeId)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .where('status', '=', 'done');
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  return query.orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 
 export async function findScan(
@@ -205,21 +206,4 @@ export async function listScans(
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
-}
-
-/** A system's newest finished scan, if any. */
-export function latestDoneScan(
-  db: Executor,
-  tenantId: string,
-  systemId: string,
-): Promise<CookieScanRow | undefined> {
-  return db
-    .selectFrom('cookie_scans')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('system_id', '=', systemId)
-    .where('status', '=', 'done')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
 }
