@@ -2,6 +2,7 @@ import type { AnalyticsTotal, ChoiceAnalytics } from '../../cookies/index.js';
 import { formErrors, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
+import { rateCell } from './models.js';
 import { analyticsPath, systemPath } from './paths.js';
 
 export interface AnalyticsPageModel {
@@ -21,7 +22,6 @@ const names: Record<string, string> = {
 const nameOf = (key: string) => names[key] ?? key;
 /** One colour per category line, in the order of the categories; readable on white. */
 const colours = ['#0b5cad', '#a3360f', '#2f7d32', '#6a3d9a', '#8a6d00', '#00707a'];
-const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 /**
  * A system's consent analytics: the period's form, a chart of the choices a day and each
@@ -67,10 +67,7 @@ function totals(
 ${rows.map(
   (row) =>
     html`<tr><td class="mono">${label(row.key)}</td><td>${row.choices}</td><td>${row.methods['accept-all']}</td><td>${row.methods['reject-all']}</td><td>${row.methods.custom}</td><td>${row.methods.gpc}</td>${categories.map(
-      (key) => {
-        const rate = row.rates[key];
-        return html`<td>${rate ? html`${percent(rate.rate)} <small>(${percent(rate.low)} to ${percent(rate.high)})</small>` : '—'}</td>`;
-      },
+      (key) => rateCell(row.rates[key]),
     )}</tr>`,
 )}
 </tbody></table></div>`;

@@ -18,7 +18,7 @@ import {
 } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
-import { publishBadge, type StepModel, statusBadge, stepWords } from './models.js';
+import { publishBadge, rateCell, type StepModel, statusBadge, stepWords } from './models.js';
 import { configurationPath, systemPath } from './paths.js';
 import { bannerPreviews } from './preview-views.js';
 import { cookieTabs } from './section.js';
@@ -126,8 +126,6 @@ export interface ConfigurationPageModel {
   rates?: VariantRates[];
 }
 
-const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
-
 /**
  * The A/B test's opt-in rates: per variant, its share, its choices, and per category the share
  * that granted it with its 95% confidence interval (Wilson's).
@@ -144,10 +142,7 @@ function abTest(rates: VariantRates[], content: ConfigurationContent): Html {
 ${rates.map(
   (r) =>
     html`<tr><td class="mono">${r.variant}</td><td>${r.weight}%</td><td>${r.choices}</td>${keys.map(
-      (key) => {
-        const rate = r.categories[key];
-        return html`<td>${rate ? html`${percent(rate.rate)} <small>(${percent(rate.low)} to ${percent(rate.high)})</small>` : '—'}</td>`;
-      },
+      (key) => rateCell(r.categories[key]),
     )}</tr>`,
 )}
 </tbody></table></div>`;

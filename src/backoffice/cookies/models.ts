@@ -1,6 +1,6 @@
-import type { ConfigurationStatus } from '../../cookies/index.js';
+import type { ConfigurationStatus, Rate } from '../../cookies/index.js';
 import { badge } from '../web/format.js';
-import type { Html } from '../web/html.js';
+import { type Html, html } from '../web/html.js';
 
 /** The statuses in the words of the pages, and the badge colour each takes. */
 const statuses: Record<ConfigurationStatus, [css: string, label: string]> = {
@@ -51,3 +51,10 @@ export const methodWords: Record<string, string> = {
   custom: 'Custom',
   gpc: 'Global Privacy Control',
 };
+
+const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+
+/** An opt-in rate's table cell: the share, then its 95% interval; a dash when nothing was offered. */
+export function rateCell(rate: Rate | null | undefined): Html {
+  return html`<td>${rate ? html`${percent(rate.rate)} <small>(${percent(rate.low)} to ${percent(rate.high)})</small>` : '—'}</td>`;
+}
