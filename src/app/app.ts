@@ -24,7 +24,7 @@ import { type ChannelChangeOutcome, channelChanges } from '../channels/index.js'
 import { channelRoutes } from '../channels/routes.js';
 import { consentStatusRoutes } from '../consent-status/routes.js';
 import { runDueScans, scanPageUrl, scanRunner } from '../cookie-scanner/index.js';
-import { cookieDecisionApiRoutes } from '../cookies/api-routes.js';
+import { cookieCustomerTokenRoutes, cookieDecisionApiRoutes } from '../cookies/api-routes.js';
 import {
   type CookieChoiceJob,
   type CookieChoiceOutcome,
@@ -398,6 +398,7 @@ export async function buildApp(
       vault,
       publicBaseUrl: config.publicBaseUrl,
     });
+    await v1.register(cookieCustomerTokenRoutes, { db, vault });
     await v1.register(preferenceCentreSettingsRoutes, { db });
     await v1.register(requestRoutes, {
       db,

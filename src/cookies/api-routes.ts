@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
+import { CustomerIdParam } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
+import { AppError } from '../platform/errors.js';
 import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';
 import type { SubjectVault } from '../subjects/index.js';
+import { customerTokenKey, defaultTokenSeconds, mintCustomerToken } from './customer-tokens.js';
 import { getCookieDecision, listCookieDecisions } from './decision-list.js';
 import { CookieDecisionItem, CookieDecisionPage, CookieDecisionsQuery } from './schemas.js';
 
@@ -62,6 +65,90 @@ export const cookieDecisionApiRoutes: FastifyPluginAsyncTypebox<{
       reply.header('cache-control', 'no-store');
       const { tenantId } = callerOf(request);
       return { data: await getCookieDecision(reading(tenantId), request.params.decision_id) };
+    },
+  );
+};
+
+const CustomerTokenRequest = Type.Object(
+  {
+    system: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          'The one system the token is for, by its public scope (`data-scope`); absent: every ' +
+          'system of the tenant.',
+        examples: ['cs_3f9a1c0d5e7b2a4c6d8e'],
+      }),
+    ),
+    ttl_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 60,
+        maximum: 24 * 60 * 60,
+        description: `How long the token lasts, in seconds: ${defaultTokenSeconds} when absent.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const CustomerToken = Type.Object({
+  token: Type.String({
+    description:
+      "For the banner tag's `data-customer-token`: sealed, so the page cannot read or change " +
+      'the customer id it carries.',
+  }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+
+const jsonMediaType = /^application\/json\s*(;|$)/i;
+
+/** The token a site's backend writes in its page for a visitor it has signed in. */
+export const cookieCustomerTokenRoutes: FastifyPluginAsyncTypebox<{
+  db: Db;
+  vault: SubjectVault;
+}> = async (app, { db, vault }) => {
+  const key = customerTokenKey(vault.dataKey);
+  app.post(
+    '/api/v1/customers/:customer_id/cookie-tokens',
+    {
+      schema: {
+        tags: ['cookies'],
+        operationId: 'createCookieCustomerToken',
+        summary: 'A token that makes a signed-in visitor’s cookie choices the customer’s too',
+        description:
+          "For the site's backend to write in its pages for a visitor it has signed in, as the " +
+          'banner tag\'s `data-customer-token` (docs/cookies.md, "Signed-in visitors"): their ' +
+          "choices are then in the customer's evidence pack and history, and apply on their " +
+          'other devices. It lasts `ttl_seconds` (an hour when absent, at most 24 hours); ' +
+          'nothing is stored. The body is optional; a `system` that is not one of the ' +
+          "tenant's is `400 1001`.",
+        security: apiKeySecurity,
+        params: Type.Object({ customer_id: CustomerIdParam }),
+        body: CustomerTokenRequest,
+        response: {
+          201: answer(dataOf(CustomerToken), 'The token, and when it expires.'),
+          ...errorsOf('invalidRequest', 'payloadTooLarge', 'unsupportedMediaType', ...keyedErrors),
+        },
+      },
+      // A body, when there is one, is JSON: anything else never reaches validation.
+      preValidation: async (request) => {
+        const type = request.headers['content-type'];
+        if (type !== undefined && !jsonMediaType.test(type)) {
+          throw new AppError('unsupportedMediaType');
+        }
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const token = await mintCustomerToken(
+        db,
+        key,
+        callerOf(request),
+        request.params.customer_id,
+        request.body,
+      );
+      reply.header('cache-control', 'no-store');
+      return reply.code(201).send({ data: token });
     },
   );
 };

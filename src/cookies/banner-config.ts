@@ -167,6 +167,8 @@ export interface ChoiceBody {
   locale: string;
   /** The A/B variant the visitor saw (`base` for none), when the configuration has variants. */
   variant?: string;
+  /** The signed-in customer's token, when the page gave the banner one. */
+  customer_token?: string;
 }
 
 /** The answer to a recorded choice: `201` (or `200` for a retry already recorded). */
@@ -175,5 +177,7 @@ export interface ChoiceAnswer {
     /** The cookie decision's id: its receipt is `GET /api/v1/cookie-decisions/{decision_id}/receipt`. */
     decision_id: string;
     decided_at: string;
+    /** Only for a choice sent with a customer token: whether the choice is the customer's. */
+    customer_linked?: boolean;
   };
 }

@@ -1,6 +1,6 @@
 /**
  * What the store knows of each choice of a batch (writes.ts): the choice its event id
- * recorded before, if any, the visitor's subject, and whether an endpoint takes the webhook
+ * recorded before, if any, the visitor's subject, the signed-in customer's, and whether an endpoint takes the webhook
  * event. On PostgreSQL one statement answers the whole batch, as for decisions
  * (src/decisions/standing-repository.ts); on SQLite, where a statement costs no round trip, two
  * prepared look-ups by key a choice.
@@ -20,6 +20,8 @@ export interface ChoiceQuery {
   event_id: string;
   /** The visitor's keyed look-up. */
   lookup: string;
+  /** The keyed look-up of the customer the visitor is signed in as; null when none is. */
+  customer_lookup: string | null;
 }
 
 /** One choice as the store stands before the batch: nulls where nothing is. */
@@ -35,6 +37,10 @@ export interface StoredChoiceStanding {
   earlier_categories: string | null;
   /** Whether an endpoint of the tenant takes `cookie_decision.recorded` (`subscribedSql`). */
   event_wanted: boolean;
+  /** The signed-in customer's subject, as the visitor's: nulls when none (or none asked). */
+  customer_subject_id: string | null;
+  customer_wrapped_key: string | null;
+  customer_salt: string | null;
 }
 
 const eventType = 'cookie_decision.recorded';
@@ -52,15 +58,25 @@ export async function findChoiceStandings(
   }
   const asked = unnestRows(
     queries.map((query, i) => ({ ...query, i })),
-    { i: 'integer', tenant_id: 'text', system_id: 'text', event_id: 'text', lookup: 'text' },
+    {
+      i: 'integer',
+      tenant_id: 'text',
+      system_id: 'text',
+      event_id: 'text',
+      lookup: 'text',
+      customer_lookup: 'text',
+    },
   );
   const { rows } = await sql<StoredChoiceStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
       c.id as earlier_id, c.decided_at as earlier_at, c.method as earlier_method,
       c.categories as earlier_categories,
-      ${subscribedSql(sql.ref('q.tenant_id'), eventType, 'any')} as event_wanted
+      ${subscribedSql(sql.ref('q.tenant_id'), eventType, 'any')} as event_wanted,
+      cs.id as customer_subject_id, cs.wrapped_key as customer_wrapped_key,
+      cs.salt as customer_salt
     from (${asked}) as q
     left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
+    left join subjects as cs on cs.tenant_id = q.tenant_id and cs.lookup = q.customer_lookup
     left join cookie_decisions as c
       on c.tenant_id = q.tenant_id and c.system_id = q.system_id and c.event_id = q.event_id
   `.execute(trx);
@@ -91,6 +107,10 @@ async function findChoiceStanding(trx: Trx, query: ChoiceQuery): Promise<StoredC
     eventId: query.event_id,
   });
   const subject = await findLiveSubjectRow(trx, tenantId, query.lookup);
+  const customer =
+    query.customer_lookup === null
+      ? undefined
+      : await findLiveSubjectRow(trx, tenantId, query.customer_lookup);
   return {
     subject_id: subject?.id ?? null,
     wrapped_key: subject?.wrapped_key ?? null,
@@ -100,5 +120,8 @@ async function findChoiceStanding(trx: Trx, query: ChoiceQuery): Promise<StoredC
     earlier_method: earlier?.earlier_method ?? null,
     earlier_categories: earlier?.earlier_categories ?? null,
     event_wanted: await anySubscriber(trx, tenantId, eventType, 'any'),
+    customer_subject_id: customer?.id ?? null,
+    customer_wrapped_key: customer?.wrapped_key ?? null,
+    customer_salt: customer?.salt ?? null,
   };
 }

@@ -9,6 +9,8 @@ export interface StoredCookieFilter {
   decisionId?: string | undefined;
   /** One visitor's choices, by their subject (the visitor id is sealed; visitor.ts). */
   subjectId?: string | undefined;
+  /** The choices of one signed-in customer, by their subject. */
+  customerSubjectId?: string | undefined;
   systemId?: string | undefined;
   configurationId?: string | undefined;
   /** A category in the choice: granted (true), denied (false), or either. */
@@ -52,6 +54,9 @@ export function findCookieDecisionPage(
     .where('d.tenant_id', '=', tenantId);
   if (filter.decisionId !== undefined) query = query.where('d.id', '=', filter.decisionId);
   if (filter.subjectId !== undefined) query = query.where('d.subject_id', '=', filter.subjectId);
+  if (filter.customerSubjectId !== undefined) {
+    query = query.where('d.customer_subject_id', '=', filter.customerSubjectId);
+  }
   if (filter.systemId !== undefined) query = query.where('d.system_id', '=', filter.systemId);
   if (filter.configurationId !== undefined) {
     query = query.where('d.configuration_id', '=', filter.configurationId);

@@ -1,6 +1,6 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
-import { personalReader, type SubjectVault } from '../subjects/index.js';
+import { findSubjectId, personalReader, type SubjectVault } from '../subjects/index.js';
 import { type ChoiceMethod, standardCategories } from './banner-config.js';
 import type { ConfigurationContent } from './content.js';
 import {
@@ -21,6 +21,8 @@ export interface CookieDecisionFilter {
   decisionId?: string | undefined;
   /** One visitor's choices, by the id their browser keeps (`Consentrix.consent().visitor_id`). */
   visitorId?: string | undefined;
+  /** One customer's choices, made while signed in as them (docs/cookies.md, "Signed-in visitors"). */
+  customerId?: string | undefined;
   /** The system's scope. */
   scope?: string | undefined;
   configurationId?: string | undefined;
@@ -46,6 +48,8 @@ export interface CookieDecisionListItem {
   region?: string;
   /** The A/B variant the visitor saw, when there were variants. */
   variant?: string;
+  /** True for a choice made while signed in as a customer (absent otherwise). */
+  signed_in?: true;
   decided_at: string;
 }
 
@@ -62,15 +66,19 @@ export async function storedFilter(
   tenantId: string,
   filter: CookieDecisionFilter,
 ): Promise<StoredCookieFilter | undefined> {
-  const { scope, visitorId, decisionId, ...rest } = filter;
+  const { scope, visitorId, customerId, decisionId, ...rest } = filter;
   const subjectId =
     visitorId === undefined
       ? undefined
       : await findVisitorSubjectId(db, vault, tenantId, visitorId);
   if (visitorId !== undefined && subjectId === undefined) return undefined;
+  const customerSubjectId =
+    customerId === undefined ? undefined : await findSubjectId(db, vault, tenantId, customerId);
+  if (customerId !== undefined && customerSubjectId === undefined) return undefined;
   return {
     ...rest,
     ...(subjectId === undefined ? {} : { subjectId }),
+    ...(customerSubjectId === undefined ? {} : { customerSubjectId }),
     // Ids are made in lower case; one typed in upper case names the same decision.
     ...(decisionId === undefined ? {} : { decisionId: decisionId.toLowerCase() }),
     ...(scope === undefined ? {} : { systemId: (await getSystem(db, tenantId, scope)).id }),
@@ -90,6 +98,7 @@ export function listItem(row: CookieDecisionListRow): CookieDecisionListItem {
     origin: row.origin,
     ...(row.region ? { region: row.region } : {}),
     ...(row.variant ? { variant: row.variant } : {}),
+    ...(row.customer_subject_id ? { signed_in: true as const } : {}),
     decided_at: row.decided_at,
   };
 }

@@ -61,6 +61,7 @@ export async function listCookieDecisions(
   }
   const stored = await storedFilter(r.db, r.vault, r.tenantId, {
     visitorId: query.visitor_id,
+    customerId: query.customer_id,
     scope: query.system,
     from,
     until,

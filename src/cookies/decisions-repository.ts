@@ -25,6 +25,8 @@ const choiceTypes = {
   origin: 'text',
   region: 'text',
   variant: 'text',
+  customer_subject_id: 'text',
+  customer: 'text',
   personal: 'text',
   evidence_salt: 'text',
   decided_at: 'text',
@@ -82,13 +84,29 @@ export function listCookieDecisionRows(
 }
 
 /** One website visitor's cookie decision of the tenant (the record behind its receipt). */
-export function findCookieDecisionRow(db: Executor, tenantId: string, decisionId: string) {
-  return db
-    .selectFrom('cookie_decisions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', decisionId)
+export function findCookieDecisionRow(
+  db: Executor,
+  tenantId: string,
+  decisionId: string,
+): Promise<ReceiptCookieDecisionRow | undefined> {
+  return withCustomerSalt(db)
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.id', '=', decisionId)
     .executeTakeFirst();
+}
+
+/** A cookie decision as its receipt shows it: with the signed-in customer's salt, until erased. */
+export type ReceiptCookieDecisionRow = CookieDecisionRow & { customer_salt: string | null };
+
+/** Choices, each with the salt of the customer it was made as (null: none, or erased). */
+function withCustomerSalt(db: Executor) {
+  return db
+    .selectFrom('cookie_decisions as d')
+    .leftJoin('subjects as cs', (j) =>
+      j.onRef('cs.tenant_id', '=', 'd.tenant_id').onRef('cs.id', '=', 'd.customer_subject_id'),
+    )
+    .selectAll('d')
+    .select('cs.salt as customer_salt');
 }
 
 /** The tenant's cookie decisions of these ids. */
@@ -114,4 +132,55 @@ export async function countSubjectCookieDecisions(
     .where('subject_id', '=', subjectId)
     .executeTakeFirstOrThrow();
   return Number(count);
+}
+
+/** The newest choice a signed-in customer made on a system, with its configuration's fingerprint. */
+export function findLatestCustomerChoice(
+  db: Executor,
+  tenantId: string,
+  systemId: string,
+  customerSubjectId: string,
+) {
+  return db
+    .selectFrom('cookie_decisions as d')
+    .innerJoin('cookie_configurations as c', (j) =>
+      j.onRef('c.tenant_id', '=', 'd.tenant_id').onRef('c.id', '=', 'd.configuration_id'),
+    )
+    .select([
+      'd.id',
+      'd.decided_at',
+      'd.configuration_id',
+      'd.configuration_version',
+      'd.method',
+      'd.categories',
+      'c.fingerprint',
+    ])
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.customer_subject_id', '=', customerSubjectId)
+    .where('d.system_id', '=', systemId)
+    .orderBy('d.decided_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * A customer's choices made while signed in, on every system, oldest first: those whose visitor
+ * was not erased since (an erased visitor's choice opens to no one, so it names no customer).
+ */
+export function findCustomerCookieDecisions(
+  db: Executor,
+  tenantId: string,
+  customerSubjectId: string,
+): Promise<ReceiptCookieDecisionRow[]> {
+  return withCustomerSalt(db)
+    .innerJoin('subjects as v', (j) =>
+      j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.subject_id'),
+    )
+    .where('d.tenant_id', '=', tenantId)
+    .where('d.customer_subject_id', '=', customerSubjectId)
+    .where('v.lookup', 'is not', null)
+    .orderBy('d.decided_at')
+    .orderBy('d.id')
+    .execute();
 }

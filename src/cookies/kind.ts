@@ -2,7 +2,8 @@
  * A website visitor's cookie choice as a kind of record (src/record-kinds): how the write path
  * records it (`writes.ts`), its leaf (`consent-log/cookie/v1`) and how the log's audit rebuilds
  * it, its receipt and its webhook event. A visitor holds no evidence pack and is erased by their
- * own id (`visitor.ts`), not as a customer.
+ * own id (`visitor.ts`), not as a customer; a choice made while signed in is in the customer's
+ * evidence pack too.
  */
 import { type Static, Type } from 'typebox';
 import { cookieLeafFormat, parseCookieLeaf } from '../proof/index.js';
@@ -15,7 +16,12 @@ import {
   publishedOnLeaf,
   type RecordKind,
 } from '../record-kinds/index.js';
-import { findCookieDecisionRow, findCookieDecisionsByIds } from './decisions-repository.js';
+import {
+  findCookieDecisionRow,
+  findCookieDecisionsByIds,
+  findCustomerCookieDecisions,
+  type ReceiptCookieDecisionRow,
+} from './decisions-repository.js';
 import { committedCookieLeaf, leafOfCookieDecision } from './leaf.js';
 import { cookieDecisionFields } from './schemas.js';
 import type { CookieDecisionRow } from './table.js';
@@ -63,6 +69,23 @@ export const CookieReceipt = Type.Object({
         variant: Type.Optional(
           Type.String({ description: 'The A/B variant the visitor saw, when there were variants' }),
         ),
+        customer: Type.Optional(
+          Type.Object(
+            {
+              commitment: Type.String({
+                description:
+                  "The customer's subject commitment, as their own records' leaves carry it",
+              }),
+              subject_salt: Type.Optional(
+                Type.String({
+                  description:
+                    "The customer's subject salt: with their id it opens `commitment`; absent once the customer was erased",
+                }),
+              ),
+            },
+            { description: 'The customer the visitor was signed in as, when they were' },
+          ),
+        ),
       }),
       Type.Null(),
     ],
@@ -89,7 +112,7 @@ const CookieDecisionData = Type.Object(
  * their id sealed in the record as a customer's is).
  */
 export function cookieReceipt(
-  decision: CookieDecisionRow,
+  decision: ReceiptCookieDecisionRow,
   proof: LogProof,
   personal: OpenedPersonal,
 ): CookieReceipt {
@@ -117,6 +140,14 @@ export function cookieReceipt(
           locale: decision.locale,
           ...(decision.region ? { region: decision.region } : {}),
           ...(decision.variant ? { variant: decision.variant } : {}),
+          ...(decision.customer
+            ? {
+                customer: {
+                  commitment: decision.customer,
+                  ...(decision.customer_salt ? { subject_salt: decision.customer_salt } : {}),
+                },
+              }
+            : {}),
         }
       : null,
   };
@@ -175,6 +206,9 @@ export const cookieChoices = {
     present: cookieReceipt,
     publishedOn: publishedOnLeaf(cookieLeafFormat),
   },
+  // A choice made while signed in is the customer's too: in their evidence pack, by its leaf's
+  // format's folder (`records/cookie-decisions/`).
+  evidence: { list: findCustomerCookieDecisions },
   events: {
     types: {
       'cookie_decision.recorded': {

@@ -22,6 +22,8 @@ export interface LoggedCookieDecision {
   region: string | null;
   /** The A/B variant the visitor saw, when the configuration had variants. */
   variant: string | null;
+  /** The subject commitment of the customer the visitor was signed in as, when they were. */
+  customer: string | null;
 }
 
 /**
@@ -40,6 +42,7 @@ export function leafOfCookieDecision(row: LoggedCookieDecision, subjectSalt: str
       locale: row.locale,
       region: row.region,
       variant: row.variant,
+      customer: row.customer,
     }),
   );
 }

@@ -10,11 +10,13 @@ import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
 import { validate } from '../platform/validation.js';
-import type { SubjectVault } from '../subjects/index.js';
+import { findSubjectId, type SubjectVault } from '../subjects/index.js';
 import { canonicalLocale } from '../templates/index.js';
-import type { BannerConfig, ChoiceAnswer } from './banner-config.js';
+import type { BannerConfig, ChoiceAnswer, ChoiceMethod } from './banner-config.js';
 import { bannerScript } from './banner-script.js';
 import { bannerConfig, type ConfigurationContent } from './content.js';
+import { openCustomerToken } from './customer-tokens.js';
+import { findLatestCustomerChoice } from './decisions-repository.js';
 import { type Declaration, declarationOf } from './declaration.js';
 import { modeFor } from './regions.js';
 import { findPublished, findPublishedOnce } from './repository.js';
@@ -222,6 +224,9 @@ export interface ChoiceRequest {
  * Records a visitor's choice: its origin must be the system's, its configuration one the system
  * published, its categories exactly the configuration's with the required ones granted, and its
  * method true to them. `201` with the decision's id, or `200` for a retry already recorded.
+ * With a customer token that opens for this site (customer-tokens.ts), the choice is the
+ * customer's too; with one that does not (expired, altered, another site's), it is recorded all
+ * the same, the visitor's alone: a choice is never lost for its token.
  */
 export async function recordChoice(
   publicApi: CookiePublic,
@@ -229,6 +234,8 @@ export async function recordChoice(
   writer: CookieChoiceWriter,
   vault: SubjectVault,
   request: ChoiceRequest,
+  /** The key of the customer tokens (customer-tokens.ts). */
+  tokenKey: Uint8Array,
 ): Promise<{ status: 200 | 201; answer: ChoiceAnswer }> {
   const system = await allowedSystem(publicApi, request.scope, request.origin);
   const sent = parseBody(request.body);
@@ -252,6 +259,10 @@ export async function recordChoice(
     throw invalid('locale', 'must be one of the configuration’s locales');
   }
   const variant = checkVariant(configuration.content, body.variant, body.visitor_id);
+  const claims =
+    body.customer_token === undefined
+      ? undefined
+      : await openCustomerToken(tokenKey, body.customer_token, system);
   const outcome = await writer.write({
     tenantId: system.tenantId,
     systemId: system.systemId,
@@ -271,13 +282,25 @@ export async function recordChoice(
     userAgent: request.userAgent?.slice(0, 512) ?? null,
     region: request.region,
     variant,
+    customer: claims
+      ? {
+          id: claims.customerId,
+          lookup: vault.lookup(system.tenantId, claims.customerId),
+        }
+      : null,
   });
   if (outcome.kind === 'conflict') {
     throw new AppError('conflict', { message: 'This event id was recorded with another choice.' });
   }
   return {
     status: outcome.kind === 'recorded' ? 201 : 200,
-    answer: { data: { decision_id: outcome.decision.id, decided_at: outcome.decision.decided_at } },
+    answer: {
+      data: {
+        decision_id: outcome.decision.id,
+        decided_at: outcome.decision.decided_at,
+        ...(body.customer_token === undefined ? {} : { customer_linked: claims !== undefined }),
+      },
+    },
   };
 }
 
@@ -364,4 +387,57 @@ function checkVariant(
 /** A refusal naming the body's field, as the route's own validation names it (`body.…`). */
 function invalid(field: string, issue: string): AppError {
   return new AppError('invalidRequest', { details: [{ field: `body.${field}`, issue }] });
+}
+
+/** A signed-in customer's newest choice on a system, as the banner applies it on another device. */
+export interface CustomerChoice {
+  decision_id: string;
+  decided_at: string;
+  configuration_id: string;
+  configuration_version: number;
+  /** The configuration's fingerprint: the banner applies a choice made on the one it shows. */
+  fingerprint: string;
+  method: ChoiceMethod;
+  categories: Record<string, boolean>;
+}
+
+/**
+ * What the customer a token names chose last on this system, from any device (null when they
+ * never chose while signed in): from the system's origins only, `401 1002` for a token that is
+ * not valid for this site or has expired.
+ */
+export async function customerChoice(
+  publicApi: CookiePublic,
+  db: Executor,
+  vault: SubjectVault,
+  tokenKey: Uint8Array,
+  request: { scope: string; origin: string | undefined; body: unknown },
+): Promise<{ choice: CustomerChoice | null }> {
+  const system = await allowedSystem(publicApi, request.scope, request.origin);
+  const body = parseBody(request.body);
+  const token = (body as { customer_token?: unknown } | null)?.customer_token;
+  if (typeof token !== 'string' || token.length === 0 || token.length > 2048) {
+    throw invalid('customer_token', 'must be the customer token the site was given');
+  }
+  const claims = await openCustomerToken(tokenKey, token, system);
+  if (!claims) {
+    throw new AppError('unauthorized', {
+      message: 'The customer token is not valid for this site, or has expired.',
+    });
+  }
+  const subjectId = await findSubjectId(db, vault, system.tenantId, claims.customerId);
+  const row =
+    subjectId && (await findLatestCustomerChoice(db, system.tenantId, system.systemId, subjectId));
+  if (!row) return { choice: null };
+  return {
+    choice: {
+      decision_id: row.id,
+      decided_at: row.decided_at,
+      configuration_id: row.configuration_id,
+      configuration_version: Number(row.configuration_version),
+      fingerprint: row.fingerprint,
+      method: row.method,
+      categories: JSON.parse(row.categories) as Record<string, boolean>,
+    },
+  };
 }

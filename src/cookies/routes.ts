@@ -7,10 +7,12 @@ import { jsonBodyParser } from '../platform/json-body.js';
 import { createRateLimit } from '../platform/rate-limit.js';
 import type { VisitorRegion } from '../platform/visitor-region.js';
 import type { SubjectVault } from '../subjects/index.js';
+import { customerTokenKey } from './customer-tokens.js';
 import { declarationLocale, declarationPage } from './declaration.js';
 import {
   allowedSystem,
   cookiePublic,
+  customerChoice,
   type OriginRefused,
   publishedDeclaration,
   recordChoice,
@@ -60,9 +62,39 @@ const DeclarationSchema = Type.Object({
 /** A choice is small: a dozen categories and a few ids. */
 const choiceBodyLimit = 4 * 1024;
 
+const CustomerChoiceRequest = Type.Object(
+  { customer_token: Type.String({ minLength: 1, maxLength: 2048 }) },
+  { additionalProperties: false },
+);
+
+const CustomerChoiceAnswer = Type.Object({
+  choice: Type.Union([
+    Type.Object({
+      decision_id: Type.String({ format: 'uuid' }),
+      decided_at: Type.String({ format: 'date-time' }),
+      configuration_id: Type.String({ format: 'uuid' }),
+      configuration_version: Type.Integer({ minimum: 1 }),
+      fingerprint: Type.String({
+        description: 'The configuration’s fingerprint, as the banner script carries it.',
+      }),
+      method: Type.Enum(['accept-all', 'reject-all', 'custom', 'gpc']),
+      categories: Type.Record(Type.String(), Type.Boolean()),
+    }),
+    Type.Null(),
+  ]),
+});
+
 const RecordedChoice = Type.Object({
   decision_id: Type.String({ format: 'uuid' }),
   decided_at: Type.String({ format: 'date-time' }),
+  customer_linked: Type.Optional(
+    Type.Boolean({
+      description:
+        'Only for a choice sent with `customer_token`: true when the choice is the customer’s ' +
+        'too; false when the token was expired, or not one this service made for this site ' +
+        '(the choice is then the visitor’s alone).',
+    }),
+  ),
 });
 
 /**
@@ -84,6 +116,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
   region: VisitorRegion;
 }> = async (app, { db, writer, vault, publicBaseUrl, perMinute, refused, region }) => {
   const publicApi = cookiePublic(db);
+  const tokenKey = customerTokenKey(vault.dataKey);
   const rateLimit = createRateLimit(perMinute);
   const limit = (scope: string, ip: string, reply: FastifyReply) => {
     const refusal = rateLimit?.(`${scope}\u0000${ip}`, reply);
@@ -214,6 +247,54 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 
+  app.post(
+    '/cookies/v1/:scope/customer-choice',
+    {
+      bodyLimit: choiceBodyLimit,
+      schema: {
+        tags: ['cookies'],
+        operationId: 'getCustomerCookieChoice',
+        summary: 'What a signed-in customer chose last on a system, from any device',
+        description:
+          "From one of the system's origins only (`Origin`), as the banner asks it when its page " +
+          'gave it a customer token (docs/cookies.md, "Signed-in visitors"): JSON ' +
+          '`{"customer_token": …}` sent as `text/plain` or `application/json`. `choice` is null ' +
+          'when the customer never chose on this system while signed in; `401 1002` for a token ' +
+          'that is not valid for this site, or has expired.',
+        params: ScopeParam,
+        body: CustomerChoiceRequest,
+        response: {
+          200: answer(dataOf(CustomerChoiceAnswer), "The customer's newest choice, or null."),
+          ...errorsOf(
+            'invalidRequest',
+            'unauthorized',
+            'originNotAllowed',
+            'notFound',
+            'payloadTooLarge',
+            'unsupportedMediaType',
+            'tooManyRequests',
+            'internal',
+            'unavailable',
+          ),
+        },
+      },
+      onRequest: async (request, reply) => {
+        const { scope } = request.params;
+        await allowedSystem(publicApi, scope, request.headers.origin);
+        allowOrigin(reply, request.headers.origin as string);
+        limit(scope, request.ip, reply);
+      },
+    },
+    async (request, reply) => {
+      const found = await customerChoice(publicApi, db, vault, tokenKey, {
+        scope: request.params.scope,
+        origin: request.headers.origin,
+        body: request.body,
+      });
+      return reply.header('cache-control', 'no-store').send({ data: found });
+    },
+  );
+
   app.options(
     '/cookies/v1/:scope/decisions',
     { schema: { hide: true, params: ScopeParam } },
@@ -270,14 +351,21 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const { status, answer: body } = await recordChoice(publicApi, db, writer, vault, {
-        scope: request.params.scope,
-        origin: request.headers.origin,
-        body: request.body,
-        ip: request.ip,
-        userAgent: request.headers['user-agent'] ?? null,
-        region: region.of(request.headers, request.ip),
-      });
+      const { status, answer: body } = await recordChoice(
+        publicApi,
+        db,
+        writer,
+        vault,
+        {
+          scope: request.params.scope,
+          origin: request.headers.origin,
+          body: request.body,
+          ip: request.ip,
+          userAgent: request.headers['user-agent'] ?? null,
+          region: region.of(request.headers, request.ip),
+        },
+        tokenKey,
+      );
       return reply.code(status).header('cache-control', 'no-store').send(body);
     },
   );

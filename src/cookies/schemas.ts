@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { customerIdPattern } from '../decisions/index.js';
 import { dateTimePattern, integerQuery } from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';
 import { categoryKeyPattern } from './content.js';
@@ -26,6 +27,15 @@ export const ChoiceBodySchema = Type.Object(
     }),
     locale: Type.String({ minLength: 1, maxLength: 35 }),
     variant: Type.Optional(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,19}$' })),
+    customer_token: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          "The token of the customer the visitor is signed in as, from the site's backend " +
+          '(`POST /api/v1/customers/{customer_id}/cookie-tokens`): the choice is then theirs too.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -42,6 +52,14 @@ export const CookieDecisionsQuery = Type.Object(
         description:
           "One visitor's choices: the id the banner keeps (`Consentrix.consent().visitor_id`). " +
           'A visitor never seen, or erased, has none.',
+      }),
+    ),
+    customer_id: Type.Optional(
+      Type.String({
+        pattern: customerIdPattern,
+        description:
+          "One customer's choices, made while signed in as them (a page that gave the banner a " +
+          'customer token). A customer never seen, or erased, has none.',
       }),
     ),
     system: Type.Optional(
@@ -129,6 +147,13 @@ export const cookieDecisionFields = {
 export const CookieDecisionItem = Type.Object(
   {
     ...cookieDecisionFields,
+    signed_in: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'Present for a choice made while the visitor was signed in as a customer ' +
+          '(docs/cookies.md, "Signed-in visitors"): the choice is the customer\'s too.',
+      }),
+    ),
     decided_at: Type.String({ format: 'date-time' }),
     receipt_url: Type.String({
       format: 'uri',

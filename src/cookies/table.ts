@@ -96,6 +96,13 @@ export interface CookieDecisionsTable {
   region: string | null;
   /** The A/B variant the visitor saw (migration 0042), null for a configuration without variants. */
   variant: string | null;
+  /**
+   * The customer the visitor was signed in as (migration 0044): their subject, null for a visitor
+   * no one signed in (docs/cookies.md, "Signed-in visitors").
+   */
+  customer_subject_id: string | null;
+  /** That customer's subject commitment, which the choice's evidence commits to; null likewise. */
+  customer: string | null;
   /** Visitor id, address (as the tenant keeps it) and user agent, sealed under the subject's key. */
   personal: string;
   /** base64 random bytes behind the evidence commitment of the choice's log leaf. */

@@ -8,7 +8,7 @@
 import type { Trx } from '../platform/db.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
-import { newSalt } from '../proof/index.js';
+import { newSalt, subjectCommitment } from '../proof/index.js';
 import type { KindBatch, KindWriter, KindWrites, SubjectBook } from '../record-kinds/index.js';
 import { sealPersonal } from '../subjects/index.js';
 import type { ChoiceMethod } from './banner-config.js';
@@ -42,6 +42,11 @@ export interface CookieChoiceJob {
   region: string | null;
   /** The A/B variant the visitor saw, for a configuration with variants. */
   variant: string | null;
+  /**
+   * The customer the visitor is signed in as (their site's token, customer-tokens.ts): their id
+   * and keyed look-up; null for a visitor no one signed in.
+   */
+  customer: { id: string; lookup: string } | null;
 }
 
 /**
@@ -59,6 +64,8 @@ export type CookieChoiceWriter = KindWriter<CookieChoiceJob, CookieChoiceOutcome
 export const choiceWrites: KindWrites<CookieChoiceJob, CookieChoiceOutcome, StoredChoiceStanding> =
   {
     subjectOf: (job) => ({ tenantId: job.tenantId, lookup: job.visitorLookup }),
+    // A signed-in visitor's customer may be new: their subject is made under their lock.
+    otherSubjectOf: (job) => job.customer?.lookup,
     // A retry of the same choice (its event id) waits for the first, then sees its record.
     locks: (job) => [`cookie-event:${job.tenantId}:${job.systemId}:${job.eventId}`],
     standings: (trx, jobs) =>
@@ -69,6 +76,7 @@ export const choiceWrites: KindWrites<CookieChoiceJob, CookieChoiceOutcome, Stor
           system_id: job.systemId,
           event_id: job.eventId,
           lookup: job.visitorLookup,
+          customer_lookup: job.customer?.lookup ?? null,
         })),
       ),
     batch: () => new ChoiceBatch(),
@@ -101,6 +109,7 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
       ? undefined
       : subjects.create(job.tenantId, job.visitorId, job.visitorLookup, now);
     const subject = known ?? (fresh?.subject as NonNullable<typeof known>);
+    const customer = job.customer && customerOf(job, job.customer, stored, subjects, now);
     const id = newId();
     const row: CookieDecisionsTable = {
       tenant_id: job.tenantId,
@@ -117,6 +126,8 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
       origin: job.origin,
       region: job.region,
       variant: job.variant,
+      customer_subject_id: customer?.subject.id ?? null,
+      customer: customer?.commitment ?? null,
       personal: sealPersonal(subject.key, id, {
         customer_id: job.visitorId,
         ip: job.ip,
@@ -144,6 +155,7 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
         at: now,
         subject,
         ...(fresh ? { created: fresh.row } : {}),
+        ...(customer ? { other: customer.other } : {}),
         leaf,
         event: (owner: { id: string; key: Buffer }) =>
           cookieDecisionEvent(job.tenantId, owner, job.visitorId, {
@@ -170,6 +182,33 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
   async write(trx: Trx): Promise<void> {
     await insertCookieDecisions(trx, this.rows);
   }
+}
+
+/**
+ * The signed-in customer's subject: the batch's or the store's, else a new one (a customer seen
+ * first on the site), and the subject commitment the choice's evidence commits to.
+ */
+function customerOf(
+  job: CookieChoiceJob,
+  customer: { id: string; lookup: string },
+  stored: StoredChoiceStanding,
+  subjects: SubjectBook,
+  now: string,
+) {
+  const known = subjects.find(job.tenantId, customer.lookup, {
+    subject_id: stored.customer_subject_id,
+    wrapped_key: stored.customer_wrapped_key,
+    salt: stored.customer_salt,
+  });
+  const fresh = known
+    ? undefined
+    : subjects.create(job.tenantId, customer.id, customer.lookup, now);
+  const subject = known ?? (fresh?.subject as NonNullable<typeof known>);
+  return {
+    subject,
+    commitment: subjectCommitment(subject.salt, customer.id),
+    other: { lookup: customer.lookup, subject, ...(fresh ? { created: fresh.row } : {}) },
+  };
 }
 
 /** The choice the store recorded under the event id, as a retry is compared with it. */

@@ -104,17 +104,21 @@ export interface CookieEvidence {
   region?: string | null;
   /** The A/B variant the visitor saw, when the configuration had variants. */
   variant?: string | null;
+  /** The subject commitment of the customer the visitor was signed in as, when they were. */
+  customer?: string | null;
 }
 
 /**
  * SHA-256("cookie-evidence/v1\n" || salt || canonical JSON {ip, locale, origin, ua}), base64. A
- * choice whose visitor's region was known adds `region` (between `origin` and `ua`), one on a
+ * choice made while signed in adds `customer`, the customer's subject commitment (first); one
+ * whose visitor's region was known adds `region` (between `origin` and `ua`); one on a
  * configuration with A/B variants adds `variant` (last): only then, so every other choice commits
  * exactly as before.
  */
 export function cookieEvidenceCommitment(salt: string, evidence: CookieEvidence): string {
   // Keys in sorted order: the canonical JSON of the values.
   const canonical = JSON.stringify({
+    ...(evidence.customer ? { customer: evidence.customer } : {}),
     ip: evidence.ip,
     locale: evidence.locale,
     origin: evidence.origin,
@@ -135,6 +139,7 @@ export const cookieLeafFormat: LeafFormat<CookieLeafFields> = {
   kind: 'cookie-decision',
   noun: 'cookie decision',
   section: 'cookie_decision',
+  folder: 'cookie-decisions',
   text: cookieLeafText,
   parse: parseCookieLeaf,
   record: (leaf) => ({
@@ -147,6 +152,7 @@ export const cookieLeafFormat: LeafFormat<CookieLeafFields> = {
     categories: leaf.categories,
   }),
   opening: cookieOpening,
+  ofCustomer: (receipt, customerId) => cookieOpeningNames(receipt.opening, customerId),
   publishedOn: (leaf) => ({
     what: 'configuration',
     of: leaf.configurationId,
@@ -157,11 +163,14 @@ export const cookieLeafFormat: LeafFormat<CookieLeafFields> = {
 
 /**
  * What opens a cookie leaf: the visitor id, the evidence (address, agent, origin, locale, and
- * the region when it was known), their salts.
+ * the region when it was known), their salts; for a choice made while signed in, the customer's
+ * subject commitment, with their subject's salt until they are erased.
  */
 function cookieOpening(opening: object, leaf: CookieLeafFields): Result<boolean> {
   const { region, variant } = opening as { region?: unknown; variant?: unknown };
+  const customer = customerOpening(opening);
   if (
+    customer === false ||
     !hasStrings(opening, [
       'visitor_id',
       'subject_salt',
@@ -187,9 +196,41 @@ function cookieOpening(opening: object, leaf: CookieLeafFields): Result<boolean>
     locale: opening.locale,
     region: region as string | undefined,
     variant: variant as string | undefined,
+    customer: customer?.commitment,
   });
   if (evidence !== leaf.evidence) {
     return fail("the evidence and salt do not open the leaf's evidence commitment");
   }
   return ok(true);
+}
+
+/** A cookie opening's `customer`, opened by a customer id: their subject's commitment and salt. */
+export interface CookieCustomerOpening {
+  commitment: string;
+  /** The customer's subject salt; absent once the customer was erased. */
+  subject_salt?: string;
+}
+
+/** The opening's `customer`: undefined when absent, false when it is not the shape above. */
+function customerOpening(opening: object): CookieCustomerOpening | undefined | false {
+  const { customer } = opening as { customer?: unknown };
+  if (customer === undefined) return undefined;
+  if (typeof customer !== 'object' || customer === null) return false;
+  const { commitment, subject_salt: salt } = customer as Record<string, unknown>;
+  if (typeof commitment !== 'string' || (salt !== undefined && typeof salt !== 'string')) {
+    return false;
+  }
+  return salt === undefined ? { commitment } : { commitment, subject_salt: salt };
+}
+
+/**
+ * Whether a cookie receipt's opening names this customer: its customer commitment opens with
+ * their id and the salt it carries. False for a choice made by no one signed in, and for one whose
+ * customer was erased (the salt is gone, so nothing ties the choice to an id any more).
+ */
+export function cookieOpeningNames(opening: unknown, customerId: string): boolean {
+  if (typeof opening !== 'object' || opening === null) return false;
+  const customer = customerOpening(opening);
+  if (!customer || customer.subject_salt === undefined) return false;
+  return subjectCommitment(customer.subject_salt, customerId) === customer.commitment;
 }

@@ -172,7 +172,14 @@ export function verifyEvidencePack(
   const outside = checkpoint
     ? checkOutside(files, checkpoint, origin, verifiers, policy, failures)
     : {};
-  const shown = checkReceipts(files, verifiers, formats, checkpoint, verified, failures);
+  const shown = checkReceipts(
+    files,
+    verifiers,
+    formats,
+    { checkpoint, customerId: manifest.customer_id },
+    verified,
+    failures,
+  );
   checkVersions(files, shown, verified, failures);
   const counted = Object.entries(manifest.counts ?? {}).filter(
     ([kind, count]) => kind !== 'versions' && (verified[kind] ?? 0) !== count,
@@ -309,10 +316,11 @@ function checkReceipts(
   files: ReadonlyMap<string, Uint8Array>,
   verifiers: readonly NoteVerifier[],
   formats: readonly LeafFormat[],
-  checkpoint: string | undefined,
+  pack: { checkpoint: string | undefined; customerId: string },
   verified: Record<string, number>,
   failures: PackFailure[],
 ): Map<string, { sha256: string; file: string }[]> {
+  const { checkpoint } = pack;
   const shown = new Map<string, { sha256: string; file: string }[]>();
   for (const [path, bytes] of files) {
     const folder = /^records\/([^/]+)\/[^/]+\.json$/.exec(path)?.[1];
@@ -338,6 +346,11 @@ function checkReceipts(
     }
     if (checkpoint === undefined || receipt.checkpoint !== checkpoint) {
       failures.push({ file: path, reason: "its proof does not lead to the pack's checkpoint" });
+      continue;
+    }
+    const ofCustomer = result.value.format.ofCustomer;
+    if (ofCustomer && !ofCustomer(receipt as Record<string, unknown>, pack.customerId)) {
+      failures.push({ file: path, reason: "its opening does not name the pack's customer" });
       continue;
     }
     verified[folder] = (verified[folder] ?? 0) + 1;

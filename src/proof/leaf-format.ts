@@ -46,6 +46,12 @@ export interface LeafFormat<Fields = unknown> {
    * its version, the text's SHA-256), which a publication leaf before it must cover.
    */
   publishedOn?(leaf: Fields): PublishedOn;
+  /**
+   * For a record whose subject is not the customer's own (a website visitor's choice made while
+   * signed in): whether its receipt's opening names this customer, as an evidence pack's every
+   * such record must.
+   */
+  ofCustomer?(receipt: Record<string, unknown>, customerId: string): boolean;
 }
 
 /** A record made on a published text, as its leaf names it: what, its version, the text's hash. */

@@ -102,6 +102,11 @@ export interface RecordEffect {
   event?: (subject: OpenSubject) => NewEvent;
   /** A person's act, audited in the same transaction. */
   audit?: RecordAudit;
+  /**
+   * Another subject the record names (a signed-in visitor's customer), kept by the batch as the
+   * record's own: its row when the batch made it for this record.
+   */
+  other?: { lookup: string; subject: OpenSubject; created?: SubjectsTable };
 }
 
 /**
@@ -124,6 +129,12 @@ export interface KindBatch<Job, Outcome, S extends Standing> {
 export interface KindWrites<Job, Outcome, S extends Standing = Standing> {
   /** Whose record: the tenant and the subject's keyed look-up (the lock erasure takes too). */
   subjectOf(job: Job): { tenantId: string; lookup: string };
+  /**
+   * Another subject's look-up the job may name, of the same tenant (a signed-in visitor's
+   * customer): its lock is taken as the subject's is, so that a record made for it never
+   * interleaves with that subject's other writes or its erasure.
+   */
+  otherSubjectOf?(job: Job): string | undefined;
   /** Locks beside the subject's and the key's (a cookie choice's event id). */
   locks?(job: Job): readonly string[];
   /** The job's `Idempotency-Key`, for a kind whose requests take one. */

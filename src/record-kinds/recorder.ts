@@ -78,8 +78,10 @@ export function lockSubject(trx: Trx, tenantId: string, lookup: string): Promise
 function lockNames<Job>(writes: KindWrites<Job, unknown, Standing>, job: Job): string[] {
   const { tenantId, lookup } = writes.subjectOf(job);
   const keyed = writes.idempotency?.(job);
+  const other = writes.otherSubjectOf?.(job);
   return [
     subjectLockName(tenantId, lookup),
+    ...(other === undefined ? [] : [subjectLockName(tenantId, other)]),
     ...(writes.locks?.(job) ?? []),
     ...(keyed ? [idempotencyLockName(tenantId, keyed.key)] : []),
   ];
@@ -177,6 +179,10 @@ class Batch<Job, Outcome, S extends Standing> {
     decided.commit();
     if (record.created) this.newSubjects.push(record.created);
     this.subjects.set(keyName(record.tenantId, record.lookup), record.subject);
+    if (record.other) {
+      if (record.other.created) this.newSubjects.push(record.other.created);
+      this.subjects.set(keyName(record.tenantId, record.other.lookup), record.other.subject);
+    }
     this.leaves.push({
       log_id: record.tenantId,
       record_id: record.id,

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customerTokenKey } from '../../src/cookies/customer-tokens.js';
 import { cookiePublic, recordChoice } from '../../src/cookies/public.js';
 import type { CookieChoiceJob, CookieChoiceWriter } from '../../src/cookies/writes.js';
 import { AppError } from '../../src/platform/errors.js';
@@ -96,14 +97,21 @@ describe.each(stores)('a choice checked by the service on $name', (store) => {
   });
 
   const record = (body: unknown) =>
-    recordChoice(cookiePublic(t.db), t.db, writer, t.vault, {
-      scope: site.scope,
-      origin,
-      body,
-      ip: '203.0.113.77',
-      userAgent: null,
-      region: null,
-    });
+    recordChoice(
+      cookiePublic(t.db),
+      t.db,
+      writer,
+      t.vault,
+      {
+        scope: site.scope,
+        origin,
+        body,
+        ip: '203.0.113.77',
+        userAgent: null,
+        region: null,
+      },
+      customerTokenKey(t.vault.dataKey),
+    );
 
   /** The refusal an act ends with, as its code and the fields it names. */
   async function refusal(act: Promise<unknown>) {

@@ -231,6 +231,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0041-choice-region',
       '0042-choice-variant',
       '0043-cookie-overrides',
+      '0044-choice-customer',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -19,9 +19,13 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0043-cookie-overrides',
-  tables: ['cookie_classification_overrides'],
-  columns: [] as Array<{ table: string; column: string }>,
+  name: '0044-choice-customer',
+  indexes: ['cookie_decisions_customer'],
+  tables: [] as string[],
+  columns: [
+    { table: 'cookie_decisions', column: 'customer_subject_id' },
+    { table: 'cookie_decisions', column: 'customer' },
+  ],
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {
@@ -72,6 +76,7 @@ describe.each(stores)('checks before a start changes the store on $name', (testS
         })
         .execute();
       await sql`delete from kysely_migration where name = ${last.name}`.execute(db);
+      for (const index of last.indexes) await sql`drop index ${sql.ref(index)}`.execute(db);
       for (const table of last.tables) await sql`drop table ${sql.table(table)}`.execute(db);
       for (const { table, column } of last.columns) {
         await sql`alter table ${sql.table(table)} drop column ${sql.ref(column)}`.execute(db);

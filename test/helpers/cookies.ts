@@ -71,6 +71,8 @@ export interface Choice {
   locale: string;
   /** The A/B variant the banner drew, for a configuration with variants. */
   variant?: string;
+  /** The signed-in customer's token, as the page gave it to the banner. */
+  customerToken?: string;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function postChoice(
       categories: choice.categories,
       locale: choice.locale,
       ...(choice.variant === undefined ? {} : { variant: choice.variant }),
+      ...(choice.customerToken === undefined ? {} : { customer_token: choice.customerToken }),
     }),
   });
   if (response.statusCode !== 201) {
@@ -118,4 +121,26 @@ export function publishedTag(publicBaseUrl: string, scope: string): string {
     "<script>window.dataLayer=window.dataLayer||[];(function(){dataLayer.push(arguments)})('consent','default',{ad_storage:'denied',ad_user_data:'denied',ad_personalization:'denied',analytics_storage:'denied',functionality_storage:'denied',personalization_storage:'denied',security_storage:'granted',wait_for_update:500});</script>\n" +
     `<script async src="${publicBaseUrl}/cookies/v1/${scope}/banner.js" data-scope="${scope}"></script>`
   );
+}
+
+/**
+ * A token for `customerId` through the API, as a site's backend asks for one for a visitor it
+ * has signed in (docs/cookies.md, "Signed-in visitors").
+ */
+export async function mintCustomerToken(
+  app: FastifyInstance,
+  keyHeaders: Record<string, string>,
+  customerId: string,
+  body: { system?: string; ttl_seconds?: number } = {},
+): Promise<{ token: string; expires_at: string }> {
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/v1/customers/${encodeURIComponent(customerId)}/cookie-tokens`,
+    headers: { ...keyHeaders, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
+  if (response.statusCode !== 201) {
+    throw new Error(`the token was answered ${response.statusCode}: ${response.body}`);
+  }
+  return (JSON.parse(response.body) as { data: { token: string; expires_at: string } }).data;
 }

@@ -83,6 +83,7 @@ const publicOperations = [
   '/api/content/{id}/{file}',
   '/cookies/v1/{scope}/banner.js',
   '/cookies/v1/{scope}/decisions',
+  '/cookies/v1/{scope}/customer-choice',
   '/cookies/v1/{scope}/declaration.json',
   '/cookies/v1/{scope}/declaration',
 ];

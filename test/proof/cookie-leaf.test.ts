@@ -75,6 +75,7 @@ describe('the documented cookie leaf and its commitments, for a fixed choice', (
         user_agent: 'Mozilla/5.0 (X11)',
         region: null,
         variant: null,
+        customer: null,
       },
       subjectSalt,
     );

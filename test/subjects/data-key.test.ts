@@ -109,6 +109,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0041-choice-region',
       '0042-choice-variant',
       '0043-cookie-overrides',
+      '0044-choice-customer',
     ]);
   });
 });

@@ -203,6 +203,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0041-choice-region',
       '0042-choice-variant',
       '0043-cookie-overrides',
+      '0044-choice-customer',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

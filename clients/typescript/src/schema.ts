@@ -520,6 +520,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/customers/{customer_id}/cookie-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A token that makes a signed-in visitor’s cookie choices the customer’s too
+         * @description For the site's backend to write in its pages for a visitor it has signed in, as the banner tag's `data-customer-token` (docs/cookies.md, "Signed-in visitors"): their choices are then in the customer's evidence pack and history, and apply on their other devices. It lasts `ttl_seconds` (an hour when absent, at most 24 hours); nothing is stored. The body is optional; a `system` that is not one of the tenant's is `400 1001`.
+         */
+        post: operations["createCookieCustomerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/preference-centre/allowed-origins": {
         parameters: {
             query?: never;
@@ -4873,6 +4893,13 @@ export interface operations {
                                 region?: string;
                                 /** @description The A/B variant the visitor saw, when there were variants */
                                 variant?: string;
+                                /** @description The customer the visitor was signed in as, when they were */
+                                customer?: {
+                                    /** @description The customer's subject commitment, as their own records' leaves carry it */
+                                    commitment: string;
+                                    /** @description The customer's subject salt: with their id it opens `commitment`; absent once the customer was erased */
+                                    subject_salt?: string;
+                                };
                             } | null;
                         };
                     };
@@ -6921,6 +6948,8 @@ export interface operations {
             query?: {
                 /** @description One visitor's choices: the id the banner keeps (`Consentrix.consent().visitor_id`). A visitor never seen, or erased, has none. */
                 visitor_id?: string;
+                /** @description One customer's choices, made while signed in as them (a page that gave the banner a customer token). A customer never seen, or erased, has none. */
+                customer_id?: string;
                 /**
                  * @description One system's choices, by its public scope (`data-scope`).
                  * @example cs_3f9a1c0d5e7b2a4c6d8e
@@ -6999,6 +7028,11 @@ export interface operations {
                                  * @example b
                                  */
                                 variant?: string;
+                                /**
+                                 * @description Present for a choice made while the visitor was signed in as a customer (docs/cookies.md, "Signed-in visitors"): the choice is the customer's too.
+                                 * @enum {boolean}
+                                 */
+                                signed_in?: true;
                                 /** Format: date-time */
                                 decided_at: string;
                                 /**
@@ -7246,6 +7280,11 @@ export interface operations {
                              * @example b
                              */
                             variant?: string;
+                            /**
+                             * @description Present for a choice made while the visitor was signed in as a customer (docs/cookies.md, "Signed-in visitors"): the choice is the customer's too.
+                             * @enum {boolean}
+                             */
+                            signed_in?: true;
                             /** Format: date-time */
                             decided_at: string;
                             /**
@@ -7330,6 +7369,260 @@ export interface operations {
                          */
                         code: "1004";
                         /** @example Not found. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests: the rate limit of the API key, or failed key checks from the address: code 1008 (`Too many requests.`). */
+            429: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait. */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1008
+                         * @enum {string}
+                         */
+                        code: "1008";
+                        /** @example Too many requests. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Internal server error: code 1000 (`Internal server error.`). */
+            500: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1000
+                         * @enum {string}
+                         */
+                        code: "1000";
+                        /** @example Internal server error. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Service unavailable: the store does not answer, or the service is shutting down: code 1009 (`Service unavailable.`). */
+            503: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds to wait (sent when the store refused the request). */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1009
+                         * @enum {string}
+                         */
+                        code: "1009";
+                        /** @example Service unavailable. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createCookieCustomerToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Identifier of the customer: 1 to 128 of A-Z a-z 0-9 . _ : @ + -
+                 * @example 5b1e7c1a-8f0e-4a51-9a8c-0f4f7b2f6b11
+                 */
+                customer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The one system the token is for, by its public scope (`data-scope`); absent: every system of the tenant.
+                     * @example cs_3f9a1c0d5e7b2a4c6d8e
+                     */
+                    system?: string;
+                    /** @description How long the token lasts, in seconds: 3600 when absent. */
+                    ttl_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The token, and when it expires. */
+            201: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description For the banner tag's `data-customer-token`: sealed, so the page cannot read or change the customer id it carries. */
+                            token: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: a parameter, header or body that fails validation, or malformed JSON: code 1001 (`Invalid request.`). */
+            400: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1001
+                         * @enum {string}
+                         */
+                        code: "1001";
+                        /** @example Invalid request. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized: a missing, unknown or revoked API key: code 1002 (`Unauthorized.`). */
+            401: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1002
+                         * @enum {string}
+                         */
+                        code: "1002";
+                        /** @example Unauthorized. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Payload too large: a body over 16 KiB: code 1006 (`Payload too large.`). */
+            413: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1006
+                         * @enum {string}
+                         */
+                        code: "1006";
+                        /** @example Payload too large. */
+                        message: string;
+                        details?: {
+                            field: string;
+                            issue: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unsupported media type: a body that is not JSON: code 1007 (`Unsupported media type.`). */
+            415: {
+                headers: {
+                    /** @description The request's id: the caller's own `X-Request-Id` when it matched this pattern, otherwise a new one. The service logs the request under it. */
+                    "x-request-id"?: string;
+                    /** @description Requests allowed per API key per minute (absent when no limit is set). */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current minute. */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the current minute ends and the count starts again. */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 1007
+                         * @enum {string}
+                         */
+                        code: "1007";
+                        /** @example Unsupported media type. */
                         message: string;
                         details?: {
                             field: string;
