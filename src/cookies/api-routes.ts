@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
 import { CustomerIdParam } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
-import { AppError } from '../platform/errors.js';
 import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
 import { uuidPattern } from '../platform/ids.js';
+import { optionalJsonBody } from '../platform/json-body.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { customerTokenKey, defaultTokenSeconds, mintCustomerToken } from './customer-tokens.js';
 import { getCookieDecision, listCookieDecisions } from './decision-list.js';
@@ -100,8 +100,6 @@ const CustomerToken = Type.Object({
   expires_at: Type.String({ format: 'date-time' }),
 });
 
-const jsonMediaType = /^application\/json\s*(;|$)/i;
-
 /** The token a site's backend writes in its page for a visitor it has signed in. */
 export const cookieCustomerTokenRoutes: FastifyPluginAsyncTypebox<{
   db: Db;
@@ -131,13 +129,7 @@ export const cookieCustomerTokenRoutes: FastifyPluginAsyncTypebox<{
         },
       },
       // A body, when there is one, is JSON: anything else never reaches validation.
-      preValidation: async (request) => {
-        const type = request.headers['content-type'];
-        if (type !== undefined && !jsonMediaType.test(type)) {
-          throw new AppError('unsupportedMediaType');
-        }
-        request.body ??= {};
-      },
+      preValidation: optionalJsonBody,
     },
     async (request, reply) => {
       const token = await mintCustomerToken(

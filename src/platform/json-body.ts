@@ -101,3 +101,15 @@ function countProperties(value: unknown): number {
   }
   return properties;
 }
+
+const jsonMediaType = /^application\/json\s*(;|$)/i;
+
+/**
+ * The `preValidation` hook of a route whose JSON body is optional (every field has a default):
+ * a body of another media type is `415 1007` before validation, and no body at all is `{}`.
+ */
+export async function optionalJsonBody(request: FastifyRequest): Promise<void> {
+  const type = request.headers['content-type'];
+  if (type !== undefined && !jsonMediaType.test(type)) throw new AppError('unsupportedMediaType');
+  request.body ??= {};
+}

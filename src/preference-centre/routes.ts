@@ -5,6 +5,7 @@ import { CustomerIdParam } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
+import { optionalJsonBody } from '../platform/json-body.js';
 import { mintPreferenceLink } from './links.js';
 import {
   AllowedOriginsRequest,
@@ -45,14 +46,7 @@ export const preferenceLinkRoutes: FastifyPluginAsyncTypebox<{
         },
       },
       // A body, when there is one, is JSON: anything else never reaches validation.
-      preValidation: async (request) => {
-        const type = request.headers['content-type'];
-        if (type !== undefined && !jsonMediaType.test(type)) {
-          throw new AppError('unsupportedMediaType');
-        }
-        // No body at all asks for a link with every default.
-        request.body ??= {};
-      },
+      preValidation: optionalJsonBody,
     },
     async (request, reply) => {
       const link = await mintPreferenceLink(

@@ -57,6 +57,11 @@ export interface PageOptions {
   embed?: boolean;
   /** A plain 560 px wide embed, not held: a page wider than a phone's screen. */
   wide?: boolean;
+  /**
+   * The banner tag's `data-customer-token`, as a site writes it for a visitor it signed in (the
+   * test's stand-in for the site's backend passes the token it minted).
+   */
+  customerToken?: string;
 }
 
 export interface FixtureSite {
@@ -146,7 +151,9 @@ const catalogue = Array.from(
 
 /** The banner's tag, of the kind the options ask for; `n` is the nonce attribute or nothing. */
 function bannerTag(options: Required<PageOptions>, serviceOrigin: string, n: string): string {
-  const locale = options.locale ? ` data-locale="${html(options.locale)}"` : '';
+  const locale = `${options.locale ? ` data-locale="${html(options.locale)}"` : ''}${
+    options.customerToken ? ` data-customer-token="${html(options.customerToken)}"` : ''
+  }`;
   if (options.tag === 'published') {
     return scriptTag(serviceOrigin, options.scope)
       .replaceAll('<script', `<script${n}`)
@@ -242,6 +249,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       gtm: url.searchParams.get('gtm') === '1',
       embed: url.searchParams.get('embed') === '1',
       wide: url.searchParams.get('wide') === '1',
+      customerToken: url.searchParams.get('customer_token') ?? '',
     };
     const nonce = randomBytes(16).toString('base64');
     const headers: Record<string, string> = {
@@ -275,6 +283,7 @@ export async function startFixtureSite(serviceOrigin: string): Promise<FixtureSi
       if (options.gtm) query.set('gtm', '1');
       if (options.embed) query.set('embed', '1');
       if (options.wide) query.set('wide', '1');
+      if (options.customerToken) query.set('customer_token', options.customerToken);
       return `${origin}/?${query}`;
     },
     tagOrigins,

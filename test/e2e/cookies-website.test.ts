@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { unzipSync } from 'fflate';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityViolations, launchChromium, watch } from '../backoffice/browser.js';
@@ -135,6 +136,7 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
       lang?: string,
       csp = false,
       system = scope,
+      customerToken?: string,
     ) {
       const page = await context.newPage();
       page.setDefaultTimeout(budget(5_000));
@@ -143,7 +145,7 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
       const sent: string[] = [];
       const failed: string[] = [];
       const choice = (request: { method(): string; url(): string }) =>
-        request.method() === 'POST' && request.url().includes('/cookies/v1/');
+        request.method() === 'POST' && /\/cookies\/v1\/[^/]+\/decisions$/.test(request.url());
       page.on('request', (request) => {
         if (choice(request)) sent.push(request.url());
       });
@@ -153,7 +155,14 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
       page.on('response', (response) => {
         if (choice(response.request())) posts.push(response.status());
       });
-      await page.goto(on.page({ scope: system, csp, ...(lang ? { lang } : {}) }));
+      await page.goto(
+        on.page({
+          scope: system,
+          csp,
+          ...(lang ? { lang } : {}),
+          ...(customerToken ? { customerToken } : {}),
+        }),
+      );
       return { page, posts, sent, failed, problems: console.problems };
     }
 
@@ -506,6 +515,91 @@ describe.each(journey)('a website’s cookie banner served by the service, on $n
       };
       expect(listed.data.decisions.map((d) => d.region)).toEqual(['US-CA', 'TH']);
       for (const visited of [thai, californian, washington]) expect(visited.problems).toEqual([]);
+    });
+
+    it('a signed-in visitor’s choice is the customer’s: in their evidence pack, which verifies offline, and applied on their other device without asking', async () => {
+      const customer = 'ploy.signed-in@example.test';
+      /** What the site's backend asks for a visitor it has signed in. */
+      const tokenFor = async (who: string) => {
+        const response = await fetch(
+          `${server.baseUrl}/api/v1/customers/${encodeURIComponent(who)}/cookie-tokens`,
+          {
+            method: 'POST',
+            headers: { 'x-system-api-key': p.apiKey.key, 'content-type': 'application/json' },
+            body: JSON.stringify({ system: scope }),
+            signal: AbortSignal.timeout(budget(15_000)),
+          },
+        );
+        expect(response.status).toBe(201);
+        return ((await response.json()) as { data: { token: string } }).data.token;
+      };
+
+      // The laptop: signed in, rejects all.
+      const laptop = await newContext();
+      const first = await visit(laptop, site, undefined, false, scope, await tokenFor(customer));
+      await first.page.getByRole('button', { name: 'Reject all' }).click();
+      await expect.poll(() => first.posts).toEqual([201]);
+      await expect
+        .poll(async () => (await storedChoice(laptop, site.origin))?.decision_id)
+        .toEqual(expect.any(String));
+      const rejected = String((await storedChoice(laptop, site.origin))?.decision_id);
+      const listed = (await (
+        await api(`/api/v1/cookie-decisions?customer_id=${encodeURIComponent(customer)}`)
+      ).json()) as { data: { decisions: Array<{ decision_id: string; signed_in?: boolean }> } };
+      expect(listed.data.decisions).toMatchObject([{ decision_id: rejected, signed_in: true }]);
+
+      // The customer's evidence pack holds it, and `verify-receipt --pack` accepts the pack.
+      const pack = await api(`/api/v1/customers/${encodeURIComponent(customer)}/evidence`);
+      expect(pack.status).toBe(200);
+      const zip = Buffer.from(await pack.arrayBuffer());
+      expect(Object.keys(unzipSync(zip))).toContain(`records/cookie-decisions/${rejected}.json`);
+      const packFile = join(store.dir, 'signed-in-pack.zip');
+      writeFileSync(packFile, zip);
+      const key = (
+        (await (await api('/api/v1/log/key')).json()) as { data: { verifier_key: string } }
+      ).data.verifier_key;
+      const checked = await runCli(['verify-receipt', '--pack', packFile, '--key', key], {});
+      expect(checked.code, showResult(checked)).toBe(0);
+      expect(JSON.parse(checked.stdout)).toMatchObject({
+        valid: true,
+        customer_id: customer,
+        verified: { 'cookie-decisions': 1 },
+      });
+
+      // The phone: a fresh browser, signed in as the same customer. No banner, nothing held runs,
+      // nothing new recorded: the laptop's choice is this device's, with its decision id.
+      const phone = await newContext();
+      const second = await visit(phone, site, undefined, false, scope, await tokenFor(customer));
+      await expect
+        .poll(async () => (await storedChoice(phone, site.origin))?.decision_id)
+        .toBe(rejected);
+      expect(await dialog(second.page).count()).toBe(0);
+      expect(
+        await second.page.evaluate(() => (globalThis as any).Consentrix.consent()),
+      ).toMatchObject({
+        decision_id: rejected,
+        method: 'reject-all',
+        categories: { necessary: true, analytics: false, marketing: false },
+      });
+      await expect.poll(() => lateTagHeld(second.page)).toBe(1);
+      expect(Object.values(await ran(second.page))).not.toContain(true);
+      expect(second.posts).toEqual([]);
+
+      // On the phone the customer changes their mind; the laptop's next page follows.
+      await second.page.evaluate(() => (globalThis as any).Consentrix.open());
+      await second.page.getByRole('switch', { name: 'Analytics' }).check();
+      await second.page.getByRole('button', { name: 'Save my choices' }).click();
+      await expect.poll(() => second.posts).toEqual([201]);
+      const again = await visit(laptop, site, undefined, false, scope, await tokenFor(customer));
+      await expect.poll(() => ran(again.page)).toMatchObject({ analytics: true });
+      expect((await ran(again.page)).marketing).toBe(false);
+      expect((await storedChoice(laptop, site.origin))?.method).toBe('custom');
+      expect(again.posts).toEqual([]);
+
+      // A visitor no one signed in is still asked.
+      const stranger = await visit(await newContext());
+      await dialog(stranger.page).waitFor();
+      for (const visited of [first, second, again, stranger]) expect(visited.problems).toEqual([]);
     });
 
     it('speaks Thai on a Thai page at phone width, fits 320 px, and axe finds nothing, with the banner and with its preferences open', async () => {

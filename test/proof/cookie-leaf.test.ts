@@ -19,11 +19,14 @@ import {
   evidenceInThailand,
   evidenceInThailandVariantB,
   evidenceSalt,
+  evidenceSignedIn,
   evidenceValues,
   evidenceWithoutUserAgent,
   fields,
   leaf,
   leafHashHex,
+  signedInCustomer,
+  signedInCustomerId,
   subjectSalt,
   visitor,
   visitorId,
@@ -50,6 +53,14 @@ describe('the documented cookie leaf and its commitments, for a fixed choice', (
     expect(
       cookieEvidenceCommitment(evidenceSalt, { ...evidenceValues, region: 'TH', variant: 'b' }),
     ).toBe(evidenceInThailandVariantB);
+    // A signed-in customer's subject commitment joins the evidence first.
+    expect(subjectCommitment(subjectSalt, signedInCustomerId)).toBe(signedInCustomer);
+    expect(
+      cookieEvidenceCommitment(evidenceSalt, { ...evidenceValues, customer: signedInCustomer }),
+    ).toBe(evidenceSignedIn);
+    expect(cookieEvidenceCommitment(evidenceSalt, { ...evidenceValues, customer: null })).toBe(
+      evidence,
+    );
   });
 
   it('the leaf text of the fields is the documented text, and its leaf hash the documented one', () => {

@@ -11,6 +11,8 @@
  *             | sha256sum  (hex -> base64); the same with "ua":null for a request without one,
  *             and with "region":"TH" between "origin" and "ua" for a visitor whose region was known,
  *             and then "variant":"b" after "ua" for a choice on a configuration with A/B variants
+ *   customer: { printf 'subject/v1\n'; echo $salt1 | xxd -r -p; printf '%s' 'customer-42'; } | sha256sum
+ *             (hex -> base64), then the evidence above with "customer":"<it>" first, before "ip"
  *   content:  printf '%s' '{"categories":["necessary","analytics","marketing","functional"]}' | sha256sum
  *   leaf hash: { printf '\x00'; cat leaf.txt; } | sha256sum, leaf.txt holding `leaf` below
  */
@@ -34,6 +36,10 @@ export const evidence = 'Z0FjWRUutrCMtxOLoqyGAKt7JVEajntshwwl597ZrsM=';
 export const evidenceWithoutUserAgent = '/5H/OQYuzhm9syBFpGC6LgbFSXvi2Ppae3AmOed5Kb8=';
 export const evidenceInThailand = 'UCOQ97xqTeF7XM5HRhaa+6hujYOFpLrHCnCEBnLvD2I=';
 export const evidenceInThailandVariantB = 'RmkPMZKhq8wetYK+xy8o6//2Qnv1rkndXWfpwbmVguY=';
+/** A choice made while signed in as `customer-42`, whose subject salt is `subjectSalt`. */
+export const signedInCustomerId = 'customer-42';
+export const signedInCustomer = 'nZigUkNBwvGew7G3xJ45H8mMSzKuMxF+HAW0I14W8ZI=';
+export const evidenceSignedIn = '8VS6UoY2Ut8iN6dpIRAFa5dpBdp1Pnom4yyOMvkQhyU=';
 export const leaf =
   'consent-log/cookie/v1\n' +
   'record 0190e8a0-0000-7000-8000-000000000c01\n' +

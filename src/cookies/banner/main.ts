@@ -31,6 +31,7 @@ import { setUpEmbeds } from './embeds.js';
 import { pickLocale } from './locale.js';
 import { record } from './record.js';
 import { removeRefused } from './removal.js';
+import { customerChoice } from './signed-in.js';
 import { uuid } from './uuid.js';
 import { applyVariant } from './variant.js';
 
@@ -86,6 +87,9 @@ function start(): void {
   if (stored && !choice) forgetCategories();
   // The visitor's id from the first view on: it draws their A/B variant, kept on every page.
   const visitorId = stored?.visitor_id ?? uuid();
+  // A visitor the site signed in: their customer's newest choice, from any device.
+  const token = preview ? undefined : tag?.dataset.customerToken || undefined;
+  const theirs = token === undefined ? undefined : customerChoice(token, visitorId);
   const variant = preview ? 'base' : applyVariant(visitorId);
 
   const required = (key: string) => config.categories.some((c) => c.key === key && c.required);
@@ -146,6 +150,7 @@ function start(): void {
       // The language the visitor read it in: the one picked, or the one they switched to.
       locale: dialogContext.locale,
       ...(config.variants ? { variant } : {}),
+      ...(token === undefined ? {} : { customer_token: token }),
     };
     record(body, ({ decision_id }) => {
       made.decision_id = decision_id;
@@ -193,9 +198,23 @@ function start(): void {
         (c.required || (choice ? choice.categories[category] === true : presumed(category))),
     ),
   );
+  // The customer's choice from another device, newer than this one's: it becomes this one's,
+  // with its own decision id (nothing new is recorded: it is the same choice).
+  const adopt = (c: Choice) => {
+    choice = c;
+    writeChoice(c);
+    closeDialog();
+    apply(c);
+    notify(c);
+  };
+  const newer = (c: Choice | null): c is Choice =>
+    c !== null && (!choice || Date.parse(c.decided_at) > Date.parse(choice.decided_at));
   if (choice) {
     apply(choice);
     whenReady(showSettings);
+    theirs?.then((c) => {
+      if (newer(c)) adopt(c);
+    });
   } else if (optOut && gpc && !preview) {
     // The browser has said no to selling and sharing: that is the visitor's choice, recorded
     // as theirs with nothing asked.
@@ -208,7 +227,18 @@ function start(): void {
       scan();
       consentUpdate(standard(presumedCategories()));
     }
-    whenReady(() => openDialog(false, false));
+    const ask = () => whenReady(() => openDialog(false, false));
+    // A signed-in visitor is asked only when their customer has no choice to bring here.
+    if (theirs) {
+      theirs.then((c) => {
+        if (newer(c)) {
+          whenReady(() => {
+            adopt(c);
+            showSettings();
+          });
+        } else if (!choice) ask();
+      });
+    } else ask();
   }
 
   window.Consentrix = {
