@@ -252,6 +252,54 @@ describe.each(storeAgnostic)('the cookie pages on $name', (store) => {
     expect(unchanged.content_sha256).toBe(required.content_sha256);
   });
 
+  it('the editor edits what the declaration says of a listed cookie after a |; a line without one keeps it', async () => {
+    const id = await newDraft(writer.page, 'Declared cookies', 'analytics');
+    const path = `/backoffice/cookies/configurations/${id}`;
+    const fields = formFields((await writer.page.get(`${path}/edit`)).body, path);
+    const lines = '_ga* .bank.example | Google | 2 years | Tells visitors apart\n_gid';
+    const saved = await writer.page.post(path, { ...fields, cookies__analytics: lines });
+    expect(saved.statusCode, textOf(saved.body)).toBe(303);
+    const stored = await getConfiguration(t.db, a.tenant.id, id);
+    const locale = stored.content.default_locale;
+    expect(stored.content.categories.find((c) => c.key === 'analytics')?.cookies).toEqual([
+      {
+        name: '_ga*',
+        domain: '.bank.example',
+        provider: 'Google',
+        retention: '2 years',
+        purpose: { [locale]: 'Tells visitors apart' },
+      },
+      { name: '_gid' },
+    ]);
+    const again = formFields((await writer.page.get(`${path}/edit`)).body, path);
+    expect(again.cookies__analytics).toBe(lines);
+
+    // Without a |, a line keeps what the declaration said; with one, it says it anew.
+    await writer.page.post(path, {
+      ...again,
+      cookies__analytics: '_ga* .bank.example\n_gid | | 1 day',
+    });
+    const kept = await getConfiguration(t.db, a.tenant.id, id);
+    expect(kept.content.categories.find((c) => c.key === 'analytics')?.cookies).toEqual([
+      {
+        name: '_ga*',
+        domain: '.bank.example',
+        provider: 'Google',
+        retention: '2 years',
+        purpose: { [locale]: 'Tells visitors apart' },
+      },
+      { name: '_gid', retention: '1 day' },
+    ]);
+    const long = await writer.page.post(path, {
+      ...again,
+      cookies__analytics: `_ga* | ${'x'.repeat(101)}`,
+    });
+    expect(long.statusCode).toBe(400);
+    expect(long.body).toContain(
+      'id="cookies__analytics-error" class="field-error">One cookie a line',
+    );
+  });
+
   it('the editor sets the rules by region, a rule a line, keeps them through other edits, and names a bad line beside its field', async () => {
     const id = await newDraft(writer.page, 'Regional banner', 'analytics');
     const path = `/backoffice/cookies/configurations/${id}`;

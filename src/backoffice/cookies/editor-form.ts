@@ -75,33 +75,54 @@ export const refusable = (category: Category) => category.key !== 'necessary' &&
 
 /**
  * A category's cookies as the form shows them: one a line, the name (a prefix ends in `*`), then
- * its domain and path when it has them.
+ * its domain and path when it has them; after a `|`, what the declaration says of it, when it
+ * says anything: its provider, retention and purpose (in `locale`, the default), each after a `|`.
  */
-function cookiesText(category: Category): string {
+function cookiesText(category: Category, locale: string): string {
   return (category.cookies ?? [])
-    .map((c) => [c.name, c.domain ?? '', c.path ?? ''].filter((part) => part !== '').join(' '))
+    .map((c) => {
+      const head = [c.name, c.domain ?? '', c.path ?? ''].filter((part) => part !== '').join(' ');
+      const declared = [c.provider ?? '', c.retention ?? '', c.purpose?.[locale] ?? ''];
+      while (declared.at(-1) === '') declared.pop();
+      return [head, ...declared].join(' | ');
+    })
     .join('\n');
 }
 
 /**
  * The lines of a cookies field as the content's list: a part starting with `/` is the path,
- * any other after the name the domain. The service checks each (a line it refuses is named).
+ * any other after the name the domain; after a `|`, the provider, the retention and the purpose
+ * in `locale` (the purposes in other locales stay). A line without `|` keeps what the
+ * declaration said of that cookie. The service checks each (a line it refuses is named).
  */
 function cookiesOfText(
   text: string,
+  locale: string,
   stored: Category['cookies'] = [],
 ): NonNullable<Category['cookies']> {
   return text
     .split(/\r?\n/)
-    .map((line) => line.trim().split(/\s+/))
-    .filter((parts) => parts[0] !== '')
-    .map(([name = '', ...rest]) => {
+    .map((line) => line.split('|').map((part) => part.trim()))
+    .filter(([head]) => head !== undefined && head !== '')
+    .map(([head = '', ...declared]) => {
+      const [name = '', ...rest] = head.split(/\s+/);
       const path = rest.find((part) => part.startsWith('/'));
       const domain = rest.find((part) => !part.startsWith('/'));
+      const where = { name, ...(domain ? { domain } : {}), ...(path ? { path } : {}) };
       // What the declaration says of a cookie kept in the list (who, how long, what for) stays.
       const was = stored.find((c) => c.name === name && c.domain === domain);
-      const { name: _n, domain: _d, path: _p, ...declared } = was ?? { name };
-      return { name, ...(domain ? { domain } : {}), ...(path ? { path } : {}), ...declared };
+      const { name: _n, domain: _d, path: _p, ...kept } = was ?? { name };
+      if (declared.length === 0) return { ...where, ...kept };
+      const [provider = '', retention = '', ...purposeParts] = declared;
+      const purpose = purposeParts.join(' | ');
+      const { [locale]: _said, ...otherPurposes } = kept.purpose ?? {};
+      const purposes = purpose === '' ? otherPurposes : { ...otherPurposes, [locale]: purpose };
+      return {
+        ...where,
+        ...(provider === '' ? {} : { provider }),
+        ...(retention === '' ? {} : { retention }),
+        ...(Object.keys(purposes).length > 0 ? { purpose: purposes } : {}),
+      };
     });
 }
 
@@ -109,11 +130,11 @@ function cookiesOfText(
  * A category with the form's list of cookies; one a visitor cannot refuse keeps the cookies its
  * declaration lists (the form removes none of them).
  */
-function withCookies(category: Category, text: string | undefined): Category {
+function withCookies(category: Category, text: string | undefined, locale: string): Category {
   const { cookies: _stored, ...rest } = category;
   if (!refusable(category)) return category;
   const cookies =
-    text === undefined ? (category.cookies ?? []) : cookiesOfText(text, category.cookies);
+    text === undefined ? (category.cookies ?? []) : cookiesOfText(text, locale, category.cookies);
   return cookies.length > 0 ? { ...rest, cookies } : rest;
 }
 export const categoryField = (part: 'name' | 'description', key: string, locale: string) =>
@@ -236,7 +257,7 @@ export function contentOfForm(
   const value = (name: string) => values[name] ?? '';
   const locales = Object.keys(stored.texts);
   const withTexts = (category: Category, textsOf: string) => ({
-    ...withCookies(category, values[cookiesField(textsOf)]),
+    ...withCookies(category, values[cookiesField(textsOf)], stored.default_locale),
     texts: Object.fromEntries(
       locales.map((locale) => [
         locale,
@@ -358,7 +379,7 @@ export function contentRefusal(
       const owner = sent.categories[at]?.key;
       if (owner) {
         fields[cookiesField(owner)] =
-          'One cookie a line, at most 30: its name (a prefix ends in *), then its domain and path if it has them.';
+          'One cookie a line, at most 30: its name (a prefix ends in *), then its domain and path if it has them; after a |, its provider, retention and purpose, each at most 100 characters (the purpose 500).';
       } else {
         form.push(`${field}: ${issue}`);
       }
@@ -401,7 +422,8 @@ export function valuesOfDraft(draft: {
     values[`own_maps_to_${row}`] = category.maps_to ?? '';
   });
   for (const category of content.categories) {
-    if (category.key !== 'necessary') values[cookiesField(category.key)] = cookiesText(category);
+    if (category.key !== 'necessary')
+      values[cookiesField(category.key)] = cookiesText(category, content.default_locale);
   }
   for (const [locale, texts] of Object.entries(content.texts)) {
     for (const [field] of textFields) values[textField(field, locale)] = texts[field] ?? '';

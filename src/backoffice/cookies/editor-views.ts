@@ -103,7 +103,7 @@ ${[...own, undefined].map((category, row) => {
 </div>`;
 })}
 <h2 class="label">Cookies the banner removes</h2>
-<p><small>When a visitor refuses or withdraws a category, the banner deletes these cookies from the page's site: one a line, its name (a prefix ends in *, such as _ga*), then its domain (such as .bank.example) and path if it was set with them. Required categories keep theirs.</small></p>
+<p><small>When a visitor refuses or withdraws a category, the banner deletes these cookies from the page's site: one a line, its name (a prefix ends in *, such as _ga*), then its domain (such as .bank.example) and path if it was set with them. The same lines are the cookie declaration the banner's preferences show: after a |, who sets it, how long it lasts and what for, in the default language (such as <span class="mono">_ga* .bank.example | Google | 2 years | Tells visitors apart for statistics</span>). Required categories keep theirs.</small></p>
 ${o.stored.categories.filter(refusable).map((category) => {
   const name = cookiesField(category.key);
   return textarea({
