@@ -29,6 +29,7 @@ export {
 } from './links.js';
 export {
   type ChannelOverview,
+  type CookieChoiceOverview,
   type CustomerOverview,
   customerOverview,
   type RecordLine,

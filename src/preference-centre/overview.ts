@@ -1,4 +1,10 @@
 import { listChannels, tenantChannels } from '../channels/index.js';
+import {
+  browseCookieDecisions,
+  type CookieDecisionListItem,
+  getConfiguration,
+  listSystems,
+} from '../cookies/index.js';
 import type { DecisionValue, Lapse } from '../decisions/index.js';
 import { type DecisionPartner, listPartnerBlocks } from '../partner-blocks/index.js';
 import type { Executor } from '../platform/db.js';
@@ -8,6 +14,7 @@ import type { Registry } from '../record-kinds/index.js';
 import { customerStandings, getCustomerConsents } from '../records/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type Catalog, type LatestEntry, variantFor } from '../templates/index.js';
+import type { PageLocale } from './schemas.js';
 
 /** A text as the page shows it: the version's variant in the customer's locale. */
 export interface ShownVersion {
@@ -56,9 +63,21 @@ export interface RecordLine {
   blocked?: boolean;
 }
 
+/** A website of the tenant: the customer's newest cookie choice there, made while signed in. */
+export interface CookieChoiceOverview {
+  /** The system's scope. */
+  system: string;
+  systemName: string;
+  decidedAt: string;
+  /** Each category of the choice, in its order, allowed or refused. */
+  categories: { key: string; name: string; allowed: boolean }[];
+}
+
 export interface CustomerOverview {
   templates: TemplateOverview[];
   channels: ChannelOverview[];
+  /** Newest first; none unless a site signed the customer in to its banner. */
+  cookies: CookieChoiceOverview[];
   records: RecordLine[];
 }
 
@@ -68,8 +87,10 @@ const recordsShown = 100;
 /**
  * What a customer's own page shows: each template they were asked about (their decision, the
  * text it was on and the latest one, in their locale; when it lapses; the partners of what they
- * agreed to), every product's channels, and their records by receipt id. A customer the tenant
- * has no record of has no templates and every channel allowed.
+ * agreed to), every product's channels, their newest cookie choice on each website made while
+ * signed in (its categories named in the page's locale), and their records by receipt id. A
+ * customer the tenant has no record of has no templates, every channel allowed and no cookie
+ * choice.
  */
 export async function customerOverview(
   db: Executor,
@@ -79,10 +100,12 @@ export async function customerOverview(
   tenantId: string,
   customerId: string,
   requested: readonly string[],
+  locale: PageLocale,
 ): Promise<CustomerOverview> {
   return {
     templates: await templateOverviews(db, catalog, vault, tenantId, customerId, requested),
     channels: await channelOverview(db, vault, tenantId, customerId),
+    cookies: await cookieChoiceOverviews(db, vault, tenantId, customerId, locale),
     records: await recordLines(db, vault, registry, tenantId, customerId),
   };
 }
@@ -195,6 +218,54 @@ async function channelOverview(
         })),
     }))
     .sort((a, b) => (a.productCode < b.productCode ? -1 : 1));
+}
+
+/**
+ * The customer's newest signed-in choice on each system (docs/cookies.md, "Signed-in visitors"),
+ * newest first. The first page of their choices has each system's newest unless there are more
+ * pages: a system the page left out is then asked for alone.
+ */
+async function cookieChoiceOverviews(
+  db: Executor,
+  vault: SubjectVault,
+  tenantId: string,
+  customerId: string,
+  locale: PageLocale,
+): Promise<CookieChoiceOverview[]> {
+  const page = await browseCookieDecisions(db, vault, tenantId, { customerId }, undefined);
+  const newest = new Map<string, CookieDecisionListItem>();
+  for (const d of page.decisions) if (!newest.has(d.system)) newest.set(d.system, d);
+  if (page.next) {
+    for (const { scope } of await listSystems(db, tenantId)) {
+      if (newest.has(scope)) continue;
+      const filter = { customerId, scope };
+      const [d] = (await browseCookieDecisions(db, vault, tenantId, filter, undefined)).decisions;
+      if (d) newest.set(scope, d);
+    }
+  }
+  const choices = [...newest.values()].sort((x, y) => y.decided_at.localeCompare(x.decided_at));
+  const overviews: CookieChoiceOverview[] = [];
+  for (const d of choices) {
+    // The names the customer's banner showed: those of the configuration they chose on.
+    const { content } = await getConfiguration(db, tenantId, d.configuration_id);
+    const names = new Map(
+      content.categories.map((c) => [
+        c.key,
+        c.texts[locale]?.name ?? c.texts[content.default_locale]?.name ?? c.key,
+      ]),
+    );
+    overviews.push({
+      system: d.system,
+      systemName: d.system_name,
+      decidedAt: d.decided_at,
+      categories: Object.entries(d.categories).map(([key, allowed]) => ({
+        key,
+        name: names.get(key) ?? key,
+        allowed,
+      })),
+    });
+  }
+  return overviews;
 }
 
 async function recordLines(

@@ -265,6 +265,7 @@ export async function pageRoutes(app: FastifyInstance, options: PageRouteOptions
       tenant.id,
       session.customerId,
       requested,
+      locale,
     );
     await renew(request, reply, tenant, session);
     return send(

@@ -1,5 +1,6 @@
 import { type Html, html, trusted } from '../platform/html.js';
 import type {
+  CookieChoiceOverview,
   CustomerOverview,
   PageLocale,
   PreferenceCentreSettings,
@@ -143,6 +144,7 @@ ${view.notice ? html`<p class="notice${view.notice.warn ? ' warn' : ''}" role="s
 ${overview.templates.length === 0 ? html`<p class="note">${w.noConsents}</p>` : overview.templates.map((t) => templateCard(view, w, t))}
 </section>
 ${channelSection(view, w)}
+${cookieSection(view, w)}
 ${recordSection(view, w)}
 ${requestSection(view, w)}`;
   return page(frame, w.title, body, footerOf(view, w));
@@ -222,6 +224,30 @@ ${products.map(
   )}</tbody></table></div></div>`,
 )}
 </section>`;
+}
+
+/**
+ * Read-only: a cookie choice is changed in the banner of its website, which records it. Absent
+ * for a customer no site signed in to its banner.
+ */
+function cookieSection(view: OverviewPage, w: Words): Html {
+  const { cookies } = view.overview;
+  if (cookies.length === 0) return html``;
+  return html`<section aria-labelledby="cookies-title">
+<h2 id="cookies-title">${w.cookies}</h2>
+<p class="note">${w.cookiesIntro}</p>
+${cookies.map((c) => cookiePanel(view.frame, w, c))}
+</section>`;
+}
+
+function cookiePanel(frame: PageFrame, w: Words, c: CookieChoiceOverview): Html {
+  return html`<div class="panel"><h3>${c.systemName}</h3>
+<p class="state">${w.cookiesChosen} <time datetime="${c.decidedAt}">${formatDate(frame, c.decidedAt)}</time></p>
+<table><thead><tr><th scope="col">${w.cookieCategory}</th><th scope="col">${w.state}</th></tr></thead>
+<tbody>${c.categories.map(
+    (k) =>
+      html`<tr><th scope="row">${k.name}</th><td><span class="tag${k.allowed ? '' : ' off'}">${k.allowed ? w.cookieAllowed : w.cookieRefused}</span></td></tr>`,
+  )}</tbody></table></div>`;
 }
 
 function recordSection(view: OverviewPage, w: Words): Html {

@@ -37,6 +37,13 @@ export interface Words {
   blocked: string;
   block: string;
   allow: string;
+  /** The customer's cookie choices made while signed in to one of the tenant's websites. */
+  cookies: string;
+  cookiesIntro: string;
+  cookiesChosen: string;
+  cookieCategory: string;
+  cookieAllowed: string;
+  cookieRefused: string;
   records: string;
   recordsIntro: string;
   when: string;
@@ -145,6 +152,13 @@ const en: Words = {
   blocked: 'Blocked',
   block: 'Block',
   allow: 'Allow',
+  cookies: 'Cookies on our websites',
+  cookiesIntro:
+    'What you last chose in the cookie banner of each of our websites while signed in. To change it, use the cookie settings on that website.',
+  cookiesChosen: 'You chose on',
+  cookieCategory: 'Category',
+  cookieAllowed: 'Allowed',
+  cookieRefused: 'Refused',
   records: 'Your records',
   recordsIntro:
     'Each of your decisions and changes has a receipt that proves it was recorded. The evidence pack holds them all, with the texts you saw.',
@@ -274,6 +288,13 @@ const th: Words = {
   blocked: 'ระงับแล้ว',
   block: 'ระงับ',
   allow: 'อนุญาต',
+  cookies: 'คุกกี้บนเว็บไซต์ของเรา',
+  cookiesIntro:
+    'ตัวเลือกล่าสุดที่คุณเลือกในแบนเนอร์คุกกี้ของเว็บไซต์แต่ละแห่งของเราขณะเข้าสู่ระบบ หากต้องการเปลี่ยน ให้ใช้การตั้งค่าคุกกี้บนเว็บไซต์นั้น',
+  cookiesChosen: 'คุณเลือกเมื่อ',
+  cookieCategory: 'หมวดหมู่',
+  cookieAllowed: 'อนุญาต',
+  cookieRefused: 'ปฏิเสธ',
   records: 'บันทึกของคุณ',
   recordsIntro:
     'ทุกการตัดสินใจและการเปลี่ยนแปลงของคุณมีใบรับรองที่พิสูจน์ว่าได้ถูกบันทึกไว้ ชุดหลักฐานรวมทุกรายการไว้พร้อมข้อความที่คุณได้เห็น',

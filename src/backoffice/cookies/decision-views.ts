@@ -1,10 +1,10 @@
 import type { CookieDecisionListItem } from '../../cookies/index.js';
 import { dayRuleNote, queryString } from '../web/filters.js';
-import { badge, time } from '../web/format.js';
+import { time } from '../web/format.js';
 import { type FieldErrors, formErrors, input, select } from '../web/forms.js';
 import { type Html, html, segment } from '../web/html.js';
 import { basePath } from '../web/layout.js';
-import { methodWords } from './models.js';
+import { categoryBadges, methodWords } from './models.js';
 import { configurationPath } from './paths.js';
 import { cookieTabs } from './section.js';
 
@@ -36,14 +36,6 @@ export interface CookieDecisionsPageModel {
   mayDownload: boolean;
   /** Whether the reader may erase a visitor (`customers:erase`): the link shows only then. */
   mayErase: boolean;
-}
-
-function chosen(categories: Record<string, boolean>): Html {
-  const keys = Object.keys(categories);
-  return html`${keys.map(
-    (key, i) =>
-      html`${i > 0 ? ' ' : ''}${categories[key] ? badge('given', `${key}: granted`) : badge('reject', `${key}: denied`)}`,
-  )}`;
 }
 
 export function cookieDecisionsPage(o: CookieDecisionsPageModel): Html {
@@ -96,7 +88,7 @@ ${o.decisions.map(
 <td>${d.system_name}</td>
 <td><a href="${basePath}${configurationPath(d.configuration_id)}">version ${d.configuration_version}</a></td>
 <td>${methodWords[d.method] ?? d.method}</td>
-<td class="wrap">${chosen(d.categories)}</td>
+<td class="wrap">${categoryBadges(d.categories)}</td>
 <td class="mono">${d.locale}</td>
 <td class="mono">${d.origin}</td>
 <td class="mono">${d.region ?? '—'}</td>

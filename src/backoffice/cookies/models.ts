@@ -52,6 +52,15 @@ export const methodWords: Record<string, string> = {
   gpc: 'Global Privacy Control',
 };
 
+/** A choice's categories, each granted or denied, as every page that lists choices shows them. */
+export function categoryBadges(categories: Record<string, boolean>): Html {
+  const keys = Object.keys(categories);
+  return html`${keys.map(
+    (key, i) =>
+      html`${i > 0 ? ' ' : ''}${categories[key] ? badge('given', `${key}: granted`) : badge('reject', `${key}: denied`)}`,
+  )}`;
+}
+
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 /** An opt-in rate's table cell: the share, then its 95% interval; a dash when nothing was offered. */

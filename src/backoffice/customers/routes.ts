@@ -9,6 +9,7 @@ import {
   setChannel,
   tenantChannels,
 } from '../../channels/index.js';
+import { browseCookieDecisions } from '../../cookies/index.js';
 import type { OutsideProofs } from '../../decision-log/index.js';
 import { eraseCustomer } from '../../erasure/index.js';
 import { downloadEvidencePack } from '../../evidence/index.js';
@@ -24,6 +25,7 @@ import { parseForm } from '../web/forms.js';
 import { html } from '../web/html.js';
 import { csrfToken, redirectTo, sectionPage } from '../web/layout.js';
 import { customerChannels } from './channel-views.js';
+import { customerCookieChoices } from './cookie-choice-views.js';
 import {
   ChannelChangeForm,
   CustomerForm,
@@ -110,6 +112,13 @@ export async function customerRoutes(
             userNames: new Map((await listTeam(db, tenantId)).map((u) => [u.id, u.email])),
           })
         : html``;
+      const signedInChoices = await browseCookieDecisions(
+        db,
+        vault,
+        tenantId,
+        { customerId },
+        undefined,
+      );
       result = customerResult({
         customerId,
         standings,
@@ -120,6 +129,14 @@ export async function customerRoutes(
         mayErase,
         csrfToken: csrfToken(reply),
         channels,
+        cookieChoices: customerCookieChoices({
+          customerId,
+          decisions: signedInChoices.decisions,
+          more: signedInChoices.next !== undefined,
+          zone: zoneOf(request),
+          mayOpen: permissions.has('cookies:view'),
+        }),
+        hasCookieChoices: signedInChoices.decisions.length > 0,
       });
     }
     const title = valid ? `Customer ${customerId}` : 'Customers';

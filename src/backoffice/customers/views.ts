@@ -48,11 +48,17 @@ export function customerResult(o: {
   csrfToken: string;
   /** The customer's channels (channel-views.ts), for those who may see them. */
   channels: Html;
+  /** Their cookie choices made while signed in (cookie-choice-views.ts). */
+  cookieChoices: Html;
+  /** Whether they made any: a customer known by those alone has a pack and can be erased. */
+  hasCookieChoices: boolean;
 }): Html {
   if (o.history.length === 0) {
     return html`<p role="status">No decision recorded for <span class="mono">${o.customerId}</span>.</p>
 ${erasureNotice(o.erasures)}
-${o.channels}`;
+${o.channels}
+${o.cookieChoices}
+${o.hasCookieChoices ? customerActions(o) : ''}`;
   }
   return html`<h2>Templates</h2>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Templates"><table>
@@ -90,8 +96,14 @@ ${o.history.map(
 </tr>`,
 )}
 </tbody></table></div>
-<h2>Evidence pack</h2>
-<p>One ZIP with every decision and channel change of this customer, each with its receipt, the texts they were shown, and a manifest signed with the decision log's key; <code>verify-receipt --pack</code> checks it offline.</p>
+${o.cookieChoices}
+${customerActions(o)}`;
+}
+
+/** A known customer's evidence pack, and their erasure for those who may. */
+function customerActions(o: { customerId: string; csrfToken: string; mayErase: boolean }): Html {
+  return html`<h2>Evidence pack</h2>
+<p>One ZIP with every decision, channel change and cookie choice made while signed in of this customer, each with its receipt, the texts they were shown, and a manifest signed with the decision log's key; <code>verify-receipt --pack</code> checks it offline.</p>
 <form method="post" action="${basePath}/customers/evidence">
 ${csrfField(o.csrfToken)}
 <input type="hidden" name="customer_id" value="${o.customerId}">
