@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
 import { answer, dataOf, errorsOf } from '../platform/http-schemas.js';
@@ -122,6 +122,18 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
     const refusal = rateLimit?.(`${scope}\u0000${ip}`, reply);
     if (refusal) throw refusal;
   };
+  /**
+   * Before a POST's body is read: its origin must be the system's (a refusal told to `counted`,
+   * if given), then the rate limit; the page of an allowed origin may read the answer.
+   */
+  const fromSystemOrigin =
+    (counted?: OriginRefused) =>
+    async (request: FastifyRequest<{ Params: { scope: string } }>, reply: FastifyReply) => {
+      const { scope } = request.params;
+      await allowedSystem(publicApi, scope, request.headers.origin, counted);
+      allowOrigin(reply, request.headers.origin as string);
+      limit(scope, request.ip, reply);
+    };
   // The banner sends its choice as `text/plain` (a CORS "simple" request, no preflight); it is
   // JSON all the same, read by the service's one JSON parser.
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, jsonBodyParser(app));
@@ -278,12 +290,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
           ),
         },
       },
-      onRequest: async (request, reply) => {
-        const { scope } = request.params;
-        await allowedSystem(publicApi, scope, request.headers.origin);
-        allowOrigin(reply, request.headers.origin as string);
-        limit(scope, request.ip, reply);
-      },
+      onRequest: fromSystemOrigin(),
     },
     async (request, reply) => {
       const found = await customerChoice(publicApi, db, vault, tokenKey, {
@@ -343,12 +350,7 @@ export const cookieRoutes: FastifyPluginAsyncTypebox<{
       },
       // Before the body is read: the origin, then the rate limit, then the body. A refused
       // origin is counted here only: a preflight that the same page sends first is not a choice.
-      onRequest: async (request, reply) => {
-        const { scope } = request.params;
-        await allowedSystem(publicApi, scope, request.headers.origin, refused);
-        allowOrigin(reply, request.headers.origin as string);
-        limit(scope, request.ip, reply);
-      },
+      onRequest: fromSystemOrigin(refused),
     },
     async (request, reply) => {
       const { status, answer: body } = await recordChoice(
