@@ -33,6 +33,7 @@ const features = [
   'publications',
   'records',
   'requests',
+  'sso',
   'subjects',
   'templates',
   'tenants',
@@ -51,7 +52,7 @@ const layers = [
   ['proof', 'journal', 'subjects', 'audit-trail', 'cookie-database'],
   ['record-kinds', 'publications'],
   ['tenants', 'api-keys', 'accounts', 'products', 'partners', 'templates', 'witness', 'monitor'],
-  ['decisions', 'erasure', 'cookies', 'channels', 'partner-blocks'],
+  ['decisions', 'erasure', 'cookies', 'channels', 'partner-blocks', 'sso'],
   [
     'records',
     'decision-log',

@@ -13,6 +13,7 @@ import {
   type SessionSettings,
   startSession,
 } from './sessions.js';
+import type { SignInMethod } from './table.js';
 import { recordFailure, type ThrottleKey } from './throttle.js';
 import { recordSignInOf, setUserPasswordHash } from './users.js';
 
@@ -60,9 +61,10 @@ export async function signIn(
   client: { ip: string; userAgent: string | null },
   settings: SessionSettings,
   secondFactor?: 'totp' | 'recovery_code',
+  method: SignInMethod = 'password',
 ): Promise<string> {
   const { email } = who;
-  const token = await startSession(trx, account, tenantId, email, client, settings);
+  const token = await startSession(trx, account, tenantId, email, client, settings, method);
   if (account.kind === 'user') await recordSignInOf(trx, account.id);
   await recordAudit(trx, {
     tenantId,
@@ -70,7 +72,9 @@ export async function signIn(
     actor: email,
     actorName: who.name || null,
     action: 'sign_in',
+    // A password's entry is as it always was; single sign-on says so.
     ...(secondFactor ? { details: { second_factor: secondFactor } } : {}),
+    ...(method === 'sso' ? { details: { method } } : {}),
     ip: client.ip,
     userAgent: client.userAgent,
   });

@@ -45,6 +45,12 @@ export {
 } from './sessions.js';
 export { checkSignIn, decoyHash, passwordHashOf } from './sign-in.js';
 export {
+  provisionSsoUser,
+  type SsoRefusal,
+  SsoRefused,
+  type VouchedPerson,
+} from './single-sign-on.js';
+export {
   changeRoleAs,
   changeSettings,
   changeUser,

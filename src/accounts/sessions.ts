@@ -12,6 +12,7 @@ import {
   revokeSessionRowsOf,
   touchSession,
 } from './sign-in-repository.js';
+import type { SignInMethod } from './table.js';
 
 /** Who is signed in on a request, as the back-office's pages see it. */
 export type BackofficeUser =
@@ -62,6 +63,7 @@ export async function startSession(
   email: string,
   client: { ip: string; userAgent: string | null },
   settings: SessionSettings,
+  method: SignInMethod = 'password',
   now = new Date(),
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
@@ -77,6 +79,7 @@ export async function startSession(
     last_seen_at: now.toISOString(),
     expires_at: new Date(now.getTime() + settings.maxHours * 3_600_000).toISOString(),
     revoked_at: null,
+    sign_in_method: method,
   });
   return token;
 }

@@ -113,7 +113,12 @@ export interface BackofficeSessionsTable {
   /** The session ends then at the latest, however active. */
   expires_at: string;
   revoked_at: string | null;
+  /** How it was started (migration 0045): null for a session started before. */
+  sign_in_method: SignInMethod | null;
 }
+
+/** How a session was started: a password (with a second factor or not), or single sign-on. */
+export type SignInMethod = 'password' | 'sso';
 
 /**
  * What one page leaves for the next page of the same session to show once (a new key, a draft

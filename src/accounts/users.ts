@@ -70,12 +70,20 @@ export async function refuseTakenEmail(db: Executor, email: string): Promise<voi
 
 /**
  * Adds a user to a tenant: `invited` (no password yet, until they take their invitation) or,
- * for a tenant's first user, `active` with the password hash given.
+ * for a tenant's first user, `active` with the password hash given; `active` with none for one
+ * made on their first single sign-on.
  */
 export async function addUser(
   trx: Trx,
   tenantId: string,
-  fields: { email: string; name: string; roles: readonly string[]; passwordHash?: string },
+  fields: {
+    email: string;
+    name: string;
+    roles: readonly string[];
+    passwordHash?: string;
+    /** Active with no password: a person their identity provider vouched for (single sign-on). */
+    active?: boolean;
+  },
 ): Promise<TeamMember> {
   const email = fields.email.toLowerCase();
   await refuseTakenEmail(trx, email);
@@ -87,7 +95,7 @@ export async function addUser(
     email,
     name: fields.name,
     password_hash: fields.passwordHash ?? null,
-    status: fields.passwordHash === undefined ? 'invited' : 'active',
+    status: fields.passwordHash === undefined && !fields.active ? 'invited' : 'active',
     created_at: now,
     updated_at: now,
     last_sign_in_at: null,

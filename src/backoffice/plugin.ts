@@ -42,6 +42,8 @@ import { productRoutes } from './products/routes.js';
 import { requestPageRoutes } from './requests/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { ssoSignInRoutes } from './sso/routes.js';
+import { ssoSettingsRoutes } from './sso/settings-routes.js';
 import { reviewRoutes } from './templates/review-routes.js';
 import { templatePageRoutes } from './templates/routes.js';
 import { tenantRecoveryRoutes } from './tenants/recovery-routes.js';
@@ -184,6 +186,7 @@ export async function backoffice(
         });
 
         await pages.register(accountRoutes, { db, config, cookies, operatorReady });
+        await pages.register(ssoSignInRoutes, { db, config, cookies, vault });
         await pages.register(linkRoutes, { db, config, mailer });
         await pages.register(twoFactorRoutes, {
           db,
@@ -216,6 +219,11 @@ export async function backoffice(
           });
           await tenantPages.register(roleRoutes, { db });
           await tenantPages.register(settingsRoutes, { db });
+          await tenantPages.register(ssoSettingsRoutes, {
+            db,
+            secrets: vault.accountSecrets,
+            publicBaseUrl: config.publicBaseUrl,
+          });
           await tenantPages.register(processingRecordRoutes, { db });
           await tenantPages.register(preferenceCentreRoutes, {
             db,

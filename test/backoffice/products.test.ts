@@ -76,6 +76,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0042-choice-variant',
       '0043-cookie-overrides',
       '0044-choice-customer',
+      '0045-single-sign-on',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -232,6 +232,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0042-choice-variant',
       '0043-cookie-overrides',
       '0044-choice-customer',
+      '0045-single-sign-on',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

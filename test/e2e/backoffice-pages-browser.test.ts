@@ -134,6 +134,8 @@ describe.each(journey)('every back-office page in Chromium on $name', (testStore
         '/users/new',
         '/roles/new',
         '/settings',
+        '/settings/sso',
+        '/sso',
         '/requests',
         '/requests?closed=1',
         '/processing-record',

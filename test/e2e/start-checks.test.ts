@@ -19,13 +19,10 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0044-choice-customer',
-  indexes: ['cookie_decisions_customer'],
-  tables: [] as string[],
-  columns: [
-    { table: 'cookie_decisions', column: 'customer_subject_id' },
-    { table: 'cookie_decisions', column: 'customer' },
-  ],
+  name: '0045-single-sign-on',
+  indexes: [] as string[],
+  tables: ['tenant_sso'],
+  columns: [{ table: 'backoffice_sessions', column: 'sign_in_method' }],
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {

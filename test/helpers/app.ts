@@ -52,6 +52,8 @@ export async function startTestApp(
     onRoute?: AppOptions['onRoute'];
     /** The kinds of record, when not the service's own (a test's kind added). */
     registry?: Registry;
+    /** The port to listen on (its `PUBLIC_BASE_URL` in `env`), for a test a browser or IdP calls. */
+    port?: number;
   } = {},
 ): Promise<TestApp> {
   // A copy of the run's migrated template, unless the test starts from an empty store.
@@ -101,7 +103,7 @@ export async function startTestApp(
   });
   await app.ready();
   // Listening too: `latest` and `pending` over the socket go the hot path (helpers/two-paths.ts).
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   if (!writer || !writers) throw new Error('the app made no writer of decisions');
   return {
     app,

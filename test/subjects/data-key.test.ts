@@ -110,6 +110,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0042-choice-variant',
       '0043-cookie-overrides',
       '0044-choice-customer',
+      '0045-single-sign-on',
     ]);
   });
 });

@@ -204,6 +204,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0042-choice-variant',
       '0043-cookie-overrides',
       '0044-choice-customer',
+      '0045-single-sign-on',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

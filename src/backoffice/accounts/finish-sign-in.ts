@@ -29,6 +29,8 @@ export interface Proven {
   tenantId: string | null;
   /** How the second factor was given, when one was. */
   secondFactor?: 'totp' | 'recovery_code';
+  /** How they proved it: a password unless said (single sign-on). */
+  method?: 'password' | 'sso';
 }
 
 /** Only back to a back-office page of this site: never an open redirect. */
@@ -75,6 +77,7 @@ export function signInFinisher(db: Db, config: Config, cookies: BackofficeCookie
           { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
           settings,
           who.secondFactor,
+          who.method,
         ),
       );
     // A new session gets a new form secret: one set before signing in is not carried over.

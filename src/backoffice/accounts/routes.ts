@@ -13,8 +13,10 @@ import {
   throttleKeys,
   twoFactorState,
 } from '../../accounts/index.js';
+import { recordAudit } from '../../audit-trail/index.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
+import { passwordSignInAllowed } from '../../sso/index.js';
 import { hashPassword, verifyPassword } from '../../tenants/index.js';
 import { auditBy, signedInUser } from '../web/context.js';
 import { parseForm, queryOf } from '../web/forms.js';
@@ -140,6 +142,27 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         email,
         next,
         errors: ['The e-mail or the password is not right (or the account is disabled).'],
+      });
+    }
+    // A tenant that requires single sign-on lets in by password only its break-glass user.
+    if (
+      outcome.tenantId !== null &&
+      outcome.account.kind === 'user' &&
+      !(await passwordSignInAllowed(db, outcome.tenantId, outcome.account.id))
+    ) {
+      await recordAudit(db, {
+        ...auditBy(request, outcome.tenantId),
+        actor: email,
+        action: 'sign_in.refused',
+        details: { reason: 'sso_required' },
+      });
+      return showSignIn(reply, {
+        status: 403,
+        email,
+        next,
+        errors: [
+          'Your organisation signs you in with single sign-on: use “Sign in with single sign-on” below.',
+        ],
       });
     }
     const proven = {

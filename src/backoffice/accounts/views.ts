@@ -21,6 +21,7 @@ ${input({ name: 'password', label: 'Password', type: 'password', required: true,
 <button type="submit">Sign in</button>
 </form>
 <p><a href="${basePath}/forgot-password">Forgot your password?</a></p>
+<p><a href="${basePath}/sso${o.next ? `?next=${encodeURIComponent(o.next)}` : ''}">Sign in with single sign-on</a></p>
 </article>`;
 }
 

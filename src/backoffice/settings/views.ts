@@ -33,6 +33,7 @@ ${addressError ? html`<small class="field-error">${addressError}</small>` : html
   // Who may only read the settings sees them as the form's disabled fields, in no form.
   return html`<hgroup><h1>Settings</h1><p>Administration</p></hgroup>
 <p>How your customers' own page looks, and the sites it returns to: <a href="${basePath}/preference-centre">Preference centre</a>.</p>
+<p>How your team signs in through your identity provider: <a href="${basePath}/settings/sso">Single sign-on</a>.</p>
 ${o.errors}
 ${
   o.mayEdit

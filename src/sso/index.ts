@@ -1,0 +1,21 @@
+/** The public surface of `src/sso/`: what other folders may import (its README says what the folder is for). */
+export {
+  type Client,
+  finishSso,
+  type SsoContext,
+  type SsoFailure,
+  type SsoSignedIn,
+  startSso,
+} from './flow.js';
+export { pendingKey, pendingSeconds } from './pending.js';
+export {
+  checkIssuer,
+  type GroupRole,
+  getSsoSettings,
+  passwordSignInAllowed,
+  removeSsoSettings,
+  type SecretBox,
+  type SsoSettings,
+  type SsoSettingsInput,
+  saveSsoSettings,
+} from './settings.js';
