@@ -33,6 +33,7 @@ const features = [
   'publications',
   'records',
   'requests',
+  'scim',
   'sso',
   'subjects',
   'templates',
@@ -52,7 +53,7 @@ const layers = [
   ['proof', 'journal', 'subjects', 'audit-trail', 'cookie-database'],
   ['record-kinds', 'publications'],
   ['tenants', 'api-keys', 'accounts', 'products', 'partners', 'templates', 'witness', 'monitor'],
-  ['decisions', 'erasure', 'cookies', 'channels', 'partner-blocks', 'sso'],
+  ['decisions', 'erasure', 'cookies', 'channels', 'partner-blocks', 'sso', 'scim'],
   [
     'records',
     'decision-log',

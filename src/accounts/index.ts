@@ -29,6 +29,7 @@ export {
   type Permission,
   permissionCatalogue,
 } from './permissions.js';
+export { changeUserEmail, emailInUse, provisionUser } from './provisioning.js';
 export {
   addTenantWithAdmin,
   createTenantWithAdmin,
@@ -37,11 +38,19 @@ export {
 } from './registration.js';
 export { getRole, listRoles, type Role } from './roles.js';
 export {
+  endOwnSession,
+  endSessionsOfUser,
+  type OpenSession,
+  openSessions,
+  sessionMethod,
+} from './session-list.js';
+export {
   type Account,
   accountOfSession,
   type BackofficeUser,
   findSession,
   purgeEndedSessions,
+  type SessionSettings,
 } from './sessions.js';
 export { checkSignIn, decoyHash, passwordHashOf } from './sign-in.js';
 export {

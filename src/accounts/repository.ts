@@ -107,7 +107,9 @@ export async function insertUser(db: Executor, row: Insertable<UsersTable>): Pro
 export async function updateUser(
   db: Executor,
   id: string,
-  values: Partial<Pick<UserRow, 'name' | 'password_hash' | 'status' | 'last_sign_in_at'>> & {
+  values: Partial<
+    Pick<UserRow, 'email' | 'name' | 'password_hash' | 'status' | 'last_sign_in_at'>
+  > & {
     updated_at?: string;
   },
 ): Promise<void> {

@@ -289,3 +289,46 @@ export async function deleteChallenge(db: Executor, idHash: string): Promise<boo
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
+
+/** The account's sessions that may still hold (not revoked, not past their end), newest first. */
+export function findLiveSessionsOf(
+  db: Executor,
+  owner: { column: 'user_id' | 'operator_id'; id: string },
+  now: string,
+) {
+  return db
+    .selectFrom('backoffice_sessions')
+    .select(['id_hash', 'ip', 'user_agent', 'created_at', 'last_seen_at', 'sign_in_method'])
+    .where(owner.column, '=', owner.id)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('last_seen_at', 'desc')
+    .execute();
+}
+
+/** Revokes one of the account's sessions; false when it has no such session still open. */
+export async function revokeSessionRowOf(
+  db: Executor,
+  owner: { column: 'user_id' | 'operator_id'; id: string },
+  idHash: string,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('backoffice_sessions')
+    .set({ revoked_at: now })
+    .where(owner.column, '=', owner.id)
+    .where('id_hash', '=', idHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function findSessionMethod(db: Executor, idHash: string) {
+  return (
+    await db
+      .selectFrom('backoffice_sessions')
+      .select('sign_in_method')
+      .where('id_hash', '=', idHash)
+      .executeTakeFirst()
+  )?.sign_in_method;
+}

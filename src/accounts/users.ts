@@ -23,6 +23,8 @@ export interface TeamMember {
   status: UserRow['status'];
   roles: string[];
   createdAt: string;
+  /** When the user's name, e-mail, roles or status last changed. */
+  updatedAt: string;
   lastSignInAt: string | null;
   /** Whether they sign in with a second factor. */
   twoFactor: boolean;
@@ -36,6 +38,7 @@ function member(row: UserRow, roles: string[]): TeamMember {
     status: row.status,
     roles,
     createdAt: row.created_at,
+    updatedAt: row.updated_at,
     lastSignInAt: row.last_sign_in_at,
     twoFactor: row.two_factor_since !== null,
   };

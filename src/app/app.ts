@@ -96,6 +96,7 @@ import type { ControlJob, Registry } from '../record-kinds/index.js';
 import { consentRoutes } from '../records/routes.js';
 import { remindDueRequests } from '../requests/index.js';
 import { deliveryRoutes, requestRoutes } from '../requests/routes.js';
+import { scimRoutes } from '../scim/routes.js';
 import { createVault } from '../subjects/index.js';
 import { contentRoutes, uploadedFileRoutes } from '../templates/content-routes.js';
 import { createCatalog } from '../templates/index.js';
@@ -412,6 +413,13 @@ export async function buildApp(
       publicBaseUrl: config.publicBaseUrl,
       vault,
     });
+  });
+  // A tenant's identity provider provisions its team over SCIM 2.0, with a token of the tenant.
+  await app.register(scimRoutes, {
+    prefix: '/scim/v2',
+    db,
+    publicBaseUrl: config.publicBaseUrl,
+    throttle,
   });
   // Choices refused for their origin, counted in memory and added to the store every few seconds.
   const refusedOrigins = countRefusedOrigins(db, (error) =>

@@ -24,6 +24,7 @@ import type { SubjectVault } from '../subjects/index.js';
 import { keptFormMs } from './accounts/finish-sign-in.js';
 import { linkRoutes } from './accounts/link-routes.js';
 import { accountRoutes, signInKeeping } from './accounts/routes.js';
+import { sessionRoutes } from './accounts/session-routes.js';
 import { twoFactorRoutes } from './accounts/two-factor-routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
@@ -41,6 +42,7 @@ import { processingRecordRoutes } from './processing-record/routes.js';
 import { productRoutes } from './products/routes.js';
 import { requestPageRoutes } from './requests/routes.js';
 import { roleRoutes } from './roles/routes.js';
+import { scimTokenRoutes } from './scim/routes.js';
 import { settingsRoutes } from './settings/routes.js';
 import { ssoSignInRoutes } from './sso/routes.js';
 import { ssoSettingsRoutes } from './sso/settings-routes.js';
@@ -187,6 +189,7 @@ export async function backoffice(
 
         await pages.register(accountRoutes, { db, config, cookies, operatorReady });
         await pages.register(ssoSignInRoutes, { db, config, cookies, vault });
+        await pages.register(sessionRoutes, { db, config });
         await pages.register(linkRoutes, { db, config, mailer });
         await pages.register(twoFactorRoutes, {
           db,
@@ -216,12 +219,20 @@ export async function backoffice(
             db,
             publicBaseUrl: config.publicBaseUrl,
             mailer,
+            sessions: {
+              idleMinutes: config.sessionIdleMinutes,
+              maxHours: config.sessionMaxHours,
+            },
           });
           await tenantPages.register(roleRoutes, { db });
           await tenantPages.register(settingsRoutes, { db });
           await tenantPages.register(ssoSettingsRoutes, {
             db,
             secrets: vault.accountSecrets,
+            publicBaseUrl: config.publicBaseUrl,
+          });
+          await tenantPages.register(scimTokenRoutes, {
+            db,
             publicBaseUrl: config.publicBaseUrl,
           });
           await tenantPages.register(processingRecordRoutes, { db });

@@ -45,6 +45,18 @@ export const errors = {
   crossSiteForm: { status: 403, code: '1003', message: 'This form was sent from another site.' },
   // The public cookie endpoints' refusal of a page on an origin its system does not list.
   originNotAllowed: { status: 403, code: '1003', message: 'Origin not allowed.' },
+  // SCIM's own refusals (RFC 7644 section 3.12), answered under /scim/v2 only, in SCIM's error
+  // format with the `scimType` of their name (src/scim/errors.ts); the API never answers them.
+  invalidFilter: {
+    status: 400,
+    code: '1001',
+    message: 'The filter is not one this service reads.',
+  },
+  invalidValue: { status: 400, code: '1001', message: 'A value is missing or not valid.' },
+  invalidPath: { status: 400, code: '1001', message: 'The path names nothing this service keeps.' },
+  noTarget: { status: 400, code: '1001', message: 'The path matches nothing.' },
+  mutability: { status: 400, code: '1001', message: 'This attribute cannot be changed.' },
+  uniqueness: { status: 409, code: '1005', message: 'The value is already taken.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export interface ErrorSpec {

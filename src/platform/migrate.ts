@@ -57,6 +57,7 @@ import * as choiceVariant from './migrations/0042-choice-variant.js';
 import * as cookieOverrides from './migrations/0043-cookie-overrides.js';
 import * as choiceCustomer from './migrations/0044-choice-customer.js';
 import * as singleSignOn from './migrations/0045-single-sign-on.js';
+import * as scim from './migrations/0046-scim.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -121,6 +122,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0043-cookie-overrides': cookieOverrides,
     '0044-choice-customer': choiceCustomer,
     '0045-single-sign-on': singleSignOn,
+    '0046-scim': scim,
   };
 }
 

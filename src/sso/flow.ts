@@ -241,3 +241,28 @@ export async function finishSso(
     throw error;
   }
 }
+
+/**
+ * Where to send a person who signed out of the back-office to sign out at their provider too
+ * (OpenID Connect RP-Initiated Logout), back to `postLogoutRedirectUri` after; undefined when the
+ * tenant has no single sign-on, or its provider offers no end-session endpoint or cannot be
+ * reached.
+ */
+export async function providerSignOutUrl(
+  ctx: SsoContext,
+  tenantId: string,
+  postLogoutRedirectUri: string,
+): Promise<string | undefined> {
+  const settings = await getSsoSettings(ctx.db, ctx.secrets, tenantId);
+  if (!settings) return undefined;
+  try {
+    const configuration = await configurationOf(tenantId, settings);
+    if (!configuration.serverMetadata().end_session_endpoint) return undefined;
+    return oidc.buildEndSessionUrl(configuration, {
+      client_id: settings.clientId,
+      post_logout_redirect_uri: postLogoutRedirectUri,
+    }).href;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,6 +2,7 @@
 export {
   type Client,
   finishSso,
+  providerSignOutUrl,
   type SsoContext,
   type SsoFailure,
   type SsoSignedIn,

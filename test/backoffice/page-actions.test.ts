@@ -210,6 +210,18 @@ describe.each(stores)('every page offers only what its reader may do, on $name',
       `/backoffice/api-keys/${revoked}/revoke`,
       {},
     );
+    await posted('/backoffice/settings/scim', '/backoffice/settings/scim', { name: 'Entra ID' });
+    await posted('/backoffice/settings/scim', '/backoffice/settings/scim', { name: 'Old IdP' });
+    const oldToken = await t.db
+      .selectFrom('scim_tokens')
+      .select('id')
+      .where('name', '=', 'Old IdP')
+      .executeTakeFirstOrThrow();
+    await posted(
+      `/backoffice/settings/scim/${oldToken.id}/revoke`,
+      `/backoffice/settings/scim/${oldToken.id}/revoke`,
+      {},
+    );
     await posted('/backoffice/roles/new', '/backoffice/roles', {
       name: 'Key keeper',
       description: 'Manages API keys',

@@ -135,6 +135,7 @@ describe.each(journey)('every back-office page in Chromium on $name', (testStore
         '/roles/new',
         '/settings',
         '/settings/sso',
+        '/settings/scim',
         '/sso',
         '/requests',
         '/requests?closed=1',

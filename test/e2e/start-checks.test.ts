@@ -19,10 +19,10 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0045-single-sign-on',
-  indexes: [] as string[],
-  tables: ['tenant_sso'],
-  columns: [{ table: 'backoffice_sessions', column: 'sign_in_method' }],
+  name: '0046-scim',
+  indexes: ['scim_tokens_tenant', 'scim_users_external_id'],
+  tables: ['scim_users', 'scim_tokens'],
+  columns: [] as Array<{ table: string; column: string }>,
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {

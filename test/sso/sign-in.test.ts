@@ -20,6 +20,7 @@ import {
   cookieHeaderOf,
   type IdpUser,
   signInThroughIdp,
+  signOutThroughIdp,
   startTestIdp,
   type TestIdp,
 } from '../helpers/oidc-idp.js';
@@ -94,6 +95,7 @@ describe.each(stores)('single sign-on to the back-office on $name', (store) => {
           client_id: clientId,
           client_secret: clientSecret,
           redirect_uris: [`${base}/backoffice/sso/callback`],
+          post_logout_redirect_uris: [`${base}/backoffice/sign-in?notice=signed-out`],
         },
       ],
       users: all,
@@ -481,5 +483,46 @@ describe.each(stores)('single sign-on to the back-office on $name', (store) => {
       await browser.close();
       await configure();
     }
+  });
+
+  it('signing out of a single sign-on session offers to sign out at the provider, which sends the browser back', async () => {
+    const signed = await signInThroughIdp(startUrl(), credentials('mali'));
+    const cookie = cookieHeaderOf(signed.serviceCookies);
+    const dashboard = await fetch(`${base}/backoffice/dashboard`, { headers: { cookie } });
+    const token = /name="_csrf" value="([^"]+)"/.exec(await dashboard.text())?.[1] ?? '';
+    const csrf = dashboard.headers.getSetCookie().map((c) => c.split(';')[0]);
+    const out = await fetch(`${base}/backoffice/sign-out`, {
+      method: 'POST',
+      headers: {
+        cookie: [cookie, ...csrf].join('; '),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ _csrf: token }),
+      redirect: 'manual',
+    });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe(
+      `/backoffice/sign-in?notice=signed-out&sso=${a.tenant.alias}`,
+    );
+    const after = await fetch(`${base}${out.headers.get('location')}`);
+    expect(await after.text()).toContain(`href="/backoffice/sso/${a.tenant.alias}/sign-out"`);
+    const toProvider = await fetch(startUrl().replace(/$/, '/sign-out'), { redirect: 'manual' });
+    expect(toProvider.status).toBe(302);
+    const endSession = new URL(toProvider.headers.get('location') ?? '');
+    expect(endSession.origin).toBe(idp.issuer);
+    expect(endSession.searchParams.get('client_id')).toBe(clientId);
+    expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(
+      `${base}/backoffice/sign-in?notice=signed-out`,
+    );
+    // The provider takes it, ends its own session and sends the browser back.
+    const back = await signOutThroughIdp(endSession.href, { jar: signed.jar });
+    expect(back.redirectedTo).toBe(`${base}/backoffice/sign-in?notice=signed-out`);
+    // The session is over here whatever the provider does.
+    expect((await page('/dashboard', signed.serviceCookies)).status).toBe(303);
+    // A password's session signs out with nothing more to offer.
+    const admin = await signedIn(t.app, a.tenant.email);
+    await admin.get('/backoffice/dashboard');
+    const plain = await admin.post('/backoffice/sign-out', {});
+    expect(plain.headers.location).toBe('/backoffice/sign-in?notice=signed-out');
   });
 });

@@ -205,6 +205,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0043-cookie-overrides',
       '0044-choice-customer',
       '0045-single-sign-on',
+      '0046-scim',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

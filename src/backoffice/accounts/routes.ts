@@ -9,6 +9,7 @@ import {
   recordFailedSignIn,
   recordFailure,
   secondsUntilAllowed,
+  sessionMethod,
   signOut,
   throttleKeys,
   twoFactorState,
@@ -82,6 +83,8 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       fieldErrors?: Record<string, string>;
       status?: number;
       notice?: string;
+      /** After signing out of a single sign-on session: the organisation to sign out of too. */
+      ssoSignOut?: string;
     },
   ) =>
     sendPage(reply, {
@@ -99,6 +102,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       next: queryOf(request.query, 'next'),
       errors: [],
       notice: notices[queryOf(request.query, 'notice')],
+      ssoSignOut: queryOf(request.query, 'sso').slice(0, 64),
     });
   });
 
@@ -190,12 +194,17 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
 
   app.post('/sign-out', { config: { permission: 'public' } }, async (request, reply) => {
     const user = request.backofficeUser;
+    // Signed in through their provider: the page after offers to sign out there too.
+    const viaSso =
+      user?.kind === 'tenant' && (await sessionMethod(db, user.sessionIdHash)) === 'sso'
+        ? `&sso=${encodeURIComponent(user.tenantAlias)}`
+        : '';
     if (user) {
       await db.transaction().execute((trx) => signOut(trx, user, auditBy(request)));
     }
     reply.clearCookie(cookies.session, { path: '/' });
     reply.clearCookie(cookies.csrf, { path: '/' });
-    return redirectTo(reply, '/sign-in?notice=signed-out');
+    return redirectTo(reply, `/sign-in?notice=signed-out${viaSso}`);
   });
 
   const showPasswordForm = (

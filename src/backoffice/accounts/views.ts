@@ -8,8 +8,10 @@ export function signInForm(o: {
   next: string;
   errors: string[];
   fieldErrors?: FieldErrors | undefined;
+  ssoSignOut?: string | undefined;
 }): Html {
   return html`<article class="sign-in">
+${o.ssoSignOut ? html`<p>You are still signed in at your organisation’s identity provider. <a href="${basePath}/sso/${encodeURIComponent(o.ssoSignOut)}/sign-out">Sign out there too</a></p>` : ''}
 <h1>Sign in</h1>
 <p>Sign in with your own e-mail and password: a team member's, or an operator's.</p>
 ${formErrors(o.errors)}

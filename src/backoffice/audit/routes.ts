@@ -11,6 +11,7 @@ import {
 } from '../../audit-trail/index.js';
 import type { Db } from '../../platform/db.js';
 import { AppError } from '../../platform/errors.js';
+import { listScimTokens } from '../../scim/index.js';
 import { allows, auditBy, type RouteAccess, signedInUser, zoneOf } from '../web/context.js';
 import { type CsvColumn, sendCsv } from '../web/csv.js';
 import { dayRange, keysetPosition } from '../web/filters.js';
@@ -80,10 +81,11 @@ export async function auditRoutes(
     const scope = scopeOf(request);
     const parsed = filterOf(request);
     const before = cursorOf(queryOf(request.query, 'before'));
-    const [page, actions, team] = await Promise.all([
+    const [page, actions, team, tokens] = await Promise.all([
       parsed.filter ? listAudit(db, scope, parsed.filter, before) : undefined,
       auditActions(db, scope),
       user.kind === 'tenant' ? listTeam(db, user.tenantId) : undefined,
+      user.kind === 'tenant' ? listScimTokens(db, user.tenantId) : [],
     ]);
     return sendPage(reply, {
       status: parsed.filter ? 200 : 400,
@@ -101,7 +103,11 @@ export async function auditRoutes(
         values: parsed.values,
         fieldErrors: parsed.refusal?.fields ?? {},
         actions,
-        people: team?.map((m) => ({ email: m.email, name: m.name })),
+        // A SCIM token acts as `scim:<prefix>` (docs/team.md, "Provisioning with SCIM").
+        people: team && [
+          ...team.map((m) => ({ email: m.email, name: m.name })),
+          ...tokens.map((t) => ({ email: `scim:${t.prefix}`, name: `SCIM token ${t.name}` })),
+        ],
         mayDownload: allows(user, download),
       }),
     });

@@ -33,6 +33,7 @@ export async function settingsRoutes(app: FastifyInstance, { db }: { db: Db }) {
       errors: formErrors(errors),
       fieldErrors,
       mayEdit: user.permissions.has('settings:edit'),
+      mayViewUsers: user.permissions.has('users:view'),
     });
     return page(request, reply, 'Settings', body, status);
   };

@@ -11,6 +11,7 @@ import {
   finishSso,
   pendingKey,
   pendingSeconds,
+  providerSignOutUrl,
   type SsoContext,
   type SsoFailure,
   startSso,
@@ -20,7 +21,7 @@ import { getTenantByAlias } from '../../tenants/index.js';
 import { type BackofficeCookies, safeNext, signInFinisher } from '../accounts/finish-sign-in.js';
 import { queryOf } from '../web/forms.js';
 import { basePath, sendPage } from '../web/layout.js';
-import { continueLink, failurePage, organisationForm } from './views.js';
+import { continueLink, failurePage, noProviderSignOut, organisationForm } from './views.js';
 
 /**
  * The page's status: the provider not answering is the service's `503`; a sign-in that is no
@@ -124,6 +125,28 @@ export async function ssoSignInRoutes(
         maxAge: pendingSeconds,
       });
       return reply.redirect(started.url, 302);
+    },
+  );
+
+  // After signing out here: on to the provider's end-session endpoint, when it has one
+  // (RP-Initiated Logout), and back to the sign-in page.
+  app.get<{ Params: { alias: string } }>(
+    '/sso/:alias/sign-out',
+    { config: { permission: 'public' } },
+    async (request, reply) => {
+      const tenant = await getTenantByAlias(db, request.params.alias.slice(0, 64)).catch(
+        () => undefined,
+      );
+      const back = `${config.publicBaseUrl}${basePath}/sign-in?notice=signed-out`;
+      const url = tenant && (await providerSignOutUrl(ctx, tenant.id, back));
+      if (!url) {
+        return sendPage(reply, {
+          status: 404,
+          title: 'Single sign-on',
+          body: noProviderSignOut(),
+        });
+      }
+      return reply.redirect(url, 302);
     },
   );
 

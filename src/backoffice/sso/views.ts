@@ -58,3 +58,12 @@ export function failurePage(failure: SsoFailure): Html {
 <p><a href="${basePath}/sso">Try again</a> · <a href="${basePath}/sign-in">Sign in with a password</a></p>
 </article>`;
 }
+
+/** A provider with no end-session endpoint (or none reachable): the person signs out there. */
+export function noProviderSignOut(): Html {
+  return html`<article>
+<h1>Sign out at your provider</h1>
+<p>You are signed out of the back-office. Your organisation’s identity provider offers no way to sign out from here: sign out on its own page, or close the browser.</p>
+<p><a href="${basePath}/sign-in">Sign in again</a></p>
+</article>`;
+}

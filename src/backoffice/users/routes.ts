@@ -3,16 +3,20 @@ import {
   changeUser,
   disableUser,
   enableUser,
+  endSessionsOfUser,
   getTeamMember,
   inviteUser,
   issuePasswordLink,
   listRoles,
   listTeam,
+  openSessions,
   removeUserAs,
   resetUserSecondFactor,
+  type SessionSettings,
   type TeamMember,
 } from '../../accounts/index.js';
 import type { Db } from '../../platform/db.js';
+import { sessionTable } from '../accounts/session-views.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { confirmed, noRefusal, parseForm, type Refusal, refusalOf } from '../web/forms.js';
 import { segment } from '../web/html.js';
@@ -26,6 +30,8 @@ export interface UserRouteOptions {
   publicBaseUrl: string;
   /** Sends invitation and reset links; without it, the admin is shown the link once. */
   mailer: LinkMailer | undefined;
+  /** How long a session lasts idle and at most, to tell which are still open. */
+  sessions: SessionSettings;
 }
 
 type Params = { id: string };
@@ -36,12 +42,13 @@ const notices: Record<string, string> = {
   enabled: 'User enabled.',
   removed: 'User removed.',
   'two-factor-reset': 'Second factor reset: they sign in with their password and set it up again.',
+  'signed-out': 'Signed out everywhere: every session of theirs has ended.',
 };
 
 /** The team of a tenant: list, invite, change roles, disable, enable, remove, password links. */
 export async function userRoutes(
   app: FastifyInstance,
-  { db, publicBaseUrl, mailer }: UserRouteOptions,
+  { db, publicBaseUrl, mailer, sessions: sessionSettings }: UserRouteOptions,
 ) {
   const page = sectionPage('users', notices);
 
@@ -144,8 +151,16 @@ export async function userRoutes(
   ) => {
     const user = tenantOf(request);
     const roles = await listRoles(db, user.tenantId);
+    const open = await openSessions(db, { kind: 'user', id: member.id }, sessionSettings);
     const body = userPage({
       member,
+      sessions: sessionTable({
+        sessions: open,
+        zone: user.timeZone,
+        current: user.sessionIdHash,
+        caption: `Where ${member.name} is signed in`,
+      }),
+      openSessions: open.length,
       roles,
       csrfToken: csrfToken(reply),
       may: {
@@ -197,7 +212,7 @@ export async function userRoutes(
   const act = (
     path: string,
     permission: 'users:edit' | 'users:delete',
-    run: typeof disableUser,
+    run: (...args: Parameters<typeof disableUser>) => Promise<unknown>,
     notice: string,
   ) =>
     app.post<{ Params: Params }>(
@@ -229,6 +244,7 @@ export async function userRoutes(
   act('enable', 'users:edit', enableUser, 'enabled');
   act('remove', 'users:delete', removeUserAs, 'removed');
   act('two-factor-reset', 'users:edit', resetUserSecondFactor, 'two-factor-reset');
+  act('sign-out', 'users:edit', endSessionsOfUser, 'signed-out');
 
   app.post<{ Params: Params }>(
     '/users/:id/link',

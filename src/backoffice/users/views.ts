@@ -22,6 +22,7 @@ export function teamPage(o: {
   return html`<hgroup><h1>Users</h1><p>Administration</p></hgroup>
 <p>Everyone who signs in to this tenant's back-office. What each may do comes from their roles; API keys belong to the tenant, so a user leaving revokes none.</p>
 ${o.mayInvite ? html`<p><a href="${basePath}/users/new" role="button">Invite a user</a></p>` : ''}
+<p>Your identity provider can add, deactivate and remove users, and give their roles, itself: <a href="${basePath}/settings/scim">SCIM provisioning</a>.</p>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Users"><table>
 <thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Roles</th><th scope="col">Status</th><th scope="col">Last sign-in</th></tr></thead>
 <tbody>
@@ -105,6 +106,9 @@ export function userPage(o: {
   values?: { name: string; roles: readonly string[] };
   errors?: string[];
   fieldErrors?: FieldErrors;
+  /** Their open sessions (accounts/session-views.ts), and how many. */
+  sessions: Html;
+  openSessions: number;
 }): Html {
   const { member: m } = o;
   const values = o.values ?? { name: m.name, roles: m.roles };
@@ -140,6 +144,9 @@ ${m.twoFactor && !o.isSelf ? action('two-factor-reset', 'Reset their second fact
 </div>`
     : ''
 }
+<h2>Sessions</h2>
+${o.sessions}
+${o.may.edit && !o.isSelf && o.openSessions > 0 ? action('sign-out', 'Sign out everywhere') : ''}
 ${
   o.may.remove && !o.isSelf
     ? html`<h2>Remove</h2><p>Removing ${m.name} deletes their account and ends their sessions; the audit log keeps their name on everything they did.</p>

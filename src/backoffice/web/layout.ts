@@ -154,6 +154,7 @@ ${links}
 <li><span class="signed-in-as">${user.name ? html`${user.name}<br>` : ''}${user.email}</span></li>
 <li><a href="${basePath}/account/password">Change password</a></li>
 <li><a href="${basePath}/account/two-factor">Two-factor sign-in</a></li>
+<li><a href="${basePath}/account/sessions">Sessions</a></li>
 <li><form method="post" action="${basePath}/sign-out" class="sign-out"><input type="hidden" name="_csrf" value="${csrfToken}"><button type="submit" class="secondary">Sign out</button></form></li>
 </ul>
 </details></li>
