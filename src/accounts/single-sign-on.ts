@@ -8,10 +8,11 @@ import { recordAudit } from '../audit-trail/index.js';
 import type { Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { nowIso } from '../platform/time.js';
+import { provisionUser } from './provisioning.js';
 import { emailTaken, findUserForSignIn, updateUser } from './repository.js';
 import { listRoles, rolesOfUsers } from './roles.js';
 import type { Account } from './sessions.js';
-import { addUser, setUserRoles } from './users.js';
+import { setUserRoles } from './users.js';
 
 /** Why single sign-on let nobody in, as the page and the audit entry name it. */
 export type SsoRefusal =
@@ -67,18 +68,13 @@ export async function provisionSsoUser(
     if (await emailTaken(trx, email)) throw new SsoRefused('other-tenant');
     if (!options.createUsers) throw new SsoRefused('unknown-user');
     if (roles.length === 0) throw new SsoRefused('no-role');
-    const user = await addUser(trx, tenantId, {
-      email,
-      name: person.name || email,
-      roles,
-      active: true,
-    });
-    await recordAudit(trx, {
-      ...actor,
-      action: 'user.provisioned',
-      target: email,
-      details: { user_id: user.id, name: user.name, roles, by: 'sso' },
-    });
+    const user = await provisionUser(
+      trx,
+      actor,
+      tenantId,
+      { email, name: person.name || email, roles, active: true },
+      { by: 'sso' },
+    );
     return { account: { kind: 'user', id: user.id }, email, name: user.name };
   }
   if (row.tenant_id !== tenantId) throw new SsoRefused('other-tenant');

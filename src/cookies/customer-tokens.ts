@@ -5,17 +5,15 @@
  * which is then the customer's too, and with the question of what the customer chose before.
  * Nothing is stored: the token carries what it says, sealed, until it expires.
  */
-import { hkdfSync } from 'node:crypto';
-import { EncryptJWT, errors, type JWTPayload, jwtDecrypt } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
+import { derivedKey, openClaims, sealClaims } from '../platform/sealed-claims.js';
 import { findSystemByScope } from './repository.js';
 
 /** The token's key, derived from the data key: any instance opens what another made. */
 export function customerTokenKey(dataKey: Buffer): Uint8Array {
-  return new Uint8Array(
-    hkdfSync('sha256', dataKey, '', 'consent-service/cookies/customer-token/v1', 32),
-  );
+  return derivedKey(dataKey, 'consent-service/cookies/customer-token/v1');
 }
 
 /** What a token says: the tenant, its customer, the API key that vouched, the one system if any. */
@@ -27,9 +25,8 @@ export interface CustomerTokenClaims {
   systemId?: string;
 }
 
-// Compact JWE under the service's own key, as the preference centre's links: neither altered
-// nor made by anyone else, and the customer id it names cannot be read from the page's HTML.
-const header = { alg: 'dir', enc: 'A256GCM' } as const;
+// Sealed claims (src/platform/sealed-claims.ts): the page can neither read the customer id
+// nor make a token.
 const audience = 'consent-service/cookie-customer';
 
 /** Seconds a token lasts when the request does not say: a page view's lifetime, with room. */
@@ -74,12 +71,7 @@ export async function mintCustomerToken(
     key: caller.apiKeyId,
     ...(systemId === undefined ? {} : { sys: systemId }),
   };
-  const token = await new EncryptJWT(payload)
-    .setProtectedHeader(header)
-    .setAudience(audience)
-    .setIssuedAt(Math.floor(now.getTime() / 1000))
-    .setExpirationTime(expiresAt)
-    .encrypt(key);
+  const token = await sealClaims(key, audience, payload, expiresAt, { issuedAt: now });
   return { token, expires_at: expiresAt.toISOString() };
 }
 
@@ -93,18 +85,9 @@ export async function openCustomerToken(
   system: { tenantId: string; systemId: string },
   now = new Date(),
 ): Promise<CustomerTokenClaims | undefined> {
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtDecrypt(token, key, {
-      audience,
-      currentDate: now,
-      keyManagementAlgorithms: ['dir'],
-      contentEncryptionAlgorithms: ['A256GCM'],
-    }));
-  } catch (error) {
-    if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined;
-    throw error;
-  }
+  const opened = await openClaims(key, audience, token, now);
+  if (!opened.ok) return undefined;
+  const payload = opened.claims;
   const { tid, cid, key: apiKeyId, sys } = payload;
   if (typeof tid !== 'string' || typeof cid !== 'string' || typeof apiKeyId !== 'string') {
     return undefined;

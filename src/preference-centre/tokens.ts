@@ -1,5 +1,6 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { EncryptJWT, errors, type JWTPayload, jwtDecrypt } from 'jose';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { JWTPayload } from 'jose';
+import { derivedKey, openClaims, sealClaims } from '../platform/sealed-claims.js';
 
 /**
  * The preference centre's secrets, each derived from the data key (HKDF-SHA256, one label each):
@@ -15,9 +16,7 @@ export interface PreferenceSecrets {
 
 export function preferenceSecrets(dataKey: Buffer): PreferenceSecrets {
   const derive = (label: string) =>
-    new Uint8Array(
-      hkdfSync('sha256', dataKey, '', `consent-service/preference-centre/${label}`, 32),
-    );
+    derivedKey(dataKey, `consent-service/preference-centre/${label}`);
   return {
     link: derive('link/v1'),
     session: derive('session/v1'),
@@ -51,10 +50,8 @@ export interface SessionClaims extends CustomerClaims {
   startedAt: Date;
 }
 
-// Compact JWE, `dir` with A256GCM: authenticated encryption under the service's own key, so a
-// token can be neither altered nor made by anyone else (as a signature ensures), and the
-// customer id it names cannot be read from the URL, the browser's history or a proxy's log.
-const header = { alg: 'dir', enc: 'A256GCM' } as const;
+// Sealed claims (src/platform/sealed-claims.ts): neither altered nor made by anyone else, and
+// the customer id they name cannot be read from the URL, the browser's history or a proxy's log.
 const linkAudience = 'consent-service/preference-link';
 const sessionAudience = 'consent-service/preference-session';
 
@@ -82,13 +79,9 @@ function claimsOf(payload: JWTPayload): CustomerClaims | undefined {
 }
 
 export function sealLink(secrets: PreferenceSecrets, claims: LinkClaims): Promise<string> {
-  return new EncryptJWT(payloadOf(claims))
-    .setProtectedHeader(header)
-    .setAudience(linkAudience)
-    .setJti(claims.linkId)
-    .setIssuedAt()
-    .setExpirationTime(claims.expiresAt)
-    .encrypt(secrets.link);
+  return sealClaims(secrets.link, linkAudience, payloadOf(claims), claims.expiresAt, {
+    id: claims.linkId,
+  });
 }
 
 /** Why a link was refused, as its audit entry names it. */
@@ -105,25 +98,10 @@ export async function openLink(
 ): Promise<
   { ok: true; claims: LinkClaims } | { ok: false; why: LinkRefusal; claims?: LinkClaims }
 > {
-  try {
-    const { payload } = await jwtDecrypt(token, secrets.link, {
-      audience: linkAudience,
-      currentDate: now,
-      keyManagementAlgorithms: ['dir'],
-      contentEncryptionAlgorithms: ['A256GCM'],
-    });
-    const claims = linkClaimsOf(payload);
-    return claims ? { ok: true, claims } : { ok: false, why: 'invalid' };
-  } catch (error) {
-    if (error instanceof errors.JWTExpired) {
-      const claims = linkClaimsOf(error.payload);
-      return claims ? { ok: false, why: 'expired', claims } : { ok: false, why: 'invalid' };
-    }
-    if (error instanceof errors.JOSEError || error instanceof TypeError) {
-      return { ok: false, why: 'invalid' };
-    }
-    throw error;
-  }
+  const opened = await openClaims(secrets.link, linkAudience, token, now);
+  const claims = opened.ok || opened.why === 'expired' ? linkClaimsOf(opened.claims) : undefined;
+  if (!claims) return { ok: false, why: 'invalid' };
+  return opened.ok ? { ok: true, claims } : { ok: false, why: 'expired', claims };
 }
 
 function linkClaimsOf(payload: JWTPayload): LinkClaims | undefined {
@@ -139,12 +117,13 @@ export function sealSession(
   claims: SessionClaims,
   idleUntil: Date,
 ): Promise<string> {
-  return new EncryptJWT({ ...payloadOf(claims), sid: claims.sessionId })
-    .setProtectedHeader(header)
-    .setAudience(sessionAudience)
-    .setIssuedAt(claims.startedAt)
-    .setExpirationTime(idleUntil)
-    .encrypt(secrets.session);
+  return sealClaims(
+    secrets.session,
+    sessionAudience,
+    { ...payloadOf(claims), sid: claims.sessionId },
+    idleUntil,
+    { issuedAt: claims.startedAt },
+  );
 }
 
 /** A session's claims; undefined for a cookie this service did not make as it is, or expired. */
@@ -153,22 +132,14 @@ export async function openSession(
   token: string,
   now: Date,
 ): Promise<SessionClaims | undefined> {
-  try {
-    const { payload } = await jwtDecrypt(token, secrets.session, {
-      audience: sessionAudience,
-      currentDate: now,
-      keyManagementAlgorithms: ['dir'],
-      contentEncryptionAlgorithms: ['A256GCM'],
-    });
-    const claims = claimsOf(payload);
-    if (!claims || typeof payload.sid !== 'string' || typeof payload.iat !== 'number') {
-      return undefined;
-    }
-    return { ...claims, sessionId: payload.sid, startedAt: new Date(payload.iat * 1000) };
-  } catch (error) {
-    if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined;
-    throw error;
+  const opened = await openClaims(secrets.session, sessionAudience, token, now);
+  if (!opened.ok) return undefined;
+  const payload = opened.claims;
+  const claims = claimsOf(payload);
+  if (!claims || typeof payload.sid !== 'string' || typeof payload.iat !== 'number') {
+    return undefined;
   }
+  return { ...claims, sessionId: payload.sid, startedAt: new Date(payload.iat * 1000) };
 }
 
 /**

@@ -10,10 +10,10 @@ export {
 } from './flow.js';
 export { pendingKey, pendingSeconds } from './pending.js';
 export {
+  admitPasswordSignIn,
   checkIssuer,
   type GroupRole,
   getSsoSettings,
-  passwordSignInAllowed,
   removeSsoSettings,
   type SecretBox,
   type SsoSettings,

@@ -1,11 +1,10 @@
 /**
  * A sign-in on its way through the identity provider: the tenant, the state, nonce and PKCE
  * verifier the callback must match, and the page to go to. Kept in the browser as a short-lived
- * cookie, sealed (compact JWE under a key derived from the data key), so that no instance keeps
- * anything and any instance finishes what another started; nothing in it can be read or changed.
+ * cookie, sealed (src/platform/sealed-claims.ts), so that no instance keeps anything and any
+ * instance finishes what another started; nothing in it can be read or changed.
  */
-import { hkdfSync } from 'node:crypto';
-import { EncryptJWT, errors, jwtDecrypt } from 'jose';
+import { derivedKey, openClaims, sealClaims } from '../platform/sealed-claims.js';
 
 export interface PendingSignIn {
   tenantId: string;
@@ -22,22 +21,18 @@ export const pendingSeconds = 10 * 60;
 const audience = 'consent-service/sso-pending';
 
 export function pendingKey(dataKey: Buffer): Uint8Array {
-  return new Uint8Array(hkdfSync('sha256', dataKey, '', 'consent-service/sso/pending/v1', 32));
+  return derivedKey(dataKey, 'consent-service/sso/pending/v1');
 }
 
 export function sealPending(key: Uint8Array, pending: PendingSignIn): Promise<string> {
-  return new EncryptJWT({
+  const claims = {
     tid: pending.tenantId,
     st: pending.state,
     nn: pending.nonce,
     cv: pending.codeVerifier,
     nx: pending.next,
-  })
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
-    .setAudience(audience)
-    .setIssuedAt()
-    .setExpirationTime(`${pendingSeconds}s`)
-    .encrypt(key);
+  };
+  return sealClaims(key, audience, claims, `${pendingSeconds}s`);
 }
 
 /** The pending sign-in, or undefined for a cookie this service did not make as it is, or expired. */
@@ -46,23 +41,15 @@ export async function openPending(
   token: string | undefined,
 ): Promise<PendingSignIn | undefined> {
   if (!token) return undefined;
-  try {
-    const { payload } = await jwtDecrypt(token, key, {
-      audience,
-      keyManagementAlgorithms: ['dir'],
-      contentEncryptionAlgorithms: ['A256GCM'],
-    });
-    const { tid, st, nn, cv, nx } = payload;
-    if ([tid, st, nn, cv, nx].some((value) => typeof value !== 'string')) return undefined;
-    return {
-      tenantId: tid as string,
-      state: st as string,
-      nonce: nn as string,
-      codeVerifier: cv as string,
-      next: nx as string,
-    };
-  } catch (error) {
-    if (error instanceof errors.JOSEError || error instanceof TypeError) return undefined;
-    throw error;
-  }
+  const opened = await openClaims(key, audience, token);
+  if (!opened.ok) return undefined;
+  const { tid, st, nn, cv, nx } = opened.claims;
+  if ([tid, st, nn, cv, nx].some((value) => typeof value !== 'string')) return undefined;
+  return {
+    tenantId: tid as string,
+    state: st as string,
+    nonce: nn as string,
+    codeVerifier: cv as string,
+    next: nx as string,
+  };
 }

@@ -77,15 +77,24 @@ export async function getSsoSettings(
 
 /**
  * Whether a user of the tenant may sign in with their password: always, unless the tenant
- * requires single sign-on and they are not its break-glass user.
+ * requires single sign-on and they are not its break-glass user; a refusal is audited
+ * (`sign_in.refused`, `sso_required`).
  */
-export async function passwordSignInAllowed(
+export async function admitPasswordSignIn(
   db: Executor,
   tenantId: string,
   userId: string,
+  actor: Actor,
 ): Promise<boolean> {
   const row = await findSsoRow(db, tenantId);
-  return row?.required !== 1 || row.break_glass_user_id === userId;
+  if (row?.required !== 1 || row.break_glass_user_id === userId) return true;
+  await recordAudit(db, {
+    ...actor,
+    tenantId,
+    action: 'sign_in.refused',
+    details: { reason: 'sso_required' },
+  });
+  return false;
 }
 
 function invalid(field: string, issue: string): AppError {

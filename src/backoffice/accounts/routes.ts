@@ -14,10 +14,9 @@ import {
   throttleKeys,
   twoFactorState,
 } from '../../accounts/index.js';
-import { recordAudit } from '../../audit-trail/index.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
-import { passwordSignInAllowed } from '../../sso/index.js';
+import { admitPasswordSignIn } from '../../sso/index.js';
 import { hashPassword, verifyPassword } from '../../tenants/index.js';
 import { auditBy, signedInUser } from '../web/context.js';
 import { parseForm, queryOf } from '../web/forms.js';
@@ -152,14 +151,11 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
     if (
       outcome.tenantId !== null &&
       outcome.account.kind === 'user' &&
-      !(await passwordSignInAllowed(db, outcome.tenantId, outcome.account.id))
-    ) {
-      await recordAudit(db, {
+      !(await admitPasswordSignIn(db, outcome.tenantId, outcome.account.id, {
         ...auditBy(request, outcome.tenantId),
         actor: email,
-        action: 'sign_in.refused',
-        details: { reason: 'sso_required' },
-      });
+      }))
+    ) {
       return showSignIn(reply, {
         status: 403,
         email,
