@@ -37,6 +37,26 @@ export async function recordFailedSignIn(
 }
 
 /**
+ * A passkey that signed no one in: counted against the client's address (and the account's, when
+ * the passkey is known), and audited with why when it names an account.
+ */
+export async function recordFailedPasskeySignIn(
+  trx: Trx,
+  keys: readonly ThrottleKey[],
+  actor: Actor | null,
+  reason: string,
+): Promise<void> {
+  await recordFailure(trx, keys);
+  if (actor) {
+    await recordAudit(trx, {
+      ...actor,
+      action: 'sign_in.failed',
+      details: { method: 'passkey', reason },
+    });
+  }
+}
+
+/**
  * A wrong second-factor code: the challenge loses an attempt (and ends with the last one), and
  * the sign-in fails as with a wrong password. Answers the attempts left.
  */
@@ -72,9 +92,9 @@ export async function signIn(
     actor: email,
     actorName: who.name || null,
     action: 'sign_in',
-    // A password's entry is as it always was; single sign-on says so.
+    // A password's entry is as it always was; single sign-on and a passkey say so.
     ...(secondFactor ? { details: { second_factor: secondFactor } } : {}),
-    ...(method === 'sso' ? { details: { method } } : {}),
+    ...(method !== 'password' ? { details: { method } } : {}),
     ip: client.ip,
     userAgent: client.userAgent,
   });

@@ -4,6 +4,7 @@ export {
   disableTenant,
   enableTenant,
   failSecondFactor,
+  recordFailedPasskeySignIn,
   recordFailedSignIn,
   refuseOperatorEmail,
   registerTenant,
@@ -20,6 +21,21 @@ export {
   setOperatorDisabled,
 } from './operator-team.js';
 export { ensureOperator } from './operators.js';
+export {
+  addPasskey,
+  checkPasskeySignIn,
+  hasPasskey,
+  listPasskeys,
+  type Passkey,
+  type PasskeyHolder,
+  passkeyNameLength,
+  type RelyingParty,
+  registrationOptions,
+  relyingPartyOf,
+  removePasskey,
+  renamePasskey,
+  signInOptions,
+} from './passkeys.js';
 export { passwordWeakness } from './password-strength.js';
 export {
   actions,
@@ -54,11 +70,20 @@ export {
 } from './sessions.js';
 export { checkSignIn, decoyHash, passwordHashOf } from './sign-in.js';
 export {
+  changeSignInRules,
+  missingFactor,
+  passwordMeets,
+  passwordSignInAdmitted,
+  signInRequirementOf,
+  signInRules,
+} from './sign-in-rules.js';
+export {
   provisionSsoUser,
   type SsoRefusal,
   SsoRefused,
   type VouchedPerson,
 } from './single-sign-on.js';
+export type { SignInRequirement } from './table.js';
 export {
   changeRoleAs,
   changeSettings,

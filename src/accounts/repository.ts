@@ -220,6 +220,7 @@ export async function updateRole(
 
 export async function deleteRoleRow(db: Executor, id: string): Promise<void> {
   await db.deleteFrom('user_roles').where('role_id', '=', id).execute();
+  await db.deleteFrom('role_sign_in_rules').where('role_id', '=', id).execute();
   await db.deleteFrom('roles').where('id', '=', id).execute();
 }
 

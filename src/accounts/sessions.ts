@@ -12,7 +12,8 @@ import {
   revokeSessionRowsOf,
   touchSession,
 } from './sign-in-repository.js';
-import type { SignInMethod } from './table.js';
+import { signInRequirementOf } from './sign-in-rules.js';
+import type { SignInMethod, SignInRequirement } from './table.js';
 
 /** Who is signed in on a request, as the back-office's pages see it. */
 export type BackofficeUser =
@@ -28,9 +29,13 @@ export type BackofficeUser =
       permissions: ReadonlySet<Permission>;
       /** The tenant's display time zone (IANA). */
       timeZone: string;
-      /** Whether the user signs in with a second factor, and whether the tenant requires it. */
+      /** Whether the user has an authenticator app's second factor, and a passkey. */
       twoFactor: boolean;
-      twoFactorRequired: boolean;
+      passkey: boolean;
+      /** What their roles (and the tenant) require of their sign-in (`sign-in-rules.ts`). */
+      signInRequirement: SignInRequirement | null;
+      /** How this session was started (null: before that was recorded). */
+      signInMethod: SignInMethod | null;
     }
   | {
       kind: 'operator';
@@ -39,6 +44,7 @@ export type BackofficeUser =
       name: string;
       operatorId: string;
       twoFactor: boolean;
+      passkey: boolean;
     };
 
 /** Whose session: a tenant's user, or an operator. */
@@ -127,7 +133,14 @@ export async function findSession(
       permissions: await permissionsOfRoles(db, row.tenant_id, roles),
       timeZone: row.time_zone ?? 'UTC',
       twoFactor: row.user_two_factor !== null,
-      twoFactorRequired: row.two_factor_required === 1,
+      passkey: Boolean(row.has_passkey),
+      signInRequirement: await signInRequirementOf(
+        db,
+        row.tenant_id,
+        roles,
+        row.two_factor_required === 1,
+      ),
+      signInMethod: row.sign_in_method,
     };
   } else if (
     row.operator_id !== null &&
@@ -141,6 +154,7 @@ export async function findSession(
       name: row.operator_name ?? '',
       operatorId: row.operator_id,
       twoFactor: row.operator_two_factor !== null,
+      passkey: Boolean(row.has_passkey),
     };
   }
   if (user && now.getTime() - Date.parse(row.last_seen_at) >= lastSeenResolutionMs) {

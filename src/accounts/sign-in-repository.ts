@@ -35,6 +35,16 @@ export function findSessionWithAccount(db: Executor, idHash: string) {
       's.last_seen_at',
       's.expires_at',
       's.revoked_at',
+      's.sign_in_method',
+      (eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('passkeys as p')
+              .select('p.id')
+              .whereRef('p.account_id', '=', eb.fn.coalesce('s.user_id', 's.operator_id')),
+          )
+          .as('has_passkey'),
       'u.email as user_email',
       'u.name as user_name',
       'u.status as user_status',

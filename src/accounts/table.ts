@@ -46,6 +46,44 @@ export interface RecoveryCodesTable {
   used_at: string | null;
 }
 
+/**
+ * A passkey: a WebAuthn credential of a user or an operator, as its authenticator made it. The
+ * private key never leaves the authenticator; this is what checks its signatures.
+ */
+export interface PasskeysTable {
+  id: string;
+  account_kind: 'user' | 'operator';
+  account_id: string;
+  /** The credential's id, base64url, as the browser sends it back at sign-in. */
+  credential_id: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  /** The authenticator's signature counter (a 64-bit column: PostgreSQL answers it as text). */
+  sign_count: number | string;
+  /** How the browser may reach it (`internal`, `hybrid`, `usb`, …), space-separated. */
+  transports: string;
+  /** `multiDevice` for a passkey synced between devices, `singleDevice` for one bound to one. */
+  device_type: 'singleDevice' | 'multiDevice';
+  backed_up: number;
+  /** The authenticator's model (all zeros when it does not say). */
+  aaguid: string;
+  /** As its owner named it. */
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** What signing in requires of the holders of a tenant's role (`passkeys.ts`). */
+export interface RoleSignInRulesTable {
+  tenant_id: string;
+  /** A built-in role's code or a tenant role's id, as in `user_roles`. */
+  role_id: string;
+  requirement: SignInRequirement;
+}
+
+/** A second factor of either kind (an authenticator app's code or a passkey), or a passkey. */
+export type SignInRequirement = 'second_factor' | 'passkey';
+
 /** A right password waiting for its second factor (`challenges.ts`). */
 export interface SignInChallengesTable {
   /** Hex SHA-256 of the challenge cookie's value. */
@@ -117,8 +155,8 @@ export interface BackofficeSessionsTable {
   sign_in_method: SignInMethod | null;
 }
 
-/** How a session was started: a password (with a second factor or not), or single sign-on. */
-export type SignInMethod = 'password' | 'sso';
+/** How a session was started: a password (with a second factor or not), a passkey, or single sign-on. */
+export type SignInMethod = 'password' | 'passkey' | 'sso';
 
 /**
  * What one page leaves for the next page of the same session to show once (a new key, a draft
@@ -157,6 +195,8 @@ declare module '../platform/database.js' {
     user_roles: UserRolesTable;
     account_tokens: AccountTokensTable;
     recovery_codes: RecoveryCodesTable;
+    passkeys: PasskeysTable;
+    role_sign_in_rules: RoleSignInRulesTable;
     sign_in_challenges: SignInChallengesTable;
     backoffice_sessions: BackofficeSessionsTable;
     backoffice_flashes: BackofficeFlashesTable;

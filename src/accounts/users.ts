@@ -2,6 +2,7 @@ import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { newId } from '../platform/ids.js';
 import { nowIso } from '../platform/time.js';
+import { countPasskeysOfUsers } from './passkey-repository.js';
 import type { Permission } from './permissions.js';
 import {
   deleteUserRow,
@@ -26,11 +27,13 @@ export interface TeamMember {
   /** When the user's name, e-mail, roles or status last changed. */
   updatedAt: string;
   lastSignInAt: string | null;
-  /** Whether they sign in with a second factor. */
+  /** Whether they sign in with a second factor (an authenticator app). */
   twoFactor: boolean;
+  /** How many passkeys they have. */
+  passkeys: number;
 }
 
-function member(row: UserRow, roles: string[]): TeamMember {
+function member(row: UserRow, roles: string[], passkeys: Map<string, number>): TeamMember {
   return {
     id: row.id,
     email: row.email,
@@ -41,7 +44,12 @@ function member(row: UserRow, roles: string[]): TeamMember {
     updatedAt: row.updated_at,
     lastSignInAt: row.last_sign_in_at,
     twoFactor: row.two_factor_since !== null,
+    passkeys: passkeys.get(row.id) ?? 0,
   };
+}
+
+async function passkeysOf(db: Executor, ids: readonly string[]): Promise<Map<string, number>> {
+  return new Map((await countPasskeysOfUsers(db, ids)).map((r) => [r.account_id, Number(r.n)]));
 }
 
 export async function listTeam(db: Executor, tenantId: string): Promise<TeamMember[]> {
@@ -50,7 +58,11 @@ export async function listTeam(db: Executor, tenantId: string): Promise<TeamMemb
     db,
     rows.map((r) => r.id),
   );
-  return rows.map((row) => member(row, roles.get(row.id) ?? []));
+  const passkeys = await passkeysOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => member(row, roles.get(row.id) ?? [], passkeys));
 }
 
 export async function getTeamMember(
@@ -61,7 +73,7 @@ export async function getTeamMember(
   const row = await findUserRow(db, tenantId, userId);
   if (!row) throw new AppError('notFound', { message: 'No such user.' });
   const roles = await rolesOfUsers(db, [row.id]);
-  return member(row, roles.get(row.id) ?? []);
+  return member(row, roles.get(row.id) ?? [], await passkeysOf(db, [row.id]));
 }
 
 /** One e-mail, one account, across the service: sign-in asks for nothing else. */
@@ -108,7 +120,7 @@ export async function addUser(
   };
   await insertUser(trx, row);
   await replaceUserRoles(trx, row.id, [...new Set(fields.roles)]);
-  return member(row, [...new Set(fields.roles)]);
+  return member(row, [...new Set(fields.roles)], new Map());
 }
 
 /**

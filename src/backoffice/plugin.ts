@@ -8,6 +8,7 @@ import {
   ensureOperator,
   findSession,
   keepFlash,
+  missingFactor,
 } from '../accounts/index.js';
 import type { ChannelChangeWriter } from '../channels/index.js';
 import type { ScanRunner } from '../cookie-scanner/index.js';
@@ -23,6 +24,7 @@ import type { DecisionPath } from '../requests/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { keptFormMs } from './accounts/finish-sign-in.js';
 import { linkRoutes } from './accounts/link-routes.js';
+import { passkeyRoutes } from './accounts/passkey-routes.js';
 import { accountRoutes, signInKeeping } from './accounts/routes.js';
 import { sessionRoutes } from './accounts/session-routes.js';
 import { twoFactorRoutes } from './accounts/two-factor-routes.js';
@@ -44,6 +46,7 @@ import { requestPageRoutes } from './requests/routes.js';
 import { roleRoutes } from './roles/routes.js';
 import { scimTokenRoutes } from './scim/routes.js';
 import { settingsRoutes } from './settings/routes.js';
+import { signInRuleRoutes } from './settings/sign-in-routes.js';
 import { ssoSignInRoutes } from './sso/routes.js';
 import { ssoSettingsRoutes } from './sso/settings-routes.js';
 import { reviewRoutes } from './templates/review-routes.js';
@@ -112,6 +115,7 @@ export async function backoffice(
     session: `${prefix}backoffice_session`,
     csrf: `${prefix}backoffice_csrf`,
     challenge: `${prefix}backoffice_challenge`,
+    passkey: `${prefix}backoffice_passkey`,
   };
 
   const mailer = createMailer(config);
@@ -190,6 +194,7 @@ export async function backoffice(
         await pages.register(accountRoutes, { db, config, cookies, operatorReady });
         await pages.register(ssoSignInRoutes, { db, config, cookies, vault });
         await pages.register(sessionRoutes, { db, config });
+        await pages.register(passkeyRoutes, { db, config, cookies });
         await pages.register(linkRoutes, { db, config, mailer });
         await pages.register(twoFactorRoutes, {
           db,
@@ -226,6 +231,7 @@ export async function backoffice(
           });
           await tenantPages.register(roleRoutes, { db });
           await tenantPages.register(settingsRoutes, { db });
+          await tenantPages.register(signInRuleRoutes, { db });
           await tenantPages.register(ssoSettingsRoutes, {
             db,
             secrets: vault.accountSecrets,
@@ -334,8 +340,19 @@ function checkAccess(sessionCookie: string) {
       const ended = request.cookies[sessionCookie] ? '&notice=expired' : '';
       return redirectTo(reply, `/sign-in?next=${encodeURIComponent(pageOf(request))}${ended}`);
     }
-    // A team that requires a second factor: a user without one sets it up before anything else.
-    if (user.kind === 'tenant' && user.twoFactorRequired && !user.twoFactor && access !== 'self') {
+    // A role (or a team) that requires a second factor or a passkey: a user without it sets it up
+    // before anything else. Single sign-on answers to the provider's own rules.
+    const missing =
+      user.kind === 'tenant' && user.signInMethod !== 'sso' && access !== 'self'
+        ? missingFactor(user.signInRequirement, { totp: user.twoFactor, passkey: user.passkey })
+        : null;
+    if (missing === 'passkey') {
+      if (request.method === 'GET') return redirectTo(reply, '/account/passkeys');
+      throw new AppError('forbidden', {
+        message: 'Your role signs in with a passkey: add one under Account first.',
+      });
+    }
+    if (missing === 'second_factor') {
       if (request.method === 'GET') return redirectTo(reply, '/account/two-factor');
       throw new AppError('forbidden', {
         message: 'Your team requires two-factor sign-in: set it up under Account first.',

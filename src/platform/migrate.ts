@@ -58,6 +58,7 @@ import * as cookieOverrides from './migrations/0043-cookie-overrides.js';
 import * as choiceCustomer from './migrations/0044-choice-customer.js';
 import * as singleSignOn from './migrations/0045-single-sign-on.js';
 import * as scim from './migrations/0046-scim.js';
+import * as passkeys from './migrations/0047-passkeys.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -123,6 +124,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0044-choice-customer': choiceCustomer,
     '0045-single-sign-on': singleSignOn,
     '0046-scim': scim,
+    '0047-passkeys': passkeys,
   };
 }
 

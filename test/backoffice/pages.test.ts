@@ -164,6 +164,14 @@ describe.each(storeAgnostic)('back-office pages as HTTP on $name', (store) => {
     expect(script.statusCode).toBe(200);
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.body).toContain('data-copy');
+    expect(script.body).toContain('form[data-passkey]');
+    const webauthn = await t.app.inject({
+      method: 'GET',
+      url: '/backoffice/assets/webauthn.min.js',
+    });
+    expect(webauthn.statusCode).toBe(200);
+    expect(webauthn.headers['content-type']).toMatch(/javascript/);
+    expect(webauthn.body).toContain('SimpleWebAuthnBrowser');
     const unknown = await t.app.inject({ method: 'GET', url: '/backoffice/assets/other.js' });
     expect(unknown.statusCode).toBe(404);
   });
@@ -182,19 +190,22 @@ describe.each(storeAgnostic)('back-office pages as HTTP on $name', (store) => {
       '/backoffice/audit',
       '/backoffice/log',
       '/backoffice/account/password',
+      '/backoffice/account/passkeys',
+      '/backoffice/settings/sign-in',
     ];
     for (const url of pages) {
       const response = await user.get(url);
       expect(response.statusCode, url).toBe(200);
       expectHtmlPage(response);
       const body = response.body;
-      // Scripts only as files of this site (htmx and the app's own), never inline.
+      // Scripts only as files of this site (htmx, WebAuthn's and the app's own), never inline.
       const scripts = [...body.matchAll(/<script\b[^>]*>[^<]*<\/script>/gi)].map((m) => m[0]);
       expect(scripts, url).toEqual([
         '<script src="/backoffice/assets/htmx.min.js" defer></script>',
+        '<script src="/backoffice/assets/webauthn.min.js" defer></script>',
         '<script src="/backoffice/assets/app.js" defer></script>',
       ]);
-      expect(body.match(/<script/gi)?.length, url).toBe(2);
+      expect(body.match(/<script/gi)?.length, url).toBe(3);
       expect(body, url).not.toMatch(/\sstyle=|\son[a-z]+=|javascript:|hx-on/i);
       expect(body, url).not.toMatch(/(src|href)="(https?:)?\/\//);
       expect(body, url).toContain('<html lang="en">');

@@ -234,6 +234,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0044-choice-customer',
       '0045-single-sign-on',
       '0046-scim',
+      '0047-passkeys',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

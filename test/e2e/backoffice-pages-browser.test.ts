@@ -136,12 +136,14 @@ describe.each(journey)('every back-office page in Chromium on $name', (testStore
         '/settings',
         '/settings/sso',
         '/settings/scim',
+        '/settings/sign-in',
         '/sso',
         '/requests',
         '/requests?closed=1',
         '/processing-record',
         '/account/password',
         '/account/two-factor',
+        '/account/passkeys',
       ]) {
         await visit(page, path);
       }

@@ -19,9 +19,9 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0046-scim',
-  indexes: ['scim_tokens_tenant', 'scim_users_external_id'],
-  tables: ['scim_users', 'scim_tokens'],
+  name: '0047-passkeys',
+  indexes: ['passkeys_account'],
+  tables: ['role_sign_in_rules', 'passkeys'],
   columns: [] as Array<{ table: string; column: string }>,
 };
 

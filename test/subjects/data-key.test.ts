@@ -112,6 +112,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0044-choice-customer',
       '0045-single-sign-on',
       '0046-scim',
+      '0047-passkeys',
     ]);
   });
 });

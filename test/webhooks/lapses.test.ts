@@ -206,6 +206,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0044-choice-customer',
       '0045-single-sign-on',
       '0046-scim',
+      '0047-passkeys',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

@@ -19,6 +19,8 @@ export interface BackofficeCookies {
   csrf: string;
   /** The step between a right password and the second factor. */
   challenge: string;
+  /** A passkey sign-in between its options and the browser's answer. */
+  passkey: string;
 }
 
 /** Who has just proved who they are: with a password, and a second factor when they have one. */
@@ -29,8 +31,8 @@ export interface Proven {
   tenantId: string | null;
   /** How the second factor was given, when one was. */
   secondFactor?: 'totp' | 'recovery_code';
-  /** How they proved it: a password unless said (single sign-on). */
-  method?: 'password' | 'sso';
+  /** How they proved it: a password unless said (single sign-on, a passkey). */
+  method?: 'password' | 'passkey' | 'sso';
 }
 
 /** Only back to a back-office page of this site: never an open redirect. */

@@ -5,6 +5,7 @@ import {
   checkSignIn,
   openChallenge,
   passwordHashOf,
+  passwordSignInAdmitted,
   passwordWeakness,
   recordFailedSignIn,
   recordFailure,
@@ -163,6 +164,22 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         errors: [
           'Your organisation signs you in with single sign-on: use “Sign in with single sign-on” below.',
         ],
+      });
+    }
+    // A person whose role signs in with a passkey, and who has one, uses it.
+    if (
+      outcome.tenantId !== null &&
+      outcome.account.kind === 'user' &&
+      !(await passwordSignInAdmitted(db, outcome.tenantId, outcome.account.id, {
+        ...auditBy(request, outcome.tenantId),
+        actor: email,
+      }))
+    ) {
+      return showSignIn(reply, {
+        status: 403,
+        email,
+        next,
+        errors: ['Your role signs in with a passkey: press “Use a passkey” below.'],
       });
     }
     const proven = {

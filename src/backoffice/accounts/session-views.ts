@@ -6,6 +6,7 @@ import { basePath } from '../web/layout.js';
 
 const methods: Record<string, string> = {
   password: 'Password',
+  passkey: 'Passkey',
   sso: 'Single sign-on',
 };
 

@@ -120,7 +120,9 @@ export async function twoFactorRoutes(
     );
   });
 
-  const requiredFor = (user: BackofficeUser) => user.kind === 'tenant' && user.twoFactorRequired;
+  /** The app's code is what meets the team's or role's second factor: a passkey would too. */
+  const requiredFor = (user: BackofficeUser) =>
+    user.kind === 'tenant' && user.signInRequirement === 'second_factor' && !user.passkey;
 
   const showOwn = async (
     request: FastifyRequest,

@@ -1,6 +1,7 @@
 import { csrfField, type FieldErrors, formErrors, input } from '../web/forms.js';
 import { type Html, html } from '../web/html.js';
 import { basePath } from '../web/layout.js';
+import { passkeySignIn } from './passkey-views.js';
 
 export function signInForm(o: {
   csrfToken: string;
@@ -22,6 +23,7 @@ ${input({ name: 'email', label: 'E-mail', type: 'email', value: o.email, require
 ${input({ name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password', error: o.fieldErrors?.password })}
 <button type="submit">Sign in</button>
 </form>
+${passkeySignIn(o.csrfToken, o.next)}
 <p><a href="${basePath}/forgot-password">Forgot your password?</a></p>
 <p><a href="${basePath}/sso${o.next ? `?next=${encodeURIComponent(o.next)}` : ''}">Sign in with single sign-on</a></p>
 </article>`;

@@ -36,6 +36,7 @@ ${addressError ? html`<small class="field-error">${addressError}</small>` : html
   return html`<hgroup><h1>Settings</h1><p>Administration</p></hgroup>
 <p>How your customers' own page looks, and the sites it returns to: <a href="${basePath}/preference-centre">Preference centre</a>.</p>
 <p>How your team signs in through your identity provider: <a href="${basePath}/settings/sso">Single sign-on</a>.</p>
+<p>What each role must sign in with (a second factor, a passkey): <a href="${basePath}/settings/sign-in">Sign-in requirements</a>.</p>
 ${o.mayViewUsers ? html`<p>How your identity provider adds and removes your team's users: <a href="${basePath}/settings/scim">SCIM provisioning</a>.</p>` : ''}
 ${o.errors}
 ${

@@ -29,7 +29,7 @@ ${o.admins.map(
 <td class="wrap">${m.email}</td>
 <td>${badge(m.status)}</td>
 <td>${m.twoFactor ? 'on' : 'off'}</td>
-<td class="actions">${m.status === 'disabled' ? '' : action(m, 'link', 'Send a password link')}${m.twoFactor ? action(m, 'two-factor-reset', 'Reset second factor') : ''}</td>
+<td class="actions">${m.status === 'disabled' ? '' : action(m, 'link', 'Send a password link')}${m.twoFactor || m.passkeys > 0 ? action(m, 'two-factor-reset', m.passkeys > 0 ? 'Reset second factor and passkeys' : 'Reset second factor') : ''}</td>
 </tr>`,
 )}
 </tbody></table></div>`;

@@ -124,6 +124,7 @@ export function userPage(o: {
 <dt>Invited</dt><dd>${time(m.createdAt, o.zone)}</dd>
 <dt>Last sign-in</dt><dd>${time(m.lastSignInAt, o.zone)}</dd>
 <dt>Two-factor sign-in</dt><dd>${m.twoFactor ? 'on' : 'off'}</dd>
+<dt>Passkeys</dt><dd>${m.passkeys === 0 ? 'none' : String(m.passkeys)}</dd>
 </dl>
 ${
   o.may.edit
@@ -140,7 +141,7 @@ ${roleChoices(o.roles, values.roles, fieldErrors.roles)}
 ${m.status === 'disabled' ? action('enable', 'Enable') : ''}
 ${m.status !== 'disabled' ? action('link', m.status === 'invited' ? 'Renew the invitation' : 'Reset the password') : ''}
 ${m.status === 'active' && !o.isSelf ? action('disable', 'Disable (signs them out at once)') : ''}
-${m.twoFactor && !o.isSelf ? action('two-factor-reset', 'Reset their second factor') : ''}
+${(m.twoFactor || m.passkeys > 0) && !o.isSelf ? action('two-factor-reset', m.passkeys > 0 ? 'Reset their second factor and passkeys' : 'Reset their second factor') : ''}
 </div>`
     : ''
 }

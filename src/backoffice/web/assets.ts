@@ -1,18 +1,57 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 
 const require = createRequire(import.meta.url);
 const picoFile = require.resolve('@picocss/pico/css/pico.min.css');
 const htmxFile = require.resolve('htmx.org/dist/htmx.min.js');
+/** The browser's half of WebAuthn, as its package builds it for a page (global `SimpleWebAuthnBrowser`). */
+const webauthnDir = join(
+  dirname(dirname(require.resolve('@simplewebauthn/browser'))),
+  'dist',
+  'bundle',
+);
 
 /**
- * The back-office's own script: what htmx does not do. Every page works without it; it only adds
- * the copy buttons (shown once the script runs).
+ * The back-office's own script: what htmx does not do. Every page works without it but for
+ * passkeys, which need it; it adds the copy buttons and the passkey forms (both shown once the
+ * script runs). A passkey form (`data-passkey`) asks its `data-options` URL for the ceremony's
+ * options, lets the browser make or use a passkey, and sends the browser's answer in its
+ * `credential` field.
  */
 const appJs = `'use strict';
+const webauthn = window.SimpleWebAuthnBrowser;
+for (const form of document.querySelectorAll('form[data-passkey]')) {
+  if (!webauthn || !webauthn.browserSupportsWebAuthn()) continue;
+  form.hidden = false;
+  const said = form.querySelector('[data-passkey-error]');
+  form.addEventListener('submit', async (event) => {
+    const credential = form.elements.namedItem('credential');
+    if (credential.value) return;
+    event.preventDefault();
+    said.textContent = '';
+    try {
+      const asked = await fetch(form.dataset.options, {
+        method: 'POST',
+        headers: { 'csrf-token': form.elements.namedItem('_csrf').value },
+        credentials: 'same-origin',
+      });
+      if (!asked.ok) throw new Error('The server did not start the passkey (' + asked.status + '). Reload the page and try again.');
+      const optionsJSON = await asked.json();
+      const answer = form.dataset.passkey === 'register'
+        ? await webauthn.startRegistration({ optionsJSON })
+        : await webauthn.startAuthentication({ optionsJSON });
+      credential.value = JSON.stringify(answer);
+      form.submit();
+    } catch (error) {
+      said.textContent = error && error.name === 'NotAllowedError'
+        ? 'No passkey was used: the request was cancelled or timed out.'
+        : String(error && error.message ? error.message : error);
+    }
+  });
+}
 for (const button of document.querySelectorAll('button[data-copy]')) {
   const source = document.getElementById(button.dataset.copy);
   if (!source) continue;
@@ -190,7 +229,7 @@ const ownAssets = new Map([
 ]);
 
 /**
- * Pico CSS and htmx from their npm packages, and the back-office's own styles and script: no
+ * Pico CSS, htmx and SimpleWebAuthn's browser bundle from their npm packages, and the back-office's own styles and script: no
  * CDN, nothing fetched at runtime.
  */
 export async function assetRoutes(app: FastifyInstance): Promise<void> {
@@ -202,6 +241,11 @@ export async function assetRoutes(app: FastifyInstance): Promise<void> {
     reply
       .header('cache-control', 'public, max-age=86400')
       .sendFile('htmx.min.js', dirname(htmxFile)),
+  );
+  app.get('/assets/webauthn.min.js', { config: { permission: 'public' } }, (_request, reply) =>
+    reply
+      .header('cache-control', 'public, max-age=86400')
+      .sendFile('index.umd.min.js', webauthnDir),
   );
   app.get<{ Params: { name: string } }>(
     '/assets/:name',

@@ -80,6 +80,7 @@ export function layout(options: PageOptions): string {
 <link rel="stylesheet" href="${basePath}/assets/app.css">
 <meta name="htmx-config" content="${htmxConfig}">
 <script src="${basePath}/assets/htmx.min.js" defer></script>
+<script src="${basePath}/assets/webauthn.min.js" defer></script>
 <script src="${basePath}/assets/app.js" defer></script>
 </head>
 <body>
@@ -154,6 +155,7 @@ ${links}
 <li><span class="signed-in-as">${user.name ? html`${user.name}<br>` : ''}${user.email}</span></li>
 <li><a href="${basePath}/account/password">Change password</a></li>
 <li><a href="${basePath}/account/two-factor">Two-factor sign-in</a></li>
+<li><a href="${basePath}/account/passkeys">Passkeys</a></li>
 <li><a href="${basePath}/account/sessions">Sessions</a></li>
 <li><form method="post" action="${basePath}/sign-out" class="sign-out"><input type="hidden" name="_csrf" value="${csrfToken}"><button type="submit" class="secondary">Sign out</button></form></li>
 </ul>
