@@ -81,6 +81,7 @@ import { registerOpenApi } from '../platform/openapi.js';
 import { type Periodic, startPeriodic } from '../platform/periodic.js';
 import { createRateLimit } from '../platform/rate-limit.js';
 import { type ReaderThreads, readerThreadsFor } from '../platform/reader-threads.js';
+import { createReplicas } from '../platform/replicas.js';
 import { requestIdFor } from '../platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from '../platform/request-log.js';
 import { setSecurityHeaders } from '../platform/security-headers.js';
@@ -301,7 +302,21 @@ export async function buildApp(
     options.onReaders?.(readers);
     app.addHook('onClose', () => readers.close());
   }
-  const pending = pendingReads(db, readers, groupCommitsInFlight(config.databasePoolSize));
+  // PostgreSQL's streaming replicas, for `pending` when they are caught up (platform/replicas.ts).
+  const replicas = createReplicas(db, {
+    urls: config.databaseReadUrls,
+    poolSize: config.databasePoolSize,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    maxWaitMs: config.databaseReadMaxWaitMs,
+  });
+  if (replicas) app.addHook('onClose', () => replicas.close());
+  const pending = pendingReads(
+    db,
+    readers,
+    groupCommitsInFlight(config.databasePoolSize),
+    replicas,
+  );
   // The first acts of co-consents (PDPA section 20), held until the other side's.
   const held = heldActs(db, vault);
   if (!config.tracing) {
@@ -355,6 +370,7 @@ export async function buildApp(
     db,
     writes: decisionHandle,
     ...(witnesses.quorum > 0 ? { witnesses: () => witnessing.status() } : {}),
+    ...(replicas ? { replicas: () => replicas.states() } : {}),
   });
   await app.register(contentRoutes, { db });
   // What a customer's evidence pack is made with, wherever one is made.
@@ -517,6 +533,7 @@ export async function buildApp(
     metrics.watchIntegrator(db);
     metrics.watchWebhooks(db);
     if (witnesses.quorum > 0) metrics.watchWitnesses(() => witnessing.status());
+    if (replicas) metrics.watchReplicas(() => replicas.states());
     const gather = metricsGatherer(metrics.registry, config.workers);
     await app.register(metricsRoutes, { config, metrics, gather });
   }

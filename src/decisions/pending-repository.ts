@@ -4,7 +4,8 @@
  * - an SQLite file: on a reader thread, so a read that waits for the disk never stalls the event
  *   loop;
  * - PostgreSQL: the look-ups of the same turn of the event loop as one prepared statement over
- *   the batch, each request handed its own row;
+ *   the batch, each request handed its own row; on a streaming replica (`DATABASE_READ_URL`) that
+ *   has replayed every write answered before, else on the primary;
  * - an SQLite store in memory: on the main connection, which nothing else can reach.
  */
 import { sql } from 'kysely';
@@ -12,6 +13,7 @@ import { type Db, isPostgres } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
 import { batchedReads } from '../platform/read-batches.js';
 import type { ReaderThreads } from '../platform/reader-threads.js';
+import type { Replicas } from '../platform/replicas.js';
 import type { PendingReads, VersionState } from './pending.js';
 
 // It names its columns: on PostgreSQL a prepared `select *` fails once a column is added by a
@@ -60,15 +62,20 @@ export function pendingReads(
   db: Db,
   readers: ReaderThreads | undefined,
   inFlight: number,
+  replicas?: Replicas,
 ): PendingReads {
   if (isPostgres(db)) {
     const read = batchedReads<Asked, VersionState | undefined>(async (batch) => {
-      const { rows } = await customerVersionStates.run(db, {
+      const values = {
         positions: batch.map((_, i) => i),
         tenantIds: batch.map((one) => one.tenantId),
         lookups: batch.map((one) => one.lookup),
         versionIds: batch.map((one) => one.versionId),
-      });
+      };
+      // A replica serves the batch once it has every decision answered before it was asked.
+      const { rows } = replicas
+        ? await replicas.read((on) => customerVersionStates.run(on, values))
+        : await customerVersionStates.run(db, values);
       const answers: Array<VersionState | undefined> = new Array(batch.length);
       for (const { i, ...state } of rows) answers[i] = state;
       return answers;

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../platform/db.js';
 import { answer, noSecurity } from '../platform/http-schemas.js';
+import type { ReplicaState } from '../platform/replicas.js';
 import { serviceVersion } from '../platform/version.js';
 import type { WriteHealth } from '../platform/write-outcomes.js';
 import { storeAnswers } from './service.js';
@@ -21,6 +22,23 @@ const HealthBody = Type.Object({
         description:
           "Only with witnesses configured (docs/witnesses.md): each one's lag, as this " +
           'instance last saw it. A witness behind does not change `status`: decisions do not wait for it.',
+      },
+    ),
+  ),
+  replicas: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        state: Type.Enum(['up', 'behind', 'down']),
+        lag_bytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+        served: Type.Integer({ minimum: 0 }),
+        skipped: Type.Integer({ minimum: 0 }),
+      }),
+      {
+        description:
+          'Only with `DATABASE_READ_URL` (docs/scaling.md, "Read replicas"): each replica as this ' +
+          'instance last saw it. A replica behind or down does not change `status`: the primary ' +
+          'serves its reads.',
       },
     ),
   ),
@@ -55,7 +73,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
   writes: WriteHealth;
   /** Each witness's lag; none unless witnesses are configured. */
   witnesses?: () => readonly WitnessLag[];
-}> = async (app, { db, writes, witnesses }) => {
+  /** Each read replica's state; none unless replicas are configured. */
+  replicas?: () => readonly ReplicaState[];
+}> = async (app, { db, writes, witnesses, replicas }) => {
   const operations = [
     { url: '/api/health', operationId: 'getHealth' },
     { url: '/api/v1/health', operationId: 'getHealthV1' },
@@ -97,16 +117,30 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
           request.log.warn('store refuses writes');
           return reply.code(503).send({ status: 'degraded', success: false });
         }
-        if (!witnesses) return { status: 'ok' as const, success: true };
         return {
           status: 'ok' as const,
           success: true,
-          witnesses: witnesses().map((w) => ({
-            name: w.name,
-            lag_leaves: w.lagLeaves,
-            lag_seconds: Math.round(w.lagSeconds * 10) / 10,
-            failing: w.failing,
-          })),
+          ...(witnesses
+            ? {
+                witnesses: witnesses().map((w) => ({
+                  name: w.name,
+                  lag_leaves: w.lagLeaves,
+                  lag_seconds: Math.round(w.lagSeconds * 10) / 10,
+                  failing: w.failing,
+                })),
+              }
+            : {}),
+          ...(replicas
+            ? {
+                replicas: replicas().map((r) => ({
+                  name: r.name,
+                  state: r.state,
+                  lag_bytes: r.lagBytes,
+                  served: r.served,
+                  skipped: r.skipped,
+                })),
+              }
+            : {}),
         };
       },
     );

@@ -7,6 +7,7 @@ import {
 } from '../decision-log/index.js';
 import type { CacheCounts } from '../platform/cache-counts.js';
 import { type Executor, isPostgres } from '../platform/db.js';
+import type { ReplicaState } from '../platform/replicas.js';
 import { Tally } from '../platform/tally.js';
 import { type WebhookBacklog, webhookBacklog } from '../webhooks/index.js';
 
@@ -50,6 +51,8 @@ export interface Metrics {
   timestampFailed(tsa: string, reason: TimestampFailure): void;
   /** Starts reporting each witness's lag on each scrape, as the witnessing loop last saw it. */
   watchWitnesses(status: () => readonly WitnessStatus[]): void;
+  /** Starts reporting each read replica's state on each scrape, as this instance saw it. */
+  watchReplicas(states: () => readonly ReplicaState[]): void;
 }
 
 export function createMetrics(): Metrics {
@@ -137,6 +140,7 @@ export function createMetrics(): Metrics {
     witnessFailed: (witness, reason) => witnessFailures.inc({ witness, reason }),
     timestampFailed: (tsa, reason) => timestampFailures.inc({ tsa, reason }),
     watchWitnesses: (status) => watchWitnesses(registry, status),
+    watchReplicas: (states) => watchReplicas(registry, states),
   };
 }
 
@@ -216,6 +220,48 @@ function watchWitnesses(registry: Registry, status: () => readonly WitnessStatus
       },
     });
   }
+}
+
+/** Each read replica (docs/metrics.md, "Read replicas"), as this instance last saw it. */
+function watchReplicas(registry: Registry, states: () => readonly ReplicaState[]): void {
+  const up: Gauge<'replica'> = new Gauge({
+    name: 'consent_read_replica_up',
+    help: 'Whether a read replica serves reads (1) or is left out, behind or down (0).',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect: () => {
+      for (const r of states()) up.set({ replica: r.name }, r.state === 'up' ? 1 : 0);
+    },
+  });
+  const lag: Gauge<'replica'> = new Gauge({
+    name: 'consent_read_replica_lag_bytes',
+    help: "Bytes of WAL a read replica was behind the primary's position at its last check.",
+    labelNames: ['replica'] as const,
+    registers: [registry],
+    collect: () => {
+      for (const r of states()) lag.set({ replica: r.name }, r.lagBytes ?? 0);
+    },
+  });
+  // Counters of what the replicas' own tallies say, given what is new at each scrape.
+  const seen = new Map<string, number>();
+  const reads: Counter<'replica' | 'outcome'> = new Counter({
+    name: 'consent_read_replica_batches_total',
+    help: 'Batches of reads a replica served, and those it left to the primary (skipped: behind or down).',
+    labelNames: ['replica', 'outcome'] as const,
+    registers: [registry],
+    collect: () => {
+      for (const r of states()) {
+        for (const [outcome, total] of [
+          ['served', r.served],
+          ['skipped', r.skipped],
+        ] as const) {
+          const key = `${r.name} ${outcome}`;
+          reads.inc({ replica: r.name, outcome }, total - (seen.get(key) ?? 0));
+          seen.set(key, total);
+        }
+      }
+    },
+  });
 }
 
 /** The webhooks' backlog (docs/metrics.md, "Webhook deliveries"). */

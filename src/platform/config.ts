@@ -38,6 +38,9 @@ const EnvSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 2_000 }),
+  // PostgreSQL's streaming replicas for the reads that may go to one (platform/replicas.ts).
+  DATABASE_READ_URL: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_READ_MAX_WAIT_MS: Type.Integer({ minimum: 0, maximum: 10_000, default: 50 }),
   OPERATOR_EMAIL: Type.String({
     pattern: '^[^\\s@]+@[^\\s@]+$',
     maxLength: 254,
@@ -201,6 +204,10 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL: how long to wait for a new connection before answering 503. */
   readonly databaseConnectTimeoutMs: number;
+  /** PostgreSQL: streaming replicas that serve `pending` when caught up (none: the primary). */
+  readonly databaseReadUrls: readonly string[];
+  /** How long a read waits for a replica to replay up to the primary's position. */
+  readonly databaseReadMaxWaitMs: number;
   /** The back-office operator's e-mail (the service's super-administrator). */
   readonly operatorEmail: string;
   /** When set, the operator's password is this one at every start; else made once at random. */
@@ -319,6 +326,26 @@ export interface WebhookSettings {
 
 export class ConfigError extends Error {}
 
+/** `DATABASE_READ_URL`: PostgreSQL URLs, comma-separated, for a PostgreSQL `DATABASE_URL` only. */
+function readUrlsOf(text: string | undefined, databaseUrl: string): string[] {
+  if (text === undefined) return [];
+  const urls = text
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+  if (!isPostgresUrl(databaseUrl)) {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_READ_URL needs a PostgreSQL DATABASE_URL (an SQLite file reads on its own threads)',
+    );
+  }
+  if (urls.length === 0 || urls.some((url) => !isPostgresUrl(url))) {
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_READ_URL must be PostgreSQL URLs (postgres://…), comma-separated',
+    );
+  }
+  return urls;
+}
+
 /** Reads, validates and freezes the configuration; throws `ConfigError` naming the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed: Env = parseEnv(EnvSchema, env);
@@ -344,6 +371,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseConnectTimeoutMs: parsed.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseReadUrls: readUrlsOf(parsed.DATABASE_READ_URL, parsed.DATABASE_URL),
+    databaseReadMaxWaitMs: parsed.DATABASE_READ_MAX_WAIT_MS,
     operatorEmail: parsed.OPERATOR_EMAIL.toLowerCase(),
     operatorPassword: parsed.OPERATOR_PASSWORD,
     secureCookies:

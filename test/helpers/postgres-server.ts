@@ -11,6 +11,8 @@ export interface PostgresServer {
   /** Connection URL of the server's `postgres` database, as its superuser. */
   url: string;
   port: number;
+  /** Its data folder. */
+  dataDir: string;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Stops the server and deletes its data. */
@@ -28,12 +30,26 @@ const commandTimeoutMs = budget(60_000);
  * on a free loopback port: tests need nothing installed on the machine. It runs in a child process
  * (see `postgres-server-process.mjs`), which stops the server if this process goes away.
  */
-export async function startPostgresServer(): Promise<PostgresServer> {
+export function startPostgresServer(): Promise<PostgresServer> {
+  return startProcess([]);
+}
+
+/**
+ * A hot standby of `primary` (a server of `startPostgresServer`), streaming its WAL over a
+ * physical replication slot from a base backup taken now: a real replica, which answers reads
+ * and refuses writes. `stop()` shuts it down (fast) and `start()` starts it again on its data.
+ */
+export function startStandby(primary: PostgresServer): Promise<PostgresServer> {
+  return startProcess(['--standby-of', primary.dataDir, String(primary.port)]);
+}
+
+async function startProcess(extra: readonly string[]): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'consent-pg-'));
   // As root, the server runs as a `postgres` user, which must be able to reach its data folder.
   chmodSync(dir, 0o755);
   const port = await freePort();
-  const child = spawn(process.execPath, [script, join(dir, 'data'), String(port)], {
+  const dataDir = join(dir, 'data');
+  const child = spawn(process.execPath, [script, dataDir, String(port), ...extra], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -50,6 +66,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
     port,
+    dataDir,
     start: () => command('start'),
     stop: () => command('stop'),
     async remove() {

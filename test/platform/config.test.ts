@@ -62,6 +62,28 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
 
+  it('takes read replicas for a PostgreSQL store only, as PostgreSQL URLs', () => {
+    const primary = 'postgres://app@db-primary:5432/consent';
+    expect(
+      loadConfig({
+        DATABASE_URL: primary,
+        DATABASE_READ_URL: 'postgres://app@db-r1/consent, postgresql://app@db-r2/consent',
+      }),
+    ).toMatchObject({
+      databaseReadUrls: ['postgres://app@db-r1/consent', 'postgresql://app@db-r2/consent'],
+      databaseReadMaxWaitMs: 50,
+    });
+    expect(loadConfig({ DATABASE_URL: primary }).databaseReadUrls).toEqual([]);
+    for (const env of [
+      { DATABASE_READ_URL: 'postgres://app@db-r1/consent' },
+      { DATABASE_URL: primary, DATABASE_READ_URL: 'data/replica.db' },
+      { DATABASE_URL: primary, DATABASE_READ_URL: ' , ' },
+    ]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow('DATABASE_READ_URL');
+    }
+  });
+
   // The one test that hashes at the production cost (OWASP's scrypt floor); the others run cheap.
   it(
     'hashes passwords by default with scrypt at N=2^17, r=8, p=1, and verifies them',

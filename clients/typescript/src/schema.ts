@@ -1071,6 +1071,15 @@ export interface operations {
                             lag_seconds: number;
                             failing: boolean;
                         }[];
+                        /** @description Only with `DATABASE_READ_URL` (docs/scaling.md, "Read replicas"): each replica as this instance last saw it. A replica behind or down does not change `status`: the primary serves its reads. */
+                        replicas?: {
+                            name: string;
+                            /** @enum {unknown} */
+                            state: "up" | "behind" | "down";
+                            lag_bytes: number | null;
+                            served: number;
+                            skipped: number;
+                        }[];
                     };
                 };
             };
@@ -1094,6 +1103,15 @@ export interface operations {
                             lag_leaves: number;
                             lag_seconds: number;
                             failing: boolean;
+                        }[];
+                        /** @description Only with `DATABASE_READ_URL` (docs/scaling.md, "Read replicas"): each replica as this instance last saw it. A replica behind or down does not change `status`: the primary serves its reads. */
+                        replicas?: {
+                            name: string;
+                            /** @enum {unknown} */
+                            state: "up" | "behind" | "down";
+                            lag_bytes: number | null;
+                            served: number;
+                            skipped: number;
                         }[];
                     };
                 };
@@ -1130,6 +1148,15 @@ export interface operations {
                             lag_seconds: number;
                             failing: boolean;
                         }[];
+                        /** @description Only with `DATABASE_READ_URL` (docs/scaling.md, "Read replicas"): each replica as this instance last saw it. A replica behind or down does not change `status`: the primary serves its reads. */
+                        replicas?: {
+                            name: string;
+                            /** @enum {unknown} */
+                            state: "up" | "behind" | "down";
+                            lag_bytes: number | null;
+                            served: number;
+                            skipped: number;
+                        }[];
                     };
                 };
             };
@@ -1153,6 +1180,15 @@ export interface operations {
                             lag_leaves: number;
                             lag_seconds: number;
                             failing: boolean;
+                        }[];
+                        /** @description Only with `DATABASE_READ_URL` (docs/scaling.md, "Read replicas"): each replica as this instance last saw it. A replica behind or down does not change `status`: the primary serves its reads. */
+                        replicas?: {
+                            name: string;
+                            /** @enum {unknown} */
+                            state: "up" | "behind" | "down";
+                            lag_bytes: number | null;
+                            served: number;
+                            skipped: number;
                         }[];
                     };
                 };
