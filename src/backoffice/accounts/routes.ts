@@ -15,6 +15,7 @@ import {
   throttleKeys,
   twoFactorState,
 } from '../../accounts/index.js';
+import type { Actor } from '../../audit-trail/index.js';
 import type { Config } from '../../platform/config.js';
 import type { Db } from '../../platform/db.js';
 import { admitPasswordSignIn } from '../../sso/index.js';
@@ -33,6 +34,26 @@ export interface AccountRouteOptions {
   cookies: BackofficeCookies;
   /** Resolves once the operator's account exists (made at start; retried here if that failed). */
   operatorReady: () => Promise<void>;
+}
+
+/**
+ * Why a tenant's user whose password was right is not let in by it, audited: their tenant
+ * requires single sign-on (and they are not its break-glass user), or their role signs in with
+ * a passkey they have. Undefined: they go on.
+ */
+async function passwordRefusal(
+  db: Db,
+  tenantId: string,
+  userId: string,
+  actor: Actor,
+): Promise<string | undefined> {
+  if (!(await admitPasswordSignIn(db, tenantId, userId, actor))) {
+    return 'Your organisation signs you in with single sign-on: use “Sign in with single sign-on” below.';
+  }
+  if (!(await passwordSignInAdmitted(db, tenantId, userId, actor))) {
+    return 'Your role signs in with a passkey: press “Use a passkey” below.';
+  }
+  return undefined;
 }
 
 const homeOf = (user: BackofficeUser) =>
@@ -148,40 +169,14 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
         errors: ['The e-mail or the password is not right (or the account is disabled).'],
       });
     }
-    // A tenant that requires single sign-on lets in by password only its break-glass user.
-    if (
-      outcome.tenantId !== null &&
-      outcome.account.kind === 'user' &&
-      !(await admitPasswordSignIn(db, outcome.tenantId, outcome.account.id, {
-        ...auditBy(request, outcome.tenantId),
-        actor: email,
-      }))
-    ) {
-      return showSignIn(reply, {
-        status: 403,
-        email,
-        next,
-        errors: [
-          'Your organisation signs you in with single sign-on: use “Sign in with single sign-on” below.',
-        ],
-      });
-    }
-    // A person whose role signs in with a passkey, and who has one, uses it.
-    if (
-      outcome.tenantId !== null &&
-      outcome.account.kind === 'user' &&
-      !(await passwordSignInAdmitted(db, outcome.tenantId, outcome.account.id, {
-        ...auditBy(request, outcome.tenantId),
-        actor: email,
-      }))
-    ) {
-      return showSignIn(reply, {
-        status: 403,
-        email,
-        next,
-        errors: ['Your role signs in with a passkey: press “Use a passkey” below.'],
-      });
-    }
+    const refused =
+      outcome.tenantId !== null && outcome.account.kind === 'user'
+        ? await passwordRefusal(db, outcome.tenantId, outcome.account.id, {
+            ...auditBy(request, outcome.tenantId),
+            actor: email,
+          })
+        : undefined;
+    if (refused) return showSignIn(reply, { status: 403, email, next, errors: [refused] });
     const proven = {
       account: outcome.account,
       email: outcome.email,
