@@ -43,6 +43,7 @@ import {
 import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
 import { loadSqlite } from './seed-sqlite.js';
 import { createFixture } from './service.js';
+import { bytesPerDecision, describeBytes, storeBytes } from './storage.js';
 
 const config = loadBenchConfig();
 const dir = mkdtempSync(join(tmpdir(), 'consent-bench-'));
@@ -153,6 +154,16 @@ async function benchStore(store: Store): Promise<void> {
     const { url, fixture } = await prepare(store, size, { cookies });
     const label = `${store} ${size.toLocaleString('en-US')}`;
     let decisions: Row | undefined;
+    if (size > 0) {
+      const atRest = await step(`${label}: storage`, () => storeBytes(store, url));
+      const tables = [...atRest.tables].map(
+        ([name, bytes]) => [name, bytes / atRest.decisions] as [string, number],
+      );
+      tables.sort((a, b) => b[1] - a[1]);
+      notes.push(
+        `storage ${label}, bulk-loaded (no decision log): ${describeBytes(atRest.total / atRest.decisions, tables)}`,
+      );
+    }
     for (const endpoint of config.endpoints) {
       if (!cookies && cookieEndpoints.includes(endpoint)) continue;
       if (endpoint === 'decisions-witnessed') {
@@ -160,11 +171,21 @@ async function benchStore(store: Store): Promise<void> {
         continue;
       }
       const logFile = join(dir, `${store}-${size}-${endpoint}.log`);
+      const before = endpoint === 'decisions' ? await storeBytes(store, url) : undefined;
       const run = await step(`${label}: ${endpoint}`, () =>
         runEndpoint(config, store, size, url, fixture, endpoint, logFile, dbPid()),
       );
       rows.push(run.row);
       if (endpoint === 'decisions') decisions = run.row;
+      if (before) {
+        // What each decision the service recorded added, its log's leaves and nodes included.
+        const added = bytesPerDecision(before, await storeBytes(store, url));
+        if (added) {
+          notes.push(
+            `storage ${label}, recorded by the service: ${describeBytes(added.perDecision, added.tables)}`,
+          );
+        }
+      }
       if (!ceiling) {
         latestBytes = Buffer.from(run.latest.bodyBase64, 'base64').length;
         const latest = latestReference(run.latest, fixture);

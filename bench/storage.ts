@@ -1,0 +1,107 @@
+// What a store takes on disk, table by table with its indexes: SQLite's `dbstat` (every page of
+// the file, the WAL's newer pages included), PostgreSQL's relation sizes (heap, TOAST and free
+// space maps; each index on its own), in the database's public schema. Used by bench/main.ts for
+// the bytes a decision takes at rest and the bytes each decision the service records adds.
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import type { Store } from './config.js';
+
+/** Bytes per table, its indexes added to it, and the decisions the store holds. */
+export interface StoreBytes {
+  total: number;
+  tables: Map<string, number>;
+  decisions: number;
+}
+
+export async function storeBytes(store: Store, url: string): Promise<StoreBytes> {
+  return store === 'sqlite' ? sqliteBytes(url) : postgresBytes(url);
+}
+
+function sqliteBytes(path: string): StoreBytes {
+  const db = new SQLite(path, { readonly: true });
+  try {
+    // An index's pages count for its table (`sqlite_schema` names which).
+    const owners = new Map(
+      (
+        db
+          .prepare(`select name, tbl_name from sqlite_schema where type in ('table', 'index')`)
+          .all() as Array<{
+          name: string;
+          tbl_name: string;
+        }>
+      ).map((row) => [row.name, row.tbl_name]),
+    );
+    const rows = db
+      .prepare('select name, sum(pgsize) as bytes from dbstat group by name')
+      .all() as Array<{ name: string; bytes: number }>;
+    const decisions = (db.prepare('select count(*) as n from decisions').get() as { n: number }).n;
+    return grouped(
+      rows.map((row) => ({ table: owners.get(row.name) ?? row.name, bytes: row.bytes })),
+      decisions,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+async function postgresBytes(url: string): Promise<StoreBytes> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ table: string; bytes: string }>(
+      `select coalesce(t.relname, c.relname) as table,
+         (case when c.relkind = 'i' then pg_relation_size(c.oid) else pg_table_size(c.oid) end)::text as bytes
+       from pg_class c
+       join pg_namespace n on n.oid = c.relnamespace
+       left join pg_index i on i.indexrelid = c.oid
+       left join pg_class t on t.oid = i.indrelid
+       where n.nspname = 'public' and c.relkind in ('r', 'i', 'm')`,
+    );
+    const counted = await client.query<{ n: string }>('select count(*)::text as n from decisions');
+    return grouped(
+      rows.map((row) => ({ table: row.table, bytes: Number(row.bytes) })),
+      Number(counted.rows[0]?.n ?? 0),
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+function grouped(rows: Array<{ table: string; bytes: number }>, decisions: number): StoreBytes {
+  const tables = new Map<string, number>();
+  let total = 0;
+  for (const { table, bytes } of rows) {
+    tables.set(table, (tables.get(table) ?? 0) + bytes);
+    total += bytes;
+  }
+  return { total, tables, decisions };
+}
+
+/** `after` less `before`, per decision the store gained between them, largest first. */
+export function bytesPerDecision(
+  before: StoreBytes,
+  after: StoreBytes,
+): { perDecision: number; tables: Array<[string, number]> } | undefined {
+  const gained = after.decisions - before.decisions;
+  if (gained <= 0) return undefined;
+  const tables = [...after.tables]
+    .map(
+      ([name, bytes]) =>
+        [name, (bytes - (before.tables.get(name) ?? 0)) / gained] as [string, number],
+    )
+    .filter(([, bytes]) => bytes > 0)
+    .sort((a, b) => b[1] - a[1]);
+  return { perDecision: (after.total - before.total) / gained, tables };
+}
+
+/** A line for the notes: the total a decision and the tables that take the most of it. */
+export function describeBytes(
+  perDecision: number,
+  tables: ReadonlyArray<[string, number]>,
+): string {
+  const top = tables
+    .slice(0, 5)
+    .map(([name, bytes]) => `${name} ${Math.round(bytes)} B`)
+    .join(', ');
+  return `${(perDecision / 1024).toFixed(2)} KB a decision (${top})`;
+}
