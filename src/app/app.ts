@@ -81,7 +81,7 @@ import { registerOpenApi } from '../platform/openapi.js';
 import { type Periodic, startPeriodic } from '../platform/periodic.js';
 import { createRateLimit } from '../platform/rate-limit.js';
 import { type ReaderThreads, readerThreadsFor } from '../platform/reader-threads.js';
-import { createReplicas } from '../platform/replicas.js';
+import { createReplicas, readOnOf } from '../platform/replicas.js';
 import { requestIdFor } from '../platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from '../platform/request-log.js';
 import { setSecurityHeaders } from '../platform/security-headers.js';
@@ -302,7 +302,8 @@ export async function buildApp(
     options.onReaders?.(readers);
     app.addHook('onClose', () => readers.close());
   }
-  // PostgreSQL's streaming replicas, for `pending` when they are caught up (platform/replicas.ts).
+  // PostgreSQL's streaming replicas, for `pending` and a customer's history and as-of when they
+  // are caught up (platform/replicas.ts).
   const replicas = createReplicas(db, {
     urls: config.databaseReadUrls,
     poolSize: config.databasePoolSize,
@@ -386,7 +387,7 @@ export async function buildApp(
       vault,
       held,
     });
-    await v1.register(consentRoutes, { db, catalog, vault, registry });
+    await v1.register(consentRoutes, { readOn: readOnOf(db, replicas), catalog, vault, registry });
     await v1.register(channelRoutes, { db, writer: channelWriter, vault });
     await v1.register(partnerBlockRoutes, { db, writer: partnerWriter, vault });
     await v1.register(consentStatusRoutes, {

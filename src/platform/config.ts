@@ -204,7 +204,7 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL: how long to wait for a new connection before answering 503. */
   readonly databaseConnectTimeoutMs: number;
-  /** PostgreSQL: streaming replicas that serve `pending` when caught up (none: the primary). */
+  /** PostgreSQL: streaming replicas for `pending`, history and as-of (none: the primary). */
   readonly databaseReadUrls: readonly string[];
   /** How long a read waits for a replica to replay up to the primary's position. */
   readonly databaseReadMaxWaitMs: number;

@@ -1,6 +1,6 @@
 import { Kysely, sql } from 'kysely';
 import type { Database } from './database.js';
-import type { Db } from './db.js';
+import { type Db, isStoreUnavailable, isTransientConflict } from './db.js';
 import { createPostgresDialect } from './postgres.js';
 
 /**
@@ -42,6 +42,16 @@ export interface Replicas {
   read<T>(read: (db: Db) => Promise<T>): Promise<T>;
   states(): ReplicaState[];
   close(): Promise<void>;
+}
+
+/**
+ * Where a read that may go to a replica runs: `replicas.read`, or the primary alone when there
+ * are none. The read itself is the same service function either way.
+ */
+export type ReadOn = <T>(read: (db: Db) => Promise<T>) => Promise<T>;
+
+export function readOnOf(primary: Db, replicas: Replicas | undefined): ReadOn {
+  return replicas ? (read) => replicas.read(read) : (read) => read(primary);
 }
 
 /** How long a replica that was behind or failed is left out. */
@@ -147,6 +157,10 @@ export function createReplicas(primary: Db, settings: ReplicaSettings): Replicas
         delete replica.error;
         return answer;
       } catch (error) {
+        // A refusal of the read itself (a bad cursor, an unknown template) is the answer: the
+        // primary would say the same. A replica that cannot answer, or cancels a read in conflict
+        // with its replay, hands the read to the primary.
+        if (!isStoreUnavailable(error) && !isTransientConflict(error)) throw error;
         replica.state = 'down';
         replica.error = error instanceof Error ? error.message : String(error);
         replica.restUntil = Date.now() + restMs;

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../api-keys/index.js';
 import { CustomerIdParam } from '../decisions/index.js';
-import type { Db } from '../platform/db.js';
 import { answer, apiKeySecurity, dataOf, errorsOf, keyedErrors } from '../platform/http-schemas.js';
+import type { ReadOn } from '../platform/replicas.js';
 import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import type { Catalog } from '../templates/index.js';
@@ -12,11 +12,12 @@ import { AsOfQuery, ConsentAsOf, CustomerConsents, HistoryQuery } from './schema
 import { getConsentAsOf, getCustomerConsents } from './service.js';
 
 export const consentRoutes: FastifyPluginAsyncTypebox<{
-  db: Db;
+  /** On a replica caught up with the primary when there are some (platform/replicas.ts). */
+  readOn: ReadOn;
   catalog: Catalog;
   vault: SubjectVault;
   registry: Registry;
-}> = async (app, { db, catalog, vault, registry }) => {
+}> = async (app, { readOn, catalog, vault, registry }) => {
   app.get(
     '/api/v1/customers/:customer_id/consents',
     {
@@ -41,14 +42,16 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
       const { tenantId } = callerOf(request);
       reply.header('cache-control', 'no-store');
       return {
-        data: await getCustomerConsents(
-          db,
-          vault,
-          registry,
-          tenantId,
-          request.params.customer_id,
-          request.query,
-          localesOf(request).length > 0,
+        data: await readOn((db) =>
+          getCustomerConsents(
+            db,
+            vault,
+            registry,
+            tenantId,
+            request.params.customer_id,
+            request.query,
+            localesOf(request).length > 0,
+          ),
         ),
       };
     },
@@ -78,15 +81,17 @@ export const consentRoutes: FastifyPluginAsyncTypebox<{
       const { customer_id, template_code } = request.params;
       reply.header('cache-control', 'no-store');
       return {
-        data: await getConsentAsOf(
-          db,
-          catalog,
-          vault,
-          tenantId,
-          customer_id,
-          template_code,
-          request.query.at,
-          localesOf(request).length > 0,
+        data: await readOn((db) =>
+          getConsentAsOf(
+            db,
+            catalog,
+            vault,
+            tenantId,
+            customer_id,
+            template_code,
+            request.query.at,
+            localesOf(request).length > 0,
+          ),
         ),
       };
     },

@@ -1,5 +1,6 @@
 /**
- * `pending` on a real streaming replica (`DATABASE_READ_URL`, docs/scaling.md, "Read replicas"):
+ * `pending`, a customer's history and as-of on a real streaming replica (`DATABASE_READ_URL`,
+ * docs/scaling.md, "Read replicas"):
  * a PostgreSQL primary and a hot standby made from its base backup, streaming its WAL, both
  * started by the test from the binaries the install brings. Reads go to the standby (its own
  * statistics count them); a client reads its own decision at once, every time; a standby whose
@@ -128,10 +129,54 @@ describe('pending on a streaming replica', () => {
     expect(
       metrics.value('consent_read_replica_batches_total', { ...labels, outcome: 'served' }),
     ).toBeGreaterThanOrEqual(after.served);
-    // The standby's own statistics count the reads it served.
+    // The standby's own statistics count the reads it served (its backends report them at most
+    // every 10 s while idle: PostgreSQL's PGSTAT_IDLE_INTERVAL).
     await expect
-      .poll(standbyTransactions, { timeout: budget(10_000) })
+      .poll(standbyTransactions, { timeout: budget(30_000), interval: 500 })
       .toBeGreaterThanOrEqual(transactionsBefore + (after.served - before.served));
+  });
+
+  it("serves a customer's history and as-of from the replica, each with the decision just made; a refused read is the answer", async () => {
+    const before = await replicaOf();
+    const history = (customer: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/api/v1/customers/${customer}/consents`,
+        headers: a.headers,
+      });
+    for (let i = 0; i < 10; i += 1) {
+      const customer = unique('history');
+      const decided = await api.decide(customer, versionId, i % 2 === 0 ? 'given' : 'reject');
+      expect(decided.statusCode).toBe(201);
+      const id = (decided.json() as { data: { decision_id: string } }).data.decision_id;
+      const read = await history(customer);
+      expect(read.statusCode).toBe(200);
+      const listed = (read.json() as { data: { history: Array<{ decision_id: string }> } }).data
+        .history;
+      expect(listed.map((d) => d.decision_id)).toEqual([id]);
+      const asOf = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/customers/${customer}/consents/templates/${code}/as-of?at=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+        headers: a.headers,
+      });
+      expect(asOf.statusCode).toBe(200);
+      expect(
+        (asOf.json() as { data: { decision: { decision_id: string } | null } }).data.decision
+          ?.decision_id,
+      ).toBe(id);
+    }
+    const after = await replicaOf();
+    expect(after.served - before.served).toBeGreaterThanOrEqual(20);
+    // A read the service refuses is refused on the replica as on the primary, which it spares.
+    const refused = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/customers/${unique('history')}/consents?cursor=not-a-cursor`,
+      headers: a.headers,
+    });
+    expect(refused.statusCode).toBe(400);
+    const still = await replicaOf();
+    expect(still.state).toBe('up');
+    expect(still.skipped).toBe(after.skipped);
   });
 
   it('a replica whose replay is paused is skipped: the primary answers, never a stale read', async () => {
