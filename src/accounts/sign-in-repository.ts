@@ -3,7 +3,7 @@
  * between pages, second factors and their challenges. The team (users, roles, operators, links)
  * is `repository.ts`'s.
  */
-import type { Insertable } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
 import type {
   BackofficeFlashesTable,
@@ -42,6 +42,17 @@ export function findSessionWithAccount(db: Executor, idHash: string) {
             eb
               .selectFrom('passkeys as p')
               .select('p.id')
+              // Both columns of `passkeys_account`, so the look-up is the index's.
+              .whereRef(
+                'p.account_kind',
+                '=',
+                eb
+                  .case()
+                  .when('s.user_id', 'is', null)
+                  .then(sql.lit('operator'))
+                  .else(sql.lit('user'))
+                  .end(),
+              )
               .whereRef('p.account_id', '=', eb.fn.coalesce('s.user_id', 's.operator_id')),
           )
           .as('has_passkey'),
