@@ -11,6 +11,7 @@ import {
   rootNodeIds,
   signCheckpoint,
 } from '../proof/index.js';
+import { readNodes } from './nodes.js';
 import {
   defaultOrigin,
   deletePending,
@@ -23,7 +24,6 @@ import {
   insertState,
   moveStateFrom,
   nodeKey,
-  readNodes,
   readPending,
   toHex,
 } from './repository.js';

@@ -14,6 +14,7 @@ import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { personalReader } from '../subjects/index.js';
 import { countErasedRecords, expectedLeaves, unloggedRecords } from './audit-records.js';
+import { lowestStoredLevel, readNodes } from './nodes.js';
 import {
   findCheckpoints,
   findEntriesFrom,
@@ -22,7 +23,6 @@ import {
   findState,
   fromHex,
   nodeKey,
-  readNodes,
   toHex,
 } from './repository.js';
 
@@ -253,7 +253,10 @@ function checkNode(
   findings: Finding[],
 ): void {
   const kept = stored.get(nodeKey(node));
+  // Nodes below `lowestStoredLevel` are recomputed from the leaves wherever they are needed, so
+  // none has to be kept; one that is kept must still be right.
   if (kept === undefined) {
+    if (node.level < lowestStoredLevel) return;
     findings.push({
       kind: 'node-missing',
       message: `stored node ${node.level}/${node.index} is missing`,

@@ -1,6 +1,7 @@
 import type { Executor } from '../platform/db.js';
 import { assembleProof, inclusionPlan, type NodeId, type PublishedOn } from '../proof/index.js';
 import type { LogProof } from '../record-kinds/index.js';
+import { readNodes } from './nodes.js';
 import { type Entry, publicationsBefore } from './publication-entries.js';
 import {
   logProofText,
@@ -9,13 +10,7 @@ import {
   timestampFrom,
   withCosignatures,
 } from './receipts.js';
-import {
-  findEntriesByRecords,
-  findLog,
-  latestCheckpoint,
-  nodeKey,
-  readNodes,
-} from './repository.js';
+import { findEntriesByRecords, findLog, latestCheckpoint, nodeKey } from './repository.js';
 import { newestWitnessed } from './witness-repository.js';
 
 /** Many records' proofs under one checkpoint, or the records whose leaves still wait. */

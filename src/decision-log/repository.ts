@@ -48,8 +48,8 @@ export function readPending(trx: Trx, logId: string, limit: number) {
     .execute();
 }
 
-/** The stored hashes of the given nodes, by `nodeKey`. */
-export async function readNodes(
+/** The hashes `tlog_nodes` holds of the given nodes, by `nodeKey` (those it has). */
+export async function readStoredNodes(
   db: Executor,
   logId: string,
   nodes: readonly NodeId[],
@@ -74,6 +74,26 @@ export async function readNodes(
     found.set(nodeKey({ level: Number(row.level), index: Number(row.idx) }), fromHex(row.hash));
   }
   return found;
+}
+
+/** The leaves of the entries with indexes in any of the runs [begin, end). */
+export function findLeavesInRuns(
+  db: Executor,
+  logId: string,
+  runs: readonly { begin: number; end: number }[],
+) {
+  // As above: `log_id` in every alternative, so each run is one range of the primary key.
+  return db
+    .selectFrom('tlog_entries')
+    .select(['idx', 'leaf'])
+    .where((eb) =>
+      eb.or(
+        runs.map((run) =>
+          eb.and([eb('log_id', '=', logId), eb('idx', '>=', run.begin), eb('idx', '<', run.end)]),
+        ),
+      ),
+    )
+    .execute();
 }
 
 export async function insertEntries(trx: Trx, rows: readonly TlogEntriesTable[]): Promise<void> {

@@ -8,6 +8,7 @@ import {
   type NoteSigner,
   signCheckpoint,
 } from '../proof/index.js';
+import { readNodes } from './nodes.js';
 import {
   countPending,
   defaultOrigin,
@@ -17,7 +18,6 @@ import {
   latestCheckpoint,
   nodeKey,
   pendingBacklog,
-  readNodes,
 } from './repository.js';
 import type { ConsistencyProof, LogCheckpoint, LogKey } from './schemas.js';
 import type { TlogCheckpointsTable, TlogLogsTable } from './table.js';

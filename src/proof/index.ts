@@ -108,6 +108,7 @@ export {
   nodesCompletedByLeaf,
   type ProofPlan,
   rootNodeIds,
+  subtreesOfLeaves,
 } from './merkle-nodes.js';
 export {
   type NoteSignature,

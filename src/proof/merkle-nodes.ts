@@ -1,9 +1,9 @@
-import { emptyRoot, nodeHash } from './merkle.js';
+import { emptyRoot, leafHash, nodeHash } from './merkle.js';
 import { half, isOdd, isTreeInteger, largestPowerOfTwoBelow } from './tree-math.js';
 
-// Proofs from stored complete subtrees instead of all leaves. A store keeps the hash of every
-// complete subtree once (about 2n rows, insert-only, never rewritten as the tree grows); a proof
-// is then one lookup of the node ids listed here, at most 2 * ceil(log2 n) of them.
+// Proofs from complete subtrees instead of all leaves. A store keeps the hashes of complete
+// subtrees (insert-only, never rewritten as the tree grows), or recomputes the small ones from
+// their few leaves; a proof then needs the node ids listed here, at most 2 * ceil(log2 n).
 
 /** The complete subtree of 2^level leaves starting at leaf index * 2^level. Level 0 = leaves. */
 export interface NodeId {
@@ -82,6 +82,30 @@ export function nodesCompletedByLeaf(index: number): NodeId[] {
     nodes.push({ level: level + 1, index: half(i) });
   }
   return nodes;
+}
+
+/**
+ * Every complete subtree below `belowLevel` that the given leaves make, found from the leaves
+ * alone: level 0 is each leaf's hash, and node (l + 1, i) is there when both (l, 2i) and
+ * (l, 2i + 1) are. Leaves may come from several aligned runs of 2^belowLevel; a run may be short
+ * on the right edge of the tree, and makes the subtrees it completes.
+ */
+export function subtreesOfLeaves(
+  leaves: readonly { index: number; leaf: Uint8Array }[],
+  belowLevel: number,
+): (NodeId & { hash: Uint8Array })[] {
+  const out: (NodeId & { hash: Uint8Array })[] = [];
+  let level = new Map(leaves.map(({ index, leaf }) => [index, leafHash(leaf)]));
+  for (let l = 0; l < belowLevel && level.size > 0; l++) {
+    const up = new Map<number, Uint8Array>();
+    for (const [index, hash] of level) {
+      out.push({ level: l, index, hash });
+      const right = isOdd(index) ? undefined : level.get(index + 1);
+      if (right) up.set(half(index), nodeHash(hash, right));
+    }
+    level = up;
+  }
+  return out;
 }
 
 /** The complete subtrees covering leaves [begin, end), left to right, each as large as fits. */

@@ -12,6 +12,7 @@ import {
   nodeHash,
   rootNodeIds,
   rootOf,
+  subtreesOfLeaves,
   verifyConsistency,
   verifyInclusion,
 } from '../../src/proof/index.js';
@@ -93,6 +94,25 @@ describe('RFC 6962 hashing', () => {
       const folded = foldRightBorder(rootNodeIds(size).map((id) => storedNode(id) as Uint8Array));
       expect(toHex(folded), `size ${size}`).toBe(tree.roots[size]);
     }
+  });
+});
+
+describe('complete subtrees recomputed from leaves', () => {
+  it('gives every reference node hash below the level asked, from all 8 leaves or from a short run', () => {
+    const leaves = tree.leaves.map((leaf, index) => ({ index, leaf: hex(leaf) }));
+    const all = subtreesOfLeaves(leaves, 4);
+    expect(all.map((n) => [n.level, n.index, toHex(n.hash)])).toEqual(
+      tree.nodeHashes.flatMap((level, l) => level.map((hash, index) => [l, index, hash])),
+    );
+    // Leaves 4 to 6 of the 8: the two-leaf subtree (1, 2) is complete, (1, 3) and (2, 1) not.
+    const short = subtreesOfLeaves(leaves.slice(4, 7), 4);
+    expect(short.map((n) => [n.level, n.index, toHex(n.hash)])).toEqual([
+      [0, 4, tree.nodeHashes[0]?.[4]],
+      [0, 5, tree.nodeHashes[0]?.[5]],
+      [0, 6, tree.nodeHashes[0]?.[6]],
+      [1, 2, tree.nodeHashes[1]?.[2]],
+    ]);
+    expect(subtreesOfLeaves(leaves, 2).map((n) => n.level)).not.toContain(2);
   });
 });
 
