@@ -183,13 +183,13 @@ describe('two processes starting on one new SQLite file at once', () => {
   });
 });
 
-describe('a store of the previous release with 100,000 decisions, killed during its upgrade', () => {
+describe('a store of release 0.2.0 with 100,000 decisions, killed during its upgrade', () => {
   const dir = mkdtempSync(join(tmpdir(), 'migration-crash-100k-'));
   const url = `file:${join(dir, 'store.db')}`;
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('keeps every decision, and the next start upgrades it', async () => {
-    // The previous release's schema (CHANGELOG.md: 0.2.0 has every migration before 0030).
+    // An earlier release's schema (CHANGELOG.md: 0.2.0 has every migration before 0030).
     const db = createDb(loadConfig({ DATABASE_URL: url }));
     const previous = Object.fromEntries(
       Object.entries(migrations(testDataKey)).filter(([name]) => name < '0030'),
