@@ -11,7 +11,7 @@ import {
   rootNodeIds,
   signCheckpoint,
 } from '../proof/index.js';
-import { readNodes } from './nodes.js';
+import { lowestStoredLevel, readNodes } from './nodes.js';
 import {
   defaultOrigin,
   deletePending,
@@ -87,7 +87,9 @@ export async function appendBatch(
                 lookup(known, { level: node.level - 1, index: node.index * 2 + 1 }),
               );
         known.set(nodeKey(node), hash);
-        newNodes.push({ log_id: logId, level: node.level, idx: node.index, hash: toHex(hash) });
+        if (node.level >= lowestStoredLevel) {
+          newNodes.push({ log_id: logId, level: node.level, idx: node.index, hash: toHex(hash) });
+        }
       }
     });
     const root = foldRightBorder(rootNodeIds(newSize).map((node) => lookup(known, node)));

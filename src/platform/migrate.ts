@@ -59,6 +59,7 @@ import * as choiceCustomer from './migrations/0044-choice-customer.js';
 import * as singleSignOn from './migrations/0045-single-sign-on.js';
 import * as scim from './migrations/0046-scim.js';
 import * as passkeys from './migrations/0047-passkeys.js';
+import * as logNodesFromLevel4 from './migrations/0048-log-nodes-from-level-4.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -125,6 +126,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0045-single-sign-on': singleSignOn,
     '0046-scim': scim,
     '0047-passkeys': passkeys,
+    '0048-log-nodes-from-level-4': logNodesFromLevel4,
   };
 }
 

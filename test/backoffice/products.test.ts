@@ -79,6 +79,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0045-single-sign-on',
       '0046-scim',
       '0047-passkeys',
+      '0048-log-nodes-from-level-4',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

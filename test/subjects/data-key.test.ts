@@ -113,6 +113,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0045-single-sign-on',
       '0046-scim',
       '0047-passkeys',
+      '0048-log-nodes-from-level-4',
     ]);
   });
 });

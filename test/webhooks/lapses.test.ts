@@ -207,6 +207,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0045-single-sign-on',
       '0046-scim',
       '0047-passkeys',
+      '0048-log-nodes-from-level-4',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { Migrator } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { appendBatch } from '../../src/decision-log/append.js';
+import { readNodes } from '../../src/decision-log/nodes.js';
+import { fromHex, nodeKey, readStoredNodes } from '../../src/decision-log/repository.js';
+import { consistency } from '../../src/decision-log/service.js';
+import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
+import {
+  assembleProof,
+  consistencyPlan,
+  inclusionPlan,
+  leafHash,
+  parseSignerKey,
+  rootOf,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../src/proof/index.js';
+import { testDataKey, testLogKeys } from '../helpers/app.js';
+import { stores, useBareStore } from '../helpers/stores.js';
+
+const signer = (() => {
+  const key = parseSignerKey(testLogKeys.signerKey);
+  if (!key.ok) throw new Error(key.reason);
+  return key.value;
+})();
+
+describe.each(stores)('a log kept by release 0.3.0, upgraded on $name', (store) => {
+  const bare = useBareStore(store);
+
+  it('keeps the nodes of 16 leaves and more, removes the rest, and every proof is the one the full table gave', async () => {
+    const { db } = bare;
+    // The schema of 0.3.0: every migration before 0048.
+    const before = Object.fromEntries(
+      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0048'),
+    );
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+
+    // 100 leaves appended in three batches, so three checkpoints (37, 77, 100).
+    const logId = randomUUID();
+    const leaves = Array.from({ length: 100 }, (_, i) => `leaf ${i} of ${logId}\n`);
+    const hashes = leaves.map((leaf) => leafHash(Buffer.from(leaf, 'utf8')));
+    const sizes = [37, 77, 100];
+    let queued = 0;
+    for (const size of sizes) {
+      for (; queued < size; queued += 1) {
+        await db
+          .insertInto('tlog_pending')
+          .values({
+            log_id: logId,
+            record_id: `r${String(queued).padStart(6, '0')}`,
+            leaf: leaves[queued] as string,
+            queued_at: '2026-01-01T00:00:00.000Z',
+          })
+          .execute();
+      }
+      await appendBatch(db, logId, signer);
+    }
+    // As 0.3.0 kept the table: the hash of every complete subtree, here from the RFC's own
+    // recursion over its leaves (the rows this release no longer writes are added).
+    for (let level = 0; level < 4; level += 1) {
+      const width = 2 ** level;
+      for (let index = 0; (index + 1) * width <= leaves.length; index += 1) {
+        const hash = rootOf(hashes.slice(index * width, (index + 1) * width));
+        await db
+          .insertInto('tlog_nodes')
+          .values({ log_id: logId, level, idx: index, hash: Buffer.from(hash).toString('hex') })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      }
+    }
+    const count = async (op: '<' | '>=') =>
+      Number(
+        (
+          await db
+            .selectFrom('tlog_nodes')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('log_id', '=', logId)
+            .where('level', op, 4)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    // 100 + 50 + 25 + 12 below level 4; 6 + 3 + 1 from level 4 up.
+    expect([await count('<'), await count('>=')]).toEqual([187, 10]);
+
+    // Every proof a customer or a witness could have been given, from the full table.
+    const proofs = async (read: typeof readNodes) => {
+      const all: Uint8Array[][] = [];
+      for (const size of sizes) {
+        for (let index = 0; index < size; index += 1) {
+          const plan = inclusionPlan(index, size);
+          const nodes = await read(db, logId, plan.nodes);
+          all.push(assembleProof(plan, (n) => nodes.get(nodeKey(n))));
+        }
+      }
+      for (const [i, from] of sizes.entries()) {
+        for (const to of sizes.slice(i + 1)) {
+          const plan = consistencyPlan(from, to);
+          const nodes = await read(db, logId, plan.nodes);
+          all.push(assembleProof(plan, (n) => nodes.get(nodeKey(n))));
+        }
+      }
+      return all;
+    };
+    const kept = await proofs(readStoredNodes);
+
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0048-log-nodes-from-level-4']);
+    expect([await count('<'), await count('>=')]).toEqual([0, 10]);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.3.0');
+    expect(await proofs(readNodes)).toEqual(kept);
+    // And they verify against the roots of the RFC.
+    let at = 0;
+    for (const size of sizes) {
+      for (let index = 0; index < size; index += 1) {
+        const proof = kept[at++] as Uint8Array[];
+        expect(
+          verifyInclusion(
+            hashes[index] as Uint8Array,
+            index,
+            size,
+            proof,
+            rootOf(hashes.slice(0, size)),
+          ),
+        ).toBe(true);
+      }
+    }
+
+    // The log goes on: 20 more leaves, with only their nodes from level 4 up kept.
+    for (; queued < 120; queued += 1) {
+      const leaf = `leaf ${queued} of ${logId}\n`;
+      leaves.push(leaf);
+      hashes.push(leafHash(Buffer.from(leaf, 'utf8')));
+      await db
+        .insertInto('tlog_pending')
+        .values({
+          log_id: logId,
+          record_id: `r${String(queued).padStart(6, '0')}`,
+          leaf,
+          queued_at: '2026-01-02T00:00:00.000Z',
+        })
+        .execute();
+    }
+    const appended = await appendBatch(db, logId, signer);
+    expect(appended).toMatchObject({ appended: 20, size: 120 });
+    expect(fromHex('root' in appended ? appended.root : '')).toEqual(rootOf(hashes));
+    // 7 nodes of level 4 (leaves 0 to 111), 3 of level 5, 1 of level 6.
+    expect([await count('<'), await count('>=')]).toEqual([0, 11]);
+    const { proof } = await consistency(db, logId, 100, 120);
+    expect(
+      verifyConsistency(
+        100,
+        120,
+        proof.map((p) => new Uint8Array(Buffer.from(p, 'base64'))),
+        rootOf(hashes.slice(0, 100)),
+        rootOf(hashes),
+      ),
+    ).toBe(true);
+  });
+});
