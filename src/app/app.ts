@@ -387,11 +387,12 @@ export async function buildApp(
       vault,
       held,
     });
-    await v1.register(consentRoutes, { readOn: readOnOf(db, replicas), catalog, vault, registry });
+    const readOn = readOnOf(db, replicas);
+    await v1.register(consentRoutes, { readOn, catalog, vault, registry });
     await v1.register(channelRoutes, { db, writer: channelWriter, vault });
     await v1.register(partnerBlockRoutes, { db, writer: partnerWriter, vault });
     await v1.register(consentStatusRoutes, {
-      db,
+      readOn,
       catalog,
       vault,
       signer,
@@ -425,7 +426,7 @@ export async function buildApp(
       publicBaseUrl: config.publicBaseUrl,
     });
     await v1.register(exportRoutes, {
-      db,
+      readOn,
       kick: () => writers.integrator().kick(),
       publicBaseUrl: config.publicBaseUrl,
       vault,

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../api-keys/index.js';
-import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import {
   answer,
@@ -10,6 +9,7 @@ import {
   keyedErrors,
   withReason,
 } from '../platform/http-schemas.js';
+import type { ReadOn } from '../platform/replicas.js';
 import {
   ConsentStatus,
   maxCustomers,
@@ -21,10 +21,9 @@ import { getConsentStatus, type StatusContext } from './service.js';
 
 const jsonMediaType = /^application\/json\s*(;|$)/i;
 
-export const consentStatusRoutes: FastifyPluginAsyncTypebox<StatusContext & { db: Db }> = async (
-  app,
-  { db, ...context },
-) => {
+export const consentStatusRoutes: FastifyPluginAsyncTypebox<
+  StatusContext & { readOn: ReadOn }
+> = async (app, { readOn, ...context }) => {
   app.post(
     '/api/v1/consents/status',
     {
@@ -71,7 +70,10 @@ export const consentStatusRoutes: FastifyPluginAsyncTypebox<StatusContext & { db
     async (request, reply) => {
       const { tenantId } = callerOf(request);
       reply.header('cache-control', 'no-store');
-      return { data: await getConsentStatus(db, context, tenantId, request.body) };
+      // Nothing in it writes: a replica caught up with the primary may answer (docs/scaling.md).
+      return {
+        data: await readOn((db) => getConsentStatus(db, context, tenantId, request.body)),
+      };
     },
   );
 };

@@ -5,6 +5,7 @@ import { cookieChoices } from '../cookies/index.js';
 import { decisions } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { answer, apiKeySecurity } from '../platform/http-schemas.js';
+import type { ReadOn } from '../platform/replicas.js';
 import type { KindReceipt } from '../record-kinds/index.js';
 import type { SealedRecord, SubjectVault } from '../subjects/index.js';
 import { CookieIso27560Receipt, CookieKantaraReceipt } from './cookie-export-schemas.js';
@@ -76,22 +77,24 @@ function exportRoute<S>(
  * and as a Kantara Consent Receipt v1.1.
  */
 export const exportRoutes: FastifyPluginAsyncTypebox<{
-  db: Db;
+  /** Nothing an export reads is written by it: a replica caught up with the primary may answer. */
+  readOn: ReadOn;
   /** Runs an integration pass now (see integrator.ts). */
   kick: () => Promise<void>;
   publicBaseUrl: string;
   vault: SubjectVault;
-}> = async (app, { db, kick, publicBaseUrl, vault }) => {
+}> = async (app, { readOn, kick, publicBaseUrl, vault }) => {
   /** A kind's receipt, waited for, and what its exports are made of once it is ready. */
   const sourceOf =
     <R, S>(
       kind: KindReceipt<SealedRecord>,
       build: (db: Db, tenantId: string, receipt: R, publicBaseUrl: string) => Promise<S>,
     ): SourceOf<S> =>
-    async (tenantId, id, wait) => {
-      const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait);
-      return result.ready ? build(db, tenantId, result.receipt as R, publicBaseUrl) : undefined;
-    };
+    (tenantId, id, wait) =>
+      readOn(async (db) => {
+        const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait);
+        return result.ready ? build(db, tenantId, result.receipt as R, publicBaseUrl) : undefined;
+      });
   const decisionSource = sourceOf(decisions.receipt, exportSource);
   const cookieSource = sourceOf(cookieChoices.receipt, cookieExportSource);
 

@@ -1,5 +1,5 @@
 /**
- * `pending`, a customer's history and as-of on a real streaming replica (`DATABASE_READ_URL`,
+ * `pending`, a customer's history and as-of, bulk status and receipt exports on a real streaming replica (`DATABASE_READ_URL`,
  * docs/scaling.md, "Read replicas"):
  * a PostgreSQL primary and a hot standby made from its base backup, streaming its WAL, both
  * started by the test from the binaries the install brings. Reads go to the standby (its own
@@ -177,6 +177,45 @@ describe('pending on a streaming replica', () => {
     const still = await replicaOf();
     expect(still.state).toBe('up');
     expect(still.skipped).toBe(after.skipped);
+  });
+
+  it("serves bulk status and a receipt's exports from the replica, each with the decision just made", async () => {
+    const before = await replicaOf();
+    for (let i = 0; i < 5; i += 1) {
+      const customer = unique('status');
+      const decided = await api.decide(customer, versionId, 'given');
+      expect(decided.statusCode).toBe(201);
+      const id = (decided.json() as { data: { decision_id: string } }).data.decision_id;
+      const status = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/consents/status',
+        headers: { ...a.headers, 'content-type': 'application/json' },
+        payload: JSON.stringify({ template_code: code, customer_ids: [customer, unique('never')] }),
+      });
+      expect(status.statusCode).toBe(200);
+      const customers = (
+        status.json() as {
+          data: {
+            customers: Array<{ accepted: boolean; last_decision: { decision_id: string } | null }>;
+          };
+        }
+      ).data.customers;
+      expect(customers.map((c) => [c.accepted, c.last_decision?.decision_id ?? null])).toEqual([
+        [true, id],
+        [false, null],
+      ]);
+      const iso = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/decisions/${id}/receipt/iso-27560?wait=true`,
+        headers: a.headers,
+      });
+      expect(iso.statusCode).toBe(200);
+      // The consent record it wraps is the decision's (docs/proof.md, "Receipt exports").
+      expect(iso.body).toContain(`"urn:uuid:${id}"`);
+    }
+    const after = await replicaOf();
+    expect(after.served - before.served).toBeGreaterThanOrEqual(10);
+    expect(after.skipped).toBe(before.skipped);
   });
 
   it('a replica whose replay is paused is skipped: the primary answers, never a stale read', async () => {
