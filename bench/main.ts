@@ -146,8 +146,12 @@ async function witnessedRun(store: Store, size: number): Promise<Row> {
 
 async function benchStore(store: Store): Promise<void> {
   if (store === 'postgres') {
-    postgres = await step('start PostgreSQL', () => startBenchPostgres(config.databaseUrl));
+    postgres = await step('start PostgreSQL', () =>
+      startBenchPostgres(config.databaseUrl, config.postgresSettings),
+    );
     notes.push(`PostgreSQL: ${postgres.pinning}`);
+    if (!config.databaseUrl)
+      notes.push(`PostgreSQL settings: ${config.postgresSettings.join(', ')}`);
   }
   for (const size of config.sizes) {
     const cookies = cookiesAt(size);

@@ -14,8 +14,14 @@ export interface BenchPostgres {
   remove(): Promise<void>;
 }
 
-/** BENCH_DATABASE_URL's server as it is, or a private embedded one pinned to the server core. */
-export async function startBenchPostgres(url: string | undefined): Promise<BenchPostgres> {
+/**
+ * BENCH_DATABASE_URL's server as it is, or a private embedded one with these settings, pinned to
+ * the server core.
+ */
+export async function startBenchPostgres(
+  url: string | undefined,
+  settings: readonly string[],
+): Promise<BenchPostgres> {
   if (url) {
     return {
       adminUrl: url,
@@ -25,7 +31,7 @@ export async function startBenchPostgres(url: string | undefined): Promise<Bench
       remove: async () => {},
     };
   }
-  const server = await startPostgresServer();
+  const server = await startPostgresServer({ settings });
   try {
     const postmasterPid = await findPostmaster(server.url);
     return {

@@ -42,6 +42,11 @@ const flags = [
   'fsync=off',
   '-c',
   'full_page_writes=off',
+  // More settings (`name=value`, one per line), as an operator sets them: the bench's memory.
+  ...(process.env.CONSENT_POSTGRES_SETTINGS ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((setting) => ['-c', setting]),
 ];
 if (mode === '--standby-of') await runStandby();
 const server = new EmbeddedPostgres({

@@ -30,8 +30,13 @@ const commandTimeoutMs = budget(60_000);
  * on a free loopback port: tests need nothing installed on the machine. It runs in a child process
  * (see `postgres-server-process.mjs`), which stops the server if this process goes away.
  */
-export function startPostgresServer(): Promise<PostgresServer> {
-  return startProcess([]);
+export function startPostgresServer(
+  options: {
+    /** Server settings (`shared_buffers=4GB`), each passed as `-c` on the command line. */
+    settings?: readonly string[];
+  } = {},
+): Promise<PostgresServer> {
+  return startProcess([], options.settings ?? []);
 }
 
 /**
@@ -40,10 +45,13 @@ export function startPostgresServer(): Promise<PostgresServer> {
  * and refuses writes. `stop()` shuts it down (fast) and `start()` starts it again on its data.
  */
 export function startStandby(primary: PostgresServer): Promise<PostgresServer> {
-  return startProcess(['--standby-of', primary.dataDir, String(primary.port)]);
+  return startProcess(['--standby-of', primary.dataDir, String(primary.port)], []);
 }
 
-async function startProcess(extra: readonly string[]): Promise<PostgresServer> {
+async function startProcess(
+  extra: readonly string[],
+  settings: readonly string[],
+): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'consent-pg-'));
   // As root, the server runs as a `postgres` user, which must be able to reach its data folder.
   chmodSync(dir, 0o755);
@@ -51,6 +59,7 @@ async function startProcess(extra: readonly string[]): Promise<PostgresServer> {
   const dataDir = join(dir, 'data');
   const child = spawn(process.execPath, [script, dataDir, String(port), ...extra], {
     stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, CONSENT_POSTGRES_SETTINGS: settings.join('\n') },
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const ready = await nextLine(lines, child);
