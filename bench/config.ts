@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { availableParallelism, totalmem } from 'node:os';
+import { availableParallelism } from 'node:os';
 
 /** The benchmark's knobs, all from the environment (see bench/README.md). */
 
@@ -59,7 +59,7 @@ export interface BenchConfig {
   bulkConnections: number;
   /** `bulk-status`: customer ids a request. */
   bulkIds: number;
-  /** The embedded PostgreSQL's settings, each `name=value` (docs/scaling.md, "Memory"). */
+  /** The embedded PostgreSQL's settings, each `name=value` (none: the server's defaults). */
   postgresSettings: string[];
 }
 
@@ -92,17 +92,8 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     cpuProfileDir: env.BENCH_CPU_PROF || undefined,
     bulkConnections: number(env, 'BENCH_BULK_CONNECTIONS', 2, 1),
     bulkIds: number(env, 'BENCH_BULK_IDS', 1000, 1),
-    postgresSettings: list(env, 'BENCH_POSTGRES_SETTINGS', recommendedSettings().join(',')),
+    postgresSettings: list(env, 'BENCH_POSTGRES_SETTINGS', ''),
   };
-}
-
-/**
- * What docs/scaling.md ("Memory") tells an operator to set on a machine of this memory:
- * `shared_buffers` a quarter of it, `effective_cache_size` three quarters.
- */
-export function recommendedSettings(memory = totalmem()): string[] {
-  const mb = (share: number) => `${Math.floor((memory * share) / 2 ** 20)}MB`;
-  return [`shared_buffers=${mb(0.25)}`, `effective_cache_size=${mb(0.75)}`];
 }
 
 function loadGenerator(raw: string | undefined): 'wrk' | 'autocannon' {
