@@ -150,8 +150,9 @@ async function benchStore(store: Store): Promise<void> {
       startBenchPostgres(config.databaseUrl, config.postgresSettings),
     );
     notes.push(`PostgreSQL: ${postgres.pinning}`);
-    if (!config.databaseUrl)
+    if (!config.databaseUrl && config.postgresSettings.length > 0) {
       notes.push(`PostgreSQL settings: ${config.postgresSettings.join(', ')}`);
+    }
   }
   for (const size of config.sizes) {
     const cookies = cookiesAt(size);
