@@ -60,6 +60,7 @@ import * as singleSignOn from './migrations/0045-single-sign-on.js';
 import * as scim from './migrations/0046-scim.js';
 import * as passkeys from './migrations/0047-passkeys.js';
 import * as logNodesFromLevel4 from './migrations/0048-log-nodes-from-level-4.js';
+import * as pendingFromIndexes from './migrations/0049-pending-from-indexes.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -127,6 +128,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0046-scim': scim,
     '0047-passkeys': passkeys,
     '0048-log-nodes-from-level-4': logNodesFromLevel4,
+    '0049-pending-from-indexes': pendingFromIndexes,
   };
 }
 

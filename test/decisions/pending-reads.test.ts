@@ -1,10 +1,10 @@
-import type { KyselyPlugin } from 'kysely';
+import { CompiledQuery, type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pendingReads } from '../../src/decisions/pending-repository.js';
+import { customerVersionStates, pendingReads } from '../../src/decisions/pending-repository.js';
 import { apiOf } from '../helpers/api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { postgresStore, stores } from '../helpers/stores.js';
 
 describe.each(stores)("pending's reads on $name", (store) => {
   let t: TestApp;
@@ -78,3 +78,66 @@ describe.each(stores)("pending's reads on $name", (store) => {
     if (store.name === 'sqlite') expect(statements).toBe(0);
   });
 });
+
+describe("pending's reads on PostgreSQL", () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp(postgresStore);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('read two indexes and no table row: the look-up carries the subject, the key the state', async () => {
+    const a = await seedTenant(t.db);
+    const api = apiOf(t.app, a.headers);
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const v = await publish(t.db, a.tenant.id, code);
+    const customers = [unique('c'), unique('c'), unique('c')];
+    for (const customer of customers) await api.decide(customer, v.consent_version_id, 'given');
+    // What a store's autovacuum does in time: the pages' rows are visible to every reader.
+    await sql`vacuum (analyze) subjects, customer_version_states`.execute(t.db);
+    const tenant = a.tenant.id;
+    const asked = [...customers, unique('n')];
+    const query = customerVersionStates.bind(t.db, {
+      positions: asked.map((_, i) => i),
+      tenantIds: asked.map(() => tenant),
+      lookups: asked.map((customer) => t.vault.lookup(tenant, customer)),
+      versionIds: asked.map(() => v.consent_version_id),
+    });
+    const plan = await t.db.connection().execute(async (db) => {
+      // A three-row table is read whole by default: ask for the plan a large one gets.
+      await sql`set enable_seqscan = off`.execute(db);
+      await sql`set enable_bitmapscan = off`.execute(db);
+      try {
+        const explain = `explain (analyze, format json) ${query.sql}`;
+        const { rows } = await db.executeQuery(CompiledQuery.raw(explain, [...query.parameters]));
+        return JSON.stringify(rows);
+      } finally {
+        await sql`reset all`.execute(db);
+      }
+    });
+    expect(scans(plan)).toEqual([
+      { type: 'Index Only Scan', index: 'customer_version_states_pk', heapFetches: 0 },
+      { type: 'Index Only Scan', index: 'subjects_lookup_uq', heapFetches: 0 },
+    ]);
+  });
+});
+
+/** The index scans of a JSON plan, by index name. */
+function scans(plan: string): Array<{ type: string; index: string; heapFetches: number }> {
+  const found: Array<{ type: string; index: string; heapFetches: number }> = [];
+  JSON.parse(plan, (key, value) => {
+    if (key === '' || typeof value !== 'object' || value === null) return value;
+    const node = value as Record<string, unknown>;
+    if (typeof node['Index Name'] === 'string')
+      found.push({
+        type: String(node['Node Type']),
+        index: node['Index Name'],
+        heapFetches: Number(node['Heap Fetches']),
+      });
+    return value;
+  });
+  return found.sort((x, y) => x.index.localeCompare(y.index));
+}

@@ -114,6 +114,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0046-scim',
       '0047-passkeys',
       '0048-log-nodes-from-level-4',
+      '0049-pending-from-indexes',
     ]);
   });
 });

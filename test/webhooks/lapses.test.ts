@@ -208,6 +208,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0046-scim',
       '0047-passkeys',
       '0048-log-nodes-from-level-4',
+      '0049-pending-from-indexes',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
