@@ -378,6 +378,8 @@ export async function buildApp(
   const packs = { db, vault, registry, signer, kick: () => writers.integrator().kick(), outside };
   await app.register(deliveryRoutes, packs);
   await app.register(uploadedFileRoutes, { db });
+  // Reads that may lag go to a caught-up replica when there is one.
+  const readOn = readOnOf(db, replicas);
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
     await v1.register(decisionRoutes, {
@@ -387,7 +389,6 @@ export async function buildApp(
       vault,
       held,
     });
-    const readOn = readOnOf(db, replicas);
     await v1.register(consentRoutes, { readOn, catalog, vault, registry });
     await v1.register(channelRoutes, { db, writer: channelWriter, vault });
     await v1.register(partnerBlockRoutes, { db, writer: partnerWriter, vault });
@@ -519,6 +520,7 @@ export async function buildApp(
   });
   await app.register(backoffice, {
     db,
+    readOn,
     config,
     signer,
     vault,

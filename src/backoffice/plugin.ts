@@ -18,6 +18,7 @@ import type { Config } from '../platform/config.js';
 import type { Db } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { createMailer } from '../platform/mail.js';
+import type { ReadOn } from '../platform/replicas.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { Registry } from '../record-kinds/index.js';
 import type { DecisionPath } from '../requests/index.js';
@@ -63,6 +64,11 @@ import { webhookRoutes } from './webhooks/routes.js';
 
 export interface BackofficeOptions {
   db: Db;
+  /**
+   * Where the lists and exports of decisions read: a caught-up replica with
+   * `DATABASE_READ_URL`, else `db` (docs/scaling.md, "Read replicas").
+   */
+  readOn: ReadOn;
   config: Config;
   /** The decision log's signing key (for the log page's key and empty checkpoint). */
   signer: NoteSigner;
@@ -95,6 +101,7 @@ export async function backoffice(
   app: FastifyInstance,
   {
     db,
+    readOn,
     config,
     signer,
     vault,
@@ -278,7 +285,7 @@ export async function backoffice(
             channelWriter,
             ...(outside ? { outside } : {}),
           });
-          await tenantPages.register(decisionRoutes, { db, vault, partnerBlocks });
+          await tenantPages.register(decisionRoutes, { db, readOn, vault, partnerBlocks });
           await tenantPages.register(cookiePageRoutes, {
             db,
             vault,
@@ -287,7 +294,7 @@ export async function backoffice(
             flushRefusedOrigins,
             scans,
           });
-          await tenantPages.register(exportRoutes, { db, vault, registry });
+          await tenantPages.register(exportRoutes, { db, readOn, vault, registry });
           await tenantPages.register(auditRoutes, { db, scope: 'tenant' });
           await tenantPages.register(logPageRoutes, { db, signer, vault, registry });
         });

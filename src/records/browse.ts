@@ -1,5 +1,6 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
+import type { ReadOn } from '../platform/replicas.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findDecisionEvidence, findEvidencePageNewestFirst } from './evidence-repository.js';
 import {
@@ -28,10 +29,13 @@ const logged = <T extends { log_index: number | string | null }>(row: T) => ({
 /**
  * A page of the tenant's decisions across customers, newest first, that pass the filter. The
  * page shows customers' ids: each is recorded (`decisions.browsed`, with the filter as asked, a
- * customer id as the customer's subject id).
+ * customer id as the customer's subject id) on `db`, the primary; the page itself is read
+ * through `readOn`, on a replica that has replayed that record (docs/scaling.md, "Read
+ * replicas").
  */
 export async function browseDecisions(
   db: Executor,
+  readOn: ReadOn,
   vault: SubjectVault,
   tenantId: string,
   filter: DecisionFilter,
@@ -45,18 +49,22 @@ export async function browseDecisions(
     action: 'decisions.browsed',
     details: askedForAudit(asked, stored.subjectId),
   });
-  if (!stored.filter) return { decisions: [], next: undefined };
-  const rows = await findEvidencePageNewestFirst(
-    db,
-    tenantId,
-    stored.filter,
-    before,
-    decisionsPerPage + 1,
-  );
-  const opened = (await opener(db, vault, tenantId)(rows.slice(0, decisionsPerPage))).map(logged);
-  const last = opened.at(-1);
+  const { filter: passing } = stored;
+  if (!passing) return { decisions: [], next: undefined };
+  const { rows, opened } = await readOn(async (on) => {
+    const rows = await findEvidencePageNewestFirst(
+      on,
+      tenantId,
+      passing,
+      before,
+      decisionsPerPage + 1,
+    );
+    return { rows, opened: await opener(on, vault, tenantId)(rows.slice(0, decisionsPerPage)) };
+  });
+  const decisions = opened.map(logged);
+  const last = decisions.at(-1);
   return {
-    decisions: opened,
+    decisions,
     next:
       rows.length > decisionsPerPage && last
         ? { decidedAt: last.decided_at, id: last.decision_id }

@@ -1,6 +1,7 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { ActedBy, DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
+import type { ReadOn } from '../platform/replicas.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findSubjectId, personalReader } from '../subjects/index.js';
 import {
@@ -144,20 +145,25 @@ export function askedForAudit(
  * Every decision of the tenant that passes the filter, oldest first, read a page at a time in
  * order of (`decided_at`, id): each page is its own short query, so an export of a million rows
  * holds one page in memory, keeps no connection (SQLite has one) and no statement running for
- * longer than a page takes.
+ * longer than a page takes. Each page is read through `readOn`: on a replica, each is one that
+ * has replayed every write answered before the page was asked, and a replica that goes away
+ * between pages costs the export nothing.
  */
 export async function* decisionRecords(
-  db: Executor,
+  readOn: ReadOn,
   vault: SubjectVault,
   tenantId: string,
   filter: EvidenceFilter,
   pageSize = 1000,
 ): AsyncGenerator<DecisionRecord> {
-  const open = opener(db, vault, tenantId);
   let after: HistoryPosition | undefined;
   for (;;) {
-    const rows = await findEvidencePage(db, tenantId, filter, after, pageSize);
-    yield* await open(rows);
+    const position = after;
+    const { rows, opened } = await readOn(async (on) => {
+      const rows = await findEvidencePage(on, tenantId, filter, position, pageSize);
+      return { rows, opened: await opener(on, vault, tenantId)(rows) };
+    });
+    yield* opened;
     const last = rows.at(-1);
     if (rows.length < pageSize || !last) return;
     after = { decidedAt: last.decided_at, id: last.decision_id };
@@ -182,11 +188,13 @@ export interface ExportRequest {
 }
 
 /**
- * The decision records passing the filter, for a download: taking them is itself recorded
- * (before the first row is read), with the filters as asked.
+ * The decision records passing the filter, for a download: taking them is itself recorded on
+ * `db`, the primary (before the first row is read), with the filters as asked; the rows are read
+ * through `readOn` (`decisionRecords`).
  */
 export async function exportDecisionRecords(
   db: Executor,
+  readOn: ReadOn,
   vault: SubjectVault,
   tenantId: string,
   filter: DecisionFilter,
@@ -207,7 +215,7 @@ export async function exportDecisionRecords(
       ...(asked.timeZone ? { time_zone: asked.timeZone } : {}),
     },
   });
-  return stored.filter ? decisionRecords(db, vault, tenantId, stored.filter) : nothing();
+  return stored.filter ? decisionRecords(readOn, vault, tenantId, stored.filter) : nothing();
 }
 
 async function* nothing(): AsyncGenerator<DecisionRecord> {}

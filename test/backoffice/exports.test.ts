@@ -239,7 +239,7 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
       expected.push(await addDecision(c, v, `bulk-${i}`, at));
     }
     const seen: string[] = [];
-    for await (const row of decisionRecords(t.db, t.vault, c.tenant.id, {}, 7))
+    for await (const row of decisionRecords((read) => read(t.db), t.vault, c.tenant.id, {}, 7))
       seen.push(row.decision_id);
     const byTimeThenId = [...expected].sort((p, q) => (p < q ? -1 : 1));
     expect(seen).toHaveLength(60);

@@ -1,5 +1,6 @@
 /**
- * `pending`, a customer's history and as-of, bulk status and receipt exports on a real streaming replica (`DATABASE_READ_URL`,
+ * `pending`, a customer's history and as-of, bulk status, receipt exports and the back-office's
+ * Decisions list and CSV exports on a real streaming replica (`DATABASE_READ_URL`,
  * docs/scaling.md, "Read replicas"):
  * a PostgreSQL primary and a hot standby made from its base backup, streaming its WAL, both
  * started by the test from the binaries the install brings. Reads go to the standby (its own
@@ -7,10 +8,12 @@
  * replay is paused is skipped for the primary, with no stale answer; a standby stopped under
  * load costs no request an error, and serves again once it is back.
  */
+import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/platform/db.js';
 import { createDb } from '../../src/platform/db.js';
+import { signedIn } from '../backoffice/support.js';
 import { apiOf } from '../helpers/api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
@@ -216,6 +219,38 @@ describe('pending on a streaming replica', () => {
     const after = await replicaOf();
     expect(after.served - before.served).toBeGreaterThanOrEqual(10);
     expect(after.skipped).toBe(before.skipped);
+  });
+
+  it("serves the back-office's Decisions list and its CSV exports from the replica, each with the decision just made", async () => {
+    const admin = await signedIn(t.app, a.tenant.email);
+    const before = await replicaOf();
+    for (let i = 0; i < 3; i += 1) {
+      const customer = unique('listed');
+      const decided = await api.decide(customer, versionId, 'given');
+      expect(decided.statusCode).toBe(201);
+      const id = (decided.json() as { data: { decision_id: string } }).data.decision_id;
+      const list = await admin.get(`/backoffice/decisions?customer=${customer}`);
+      expect(list.statusCode).toBe(200);
+      expect(list.body).toContain(`/decisions/${id}"`);
+      for (const path of [
+        `/backoffice/decisions.csv?customer=${customer}`,
+        `/backoffice/exports/decisions.csv?template=${code}`,
+      ]) {
+        const csv = await admin.get(path);
+        expect(csv.statusCode).toBe(200);
+        const rows = parse(csv.body, { columns: true }) as Array<{ decision_id: string }>;
+        expect(rows.map((row) => row.decision_id)).toContain(id);
+      }
+    }
+    const after = await replicaOf();
+    expect(after.served - before.served).toBeGreaterThanOrEqual(9);
+    expect(after.skipped).toBe(before.skipped);
+    // Looking was recorded, on the primary: once per list and per download.
+    const recorded = await sql<{ n: string }>`select count(*)::text as n from audit_log
+      where tenant_id = ${a.tenant.id} and action in ('decisions.browsed', 'export.decisions')`.execute(
+      t.db,
+    );
+    expect(Number(recorded.rows[0]?.n)).toBe(9);
   });
 
   it('a replica whose replay is paused is skipped: the primary answers, never a stale read', async () => {

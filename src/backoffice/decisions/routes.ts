@@ -8,6 +8,7 @@ import {
 } from '../../partner-blocks/index.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
+import type { ReadOn } from '../../platform/replicas.js';
 import { listProducts } from '../../products/index.js';
 import {
   browseDecisions,
@@ -43,7 +44,12 @@ const validId = new RegExp(uuidPattern);
  */
 export async function decisionRoutes(
   app: FastifyInstance,
-  { db, vault, partnerBlocks }: { db: Db; vault: SubjectVault; partnerBlocks: PartnerBlockWriter },
+  {
+    db,
+    readOn,
+    vault,
+    partnerBlocks,
+  }: { db: Db; readOn: ReadOn; vault: SubjectVault; partnerBlocks: PartnerBlockWriter },
 ) {
   const page = sectionPage('decisions', {
     'partner-blocked':
@@ -148,6 +154,7 @@ export async function decisionRoutes(
     const before = position && { decidedAt: position.at, id: position.id };
     const { decisions, next } = await browseDecisions(
       db,
+      readOn,
       vault,
       tenantId,
       parsed.filter,
@@ -167,6 +174,7 @@ export async function decisionRoutes(
       if (parsed.refusal) return show(request, reply, parsed);
       const records = await exportDecisionRecords(
         db,
+        readOn,
         vault,
         user.tenantId,
         parsed.filter,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../platform/db.js';
+import type { ReadOn } from '../../platform/replicas.js';
 import { listProducts } from '../../products/index.js';
 import type { Registry } from '../../record-kinds/index.js';
 import { exportControlRecords, exportDecisionRecords } from '../../records/index.js';
@@ -21,7 +22,12 @@ import { exportForm } from './views.js';
 
 export async function exportRoutes(
   app: FastifyInstance,
-  { db, vault, registry }: { db: Db; vault: SubjectVault; registry: Registry },
+  {
+    db,
+    readOn,
+    vault,
+    registry,
+  }: { db: Db; readOn: ReadOn; vault: SubjectVault; registry: Registry },
 ) {
   app.get('/exports', { config: { permission: 'exports:export' } }, async (request, reply) => {
     const { tenantId, timeZone } = tenantOf(request);
@@ -84,6 +90,7 @@ export async function exportRoutes(
       const range = 'errors' in days ? {} : days;
       const records = await exportDecisionRecords(
         db,
+        readOn,
         vault,
         user.tenantId,
         { templateId: template?.id, productId: product?.id, ...range },
