@@ -11,7 +11,7 @@ import {
 import semver from 'semver';
 import type { Config } from './config.js';
 import { checkDataKey, refuseOtherDataKey } from './data-key.js';
-import { type Db, isPostgres, type Trx } from './db.js';
+import { createDb, type Db, isPostgres, type StoreSettings, type Trx } from './db.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
 import * as decisionLog from './migrations/0003-decision-log.js';
@@ -132,9 +132,9 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
   };
 }
 
-/** Where the store is, for the checks made before migrating (`migrateToLatest`). */
+/** Where the store is and how to reach it, for the checks made before migrating (`migrateToLatest`). */
 export interface MigrationChecks {
-  databaseUrl: string;
+  store: StoreSettings;
   /** An SQLite file: free disk wanted beside it beyond its size (`MIGRATION_FREE_DISK_MARGIN_MB`). */
   freeDiskMarginMb: number;
 }
@@ -148,12 +148,37 @@ export interface MigrationChecks {
  * (`TransactionalDdlSqliteAdapter` in sqlite.ts): one that fails, or a process killed meanwhile,
  * leaves the store as it was before them. `more` are a kind of record's own (declared in its
  * folder), ordered by name with the others.
+ *
+ * With `checks`, on PostgreSQL, they run on a connection of their own without the timeouts that
+ * bound a request (`DATABASE_STATEMENT_TIMEOUT_MS`, and the client's own a second later): a
+ * migration's index built on 10 million rows takes longer than any request may.
  */
 export async function migrateToLatest(
   db: Db,
   dataKey: Buffer,
   more: Readonly<Record<string, Migration>> = {},
   checks?: MigrationChecks,
+): Promise<string[]> {
+  if (!checks || !isPostgres(db) || checks.store.databaseStatementTimeoutMs === 0) {
+    return migrateOn(db, dataKey, more, checks);
+  }
+  const unbounded = createDb({
+    ...checks.store,
+    databaseStatementTimeoutMs: 0,
+    databasePoolSize: 2,
+  });
+  try {
+    return await migrateOn(unbounded, dataKey, more, checks);
+  } finally {
+    await unbounded.destroy();
+  }
+}
+
+async function migrateOn(
+  db: Db,
+  dataKey: Buffer,
+  more: Readonly<Record<string, Migration>>,
+  checks: MigrationChecks | undefined,
 ): Promise<string[]> {
   await checkReachable(db);
   await refuseOtherDataKey(db, dataKey);
@@ -165,7 +190,7 @@ export async function migrateToLatest(
   if (checks && !isPostgres(db)) {
     const pending = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined);
     if (pending.length > 0)
-      checkFreeDisk(sqlitePath(checks.databaseUrl), checks.freeDiskMarginMb, pending.length);
+      checkFreeDisk(sqlitePath(checks.store.databaseUrl), checks.freeDiskMarginMb, pending.length);
   }
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
@@ -182,9 +207,20 @@ export async function migrateToLatest(
 
 /** The checks `migrateToLatest` makes on the store `config` names. */
 export function migrationChecks(
-  config: Pick<Config, 'databaseUrl' | 'migrationFreeDiskMarginMb'>,
+  config: StoreSettings & Pick<Config, 'migrationFreeDiskMarginMb'>,
 ): MigrationChecks {
-  return { databaseUrl: config.databaseUrl, freeDiskMarginMb: config.migrationFreeDiskMarginMb };
+  const { databaseUrl, sqliteBusyTimeoutMs, databasePoolSize } = config;
+  const { databaseStatementTimeoutMs, databaseConnectTimeoutMs } = config;
+  return {
+    store: {
+      databaseUrl,
+      sqliteBusyTimeoutMs,
+      databasePoolSize,
+      databaseStatementTimeoutMs,
+      databaseConnectTimeoutMs,
+    },
+    freeDiskMarginMb: config.migrationFreeDiskMarginMb,
+  };
 }
 
 export class StoreCheckError extends Error {}

@@ -34,7 +34,12 @@ import { registry } from '../../src/app/kinds.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { Database } from '../../src/platform/database.js';
 import { createDb, type Db } from '../../src/platform/db.js';
-import { migrateToLatest, migrations, serviceMigrator } from '../../src/platform/migrate.js';
+import {
+  migrateToLatest,
+  migrationChecks,
+  migrations,
+  serviceMigrator,
+} from '../../src/platform/migrate.js';
 import { createPostgresDialect } from '../../src/platform/postgres.js';
 import { createSqliteDialect } from '../../src/platform/sqlite.js';
 import { testDataKey } from '../helpers/app.js';
@@ -434,24 +439,32 @@ describe('a migration on SQLite that leaves a foreign key naming no row', () => 
 describe('a migration on PostgreSQL that runs longer than a request may', () => {
   const bare = useBareStore(postgresStore);
 
-  it('is not cancelled by the statement timeout that bounds requests', async () => {
+  it('is not cancelled by the statement timeout that bounds requests, nor by the client a second later', async () => {
     const url = (await bare.db.executeQuery(CompiledQuery.raw('select current_database() as d')))
       .rows[0] as { d: string };
     const admin = new URL(inject('postgresAdminUrl'));
     admin.pathname = `/${url.d}`;
-    // A pool whose statements the server cancels after 50 ms, as DATABASE_STATEMENT_TIMEOUT_MS does.
-    const db = createDb(
-      loadConfig({ DATABASE_URL: admin.toString(), DATABASE_STATEMENT_TIMEOUT_MS: '50' }),
-    );
+    // A pool whose statements the server cancels after 50 ms, as DATABASE_STATEMENT_TIMEOUT_MS
+    // does, and whose client gives up on an answer 1,050 ms after asking.
+    const config = loadConfig({
+      DATABASE_URL: admin.toString(),
+      DATABASE_STATEMENT_TIMEOUT_MS: '50',
+    });
+    const db = createDb(config);
     try {
       await expect(sql`select pg_sleep(0.2)`.execute(db)).rejects.toThrow(/statement timeout/);
-      const applied = await migrateToLatest(db, testDataKey, {
-        '9999-slow': {
-          async up(trx) {
-            await sql`select pg_sleep(0.2)`.execute(trx);
+      const applied = await migrateToLatest(
+        db,
+        testDataKey,
+        {
+          '9999-slow': {
+            async up(trx) {
+              await sql`select pg_sleep(1.5)`.execute(trx);
+            },
           },
         },
-      });
+        migrationChecks(config),
+      );
       expect(applied.at(-1)).toBe('9999-slow');
     } finally {
       await db.destroy();
