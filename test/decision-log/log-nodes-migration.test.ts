@@ -106,7 +106,8 @@ describe.each(stores)('a log kept by release 0.3.0, upgraded on $name', (store) 
     };
     const kept = await proofs(readStoredNodes);
 
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0048-log-nodes-from-level-4']);
+    // 0048 first, then the ones made since.
+    expect((await migrateToLatest(db, testDataKey))[0]).toBe('0048-log-nodes-from-level-4');
     expect([await count('<'), await count('>=')]).toEqual([0, 10]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.3.0');
     expect(await proofs(readNodes)).toEqual(kept);
