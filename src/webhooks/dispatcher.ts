@@ -56,7 +56,7 @@ export const idleDispatcher: Dispatcher = { kick: async () => {}, stop: async ()
  * One instance sends to one endpoint at a time: it holds the endpoint's lease (taken by
  * compare-and-swap, lapsing if the instance dies), sends its events one at a time in position
  * order, and moves the cursor past them only once they were delivered (a 2xx; written a few at
- * a time, `recordEvery`). A failure stops the
+ * a time, `recordEvery`; a replay takes the lease, which ends the turn). A failure stops the
  * endpoint's line (head-of-line) until its retry is due; failing for `giveUpAfterMs` from the
  * first failure disables it, with an entry in the audit log.
  */

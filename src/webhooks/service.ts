@@ -294,6 +294,9 @@ export async function rotateSecret(
 /**
  * Sets the endpoint's cursor back (or forward) so that every event from position `from` on that
  * it subscribes to is sent again, in order; a failing head is forgotten and tried afresh.
+ * It also takes the lease from a turn in flight: that turn checks the cursor it started from,
+ * which a replay from just after it writes again unchanged, so only the lost lease tells it to
+ * stop before it moves the cursor past the replay.
  */
 export async function replayFrom(
   trx: Trx,
@@ -308,6 +311,8 @@ export async function replayFrom(
     failing_since: null,
     failures: 0,
     next_attempt_at: null,
+    lease_owner: null,
+    lease_until: null,
     updated_at: nowIso(),
   };
   return changeEndpoint(trx, actor, id, 'webhook.replayed', values, { from });

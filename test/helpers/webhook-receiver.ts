@@ -67,6 +67,11 @@ export async function startReceiver(answer: Answer = () => 200) {
     answer(next: Answer) {
       answerWith = next;
     },
+    /** Answers every request held so far with `status`. */
+    release(status = 200) {
+      for (const res of held.splice(0))
+        res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+    },
     async close() {
       for (const res of held) res.destroy();
       server.closeAllConnections();

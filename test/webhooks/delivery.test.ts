@@ -218,6 +218,40 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
     }
   });
 
+  it('a replay from the position a turn in flight started at is not undone by that turn', async () => {
+    const receiver = await startReceiver((_got, index) => (index === 0 ? 'hold' : 200));
+    try {
+      const { tenant, headers, version } = await tenantWithVersion();
+      const { endpoint } = await endpointFor(tenant.id, receiver.url, ['decision.given']);
+      const api = apiOf(t.app, headers);
+      expect((await api.decide(unique('c'), version.consent_version_id, 'given')).statusCode).toBe(
+        201,
+      );
+      // The turn's one message is held unanswered; the replay, from that message's position,
+      // writes back the very cursor the turn started from.
+      await eventually(() => receiver.received.length >= 1);
+      const first = receiver.received[0];
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          replayFrom(
+            trx,
+            byCli(tenant.id),
+            endpoint.id,
+            Number(first?.headers['webhook-position']),
+          ),
+        );
+      receiver.release();
+      await eventually(() => receiver.received.length >= 2);
+      expect(receiver.received.map((got) => got.headers['webhook-id'])).toEqual([
+        first?.headers['webhook-id'],
+        first?.headers['webhook-id'],
+      ]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('events in a row share one kept-alive connection; one dropped as it is reused is sent again on a new one, and counted once, delivered', async () => {
     const receiver = await startReceiver();
     try {
