@@ -65,8 +65,9 @@ import { webhookRoutes } from './webhooks/routes.js';
 export interface BackofficeOptions {
   db: Db;
   /**
-   * Where the lists and exports of decisions read: a caught-up replica with
-   * `DATABASE_READ_URL`, else `db` (docs/scaling.md, "Read replicas").
+   * Where the lists and downloads of records read (decisions, visitors' cookie decisions,
+   * controls): a caught-up replica with `DATABASE_READ_URL`, else `db` (docs/scaling.md, "Read
+   * replicas").
    */
   readOn: ReadOn;
   config: Config;
@@ -288,6 +289,7 @@ export async function backoffice(
           await tenantPages.register(decisionRoutes, { db, readOn, vault, partnerBlocks });
           await tenantPages.register(cookiePageRoutes, {
             db,
+            readOn,
             vault,
             registry,
             publicBaseUrl: config.publicBaseUrl,

@@ -1,5 +1,6 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
+import type { ReadOn } from '../platform/replicas.js';
 import { findSubjectId, personalReader, type SubjectVault } from '../subjects/index.js';
 import { type ChoiceMethod, standardCategories } from './banner-config.js';
 import type { ConfigurationContent } from './content.js';
@@ -168,12 +169,15 @@ const exportPage = 500;
 /**
  * The decisions passing the filter for a download, oldest first, with the visitor's id, address
  * and user agent (null once erased), and the category keys its columns name. Taking them is
- * recorded first (`export.cookie_decisions`, with the filter as asked and the time zone its days
- * were read in; a visitor asked for as their subject's random id, null when it names none: the
- * audit log never keeps a visitor id, which erasing them could not reach).
+ * recorded first on `db`, the primary (`export.cookie_decisions`, with the filter as asked and
+ * the time zone its days were read in; a visitor asked for as their subject's random id, null
+ * when it names none: the audit log never keeps a visitor id, which erasing them could not
+ * reach); each page of decisions is then read through `readOn`, on a replica that has replayed
+ * that record (docs/scaling.md, "Read replicas").
  */
 export async function exportCookieDecisions(
   db: Executor,
+  readOn: ReadOn,
   vault: SubjectVault,
   tenantId: string,
   filter: CookieDecisionFilter,
@@ -196,22 +200,32 @@ export async function exportCookieDecisions(
     stored ?? (await storedFilter(db, vault, tenantId, { ...filter, visitorId: undefined }));
   return {
     categories: await categoryKeys(db, tenantId, columns ?? {}),
-    decisions: exportedDecisions(db, vault, tenantId, stored),
+    decisions: exportedDecisions(readOn, vault, tenantId, stored),
   };
 }
 
+/** Each page its own read: a replica that goes away between pages costs the download nothing. */
 async function* exportedDecisions(
-  db: Executor,
+  readOn: ReadOn,
   vault: SubjectVault,
   tenantId: string,
   stored: StoredCookieFilter | undefined,
 ): AsyncGenerator<CookieDecisionView> {
   if (!stored) return;
-  const open = personalReader(db, vault, tenantId);
   let after: CookiePosition | undefined;
   for (;;) {
-    const rows = await findCookieDecisionPage(db, tenantId, stored, 'oldest', after, exportPage);
-    const opened = await open(rows);
+    const position = after;
+    const { rows, opened } = await readOn(async (on) => {
+      const rows = await findCookieDecisionPage(
+        on,
+        tenantId,
+        stored,
+        'oldest',
+        position,
+        exportPage,
+      );
+      return { rows, opened: await personalReader(on, vault, tenantId)(rows) };
+    });
     for (const [i, row] of rows.entries()) {
       const personal = opened[i]?.personal ?? null;
       const { system_name: _name, ...item } = listItem(row);

@@ -5,6 +5,7 @@
  */
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
+import type { ReadOn } from '../platform/replicas.js';
 import type { HistoryPageQuery, KindHistory, Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { personalReader } from '../subjects/index.js';
@@ -32,19 +33,22 @@ type Range = Pick<HistoryPageQuery, 'from' | 'to'>;
 /** A download's columns of the kinds a change is not of. */
 const none = { product_code: null, channel: null, decision_id: null, partner_code: null };
 
-/** Every change of a kind in the range, a page at a time, opened. */
+/** Every change of a kind in the range, a page at a time (each its own read), opened. */
 async function* opened(
-  db: Executor,
+  readOn: ReadOn,
+  vault: SubjectVault,
   tenantId: string,
-  open: ReturnType<typeof personalReader>,
   history: KindHistory,
   range: Range,
   pageSize: number,
 ): AsyncGenerator<ControlRecord> {
   let after: HistoryPageQuery['after'];
   for (;;) {
-    const rows = await history.page(db, tenantId, { ...range, after, limit: pageSize });
-    const fields = await open(rows);
+    const position = after;
+    const { rows, fields } = await readOn(async (on) => {
+      const rows = await history.page(on, tenantId, { ...range, after: position, limit: pageSize });
+      return { rows, fields: await personalReader(on, vault, tenantId)(rows) };
+    });
     for (const [i, row] of rows.entries()) {
       const personal = fields[i]?.personal;
       yield {
@@ -89,29 +93,34 @@ async function* merged(streams: AsyncGenerator<ControlRecord>[]): AsyncGenerator
   }
 }
 
-/** The tenant's changes of every kind a download of controls lists, merged by time. */
+/**
+ * The tenant's changes of every kind a download of controls lists, merged by time; each page
+ * of each kind read through `readOn` (on a replica: one that has replayed every write answered
+ * before the page was asked).
+ */
 export function controlRecords(
-  db: Executor,
+  readOn: ReadOn,
   vault: SubjectVault,
   registry: Registry,
   tenantId: string,
   range: Range,
   pageSize = 1000,
 ): AsyncGenerator<ControlRecord> {
-  const open = personalReader(db, vault, tenantId);
   return merged(
     registry.kinds.flatMap(({ history }) =>
-      history ? [opened(db, tenantId, open, history, range, pageSize)] : [],
+      history ? [opened(readOn, vault, tenantId, history, range, pageSize)] : [],
     ),
   );
 }
 
 /**
- * The control records of a range of days, for a download: taking them is itself recorded
- * (before the first row is read), with the days as asked.
+ * The control records of a range of days, for a download: taking them is itself recorded on
+ * `db`, the primary (before the first row is read), with the days as asked; the rows are read
+ * through `readOn` (`controlRecords`).
  */
 export async function exportControlRecords(
   db: Executor,
+  readOn: ReadOn,
   vault: SubjectVault,
   registry: Registry,
   tenantId: string,
@@ -124,5 +133,5 @@ export async function exportControlRecords(
     action: 'export.controls',
     details: { from: asked.from || null, to: asked.to || null, time_zone: asked.timeZone },
   });
-  return controlRecords(db, vault, registry, tenantId, range);
+  return controlRecords(readOn, vault, registry, tenantId, range);
 }

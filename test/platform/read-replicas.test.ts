@@ -1,21 +1,23 @@
 /**
  * `pending`, a customer's history and as-of, bulk status, receipt exports and the back-office's
- * Decisions list and CSV exports on a real streaming replica (`DATABASE_READ_URL`,
- * docs/scaling.md, "Read replicas"):
- * a PostgreSQL primary and a hot standby made from its base backup, streaming its WAL, both
- * started by the test from the binaries the install brings. Reads go to the standby (its own
- * statistics count them); a client reads its own decision at once, every time; a standby whose
- * replay is paused is skipped for the primary, with no stale answer; a standby stopped under
- * load costs no request an error, and serves again once it is back.
+ * lists and CSV downloads of decisions, visitors' cookie decisions and controls on a real
+ * streaming replica (`DATABASE_READ_URL`, docs/scaling.md, "Read replicas"): a PostgreSQL
+ * primary and a hot standby made from its base backup, streaming its WAL, both started by the
+ * test from the binaries the install brings. Reads go to the standby (its own statistics count
+ * them); a client reads its own decision at once, every time; a standby whose replay is paused
+ * is skipped for the primary, with no stale answer; a standby stopped under load costs no
+ * request an error, and serves again once it is back.
  */
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/platform/db.js';
 import { createDb } from '../../src/platform/db.js';
+import { choose, standardChoice } from '../backoffice/cookies-support.js';
 import { signedIn } from '../backoffice/support.js';
 import { apiOf } from '../helpers/api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { seedPublishedSystem } from '../helpers/cookies.js';
 import {
   type PostgresServer,
   startPostgresServer,
@@ -251,6 +253,44 @@ describe('pending on a streaming replica', () => {
       t.db,
     );
     expect(Number(recorded.rows[0]?.n)).toBe(9);
+  });
+
+  it("serves the back-office's cookie decisions list, its CSV and the controls download from the replica, each with the record just made", async () => {
+    const admin = await signedIn(t.app, a.tenant.email);
+    const site = await seedPublishedSystem(t.db, a.tenant.id);
+    const before = await replicaOf();
+    for (let i = 0; i < 3; i += 1) {
+      const choice = await choose(t.app, site, 'accept-all', standardChoice(true));
+      const list = await admin.get(`/backoffice/cookies/decisions?decision=${choice}`);
+      expect(list.statusCode).toBe(200);
+      expect(list.body).toContain(choice);
+      const csv = await admin.get(`/backoffice/cookies/decisions.csv?decision=${choice}`);
+      expect(csv.statusCode).toBe(200);
+      const choices = parse(csv.body, { columns: true }) as Array<{ decision_id: string }>;
+      expect(choices.map((row) => row.decision_id)).toEqual([choice]);
+      const channel = await t.app.inject({
+        method: 'PUT',
+        url: `/api/v1/customers/${unique('controlled')}/channels/general/email`,
+        headers: { ...a.headers, 'content-type': 'application/json' },
+        payload: JSON.stringify({ blocked: true }),
+      });
+      expect(channel.statusCode).toBe(201);
+      const change = (channel.json() as { data: { record_id: string } }).data.record_id;
+      const controls = await admin.get('/backoffice/exports/controls.csv');
+      expect(controls.statusCode).toBe(200);
+      const changes = parse(controls.body, { columns: true }) as Array<{ change_id: string }>;
+      expect(changes.map((row) => row.change_id)).toContain(change);
+    }
+    // A read each: the list's page, the one page of the choices' CSV, and a page of each kind of
+    // control (channel changes and partner blocks at least).
+    const after = await replicaOf();
+    expect(after.served - before.served).toBeGreaterThanOrEqual(12);
+    expect(after.skipped).toBe(before.skipped);
+    const recorded = await sql<{ n: string }>`select count(*)::text as n from audit_log
+      where tenant_id = ${a.tenant.id} and action in ('export.cookie_decisions', 'export.controls')`.execute(
+      t.db,
+    );
+    expect(Number(recorded.rows[0]?.n)).toBe(6);
   });
 
   it('a replica whose replay is paused is skipped: the primary answers, never a stale read', async () => {

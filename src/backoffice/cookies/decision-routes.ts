@@ -12,6 +12,7 @@ import {
 import { receiptOf } from '../../decision-log/index.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
+import type { ReadOn } from '../../platform/replicas.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { sendCsv } from '../web/csv.js';
@@ -36,7 +37,7 @@ const validId = new RegExp(uuidPattern);
  */
 export async function cookieDecisionRoutes(
   app: FastifyInstance,
-  { db, vault }: { db: Db; vault: SubjectVault },
+  { db, readOn, vault }: { db: Db; readOn: ReadOn; vault: SubjectVault },
 ) {
   /** The filter of the query string, or what is wrong with it (as the form shows it). */
   const filterOf = async (request: FastifyRequest) => {
@@ -142,12 +143,9 @@ export async function cookieDecisionRoutes(
       if (parsed.refusal) return show(request, reply, parsed);
       const position = keysetPosition(queryOf(request.query, 'before'));
       const before = position && { decidedAt: position.at, id: position.id };
-      const page = await browseCookieDecisions(
-        db,
-        vault,
-        tenantOf(request).tenantId,
-        parsed.filter,
-        before,
+      // Nothing recorded for looking (no personal field is shown): the whole page is a read.
+      const page = await readOn((on) =>
+        browseCookieDecisions(on, vault, tenantOf(request).tenantId, parsed.filter, before),
       );
       return show(request, reply, parsed, { ...page, first: before === undefined });
     },
@@ -162,6 +160,7 @@ export async function cookieDecisionRoutes(
       if (parsed.refusal) return show(request, reply, parsed);
       const { categories, decisions } = await exportCookieDecisions(
         db,
+        readOn,
         vault,
         user.tenantId,
         parsed.filter,

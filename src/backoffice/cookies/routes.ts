@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ScanRunner } from '../../cookie-scanner/index.js';
 import type { Db } from '../../platform/db.js';
+import type { ReadOn } from '../../platform/replicas.js';
 import type { Registry } from '../../record-kinds/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { analyticsRoutes } from './analytics-routes.js';
@@ -23,6 +24,8 @@ export async function cookiePageRoutes(
   app: FastifyInstance,
   deps: {
     db: Db;
+    /** Where visitors' decisions are listed and downloaded from (a caught-up replica or `db`). */
+    readOn: ReadOn;
     vault: SubjectVault;
     registry: Registry;
     publicBaseUrl: string;
@@ -30,7 +33,7 @@ export async function cookiePageRoutes(
     scans: ScanRunner;
   },
 ) {
-  const { db, vault, registry, publicBaseUrl, flushRefusedOrigins, scans } = deps;
+  const { db, readOn, vault, registry, publicBaseUrl, flushRefusedOrigins, scans } = deps;
   await app.register(systemRoutes, { db, publicBaseUrl, flushRefusedOrigins });
   await app.register(scanRoutes, { db, runner: scans });
   await app.register(analyticsRoutes, { db });
@@ -39,6 +42,6 @@ export async function cookiePageRoutes(
   await app.register(editorRoutes, { db });
   await app.register(previewRoutes, { db });
   await app.register(configurationStepRoutes, { db, publicBaseUrl });
-  await app.register(cookieDecisionRoutes, { db, vault });
+  await app.register(cookieDecisionRoutes, { db, readOn, vault });
   await app.register(visitorErasureRoutes, { db, vault, registry });
 }

@@ -126,6 +126,7 @@ export async function exportRoutes(
       }
       const records = await exportControlRecords(
         db,
+        readOn,
         vault,
         registry,
         user.tenantId,
