@@ -8,6 +8,8 @@ const mocking = ['test/backoffice/sign-in-decoy.test.ts'];
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
+    // The service's threads run the build global-setup.ts made (setup-threads.ts).
+    setupFiles: ['test/setup-threads.ts'],
     // better-sqlite3 is a native addon: separate processes keep each file's store to itself.
     pool: 'forks',
     // Vitest's default is one file fewer than the cores (a single file at a time on two cores),

@@ -25,6 +25,11 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   buildDist();
   buildClient();
+  // In watch mode, each rerun builds again: the end-to-end tests and the service's threads
+  // (setup-threads.ts) run `dist/`.
+  project.onTestsRerun(() => {
+    buildDist();
+  });
   // Before the test processes start: they inherit where the run's ports are claimed.
   const removeClaims = startClaims();
   let server: PostgresServer | undefined;

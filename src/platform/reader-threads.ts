@@ -5,7 +5,7 @@ import { type QueryObserver, readerStoppedCode } from './db.js';
 import { isPostgresUrl } from './postgres.js';
 import type { FromReader, ReaderData, ReadRequest, ReadResult, ToReader } from './reader-wire.js';
 import { sqlitePath } from './sqlite.js';
-import { workerArguments } from './thread-entry.js';
+import { threadModules, workerArguments } from './thread-entry.js';
 import { fromWire, toWire } from './writer-wire.js';
 
 /** Reads of an SQLite file run on threads of their own, so the event loop never waits on them. */
@@ -110,7 +110,8 @@ function reader(data: ReaderData, onQuery: QueryObserver | undefined): Reader {
   }
 
   function start(): Worker {
-    const started = new Worker(...workerArguments(entry, data));
+    const [module = entry.href] = threadModules([entry.href]);
+    const started = new Worker(...workerArguments(new URL(module), data));
     started.on('message', (message: FromReader) => {
       for (const result of message.results) settle(result);
     });

@@ -13,6 +13,7 @@ import type { Db, StoreSettings } from '../platform/db.js';
 import { createGroupCommit } from '../platform/group-commit.js';
 import { isPostgresUrl } from '../platform/postgres.js';
 import { sqlitePath } from '../platform/sqlite.js';
+import { threadModules } from '../platform/thread-entry.js';
 import { startWriterThread, type WriterThread } from '../platform/writer-thread.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { KindWriter, RecordKind, Registry } from '../record-kinds/index.js';
@@ -93,8 +94,12 @@ export function createWriters(
       close: async () => integrator?.stop(),
     };
   }
-  const data = writerThreadData(config, vault, registry, options);
-  const thread = startWriterThread<WriteJob, unknown>(db, writerThreadEntry, data, options.onBatch);
+  const [entry = writerThreadEntry.href, module = registry.module] = threadModules([
+    writerThreadEntry.href,
+    registry.module,
+  ]);
+  const data = { ...writerThreadData(config, vault, registry, options), registry: module };
+  const thread = startWriterThread<WriteJob, unknown>(db, new URL(entry), data, options.onBatch);
   const integrator: Integrator = { kick: () => thread.task('integrate'), stop: async () => {} };
   // While the thread is not running, the main thread looks for queued leaves (an erasure's,
   // or those an earlier run left) at the integrator's pace, and starts it for them.
