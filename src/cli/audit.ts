@@ -6,6 +6,7 @@ import { type Commands, required } from './command.js';
 export const auditCommands: Commands = {
   audit: {
     options: ['tenant'],
+    unbounded: true,
     run: async (db, o, _config, vault, registry) => {
       const tenant = await getTenantByAlias(db, required(o, 'tenant'));
       const report = await auditLog(db, vault, registry, tenant.id);

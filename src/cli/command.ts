@@ -21,6 +21,12 @@ export interface CommandEntry {
   options: string[];
   /** It applies the migrations itself (`migrate`): the store is opened without applying them. */
   migratesItself?: boolean;
+  /**
+   * It reads a whole log or store (`audit`): its statements are not bound by
+   * `DATABASE_STATEMENT_TIMEOUT_MS`, which bounds a request's wait, not an operator's command
+   * (on PostgreSQL, the audit of a million records reads longer than 5 s).
+   */
+  unbounded?: boolean;
   run: Command;
   /**
    * What makes its result a failure, said on stderr with exit 1 (the JSON result still goes to

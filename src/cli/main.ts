@@ -343,7 +343,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       import('../platform/public-base-url.js'),
     ]);
     await withDb(
-      config,
+      command.unbounded ? { ...config, databaseStatementTimeoutMs: 0 } : config,
       io.stderr,
       async (db, vault) => {
         // A command that migrates itself may find a store from before the setting was kept.

@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import {
@@ -141,6 +143,42 @@ describe.concurrent.each(stores)(
           db.updateTable('decisions').set({ decision: 'given' }).where('id', '=', id).execute(),
         );
       });
+
+      // PostgreSQL alone cancels a statement that runs past DATABASE_STATEMENT_TIMEOUT_MS.
+      if (testStore.name === 'postgres') {
+        it('audit --tenant is not bound by the statement timeout that bounds requests: it waits for the table another session holds', async () => {
+          const env = { ...running.server.env, DATABASE_STATEMENT_TIMEOUT_MS: '50' };
+          const holder = new pg.Client({ connectionString: running.store.databaseUrl });
+          // Another session looks: the holder's transaction would see one snapshot of the
+          // activity for as long as it lasts.
+          const watcher = new pg.Client({ connectionString: running.store.databaseUrl });
+          await holder.connect();
+          await watcher.connect();
+          try {
+            await holder.query('begin');
+            await holder.query('lock table decisions in access exclusive mode');
+            const audit = runCli(['audit', '--tenant', running.p.alias], env);
+            // Released only once the audit waits for it, and 4 times its timeout later.
+            await expect
+              .poll(async () => {
+                const waiting = await watcher.query(
+                  `select count(*)::int as n from pg_stat_activity
+                   where wait_event_type = 'Lock' and query ilike '%decisions%'`,
+                );
+                return waiting.rows[0]?.n;
+              })
+              .toBe(1);
+            await setTimeout(200);
+            await holder.query('commit');
+            const result = await audit;
+            expect(result.code, showResult(result)).toBe(0);
+            expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, findings: [] });
+          } finally {
+            await holder.end();
+            await watcher.end();
+          }
+        });
+      }
 
       it("verify-receipt refuses the receipt under another log's key", async () => {
         const other = generateNoteKeys(verifierKey.split('+')[0] as string).verifierKey;
