@@ -116,7 +116,9 @@ try {
   const bytesAfter = await storeBytes(databaseUrl);
 
   progress('auditing');
+  const auditStarted = performance.now();
   const audit = await run(currentBin, env, 'audit', '--tenant', alias);
+  const auditSeconds = (performance.now() - auditStarted) / 1000;
   const auditReport = JSON.parse(audit.stdout || '{}') as { ok?: boolean; findings?: unknown[] };
   if (audit.code !== 0 || auditReport.ok !== true || auditReport.findings?.length !== 0) {
     failures.push(`audit exit ${audit.code}: ${audit.stdout.trim()} ${audit.stderr.trim()}`);
@@ -172,7 +174,12 @@ try {
         seconds: round(migrationSeconds),
         seconds_per_million_decisions: round((migrationSeconds * 1_000_000) / decisions),
       },
-      audit: { exit: audit.code, ok: auditReport.ok, findings: auditReport.findings?.length },
+      audit: {
+        exit: audit.code,
+        ok: auditReport.ok,
+        findings: auditReport.findings?.length,
+        seconds: round(auditSeconds),
+      },
       receipts: {
         checked: oldReceipts.size,
         valid: validOld,
