@@ -33,6 +33,10 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
   const endpointFor = (tenantId: string, url: string, events: string[]) =>
     createEndpoint(t.db, t.vault, t.config.webhooks, registry, byCli(tenantId), { url, events });
 
+  /** Sets the endpoint's cursor back to just before `from`, as the command line does. */
+  const replayEndpoint = (tenantId: string, endpointId: string, from: number) =>
+    t.db.transaction().execute((trx) => replayFrom(trx, byCli(tenantId), endpointId, from));
+
   async function tenantWithVersion() {
     const seeded = await seedTenant(t.db);
     const code = await seedTemplate(t.db, seeded.tenant.id);
@@ -206,9 +210,7 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
         position: Number(got.headers['webhook-position']),
       }));
       const from = firstRound[1]?.position as number;
-      await t.db
-        .transaction()
-        .execute((trx) => replayFrom(trx, byCli(tenant.id), endpoint.id, from));
+      await replayEndpoint(tenant.id, endpoint.id, from);
       await eventually(() => receiver.received.length >= 7);
       const again = receiver.received.slice(4).map((got) => got.headers['webhook-id']);
       expect(again).toEqual(firstRound.slice(1).map((sent) => sent.id));
@@ -231,16 +233,7 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
       // writes back the very cursor the turn started from.
       await eventually(() => receiver.received.length >= 1);
       const first = receiver.received[0];
-      await t.db
-        .transaction()
-        .execute((trx) =>
-          replayFrom(
-            trx,
-            byCli(tenant.id),
-            endpoint.id,
-            Number(first?.headers['webhook-position']),
-          ),
-        );
+      await replayEndpoint(tenant.id, endpoint.id, Number(first?.headers['webhook-position']));
       receiver.release();
       await eventually(() => receiver.received.length >= 2);
       expect(receiver.received.map((got) => got.headers['webhook-id'])).toEqual([
@@ -278,16 +271,11 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
         receiver.answer((got, index) =>
           index === start && got.connection === kept ? 'drop' : 200,
         );
-        await t.db
-          .transaction()
-          .execute((trx) =>
-            replayFrom(
-              trx,
-              byCli(tenant.id),
-              endpoint.id,
-              Number(firstRound[0]?.headers['webhook-position']),
-            ),
-          );
+        await replayEndpoint(
+          tenant.id,
+          endpoint.id,
+          Number(firstRound[0]?.headers['webhook-position']),
+        );
         rounds += 1;
         await eventually(() => receiver.received.length > start);
         const dropped = receiver.received[start]?.connection === kept;
