@@ -1,7 +1,7 @@
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor } from '../platform/db.js';
 import type { ReadOn } from '../platform/replicas.js';
-import { findSubjectId, personalReader, type SubjectVault } from '../subjects/index.js';
+import { findSubjectId, personalOpener, type SubjectVault } from '../subjects/index.js';
 import { type ChoiceMethod, standardCategories } from './banner-config.js';
 import type { ConfigurationContent } from './content.js';
 import {
@@ -212,6 +212,7 @@ async function* exportedDecisions(
   stored: StoredCookieFilter | undefined,
 ): AsyncGenerator<CookieDecisionView> {
   if (!stored) return;
+  const open = personalOpener(vault, tenantId);
   let after: CookiePosition | undefined;
   for (;;) {
     const position = after;
@@ -224,7 +225,7 @@ async function* exportedDecisions(
         position,
         exportPage,
       );
-      return { rows, opened: await personalReader(on, vault, tenantId)(rows) };
+      return { rows, opened: await open(on, rows) };
     });
     for (const [i, row] of rows.entries()) {
       const personal = opened[i]?.personal ?? null;

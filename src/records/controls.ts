@@ -8,7 +8,7 @@ import type { Executor } from '../platform/db.js';
 import type { ReadOn } from '../platform/replicas.js';
 import type { HistoryPageQuery, KindHistory, Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { personalReader } from '../subjects/index.js';
+import { personalOpener } from '../subjects/index.js';
 
 /** One change as a download lists it; the fields of the other kinds are null. */
 export interface ControlRecord {
@@ -36,7 +36,7 @@ const none = { product_code: null, channel: null, decision_id: null, partner_cod
 /** Every change of a kind in the range, a page at a time (each its own read), opened. */
 async function* opened(
   readOn: ReadOn,
-  vault: SubjectVault,
+  open: ReturnType<typeof personalOpener>,
   tenantId: string,
   history: KindHistory,
   range: Range,
@@ -47,7 +47,7 @@ async function* opened(
     const position = after;
     const { rows, fields } = await readOn(async (on) => {
       const rows = await history.page(on, tenantId, { ...range, after: position, limit: pageSize });
-      return { rows, fields: await personalReader(on, vault, tenantId)(rows) };
+      return { rows, fields: await open(on, rows) };
     });
     for (const [i, row] of rows.entries()) {
       const personal = fields[i]?.personal;
@@ -106,9 +106,10 @@ export function controlRecords(
   range: Range,
   pageSize = 1000,
 ): AsyncGenerator<ControlRecord> {
+  const open = personalOpener(vault, tenantId);
   return merged(
     registry.kinds.flatMap(({ history }) =>
-      history ? [opened(readOn, vault, tenantId, history, range, pageSize)] : [],
+      history ? [opened(readOn, open, tenantId, history, range, pageSize)] : [],
     ),
   );
 }

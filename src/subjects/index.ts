@@ -15,6 +15,7 @@ export {
   type OpenSubject,
   openStoredSubject,
   openSubject,
+  personalOpener,
   personalReader,
   type SealedRecord,
   shredSubject,

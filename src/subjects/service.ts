@@ -130,8 +130,20 @@ const keysKept = 10_000;
  * key once (and at most `keysKept` at a time, for exports of every customer).
  */
 export function personalReader(db: Executor, vault: SubjectVault, tenantId: string) {
+  const open = personalOpener(vault, tenantId);
+  return (records: readonly SealedRecord[]) => open(db, records);
+}
+
+/**
+ * `personalReader` whose batches each say where their customers' keys are read: a download
+ * that reads each page on a replica (`readOn`) keeps the keys it unsealed from page to page.
+ */
+export function personalOpener(vault: SubjectVault, tenantId: string) {
   const subjects = new Map<string, KnownSubject>();
-  return async function open(records: readonly SealedRecord[]): Promise<OpenedRecord[]> {
+  return async function open(
+    db: Executor,
+    records: readonly SealedRecord[],
+  ): Promise<OpenedRecord[]> {
     const ids = [...new Set(records.map((r) => r.subject_id))];
     let missing = ids.filter((id) => !subjects.has(id));
     if (subjects.size + missing.length > keysKept) {
