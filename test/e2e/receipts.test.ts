@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { generateNoteKeys } from '../../src/proof/index.js';
@@ -158,17 +157,18 @@ describe.concurrent.each(stores)(
             await holder.query('begin');
             await holder.query('lock table decisions in access exclusive mode');
             const audit = runCli(['audit', '--tenant', running.p.alias], env);
-            // Released only once the audit waits for it, and 4 times its timeout later.
+            // Released only once the audit's statement has waited for it 4 times its timeout (as
+            // the server counts): under the timeout it would have been cancelled at 50 ms.
             await expect
               .poll(async () => {
                 const waiting = await watcher.query(
                   `select count(*)::int as n from pg_stat_activity
-                   where wait_event_type = 'Lock' and query ilike '%decisions%'`,
+                   where wait_event_type = 'Lock' and query ilike '%decisions%'
+                     and now() - query_start > interval '200 milliseconds'`,
                 );
                 return waiting.rows[0]?.n;
               })
               .toBe(1);
-            await setTimeout(200);
             await holder.query('commit');
             const result = await audit;
             expect(result.code, showResult(result)).toBe(0);
