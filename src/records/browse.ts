@@ -59,7 +59,7 @@ export async function browseDecisions(
       before,
       decisionsPerPage + 1,
     );
-    return { rows, opened: await opener(on, vault, tenantId)(rows.slice(0, decisionsPerPage)) };
+    return { rows, opened: await opener(vault, tenantId)(on, rows.slice(0, decisionsPerPage)) };
   });
   const decisions = opened.map(logged);
   const last = decisions.at(-1);
@@ -92,6 +92,6 @@ export async function decisionEvidence(
   const row = await findDecisionEvidence(db, tenantId, decisionId);
   if (!row) return undefined;
   await recordAudit(db, { ...actor, action: 'decision.viewed', target: decisionId });
-  const [opened] = await opener(db, vault, tenantId)([row]);
+  const [opened] = await opener(vault, tenantId)(db, [row]);
   return opened && logged(opened);
 }

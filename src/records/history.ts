@@ -3,7 +3,7 @@ import type { ActedBy, DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
 import type { ReadOn } from '../platform/replicas.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { findSubjectId, personalReader } from '../subjects/index.js';
+import { findSubjectId, personalOpener } from '../subjects/index.js';
 import {
   countCustomersPerVersionAndDecision,
   countDecisionsPerDay,
@@ -57,20 +57,26 @@ export async function customerHistory(
   limit = 500,
 ): Promise<LoggedDecisionRecord[]> {
   const rows = await findCustomerEvidence(db, tenantId, subjectId, limit);
-  const opened = await opener(db, vault, tenantId)(rows);
+  const opened = await opener(vault, tenantId)(db, rows);
   return opened.map((row) => ({
     ...row,
     log_index: row.log_index === null ? null : Number(row.log_index),
   }));
 }
 
-/** Rows with their personal fields opened in place of the sealed ones. */
-export function opener(db: Executor, vault: SubjectVault, tenantId: string) {
-  const open = personalReader(db, vault, tenantId);
+/**
+ * Rows with their personal fields opened in place of the sealed ones. The customers' keys it
+ * unseals are kept for its next call, so the pages of one download, each read on an executor of
+ * its own, unseal a customer's key once.
+ */
+export function opener(vault: SubjectVault, tenantId: string) {
+  const open = personalOpener(vault, tenantId);
   return async <T extends { decision_id: string; subject_id: string; personal: string }>(
+    db: Executor,
     rows: T[],
   ) => {
     const personal = await open(
+      db,
       rows.map((r) => ({ id: r.decision_id, subject_id: r.subject_id, personal: r.personal })),
     );
     return rows.map(({ subject_id: _subject, personal: _sealed, ...row }, i) => {
@@ -156,12 +162,13 @@ export async function* decisionRecords(
   filter: EvidenceFilter,
   pageSize = 1000,
 ): AsyncGenerator<DecisionRecord> {
+  const open = opener(vault, tenantId);
   let after: HistoryPosition | undefined;
   for (;;) {
     const position = after;
     const { rows, opened } = await readOn(async (on) => {
       const rows = await findEvidencePage(on, tenantId, filter, position, pageSize);
-      return { rows, opened: await opener(on, vault, tenantId)(rows) };
+      return { rows, opened: await open(on, rows) };
     });
     yield* opened;
     const last = rows.at(-1);
