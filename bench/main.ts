@@ -43,7 +43,7 @@ import {
 import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
 import { loadSqlite } from './seed-sqlite.js';
 import { createFixture } from './service.js';
-import { bytesPerDecision, describeBytes, storeBytes } from './storage.js';
+import { bytesPerDecision, describeBytes, describeHotSet, storeBytes } from './storage.js';
 
 const config = loadBenchConfig();
 const dir = mkdtempSync(join(tmpdir(), 'consent-bench-'));
@@ -168,6 +168,7 @@ async function benchStore(store: Store): Promise<void> {
       notes.push(
         `storage ${label}, bulk-loaded (no decision log): ${describeBytes(atRest.total / atRest.decisions, tables)}`,
       );
+      notes.push(`storage ${label}, what pending reads: ${describeHotSet(store, atRest)}`);
     }
     for (const endpoint of config.endpoints) {
       if (!cookies && cookieEndpoints.includes(endpoint)) continue;

@@ -10,7 +10,46 @@ import type { Store } from './config.js';
 export interface StoreBytes {
   total: number;
   tables: Map<string, number>;
+  /** Each table and index by its own name. */
+  objects: Map<string, number>;
   decisions: number;
+}
+
+/**
+ * The tables and indexes `pending` reads, whose pages must stay in memory for it to answer from
+ * memory (docs/scaling.md, "PostgreSQL's memory"). On PostgreSQL two indexes, both read
+ * index-only (migration 0049); on SQLite each index with the table row it leads to.
+ */
+const pendingReads: Record<Store, readonly string[]> = {
+  postgres: ['subjects_lookup_uq', 'customer_version_states_pk'],
+  sqlite: [
+    'subjects_lookup_uq',
+    'subjects',
+    'sqlite_autoindex_customer_version_states_1',
+    'customer_version_states',
+  ],
+};
+
+/** The bytes of what `pending` reads (`pendingReads`), and each object's share. */
+export function pendingHotSet(
+  store: Store,
+  bytes: StoreBytes,
+): { total: number; objects: Array<[string, number]> } {
+  const objects = pendingReads[store].map(
+    (name) => [name, bytes.objects.get(name) ?? 0] as [string, number],
+  );
+  return { total: objects.reduce((sum, [, b]) => sum + b, 0), objects };
+}
+
+/** A line for the notes: the hot set's size in all and a decision. */
+export function describeHotSet(store: Store, bytes: StoreBytes): string {
+  const { total, objects } = pendingHotSet(store, bytes);
+  const each = objects.map(([name, b]) => `${name} ${megabytes(b)}`).join(', ');
+  return `${megabytes(total)}, ${Math.round(total / Math.max(bytes.decisions, 1))} B a decision (${each})`;
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
 export async function storeBytes(store: Store, url: string): Promise<StoreBytes> {
@@ -36,7 +75,11 @@ function sqliteBytes(path: string): StoreBytes {
       .all() as Array<{ name: string; bytes: number }>;
     const decisions = (db.prepare('select count(*) as n from decisions').get() as { n: number }).n;
     return grouped(
-      rows.map((row) => ({ table: owners.get(row.name) ?? row.name, bytes: row.bytes })),
+      rows.map((row) => ({
+        name: row.name,
+        table: owners.get(row.name) ?? row.name,
+        bytes: row.bytes,
+      })),
       decisions,
     );
   } finally {
@@ -48,8 +91,8 @@ async function postgresBytes(url: string): Promise<StoreBytes> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ table: string; bytes: string }>(
-      `select coalesce(t.relname, c.relname) as table,
+    const { rows } = await client.query<{ name: string; table: string; bytes: string }>(
+      `select c.relname as name, coalesce(t.relname, c.relname) as table,
          (case when c.relkind = 'i' then pg_relation_size(c.oid) else pg_table_size(c.oid) end)::text as bytes
        from pg_class c
        join pg_namespace n on n.oid = c.relnamespace
@@ -59,7 +102,7 @@ async function postgresBytes(url: string): Promise<StoreBytes> {
     );
     const counted = await client.query<{ n: string }>('select count(*)::text as n from decisions');
     return grouped(
-      rows.map((row) => ({ table: row.table, bytes: Number(row.bytes) })),
+      rows.map((row) => ({ name: row.name, table: row.table, bytes: Number(row.bytes) })),
       Number(counted.rows[0]?.n ?? 0),
     );
   } finally {
@@ -67,14 +110,19 @@ async function postgresBytes(url: string): Promise<StoreBytes> {
   }
 }
 
-function grouped(rows: Array<{ table: string; bytes: number }>, decisions: number): StoreBytes {
+function grouped(
+  rows: Array<{ name: string; table: string; bytes: number }>,
+  decisions: number,
+): StoreBytes {
   const tables = new Map<string, number>();
+  const objects = new Map<string, number>();
   let total = 0;
-  for (const { table, bytes } of rows) {
+  for (const { name, table, bytes } of rows) {
     tables.set(table, (tables.get(table) ?? 0) + bytes);
+    objects.set(name, bytes);
     total += bytes;
   }
-  return { total, tables, decisions };
+  return { total, tables, objects, decisions };
 }
 
 /** `after` less `before`, per decision the store gained between them, largest first. */
