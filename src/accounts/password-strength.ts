@@ -1,6 +1,4 @@
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as english from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
 /**
  * Weak passwords are refused by estimating how many guesses a cracker would need (zxcvbn-ts,
@@ -10,15 +8,25 @@ import * as english from '@zxcvbn-ts/language-en';
  */
 const minimumScore = 3;
 
-let factory: ZxcvbnFactory | undefined;
+let factory: Promise<ZxcvbnFactory> | undefined;
 
-/** Built on first use: the dictionaries cost memory the API alone never needs. */
-function estimator(): ZxcvbnFactory {
-  factory ??= new ZxcvbnFactory({
-    dictionary: { ...common.dictionary, ...english.dictionary },
-    graphs: common.adjacencyGraphs,
-    translations: english.translations,
-  });
+/**
+ * Loaded and built on first use: the dictionaries cost memory the API alone never needs, and
+ * loading them took a fifth of a second of every start of the service and of each command.
+ */
+function estimator(): Promise<ZxcvbnFactory> {
+  factory ??= (async () => {
+    const [{ ZxcvbnFactory }, common, english] = await Promise.all([
+      import('@zxcvbn-ts/core'),
+      import('@zxcvbn-ts/language-common'),
+      import('@zxcvbn-ts/language-en'),
+    ]);
+    return new ZxcvbnFactory({
+      dictionary: { ...common.dictionary, ...english.dictionary },
+      graphs: common.adjacencyGraphs,
+      translations: english.translations,
+    });
+  })();
   return factory;
 }
 
@@ -27,14 +35,14 @@ function estimator(): ZxcvbnFactory {
  * strong enough. `userInputs` are words of the account (e-mail, its parts, name, tenant alias):
  * a password made of them is as weak as a dictionary word.
  */
-export function passwordWeakness(
+export async function passwordWeakness(
   password: string,
   userInputs: readonly string[],
-): string | undefined {
+): Promise<string | undefined> {
   const inputs = userInputs
     .flatMap((input) => [input, ...input.split(/[@.+_\s-]+/)])
     .filter(Boolean);
-  const result = estimator().check(password, inputs);
+  const result = (await estimator()).check(password, inputs);
   if (result.score >= minimumScore) return undefined;
   const why = result.feedback.warning ? ` ${result.feedback.warning}` : '';
   const advice = result.feedback.suggestions[0] ?? 'Add more words that are less common.';

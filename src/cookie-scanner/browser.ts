@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { chromiumExecutable } from '../platform/chromium.js';
 import type { CookieScanSettings } from '../platform/config.js';
 
@@ -32,6 +32,9 @@ export async function launchScanBrowser(settings: CookieScanSettings): Promise<S
   ];
   if (settings.hostRules) args.push(`--host-resolver-rules=${settings.hostRules}`);
   try {
+    // Loaded with the first scan: playwright-core took half a second of every start of the
+    // service and of each command, which most never scan.
+    const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: await chromiumExecutable(settings.chromiumPath),
       headless: true,

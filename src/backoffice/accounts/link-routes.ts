@@ -113,7 +113,7 @@ export async function linkRoutes(
       return refuse({ confirm_password: 'The two passwords are not the same.' });
     }
     const password = form.values.new_password;
-    const weakness = passwordWeakness(password, [link.email]);
+    const weakness = await passwordWeakness(password, [link.email]);
     if (weakness) return refuse({ new_password: weakness });
     const done = await db.transaction().execute((trx) =>
       setPasswordFromLink(trx, token, password, config.passwordHashCost, {

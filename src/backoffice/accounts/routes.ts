@@ -270,7 +270,7 @@ export async function accountRoutes(app: FastifyInstance, o: AccountRouteOptions
       });
     }
     const next = form.values.new_password;
-    const weakness = passwordWeakness(next, [
+    const weakness = await passwordWeakness(next, [
       user.email,
       user.name,
       ...(user.kind === 'tenant' ? [user.tenantAlias] : []),
