@@ -1,13 +1,10 @@
-import {
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+  VerifiedRegistrationResponse,
 } from '@simplewebauthn/server';
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
@@ -27,6 +24,13 @@ import {
 import { findOperatorRowById, findUserForSignIn, findUserRowById } from './repository.js';
 import type { Account } from './sessions.js';
 import type { SignInRequirement } from './table.js';
+
+/**
+ * @simplewebauthn/server, loaded with the first passkey ceremony: it and the certificate
+ * libraries it brings took about half a second of every start of the service, of each command
+ * and of each SQLite writer thread (which loads the kinds' registry, and so the features).
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 /**
  * Passkeys (WebAuthn, through `@simplewebauthn/server`): a person registers several, names and
@@ -93,7 +97,7 @@ export async function registrationOptions(
   name: string,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await findPasskeysOf(db, account);
-  return generateRegistrationOptions({
+  return (await webauthn()).generateRegistrationOptions({
     rpName: party.name,
     rpID: party.id,
     userName: email,
@@ -122,9 +126,9 @@ export async function addPasskey(
   input: { challenge: string; response: unknown; name: string },
   actor: Actor,
 ): Promise<Passkey> {
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+  let verified: VerifiedRegistrationResponse;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await (await webauthn()).verifyRegistrationResponse({
       response: input.response as RegistrationResponseJSON,
       expectedChallenge: input.challenge,
       expectedOrigin: party.origin,
@@ -234,8 +238,13 @@ export function removePasskeysOf(trx: Trx, account: Account): Promise<number> {
  * What the browser needs to sign in with any passkey of this site: no account named (the person
  * picks a passkey; it says whose it is). The caller keeps its `challenge`.
  */
-export function signInOptions(party: RelyingParty): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  return generateAuthenticationOptions({ rpID: party.id, userVerification: 'required' });
+export async function signInOptions(
+  party: RelyingParty,
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  return (await webauthn()).generateAuthenticationOptions({
+    rpID: party.id,
+    userVerification: 'required',
+  });
 }
 
 /** Whom a passkey proved: an active account of an enabled tenant, or the operator. */
@@ -283,7 +292,7 @@ export async function checkPasskeySignIn(
   }
   let newCounter: number;
   try {
-    const verified = await verifyAuthenticationResponse({
+    const verified = await (await webauthn()).verifyAuthenticationResponse({
       response,
       expectedChallenge: input.challenge,
       expectedOrigin: party.origin,
