@@ -1,5 +1,4 @@
 import { HOTP, Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 
 /**
  * Time-based one-time codes (RFC 6238) for the second factor: HMAC-SHA1, 6 digits, 30-second
@@ -81,6 +80,8 @@ function matchingSteps(secret: string, code: string, now: number): number[] {
  * text it encodes holds the secret, which must not reach a screen reader's or a crawler's output.
  */
 export async function qrCodeSvg(text: string): Promise<string> {
+  // Loaded here, for the page that shows it: not with every start of the service.
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(text, {
     type: 'svg',
     errorCorrectionLevel: 'M',
