@@ -121,7 +121,8 @@ export function startDispatcher(
       const delivered: { event: WebhookEventRow; result: AttemptResult; at: string }[] = [];
       let recordedAt = Date.now();
       /** Writes the delivered attempts and moves the cursor past them; false if the lease or the
-       * cursor was taken meanwhile (a replay), which ends the turn. */
+       * cursor was taken meanwhile (a replay), which ends the turn. The attempts are written
+       * either way: they were made, and every attempt is kept. */
       const record = async (): Promise<boolean> => {
         recordedAt = Date.now();
         const last = delivered.at(-1);
@@ -135,9 +136,10 @@ export function startDispatcher(
             failing_since: null,
             next_attempt_at: null,
           };
-          if (!(await updateLeased(trx, id, owner, changes, cursor))) return false;
-          await recordAttempts(trx, tenant, done);
-          return true;
+          const held = await updateLeased(trx, id, owner, changes, cursor);
+          // A deleted endpoint's deliveries went with it: none is written back.
+          if (held || (await findEndpointById(trx, id))) await recordAttempts(trx, tenant, done);
+          return held;
         });
         if (!moved) return false;
         cursor = position;

@@ -240,6 +240,14 @@ describe.each(stores)('webhook delivery ($name)', (store) => {
         first?.headers['webhook-id'],
         first?.headers['webhook-id'],
       ]);
+      // The cut turn's attempt is kept all the same, beside the replay's.
+      const recorded = async () =>
+        (await listDeliveries(t.db, tenant.id, endpoint.id, 50)).deliveries;
+      await eventually(async () => (await recorded()).length >= 2);
+      expect((await recorded()).map((d) => [d.event_id, d.status])).toEqual([
+        [first?.headers['webhook-id'], 'delivered'],
+        [first?.headers['webhook-id'], 'delivered'],
+      ]);
     } finally {
       await receiver.close();
     }
