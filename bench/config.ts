@@ -61,6 +61,12 @@ export interface BenchConfig {
   bulkIds: number;
   /** The embedded PostgreSQL's settings, each `name=value` (none: the server's defaults). */
   postgresSettings: string[];
+  /**
+   * `read`: before a stored size's runs, what `pending` reads is read once into the kernel's
+   * cache (a server that has served for a while); `cold`: the runs start right after the bulk
+   * load.
+   */
+  hotSet: 'read' | 'cold';
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
@@ -93,6 +99,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     bulkConnections: number(env, 'BENCH_BULK_CONNECTIONS', 2, 1),
     bulkIds: number(env, 'BENCH_BULK_IDS', 1000, 1),
     postgresSettings: list(env, 'BENCH_POSTGRES_SETTINGS', ''),
+    hotSet: hotSet(env.BENCH_HOT_SET),
   };
 }
 
@@ -102,6 +109,12 @@ function loadGenerator(raw: string | undefined): 'wrk' | 'autocannon' {
   const found = spawnSync('wrk', ['--version'], { stdio: 'ignore' });
   // `wrk --version` prints its usage and exits 1: found is "it ran at all".
   return found.error ? 'autocannon' : 'wrk';
+}
+
+function hotSet(raw: string | undefined): 'read' | 'cold' {
+  if (raw === undefined || raw === '' || raw === 'read') return 'read';
+  if (raw === 'cold') return raw;
+  throw new Error('BENCH_HOT_SET must be read or cold');
 }
 
 function number(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {

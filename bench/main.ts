@@ -43,7 +43,13 @@ import {
 import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
 import { loadSqlite } from './seed-sqlite.js';
 import { createFixture } from './service.js';
-import { bytesPerDecision, describeBytes, describeHotSet, storeBytes } from './storage.js';
+import {
+  bytesPerDecision,
+  describeBytes,
+  describeHotSet,
+  readHotSet,
+  storeBytes,
+} from './storage.js';
 
 const config = loadBenchConfig();
 const dir = mkdtempSync(join(tmpdir(), 'consent-bench-'));
@@ -169,6 +175,14 @@ async function benchStore(store: Store): Promise<void> {
         `storage ${label}, bulk-loaded (no decision log): ${describeBytes(atRest.total / atRest.decisions, tables)}`,
       );
       notes.push(`storage ${label}, what pending reads: ${describeHotSet(store, atRest)}`);
+      if (config.hotSet === 'read') {
+        const read = await step(`${label}: what pending reads, read once`, () =>
+          readHotSet(store, url),
+        );
+        notes.push(
+          `${label}: ${(read / 1_048_576).toFixed(0)} MB that pending reads read once before the runs`,
+        );
+      }
     }
     for (const endpoint of config.endpoints) {
       if (!cookies && cookieEndpoints.includes(endpoint)) continue;
