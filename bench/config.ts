@@ -14,6 +14,7 @@ export type Endpoint =
   | 'latest'
   | 'latest-metrics'
   | 'pending'
+  | 'history'
   | 'decisions'
   | 'decisions-witnessed'
   | 'cookie-choices'
@@ -75,6 +76,7 @@ const allEndpoints: Endpoint[] = [
   'latest',
   'latest-metrics',
   'pending',
+  'history',
   'decisions',
   'decisions-witnessed',
   'cookie-choices',

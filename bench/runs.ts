@@ -55,6 +55,9 @@ function loadConfig(
         ...common,
         path: `/api/v1/customers/{customer}/consents/templates/${f.templateCode}/pending`,
       };
+    // A support tool's look at one customer: where they stand and their decisions, one page.
+    case 'history':
+      return { ...common, path: '/api/v1/customers/{customer}/consents?limit=50' };
     case 'decisions':
     case 'decisions-witnessed':
       return {
@@ -134,6 +137,7 @@ export async function runEndpoint(
     if (latest.status !== 200) throw new Error(`latest answered ${latest.status}`);
     if (endpoint === 'pending') await checkLoadedData(service.url, fixture, size);
     if (endpoint === 'bulk-status') await checkBulkStatus(service.url, fixture, size);
+    if (endpoint === 'history') await checkHistory(service.url, fixture, size);
     const banner =
       endpoint === 'banner'
         ? await capture(`${service.url}${bannerPath(cookiesOf(fixture))}`, {})
@@ -233,6 +237,28 @@ async function checkLoadedData(url: string, f: Fixture, size: number): Promise<v
     const body = (await response.json()) as { data?: { accepted: boolean; decision: unknown } };
     if (body.data?.accepted !== accepted || body.data?.decision !== decision) {
       throw new Error(`pending for ${customer} answered ${JSON.stringify(body)}`);
+    }
+  }
+}
+
+/**
+ * A customer's history must read the generated decisions: a known customer has their two, the
+ * newest first (an even one `given` then `given`, an odd one `withdraw` then `given`), a fresh
+ * one none.
+ */
+async function checkHistory(url: string, f: Fixture, size: number): Promise<void> {
+  const expectations: [string, string[]][] = [['f000000000', []]];
+  if (size > 0) {
+    expectations.push([customerId(0), ['given', 'given']], [customerId(1), ['withdraw', 'given']]);
+  }
+  for (const [customer, decisions] of expectations) {
+    const response = await fetch(`${url}/api/v1/customers/${customer}/consents?limit=50`, {
+      headers: { 'x-system-api-key': f.apiKey },
+    });
+    const body = (await response.json()) as { data?: { history: { decision: string }[] } };
+    const seen = body.data?.history.map((entry) => entry.decision);
+    if (JSON.stringify(seen) !== JSON.stringify(decisions)) {
+      throw new Error(`the history of ${customer} answered ${JSON.stringify(body)}`);
     }
   }
 }

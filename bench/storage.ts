@@ -59,7 +59,9 @@ function readSqliteHotSet(path: string): number {
   const pages: number[] = [];
   try {
     const query = db.prepare('select pageno from dbstat where name = ?').pluck();
-    for (const name of pendingReads.sqlite) pages.push(...(query.all(name) as number[]));
+    for (const name of pendingReads.sqlite) {
+      for (const page of query.iterate(name) as Iterable<number>) pages.push(page);
+    }
   } finally {
     db.close();
   }
