@@ -1,5 +1,7 @@
 import type { Executor } from '../platform/db.js';
-import { isLive } from '../templates/index.js';
+import { prepared } from '../platform/prepared.js';
+import { nowIso } from '../platform/time.js';
+import { isLive, liveAt } from '../templates/index.js';
 
 /**
  * Read-only queries of a customer's record for the API. Every one filters by the tenant, and
@@ -10,81 +12,79 @@ import { isLive } from '../templates/index.js';
 /**
  * The customer's standing on each template they decided on, with that template's latest version
  * and their most recent decision on it (none: pending). The API and the back-office both read it.
+ * Prepared: building and compiling this query took more of a history request than running it.
  */
-export function findTemplateStandings(db: Executor, tenantId: string, subjectId: string) {
-  return (
-    db
-      .selectFrom('customer_template_states as s')
-      .innerJoin('templates as t', (j) =>
-        j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
-      )
-      .innerJoin('template_versions as lv', (j) =>
-        j
-          .onRef('lv.tenant_id', '=', 's.tenant_id')
-          .on('lv.id', '=', (eb) =>
-            eb
-              .selectFrom('template_versions as x')
-              .select('x.id')
-              .whereRef('x.tenant_id', '=', 's.tenant_id')
-              .whereRef('x.template_id', '=', 's.template_id')
-              .where(isLive('x'))
-              .whereRef('x.id', '=', 'x.release_id')
-              .orderBy('x.version', 'desc')
-              .limit(1),
-          ),
-      )
-      .innerJoin('template_versions as dv', (j) =>
-        j
-          .onRef('dv.tenant_id', '=', 's.tenant_id')
-          .onRef('dv.id', '=', 's.last_consent_version_id'),
-      )
-      // Their state on the latest release: on its most recently decided locale's variant.
-      .leftJoin('customer_version_states as cv', (j) =>
-        j
-          .onRef('cv.tenant_id', '=', 's.tenant_id')
-          .onRef('cv.subject_id', '=', 's.subject_id')
-          .on('cv.consent_version_id', '=', (eb) =>
-            eb
-              .selectFrom('customer_version_states as c')
-              .select('c.consent_version_id')
-              .whereRef('c.tenant_id', '=', 's.tenant_id')
-              .whereRef('c.subject_id', '=', 's.subject_id')
-              .where('c.consent_version_id', 'in', (y) =>
-                y
-                  .selectFrom('template_versions as y')
-                  .select('y.id')
-                  .whereRef('y.tenant_id', '=', 's.tenant_id')
-                  .whereRef('y.release_id', '=', 'lv.id'),
-              )
-              .orderBy('c.last_decided_at', 'desc')
-              .limit(1),
-          ),
-      )
-      .select([
-        't.code as template_code',
-        't.name as template_name',
-        'lv.id as latest_id',
-        'lv.version as latest_version',
-        'lv.tag as latest_tag',
-        'cv.last_decision_id as decision_on_latest_id',
-        'cv.consent_version_id as decision_on_latest_version_id',
-        'cv.last_decision as decision_on_latest',
-        'cv.last_decided_at as decided_on_latest_at',
-        't.validity_months',
-        's.decision_count',
-        's.last_decision_id',
-        's.last_decision',
-        's.last_consent_version_id',
-        'dv.version as last_version',
-        'dv.tag as last_tag',
-        's.last_decided_at',
-        'dv.locale as last_locale',
-      ])
-      .where('s.tenant_id', '=', tenantId)
-      .where('s.subject_id', '=', subjectId)
-      .orderBy('t.code')
-      .execute()
-  );
+const templateStandings = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'now') => never) =>
+  db
+    .selectFrom('customer_template_states as s')
+    .innerJoin('templates as t', (j) =>
+      j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
+    )
+    .innerJoin('template_versions as lv', (j) =>
+      j.onRef('lv.tenant_id', '=', 's.tenant_id').on('lv.id', '=', (eb) =>
+        eb
+          .selectFrom('template_versions as x')
+          .select('x.id')
+          .whereRef('x.tenant_id', '=', 's.tenant_id')
+          .whereRef('x.template_id', '=', 's.template_id')
+          .where(liveAt('x', p('now')))
+          .whereRef('x.id', '=', 'x.release_id')
+          .orderBy('x.version', 'desc')
+          .limit(1),
+      ),
+    )
+    .innerJoin('template_versions as dv', (j) =>
+      j.onRef('dv.tenant_id', '=', 's.tenant_id').onRef('dv.id', '=', 's.last_consent_version_id'),
+    )
+    // Their state on the latest release: on its most recently decided locale's variant.
+    .leftJoin('customer_version_states as cv', (j) =>
+      j
+        .onRef('cv.tenant_id', '=', 's.tenant_id')
+        .onRef('cv.subject_id', '=', 's.subject_id')
+        .on('cv.consent_version_id', '=', (eb) =>
+          eb
+            .selectFrom('customer_version_states as c')
+            .select('c.consent_version_id')
+            .whereRef('c.tenant_id', '=', 's.tenant_id')
+            .whereRef('c.subject_id', '=', 's.subject_id')
+            .where('c.consent_version_id', 'in', (y) =>
+              y
+                .selectFrom('template_versions as y')
+                .select('y.id')
+                .whereRef('y.tenant_id', '=', 's.tenant_id')
+                .whereRef('y.release_id', '=', 'lv.id'),
+            )
+            .orderBy('c.last_decided_at', 'desc')
+            .limit(1),
+        ),
+    )
+    .select([
+      't.code as template_code',
+      't.name as template_name',
+      'lv.id as latest_id',
+      'lv.version as latest_version',
+      'lv.tag as latest_tag',
+      'cv.last_decision_id as decision_on_latest_id',
+      'cv.consent_version_id as decision_on_latest_version_id',
+      'cv.last_decision as decision_on_latest',
+      'cv.last_decided_at as decided_on_latest_at',
+      't.validity_months',
+      's.decision_count',
+      's.last_decision_id',
+      's.last_decision',
+      's.last_consent_version_id',
+      'dv.version as last_version',
+      'dv.tag as last_tag',
+      's.last_decided_at',
+      'dv.locale as last_locale',
+    ])
+    .where('s.tenant_id', '=', p('tenantId'))
+    .where('s.subject_id', '=', p('subjectId'))
+    .orderBy('t.code'),
+);
+
+export async function findTemplateStandings(db: Executor, tenantId: string, subjectId: string) {
+  return (await templateStandings.run(db, { tenantId, subjectId, now: nowIso() })).rows;
 }
 
 /** Where a page of history starts: after this decision, in the order newest first. */
@@ -109,36 +109,51 @@ export function decisionsWithVersion(db: Executor, tenantId: string) {
     .where('d.tenant_id', '=', tenantId);
 }
 
+type HistoryParam = 'tenantId' | 'subjectId' | 'limit' | 'decidedAt' | 'id';
+
+/** A page of the customer's decisions, newest first; `after` a page, from where it ended. */
+function historyPage(after: boolean) {
+  return prepared((db, p: (name: HistoryParam) => never) => {
+    let query = decisionsWithVersion(db, p('tenantId'))
+      .select([
+        'd.id as decision_id',
+        't.code as template_code',
+        'd.consent_version_id',
+        'd.version',
+        'v.tag',
+        'd.decision',
+        'd.decided_at',
+        'd.content_sha256',
+        'v.locale',
+        'd.personal',
+      ])
+      .where('d.subject_id', '=', p('subjectId'));
+    if (after) {
+      // A row comparison, so that both stores seek on the index rather than filter.
+      query = query.where((eb) =>
+        eb(eb.refTuple('d.decided_at', 'd.id'), '<', eb.tuple(p('decidedAt'), p('id'))),
+      );
+    }
+    return query.orderBy('d.decided_at', 'desc').orderBy('d.id', 'desc').limit(p('limit'));
+  });
+}
+
+const firstHistoryPage = historyPage(false);
+const nextHistoryPage = historyPage(true);
+
 /** Up to `limit` of the customer's decisions on every template, newest first, after `after`. */
-export function findHistoryPage(
+export async function findHistoryPage(
   db: Executor,
   tenantId: string,
   subjectId: string,
   limit: number,
   after: HistoryPosition | undefined,
 ) {
-  let query = decisionsWithVersion(db, tenantId)
-    .select([
-      'd.id as decision_id',
-      't.code as template_code',
-      'd.consent_version_id',
-      'd.version',
-      'v.tag',
-      'd.decision',
-      'd.decided_at',
-      'd.content_sha256',
-      'v.locale',
-      'd.personal',
-    ])
-    .where('d.subject_id', '=', subjectId);
-  if (after) {
-    const { decidedAt, id } = after;
-    // A row comparison, so that both stores seek on the index rather than filter.
-    query = query.where((eb) =>
-      eb(eb.refTuple('d.decided_at', 'd.id'), '<', eb.tuple(decidedAt, id)),
-    );
-  }
-  return query.orderBy('d.decided_at', 'desc').orderBy('d.id', 'desc').limit(limit).execute();
+  const values = { tenantId, subjectId, limit };
+  const page = after
+    ? await nextHistoryPage.run(db, { ...values, decidedAt: after.decidedAt, id: after.id })
+    : await firstHistoryPage.run(db, { ...values, decidedAt: null, id: null });
+  return page.rows;
 }
 
 /** The customer's most recent decision on the template made at or before `at` (ISO 8601 UTC). */

@@ -5,7 +5,12 @@ import type { Executor } from '../platform/db.js';
 import { nowIso, storedInstant } from '../platform/time.js';
 import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { findSubjectId, personalReader } from '../subjects/index.js';
+import {
+  findCustomerSubject,
+  findSubjectId,
+  personalReader,
+  type StoredSubjectKey,
+} from '../subjects/index.js';
 import { type Catalog, validityAsOf, variantFor } from '../templates/index.js';
 import {
   findDecisionAsOf,
@@ -38,10 +43,15 @@ export async function getCustomerConsents(
 ): Promise<CustomerConsents> {
   const limit = query.limit === undefined ? defaultPageSize : Number(query.limit);
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  const subjectId = await findSubjectId(db, vault, tenantId, customerId);
-  const standings = subjectId ? await findTemplateStandings(db, tenantId, subjectId) : [];
-  // One row more than the page tells whether another page follows.
-  const rows = subjectId ? await findHistoryPage(db, tenantId, subjectId, limit + 1, after) : [];
+  const subject = await findCustomerSubject(db, vault, tenantId, customerId);
+  const subjectId = subject?.id;
+  const [standings, rows] = subjectId
+    ? await Promise.all([
+        findTemplateStandings(db, tenantId, subjectId),
+        // One row more than the page tells whether another page follows.
+        findHistoryPage(db, tenantId, subjectId, limit + 1, after),
+      ])
+    : [[], []];
   const history = rows.slice(0, limit);
   const last = history.at(-1);
   const now = nowIso();
@@ -74,7 +84,7 @@ export async function getCustomerConsents(
         ...(lapse ? { expired: lapse.expired, expires_at: lapse.expires_at } : {}),
       };
     }),
-    history: (subjectId ? await withActedBy(db, vault, tenantId, subjectId, history) : []).map(
+    history: (subject ? await withActedBy(db, vault, tenantId, subject, history) : []).map(
       (entry) => withoutLocaleUnless(entry, withLocale),
     ),
     next_cursor:
@@ -200,13 +210,17 @@ async function withActedBy<T extends { decision_id: string; personal: string }>(
   db: Executor,
   vault: SubjectVault,
   tenantId: string,
-  subjectId: string,
+  /** The subject's id, or its row when already read with its key (not read again). */
+  subject: string | StoredSubjectKey,
   rows: readonly T[],
 ): Promise<Array<Omit<T, 'personal'> & { acted_by?: ActedBy }>> {
+  const read = typeof subject === 'string' ? [] : [subject];
+  const subjectId = typeof subject === 'string' ? subject : subject.id;
   const opened = await personalReader(
     db,
     vault,
     tenantId,
+    read,
   )(rows.map((row) => ({ id: row.decision_id, subject_id: subjectId, personal: row.personal })));
   return rows.map(({ personal: _sealed, ...row }, i) => {
     const acted = opened[i]?.personal?.acted_by;

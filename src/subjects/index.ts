@@ -7,6 +7,7 @@ export {
   sealText,
 } from './personal.js';
 export {
+  findCustomerSubject,
   findLiveSubjectRow,
   findSubjectId,
   findSubjectRow,
@@ -18,6 +19,7 @@ export {
   personalOpener,
   personalReader,
   type SealedRecord,
+  type StoredSubjectKey,
   shredSubject,
   storeNewSubjects,
 } from './service.js';

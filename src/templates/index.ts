@@ -38,7 +38,7 @@ export {
   mayPassOrApprove,
 } from './four-eyes.js';
 export { versionEvents } from './kind.js';
-export { isLive } from './live.js';
+export { isLive, liveAt } from './live.js';
 export { canonicalLocale, chooseLocale, localeRange, requestedLocales } from './locales.js';
 export {
   type ListedPartner,

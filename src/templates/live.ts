@@ -9,7 +9,14 @@ import { nowIso } from '../platform/time.js';
  */
 export function isLive(alias?: string, at?: string): Expression<SqlBool> {
   const now = nowIso();
-  const moment = at !== undefined && at < now ? at : now;
+  return liveAt(alias, at !== undefined && at < now ? at : now);
+}
+
+/**
+ * `isLive` as of `moment`, a value the caller gives: a prepared statement's stand-in for the
+ * time of each run (`prepared` in platform), which must not be later than now.
+ */
+export function liveAt(alias: string | undefined, moment: unknown): Expression<SqlBool> {
   return sql<SqlBool>`(${column(alias, 'status')} = 'published' and ${column(alias, 'published_at')} <= ${moment})`;
 }
 

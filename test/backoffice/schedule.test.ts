@@ -258,9 +258,14 @@ describe.each(stores)('scheduled releases on $name', (store) => {
         for (const [n, api] of instances.entries()) {
           const latest = await api.latest(code);
           const pending = await api.pending('cus_1', code);
+          const consents = await api.consents('cus_1');
           if (Date.now() >= goLive) break;
           expect(json(latest).data.version).toBe(1);
           expect(json(pending).data).toMatchObject({ accepted: true, consent_version: v1 });
+          expect(json(consents).data.templates[0]).toMatchObject({
+            latest_version: { version: 1 },
+            accepted: true,
+          });
           seenBefore[n] = (seenBefore[n] ?? 0) + 1;
         }
         await new Promise((resolve) => setTimeout(resolve, 25));
@@ -281,6 +286,12 @@ describe.each(stores)('scheduled releases on $name', (store) => {
         await withinPublishBound(
           () => api.pending('cus_1', code),
           (r) => json(r).data.accepted === false,
+          goLive,
+        );
+        // The customer's consents read the time of each request too (a prepared statement).
+        await withinPublishBound(
+          () => api.consents('cus_1'),
+          (r) => json(r).data.templates[0]?.latest_version.version === 2,
           goLive,
         );
       }

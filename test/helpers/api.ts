@@ -36,6 +36,14 @@ export function apiOf(
     latest(code: string) {
       return read(`/api/v1/consent-templates/${code}/latest`);
     },
+    /** The customer's consents and first page of history. */
+    consents(customer: string) {
+      return app.inject({
+        method: 'GET',
+        url: `/api/v1/customers/${encodeURIComponent(customer)}/consents`,
+        headers,
+      });
+    },
   };
 }
 
