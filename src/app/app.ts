@@ -80,6 +80,7 @@ import { trackRoutes } from '../platform/method-not-allowed.js';
 import { registerOpenApi } from '../platform/openapi.js';
 import { type Periodic, startPeriodic } from '../platform/periodic.js';
 import { createRateLimit } from '../platform/rate-limit.js';
+import { readerDb } from '../platform/reader-db.js';
 import { type ReaderThreads, readerThreadsFor } from '../platform/reader-threads.js';
 import { createReplicas, readOnOf } from '../platform/replicas.js';
 import { requestIdFor } from '../platform/request-id.js';
@@ -378,8 +379,9 @@ export async function buildApp(
   const packs = { db, vault, registry, signer, kick: () => writers.integrator().kick(), outside };
   await app.register(deliveryRoutes, packs);
   await app.register(uploadedFileRoutes, { db });
-  // Reads that may lag go to a caught-up replica when there is one.
-  const readOn = readOnOf(db, replicas);
+  // Reads that may lag go to a caught-up replica when there is one, and on an SQLite file to
+  // its reader threads, off the event loop (platform/reader-db.ts).
+  const readOn = readOnOf(readers ? readerDb(readers) : db, replicas);
   await app.register(async (v1) => {
     await v1.register(templateRoutes, { catalog });
     await v1.register(decisionRoutes, {

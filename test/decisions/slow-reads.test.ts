@@ -18,7 +18,7 @@ function scan(rows: number) {
 /** Requests answered while the scan was still running, checked as each came back. */
 const enough = 20;
 
-describe('pending on an SQLite file: reads off the event loop', () => {
+describe('reads on an SQLite file: off the event loop', () => {
   let t: TestApp;
   let a: SeededTenant;
   let api: ReturnType<typeof apiOf>;
@@ -69,5 +69,37 @@ describe('pending on an SQLite file: reads off the event loop', () => {
       if (answered === enough) return;
     }
     throw new Error(`no scan outlasted ${enough} answers of latest and pending`);
+  });
+
+  it("a customer's history and bulk status are read on the reader threads, not the event loop's connection", async () => {
+    const code = await seedTemplate(t.db, a.tenant.id);
+    const v = await publish(t.db, a.tenant.id, code);
+    const customer = unique('c');
+    await api.decide(customer, v.consent_version_id, 'given');
+    const reads = [
+      () => api.consents(customer),
+      () =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/consents/status',
+          headers: a.headers,
+          payload: { template_code: code, customer_ids: [customer] },
+        }),
+    ];
+    for (const read of reads) {
+      // Each thread holds a scan: a read sent to them answers only after one of them ends. On
+      // the event loop's own connection it would answer while both still run.
+      const scans = readers.inFlight().map(() => readers.run(scan(4_000_000)));
+      let scanned = false;
+      void Promise.race(scans).then(() => {
+        scanned = true;
+      });
+      const answer = await read();
+      expect(answer.statusCode).toBe(200);
+      expect(scanned, 'answered before a reader thread was free').toBe(true);
+      await Promise.all(scans);
+    }
+    const history = json(await api.consents(customer)).data.history;
+    expect(history.map((entry: { decision: string }) => entry.decision)).toEqual(['given']);
   });
 });

@@ -1,0 +1,69 @@
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import type { Database } from './database.js';
+import type { Db } from './db.js';
+import type { ReaderThreads } from './reader-threads.js';
+
+/**
+ * The store as a read sees it on an SQLite file's reader threads: each statement runs on the
+ * least busy thread (`reader-threads.ts`), so a read that waits for the disk holds up no other
+ * request. For the reads that may lag (`ReadOn`: a customer's history, as-of, bulk status,
+ * exports, the back-office's lists), which on PostgreSQL go to replicas. Reads only, one
+ * statement at a time: no transaction, no stream.
+ */
+export function readerDb(readers: ReaderThreads): Db {
+  const connection: DatabaseConnection = {
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      const result = await readers.run<R>(query as CompiledQuery<R>);
+      return { ...result, rows: result.rows.map(withBuffers) };
+    },
+    // biome-ignore lint/correctness/useYield: a reader thread answers whole results only.
+    async *streamQuery() {
+      throw new Error('a read on the reader threads is not streamed');
+    },
+  };
+  const unsupported = async () => {
+    throw new Error('a read on the reader threads runs outside a transaction');
+  };
+  const driver: Driver = {
+    init: async () => {},
+    acquireConnection: async () => connection,
+    beginTransaction: unsupported,
+    commitTransaction: unsupported,
+    rollbackTransaction: unsupported,
+    releaseConnection: async () => {},
+    destroy: async () => {},
+  };
+  return new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+}
+
+/**
+ * A blob crosses from the thread as a plain Uint8Array (structured clone); the main connection
+ * answers a Buffer, which the code that reads it expects (`toString('hex')`).
+ */
+function withBuffers<R>(row: R): R {
+  if (row === null || typeof row !== 'object') return row;
+  let copy: Record<string, unknown> | undefined;
+  for (const [name, value] of Object.entries(row)) {
+    if (value instanceof Uint8Array && !Buffer.isBuffer(value)) {
+      copy ??= { ...(row as Record<string, unknown>) };
+      copy[name] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+    }
+  }
+  return (copy ?? row) as R;
+}
