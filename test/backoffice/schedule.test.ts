@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { instantOfLocalTime } from '../../src/backoffice/web/time-zone.js';
@@ -16,6 +17,15 @@ import {
   versionPagePath,
   writeDraft,
 } from './support.js';
+
+/** The customer's standing on one template, in their consents' answer. */
+function standingOn(answer: LightMyRequestResponse, code: string) {
+  const templates = json(answer).data.templates as Array<{
+    template_code: string;
+    latest_version: { version: number };
+  }>;
+  return templates.find((one) => one.template_code === code);
+}
 
 describe('go-live times typed in a zone', () => {
   it.each([
@@ -262,7 +272,7 @@ describe.each(stores)('scheduled releases on $name', (store) => {
           if (Date.now() >= goLive) break;
           expect(json(latest).data.version).toBe(1);
           expect(json(pending).data).toMatchObject({ accepted: true, consent_version: v1 });
-          expect(json(consents).data.templates[0]).toMatchObject({
+          expect(standingOn(consents, code)).toMatchObject({
             latest_version: { version: 1 },
             accepted: true,
           });
@@ -291,7 +301,7 @@ describe.each(stores)('scheduled releases on $name', (store) => {
         // The customer's consents read the time of each request too (a prepared statement).
         await withinPublishBound(
           () => api.consents('cus_1'),
-          (r) => json(r).data.templates[0]?.latest_version.version === 2,
+          (r) => standingOn(r, code)?.latest_version.version === 2,
           goLive,
         );
       }
