@@ -3,7 +3,6 @@ import {
   type DatabaseConnection,
   type Driver,
   Kysely,
-  type QueryResult,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
@@ -21,10 +20,9 @@ import type { ReaderThreads } from './reader-threads.js';
  */
 export function readerDb(readers: ReaderThreads): Db {
   const connection: DatabaseConnection = {
-    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-      const result = await readers.run<R>(query as CompiledQuery<R>);
-      return { ...result, rows: result.rows.map(withBuffers) };
-    },
+    // Rows cross from the thread by structured clone: the store keeps no blobs, so every value
+    // arrives as the main connection would answer it.
+    executeQuery: <R>(query: CompiledQuery) => readers.run<R>(query as CompiledQuery<R>),
     // biome-ignore lint/correctness/useYield: a reader thread answers whole results only.
     async *streamQuery() {
       throw new Error('a read on the reader threads is not streamed');
@@ -50,20 +48,4 @@ export function readerDb(readers: ReaderThreads): Db {
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },
   });
-}
-
-/**
- * A blob crosses from the thread as a plain Uint8Array (structured clone); the main connection
- * answers a Buffer, which the code that reads it expects (`toString('hex')`).
- */
-function withBuffers<R>(row: R): R {
-  if (row === null || typeof row !== 'object') return row;
-  let copy: Record<string, unknown> | undefined;
-  for (const [name, value] of Object.entries(row)) {
-    if (value instanceof Uint8Array && !Buffer.isBuffer(value)) {
-      copy ??= { ...(row as Record<string, unknown>) };
-      copy[name] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    }
-  }
-  return (copy ?? row) as R;
 }
