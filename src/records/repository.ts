@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
 import { nowIso } from '../platform/time.js';
@@ -14,73 +15,83 @@ import { isLive, liveAt } from '../templates/index.js';
  * and their most recent decision on it (none: pending). The API and the back-office both read it.
  * Prepared: building and compiling this query took more of a history request than running it.
  */
+function standingsOf(db: Executor, tenantId: never, subjectId: never, now: never) {
+  return (
+    db
+      .selectFrom('customer_template_states as s')
+      .innerJoin('templates as t', (j) =>
+        j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
+      )
+      .innerJoin('template_versions as lv', (j) =>
+        j
+          .onRef('lv.tenant_id', '=', 's.tenant_id')
+          .on('lv.id', '=', (eb) =>
+            eb
+              .selectFrom('template_versions as x')
+              .select('x.id')
+              .whereRef('x.tenant_id', '=', 's.tenant_id')
+              .whereRef('x.template_id', '=', 's.template_id')
+              .where(liveAt('x', now))
+              .whereRef('x.id', '=', 'x.release_id')
+              .orderBy('x.version', 'desc')
+              .limit(1),
+          ),
+      )
+      .innerJoin('template_versions as dv', (j) =>
+        j
+          .onRef('dv.tenant_id', '=', 's.tenant_id')
+          .onRef('dv.id', '=', 's.last_consent_version_id'),
+      )
+      // Their state on the latest release: on its most recently decided locale's variant.
+      .leftJoin('customer_version_states as cv', (j) =>
+        j
+          .onRef('cv.tenant_id', '=', 's.tenant_id')
+          .onRef('cv.subject_id', '=', 's.subject_id')
+          .on('cv.consent_version_id', '=', (eb) =>
+            eb
+              .selectFrom('customer_version_states as c')
+              .select('c.consent_version_id')
+              .whereRef('c.tenant_id', '=', 's.tenant_id')
+              .whereRef('c.subject_id', '=', 's.subject_id')
+              .where('c.consent_version_id', 'in', (y) =>
+                y
+                  .selectFrom('template_versions as y')
+                  .select('y.id')
+                  .whereRef('y.tenant_id', '=', 's.tenant_id')
+                  .whereRef('y.release_id', '=', 'lv.id'),
+              )
+              .orderBy('c.last_decided_at', 'desc')
+              .limit(1),
+          ),
+      )
+      .select([
+        't.code as template_code',
+        't.name as template_name',
+        'lv.id as latest_id',
+        'lv.version as latest_version',
+        'lv.tag as latest_tag',
+        'cv.last_decision_id as decision_on_latest_id',
+        'cv.consent_version_id as decision_on_latest_version_id',
+        'cv.last_decision as decision_on_latest',
+        'cv.last_decided_at as decided_on_latest_at',
+        't.validity_months',
+        's.decision_count',
+        's.last_decision_id',
+        's.last_decision',
+        's.last_consent_version_id',
+        'dv.version as last_version',
+        'dv.tag as last_tag',
+        's.last_decided_at',
+        'dv.locale as last_locale',
+      ])
+      .where('s.tenant_id', '=', tenantId)
+      .where('s.subject_id', '=', subjectId)
+      .orderBy('t.code')
+  );
+}
+
 const templateStandings = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'now') => never) =>
-  db
-    .selectFrom('customer_template_states as s')
-    .innerJoin('templates as t', (j) =>
-      j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
-    )
-    .innerJoin('template_versions as lv', (j) =>
-      j.onRef('lv.tenant_id', '=', 's.tenant_id').on('lv.id', '=', (eb) =>
-        eb
-          .selectFrom('template_versions as x')
-          .select('x.id')
-          .whereRef('x.tenant_id', '=', 's.tenant_id')
-          .whereRef('x.template_id', '=', 's.template_id')
-          .where(liveAt('x', p('now')))
-          .whereRef('x.id', '=', 'x.release_id')
-          .orderBy('x.version', 'desc')
-          .limit(1),
-      ),
-    )
-    .innerJoin('template_versions as dv', (j) =>
-      j.onRef('dv.tenant_id', '=', 's.tenant_id').onRef('dv.id', '=', 's.last_consent_version_id'),
-    )
-    // Their state on the latest release: on its most recently decided locale's variant.
-    .leftJoin('customer_version_states as cv', (j) =>
-      j
-        .onRef('cv.tenant_id', '=', 's.tenant_id')
-        .onRef('cv.subject_id', '=', 's.subject_id')
-        .on('cv.consent_version_id', '=', (eb) =>
-          eb
-            .selectFrom('customer_version_states as c')
-            .select('c.consent_version_id')
-            .whereRef('c.tenant_id', '=', 's.tenant_id')
-            .whereRef('c.subject_id', '=', 's.subject_id')
-            .where('c.consent_version_id', 'in', (y) =>
-              y
-                .selectFrom('template_versions as y')
-                .select('y.id')
-                .whereRef('y.tenant_id', '=', 's.tenant_id')
-                .whereRef('y.release_id', '=', 'lv.id'),
-            )
-            .orderBy('c.last_decided_at', 'desc')
-            .limit(1),
-        ),
-    )
-    .select([
-      't.code as template_code',
-      't.name as template_name',
-      'lv.id as latest_id',
-      'lv.version as latest_version',
-      'lv.tag as latest_tag',
-      'cv.last_decision_id as decision_on_latest_id',
-      'cv.consent_version_id as decision_on_latest_version_id',
-      'cv.last_decision as decision_on_latest',
-      'cv.last_decided_at as decided_on_latest_at',
-      't.validity_months',
-      's.decision_count',
-      's.last_decision_id',
-      's.last_decision',
-      's.last_consent_version_id',
-      'dv.version as last_version',
-      'dv.tag as last_tag',
-      's.last_decided_at',
-      'dv.locale as last_locale',
-    ])
-    .where('s.tenant_id', '=', p('tenantId'))
-    .where('s.subject_id', '=', p('subjectId'))
-    .orderBy('t.code'),
+  standingsOf(db, p('tenantId'), p('subjectId'), p('now')),
 );
 
 export async function findTemplateStandings(db: Executor, tenantId: string, subjectId: string) {
@@ -109,33 +120,50 @@ export function decisionsWithVersion(db: Executor, tenantId: string) {
     .where('d.tenant_id', '=', tenantId);
 }
 
-type HistoryParam = 'tenantId' | 'subjectId' | 'limit' | 'decidedAt' | 'id';
+/** Where a page of history is read from: its statement's values, each a parameter or a column. */
+interface PageValues {
+  tenantId: never;
+  limit: never;
+  decidedAt: never;
+  id: never;
+}
 
 /** A page of the customer's decisions, newest first; `after` a page, from where it ended. */
+function historyPageOf(db: Executor, values: PageValues, subjectId: never, after: boolean) {
+  let query = decisionsWithVersion(db, values.tenantId)
+    .select([
+      'd.id as decision_id',
+      't.code as template_code',
+      'd.consent_version_id',
+      'd.version',
+      'v.tag',
+      'd.decision',
+      'd.decided_at',
+      'd.content_sha256',
+      'v.locale',
+      'd.personal',
+    ])
+    .where('d.subject_id', '=', subjectId);
+  if (after) {
+    // A row comparison, so that both stores seek on the index rather than filter.
+    query = query.where((eb) =>
+      eb(eb.refTuple('d.decided_at', 'd.id'), '<', eb.tuple(values.decidedAt, values.id)),
+    );
+  }
+  return query.orderBy('d.decided_at', 'desc').orderBy('d.id', 'desc').limit(values.limit);
+}
+
+type HistoryParam = 'tenantId' | 'subjectId' | 'limit' | 'decidedAt' | 'id';
+
 function historyPage(after: boolean) {
-  return prepared((db, p: (name: HistoryParam) => never) => {
-    let query = decisionsWithVersion(db, p('tenantId'))
-      .select([
-        'd.id as decision_id',
-        't.code as template_code',
-        'd.consent_version_id',
-        'd.version',
-        'v.tag',
-        'd.decision',
-        'd.decided_at',
-        'd.content_sha256',
-        'v.locale',
-        'd.personal',
-      ])
-      .where('d.subject_id', '=', p('subjectId'));
-    if (after) {
-      // A row comparison, so that both stores seek on the index rather than filter.
-      query = query.where((eb) =>
-        eb(eb.refTuple('d.decided_at', 'd.id'), '<', eb.tuple(p('decidedAt'), p('id'))),
-      );
-    }
-    return query.orderBy('d.decided_at', 'desc').orderBy('d.id', 'desc').limit(p('limit'));
-  });
+  return prepared((db, p: (name: HistoryParam) => never) =>
+    historyPageOf(
+      db,
+      { tenantId: p('tenantId'), limit: p('limit'), decidedAt: p('decidedAt'), id: p('id') },
+      p('subjectId'),
+      after,
+    ),
+  );
 }
 
 const firstHistoryPage = historyPage(false);
@@ -154,6 +182,92 @@ export async function findHistoryPage(
     ? await nextHistoryPage.run(db, { ...values, decidedAt: after.decidedAt, id: after.id })
     : await firstHistoryPage.run(db, { ...values, decidedAt: null, id: null });
   return page.rows;
+}
+
+type RecordsParam = 'positions' | 'tenantIds' | 'lookups' | 'limits' | 'decidedAts' | 'ids' | 'now';
+
+/**
+ * PostgreSQL: the records of a batch of customers in one statement, one row for each one asked
+ * whose live subject was found, with its position in the batch (`i`): the subject with its
+ * key, the customer's standings (`findTemplateStandings`) and a page of their decisions
+ * (`findHistoryPage`), each a JSON array the server orders as those queries order their rows.
+ * The batch comes as arrays (one parameter each, as `unnest.ts` does), so the text is the same
+ * for every batch and prepared once per connection. A first page starts after `endOfTime`, so
+ * that every page has the shape that seeks on `decisions_customer_time_idx`.
+ */
+const customerRecords = prepared((db, p: (name: RecordsParam) => never) => {
+  const column = (name: string) => sql.ref(`q.${name}`) as never;
+  const subjectId = sql.ref('sub.id') as never;
+  const standings = standingsOf(db, column('tenant_id'), subjectId, p('now'));
+  const page = historyPageOf(
+    db,
+    {
+      tenantId: column('tenant_id'),
+      limit: column('page_limit'),
+      decidedAt: column('decided_at'),
+      id: column('decision_id'),
+    },
+    subjectId,
+    true,
+  );
+  return {
+    compile: () =>
+      sql<RecordRow>`select q.i, sub.id, sub.wrapped_key, sub.salt, sub.commitment,
+      (select coalesce(json_agg(agg order by agg.template_code), '[]')
+        from ${standings} as agg) as standings,
+      (select coalesce(json_agg(agg order by agg.decided_at desc, agg.decision_id desc), '[]')
+        from ${page} as agg) as page
+    from unnest(${p('positions')}::integer[], ${p('tenantIds')}::text[],
+      ${p('lookups')}::text[], ${p('limits')}::integer[], ${p('decidedAts')}::text[],
+      ${p('ids')}::text[]) as q(i, tenant_id, lookup, page_limit, decided_at, decision_id)
+    join subjects as sub on sub.tenant_id = q.tenant_id and sub.lookup = q.lookup`.compile(db),
+  };
+});
+
+/** Later than any stored time: where a first page starts, newest first. */
+const endOfTime = '9999-12-31T23:59:59.999Z';
+
+type Standing = Awaited<ReturnType<typeof findTemplateStandings>>[number];
+type PageRow = Awaited<ReturnType<typeof findHistoryPage>>[number];
+
+interface RecordRow {
+  i: number;
+  id: string;
+  wrapped_key: string | null;
+  salt: string | null;
+  commitment: string;
+  standings: Standing[];
+  page: PageRow[];
+}
+
+/** What a customer's record is read by: their look-up, and the page asked for. */
+export interface RecordAsked {
+  tenantId: string;
+  lookup: string;
+  limit: number;
+  after: HistoryPosition | undefined;
+}
+
+/** A customer's record as `customerRecords` reads it; undefined: no such live customer. */
+export type CustomerRecord = Omit<RecordRow, 'i'> | undefined;
+
+/** See `customerRecords`: each one asked's record, at its position. */
+export async function findCustomerRecords(
+  db: Executor,
+  batch: readonly RecordAsked[],
+): Promise<CustomerRecord[]> {
+  const { rows } = await customerRecords.run(db, {
+    positions: batch.map((_, i) => i),
+    tenantIds: batch.map((one) => one.tenantId),
+    lookups: batch.map((one) => one.lookup),
+    limits: batch.map((one) => one.limit),
+    decidedAts: batch.map((one) => one.after?.decidedAt ?? endOfTime),
+    ids: batch.map((one) => one.after?.id ?? ''),
+    now: nowIso(),
+  });
+  const records: CustomerRecord[] = new Array(batch.length);
+  for (const { i, ...record } of rows) records[i] = record;
+  return records;
 }
 
 /** The customer's most recent decision on the template made at or before `at` (ISO 8601 UTC). */

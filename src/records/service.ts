@@ -5,19 +5,13 @@ import type { Executor } from '../platform/db.js';
 import { nowIso, storedInstant } from '../platform/time.js';
 import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import {
-  findCustomerSubject,
-  findSubjectId,
-  personalReader,
-  type StoredSubjectKey,
-} from '../subjects/index.js';
+import { findSubjectId, personalReader, type StoredSubjectKey } from '../subjects/index.js';
 import { type Catalog, validityAsOf, variantFor } from '../templates/index.js';
+import { readCustomerRecord } from './record-reads.js';
 import {
   findDecisionAsOf,
-  findHistoryPage,
   findLastDecisionOnReleaseAsOf,
   findLatestPublishedAsOf,
-  findTemplateStandings,
   hasDecisionOnVersionAsOf,
 } from './repository.js';
 import {
@@ -43,15 +37,15 @@ export async function getCustomerConsents(
 ): Promise<CustomerConsents> {
   const limit = query.limit === undefined ? defaultPageSize : Number(query.limit);
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  const subject = await findCustomerSubject(db, vault, tenantId, customerId);
-  const subjectId = subject?.id;
-  const [standings, rows] = subjectId
-    ? await Promise.all([
-        findTemplateStandings(db, tenantId, subjectId),
-        // One row more than the page tells whether another page follows.
-        findHistoryPage(db, tenantId, subjectId, limit + 1, after),
-      ])
-    : [[], []];
+  // One row more than the page tells whether another page follows.
+  // The record carries the customer's subject with its key.
+  const record = await readCustomerRecord(db, vault, tenantId, customerId, {
+    limit: limit + 1,
+    after,
+  });
+  const subjectId = record?.id;
+  const standings = record?.standings ?? [];
+  const rows = record?.page ?? [];
   const history = rows.slice(0, limit);
   const last = history.at(-1);
   const now = nowIso();
@@ -84,8 +78,8 @@ export async function getCustomerConsents(
         ...(lapse ? { expired: lapse.expired, expires_at: lapse.expires_at } : {}),
       };
     }),
-    history: (subject ? await withActedBy(db, vault, tenantId, subject, history) : []).map(
-      (entry) => withoutLocaleUnless(entry, withLocale),
+    history: (record ? await withActedBy(db, vault, tenantId, record, history) : []).map((entry) =>
+      withoutLocaleUnless(entry, withLocale),
     ),
     next_cursor:
       rows.length > limit && last

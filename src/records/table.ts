@@ -8,6 +8,7 @@ export type Reads =
   | 'customer_template_states'
   | 'customer_version_states'
   | 'decisions'
+  | 'subjects'
   | 'template_versions'
   | 'templates'
   | 'tlog_entries';

@@ -7,7 +7,6 @@ export {
   sealText,
 } from './personal.js';
 export {
-  findCustomerSubject,
   findLiveSubjectRow,
   findSubjectId,
   findSubjectRow,

@@ -341,6 +341,64 @@ describe.each(stores)('GET .../consents and .../as-of on $name', (store) => {
       expect(fresh.history[0].decision).toBe('reject');
     });
 
+    it('asked at once for several customers, pages and limits, each answer is its own', async () => {
+      // On PostgreSQL the reads of one turn of the event loop share one statement.
+      const code = await seedTemplate(t.db, a.tenant.id);
+      const v = await publish(t.db, a.tenant.id, code);
+      const otherCode = await seedTemplate(t.db, a.tenant.id);
+      const w = await publish(t.db, a.tenant.id, otherCode);
+      const [many, one, never] = [unique('c'), unique('c'), unique('c')];
+      const ids: string[] = [];
+      for (const day of [1, 2, 3, 4]) {
+        ids.push(
+          await insertDecision(a.tenant.id, many, v, 'given', `2025-05-0${day}T00:00:00.000Z`),
+        );
+      }
+      const onlyOne = await insertDecision(
+        a.tenant.id,
+        one,
+        w,
+        'reject',
+        '2025-05-09T00:00:00.000Z',
+      );
+      // The other tenant's customer of the same id.
+      const bCode = await seedTemplate(t.db, b.tenant.id);
+      const bVersion = await publish(t.db, b.tenant.id, bCode);
+      const theirs = await insertDecision(
+        b.tenant.id,
+        many,
+        bVersion,
+        'withdraw',
+        '2025-05-10T00:00:00.000Z',
+      );
+      const cursor = json(await consents(many, { limit: '2' })).data.next_cursor;
+      const answers = await Promise.all([
+        consents(many, { limit: '2' }),
+        consents(never),
+        consents(many, { limit: '2', cursor }),
+        consents(one, { limit: '5' }),
+        consents(many, { limit: '3' }),
+        consents(many, {}, b.headers),
+      ]);
+      const pages = answers.map((response) => {
+        expect(response.statusCode).toBe(200);
+        const data = json(response).data;
+        return {
+          ids: data.history.map((h: any) => h.decision_id),
+          templates: data.templates.map((s: any) => s.template_code),
+          more: data.next_cursor !== null,
+        };
+      });
+      expect(pages).toEqual([
+        { ids: [ids[3], ids[2]], templates: [code], more: true },
+        { ids: [], templates: [], more: false },
+        { ids: [ids[1], ids[0]], templates: [code], more: false },
+        { ids: [onlyOne], templates: [otherCode], more: false },
+        { ids: [ids[3], ids[2], ids[1]], templates: [code], more: true },
+        { ids: [theirs], templates: [bCode], more: false },
+      ]);
+    });
+
     it('answers 100 decisions per page by default, and up to 500 with limit', async () => {
       const v = await publish(t.db, a.tenant.id, await seedTemplate(t.db, a.tenant.id));
       const customer = unique('c');
