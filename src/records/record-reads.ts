@@ -2,11 +2,11 @@
  * How a customer's record (their subject, standings and a page of history) is read, by store:
  * - PostgreSQL: the records asked in the same turn of the event loop as one statement
  *   (`findCustomerRecords`), batched as `pending`'s look-ups are (platform/read-batches.ts), one
- *   batcher for each executor a read is routed to (the primary, each replica), so that every
- *   read still goes where `ReadOn` sent it. Inside a transaction, a batch of one.
+ *   batcher for each executor a read is routed to (the primary, each replica, a transaction),
+ *   so that every read still goes where its caller sent it.
  * - SQLite: the subject, then the standings and the page side by side. On a file these run on
  *   the reader threads, where three small statements cost less than one that builds JSON
- *   (bench/notebook.md, 2026-12-01 06:45).
+ *   (bench/notebook.md, "2026-12-01, 07:14 to 07:26", tried and dropped).
  */
 import { type Executor, isPostgres } from '../platform/db.js';
 import { batchedReads } from '../platform/read-batches.js';
@@ -46,10 +46,7 @@ export async function readCustomerRecord(
   page: Pick<RecordAsked, 'limit' | 'after'>,
 ): Promise<CustomerRecord> {
   const asked = { tenantId, lookup: vault.lookup(tenantId, customerId), ...page };
-  if (isPostgres(db)) {
-    if (db.isTransaction) return (await findCustomerRecords(db, [asked]))[0];
-    return batcherFor(db)(asked);
-  }
+  if (isPostgres(db)) return batcherFor(db)(asked);
   const subject = await findLiveSubjectRow(db, tenantId, asked.lookup);
   if (!subject) return undefined;
   const [standings, rows] = await Promise.all([

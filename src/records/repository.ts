@@ -13,7 +13,8 @@ import { isLive, liveAt } from '../templates/index.js';
 /**
  * The customer's standing on each template they decided on, with that template's latest version
  * and their most recent decision on it (none: pending). The API and the back-office both read it.
- * Prepared: building and compiling this query took more of a history request than running it.
+ * Each value is a parameter (`templateStandings`) or a column of the statement it sits in
+ * (`customerRecords`).
  */
 function standingsOf(db: Executor, tenantId: never, subjectId: never, now: never) {
   return (
@@ -90,6 +91,7 @@ function standingsOf(db: Executor, tenantId: never, subjectId: never, now: never
   );
 }
 
+/** Prepared: building and compiling this query took more of a history request than running it. */
 const templateStandings = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'now') => never) =>
   standingsOf(db, p('tenantId'), p('subjectId'), p('now')),
 );
