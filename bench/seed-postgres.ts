@@ -36,6 +36,10 @@ export async function loadPostgres(url: string, fixture: Fixture, size: number):
     for await (const step of sealedSteps(fixture.tenantId, size / 2, customersPerStatement)) {
       await insertStep(client, fixture, step);
     }
+    // VACUUM marks a page all-visible only once its rows' commits are on disk (it must set their
+    // hint bits), and the asynchronous commits above may not be yet: without this, no page of the
+    // load is all-visible and every index-only scan of the runs reads the table's rows too.
+    await client.query('set synchronous_commit = on');
     await client.query(lookupIndex);
     await client.query(
       'vacuum analyze subjects, decisions, customer_template_states, customer_version_states',
