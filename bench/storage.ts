@@ -43,11 +43,12 @@ export function pendingHotSet(
 }
 
 /**
- * Reads every page of what `pending` reads once, into the kernel's cache, as a server that has
- * served for a while holds them: a run right after a bulk load otherwise measures first reads
- * from disk, which take most of a short run at 10 million. Both stores alike: SQLite's pages
- * read from the file where `dbstat` places them, PostgreSQL's by `pg_prewarm(…, 'read')`, which
- * reads through the kernel without filling `shared_buffers`. Answers the bytes read.
+ * Reads every page of what `pending` reads once, as a server that has served for a while holds
+ * them: a run right after a bulk load otherwise measures first reads from disk, which take most
+ * of a short run at 10 million. SQLite's pages are read from the file where `dbstat` places
+ * them, into the kernel's cache; PostgreSQL's by `pg_prewarm(…, 'buffer')`, into the kernel's
+ * cache and into `shared_buffers` as far as they hold them (all of them when the buffers are
+ * sized for the hot set, as docs/scaling.md tells an operator to). Answers the bytes read.
  */
 export async function readHotSet(store: Store, url: string): Promise<number> {
   return store === 'sqlite' ? readSqliteHotSet(url) : readPostgresHotSet(url);
@@ -99,7 +100,7 @@ async function readPostgresHotSet(url: string): Promise<number> {
     let blocks = 0;
     for (const name of pendingReads.postgres) {
       const { rows } = await client.query<{ n: string }>(
-        `select pg_prewarm($1::regclass, 'read')::text as n`,
+        `select pg_prewarm($1::regclass, 'buffer')::text as n`,
         [name],
       );
       blocks += Number(rows[0]?.n ?? 0);
