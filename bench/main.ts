@@ -320,6 +320,13 @@ function printHeader(c: BenchConfig, machine: Record<string, string | number>): 
   ];
   process.stdout.write(`${lines.join('\n')}\n\n`);
   if (unpinnedReason) process.stderr.write(`WARNING: running unpinned: ${unpinnedReason}\n`);
+  if (machine.schedAutogroup === 'on' && c.stores.includes('postgres') && !unpinnedReason) {
+    process.stderr.write(
+      'WARNING: kernel.sched_autogroup_enabled is 1: PostgreSQL rows may show a tail of up to a ' +
+        'second that is the kernel\'s (bench/README.md, "How it runs"); ' +
+        'echo 0 > /proc/sys/kernel/sched_autogroup_enabled to measure without it\n',
+    );
+  }
 }
 
 /** What /metrics costs `latest`: each `latest-metrics` row beside its `latest` of the same run. */

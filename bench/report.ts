@@ -98,8 +98,26 @@ export function machineFacts(): Record<string, string | number> {
     node: process.version,
     kernel: release(),
     loadAverage1m: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    schedAutogroup: schedAutogroup(),
     commit,
   };
+}
+
+/**
+ * Linux's automatic process groups (`kernel.sched_autogroup_enabled`): on, off, or absent where
+ * the kernel has none. Every PostgreSQL backend starts a session of its own, so with them on each
+ * is a group of its own, and on the core it shares with the service a backend that has just woken
+ * waits behind it for up to a second (notebook.md, "PostgreSQL's backends and Linux's process
+ * groups"). The setting is the machine's: the header says which a run had.
+ */
+export function schedAutogroup(): 'on' | 'off' | 'absent' {
+  try {
+    return readFileSync('/proc/sys/kernel/sched_autogroup_enabled', 'utf8').trim() === '0'
+      ? 'off'
+      : 'on';
+  } catch {
+    return 'absent';
+  }
 }
 
 /** The server's CPU time per request, in µs (NaN when it was not measured or nothing was served). */
