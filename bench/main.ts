@@ -320,7 +320,9 @@ function printHeader(c: BenchConfig, machine: Record<string, string | number>): 
   ];
   process.stdout.write(`${lines.join('\n')}\n\n`);
   if (unpinnedReason) process.stderr.write(`WARNING: running unpinned: ${unpinnedReason}\n`);
-  if (machine.schedAutogroup === 'on' && c.stores.includes('postgres') && !unpinnedReason) {
+  // Only where the bench pins PostgreSQL beside the service: a server of BENCH_DATABASE_URL is not.
+  const shared = c.stores.includes('postgres') && !c.databaseUrl && !unpinnedReason;
+  if (machine.schedAutogroup === 'on' && shared) {
     process.stderr.write(
       'WARNING: kernel.sched_autogroup_enabled is 1: PostgreSQL rows may show a tail of up to a ' +
         'second that is the kernel\'s (bench/README.md, "How it runs"); ' +
