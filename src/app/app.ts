@@ -78,6 +78,7 @@ import { installJsonBodyParser } from '../platform/json-body.js';
 import { createMailer } from '../platform/mail.js';
 import { trackRoutes } from '../platform/method-not-allowed.js';
 import { registerOpenApi } from '../platform/openapi.js';
+import { keepPartitionsAhead, partitionCheckIntervalMs } from '../platform/partitions.js';
 import { type Periodic, startPeriodic } from '../platform/periodic.js';
 import { createRateLimit } from '../platform/rate-limit.js';
 import { readerDb } from '../platform/reader-db.js';
@@ -112,6 +113,7 @@ import {
 import { createWriters, groupCommitsInFlight, type Writers } from '../write-path/writers.js';
 import { createHotReads, type HotReads, latestRoute, pendingRoute } from './hot-reads.js';
 import { registry as serviceKinds } from './kinds.js';
+import { timeTables } from './time-tables.js';
 
 /** The contract's limit on request bodies. */
 export const bodyLimit = 16 * 1024;
@@ -363,6 +365,19 @@ export async function buildApp(
     );
   });
   app.addHook('onClose', async () => lapses?.stop());
+  // On a store partitioned by time, the partitions a record will need are made ahead of it, by
+  // a pass every instance runs at start and hourly (one at a time; a no-op otherwise).
+  let partitionsAhead: Periodic | undefined;
+  app.addHook('onReady', async () => {
+    const tables = timeTables(registry);
+    partitionsAhead = startPeriodic(
+      partitionCheckIntervalMs,
+      async () => void (await keepPartitionsAhead(db, tables)),
+      (error) => app.log.error({ err: error }, 'making the partitions ahead failed; retrying'),
+    );
+    void partitionsAhead.run();
+  });
+  app.addHook('onClose', async () => partitionsAhead?.stop());
   await registerOpenApi(app, {
     version: serviceVersion,
     publicBaseUrl: config.publicBaseUrl,

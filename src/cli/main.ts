@@ -84,6 +84,11 @@ const usage = `Usage: consent-service <command> [options]
   webhook replay --tenant A --id ID --from POSITION
                                           send every event from POSITION on again, in order
   webhook deliveries --tenant A --id ID [--limit N]
+  store partition --interval (month|year)
+                                          PostgreSQL: split the tables that grow without
+                                          bound (records, the log's leaves) into partitions
+                                          by time; the service stopped (docs/postgresql.md)
+  store partitions                        each such table's partitions, rows and bytes
   settings public-base-url [--url URL]    the address clients reach the service at, kept
                                           with the store: what commands print their URLs on
                                           when PUBLIC_BASE_URL is not set where they run
@@ -159,6 +164,7 @@ const groups = new Map<string, () => Promise<Commands>>([
   ['partner', async () => (await import('./partners.js')).partnerCommands],
   ['channel', async () => (await import('./channels.js')).channelCommands],
   ['settings', async () => (await import('./settings.js')).settingsCommands],
+  ['store', async () => (await import('./partitions.js')).partitionCommands],
   ['log', async () => (await import('./log.js')).logCommands],
   [
     'preference-centre',

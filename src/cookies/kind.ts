@@ -158,6 +158,7 @@ export const cookieChoices = {
   writes: choiceWrites,
   records: {
     table: 'cookie_decisions',
+    timeColumn: 'decided_at',
     format: cookieLeafFormat,
     noun: 'cookie decision',
     sealed: true,

@@ -24,6 +24,7 @@ export {
 export { LogCheckpoint, type LogKey } from './schemas.js';
 export { integratorBacklog, logOverview, queuedLeaves } from './service.js';
 export { checkSigningKey, loadSigningKey, type SigningKeyLog } from './signing-key.js';
+export { logLeavesByTime } from './table.js';
 export {
   idleTimestamping,
   startTimestamping,

@@ -23,6 +23,12 @@ export interface TlogEntriesTable {
   integrated_at: string;
 }
 
+/**
+ * The log's leaves grow with every record: PostgreSQL's partitions by time split them by when
+ * each was logged (src/platform/partitions.ts).
+ */
+export const logLeavesByTime = { table: 'tlog_entries', column: 'integrated_at' } as const;
+
 export interface TlogNodesTable {
   log_id: string;
   level: number;

@@ -63,6 +63,7 @@ export const decisions = {
   writes: decisionWrites,
   records: {
     table: 'decisions',
+    timeColumn: 'decided_at',
     format: decisionLeafFormat,
     noun: 'decision',
     sealed: true,

@@ -335,6 +335,7 @@ export function controlKind(spec: ControlSpec) {
     writes,
     records: {
       table: tables.changes,
+      timeColumn: 'changed_at',
       format,
       noun: format.noun,
       sealed: true,

@@ -160,6 +160,12 @@ export interface KindRow extends SealedRecord {
 export interface KindRecords<Row extends { id: string } = { id: string }> {
   /** Its records' table: `(tenant_id, id)` names a record, `subject_id` its subject. */
   table: string;
+  /**
+   * The column that dates a record, for a table that grows without bound (a record a customer or
+   * visitor makes): PostgreSQL's partitions by time split the table on it (`store partition`,
+   * src/platform/partitions.ts). Absent for a table that stays small.
+   */
+  timeColumn?: string;
   /** The log's leaf format (`src/proof/`): its header tells the kind of a logged leaf. */
   format: LeafFormat;
   /** How the log's audit names one of its records in a finding. */

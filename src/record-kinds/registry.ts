@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import type { TimeTable } from '../platform/partitions.js';
 import type { LeafFormat } from '../proof/index.js';
 import type { EventPayload, RecordKind } from './kind.js';
 
@@ -23,6 +24,8 @@ export interface Registry {
   formats: readonly LeafFormat[];
   /** The kinds' own migrations (`migrateToLatest`'s `more`). */
   migrations: Readonly<Record<string, Migration>>;
+  /** The kinds' tables that grow without bound, with the column that dates a record. */
+  timeTables: readonly TimeTable[];
   /** The kind of this name; throws for a name no kind has. */
   kind(name: string): RecordKind;
   /** The kind that sends events of this type. */
@@ -61,6 +64,9 @@ export function defineRegistry(module: string, kinds: readonly RecordKind[]): Re
     payloads,
     formats: [...new Set(formats)],
     migrations: Object.assign({}, ...kinds.map((kind) => kind.migrations ?? {})),
+    timeTables: kinds.flatMap(({ records }) =>
+      records?.timeColumn ? [{ table: records.table, column: records.timeColumn }] : [],
+    ),
     kind(name) {
       const kind = byName.get(name);
       if (!kind) throw new Error(`no kind of record is named ${name}`);
