@@ -68,6 +68,11 @@ export interface BenchConfig {
    * load.
    */
   hotSet: 'read' | 'cold';
+  /**
+   * `BENCH_PARTITION`: each PostgreSQL store's tables that grow without bound partitioned by
+   * `year` or `month` (`store partition`) after its load; absent: kept whole.
+   */
+  partition: 'year' | 'month' | undefined;
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
@@ -102,6 +107,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     bulkIds: number(env, 'BENCH_BULK_IDS', 1000, 1),
     postgresSettings: list(env, 'BENCH_POSTGRES_SETTINGS', ''),
     hotSet: hotSet(env.BENCH_HOT_SET),
+    partition: partition(env.BENCH_PARTITION),
   };
 }
 
@@ -117,6 +123,12 @@ function hotSet(raw: string | undefined): 'read' | 'cold' {
   if (raw === undefined || raw === '' || raw === 'read') return 'read';
   if (raw === 'cold') return raw;
   throw new Error('BENCH_HOT_SET must be read or cold');
+}
+
+function partition(raw: string | undefined): 'year' | 'month' | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'year' || raw === 'month') return raw;
+  throw new Error('BENCH_PARTITION must be year or month');
 }
 
 function number(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {

@@ -42,7 +42,7 @@ import {
 } from './runs.js';
 import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
 import { loadSqlite } from './seed-sqlite.js';
-import { createFixture } from './service.js';
+import { createFixture, partitionStore } from './service.js';
 import {
   bytesPerDecision,
   describeBytes,
@@ -111,6 +111,12 @@ async function prepare(
       store === 'sqlite' ? loadSqlite(url, fixture, size) : loadPostgres(url, fixture, size),
     );
   }
+  const { partition } = config;
+  if (store === 'postgres' && partition) {
+    await step(`${label}: store partition --interval ${partition}`, () =>
+      partitionStore(url, partition),
+    );
+  }
   return { url, fixture };
 }
 
@@ -159,6 +165,7 @@ async function benchStore(store: Store): Promise<void> {
     if (!config.databaseUrl && config.postgresSettings.length > 0) {
       notes.push(`PostgreSQL settings: ${config.postgresSettings.join(', ')}`);
     }
+    if (config.partition) notes.push(`PostgreSQL tables partitioned by ${config.partition}`);
   }
   for (const size of config.sizes) {
     const cookies = cookiesAt(size);

@@ -47,6 +47,11 @@ async function cli(databaseUrl: string, ...args: string[]): Promise<Record<strin
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
+/** Partitions the PostgreSQL store's tables that grow without bound (`store partition`). */
+export async function partitionStore(databaseUrl: string, interval: 'year' | 'month') {
+  await cli(databaseUrl, 'store', 'partition', '--interval', interval);
+}
+
 /** The bench tenant's endpoint for `decision.given` at `url`; answers its signing secret. */
 export async function createWebhookEndpoint(databaseUrl: string, url: string): Promise<string> {
   const endpoint = await cli(

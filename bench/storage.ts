@@ -162,12 +162,15 @@ async function postgresBytes(url: string): Promise<StoreBytes> {
   await client.connect();
   try {
     const { rows } = await client.query<{ name: string; table: string; bytes: string }>(
-      `select c.relname as name, coalesce(t.relname, c.relname) as table,
+      // A partition's bytes count as its parent table's (`BENCH_PARTITION`).
+      `select c.relname as name, coalesce(p.relname, t.relname, c.relname) as table,
          (case when c.relkind = 'i' then pg_relation_size(c.oid) else pg_table_size(c.oid) end)::text as bytes
        from pg_class c
        join pg_namespace n on n.oid = c.relnamespace
        left join pg_index i on i.indexrelid = c.oid
        left join pg_class t on t.oid = i.indrelid
+       left join pg_inherits h on h.inhrelid = coalesce(t.oid, c.oid)
+       left join pg_class p on p.oid = h.inhparent
        where n.nspname = 'public' and c.relkind in ('r', 'i', 'm')`,
     );
     const counted = await client.query<{ n: string }>('select count(*)::text as n from decisions');
