@@ -70,7 +70,7 @@ import { type PartnerBlockOutcome, partnerBlocks } from '../partner-blocks/index
 import { partnerBlockRoutes } from '../partner-blocks/routes.js';
 import type { Config } from '../platform/config.js';
 import { loadDataKey } from '../platform/data-key.js';
-import type { Db } from '../platform/db.js';
+import { type Db, isPostgres } from '../platform/db.js';
 import { installErrorHandler, sendError } from '../platform/error-handler.js';
 import { AppError, errorBody } from '../platform/errors.js';
 import { installHttpMetrics } from '../platform/http-metrics.js';
@@ -365,10 +365,12 @@ export async function buildApp(
     );
   });
   app.addHook('onClose', async () => lapses?.stop());
-  // On a store partitioned by time, the partitions a record will need are made ahead of it, by
-  // a pass every instance runs at start and hourly (one at a time; a no-op otherwise).
+  // On a PostgreSQL store partitioned by time, the partitions a record will need are made ahead
+  // of it, by a pass every instance runs at start and hourly (one at a time; nothing to do for a
+  // table kept whole). SQLite keeps each table whole: no pass.
   let partitionsAhead: Periodic | undefined;
   app.addHook('onReady', async () => {
+    if (!isPostgres(db)) return;
     const tables = timeTables(registry);
     partitionsAhead = startPeriodic(
       partitionCheckIntervalMs,

@@ -23,7 +23,6 @@
 import { sql } from 'kysely';
 import { type Db, type Executor, isPostgres, type Trx } from './db.js';
 import { tryLockKey } from './locks.js';
-import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 
 export type PartitionInterval = 'month' | 'year';
 export const partitionIntervals: readonly PartitionInterval[] = ['month', 'year'];
@@ -45,8 +44,6 @@ export interface PartitionRange {
 export const partitionsAhead = 2;
 /** How often each instance makes sure the partitions ahead exist. */
 export const partitionCheckIntervalMs = 60 * 60 * 1000;
-/** The store setting that keeps the interval the tables were partitioned by. */
-const intervalSetting = 'partition_interval';
 
 /** The start of the interval that holds `at` (UTC). */
 function intervalStart(at: Date, interval: PartitionInterval): Date {
@@ -97,6 +94,21 @@ export function partitionsFor(
 /** The partition that takes a row whose time has no partition of its own. */
 export const defaultPartition = (table: string) => `${table}_pdefault`;
 
+/**
+ * The interval a partitioned table's partitions span, read from their names (`partitionOf`):
+ * the tables themselves say it, so no setting can disagree with them.
+ */
+function intervalOf(table: string, partitions: readonly string[]): PartitionInterval | undefined {
+  const month = new RegExp(`^${table}_p\\d{4}_\\d{2}$`);
+  const year = new RegExp(`^${table}_p\\d{4}$`);
+  if (partitions.some((name) => month.test(name))) return 'month';
+  if (partitions.some((name) => year.test(name))) return 'year';
+  return undefined;
+}
+
+/** An identifier, quoted for a statement PostgreSQL takes as text. */
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
 /** What `partitionByTime` did to one table. */
 export interface PartitionedTable {
   table: string;
@@ -107,12 +119,16 @@ export interface PartitionedTable {
   partitions: string[];
 }
 
-/** The interval the store's tables are partitioned by; undefined when they are not. */
-export async function storedPartitionInterval(
+/** The interval the first partitioned table of `tables` is split by; undefined when none is. */
+async function partitionedInterval(
   db: Executor,
+  tables: readonly TimeTable[],
 ): Promise<PartitionInterval | undefined> {
-  const value = await findStoreSetting(db, intervalSetting);
-  return value === 'month' || value === 'year' ? value : undefined;
+  for (const { table } of tables) {
+    const interval = intervalOf(table, await partitionNames(db, table));
+    if (interval !== undefined) return interval;
+  }
+  return undefined;
 }
 
 /**
@@ -131,11 +147,10 @@ export async function partitionByTime(
       'Partitions by time are for a PostgreSQL store; an SQLite store keeps each table whole.',
     );
   }
-  const kept = await storedPartitionInterval(db);
+  const kept = await partitionedInterval(db, tables);
   if (kept !== undefined && kept !== interval) {
     throw new Error(`The store's tables are partitioned by ${kept} already.`);
   }
-  await saveStoreSetting(db, intervalSetting, interval, { replace: false });
   const done: PartitionedTable[] = [];
   for (const table of tables) {
     done.push(await db.transaction().execute((trx) => partitionTable(trx, table, interval, now)));
@@ -228,17 +243,17 @@ async function indexesToRebuild(trx: Trx, table: string, column: string): Promis
       exists (select 1 from pg_constraint c where c.conindid = x.indexrelid) as constraint
     from pg_index x join pg_class i on i.oid = x.indexrelid
     where x.indrelid = to_regclass(${table}) order by i.relname`.execute(trx);
-  const id = (name: string) => `"${name.replaceAll('"', '""')}"`;
   return rows.map((index) => {
-    const keys = index.columns.includes(column) ? index.columns : [...index.columns, column];
-    if (index.primary) {
-      return `alter table ${id(table)} add constraint ${id(index.name)} primary key (${keys.map(id).join(', ')})`;
-    }
     const holdsTime = index.columns.includes(column);
+    const columns = (names: readonly string[]) => names.map(quoted).join(', ');
+    if (index.primary) {
+      const keys = holdsTime ? index.columns : [...index.columns, column];
+      return `alter table ${quoted(table)} add constraint ${quoted(index.name)} primary key (${columns(keys)})`;
+    }
     if (index.constraint && index.unique) {
       return holdsTime
-        ? `alter table ${id(table)} add constraint ${id(index.name)} unique (${index.columns.map(id).join(', ')})`
-        : `create index ${id(index.name)} on ${id(table)} (${index.columns.map(id).join(', ')})`;
+        ? `alter table ${quoted(table)} add constraint ${quoted(index.name)} unique (${columns(index.columns)})`
+        : `create index ${quoted(index.name)} on ${quoted(table)} (${columns(index.columns)})`;
     }
     return index.unique && !holdsTime
       ? index.definition.replace(/^CREATE UNIQUE INDEX /, 'CREATE INDEX ')
@@ -255,7 +270,7 @@ async function grantsOf(trx: Trx, table: string): Promise<string[]> {
     group by grantee`.execute(trx);
   return rows.map(
     (row) =>
-      `grant ${row.privileges} on table "${table}" to ${row.grantee === 'PUBLIC' ? 'public' : `"${row.grantee.replaceAll('"', '""')}"`}`,
+      `grant ${row.privileges} on table ${quoted(table)} to ${row.grantee === 'PUBLIC' ? 'public' : quoted(row.grantee)}`,
   );
 }
 
@@ -271,12 +286,12 @@ export async function keepPartitionsAhead(
   now = new Date(),
 ): Promise<string[]> {
   if (!isPostgres(db)) return [];
-  const interval = await storedPartitionInterval(db);
-  if (interval === undefined) return [];
   const made: string[] = [];
   for (const { table, column } of tables) {
-    if (!(await isPartitioned(db, table))) continue;
-    const existing = new Set(await partitionNames(db, table));
+    const names = await partitionNames(db, table);
+    const interval = intervalOf(table, names);
+    if (interval === undefined) continue;
+    const existing = new Set(names);
     const missing = partitionsFor(table, now, now, interval).filter(
       (range) => !existing.has(range.name),
     );
@@ -359,5 +374,5 @@ export async function partitionStates(
       default_rows: Number(fallback[0]?.rows ?? 0),
     });
   }
-  return { interval: (await storedPartitionInterval(db)) ?? null, tables: states };
+  return { interval: (await partitionedInterval(db, tables)) ?? null, tables: states };
 }
