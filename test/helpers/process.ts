@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { e2eDataKey } from './data-key.js';
 import { freePort } from './postgres-server.js';
-import { budget, testPasswordHashCost, testStatementTimeoutMs } from './time.js';
+import { budget, testPasswordHashCost, testStoreTimeouts } from './time.js';
 
 export { freePort };
 
@@ -120,12 +120,15 @@ export async function tableNames(store: { databaseUrl: string }): Promise<string
   );
 }
 
-/** The environment of a child: the parent's, minus the service's variables, plus `env`. */
+/**
+ * The environment of a child: the parent's, minus the service's variables, plus the tests' store
+ * timeouts (`testStoreTimeouts`), plus `env`.
+ */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const result: NodeJS.ProcessEnv = { ...process.env };
   // Every variable the service reads: none leaks in from the environment the tests run in.
   for (const name of settingNames) delete result[name];
-  return { ...result, ...env };
+  return { ...result, ...testStoreTimeouts, ...env };
 }
 
 function track(child: ChildProcess, env: Record<string, string>): void {
@@ -143,7 +146,7 @@ export interface CliResult {
 /**
  * Runs one command of the command line in this process, as `bin/consent-service` runs it
  * (`main(argv, io)` of `src/cli/main.ts`), with its own output and settings: the settings are
- * `env` alone (none of the environment the tests run in), and paths the service resolves against
+ * `env` alone (none of the environment the tests run in) over the tests' store timeouts, and paths the service resolves against
  * its working directory (a relative SQLite file, the key files' default `data/` folder) are
  * resolved against `cwd` (by default a fresh temporary directory), as for a process started
  * there. Fails after `timeoutMs` (a budget). The command line as a real process is
@@ -196,7 +199,7 @@ export async function runCli(
 function inDirectory(env: Record<string, string>, cwd: string): NodeJS.ProcessEnv {
   const databaseUrl = env.DATABASE_URL ?? 'data/consent.db';
   const postgres = /^postgres(ql)?:/.test(databaseUrl);
-  const result: Record<string, string> = { ...env };
+  const result: Record<string, string> = { ...testStoreTimeouts, ...env };
   if (!postgres && !databaseUrl.startsWith('file:') && databaseUrl !== ':memory:') {
     result.DATABASE_URL = resolve(cwd, databaseUrl);
   }
@@ -406,7 +409,7 @@ export function serverEnv(
     // One data key for the server and every command run beside it, wherever they run.
     DATA_ENCRYPTION_KEY: e2eDataKey.toString('base64'),
     PASSWORD_HASH_COST: String(testPasswordHashCost),
-    DATABASE_STATEMENT_TIMEOUT_MS: String(testStatementTimeoutMs),
+    ...testStoreTimeouts,
   };
 }
 
