@@ -19,16 +19,12 @@ export interface StoreBytes {
 /**
  * The tables and indexes `pending` reads, whose pages must stay in memory for it to answer from
  * memory (docs/scaling.md, "PostgreSQL's memory"). On PostgreSQL two indexes, both read
- * index-only (migration 0049); on SQLite each index with the table row it leads to.
+ * index-only (migration 0049); on SQLite the customers' look-up index, which holds the subject's
+ * id, and the states, kept in their key's order (migration 0050).
  */
 const pendingReads: Record<Store, readonly string[]> = {
   postgres: ['subjects_lookup_uq', 'customer_version_states_pk'],
-  sqlite: [
-    'subjects_lookup_uq',
-    'subjects',
-    'sqlite_autoindex_customer_version_states_1',
-    'customer_version_states',
-  ],
+  sqlite: ['subjects_lookup_uq', 'customer_version_states'],
 };
 
 /** The bytes of what `pending` reads (`pendingReads`), and each object's share. */

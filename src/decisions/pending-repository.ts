@@ -18,7 +18,7 @@ import type { PendingReads, VersionState } from './pending.js';
 
 // It names its columns: on PostgreSQL a prepared `select *` fails once a column is added by a
 // newer instance's migration.
-const customerVersionState = prepared(
+export const customerVersionState = prepared(
   (db, p: (name: 'tenantId' | 'lookup' | 'versionId') => never) =>
     db
       .selectFrom('subjects as s')

@@ -61,6 +61,7 @@ import * as scim from './migrations/0046-scim.js';
 import * as passkeys from './migrations/0047-passkeys.js';
 import * as logNodesFromLevel4 from './migrations/0048-log-nodes-from-level-4.js';
 import * as pendingFromIndexes from './migrations/0049-pending-from-indexes.js';
+import * as sqliteStatesByKey from './migrations/0050-sqlite-states-by-key.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -129,6 +130,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0047-passkeys': passkeys,
     '0048-log-nodes-from-level-4': logNodesFromLevel4,
     '0049-pending-from-indexes': pendingFromIndexes,
+    '0050-sqlite-states-by-key': sqliteStatesByKey,
   };
 }
 

@@ -237,6 +237,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0047-passkeys',
       '0048-log-nodes-from-level-4',
       '0049-pending-from-indexes',
+      '0050-sqlite-states-by-key',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -19,8 +19,8 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0049-pending-from-indexes',
-  // It adds nothing, and applies again to the indexes it leaves.
+  name: '0050-sqlite-states-by-key',
+  // It adds nothing, and leaves a table it already keeps by key as it is.
   indexes: [] as string[],
   tables: [] as string[],
   columns: [] as Array<{ table: string; column: string }>,

@@ -115,6 +115,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0047-passkeys',
       '0048-log-nodes-from-level-4',
       '0049-pending-from-indexes',
+      '0050-sqlite-states-by-key',
     ]);
   });
 });

@@ -209,6 +209,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0047-passkeys',
       '0048-log-nodes-from-level-4',
       '0049-pending-from-indexes',
+      '0050-sqlite-states-by-key',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
