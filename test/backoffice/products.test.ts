@@ -1,12 +1,12 @@
 import { parse } from 'csv-parse/sync';
-import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/users.js';
-import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
 import { createTemplate } from '../../src/templates/service.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import { apiOf } from '../helpers/api.js';
 import { type TestApp, testDataKey } from '../helpers/app.js';
+import { migrateBefore } from '../helpers/schema-history.js';
 import {
   publish,
   type SeededTenant,
@@ -29,11 +29,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
 
   it('every existing template moves to a product "general" of its tenant; a tenant without templates gets none', async () => {
     const { db } = bare;
-    const before = Object.fromEntries(
-      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0011'),
-    );
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await migrateBefore(db, '0011');
     const withTemplates = await seedTenantRow(db);
     const without = await seedTenantRow(db);
     const codes = [

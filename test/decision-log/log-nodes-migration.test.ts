@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { appendBatch } from '../../src/decision-log/append.js';
 import { readNodes } from '../../src/decision-log/nodes.js';
 import { fromHex, nodeKey, readStoredNodes } from '../../src/decision-log/repository.js';
 import { consistency } from '../../src/decision-log/service.js';
-import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import {
   assembleProof,
@@ -18,6 +17,7 @@ import {
   verifyInclusion,
 } from '../../src/proof/index.js';
 import { testDataKey, testLogKeys } from '../helpers/app.js';
+import { migrateBefore } from '../helpers/schema-history.js';
 import { stores, useBareStore } from '../helpers/stores.js';
 
 const signer = (() => {
@@ -32,11 +32,7 @@ describe.each(stores)('a log kept by release 0.3.0, upgraded on $name', (store) 
   it('keeps the nodes of 16 leaves and more, removes the rest, and every proof is the one the full table gave', async () => {
     const { db } = bare;
     // The schema of 0.3.0: every migration before 0048.
-    const before = Object.fromEntries(
-      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0048'),
-    );
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await migrateBefore(db, '0048');
 
     // 100 leaves appended in three batches, so three checkpoints (37, 77, 100).
     const logId = randomUUID();

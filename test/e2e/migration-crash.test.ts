@@ -8,13 +8,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
 import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
 import { testDataKey } from '../helpers/app.js';
 import { repoRoot } from '../helpers/process.js';
+import { migrateBefore } from '../helpers/schema-history.js';
 import { seedTemplateRow, seedTenantRow } from '../helpers/seed.js';
 import { budget } from '../helpers/time.js';
 
@@ -76,11 +77,7 @@ describe('a migration killed half way on SQLite', () => {
   it('leaves the store as it was before the pending migrations, and the next start migrates it', async () => {
     // A store of the release before 0018, with a template in it.
     const db = createDb(loadConfig({ DATABASE_URL: url }));
-    const before = Object.fromEntries(
-      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0018'),
-    );
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await migrateBefore(db, '0018');
     const { tenant } = await seedTenantRow(db);
     const code = await seedTemplateRow(db, tenant.id);
     const applied = async () =>
@@ -191,11 +188,7 @@ describe('a store of release 0.2.0 with 100,000 decisions, killed during its upg
   it('keeps every decision, and the next start upgrades it', async () => {
     // An earlier release's schema (CHANGELOG.md: 0.2.0 has every migration before 0030).
     const db = createDb(loadConfig({ DATABASE_URL: url }));
-    const previous = Object.fromEntries(
-      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0030'),
-    );
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => previous } });
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await migrateBefore(db, '0030');
     // 100,000 rows of decisions, every column filled (their content plays no part here).
     const columns = (
       await sql<{ name: string; type: string }>`pragma table_info(decisions)`.execute(db)

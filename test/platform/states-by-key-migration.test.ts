@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { customerVersionState } from '../../src/decisions/pending-repository.js';
 import { isPostgres } from '../../src/platform/db.js';
-import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
 import { testDataKey } from '../helpers/app.js';
+import { migrateBefore } from '../helpers/schema-history.js';
 import { stores, useBareStore } from '../helpers/stores.js';
 
 /** The tables migration 0050 keeps in their key's order on SQLite, with their keys. */
@@ -91,11 +92,7 @@ describe.each(stores)('migration 0050, on $name', (store) => {
 
   it('keeps every row, key and index of the customers’ subjects and states and the log’s nodes; on SQLite each table is stored once, by its key, and `pending` reads no subject row', async () => {
     const { db } = bare;
-    const before = Object.fromEntries(
-      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0050'),
-    );
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await migrateBefore(db, '0050');
 
     const tenantId = randomUUID();
     const written = rowsOf(tenantId);

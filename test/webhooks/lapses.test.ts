@@ -6,18 +6,18 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createDb, type Db } from '../../src/platform/db.js';
-import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
 import { changeValidityAs } from '../../src/templates/actions.js';
 import { getTemplateByCode } from '../../src/templates/service.js';
 import { createEndpoint } from '../../src/webhooks/service.js';
 import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
 import { insertDecisionAt } from '../helpers/decisions.js';
+import { migrateBefore } from '../helpers/schema-history.js';
 import {
   publish,
   seedTemplate,
@@ -172,11 +172,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
 
   it('a template that had a period is placed three days before the lapse boundary of the upgrade, so older lapses are not told; one without a period has no place', async () => {
     const { db } = bare;
-    const before = Object.fromEntries(
-      Object.entries(migrations(testDataKey)).filter(([name]) => name < '0029'),
-    );
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await migrateBefore(db, '0029');
     const { tenant } = await seedTenantRow(db);
     const withPeriod = await seedTemplateRow(db, tenant.id);
     const without = await seedTemplateRow(db, tenant.id);
