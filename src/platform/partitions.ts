@@ -349,6 +349,7 @@ export async function partitionStates(
 ): Promise<{ interval: PartitionInterval | null; tables: PartitionState[] }> {
   if (!isPostgres(db)) return { interval: null, tables: [] };
   const states: PartitionState[] = [];
+  let interval: PartitionInterval | undefined;
   for (const { table, column } of tables) {
     if (!(await isPartitioned(db, table))) {
       states.push({ table, column, partitioned: false, partitions: [], default_rows: 0 });
@@ -359,6 +360,10 @@ export async function partitionStates(
         greatest(c.reltuples, 0)::bigint as rows, pg_total_relation_size(c.oid) as bytes
       from pg_inherits i join pg_class c on c.oid = i.inhrelid
       where i.inhparent = to_regclass(${table}) order by c.relname`.execute(db);
+    interval ??= intervalOf(
+      table,
+      rows.map((row) => row.name),
+    );
     const { rows: fallback } = await sql<{ rows: string }>`
       select count(*) as rows from ${sql.table(defaultPartition(table))}`.execute(db);
     states.push({
@@ -374,5 +379,5 @@ export async function partitionStates(
       default_rows: Number(fallback[0]?.rows ?? 0),
     });
   }
-  return { interval: (await partitionedInterval(db, tables)) ?? null, tables: states };
+  return { interval: interval ?? null, tables: states };
 }
