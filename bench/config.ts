@@ -65,9 +65,10 @@ export interface BenchConfig {
   /**
    * `read`: before a stored size's runs, what `pending` reads is read once into the kernel's
    * cache (a server that has served for a while); `cold`: the runs start right after the bulk
-   * load.
+   * load; `reads`: as `read`, with what history and bulk status read too when the run has them
+   * (the decisions' rows among them).
    */
-  hotSet: 'read' | 'cold';
+  hotSet: 'read' | 'reads' | 'cold';
   /**
    * `BENCH_PARTITION`: each PostgreSQL store's tables that grow without bound partitioned by
    * `year` or `month` (`store partition`) after its load; absent: kept whole.
@@ -119,10 +120,10 @@ function loadGenerator(raw: string | undefined): 'wrk' | 'autocannon' {
   return found.error ? 'autocannon' : 'wrk';
 }
 
-function hotSet(raw: string | undefined): 'read' | 'cold' {
+function hotSet(raw: string | undefined): 'read' | 'reads' | 'cold' {
   if (raw === undefined || raw === '' || raw === 'read') return 'read';
-  if (raw === 'cold') return raw;
-  throw new Error('BENCH_HOT_SET must be read or cold');
+  if (raw === 'cold' || raw === 'reads') return raw;
+  throw new Error('BENCH_HOT_SET must be read, reads or cold');
 }
 
 function partition(raw: string | undefined): 'year' | 'month' | undefined {

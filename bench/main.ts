@@ -47,6 +47,7 @@ import {
   bytesPerDecision,
   describeBytes,
   describeHotSet,
+  hotSetObjects,
   readHotSet,
   storeBytes,
 } from './storage.js';
@@ -182,12 +183,16 @@ async function benchStore(store: Store): Promise<void> {
         `storage ${label}, bulk-loaded (no decision log): ${describeBytes(atRest.total / atRest.decisions, tables)}`,
       );
       notes.push(`storage ${label}, what pending reads: ${describeHotSet(store, atRest)}`);
-      if (config.hotSet === 'read') {
-        const read = await step(`${label}: what pending reads, read once`, () =>
-          readHotSet(store, url),
+      if (config.hotSet !== 'cold') {
+        const names = hotSetObjects(store, config.hotSet, config.endpoints);
+        const missing = names.filter((name) => !atRest.objects.has(name));
+        if (missing.length > 0) throw new Error(`the hot set names no such object: ${missing}`);
+        const what = config.hotSet === 'read' ? 'what pending reads' : 'what the reads read';
+        const read = await step(`${label}: ${what}, read once`, () =>
+          readHotSet(store, url, names),
         );
         notes.push(
-          `${label}: ${(read / 1_048_576).toFixed(0)} MB that pending reads read once before the runs`,
+          `${label}: ${(read / 1_048_576).toFixed(0)} MB of ${what} read once before the runs (${names.join(', ')})`,
         );
       }
     }

@@ -5,7 +5,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import type { Store } from './config.js';
+import type { Endpoint, Store } from './config.js';
 
 /** Bytes per table, its indexes added to it, and the decisions the store holds. */
 export interface StoreBytes {
@@ -27,6 +27,46 @@ const pendingReads: Record<Store, readonly string[]> = {
   sqlite: ['subjects_lookup_uq', 'customer_version_states'],
 };
 
+/**
+ * What the other reads of a stored customer read besides: history the customer's row, their
+ * standings and their decisions in time order with the decisions' rows; bulk status the
+ * decisions' key for the history (`decisions_history_uq`, SQLite's second autoindex) and by id,
+ * with their rows. The small tables (templates, versions) are left out.
+ */
+const otherReads: Partial<Record<Endpoint, Record<Store, readonly string[]>>> = {
+  history: {
+    postgres: [
+      'subjects',
+      'customer_template_states',
+      'customer_template_states_pk',
+      'decisions',
+      'decisions_customer_time_idx',
+    ],
+    sqlite: ['subjects', 'customer_template_states', 'decisions', 'decisions_customer_time_idx'],
+  },
+  'bulk-status': {
+    postgres: ['decisions_history_uq', 'decisions_pk', 'decisions'],
+    sqlite: ['sqlite_autoindex_decisions_2', 'sqlite_autoindex_decisions_1', 'decisions'],
+  },
+};
+
+/**
+ * What is read once before a stored size's runs (`BENCH_HOT_SET`): `pending`'s reads, and with
+ * `reads` those of every other read endpoint of the run too.
+ */
+export function hotSetObjects(
+  store: Store,
+  mode: 'read' | 'reads',
+  endpoints: readonly Endpoint[],
+): string[] {
+  const names = new Set(pendingReads[store]);
+  if (mode === 'reads') {
+    for (const endpoint of endpoints)
+      for (const name of otherReads[endpoint]?.[store] ?? []) names.add(name);
+  }
+  return [...names];
+}
+
 /** The bytes of what `pending` reads (`pendingReads`), and each object's share. */
 export function pendingHotSet(
   store: Store,
@@ -46,17 +86,21 @@ export function pendingHotSet(
  * cache and into `shared_buffers` as far as they hold them (all of them when the buffers are
  * sized for the hot set, as docs/scaling.md tells an operator to). Answers the bytes read.
  */
-export async function readHotSet(store: Store, url: string): Promise<number> {
-  return store === 'sqlite' ? readSqliteHotSet(url) : readPostgresHotSet(url);
+export async function readHotSet(
+  store: Store,
+  url: string,
+  names: readonly string[],
+): Promise<number> {
+  return store === 'sqlite' ? readSqliteHotSet(url, names) : readPostgresHotSet(url, names);
 }
 
-function readSqliteHotSet(path: string): number {
+function readSqliteHotSet(path: string, names: readonly string[]): number {
   const db = new SQLite(path, { readonly: true });
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   const pages: number[] = [];
   try {
     const query = db.prepare('select pageno from dbstat where name = ?').pluck();
-    for (const name of pendingReads.sqlite) {
+    for (const name of names) {
       for (const page of query.iterate(name) as Iterable<number>) pages.push(page);
     }
   } finally {
@@ -85,7 +129,7 @@ function readSqliteHotSet(path: string): number {
   return pages.length * pageSize;
 }
 
-async function readPostgresHotSet(url: string): Promise<number> {
+async function readPostgresHotSet(url: string, names: readonly string[]): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -94,9 +138,11 @@ async function readPostgresHotSet(url: string): Promise<number> {
       (await client.query<{ b: string }>(`select current_setting('block_size') as b`)).rows[0]?.b,
     );
     let blocks = 0;
-    for (const name of pendingReads.postgres) {
+    for (const name of names) {
+      // A partitioned table or index (`BENCH_PARTITION`) has no pages: its partitions do.
       const { rows } = await client.query<{ n: string }>(
-        `select pg_prewarm($1::regclass, 'buffer')::text as n`,
+        `select coalesce(sum(pg_prewarm(relid, 'buffer')), 0)::text as n
+         from pg_partition_tree($1::regclass) where isleaf`,
         [name],
       );
       blocks += Number(rows[0]?.n ?? 0);
