@@ -141,8 +141,9 @@ async function readPostgresHotSet(url: string, names: readonly string[]): Promis
     for (const name of names) {
       // A partitioned table or index (`BENCH_PARTITION`) has no pages: its partitions do.
       const { rows } = await client.query<{ n: string }>(
-        `select coalesce(sum(pg_prewarm(relid, 'buffer')), 0)::text as n
-         from pg_partition_tree($1::regclass) where isleaf`,
+        `select coalesce(sum(pg_prewarm(c.oid, 'buffer')), 0)::text as n from pg_class c
+         where (c.oid = $1::regclass and c.relkind not in ('p', 'I'))
+           or c.oid in (select relid from pg_partition_tree($1::regclass) where isleaf)`,
         [name],
       );
       blocks += Number(rows[0]?.n ?? 0);
