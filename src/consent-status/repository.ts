@@ -1,8 +1,8 @@
 /**
  * The reads of a status request: every customer's standing on one template as of a moment, in
  * two statements whatever the number of customers (one for the customers, one for the partner
- * blocks on their decisions), the same SQL on both stores but for how the list of ids becomes a
- * table. On SQLite too: a thousand prepared look-ups cost more in the driver and the query
+ * blocks on their decisions). The stores differ in how the list of ids becomes a table and how
+ * each customer's decisions are joined (`findStatuses`). On SQLite too: a thousand prepared look-ups cost more in the driver and the query
  * builder than the one statement's work.
  *
  * Indexes: `subjects_lookup_uq` (tenant_id, lookup); `decisions_history_uq` (tenant_id,
@@ -76,9 +76,10 @@ function askedTable(db: Executor, lookups: readonly string[]) {
 
 /**
  * Each customer's standing, by their keyed look-ups, answered in the order asked: one statement
- * for them all. Each row found by key is joined on its id, the id chosen by a correlated
- * subquery (the latest at or before the moment), which both stores run per customer on the
- * indexes above; "most recent" is the order of recording (seq), never the clock.
+ * for them all. "Most recent" is the order of recording (seq), never the clock: each customer's
+ * latest decision at or before the moment is read backwards on `decisions_history_uq`, and the
+ * latest on the release only for a customer whose latest is on another (any locale's variant of
+ * the release has its number, as `as-of` reads it).
  */
 export async function findStatuses(
   db: Executor,
@@ -86,17 +87,12 @@ export async function findStatuses(
   lookups: readonly string[],
 ): Promise<StoredStatus[]> {
   if (lookups.length === 0) return [];
-  const { tenantId, templateId, at, releaseId, releaseVersion, channel } = query;
-  const decisionAsOf = (extra: ReturnType<typeof sql>) => sql`(
-    select d.id from decisions as d
-    where d.tenant_id = ${tenantId} and d.subject_id = s.id and d.template_id = ${templateId}
-      and d.decided_at <= ${at} ${extra}
-    order by d.seq desc limit 1)`;
+  const { tenantId, templateId, at, channel } = query;
+  const asOf = sql`d.tenant_id = ${tenantId} and d.subject_id = s.id
+    and d.template_id = ${templateId} and d.decided_at <= ${at}`;
   const onRelease = sql`and d.consent_version_id in (
     select v.id from template_versions as v
-    where v.tenant_id = ${tenantId} and v.release_id = ${releaseId})`;
-  // The last decision is on the release when it has its number (any locale's variant), as
-  // `as-of` reads it: the second look-up only for a customer whose last decision is on another.
+    where v.tenant_id = ${tenantId} and v.release_id = ${query.releaseId})`;
   const changeAsOf = channel
     ? sql`(select c.id from channel_changes as c
         where c.tenant_id = ${tenantId} and c.subject_id = s.id
@@ -104,25 +100,71 @@ export async function findStatuses(
           and c.changed_at <= ${at}
         order by c.changed_at desc, c.id desc limit 1)`
     : sql`null`;
+  const decisions = isPostgres(db)
+    ? decisionsByLateralJoins(query, asOf, onRelease)
+    : decisionsById(query, asOf, onRelease);
   const { rows } = await sql<StoredStatus & { i: number | string }>`
     select q.i, s.id as subject_id,
       ld.id as last_id, ld.decision as last_decision, ld.decided_at as last_decided_at,
       ld.consent_version_id as last_version_id, ld.version as last_version,
-      ol.id as on_latest_id, ol.decision as on_latest_decision,
-      ol.decided_at as on_latest_decided_at,
+      ${decisions.onLatest},
       ch.id as channel_change_id, ch.blocked as channel_blocked, ch.changed_at as channel_since
     from ${askedTable(db, lookups)} as q
     left join subjects as s on s.tenant_id = ${tenantId} and s.lookup = q.lookup
-    left join decisions as ld on ld.tenant_id = ${tenantId} and ld.id = ${decisionAsOf(sql``)}
-    left join decisions as ol on ol.tenant_id = ${tenantId} and ol.id = case
-      when cast(${releaseId} as text) is null then null
-      when ld.version = ${releaseVersion} then ld.id
-      else ${decisionAsOf(onRelease)} end
+    ${decisions.joins}
     left join channel_changes as ch on ch.tenant_id = ${tenantId} and ch.id = ${changeAsOf}
   `.execute(db);
   const byPosition: StoredStatus[] = [];
   for (const { i, ...status } of rows) byPosition[Number(i)] = status;
   return byPosition;
+}
+
+type Sql = ReturnType<typeof sql>;
+
+/**
+ * SQLite: each decision is joined on its id, the id chosen by a correlated subquery, which it
+ * runs per customer on the index; the second look-up only for a customer whose last decision is
+ * on another release than the latest.
+ */
+function decisionsById(query: StatusQuery, asOf: Sql, onRelease: Sql) {
+  const { tenantId, releaseId, releaseVersion } = query;
+  const idAsOf = (extra: Sql) => sql`(
+    select d.id from decisions as d where ${asOf} ${extra} order by d.seq desc limit 1)`;
+  return {
+    onLatest: sql`ol.id as on_latest_id, ol.decision as on_latest_decision,
+      ol.decided_at as on_latest_decided_at`,
+    joins: sql`left join decisions as ld on ld.tenant_id = ${tenantId} and ld.id = ${idAsOf(sql``)}
+    left join decisions as ol on ol.tenant_id = ${tenantId} and ol.id = case
+      when cast(${releaseId} as text) is null then null
+      when ld.version = ${releaseVersion} then ld.id
+      else ${idAsOf(onRelease)} end`,
+  };
+}
+
+/**
+ * PostgreSQL: each decision is taken where the backward walk finds it (a lateral join), not
+ * looked up again by its id, and the latest on the release is the latest decision itself when
+ * that is on it: per customer one walk of the index instead of two look-ups more by id
+ * (bench/notebook.md, "bulk status's decisions where the walk finds them").
+ */
+function decisionsByLateralJoins(query: StatusQuery, asOf: Sql, onRelease: Sql) {
+  const { releaseId, releaseVersion } = query;
+  const onLatest = (column: string) =>
+    sql`case when ld.version = ${releaseVersion} then ${sql.ref(`ld.${column}`)}
+      else ${sql.ref(`ol.${column}`)} end`;
+  return {
+    onLatest: sql`${onLatest('id')} as on_latest_id,
+      ${onLatest('decision')} as on_latest_decision,
+      ${onLatest('decided_at')} as on_latest_decided_at`,
+    joins: sql`left join lateral (
+      select d.id, d.decision, d.decided_at, d.consent_version_id, d.version from decisions as d
+      where ${asOf} order by d.seq desc limit 1) as ld on true
+    left join lateral (
+      select d.id, d.decision, d.decided_at from decisions as d
+      where cast(${releaseId} as text) is not null
+        and ld.version is distinct from ${releaseVersion} and ${asOf} ${onRelease}
+      order by d.seq desc limit 1) as ol on true`,
+  };
 }
 
 /** One partner's latest change on a decision at or before the moment. */
