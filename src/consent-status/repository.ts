@@ -2,8 +2,8 @@
  * The reads of a status request: every customer's standing on one template as of a moment, in
  * two statements whatever the number of customers (one for the customers, one for the partner
  * blocks on their decisions). The stores differ in how the list of ids becomes a table and how
- * each customer's decisions are joined (`findStatuses`). On SQLite too: a thousand prepared look-ups cost more in the driver and the query
- * builder than the one statement's work.
+ * each customer's decisions are joined (`findStatuses`). On SQLite too: a thousand prepared
+ * look-ups cost more in the driver and the query builder than the one statement's work.
  *
  * Indexes: `subjects_lookup_uq` (tenant_id, lookup); `decisions_history_uq` (tenant_id,
  * subject_id, template_id, seq), read backwards from the customer's latest decision on the
@@ -145,7 +145,8 @@ function decisionsById(query: StatusQuery, asOf: Sql, onRelease: Sql) {
  * PostgreSQL: each decision is taken where the backward walk finds it (a lateral join), not
  * looked up again by its id, and the latest on the release is the latest decision itself when
  * that is on it: per customer one walk of the index instead of two look-ups more by id
- * (bench/notebook.md, "bulk status's decisions where the walk finds them").
+ * (bench/notebook.md, "every read's pages in memory at 10 million, and bulk status's lateral
+ * joins").
  */
 function decisionsByLateralJoins(query: StatusQuery, asOf: Sql, onRelease: Sql) {
   const { releaseId, releaseVersion } = query;
