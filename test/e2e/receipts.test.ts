@@ -145,7 +145,11 @@ describe.concurrent.each(stores)(
 
       // PostgreSQL alone cancels a statement that runs past DATABASE_STATEMENT_TIMEOUT_MS.
       if (testStore.name === 'postgres') {
-        it('audit --tenant is not bound by the statement timeout that bounds requests: it waits for the table another session holds', async () => {
+        // The test's own `expect`: the stores' blocks run side by side, and `expect.poll` from
+        // the module may find the other block's test, or none, as the current one.
+        it('audit --tenant is not bound by the statement timeout that bounds requests: it waits for the table another session holds', async ({
+          expect,
+        }) => {
           const env = { ...running.server.env, DATABASE_STATEMENT_TIMEOUT_MS: '50' };
           const holder = new pg.Client({ connectionString: running.store.databaseUrl });
           // Another session looks: the holder's transaction would see one snapshot of the
