@@ -81,11 +81,12 @@ export function pendingHotSet(
 
 /**
  * Reads every page of the tables and indexes named (`hotSetObjects`) once, as a server that has
- * served for a while holds them: a run right after a bulk load otherwise measures first reads from disk, which take most
- * of a short run at 10 million. SQLite's pages are read from the file where `dbstat` places
- * them, into the kernel's cache; PostgreSQL's by `pg_prewarm(…, 'buffer')`, into the kernel's
- * cache and into `shared_buffers` as far as they hold them (all of them when the buffers are
- * sized for the hot set, as docs/scaling.md tells an operator to). Answers the bytes read.
+ * served for a while holds them: a run right after a bulk load otherwise measures first reads from
+ * disk, which take most of a short run at 10 million. SQLite's pages are read from the file where
+ * `dbstat` places them, into the kernel's cache; PostgreSQL's by `pg_prewarm(…, 'buffer')`, into
+ * the kernel's cache and into `shared_buffers` as far as they hold them (all of them when the
+ * buffers are sized for the hot set, as docs/scaling.md tells an operator to). Answers the bytes
+ * read.
  */
 export async function readHotSet(
   store: Store,
