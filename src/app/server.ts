@@ -15,6 +15,7 @@ import {
   schemaAhead,
 } from '../platform/migrate.js';
 import { recordServedBaseUrl } from '../platform/public-base-url.js';
+import { comparesTextByBytes } from '../platform/text-order.js';
 import { nowIso } from '../platform/time.js';
 import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.js';
 import { purgeExpiredIdempotencyRecords } from '../record-kinds/index.js';
@@ -49,6 +50,13 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if (keyCreated) app.log.warn(...keyCreated);
   if (signingKeyCreated) app.log.warn(...signingKeyCreated);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'store schema brought up to date');
+  if (!(await comparesTextByBytes(db))) {
+    app.log.warn(
+      "The database orders text by a language's collation, not byte by byte: lists ordered " +
+        'by a code or a name come out in another order than on SQLite, and look-ups cost more. ' +
+        "Make the database with LC_COLLATE 'C' (docs/postgresql.md, \"The database's collation\").",
+    );
+  }
   const ahead = await schemaAhead(db, dataKey, registry.migrations);
   if (ahead.length > 0) {
     app.log.info(

@@ -88,6 +88,8 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
         .filter((r) => typeof r.msg === 'string' && r.msg.includes('tenant create'));
       expect(hints).toHaveLength(1);
       expect(server.nonJsonLines()).toEqual([]);
+      // The test stores compare text byte by byte: no collation warning (text-order.test.ts).
+      expect(server.logs().filter((r) => String(r.msg).includes('collation'))).toEqual([]);
     });
 
     it('latest answers 200 with the version the command line printed, and an ETag', async () => {
