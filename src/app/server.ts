@@ -50,7 +50,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if (keyCreated) app.log.warn(...keyCreated);
   if (signingKeyCreated) app.log.warn(...signingKeyCreated);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'store schema brought up to date');
-  if (!(await comparesTextByBytes(db))) {
+  // With several workers, one of them says what the store lacks (here and the hint below).
+  const firstWorker = (cluster.worker?.id ?? 1) === 1;
+  if (firstWorker && !(await comparesTextByBytes(db))) {
     app.log.warn(
       "The database orders text by a language's collation, not byte by byte: lists ordered " +
         'by a code or a name come out in another order than on SQLite, and look-ups cost more. ' +
@@ -65,8 +67,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     );
   }
   // Counted before listening: a tenant made as soon as the server answers does not hide the hint
-  // below. With several workers, one of them says it.
-  const noTenantYet = (cluster.worker?.id ?? 1) === 1 && (await countTenants(db)) === 0;
+  // below.
+  const noTenantYet = firstWorker && (await countTenants(db)) === 0;
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

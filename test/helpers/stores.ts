@@ -47,11 +47,19 @@ export const postgresStore: TestStore = {
   createMigrated: () => postgresDatabase(inject('templateStores').postgres),
 };
 
-/** A new database, empty or a copy of the template database named. */
-async function postgresDatabase(template?: string) {
+/**
+ * A new database, empty or a copy of the template database named, with `create database`'s
+ * other options as given (`locale_provider icu icu_locale 'en-US'`: text-order.test.ts).
+ */
+export async function postgresDatabase(template?: string, options = '') {
   const adminUrl = inject('postgresAdminUrl');
   const name = `consent_test_${randomBytes(8).toString('hex')}`;
-  await asAdmin(adminUrl, `create database ${name}${template ? ` template ${template}` : ''}`);
+  await asAdmin(
+    adminUrl,
+    [`create database ${name}`, template && `template ${template}`, options]
+      .filter(Boolean)
+      .join(' '),
+  );
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
