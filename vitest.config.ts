@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+// Before any worker starts: the run's files go in a folder of its own (helpers/scratch.ts).
+import './test/helpers/scratch.js';
 import { budget } from './test/helpers/time.js';
 
 /** Files that replace a module (`vi.mock`): each needs a process of its own. */
