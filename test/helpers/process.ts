@@ -461,8 +461,10 @@ export async function startTwoWorkers(
   });
   const listening = () =>
     server.logs().filter((record) => String(record.msg).startsWith('Server listening')).length;
-  for (let i = 0; i < 200 && listening() < 2; i += 1) await delay(50);
-  if (listening() !== 2) throw new Error(`${listening()} of 2 workers said they listen`);
+  const both = await pollUntil(async () => (listening() === 2 ? true : undefined), {
+    timeoutMs: budget(10_000),
+  });
+  if (!both) throw new Error(`${listening()} of 2 workers said they listen`);
   return server;
 }
 
