@@ -6,7 +6,7 @@
  * evidence pack too.
  */
 import { type Static, Type } from 'typebox';
-import { cookieLeafFormat, parseCookieLeaf } from '../proof/index.js';
+import { cookieLeafFormat } from '../proof/index.js';
 import {
   EventDateTime,
   LogIndex,
@@ -163,7 +163,7 @@ export const cookieChoices = {
     noun: 'cookie decision',
     sealed: true,
     byIds: findCookieDecisionsByIds,
-    expectedLeaf(row: CookieDecisionRow, opened, logged) {
+    expectedLeaf(row: CookieDecisionRow, opened, kept) {
       if (!opened || opened.state === 'unreadable') return null;
       const categories = categoriesOf(row.categories);
       // Categories that are no longer a JSON object of booleans were changed: no leaf matches.
@@ -181,13 +181,9 @@ export const cookieChoices = {
           salt,
         );
       }
-      // The visitor was erased: checked as an erased customer's decision is, by the subject
-      // commitment that was kept; the evidence commitment is taken as logged.
-      return committedCookieLeaf(
-        { ...row, categories },
-        opened.commitment,
-        parseCookieLeaf(logged ?? '')?.evidence ?? '',
-      );
+      // The visitor was erased: checked as an erased customer's decision is, by the subject and
+      // evidence commitments that the erasure kept.
+      return committedCookieLeaf({ ...row, categories }, opened.commitment, kept ?? '');
     },
   },
   receipt: {

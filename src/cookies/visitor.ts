@@ -84,7 +84,7 @@ export async function eraseCookieVisitor(
   by: Eraser,
 ): Promise<VisitorErasureResult> {
   const lookup = lookupOf(vault, tenantId, visitorId);
-  const result = await eraseSubject(db, registry, tenantId, lookup, async (erased) => {
+  const result = await eraseSubject(db, vault, registry, tenantId, lookup, async (erased) => {
     const choices = await countSubjectCookieDecisions(erased.trx, tenantId, erased.id);
     await recordAudit(erased.trx, {
       ...by,

@@ -5,7 +5,12 @@
  */
 import type { Db } from '../platform/db.js';
 import type { KindRecords, Registry } from '../record-kinds/index.js';
-import type { OpenedRecord, personalReader, SealedRecord } from '../subjects/index.js';
+import {
+  erasedEvidence,
+  type OpenedRecord,
+  type personalReader,
+  type SealedRecord,
+} from '../subjects/index.js';
 import { countErasedRows, findUnlogged } from './repository.js';
 
 /** The kinds whose records the log holds. */
@@ -16,6 +21,9 @@ function loggedKinds(registry: Registry): KindRecords<{ id: string }>[] {
 /**
  * The leaf each record makes today, by record id. Null for a record whose sealed fields no longer
  * open (they, or its subject's key, were changed); no entry for a record that is not in the store.
+ * A record whose subject was erased is rebuilt with the evidence commitment its erasure kept, or,
+ * for an erasure made by a release that kept none (one still running during a rolling upgrade),
+ * with the one its leaf carries.
  */
 export async function expectedLeaves(
   db: Db,
@@ -32,8 +40,15 @@ export async function expectedLeaves(
     const opened: (OpenedRecord | undefined)[] = records.sealed
       ? await open(rows as unknown as SealedRecord[])
       : [];
+    const erased = rows.filter((_, i) => opened[i]?.state === 'erased').map((row) => row.id);
+    const kept =
+      erased.length === 0 ? new Map<string, string>() : await erasedEvidence(db, logId, erased);
     rows.forEach((row, i) => {
-      expected.set(row.id, records.expectedLeaf(row, opened[i], logged.get(row.id)));
+      const evidence =
+        kept.get(row.id) ??
+        (records.format.parse(logged.get(row.id) ?? '') as { evidence?: string } | undefined)
+          ?.evidence;
+      expected.set(row.id, records.expectedLeaf(row, opened[i], evidence));
     });
   }
   return expected;
@@ -49,8 +64,8 @@ export async function unloggedRecords(db: Db, registry: Registry, logId: string)
 }
 
 /**
- * Records of the tenant whose customer or visitor was erased: everything in their leaves was
- * checked but the evidence commitment, whose values went with the subject's key.
+ * Records of the tenant whose customer or visitor was erased: their leaves were checked by the
+ * subject and evidence commitments kept at the erasure, whose values went with the subject's key.
  */
 export async function countErasedRecords(db: Db, registry: Registry, tenantId: string) {
   let total = 0;

@@ -5,7 +5,7 @@
  * (their current states; the decisions stay, as the proof they were made).
  */
 import { Type } from 'typebox';
-import { decisionLeafFormat, parseLeaf } from '../proof/index.js';
+import { decisionLeafFormat } from '../proof/index.js';
 import {
   CustomerIdOrNull,
   EventVia,
@@ -68,7 +68,7 @@ export const decisions = {
     noun: 'decision',
     sealed: true,
     byIds: findDecisionsByIds,
-    expectedLeaf(row: DecisionRow, opened, logged) {
+    expectedLeaf(row: DecisionRow, opened, kept) {
       if (opened?.state === 'open') {
         const { personal, salt } = opened;
         return leafOfDecision(
@@ -77,10 +77,9 @@ export const decisions = {
         );
       }
       if (!opened || opened.state === 'unreadable') return null;
-      // The customer was erased: all but the evidence is still checked (the subject commitment
-      // was kept); the evidence's values are gone with their key, so its commitment is taken
-      // as logged.
-      return committedLeaf(row, opened.commitment, parseLeaf(logged ?? '')?.evidence ?? '');
+      // The customer was erased: their values are gone with their key, and the leaf is rebuilt
+      // from the subject commitment and the evidence commitment that the erasure kept.
+      return committedLeaf(row, opened.commitment, kept ?? '');
     },
   },
   receipt: {

@@ -34,6 +34,23 @@ export async function erasureTotals(
   };
 }
 
+/** A kind's records of one subject: their ids. */
+export async function findSubjectRecordIds(
+  db: Executor,
+  table: string,
+  tenantId: string,
+  subjectId: string,
+): Promise<string[]> {
+  // Every table of records names its subject by (tenant_id, subject_id), in an index of each.
+  const rows = await db
+    .selectFrom(`${table} as r` as 'decisions as r')
+    .select('r.id')
+    .where('r.tenant_id', '=', tenantId)
+    .where('r.subject_id', '=', subjectId)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** The tombstones among these records, each with the subject commitment it carries. */
 export function findTombstones(db: Executor, tenantId: string, ids: readonly string[]) {
   return db

@@ -3,10 +3,15 @@ import { anySubscriber, type NewLeaf, writeJournal } from '../journal/index.js';
 import { type Db, type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
 import { forgetSubjectKeys, lockSubject, type Registry } from '../record-kinds/index.js';
-import type { SubjectVault } from '../subjects/index.js';
-import { findLiveSubjectRow, shredSubject } from '../subjects/index.js';
+import type { SealedRecord, SubjectVault } from '../subjects/index.js';
+import {
+  findLiveSubjectRow,
+  keepErasedEvidence,
+  personalReader,
+  shredSubject,
+} from '../subjects/index.js';
 import { erasureEvent } from './event.js';
-import { checkpointWal, erasureTotals } from './repository.js';
+import { checkpointWal, erasureTotals, findSubjectRecordIds } from './repository.js';
 
 /** Who erases: the audit-log entry's actor (with their name, when they have one), address and user agent. */
 export type Eraser = Pick<AuditEntry, 'actorKind' | 'actor' | 'actorName' | 'ip' | 'userAgent'>;
@@ -26,12 +31,14 @@ export interface ErasedSubject {
  * Erases one subject by crypto-shredding, in one transaction, under the lock every write of
  * theirs takes: every kind's erasure parts (what the erasure logs, then the current states it
  * drops; the records stay, as the proof that they were made), the idempotency records kept by
- * their look-up, then the subject's key, salt and look-up; `then` adds what the caller's
- * erasure says of itself (an event, the audit entry) in the same transaction. Undefined when
- * the tenant holds no live subject of this look-up (never seen, or erased already).
+ * their look-up, then the subject's key, salt and look-up; `then` adds what the caller's erasure
+ * says of itself (an event, the audit entry) in the same transaction; last, the evidence
+ * commitment of each of their records is kept (`evidenceOfSubject`). Undefined when the tenant
+ * holds no live subject of this look-up (never seen, or erased already).
  */
 export async function eraseSubject<R>(
   db: Db,
+  vault: SubjectVault,
   registry: Registry,
   tenantId: string,
   lookup: string,
@@ -62,10 +69,48 @@ export async function eraseSubject<R>(
     await forgetSubjectKeys(trx, tenantId, lookup);
     await shredSubject(trx, tenantId, subject.id, erasedAt);
     const counts = Object.assign({}, ...registry.kinds.map((kind) => counted.get(kind.name)));
-    return then({ trx, id: subject.id, erasedAt, counts, leaves });
+    const result = await then({ trx, id: subject.id, erasedAt, counts, leaves });
+    // Every record of theirs, those `then` made under the key it holds (a request's last step)
+    // included, opened by the key as read before it went.
+    const open = personalReader(trx, vault, tenantId, [subject]);
+    const evidence = await evidenceOfSubject(trx, open, registry, tenantId, subject.id);
+    await keepErasedEvidence(trx, tenantId, evidence);
+    return result;
   });
   if (result !== undefined && !isPostgres(db)) await emptyWal(db);
   return result;
+}
+
+/**
+ * The evidence commitment of each of a subject's records, of every kind that seals personal
+ * fields, by record id: its leaf rebuilt with the fields opened by the subject's key. Kept once
+ * the key is gone, it is what lets the log's audit rebuild each of these leaves whole, the
+ * evidence included (docs/erasure.md). A record whose fields do not open (a tampered one) has
+ * none: the audit names it.
+ */
+async function evidenceOfSubject(
+  trx: Trx,
+  open: ReturnType<typeof personalReader>,
+  registry: Registry,
+  tenantId: string,
+  subjectId: string,
+): Promise<Map<string, string>> {
+  const evidence = new Map<string, string>();
+  for (const kind of registry.kinds) {
+    const records = kind.records;
+    if (!records?.sealed) continue;
+    const ids = await findSubjectRecordIds(trx, records.table, tenantId, subjectId);
+    for (let start = 0; start < ids.length; start += 500) {
+      const rows = await records.byIds(trx, tenantId, ids.slice(start, start + 500));
+      const opened = await open(rows as unknown as SealedRecord[]);
+      rows.forEach((row, i) => {
+        const leaf = opened[i]?.state === 'open' && records.expectedLeaf(row, opened[i], undefined);
+        const fields = leaf ? (records.format.parse(leaf) as { evidence?: string }) : undefined;
+        if (fields?.evidence) evidence.set(row.id, fields.evidence);
+      });
+    }
+  }
+  return evidence;
 }
 
 /** What erasing a customer did: `erased`, their subject, each kind's counts, and when. */
@@ -95,7 +140,7 @@ export async function eraseCustomer(
   } = {},
 ): Promise<ErasureResult> {
   const lookup = vault.lookup(tenantId, customerId);
-  const result = await eraseSubject(db, registry, tenantId, lookup, async (erased) => {
+  const result = await eraseSubject(db, vault, registry, tenantId, lookup, async (erased) => {
     const told = await anySubscriber(erased.trx, tenantId, 'customer.erased', 'enabled');
     const event = erasureEvent(vault.accountSecrets.seal, told, {
       tenantId,

@@ -340,13 +340,12 @@ export function controlKind(spec: ControlSpec) {
       noun: format.noun,
       sealed: true,
       byIds: statements.changesByIds,
-      expectedLeaf(row: ControlChangeRow, opened, logged) {
+      expectedLeaf(row: ControlChangeRow, opened, kept) {
         if (opened?.state === 'open') return openedLeaf(row, opened.personal, opened.salt);
         if (!opened || opened.state === 'unreadable') return null;
-        // The customer was erased: checked as their decisions are, by the subject commitment
-        // kept; the evidence commitment is taken as logged.
-        const loggedLeaf = format.parse(logged ?? '') as { evidence?: string } | undefined;
-        return leafOf(row, opened.commitment, loggedLeaf?.evidence ?? '');
+        // The customer was erased: checked as their decisions are, by the subject and evidence
+        // commitments the erasure kept.
+        return leafOf(row, opened.commitment, kept ?? '');
       },
     },
     receipt: {

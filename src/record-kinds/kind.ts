@@ -176,14 +176,11 @@ export interface KindRecords<Row extends { id: string } = { id: string }> {
   byIds(db: Executor, tenantId: string, ids: readonly string[]): Promise<Row[]>;
   /**
    * The leaf a stored record makes today: with its fields opened; once its subject was erased,
-   * from the subject commitment kept and the evidence commitment as logged. Null when its
-   * fields no longer open; '' when the record cannot make a leaf at all (a changed field).
+   * from the subject commitment and the evidence commitment (`kept`) that its erasure kept.
+   * Null when its fields no longer open; '' when the record cannot make a leaf at all (a
+   * changed field).
    */
-  expectedLeaf(
-    row: Row,
-    opened: OpenedRecord | undefined,
-    logged: string | undefined,
-  ): string | null;
+  expectedLeaf(row: Row, opened: OpenedRecord | undefined, kept: string | undefined): string | null;
 }
 
 /** A record's personal fields, opened; undefined once its subject was erased. */

@@ -98,15 +98,11 @@ export const requestStepsKind = {
     sealed: true,
     byIds: (db: Executor, tenantId: string, ids: readonly string[]) =>
       stepsByIds(db, tenantId, ids),
-    expectedLeaf(row: RequestStepRow, opened, logged) {
+    expectedLeaf(row: RequestStepRow, opened, kept) {
       if (opened?.state === 'open') return openedStepLeaf(row, opened.personal, opened.salt);
       if (!opened || opened.state === 'unreadable') return null;
-      // The customer was erased: checked by the subject commitment kept, the evidence as logged.
-      return stepLeaf(
-        row,
-        opened.commitment,
-        requestLeafFormat.parse(logged ?? '')?.evidence ?? '',
-      );
+      // The customer was erased: checked by the subject and evidence commitments the erasure kept.
+      return stepLeaf(row, opened.commitment, kept ?? '');
     },
   },
   receipt: {

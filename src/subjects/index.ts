@@ -7,9 +7,11 @@ export {
   sealText,
 } from './personal.js';
 export {
+  erasedEvidence,
   findLiveSubjectRow,
   findSubjectId,
   findSubjectRow,
+  keepErasedEvidence,
   newSubject,
   type OpenedRecord,
   type OpenSubject,
@@ -22,5 +24,5 @@ export {
   shredSubject,
   storeNewSubjects,
 } from './service.js';
-export type { SubjectsTable } from './table.js';
+export type { ErasedEvidenceTable, SubjectsTable } from './table.js';
 export { createVault, type SubjectVault } from './vault.js';

@@ -101,6 +101,35 @@ export async function shredSubjectRow(
     .execute();
 }
 
+/** Evidence commitments kept for an erased subject's records (`erased_evidence`). */
+export async function insertErasedEvidence(
+  trx: Trx,
+  tenantId: string,
+  evidence: ReadonlyMap<string, string>,
+): Promise<void> {
+  const rows = [...evidence].map(([record_id, commitment]) => ({
+    tenant_id: tenantId,
+    record_id,
+    evidence: commitment,
+  }));
+  for (let start = 0; start < rows.length; start += 300) {
+    await trx
+      .insertInto('erased_evidence')
+      .values(rows.slice(start, start + 300))
+      .execute();
+  }
+}
+
+/** The evidence commitments kept for these records, those that have one. */
+export function findErasedEvidence(db: Executor, tenantId: string, ids: readonly string[]) {
+  return db
+    .selectFrom('erased_evidence')
+    .select(['record_id', 'evidence'])
+    .where('tenant_id', '=', tenantId)
+    .where('record_id', 'in', ids)
+    .execute();
+}
+
 /** A subject by id, with its look-up (null once erased) to take its lock by. */
 export function findSubjectById(db: Executor, tenantId: string, id: string) {
   return db

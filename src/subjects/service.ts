@@ -3,9 +3,11 @@ import { newId } from '../platform/ids.js';
 import { newSalt, subjectCommitment } from '../proof/index.js';
 import { openPersonal, type PersonalFields } from './personal.js';
 import {
+  findErasedEvidence,
   findLiveSubject,
   findSubjectById,
   findSubjects,
+  insertErasedEvidence,
   insertSubjects,
   shredSubjectRow,
 } from './repository.js';
@@ -68,6 +70,34 @@ export async function storeNewSubjects(trx: Trx, rows: readonly SubjectsTable[])
  */
 export function shredSubject(trx: Trx, tenantId: string, subjectId: string, erasedAt: string) {
   return shredSubjectRow(trx, tenantId, subjectId, erasedAt);
+}
+
+/**
+ * The evidence commitment of each record of an erased subject, by record id, as the erasure
+ * computed it with the record's fields still open: kept, so that each record's leaf can still be
+ * rebuilt whole once the fields are gone.
+ */
+export function keepErasedEvidence(
+  trx: Trx,
+  tenantId: string,
+  evidence: ReadonlyMap<string, string>,
+): Promise<void> {
+  return insertErasedEvidence(trx, tenantId, evidence);
+}
+
+/** The evidence commitments kept at their subject's erasure of these records, by record id. */
+export async function erasedEvidence(
+  db: Executor,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const kept = new Map<string, string>();
+  for (let start = 0; start < ids.length; start += 500) {
+    for (const row of await findErasedEvidence(db, tenantId, ids.slice(start, start + 500))) {
+      kept.set(row.record_id, row.evidence);
+    }
+  }
+  return kept;
 }
 
 /** A customer's new subject: its row (the key wrapped for the store) and the subject opened. */

@@ -18,9 +18,22 @@ export interface SubjectsTable {
   erased_at: string | null;
 }
 
+/**
+ * The evidence commitment of a record whose subject was erased, as its values gave it while they
+ * still opened: with the subject commitment the subject keeps, what rebuilds the record's whole
+ * leaf once its personal fields are gone (docs/erasure.md).
+ */
+export interface ErasedEvidenceTable {
+  tenant_id: string;
+  record_id: string;
+  /** base64, from `evidenceCommitment`, as the record's leaf carries it. */
+  evidence: string;
+}
+
 declare module '../platform/database.js' {
   /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */
   interface Database {
     subjects: SubjectsTable;
+    erased_evidence: ErasedEvidenceTable;
   }
 }

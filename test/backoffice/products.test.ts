@@ -78,6 +78,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0048-log-nodes-from-level-4',
       '0049-pending-from-indexes',
       '0050-sqlite-states-by-key',
+      '0051-erased-evidence',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
+import { eraseCookieVisitor } from '../../src/cookies/index.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
@@ -18,7 +19,7 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
   let a: SeededTenant;
   let site: PublishedSystem;
   /** Record ids as posted: decisions and cookie decisions alternating. */
-  const logged: { id: string; kind: 'decision' | 'cookie' }[] = [];
+  const logged: { id: string; kind: 'decision' | 'cookie'; visitor?: string }[] = [];
 
   async function choose(visitorId: string): Promise<string> {
     const response = await t.app.inject({
@@ -60,7 +61,8 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
         );
         expect(decided.statusCode, decided.body).toBe(201);
         logged.push({ id: json(decided).data.decision_id, kind: 'decision' });
-        logged.push({ id: await choose(randomUUID()), kind: 'cookie' });
+        const visitor = randomUUID();
+        logged.push({ id: await choose(visitor), kind: 'cookie', visitor });
       }
       const last = logged.at(-1)?.id as string;
       const receipt = await t.app.inject({
@@ -92,14 +94,17 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
     t.db.updateTable('cookie_decisions').set(values).where('id', '=', id).execute();
   /** The n-th cookie decision posted, and the index of its leaf in the log. */
   const nthCookie = async (n: number) => {
-    const id = logged.filter((entry) => entry.kind === 'cookie')[n]?.id as string;
+    const { id, visitor } = logged.filter((entry) => entry.kind === 'cookie')[n] as {
+      id: string;
+      visitor: string;
+    };
     const entry = await t.db
       .selectFrom('tlog_entries')
       .select('idx')
       .where('log_id', '=', a.tenant.id)
       .where('record_id', '=', id)
       .executeTakeFirstOrThrow();
-    return { id, index: Number(entry.idx) };
+    return { id, visitor, index: Number(entry.idx) };
   };
 
   it('is clean: every leaf, decisions and cookie decisions, matches its record', async () => {
@@ -198,16 +203,18 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
     ]);
   });
 
-  it("checks an erased visitor's cookie decision by its commitment: clean, counted as erased, and a changed category still named", async () => {
-    const { id, index } = await nthCookie(4);
+  it("checks an erased visitor's cookie decision by its commitments: clean, counted as erased, and a changed category or evidence still named", async () => {
+    const { id, index, visitor } = await nthCookie(4);
     const row = await cookieRow(id);
-    // Crypto-shredding as an erasure does it (docs/erasure.md): the key, salt and look-up go.
-    await t.db
-      .updateTable('subjects')
-      .set({ lookup: null, wrapped_key: null, salt: null, erased_at: new Date().toISOString() })
-      .where('tenant_id', '=', a.tenant.id)
-      .where('id', '=', row.subject_id)
-      .execute();
+    const by = {
+      actorKind: 'operator',
+      actor: 'command line',
+      ip: 'local',
+      userAgent: null,
+    } as const;
+    expect(
+      await eraseCookieVisitor(t.db, t.vault, registry, a.tenant.id, visitor, by),
+    ).toMatchObject({ erased: true, cookie_decisions: 1 });
     expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
       ok: true,
       erased_records: 1,
@@ -221,6 +228,21 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
       () => setCookieRow(id, { categories: row.categories }),
     );
     expect(report.findings).toEqual([
+      expect.objectContaining({ kind: 'record-differs-from-leaf', index, record_id: id }),
+    ]);
+    // The evidence commitment the erasure kept is checked too: the leaf commits to it.
+    const kept = await t.db
+      .selectFrom('erased_evidence')
+      .select('evidence')
+      .where('record_id', '=', id)
+      .executeTakeFirstOrThrow();
+    const setKept = (evidence: string) =>
+      t.db.updateTable('erased_evidence').set({ evidence }).where('record_id', '=', id).execute();
+    const changed = await auditWith(
+      () => setKept(Buffer.alloc(32, 7).toString('base64')),
+      () => setKept(kept.evidence),
+    );
+    expect(changed.findings).toEqual([
       expect.objectContaining({ kind: 'record-differs-from-leaf', index, record_id: id }),
     ]);
   });

@@ -19,10 +19,9 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0050-sqlite-states-by-key',
-  // It adds nothing, and leaves a table it already keeps by key as it is.
+  name: '0051-erased-evidence',
   indexes: [] as string[],
-  tables: [] as string[],
+  tables: ['erased_evidence'],
   columns: [] as Array<{ table: string; column: string }>,
 };
 

@@ -1,8 +1,10 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { appendBatch } from '../../src/decision-log/append.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
 import {
   parseSignerKey,
   parseVerifierKey,
@@ -12,7 +14,7 @@ import {
 import { parseLeaf } from '../../src/proof/leaf.js';
 import { personalReader } from '../../src/subjects/service.js';
 import { apiOf } from '../helpers/api.js';
-import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { storeBytes } from '../helpers/store-scan.js';
 import { stores } from '../helpers/stores.js';
@@ -249,6 +251,42 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: id }),
     ]);
     await t.db.updateTable('decisions').set({ decision: 'given' }).where('id', '=', id).execute();
+    // The evidence commitment the erasure kept is the one the decision's leaf carries, and the
+    // audit checks it: one changed is named as a changed record.
+    const { leaf } = await t.db
+      .selectFrom('tlog_entries')
+      .select('leaf')
+      .where('record_id', '=', id)
+      .executeTakeFirstOrThrow();
+    const kept = () =>
+      t.db
+        .selectFrom('erased_evidence')
+        .select('evidence')
+        .where('tenant_id', '=', tenantId)
+        .where('record_id', '=', id)
+        .executeTakeFirstOrThrow();
+    const { evidence } = await kept();
+    expect(`\nevidence ${evidence}\n`).toBe(/\nevidence \S+\n/.exec(leaf)?.[0]);
+    const setKept = (value: string) =>
+      t.db
+        .updateTable('erased_evidence')
+        .set({ evidence: value })
+        .where('record_id', '=', id)
+        .execute();
+    await setKept(Buffer.alloc(32, 1).toString('base64'));
+    expect((await auditLog(t.db, t.vault, registry, tenantId)).findings).toEqual([
+      expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: id }),
+    ]);
+    await setKept(evidence);
+    expect((await auditLog(t.db, t.vault, registry, tenantId)).ok).toBe(true);
+    // An erasure by the release before, still running during a rolling upgrade, keeps none:
+    // the record is then checked by the evidence commitment its leaf carries.
+    await t.db.deleteFrom('erased_evidence').where('record_id', '=', id).execute();
+    expect((await auditLog(t.db, t.vault, registry, tenantId)).ok).toBe(true);
+    await t.db
+      .insertInto('erased_evidence')
+      .values({ tenant_id: tenantId, record_id: id, evidence })
+      .execute();
     // A tombstone changed after the fact is caught like any record.
     await t.db
       .updateTable('erasures')
@@ -260,5 +298,40 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     expect(new Set(tombstones.findings.map((f) => f.kind))).toEqual(
       new Set(['record-differs-from-leaf']),
     );
+  });
+
+  it('a store whose customers were erased before migration 0051 keeps the evidence commitments their leaves carry', async () => {
+    const tenantId = a.tenant.id;
+    const who = 'erased-before-0051';
+    const ids = [await decide(who, versions[0] as string, 'given')];
+    await appendBatch(t.db, tenantId, signer());
+    // One still queued for the log when the customer is erased.
+    ids.push(await decide(who, versions[1] as string, 'reject'));
+    await eraseCustomer(t.db, t.vault, registry, tenantId, who, by);
+    const all = () =>
+      t.db
+        .selectFrom('erased_evidence')
+        .selectAll()
+        .orderBy('tenant_id')
+        .orderBy('record_id')
+        .execute();
+    const keptByErasures = await all();
+    expect(keptByErasures.map((row) => row.record_id)).toEqual(expect.arrayContaining(ids));
+    const audited = async () => {
+      const { ok, findings, erased_records } = await auditLog(t.db, t.vault, registry, tenantId);
+      return { ok, findings, erased_records };
+    };
+    const before = await audited();
+
+    // The store as the release before left it: no table, the migration not applied.
+    await sql`drop table erased_evidence`.execute(t.db);
+    await sql`delete from kysely_migration where name = '0051-erased-evidence'`.execute(t.db);
+    expect(await migrateToLatest(t.db, testDataKey)).toEqual(['0051-erased-evidence']);
+
+    // Taken from the leaves, logged or queued: what the erasures had computed from the records.
+    expect(await all()).toEqual(keptByErasures);
+    expect(await audited()).toEqual(before);
+    expect(JSON.stringify(before.findings)).not.toMatch(new RegExp(ids.join('|')));
+    expect(before.erased_records).toBeGreaterThanOrEqual(2);
   });
 });

@@ -112,6 +112,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0048-log-nodes-from-level-4',
       '0049-pending-from-indexes',
       '0050-sqlite-states-by-key',
+      '0051-erased-evidence',
     ]);
   });
 });

@@ -206,6 +206,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0048-log-nodes-from-level-4',
       '0049-pending-from-indexes',
       '0050-sqlite-states-by-key',
+      '0051-erased-evidence',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

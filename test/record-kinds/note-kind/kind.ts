@@ -262,7 +262,7 @@ export const notes = {
     sealed: true,
     byIds: (db: Executor, tenantId: string, ids: readonly string[]) =>
       notesOf(db, tenantId).where('id', 'in', ids).execute(),
-    expectedLeaf(row: NotesTable, opened, logged) {
+    expectedLeaf(row: NotesTable, opened, kept) {
       if (opened?.state === 'open') {
         const { personal, salt } = opened;
         return leafOf(
@@ -272,7 +272,7 @@ export const notes = {
         );
       }
       if (!opened || opened.state === 'unreadable') return null;
-      return leafOf(row, opened.commitment, noteLeafFormat.parse(logged ?? '')?.evidence ?? '');
+      return leafOf(row, opened.commitment, kept ?? '');
     },
   },
   receipt: {
