@@ -53,8 +53,8 @@ export interface AuditReport {
   entries: number;
   checkpoints: number;
   /**
-   * Records of erased customers and visitors (every kind's): everything in their leaves was
-   * checked but the evidence commitment, whose values were destroyed with the subject's key
+   * Records of erased customers and visitors (every kind's): their leaves were rebuilt with the
+   * evidence commitment their erasure kept, whose values were destroyed with the subject's key
    * (docs/erasure.md).
    */
   erased_records: number;
