@@ -4,7 +4,7 @@
  * says how its leaf is rebuilt (its `records` part, src/record-kinds); this loops over them.
  */
 import type { Db } from '../platform/db.js';
-import type { KindRecords, Registry } from '../record-kinds/index.js';
+import { type KindRecords, leafEvidence, type Registry } from '../record-kinds/index.js';
 import {
   erasedEvidence,
   type OpenedRecord,
@@ -44,10 +44,7 @@ export async function expectedLeaves(
     const kept =
       erased.length === 0 ? new Map<string, string>() : await erasedEvidence(db, logId, erased);
     rows.forEach((row, i) => {
-      const evidence =
-        kept.get(row.id) ??
-        (records.format.parse(logged.get(row.id) ?? '') as { evidence?: string } | undefined)
-          ?.evidence;
+      const evidence = kept.get(row.id) ?? leafEvidence(records.format, logged.get(row.id));
       expected.set(row.id, records.expectedLeaf(row, opened[i], evidence));
     });
   }

@@ -2,7 +2,12 @@ import { type AuditEntry, recordAudit } from '../audit-trail/index.js';
 import { anySubscriber, type NewLeaf, writeJournal } from '../journal/index.js';
 import { type Db, type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { nowIso } from '../platform/time.js';
-import { forgetSubjectKeys, lockSubject, type Registry } from '../record-kinds/index.js';
+import {
+  forgetSubjectKeys,
+  leafEvidence,
+  lockSubject,
+  type Registry,
+} from '../record-kinds/index.js';
 import type { SealedRecord, SubjectVault } from '../subjects/index.js';
 import {
   findLiveSubjectRow,
@@ -104,9 +109,10 @@ async function evidenceOfSubject(
       const rows = await records.byIds(trx, tenantId, ids.slice(start, start + 500));
       const opened = await open(rows as unknown as SealedRecord[]);
       rows.forEach((row, i) => {
-        const leaf = opened[i]?.state === 'open' && records.expectedLeaf(row, opened[i], undefined);
-        const fields = leaf ? (records.format.parse(leaf) as { evidence?: string }) : undefined;
-        if (fields?.evidence) evidence.set(row.id, fields.evidence);
+        const leaf =
+          opened[i]?.state === 'open' ? records.expectedLeaf(row, opened[i], undefined) : null;
+        const commitment = leafEvidence(records.format, leaf ?? undefined);
+        if (commitment) evidence.set(row.id, commitment);
       });
     }
   }

@@ -55,7 +55,7 @@ export type {
   StoredSubject,
   SubjectBook,
 } from './kind.js';
-export { publishedOnLeaf } from './kind.js';
+export { leafEvidence, publishedOnLeaf } from './kind.js';
 export {
   ControlOpening,
   customerOpeningFields,

@@ -215,6 +215,15 @@ export interface KindReceipt<Row = never> {
   publishedOn?(leaf: string): PublishedOn | undefined;
 }
 
+/**
+ * The evidence commitment a leaf's text carries, for the formats that have one (what an erasure
+ * keeps of a record); undefined for another leaf or no leaf.
+ */
+export function leafEvidence(format: LeafFormat, text: string | undefined): string | undefined {
+  const leaf = text === undefined ? undefined : format.parse(text);
+  return (leaf as { evidence?: unknown } | undefined)?.evidence as string | undefined;
+}
+
 /** What a leaf of this format names of the published text its record was made on. */
 export function publishedOnLeaf<Fields>(format: LeafFormat<Fields>) {
   return (text: string): PublishedOn | undefined => {

@@ -24,5 +24,5 @@ export {
   shredSubject,
   storeNewSubjects,
 } from './service.js';
-export type { ErasedEvidenceTable, SubjectsTable } from './table.js';
+export type { SubjectsTable } from './table.js';
 export { createVault, type SubjectVault } from './vault.js';
