@@ -450,6 +450,7 @@ export async function buildApp(
       kick: () => writers.integrator().kick(),
       publicBaseUrl: config.publicBaseUrl,
       vault,
+      registry,
     });
   });
   // A tenant's identity provider provisions its team over SCIM 2.0, with a token of the tenant.

@@ -12,8 +12,8 @@ import {
 } from '../proof/index.js';
 import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
-import { personalReader } from '../subjects/index.js';
-import { countErasedRecords, expectedLeaves, unloggedRecords } from './audit-records.js';
+import { countErasedRecords, unloggedRecords } from './audit-records.js';
+import { leafRebuilder } from './leaves.js';
 import { lowestStoredLevel, readNodes } from './nodes.js';
 import {
   findCheckpoints,
@@ -78,7 +78,7 @@ export async function auditLog(
   logId: string,
 ): Promise<AuditReport> {
   const findings: Finding[] = [];
-  const open = personalReader(db, vault, logId);
+  const rebuild = leafRebuilder(db, vault, registry, logId);
   const startedAt = new Date().toISOString();
   const log = await findLog(db, logId);
   const verifier = log ? parseVerifierKey(log.verifier_key) : undefined;
@@ -94,7 +94,7 @@ export async function auditLog(
     const first = next;
     const last = Number(entries.at(-1)?.idx);
     const stored = await nodesFor(db, logId, first, last + 1);
-    const expected = await expectedLeaves(db, registry, open, logId, entries);
+    const expected = await rebuild(entries);
     for (const entry of entries) {
       const index = Number(entry.idx);
       if (index !== next) {
@@ -106,8 +106,10 @@ export async function auditLog(
         // The rest cannot be placed in the tree: later checks would only repeat this one.
         return report(log?.origin ?? null, logId, next, checkpoints.length, 0, findings);
       }
-      const rebuilt = expected.get(entry.record_id);
-      const record = registry.byLeaf(entry.leaf)?.records?.noun ?? 'record';
+      const found = expected.get(entry.record_id);
+      const rebuilt = found?.leaf;
+      // A record no kind finds is named by the kind its logged leaf's header tells.
+      const record = found?.records.noun ?? registry.byLeaf(entry.leaf)?.records?.noun ?? 'record';
       if (rebuilt === null) {
         findings.push({
           kind: 'record-unreadable',

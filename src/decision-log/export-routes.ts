@@ -6,14 +6,14 @@ import { decisions } from '../decisions/index.js';
 import type { Db } from '../platform/db.js';
 import { answer, apiKeySecurity } from '../platform/http-schemas.js';
 import type { ReadOn } from '../platform/replicas.js';
-import type { KindReceipt } from '../record-kinds/index.js';
+import type { Registry } from '../record-kinds/index.js';
 import type { SealedRecord, SubjectVault } from '../subjects/index.js';
 import { CookieIso27560Receipt, CookieKantaraReceipt } from './cookie-export-schemas.js';
 import { cookieIso27560Receipt, cookieKantaraReceipt } from './cookie-exports.js';
 import { Iso27560Receipt, isoAnswer, KantaraReceipt } from './export-schemas.js';
 import { cookieExportSource, exportSource } from './export-sources.js';
 import { iso27560Receipt, kantaraReceipt } from './exports.js';
-import { awaitReceipt } from './receipts.js';
+import { awaitReceipt, type ReceiptKind } from './receipts.js';
 import {
   receiptErrors,
   receiptPending,
@@ -83,20 +83,21 @@ export const exportRoutes: FastifyPluginAsyncTypebox<{
   kick: () => Promise<void>;
   publicBaseUrl: string;
   vault: SubjectVault;
-}> = async (app, { readOn, kick, publicBaseUrl, vault }) => {
+  registry: Registry;
+}> = async (app, { readOn, kick, publicBaseUrl, vault, registry }) => {
   /** A kind's receipt, waited for, and what its exports are made of once it is ready. */
   const sourceOf =
     <R, S>(
-      kind: KindReceipt<SealedRecord>,
+      kind: ReceiptKind<SealedRecord>,
       build: (db: Db, tenantId: string, receipt: R, publicBaseUrl: string) => Promise<S>,
     ): SourceOf<S> =>
     (tenantId, id, wait) =>
       readOn(async (db) => {
-        const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait);
+        const result = await awaitReceipt(db, vault, registry, kick, kind, tenantId, id, wait);
         return result.ready ? build(db, tenantId, result.receipt as R, publicBaseUrl) : undefined;
       });
-  const decisionSource = sourceOf(decisions.receipt, exportSource);
-  const cookieSource = sourceOf(cookieChoices.receipt, cookieExportSource);
+  const decisionSource = sourceOf(decisions, exportSource);
+  const cookieSource = sourceOf(cookieChoices, cookieExportSource);
 
   exportRoute(app, {
     url: '/api/v1/decisions/:decision_id/receipt/iso-27560',

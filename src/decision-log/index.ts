@@ -11,6 +11,7 @@ export {
   verifyEpochStatement,
 } from './epochs.js';
 export { type Integrator, idleIntegrator, leavesWaiting, startIntegrator } from './integrator.js';
+export { type LeafReader, leafReader } from './leaves.js';
 export { logProofsAtLatest, type ProofsAtCheckpoint } from './proofs-at.js';
 export {
   awaitReady,

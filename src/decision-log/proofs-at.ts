@@ -1,8 +1,9 @@
 import type { Executor } from '../platform/db.js';
 import { assembleProof, inclusionPlan, type NodeId, type PublishedOn } from '../proof/index.js';
 import type { LogProof } from '../record-kinds/index.js';
+import type { Entry, LeafReader } from './leaves.js';
 import { readNodes } from './nodes.js';
-import { type Entry, publicationsBefore } from './publication-entries.js';
+import { publicationsBefore } from './publication-entries.js';
 import {
   logProofText,
   noOutsideProofs,
@@ -38,21 +39,23 @@ const nodesPerRead = 300;
  * every node any of their proofs needs, each once. The entries are read before the checkpoint,
  * so that an entry found is always inside it (an append commits its entries and its checkpoint
  * together). With `publishedOn`, a record made on a published text has its proof show that
- * text's publication before it (as its receipt does), proven under the same checkpoint.
+ * text's publication before it (as its receipt does), proven under the same checkpoint. Each
+ * proof shows its record's leaf as `leaves` rebuilds it from the record, as a receipt does.
  */
 export async function logProofsAtLatest(
   db: Executor,
   tenantId: string,
   recordIds: readonly string[],
+  leaves: LeafReader,
   outside: OutsideProofs = noOutsideProofs,
   publishedOn?: (leaf: string) => PublishedOn | undefined,
 ): Promise<ProofsAtCheckpoint> {
-  const entries = await findEntriesByRecords(db, tenantId, recordIds);
-  const found = new Set(entries.map((entry) => entry.record_id));
+  const logged = await findEntriesByRecords(db, tenantId, recordIds);
+  const found = new Set(logged.map((entry) => entry.record_id));
   const waiting = recordIds.filter((id) => !found.has(id));
   const { quorum, witnesses } = outside.witnesses;
   const names = witnesses.map((w) => w.name);
-  const highest = Math.max(-1, ...entries.map((entry) => Number(entry.idx)));
+  const highest = Math.max(-1, ...logged.map((entry) => Number(entry.idx)));
   const witnessed =
     quorum > 0 && waiting.length === 0
       ? await newestWitnessed(db, tenantId, highest + 1, names, quorum)
@@ -61,11 +64,12 @@ export async function logProofsAtLatest(
   if (waiting.length > 0 || (recordIds.length > 0 && !checkpoint)) {
     return { ready: false, waiting };
   }
+  const entries = await leaves(logged);
   const log = await findLog(db, tenantId);
   const size = Number(checkpoint?.size ?? 0);
   const note = checkpoint?.note ?? '';
   const published = publishedOn
-    ? await publicationsBefore(db, tenantId, entries, publishedOn)
+    ? await publicationsBefore(db, tenantId, entries, publishedOn, leaves)
     : new Map<string, Entry>();
   const plans = [...entries, ...new Set(published.values())].map((entry) => ({
     entry,

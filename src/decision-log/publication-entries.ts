@@ -1,20 +1,20 @@
 import type { Executor } from '../platform/db.js';
 import type { PublishedOn } from '../proof/index.js';
-import { publicationsOf } from '../publications/index.js';
+import { publications, publicationsOf } from '../publications/index.js';
+import type { Entry, LeafReader } from './leaves.js';
 import { findEntriesByRecords } from './repository.js';
-
-/** A log entry, as receipts read it. */
-export type Entry = { record_id: string; idx: number | string; leaf: string };
 
 /**
  * For each record made on a published text, the entry of that text's newest publication before
- * it: the publications of each text (template or configuration, and version) read once.
+ * it, with its leaf as `leaves` rebuilds it: the publications of each text (template or
+ * configuration, and version) read once.
  */
 export async function publicationsBefore(
   db: Executor,
   tenantId: string,
   entries: readonly Entry[],
   publishedOn: (leaf: string) => PublishedOn | undefined,
+  leaves: LeafReader,
 ): Promise<Map<string, Entry>> {
   const onOf = new Map(entries.map((entry) => [entry.record_id, publishedOn(entry.leaf)]));
   const texts = new Map<string, PublishedOn>();
@@ -32,5 +32,7 @@ export async function publicationsBefore(
       .sort((a, b) => Number(b.idx) - Number(a.idx))[0];
     if (newest) before.set(entry.record_id, newest);
   }
-  return before;
+  const chosen = await leaves([...new Set(before.values())], publications.records);
+  const shown = new Map(chosen.map((entry) => [entry.record_id, entry]));
+  return new Map([...before].map(([id, entry]) => [id, shown.get(entry.record_id) ?? entry]));
 }

@@ -7,10 +7,17 @@ import {
   inclusionPlan,
   type PublishedOn,
 } from '../proof/index.js';
-import type { KindReceipt, LogProof, OpenedPersonal } from '../record-kinds/index.js';
+import type {
+  KindReceipt,
+  KindRecords,
+  LogProof,
+  OpenedPersonal,
+  Registry,
+} from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type OpenedRecord, personalReader, type SealedRecord } from '../subjects/index.js';
-import { type Entry, publicationsBefore } from './publication-entries.js';
+import { type Entry, type LeafReader, leafReader } from './leaves.js';
+import { publicationsBefore } from './publication-entries.js';
 import { findEntryByRecord, findLog, latestCheckpoint } from './repository.js';
 import { proofFrom } from './service.js';
 import { firstTimestampFrom } from './timestamp-repository.js';
@@ -32,13 +39,20 @@ export const noOutsideProofs: OutsideProofs = {
   tsaRoots: [],
 };
 
+/** A kind with a receipt, and the declaration its leaf is rebuilt by. */
+export interface ReceiptKind<Row> {
+  receipt: KindReceipt<Row>;
+  records?: KindRecords<{ id: string }> | undefined;
+}
+
 /** A record's receipt, or `ready: false` while its leaf waits for the integrator. */
 export type ReceiptResult = { ready: true; receipt: unknown } | { ready: false };
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 /**
- * What every receipt carries, whatever record it proves: the record's leaf, its inclusion proof
+ * What every receipt carries, whatever record it proves: the record's leaf (as the record makes
+ * it today, `leaves.ts`: a record changed since it was logged has a proof that fails), its inclusion proof
  * under the latest checkpoint, and the same as tlog-proof text. With witnesses, the proof is
  * under the newest checkpoint that a quorum of them cosigned, when one covers the leaf, and
  * `cosigned_checkpoint` is that checkpoint with their cosignatures. For a record made on a
@@ -50,12 +64,14 @@ async function logProofOf(
   tenantId: string,
   recordId: string,
   outside: OutsideProofs,
-  publishedOn?: (leaf: string) => PublishedOn | undefined,
+  leaves: LeafReader,
+  kind: ReceiptKind<unknown>,
 ): Promise<LogProof | undefined> {
   const policy = outside.witnesses;
-  const entry = await findEntryByRecord(db, tenantId, recordId);
-  const latest = entry ? await latestCheckpoint(db, tenantId) : undefined;
-  if (!entry || !latest) return undefined;
+  const logged = await findEntryByRecord(db, tenantId, recordId);
+  const latest = logged ? await latestCheckpoint(db, tenantId) : undefined;
+  if (!logged || !latest) return undefined;
+  const [entry] = (await leaves([{ ...logged, record_id: recordId }], kind.records)) as [Entry];
   const index = Number(entry.idx);
   const names = policy.witnesses.map((w) => w.name);
   const witnessed =
@@ -68,8 +84,9 @@ async function logProofOf(
   const proof = await proofFrom(db, tenantId, inclusionPlan(index, size));
   const shown = logProofText(entry.leaf, index, proof, checkpoint, log?.verifier_key ?? '');
   const timestamp = outside.timestamped ? await timestampFrom(db, tenantId, size) : undefined;
+  const { publishedOn } = kind.receipt;
   const publication = publishedOn
-    ? await publicationBefore(db, tenantId, { ...entry, record_id: recordId }, publishedOn, size)
+    ? await publicationBefore(db, tenantId, entry, publishedOn, leaves, size)
     : undefined;
   return {
     ...shown,
@@ -90,9 +107,10 @@ async function publicationBefore(
   tenantId: string,
   entry: Entry,
   publishedOn: (leaf: string) => PublishedOn | undefined,
+  leaves: LeafReader,
   size: number,
 ) {
-  const before = (await publicationsBefore(db, tenantId, [entry], publishedOn)).get(
+  const before = (await publicationsBefore(db, tenantId, [entry], publishedOn, leaves)).get(
     entry.record_id,
   );
   if (!before) return undefined;
@@ -170,17 +188,20 @@ export function logProofText(
 export async function receiptOf<Row extends SealedRecord>(
   db: Db,
   vault: SubjectVault,
-  kind: KindReceipt<Row>,
+  registry: Registry,
+  kind: ReceiptKind<Row>,
   tenantId: string,
   recordId: string,
   outside: OutsideProofs = noOutsideProofs,
 ): Promise<ReceiptResult> {
-  const record = await kind.find(db, tenantId, recordId.toLowerCase());
-  if (!record) throw new AppError('notFound', { message: kind.route.notFound });
-  const proof = await logProofOf(db, tenantId, record.id, outside, kind.publishedOn);
+  const { receipt } = kind;
+  const record = await receipt.find(db, tenantId, recordId.toLowerCase());
+  if (!record) throw new AppError('notFound', { message: receipt.route.notFound });
+  const leaves = leafReader(db, vault, registry, tenantId);
+  const proof = await logProofOf(db, tenantId, record.id, outside, leaves, kind);
   if (!proof) return { ready: false };
   const [opened] = await personalReader(db, vault, tenantId)([record]);
-  return { ready: true, receipt: kind.present(record, proof, openedOnly(opened)) };
+  return { ready: true, receipt: receipt.present(record, proof, openedOnly(opened)) };
 }
 
 /** A record's opened personal fields, or undefined once its subject was erased. */
@@ -215,15 +236,16 @@ export async function awaitReady<T extends { ready: boolean }>(
 export function awaitReceipt<Row extends SealedRecord>(
   db: Db,
   vault: SubjectVault,
+  registry: Registry,
   kick: () => Promise<void>,
-  kind: KindReceipt<Row>,
+  kind: ReceiptKind<Row>,
   tenantId: string,
   recordId: string,
   wait: boolean,
   outside: OutsideProofs = noOutsideProofs,
 ): Promise<ReceiptResult> {
   return awaitReady(
-    () => receiptOf(db, vault, kind, tenantId, recordId, outside),
+    () => receiptOf(db, vault, registry, kind, tenantId, recordId, outside),
     kick,
     wait,
     (result) =>

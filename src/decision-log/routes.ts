@@ -83,9 +83,10 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
 }> = async (app, { db, signer, kick, vault, registry, outside = noOutsideProofs }) => {
   // Every kind's record has its receipt as a decision has: the same proof of a leaf in its own
   // format, the same wait, the same `queued` answer.
-  for (const { receipt: kind } of registry.kinds) {
-    if (!kind) continue;
-    const { route } = kind;
+  for (const kind of registry.kinds) {
+    const { receipt } = kind;
+    if (!receipt) continue;
+    const { route } = receipt;
     app.get(
       route.path,
       {
@@ -111,7 +112,17 @@ export const logRoutes: FastifyPluginAsyncTypebox<{
         const id = (request.params as Record<string, string>)[route.param] as string;
         reply.header('cache-control', 'no-store');
         const wait = request.query.wait === 'true';
-        const result = await awaitReceipt(db, vault, kick, kind, tenantId, id, wait, outside);
+        const result = await awaitReceipt(
+          db,
+          vault,
+          registry,
+          kick,
+          { ...kind, receipt },
+          tenantId,
+          id,
+          wait,
+          outside,
+        );
         if (!result.ready) {
           return reply
             .code(202)

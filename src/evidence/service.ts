@@ -2,6 +2,7 @@ import { zipSync } from 'fflate';
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import {
   awaitReady,
+  leafReader,
   logProofsAtLatest,
   noOutsideProofs,
   type OutsideProofs,
@@ -85,8 +86,9 @@ export async function evidencePack(
   const ids = kinds.flatMap(({ records }) => records.map((record) => record.id));
   // A record made on a published text shows its publication, as its receipt from the API does.
   const publishedOn = (leaf: string) => registry.byLeaf(leaf)?.receipt?.publishedOn?.(leaf);
+  const leaves = leafReader(db, vault, registry, tenantId);
   const logged = await awaitReady(
-    () => logProofsAtLatest(db, tenantId, ids, outside, publishedOn),
+    () => logProofsAtLatest(db, tenantId, ids, leaves, outside, publishedOn),
     kick,
     true,
   );

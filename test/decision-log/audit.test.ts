@@ -7,8 +7,10 @@ import {
   parseSignerKey,
   parseVerifierKey,
   verifyConsistency,
+  verifyReceipt,
   verifyTlogProof,
 } from '../../src/proof/index.js';
+import { parseLeaf } from '../../src/proof/leaf.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
@@ -137,6 +139,58 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
     expect(report.findings).toEqual([
       expect.objectContaining({ kind: 'record-differs-from-leaf', index: 0, record_id: row.id }),
     ]);
+  });
+
+  it("a receipt shows the leaf its record makes today: an edited decision's or publication's no longer verifies", async () => {
+    const key = parseVerifierKey(testLogKeys.verifierKey);
+    if (!key.ok) throw new Error(key.reason);
+    const target = ids[4] as string;
+    const receipt = async () => json(await receiptOf(t, a, target)).data;
+    const logged = await t.db
+      .selectFrom('tlog_entries')
+      .select('leaf')
+      .where('record_id', '=', target)
+      .executeTakeFirstOrThrow();
+    const before = await receipt();
+    expect(before.leaf).toBe(logged.leaf);
+    expect(verifyReceipt(before, [key.value], registry.formats)).toMatchObject({ ok: true });
+
+    const decide = (decision: 'given' | 'reject') =>
+      t.db.updateTable('decisions').set({ decision }).where('id', '=', target).execute();
+    await decide('reject');
+    try {
+      const edited = await receipt();
+      expect(parseLeaf(edited.leaf)?.decision).toBe('reject');
+      expect(edited.decision.decision).toBe('reject');
+      expect(verifyReceipt(edited, [key.value], registry.formats)).toEqual({
+        ok: false,
+        reason: 'the leaf is not included at this index under the checkpoint root',
+      });
+    } finally {
+      await decide('given');
+    }
+
+    const row = await t.db
+      .selectFrom('publications')
+      .selectAll()
+      .where('tenant_id', '=', a.tenant.id)
+      .executeTakeFirstOrThrow();
+    const texts = row.texts.replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${'0'.repeat(64)}"`);
+    const set = (value: string) =>
+      t.db.updateTable('publications').set({ texts: value }).where('id', '=', row.id).execute();
+    await set(texts);
+    try {
+      const edited = await receipt();
+      expect(edited.leaf).toBe(logged.leaf);
+      expect(edited.publication.leaf).toContain('0'.repeat(64));
+      expect(verifyReceipt(edited, [key.value], registry.formats)).toEqual({
+        ok: false,
+        reason: "the receipt's publication is not in the log under the receipt's checkpoint",
+      });
+    } finally {
+      await set(row.texts);
+    }
+    expect(await receipt()).toEqual(before);
   });
 
   it('a deleted decision row is named', async () => {

@@ -13,6 +13,7 @@ import { receiptOf } from '../../decision-log/index.js';
 import type { Db } from '../../platform/db.js';
 import { uuidPattern } from '../../platform/ids.js';
 import type { ReadOn } from '../../platform/replicas.js';
+import type { Registry } from '../../record-kinds/index.js';
 import type { SubjectVault } from '../../subjects/index.js';
 import { auditBy, tenantOf } from '../web/context.js';
 import { sendCsv } from '../web/csv.js';
@@ -37,7 +38,12 @@ const validId = new RegExp(uuidPattern);
  */
 export async function cookieDecisionRoutes(
   app: FastifyInstance,
-  { db, readOn, vault }: { db: Db; readOn: ReadOn; vault: SubjectVault },
+  {
+    db,
+    readOn,
+    vault,
+    registry,
+  }: { db: Db; readOn: ReadOn; vault: SubjectVault; registry: Registry },
 ) {
   /** The filter of the query string, or what is wrong with it (as the form shows it). */
   const filterOf = async (request: FastifyRequest) => {
@@ -185,7 +191,7 @@ export async function cookieDecisionRoutes(
       const { tenantId } = tenantOf(request);
       const id = request.params.id.toLowerCase();
       if (!validId.test(id)) return reply.callNotFound();
-      const result = await receiptOf(db, vault, cookieChoices.receipt, tenantId, id);
+      const result = await receiptOf(db, vault, registry, cookieChoices, tenantId, id);
       if (!result.ready) {
         return cookiesPage(request, reply, 'Receipt not ready yet', cookieReceiptQueued(id), 202);
       }

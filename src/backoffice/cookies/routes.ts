@@ -42,6 +42,6 @@ export async function cookiePageRoutes(
   await app.register(editorRoutes, { db });
   await app.register(previewRoutes, { db });
   await app.register(configurationStepRoutes, { db, publicBaseUrl });
-  await app.register(cookieDecisionRoutes, { db, readOn, vault });
+  await app.register(cookieDecisionRoutes, { db, readOn, vault, registry });
   await app.register(visitorErasureRoutes, { db, vault, registry });
 }

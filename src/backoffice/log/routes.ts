@@ -68,7 +68,7 @@ export async function logPageRoutes(
       const { tenantId } = tenantOf(request);
       const id = request.params.id;
       if (!validId.test(id)) return reply.callNotFound();
-      const result = await receiptOf(db, vault, decisions.receipt, tenantId, id);
+      const result = await receiptOf(db, vault, registry, decisions, tenantId, id);
       if (!result.ready) {
         return customerSection(request, reply, 'Receipt not ready yet', receiptQueued(id), 202);
       }
