@@ -3,7 +3,6 @@ import {
   assembleProof,
   consistencyPlan,
   foldRightBorder,
-  leafHash,
   type NodeId,
   nodeHash,
   openCheckpoint,
@@ -14,6 +13,7 @@ import type { Registry } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { countErasedRecords, unloggedRecords } from './audit-records.js';
 import { leafRebuilder } from './leaves.js';
+import { isLoggedLeaf, loggedLeafHash } from './logged-leaf.js';
 import { lowestStoredLevel, readNodes } from './nodes.js';
 import {
   findCheckpoints,
@@ -124,7 +124,7 @@ export async function auditLog(
           record_id: entry.record_id,
           message: `the ${record} of leaf ${index} is no longer in the store`,
         });
-      } else if (rebuilt !== entry.leaf) {
+      } else if (!isLoggedLeaf(rebuilt, entry.leaf)) {
         findings.push({
           kind: 'record-differs-from-leaf',
           index,
@@ -132,7 +132,7 @@ export async function auditLog(
           message: `the ${record} record of leaf ${index} does not match the logged leaf`,
         });
       }
-      let node = { level: 0, index, hash: leafHash(Buffer.from(entry.leaf, 'utf8')) };
+      let node = { level: 0, index, hash: loggedLeafHash(entry.leaf) };
       checkNode(stored, node, findings);
       while (border.length > 0 && border.at(-1)?.level === node.level) {
         const left = border.pop() as (typeof border)[number];

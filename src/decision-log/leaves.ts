@@ -13,6 +13,7 @@ import {
   type SealedRecord,
   type SubjectVault,
 } from '../subjects/index.js';
+import { loggedLeafText } from './logged-leaf.js';
 
 /** A log entry as its readers take it: its record, its index, and the leaf the log holds. */
 export type Entry = { record_id: string; idx: number | string; leaf: string };
@@ -67,7 +68,8 @@ export function leafRebuilder(
         rows.forEach((row, i) => {
           // An erasure made by a release that kept no commitment (one still running during a
           // rolling upgrade) leaves the one the logged leaf carries.
-          const evidence = kept.get(row.id) ?? leafEvidence(records.format, logged.get(row.id));
+          const text = loggedLeafText(logged.get(row.id) ?? '');
+          const evidence = kept.get(row.id) ?? leafEvidence(records.format, text);
           rebuilt.set(row.id, { leaf: records.expectedLeaf(row, opened[i], evidence), records });
         });
       }
@@ -84,7 +86,8 @@ export type LeafReader = (
 
 /**
  * Entries with the leaf each record makes today. A record that makes none (its sealed fields no
- * longer open, or it is gone) keeps the leaf the log holds; the audit names it.
+ * longer open, or it is gone) keeps the leaf the log holds, or '' where the log holds its hash
+ * alone (its proof then fails); the audit names it.
  */
 export function leafReader(
   db: Executor,
@@ -97,7 +100,7 @@ export function leafReader(
     const rebuilt = await rebuild(entries, first);
     return entries.map((entry) => {
       const leaf = rebuilt.get(entry.record_id)?.leaf;
-      return leaf ? { ...entry, leaf } : entry;
+      return { ...entry, leaf: leaf || (loggedLeafText(entry.leaf) ?? '') };
     });
   };
 }

@@ -1,5 +1,6 @@
 import type { Executor } from '../platform/db.js';
-import { type NodeId, subtreesOfLeaves } from '../proof/index.js';
+import { type NodeId, subtreesOfLeafHashes } from '../proof/index.js';
+import { loggedLeafHash } from './logged-leaf.js';
 import { findLeavesInRuns, nodeKey, readStoredNodes } from './repository.js';
 
 /**
@@ -34,10 +35,10 @@ export async function readNodes(
   );
   const leaves = entries.map((entry) => ({
     index: Number(entry.idx),
-    leaf: Buffer.from(entry.leaf, 'utf8'),
+    hash: loggedLeafHash(entry.leaf),
   }));
   const computed = new Map(
-    subtreesOfLeaves(leaves, lowestStoredLevel).map((node) => [nodeKey(node), node.hash]),
+    subtreesOfLeafHashes(leaves, lowestStoredLevel).map((node) => [nodeKey(node), node.hash]),
   );
   for (const node of derived) {
     const hash = computed.get(nodeKey(node));

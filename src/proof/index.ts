@@ -108,6 +108,7 @@ export {
   nodesCompletedByLeaf,
   type ProofPlan,
   rootNodeIds,
+  subtreesOfLeafHashes,
   subtreesOfLeaves,
 } from './merkle-nodes.js';
 export {

@@ -94,8 +94,19 @@ export function subtreesOfLeaves(
   leaves: readonly { index: number; leaf: Uint8Array }[],
   belowLevel: number,
 ): (NodeId & { hash: Uint8Array })[] {
+  return subtreesOfLeafHashes(
+    leaves.map(({ index, leaf }) => ({ index, hash: leafHash(leaf) })),
+    belowLevel,
+  );
+}
+
+/** `subtreesOfLeaves`, from the leaves' hashes. */
+export function subtreesOfLeafHashes(
+  leaves: readonly { index: number; hash: Uint8Array }[],
+  belowLevel: number,
+): (NodeId & { hash: Uint8Array })[] {
   const out: (NodeId & { hash: Uint8Array })[] = [];
-  let level = new Map(leaves.map(({ index, leaf }) => [index, leafHash(leaf)]));
+  let level = new Map(leaves.map(({ index, hash }) => [index, hash]));
   for (let l = 0; l < belowLevel && level.size > 0; l++) {
     const up = new Map<number, Uint8Array>();
     for (const [index, hash] of level) {
