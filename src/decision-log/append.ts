@@ -76,12 +76,13 @@ export async function appendBatch(
     // complete subtrees of the old tree, which are exactly the old root's border.
     const known = await readNodes(trx, logId, rootNodeIds(oldSize));
     const newNodes: TlogNodesTable[] = [];
-    pending.forEach((row, i) => {
+    const hashes = pending.map((row) => leafHash(Buffer.from(row.leaf, 'utf8')));
+    pending.forEach((_, i) => {
       const index = oldSize + i;
       for (const node of nodesCompletedByLeaf(index)) {
         const hash =
           node.level === 0
-            ? leafHash(Buffer.from(row.leaf, 'utf8'))
+            ? (hashes[i] as Uint8Array)
             : nodeHash(
                 lookup(known, { level: node.level - 1, index: node.index * 2 }),
                 lookup(known, { level: node.level - 1, index: node.index * 2 + 1 }),
@@ -100,7 +101,8 @@ export async function appendBatch(
         log_id: logId,
         idx: oldSize + i,
         record_id: row.record_id,
-        leaf: row.leaf,
+        // The hash alone: the text is rebuilt from the record when shown (`logged-leaf.ts`).
+        leaf: toHex(hashes[i] as Uint8Array),
         integrated_at: at,
       })),
     );

@@ -108,7 +108,8 @@ export async function auditLog(
       }
       const found = expected.get(entry.record_id);
       const rebuilt = found?.leaf;
-      // A record no kind finds is named by the kind its logged leaf's header tells.
+      // A record no kind finds is named by the kind its logged leaf's header tells, when the log
+      // holds the leaf's text (an entry written by 0.4.0); by its hash alone, it is a record.
       const record = found?.records.noun ?? registry.byLeaf(entry.leaf)?.records?.noun ?? 'record';
       if (rebuilt === null) {
         findings.push({

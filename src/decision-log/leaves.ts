@@ -5,7 +5,7 @@
  * rebuilt from its subject commitment and the evidence commitment its erasure kept.
  */
 import type { Executor } from '../platform/db.js';
-import { type KindRecords, leafEvidence, type Registry } from '../record-kinds/index.js';
+import type { KindRecords, Registry } from '../record-kinds/index.js';
 import {
   erasedEvidence,
   type OpenedRecord,
@@ -53,11 +53,11 @@ export function leafRebuilder(
     entries: readonly Entry[],
     first?: KindRecords<{ id: string }>,
   ): Promise<Map<string, RebuiltLeaf>> => {
-    const logged = new Map(entries.map((e) => [e.record_id, e.leaf]));
+    const logged = new Set(entries.map((e) => e.record_id));
     const rebuilt = new Map<string, RebuiltLeaf>();
     const order = first ? [first, ...kinds.filter((kind) => kind !== first)] : kinds;
     for (const records of order) {
-      const ids = [...logged.keys()].filter((id) => !rebuilt.has(id));
+      const ids = [...logged].filter((id) => !rebuilt.has(id));
       for (let start = 0; start < ids.length; start += idsPerRead) {
         const rows = await records.byIds(db, tenantId, ids.slice(start, start + idsPerRead));
         const opened: (OpenedRecord | undefined)[] = records.sealed
@@ -66,11 +66,8 @@ export function leafRebuilder(
         const erased = rows.filter((_, i) => opened[i]?.state === 'erased').map((row) => row.id);
         const kept = erased.length === 0 ? new Map() : await erasedEvidence(db, tenantId, erased);
         rows.forEach((row, i) => {
-          // An erasure made by a release that kept no commitment (one still running during a
-          // rolling upgrade) leaves the one the logged leaf carries.
-          const text = loggedLeafText(logged.get(row.id) ?? '');
-          const evidence = kept.get(row.id) ?? leafEvidence(records.format, text);
-          rebuilt.set(row.id, { leaf: records.expectedLeaf(row, opened[i], evidence), records });
+          const leaf = records.expectedLeaf(row, opened[i], kept.get(row.id));
+          rebuilt.set(row.id, { leaf, records });
         });
       }
     }

@@ -1,9 +1,9 @@
 /**
- * What `tlog_entries.leaf` holds of a leaf: its text, or its hash alone as 64 lowercase hex
- * digits (a leaf's text always begins with its format's header, `consent-log/…`, so the two
- * never mix up). Every reader of the log takes either, so that a release that writes hashes
- * can run beside this one: receipts and proofs rebuild the text from the record (`leaves.ts`),
- * proofs and the audit need only the hash.
+ * What `tlog_entries.leaf` holds of a leaf: its hash alone, as 64 lowercase hex digits (migration
+ * 0052), or its text, as 0.4.0 wrote it and still does when it runs beside this release during a
+ * rolling upgrade (a leaf's text always begins with its format's header, `consent-log/…`, so the
+ * two never mix up). Every reader of the log takes either: receipts and proofs rebuild the text
+ * from the record (`leaves.ts`), proofs and the audit need only the hash.
  */
 import { leafHash } from '../proof/index.js';
 import { fromHex } from './repository.js';

@@ -19,6 +19,7 @@ export interface TlogEntriesTable {
   log_id: string;
   idx: number;
   record_id: string;
+  /** The leaf's hash as 64 hex digits; its text in an entry written by 0.4.0 (`logged-leaf.ts`). */
   leaf: string;
   integrated_at: string;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -104,6 +105,12 @@ export function createSqliteDialect(path: string, busyTimeoutMs: number): Sqlite
   // Deleted content is overwritten with zeros, so an erased customer's key leaves no copy in
   // the file's free pages (docs/erasure.md).
   database.pragma('secure_delete = ON');
+  // PostgreSQL's `sha256(bytea)`, so that a statement (a migration's) hashes alike on both stores.
+  database.function('sha256', { deterministic: true }, (value: unknown) =>
+    typeof value === 'string' || Buffer.isBuffer(value)
+      ? createHash('sha256').update(value).digest()
+      : null,
+  );
   return new ImmediateSqliteDialect({ database: withStatementCache(database) }, database);
 }
 

@@ -177,7 +177,7 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
         kind: 'record-removed',
         index,
         record_id: id,
-        message: `the cookie decision of leaf ${index} is no longer in the store`,
+        message: `the record of leaf ${index} is no longer in the store`,
       },
     ]);
     // The sealed fields are bound to their record's id: another row's do not open here.

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
+import { eraseCookieVisitor } from '../../src/cookies/index.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
@@ -215,18 +216,11 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
     const visitorId = randomUUID();
     const { decision_id: id } = await choose(visitorId);
     const before = json(await get(`/api/v1/cookie-decisions/${id}/receipt?wait=true`)).data;
-    const { subject_id: subjectId } = await t.db
-      .selectFrom('cookie_decisions')
-      .select('subject_id')
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    // Crypto-shredding as an erasure does it (docs/erasure.md): the key, salt and look-up go.
-    await t.db
-      .updateTable('subjects')
-      .set({ lookup: null, wrapped_key: null, salt: null, erased_at: new Date().toISOString() })
-      .where('tenant_id', '=', a.tenant.id)
-      .where('id', '=', subjectId)
-      .execute();
+    // Crypto-shredding (docs/erasure.md): the key, salt and look-up go.
+    const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
+    expect(
+      await eraseCookieVisitor(t.db, t.vault, registry, a.tenant.id, visitorId, by),
+    ).toMatchObject({ erased: true, cookie_decisions: 1 });
     const after = json(await get(`/api/v1/cookie-decisions/${id}/receipt`)).data;
     expect(after.opening).toBeNull();
     expect(after.cookie_decision.visitor_id).toBeNull();

@@ -1,22 +1,26 @@
 /**
- * A log whose entries hold each leaf's hash alone (64 hex digits in `tlog_entries.leaf`, as a
- * later release writes them) is read as one that holds the texts: receipts are the same byte for
- * byte and verify, the audit is clean and still names an edited record, the smallest subtrees of
- * proofs are recomputed from the hashes, and new leaves are appended beside them.
+ * The log keeps each leaf's hash alone (64 hex digits in `tlog_entries.leaf`); entries that 0.4.0
+ * writes with their texts, during a rolling upgrade, are read alike: receipts are the same byte
+ * for byte and verify, the audit is clean and still names an edited record, the smallest subtrees
+ * of proofs are recomputed from either. Migration 0052 turns texts into hashes.
  */
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
-import { leafHash, parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
+import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
-import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
 const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
 
-describe.each(stores)('a log that holds leaf hashes on $name', (store) => {
+describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
   let t: TestApp;
   let a: SeededTenant;
   let versionId: string;
@@ -55,61 +59,85 @@ describe.each(stores)('a log that holds leaf hashes on $name', (store) => {
     await t?.close();
   });
 
-  it('answers the same receipts, audits clean, names an edited record, and appends beside them', async () => {
-    // The erasure's tombstones are logged before any receipt is taken.
-    await receipt(ids[0] as string);
-    const before = new Map<string, unknown>();
-    for (const id of ids) before.set(id, await receipt(id));
+  const hashHex = (text: string) =>
+    createHash('sha256')
+      .update(Buffer.from([0]))
+      .update(text, 'utf8')
+      .digest('hex');
+  const logged = async () =>
+    new Map(
+      (
+        await t.db
+          .selectFrom('tlog_entries')
+          .select(['record_id', 'leaf'])
+          .where('log_id', '=', a.tenant.id)
+          .execute()
+      ).map((row) => [row.record_id, row.leaf]),
+    );
+  const audited = () => auditLog(t.db, t.vault, registry, a.tenant.id);
 
-    const entries = await t.db
-      .selectFrom('tlog_entries')
-      .select(['idx', 'leaf'])
-      .where('log_id', '=', a.tenant.id)
-      .execute();
-    // The publication, 21 decisions and the erased customer's tombstone.
-    expect(entries).toHaveLength(23);
-    for (const entry of entries) {
-      const hash = Buffer.from(leafHash(Buffer.from(entry.leaf, 'utf8'))).toString('hex');
+  it('keeps hashes, reads texts beside them, and 0052 turns texts into hashes', async () => {
+    // The erasure's tombstone is logged before any receipt is taken.
+    await receipt(ids[0] as string);
+    const before = new Map<string, { leaf: string; publication: { leaf: string } }>();
+    for (const id of ids) before.set(id, await receipt(id));
+    // The publication, 21 decisions and the erased customer's tombstone, each kept as its hash.
+    const hashes = await logged();
+    expect(hashes.size).toBe(23);
+    for (const id of ids) expect(hashes.get(id)).toBe(hashHex(before.get(id)?.leaf as string));
+    for (const leaf of hashes.values()) expect(leaf).toMatch(/^[0-9a-f]{64}$/);
+
+    // The decisions' entries as 0.4.0 writes them, with their texts, beside the others' hashes.
+    for (const id of ids) {
       await t.db
         .updateTable('tlog_entries')
-        .set({ leaf: hash })
+        .set({ leaf: before.get(id)?.leaf as string })
         .where('log_id', '=', a.tenant.id)
-        .where('idx', '=', entry.idx)
+        .where('record_id', '=', id)
         .execute();
     }
-
     for (const id of ids) {
       const now = await receipt(id);
       expect(now).toEqual(before.get(id));
       expect(verifyReceipt(now, [verifier()], registry.formats)).toMatchObject({ ok: true });
     }
-    const clean = await auditLog(t.db, t.vault, registry, a.tenant.id);
-    expect(clean).toMatchObject({ entries: entries.length, ok: true, findings: [] });
-    expect(clean.erased_records).toBe(1);
-
+    const clean = await audited();
+    expect(clean).toMatchObject({ entries: 23, erased_records: 1, ok: true, findings: [] });
     const target = ids[5] as string;
     const set = (decision: 'given' | 'reject') =>
       t.db.updateTable('decisions').set({ decision }).where('id', '=', target).execute();
     await set('reject');
     try {
-      const report = await auditLog(t.db, t.vault, registry, a.tenant.id);
-      expect(report.findings).toEqual([
+      expect((await audited()).findings).toEqual([
         expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: target }),
       ]);
     } finally {
       await set('given');
     }
 
-    // New leaves go after the hashed ones, under checkpoints that hold both.
+    // Migration 0052 makes every text its hash again, and 0.3.0 no longer runs on the store.
+    await sql`delete from kysely_migration where name = '0052-log-leaf-hashes'`.execute(t.db);
+    expect(await migrateToLatest(t.db, testDataKey)).toEqual(['0052-log-leaf-hashes']);
+    expect(await logged()).toEqual(hashes);
+    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.4.0');
+    for (const id of ids) expect(await receipt(id)).toEqual(before.get(id));
+    expect(await audited()).toMatchObject({ entries: 23, ok: true });
+
+    // An edited record is named by its hash alone; new leaves go after the others.
+    await set('reject');
+    try {
+      expect((await audited()).findings).toEqual([
+        expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: target }),
+      ]);
+    } finally {
+      await set('given');
+    }
     const later = [await decide('customer-30', 'given'), await decide('customer-31', 'reject')];
     for (const id of [...later, ids[20] as string]) {
       expect(verifyReceipt(await receipt(id), [verifier()], registry.formats)).toMatchObject({
         ok: true,
       });
     }
-    expect(await auditLog(t.db, t.vault, registry, a.tenant.id)).toMatchObject({
-      entries: entries.length + 2,
-      ok: true,
-    });
+    expect(await audited()).toMatchObject({ entries: 25, ok: true });
   });
 });

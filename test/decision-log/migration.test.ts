@@ -239,6 +239,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0049-pending-from-indexes',
       '0050-sqlite-states-by-key',
       '0051-erased-evidence',
+      '0052-log-leaf-hashes',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -264,7 +264,8 @@ describe.each(stores)('witness cosignatures on $name', (store) => {
       .where('log_id', '=', b.tenant.id)
       .orderBy('idx')
       .execute();
-    const leaves = entries.map((e) => leafHash(Buffer.from(e.leaf, 'utf8')));
+    // The log keeps each leaf's hash, as hex.
+    const leaves = entries.map((e) => new Uint8Array(Buffer.from(e.leaf, 'hex')));
     const grown = [...leaves, ...[1, 2, 3, 4, 5].map((i) => leafHash(Buffer.from(`lost ${i}`)))];
     const origin = first.checkpoint.split('\n')[0];
     const checkpoint = signCheckpoint(

@@ -19,9 +19,9 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0051-erased-evidence',
+  name: '0052-log-leaf-hashes',
   indexes: [] as string[],
-  tables: ['erased_evidence'],
+  tables: [] as string[],
   columns: [] as Array<{ table: string; column: string }>,
 };
 

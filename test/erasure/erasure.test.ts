@@ -159,17 +159,15 @@ describe.each(stores)('erasing a customer on $name', (store) => {
 
     // The tombstones join the log; the receipt from before still verifies, and the new
     // checkpoint is consistent with the one it named.
-    const appended = await appendBatch(t.db, tenantId, signer());
-    expect(appended.appended).toBe(3);
-    const entries = await t.db
-      .selectFrom('tlog_entries')
+    // Their texts as queued (the log keeps each leaf's hash).
+    const queued = await t.db
+      .selectFrom('tlog_pending')
       .select(['leaf'])
       .where('log_id', '=', tenantId)
-      .orderBy('idx')
       .execute();
-    const tombstones = entries
-      .map((e) => parseLeaf(e.leaf))
-      .filter((l) => l?.decision === 'erased');
+    const appended = await appendBatch(t.db, tenantId, signer());
+    expect(appended.appended).toBe(3);
+    const tombstones = queued.map((e) => parseLeaf(e.leaf)).filter((l) => l?.decision === 'erased');
     expect(tombstones).toHaveLength(2);
     const oldLeaf = parseLeaf(before.leaf);
     for (const tombstone of tombstones) {
@@ -242,6 +240,12 @@ describe.each(stores)('erasing a customer on $name', (store) => {
   it('the audit still tells a tampered record of an erased customer from an erased one', async () => {
     const tenantId = a.tenant.id;
     const id = await decide('tamper-after-erasure', versions[0] as string, 'given');
+    // The leaf's text as queued (the log keeps its hash).
+    const { leaf } = await t.db
+      .selectFrom('tlog_pending')
+      .select('leaf')
+      .where('record_id', '=', id)
+      .executeTakeFirstOrThrow();
     await eraseCustomer(t.db, t.vault, registry, tenantId, 'tamper-after-erasure', by);
     await appendBatch(t.db, tenantId, signer());
     expect((await auditLog(t.db, t.vault, registry, tenantId)).ok).toBe(true);
@@ -253,11 +257,6 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     await t.db.updateTable('decisions').set({ decision: 'given' }).where('id', '=', id).execute();
     // The evidence commitment the erasure kept is the one the decision's leaf carries, and the
     // audit checks it: one changed is named as a changed record.
-    const { leaf } = await t.db
-      .selectFrom('tlog_entries')
-      .select('leaf')
-      .where('record_id', '=', id)
-      .executeTakeFirstOrThrow();
     const kept = () =>
       t.db
         .selectFrom('erased_evidence')
@@ -279,10 +278,11 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     ]);
     await setKept(evidence);
     expect((await auditLog(t.db, t.vault, registry, tenantId)).ok).toBe(true);
-    // An erasure by the release before, still running during a rolling upgrade, keeps none:
-    // the record is then checked by the evidence commitment its leaf carries.
+    // One removed leaves nothing the leaf can be rebuilt with: named as a changed record too.
     await t.db.deleteFrom('erased_evidence').where('record_id', '=', id).execute();
-    expect((await auditLog(t.db, t.vault, registry, tenantId)).ok).toBe(true);
+    expect((await auditLog(t.db, t.vault, registry, tenantId)).findings).toEqual([
+      expect.objectContaining({ kind: 'record-differs-from-leaf', record_id: id }),
+    ]);
     await t.db
       .insertInto('erased_evidence')
       .values({ tenant_id: tenantId, record_id: id, evidence })
@@ -300,10 +300,15 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     );
   });
 
-  it('a store whose customers were erased before migration 0051 keeps the evidence commitments their leaves carry', async () => {
+  it('a store whose customers were erased by a release that kept no evidence commitment gets those their leaves carry', async () => {
     const tenantId = a.tenant.id;
     const who = 'erased-before-0051';
     const ids = [await decide(who, versions[0] as string, 'given')];
+    const { leaf } = await t.db
+      .selectFrom('tlog_pending')
+      .select('leaf')
+      .where('record_id', '=', ids[0] as string)
+      .executeTakeFirstOrThrow();
     await appendBatch(t.db, tenantId, signer());
     // One still queued for the log when the customer is erased.
     ids.push(await decide(who, versions[1] as string, 'reject'));
@@ -323,10 +328,16 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     };
     const before = await audited();
 
-    // The store as the release before left it: no table, the migration not applied.
-    await sql`drop table erased_evidence`.execute(t.db);
-    await sql`delete from kysely_migration where name = '0051-erased-evidence'`.execute(t.db);
-    expect(await migrateToLatest(t.db, testDataKey)).toEqual(['0051-erased-evidence']);
+    // The store as a release that kept none left it (one before 0051, or 0.3.0 running beside
+    // it): none kept for this customer's records, the leaf logged as its text, 0052 not applied.
+    await t.db.deleteFrom('erased_evidence').where('record_id', 'in', ids).execute();
+    await t.db
+      .updateTable('tlog_entries')
+      .set({ leaf })
+      .where('record_id', '=', ids[0] as string)
+      .execute();
+    await sql`delete from kysely_migration where name = '0052-log-leaf-hashes'`.execute(t.db);
+    expect(await migrateToLatest(t.db, testDataKey)).toEqual(['0052-log-leaf-hashes']);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.
     expect(await all()).toEqual(keptByErasures);

@@ -113,6 +113,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0049-pending-from-indexes',
       '0050-sqlite-states-by-key',
       '0051-erased-evidence',
+      '0052-log-leaf-hashes',
     ]);
   });
 });

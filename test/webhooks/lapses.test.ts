@@ -207,6 +207,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0049-pending-from-indexes',
       '0050-sqlite-states-by-key',
       '0051-erased-evidence',
+      '0052-log-leaf-hashes',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

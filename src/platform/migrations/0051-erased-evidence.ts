@@ -34,6 +34,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       constraint erased_evidence_pk primary key (tenant_id, record_id)
     )${sqlite ? ' without rowid' : ''}`)
     .execute(db);
+  await keepErasedEvidence(db);
+}
+
+/**
+ * Fills `erased_evidence` for the records of every erased subject from their leaves as logged
+ * (as text) or queued, leaving any record it already has a row for as it is.
+ */
+export async function keepErasedEvidence(db: Kysely<unknown>): Promise<void> {
   const { rows: erased } = await sql<{ tenant_id: string; id: string }>`
     select tenant_id, id from subjects where erased_at is not null`.execute(db);
   for (let start = 0; start < erased.length; start += 200) {
@@ -56,6 +64,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         await db
           .insertInto('erased_evidence' as never)
           .values(kept.slice(at, at + 300) as never)
+          .onConflict((oc) => oc.doNothing())
           .execute();
       }
     }

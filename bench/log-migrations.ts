@@ -1,0 +1,155 @@
+/**
+ * What the migrations that change how the log keeps a leaf cost a store whose log holds
+ * `BENCH_LEAVES` leaves (default 1,000,000): 0048 (the log's nodes from level 4 up) on
+ * `tlog_nodes` as release 0.3.0 kept it, every complete subtree, about 2 rows a leaf; 0052 (each
+ * leaf's hash instead of its text) on `tlog_entries` as release 0.4.0 kept it, each leaf's text.
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052`). On an SQLite file, or on PostgreSQL with
+ * `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped for
+ * each migration).
+ *
+ *   npm run bench:migrations
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:migrations
+ *
+ * Prints one JSON line a migration: the store, the leaves, the rows and bytes of its table before
+ * and after, and the migration's time, in all and per million leaves. The hashes and leaves are
+ * random: 0048 copies rows by their level and never reads a hash, 0052 hashes whatever text a
+ * leaf holds.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Migration, Migrator, sql } from 'kysely';
+import { loadConfig } from '../src/platform/config.js';
+import { createDb, type Db, isPostgres } from '../src/platform/db.js';
+import { migrateToLatest, migrations } from '../src/platform/migrate.js';
+import { testDataKey } from '../test/helpers/app.js';
+import { dropDatabase, recreateDatabase } from './postgres.js';
+
+const leaves = Number(process.env.BENCH_LEAVES ?? 1_000_000);
+const adminUrl = process.env.BENCH_DATABASE_URL;
+const logId = '0190e8a0-0000-7000-8000-00000000b0b0';
+
+/** A migration measured: its name, the table it changes, and how the release before filled it. */
+interface Measured {
+  name: string;
+  table: 'tlog_nodes' | 'tlog_entries';
+  fill(db: Db): Promise<void>;
+}
+
+const measured: Measured[] = [
+  { name: '0048-log-nodes-from-level-4', table: 'tlog_nodes', fill: fillNodes },
+  { name: '0052-log-leaf-hashes', table: 'tlog_entries', fill: fillLeafTexts },
+];
+const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052').split(',');
+
+for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
+  await measure(migration);
+}
+
+async function measure({ name, table, fill }: Measured): Promise<void> {
+  const dir = adminUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-log-migrations-'));
+  const dbName = `bench_log_migrations_${randomBytes(4).toString('hex')}`;
+  const url = adminUrl
+    ? await recreateDatabase(adminUrl, dbName)
+    : `file:${join(dir as string, 'consent.db')}`;
+  // Filling 20 million rows takes longer than the service lets a statement run.
+  const db = createDb(loadConfig({ DATABASE_URL: url, DATABASE_STATEMENT_TIMEOUT_MS: '0' }));
+  try {
+    const all = Object.entries(migrations(testDataKey));
+    await migrateUpTo(db, Object.fromEntries(all.filter(([other]) => other < name)));
+    await fill(db);
+    if (isPostgres(db)) await sql`vacuum analyze ${sql.table(table)}`.execute(db);
+
+    const rowsBefore = await rows(db, table);
+    const bytesBefore = await bytes(db, table);
+    // As a start applies them: those after it too, each a few milliseconds on a store of the
+    // log alone.
+    const started = performance.now();
+    const applied = await migrateToLatest(db, testDataKey);
+    const seconds = (performance.now() - started) / 1000;
+    if (applied[0] !== name) throw new Error(`applied ${applied.join(', ')}`);
+    console.log(
+      JSON.stringify({
+        migration: name,
+        store: isPostgres(db) ? 'postgres' : 'sqlite',
+        leaves,
+        rows: { before: rowsBefore, after: await rows(db, table) },
+        bytes: { before: bytesBefore, after: await bytes(db, table) },
+        seconds: round(seconds),
+        seconds_per_million_leaves: round((seconds * 1_000_000) / leaves),
+      }),
+    );
+  } finally {
+    await db.destroy();
+    if (adminUrl) await dropDatabase(adminUrl, dbName);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Applies these migrations: the store as the release before the measured one left it. */
+async function migrateUpTo(db: Db, chosen: Record<string, Migration>): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => chosen } });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}
+
+/** `tlog_nodes` as 0.3.0 kept it: every complete subtree of the log. */
+async function fillNodes(db: Db): Promise<void> {
+  for (let level = 0, width = 1; width <= leaves; level++, width *= 2) {
+    const count = Math.floor(leaves / width);
+    if (isPostgres(db)) {
+      await sql`insert into tlog_nodes (log_id, level, idx, hash)
+        select ${logId}, ${level}, i, md5(i::text) || md5((i + ${level})::text)
+        from generate_series(0, ${count - 1}) as i`.execute(db);
+    } else {
+      await sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${count - 1})
+        insert into tlog_nodes (log_id, level, idx, hash)
+        select ${logId}, ${level}, i, lower(hex(randomblob(32))) from n`.execute(db);
+    }
+  }
+}
+
+/**
+ * `tlog_entries` as 0.4.0 kept it: each leaf's text, about 340 bytes as a decision's is (a header,
+ * a record id and random lines).
+ */
+async function fillLeafTexts(db: Db): Promise<void> {
+  if (isPostgres(db)) {
+    await sql`insert into tlog_entries (log_id, idx, record_id, leaf, integrated_at)
+      select ${logId}, i, md5(i::text),
+        'consent-log/leaf/v1' || chr(10) || 'record ' || md5(i::text) || chr(10)
+          || repeat(md5((i + 1)::text), 9) || chr(10),
+        '2026-12-02T00:00:00.000Z'
+      from generate_series(0, ${leaves - 1}) as i`.execute(db);
+  } else {
+    await sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${leaves - 1})
+      insert into tlog_entries (log_id, idx, record_id, leaf, integrated_at)
+      select ${logId}, i, lower(hex(randomblob(16))),
+        'consent-log/leaf/v1' || char(10) || 'record ' || lower(hex(randomblob(16))) || char(10)
+          || lower(hex(randomblob(144))) || char(10),
+        '2026-12-02T00:00:00.000Z'
+      from n`.execute(db);
+  }
+}
+
+async function rows(on: Db, table: Measured['table']): Promise<number> {
+  const { n } = await on
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** The table and its key on disk: `dbstat` on SQLite, `pg_total_relation_size` on PostgreSQL. */
+async function bytes(on: Db, table: Measured['table']): Promise<number> {
+  const query = isPostgres(on)
+    ? sql<{ b: string }>`select pg_total_relation_size(${table}) as b`
+    : sql<{ b: number }>`select sum(pgsize) as b from dbstat
+        where name = ${table} or name in (select name from sqlite_master where tbl_name = ${table})`;
+  return Number((await query.execute(on)).rows[0]?.b ?? 0);
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
