@@ -15,6 +15,7 @@ import type { Fixture } from './dataset.js';
 import {
   type BenchPostgres,
   dropDatabase,
+  durability,
   recreateDatabase,
   startBenchPostgres,
 } from './postgres.js';
@@ -162,7 +163,7 @@ async function benchStore(store: Store): Promise<void> {
     postgres = await step('start PostgreSQL', () =>
       startBenchPostgres(config.databaseUrl, config.postgresSettings),
     );
-    notes.push(`PostgreSQL: ${postgres.pinning}`);
+    notes.push(`PostgreSQL: ${postgres.pinning}; ${await durability(postgres.adminUrl)}`);
     if (!config.databaseUrl && config.postgresSettings.length > 0) {
       notes.push(`PostgreSQL settings: ${config.postgresSettings.join(', ')}`);
     }

@@ -15,8 +15,17 @@ export interface BenchPostgres {
 }
 
 /**
- * BENCH_DATABASE_URL's server as it is, or a private embedded one with these settings, pinned to
- * the server core.
+ * Durable commits, as a production server makes them: the test servers' helper turns the disk
+ * flushes off (`fsync=off`, `full_page_writes=off`: nothing on them must outlive a power cut),
+ * and a later `-c` of the same setting wins. Without them a commit costs no flush, so the
+ * decisions' group commit and the INSERT loop's one commit a row would be compared on a server
+ * no operator runs. `BENCH_POSTGRES_SETTINGS=fsync=off,full_page_writes=off` measures that one.
+ */
+export const durableSettings = ['fsync=on', 'full_page_writes=on'] as const;
+
+/**
+ * BENCH_DATABASE_URL's server as it is, or a private embedded one with these settings (after
+ * `durableSettings`, so that they can undo them), pinned to the server core.
  */
 export async function startBenchPostgres(
   url: string | undefined,
@@ -31,7 +40,7 @@ export async function startBenchPostgres(
       remove: async () => {},
     };
   }
-  const server = await startPostgresServer({ settings });
+  const server = await startPostgresServer({ settings: [...durableSettings, ...settings] });
   try {
     const postmasterPid = await findPostmaster(server.url);
     return {
@@ -82,6 +91,15 @@ function bounded(work: Promise<void>, ms: number): Promise<void> {
     timer = setTimeout(resolve, ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** How the server commits, for the output: the three settings a commit's durability is made of. */
+export async function durability(url: string): Promise<string> {
+  const rows = await query<{ name: string; setting: string }>(
+    url,
+    "select name, setting from pg_settings where name in ('fsync', 'full_page_writes', 'synchronous_commit') order by name",
+  );
+  return rows.map((r) => `${r.name}=${r.setting}`).join(', ');
 }
 
 export async function query<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
