@@ -21,7 +21,7 @@ export interface BenchPostgres {
  * decisions' group commit and the INSERT loop's one commit a row would be compared on a server
  * no operator runs. `BENCH_POSTGRES_SETTINGS=fsync=off,full_page_writes=off` measures that one.
  */
-export const durableSettings = ['fsync=on', 'full_page_writes=on'] as const;
+const durableSettings = ['fsync=on', 'full_page_writes=on'] as const;
 
 /**
  * BENCH_DATABASE_URL's server as it is, or a private embedded one with these settings (after
