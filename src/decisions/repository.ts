@@ -1,6 +1,11 @@
 import { isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
-import { type UnnestType, unnestRows, unnestTable } from '../platform/unnest.js';
+import {
+  type UnnestType,
+  unnestParams,
+  unnestParamsTable,
+  unnestValues,
+} from '../platform/unnest.js';
 import type { DecisionRow } from './table.js';
 
 // The statements of every decision are prepared (src/platform/prepared.ts).
@@ -77,8 +82,9 @@ const saveVersionState = prepared((db, p: (name: DecisionColumn) => never) => {
 
 // A batch of decisions (record-decisions.ts) writes through the functions below (and reads
 // through standing-repository.ts). On PostgreSQL each is a fixed number of set-based statements
-// whatever the batch's size (one round trip each); on SQLite, where a statement costs no round
-// trip, each row is a prepared statement.
+// whatever the batch's size (one round trip each), built and compiled once (their values are one
+// array a column); on SQLite, where a statement costs no round trip, each row is a prepared
+// statement.
 
 const decisionTypes = {
   tenant_id: 'text',
@@ -96,6 +102,86 @@ const decisionTypes = {
   idempotency_key: 'text',
   evidence_salt: 'text',
 } as const satisfies Record<DecisionColumn, UnnestType>;
+
+const insertDecisions = prepared(
+  (db, p: (name: DecisionColumn) => never) =>
+    db.insertInto('decisions').columns(decisionColumns).expression(unnestParams(decisionTypes, p)),
+  { onServer: false },
+);
+
+const saveTemplateStates = prepared(
+  (db, p: (name: DecisionColumn) => never) =>
+    db
+      .insertInto('customer_template_states')
+      .columns([
+        'tenant_id',
+        'subject_id',
+        'template_id',
+        'decision_count',
+        'last_consent_version_id',
+        'last_decision_id',
+        'last_decision',
+        'last_decided_at',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom(unnestParamsTable(decisionTypes, p, 'r'))
+          .select([
+            'r.tenant_id',
+            'r.subject_id',
+            'r.template_id',
+            'r.seq',
+            'r.consent_version_id',
+            'r.id',
+            'r.decision',
+            'r.decided_at',
+          ]),
+      )
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet((eb) => ({
+          decision_count: eb.ref('excluded.decision_count'),
+          last_consent_version_id: eb.ref('excluded.last_consent_version_id'),
+          last_decision_id: eb.ref('excluded.last_decision_id'),
+          last_decision: eb.ref('excluded.last_decision'),
+          last_decided_at: eb.ref('excluded.last_decided_at'),
+        })),
+      ),
+  { onServer: false },
+);
+
+const saveVersionStates = prepared(
+  (db, p: (name: DecisionColumn) => never) =>
+    db
+      .insertInto('customer_version_states')
+      .columns([
+        'tenant_id',
+        'subject_id',
+        'consent_version_id',
+        'last_decision_id',
+        'last_decision',
+        'last_decided_at',
+      ])
+      .expression((eb) =>
+        eb
+          .selectFrom(unnestParamsTable(decisionTypes, p, 'r'))
+          .select([
+            'r.tenant_id',
+            'r.subject_id',
+            'r.consent_version_id',
+            'r.id',
+            'r.decision',
+            'r.decided_at',
+          ]),
+      )
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet((eb) => ({
+          last_decision_id: eb.ref('excluded.last_decision_id'),
+          last_decision: eb.ref('excluded.last_decision'),
+          last_decided_at: eb.ref('excluded.last_decided_at'),
+        })),
+      ),
+  { onServer: false },
+);
 
 /**
  * A batch's decisions, and the per-customer states they move: `templateStates` and
@@ -116,75 +202,7 @@ export async function appendDecisions(
     for (const row of versionStates) await saveVersionState.run(trx, values(row));
     return;
   }
-  await trx
-    .insertInto('decisions')
-    .columns(decisionColumns)
-    .expression(unnestRows(rows, decisionTypes))
-    .execute();
-  await trx
-    .insertInto('customer_template_states')
-    .columns([
-      'tenant_id',
-      'subject_id',
-      'template_id',
-      'decision_count',
-      'last_consent_version_id',
-      'last_decision_id',
-      'last_decision',
-      'last_decided_at',
-    ])
-    .expression((eb) =>
-      eb
-        .selectFrom(unnestTable(templateStates, decisionTypes, 'r'))
-        .select([
-          'r.tenant_id',
-          'r.subject_id',
-          'r.template_id',
-          'r.seq',
-          'r.consent_version_id',
-          'r.id',
-          'r.decision',
-          'r.decided_at',
-        ]),
-    )
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet((eb) => ({
-        decision_count: eb.ref('excluded.decision_count'),
-        last_consent_version_id: eb.ref('excluded.last_consent_version_id'),
-        last_decision_id: eb.ref('excluded.last_decision_id'),
-        last_decision: eb.ref('excluded.last_decision'),
-        last_decided_at: eb.ref('excluded.last_decided_at'),
-      })),
-    )
-    .execute();
-  await trx
-    .insertInto('customer_version_states')
-    .columns([
-      'tenant_id',
-      'subject_id',
-      'consent_version_id',
-      'last_decision_id',
-      'last_decision',
-      'last_decided_at',
-    ])
-    .expression((eb) =>
-      eb
-        .selectFrom(unnestTable(versionStates, decisionTypes, 'r'))
-        .select([
-          'r.tenant_id',
-          'r.subject_id',
-          'r.consent_version_id',
-          'r.id',
-          'r.decision',
-          'r.decided_at',
-        ]),
-    )
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet((eb) => ({
-        last_decision_id: eb.ref('excluded.last_decision_id'),
-        last_decision: eb.ref('excluded.last_decision'),
-        last_decided_at: eb.ref('excluded.last_decided_at'),
-      })),
-    )
-    .execute();
+  await insertDecisions.run(trx, unnestValues(rows, decisionTypes));
+  await saveTemplateStates.run(trx, unnestValues(templateStates, decisionTypes));
+  await saveVersionStates.run(trx, unnestValues(versionStates, decisionTypes));
 }

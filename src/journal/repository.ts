@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
-import { unnestRows } from '../platform/unnest.js';
+import { unnestParams, unnestValues } from '../platform/unnest.js';
 import type { EventType, TlogPendingTable, WebhookEventsTable } from './table.js';
 
 export type NewLeaf = TlogPendingTable;
@@ -18,6 +18,18 @@ const oneLeaf = prepared((db, p: (name: (typeof leafColumns)[number]) => never) 
   }),
 );
 
+const leafTypes = { log_id: 'text', record_id: 'text', leaf: 'text', queued_at: 'text' } as const;
+
+// A batch's statements are compiled once and planned on each run (`onServer: false`).
+const manyLeaves = prepared(
+  (db, p: (name: (typeof leafColumns)[number]) => never) =>
+    db
+      .insertInto('tlog_pending')
+      .columns([...leafColumns])
+      .expression(unnestParams(leafTypes, p)),
+  { onServer: false },
+);
+
 /**
  * Leaves in the caller's transaction: one prepared statement each on SQLite (each a B-tree
  * insert, nothing to gain from one statement), one `insert … select from unnest` on PostgreSQL,
@@ -29,13 +41,7 @@ export async function insertLeaves(trx: Trx, rows: readonly NewLeaf[]): Promise<
     for (const row of rows) await oneLeaf.run(trx, row);
     return;
   }
-  await trx
-    .insertInto('tlog_pending')
-    .columns([...leafColumns])
-    .expression(
-      unnestRows(rows, { log_id: 'text', record_id: 'text', leaf: 'text', queued_at: 'text' }),
-    )
-    .execute();
+  await manyLeaves.run(trx, unnestValues(rows, leafTypes));
 }
 
 const eventColumns = {
@@ -47,6 +53,15 @@ const eventColumns = {
   data: 'text',
   occurred_at: 'text',
 } as const;
+
+const manyEvents = prepared(
+  (db, p: (name: keyof typeof eventColumns) => never) =>
+    db
+      .insertInto('webhook_events')
+      .columns(Object.keys(eventColumns) as (keyof typeof eventColumns)[])
+      .expression(unnestParams(eventColumns, p)),
+  { onServer: false },
+);
 
 /** Events in the caller's transaction, as `insertLeaves`: one statement on PostgreSQL. */
 export async function insertEvents(trx: Trx, events: readonly NewEvent[]): Promise<void> {
@@ -60,11 +75,7 @@ export async function insertEvents(trx: Trx, events: readonly NewEvent[]): Promi
     }
     return;
   }
-  await trx
-    .insertInto('webhook_events')
-    .columns(Object.keys(eventColumns) as (keyof typeof eventColumns)[])
-    .expression(unnestRows(events, eventColumns))
-    .execute();
+  await manyEvents.run(trx, unnestValues(events, eventColumns));
 }
 
 /**

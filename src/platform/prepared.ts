@@ -24,6 +24,12 @@ export interface PreparedQuery<K extends string, O> {
  */
 export function prepared<K extends string, O>(
   build: (db: Executor, param: (name: K) => never) => Compilable<O>,
+  /**
+   * `false` for a batch's set-based statement (`unnestParams`), compiled once here but planned
+   * by PostgreSQL on each run: a plan kept for any values is made without the arrays' sizes,
+   * and cost those statements twice as much (bench/notebook.md, 2026-12-01, 22:50).
+   */
+  { onServer = true }: { onServer?: boolean } = {},
 ): PreparedQuery<K, O> {
   const compiled = new Map<boolean, CompiledQuery<O>>();
   const param = (name: K) => `${marker}${name}` as never;
@@ -35,7 +41,7 @@ export function prepared<K extends string, O>(
       query = build(db, param).compile();
       compiled.set(postgres, query);
       // PostgreSQL also skips parsing and planning it on each run.
-      if (postgres) prepareOnServer(query.sql);
+      if (postgres && onServer) prepareOnServer(query.sql);
     }
     return query;
   }

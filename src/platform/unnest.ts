@@ -13,20 +13,42 @@ export function unnestRows<R extends object, C extends keyof R & string>(
   rows: readonly R[],
   columns: Readonly<Record<C, UnnestType>>,
 ): RawBuilder<Pick<R, C>> {
+  const values = unnestValues(rows, columns);
+  return unnestParams(columns, (name) => values[name] as never) as RawBuilder<never>;
+}
+
+/**
+ * `unnestRows` for a statement compiled once (`prepared(…, { onServer: false })`): each column's
+ * array is the value named after the column, which `unnestValues` makes from a batch's rows.
+ */
+export function unnestParams<C extends string>(
+  columns: Readonly<Record<C, UnnestType>>,
+  param: (name: C) => never,
+): RawBuilder<Record<C, never>> {
   const names = Object.keys(columns) as C[];
-  const arrays = names.map(
-    (name) => sql`${rows.map((row) => row[name] ?? null)}::${sql.raw(columns[name])}[]`,
-  );
-  return sql<Pick<R, C>>`select * from unnest(${sql.join(arrays)}) as rows(${sql.join(
+  const arrays = names.map((name) => sql`${param(name)}::${sql.raw(columns[name])}[]`);
+  return sql<Record<C, never>>`select * from unnest(${sql.join(arrays)}) as rows(${sql.join(
     names.map((name) => sql.id(name)),
   )})`;
 }
 
-/** `unnestRows` as a table to select from: `(select * from unnest(…) as rows(…)) as alias`. */
-export function unnestTable<R extends object, C extends keyof R & string, A extends string>(
+/** `unnestParams` as a table to select from. */
+export function unnestParamsTable<C extends string, A extends string>(
+  columns: Readonly<Record<C, UnnestType>>,
+  param: (name: C) => never,
+  alias: A,
+): AliasedRawBuilder<Record<C, never>, A> {
+  return sql<Record<C, never>>`(${unnestParams(columns, param)})`.as(alias);
+}
+
+/** A batch's rows as the values of an `unnestParams` statement: one array a column. */
+export function unnestValues<R extends object, C extends keyof R & string>(
   rows: readonly R[],
   columns: Readonly<Record<C, UnnestType>>,
-  alias: A,
-): AliasedRawBuilder<Pick<R, C>, A> {
-  return sql<Pick<R, C>>`(${unnestRows(rows, columns)})`.as(alias);
+): Record<C, unknown[]> {
+  const values = {} as Record<C, unknown[]>;
+  for (const name of Object.keys(columns) as C[]) {
+    values[name] = rows.map((row) => row[name] ?? null);
+  }
+  return values;
 }

@@ -1,6 +1,6 @@
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
-import { unnestRows } from '../platform/unnest.js';
+import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
 import type { SubjectsTable } from './table.js';
 
 // Every decision runs these two: they are prepared (src/platform/prepared.ts).
@@ -45,6 +45,28 @@ export async function insertSubject(trx: Trx, row: SubjectsTable): Promise<boole
   return Number(result.numAffectedRows ?? 0) === 1;
 }
 
+const subjectTypes = {
+  tenant_id: 'text',
+  id: 'text',
+  lookup: 'text',
+  wrapped_key: 'text',
+  salt: 'text',
+  commitment: 'text',
+  created_at: 'text',
+  erased_at: 'text',
+} as const satisfies Record<SubjectColumn, UnnestType>;
+
+// Compiled once, planned on each run (`onServer: false`, src/platform/prepared.ts).
+const newSubjects = prepared(
+  (db, p: (name: SubjectColumn) => never) =>
+    db
+      .insertInto('subjects')
+      .columns(subjectColumns)
+      .expression(unnestParams(subjectTypes, p))
+      .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing()),
+  { onServer: false },
+);
+
 /**
  * A batch's new subjects: one prepared statement each on SQLite, one set-based statement on
  * PostgreSQL. Answers how many were kept.
@@ -56,24 +78,8 @@ export async function insertSubjects(trx: Trx, rows: readonly SubjectsTable[]): 
     for (const row of rows) if (await insertSubject(trx, row)) kept += 1;
     return kept;
   }
-  const result = await trx
-    .insertInto('subjects')
-    .columns(subjectColumns)
-    .expression(
-      unnestRows(rows, {
-        tenant_id: 'text',
-        id: 'text',
-        lookup: 'text',
-        wrapped_key: 'text',
-        salt: 'text',
-        commitment: 'text',
-        created_at: 'text',
-        erased_at: 'text',
-      }),
-    )
-    .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0);
+  const result = await newSubjects.run(trx, unnestValues(rows, subjectTypes));
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /** Subjects by id, erased ones included (their key and salt are null). */
