@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { anySubscriber, type EventType, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
-import { unnestRows } from '../platform/unnest.js';
+import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
 import type { DecisionValue } from './table.js';
 
 /** What a batch asks about one decision's customer. */
@@ -47,31 +47,22 @@ export interface StoredStanding {
   event_wanted: boolean;
 }
 
-/**
- * Every decision's customer, states and idempotency record in one statement: the subject by
- * its look-up, their state on the template, their latest decision on the release, the key's
- * record. Answered in the order asked.
- */
-export async function findStandings(
-  trx: Trx,
-  queries: readonly StandingQuery[],
-): Promise<StoredStanding[]> {
-  if (!isPostgres(trx)) {
-    const standings: StoredStanding[] = [];
-    for (const query of queries) standings.push(await findStanding(trx, query));
-    return standings;
-  }
-  const numbered = queries.map((query, i) => ({ ...query, i }));
-  const asked = unnestRows(numbered, {
-    i: 'integer',
-    tenant_id: 'text',
-    lookup: 'text',
-    template_id: 'text',
-    release_id: 'text',
-    idempotency_key: 'text',
-    event_type: 'text',
-  });
-  const { rows } = await sql<StoredStanding & { i: number }>`
+const askedTypes = {
+  i: 'integer',
+  tenant_id: 'text',
+  lookup: 'text',
+  template_id: 'text',
+  release_id: 'text',
+  idempotency_key: 'text',
+  event_type: 'text',
+} as const satisfies Record<keyof StandingQuery | 'i', UnnestType>;
+
+// Compiled once, its arrays the batch's values, planned on each run (`onServer: false`,
+// src/platform/prepared.ts).
+const standings = prepared(
+  (db, p: (name: keyof typeof askedTypes) => never) => ({
+    compile: () =>
+      sql<StoredStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
       ts.decision_count, ts.last_decision as template_last,
       d.id as release_last_id, d.consent_version_id as release_last_version_id,
@@ -80,7 +71,7 @@ export async function findStandings(
       k.customer_lookup as key_lookup, k.request_hash as key_request_hash,
       k.status_code as key_status, k.response_body as key_body, k.created_at as key_created_at,
       ${subscribedSql(sql.ref('q.tenant_id'), sql.ref('q.event_type'), 'any')} as event_wanted
-    from (${asked}) as q
+    from (${unnestParams(askedTypes, p)}) as q
     left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
     left join customer_template_states as ts
       on ts.tenant_id = q.tenant_id and ts.subject_id = s.id and ts.template_id = q.template_id
@@ -92,7 +83,27 @@ export async function findStandings(
     ) as r on true
     left join decisions as d on d.tenant_id = q.tenant_id and d.id = r.last_decision_id
     left join idempotency_keys as k on k.tenant_id = q.tenant_id and k.key = q.idempotency_key
-  `.execute(trx);
+  `.compile(db),
+  }),
+  { onServer: false },
+);
+
+/**
+ * Every decision's customer, states and idempotency record in one statement: the subject by
+ * its look-up, their state on the template, their latest decision on the release, the key's
+ * record. Answered in the order asked.
+ */
+export async function findStandings(
+  trx: Trx,
+  queries: readonly StandingQuery[],
+): Promise<StoredStanding[]> {
+  if (!isPostgres(trx)) {
+    const found: StoredStanding[] = [];
+    for (const query of queries) found.push(await findStanding(trx, query));
+    return found;
+  }
+  const numbered = queries.map((query, i) => ({ ...query, i }));
+  const { rows } = await standings.run(trx, unnestValues(numbered, askedTypes));
   const byPosition: StoredStanding[] = [];
   for (const { i, ...standing } of rows) byPosition[i] = standing;
   return byPosition;
