@@ -1,25 +1,15 @@
 import { type AliasedRawBuilder, type RawBuilder, sql } from 'kysely';
 
-/** The PostgreSQL array types a column of `unnestRows` may take. */
+/** The PostgreSQL array types a column of `unnestParams` may take. */
 export type UnnestType = 'text' | 'integer';
 
 /**
- * PostgreSQL: rows as a table, one array parameter per column
+ * PostgreSQL: a batch's rows as a table, one array parameter per column
  * (`select * from unnest($1::text[], $2::integer[]) as rows(a, b)`), for set-based statements
  * (`insert … select`, `… join`). A batch of any size is one statement with as many parameters
- * as columns: the server parses and plans it once, and sends nothing back per row.
- */
-export function unnestRows<R extends object, C extends keyof R & string>(
-  rows: readonly R[],
-  columns: Readonly<Record<C, UnnestType>>,
-): RawBuilder<Pick<R, C>> {
-  const values = unnestValues(rows, columns);
-  return unnestParams(columns, (name) => values[name] as never) as RawBuilder<never>;
-}
-
-/**
- * `unnestRows` for a statement compiled once (`prepared(…, { onServer: false })`): each column's
- * array is the value named after the column, which `unnestValues` makes from a batch's rows.
+ * as columns, and sends nothing back per row. Made for a statement compiled once
+ * (`prepared(…, { onServer: false })`, prepared.ts): each column's array is the value named
+ * after the column, which `unnestValues` makes from the batch's rows.
  */
 export function unnestParams<C extends string>(
   columns: Readonly<Record<C, UnnestType>>,
@@ -32,7 +22,7 @@ export function unnestParams<C extends string>(
   )})`;
 }
 
-/** `unnestParams` as a table to select from. */
+/** `unnestParams` as a table to select from: `(select * from unnest(…) as rows(…)) as alias`. */
 export function unnestParamsTable<C extends string, A extends string>(
   columns: Readonly<Record<C, UnnestType>>,
   param: (name: C) => never,

@@ -1,7 +1,7 @@
 import type { Executor, Trx } from '../platform/db.js';
 import { isPostgres } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
-import { unnestRows } from '../platform/unnest.js';
+import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
 import type { IdempotencyKeysTable } from './table.js';
 
 type KeyColumn = keyof IdempotencyKeysTable & string;
@@ -29,6 +29,36 @@ const saveKey = prepared((db, p: (name: KeyColumn) => never) =>
     ),
 );
 
+const keyTypes = {
+  tenant_id: 'text',
+  key: 'text',
+  customer_lookup: 'text',
+  request_hash: 'text',
+  status_code: 'integer',
+  response_body: 'text',
+  created_at: 'text',
+} as const satisfies Record<KeyColumn, UnnestType>;
+
+// PostgreSQL: a batch's records in one statement over one array a column, compiled once and
+// planned on each run (src/platform/prepared.ts).
+const saveKeys = prepared(
+  (db, p: (name: KeyColumn) => never) =>
+    db
+      .insertInto('idempotency_keys')
+      .columns(Object.keys(keyTypes) as KeyColumn[])
+      .expression(unnestParams(keyTypes, p))
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
+          customer_lookup: eb.ref('excluded.customer_lookup'),
+          request_hash: eb.ref('excluded.request_hash'),
+          status_code: eb.ref('excluded.status_code'),
+          response_body: eb.ref('excluded.response_body'),
+          created_at: eb.ref('excluded.created_at'),
+        })),
+      ),
+  { onServer: false },
+);
+
 /** A batch's idempotency records, one per key: the latest answer of each. */
 export async function saveIdempotencyRecords(
   trx: Trx,
@@ -39,38 +69,7 @@ export async function saveIdempotencyRecords(
     for (const record of records) await saveKey.run(trx, record);
     return;
   }
-  await trx
-    .insertInto('idempotency_keys')
-    .columns([
-      'tenant_id',
-      'key',
-      'customer_lookup',
-      'request_hash',
-      'status_code',
-      'response_body',
-      'created_at',
-    ])
-    .expression(
-      unnestRows(records, {
-        tenant_id: 'text',
-        key: 'text',
-        customer_lookup: 'text',
-        request_hash: 'text',
-        status_code: 'integer',
-        response_body: 'text',
-        created_at: 'text',
-      }),
-    )
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
-        customer_lookup: eb.ref('excluded.customer_lookup'),
-        request_hash: eb.ref('excluded.request_hash'),
-        status_code: eb.ref('excluded.status_code'),
-        response_body: eb.ref('excluded.response_body'),
-        created_at: eb.ref('excluded.created_at'),
-      })),
-    )
-    .execute();
+  await saveKeys.run(trx, unnestValues(records, keyTypes));
 }
 
 /** The records of some keys, each by tenant and key; in one statement. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
-import { unnestRows } from '../platform/unnest.js';
+import { prepared } from '../platform/prepared.js';
+import { unnestParams, unnestValues } from '../platform/unnest.js';
 import type {
   EventType,
   WebhookDeliveriesTable,
@@ -122,6 +123,18 @@ export async function moveSequence(
   return Number(moved.numUpdatedRows) === 1;
 }
 
+const positionTypes = { id: 'text', position: 'integer', log_index: 'integer' } as const;
+
+// Compiled once, planned on each run (src/platform/prepared.ts).
+const positionsOf = prepared(
+  (db, p: (name: keyof typeof positionTypes) => never) => ({
+    compile: () =>
+      sql`update webhook_events as e set position = r.position, log_index = r.log_index
+        from (${unnestParams(positionTypes, p)}) as r where e.id = r.id`.compile(db),
+  }),
+  { onServer: false },
+);
+
 /** Gives events their positions (and log indexes): one statement on PostgreSQL. */
 export async function setPositions(
   trx: Trx,
@@ -138,9 +151,7 @@ export async function setPositions(
     }
     return;
   }
-  const table = unnestRows(rows, { id: 'text', position: 'integer', log_index: 'integer' });
-  await sql`update webhook_events as e set position = r.position, log_index = r.log_index
-    from (${table}) as r where e.id = r.id`.execute(trx);
+  await positionsOf.run(trx, unnestValues(rows, positionTypes));
 }
 
 export async function insertEndpoint(db: Executor, row: WebhookEndpointsTable): Promise<void> {
