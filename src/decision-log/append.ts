@@ -3,7 +3,6 @@ import { tryLockKey } from '../platform/locks.js';
 import { nowIso } from '../platform/time.js';
 import {
   foldRightBorder,
-  leafHash,
   type NodeId,
   type NoteSigner,
   nodeHash,
@@ -11,6 +10,7 @@ import {
   rootNodeIds,
   signCheckpoint,
 } from '../proof/index.js';
+import { loggedLeafHash } from './logged-leaf.js';
 import { lowestStoredLevel, readNodes } from './nodes.js';
 import {
   defaultOrigin,
@@ -76,7 +76,8 @@ export async function appendBatch(
     // complete subtrees of the old tree, which are exactly the old root's border.
     const known = await readNodes(trx, logId, rootNodeIds(oldSize));
     const newNodes: TlogNodesTable[] = [];
-    const hashes = pending.map((row) => leafHash(Buffer.from(row.leaf, 'utf8')));
+    // A queued leaf is its text, or its hash alone as a release after this one may queue it.
+    const hashes = pending.map((row) => loggedLeafHash(row.leaf));
     pending.forEach((_, i) => {
       const index = oldSize + i;
       for (const node of nodesCompletedByLeaf(index)) {

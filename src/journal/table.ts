@@ -8,6 +8,10 @@ export type EventType = string;
 export interface TlogPendingTable {
   log_id: string;
   record_id: string;
+  /**
+   * The leaf's text; the integrator takes its hash alone (64 hex digits) too, as a later release
+   * may queue it (src/decision-log/logged-leaf.ts).
+   */
   leaf: string;
   queued_at: string;
 }

@@ -2,7 +2,8 @@
  * The log keeps each leaf's hash alone (64 hex digits in `tlog_entries.leaf`); entries that 0.4.0
  * writes with their texts, during a rolling upgrade, are read alike: receipts are the same byte
  * for byte and verify, the audit is clean and still names an edited record, the smallest subtrees
- * of proofs are recomputed from either. Migration 0052 turns texts into hashes.
+ * of proofs are recomputed from either. Migration 0052 turns texts into hashes. The queue
+ * (`tlog_pending`) is read alike: a leaf queued as its hash is appended as its text would be.
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
@@ -135,5 +136,40 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       });
     }
     expect(await audited()).toMatchObject({ entries: 25, ok: true });
+  });
+
+  it('appends a leaf queued as its hash as it appends one queued as its text', async () => {
+    // The integrator runs once a minute here: both leaves wait in the queue, as texts.
+    const queued = [await decide('customer-40', 'given'), await decide('customer-41', 'reject')];
+    const texts = new Map(
+      (
+        await t.db
+          .selectFrom('tlog_pending')
+          .select(['record_id', 'leaf'])
+          .where('log_id', '=', a.tenant.id)
+          .where('record_id', 'in', queued)
+          .execute()
+      ).map((row) => [row.record_id, row.leaf]),
+    );
+    expect([...texts.values()].map((leaf) => leaf.startsWith('consent-log/'))).toEqual([
+      true,
+      true,
+    ]);
+    // The second as a release that queues hashes alone writes it.
+    const second = queued[1] as string;
+    await t.db
+      .updateTable('tlog_pending')
+      .set({ leaf: hashHex(texts.get(second) as string) })
+      .where('log_id', '=', a.tenant.id)
+      .where('record_id', '=', second)
+      .execute();
+    for (const id of queued) {
+      const shown = await receipt(id);
+      expect(shown.leaf).toBe(texts.get(id));
+      expect(verifyReceipt(shown, [verifier()], registry.formats)).toMatchObject({ ok: true });
+    }
+    const hashes = await logged();
+    for (const id of queued) expect(hashes.get(id)).toBe(hashHex(texts.get(id) as string));
+    expect(await audited()).toMatchObject({ entries: 27, ok: true, findings: [] });
   });
 });
