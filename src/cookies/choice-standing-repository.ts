@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
-import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
+import { answersInOrder, batchStatement } from '../platform/unnest.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
 import type { ChoiceMethod } from './banner-config.js';
 
@@ -45,34 +45,29 @@ export interface StoredChoiceStanding {
 
 const eventType = 'cookie_decision.recorded';
 
-const askedTypes = {
-  i: 'integer',
-  tenant_id: 'text',
-  system_id: 'text',
-  event_id: 'text',
-  lookup: 'text',
-  customer_lookup: 'text',
-} as const satisfies Record<string, UnnestType>;
-
-// Compiled once, its arrays the batch's values, planned on each run (src/platform/prepared.ts).
-const choiceStandings = prepared(
-  (db, p: (name: keyof typeof askedTypes) => never) => ({
-    compile: () =>
-      sql<StoredChoiceStanding & { i: number }>`
+const choiceStandings = batchStatement(
+  {
+    i: 'integer',
+    tenant_id: 'text',
+    system_id: 'text',
+    event_id: 'text',
+    lookup: 'text',
+    customer_lookup: 'text',
+  },
+  (_db, asked) =>
+    sql<StoredChoiceStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
       c.id as earlier_id, c.decided_at as earlier_at, c.method as earlier_method,
       c.categories as earlier_categories,
       ${subscribedSql(sql.ref('q.tenant_id'), eventType, 'any')} as event_wanted,
       cs.id as customer_subject_id, cs.wrapped_key as customer_wrapped_key,
       cs.salt as customer_salt
-    from (${unnestParams(askedTypes, p)}) as q
+    from (${asked}) as q
     left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
     left join subjects as cs on cs.tenant_id = q.tenant_id and cs.lookup = q.customer_lookup
     left join cookie_decisions as c
       on c.tenant_id = q.tenant_id and c.system_id = q.system_id and c.event_id = q.event_id
-  `.compile(db),
-  }),
-  { onServer: false },
+  `,
 );
 
 /** Every choice's standing, answered in the order asked. */
@@ -86,11 +81,7 @@ export async function findChoiceStandings(
     for (const query of queries) standings.push(await findChoiceStanding(trx, query));
     return standings;
   }
-  const numbered = queries.map((query, i) => ({ ...query, i }));
-  const { rows } = await choiceStandings.run(trx, unnestValues(numbered, askedTypes));
-  const byPosition: StoredChoiceStanding[] = [];
-  for (const { i, ...standing } of rows) byPosition[i] = standing;
-  return byPosition;
+  return answersInOrder(choiceStandings, trx, queries);
 }
 
 const earlierChoice = prepared((db, p: (name: 'tenantId' | 'systemId' | 'eventId') => never) =>

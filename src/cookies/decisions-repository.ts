@@ -1,6 +1,6 @@
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
-import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
+import { batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { CookieDecisionRow, CookieDecisionsTable } from './table.js';
 
 // A batch of choices (writes.ts) writes its rows in one set-based statement on
@@ -38,14 +38,8 @@ const insertChoice = prepared((db, p: (name: ChoiceColumn) => never) =>
   db.insertInto('cookie_decisions').values(paramRow(choiceColumns, p)),
 );
 
-// Compiled once, planned on each run (src/platform/prepared.ts).
-const insertChoices = prepared(
-  (db, p: (name: ChoiceColumn) => never) =>
-    db
-      .insertInto('cookie_decisions')
-      .columns(choiceColumns)
-      .expression(unnestParams(choiceTypes, p)),
-  { onServer: false },
+const insertChoices = batchStatement(choiceTypes, (db, rows) =>
+  db.insertInto('cookie_decisions').columns(choiceColumns).expression(rows),
 );
 
 /** A batch's choices. */
@@ -58,7 +52,7 @@ export async function insertCookieDecisions(
     for (const row of rows) await insertChoice.run(trx, row);
     return;
   }
-  await insertChoices.run(trx, unnestValues(rows, choiceTypes));
+  await insertChoices.run(trx, rows);
 }
 
 /** A page of a tenant's choices (of one system, or all), oldest first, after a position. */

@@ -1,6 +1,5 @@
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
-import { prepared } from '../platform/prepared.js';
-import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
+import { batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { NodeId } from '../proof/index.js';
 import type {
   TlogAuditsTable,
@@ -113,31 +112,26 @@ const nodeTypes = {
   hash: 'text',
 } as const satisfies Record<keyof TlogNodesTable, UnnestType>;
 
-// PostgreSQL: an append's rows in one statement over one array a column, compiled once and
-// planned on each run (src/platform/prepared.ts); a list of values would be a new text for each
-// size, built and parsed every time.
-const manyEntries = prepared(
-  (db, p: (name: keyof TlogEntriesTable) => never) =>
-    db
-      .insertInto('tlog_entries')
-      .columns(Object.keys(entryTypes) as (keyof TlogEntriesTable)[])
-      .expression(unnestParams(entryTypes, p)),
-  { onServer: false },
+// PostgreSQL: an append's rows in one statement (a list of values would be a new text for each
+// size, built and parsed every time).
+const manyEntries = batchStatement(entryTypes, (db, rows) =>
+  db
+    .insertInto('tlog_entries')
+    .columns(Object.keys(entryTypes) as (keyof TlogEntriesTable)[])
+    .expression(rows),
 );
 
-const manyNodes = prepared(
-  (db, p: (name: keyof TlogNodesTable) => never) =>
-    db
-      .insertInto('tlog_nodes')
-      .columns(Object.keys(nodeTypes) as (keyof TlogNodesTable)[])
-      .expression(unnestParams(nodeTypes, p)),
-  { onServer: false },
+const manyNodes = batchStatement(nodeTypes, (db, rows) =>
+  db
+    .insertInto('tlog_nodes')
+    .columns(Object.keys(nodeTypes) as (keyof TlogNodesTable)[])
+    .expression(rows),
 );
 
 export async function insertEntries(trx: Trx, rows: readonly TlogEntriesTable[]): Promise<void> {
   if (rows.length === 0) return;
   if (isPostgres(trx)) {
-    await manyEntries.run(trx, unnestValues(rows, entryTypes));
+    await manyEntries.run(trx, rows);
     return;
   }
   for (const slice of slices(rows)) await trx.insertInto('tlog_entries').values(slice).execute();
@@ -146,7 +140,7 @@ export async function insertEntries(trx: Trx, rows: readonly TlogEntriesTable[])
 export async function insertNodes(trx: Trx, rows: readonly TlogNodesTable[]): Promise<void> {
   if (rows.length === 0) return;
   if (isPostgres(trx)) {
-    await manyNodes.run(trx, unnestValues(rows, nodeTypes));
+    await manyNodes.run(trx, rows);
     return;
   }
   for (const slice of slices(rows)) await trx.insertInto('tlog_nodes').values(slice).execute();

@@ -1,11 +1,6 @@
 import { isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
-import {
-  type UnnestType,
-  unnestParams,
-  unnestParamsTable,
-  unnestValues,
-} from '../platform/unnest.js';
+import { batchStatement, rowsAs, type UnnestType } from '../platform/unnest.js';
 import type { DecisionRow } from './table.js';
 
 // The statements of every decision are prepared (src/platform/prepared.ts).
@@ -103,84 +98,78 @@ const decisionTypes = {
   evidence_salt: 'text',
 } as const satisfies Record<DecisionColumn, UnnestType>;
 
-const insertDecisions = prepared(
-  (db, p: (name: DecisionColumn) => never) =>
-    db.insertInto('decisions').columns(decisionColumns).expression(unnestParams(decisionTypes, p)),
-  { onServer: false },
+const insertDecisions = batchStatement(decisionTypes, (db, rows) =>
+  db.insertInto('decisions').columns(decisionColumns).expression(rows),
 );
 
-const saveTemplateStates = prepared(
-  (db, p: (name: DecisionColumn) => never) =>
-    db
-      .insertInto('customer_template_states')
-      .columns([
-        'tenant_id',
-        'subject_id',
-        'template_id',
-        'decision_count',
-        'last_consent_version_id',
-        'last_decision_id',
-        'last_decision',
-        'last_decided_at',
-      ])
-      .expression((eb) =>
-        eb
-          .selectFrom(unnestParamsTable(decisionTypes, p, 'r'))
-          .select([
-            'r.tenant_id',
-            'r.subject_id',
-            'r.template_id',
-            'r.seq',
-            'r.consent_version_id',
-            'r.id',
-            'r.decision',
-            'r.decided_at',
-          ]),
-      )
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet((eb) => ({
-          decision_count: eb.ref('excluded.decision_count'),
-          last_consent_version_id: eb.ref('excluded.last_consent_version_id'),
-          last_decision_id: eb.ref('excluded.last_decision_id'),
-          last_decision: eb.ref('excluded.last_decision'),
-          last_decided_at: eb.ref('excluded.last_decided_at'),
-        })),
-      ),
-  { onServer: false },
+const saveTemplateStates = batchStatement(decisionTypes, (db, rows) =>
+  db
+    .insertInto('customer_template_states')
+    .columns([
+      'tenant_id',
+      'subject_id',
+      'template_id',
+      'decision_count',
+      'last_consent_version_id',
+      'last_decision_id',
+      'last_decision',
+      'last_decided_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom(rowsAs(rows, 'r'))
+        .select([
+          'r.tenant_id',
+          'r.subject_id',
+          'r.template_id',
+          'r.seq',
+          'r.consent_version_id',
+          'r.id',
+          'r.decision',
+          'r.decided_at',
+        ]),
+    )
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet((eb) => ({
+        decision_count: eb.ref('excluded.decision_count'),
+        last_consent_version_id: eb.ref('excluded.last_consent_version_id'),
+        last_decision_id: eb.ref('excluded.last_decision_id'),
+        last_decision: eb.ref('excluded.last_decision'),
+        last_decided_at: eb.ref('excluded.last_decided_at'),
+      })),
+    ),
 );
 
-const saveVersionStates = prepared(
-  (db, p: (name: DecisionColumn) => never) =>
-    db
-      .insertInto('customer_version_states')
-      .columns([
-        'tenant_id',
-        'subject_id',
-        'consent_version_id',
-        'last_decision_id',
-        'last_decision',
-        'last_decided_at',
-      ])
-      .expression((eb) =>
-        eb
-          .selectFrom(unnestParamsTable(decisionTypes, p, 'r'))
-          .select([
-            'r.tenant_id',
-            'r.subject_id',
-            'r.consent_version_id',
-            'r.id',
-            'r.decision',
-            'r.decided_at',
-          ]),
-      )
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet((eb) => ({
-          last_decision_id: eb.ref('excluded.last_decision_id'),
-          last_decision: eb.ref('excluded.last_decision'),
-          last_decided_at: eb.ref('excluded.last_decided_at'),
-        })),
-      ),
-  { onServer: false },
+const saveVersionStates = batchStatement(decisionTypes, (db, rows) =>
+  db
+    .insertInto('customer_version_states')
+    .columns([
+      'tenant_id',
+      'subject_id',
+      'consent_version_id',
+      'last_decision_id',
+      'last_decision',
+      'last_decided_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom(rowsAs(rows, 'r'))
+        .select([
+          'r.tenant_id',
+          'r.subject_id',
+          'r.consent_version_id',
+          'r.id',
+          'r.decision',
+          'r.decided_at',
+        ]),
+    )
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet((eb) => ({
+        last_decision_id: eb.ref('excluded.last_decision_id'),
+        last_decision: eb.ref('excluded.last_decision'),
+        last_decided_at: eb.ref('excluded.last_decided_at'),
+      })),
+    ),
 );
 
 /**
@@ -202,7 +191,7 @@ export async function appendDecisions(
     for (const row of versionStates) await saveVersionState.run(trx, values(row));
     return;
   }
-  await insertDecisions.run(trx, unnestValues(rows, decisionTypes));
-  await saveTemplateStates.run(trx, unnestValues(templateStates, decisionTypes));
-  await saveVersionStates.run(trx, unnestValues(versionStates, decisionTypes));
+  await insertDecisions.run(trx, rows);
+  await saveTemplateStates.run(trx, templateStates);
+  await saveVersionStates.run(trx, versionStates);
 }

@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { anySubscriber, type EventType, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
-import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
+import { answersInOrder, batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { DecisionValue } from './table.js';
 
 /** What a batch asks about one decision's customer. */
@@ -57,12 +57,10 @@ const askedTypes = {
   event_type: 'text',
 } as const satisfies Record<keyof StandingQuery | 'i', UnnestType>;
 
-// Compiled once, its arrays the batch's values, planned on each run (`onServer: false`,
-// src/platform/prepared.ts).
-const standings = prepared(
-  (db, p: (name: keyof typeof askedTypes) => never) => ({
-    compile: () =>
-      sql<StoredStanding & { i: number }>`
+const standings = batchStatement(
+  askedTypes,
+  (_db, asked) =>
+    sql<StoredStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
       ts.decision_count, ts.last_decision as template_last,
       d.id as release_last_id, d.consent_version_id as release_last_version_id,
@@ -71,7 +69,7 @@ const standings = prepared(
       k.customer_lookup as key_lookup, k.request_hash as key_request_hash,
       k.status_code as key_status, k.response_body as key_body, k.created_at as key_created_at,
       ${subscribedSql(sql.ref('q.tenant_id'), sql.ref('q.event_type'), 'any')} as event_wanted
-    from (${unnestParams(askedTypes, p)}) as q
+    from (${asked}) as q
     left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
     left join customer_template_states as ts
       on ts.tenant_id = q.tenant_id and ts.subject_id = s.id and ts.template_id = q.template_id
@@ -83,9 +81,7 @@ const standings = prepared(
     ) as r on true
     left join decisions as d on d.tenant_id = q.tenant_id and d.id = r.last_decision_id
     left join idempotency_keys as k on k.tenant_id = q.tenant_id and k.key = q.idempotency_key
-  `.compile(db),
-  }),
-  { onServer: false },
+  `,
 );
 
 /**
@@ -102,11 +98,7 @@ export async function findStandings(
     for (const query of queries) found.push(await findStanding(trx, query));
     return found;
   }
-  const numbered = queries.map((query, i) => ({ ...query, i }));
-  const { rows } = await standings.run(trx, unnestValues(numbered, askedTypes));
-  const byPosition: StoredStanding[] = [];
-  for (const { i, ...standing } of rows) byPosition[i] = standing;
-  return byPosition;
+  return answersInOrder(standings, trx, queries);
 }
 
 // SQLite: one decision's standing, in the statements `findStandings` answers in one on

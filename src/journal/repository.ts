@@ -1,15 +1,15 @@
 import { type RawBuilder, sql } from 'kysely';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
-import { unnestParams, unnestValues } from '../platform/unnest.js';
+import { batchStatement } from '../platform/unnest.js';
 import type { EventType, TlogPendingTable, WebhookEventsTable } from './table.js';
 
 export type NewLeaf = TlogPendingTable;
 export type NewEvent = Omit<WebhookEventsTable, 'position' | 'log_index'>;
 
 // Every decision writes a leaf: the single-row statements are prepared (src/platform/prepared.ts).
-const leafColumns = ['log_id', 'record_id', 'leaf', 'queued_at'] as const;
-const oneLeaf = prepared((db, p: (name: (typeof leafColumns)[number]) => never) =>
+const leafTypes = { log_id: 'text', record_id: 'text', leaf: 'text', queued_at: 'text' } as const;
+const oneLeaf = prepared((db, p: (name: keyof typeof leafTypes) => never) =>
   db.insertInto('tlog_pending').values({
     log_id: p('log_id'),
     record_id: p('record_id'),
@@ -18,16 +18,11 @@ const oneLeaf = prepared((db, p: (name: (typeof leafColumns)[number]) => never) 
   }),
 );
 
-const leafTypes = { log_id: 'text', record_id: 'text', leaf: 'text', queued_at: 'text' } as const;
-
-// A batch's statements are compiled once and planned on each run (`onServer: false`).
-const manyLeaves = prepared(
-  (db, p: (name: (typeof leafColumns)[number]) => never) =>
-    db
-      .insertInto('tlog_pending')
-      .columns([...leafColumns])
-      .expression(unnestParams(leafTypes, p)),
-  { onServer: false },
+const manyLeaves = batchStatement(leafTypes, (db, rows) =>
+  db
+    .insertInto('tlog_pending')
+    .columns(Object.keys(leafTypes) as (keyof typeof leafTypes)[])
+    .expression(rows),
 );
 
 /**
@@ -41,7 +36,7 @@ export async function insertLeaves(trx: Trx, rows: readonly NewLeaf[]): Promise<
     for (const row of rows) await oneLeaf.run(trx, row);
     return;
   }
-  await manyLeaves.run(trx, unnestValues(rows, leafTypes));
+  await manyLeaves.run(trx, rows);
 }
 
 const eventColumns = {
@@ -54,13 +49,11 @@ const eventColumns = {
   occurred_at: 'text',
 } as const;
 
-const manyEvents = prepared(
-  (db, p: (name: keyof typeof eventColumns) => never) =>
-    db
-      .insertInto('webhook_events')
-      .columns(Object.keys(eventColumns) as (keyof typeof eventColumns)[])
-      .expression(unnestParams(eventColumns, p)),
-  { onServer: false },
+const manyEvents = batchStatement(eventColumns, (db, rows) =>
+  db
+    .insertInto('webhook_events')
+    .columns(Object.keys(eventColumns) as (keyof typeof eventColumns)[])
+    .expression(rows),
 );
 
 /** Events in the caller's transaction, as `insertLeaves`: one statement on PostgreSQL. */
@@ -75,7 +68,7 @@ export async function insertEvents(trx: Trx, events: readonly NewEvent[]): Promi
     }
     return;
   }
-  await manyEvents.run(trx, unnestValues(events, eventColumns));
+  await manyEvents.run(trx, events);
 }
 
 /**

@@ -25,9 +25,8 @@ export interface PreparedQuery<K extends string, O> {
 export function prepared<K extends string, O>(
   build: (db: Executor, param: (name: K) => never) => Compilable<O>,
   /**
-   * `false` for a batch's set-based statement (`unnestParams`), compiled once here but planned
-   * by PostgreSQL on each run: a plan kept for any values is made without the arrays' sizes,
-   * and cost those statements twice as much (bench/notebook.md, 2026-12-01, 22:50).
+   * `false` for a statement PostgreSQL is to plan on each run: a batch's (`batchStatement`,
+   * unnest.ts).
    */
   { onServer = true }: { onServer?: boolean } = {},
 ): PreparedQuery<K, O> {

@@ -1,44 +1,83 @@
-import { type AliasedRawBuilder, type RawBuilder, sql } from 'kysely';
+import {
+  type AliasedRawBuilder,
+  type CompiledQuery,
+  type QueryResult,
+  type RawBuilder,
+  sql,
+} from 'kysely';
+import type { Executor } from './db.js';
+import { prepared } from './prepared.js';
 
-/** The PostgreSQL array types a column of `unnestParams` may take. */
+/** The PostgreSQL array types a column of a batch statement may take. */
 export type UnnestType = 'text' | 'integer';
 
-/**
- * PostgreSQL: a batch's rows as a table, one array parameter per column
- * (`select * from unnest($1::text[], $2::integer[]) as rows(a, b)`), for set-based statements
- * (`insert … select`, `… join`). A batch of any size is one statement with as many parameters
- * as columns, and sends nothing back per row. Made for a statement compiled once
- * (`prepared(…, { onServer: false })`, prepared.ts): each column's array is the value named
- * after the column, which `unnestValues` makes from the batch's rows.
- */
-export function unnestParams<C extends string>(
-  columns: Readonly<Record<C, UnnestType>>,
-  param: (name: C) => never,
-): RawBuilder<Record<C, never>> {
-  const names = Object.keys(columns) as C[];
-  const arrays = names.map((name) => sql`${param(name)}::${sql.raw(columns[name])}[]`);
-  return sql<Record<C, never>>`select * from unnest(${sql.join(arrays)}) as rows(${sql.join(
-    names.map((name) => sql.id(name)),
-  )})`;
+/** A query builder or raw SQL: either compiles for an executor. */
+interface Compiles<O> {
+  compile(db: Executor): CompiledQuery<O>;
 }
 
-/** `unnestParams` as a table to select from: `(select * from unnest(…) as rows(…)) as alias`. */
-export function unnestParamsTable<C extends string, A extends string>(
+/** A PostgreSQL statement over a batch's rows (`batchStatement`). */
+export interface BatchStatement<C extends string, O> {
+  run(db: Executor, rows: readonly Partial<Record<C, unknown>>[]): Promise<QueryResult<O>>;
+}
+
+/**
+ * PostgreSQL: a set-based statement over a batch's rows (`insert … select`, `… join`), the rows
+ * as a table with one array parameter per column
+ * (`select * from unnest($1::text[], $2::integer[]) as rows(a, b)`): a batch of any size is one
+ * statement with as many parameters as columns, and sends nothing back per row. `build` gets
+ * that table and runs once (`prepared.ts`); each run passes the batch's columns as the arrays.
+ * The server plans it on each run (`onServer: false`): a plan kept for any arrays is made
+ * without their sizes, and cost these statements twice as much (bench/notebook.md, 2026-12-01,
+ * 22:50).
+ */
+export function batchStatement<C extends string, O>(
   columns: Readonly<Record<C, UnnestType>>,
-  param: (name: C) => never,
+  build: (db: Executor, rows: RawBuilder<Record<C, never>>) => Compiles<O>,
+): BatchStatement<C, O> {
+  const names = Object.keys(columns) as C[];
+  const query = prepared(
+    (db, param: (name: C) => never) => {
+      const arrays = names.map((name) => sql`${param(name)}::${sql.raw(columns[name])}[]`);
+      const rows = sql<Record<C, never>>`select * from unnest(${sql.join(
+        arrays,
+      )}) as rows(${sql.join(names.map((name) => sql.id(name)))})`;
+      const built = build(db, rows);
+      return { compile: () => built.compile(db) };
+    },
+    { onServer: false },
+  );
+  return {
+    run(db, rows) {
+      const values = {} as Record<C, unknown[]>;
+      for (const name of names) values[name] = rows.map((row) => row[name] ?? null);
+      return query.run(db, values);
+    },
+  };
+}
+
+/** A batch's rows as a table to select from: `(select * from unnest(…) as rows(…)) as alias`. */
+export function rowsAs<C extends string, A extends string>(
+  rows: RawBuilder<Record<C, never>>,
   alias: A,
 ): AliasedRawBuilder<Record<C, never>, A> {
-  return sql<Record<C, never>>`(${unnestParams(columns, param)})`.as(alias);
+  return sql<Record<C, never>>`(${rows})`.as(alias);
 }
 
-/** A batch's rows as the values of an `unnestParams` statement: one array a column. */
-export function unnestValues<R extends object, C extends keyof R & string>(
-  rows: readonly R[],
-  columns: Readonly<Record<C, UnnestType>>,
-): Record<C, unknown[]> {
-  const values = {} as Record<C, unknown[]>;
-  for (const name of Object.keys(columns) as C[]) {
-    values[name] = rows.map((row) => row[name] ?? null);
-  }
-  return values;
+/**
+ * A batch of look-ups whose statement selects each one's position in the batch (`i`, a column
+ * of the statement's rows): the answers in the order asked.
+ */
+export async function answersInOrder<O extends { i: number }>(
+  statement: BatchStatement<'i', O>,
+  db: Executor,
+  queries: readonly object[],
+): Promise<Omit<O, 'i'>[]> {
+  const { rows } = await statement.run(
+    db,
+    queries.map((query, i) => ({ ...query, i })),
+  );
+  const byPosition: Omit<O, 'i'>[] = [];
+  for (const { i, ...answer } of rows) byPosition[i] = answer;
+  return byPosition;
 }

@@ -8,7 +8,7 @@ import { type Kysely, sql } from 'kysely';
 import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { type PreparedQuery, paramRow, prepared } from '../platform/prepared.js';
-import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
+import { answersInOrder, batchStatement, type UnnestType } from '../platform/unnest.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
 import type { HistoryPageQuery, Standing } from './kind.js';
 
@@ -139,52 +139,44 @@ export function controlStatements(tables: ControlTables) {
       ),
     ) as never;
 
-  // PostgreSQL: a batch's statements over one array a column, compiled once for the kind's
-  // tables and planned on each run (src/platform/prepared.ts).
+  // PostgreSQL: a batch's statements (src/platform/unnest.ts), built for the kind's tables.
   const askedTypes = {
     i: 'integer',
     tenant_id: 'text',
     lookup: 'text',
     ...Object.fromEntries(tables.stateKey.map((column) => [column, 'text' as const])),
-  } as Record<'i' | 'tenant_id' | 'lookup', UnnestType>;
+  } as Record<string, UnnestType>;
   const on = stateKey.map((column) =>
     column === 'subject_id'
       ? sql`c.subject_id = s.id`
       : sql`c.${sql.id(column)} = q.${sql.id(column)}`,
   );
-  const allStandings = prepared(
-    (db, p: (name: string) => never) => ({
-      compile: () =>
-        sql<ControlStanding & { i: number }>`
+  const allStandings = batchStatement(
+    askedTypes,
+    (_db, asked) =>
+      sql<ControlStanding & { i: number }>`
       select q.i, s.id as subject_id, s.wrapped_key, s.salt,
         c.blocked, c.change_id, c.since,
         ${subscribedSql(sql.ref('q.tenant_id'), tables.eventType, 'any')} as event_wanted
-      from (${unnestParams(askedTypes, p)}) as q
+      from (${asked}) as q
       left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
       left join ${sql.table(tables.states)} as c on ${sql.join(on, sql` and `)}
-    `.compile(db),
-    }),
-    { onServer: false },
+    `,
   );
-  const insertAllChanges = prepared(
-    (db, p: (name: string) => never) =>
-      open(db)
-        .insertInto(tables.changes)
-        .columns(changeColumns)
-        .expression(unnestParams(changeTypes, p) as never),
-    { onServer: false },
+  const insertAllChanges = batchStatement(changeTypes, (db, rows) =>
+    open(db)
+      .insertInto(tables.changes)
+      .columns(changeColumns)
+      .expression(rows as never),
   );
-  const upsertAllStates = prepared(
-    (db, p: (name: string) => never) => ({
-      compile: () =>
-        sql`
+  const upsertAllStates = batchStatement(
+    stateTypes,
+    (_db, rows) => sql`
       insert into ${sql.table(tables.states)} (${sql.join(stateColumns.map((c) => sql.id(c)))})
-      ${unnestParams(stateTypes, p)}
+      ${rows}
       on conflict (${sql.join(stateKey.map((c) => sql.id(c)))}) do update
       set blocked = excluded.blocked, change_id = excluded.change_id, since = excluded.since
-    `.compile(db),
-    }),
-    { onServer: false },
+    `,
   );
 
   /** Every change's standing, answered in the order asked. */
@@ -195,11 +187,7 @@ export function controlStatements(tables: ControlTables) {
       for (const query of queries) found.push(await standingOf(trx, query));
       return found;
     }
-    const numbered = queries.map((query, i) => ({ ...query, i }));
-    const { rows } = await allStandings.run(trx, unnestValues(numbered, askedTypes));
-    const byPosition: ControlStanding[] = [];
-    for (const { i, ...standing } of rows) byPosition[i] = standing;
-    return byPosition;
+    return answersInOrder(allStandings, trx, queries);
   }
 
   async function standingOf(trx: Trx, query: ControlQuery): Promise<ControlStanding> {
@@ -226,7 +214,7 @@ export function controlStatements(tables: ControlTables) {
       for (const row of rows) await insertChange.run(trx, row);
       return;
     }
-    await insertAllChanges.run(trx, unnestValues(rows, changeTypes));
+    await insertAllChanges.run(trx, rows);
   }
 
   /** A batch's new states, at most one a key (the batch keeps the last change of each). */
@@ -236,7 +224,7 @@ export function controlStatements(tables: ControlTables) {
       for (const row of rows) await upsertState.run(trx, row);
       return;
     }
-    await upsertAllStates.run(trx, unnestValues(rows, stateTypes));
+    await upsertAllStates.run(trx, rows);
   }
 
   /** The tenant's changes of these ids. */

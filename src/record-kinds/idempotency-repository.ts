@@ -1,7 +1,7 @@
 import type { Executor, Trx } from '../platform/db.js';
 import { isPostgres } from '../platform/db.js';
 import { prepared } from '../platform/prepared.js';
-import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
+import { batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { IdempotencyKeysTable } from './table.js';
 
 type KeyColumn = keyof IdempotencyKeysTable & string;
@@ -39,24 +39,21 @@ const keyTypes = {
   created_at: 'text',
 } as const satisfies Record<KeyColumn, UnnestType>;
 
-// PostgreSQL: a batch's records in one statement over one array a column, compiled once and
-// planned on each run (src/platform/prepared.ts).
-const saveKeys = prepared(
-  (db, p: (name: KeyColumn) => never) =>
-    db
-      .insertInto('idempotency_keys')
-      .columns(Object.keys(keyTypes) as KeyColumn[])
-      .expression(unnestParams(keyTypes, p))
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
-          customer_lookup: eb.ref('excluded.customer_lookup'),
-          request_hash: eb.ref('excluded.request_hash'),
-          status_code: eb.ref('excluded.status_code'),
-          response_body: eb.ref('excluded.response_body'),
-          created_at: eb.ref('excluded.created_at'),
-        })),
-      ),
-  { onServer: false },
+// PostgreSQL: a batch's records in one statement (src/platform/unnest.ts).
+const saveKeys = batchStatement(keyTypes, (db, rows) =>
+  db
+    .insertInto('idempotency_keys')
+    .columns(Object.keys(keyTypes) as KeyColumn[])
+    .expression(rows)
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
+        customer_lookup: eb.ref('excluded.customer_lookup'),
+        request_hash: eb.ref('excluded.request_hash'),
+        status_code: eb.ref('excluded.status_code'),
+        response_body: eb.ref('excluded.response_body'),
+        created_at: eb.ref('excluded.created_at'),
+      })),
+    ),
 );
 
 /** A batch's idempotency records, one per key: the latest answer of each. */
@@ -69,7 +66,7 @@ export async function saveIdempotencyRecords(
     for (const record of records) await saveKey.run(trx, record);
     return;
   }
-  await saveKeys.run(trx, unnestValues(records, keyTypes));
+  await saveKeys.run(trx, records);
 }
 
 /** The records of some keys, each by tenant and key; in one statement. */

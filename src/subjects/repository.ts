@@ -1,6 +1,6 @@
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
-import { type UnnestType, unnestParams, unnestValues } from '../platform/unnest.js';
+import { batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { SubjectsTable } from './table.js';
 
 // Every decision runs these two: they are prepared (src/platform/prepared.ts).
@@ -56,15 +56,12 @@ const subjectTypes = {
   erased_at: 'text',
 } as const satisfies Record<SubjectColumn, UnnestType>;
 
-// Compiled once, planned on each run (`onServer: false`, src/platform/prepared.ts).
-const newSubjects = prepared(
-  (db, p: (name: SubjectColumn) => never) =>
-    db
-      .insertInto('subjects')
-      .columns(subjectColumns)
-      .expression(unnestParams(subjectTypes, p))
-      .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing()),
-  { onServer: false },
+const newSubjects = batchStatement(subjectTypes, (db, rows) =>
+  db
+    .insertInto('subjects')
+    .columns(subjectColumns)
+    .expression(rows)
+    .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing()),
 );
 
 /**
@@ -78,7 +75,7 @@ export async function insertSubjects(trx: Trx, rows: readonly SubjectsTable[]): 
     for (const row of rows) if (await insertSubject(trx, row)) kept += 1;
     return kept;
   }
-  const result = await newSubjects.run(trx, unnestValues(rows, subjectTypes));
+  const result = await newSubjects.run(trx, rows);
   return Number(result.numAffectedRows ?? 0);
 }
 

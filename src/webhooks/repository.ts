@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
-import { prepared } from '../platform/prepared.js';
-import { unnestParams, unnestValues } from '../platform/unnest.js';
+import { batchStatement } from '../platform/unnest.js';
 import type {
   EventType,
   WebhookDeliveriesTable,
@@ -123,16 +122,10 @@ export async function moveSequence(
   return Number(moved.numUpdatedRows) === 1;
 }
 
-const positionTypes = { id: 'text', position: 'integer', log_index: 'integer' } as const;
-
-// Compiled once, planned on each run (src/platform/prepared.ts).
-const positionsOf = prepared(
-  (db, p: (name: keyof typeof positionTypes) => never) => ({
-    compile: () =>
-      sql`update webhook_events as e set position = r.position, log_index = r.log_index
-        from (${unnestParams(positionTypes, p)}) as r where e.id = r.id`.compile(db),
-  }),
-  { onServer: false },
+const positionsOf = batchStatement(
+  { id: 'text', position: 'integer', log_index: 'integer' },
+  (_db, rows) => sql`update webhook_events as e set position = r.position, log_index = r.log_index
+    from (${rows}) as r where e.id = r.id`,
 );
 
 /** Gives events their positions (and log indexes): one statement on PostgreSQL. */
@@ -151,7 +144,7 @@ export async function setPositions(
     }
     return;
   }
-  await positionsOf.run(trx, unnestValues(rows, positionTypes));
+  await positionsOf.run(trx, rows);
 }
 
 export async function insertEndpoint(db: Executor, row: WebhookEndpointsTable): Promise<void> {

@@ -139,6 +139,7 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
   });
 
   it('appends a leaf queued as its hash as it appends one queued as its text', async () => {
+    const entriesBefore = (await logged()).size;
     // The integrator runs once a minute here: both leaves wait in the queue, as texts.
     const queued = [await decide('customer-40', 'given'), await decide('customer-41', 'reject')];
     const texts = new Map(
@@ -170,6 +171,6 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
     }
     const hashes = await logged();
     for (const id of queued) expect(hashes.get(id)).toBe(hashHex(texts.get(id) as string));
-    expect(await audited()).toMatchObject({ entries: 27, ok: true, findings: [] });
+    expect(await audited()).toMatchObject({ entries: entriesBefore + 2, ok: true, findings: [] });
   });
 });

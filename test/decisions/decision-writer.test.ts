@@ -145,6 +145,32 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     expect(state).toEqual([{ decision_count: 3, last_decision: 'reject' }]);
   });
 
+  it("each decision of a batch is ruled on its own customer's standing, in one commit", async () => {
+    const [agreed, never, fresh] = ['own-agreed', 'own-never', 'own-fresh'].map(unique) as [
+      string,
+      string,
+      string,
+    ];
+    expect((await write(jobOf(agreed, version, 'given'))).status).toBe(201);
+    expect((await write(jobOf(never, version, 'reject'))).status).toBe(201);
+    const [answers, commits] = await committing(() =>
+      Promise.all([
+        write(jobOf(agreed, version, 'withdraw')),
+        write(jobOf(never, version, 'withdraw')),
+        write(jobOf(fresh, version, 'given')),
+      ]),
+    );
+    expect(commits).toBe(1);
+    // Contract section 5: a withdrawal needs a `given` before it.
+    expect(answers.map((a) => a.status)).toEqual([201, 409, 201]);
+    expect(await historyOf(agreed)).toEqual([
+      { seq: 1, decision: 'given' },
+      { seq: 2, decision: 'withdraw' },
+    ]);
+    expect(await historyOf(never)).toEqual([{ seq: 1, decision: 'reject' }]);
+    expect(await historyOf(fresh)).toEqual([{ seq: 1, decision: 'given' }]);
+  });
+
   it('without re-consent, the same decision twice at the same moment answers the first (200), and another is refused (409), in one commit', async () => {
     const noReconsent = { ...version, allow_reconsent: 0 };
     const customer = unique('no-reconsent');
