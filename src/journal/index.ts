@@ -7,6 +7,7 @@
  * `writeJournal`; the log and the webhooks only read what was written.
  */
 import type { Trx } from '../platform/db.js';
+import { leafHash } from '../proof/index.js';
 import { insertEvents, insertLeaves, type NewEvent, type NewLeaf } from './repository.js';
 
 /**
@@ -33,8 +34,17 @@ export interface JournalEntries {
   events?: readonly NewEvent[];
 }
 
-/** Records a write's consequences in the caller's transaction. */
+/**
+ * Records a write's consequences in the caller's transaction. A leaf waits for the log as its
+ * hash alone (RFC 6962: SHA-256 of 0x00 and the text, 64 hex digits), which is all the log keeps
+ * of it (migration 0053): receipts and evidence packs rebuild the text from the record.
+ */
 export async function writeJournal(trx: Trx, entries: JournalEntries): Promise<void> {
-  await insertLeaves(trx, entries.leaves ?? []);
+  await insertLeaves(trx, (entries.leaves ?? []).map(queuedAsHash));
   await insertEvents(trx, entries.events ?? []);
+}
+
+function queuedAsHash(leaf: NewLeaf): NewLeaf {
+  const hash = Buffer.from(leafHash(Buffer.from(leaf.leaf, 'utf8'))).toString('hex');
+  return { ...leaf, leaf: hash };
 }

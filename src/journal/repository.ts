@@ -4,6 +4,7 @@ import { prepared } from '../platform/prepared.js';
 import { batchStatement } from '../platform/unnest.js';
 import type { EventType, TlogPendingTable, WebhookEventsTable } from './table.js';
 
+/** A leaf as its writer gives it, with its text; `writeJournal` queues its hash. */
 export type NewLeaf = TlogPendingTable;
 export type NewEvent = Omit<WebhookEventsTable, 'position' | 'log_index'>;
 
@@ -30,7 +31,7 @@ const manyLeaves = batchStatement(leafTypes, (db, rows) =>
  * insert, nothing to gain from one statement), one `insert … select from unnest` on PostgreSQL,
  * where a batch of any size then costs one round trip.
  */
-export async function insertLeaves(trx: Trx, rows: readonly NewLeaf[]): Promise<void> {
+export async function insertLeaves(trx: Trx, rows: readonly TlogPendingTable[]): Promise<void> {
   if (rows.length === 0) return;
   if (rows.length === 1 || !isPostgres(trx)) {
     for (const row of rows) await oneLeaf.run(trx, row);

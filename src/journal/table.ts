@@ -9,8 +9,8 @@ export interface TlogPendingTable {
   log_id: string;
   record_id: string;
   /**
-   * The leaf's text; the integrator takes its hash alone (64 hex digits) too, as a later release
-   * may queue it (src/decision-log/logged-leaf.ts).
+   * The leaf's hash alone, 64 hex digits (`writeJournal`, migration 0053); the integrator takes
+   * a leaf's text too, as releases up to 0.5.0 queue it (src/decision-log/logged-leaf.ts).
    */
   leaf: string;
   queued_at: string;

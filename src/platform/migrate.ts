@@ -64,6 +64,7 @@ import * as pendingFromIndexes from './migrations/0049-pending-from-indexes.js';
 import * as sqliteStatesByKey from './migrations/0050-sqlite-states-by-key.js';
 import * as erasedEvidence from './migrations/0051-erased-evidence.js';
 import * as logLeafHashes from './migrations/0052-log-leaf-hashes.js';
+import * as queuedLeafHashes from './migrations/0053-queued-leaf-hashes.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -135,6 +136,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0050-sqlite-states-by-key': sqliteStatesByKey,
     '0051-erased-evidence': erasedEvidence,
     '0052-log-leaf-hashes': logLeafHashes,
+    '0053-queued-leaf-hashes': queuedLeafHashes,
   };
 }
 

@@ -2,14 +2,16 @@
  * The log keeps each leaf's hash alone (64 hex digits in `tlog_entries.leaf`); entries that 0.4.0
  * writes with their texts, during a rolling upgrade, are read alike: receipts are the same byte
  * for byte and verify, the audit is clean and still names an edited record, the smallest subtrees
- * of proofs are recomputed from either. Migration 0052 turns texts into hashes. The queue
- * (`tlog_pending`) is read alike: a leaf queued as its hash is appended as its text would be.
+ * of proofs are recomputed from either. Migration 0052 turns texts into hashes. Leaves are
+ * queued (`tlog_pending`) as their hashes too (0053), and one that 0.5.0 queues as its text is
+ * appended alike.
  */
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { auditLog } from '../../src/decision-log/audit.js';
+import { leafRebuilder } from '../../src/decision-log/leaves.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
@@ -120,10 +122,13 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
     await editedIsNamed();
 
     // Migration 0052 makes every text its hash again, and 0.3.0 no longer runs on the store.
-    await sql`delete from kysely_migration where name = '0052-log-leaf-hashes'`.execute(t.db);
-    expect(await migrateToLatest(t.db, testDataKey)).toEqual(['0052-log-leaf-hashes']);
+    await sql`delete from kysely_migration where name >= '0052-log-leaf-hashes'`.execute(t.db);
+    expect(await migrateToLatest(t.db, testDataKey)).toEqual([
+      '0052-log-leaf-hashes',
+      '0053-queued-leaf-hashes',
+    ]);
     expect(await logged()).toEqual(hashes);
-    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.4.0');
+    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.5.0');
     for (const id of ids) expect(await receipt(id)).toEqual(before.get(id));
     expect(await audited()).toMatchObject({ entries: 23, ok: true });
 
@@ -138,11 +143,11 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
     expect(await audited()).toMatchObject({ entries: 25, ok: true });
   });
 
-  it('appends a leaf queued as its hash as it appends one queued as its text', async () => {
+  it('queues each leaf as its hash, and appends one queued as its text alike', async () => {
     const entriesBefore = (await logged()).size;
-    // The integrator runs once a minute here: both leaves wait in the queue, as texts.
+    // The integrator runs once a minute here: both leaves wait in the queue.
     const queued = [await decide('customer-40', 'given'), await decide('customer-41', 'reject')];
-    const texts = new Map(
+    const waiting = new Map(
       (
         await t.db
           .selectFrom('tlog_pending')
@@ -152,15 +157,23 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
           .execute()
       ).map((row) => [row.record_id, row.leaf]),
     );
-    expect([...texts.values()].map((leaf) => leaf.startsWith('consent-log/'))).toEqual([
-      true,
-      true,
-    ]);
-    // The second as a release that queues hashes alone writes it.
+    // Each waits as its hash alone: that of the text its record makes.
+    const rebuilt = await leafRebuilder(
+      t.db,
+      t.vault,
+      registry,
+      a.tenant.id,
+    )(queued.map((id) => ({ record_id: id, idx: 0, leaf: '' })));
+    const texts = new Map(queued.map((id) => [id, rebuilt.get(id)?.leaf as string]));
+    for (const id of queued) {
+      expect(texts.get(id)).toMatch(/^consent-log\//);
+      expect(waiting.get(id)).toBe(hashHex(texts.get(id) as string));
+    }
+    // The second as 0.5.0, running beside this release, queues it: as its text.
     const second = queued[1] as string;
     await t.db
       .updateTable('tlog_pending')
-      .set({ leaf: hashHex(texts.get(second) as string) })
+      .set({ leaf: texts.get(second) as string })
       .where('log_id', '=', a.tenant.id)
       .where('record_id', '=', second)
       .execute();

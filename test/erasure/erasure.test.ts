@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { appendBatch } from '../../src/decision-log/append.js';
 import { auditLog } from '../../src/decision-log/audit.js';
+import { leafRebuilder } from '../../src/decision-log/leaves.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import {
@@ -56,6 +58,33 @@ describe.each(stores)('erasing a customer on $name', (store) => {
   afterAll(async () => {
     await t.close();
   });
+
+  /**
+   * The texts of the leaves waiting for the log (of `ids`, else all the tenant's), rebuilt from
+   * their records: the queue holds each one's hash alone, which must be that of its text.
+   */
+  const queuedTexts = async (ids?: readonly string[]) => {
+    let query = t.db
+      .selectFrom('tlog_pending')
+      .select(['record_id', 'leaf'])
+      .where('log_id', '=', a.tenant.id);
+    if (ids) query = query.where('record_id', 'in', ids);
+    const queued = await query.execute();
+    const rebuilt = await leafRebuilder(
+      t.db,
+      t.vault,
+      registry,
+      a.tenant.id,
+    )(queued.map((row) => ({ ...row, idx: 0 })));
+    return queued.map((row) => {
+      const text = rebuilt.get(row.record_id)?.leaf as string;
+      const hash = createHash('sha256')
+        .update(Buffer.from([0]))
+        .update(text, 'utf8');
+      expect(row.leaf).toBe(hash.digest('hex'));
+      return text;
+    });
+  };
 
   const headers = () => ({ ...a.headers, 'user-agent': userAgent });
   const api = () => apiOf(t.app, headers());
@@ -159,15 +188,13 @@ describe.each(stores)('erasing a customer on $name', (store) => {
 
     // The tombstones join the log; the receipt from before still verifies, and the new
     // checkpoint is consistent with the one it named.
-    // Their texts as queued (the log keeps each leaf's hash).
-    const queued = await t.db
-      .selectFrom('tlog_pending')
-      .select(['leaf'])
-      .where('log_id', '=', tenantId)
-      .execute();
+    // Their texts, of which the queue and the log keep the hashes.
+    const queued = await queuedTexts();
     const appended = await appendBatch(t.db, tenantId, signer());
     expect(appended.appended).toBe(3);
-    const tombstones = queued.map((e) => parseLeaf(e.leaf)).filter((l) => l?.decision === 'erased');
+    const tombstones = queued
+      .map((text) => parseLeaf(text))
+      .filter((l) => l?.decision === 'erased');
     expect(tombstones).toHaveLength(2);
     const oldLeaf = parseLeaf(before.leaf);
     for (const tombstone of tombstones) {
@@ -240,12 +267,8 @@ describe.each(stores)('erasing a customer on $name', (store) => {
   it('the audit still tells a tampered record of an erased customer from an erased one', async () => {
     const tenantId = a.tenant.id;
     const id = await decide('tamper-after-erasure', versions[0] as string, 'given');
-    // The leaf's text as queued (the log keeps its hash).
-    const { leaf } = await t.db
-      .selectFrom('tlog_pending')
-      .select('leaf')
-      .where('record_id', '=', id)
-      .executeTakeFirstOrThrow();
+    // The leaf's text (the queue and the log keep its hash).
+    const [leaf = ''] = await queuedTexts([id]);
     await eraseCustomer(t.db, t.vault, registry, tenantId, 'tamper-after-erasure', by);
     await appendBatch(t.db, tenantId, signer());
     expect((await auditLog(t.db, t.vault, registry, tenantId)).ok).toBe(true);
@@ -304,14 +327,11 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     const tenantId = a.tenant.id;
     const who = 'erased-before-0051';
     const ids = [await decide(who, versions[0] as string, 'given')];
-    const { leaf } = await t.db
-      .selectFrom('tlog_pending')
-      .select('leaf')
-      .where('record_id', '=', ids[0] as string)
-      .executeTakeFirstOrThrow();
+    const [leaf = ''] = await queuedTexts(ids);
     await appendBatch(t.db, tenantId, signer());
     // One still queued for the log when the customer is erased.
     ids.push(await decide(who, versions[1] as string, 'reject'));
+    const [queuedLeaf = ''] = await queuedTexts([ids[1] as string]);
     await eraseCustomer(t.db, t.vault, registry, tenantId, who, by);
     const all = () =>
       t.db
@@ -329,15 +349,24 @@ describe.each(stores)('erasing a customer on $name', (store) => {
     const before = await audited();
 
     // The store as a release that kept none left it (one before 0051, or 0.3.0 running beside
-    // it): none kept for this customer's records, the leaf logged as its text, 0052 not applied.
+    // it): none kept for this customer's records, the leaves logged and queued as their texts,
+    // 0052 not applied.
     await t.db.deleteFrom('erased_evidence').where('record_id', 'in', ids).execute();
     await t.db
       .updateTable('tlog_entries')
       .set({ leaf })
       .where('record_id', '=', ids[0] as string)
       .execute();
-    await sql`delete from kysely_migration where name = '0052-log-leaf-hashes'`.execute(t.db);
-    expect(await migrateToLatest(t.db, testDataKey)).toEqual(['0052-log-leaf-hashes']);
+    await t.db
+      .updateTable('tlog_pending')
+      .set({ leaf: queuedLeaf })
+      .where('record_id', '=', ids[1] as string)
+      .execute();
+    await sql`delete from kysely_migration where name >= '0052-log-leaf-hashes'`.execute(t.db);
+    expect(await migrateToLatest(t.db, testDataKey)).toEqual([
+      '0052-log-leaf-hashes',
+      '0053-queued-leaf-hashes',
+    ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.
     expect(await all()).toEqual(keptByErasures);

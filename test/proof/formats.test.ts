@@ -246,7 +246,8 @@ describe.each(stores)('the leaves the service logs for a decision on $name', (st
       'decision erased\n' +
       `subject ${expectedSubject}\n` +
       'evidence -\n';
-    expect(queued.leaf).toBe(expectedTombstone);
+    // The queue keeps its hash alone.
+    expect(queued.leaf).toBe(documentedLeafHash(expectedTombstone).toString('hex'));
     const signer = parseSignerKey(testLogKeys.signerKey);
     if (!signer.ok) throw new Error(signer.reason);
     expect(await appendBatch(t.db, a.tenant.id, signer.value)).toMatchObject({

@@ -29,6 +29,12 @@ import { stores } from '../helpers/stores.js';
 import { must } from '../proof/fixtures.js';
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+/** A leaf's hash (RFC 6962: SHA-256 of 0x00 and its text), as the log and its queue keep it. */
+const leafHashHex = (text: string) =>
+  createHash('sha256')
+    .update(Buffer.from([0]))
+    .update(text, 'utf8')
+    .digest('hex');
 const verifier = must(parseVerifierKey(testLogKeys.verifierKey));
 
 describe.each(stores)('publications in the log on $name', (store) => {
@@ -69,7 +75,7 @@ describe.each(stores)('publications in the log on $name', (store) => {
     await t.close();
   });
 
-  /** A version's publication: its row's id and times, and its leaf as the log holds or queues it. */
+  /** A version's publication: its row's id and times, and its leaf's hash as the log holds or queues it. */
   async function publicationOf(version: number) {
     const row = await t.db
       .selectFrom('publications')
@@ -90,7 +96,7 @@ describe.each(stores)('publications in the log on $name', (store) => {
       .where('log_id', '=', a.tenant.id)
       .where('record_id', '=', row.id)
       .executeTakeFirst();
-    return { row, leaf: queued?.leaf ?? logged?.leaf };
+    return { row, hash: queued?.leaf ?? logged?.leaf };
   }
 
   const variantIds = async (version: number) =>
@@ -130,21 +136,23 @@ describe.each(stores)('publications in the log on $name', (store) => {
         },
       ),
     );
-    const { row, leaf } = await publicationOf(1);
-    expect(leaf).toBe(
-      'consent-log/publication/v1\n' +
-        `record ${row.id}\n` +
-        `time ${version.published_at}\n` +
-        `effective ${version.published_at}\n` +
-        `template ${templateId} 1\n` +
-        textLines(await variantIds(1)) +
-        'partners acme-bank thai-credit\n',
+    const { row, hash } = await publicationOf(1);
+    expect(hash).toBe(
+      leafHashHex(
+        'consent-log/publication/v1\n' +
+          `record ${row.id}\n` +
+          `time ${version.published_at}\n` +
+          `effective ${version.published_at}\n` +
+          `template ${templateId} 1\n` +
+          textLines(await variantIds(1)) +
+          'partners acme-bank thai-credit\n',
+      ),
     );
   });
 
   it("a decision's receipt shows the publication before it, of the very text; verify-receipt prints the link", async () => {
     const ids = await variantIds(1);
-    const { row, leaf } = await publicationOf(1);
+    const { row, hash } = await publicationOf(1);
     const decided = await apiOf(t.app, a.headers).decide('c-pub-1', ids[other] as string, 'given');
     expect(decided.statusCode, decided.body).toBe(201);
     const id = json(decided).data.decision_id;
@@ -155,7 +163,7 @@ describe.each(stores)('publications in the log on $name', (store) => {
     });
     expect(answer.statusCode, answer.body).toBe(200);
     const receipt = json(answer).data;
-    expect(receipt.publication.leaf).toBe(leaf);
+    expect(leafHashHex(receipt.publication.leaf)).toBe(hash);
     expect(receipt.publication.leaf_index).toBeLessThan(receipt.leaf_index);
     const verified = must(verifyReceipt(receipt, [verifier], registry.formats));
     expect(verified.publication?.leafIndex).toBe(receipt.publication.leaf_index);
@@ -205,17 +213,19 @@ describe.each(stores)('publications in the log on $name', (store) => {
       return publishDraft(trx, draft, code, 'test', 'draft', goesLive);
     });
     expect(published.published_at).toBe(goesLive);
-    const { row, leaf } = await publicationOf(2);
+    const { row, hash } = await publicationOf(2);
     expect(row.published_at < goesLive).toBe(true);
     const ids = await variantIds(2);
-    expect(leaf).toBe(
-      'consent-log/publication/v1\n' +
-        `record ${row.id}\n` +
-        `time ${row.published_at}\n` +
-        `effective ${goesLive}\n` +
-        `template ${templateId} 2\n` +
-        `text ${main} ${ids[main]} sha256:${sha256(texts[main] as string)} file:${sha256(pdf)}\n` +
-        'partners -\n',
+    expect(hash).toBe(
+      leafHashHex(
+        'consent-log/publication/v1\n' +
+          `record ${row.id}\n` +
+          `time ${row.published_at}\n` +
+          `effective ${goesLive}\n` +
+          `template ${templateId} 2\n` +
+          `text ${main} ${ids[main]} sha256:${sha256(texts[main] as string)} file:${sha256(pdf)}\n` +
+          'partners -\n',
+      ),
     );
   });
 

@@ -114,6 +114,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0050-sqlite-states-by-key',
       '0051-erased-evidence',
       '0052-log-leaf-hashes',
+      '0053-queued-leaf-hashes',
     ]);
   });
 });

@@ -208,6 +208,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0050-sqlite-states-by-key',
       '0051-erased-evidence',
       '0052-log-leaf-hashes',
+      '0053-queued-leaf-hashes',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
