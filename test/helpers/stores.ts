@@ -54,13 +54,11 @@ export const postgresStore: TestStore = {
  * and 0.04 s of the server's CPU so, against 128 ms and 0.13 s (bench/notebook.md); servers
  * before 15 copy the files anyway. Asked once a test process.
  */
-let copyStrategy: Promise<string> | undefined;
+let fileCopy: Promise<boolean> | undefined;
 
-function templateCopy(adminUrl: string, template: string): Promise<string> {
-  copyStrategy ??= serverVersion(adminUrl).then((version) =>
-    version >= 150_000 ? 'strategy file_copy' : '',
-  );
-  return copyStrategy.then((strategy) => `template ${template} ${strategy}`.trim());
+async function templateCopy(adminUrl: string, template: string): Promise<string> {
+  fileCopy ??= serverVersion(adminUrl).then((version) => version >= 150_000);
+  return (await fileCopy) ? `template ${template} strategy file_copy` : `template ${template}`;
 }
 
 /**
