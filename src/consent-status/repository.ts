@@ -5,9 +5,9 @@
  * each customer's decisions are joined (`findStatuses`). On SQLite too: a thousand prepared
  * look-ups cost more in the driver and the query builder than the one statement's work.
  *
- * Indexes: `subjects_lookup_uq` (tenant_id, lookup); `decisions_history_uq` (tenant_id,
- * subject_id, template_id, seq), read backwards from the customer's latest decision on the
- * template; `channel_changes_channel_idx` (tenant_id, subject_id, product_id, channel,
+ * Indexes: `subjects_lookup_uq` (tenant_id, lookup); `decisions_history_uq` (subject_id,
+ * template_id, seq; the tenant first on SQLite, migration 0054), read backwards from the
+ * customer's latest decision on the template; `channel_changes_channel_idx` (tenant_id, subject_id, product_id, channel,
  * changed_at); `partner_block_changes_decision_idx` (tenant_id, decision_id, partner_code,
  * changed_at).
  */

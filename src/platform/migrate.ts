@@ -65,6 +65,7 @@ import * as sqliteStatesByKey from './migrations/0050-sqlite-states-by-key.js';
 import * as erasedEvidence from './migrations/0051-erased-evidence.js';
 import * as logLeafHashes from './migrations/0052-log-leaf-hashes.js';
 import * as queuedLeafHashes from './migrations/0053-queued-leaf-hashes.js';
+import * as decisionKeysWithoutTenant from './migrations/0054-decision-keys-without-tenant.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -137,6 +138,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0051-erased-evidence': erasedEvidence,
     '0052-log-leaf-hashes': logLeafHashes,
     '0053-queued-leaf-hashes': queuedLeafHashes,
+    '0054-decision-keys-without-tenant': decisionKeysWithoutTenant,
   };
 }
 

@@ -14,7 +14,7 @@
  *   once it is made.
  *
  * What PostgreSQL asks of a partitioned table: a unique index must hold the time column. The
- * primary key gains it (`(tenant_id, id)` becomes `(tenant_id, id, decided_at)`); another unique
+ * primary key gains it (`decisions`' `(id)` becomes `(id, decided_at)`); another unique
  * index that does not hold it becomes a plain one, its uniqueness kept by the writers' locks (the
  * subject's, and each kind's own: `lockKeys`), which already decide it before any insert.
  *

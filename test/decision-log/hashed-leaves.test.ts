@@ -126,6 +126,7 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
     expect(await migrateToLatest(t.db, testDataKey)).toEqual([
       '0052-log-leaf-hashes',
       '0053-queued-leaf-hashes',
+      '0054-decision-keys-without-tenant',
     ]);
     expect(await logged()).toEqual(hashes);
     expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.5.0');

@@ -99,13 +99,15 @@ export const storeAgnostic: TestStore[] = [sqliteStore];
  * A fresh store of this kind with no schema yet, opened before the tests of the calling
  * `describe` block and dropped after them: for tests that migrate it themselves.
  */
-export function useBareStore(store: TestStore): { readonly db: Db } {
+export function useBareStore(store: TestStore): { readonly db: Db; readonly databaseUrl: string } {
   let db: Db | undefined;
+  let databaseUrl = '';
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const created = await store.create();
     drop = created.drop;
-    db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    databaseUrl = created.databaseUrl;
+    db = createDb(loadConfig({ DATABASE_URL: databaseUrl }));
   });
   afterAll(async () => {
     await db?.destroy();
@@ -115,6 +117,11 @@ export function useBareStore(store: TestStore): { readonly db: Db } {
     get db() {
       if (!db) throw new Error('the bare store is opened in beforeAll');
       return db;
+    },
+    /** Its URL, to open another connection to it. */
+    get databaseUrl() {
+      if (!databaseUrl) throw new Error('the bare store is made in beforeAll');
+      return databaseUrl;
     },
   };
 }

@@ -296,7 +296,7 @@ describe('a PostgreSQL store partitioned by month, with the service running on i
       {
         indexname: 'decisions_customer_time_idx',
         indexdef:
-          'CREATE INDEX decisions_customer_time_idx ON ONLY public.decisions USING btree (tenant_id, subject_id, decided_at, id)',
+          'CREATE INDEX decisions_customer_time_idx ON ONLY public.decisions USING btree (subject_id, decided_at, id)',
       },
       {
         indexname: 'decisions_decided_at_idx',
@@ -306,12 +306,12 @@ describe('a PostgreSQL store partitioned by month, with the service running on i
       {
         indexname: 'decisions_history_uq',
         indexdef:
-          'CREATE INDEX decisions_history_uq ON ONLY public.decisions USING btree (tenant_id, subject_id, template_id, seq)',
+          'CREATE INDEX decisions_history_uq ON ONLY public.decisions USING btree (subject_id, template_id, seq)',
       },
       {
         indexname: 'decisions_pk',
         indexdef:
-          'CREATE UNIQUE INDEX decisions_pk ON ONLY public.decisions USING btree (tenant_id, id, decided_at)',
+          'CREATE UNIQUE INDEX decisions_pk ON ONLY public.decisions USING btree (id, decided_at)',
       },
     ]);
   });

@@ -115,6 +115,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0051-erased-evidence',
       '0052-log-leaf-hashes',
       '0053-queued-leaf-hashes',
+      '0054-decision-keys-without-tenant',
     ]);
   });
 });

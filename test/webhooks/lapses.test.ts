@@ -209,6 +209,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0051-erased-evidence',
       '0052-log-leaf-hashes',
       '0053-queued-leaf-hashes',
+      '0054-decision-keys-without-tenant',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

@@ -1,0 +1,256 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { CompiledQuery, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
+import { timeTables } from '../../src/app/time-tables.js';
+import { findStatuses } from '../../src/consent-status/repository.js';
+import { findDecisionWithTemplate } from '../../src/decisions/record-repository.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import { partitionByTime } from '../../src/platform/partitions.js';
+import { findDecisionAsOf, findHistoryPage } from '../../src/records/repository.js';
+import { testDataKey } from '../helpers/app.js';
+import { migrateBefore } from '../helpers/schema-history.js';
+import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
+
+/** The keys of `decisions` on PostgreSQL once migration 0054 has run, on a table not partitioned. */
+const keys = [
+  {
+    name: 'decisions_customer_time_idx',
+    unique: false,
+    columns: ['subject_id', 'decided_at', 'id'],
+  },
+  { name: 'decisions_decided_at_idx', unique: false, columns: ['tenant_id', 'decided_at'] },
+  { name: 'decisions_history_uq', unique: true, columns: ['subject_id', 'template_id', 'seq'] },
+  { name: 'decisions_pk', unique: true, columns: ['id'] },
+];
+
+/** The keys before it, which SQLite keeps (its two constraints' indexes have SQLite's names). */
+const keysBefore = (names: { pk: string; history: string }) =>
+  [
+    {
+      name: 'decisions_customer_time_idx',
+      unique: false,
+      columns: ['tenant_id', 'subject_id', 'decided_at', 'id'],
+    },
+    { name: 'decisions_decided_at_idx', unique: false, columns: ['tenant_id', 'decided_at'] },
+    {
+      name: names.history,
+      unique: true,
+      columns: ['tenant_id', 'subject_id', 'template_id', 'seq'],
+    },
+    { name: names.pk, unique: true, columns: ['tenant_id', 'id'] },
+  ].sort((x, y) => x.name.localeCompare(y.name));
+
+/** Decisions as the service writes them: two tenants, two templates a customer, two each. */
+function decisionRows() {
+  const rows: Record<string, string | number | null>[] = [];
+  for (const tenantId of [randomUUID(), randomUUID()]) {
+    const templates = [randomUUID(), randomUUID()];
+    for (let c = 0; c < 150; c += 1) {
+      const subjectId = randomUUID();
+      for (const [t, templateId] of templates.entries()) {
+        for (const seq of [1, 2]) {
+          rows.push({
+            tenant_id: tenantId,
+            // Random ids: the rows come in no key's order.
+            id: randomUUID(),
+            subject_id: subjectId,
+            template_id: templateId as string,
+            consent_version_id: randomUUID(),
+            version: seq,
+            decision: seq === 1 ? 'given' : 'withdraw',
+            seq,
+            decided_at: new Date(Date.UTC(2026, 0, 1) + c * 1000 + t * 10 + seq).toISOString(),
+            api_key_id: randomUUID(),
+            content_sha256: randomBytes(32).toString('hex'),
+            idempotency_key: c % 3 === 0 ? `key-${c}-${t}-${seq}` : null,
+            evidence_salt: randomBytes(16).toString('base64'),
+            personal: randomBytes(100).toString('base64'),
+          });
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+async function insertDecisions(db: Db, rows: Record<string, string | number | null>[]) {
+  const names = Object.keys(rows[0] ?? {});
+  for (let at = 0; at < rows.length; at += 100) {
+    await sql`insert into decisions ${sql.raw(`(${names.join(', ')})`)}
+      values ${sql.join(rows.slice(at, at + 100).map((row) => sql`(${sql.join(Object.values(row))})`))}`.execute(
+      db,
+    );
+  }
+}
+
+const allRows = (db: Db) =>
+  sql<Record<string, unknown>>`select * from decisions order by tenant_id, id`
+    .execute(db)
+    .then((result) => result.rows);
+
+/** Each index of `decisions` by name: unique or not, and its columns in order. */
+async function indexesOf(db: Db) {
+  if (isPostgres(db)) {
+    const { rows } = await sql<{ name: string; unique: boolean; columns: string[] }>`
+      select i.relname as name, x.indisunique as unique,
+        array(select a.attname::text from unnest(x.indkey) with ordinality k(attnum, n)
+          join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.attnum order by k.n) as columns
+      from pg_index x join pg_class i on i.oid = x.indexrelid
+      where x.indrelid = to_regclass('decisions') order by i.relname`.execute(db);
+    return rows;
+  }
+  const list = await sql<{ name: string; unique: number }>`select name, "unique"
+    from pragma_index_list('decisions') order by name`.execute(db);
+  const found = [];
+  for (const index of list.rows) {
+    const columns = await sql<{ name: string }>`select name from pragma_index_info(${index.name})
+      order by seqno`.execute(db);
+    found.push({
+      name: index.name,
+      unique: index.unique === 1,
+      columns: columns.rows.map((column) => column.name),
+    });
+  }
+  return found;
+}
+
+/** The indexes of `decisions` a statement's plan on PostgreSQL reads, and any sort, in order. */
+async function decisionIndexesRead(db: Db, query: { sql: string; parameters: readonly unknown[] }) {
+  return db.connection().execute(async (connection) => {
+    // The test's tables are small: ask for the plan a large one gets.
+    await sql`set enable_seqscan = off`.execute(connection);
+    await sql`set enable_bitmapscan = off`.execute(connection);
+    await sql`set enable_sort = off`.execute(connection);
+    try {
+      const { rows } = await connection.executeQuery(
+        CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
+      );
+      const read: string[] = [];
+      JSON.parse(JSON.stringify(rows), (key, value) => {
+        if (key === 'Index Name' && typeof value === 'string' && value.startsWith('decisions_')) {
+          read.push(value);
+        }
+        if (key === 'Node Type' && value === 'Sort') read.push('a sort');
+        return value;
+      });
+      return read;
+    } finally {
+      await sql`reset all`.execute(connection);
+    }
+  });
+}
+
+describe.each(stores)('migration 0054, on $name', (store) => {
+  const bare = useBareStore(store);
+
+  it('keeps every decision; on PostgreSQL its keys by id, by history and by customer and time no longer carry the tenant, and still hold; SQLite keeps its keys', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0054');
+    const written = decisionRows();
+    await insertDecisions(db, written);
+    const before = await allRows(db);
+    expect(before).toHaveLength(written.length);
+    const sqliteNames = {
+      pk: 'sqlite_autoindex_decisions_1',
+      history: 'sqlite_autoindex_decisions_2',
+    };
+    const postgresNames = { pk: 'decisions_pk', history: 'decisions_history_uq' };
+    const postgres = isPostgres(db);
+    expect(await indexesOf(db)).toEqual(keysBefore(postgres ? postgresNames : sqliteNames));
+
+    expect(await migrateToLatest(db, testDataKey)).toContain('0054-decision-keys-without-tenant');
+
+    expect(await allRows(db)).toEqual(before);
+    expect(await indexesOf(db)).toEqual(postgres ? keys : keysBefore(sqliteNames));
+    const first = written[0] as Record<string, string | number | null>;
+    const again = (changes: Record<string, string | number>) =>
+      insertDecisions(db, [{ ...first, id: randomUUID(), ...changes }]);
+    // The keys still hold: a decision's id, and a customer's place in a template's history.
+    await expect(again({ id: first.id as string })).rejects.toThrow(/unique|duplicate/i);
+    await expect(again({ seq: first.seq as number })).rejects.toThrow(/unique|duplicate/i);
+    await again({ seq: 3 });
+  });
+});
+
+describe('migration 0054, the reads of decisions on PostgreSQL', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('each read of decisions by id, by customer and time and by history walks its key, with no sort', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0054');
+    const written = decisionRows();
+    await insertDecisions(db, written);
+    await migrateToLatest(db, testDataKey);
+    await sql`analyze decisions`.execute(db);
+
+    // The statements the service reads decisions with, as they run.
+    const statements: { sql: string; parameters: readonly unknown[] }[] = [];
+    const watched = createDb(loadConfig({ DATABASE_URL: bare.databaseUrl }), (event) => {
+      if (event.level === 'query') statements.push(event.query);
+    });
+    const first = written[0] as unknown as Record<
+      'tenant_id' | 'id' | 'subject_id' | 'template_id' | 'consent_version_id' | 'decided_at',
+      string
+    >;
+    const { tenant_id: tenantId, subject_id: subjectId, template_id: templateId } = first;
+    const read = async (run: () => Promise<unknown>) => {
+      statements.length = 0;
+      await run();
+      expect(statements).toHaveLength(1);
+      return decisionIndexesRead(db, statements[0] as (typeof statements)[number]);
+    };
+    try {
+      expect(await read(() => findDecisionWithTemplate(watched, tenantId, first.id))).toEqual([
+        'decisions_pk',
+      ]);
+      expect(
+        await read(() => findHistoryPage(watched, tenantId, subjectId, 10, undefined)),
+      ).toEqual(['decisions_customer_time_idx']);
+      const after = { decidedAt: first.decided_at, id: first.id };
+      expect(await read(() => findHistoryPage(watched, tenantId, subjectId, 10, after))).toEqual([
+        'decisions_customer_time_idx',
+      ]);
+      const at = '2027-01-01T00:00:00.000Z';
+      expect(
+        await read(() => findDecisionAsOf(watched, tenantId, subjectId, templateId, at)),
+      ).toEqual(['decisions_history_uq']);
+      // Bulk status: each customer's latest as of the moment, and the latest on the release.
+      const status = { tenantId, templateId, at, releaseVersion: 2, channel: null };
+      expect(
+        await read(() =>
+          findStatuses(watched, { ...status, releaseId: first.consent_version_id }, ['x']),
+        ),
+      ).toEqual(['decisions_history_uq', 'decisions_history_uq']);
+    } finally {
+      await watched.destroy();
+    }
+  });
+});
+
+describe('migration 0054, on a PostgreSQL store partitioned by time', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('gives the partitioned table the same keys, its primary key with the time and its history’s index plain', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0054');
+    await insertDecisions(db, decisionRows());
+    const before = await allRows(db);
+    await partitionByTime(db, timeTables(registry), 'month');
+
+    expect(await migrateToLatest(db, testDataKey)).toContain('0054-decision-keys-without-tenant');
+
+    expect(await allRows(db)).toEqual(before);
+    expect(await indexesOf(db)).toEqual(
+      keys.map((key) =>
+        key.name === 'decisions_pk'
+          ? { ...key, columns: ['id', 'decided_at'] }
+          : key.name === 'decisions_history_uq'
+            ? { ...key, unique: false }
+            : key,
+      ),
+    );
+  });
+});
