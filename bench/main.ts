@@ -45,7 +45,7 @@ import { createDecisionsCopy, loadPostgres } from './seed-postgres.js';
 import { loadSqlite } from './seed-sqlite.js';
 import { createFixture, partitionStore } from './service.js';
 import {
-  bytesPerDecision,
+  bytesPerRecord,
   describeBytes,
   describeHotSet,
   hotSetObjects,
@@ -177,11 +177,11 @@ async function benchStore(store: Store): Promise<void> {
     if (size > 0) {
       const atRest = await step(`${label}: storage`, () => storeBytes(store, url));
       const tables = [...atRest.tables].map(
-        ([name, bytes]) => [name, bytes / atRest.decisions] as [string, number],
+        ([name, bytes]) => [name, bytes / atRest.counts.decisions] as [string, number],
       );
       tables.sort((a, b) => b[1] - a[1]);
       notes.push(
-        `storage ${label}, bulk-loaded (no decision log): ${describeBytes(atRest.total / atRest.decisions, tables)}`,
+        `storage ${label}, bulk-loaded (no decision log): ${describeBytes(atRest.total / atRest.counts.decisions, tables)}`,
       );
       notes.push(`storage ${label}, what pending reads: ${describeHotSet(store, atRest)}`);
       if (config.hotSet !== 'cold') {
@@ -202,18 +202,25 @@ async function benchStore(store: Store): Promise<void> {
         continue;
       }
       const logFile = join(dir, `${store}-${size}-${endpoint}.log`);
-      const before = endpoint === 'decisions' ? await storeBytes(store, url) : undefined;
+      // What the run's records take: decisions, and cookie choices (their own kind of record).
+      const kind =
+        endpoint === 'decisions'
+          ? ('decisions' as const)
+          : endpoint === 'cookie-choices'
+            ? ('cookieChoices' as const)
+            : undefined;
+      const before = kind ? await storeBytes(store, url) : undefined;
       const run = await step(`${label}: ${endpoint}`, () =>
         runEndpoint(config, store, size, url, fixture, endpoint, logFile, dbPid()),
       );
       rows.push(run.row);
       if (endpoint === 'decisions') decisions = run.row;
       if (before) {
-        // What each decision the service recorded added, its log's leaves and nodes included.
-        const added = bytesPerDecision(before, await storeBytes(store, url));
+        // What each record the service recorded added, its log's leaves and nodes included.
+        const added = bytesPerRecord(before, await storeBytes(store, url), kind);
         if (added) {
           notes.push(
-            `storage ${label}, recorded by the service: ${describeBytes(added.perDecision, added.tables)}`,
+            `storage ${label}, recorded by the service: ${describeBytes(added.perRecord, added.tables, added.kind)}`,
           );
         }
       }

@@ -7,14 +7,26 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Endpoint, Store } from './config.js';
 
-/** Bytes per table, its indexes added to it, and the decisions the store holds. */
+/** Bytes per table, its indexes added to it, and the records the store holds of each kind. */
 export interface StoreBytes {
   total: number;
   tables: Map<string, number>;
   /** Each table and index by its own name. */
   objects: Map<string, number>;
-  decisions: number;
+  counts: RecordCounts;
 }
+
+/** The records a run adds, whose bytes each are measured: decisions and cookie choices. */
+export interface RecordCounts {
+  decisions: number;
+  cookieChoices: number;
+}
+
+/** What each count is, in a note ("2.95 KB a decision"). */
+const countNames: Record<keyof RecordCounts, string> = {
+  decisions: 'a decision',
+  cookieChoices: 'a cookie choice',
+};
 
 /**
  * The tables and indexes `pending` reads, whose pages must stay in memory for it to answer from
@@ -163,7 +175,7 @@ async function readPostgresHotSet(url: string, names: readonly string[]): Promis
 export function describeHotSet(store: Store, bytes: StoreBytes): string {
   const { total, objects } = pendingHotSet(store, bytes);
   const each = objects.map(([name, b]) => `${name} ${megabytes(b)}`).join(', ');
-  return `${megabytes(total)}, ${Math.round(total / Math.max(bytes.decisions, 1))} B a decision (${each})`;
+  return `${megabytes(total)}, ${Math.round(total / Math.max(bytes.counts.decisions, 1))} B a decision (${each})`;
 }
 
 function megabytes(bytes: number): string {
@@ -191,14 +203,16 @@ function sqliteBytes(path: string): StoreBytes {
     const rows = db
       .prepare('select name, sum(pgsize) as bytes from dbstat group by name')
       .all() as Array<{ name: string; bytes: number }>;
-    const decisions = (db.prepare('select count(*) as n from decisions').get() as { n: number }).n;
+    const count = (table: string) =>
+      (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
+    const counts = { decisions: count('decisions'), cookieChoices: count('cookie_decisions') };
     return grouped(
       rows.map((row) => ({
         name: row.name,
         table: owners.get(row.name) ?? row.name,
         bytes: row.bytes,
       })),
-      decisions,
+      counts,
     );
   } finally {
     db.close();
@@ -221,10 +235,17 @@ async function postgresBytes(url: string): Promise<StoreBytes> {
        left join pg_class p on p.oid = h.inhparent
        where n.nspname = 'public' and c.relkind in ('r', 'i', 'm')`,
     );
-    const counted = await client.query<{ n: string }>('select count(*)::text as n from decisions');
+    const counted = await client.query<{ decisions: string; choices: string }>(
+      `select (select count(*) from decisions)::text as decisions,
+        (select count(*) from cookie_decisions)::text as choices`,
+    );
+    const counts = {
+      decisions: Number(counted.rows[0]?.decisions ?? 0),
+      cookieChoices: Number(counted.rows[0]?.choices ?? 0),
+    };
     return grouped(
       rows.map((row) => ({ name: row.name, table: row.table, bytes: Number(row.bytes) })),
-      Number(counted.rows[0]?.n ?? 0),
+      counts,
     );
   } finally {
     await client.end();
@@ -233,7 +254,7 @@ async function postgresBytes(url: string): Promise<StoreBytes> {
 
 function grouped(
   rows: Array<{ name: string; table: string; bytes: number }>,
-  decisions: number,
+  counts: RecordCounts,
 ): StoreBytes {
   const tables = new Map<string, number>();
   const objects = new Map<string, number>();
@@ -243,15 +264,16 @@ function grouped(
     objects.set(name, bytes);
     total += bytes;
   }
-  return { total, tables, objects, decisions };
+  return { total, tables, objects, counts };
 }
 
-/** `after` less `before`, per decision the store gained between them, largest first. */
-export function bytesPerDecision(
+/** `after` less `before`, per record of `kind` the store gained between them, largest first. */
+export function bytesPerRecord(
   before: StoreBytes,
   after: StoreBytes,
-): { perDecision: number; tables: Array<[string, number]> } | undefined {
-  const gained = after.decisions - before.decisions;
+  kind: keyof RecordCounts = 'decisions',
+): { perRecord: number; kind: keyof RecordCounts; tables: Array<[string, number]> } | undefined {
+  const gained = after.counts[kind] - before.counts[kind];
   if (gained <= 0) return undefined;
   const tables = [...after.tables]
     .map(
@@ -260,20 +282,21 @@ export function bytesPerDecision(
     )
     .filter(([, bytes]) => bytes > 0)
     .sort((a, b) => b[1] - a[1]);
-  return { perDecision: (after.total - before.total) / gained, tables };
+  return { perRecord: (after.total - before.total) / gained, kind, tables };
 }
 
 /**
- * A line for the notes: the total a decision and the tables that take the most of it (eight:
+ * A line for the notes: the total a record and the tables that take the most of it (eight:
  * the journal's queue and the log's nodes, small beside the rows, are named too).
  */
 export function describeBytes(
-  perDecision: number,
+  perRecord: number,
   tables: ReadonlyArray<[string, number]>,
+  kind: keyof RecordCounts = 'decisions',
 ): string {
   const top = tables
     .slice(0, 8)
     .map(([name, bytes]) => `${name} ${Math.round(bytes)} B`)
     .join(', ');
-  return `${(perDecision / 1024).toFixed(2)} KB a decision (${top})`;
+  return `${(perRecord / 1024).toFixed(2)} KB ${countNames[kind]} (${top})`;
 }
