@@ -50,6 +50,7 @@ import {
   describeHotSet,
   hotSetObjects,
   readHotSet,
+  recordsOf,
   storeBytes,
 } from './storage.js';
 
@@ -181,7 +182,7 @@ async function benchStore(store: Store): Promise<void> {
       );
       tables.sort((a, b) => b[1] - a[1]);
       notes.push(
-        `storage ${label}, bulk-loaded (no decision log): ${describeBytes(atRest.total / atRest.counts.decisions, tables)}`,
+        `storage ${label}, bulk-loaded (no decision log): ${describeBytes(atRest.total / atRest.counts.decisions, tables, 'decisions')}`,
       );
       notes.push(`storage ${label}, what pending reads: ${describeHotSet(store, atRest)}`);
       if (config.hotSet !== 'cold') {
@@ -202,25 +203,19 @@ async function benchStore(store: Store): Promise<void> {
         continue;
       }
       const logFile = join(dir, `${store}-${size}-${endpoint}.log`);
-      // What the run's records take: decisions, and cookie choices (their own kind of record).
-      const kind =
-        endpoint === 'decisions'
-          ? ('decisions' as const)
-          : endpoint === 'cookie-choices'
-            ? ('cookieChoices' as const)
-            : undefined;
+      const kind = recordsOf[endpoint];
       const before = kind ? await storeBytes(store, url) : undefined;
       const run = await step(`${label}: ${endpoint}`, () =>
         runEndpoint(config, store, size, url, fixture, endpoint, logFile, dbPid()),
       );
       rows.push(run.row);
       if (endpoint === 'decisions') decisions = run.row;
-      if (before) {
+      if (kind && before) {
         // What each record the service recorded added, its log's leaves and nodes included.
         const added = bytesPerRecord(before, await storeBytes(store, url), kind);
         if (added) {
           notes.push(
-            `storage ${label}, recorded by the service: ${describeBytes(added.perRecord, added.tables, added.kind)}`,
+            `storage ${label}, recorded by the service: ${describeBytes(added.perRecord, added.tables, kind)}`,
           );
         }
       }

@@ -22,6 +22,12 @@ export interface RecordCounts {
   cookieChoices: number;
 }
 
+/** The endpoints whose runs add records, and which: their bytes each are measured. */
+export const recordsOf: Partial<Record<Endpoint, keyof RecordCounts>> = {
+  decisions: 'decisions',
+  'cookie-choices': 'cookieChoices',
+};
+
 /** What each count is, in a note ("2.95 KB a decision"). */
 const countNames: Record<keyof RecordCounts, string> = {
   decisions: 'a decision',
@@ -271,8 +277,8 @@ function grouped(
 export function bytesPerRecord(
   before: StoreBytes,
   after: StoreBytes,
-  kind: keyof RecordCounts = 'decisions',
-): { perRecord: number; kind: keyof RecordCounts; tables: Array<[string, number]> } | undefined {
+  kind: keyof RecordCounts,
+): { perRecord: number; tables: Array<[string, number]> } | undefined {
   const gained = after.counts[kind] - before.counts[kind];
   if (gained <= 0) return undefined;
   const tables = [...after.tables]
@@ -282,7 +288,7 @@ export function bytesPerRecord(
     )
     .filter(([, bytes]) => bytes > 0)
     .sort((a, b) => b[1] - a[1]);
-  return { perRecord: (after.total - before.total) / gained, kind, tables };
+  return { perRecord: (after.total - before.total) / gained, tables };
 }
 
 /**
@@ -292,7 +298,7 @@ export function bytesPerRecord(
 export function describeBytes(
   perRecord: number,
   tables: ReadonlyArray<[string, number]>,
-  kind: keyof RecordCounts = 'decisions',
+  kind: keyof RecordCounts,
 ): string {
   const top = tables
     .slice(0, 8)

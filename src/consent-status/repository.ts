@@ -7,9 +7,9 @@
  *
  * Indexes: `subjects_lookup_uq` (tenant_id, lookup); `decisions_history_uq` (subject_id,
  * template_id, seq; the tenant first on SQLite, migration 0054), read backwards from the
- * customer's latest decision on the template; `channel_changes_channel_idx` (tenant_id, subject_id, product_id, channel,
- * changed_at); `partner_block_changes_decision_idx` (tenant_id, decision_id, partner_code,
- * changed_at).
+ * customer's latest decision on the template; `channel_changes_channel_idx` (tenant_id,
+ * subject_id, product_id, channel, changed_at); `partner_block_changes_decision_idx`
+ * (tenant_id, decision_id, partner_code, changed_at).
  */
 import { sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';

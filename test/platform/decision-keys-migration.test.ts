@@ -43,9 +43,27 @@ const keysBefore = (names: { pk: string; history: string }) =>
     { name: names.pk, unique: true, columns: ['tenant_id', 'id'] },
   ].sort((x, y) => x.name.localeCompare(y.name));
 
+/** A row of `decisions` as the service writes it. */
+interface DecisionRow {
+  tenant_id: string;
+  id: string;
+  subject_id: string;
+  template_id: string;
+  consent_version_id: string;
+  version: number;
+  decision: string;
+  seq: number;
+  decided_at: string;
+  api_key_id: string;
+  content_sha256: string;
+  idempotency_key: string | null;
+  evidence_salt: string;
+  personal: string;
+}
+
 /** Decisions as the service writes them: two tenants, two templates a customer, two each. */
-function decisionRows() {
-  const rows: Record<string, string | number | null>[] = [];
+function decisionRows(): DecisionRow[] {
+  const rows: DecisionRow[] = [];
   for (const tenantId of [randomUUID(), randomUUID()]) {
     const templates = [randomUUID(), randomUUID()];
     for (let c = 0; c < 150; c += 1) {
@@ -57,7 +75,7 @@ function decisionRows() {
             // Random ids: the rows come in no key's order.
             id: randomUUID(),
             subject_id: subjectId,
-            template_id: templateId as string,
+            template_id: templateId,
             consent_version_id: randomUUID(),
             version: seq,
             decision: seq === 1 ? 'given' : 'withdraw',
@@ -76,7 +94,7 @@ function decisionRows() {
   return rows;
 }
 
-async function insertDecisions(db: Db, rows: Record<string, string | number | null>[]) {
+async function insertDecisions(db: Db, rows: readonly DecisionRow[]) {
   const names = Object.keys(rows[0] ?? {});
   for (let at = 0; at < rows.length; at += 100) {
     await sql`insert into decisions ${sql.raw(`(${names.join(', ')})`)}
@@ -84,6 +102,14 @@ async function insertDecisions(db: Db, rows: Record<string, string | number | nu
       db,
     );
   }
+}
+
+/** A store of the release before 0054, with the decisions of `decisionRows` in it. */
+async function storeBefore0054(db: Db): Promise<DecisionRow[]> {
+  await migrateBefore(db, '0054');
+  const written = decisionRows();
+  await insertDecisions(db, written);
+  return written;
 }
 
 const allRows = (db: Db) =>
@@ -148,9 +174,7 @@ describe.each(stores)('migration 0054, on $name', (store) => {
 
   it('keeps every decision; on PostgreSQL its keys by id, by history and by customer and time no longer carry the tenant, and still hold; SQLite keeps its keys', async () => {
     const { db } = bare;
-    await migrateBefore(db, '0054');
-    const written = decisionRows();
-    await insertDecisions(db, written);
+    const written = await storeBefore0054(db);
     const before = await allRows(db);
     expect(before).toHaveLength(written.length);
     const sqliteNames = {
@@ -165,12 +189,12 @@ describe.each(stores)('migration 0054, on $name', (store) => {
 
     expect(await allRows(db)).toEqual(before);
     expect(await indexesOf(db)).toEqual(postgres ? keys : keysBefore(sqliteNames));
-    const first = written[0] as Record<string, string | number | null>;
-    const again = (changes: Record<string, string | number>) =>
+    const first = written[0] as DecisionRow;
+    const again = (changes: Partial<DecisionRow>) =>
       insertDecisions(db, [{ ...first, id: randomUUID(), ...changes }]);
     // The keys still hold: a decision's id, and a customer's place in a template's history.
-    await expect(again({ id: first.id as string })).rejects.toThrow(/unique|duplicate/i);
-    await expect(again({ seq: first.seq as number })).rejects.toThrow(/unique|duplicate/i);
+    await expect(again({ id: first.id })).rejects.toThrow(/unique|duplicate/i);
+    await expect(again({ seq: first.seq })).rejects.toThrow(/unique|duplicate/i);
     await again({ seq: 3 });
   });
 });
@@ -180,9 +204,7 @@ describe('migration 0054, the reads of decisions on PostgreSQL', () => {
 
   it('each read of decisions by id, by customer and time and by history walks its key, with no sort', async () => {
     const { db } = bare;
-    await migrateBefore(db, '0054');
-    const written = decisionRows();
-    await insertDecisions(db, written);
+    const written = await storeBefore0054(db);
     await migrateToLatest(db, testDataKey);
     await sql`analyze decisions`.execute(db);
 
@@ -191,10 +213,7 @@ describe('migration 0054, the reads of decisions on PostgreSQL', () => {
     const watched = createDb(loadConfig({ DATABASE_URL: bare.databaseUrl }), (event) => {
       if (event.level === 'query') statements.push(event.query);
     });
-    const first = written[0] as unknown as Record<
-      'tenant_id' | 'id' | 'subject_id' | 'template_id' | 'consent_version_id' | 'decided_at',
-      string
-    >;
+    const first = written[0] as DecisionRow;
     const { tenant_id: tenantId, subject_id: subjectId, template_id: templateId } = first;
     const read = async (run: () => Promise<unknown>) => {
       statements.length = 0;
@@ -235,22 +254,22 @@ describe('migration 0054, on a PostgreSQL store partitioned by time', () => {
 
   it('gives the partitioned table the same keys, its primary key with the time and its history’s index plain', async () => {
     const { db } = bare;
-    await migrateBefore(db, '0054');
-    await insertDecisions(db, decisionRows());
+    await storeBefore0054(db);
     const before = await allRows(db);
     await partitionByTime(db, timeTables(registry), 'month');
 
     expect(await migrateToLatest(db, testDataKey)).toContain('0054-decision-keys-without-tenant');
 
     expect(await allRows(db)).toEqual(before);
-    expect(await indexesOf(db)).toEqual(
-      keys.map((key) =>
-        key.name === 'decisions_pk'
-          ? { ...key, columns: ['id', 'decided_at'] }
-          : key.name === 'decisions_history_uq'
-            ? { ...key, unique: false }
-            : key,
-      ),
-    );
+    expect(await indexesOf(db)).toEqual([
+      keys[0],
+      keys[1],
+      {
+        name: 'decisions_history_uq',
+        unique: false,
+        columns: ['subject_id', 'template_id', 'seq'],
+      },
+      { name: 'decisions_pk', unique: true, columns: ['id', 'decided_at'] },
+    ]);
   });
 });
