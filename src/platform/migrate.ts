@@ -66,6 +66,7 @@ import * as erasedEvidence from './migrations/0051-erased-evidence.js';
 import * as logLeafHashes from './migrations/0052-log-leaf-hashes.js';
 import * as queuedLeafHashes from './migrations/0053-queued-leaf-hashes.js';
 import * as decisionKeysWithoutTenant from './migrations/0054-decision-keys-without-tenant.js';
+import * as choiceAndSubjectKeysWithoutTenant from './migrations/0055-choice-and-subject-keys-without-tenant.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -139,6 +140,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0052-log-leaf-hashes': logLeafHashes,
     '0053-queued-leaf-hashes': queuedLeafHashes,
     '0054-decision-keys-without-tenant': decisionKeysWithoutTenant,
+    '0055-choice-and-subject-keys-without-tenant': choiceAndSubjectKeysWithoutTenant,
   };
 }
 

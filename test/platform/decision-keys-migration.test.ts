@@ -1,16 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { timeTables } from '../../src/app/time-tables.js';
 import { findStatuses } from '../../src/consent-status/repository.js';
 import { findDecisionWithTemplate } from '../../src/decisions/record-repository.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
+import { type Db, isPostgres } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { partitionByTime } from '../../src/platform/partitions.js';
 import { findDecisionAsOf, findHistoryPage } from '../../src/records/repository.js';
 import { testDataKey } from '../helpers/app.js';
+import { indexesOf, planWatcher } from '../helpers/indexes.js';
 import { migrateBefore } from '../helpers/schema-history.js';
 import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 
@@ -117,58 +117,6 @@ const allRows = (db: Db) =>
     .execute(db)
     .then((result) => result.rows);
 
-/** Each index of `decisions` by name: unique or not, and its columns in order. */
-async function indexesOf(db: Db) {
-  if (isPostgres(db)) {
-    const { rows } = await sql<{ name: string; unique: boolean; columns: string[] }>`
-      select i.relname as name, x.indisunique as unique,
-        array(select a.attname::text from unnest(x.indkey) with ordinality k(attnum, n)
-          join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.attnum order by k.n) as columns
-      from pg_index x join pg_class i on i.oid = x.indexrelid
-      where x.indrelid = to_regclass('decisions') order by i.relname`.execute(db);
-    return rows;
-  }
-  const list = await sql<{ name: string; unique: number }>`select name, "unique"
-    from pragma_index_list('decisions') order by name`.execute(db);
-  const found = [];
-  for (const index of list.rows) {
-    const columns = await sql<{ name: string }>`select name from pragma_index_info(${index.name})
-      order by seqno`.execute(db);
-    found.push({
-      name: index.name,
-      unique: index.unique === 1,
-      columns: columns.rows.map((column) => column.name),
-    });
-  }
-  return found;
-}
-
-/** The indexes of `decisions` a statement's plan on PostgreSQL reads, and any sort, in order. */
-async function decisionIndexesRead(db: Db, query: { sql: string; parameters: readonly unknown[] }) {
-  return db.connection().execute(async (connection) => {
-    // The test's tables are small: ask for the plan a large one gets.
-    await sql`set enable_seqscan = off`.execute(connection);
-    await sql`set enable_bitmapscan = off`.execute(connection);
-    await sql`set enable_sort = off`.execute(connection);
-    try {
-      const { rows } = await connection.executeQuery(
-        CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
-      );
-      const read: string[] = [];
-      JSON.parse(JSON.stringify(rows), (key, value) => {
-        if (key === 'Index Name' && typeof value === 'string' && value.startsWith('decisions_')) {
-          read.push(value);
-        }
-        if (key === 'Node Type' && value === 'Sort') read.push('a sort');
-        return value;
-      });
-      return read;
-    } finally {
-      await sql`reset all`.execute(connection);
-    }
-  });
-}
-
 describe.each(stores)('migration 0054, on $name', (store) => {
   const bare = useBareStore(store);
 
@@ -183,12 +131,14 @@ describe.each(stores)('migration 0054, on $name', (store) => {
     };
     const postgresNames = { pk: 'decisions_pk', history: 'decisions_history_uq' };
     const postgres = isPostgres(db);
-    expect(await indexesOf(db)).toEqual(keysBefore(postgres ? postgresNames : sqliteNames));
+    expect(await indexesOf(db, 'decisions')).toEqual(
+      keysBefore(postgres ? postgresNames : sqliteNames),
+    );
 
     expect(await migrateToLatest(db, testDataKey)).toContain('0054-decision-keys-without-tenant');
 
     expect(await allRows(db)).toEqual(before);
-    expect(await indexesOf(db)).toEqual(postgres ? keys : keysBefore(sqliteNames));
+    expect(await indexesOf(db, 'decisions')).toEqual(postgres ? keys : keysBefore(sqliteNames));
     const first = written[0] as DecisionRow;
     const again = (changes: Partial<DecisionRow>) =>
       insertDecisions(db, [{ ...first, id: randomUUID(), ...changes }]);
@@ -209,18 +159,11 @@ describe('migration 0054, the reads of decisions on PostgreSQL', () => {
     await sql`analyze decisions`.execute(db);
 
     // The statements the service reads decisions with, as they run.
-    const statements: { sql: string; parameters: readonly unknown[] }[] = [];
-    const watched = createDb(loadConfig({ DATABASE_URL: bare.databaseUrl }), (event) => {
-      if (event.level === 'query') statements.push(event.query);
-    });
+    const plans = planWatcher(db, bare.databaseUrl, ['decisions_']);
+    const watched = plans.db;
+    const read = plans.read;
     const first = written[0] as DecisionRow;
     const { tenant_id: tenantId, subject_id: subjectId, template_id: templateId } = first;
-    const read = async (run: () => Promise<unknown>) => {
-      statements.length = 0;
-      await run();
-      expect(statements).toHaveLength(1);
-      return decisionIndexesRead(db, statements[0] as (typeof statements)[number]);
-    };
     try {
       expect(await read(() => findDecisionWithTemplate(watched, tenantId, first.id))).toEqual([
         'decisions_pk',
@@ -244,7 +187,7 @@ describe('migration 0054, the reads of decisions on PostgreSQL', () => {
         ),
       ).toEqual(['decisions_history_uq', 'decisions_history_uq']);
     } finally {
-      await watched.destroy();
+      await plans.destroy();
     }
   });
 });
@@ -261,7 +204,7 @@ describe('migration 0054, on a PostgreSQL store partitioned by time', () => {
     expect(await migrateToLatest(db, testDataKey)).toContain('0054-decision-keys-without-tenant');
 
     expect(await allRows(db)).toEqual(before);
-    expect(await indexesOf(db)).toEqual([
+    expect(await indexesOf(db, 'decisions')).toEqual([
       keys[0],
       keys[1],
       {

@@ -210,6 +210,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0052-log-leaf-hashes',
       '0053-queued-leaf-hashes',
       '0054-decision-keys-without-tenant',
+      '0055-choice-and-subject-keys-without-tenant',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')

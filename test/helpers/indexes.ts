@@ -1,0 +1,96 @@
+import { CompiledQuery, sql } from 'kysely';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
+
+/** An index as a test compares it: its name, whether it is unique, its columns in order. */
+export interface IndexShape {
+  name: string;
+  unique: boolean;
+  columns: string[];
+}
+
+/** Each index of `table` by name (SQLite's constraints' indexes under SQLite's own names). */
+export async function indexesOf(db: Db, table: string): Promise<IndexShape[]> {
+  if (isPostgres(db)) {
+    const { rows } = await sql<IndexShape>`
+      select i.relname as name, x.indisunique as unique,
+        array(select a.attname::text from unnest(x.indkey) with ordinality k(attnum, n)
+          join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.attnum order by k.n) as columns
+      from pg_index x join pg_class i on i.oid = x.indexrelid
+      where x.indrelid = to_regclass(${table}) order by i.relname`.execute(db);
+    return rows;
+  }
+  const list = await sql<{ name: string; unique: number }>`select name, "unique"
+    from pragma_index_list(${table}) order by name`.execute(db);
+  const found: IndexShape[] = [];
+  for (const index of list.rows) {
+    const columns = await sql<{ name: string }>`select name from pragma_index_info(${index.name})
+      order by seqno`.execute(db);
+    found.push({
+      name: index.name,
+      unique: index.unique === 1,
+      columns: columns.rows.map((column) => column.name),
+    });
+  }
+  return found;
+}
+
+/**
+ * The indexes whose names start with one of `prefixes` that a statement's plan on PostgreSQL
+ * reads, and any sort, in the plan's order: the plan a large table gets (the tests' tables are
+ * small).
+ */
+export async function indexesRead(
+  db: Db,
+  query: { sql: string; parameters: readonly unknown[] },
+  prefixes: readonly string[],
+): Promise<string[]> {
+  return db.connection().execute(async (connection) => {
+    await sql`set enable_seqscan = off`.execute(connection);
+    await sql`set enable_bitmapscan = off`.execute(connection);
+    await sql`set enable_sort = off`.execute(connection);
+    try {
+      const { rows } = await connection.executeQuery(
+        CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
+      );
+      const read: string[] = [];
+      JSON.parse(JSON.stringify(rows), (key, value) => {
+        const named = typeof value === 'string' && prefixes.some((p) => value.startsWith(p));
+        if (key === 'Index Name' && named) {
+          read.push(value);
+        }
+        if (key === 'Node Type' && value === 'Sort') read.push('a sort');
+        return value;
+      });
+      return read;
+    } finally {
+      await sql`reset all`.execute(connection);
+    }
+  });
+}
+
+/**
+ * A second handle on the store at `databaseUrl` that keeps every statement run through it, so
+ * that a test can run a read of the service's own and take the plan of the one statement it ran
+ * (`indexesRead` on `db`, the test's handle).
+ */
+export function planWatcher(db: Db, databaseUrl: string, prefixes: readonly string[]) {
+  const statements: { sql: string; parameters: readonly unknown[] }[] = [];
+  const watched = createDb(loadConfig({ DATABASE_URL: databaseUrl }), (event) => {
+    if (event.level === 'query') statements.push(event.query);
+  });
+  return {
+    db: watched,
+    /** The indexes read by the one statement `run` ran through `db`. */
+    async read(run: () => Promise<unknown>): Promise<string[]> {
+      statements.length = 0;
+      await run();
+      const [statement, ...more] = statements;
+      if (statement === undefined || more.length > 0) {
+        throw new Error(`the read ran ${statements.length} statements, not one`);
+      }
+      return indexesRead(db, statement, prefixes);
+    },
+    destroy: () => watched.destroy(),
+  };
+}
