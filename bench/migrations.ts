@@ -1,19 +1,25 @@
 /**
- * What the migrations that change how the log keeps a leaf cost a store whose log holds
- * `BENCH_LEAVES` leaves (default 1,000,000): 0048 (the log's nodes from level 4 up) on
- * `tlog_nodes` as release 0.3.0 kept it, every complete subtree, about 2 rows a leaf; 0052 (each
- * leaf's hash instead of its text) on `tlog_entries` as release 0.4.0 kept it, each leaf's text.
- * `BENCH_MIGRATIONS` picks them (default `0048,0052`). On an SQLite file, or on PostgreSQL with
- * `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped for
- * each migration).
+ * What the migrations that rewrite or rebuild a table that grows with the records cost a store of
+ * `BENCH_LEAVES` records, each with its leaf (default 1,000,000):
+ * - 0048 (the log's nodes from level 4 up) on `tlog_nodes` as release 0.3.0 kept it, every
+ *   complete subtree, about 2 rows a leaf;
+ * - 0052 (each leaf's hash instead of its text) on `tlog_entries` as release 0.4.0 kept it, each
+ *   leaf's text;
+ * - 0055 (PostgreSQL's keys of cookie choices and subjects without the tenant) on
+ *   `cookie_decisions` and `subjects` as release 0.5.0 kept them, each choice a new visitor's,
+ *   with its subject (nothing to do on SQLite).
+ *
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055`). On an SQLite file, or on PostgreSQL
+ * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
+ * for each migration).
  *
  *   npm run bench:migrations
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:migrations
  *
- * Prints one JSON line a migration: the store, the leaves, the rows and bytes of its table before
- * and after, and the migration's time, in all and per million leaves. The hashes and leaves are
- * random: 0048 copies rows by their level and never reads a hash, 0052 hashes whatever text a
- * leaf holds.
+ * Prints one JSON line a migration: the store, the records, the rows and bytes of each table it
+ * changes before and after, and the migration's time, in all and per million records. The
+ * hashes, leaves and ids are random: 0048 copies rows by their level and never reads a hash, 0052
+ * hashes whatever text a leaf holds, 0055 builds keys over whatever ids the rows hold.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,26 +36,33 @@ const leaves = Number(process.env.BENCH_LEAVES ?? 1_000_000);
 const adminUrl = process.env.BENCH_DATABASE_URL;
 const logId = '0190e8a0-0000-7000-8000-00000000b0b0';
 
-/** A migration measured: its name, the table it changes, and how the release before filled it. */
+type Table = 'tlog_nodes' | 'tlog_entries' | 'cookie_decisions' | 'subjects';
+
+/** A migration measured: its name, the tables it changes, and how the release before filled them. */
 interface Measured {
   name: string;
-  table: 'tlog_nodes' | 'tlog_entries';
+  tables: Table[];
   fill(db: Db): Promise<void>;
 }
 
 const measured: Measured[] = [
-  { name: '0048-log-nodes-from-level-4', table: 'tlog_nodes', fill: fillNodes },
-  { name: '0052-log-leaf-hashes', table: 'tlog_entries', fill: fillLeafTexts },
+  { name: '0048-log-nodes-from-level-4', tables: ['tlog_nodes'], fill: fillNodes },
+  { name: '0052-log-leaf-hashes', tables: ['tlog_entries'], fill: fillLeafTexts },
+  {
+    name: '0055-choice-and-subject-keys-without-tenant',
+    tables: ['cookie_decisions', 'subjects'],
+    fill: fillChoices,
+  },
 ];
-const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052').split(',');
+const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055').split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
   await measure(migration);
 }
 
-async function measure({ name, table, fill }: Measured): Promise<void> {
-  const dir = adminUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-log-migrations-'));
-  const dbName = `bench_log_migrations_${randomBytes(4).toString('hex')}`;
+async function measure({ name, tables, fill }: Measured): Promise<void> {
+  const dir = adminUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-migrations-'));
+  const dbName = `bench_migrations_${randomBytes(4).toString('hex')}`;
   const url = adminUrl
     ? await recreateDatabase(adminUrl, dbName)
     : `file:${join(dir as string, 'consent.db')}`;
@@ -59,10 +72,12 @@ async function measure({ name, table, fill }: Measured): Promise<void> {
     const all = Object.entries(migrations(testDataKey));
     await migrateUpTo(db, Object.fromEntries(all.filter(([other]) => other < name)));
     await fill(db);
-    if (isPostgres(db)) await sql`vacuum analyze ${sql.table(table)}`.execute(db);
+    if (isPostgres(db)) {
+      for (const table of tables) await sql`vacuum analyze ${sql.table(table)}`.execute(db);
+    }
 
-    const rowsBefore = await rows(db, table);
-    const bytesBefore = await bytes(db, table);
+    const rowsBefore = await eachOf(tables, (table) => rows(db, table));
+    const bytesBefore = await eachOf(tables, (table) => bytes(db, table));
     // As a start applies them: those after it too, each a few milliseconds on a store of the
     // log alone.
     const started = performance.now();
@@ -73,11 +88,11 @@ async function measure({ name, table, fill }: Measured): Promise<void> {
       JSON.stringify({
         migration: name,
         store: isPostgres(db) ? 'postgres' : 'sqlite',
-        leaves,
-        rows: { before: rowsBefore, after: await rows(db, table) },
-        bytes: { before: bytesBefore, after: await bytes(db, table) },
+        records: leaves,
+        rows: { before: rowsBefore, after: await eachOf(tables, (table) => rows(db, table)) },
+        bytes: { before: bytesBefore, after: await eachOf(tables, (table) => bytes(db, table)) },
         seconds: round(seconds),
-        seconds_per_million_leaves: round((seconds * 1_000_000) / leaves),
+        seconds_per_million_records: round((seconds * 1_000_000) / leaves),
       }),
     );
   } finally {
@@ -133,7 +148,45 @@ async function fillLeafTexts(db: Db): Promise<void> {
   }
 }
 
-async function rows(on: Db, table: Measured['table']): Promise<number> {
+/**
+ * `cookie_decisions` and `subjects` as 0.5.0 kept them: a choice a new visitor, with the visitor's
+ * subject, over ten websites of two tenants, in time order (ids as random UUIDs, in no key's order).
+ */
+async function fillChoices(db: Db): Promise<void> {
+  if (!isPostgres(db)) return; // 0055 changes nothing on SQLite: nothing to fill.
+  await sql`create temporary table bench_visitors as
+    select i, gen_random_uuid()::text as subject_id,
+      case when i % 2 = 0 then 'tenant-a' else 'tenant-b' end as tenant_id,
+      'system-' || (i % 10) as system_id
+    from generate_series(0, ${leaves - 1}) as i`.execute(db);
+  await sql`insert into subjects
+      (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at, erased_at)
+    select tenant_id, subject_id, md5(subject_id) || md5(i::text), repeat(md5(subject_id), 2),
+      left(md5(i::text), 24), left(md5(subject_id), 44), '2026-12-01T00:00:00.000Z', null
+    from bench_visitors`.execute(db);
+  await sql`insert into cookie_decisions (tenant_id, id, system_id, configuration_id,
+      configuration_version, content_sha256, subject_id, event_id, method, categories, locale,
+      origin, region, variant, customer_subject_id, customer, personal, evidence_salt, decided_at)
+    select tenant_id, gen_random_uuid()::text, system_id, 'configuration-' || (i % 10), 1,
+      md5('content') || md5('content'), subject_id, gen_random_uuid()::text, 'accept-all',
+      '{"necessary":true,"analytics":true}', 'th', 'https://shop.example', 'TH', null, null, null,
+      repeat(md5(i::text), 4), left(md5(subject_id), 24),
+      to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    from bench_visitors`.execute(db);
+  await sql`drop table bench_visitors`.execute(db);
+}
+
+/** `count` for each table. */
+async function eachOf(
+  tables: readonly Table[],
+  count: (table: Table) => Promise<number>,
+): Promise<Record<string, number>> {
+  const counted: Record<string, number> = {};
+  for (const table of tables) counted[table] = await count(table);
+  return counted;
+}
+
+async function rows(on: Db, table: Table): Promise<number> {
   const { n } = await on
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
@@ -142,7 +195,7 @@ async function rows(on: Db, table: Measured['table']): Promise<number> {
 }
 
 /** The table and its key on disk: `dbstat` on SQLite, `pg_total_relation_size` on PostgreSQL. */
-async function bytes(on: Db, table: Measured['table']): Promise<number> {
+async function bytes(on: Db, table: Table): Promise<number> {
   const query = isPostgres(on)
     ? sql<{ b: string }>`select pg_total_relation_size(${table}) as b`
     : sql<{ b: number }>`select sum(pgsize) as b from dbstat
