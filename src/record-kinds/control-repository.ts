@@ -14,7 +14,7 @@ import type { HistoryPageQuery, Standing } from './kind.js';
 
 /** Where a control kind keeps its records, as its folder's `table.ts` declares them. */
 export interface ControlTables {
-  /** Append-only changes: `(tenant_id, id)`, the subject, the target's columns, `blocked`, evidence. */
+  /** Append-only changes: `tenant_id`, `id`, the subject, the target's columns, `blocked`, evidence. */
   changes: string;
   /** The latest change of each target: its key, `subject_id`, `blocked`, `change_id`, `since`. */
   states: string;

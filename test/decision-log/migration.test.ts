@@ -243,6 +243,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0053-queued-leaf-hashes',
       '0054-decision-keys-without-tenant',
       '0055-choice-and-subject-keys-without-tenant',
+      '0056-control-change-keys-without-tenant',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

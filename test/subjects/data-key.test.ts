@@ -117,6 +117,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0053-queued-leaf-hashes',
       '0054-decision-keys-without-tenant',
       '0055-choice-and-subject-keys-without-tenant',
+      '0056-control-change-keys-without-tenant',
     ]);
   });
 });

@@ -211,6 +211,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0053-queued-leaf-hashes',
       '0054-decision-keys-without-tenant',
       '0055-choice-and-subject-keys-without-tenant',
+      '0056-control-change-keys-without-tenant',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
