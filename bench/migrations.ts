@@ -7,9 +7,12 @@
  *   leaf's text;
  * - 0055 (PostgreSQL's keys of cookie choices and subjects without the tenant) on
  *   `cookie_decisions` and `subjects` as release 0.5.0 kept them, each choice a new visitor's,
- *   with its subject (nothing to do on SQLite).
+ *   with its subject (nothing to do on SQLite);
+ * - 0056 (PostgreSQL's keys of control changes without the tenant) on `channel_changes` and
+ *   `partner_block_changes` as release 0.5.0 kept them, each as many changes as there are
+ *   records, two a customer (nothing to do on SQLite).
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055`). On an SQLite file, or on PostgreSQL
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056`). On an SQLite file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
  *
@@ -35,8 +38,16 @@ import { dropDatabase, recreateDatabase } from './postgres.js';
 const leaves = Number(process.env.BENCH_LEAVES ?? 1_000_000);
 const adminUrl = process.env.BENCH_DATABASE_URL;
 const logId = '0190e8a0-0000-7000-8000-00000000b0b0';
+/** Two tenants' ids, as the service makes them (text UUIDs, the bytes the keys carried). */
+const tenants = ['0190e8a0-0000-7000-8000-00000000a001', '0190e8a0-0000-7000-8000-00000000a002'];
 
-type Table = 'tlog_nodes' | 'tlog_entries' | 'cookie_decisions' | 'subjects';
+type Table =
+  | 'tlog_nodes'
+  | 'tlog_entries'
+  | 'cookie_decisions'
+  | 'subjects'
+  | 'channel_changes'
+  | 'partner_block_changes';
 
 /** A migration measured: its name, the tables it changes, and how the release before filled them. */
 interface Measured {
@@ -53,8 +64,13 @@ const measured: Measured[] = [
     tables: ['cookie_decisions', 'subjects'],
     fill: fillChoices,
   },
+  {
+    name: '0056-control-change-keys-without-tenant',
+    tables: ['channel_changes', 'partner_block_changes'],
+    fill: fillControlChanges,
+  },
 ];
-const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055').split(',');
+const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056').split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
   await measure(migration);
@@ -156,7 +172,7 @@ async function fillChoices(db: Db): Promise<void> {
   if (!isPostgres(db)) return; // 0055 changes nothing on SQLite: nothing to fill.
   await sql`create temporary table bench_visitors as
     select i, gen_random_uuid()::text as subject_id,
-      case when i % 2 = 0 then 'tenant-a' else 'tenant-b' end as tenant_id,
+      case when i % 2 = 0 then ${tenants[0]} else ${tenants[1]} end as tenant_id,
       'system-' || (i % 10) as system_id
     from generate_series(0, ${leaves - 1}) as i`.execute(db);
   await sql`insert into subjects
@@ -174,6 +190,34 @@ async function fillChoices(db: Db): Promise<void> {
       to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     from bench_visitors`.execute(db);
   await sql`drop table bench_visitors`.execute(db);
+}
+
+/**
+ * `channel_changes` and `partner_block_changes` as 0.5.0 kept them: as many changes of each as
+ * there are records, two a customer (blocked, then allowed again), over two tenants, in time
+ * order (ids as random UUIDs, in no key's order).
+ */
+async function fillControlChanges(db: Db): Promise<void> {
+  if (!isPostgres(db)) return; // 0056 changes nothing on SQLite: nothing to fill.
+  await sql`create temporary table bench_changes as
+    select i, gen_random_uuid()::text as id, c.subject_id, c.decision_id, c.tenant_id,
+      to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        as changed_at
+    from generate_series(0, ${leaves - 1}) as i
+    join lateral (select md5('s' || (i / 2))::uuid::text as subject_id,
+      md5('d' || (i / 2))::uuid::text as decision_id,
+      case when (i / 2) % 2 = 0 then ${tenants[0]} else ${tenants[1]} end as tenant_id) as c on true`.execute(
+    db,
+  );
+  const common = sql`tenant_id, id, subject_id, 1 - i % 2, 'api-key', null, null,
+    repeat(md5(id), 4), left(md5(id), 24), changed_at`;
+  const columns = sql`tenant_id, id, subject_id, blocked, api_key_id, user_id, idempotency_key,
+    personal, evidence_salt, changed_at`;
+  await sql`insert into channel_changes (${columns}, product_id, product_code, channel)
+    select ${common}, 'product-1', 'savings', 'sms' from bench_changes`.execute(db);
+  await sql`insert into partner_block_changes (${columns}, decision_id, partner_code)
+    select ${common}, decision_id, 'insurer' from bench_changes`.execute(db);
+  await sql`drop table bench_changes`.execute(db);
 }
 
 /** `count` for each table. */
