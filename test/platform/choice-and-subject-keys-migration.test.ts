@@ -254,6 +254,8 @@ describe('migration 0055, the reads of cookie choices on PostgreSQL', () => {
       // A batch's look-up of each choice's retry, by its website and event id.
       const asked = { tenant_id: tenantId, system_id: systemId, event_id: first.event_id };
       const standings = () =>
+        // A batch's look-up runs in its write's transaction; on PostgreSQL it is one
+        // statement, which runs alike outside one.
         findChoiceStandings(watched as unknown as Trx, [
           { ...asked, lookup: 'a', customer_lookup: null },
         ]);

@@ -5,6 +5,7 @@ import { registry } from '../../src/app/kinds.js';
 import { timeTables } from '../../src/app/time-tables.js';
 import { findStatuses } from '../../src/consent-status/repository.js';
 import { findDecisionWithTemplate } from '../../src/decisions/record-repository.js';
+import type { DecisionsTable } from '../../src/decisions/table.js';
 import { type Db, isPostgres } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { partitionByTime } from '../../src/platform/partitions.js';
@@ -43,27 +44,9 @@ const keysBefore = (names: { pk: string; history: string }) =>
     { name: names.pk, unique: true, columns: ['tenant_id', 'id'] },
   ].sort((x, y) => x.name.localeCompare(y.name));
 
-/** A row of `decisions` as the service writes it. */
-interface DecisionRow {
-  tenant_id: string;
-  id: string;
-  subject_id: string;
-  template_id: string;
-  consent_version_id: string;
-  version: number;
-  decision: string;
-  seq: number;
-  decided_at: string;
-  api_key_id: string;
-  content_sha256: string;
-  idempotency_key: string | null;
-  evidence_salt: string;
-  personal: string;
-}
-
 /** Decisions as the service writes them: two tenants, two templates a customer, two each. */
-function decisionRows(): DecisionRow[] {
-  const rows: DecisionRow[] = [];
+function decisionRows(): DecisionsTable[] {
+  const rows: DecisionsTable[] = [];
   for (const tenantId of [randomUUID(), randomUUID()]) {
     const templates = [randomUUID(), randomUUID()];
     for (let c = 0; c < 150; c += 1) {
@@ -94,18 +77,17 @@ function decisionRows(): DecisionRow[] {
   return rows;
 }
 
-async function insertDecisions(db: Db, rows: readonly DecisionRow[]) {
-  const names = Object.keys(rows[0] ?? {});
+async function insertDecisions(db: Db, rows: readonly DecisionsTable[]) {
   for (let at = 0; at < rows.length; at += 100) {
-    await sql`insert into decisions ${sql.raw(`(${names.join(', ')})`)}
-      values ${sql.join(rows.slice(at, at + 100).map((row) => sql`(${sql.join(Object.values(row))})`))}`.execute(
-      db,
-    );
+    await db
+      .insertInto('decisions')
+      .values(rows.slice(at, at + 100))
+      .execute();
   }
 }
 
 /** A store of the release before 0054, with the decisions of `decisionRows` in it. */
-async function storeBefore0054(db: Db): Promise<DecisionRow[]> {
+async function storeBefore0054(db: Db): Promise<DecisionsTable[]> {
   await migrateBefore(db, '0054');
   const written = decisionRows();
   await insertDecisions(db, written);
@@ -139,8 +121,8 @@ describe.each(stores)('migration 0054, on $name', (store) => {
 
     expect(await allRows(db)).toEqual(before);
     expect(await indexesOf(db, 'decisions')).toEqual(postgres ? keys : keysBefore(sqliteNames));
-    const first = written[0] as DecisionRow;
-    const again = (changes: Partial<DecisionRow>) =>
+    const first = written[0] as DecisionsTable;
+    const again = (changes: Partial<DecisionsTable>) =>
       insertDecisions(db, [{ ...first, id: randomUUID(), ...changes }]);
     // The keys still hold: a decision's id, and a customer's place in a template's history.
     await expect(again({ id: first.id })).rejects.toThrow(/unique|duplicate/i);
@@ -162,7 +144,7 @@ describe('migration 0054, the reads of decisions on PostgreSQL', () => {
     const plans = planWatcher(db, bare.databaseUrl, ['decisions_']);
     const watched = plans.db;
     const read = plans.read;
-    const first = written[0] as DecisionRow;
+    const first = written[0] as DecisionsTable;
     const { tenant_id: tenantId, subject_id: subjectId, template_id: templateId } = first;
     try {
       expect(await read(() => findDecisionWithTemplate(watched, tenantId, first.id))).toEqual([
