@@ -86,6 +86,7 @@ import { type ReaderThreads, readerThreadsFor } from '../platform/reader-threads
 import { createReplicas, readOnOf } from '../platform/replicas.js';
 import { requestIdFor } from '../platform/request-id.js';
 import { logEachRequest, logWhenSent, oneLinePerRequest } from '../platform/request-log.js';
+import { sharedSchemaCompilers } from '../platform/schema-compilers.js';
 import { setSecurityHeaders } from '../platform/security-headers.js';
 import { serviceVersion } from '../platform/version.js';
 import { openVisitorRegion } from '../platform/visitor-region.js';
@@ -187,6 +188,8 @@ export async function buildApp(
     genReqId: requestIdFor,
     // Our own onRequest check answers 503 1009 while closing, in the contract's shape.
     return503OnClosing: false,
+    // Compiled once a process, whatever the number of apps built in it (the tests build many).
+    schemaController: { compilersFactory: sharedSchemaCompilers },
     ajv: {
       // Unknown fields are refused and types are never coerced (`["given"]` is not `"given"`).
       customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true },
