@@ -15,10 +15,11 @@ export default defineConfig({
     // better-sqlite3 is a native addon: separate processes keep each file's store to itself.
     pool: 'forks',
     // Vitest's default is one file fewer than the cores (a single file at a time on two cores),
-    // but most files spend their time waiting on a server, a child process or the browser: one
-    // file per core keeps the cores busy. Waits are budgets (helpers/time.ts), so a busier
-    // machine still passes.
-    maxWorkers: availableParallelism(),
+    // but most files spend part of their time waiting on a server, a child process or the
+    // browser: one file more than the cores keeps them busy through those waits (on two cores,
+    // 774 s against 858 with one file a core, and 839 against 913 in an earlier pair:
+    // bench/notebook.md). Waits are budgets (helpers/time.ts), so a busier machine still passes.
+    maxWorkers: availableParallelism() + 1,
     testTimeout: budget(20_000),
     hookTimeout: budget(60_000),
     // How long expect.poll waits for what must come true (it returns as soon as it does). A
