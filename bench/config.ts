@@ -9,6 +9,8 @@ export type Store = 'sqlite' | 'postgres';
  * `decisions-witnessed`: `decisions` with two witnesses and a time-stamping authority configured
  * (bench/outside.ts), at each store's first size only: their cost beside `decisions`.
  * `cookie-choices` and `banner`: the public cookie endpoints, at each store's first size only.
+ * `channel-changes`: a customer's e-mail blocked for a product, each a new customer, so that
+ * each is recorded (a control change), at each store's first size only.
  */
 export type Endpoint =
   | 'latest'
@@ -18,11 +20,15 @@ export type Endpoint =
   | 'decisions'
   | 'decisions-witnessed'
   | 'cookie-choices'
+  | 'channel-changes'
   | 'banner'
   | 'bulk-status';
 
 /** The public cookie endpoints: measured at each store's first size, not in the workers group. */
 export const cookieEndpoints: readonly Endpoint[] = ['cookie-choices', 'banner'];
+
+/** Measured at each store's first size only, not in the workers group, as the cookie endpoints. */
+export const firstSizeEndpoints: readonly Endpoint[] = [...cookieEndpoints, 'channel-changes'];
 
 /**
  * `bulk-status`: `POST /api/v1/consents/status` with many ids a request, from a few connections
@@ -77,7 +83,8 @@ export interface BenchConfig {
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
-// `cookie-choices` right after `decisions`, which it is compared with: noise hits both alike.
+// `cookie-choices` and `channel-changes` right after `decisions`, which they are compared with:
+// noise hits them alike.
 const allEndpoints: Endpoint[] = [
   'latest',
   'latest-metrics',
@@ -86,6 +93,7 @@ const allEndpoints: Endpoint[] = [
   'decisions',
   'decisions-witnessed',
   'cookie-choices',
+  'channel-changes',
   'banner',
   'bulk-status',
 ];

@@ -33,6 +33,8 @@ export interface Fixture {
   templateCode: string;
   older: Version;
   latest: Version;
+  /** A product of the tenant's, whose customers' channels `channel-changes` blocks. */
+  productCode: string;
   /** A website with a published banner, when the cookie endpoints are measured. */
   cookies?: CookieFixture;
 }

@@ -3,7 +3,7 @@
 // Usage: node bench/load.mjs '<json>'  with {url, path, method, headers, body, connections,
 //   warmupS, durationS, customers: {known, fresh, width}, rate?} (rate: requests per second in
 //   all, instead of as many as the server answers); `{customer}` in path is replaced per
-//   request, and each `{uuid}` in body by a fresh random UUID. Prints {"phase":"measuring"} when
+//   request, and each `{uuid}` in path or body by a fresh random UUID. Prints {"phase":"measuring"} when
 //   the warm-up ends, {"phase":"done"} when the measured part ends, then the result as one JSON
 //   line.
 import { randomUUID } from 'node:crypto';
@@ -22,6 +22,7 @@ function pickCustomer() {
 
 const spread = config.path.includes('{customer}');
 const freshIds = config.body?.includes('{uuid}') ?? false;
+const freshPath = config.path.includes('{uuid}');
 const options = {
   url: config.url,
   connections: config.connections,
@@ -33,6 +34,7 @@ const options = {
     {
       setupRequest(request) {
         request.path = spread ? config.path.replace('{customer}', pickCustomer()) : config.path;
+        if (freshPath) request.path = request.path.replaceAll('{uuid}', () => randomUUID());
         if (freshIds) request.body = config.body.replaceAll('{uuid}', () => randomUUID());
         return request;
       },

@@ -7,6 +7,7 @@ import {
   type BenchConfig,
   bulkEndpoint,
   cookieEndpoints,
+  firstSizeEndpoints,
   loadBenchConfig,
   type Store,
 } from './config.js';
@@ -198,6 +199,7 @@ async function benchStore(store: Store): Promise<void> {
     }
     for (const endpoint of config.endpoints) {
       if (!cookies && cookieEndpoints.includes(endpoint)) continue;
+      if (size !== config.sizes[0] && firstSizeEndpoints.includes(endpoint)) continue;
       if (endpoint === 'decisions-witnessed') {
         if (size === config.sizes[0]) rows.push(await witnessedRun(store, size));
         continue;
@@ -293,7 +295,7 @@ async function benchWorkers(store: Store): Promise<void> {
   if (moved) notes.push(`PostgreSQL in the workers group: ${moved}`);
   try {
     const grouped = config.endpoints.filter(
-      (e) => !cookieEndpoints.includes(e) && e !== bulkEndpoint && e !== 'decisions-witnessed',
+      (e) => !firstSizeEndpoints.includes(e) && e !== bulkEndpoint && e !== 'decisions-witnessed',
     );
     for (const endpoint of grouped) {
       let one: number | undefined;
@@ -396,7 +398,8 @@ function cookieCost(all: Row[]): string[] {
         `${label(r)}: ${(r.rps / bare.rps).toFixed(3)} of bare node:http's req/s serving the same bytes (bare Fastify with the log line: ${(framework.rps / bare.rps).toFixed(3)}); server CPU ${serverUsPerRequest(r).toFixed(1)} µs a request, ${serverUsPerRequest(bare).toFixed(1)} for bare node:http, ${serverUsPerRequest(framework).toFixed(1)} for bare Fastify`,
       ];
     }
-    if (r.endpoint === 'cookie-choices') {
+    if (r.endpoint === 'cookie-choices' || r.endpoint === 'channel-changes') {
+      const one = r.endpoint === 'cookie-choices' ? 'a choice' : 'a change';
       const decided = all.find(
         (d) =>
           d.endpoint === 'decisions' &&
@@ -406,7 +409,7 @@ function cookieCost(all: Row[]): string[] {
       );
       if (!decided) return [];
       return [
-        `${label(r)}: ${(r.rps / decided.rps).toFixed(3)} of decisions' req/s; server CPU ${serverUsPerRequest(r).toFixed(1)} µs a choice, ${serverUsPerRequest(decided).toFixed(1)} a decision${r.dbCpu === null ? '' : `; database CPU ${dbUsPerRequest(r).toFixed(1)} µs a choice, ${dbUsPerRequest(decided).toFixed(1)} a decision`}`,
+        `${label(r)}: ${(r.rps / decided.rps).toFixed(3)} of decisions' req/s; server CPU ${serverUsPerRequest(r).toFixed(1)} µs ${one}, ${serverUsPerRequest(decided).toFixed(1)} a decision${r.dbCpu === null ? '' : `; database CPU ${dbUsPerRequest(r).toFixed(1)} µs ${one}, ${dbUsPerRequest(decided).toFixed(1)} a decision`}`,
       ];
     }
     return [];
@@ -529,7 +532,7 @@ try {
     ) {
       r.vsCeiling = r.rps / ceiling.rps;
     }
-    if (r.endpoint === 'cookie-choices') {
+    if (r.endpoint === 'cookie-choices' || r.endpoint === 'channel-changes') {
       const decided = rows.find(
         (d) =>
           d.endpoint === 'decisions' &&

@@ -53,7 +53,7 @@ export interface Row {
   vsInsert?: number;
   /** `banner` and its bare Fastify: rps / the rps of bare node:http serving the same bytes. */
   vsBare?: number;
-  /** `cookie-choices` only: rps / the rps of `decisions` for the same store and size. */
+  /** `cookie-choices` and `channel-changes`: rps / the rps of `decisions` for the same store and size. */
   vsDecisions?: number;
   /** `cookie-choices` only: successful answers in the run (warm-up included) and the choices the
    * store gained meanwhile, which must be at least as many (each request a new choice). */

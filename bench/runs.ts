@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig as loadServiceConfig } from '../src/platform/config.js';
@@ -67,6 +68,16 @@ function loadConfig(
         path: '/api/v1/customers/{customer}/consents/decisions',
         body: JSON.stringify({ consent_version_id: f.latest.id, decision: 'given' }),
       };
+    // Each request a new customer (`{uuid}`, bench/wrk.lua), whose e-mail is blocked: a change
+    // recorded (201) every time, never the 200 of a channel already blocked.
+    case 'channel-changes':
+      return {
+        ...common,
+        method: 'PUT',
+        headers: { ...common.headers, 'content-type': 'application/json' },
+        path: channelPath(f, 'b-{uuid}'),
+        body: channelBody,
+      };
     // A site's page fetching the script: no key, no customer.
     case 'banner':
       return { ...common, headers: {}, path: bannerPath(cookiesOf(f)) };
@@ -88,6 +99,24 @@ function loadConfig(
         path: '/api/v1/consents/status',
         body: JSON.stringify({ template_code: f.templateCode, customer_ids: '{ids}' }),
       };
+  }
+}
+
+function channelPath(f: Fixture, customer: string): string {
+  return `/api/v1/customers/${customer}/channels/${f.productCode}/email`;
+}
+
+const channelBody = JSON.stringify({ blocked: true });
+
+/** One change before the load: it must be recorded (`201`), or the load would measure refusals. */
+async function checkChannelChanged(url: string, f: Fixture): Promise<void> {
+  const response = await fetch(`${url}${channelPath(f, `b-${randomUUID()}`)}`, {
+    method: 'PUT',
+    headers: { 'x-system-api-key': f.apiKey, 'content-type': 'application/json' },
+    body: channelBody,
+  });
+  if (response.status !== 201) {
+    throw new Error(`a channel change answered ${response.status}: ${await response.text()}`);
   }
 }
 
@@ -146,6 +175,7 @@ export async function runEndpoint(
     const choicesBefore =
       endpoint === 'cookie-choices' ? await storedChoices(databaseUrl) : undefined;
     if (endpoint === 'cookie-choices') await checkChoiceRecorded(service.url, cookiesOf(fixture));
+    if (endpoint === 'channel-changes') await checkChannelChanged(service.url, fixture);
     const load = loadConfig(config, service.url, endpoint, fixture, size);
     const measuring = {
       serverPid: service.pid,

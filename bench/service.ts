@@ -73,8 +73,11 @@ const content = (tag: string) =>
   'and nothing else.</p><ul><li>You can ask for a copy of your data at any time.</li>' +
   '<li>You can withdraw this consent whenever you like.</li></ul>';
 
+const benchProduct = 'bench_app';
+
 /**
- * Tenant, template, two published versions and a key, made the way an operator would; with
+ * Tenant, template, two published versions, a key and a product, made the way an operator
+ * would; with
  * `cookies`, also a website with its banner published.
  */
 export async function createFixture(
@@ -126,6 +129,17 @@ export async function createFixture(
   const older = await publish('1.0');
   const latest = await publish('2.0');
   const key = await cli(databaseUrl, 'apikey', 'create', '--tenant', 'bench', '--name', 'bench');
+  await cli(
+    databaseUrl,
+    'product',
+    'create',
+    '--tenant',
+    'bench',
+    '--code',
+    benchProduct,
+    '--name',
+    'Bench app',
+  );
   return {
     tenantId: String(tenant.id),
     apiKeyId: String(key.id),
@@ -134,6 +148,7 @@ export async function createFixture(
     templateCode: 'privacy_policy',
     older,
     latest,
+    productCode: benchProduct,
     ...(cookies ? { cookies: await createCookieSystem(databaseUrl) } : {}),
   };
 }

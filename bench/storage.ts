@@ -16,22 +16,25 @@ export interface StoreBytes {
   counts: RecordCounts;
 }
 
-/** The records a run adds, whose bytes each are measured: decisions and cookie choices. */
+/** The records a run adds, whose bytes each are measured: decisions, cookie choices, channel changes. */
 export interface RecordCounts {
   decisions: number;
   cookieChoices: number;
+  channelChanges: number;
 }
 
 /** The endpoints whose runs add records, and which: their bytes each are measured. */
 export const recordsOf: Partial<Record<Endpoint, keyof RecordCounts>> = {
   decisions: 'decisions',
   'cookie-choices': 'cookieChoices',
+  'channel-changes': 'channelChanges',
 };
 
 /** What each count is, in a note ("2.95 KB a decision"). */
 const countNames: Record<keyof RecordCounts, string> = {
   decisions: 'a decision',
   cookieChoices: 'a cookie choice',
+  channelChanges: 'a channel change',
 };
 
 /**
@@ -211,7 +214,11 @@ function sqliteBytes(path: string): StoreBytes {
       .all() as Array<{ name: string; bytes: number }>;
     const count = (table: string) =>
       (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
-    const counts = { decisions: count('decisions'), cookieChoices: count('cookie_decisions') };
+    const counts = {
+      decisions: count('decisions'),
+      cookieChoices: count('cookie_decisions'),
+      channelChanges: count('channel_changes'),
+    };
     return grouped(
       rows.map((row) => ({
         name: row.name,
@@ -241,13 +248,15 @@ async function postgresBytes(url: string): Promise<StoreBytes> {
        left join pg_class p on p.oid = h.inhparent
        where n.nspname = 'public' and c.relkind in ('r', 'i', 'm')`,
     );
-    const counted = await client.query<{ decisions: string; choices: string }>(
+    const counted = await client.query<{ decisions: string; choices: string; changes: string }>(
       `select (select count(*) from decisions)::text as decisions,
-        (select count(*) from cookie_decisions)::text as choices`,
+        (select count(*) from cookie_decisions)::text as choices,
+        (select count(*) from channel_changes)::text as changes`,
     );
     const counts = {
       decisions: Number(counted.rows[0]?.decisions ?? 0),
       cookieChoices: Number(counted.rows[0]?.choices ?? 0),
+      channelChanges: Number(counted.rows[0]?.changes ?? 0),
     };
     return grouped(
       rows.map((row) => ({ name: row.name, table: row.table, bytes: Number(row.bytes) })),

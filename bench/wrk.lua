@@ -1,7 +1,8 @@
 -- The bench's requests for wrk (bench/wrk-load.mjs runs it): the method, path, headers and body
 -- come from the environment; `{customer}` in the path is replaced per request, half by a known
--- customer (with a stored history), half by one never seen, and each `{uuid}` in the body by a
--- fresh random UUID (a new visitor's new choice), as bench/load.mjs does.
+-- customer (with a stored history), half by one never seen, and each `{uuid}` in the path or the
+-- body by a fresh random UUID (a new visitor's new choice, a new customer's channel change), as
+-- bench/load.mjs does.
 local method = os.getenv("BENCH_METHOD") or "GET"
 local template = os.getenv("BENCH_PATH") or "/"
 local body = os.getenv("BENCH_BODY")
@@ -10,6 +11,7 @@ local fresh = tonumber(os.getenv("BENCH_FRESH") or "1")
 local width = os.getenv("BENCH_WIDTH") or "9"
 local spread = template:find("{customer}", 1, true) ~= nil
 local fresh_ids = body ~= nil and body:find("{uuid}", 1, true) ~= nil
+local fresh_path = template:find("{uuid}", 1, true) ~= nil
 local headers = {}
 for name, value in (os.getenv("BENCH_HEADERS") or ""):gmatch("([^:\n]+): ([^\n]*)") do
   headers[name] = value
@@ -38,6 +40,7 @@ end
 function request()
   local path = template
   if spread then path = (template:gsub("{customer}", customer())) end
+  if fresh_path then path = (path:gsub("{uuid}", uuid)) end
   local sent = body
   if fresh_ids then sent = (body:gsub("{uuid}", uuid)) end
   return wrk.format(method, path, headers, sent)
