@@ -2,7 +2,7 @@ import stringify from 'safe-stable-stringify';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
-import { getProduct, listProducts } from '../products/index.js';
+import { listProducts, productByCode } from '../products/index.js';
 import type { ControlContext } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
@@ -36,7 +36,7 @@ export async function setChannel(
   blocked: boolean,
   idempotencyKey?: string,
 ): Promise<ChannelChangeOutcome> {
-  const product = await getProduct(db, context.tenantId, target.productCode);
+  const product = await productByCode(db, context.tenantId, target.productCode);
   if (!(await isTenantChannel(db, context.tenantId, target.channel))) {
     throw new AppError('notFound', { message: 'No such channel.' });
   }

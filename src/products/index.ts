@@ -6,7 +6,9 @@ export {
   findProduct,
   getProduct,
   listProducts,
+  type ProductKey,
   type ProductSummaryRow,
+  productByCode,
   productForNewTemplate,
   setProductArchived,
 } from './service.js';

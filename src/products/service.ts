@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { type Actor, recordAudit } from '../audit-trail/index.js';
 import type { Executor, Trx } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
@@ -36,6 +37,42 @@ export async function getProduct(
   const product = await findProductByCode(db, tenantId, code);
   if (!product) throw new AppError('notFound', { message: 'No such product.' });
   return product;
+}
+
+/** What names a product in the records that refer to it. */
+export interface ProductKey {
+  id: string;
+  code: string;
+}
+
+/** By store handle, then by tenant and code: the products read so far. */
+const knownProducts = new WeakMap<Executor, LRUCache<string, ProductKey>>();
+
+/**
+ * A product's id by its code, as a channel change names it; `404 1004` when the tenant has none
+ * of that code. Kept once read, for each store handle: a product is never deleted, and neither
+ * its id nor its code ever changes (archiving changes neither), so a kept one is never stale. A
+ * code the tenant does not have is read again each time, so a product just made, on this
+ * instance or another, is found at once. It spares each channel change a round trip to the store
+ * before its write.
+ */
+export async function productByCode(
+  db: Executor,
+  tenantId: string,
+  code: string,
+): Promise<ProductKey> {
+  let known = knownProducts.get(db);
+  if (!known) {
+    known = new LRUCache({ max: 10_000 });
+    knownProducts.set(db, known);
+  }
+  const name = `${tenantId}\u0000${code}`;
+  const kept = known.get(name);
+  if (kept) return kept;
+  const product = await getProduct(db, tenantId, code);
+  const key = { id: product.id, code: product.code };
+  known.set(name, key);
+  return key;
 }
 
 export function findProduct(
