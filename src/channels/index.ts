@@ -14,6 +14,7 @@ export {
   type ChannelContext,
   customerChannelChanges,
   listChannels,
+  productChannel,
   setChannel,
 } from './service.js';
 export type { ChannelChangeRow } from './table.js';

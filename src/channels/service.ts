@@ -2,7 +2,7 @@ import stringify from 'safe-stable-stringify';
 import type { Executor } from '../platform/db.js';
 import { AppError } from '../platform/errors.js';
 import { sha256Hex } from '../platform/hashing.js';
-import { listProducts, productByCode } from '../products/index.js';
+import { listProducts, type ProductKey, productByCode } from '../products/index.js';
 import type { ControlContext } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { findLiveSubjectRow, personalReader } from '../subjects/index.js';
@@ -21,6 +21,24 @@ export interface ChannelTarget {
 }
 
 /**
+ * A product and a channel of the tenant's, as a change or a question names them: `404 1004` for
+ * either unknown. The product is kept once found (`productByCode`), so neither reads the store
+ * for it again.
+ */
+export async function productChannel(
+  db: Executor,
+  tenantId: string,
+  productCode: string,
+  channel: string,
+): Promise<{ product: ProductKey; channel: string }> {
+  const product = await productByCode(db, tenantId, productCode);
+  if (!(await isTenantChannel(db, tenantId, channel))) {
+    throw new AppError('notFound', { message: 'No such channel.' });
+  }
+  return { product, channel };
+}
+
+/**
  * Blocks or allows a customer's channel for a product, the API's use case: the product and the
  * channel are checked here (`404 1004` for either unknown), and the writer records the change
  * under the customer's lock, or nothing when the channel already has that state. With an
@@ -36,15 +54,17 @@ export async function setChannel(
   blocked: boolean,
   idempotencyKey?: string,
 ): Promise<ChannelChangeOutcome> {
-  const product = await productByCode(db, context.tenantId, target.productCode);
-  if (!(await isTenantChannel(db, context.tenantId, target.channel))) {
-    throw new AppError('notFound', { message: 'No such channel.' });
-  }
+  const { product, channel } = await productChannel(
+    db,
+    context.tenantId,
+    target.productCode,
+    target.channel,
+  );
   return writer.write({
     ...context,
     customerId: target.customerId,
     lookup: vault.lookup(context.tenantId, target.customerId),
-    target: { product_id: product.id, product_code: product.code, channel: target.channel },
+    target: { product_id: product.id, product_code: product.code, channel },
     blocked,
     requestHash: channelRequestHash(target, blocked),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),

@@ -1,10 +1,8 @@
-import { isTenantChannel } from '../channels/index.js';
+import { productChannel } from '../channels/index.js';
 import { type Coverage, checkpointCovering } from '../decision-log/index.js';
 import { lapseOf } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
-import { AppError } from '../platform/errors.js';
 import { nowIso, storedInstant } from '../platform/time.js';
-import { getProduct } from '../products/index.js';
 import type { NoteSigner } from '../proof/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 import { type Catalog, validityAsOf, variantFor } from '../templates/index.js';
@@ -112,11 +110,13 @@ async function channelAsked(
   tenantId: string,
   asked: NonNullable<StatusRequest['channel']>,
 ): Promise<{ productId: string; productCode: string; channel: string }> {
-  const product = await getProduct(db, tenantId, asked.product_code);
-  if (!(await isTenantChannel(db, tenantId, asked.channel))) {
-    throw new AppError('notFound', { message: 'No such channel.' });
-  }
-  return { productId: product.id, productCode: product.code, channel: asked.channel };
+  const { product, channel } = await productChannel(
+    db,
+    tenantId,
+    asked.product_code,
+    asked.channel,
+  );
+  return { productId: product.id, productCode: product.code, channel };
 }
 
 /** The records a customer's answer rests on: the decisions it names and the channel's change. */
