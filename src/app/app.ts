@@ -81,6 +81,7 @@ import { registerOpenApi } from '../platform/openapi.js';
 import { keepPartitionsAhead, partitionCheckIntervalMs } from '../platform/partitions.js';
 import { type Periodic, startPeriodic } from '../platform/periodic.js';
 import { createRateLimit } from '../platform/rate-limit.js';
+import { readBatchesInFlight } from '../platform/read-batches.js';
 import { readerDb } from '../platform/reader-db.js';
 import { type ReaderThreads, readerThreadsFor } from '../platform/reader-threads.js';
 import { createReplicas, readOnOf } from '../platform/replicas.js';
@@ -111,7 +112,7 @@ import {
   startDispatcher,
   webhookPayloads,
 } from '../webhooks/index.js';
-import { createWriters, groupCommitsInFlight, type Writers } from '../write-path/writers.js';
+import { createWriters, type Writers } from '../write-path/writers.js';
 import { createHotReads, type HotReads, latestRoute, pendingRoute } from './hot-reads.js';
 import { registry as serviceKinds } from './kinds.js';
 import { timeTables } from './time-tables.js';
@@ -318,12 +319,7 @@ export async function buildApp(
     maxWaitMs: config.databaseReadMaxWaitMs,
   });
   if (replicas) app.addHook('onClose', () => replicas.close());
-  const pending = pendingReads(
-    db,
-    readers,
-    groupCommitsInFlight(config.databasePoolSize),
-    replicas,
-  );
+  const pending = pendingReads(db, readers, readBatchesInFlight(config.databasePoolSize), replicas);
   // The first acts of co-consents (PDPA section 20), held until the other side's.
   const held = heldActs(db, vault);
   if (!config.tracing) {

@@ -36,6 +36,7 @@ const EnvSchema = Type.Object({
   SQLITE_READER_THREADS: Type.Integer({ minimum: 0, maximum: 64, default: 2 }),
   MIGRATION_FREE_DISK_MARGIN_MB: Type.Integer({ minimum: 0, default: 64 }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  DATABASE_WRITE_BATCHES: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5_000 }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 2_000 }),
   // PostgreSQL's streaming replicas for the reads that may go to one (platform/replicas.ts).
@@ -200,6 +201,8 @@ export interface Config {
   readonly migrationFreeDiskMarginMb: number;
   /** PostgreSQL: connections per instance. */
   readonly databasePoolSize: number;
+  /** PostgreSQL: batches of records written at once by an instance (the group commit). */
+  readonly databaseWriteBatches: number;
   /** PostgreSQL: the server cancels a statement running longer (0: no limit). */
   readonly databaseStatementTimeoutMs: number;
   /** PostgreSQL: how long to wait for a new connection before answering 503. */
@@ -369,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteReaderThreads: parsed.SQLITE_READER_THREADS,
     migrationFreeDiskMarginMb: parsed.MIGRATION_FREE_DISK_MARGIN_MB,
     databasePoolSize: parsed.DATABASE_POOL_SIZE,
+    databaseWriteBatches: parsed.DATABASE_WRITE_BATCHES,
     databaseStatementTimeoutMs: parsed.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseConnectTimeoutMs: parsed.DATABASE_CONNECT_TIMEOUT_MS,
     databaseReadUrls: readUrlsOf(parsed.DATABASE_READ_URL, parsed.DATABASE_URL),

@@ -5,6 +5,15 @@ export type BatchReader<Q, R> = (queries: readonly Q[]) => Promise<readonly R[]>
 const maxBatch = 512;
 
 /**
+ * Batch statements of look-ups running at once on a pool: half of it, so that writes and other
+ * reads always find a connection, and at most 4, so that under load statements grow rather than
+ * multiply.
+ */
+export function readBatchesInFlight(poolSize: number): number {
+  return Math.max(1, Math.min(4, Math.floor(poolSize / 2)));
+}
+
+/**
  * Batched reads on PostgreSQL, as group commit batches writes (`group-commit.ts`): the look-ups
  * asked in the same turn of the event loop go to the store as one statement, and each caller gets
  * its own row back. At most `inFlight` statements run at once (each on a pool connection of its

@@ -20,7 +20,7 @@ import {
   type RecordAsked,
 } from './repository.js';
 
-/** Batch statements running at once on one executor, as group commits on the default pool. */
+/** Batch statements running at once on one executor, as `pending`'s on the default pool. */
 const inFlight = 4;
 
 const batchers = new WeakMap<Executor, (asked: RecordAsked) => Promise<CustomerRecord>>();

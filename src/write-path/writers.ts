@@ -75,7 +75,7 @@ export function createWriters(
       db,
       vault,
       registry,
-      postgres ? groupCommitsInFlight(config.databasePoolSize) : 1,
+      postgres ? writeBatchesInFlight(config) : 1,
       options.onBatch,
     );
     return {
@@ -229,10 +229,17 @@ function storeSettings(config: StoreSettings): StoreSettings {
 }
 
 /**
- * Batches of decisions written at once on PostgreSQL: half the pool, so that reads always find
- * a connection, and at most 4, so that under load batches grow rather than multiply (each
- * costs the same round trips and one commit whatever its size).
+ * Batches written at once on PostgreSQL (`DATABASE_WRITE_BATCHES`, default 2), leaving at least
+ * one connection of the pool to reads. Under load a batch grows to take what arrived while the
+ * ones before were written, and pays its statements' round trips, parsing and planning once for
+ * all. In alternating runs (bench/notebook.md, "fewer batches at once"): with the database on
+ * the service's core, 1,853 to 1,941 decisions a second with four at once, 2,159 to 2,250 with
+ * two, 2,622 to 2,715 with one; with the database free to use the other core, 2,590 and 2,668
+ * with four, 2,765 and 2,965 with two, 2,712 with one (the pipeline idles between round trips).
  */
-export function groupCommitsInFlight(poolSize: number): number {
-  return Math.max(1, Math.min(4, Math.floor(poolSize / 2)));
+export function writeBatchesInFlight(settings: {
+  databaseWriteBatches: number;
+  databasePoolSize: number;
+}): number {
+  return Math.max(1, Math.min(settings.databaseWriteBatches, settings.databasePoolSize - 1));
 }
