@@ -229,13 +229,11 @@ function storeSettings(config: StoreSettings): StoreSettings {
 }
 
 /**
- * Batches written at once on PostgreSQL (`DATABASE_WRITE_BATCHES`, default 2), leaving at least
- * one connection of the pool to reads. Under load a batch grows to take what arrived while the
- * ones before were written, and pays its statements' round trips, parsing and planning once for
- * all. In alternating runs (bench/notebook.md, "fewer batches at once"): with the database on
- * the service's core, 1,853 to 1,941 decisions a second with four at once, 2,159 to 2,250 with
- * two, 2,622 to 2,715 with one; with the database free to use the other core, 2,590 and 2,668
- * with four, 2,765 and 2,965 with two, 2,712 with one (the pipeline idles between round trips).
+ * Batches written at once on PostgreSQL (`DATABASE_WRITE_BATCHES`, default 2), leaving a
+ * connection of the pool to reads where there is more than one. Each batch pays its statements'
+ * round trips, parsing and planning once, whatever its size, so under load fewer at once means
+ * larger batches and less of the database a record; one at a time leaves a database with cores
+ * to spare idle between round trips (bench/notebook.md, "fewer batches at once").
  */
 export function writeBatchesInFlight(settings: {
   databaseWriteBatches: number;
