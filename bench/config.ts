@@ -80,6 +80,11 @@ export interface BenchConfig {
    * `year` or `month` (`store partition`) after its load; absent: kept whole.
    */
   partition: 'year' | 'month' | undefined;
+  /**
+   * `BENCH_CONTENT_BYTES`: the fixture's consent texts padded with paragraphs to about this many
+   * bytes, as a real privacy policy is (tens of kilobytes); 0: the short text of every earlier run.
+   */
+  contentBytes: number;
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
@@ -117,6 +122,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     postgresSettings: list(env, 'BENCH_POSTGRES_SETTINGS', ''),
     hotSet: hotSet(env.BENCH_HOT_SET),
     partition: partition(env.BENCH_PARTITION),
+    contentBytes: number(env, 'BENCH_CONTENT_BYTES', 0, 0),
   };
 }
 

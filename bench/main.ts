@@ -108,7 +108,7 @@ async function prepare(
       ? join(dir, `sqlite-${name}.db`)
       : await recreateDatabase(requirePostgres().adminUrl, `consent_bench_${name}`);
   const fixture = await step(`${label}: schema + fixture (command line)`, () =>
-    createFixture(url, { cookies }),
+    createFixture(url, { cookies, contentBytes: config.contentBytes }),
   );
   if (size > 0) {
     await step(`${label}: bulk load`, () =>
@@ -324,7 +324,10 @@ function printHeader(c: BenchConfig, machine: Record<string, string | number>): 
     ...Object.entries(machine).map(([k, v]) => `  ${k}: ${v}`),
     `  pinning: ${unpinnedReason ? `NONE (${unpinnedReason})` : 'server + database on core 0, load generator on core 1'}`,
     `  runs: ${c.connections} connections, ${c.warmupS} s warm-up + ${c.durationS} s measured; ` +
-      `stores ${c.stores.join(',')}; sizes ${c.sizes.join(',')}; endpoints ${c.endpoints.join(',')}`,
+      `stores ${c.stores.join(',')}; sizes ${c.sizes.join(',')}; endpoints ${c.endpoints.join(',')}` +
+      (c.contentBytes > 0
+        ? `; consent texts of ${c.contentBytes.toLocaleString('en-US')} bytes`
+        : ''),
     `  load generator: ${c.loadGenerator === 'wrk' ? 'wrk (one thread)' : 'autocannon (wrk is not installed: apt-get install wrk)'}; fixed-rate runs: autocannon`,
     `  workers group: ${
       c.workers.length === 0

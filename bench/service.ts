@@ -68,10 +68,22 @@ export async function createWebhookEndpoint(databaseUrl: string, url: string): P
   return String(endpoint.secret);
 }
 
-const content = (tag: string) =>
+const shortContent = (tag: string) =>
   `<h1>Privacy policy ${tag}</h1><p>We keep your name and e-mail address to run your account, ` +
   'and nothing else.</p><ul><li>You can ask for a copy of your data at any time.</li>' +
   '<li>You can withdraw this consent whenever you like.</li></ul>';
+
+/** The short text, with numbered paragraphs added until it has at least `bytes` bytes. */
+function content(tag: string, bytes: number): string {
+  let text = shortContent(tag);
+  for (let n = 1; Buffer.byteLength(text) < bytes; n += 1) {
+    text +=
+      `<h2>Section ${n}</h2><p>We process the data this section names only for the purpose it ` +
+      'states, keep it no longer than that purpose needs, and share it with no one it does not ' +
+      'name. You may ask us what we hold, have it corrected, or have it erased.</p>';
+  }
+  return text;
+}
 
 const benchProduct = 'bench_app';
 
@@ -82,7 +94,7 @@ const benchProduct = 'bench_app';
  */
 export async function createFixture(
   databaseUrl: string,
-  { cookies = false }: { cookies?: boolean } = {},
+  { cookies = false, contentBytes = 0 }: { cookies?: boolean; contentBytes?: number } = {},
 ): Promise<Fixture> {
   const tenant = await cli(
     databaseUrl,
@@ -118,7 +130,7 @@ export async function createFixture(
       '--tag',
       tag,
       '--content',
-      content(tag),
+      content(tag, contentBytes),
       '--allow-reconsent',
       'true',
     );
