@@ -10,9 +10,11 @@
  *   with its subject (nothing to do on SQLite);
  * - 0056 (PostgreSQL's keys of control changes without the tenant) on `channel_changes` and
  *   `partner_block_changes` as release 0.5.0 kept them, each as many changes as there are
- *   records, two a customer (nothing to do on SQLite).
+ *   records, two a customer (nothing to do on SQLite);
+ * - 0057 (PostgreSQL's key of the log's entries by record without the log) on `tlog_entries` as
+ *   release 0.5.0 keeps it, each leaf's hash, two tenants' logs (nothing to do on SQLite).
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056`). On an SQLite file, or on PostgreSQL
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057`). On an SQLite file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
  *
@@ -69,8 +71,9 @@ const measured: Measured[] = [
     tables: ['channel_changes', 'partner_block_changes'],
     fill: fillControlChanges,
   },
+  { name: '0057-log-record-key-without-log', tables: ['tlog_entries'], fill: fillLeafHashes },
 ];
-const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056').split(',');
+const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057').split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
   await measure(migration);
@@ -162,6 +165,19 @@ async function fillLeafTexts(db: Db): Promise<void> {
         '2026-12-02T00:00:00.000Z'
       from n`.execute(db);
   }
+}
+
+/**
+ * `tlog_entries` as 0.5.0 keeps it: each leaf's hash (64 hex digits), half the records in each of
+ * two tenants' logs, in the order the integrator appends them (record ids as random UUIDs).
+ */
+async function fillLeafHashes(db: Db): Promise<void> {
+  if (!isPostgres(db)) return; // 0057 changes nothing on SQLite: nothing to fill.
+  await sql`insert into tlog_entries (log_id, idx, record_id, leaf, integrated_at)
+    select case when i % 2 = 0 then ${tenants[0]} else ${tenants[1]} end, i / 2,
+      gen_random_uuid()::text, md5(i::text) || md5((i + 1)::text),
+      to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    from generate_series(0, ${leaves - 1}) as i`.execute(db);
 }
 
 /**

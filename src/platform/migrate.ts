@@ -68,6 +68,7 @@ import * as queuedLeafHashes from './migrations/0053-queued-leaf-hashes.js';
 import * as decisionKeysWithoutTenant from './migrations/0054-decision-keys-without-tenant.js';
 import * as choiceAndSubjectKeysWithoutTenant from './migrations/0055-choice-and-subject-keys-without-tenant.js';
 import * as controlChangeKeysWithoutTenant from './migrations/0056-control-change-keys-without-tenant.js';
+import * as logRecordKeyWithoutLog from './migrations/0057-log-record-key-without-log.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -143,6 +144,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0054-decision-keys-without-tenant': decisionKeysWithoutTenant,
     '0055-choice-and-subject-keys-without-tenant': choiceAndSubjectKeysWithoutTenant,
     '0056-control-change-keys-without-tenant': controlChangeKeysWithoutTenant,
+    '0057-log-record-key-without-log': logRecordKeyWithoutLog,
   };
 }
 

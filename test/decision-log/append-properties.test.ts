@@ -60,8 +60,9 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
                   .insertInto('tlog_pending')
                   .values({
                     log_id: logId,
-                    // Queue order is by time, then id: ids in order keep the leaves in order.
-                    record_id: `r${String(leaves.length).padStart(6, '0')}`,
+                    // Queue order is by time, then id: ids in order keep the leaves in order. A
+                    // record's id is in one log only, as the service's UUIDs are (migration 0057).
+                    record_id: `${logId}-r${String(leaves.length).padStart(6, '0')}`,
                     leaf,
                     queued_at: '2026-01-01T00:00:00.000Z',
                   })
@@ -137,7 +138,7 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
       .values(
         ['a', 'b', 'c', 'd', 'e'].map((name, i) => ({
           log_id: logId,
-          record_id: `r-${name}`,
+          record_id: `${logId}-r-${name}`,
           leaf: `${name}\n`,
           queued_at: `2026-01-01T00:00:0${i}Z`,
         })),
@@ -164,7 +165,12 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
     });
     await t.db
       .insertInto('tlog_pending')
-      .values({ log_id: logId, record_id: 'r1', leaf: 'one\n', queued_at: '2026-01-01T00:00:00Z' })
+      .values({
+        log_id: logId,
+        record_id: `${logId}-r1`,
+        leaf: 'one\n',
+        queued_at: '2026-01-01T00:00:00Z',
+      })
       .execute();
     expect(await appendBatch(t.db, logId, signer)).toMatchObject({ appended: 1, size: 1 });
     // Another key: the log keeps the key it started with, and this signer leaves it alone.
@@ -172,7 +178,12 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
     if (!other.ok) throw new Error(other.reason);
     await t.db
       .insertInto('tlog_pending')
-      .values({ log_id: logId, record_id: 'r2', leaf: 'two\n', queued_at: '2026-01-01T00:00:01Z' })
+      .values({
+        log_id: logId,
+        record_id: `${logId}-r2`,
+        leaf: 'two\n',
+        queued_at: '2026-01-01T00:00:01Z',
+      })
       .execute();
     expect(await appendBatch(t.db, logId, other.value)).toEqual({
       appended: 0,
@@ -186,7 +197,7 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
       .select('record_id')
       .where('log_id', '=', logId)
       .execute();
-    expect(queued.map((row) => row.record_id)).toEqual(['r2']);
+    expect(queued.map((row) => row.record_id)).toEqual([`${logId}-r2`]);
     expect(
       await t.db
         .selectFrom('tlog_checkpoints')

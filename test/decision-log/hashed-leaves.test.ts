@@ -129,6 +129,7 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0054-decision-keys-without-tenant',
       '0055-choice-and-subject-keys-without-tenant',
       '0056-control-change-keys-without-tenant',
+      '0057-log-record-key-without-log',
     ]);
     expect(await logged()).toEqual(hashes);
     expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.5.0');

@@ -244,6 +244,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0054-decision-keys-without-tenant',
       '0055-choice-and-subject-keys-without-tenant',
       '0056-control-change-keys-without-tenant',
+      '0057-log-record-key-without-log',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -212,6 +212,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0054-decision-keys-without-tenant',
       '0055-choice-and-subject-keys-without-tenant',
       '0056-control-change-keys-without-tenant',
+      '0057-log-record-key-without-log',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
