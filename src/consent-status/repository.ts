@@ -11,9 +11,10 @@
  * subject_id, product_id, channel, changed_at); `partner_block_changes_decision_idx`
  * (tenant_id, decision_id, partner_code, changed_at).
  */
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';
 import { type Executor, isPostgres } from '../platform/db.js';
+import { idArrayType, resolveIdType } from '../platform/id-type.js';
 import { isLive } from '../templates/index.js';
 
 /** What every customer of a request is asked about. */
@@ -65,12 +66,17 @@ export function findLatestReleaseAsOf(
 }
 
 /**
- * The ids asked, as a table of (position, look-up): PostgreSQL takes them as an array, SQLite as
- * a JSON array (`json_each`, its position 0-based); the statement around them is the same.
+ * The values asked, as a table of (position, look-up): PostgreSQL takes them as an array (of
+ * text, or of the store's ids: `arrayType`), SQLite as a JSON array (`json_each`, its position
+ * 0-based); the statement around them is the same.
  */
-function askedTable(db: Executor, lookups: readonly string[]) {
+function askedTable(
+  db: Executor,
+  lookups: readonly string[],
+  arrayType: RawBuilder<unknown> = sql.raw('text[]'),
+) {
   return isPostgres(db)
-    ? sql`(select i - 1 as i, lookup from unnest(${lookups}::text[]) with ordinality as u(lookup, i))`
+    ? sql`(select i - 1 as i, lookup from unnest(${lookups}::${arrayType}) with ordinality as u(lookup, i))`
     : sql`(select key as i, value as lookup from json_each(${JSON.stringify(lookups)}))`;
 }
 
@@ -186,11 +192,12 @@ export async function findPartnerBlocksAsOf(
   at: string,
 ): Promise<PartnerBlockAsOf[]> {
   if (decisionIds.length === 0) return [];
+  await resolveIdType(db);
   const { rows } = await sql<PartnerBlockAsOf>`
     select p.decision_id, p.partner_code, p.blocked
     from partner_block_changes as p
     where p.tenant_id = ${tenantId} and p.changed_at <= ${at}
-      and p.decision_id in (select q.lookup from ${askedTable(db, decisionIds)} as q)
+      and p.decision_id in (select q.lookup from ${askedTable(db, decisionIds, idArrayType(db))} as q)
     order by p.decision_id, p.partner_code, p.changed_at desc, p.id desc
   `.execute(db);
   // Newest first within each partner: the first row of a decision's partner is the one in force.

@@ -48,8 +48,8 @@ const eventType = 'cookie_decision.recorded';
 const choiceStandings = batchStatement(
   {
     i: 'integer',
-    tenant_id: 'text',
-    system_id: 'text',
+    tenant_id: 'id',
+    system_id: 'id',
     event_id: 'text',
     lookup: 'text',
     customer_lookup: 'text',

@@ -11,13 +11,13 @@ type ChoiceColumn = keyof CookieDecisionsTable & string;
 
 /** Every column of a choice, with its PostgreSQL array type: the record type names them all. */
 const choiceTypes = {
-  tenant_id: 'text',
-  id: 'text',
-  system_id: 'text',
-  configuration_id: 'text',
+  tenant_id: 'id',
+  id: 'id',
+  system_id: 'id',
+  configuration_id: 'id',
   configuration_version: 'integer',
   content_sha256: 'text',
-  subject_id: 'text',
+  subject_id: 'id',
   event_id: 'text',
   method: 'text',
   categories: 'text',
@@ -25,7 +25,7 @@ const choiceTypes = {
   origin: 'text',
   region: 'text',
   variant: 'text',
-  customer_subject_id: 'text',
+  customer_subject_id: 'id',
   customer: 'text',
   personal: 'text',
   evidence_salt: 'text',

@@ -98,15 +98,15 @@ export function findLeavesInRuns(
 }
 
 const entryTypes = {
-  log_id: 'text',
+  log_id: 'id',
   idx: 'integer',
-  record_id: 'text',
+  record_id: 'id',
   leaf: 'text',
   integrated_at: 'text',
 } as const satisfies Record<keyof TlogEntriesTable, UnnestType>;
 
 const nodeTypes = {
-  log_id: 'text',
+  log_id: 'id',
   level: 'integer',
   idx: 'integer',
   hash: 'text',

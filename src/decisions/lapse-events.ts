@@ -12,7 +12,7 @@
  */
 import { anySubscriber, type NewEvent, writeJournal } from '../journal/index.js';
 import type { Db, Trx } from '../platform/db.js';
-import { newId } from '../platform/ids.js';
+import { newId, noId } from '../platform/ids.js';
 import { tryLockKey } from '../platform/locks.js';
 import { addCalendarMonths, nowIso } from '../platform/time.js';
 import { openStoredSubject, personalReader, type SubjectVault } from '../subjects/index.js';
@@ -55,7 +55,7 @@ const placeOf = (
   progress: { decided_through: string | null; through_id: string | null } | undefined,
 ) => ({
   at: progress?.decided_through ?? '',
-  id: progress?.through_id ?? '',
+  id: progress?.through_id ?? noId,
 });
 
 /** A `given` decided by then may have lapsed by `now` (however a month's end cut it short). */

@@ -10,6 +10,7 @@
  */
 import { sql } from 'kysely';
 import { type Db, isPostgres } from '../platform/db.js';
+import { idArrayType } from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { batchedReads } from '../platform/read-batches.js';
 import type { ReaderThreads } from '../platform/reader-threads.js';
@@ -41,8 +42,8 @@ export const customerVersionStates = prepared(
   (db, p: (name: 'positions' | 'tenantIds' | 'lookups' | 'versionIds') => never) => ({
     compile: () =>
       sql<VersionState & { i: number }>`select q.i, cv.last_decision, cv.last_decided_at
-        from unnest(${p('positions')}::integer[], ${p('tenantIds')}::text[],
-          ${p('lookups')}::text[], ${p('versionIds')}::text[]) as q(i, tenant_id, lookup, version_id)
+        from unnest(${p('positions')}::integer[], ${p('tenantIds')}::${idArrayType(db)},
+          ${p('lookups')}::text[], ${p('versionIds')}::${idArrayType(db)}) as q(i, tenant_id, lookup, version_id)
         join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
         join customer_version_states as cv on cv.tenant_id = q.tenant_id
           and cv.subject_id = s.id and cv.consent_version_id = q.version_id`.compile(db),

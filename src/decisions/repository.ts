@@ -82,16 +82,16 @@ const saveVersionState = prepared((db, p: (name: DecisionColumn) => never) => {
 // statement.
 
 const decisionTypes = {
-  tenant_id: 'text',
-  id: 'text',
-  subject_id: 'text',
-  template_id: 'text',
-  consent_version_id: 'text',
+  tenant_id: 'id',
+  id: 'id',
+  subject_id: 'id',
+  template_id: 'id',
+  consent_version_id: 'id',
   version: 'integer',
   decision: 'text',
   seq: 'integer',
   decided_at: 'text',
-  api_key_id: 'text',
+  api_key_id: 'id',
   personal: 'text',
   content_sha256: 'text',
   idempotency_key: 'text',

@@ -49,10 +49,10 @@ export interface StoredStanding {
 
 const askedTypes = {
   i: 'integer',
-  tenant_id: 'text',
+  tenant_id: 'id',
   lookup: 'text',
-  template_id: 'text',
-  release_id: 'text',
+  template_id: 'id',
+  release_id: 'id',
   idempotency_key: 'text',
   event_type: 'text',
 } as const satisfies Record<keyof StandingQuery | 'i', UnnestType>;

@@ -9,7 +9,7 @@ export type NewLeaf = TlogPendingTable;
 export type NewEvent = Omit<WebhookEventsTable, 'position' | 'log_index'>;
 
 // Every decision writes a leaf: the single-row statements are prepared (src/platform/prepared.ts).
-const leafTypes = { log_id: 'text', record_id: 'text', leaf: 'text', queued_at: 'text' } as const;
+const leafTypes = { log_id: 'id', record_id: 'id', leaf: 'text', queued_at: 'text' } as const;
 const oneLeaf = prepared((db, p: (name: keyof typeof leafTypes) => never) =>
   db.insertInto('tlog_pending').values({
     log_id: p('log_id'),
@@ -41,11 +41,11 @@ export async function insertLeaves(trx: Trx, rows: readonly TlogPendingTable[]):
 }
 
 const eventColumns = {
-  tenant_id: 'text',
-  id: 'text',
+  tenant_id: 'id',
+  id: 'id',
   type: 'text',
-  record_id: 'text',
-  subject_id: 'text',
+  record_id: 'id',
+  subject_id: 'id',
   data: 'text',
   occurred_at: 'text',
 } as const;

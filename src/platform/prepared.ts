@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import { type Executor, isPostgres } from './db.js';
+import { knownIdType, resolveIdType } from './id-type.js';
 import { prepareOnServer } from './postgres.js';
 
 const marker = '\u0000prepared:';
@@ -30,15 +31,18 @@ export function prepared<K extends string, O>(
    */
   { onServer = true }: { onServer?: boolean } = {},
 ): PreparedQuery<K, O> {
-  const compiled = new Map<boolean, CompiledQuery<O>>();
+  // By dialect and, on PostgreSQL, the store's id type (id-type.ts): a batch's id arrays are
+  // typed as its columns are.
+  const compiled = new Map<string, CompiledQuery<O>>();
   const param = (name: K) => `${marker}${name}` as never;
 
   function compiledFor(db: Executor): CompiledQuery<O> {
     const postgres = isPostgres(db);
-    let query = compiled.get(postgres);
+    const key = postgres ? (knownIdType(db) ?? 'text') : 'sqlite';
+    let query = compiled.get(key);
     if (!query) {
       query = build(db, param).compile();
-      compiled.set(postgres, query);
+      compiled.set(key, query);
       // PostgreSQL also skips parsing and planning it on each run.
       if (postgres && onServer) prepareOnServer(query.sql);
     }
@@ -57,6 +61,10 @@ export function prepared<K extends string, O>(
   }
 
   function run(db: Executor, values: Readonly<Record<K, unknown>>): Promise<QueryResult<O>> {
+    // A store's first statement reads its id type first, once.
+    if (knownIdType(db) === undefined) {
+      return resolveIdType(db).then(() => db.executeQuery(bind(db, values)));
+    }
     return db.executeQuery(bind(db, values));
   }
 

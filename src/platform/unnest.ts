@@ -6,10 +6,14 @@ import {
   sql,
 } from 'kysely';
 import type { Executor } from './db.js';
+import { idArrayType } from './id-type.js';
 import { prepared } from './prepared.js';
 
-/** The PostgreSQL array types a column of a batch statement may take. */
-export type UnnestType = 'text' | 'integer';
+/**
+ * The PostgreSQL array types a column of a batch statement may take: `id` for the service's
+ * ids (and the tenant's), typed as the store's id columns are (`id-type.ts`).
+ */
+export type UnnestType = 'text' | 'integer' | 'id';
 
 /** A query builder or raw SQL: either compiles for an executor. */
 interface Compiles<O> {
@@ -38,7 +42,11 @@ export function batchStatement<C extends string, O>(
   const names = Object.keys(columns) as C[];
   const query = prepared(
     (db, param: (name: C) => never) => {
-      const arrays = names.map((name) => sql`${param(name)}::${sql.raw(columns[name])}[]`);
+      const arrays = names.map((name) =>
+        columns[name] === 'id'
+          ? sql`${param(name)}::${idArrayType(db)}`
+          : sql`${param(name)}::${sql.raw(columns[name])}[]`,
+      );
       const rows = sql<Record<C, never>>`select * from unnest(${sql.join(
         arrays,
       )}) as rows(${sql.join(names.map((name) => sql.id(name)))})`;

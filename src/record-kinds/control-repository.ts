@@ -83,17 +83,20 @@ export interface ControlQuery {
 }
 
 const changeFixed = {
-  tenant_id: 'text',
-  id: 'text',
-  subject_id: 'text',
+  tenant_id: 'id',
+  id: 'id',
+  subject_id: 'id',
   blocked: 'integer',
-  api_key_id: 'text',
-  user_id: 'text',
+  api_key_id: 'id',
+  user_id: 'id',
   idempotency_key: 'text',
   personal: 'text',
   evidence_salt: 'text',
   changed_at: 'text',
 } as const satisfies Record<string, UnnestType>;
+
+/** A target's column: an id of the service's (`product_id`, `partner_id`) or a name. */
+const keyType = (column: string): UnnestType => (column.endsWith('_id') ? 'id' : 'text');
 
 // The tables are the kind's, named by its declaration: the statements are built for them here.
 const open = (db: Executor) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;
@@ -102,16 +105,16 @@ const open = (db: Executor) => db as unknown as Kysely<Record<string, Record<str
 export function controlStatements(tables: ControlTables) {
   const changeTypes: Record<string, UnnestType> = {
     ...changeFixed,
-    ...Object.fromEntries(tables.target.map((column) => [column, 'text' as const])),
+    ...Object.fromEntries(tables.target.map((column) => [column, keyType(column)])),
   };
   const changeColumns = Object.keys(changeTypes);
   const stateKey = ['tenant_id', ...(tables.bySubject ? ['subject_id'] : []), ...tables.stateKey];
   const stateTypes: Record<string, UnnestType> = {
-    tenant_id: 'text',
-    subject_id: 'text',
-    ...Object.fromEntries(tables.stateKey.map((column) => [column, 'text' as const])),
+    tenant_id: 'id',
+    subject_id: 'id',
+    ...Object.fromEntries(tables.stateKey.map((column) => [column, keyType(column)])),
     blocked: 'integer',
-    change_id: 'text',
+    change_id: 'id',
     since: 'text',
   };
   const stateColumns = Object.keys(stateTypes);
@@ -142,9 +145,9 @@ export function controlStatements(tables: ControlTables) {
   // PostgreSQL: a batch's statements (src/platform/unnest.ts), built for the kind's tables.
   const askedTypes = {
     i: 'integer',
-    tenant_id: 'text',
+    tenant_id: 'id',
     lookup: 'text',
-    ...Object.fromEntries(tables.stateKey.map((column) => [column, 'text' as const])),
+    ...Object.fromEntries(tables.stateKey.map((column) => [column, keyType(column)])),
   } as Record<string, UnnestType>;
   const on = stateKey.map((column) =>
     column === 'subject_id'

@@ -30,7 +30,7 @@ const saveKey = prepared((db, p: (name: KeyColumn) => never) =>
 );
 
 const keyTypes = {
-  tenant_id: 'text',
+  tenant_id: 'id',
   key: 'text',
   customer_lookup: 'text',
   request_hash: 'text',

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
+import { idArrayType } from '../platform/id-type.js';
+import { noId } from '../platform/ids.js';
 import { prepared } from '../platform/prepared.js';
 import { nowIso } from '../platform/time.js';
 import { isLive, liveAt } from '../templates/index.js';
@@ -219,9 +221,9 @@ const customerRecords = prepared((db, p: (name: RecordsParam) => never) => {
         from ${standings} as agg) as standings,
       (select coalesce(json_agg(agg order by agg.decided_at desc, agg.decision_id desc), '[]')
         from ${page} as agg) as page
-    from unnest(${p('positions')}::integer[], ${p('tenantIds')}::text[],
+    from unnest(${p('positions')}::integer[], ${p('tenantIds')}::${idArrayType(db)},
       ${p('lookups')}::text[], ${p('limits')}::integer[], ${p('decidedAts')}::text[],
-      ${p('ids')}::text[]) as q(i, tenant_id, lookup, page_limit, decided_at, decision_id)
+      ${p('ids')}::${idArrayType(db)}) as q(i, tenant_id, lookup, page_limit, decided_at, decision_id)
     join subjects as sub on sub.tenant_id = q.tenant_id and sub.lookup = q.lookup`.compile(db),
   };
 });
@@ -264,7 +266,7 @@ export async function findCustomerRecords(
     lookups: batch.map((one) => one.lookup),
     limits: batch.map((one) => one.limit),
     decidedAts: batch.map((one) => one.after?.decidedAt ?? endOfTime),
-    ids: batch.map((one) => one.after?.id ?? ''),
+    ids: batch.map((one) => one.after?.id ?? noId),
     now: nowIso(),
   });
   const records: CustomerRecord[] = new Array(batch.length);

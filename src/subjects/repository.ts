@@ -46,8 +46,8 @@ export async function insertSubject(trx: Trx, row: SubjectsTable): Promise<boole
 }
 
 const subjectTypes = {
-  tenant_id: 'text',
-  id: 'text',
+  tenant_id: 'id',
+  id: 'id',
   lookup: 'text',
   wrapped_key: 'text',
   salt: 'text',

@@ -123,7 +123,7 @@ export async function moveSequence(
 }
 
 const positionsOf = batchStatement(
-  { id: 'text', position: 'integer', log_index: 'integer' },
+  { id: 'id', position: 'integer', log_index: 'integer' },
   (_db, rows) => sql`update webhook_events as e set position = r.position, log_index = r.log_index
     from (${rows}) as r where e.id = r.id`,
 );

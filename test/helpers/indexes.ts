@@ -1,6 +1,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
+import { resolveIdType } from '../../src/platform/id-type.js';
 
 /** An index as a test compares it: its name, whether it is unique, its columns in order. */
 export interface IndexShape {
@@ -83,6 +84,8 @@ export function planWatcher(db: Db, databaseUrl: string, prefixes: readonly stri
     db: watched,
     /** The indexes read by the one statement `run` ran through `db`. */
     async read(run: () => Promise<unknown>): Promise<string[]> {
+      // A handle's first statement reads the store's id type first (src/platform/id-type.ts).
+      await resolveIdType(watched);
       statements.length = 0;
       await run();
       const [statement, ...more] = statements;

@@ -1,15 +1,20 @@
 import type { Kysely, Migration } from 'kysely';
+import { resolveIdType } from '../../../src/platform/id-type.js';
 
-/** The note kind's tables, as a kind's own migration (after the store's last). */
+/**
+ * The note kind's tables, as a kind's own migration (after the store's last). Its ids take the
+ * store's id type, `uuid` on a PostgreSQL store whose ids are (src/platform/id-type.ts).
+ */
 export const createNotes: Migration = {
   async up(db: Kysely<unknown>) {
+    const id = await resolveIdType(db as never);
     await db.schema
       .createTable('notes')
-      .addColumn('tenant_id', 'text', (c) => c.notNull())
-      .addColumn('id', 'text', (c) => c.notNull())
-      .addColumn('subject_id', 'text', (c) => c.notNull())
+      .addColumn('tenant_id', id, (c) => c.notNull())
+      .addColumn('id', id, (c) => c.notNull())
+      .addColumn('subject_id', id, (c) => c.notNull())
       .addColumn('topic', 'text', (c) => c.notNull())
-      .addColumn('api_key_id', 'text', (c) => c.notNull())
+      .addColumn('api_key_id', id, (c) => c.notNull())
       .addColumn('personal', 'text', (c) => c.notNull())
       .addColumn('evidence_salt', 'text', (c) => c.notNull())
       .addColumn('noted_at', 'text', (c) => c.notNull())
@@ -17,10 +22,10 @@ export const createNotes: Migration = {
       .execute();
     await db.schema
       .createTable('note_states')
-      .addColumn('tenant_id', 'text', (c) => c.notNull())
-      .addColumn('subject_id', 'text', (c) => c.notNull())
+      .addColumn('tenant_id', id, (c) => c.notNull())
+      .addColumn('subject_id', id, (c) => c.notNull())
       .addColumn('topic', 'text', (c) => c.notNull())
-      .addColumn('note_id', 'text', (c) => c.notNull())
+      .addColumn('note_id', id, (c) => c.notNull())
       .addColumn('since', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('note_states_pk', ['tenant_id', 'subject_id', 'topic'])
       .execute();

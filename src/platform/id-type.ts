@@ -1,0 +1,47 @@
+import { type DialectAdapter, type RawBuilder, sql } from 'kysely';
+import { type Executor, isPostgres } from './db.js';
+
+/**
+ * The PostgreSQL type of the store's ids: `text` as every store has made them so far, or `uuid`
+ * (16 bytes instead of 37, in every row and key that carries one). SQLite's are always text.
+ */
+export type IdType = 'text' | 'uuid';
+
+/** Each store's, once read, by the adapter its connections and transactions share. */
+const known = new WeakMap<DialectAdapter, IdType>();
+
+/**
+ * The store's id type if it is known without asking it: always on SQLite, on PostgreSQL once
+ * `resolveIdType` has read it.
+ */
+export function knownIdType(db: Executor): IdType | undefined {
+  if (!isPostgres(db)) return 'text';
+  return known.get(db.getExecutor().adapter);
+}
+
+/**
+ * Reads the type of `decisions.id` from the store's catalogue, once a store: every id column
+ * of the service has the same type, since PostgreSQL compares no `text` with a `uuid`. A store
+ * not yet migrated answers `text` and is asked again next time.
+ */
+export async function resolveIdType(db: Executor): Promise<IdType> {
+  const now = knownIdType(db);
+  if (now) return now;
+  const { rows } = await sql<{ data_type: string }>`select data_type
+    from information_schema.columns
+    where table_schema = current_schema() and table_name = 'decisions' and column_name = 'id'`.execute(
+    db,
+  );
+  const type: IdType = rows[0]?.data_type === 'uuid' ? 'uuid' : 'text';
+  if (rows[0]) known.set(db.getExecutor().adapter, type);
+  return type;
+}
+
+/**
+ * The array type of a batch's ids in a PostgreSQL statement (`unnest($1::uuid[])`): a typed
+ * array is compared only with columns of its element's type. For a statement compiled once the
+ * store's type is known (`prepared.ts` reads it before compiling).
+ */
+export function idArrayType(db: Executor): RawBuilder<unknown> {
+  return sql.raw(`${knownIdType(db) ?? 'text'}[]`);
+}
