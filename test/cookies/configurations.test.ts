@@ -3,6 +3,7 @@
  * checked and put in order, its fingerprint (what asks a visitor again), and the same review as
  * consent texts: draft, review, approval under four eyes, publish one at a time per system.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bannerConfig,
@@ -246,7 +247,13 @@ describe('a configuration’s content', () => {
 describe.each(stores)('systems and configurations on $name', (store) => {
   let t: TestApp;
   let tenantId: string;
-  const user = (id: string): Editor => ({ ...cliEditor(tenantId), actor: id, userId: id });
+  // Each operator by name, with a user id of their own (a UUID, as the service's are).
+  const userIds = new Map<string, string>();
+  const user = (name: string): Editor => {
+    const userId = userIds.get(name) ?? randomUUID();
+    userIds.set(name, userId);
+    return { ...cliEditor(tenantId), actor: name, userId };
+  };
 
   beforeAll(async () => {
     t = await startTestApp(store);
@@ -367,13 +374,14 @@ describe.each(stores)('systems and configurations on $name', (store) => {
       made.id,
     );
     const steps = await configurationSteps(t.db, tenantId, made.id);
+    const by = (name: string) => user(name).userId;
     expect(steps.map((s) => [s.step, s.user_id])).toEqual([
-      ['created', 'writer'],
-      ['changed', 'writer'],
-      ['submitted', 'writer'],
-      ['passed', 'reviewer'],
-      ['approved', 'approver'],
-      ['published', 'approver'],
+      ['created', by('writer')],
+      ['changed', by('writer')],
+      ['submitted', by('writer')],
+      ['passed', by('reviewer')],
+      ['approved', by('approver')],
+      ['published', by('approver')],
     ]);
     const audit = await t.db
       .selectFrom('audit_log')

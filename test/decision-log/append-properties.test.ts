@@ -5,6 +5,7 @@ import { appendBatch } from '../../src/decision-log/append.js';
 import { lowestStoredLevel, readNodes } from '../../src/decision-log/nodes.js';
 import { findState, fromHex, nodeKey } from '../../src/decision-log/repository.js';
 import { consistency } from '../../src/decision-log/service.js';
+import { newId } from '../../src/platform/ids.js';
 import {
   assembleProof,
   generateNoteKeys,
@@ -60,9 +61,9 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
                   .insertInto('tlog_pending')
                   .values({
                     log_id: logId,
-                    // Queue order is by time, then id: ids in order keep the leaves in order. A
-                    // record's id is in one log only, as the service's UUIDs are (migration 0057).
-                    record_id: `${logId}-r${String(leaves.length).padStart(6, '0')}`,
+                    // Queue order is by time, then id: the service's ids (UUIDs in the order
+                    // made) keep the leaves in order, each in one log only (migration 0057).
+                    record_id: newId(),
                     leaf,
                     queued_at: '2026-01-01T00:00:00.000Z',
                   })
@@ -138,7 +139,7 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
       .values(
         ['a', 'b', 'c', 'd', 'e'].map((name, i) => ({
           log_id: logId,
-          record_id: `${logId}-r-${name}`,
+          record_id: newId(),
           leaf: `${name}\n`,
           queued_at: `2026-01-01T00:00:0${i}Z`,
         })),
@@ -159,6 +160,7 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
 
   it('an empty queue signs nothing; another key leaves the log alone; a failed append changes nothing', async () => {
     const logId = randomUUID();
+    const [first, second] = [newId(), newId()];
     expect(await appendBatch(t.db, logId, signer)).toMatchObject({
       appended: 0,
       skipped: 'nothing',
@@ -167,7 +169,7 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
       .insertInto('tlog_pending')
       .values({
         log_id: logId,
-        record_id: `${logId}-r1`,
+        record_id: first,
         leaf: 'one\n',
         queued_at: '2026-01-01T00:00:00Z',
       })
@@ -180,7 +182,7 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
       .insertInto('tlog_pending')
       .values({
         log_id: logId,
-        record_id: `${logId}-r2`,
+        record_id: second,
         leaf: 'two\n',
         queued_at: '2026-01-01T00:00:01Z',
       })
@@ -197,7 +199,7 @@ describe.each(stores)('appending to a log in random batches on $name', (store) =
       .select('record_id')
       .where('log_id', '=', logId)
       .execute();
-    expect(queued.map((row) => row.record_id)).toEqual([`${logId}-r2`]);
+    expect(queued.map((row) => row.record_id)).toEqual([second]);
     expect(
       await t.db
         .selectFrom('tlog_checkpoints')

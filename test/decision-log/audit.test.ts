@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { appendBatch } from '../../src/decision-log/append.js';
@@ -227,7 +227,7 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
     const swap = async (x: typeof third, y: typeof third) => {
       await t.db
         .updateTable('tlog_entries')
-        .set({ record_id: 'parked' })
+        .set({ record_id: randomUUID() })
         .where('log_id', '=', a.tenant.id)
         .where('idx', '=', 3)
         .execute();

@@ -4,6 +4,7 @@
  * group commit, the same orchestration (writes.ts, run by the generic recorder) with set-based statements. Driven with real decisions on the
  * real store.
  */
+import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,9 @@ import { seedPublishedVersion, seedTenant, unique } from '../helpers/seed.js';
 import { storeFaults } from '../helpers/store-faults.js';
 import { stores } from '../helpers/stores.js';
 import { budget } from '../helpers/time.js';
+
+/** The API key the decisions name: an id, a UUID as the service's are. */
+const writerKeyId = randomUUID();
 
 describe.each(stores)('the writer of decisions on $name', (store) => {
   let t: TestApp;
@@ -37,7 +41,7 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
 
   const context = () => ({
     tenantId,
-    apiKeyId: 'writer-test-key',
+    apiKeyId: writerKeyId,
     ip: '192.0.2.1',
     userAgent: 'writer-test',
   });
@@ -321,7 +325,7 @@ describe.each(stores.filter((s) => s.name === 'postgres'))(
             representation: async () => undefined,
           },
           t.vault,
-          { tenantId, apiKeyId: 'writer-test-key', ip: '192.0.2.1', userAgent: 'writer-test' },
+          { tenantId, apiKeyId: writerKeyId, ip: '192.0.2.1', userAgent: 'writer-test' },
           customer,
           { consent_version_id: version.id, decision },
           key,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPartner, deletePartner, getPartner } from '../../src/partners/index.js';
 import {
@@ -13,6 +14,9 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
+/** The operator who makes the drafts: a user id, a UUID as the service's are. */
+const operatorId = randomUUID();
+
 describe.each(stores)("a draft's partners on $name", (store) => {
   let t: TestApp;
   let a: SeededTenant;
@@ -23,7 +27,7 @@ describe.each(stores)("a draft's partners on $name", (store) => {
       actor: a.tenant.email,
       ip: '127.0.0.1',
       userAgent: null,
-      userId: 'user-1',
+      userId: operatorId,
     }) as const;
 
   beforeAll(async () => {

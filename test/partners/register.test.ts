@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   changePartner,
@@ -140,7 +141,7 @@ describe.each(stores)('the register of partners on $name', (store) => {
     await create(a, { code: 'unlisted', name: 'Unlisted' });
     await t.db
       .transaction()
-      .execute((trx) => setReleasePartners(trx, a.tenant.id, 'some-release', ['listed']));
+      .execute((trx) => setReleasePartners(trx, a.tenant.id, randomUUID(), ['listed']));
     const e = await failure(
       t.db.transaction().execute((trx) => deletePartner(trx, actorOf(a), a.tenant.id, 'listed')),
     );

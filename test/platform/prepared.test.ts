@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paramRow, prepared } from '../../src/platform/prepared.js';
@@ -39,9 +40,16 @@ describe.each(stores)('prepared queries on $name', (store) => {
       .where((eb) => eb.or([eb('name', '!=', p('code')), eb('description', '=', 'constant')])),
   );
 
+  // Each code's template id, a UUID as the service's are.
+  const ids = new Map<string, string>();
+  const idOf = (code: string): string => {
+    const id = ids.get(code) ?? randomUUID();
+    ids.set(code, id);
+    return id;
+  };
   const template = (code: string) => ({
     tenant_id: tenantId,
-    id: `id-${code}`,
+    id: idOf(code),
     code,
     name: `Name of ${code}`,
     description: `About ${code}`,
@@ -56,13 +64,15 @@ describe.each(stores)('prepared queries on $name', (store) => {
     }
     for (const code of ['prep-c', 'prep-a', 'prep-b']) {
       expect(await templateByCode.first(t.db, { tenantId, code })).toEqual({
-        id: `id-${code}`,
+        id: idOf(code),
         name: `Name of ${code}`,
         description: `About ${code}`,
       });
     }
     expect(await templateByCode.first(t.db, { tenantId, code: 'prep-none' })).toBeUndefined();
-    expect(await templateByCode.first(t.db, { tenantId: 'other', code: 'prep-a' })).toBeUndefined();
+    expect(
+      await templateByCode.first(t.db, { tenantId: randomUUID(), code: 'prep-a' }),
+    ).toBeUndefined();
   });
 
   it('answers what the same query built each time answers', async () => {

@@ -4,6 +4,7 @@
  * decision's batch waiting in the store; what the setting allows is then read from the order in
  * which the other customers' decisions are answered, and from the commits they took.
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerOf } from '../../src/decisions/answer.js';
@@ -15,6 +16,9 @@ import { writeBatchesInFlight } from '../../src/write-path/writers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seedPublishedVersion, seedTenant, unique } from '../helpers/seed.js';
 import { postgresStore } from '../helpers/stores.js';
+
+/** The API key the decisions name: an id, a UUID as the service's are. */
+const batchesKeyId = randomUUID();
 
 describe('batches written at once (DATABASE_WRITE_BATCHES)', () => {
   it('is two by default, as set otherwise, and leaves a connection of the pool to reads', () => {
@@ -55,7 +59,7 @@ describe.each([
     t.writer
       .write({
         version,
-        context: { tenantId, apiKeyId: 'batches-test-key', ip: '192.0.2.1', userAgent: 'test' },
+        context: { tenantId, apiKeyId: batchesKeyId, ip: '192.0.2.1', userAgent: 'test' },
         customer: { id: customer, lookup: t.vault.lookup(tenantId, customer) },
         request: { consent_version_id: version.id, decision: 'given' },
         requestHash: 'not used without a key',
