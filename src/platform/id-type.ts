@@ -19,21 +19,36 @@ export function knownIdType(db: Executor): IdType | undefined {
   return known.get(db.getExecutor().adapter);
 }
 
+/** The reads under way, one a store: the first statements of a new handle often come at once. */
+const reading = new WeakMap<DialectAdapter, Promise<IdType>>();
+
 /**
  * Reads the type of `decisions.id` from the store's catalogue, once a store: every id column
  * of the service has the same type, since PostgreSQL compares no `text` with a `uuid`. A store
- * not yet migrated answers `text` and is asked again next time.
+ * not yet migrated answers `text` and is asked again next time. Statements that start together
+ * on a new handle wait for the one read (a thousand look-ups at once would otherwise each ask,
+ * and hold the pool's connections for it).
  */
-export async function resolveIdType(db: Executor): Promise<IdType> {
+export function resolveIdType(db: Executor): Promise<IdType> {
   const now = knownIdType(db);
-  if (now) return now;
+  if (now) return Promise.resolve(now);
+  const adapter = db.getExecutor().adapter;
+  let read = reading.get(adapter);
+  if (!read) {
+    read = readIdType(db, adapter).finally(() => reading.delete(adapter));
+    reading.set(adapter, read);
+  }
+  return read;
+}
+
+async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType> {
   const { rows } = await sql<{ data_type: string }>`select data_type
     from information_schema.columns
     where table_schema = current_schema() and table_name = 'decisions' and column_name = 'id'`.execute(
     db,
   );
   const type: IdType = rows[0]?.data_type === 'uuid' ? 'uuid' : 'text';
-  if (rows[0]) known.set(db.getExecutor().adapter, type);
+  if (rows[0]) known.set(adapter, type);
   return type;
 }
 

@@ -9,7 +9,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { auditLog } from '../../src/decision-log/audit.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb } from '../../src/platform/db.js';
 import { resolveIdType } from '../../src/platform/id-type.js';
+import { prepared } from '../../src/platform/prepared.js';
 import { createProduct } from '../../src/products/index.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
@@ -189,6 +192,25 @@ describe('PostgreSQL stores of uuid ids', () => {
     expect(types).toEqual([{ data_type: 'uuid', n: 7 }]);
     expect(await resolveIdType(onUuid.db)).toBe('uuid');
     expect(await resolveIdType(onText.db)).toBe('text');
+  });
+
+  it('a new handle whose first statements start together reads the id type once, and each statement runs once', async () => {
+    const statements: string[] = [];
+    const db = createDb(loadConfig({ DATABASE_URL: onUuid.config.databaseUrl }), (event) => {
+      if (event.level === 'query') statements.push(event.query.sql);
+    });
+    const byId = prepared((d, p: (name: 'id') => never) =>
+      d.selectFrom('tenants').select('id').where('id', '=', p('id')),
+    );
+    try {
+      const ids = Array.from({ length: 200 }, () => crypto.randomUUID());
+      const found = await Promise.all(ids.map((id) => byId.first(db, { id })));
+      expect(found.every((row) => row === undefined)).toBe(true);
+      expect(statements.filter((text) => text.includes('information_schema'))).toHaveLength(1);
+      expect(statements).toHaveLength(201);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('a scripted session answers byte for byte alike on text and uuid ids; receipts verify, the audit is clean', async () => {
