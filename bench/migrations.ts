@@ -12,9 +12,12 @@
  *   `partner_block_changes` as release 0.5.0 kept them, each as many changes as there are
  *   records, two a customer (nothing to do on SQLite);
  * - 0057 (PostgreSQL's key of the log's entries by record without the log) on `tlog_entries` as
- *   release 0.5.0 keeps it, each leaf's hash, two tenants' logs (nothing to do on SQLite).
+ *   release 0.5.0 keeps it, each leaf's hash, two tenants' logs (nothing to do on SQLite);
+ * - 0058 (PostgreSQL's ids as `uuid`) on a store of decisions as release 0.6.0 keeps it: as many
+ *   decisions as records, two a customer, with the customers' subjects and states and the log's
+ *   entries (nothing to do on SQLite).
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057`). On an SQLite file, or on PostgreSQL
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058`). On an SQLite file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
  *
@@ -33,7 +36,7 @@ import { join } from 'node:path';
 import { type Migration, Migrator, sql } from 'kysely';
 import { loadConfig } from '../src/platform/config.js';
 import { createDb, type Db, isPostgres } from '../src/platform/db.js';
-import { migrateToLatest, migrations } from '../src/platform/migrate.js';
+import { migrations, serviceMigrator } from '../src/platform/migrate.js';
 import { testDataKey } from '../test/helpers/app.js';
 import { dropDatabase, recreateDatabase } from './postgres.js';
 
@@ -49,13 +52,21 @@ type Table =
   | 'cookie_decisions'
   | 'subjects'
   | 'channel_changes'
-  | 'partner_block_changes';
+  | 'partner_block_changes'
+  | 'decisions'
+  | 'customer_template_states'
+  | 'customer_version_states';
 
 /** A migration measured: its name, the tables it changes, and how the release before filled them. */
 interface Measured {
   name: string;
   tables: Table[];
   fill(db: Db): Promise<void>;
+  /**
+   * PostgreSQL: the tables' bytes also measured once packed (`vacuum full`), before the
+   * migration, for one that builds every index again (packed) to be compared with that.
+   */
+  packBefore?: boolean;
 }
 
 const measured: Measured[] = [
@@ -72,14 +83,26 @@ const measured: Measured[] = [
     fill: fillControlChanges,
   },
   { name: '0057-log-record-key-without-log', tables: ['tlog_entries'], fill: fillLeafHashes },
+  {
+    name: '0058-uuid-ids',
+    tables: [
+      'decisions',
+      'subjects',
+      'customer_template_states',
+      'customer_version_states',
+      'tlog_entries',
+    ],
+    fill: fillDecisions,
+    packBefore: true,
+  },
 ];
-const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057').split(',');
+const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058').split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
   await measure(migration);
 }
 
-async function measure({ name, tables, fill }: Measured): Promise<void> {
+async function measure({ name, tables, fill, packBefore }: Measured): Promise<void> {
   const dir = adminUrl ? undefined : mkdtempSync(join(tmpdir(), 'bench-migrations-'));
   const dbName = `bench_migrations_${randomBytes(4).toString('hex')}`;
   const url = adminUrl
@@ -97,19 +120,29 @@ async function measure({ name, tables, fill }: Measured): Promise<void> {
 
     const rowsBefore = await eachOf(tables, (table) => rows(db, table));
     const bytesBefore = await eachOf(tables, (table) => bytes(db, table));
-    // As a start applies them: those after it too, each a few milliseconds on a store of the
-    // log alone.
+    let packed: Record<string, number> | undefined;
+    if (packBefore && isPostgres(db)) {
+      for (const table of tables) await sql`vacuum full analyze ${sql.table(table)}`.execute(db);
+      packed = await eachOf(tables, (table) => bytes(db, table));
+    }
+    // As a start applies it (in its transaction, without the statement timeout), alone: a later
+    // migration may rewrite the same tables (0058 every one).
     const started = performance.now();
-    const applied = await migrateToLatest(db, testDataKey);
+    const { error, results } = await serviceMigrator(db, testDataKey).migrateTo(name);
     const seconds = (performance.now() - started) / 1000;
-    if (applied[0] !== name) throw new Error(`applied ${applied.join(', ')}`);
+    if (error || results?.[0]?.migrationName !== name)
+      throw error ?? new Error(`${name} not applied`);
     console.log(
       JSON.stringify({
         migration: name,
         store: isPostgres(db) ? 'postgres' : 'sqlite',
         records: leaves,
         rows: { before: rowsBefore, after: await eachOf(tables, (table) => rows(db, table)) },
-        bytes: { before: bytesBefore, after: await eachOf(tables, (table) => bytes(db, table)) },
+        bytes: {
+          before: bytesBefore,
+          ...(packed ? { before_packed: packed } : {}),
+          after: await eachOf(tables, (table) => bytes(db, table)),
+        },
         seconds: round(seconds),
         seconds_per_million_records: round((seconds * 1_000_000) / leaves),
       }),
@@ -234,6 +267,51 @@ async function fillControlChanges(db: Db): Promise<void> {
   await sql`insert into partner_block_changes (${columns}, decision_id, partner_code)
     select ${common}, decision_id, 'insurer' from bench_changes`.execute(db);
   await sql`drop table bench_changes`.execute(db);
+}
+
+/**
+ * A store of decisions as 0.6.0 keeps it, its ids text: two decisions a customer (one on each of a
+ * template's two versions), each customer's subject and states, every decision's entry in the
+ * tenant's log, in time order (ids as random UUIDs, in no key's order).
+ */
+async function fillDecisions(db: Db): Promise<void> {
+  if (!isPostgres(db)) return; // 0058 changes nothing on SQLite: nothing to fill.
+  const [tenant] = tenants;
+  const template = '0190e8a0-0000-7000-8000-00000000c001';
+  const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
+  const apiKey = '0190e8a0-0000-7000-8000-00000000c201';
+  await sql`create temporary table bench_decisions as
+    select c.i * 2 + k as n, c.subject_id, gen_random_uuid()::text as id, k,
+      to_char(timestamp '2026-01-01' + (c.i * 2 + k) * interval '10 ms',
+        'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as decided_at
+    from (select i, gen_random_uuid()::text as subject_id
+      from generate_series(0, ${leaves / 2 - 1}) as i) as c
+    cross join generate_series(0, 1) as k`.execute(db);
+  await sql`insert into subjects (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at)
+    select ${tenant}, subject_id, md5(subject_id) || md5(id), repeat(md5(subject_id), 2),
+      left(md5(id), 24), left(md5(subject_id), 44), decided_at
+    from bench_decisions where k = 0`.execute(db);
+  await sql`insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
+      version, decision, seq, decided_at, api_key_id, content_sha256, idempotency_key,
+      evidence_salt, personal)
+    select ${tenant}, id, subject_id, ${template},
+      case when k = 0 then ${versions[0]} else ${versions[1]} end, k + 1, 'given', k + 1,
+      decided_at, ${apiKey}, md5('content') || md5('content'), null, left(md5(id), 24),
+      repeat(md5(id), 4)
+    from bench_decisions order by n`.execute(db);
+  await sql`insert into customer_version_states (tenant_id, subject_id, consent_version_id,
+      last_decision_id, last_decision, last_decided_at)
+    select ${tenant}, subject_id, case when k = 0 then ${versions[0]} else ${versions[1]} end, id,
+      'given', decided_at
+    from bench_decisions`.execute(db);
+  await sql`insert into customer_template_states (tenant_id, subject_id, template_id,
+      decision_count, last_decision_id, last_decision, last_consent_version_id, last_decided_at)
+    select ${tenant}, subject_id, ${template}, 2, id, 'given', ${versions[1]}, decided_at
+    from bench_decisions where k = 1`.execute(db);
+  await sql`insert into tlog_entries (log_id, idx, record_id, leaf, integrated_at)
+    select ${tenant}, n, id, md5(id) || md5(subject_id), decided_at
+    from bench_decisions order by n`.execute(db);
+  await sql`drop table bench_decisions`.execute(db);
 }
 
 /** `count` for each table. */

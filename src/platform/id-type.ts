@@ -19,6 +19,14 @@ export function knownIdType(db: Executor): IdType | undefined {
   return known.get(db.getExecutor().adapter);
 }
 
+/**
+ * Forgets the store's id type, to be read again by the next statement: migrations may change it
+ * (0058 makes PostgreSQL's ids `uuid`), and a handle that ran statements before them knew the old.
+ */
+export function forgetIdType(db: Executor): void {
+  known.delete(db.getExecutor().adapter);
+}
+
 /** The reads under way, one a store: the first statements of a new handle often come at once. */
 const reading = new WeakMap<DialectAdapter, Promise<IdType>>();
 

@@ -12,6 +12,7 @@ import semver from 'semver';
 import type { Config } from './config.js';
 import { checkDataKey, refuseOtherDataKey } from './data-key.js';
 import { createDb, type Db, isPostgres, type StoreSettings, type Trx } from './db.js';
+import { forgetIdType } from './id-type.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
 import * as decisionLog from './migrations/0003-decision-log.js';
@@ -69,6 +70,7 @@ import * as decisionKeysWithoutTenant from './migrations/0054-decision-keys-with
 import * as choiceAndSubjectKeysWithoutTenant from './migrations/0055-choice-and-subject-keys-without-tenant.js';
 import * as controlChangeKeysWithoutTenant from './migrations/0056-control-change-keys-without-tenant.js';
 import * as logRecordKeyWithoutLog from './migrations/0057-log-record-key-without-log.js';
+import * as uuidIds from './migrations/0058-uuid-ids.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -145,6 +147,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0055-choice-and-subject-keys-without-tenant': choiceAndSubjectKeysWithoutTenant,
     '0056-control-change-keys-without-tenant': controlChangeKeysWithoutTenant,
     '0057-log-record-key-without-log': logRecordKeyWithoutLog,
+    '0058-uuid-ids': uuidIds,
   };
 }
 
@@ -175,18 +178,23 @@ export async function migrateToLatest(
   more: Readonly<Record<string, Migration>> = {},
   checks?: MigrationChecks,
 ): Promise<string[]> {
-  if (!checks || !isPostgres(db) || checks.store.databaseStatementTimeoutMs === 0) {
-    return migrateOn(db, dataKey, more, checks);
-  }
-  const unbounded = createDb({
-    ...checks.store,
-    databaseStatementTimeoutMs: 0,
-    databasePoolSize: 2,
-  });
   try {
-    return await migrateOn(unbounded, dataKey, more, checks);
+    if (!checks || !isPostgres(db) || checks.store.databaseStatementTimeoutMs === 0) {
+      return await migrateOn(db, dataKey, more, checks);
+    }
+    const unbounded = createDb({
+      ...checks.store,
+      databaseStatementTimeoutMs: 0,
+      databasePoolSize: 2,
+    });
+    try {
+      return await migrateOn(unbounded, dataKey, more, checks);
+    } finally {
+      await unbounded.destroy();
+    }
   } finally {
-    await unbounded.destroy();
+    // The migrations may have changed the ids' type (0058): the handle's statements read it again.
+    forgetIdType(db);
   }
 }
 
@@ -197,6 +205,8 @@ async function migrateOn(
   checks: MigrationChecks | undefined,
 ): Promise<string[]> {
   await checkReachable(db);
+  // A kind's migration reads the id type the migrations before it left (0058 changes it).
+  forgetIdType(db);
   await refuseOtherDataKey(db, dataKey);
   if ((await schemaAhead(db, dataKey, more)).length > 0) {
     await checkDataKey(db, dataKey);

@@ -130,9 +130,11 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0055-choice-and-subject-keys-without-tenant',
       '0056-control-change-keys-without-tenant',
       '0057-log-record-key-without-log',
+      '0058-uuid-ids',
     ]);
     expect(await logged()).toEqual(hashes);
-    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.5.0');
+    // 0053 raised it to 0.5.0, 0058 (PostgreSQL's uuid ids) to 0.6.0.
+    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.6.0');
     for (const id of ids) expect(await receipt(id)).toEqual(before.get(id));
     expect(await audited()).toMatchObject({ entries: 23, ok: true });
 

@@ -19,7 +19,7 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0057-log-record-key-without-log',
+  name: '0058-uuid-ids',
   indexes: [] as string[],
   tables: [] as string[],
   columns: [] as Array<{ table: string; column: string }>,

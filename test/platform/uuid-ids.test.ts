@@ -1,26 +1,70 @@
 /**
- * PostgreSQL stores whose ids are `uuid` columns (16 bytes instead of 37 of text): the service's
- * statements run on them as on today's text ids (`src/platform/id-type.ts`), so that a later
- * release can change the columns while this one still runs beside it. One scripted session of
- * the public API, on a store of each kind, answers byte for byte alike but for ids and times;
- * its receipts verify and the log's audit is clean on both.
+ * PostgreSQL's ids as `uuid` columns (16 bytes instead of 37 of text), which migration 0058 makes
+ * them. The service runs on a store of each kind (`src/platform/id-type.ts`): one scripted session
+ * of the public API answers byte for byte alike on both but for ids and times, its receipts
+ * verify and the log's audit is clean. 0058 converts a store of text ids with its records in it:
+ * the same reads answer the same bytes after it, earlier receipts are served again for the same
+ * leaves; a store holding an id that is no UUID keeps its ids as text and says why; a store
+ * partitioned by time is converted with its partitions; SQLite's store is left as it was.
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
+import { timeTables } from '../../src/app/time-tables.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { createDb } from '../../src/platform/db.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { resolveIdType } from '../../src/platform/id-type.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import { partitionByTime } from '../../src/platform/partitions.js';
 import { prepared } from '../../src/platform/prepared.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { createProduct } from '../../src/products/index.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
-import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
 import { seedPublishedSystem } from '../helpers/cookies.js';
+import { migrateBefore } from '../helpers/schema-history.js';
 import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { postgresStore } from '../helpers/stores.js';
-import { notUuidColumns, postgresUuidStore } from '../helpers/uuid-ids.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
+import { existingStore, postgresTextIdsStore } from '../helpers/uuid-ids.js';
+
+/**
+ * The id columns that stay text: what a client, a provider or a standard names (a customer's
+ * id, a cookie choice's event, a SCIM `externalId`, an OIDC client, a passkey's credential), a
+ * role's id (`admin` and the like) and every `role_id`, an e-mail key's fingerprint.
+ */
+const textColumns = [
+  'customer_id',
+  'event_id',
+  'external_id',
+  'client_id',
+  'credential_id',
+  'email_key_id',
+  'role_id',
+  'roles.id',
+];
+const nilUuid = '00000000-0000-0000-0000-000000000000';
+
+interface Column {
+  table_name: string;
+  column_name: string;
+  data_type: string;
+}
+
+/** Every `id` and `…_id` column of the store's tables (partitions included) and its type. */
+async function idColumns(db: Db): Promise<Column[]> {
+  const { rows } = await sql<Column>`
+    select table_name, column_name, data_type from information_schema.columns
+    where table_schema = current_schema() and (column_name = 'id' or column_name like '%\\_id')
+      and table_name not like 'kysely\\_%'
+    order by table_name, column_name`.execute(db);
+  return rows;
+}
+
+const keptText = (column: Column) =>
+  textColumns.includes(column.column_name) ||
+  textColumns.includes(`${column.table_name}.${column.column_name}`);
 
 const uuid = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
 const time = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g;
@@ -34,6 +78,12 @@ interface Session {
   /** Whether each receipt asked for verified offline. */
   receipts: boolean[];
   audit: { ok: boolean; findings: unknown[] };
+  /** What reads the session's records again: its tenant's headers, template and receipts. */
+  tenantId: string;
+  headers: Record<string, string>;
+  code: string;
+  receiptUrls: string[];
+  receiptBodies: string[];
 }
 
 async function session(t: TestApp): Promise<Session> {
@@ -130,11 +180,14 @@ async function session(t: TestApp): Promise<Session> {
   const key = parseVerifierKey(testLogKeys.verifierKey);
   if (!key.ok) throw new Error(key.reason);
   const receipts: boolean[] = [];
-  for (const url of [
+  const receiptUrls = [
     `/api/v1/decisions/${decisionId}/receipt?wait=true`,
     `/api/v1/channel-changes/${json(responses[15]!).data.record_id}/receipt?wait=true`,
-  ]) {
+  ];
+  const receiptBodies: string[] = [];
+  for (const url of receiptUrls) {
     const receipt = await call('GET', url);
+    receiptBodies.push(receipt.body);
     receipts.push(
       receipt.statusCode === 200 && verifyReceipt(json(receipt), [key.value], registry.formats).ok,
     );
@@ -157,33 +210,33 @@ async function session(t: TestApp): Promise<Session> {
     ),
     receipts,
     audit: await auditLog(t.db, t.vault, registry, a.tenant.id),
+    tenantId: a.tenant.id,
+    headers: a.headers,
+    code,
+    receiptUrls,
+    receiptBodies,
   };
 }
 
-describe('PostgreSQL stores of uuid ids', () => {
+describe('PostgreSQL stores of text and of uuid ids', () => {
   let onText: TestApp;
   let onUuid: TestApp;
   beforeAll(async () => {
-    onText = await startTestApp(postgresStore);
-    onUuid = await startTestApp(postgresUuidStore);
+    onText = await startTestApp(postgresTextIdsStore);
+    onUuid = await startTestApp(postgresStore);
   });
   afterAll(async () => {
     await onText?.close();
     await onUuid?.close();
   });
 
-  it('holds every id of the service as a 16-byte uuid, and the service reads the type from the store', async () => {
-    const { rows } = await sql<{ table_name: string; column_name: string }>`
-      select table_name, column_name from information_schema.columns
-      where table_schema = current_schema() and data_type = 'text'
-        and (column_name = 'id' or column_name like '%\\_id') and table_name not like 'kysely\\_%'`.execute(
-      onUuid.db,
-    );
-    const listed = (row: { table_name: string; column_name: string }) =>
-      notUuidColumns.includes(row.column_name) ||
-      notUuidColumns.includes(`${row.table_name}.${row.column_name}`);
-    expect(rows.length).toBeGreaterThan(0);
-    expect(rows.filter((row) => !listed(row))).toEqual([]);
+  it('a migrated store holds every id of the service as a 16-byte uuid, and the service reads the type from the store', async () => {
+    const columns = await idColumns(onUuid.db);
+    expect(columns.length).toBeGreaterThan(150);
+    expect(columns.filter((column) => column.data_type !== 'uuid' && !keptText(column))).toEqual([
+      { table_name: 'cookie_database', column_name: 'id', data_type: 'integer' },
+    ]);
+    expect(columns.filter(keptText).every((column) => column.data_type === 'text')).toBe(true);
     const { rows: types } = await sql<{ data_type: string; n: number }>`
       select data_type, count(*)::int as n from information_schema.columns
       where table_schema = current_schema() and table_name in ('decisions', 'subjects', 'tlog_entries')
@@ -247,5 +300,191 @@ describe('PostgreSQL stores of uuid ids', () => {
     expect(text.receipts).toEqual([true, true]);
     expect(binary.audit).toMatchObject({ ok: true, findings: [] });
     expect(text.audit).toMatchObject({ ok: true, findings: [] });
+  });
+});
+
+/** The reads a client makes of a session's records, each as `status body`. */
+async function reads(t: TestApp, s: Session, at: string): Promise<string[]> {
+  const api = apiOf(t.app, s.headers);
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    t.app.inject({
+      method,
+      url,
+      headers: { ...s.headers, 'content-type': 'application/json' },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+  const answers = [
+    await api.latest(s.code),
+    await api.pending('ann', s.code),
+    await api.pending('bob', s.code),
+    await call('GET', '/api/v1/customers/ann/consents?limit=50'),
+    await call('GET', '/api/v1/customers/bob/consents?include=controls'),
+    await call(
+      'GET',
+      `/api/v1/customers/ann/consents/templates/${s.code}/as-of?at=${encodeURIComponent(at)}`,
+    ),
+    await call('GET', '/api/v1/customers/ann/channels'),
+    await call('POST', '/api/v1/consents/status', {
+      template_code: s.code,
+      customer_ids: ['ann', 'bob', 'cay'],
+      channel: { product_code: 'savings', channel: 'email' },
+    }),
+  ];
+  // Bulk status says when it was answered (`at`): the one part that is not the store's.
+  return answers.map((r) =>
+    `${r.statusCode} ${r.body}`.replace(
+      /^(200 \{"data":\{"template_code":"[^"]+","at":)"[^"]+"/,
+      '$1"<now>"',
+    ),
+  );
+}
+
+/** A receipt's record and its place in the log: what a later fetch of it must show again. */
+function receiptRecord(body: string) {
+  const { checkpoint, inclusion_proof, tree_size, tlog_proof, ...record } = JSON.parse(body).data;
+  return record;
+}
+
+const foreignKeys = async (db: Db) =>
+  (
+    await sql<{ tbl: string; name: string; def: string }>`
+      select conrelid::regclass::text as tbl, conname as name, pg_get_constraintdef(oid) as def
+      from pg_constraint where contype = 'f' order by 1, 2`.execute(db)
+  ).rows;
+
+describe('migration 0058 on a PostgreSQL store of text ids with records in it', () => {
+  it('makes every id but the listed ones a uuid; the same reads answer the same bytes, the receipts are of the same leaves and verify, the audit is clean', async () => {
+    const created = await postgresTextIdsStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl));
+    const before = await session(old);
+    const at = new Date().toISOString();
+    const readsBefore = await reads(old, before, at);
+    // A release before 0.6.0 said "no id" as empty text where the lapse pass had looked at none.
+    const { id: templateId } = await old.db
+      .selectFrom('templates')
+      .select('id')
+      .where('tenant_id', '=', before.tenantId)
+      .executeTakeFirstOrThrow();
+    await sql`insert into lapse_progress (tenant_id, template_id, decided_through, through_id)
+      values (${before.tenantId}, ${templateId}, ${at}, '')`.execute(old.db);
+    const columnsBefore = await idColumns(old.db);
+    const keysBefore = await foreignKeys(old.db);
+    expect(columnsBefore.filter((c) => c.data_type === 'uuid')).toEqual([]);
+    // Stopped, and started again as the release with 0058 (which its start applies).
+    await old.close();
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration where name = '0058-uuid-ids'`.execute(handle);
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      const columnsAfter = await idColumns(next.db);
+      expect(columnsAfter.map((c) => [c.table_name, c.column_name])).toEqual(
+        columnsBefore.map((c) => [c.table_name, c.column_name]),
+      );
+      expect(columnsAfter.filter((c) => c.data_type === 'text')).toEqual(
+        columnsBefore.filter(keptText),
+      );
+      expect(columnsAfter.filter((c) => c.data_type === 'uuid')).toHaveLength(
+        columnsBefore.filter((c) => c.data_type === 'text' && !keptText(c)).length,
+      );
+      expect(await foreignKeys(next.db)).toEqual(keysBefore);
+      expect(await resolveIdType(next.db)).toBe('uuid');
+      const { rows: progress } = await sql<{ through_id: string }>`
+        select through_id from lapse_progress where tenant_id = ${before.tenantId}`.execute(
+        next.db,
+      );
+      expect(progress).toEqual([{ through_id: nilUuid }]);
+
+      expect(await reads(next, before, at)).toEqual(readsBefore);
+      const key = parseVerifierKey(testLogKeys.verifierKey);
+      if (!key.ok) throw new Error(key.reason);
+      for (const [i, url] of before.receiptUrls.entries()) {
+        const receipt = await next.app.inject({ method: 'GET', url, headers: before.headers });
+        expect(receipt.statusCode).toBe(200);
+        expect(receiptRecord(receipt.body)).toEqual(receiptRecord(before.receiptBodies[i]!));
+        expect(verifyReceipt(json(receipt), [key.value], registry.formats).ok).toBe(true);
+      }
+      expect(await auditLog(next.db, next.vault, registry, before.tenantId)).toMatchObject({
+        ok: true,
+        findings: [],
+      });
+      // And it records on: the session again, on the converted store.
+      expect((await session(next)).answers).toEqual(before.answers);
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe.each([
+  ['an id that is no UUID', 'legacy-log'],
+  ['a UUID in upper case', '0190E8A0-0000-7000-8000-00000000000A'],
+])('migration 0058 on a PostgreSQL store holding %s', (_, logId) => {
+  const bare = useBareStore(postgresStore);
+
+  it('keeps every id as text, and the store says which id stopped it', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0058');
+    const keys = await foreignKeys(db);
+    await sql`insert into tlog_logs (log_id, tenant_id, origin, verifier_key, created_at)
+      values (${logId}, ${crypto.randomUUID()}, 'consent.test/consent-log', 'key', '2026-01-01T00:00:00.000Z')`.execute(
+      db,
+    );
+    expect(await migrateToLatest(db, testDataKey)).toContain('0058-uuid-ids');
+    expect((await idColumns(db)).filter((c) => c.data_type === 'uuid')).toEqual([]);
+    expect(await foreignKeys(db)).toEqual(keys);
+    expect(await findStoreSetting(db, 'ids_kept_as_text')).toMatch(
+      new RegExp(`^tlog_logs holds an id that is no UUID: .*${logId}`),
+    );
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.6.0');
+    expect(await resolveIdType(db)).toBe('text');
+    const { rows } = await sql`select log_id from tlog_logs`.execute(db);
+    expect(rows).toEqual([{ log_id: logId }]);
+  });
+});
+
+describe('migration 0058 on a PostgreSQL store partitioned by time', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('converts the partitioned tables with their partitions, their rows kept', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0058');
+    const entries = Array.from({ length: 40 }, (_, idx) => ({
+      log_id: '0190e8a0-0000-7000-8000-0000000000aa',
+      idx,
+      record_id: crypto.randomUUID(),
+      leaf: 'ab'.repeat(32),
+      integrated_at: new Date(Date.UTC(2026, idx % 3, 1)).toISOString(),
+    }));
+    await db.insertInto('tlog_entries').values(entries).execute();
+    const { tables } = await partitionByTime(db, timeTables(registry), 'month');
+    expect(tables.length).toBeGreaterThan(0);
+
+    await migrateToLatest(db, testDataKey);
+
+    const columns = await idColumns(db);
+    const partitions = columns.filter((c) => /_p?\d{4}/.test(c.table_name));
+    expect(partitions.length).toBeGreaterThan(0);
+    expect(columns.filter((c) => c.data_type !== 'uuid' && !keptText(c))).toEqual([
+      { table_name: 'cookie_database', column_name: 'id', data_type: 'integer' },
+    ]);
+    const { rows } = await sql<{ record_id: string }>`
+      select record_id from tlog_entries order by idx`.execute(db);
+    expect(rows.map((row) => row.record_id)).toEqual(entries.map((e) => e.record_id));
+  });
+});
+
+describe('migration 0058 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0058');
+    const schema = async () =>
+      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const before = await schema();
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0058-uuid-ids']);
+    expect(await schema()).toEqual(before);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.6.0');
   });
 });

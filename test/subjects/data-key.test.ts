@@ -119,6 +119,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0055-choice-and-subject-keys-without-tenant',
       '0056-control-change-keys-without-tenant',
       '0057-log-record-key-without-log',
+      '0058-uuid-ids',
     ]);
   });
 });

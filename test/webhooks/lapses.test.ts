@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app/app.js';
 import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
-import { createDb, type Db } from '../../src/platform/db.js';
+import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { changeValidityAs } from '../../src/templates/actions.js';
 import { getTemplateByCode } from '../../src/templates/service.js';
@@ -213,6 +213,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0055-choice-and-subject-keys-without-tenant',
       '0056-control-change-keys-without-tenant',
       '0057-log-record-key-without-log',
+      '0058-uuid-ids',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
@@ -222,7 +223,9 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       .select(['t.code', 'p.decided_through', 'p.through_id'])
       .execute();
     // Only the template with a period, placed three days or more before six months ago.
-    expect(progress.map((p) => [p.code, p.through_id])).toEqual([[withPeriod, '']]);
+    // Placed before every decision: no id, which 0058 makes the nil UUID on PostgreSQL.
+    const noId = isPostgres(db) ? '00000000-0000-0000-0000-000000000000' : '';
+    expect(progress.map((p) => [p.code, p.through_id])).toEqual([[withPeriod, noId]]);
     const sixMonthsAgo = new Date();
     sixMonthsAgo.setUTCMonth(sixMonthsAgo.getUTCMonth() - 6);
     const place = Date.parse(progress[0]?.decided_through ?? '');
