@@ -35,17 +35,17 @@ const reading = new WeakMap<DialectAdapter, Promise<IdType>>();
  * of the service has the same type, since PostgreSQL compares no `text` with a `uuid`. A store
  * not yet migrated answers `text` and is asked again next time. Statements that start together
  * on a new handle wait for the one read (a thousand look-ups at once would otherwise each ask,
- * and hold the pool's connections for it).
+ * and hold the pool's connections for it). The read runs on the first one's connection: when
+ * that fails (a transaction already failed), the others read on their own.
  */
 export function resolveIdType(db: Executor): Promise<IdType> {
   const now = knownIdType(db);
   if (now) return Promise.resolve(now);
   const adapter = db.getExecutor().adapter;
-  let read = reading.get(adapter);
-  if (!read) {
-    read = readIdType(db, adapter).finally(() => reading.delete(adapter));
-    reading.set(adapter, read);
-  }
+  const shared = reading.get(adapter);
+  if (shared) return shared.catch(() => readIdType(db, adapter));
+  const read = readIdType(db, adapter).finally(() => reading.delete(adapter));
+  reading.set(adapter, read);
   return read;
 }
 

@@ -266,6 +266,24 @@ describe('PostgreSQL stores of text and of uuid ids', () => {
     }
   });
 
+  it('statements waiting on a read of the id type that fails (its transaction had failed) read it on their own', async () => {
+    const db = createDb(loadConfig({ DATABASE_URL: onUuid.config.databaseUrl }));
+    try {
+      await db.connection().execute(async (connection) => {
+        await sql`begin`.execute(connection);
+        await expect(sql`select 1 / 0`.execute(connection)).rejects.toThrow(/division by zero/);
+        // The first read runs in the failed transaction; the second waits on it.
+        const first = resolveIdType(connection);
+        const second = resolveIdType(db);
+        await expect(first).rejects.toThrow(/current transaction is aborted/);
+        expect(await second).toBe('uuid');
+        await sql`rollback`.execute(connection);
+      });
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('a scripted session answers byte for byte alike on text and uuid ids; receipts verify, the audit is clean', async () => {
     const text = await session(onText);
     const binary = await session(onUuid);
