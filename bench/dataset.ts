@@ -71,10 +71,10 @@ export function decidedAt(n: number): string {
   return new Date(baseMs + n).toISOString();
 }
 
-/** The same two expressions in SQL, for PostgreSQL's generate_series loader. */
+/** The same two expressions in SQL, for PostgreSQL's generate_series loader: `uuid`, as the store keeps ids (a text column takes one as its text). */
 export function decisionIdSql(n: string): string {
   const time = `lpad(to_hex(${baseMs}::bigint + ${n}), 12, '0')`;
-  return `substr(${time}, 1, 8) || '-' || substr(${time}, 9, 4) || '-7000-8000-' || lpad(to_hex(${n}), 12, '0')`;
+  return `(substr(${time}, 1, 8) || '-' || substr(${time}, 9, 4) || '-7000-8000-' || lpad(to_hex(${n}), 12, '0'))::uuid`;
 }
 
 export function decidedAtSql(n: string): string {
@@ -98,7 +98,7 @@ export function subjectId(i: number): string {
 
 export function subjectIdSql(i: string): string {
   const time = `lpad(to_hex(${baseMs}::bigint + 2 * (${i})), 12, '0')`;
-  return `substr(${time}, 1, 8) || '-' || substr(${time}, 9, 4) || '-7000-9000-' || lpad(to_hex(${i}), 12, '0')`;
+  return `(substr(${time}, 1, 8) || '-' || substr(${time}, 9, 4) || '-7000-9000-' || lpad(to_hex(${i}), 12, '0'))::uuid`;
 }
 
 /** What only the data key can make of customer i: their subject row and sealed decisions. */

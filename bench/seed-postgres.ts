@@ -60,7 +60,7 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
   await client.query(
     `insert into subjects (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at,
        erased_at)
-     select $1, ${subject}, u.lookup, u.wrapped_key, u.salt, u.commitment,
+     select $1::uuid, ${subject}, u.lookup, u.wrapped_key, u.salt, u.commitment,
        ${decidedAtSql('2 * i')}, null
      from unnest($2::text[], $3::text[], $4::text[], $5::text[])
          with ordinality as u(lookup, wrapped_key, salt, commitment, o)
@@ -79,11 +79,11 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
     `insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
        version, decision, seq, decided_at, api_key_id, personal, content_sha256,
        idempotency_key)
-     select $1, ${decisionIdSql('n')}, ${subject}, $2,
-       case when ${onLatest} then $3 else $4 end,
+     select $1::uuid, ${decisionIdSql('n')}, ${subject}, $2::uuid,
+       case when ${onLatest} then $3::uuid else $4::uuid end,
        case when ${onLatest} then $5::int else $6::int end,
        case when k = 1 and not ${accepted} then 'withdraw' else 'given' end,
-       k + 1, ${decidedAtSql('n')}, $7, u.personal,
+       k + 1, ${decidedAtSql('n')}, $7::uuid, u.personal,
        case when ${onLatest} then $8 else $9 end, null
      from unnest($10::text[]) with ordinality as u(personal, o)
        cross join lateral (select ${2 * from}::bigint + o - 1 as n) as x
@@ -105,9 +105,9 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
     `insert into customer_template_states (tenant_id, subject_id, template_id,
        decision_count, last_decision_id, last_decision, last_consent_version_id,
        last_decided_at)
-     select $1, ${subject}, $2, 2, ${decisionIdSql('2 * i + 1')},
+     select $1::uuid, ${subject}, $2::uuid, 2, ${decisionIdSql('2 * i + 1')},
        case when ${accepted} then 'given' else 'withdraw' end,
-       case when ${accepted} then $3 else $4 end, ${decidedAtSql('2 * i + 1')}
+       case when ${accepted} then $3::uuid else $4::uuid end, ${decidedAtSql('2 * i + 1')}
      from ${series}`,
     [f.tenantId, f.templateId, f.latest.id, f.older.id],
   );
@@ -116,11 +116,11 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
   await client.query(
     `insert into customer_version_states (tenant_id, subject_id, consent_version_id,
        last_decision_id, last_decision, last_decided_at)
-     select $1, ${subject}, $2, ${decisionIdSql(onOlder)},
+     select $1::uuid, ${subject}, $2::uuid, ${decisionIdSql(onOlder)},
        case when ${accepted} then 'given' else 'withdraw' end, ${decidedAtSql(onOlder)}
      from ${series}
      union all
-     select $1, ${subject}, $3, ${decisionIdSql('2 * i + 1')}, 'given',
+     select $1::uuid, ${subject}, $3::uuid, ${decisionIdSql('2 * i + 1')}, 'given',
        ${decidedAtSql('2 * i + 1')}
      from generate_series(${from + (from % 2)}::bigint, ${last}::bigint, 2) as i`,
     [f.tenantId, f.older.id, f.latest.id],
