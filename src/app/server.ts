@@ -8,6 +8,7 @@ import { observedStore } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
 import type { Db } from '../platform/db.js';
+import { idsKeptAsTextSetting } from '../platform/id-type.js';
 import {
   checkReachable,
   migrateToLatest,
@@ -15,6 +16,7 @@ import {
   schemaAhead,
 } from '../platform/migrate.js';
 import { recordServedBaseUrl } from '../platform/public-base-url.js';
+import { findStoreSetting } from '../platform/store-settings-repository.js';
 import { comparesTextByBytes } from '../platform/text-order.js';
 import { nowIso } from '../platform/time.js';
 import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.js';
@@ -57,6 +59,15 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       "The database orders text by a language's collation, not byte by byte: lists ordered " +
         'by a code or a name come out in another order than on SQLite, and look-ups cost more. ' +
         "Make the database with LC_COLLATE 'C' (docs/postgresql.md, \"The database's collation\").",
+    );
+  }
+  const keptAsText = firstWorker ? await findStoreSetting(db, idsKeptAsTextSetting) : undefined;
+  if (keptAsText !== undefined) {
+    app.log.warn(
+      { reason: keptAsText },
+      "The store's ids are text, not uuid: migration 0058 kept them so, as one of them is no " +
+        'UUID; rows and keys take more room than they need. See docs/upgrades.md ("A store ' +
+        'whose ids 0058 kept as text").',
     );
   }
   const ahead = await schemaAhead(db, dataKey, registry.migrations);

@@ -7,6 +7,12 @@ import { type Executor, isPostgres } from './db.js';
  */
 export type IdType = 'text' | 'uuid';
 
+/**
+ * The store setting migration 0058 leaves on a PostgreSQL store whose ids it kept as text: the
+ * table and the id that is no UUID (docs/upgrades.md).
+ */
+export const idsKeptAsTextSetting = 'ids_kept_as_text';
+
 /** Each store's, once read, by the adapter its connections and transactions share. */
 const known = new WeakMap<DialectAdapter, IdType>();
 

@@ -90,6 +90,8 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
       expect(server.nonJsonLines()).toEqual([]);
       // The test stores compare text byte by byte: no collation warning (text-order.test.ts).
       expect(server.logs().filter((r) => String(r.msg).includes('collation'))).toEqual([]);
+      // Their ids are what 0058 makes them: no warning of ids kept as text (ids-kept-as-text.test.ts).
+      expect(server.logs().filter((r) => String(r.msg).includes('ids are text'))).toEqual([]);
     });
 
     it('latest answers 200 with the version the command line printed, and an ETag', async () => {
