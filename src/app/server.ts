@@ -8,7 +8,7 @@ import { observedStore } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
 import type { Db } from '../platform/db.js';
-import { idsKeptAsTextSetting } from '../platform/id-type.js';
+import { idsKeptAsText } from '../platform/id-type.js';
 import {
   checkReachable,
   migrateToLatest,
@@ -16,7 +16,6 @@ import {
   schemaAhead,
 } from '../platform/migrate.js';
 import { recordServedBaseUrl } from '../platform/public-base-url.js';
-import { findStoreSetting } from '../platform/store-settings-repository.js';
 import { comparesTextByBytes } from '../platform/text-order.js';
 import { nowIso } from '../platform/time.js';
 import { purgeExpiredLinkUses, purgeOldCodes } from '../preference-centre/index.js';
@@ -61,7 +60,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         "Make the database with LC_COLLATE 'C' (docs/postgresql.md, \"The database's collation\").",
     );
   }
-  const keptAsText = firstWorker ? await findStoreSetting(db, idsKeptAsTextSetting) : undefined;
+  const keptAsText = firstWorker ? await idsKeptAsText(db) : undefined;
   if (keptAsText !== undefined) {
     app.log.warn(
       { reason: keptAsText },

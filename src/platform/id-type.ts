@@ -1,5 +1,6 @@
 import { type DialectAdapter, type RawBuilder, sql } from 'kysely';
 import { type Executor, isPostgres } from './db.js';
+import { findStoreSetting } from './store-settings-repository.js';
 
 /**
  * The PostgreSQL type of the store's ids: `text` as every store has made them so far, or `uuid`
@@ -8,10 +9,13 @@ import { type Executor, isPostgres } from './db.js';
 export type IdType = 'text' | 'uuid';
 
 /**
- * The store setting migration 0058 leaves on a PostgreSQL store whose ids it kept as text: the
- * table and the id that is no UUID (docs/upgrades.md).
+ * Why migration 0058 kept a PostgreSQL store's ids as text (the table and the id that is no
+ * UUID, in the store setting it leaves: docs/upgrades.md), or undefined for a store it converted
+ * and for SQLite's.
  */
-export const idsKeptAsTextSetting = 'ids_kept_as_text';
+export function idsKeptAsText(db: Executor): Promise<string | undefined> {
+  return findStoreSetting(db, 'ids_kept_as_text');
+}
 
 /** Each store's, once read, by the adapter its connections and transactions share. */
 const known = new WeakMap<DialectAdapter, IdType>();
