@@ -17,6 +17,26 @@ export function idsKeptAsText(db: Executor): Promise<string | undefined> {
   return findStoreSetting(db, 'ids_kept_as_text');
 }
 
+/**
+ * Whether a column named so holds one of the service's ids, of the store's id type: `id` and
+ * `…_id`, but those that hold what a client, a provider or a standard names, and roles' (their
+ * ids are names such as `admin`; a table's own `id` of roles is the one other, which 0058 keeps
+ * too). Migration 0058 keeps its own copy of the list, as history.
+ */
+export function holdsServiceId(column: string): boolean {
+  return (column === 'id' || column.endsWith('_id')) && !textIdColumns.includes(column);
+}
+
+const textIdColumns = [
+  'customer_id',
+  'event_id',
+  'external_id',
+  'client_id',
+  'credential_id',
+  'email_key_id',
+  'role_id',
+];
+
 /** Each store's, once read, by the adapter its connections and transactions share. */
 const known = new WeakMap<DialectAdapter, IdType>();
 
@@ -33,7 +53,7 @@ export function knownIdType(db: Executor): IdType | undefined {
  * Forgets the store's id type, to be read again by the next statement: migrations may change it
  * (0058 makes PostgreSQL's ids `uuid`), and a handle that ran statements before them knew the old.
  */
-export function forgetIdType(db: Executor): void {
+export function forgetIdType(db: { getExecutor(): { readonly adapter: DialectAdapter } }): void {
   known.delete(db.getExecutor().adapter);
 }
 

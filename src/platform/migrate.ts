@@ -193,7 +193,8 @@ export async function migrateToLatest(
       await unbounded.destroy();
     }
   } finally {
-    // The migrations may have changed the ids' type (0058): the handle's statements read it again.
+    // The migrations ran on another handle, or were rolled back after one changed the ids' type
+    // (0058): this handle's statements read it again.
     forgetIdType(db);
   }
 }
@@ -205,8 +206,6 @@ async function migrateOn(
   checks: MigrationChecks | undefined,
 ): Promise<string[]> {
   await checkReachable(db);
-  // A kind's migration reads the id type the migrations before it left (0058 changes it).
-  forgetIdType(db);
   await refuseOtherDataKey(db, dataKey);
   if ((await schemaAhead(db, dataKey, more)).length > 0) {
     await checkDataKey(db, dataKey);
@@ -361,6 +360,9 @@ function asTheStoreNeeds(
         async up(trx: Kysely<unknown>) {
           if (postgres) await sql`set local statement_timeout = 0`.execute(trx);
           await migration.up(trx);
+          // It may have changed the ids' type (0058): the next one, a kind's making its tables
+          // with the store's id type, reads it again.
+          forgetIdType(trx);
           if (migration.oldestRelease !== undefined) {
             await raiseOldestRelease(trx as unknown as Trx, migration.oldestRelease);
           }

@@ -7,6 +7,7 @@
 import { type Kysely, sql } from 'kysely';
 import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { holdsServiceId } from '../platform/id-type.js';
 import { type PreparedQuery, paramRow, prepared } from '../platform/prepared.js';
 import { answersInOrder, batchStatement, type UnnestType } from '../platform/unnest.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
@@ -95,8 +96,8 @@ const changeFixed = {
   changed_at: 'text',
 } as const satisfies Record<string, UnnestType>;
 
-/** A target's column: an id of the service's (`product_id`, `partner_id`) or a name. */
-const keyType = (column: string): UnnestType => (column.endsWith('_id') ? 'id' : 'text');
+/** A target's column: an id of the service's (`product_id`, `decision_id`) or a name. */
+const keyType = (column: string): UnnestType => (holdsServiceId(column) ? 'id' : 'text');
 
 // The tables are the kind's, named by its declaration: the statements are built for them here.
 const open = (db: Executor) => db as unknown as Kysely<Record<string, Record<string, unknown>>>;

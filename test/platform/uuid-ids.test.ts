@@ -14,7 +14,7 @@ import { timeTables } from '../../src/app/time-tables.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
-import { resolveIdType } from '../../src/platform/id-type.js';
+import { holdsServiceId, resolveIdType } from '../../src/platform/id-type.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { partitionByTime } from '../../src/platform/partitions.js';
 import { prepared } from '../../src/platform/prepared.js';
@@ -28,6 +28,8 @@ import { migrateBefore } from '../helpers/schema-history.js';
 import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore, postgresTextIdsStore } from '../helpers/uuid-ids.js';
+import { byCli } from '../helpers/webhook-receiver.js';
+import { createNotes } from '../record-kinds/note-kind/migration.js';
 
 /**
  * The id columns that stay text: what a client, a provider or a standard names (a customer's
@@ -88,16 +90,11 @@ interface Session {
 
 async function session(t: TestApp): Promise<Session> {
   const a = await seedTenant(t.db);
-  const actor = {
-    tenantId: a.tenant.id,
-    actorKind: 'operator',
-    actor: 'test',
-    ip: 'local',
-    userAgent: null,
-  } as const;
   await t.db
     .transaction()
-    .execute((trx) => createProduct(trx, actor, a.tenant.id, { code: 'savings', name: 'Savings' }));
+    .execute((trx) =>
+      createProduct(trx, byCli(a.tenant.id), a.tenant.id, { code: 'savings', name: 'Savings' }),
+    );
   const code = await seedTemplate(t.db, a.tenant.id);
   const v1 = await publish(t.db, a.tenant.id, code, { tag: '1.0', content_html: '<p>One</p>' });
   const v2 = await publish(t.db, a.tenant.id, code, {
@@ -237,6 +234,13 @@ describe('PostgreSQL stores of text and of uuid ids', () => {
       { table_name: 'cookie_database', column_name: 'id', data_type: 'integer' },
     ]);
     expect(columns.filter(keptText).every((column) => column.data_type === 'text')).toBe(true);
+    // The code's rule for a column's type (a kind's batch columns) says what 0058 made of it.
+    const byRule = columns.filter(
+      (c) => c.data_type !== 'integer' && !(c.table_name === 'roles' && c.column_name === 'id'),
+    );
+    expect(
+      byRule.filter((c) => holdsServiceId(c.column_name) !== (c.data_type === 'uuid')),
+    ).toEqual([]);
     const { rows: types } = await sql<{ data_type: string; n: number }>`
       select data_type, count(*)::int as n from information_schema.columns
       where table_schema = current_schema() and table_name in ('decisions', 'subjects', 'tlog_entries')
@@ -458,6 +462,29 @@ describe.each([
     expect(await resolveIdType(db)).toBe('text');
     const { rows } = await sql`select log_id from tlog_logs`.execute(db);
     expect(rows).toEqual([{ log_id: logId }]);
+  });
+});
+
+describe('a kind’s migration after 0058, on a handle that had read the ids as text', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('makes its tables with uuid ids: the id type is read again after each migration', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0058');
+    expect(await resolveIdType(db)).toBe('text');
+    await migrateToLatest(db, testDataKey, { '9000-test-notes': createNotes });
+    const { rows } = await sql<{ column_name: string; data_type: string }>`
+      select column_name, data_type from information_schema.columns
+      where table_schema = current_schema() and table_name = 'notes'
+        and column_name in ('tenant_id', 'id', 'subject_id', 'api_key_id')
+      order by column_name`.execute(db);
+    expect(rows).toEqual(
+      ['api_key_id', 'id', 'subject_id', 'tenant_id'].map((column_name) => ({
+        column_name,
+        data_type: 'uuid',
+      })),
+    );
+    expect(await resolveIdType(db)).toBe('uuid');
   });
 });
 
