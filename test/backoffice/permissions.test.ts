@@ -259,10 +259,11 @@ describe.each(storeAgnostic)('who may use which back-office route, on $name', (s
     await publish(t.db, a.tenant.id, code);
     const admin = await signedIn(t.app, a.tenant.email);
     const template = await getTemplateByCode(t.db, a.tenant.id, code);
+    // A tag `publish` never makes (its are `N.0`, N counted per process, which test files share).
     const draft = await t.db
       .transaction()
       .execute((trx) =>
-        createDraftVersion(trx, template, { tag: '9.0', content_html: '<p>A draft</p>' }),
+        createDraftVersion(trx, template, { tag: '9.0.1', content_html: '<p>A draft</p>' }),
       );
     await t.db.transaction().execute((trx) =>
       createPartner(
