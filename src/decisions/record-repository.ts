@@ -3,6 +3,38 @@ import type { Executor, Trx } from '../platform/db.js';
 // The decisions as records: what their receipts, the log's audit, evidence packs and erasures
 // read of them.
 
+/**
+ * A decision's columns as its record reads them. The SHA-256 of the text shown is its version's
+ * (a published version's text never changes): read from the version, so that the decision's own
+ * copy can go (bench/notebook.md, "the text's hash read from its version").
+ */
+const recordColumns = [
+  'd.tenant_id',
+  'd.id',
+  'd.subject_id',
+  'd.template_id',
+  'd.consent_version_id',
+  'd.version',
+  'd.decision',
+  'd.seq',
+  'd.decided_at',
+  'd.api_key_id',
+  'd.personal',
+  'v.content_sha256',
+  'd.idempotency_key',
+  'd.evidence_salt',
+] as const;
+
+/** The tenant's decisions, each with its version's columns at hand. */
+function decisionRecords(db: Executor) {
+  return db
+    .selectFrom('decisions as d')
+    .innerJoin('template_versions as v', (join) =>
+      join.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
+    )
+    .select(recordColumns);
+}
+
 /** One decision of the tenant with its template's code. */
 export function findDecisionWithTemplate(db: Executor, tenantId: string, decisionId: string) {
   return withTemplate(db)
@@ -26,23 +58,16 @@ export function findSubjectDecisionsWithTemplate(
 }
 
 function withTemplate(db: Executor) {
-  return db
-    .selectFrom('decisions as d')
+  return decisionRecords(db)
     .innerJoin('templates as t', (join) =>
       join.onRef('t.tenant_id', '=', 'd.tenant_id').onRef('t.id', '=', 'd.template_id'),
     )
-    .selectAll('d')
     .select('t.code as template_code');
 }
 
 /** The tenant's decisions of these ids. */
 export function findDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
-  return db
-    .selectFrom('decisions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .execute();
+  return decisionRecords(db).where('d.tenant_id', '=', tenantId).where('d.id', 'in', ids).execute();
 }
 
 /** The templates the customer decided on, each with the version and text of their last decision. */

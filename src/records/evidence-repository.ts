@@ -24,7 +24,7 @@ function evidenceRows(db: Executor, tenantId: string) {
       'd.decided_at',
       'k.name as api_key_name',
       'k.prefix as api_key_prefix',
-      'd.content_sha256',
+      'v.content_sha256',
     ]);
 }
 

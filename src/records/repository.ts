@@ -143,7 +143,7 @@ function historyPageOf(db: Executor, values: PageValues, subjectId: never, after
       'v.tag',
       'd.decision',
       'd.decided_at',
-      'd.content_sha256',
+      'v.content_sha256',
       'v.locale',
       'd.personal',
     ])
@@ -295,7 +295,7 @@ export function findDecisionAsOf(
         'd.consent_version_id',
         'd.version',
         'v.tag',
-        'd.content_sha256',
+        'v.content_sha256',
         'v.locale',
         'd.personal',
       ])
