@@ -15,9 +15,12 @@
  *   release 0.5.0 keeps it, each leaf's hash, two tenants' logs (nothing to do on SQLite);
  * - 0058 (PostgreSQL's ids as `uuid`) on a store of decisions as release 0.6.0 keeps it: as many
  *   decisions as records, two a customer, with the customers' subjects and states and the log's
- *   entries (nothing to do on SQLite).
+ *   entries (nothing to do on SQLite);
+ * - 0059 (a decision's copy of the text's hash made optional) on `decisions` as release 0.7.0
+ *   keeps it, two a customer: on PostgreSQL a change of the catalogue, on SQLite every row
+ *   written again.
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058`). On an SQLite file, or on PostgreSQL
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059`). On an SQLite file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
  *
@@ -95,8 +98,9 @@ const measured: Measured[] = [
     fill: fillDecisions,
     packBefore: true,
   },
+  { name: '0059-decision-content-hash-optional', tables: ['decisions'], fill: fillDecisionHashes },
 ];
-const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058').split(',');
+const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059').split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
   await measure(migration);
@@ -312,6 +316,41 @@ async function fillDecisions(db: Db): Promise<void> {
     select ${tenant}, n, id, md5(id) || md5(subject_id), decided_at
     from bench_decisions order by n`.execute(db);
   await sql`drop table bench_decisions`.execute(db);
+}
+
+/**
+ * Decisions as 0.7.0 keeps them, each with its copy of the text's hash: two a customer (one on
+ * each of a template's two versions), in time order, ids random (PostgreSQL's `uuid` since 0058).
+ */
+async function fillDecisionHashes(db: Db): Promise<void> {
+  const [tenant] = tenants;
+  const template = '0190e8a0-0000-7000-8000-00000000c001';
+  const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
+  const apiKey = '0190e8a0-0000-7000-8000-00000000c201';
+  if (isPostgres(db)) {
+    await sql`insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
+        version, decision, seq, decided_at, api_key_id, content_sha256, idempotency_key,
+        evidence_salt, personal)
+      select ${tenant}::uuid, gen_random_uuid(), c.subject_id, ${template}::uuid,
+        case when k = 0 then ${versions[0]}::uuid else ${versions[1]}::uuid end, k + 1, 'given',
+        k + 1, to_char(timestamp '2026-01-01' + (c.i * 2 + k) * interval '10 ms',
+          'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ${apiKey}::uuid, md5('content') || md5('content'),
+        null, left(md5(c.subject_id::text || k), 24), repeat(md5(c.subject_id::text || k), 4)
+      from (select i, gen_random_uuid() as subject_id
+        from generate_series(0, ${leaves / 2 - 1}) as i) as c
+      cross join generate_series(0, 1) as k
+      order by c.i, k`.execute(db);
+    return;
+  }
+  await sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${leaves - 1})
+    insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id, version,
+      decision, seq, decided_at, api_key_id, content_sha256, idempotency_key, evidence_salt,
+      personal)
+    select ${tenant}, lower(hex(randomblob(16))), 'subject-' || (i / 2), ${template},
+      case when i % 2 = 0 then ${versions[0]} else ${versions[1]} end, i % 2 + 1, 'given',
+      i % 2 + 1, strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i / 100.0) || ' seconds'),
+      ${apiKey}, lower(hex(randomblob(32))), null, hex(randomblob(12)), hex(randomblob(70))
+    from n`.execute(db);
 }
 
 /** `count` for each table. */

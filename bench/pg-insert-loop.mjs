@@ -3,7 +3,7 @@
 // It is what the database alone does for a durable insert, without HTTP, the service's reads,
 // advisory lock and state upserts. Plain JavaScript so it runs bare Node on the load core.
 // Usage: node bench/pg-insert-loop.mjs '<json>'  with {url, table, clients, warmupS, durationS,
-//   row: {tenant_id, template_id, consent_version_id, version, api_key_id, content_sha256}}
+//   row: {tenant_id, template_id, consent_version_id, version, api_key_id}}
 // Prints {"phase":"measuring"} when the warm-up ends, {"phase":"done"} when the measured part
 // ends, then the result as one JSON line.
 import { randomBytes } from 'node:crypto';
@@ -14,8 +14,8 @@ const config = JSON.parse(process.argv[2]);
 const { row } = config;
 const text =
   `insert into ${config.table} (tenant_id, id, subject_id, template_id, consent_version_id, ` +
-  'version, decision, seq, decided_at, api_key_id, personal, content_sha256, ' +
-  'idempotency_key) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, null)';
+  'version, decision, seq, decided_at, api_key_id, personal, idempotency_key) ' +
+  'values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, null)';
 // As many bytes as the service's sealed fields (nonce, JSON, tag): the database stores them
 // alike, whatever they hold.
 const fields = { customer_id: 'b0-0', ip: '127.0.0.1', user_agent: 'bench-insert-loop' };
@@ -49,7 +49,6 @@ async function client() {
           new Date().toISOString(),
           row.api_key_id,
           personal,
-          row.content_sha256,
         ],
       });
       if (phase === 'measure' && !stopped) {

@@ -436,7 +436,6 @@ export async function runInsertBaseline(
       consent_version_id: f.latest.id,
       version: f.latest.number,
       api_key_id: f.apiKeyId,
-      content_sha256: f.latest.sha256,
     },
   });
   return {

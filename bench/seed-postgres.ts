@@ -77,15 +77,13 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
   const onLatest = `(k = 1 and ${accepted})`;
   await client.query(
     `insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
-       version, decision, seq, decided_at, api_key_id, personal, content_sha256,
-       idempotency_key)
+       version, decision, seq, decided_at, api_key_id, personal, idempotency_key)
      select $1::uuid, ${decisionIdSql('n')}, ${subject}, $2::uuid,
        case when ${onLatest} then $3::uuid else $4::uuid end,
        case when ${onLatest} then $5::int else $6::int end,
        case when k = 1 and not ${accepted} then 'withdraw' else 'given' end,
-       k + 1, ${decidedAtSql('n')}, $7::uuid, u.personal,
-       case when ${onLatest} then $8 else $9 end, null
-     from unnest($10::text[]) with ordinality as u(personal, o)
+       k + 1, ${decidedAtSql('n')}, $7::uuid, u.personal, null
+     from unnest($8::text[]) with ordinality as u(personal, o)
        cross join lateral (select ${2 * from}::bigint + o - 1 as n) as x
        cross join lateral (select n / 2 as i, n % 2 as k) as y`,
     [
@@ -96,8 +94,6 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
       f.latest.number,
       f.older.number,
       f.apiKeyId,
-      f.latest.sha256,
-      f.older.sha256,
       customers.flatMap((c) => c.personal),
     ],
   );

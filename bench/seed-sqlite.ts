@@ -25,8 +25,8 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
     );
     const insertDecision = db.prepare(
       `insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id, version,
-         decision, seq, decided_at, api_key_id, personal, content_sha256, idempotency_key)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
+         decision, seq, decided_at, api_key_id, personal, idempotency_key)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
     );
     const insertTemplateState = db.prepare(
       `insert into customer_template_states (tenant_id, subject_id, template_id, decision_count,
@@ -53,7 +53,6 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
         decidedAt(n),
         fixture.apiKeyId,
         personal,
-        v.sha256,
       );
     };
     const customers = (step: SealedStep) => {

@@ -72,12 +72,16 @@ export function newDecision(
     decided_at: now,
     api_key_id: context.apiKeyId,
     personal: sealPersonal(subject.key, id, personal),
-    content_sha256: version.content_sha256,
     idempotency_key: asked.idempotencyKey ?? null,
     evidence_salt: newSalt(),
   };
   const leaf = leafOfDecision(
-    { ...row, ...personal, evidence_salt: row.evidence_salt ?? '' },
+    {
+      ...row,
+      ...personal,
+      content_sha256: version.content_sha256,
+      evidence_salt: row.evidence_salt ?? '',
+    },
     subject.salt,
   );
   return { row, leaf };

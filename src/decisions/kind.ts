@@ -25,7 +25,7 @@ import {
   findSubjectDecisionsWithTemplate,
 } from './record-repository.js';
 import { RecordedDecision } from './schemas.js';
-import type { DecisionRow } from './table.js';
+import type { DecisionRecordRow, DecisionRow } from './table.js';
 import { decisionWrites } from './writes.js';
 
 const DecisionData = Type.Object(
@@ -68,7 +68,7 @@ export const decisions = {
     noun: 'decision',
     sealed: true,
     byIds: findDecisionsByIds,
-    expectedLeaf(row: DecisionRow, opened, kept) {
+    expectedLeaf(row: DecisionRecordRow, opened, kept) {
       if (opened?.state === 'open') {
         const { personal, salt } = opened;
         return leafOfDecision(

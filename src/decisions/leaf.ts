@@ -5,14 +5,14 @@ import {
   subjectCommitment,
 } from '../proof/index.js';
 import type { PersonalFields } from '../subjects/index.js';
-import type { DecisionRow } from './table.js';
+import type { DecisionRecordRow } from './table.js';
 
 /**
  * What a decision gives its leaf: its record's fields, with its personal fields opened (`via`,
  * the channel it came through when not the API, among them) and its evidence salt.
  */
 export type LoggedDecision = Pick<
-  DecisionRow,
+  DecisionRecordRow,
   'id' | 'template_id' | 'version' | 'content_sha256' | 'decided_at' | 'api_key_id'
 > & { decision: 'given' | 'reject' | 'withdraw'; evidence_salt: string } & PersonalFields;
 

@@ -22,7 +22,6 @@ const decisionColumns = Object.keys({
   decided_at: true,
   api_key_id: true,
   personal: true,
-  content_sha256: true,
   idempotency_key: true,
   evidence_salt: true,
 } satisfies Record<DecisionColumn, true>) as DecisionColumn[];
@@ -93,7 +92,6 @@ const decisionTypes = {
   decided_at: 'text',
   api_key_id: 'id',
   personal: 'text',
-  content_sha256: 'text',
   idempotency_key: 'text',
   evidence_salt: 'text',
 } as const satisfies Record<DecisionColumn, UnnestType>;

@@ -4,7 +4,11 @@ import type { DecisionValue } from './schemas.js';
 
 export type { DecisionValue };
 
-/** The append-only record: rows are inserted, never updated or deleted. */
+/**
+ * The append-only record: rows are inserted, never updated or deleted. Its column
+ * `content_sha256`, nullable since migration 0059, is left out: nothing writes or reads it (the
+ * text's hash is the version's, `DecisionRecordRow`), and a later release drops it.
+ */
 export interface DecisionsTable {
   tenant_id: string;
   id: string;
@@ -20,7 +24,6 @@ export interface DecisionsTable {
   api_key_id: string;
   /** Customer id, IP address and user agent, sealed under the customer's key (personal.ts). */
   personal: string;
-  content_sha256: string;
   idempotency_key: string | null;
   /** base64 random bytes behind the evidence commitment of the decision's log leaf. */
   evidence_salt: string | null;
@@ -75,6 +78,12 @@ export interface HeldConsentActsTable {
 }
 
 export type DecisionRow = Selectable<DecisionsTable>;
+
+/**
+ * A decision as its record reads it: with the SHA-256 of the text shown, its version's (a
+ * published version's text never changes; since migration 0059 the row keeps no copy).
+ */
+export type DecisionRecordRow = DecisionRow & { content_sha256: string };
 
 declare module '../platform/database.js' {
   /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */

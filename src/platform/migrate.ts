@@ -71,6 +71,7 @@ import * as choiceAndSubjectKeysWithoutTenant from './migrations/0055-choice-and
 import * as controlChangeKeysWithoutTenant from './migrations/0056-control-change-keys-without-tenant.js';
 import * as logRecordKeyWithoutLog from './migrations/0057-log-record-key-without-log.js';
 import * as uuidIds from './migrations/0058-uuid-ids.js';
+import * as decisionContentHashOptional from './migrations/0059-decision-content-hash-optional.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -148,6 +149,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0056-control-change-keys-without-tenant': controlChangeKeysWithoutTenant,
     '0057-log-record-key-without-log': logRecordKeyWithoutLog,
     '0058-uuid-ids': uuidIds,
+    '0059-decision-content-hash-optional': decisionContentHashOptional,
   };
 }
 

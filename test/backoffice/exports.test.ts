@@ -80,7 +80,6 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
           ip: '192.0.2.10',
           user_agent: fields.userAgent === undefined ? 'Test/1.0' : fields.userAgent,
         }),
-        content_sha256: template.content_sha256,
         idempotency_key: null,
       })
       .execute();

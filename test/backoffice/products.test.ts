@@ -86,6 +86,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0056-control-change-keys-without-tenant',
       '0057-log-record-key-without-log',
       '0058-uuid-ids',
+      '0059-decision-content-hash-optional',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

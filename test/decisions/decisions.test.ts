@@ -170,10 +170,18 @@ describe.each(stores)('POST .../decisions on $name', (store) => {
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({
       api_key_id: a.apiKey.id,
-      content_sha256: sha256Hex(content),
       subject_id: await subjectOf(customer),
       decision: 'given',
     });
+    // The text's hash is its version's, the one the decision names (migration 0059).
+    const shown = await t.db
+      .selectFrom('template_versions')
+      .select('content_sha256')
+      .where('tenant_id', '=', a.tenant.id)
+      .where('id', '=', row.consent_version_id)
+      .executeTakeFirstOrThrow();
+    expect(shown.content_sha256).toBe(sha256Hex(content));
+    expect(row.consent_version_id).toBe(v.consent_version_id);
     // The customer id, IP and user agent are kept sealed under the customer's key.
     expect(row.personal).not.toContain('198.51.100.7');
     expect(row.personal).not.toContain(customer);

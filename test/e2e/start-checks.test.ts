@@ -9,8 +9,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/platform/db.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import { makeTempStore, runCli, type TempStore, withStore } from '../helpers/process.js';
+import { asBefore0059 } from '../helpers/schema-history.js';
 import { stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 
@@ -19,10 +21,12 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0058-uuid-ids',
+  name: '0059-decision-content-hash-optional',
   indexes: [] as string[],
   tables: [] as string[],
   columns: [] as Array<{ table: string; column: string }>,
+  /** What else it changed, changed back. */
+  undo: (db: Db) => asBefore0059(db, 'ab'.repeat(32)),
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {
@@ -78,6 +82,7 @@ describe.each(stores)('checks before a start changes the store on $name', (testS
       for (const { table, column } of last.columns) {
         await sql`alter table ${sql.table(table)} drop column ${sql.ref(column)}`.execute(db);
       }
+      await last.undo(db);
     });
   });
   afterAll(async () => {

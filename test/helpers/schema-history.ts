@@ -1,5 +1,5 @@
-import { Migrator } from 'kysely';
-import type { Db } from '../../src/platform/db.js';
+import { Migrator, sql } from 'kysely';
+import { type Db, isPostgres } from '../../src/platform/db.js';
 import { migrations } from '../../src/platform/migrate.js';
 import { testDataKey } from './app.js';
 
@@ -15,4 +15,22 @@ export async function migrateBefore(db: Db, first: string, dataKey = testDataKey
   const migrator = new Migrator({ db, provider: { getMigrations: async () => before } });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
+}
+
+/**
+ * Takes migration 0059 back off a store: its decisions' `content_sha256` required again, filled
+ * with `hash` (as 0.7.0 wrote every decision's), and 0059 pending.
+ */
+export async function asBefore0059(db: Db, hash: string): Promise<void> {
+  await sql`delete from kysely_migration where name = '0059-decision-content-hash-optional'`.execute(
+    db,
+  );
+  if (isPostgres(db)) {
+    await sql`update decisions set content_sha256 = ${hash}`.execute(db);
+    await sql`alter table decisions alter column content_sha256 set not null`.execute(db);
+    return;
+  }
+  await sql`alter table decisions drop column content_sha256`.execute(db);
+  await sql`alter table decisions add column content_sha256 text not null default ''`.execute(db);
+  await sql`update decisions set content_sha256 = ${hash}`.execute(db);
 }

@@ -408,7 +408,8 @@ describe('migration 0058 on a PostgreSQL store of text ids with records in it', 
     // Stopped, and started again as the release with 0058 (which its start applies).
     await old.close();
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-    await sql`delete from kysely_migration where name = '0058-uuid-ids'`.execute(handle);
+    // 0058 with the migration after it, which runs again as it did.
+    await sql`delete from kysely_migration where name >= '0058'`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -471,7 +472,8 @@ describe.each([
     expect(await findStoreSetting(db, 'ids_kept_as_text')).toMatch(
       new RegExp(`^tlog_logs holds an id that is no UUID: .*${logId}`),
     );
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.6.0');
+    // 0058 raises it to 0.6.0, 0059 after it to 0.7.0.
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.7.0');
     expect(await resolveIdType(db)).toBe('text');
     const { rows } = await sql`select log_id from tlog_logs`.execute(db);
     expect(rows).toEqual([{ log_id: logId }]);
@@ -541,8 +543,14 @@ describe('migration 0058 on SQLite', () => {
     const schema = async () =>
       (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
     const before = await schema();
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0058-uuid-ids']);
+    await migrateBefore(db, '0059');
     expect(await schema()).toEqual(before);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.6.0');
+    // Applied the service's way, with the migration after it, which raises it further.
+    await sql`delete from kysely_migration where name = '0058-uuid-ids'`.execute(db);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0058-uuid-ids',
+      '0059-decision-content-hash-optional',
+    ]);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.7.0');
   });
 });

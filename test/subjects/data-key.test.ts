@@ -120,6 +120,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0056-control-change-keys-without-tenant',
       '0057-log-record-key-without-log',
       '0058-uuid-ids',
+      '0059-decision-content-hash-optional',
     ]);
   });
 });

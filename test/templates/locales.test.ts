@@ -239,9 +239,12 @@ describe.each(stores)('a release in two locales on $name', (store) => {
     expect(decided.statusCode).toBe(201);
     expect(json(decided).data).toMatchObject({ consent_version_id: th.id, version: 1 });
     const row = await t.db
-      .selectFrom('decisions')
-      .select(['consent_version_id', 'content_sha256'])
-      .where('id', '=', json(decided).data.decision_id)
+      .selectFrom('decisions as d')
+      .innerJoin('template_versions as v', (j) =>
+        j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
+      )
+      .select(['d.consent_version_id', 'v.content_sha256'])
+      .where('d.id', '=', json(decided).data.decision_id)
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ consent_version_id: th.id, content_sha256: sha256(th.html) });
 

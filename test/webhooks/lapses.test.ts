@@ -214,6 +214,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0056-control-change-keys-without-tenant',
       '0057-log-record-key-without-log',
       '0058-uuid-ids',
+      '0059-decision-content-hash-optional',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
