@@ -98,25 +98,55 @@ export function findCookieDecisionRow(
 /** A cookie decision as its receipt shows it: with the signed-in customer's salt, until erased. */
 export type ReceiptCookieDecisionRow = CookieDecisionRow & { customer_salt: string | null };
 
-/** Choices, each with the salt of the customer it was made as (null: none, or erased). */
-function withCustomerSalt(db: Executor) {
+/**
+ * A choice's columns as its record reads them. The SHA-256 of the configuration shown is the
+ * configuration's (its content never changes once it leaves draft, and a choice is made only on
+ * a published one): read from it, so that the choice's own copy can go.
+ */
+const recordColumns = [
+  'd.tenant_id',
+  'd.id',
+  'd.system_id',
+  'd.configuration_id',
+  'd.configuration_version',
+  'c.content_sha256',
+  'd.subject_id',
+  'd.event_id',
+  'd.method',
+  'd.categories',
+  'd.locale',
+  'd.origin',
+  'd.region',
+  'd.variant',
+  'd.customer_subject_id',
+  'd.customer',
+  'd.personal',
+  'd.evidence_salt',
+  'd.decided_at',
+] as const satisfies readonly `${'c' | 'd'}.${ChoiceColumn}`[];
+
+/** The tenant's choices, each with its configuration's hash. */
+function choiceRecords(db: Executor) {
   return db
     .selectFrom('cookie_decisions as d')
+    .innerJoin('cookie_configurations as c', (j) =>
+      j.onRef('c.tenant_id', '=', 'd.tenant_id').onRef('c.id', '=', 'd.configuration_id'),
+    )
+    .select(recordColumns);
+}
+
+/** Choices, each with the salt of the customer it was made as (null: none, or erased). */
+function withCustomerSalt(db: Executor) {
+  return choiceRecords(db)
     .leftJoin('subjects as cs', (j) =>
       j.onRef('cs.tenant_id', '=', 'd.tenant_id').onRef('cs.id', '=', 'd.customer_subject_id'),
     )
-    .selectAll('d')
     .select('cs.salt as customer_salt');
 }
 
 /** The tenant's cookie decisions of these ids. */
 export function findCookieDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
-  return db
-    .selectFrom('cookie_decisions')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .execute();
+  return choiceRecords(db).where('d.tenant_id', '=', tenantId).where('d.id', 'in', ids).execute();
 }
 
 /** How many cookie choices a visitor's subject made. */
