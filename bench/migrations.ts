@@ -18,9 +18,11 @@
  *   entries (nothing to do on SQLite);
  * - 0059 (a decision's copy of the text's hash made optional) on `decisions` as release 0.7.0
  *   keeps it, two a customer: on PostgreSQL a change of the catalogue, on SQLite every row
- *   written again.
+ *   written again;
+ * - 0060 (a cookie choice's copy of the configuration's hash made optional) on
+ *   `cookie_decisions` as release 0.8.0 keeps it, each choice a new visitor's, as 0059.
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059`). On an SQLite file, or on PostgreSQL
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060`). On an SQLite file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
  *
@@ -99,8 +101,15 @@ const measured: Measured[] = [
     packBefore: true,
   },
   { name: '0059-decision-content-hash-optional', tables: ['decisions'], fill: fillDecisionHashes },
+  {
+    name: '0060-cookie-choice-content-hash-optional',
+    tables: ['cookie_decisions'],
+    fill: fillChoiceHashes,
+  },
 ];
-const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059').split(',');
+const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060').split(
+  ',',
+);
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
   await measure(migration);
@@ -350,6 +359,40 @@ async function fillDecisionHashes(db: Db): Promise<void> {
       case when i % 2 = 0 then ${versions[0]} else ${versions[1]} end, i % 2 + 1, 'given',
       i % 2 + 1, strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i / 100.0) || ' seconds'),
       ${apiKey}, lower(hex(randomblob(32))), null, hex(randomblob(12)), hex(randomblob(70))
+    from n`.execute(db);
+}
+
+/**
+ * Cookie choices as 0.8.0 keeps them, each with its copy of the configuration's hash: each a new
+ * visitor's (the visitors' subjects are not needed here), ids random (PostgreSQL's `uuid`).
+ */
+async function fillChoiceHashes(db: Db): Promise<void> {
+  const [tenant] = tenants;
+  const system = '0190e8a0-0000-7000-8000-00000000d001';
+  const configuration = '0190e8a0-0000-7000-8000-00000000d101';
+  if (isPostgres(db)) {
+    await sql`insert into cookie_decisions (tenant_id, id, system_id, configuration_id,
+        configuration_version, content_sha256, subject_id, event_id, method, categories, locale,
+        origin, region, variant, customer_subject_id, customer, personal, evidence_salt,
+        decided_at)
+      select ${tenant}::uuid, gen_random_uuid(), ${system}::uuid, ${configuration}::uuid, 1,
+        md5('content') || md5('content'), gen_random_uuid(), gen_random_uuid()::text,
+        'accept-all', '{"necessary":true,"analytics":true}', 'th', 'https://shop.example', 'TH',
+        null, null, null, repeat(md5(i::text), 4), left(md5(i::text), 24),
+        to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+      from generate_series(0, ${leaves - 1}) as i`.execute(db);
+    return;
+  }
+  await sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${leaves - 1})
+    insert into cookie_decisions (tenant_id, id, system_id, configuration_id,
+      configuration_version, content_sha256, subject_id, event_id, method, categories, locale,
+      origin, region, variant, customer_subject_id, customer, personal, evidence_salt,
+      decided_at)
+    select ${tenant}, lower(hex(randomblob(16))), ${system}, ${configuration}, 1,
+      lower(hex(randomblob(32))), lower(hex(randomblob(16))), lower(hex(randomblob(16))),
+      'accept-all', '{"necessary":true,"analytics":true}', 'th', 'https://shop.example', 'TH',
+      null, null, null, hex(randomblob(70)), hex(randomblob(12)),
+      strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i / 100.0) || ' seconds')
     from n`.execute(db);
 }
 

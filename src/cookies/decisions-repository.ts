@@ -1,7 +1,7 @@
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { batchStatement, type UnnestType } from '../platform/unnest.js';
-import type { CookieDecisionRow, CookieDecisionsTable } from './table.js';
+import type { CookieDecisionRecordRow, CookieDecisionRow, CookieDecisionsTable } from './table.js';
 
 // A batch of choices (writes.ts) writes its rows in one set-based statement on
 // PostgreSQL (one round trip whatever the batch's size), and a prepared statement a row on
@@ -16,7 +16,6 @@ const choiceTypes = {
   system_id: 'id',
   configuration_id: 'id',
   configuration_version: 'integer',
-  content_sha256: 'text',
   subject_id: 'id',
   event_id: 'text',
   method: 'text',
@@ -96,7 +95,7 @@ export function findCookieDecisionRow(
 }
 
 /** A cookie decision as its receipt shows it: with the signed-in customer's salt, until erased. */
-export type ReceiptCookieDecisionRow = CookieDecisionRow & { customer_salt: string | null };
+export type ReceiptCookieDecisionRow = CookieDecisionRecordRow & { customer_salt: string | null };
 
 /**
  * A choice's columns as its record reads them. The SHA-256 of the configuration shown is the
@@ -123,7 +122,7 @@ const recordColumns = [
   'd.personal',
   'd.evidence_salt',
   'd.decided_at',
-] as const satisfies readonly `${'c' | 'd'}.${ChoiceColumn}`[];
+] as const satisfies readonly (`d.${ChoiceColumn}` | 'c.content_sha256')[];
 
 /** The tenant's choices, each with its configuration's hash. */
 function choiceRecords(db: Executor) {

@@ -24,7 +24,7 @@ import {
 } from './decisions-repository.js';
 import { committedCookieLeaf, leafOfCookieDecision } from './leaf.js';
 import { cookieDecisionFields } from './schemas.js';
-import type { CookieDecisionRow } from './table.js';
+import type { CookieDecisionRecordRow } from './table.js';
 import { choiceWrites } from './writes.js';
 
 /** A website visitor's cookie decision, as its receipt states it (what its leaf commits to). */
@@ -163,7 +163,7 @@ export const cookieChoices = {
     noun: 'cookie decision',
     sealed: true,
     byIds: findCookieDecisionsByIds,
-    expectedLeaf(row: CookieDecisionRow, opened, kept) {
+    expectedLeaf(row: CookieDecisionRecordRow, opened, kept) {
       if (!opened || opened.state === 'unreadable') return null;
       const categories = categoriesOf(row.categories);
       // Categories that are no longer a JSON object of booleans were changed: no leaf matches.

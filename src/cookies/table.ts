@@ -74,14 +74,17 @@ export interface CookieConfigurationStepsTable {
   created_at: string;
 }
 
-/** Append-only: a visitor's choice on a published configuration. */
+/**
+ * Append-only: a visitor's choice on a published configuration. Its column `content_sha256`,
+ * nullable since migration 0060, is left out: nothing writes or reads it (the configuration's
+ * hash is read from the configuration, `CookieDecisionRecordRow`), and a later release drops it.
+ */
 export interface CookieDecisionsTable {
   tenant_id: string;
   id: string;
   system_id: string;
   configuration_id: string;
   configuration_version: number;
-  content_sha256: string;
   /** The visitor's subject (src/subjects): their id, address and user agent are in `personal`. */
   subject_id: string;
   /** The banner's id of the choice: a retry carries the same and is recorded once. */
@@ -127,6 +130,12 @@ export interface CookieRefusedOriginsTable {
 export type CookieSystemRow = Selectable<CookieSystemsTable>;
 export type CookieConfigurationRow = Selectable<CookieConfigurationsTable>;
 export type CookieDecisionRow = Selectable<CookieDecisionsTable>;
+
+/**
+ * A choice as its record reads it: with the SHA-256 of its configuration's content, the
+ * configuration's (since migration 0060 the row keeps no copy).
+ */
+export type CookieDecisionRecordRow = CookieDecisionRow & { content_sha256: string };
 
 declare module '../platform/database.js' {
   /** The tables this folder owns, in the store's one schema (src/platform/database.ts). */

@@ -117,7 +117,6 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
       system_id: job.systemId,
       configuration_id: job.configurationId,
       configuration_version: job.configurationVersion,
-      content_sha256: job.contentSha256,
       subject_id: subject.id,
       event_id: job.eventId,
       method: job.method,
@@ -139,6 +138,7 @@ class ChoiceBatch implements KindBatch<CookieChoiceJob, CookieChoiceOutcome, Sto
     const leaf = leafOfCookieDecision(
       {
         ...row,
+        content_sha256: job.contentSha256,
         categories: job.categories,
         visitor_id: job.visitorId,
         ip: job.ip,

@@ -72,6 +72,7 @@ import * as controlChangeKeysWithoutTenant from './migrations/0056-control-chang
 import * as logRecordKeyWithoutLog from './migrations/0057-log-record-key-without-log.js';
 import * as uuidIds from './migrations/0058-uuid-ids.js';
 import * as decisionContentHashOptional from './migrations/0059-decision-content-hash-optional.js';
+import * as cookieChoiceContentHashOptional from './migrations/0060-cookie-choice-content-hash-optional.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -150,6 +151,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0057-log-record-key-without-log': logRecordKeyWithoutLog,
     '0058-uuid-ids': uuidIds,
     '0059-decision-content-hash-optional': decisionContentHashOptional,
+    '0060-cookie-choice-content-hash-optional': cookieChoiceContentHashOptional,
   };
 }
 

@@ -87,6 +87,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0057-log-record-key-without-log',
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
+      '0060-cookie-choice-content-hash-optional',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

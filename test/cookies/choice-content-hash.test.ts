@@ -6,13 +6,14 @@ import { auditLog } from '../../src/decision-log/audit.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { type PublishedSystem, seedPublishedSystem } from '../helpers/cookies.js';
+import { asBefore0060 } from '../helpers/schema-history.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores } from '../helpers/stores.js';
+import { stores, type TestStore } from '../helpers/stores.js';
 
 // The SHA-256 of the configuration a visitor chose on is the configuration's: every read of a
-// choice takes it from the configuration, never from the copy on the choice's row. The rows'
-// copies are overwritten here with a hash of nothing shown; the receipt and the audit must
-// still give the configuration's own.
+// choice takes it from the configuration, and the choice's row keeps no copy (migration 0060).
+// A copy is put there with a hash of nothing shown; the receipt and the audit must still give
+// the configuration's own.
 
 const origin = 'https://www.bank.example';
 
@@ -51,9 +52,13 @@ describe.each(stores)(
       });
       expect(response.statusCode, response.body).toBe(201);
       choiceId = json(response).data.decision_id;
-      // Logged before the copy is spoilt: the leaf holds the hash the visitor was shown.
       const receipt = await get(receiptUrl());
       expect(receipt.statusCode, receipt.body).toBe(200);
+      // The row keeps no copy (migration 0060); one put there, as a release before wrote it, or
+      // a wrong one, is read by nothing.
+      const { rows } = await sql<{ content_sha256: string | null }>`select content_sha256
+        from cookie_decisions where tenant_id = ${a.tenant.id}`.execute(t.db);
+      expect(rows).toEqual([{ content_sha256: null }]);
       await sql`update cookie_decisions set content_sha256 = ${'0'.repeat(64)}
       where tenant_id = ${a.tenant.id}`.execute(t.db);
     });
@@ -84,3 +89,75 @@ describe.each(stores)(
     });
   },
 );
+
+describe.each(stores)('migration 0060 on $name, with cookie choices in the store', (store) => {
+  it("makes the choices' copy of the hash optional; their receipts are of the same leaves and verify, the audit is clean", async () => {
+    const created = await (store.createMigrated ? store.createMigrated() : store.create());
+    const at = (drop = async () => {}): TestStore => ({
+      name: store.name,
+      create: async () => ({ databaseUrl: created.databaseUrl, drop }),
+    });
+    const old = await startTestApp(at());
+    const a = await seedTenant(old.db);
+    const site = await seedPublishedSystem(old.db, a.tenant.id, { categories: ['analytics'] });
+    const urls: string[] = [];
+    for (const analytics of [true, false]) {
+      const response = await old.app.inject({
+        method: 'POST',
+        url: `/cookies/v1/${site.scope}/decisions`,
+        headers: { origin, 'content-type': 'text/plain;charset=UTF-8' },
+        payload: JSON.stringify({
+          event_id: randomUUID(),
+          visitor_id: randomUUID(),
+          configuration_id: site.configurationId,
+          configuration_version: site.version,
+          method: 'custom',
+          categories: { necessary: true, analytics },
+          locale: 'en',
+        }),
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      urls.push(`/api/v1/cookie-decisions/${json(response).data.decision_id}/receipt?wait=true`);
+    }
+    type Receipt = { cookie_decision: unknown; leaf: string; [field: string]: unknown };
+    const receipts = async (t: TestApp) => {
+      const bodies: Receipt[] = [];
+      for (const url of urls) {
+        const response = await t.app.inject({ method: 'GET', url, headers: a.headers });
+        expect(response.statusCode, response.body).toBe(200);
+        bodies.push(json(response).data);
+      }
+      return bodies;
+    };
+    // A receipt's proof is of the log's size at the time of asking; the choice and its leaf are
+    // the record.
+    const records = (bodies: Receipt[]) =>
+      bodies.map(({ cookie_decision, leaf }) => ({ cookie_decision, leaf }));
+    const before = records(await receipts(old));
+    // The store as 0.8.0 left it: the column required, written with the configuration's hash.
+    await asBefore0060(old.db);
+    await old.close();
+
+    const next = await startTestApp(at(created.drop));
+    try {
+      const tables = await next.db.introspection.getTables();
+      const column = tables
+        .find((table) => table.name === 'cookie_decisions')
+        ?.columns.find((c) => c.name === 'content_sha256');
+      expect(column?.isNullable).toBe(true);
+      const after = await receipts(next);
+      expect(records(after)).toEqual(before);
+      const key = parseVerifierKey(testLogKeys.verifierKey);
+      if (!key.ok) throw new Error(key.reason);
+      for (const body of after) {
+        expect(verifyReceipt(body as never, [key.value], registry.formats).ok).toBe(true);
+      }
+      expect(await auditLog(next.db, next.vault, registry, a.tenant.id)).toMatchObject({
+        ok: true,
+        findings: [],
+      });
+    } finally {
+      await next.close();
+    }
+  });
+});

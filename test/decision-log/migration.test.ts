@@ -247,6 +247,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0057-log-record-key-without-log',
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
+      '0060-cookie-choice-content-hash-optional',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -372,6 +372,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0057-log-record-key-without-log',
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
+      '0060-cookie-choice-content-hash-optional',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

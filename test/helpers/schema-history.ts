@@ -18,19 +18,46 @@ export async function migrateBefore(db: Db, first: string, dataKey = testDataKey
 }
 
 /**
- * Takes migration 0059 back off a store: its decisions' `content_sha256` required again, filled
- * with `hash` (as 0.7.0 wrote every decision's), and 0059 pending.
+ * Takes migrations 0059 and 0060 back off a store: its decisions' `content_sha256` required
+ * again and filled with their versions' hashes, as 0.7.0 wrote every decision's (and its cookie
+ * choices', `asBefore0060`); both pending.
  */
-export async function asBefore0059(db: Db, hash: string): Promise<void> {
+export async function asBefore0059(db: Db): Promise<void> {
+  await asBefore0060(db);
   await sql`delete from kysely_migration where name = '0059-decision-content-hash-optional'`.execute(
     db,
   );
+  const fill = sql`update decisions set content_sha256 = (select v.content_sha256
+    from template_versions as v
+    where v.tenant_id = decisions.tenant_id and v.id = decisions.consent_version_id)`;
   if (isPostgres(db)) {
-    await sql`update decisions set content_sha256 = ${hash}`.execute(db);
+    await fill.execute(db);
     await sql`alter table decisions alter column content_sha256 set not null`.execute(db);
     return;
   }
   await sql`alter table decisions drop column content_sha256`.execute(db);
   await sql`alter table decisions add column content_sha256 text not null default ''`.execute(db);
-  await sql`update decisions set content_sha256 = ${hash}`.execute(db);
+  await fill.execute(db);
+}
+
+/**
+ * Takes migration 0060 back off a store: its cookie choices' `content_sha256` required again and
+ * filled with their configurations' hashes, as 0.8.0 wrote every choice's; 0060 pending.
+ */
+export async function asBefore0060(db: Db): Promise<void> {
+  await sql`delete from kysely_migration
+    where name = '0060-cookie-choice-content-hash-optional'`.execute(db);
+  const fill = sql`update cookie_decisions set content_sha256 = (select c.content_sha256
+    from cookie_configurations as c
+    where c.tenant_id = cookie_decisions.tenant_id and c.id = cookie_decisions.configuration_id)`;
+  if (isPostgres(db)) {
+    await fill.execute(db);
+    await sql`alter table cookie_decisions alter column content_sha256 set not null`.execute(db);
+    return;
+  }
+  await sql`alter table cookie_decisions drop column content_sha256`.execute(db);
+  await sql`alter table cookie_decisions add column content_sha256 text not null default ''`.execute(
+    db,
+  );
+  await fill.execute(db);
 }

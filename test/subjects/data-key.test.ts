@@ -121,6 +121,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0057-log-record-key-without-log',
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
+      '0060-cookie-choice-content-hash-optional',
     ]);
   });
 });

@@ -215,6 +215,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0057-log-record-key-without-log',
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
+      '0060-cookie-choice-content-hash-optional',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
