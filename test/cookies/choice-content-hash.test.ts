@@ -8,7 +8,8 @@ import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js
 import { type PublishedSystem, seedPublishedSystem } from '../helpers/cookies.js';
 import { asBefore0060 } from '../helpers/schema-history.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
-import { stores, type TestStore } from '../helpers/stores.js';
+import { stores } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
 
 // The SHA-256 of the configuration a visitor chose on is the configuration's: every read of a
 // choice takes it from the configuration, and the choice's row keeps no copy (migration 0060).
@@ -16,6 +17,26 @@ import { stores, type TestStore } from '../helpers/stores.js';
 // the configuration's own.
 
 const origin = 'https://www.bank.example';
+
+/** A new visitor's choice posted as the banner posts it: its id. */
+async function choose(t: TestApp, site: PublishedSystem, analytics: boolean): Promise<string> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: `/cookies/v1/${site.scope}/decisions`,
+    headers: { origin, 'content-type': 'text/plain;charset=UTF-8' },
+    payload: JSON.stringify({
+      event_id: randomUUID(),
+      visitor_id: randomUUID(),
+      configuration_id: site.configurationId,
+      configuration_version: site.version,
+      method: 'custom',
+      categories: { necessary: true, analytics },
+      locale: 'en',
+    }),
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return json(response).data.decision_id;
+}
 
 describe.each(stores)(
   "a cookie choice's content hash, read from its configuration, on $name",
@@ -36,22 +57,7 @@ describe.each(stores)(
         .select('content_sha256')
         .where('id', '=', site.configurationId)
         .executeTakeFirstOrThrow());
-      const response = await t.app.inject({
-        method: 'POST',
-        url: `/cookies/v1/${site.scope}/decisions`,
-        headers: { origin, 'content-type': 'text/plain;charset=UTF-8' },
-        payload: JSON.stringify({
-          event_id: randomUUID(),
-          visitor_id: randomUUID(),
-          configuration_id: site.configurationId,
-          configuration_version: site.version,
-          method: 'custom',
-          categories: { necessary: true, analytics: true },
-          locale: 'en',
-        }),
-      });
-      expect(response.statusCode, response.body).toBe(201);
-      choiceId = json(response).data.decision_id;
+      choiceId = await choose(t, site, true);
       const receipt = await get(receiptUrl());
       expect(receipt.statusCode, receipt.body).toBe(200);
       // The row keeps no copy (migration 0060); one put there, as a release before wrote it, or
@@ -93,31 +99,12 @@ describe.each(stores)(
 describe.each(stores)('migration 0060 on $name, with cookie choices in the store', (store) => {
   it("makes the choices' copy of the hash optional; their receipts are of the same leaves and verify, the audit is clean", async () => {
     const created = await (store.createMigrated ? store.createMigrated() : store.create());
-    const at = (drop = async () => {}): TestStore => ({
-      name: store.name,
-      create: async () => ({ databaseUrl: created.databaseUrl, drop }),
-    });
-    const old = await startTestApp(at());
+    const old = await startTestApp(existingStore(created.databaseUrl, undefined, store.name));
     const a = await seedTenant(old.db);
     const site = await seedPublishedSystem(old.db, a.tenant.id, { categories: ['analytics'] });
     const urls: string[] = [];
     for (const analytics of [true, false]) {
-      const response = await old.app.inject({
-        method: 'POST',
-        url: `/cookies/v1/${site.scope}/decisions`,
-        headers: { origin, 'content-type': 'text/plain;charset=UTF-8' },
-        payload: JSON.stringify({
-          event_id: randomUUID(),
-          visitor_id: randomUUID(),
-          configuration_id: site.configurationId,
-          configuration_version: site.version,
-          method: 'custom',
-          categories: { necessary: true, analytics },
-          locale: 'en',
-        }),
-      });
-      expect(response.statusCode, response.body).toBe(201);
-      urls.push(`/api/v1/cookie-decisions/${json(response).data.decision_id}/receipt?wait=true`);
+      urls.push(`/api/v1/cookie-decisions/${await choose(old, site, analytics)}/receipt?wait=true`);
     }
     type Receipt = { cookie_decision: unknown; leaf: string; [field: string]: unknown };
     const receipts = async (t: TestApp) => {
@@ -138,7 +125,7 @@ describe.each(stores)('migration 0060 on $name, with cookie choices in the store
     await asBefore0060(old.db);
     await old.close();
 
-    const next = await startTestApp(at(created.drop));
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop, store.name));
     try {
       const tables = await next.db.introspection.getTables();
       const column = tables

@@ -1,4 +1,4 @@
-import { Migrator, sql } from 'kysely';
+import { Migrator, type RawBuilder, sql } from 'kysely';
 import { type Db, isPostgres } from '../../src/platform/db.js';
 import { migrations } from '../../src/platform/migrate.js';
 import { testDataKey } from './app.js';
@@ -24,20 +24,14 @@ export async function migrateBefore(db: Db, first: string, dataKey = testDataKey
  */
 export async function asBefore0059(db: Db): Promise<void> {
   await asBefore0060(db);
-  await sql`delete from kysely_migration where name = '0059-decision-content-hash-optional'`.execute(
+  await requiredAgain(
     db,
+    '0059-decision-content-hash-optional',
+    'decisions',
+    sql`update decisions set content_sha256 = (select v.content_sha256
+      from template_versions as v
+      where v.tenant_id = decisions.tenant_id and v.id = decisions.consent_version_id)`,
   );
-  const fill = sql`update decisions set content_sha256 = (select v.content_sha256
-    from template_versions as v
-    where v.tenant_id = decisions.tenant_id and v.id = decisions.consent_version_id)`;
-  if (isPostgres(db)) {
-    await fill.execute(db);
-    await sql`alter table decisions alter column content_sha256 set not null`.execute(db);
-    return;
-  }
-  await sql`alter table decisions drop column content_sha256`.execute(db);
-  await sql`alter table decisions add column content_sha256 text not null default ''`.execute(db);
-  await fill.execute(db);
 }
 
 /**
@@ -45,18 +39,31 @@ export async function asBefore0059(db: Db): Promise<void> {
  * filled with their configurations' hashes, as 0.8.0 wrote every choice's; 0060 pending.
  */
 export async function asBefore0060(db: Db): Promise<void> {
-  await sql`delete from kysely_migration
-    where name = '0060-cookie-choice-content-hash-optional'`.execute(db);
-  const fill = sql`update cookie_decisions set content_sha256 = (select c.content_sha256
-    from cookie_configurations as c
-    where c.tenant_id = cookie_decisions.tenant_id and c.id = cookie_decisions.configuration_id)`;
+  await requiredAgain(
+    db,
+    '0060-cookie-choice-content-hash-optional',
+    'cookie_decisions',
+    sql`update cookie_decisions set content_sha256 = (select c.content_sha256
+      from cookie_configurations as c
+      where c.tenant_id = cookie_decisions.tenant_id and c.id = cookie_decisions.configuration_id)`,
+  );
+}
+
+/** A table's `content_sha256` required again and filled by `fill`; the migration pending. */
+async function requiredAgain(
+  db: Db,
+  migration: string,
+  table: string,
+  fill: RawBuilder<unknown>,
+): Promise<void> {
+  await sql`delete from kysely_migration where name = ${migration}`.execute(db);
   if (isPostgres(db)) {
     await fill.execute(db);
-    await sql`alter table cookie_decisions alter column content_sha256 set not null`.execute(db);
+    await sql`alter table ${sql.table(table)} alter column content_sha256 set not null`.execute(db);
     return;
   }
-  await sql`alter table cookie_decisions drop column content_sha256`.execute(db);
-  await sql`alter table cookie_decisions add column content_sha256 text not null default ''`.execute(
+  await sql`alter table ${sql.table(table)} drop column content_sha256`.execute(db);
+  await sql`alter table ${sql.table(table)} add column content_sha256 text not null default ''`.execute(
     db,
   );
   await fill.execute(db);

@@ -31,6 +31,7 @@ export const postgresTextIdsStore: TestStore = {
 export function existingStore(
   databaseUrl: string,
   drop: () => Promise<void> = async () => {},
+  name: TestStore['name'] = 'postgres',
 ): TestStore {
-  return { name: 'postgres', create: async () => ({ databaseUrl, drop }) };
+  return { name, create: async () => ({ databaseUrl, drop }) };
 }

@@ -8,7 +8,8 @@ import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { asBefore0059 } from '../helpers/schema-history.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
-import { stores, type TestStore } from '../helpers/stores.js';
+import { stores } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
 
 // The SHA-256 of the text a customer was shown is its version's: every read of a decision takes
 // it from the version, and the decision's row keeps no copy (migration 0059 made the column
@@ -111,11 +112,7 @@ describe.each(stores)("a decision's content hash, read from its version, on $nam
 describe.each(stores)('migration 0059 on $name, with decisions in the store', (store) => {
   it("makes the decisions' copy of the hash optional; the same reads answer the same bytes, the receipts are of the same leaves and verify, the audit is clean", async () => {
     const created = await (store.createMigrated ? store.createMigrated() : store.create());
-    const at = (drop = async () => {}): TestStore => ({
-      name: store.name,
-      create: async () => ({ databaseUrl: created.databaseUrl, drop }),
-    });
-    const old = await startTestApp(at());
+    const old = await startTestApp(existingStore(created.databaseUrl, undefined, store.name));
     const a = await seedTenant(old.db);
     const code = await seedTemplate(old.db, a.tenant.id);
     const version = await publish(old.db, a.tenant.id, code, { content_html: content });
@@ -150,7 +147,7 @@ describe.each(stores)('migration 0059 on $name, with decisions in the store', (s
     await asBefore0059(old.db);
     await old.close();
 
-    const next = await startTestApp(at(created.drop));
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop, store.name));
     try {
       const tables = await next.db.introspection.getTables();
       const column = tables

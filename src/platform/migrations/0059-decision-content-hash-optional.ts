@@ -1,4 +1,5 @@
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { makeNullable } from './nullable-column.frozen.js';
 
 /**
  * A decision's row no longer needs its copy of the SHA-256 of the text shown: that hash is its
@@ -20,14 +21,5 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 export const oldestRelease = '0.7.0';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await sql`alter table decisions alter column content_sha256 drop not null`.execute(db);
-    return;
-  }
-  const { rows } = await sql<{ notnull: number }>`select "notnull" from
-    pragma_table_info('decisions') where name = 'content_sha256'`.execute(db);
-  // Run again on a store it already changed, it leaves it as it is.
-  if (rows[0]?.notnull !== 1) return;
-  await sql`alter table decisions drop column content_sha256`.execute(db);
-  await sql`alter table decisions add column content_sha256 text`.execute(db);
+  await makeNullable(db, 'decisions', 'content_sha256');
 }
