@@ -15,6 +15,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';
 import { type Executor, isPostgres } from '../platform/db.js';
 import { idArrayType, resolveIdType } from '../platform/id-type.js';
+import { decisionTimeBound } from '../platform/time.js';
 import { isLive } from '../templates/index.js';
 
 /** What every customer of a request is asked about. */
@@ -95,7 +96,7 @@ export async function findStatuses(
   if (lookups.length === 0) return [];
   const { tenantId, templateId, at, channel } = query;
   const asOf = sql`d.tenant_id = ${tenantId} and d.subject_id = s.id
-    and d.template_id = ${templateId} and d.decided_at <= ${at}`;
+    and d.template_id = ${templateId} and d.decided_at <= ${decisionTimeBound(at)}`;
   const onRelease = sql`and d.consent_version_id in (
     select v.id from template_versions as v
     where v.tenant_id = ${tenantId} and v.release_id = ${query.releaseId})`;

@@ -67,9 +67,10 @@ export async function findPeriodSetAt(
 }
 
 /**
- * A page of the template's `given` decisions after `after` in `(decided_at, id)` order, decided
- * at or before `upTo`, each with whether it is still the customer's latest on the
- * template (the index on `(tenant_id, decided_at)` bounds the scan to the window).
+ * A page of the template's `given` decisions after `after` in `(decided_at, id)` order (from
+ * the first when `after.at` is empty), decided at or before `upTo`, each with whether it is
+ * still the customer's latest on the template (the index on `(tenant_id, decided_at)` bounds
+ * the scan to the window).
  */
 export function findGivenBetween(
   db: Executor,
@@ -81,40 +82,46 @@ export function findGivenBetween(
     limit: number;
   },
 ) {
-  return db
-    .selectFrom('decisions as d')
-    .leftJoin('customer_template_states as s', (join) =>
-      join
-        .onRef('s.tenant_id', '=', 'd.tenant_id')
-        .onRef('s.subject_id', '=', 'd.subject_id')
-        .onRef('s.template_id', '=', 'd.template_id'),
-    )
-    .leftJoin('subjects as sub', (join) =>
-      join.onRef('sub.tenant_id', '=', 'd.tenant_id').onRef('sub.id', '=', 'd.subject_id'),
-    )
-    .select([
-      'sub.wrapped_key',
-      'sub.salt',
-      'd.id',
-      'd.subject_id',
-      'd.personal',
-      'd.consent_version_id',
-      'd.version',
-      'd.decided_at',
-      's.last_decision_id',
-    ])
-    .where('d.tenant_id', '=', q.tenantId)
-    .where('d.template_id', '=', q.templateId)
-    .where('d.decision', '=', 'given')
-    .where((eb) =>
-      eb.or([
-        eb('d.decided_at', '>', q.after.at),
-        eb.and([eb('d.decided_at', '=', q.after.at), eb('d.id', '>', q.after.id)]),
-      ]),
-    )
-    .where('d.decided_at', '<=', q.upTo)
-    .orderBy('d.decided_at')
-    .orderBy('d.id')
-    .limit(q.limit)
-    .execute();
+  return (
+    db
+      .selectFrom('decisions as d')
+      .leftJoin('customer_template_states as s', (join) =>
+        join
+          .onRef('s.tenant_id', '=', 'd.tenant_id')
+          .onRef('s.subject_id', '=', 'd.subject_id')
+          .onRef('s.template_id', '=', 'd.template_id'),
+      )
+      .leftJoin('subjects as sub', (join) =>
+        join.onRef('sub.tenant_id', '=', 'd.tenant_id').onRef('sub.id', '=', 'd.subject_id'),
+      )
+      .select([
+        'sub.wrapped_key',
+        'sub.salt',
+        'd.id',
+        'd.subject_id',
+        'd.personal',
+        'd.consent_version_id',
+        'd.version',
+        'd.decided_at',
+        's.last_decision_id',
+      ])
+      .where('d.tenant_id', '=', q.tenantId)
+      .where('d.template_id', '=', q.templateId)
+      .where('d.decision', '=', 'given')
+      // A first walk (`at` empty) starts at the first decision: an empty time is none to a store
+      // whose times are `timestamptz` (id-type.ts), where text put every time after it.
+      .$if(q.after.at !== '', (query) =>
+        query.where((eb) =>
+          eb.or([
+            eb('d.decided_at', '>', q.after.at),
+            eb.and([eb('d.decided_at', '=', q.after.at), eb('d.id', '>', q.after.id)]),
+          ]),
+        ),
+      )
+      .where('d.decided_at', '<=', q.upTo)
+      .orderBy('d.decided_at')
+      .orderBy('d.id')
+      .limit(q.limit)
+      .execute()
+  );
 }

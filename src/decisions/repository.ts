@@ -89,7 +89,7 @@ const decisionTypes = {
   version: 'integer',
   decision: 'text',
   seq: 'integer',
-  decided_at: 'text',
+  decided_at: 'decision-time',
   api_key_id: 'id',
   personal: 'text',
   idempotency_key: 'text',

@@ -1,5 +1,6 @@
 import { AppError } from './errors.js';
 import { uuidPattern } from './ids.js';
+import { decisionTimeBound } from './time.js';
 
 /** Where a page ordered by (time, id) ended: the next page starts strictly past it. */
 export interface KeysetPosition {
@@ -9,6 +10,16 @@ export interface KeysetPosition {
 
 const storedTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const recordId = new RegExp(uuidPattern);
+
+/**
+ * A time a record can have, in the form of `nowIso`: a real instant (no 13th month), from the
+ * year 1 on (`decisionTimeBound`), which a store that keeps times as `timestamptz` compares too.
+ */
+function isDecisionTime(time: string): boolean {
+  if (!storedTime.test(time) || decisionTimeBound(time) !== time) return false;
+  const ms = Date.parse(time);
+  return !Number.isNaN(ms) && new Date(ms).toISOString() === time;
+}
 
 /**
  * The `next_cursor` of an API page: it names the last record of the page; it is opaque to
@@ -30,7 +41,7 @@ export function decodeCursor(cursor: string): KeysetPosition {
     const [decidedAt, id] = value as unknown[];
     if (
       typeof decidedAt === 'string' &&
-      storedTime.test(decidedAt) &&
+      isDecisionTime(decidedAt) &&
       typeof id === 'string' &&
       recordId.test(id)
     ) {

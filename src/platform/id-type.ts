@@ -37,8 +37,16 @@ const textIdColumns = [
   'role_id',
 ];
 
-/** Each store's, once read, by the adapter its connections and transactions share. */
-const known = new WeakMap<DialectAdapter, IdType>();
+/**
+ * The PostgreSQL type of the decisions' times (`decisions.decided_at` and the customer's states'
+ * `last_decided_at`): `text` (ISO 8601, as SQLite keeps every time) or `timestamptz` (8 bytes
+ * instead of 25, in the row and every key that holds one). Either reads as the same ISO text
+ * (`postgres.ts`); a batch's array of them is typed as the columns are (`timeArrayType`).
+ */
+export type TimeType = 'text' | 'timestamptz';
+
+/** Each store's types, once read, by the adapter its connections and transactions share. */
+const known = new WeakMap<DialectAdapter, { ids: IdType; times: TimeType }>();
 
 /**
  * The store's id type if it is known without asking it: always on SQLite, on PostgreSQL once
@@ -46,7 +54,13 @@ const known = new WeakMap<DialectAdapter, IdType>();
  */
 export function knownIdType(db: Executor): IdType | undefined {
   if (!isPostgres(db)) return 'text';
-  return known.get(db.getExecutor().adapter);
+  return known.get(db.getExecutor().adapter)?.ids;
+}
+
+/** The type of the decisions' times, known as `knownIdType` is (read with it). */
+export function knownTimeType(db: Executor): TimeType | undefined {
+  if (!isPostgres(db)) return 'text';
+  return known.get(db.getExecutor().adapter)?.times;
 }
 
 /**
@@ -79,15 +93,24 @@ export function resolveIdType(db: Executor): Promise<IdType> {
   return read;
 }
 
+/** The type of the decisions' times, read as `resolveIdType` reads the ids' (with them). */
+export async function resolveTimeType(db: Executor): Promise<TimeType> {
+  if (knownTimeType(db) === undefined) await resolveIdType(db);
+  return knownTimeType(db) ?? 'text';
+}
+
 async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType> {
-  const { rows } = await sql<{ data_type: string }>`select data_type
+  const { rows } = await sql<{ column_name: string; data_type: string }>`select column_name,
+      data_type
     from information_schema.columns
-    where table_schema = current_schema() and table_name = 'decisions' and column_name = 'id'`.execute(
-    db,
-  );
-  const type: IdType = rows[0]?.data_type === 'uuid' ? 'uuid' : 'text';
-  if (rows[0]) known.set(adapter, type);
-  return type;
+    where table_schema = current_schema() and table_name = 'decisions'
+      and column_name in ('id', 'decided_at')`.execute(db);
+  const typeOf = (column: string) => rows.find((row) => row.column_name === column)?.data_type;
+  const ids: IdType = typeOf('id') === 'uuid' ? 'uuid' : 'text';
+  const times: TimeType =
+    typeOf('decided_at') === 'timestamp with time zone' ? 'timestamptz' : 'text';
+  if (rows.length > 0) known.set(adapter, { ids, times });
+  return ids;
 }
 
 /**
@@ -97,4 +120,9 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
  */
 export function idArrayType(db: Executor): RawBuilder<unknown> {
   return sql.raw(`${knownIdType(db) ?? 'text'}[]`);
+}
+
+/** The array type of a batch's decision times, as `idArrayType` is of its ids. */
+export function timeArrayType(db: Executor): RawBuilder<unknown> {
+  return sql.raw(`${knownTimeType(db) ?? 'text'}[]`);
 }

@@ -29,6 +29,7 @@ export function createPostgresDialect(settings: PostgresSettings): PostgresDiale
     connectionTimeoutMillis: settings.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     application_name: 'consent-service',
+    types: { getTypeParser: typeParser },
   });
   // A connection that breaks (server restart, failover, network) emits 'error': on an idle one the
   // pool listens; on one lent to a request nobody would, and the process would crash. The error
@@ -45,6 +46,32 @@ export function createPostgresDialect(settings: PostgresSettings): PostgresDiale
     if (readOnlySessions.has(client)) void client.end().catch(() => {});
   });
   return new PostgresDialect({ pool });
+}
+
+/**
+ * `timestamptz` columns are read as the ISO 8601 text every store's times are
+ * (`2026-01-31T12:00:00.000Z`, `time.ts`), whatever the session's time zone: the same answers
+ * from a store whose decisions' times are text and from one that keeps them as `timestamptz`
+ * (8 bytes instead of 25, in the row and each key that holds them: `id-type.ts`).
+ */
+const typeParser = ((oid: number, format?: string) =>
+  oid === timestamptzOid && format !== 'binary'
+    ? isoFromTimestamptz
+    : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
+
+const timestamptzOid = 1184;
+
+/** PostgreSQL's text form of a `timestamptz` (`2026-01-31 19:00:00.5+07`) as ISO 8601 in UTC. */
+export function isoFromTimestamptz(text: string): string {
+  const match =
+    /^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d)(\.\d+)?([+-]\d\d)(?::?(\d\d))?(?::?(\d\d))?$/.exec(text);
+  if (!match) return text;
+  const [, day, time, fraction = '', hours, minutes = '00', seconds] = match;
+  const millis = `${fraction.slice(1, 4)}000`.slice(0, 3);
+  const at =
+    Date.parse(`${day}T${time}.${millis}${hours}:${minutes}`) -
+    Number(seconds ?? 0) * 1000 * Math.sign(Number(`${hours}1`));
+  return Number.isNaN(at) ? text : new Date(at).toISOString();
 }
 
 /** Statement texts to prepare on the server, with the name each connection prepares them under. */

@@ -1,6 +1,6 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import { type Executor, isPostgres } from './db.js';
-import { knownIdType, resolveIdType } from './id-type.js';
+import { knownIdType, knownTimeType, resolveIdType } from './id-type.js';
 import { prepareOnServer } from './postgres.js';
 
 const marker = '\u0000prepared:';
@@ -31,14 +31,14 @@ export function prepared<K extends string, O>(
    */
   { onServer = true }: { onServer?: boolean } = {},
 ): PreparedQuery<K, O> {
-  // By dialect and, on PostgreSQL, the store's id type (id-type.ts): a batch's id arrays are
-  // typed as its columns are.
+  // By dialect and, on PostgreSQL, the store's id and time types (id-type.ts): a batch's arrays
+  // of ids and of decision times are typed as its columns are.
   const compiled = new Map<string, CompiledQuery<O>>();
   const param = (name: K) => `${marker}${name}` as never;
 
   function compiledFor(db: Executor): CompiledQuery<O> {
     const postgres = isPostgres(db);
-    const key = postgres ? (knownIdType(db) ?? 'text') : 'sqlite';
+    const key = postgres ? `${knownIdType(db) ?? 'text'} ${knownTimeType(db) ?? 'text'}` : 'sqlite';
     let query = compiled.get(key);
     if (!query) {
       query = build(db, param).compile();

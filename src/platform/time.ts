@@ -8,6 +8,11 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
+/** A time as PostgreSQL writes one in JSON (`2026-01-31T19:00:00.5+07:00`), in the form of `nowIso`. */
+export function isoFromJson(time: string): string {
+  return new Date(time).toISOString();
+}
+
 /** The instant `days` whole days of 24 hours after `iso`, in the form of `nowIso`. */
 export function addDaysIso(iso: string, days: number): string {
   return new Date(Date.parse(iso) + days * 86_400_000).toISOString();
@@ -35,6 +40,18 @@ function daysInMonth(year: number, month: number): number {
   const last = new Date(0);
   last.setUTCFullYear(year, month + 1, 0);
   return last.getUTCDate();
+}
+
+/** The earliest time a decision's can be compared with on every store (`decisionTimeBound`). */
+const earliestDecisionBound = '0001-01-01T00:00:00.000Z';
+
+/**
+ * `at` (in the form of `nowIso`) as a bound to compare decisions' times with: no earlier than
+ * the year 1. A store that keeps them as `timestamptz` (src/platform/id-type.ts) reads no year 0
+ * (ISO 8601's 1 BC), and no decision is that old: each is dated by the clock that recorded it.
+ */
+export function decisionTimeBound(at: string): string {
+  return at < earliestDecisionBound ? earliestDecisionBound : at;
 }
 
 const earliestStored = Date.parse('0000-01-01T00:00:00.000Z');

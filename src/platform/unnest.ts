@@ -6,14 +6,15 @@ import {
   sql,
 } from 'kysely';
 import type { Executor } from './db.js';
-import { idArrayType } from './id-type.js';
+import { idArrayType, timeArrayType } from './id-type.js';
 import { prepared } from './prepared.js';
 
 /**
  * The PostgreSQL array types a column of a batch statement may take: `id` for the service's
- * ids (and the tenant's), typed as the store's id columns are (`id-type.ts`).
+ * ids (and the tenant's), typed as the store's id columns are, and `decision-time` for the
+ * decisions' times, typed as those columns are (`id-type.ts`).
  */
-export type UnnestType = 'text' | 'integer' | 'id';
+export type UnnestType = 'text' | 'integer' | 'id' | 'decision-time';
 
 /** A query builder or raw SQL: either compiles for an executor. */
 interface Compiles<O> {
@@ -42,11 +43,12 @@ export function batchStatement<C extends string, O>(
   const names = Object.keys(columns) as C[];
   const query = prepared(
     (db, param: (name: C) => never) => {
-      const arrays = names.map((name) =>
-        columns[name] === 'id'
-          ? sql`${param(name)}::${idArrayType(db)}`
-          : sql`${param(name)}::${sql.raw(columns[name])}[]`,
-      );
+      const arrays = names.map((name) => {
+        const type = columns[name];
+        if (type === 'id') return sql`${param(name)}::${idArrayType(db)}`;
+        if (type === 'decision-time') return sql`${param(name)}::${timeArrayType(db)}`;
+        return sql`${param(name)}::${sql.raw(type)}[]`;
+      });
       const rows = sql<Record<C, never>>`select * from unnest(${sql.join(
         arrays,
       )}) as rows(${sql.join(names.map((name) => sql.id(name)))})`;

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
+import { resolveTimeType } from '../platform/id-type.js';
+import { decisionTimeBound } from '../platform/time.js';
 import { decisionsWithVersion, type HistoryPosition } from './repository.js';
 
 // The back-office's reads of decisions with their evidence (who sent them, from where, their
@@ -89,8 +91,8 @@ function filteredEvidence(db: Executor, tenantId: string, filter: EvidenceFilter
   }
   if (decision !== undefined) query = query.where('d.decision', '=', decision);
   if (apiKeyId !== undefined) query = query.where('d.api_key_id', '=', apiKeyId);
-  if (from !== undefined) query = query.where('d.decided_at', '>=', from);
-  if (until !== undefined) query = query.where('d.decided_at', '<', until);
+  if (from !== undefined) query = query.where('d.decided_at', '>=', decisionTimeBound(from));
+  if (until !== undefined) query = query.where('d.decided_at', '<', decisionTimeBound(until));
   return query;
 }
 
@@ -162,8 +164,11 @@ function withLogPlace(query: ReturnType<typeof evidenceRows>) {
 }
 
 /** Decisions per template, day (UTC) and value from `since` on. */
-export function countDecisionsPerDay(db: Executor, tenantId: string, since: string) {
-  const day = sql<string>`substr(${sql.ref('decided_at')}, 1, 10)`;
+export async function countDecisionsPerDay(db: Executor, tenantId: string, since: string) {
+  const day =
+    (await resolveTimeType(db)) === 'timestamptz'
+      ? sql<string>`to_char(${sql.ref('decided_at')} at time zone 'UTC', 'YYYY-MM-DD')`
+      : sql<string>`substr(${sql.ref('decided_at')}, 1, 10)`;
   return db
     .selectFrom('decisions')
     .select((eb) => [
@@ -173,7 +178,7 @@ export function countDecisionsPerDay(db: Executor, tenantId: string, since: stri
       eb.fn.countAll<number | string>().as('count'),
     ])
     .where('tenant_id', '=', tenantId)
-    .where('decided_at', '>=', since)
+    .where('decided_at', '>=', decisionTimeBound(since))
     .groupBy(['template_id', day, 'decision'])
     .execute();
 }

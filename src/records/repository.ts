@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
-import { idArrayType } from '../platform/id-type.js';
+import { idArrayType, knownTimeType, timeArrayType } from '../platform/id-type.js';
 import { noId } from '../platform/ids.js';
 import { prepared } from '../platform/prepared.js';
-import { nowIso } from '../platform/time.js';
+import { decisionTimeBound, isoFromJson, nowIso } from '../platform/time.js';
 import { isLive, liveAt } from '../templates/index.js';
 
 /**
@@ -222,7 +222,7 @@ const customerRecords = prepared((db, p: (name: RecordsParam) => never) => {
       (select coalesce(json_agg(agg order by agg.decided_at desc, agg.decision_id desc), '[]')
         from ${page} as agg) as page
     from unnest(${p('positions')}::integer[], ${p('tenantIds')}::${idArrayType(db)},
-      ${p('lookups')}::text[], ${p('limits')}::integer[], ${p('decidedAts')}::text[],
+      ${p('lookups')}::text[], ${p('limits')}::integer[], ${p('decidedAts')}::${timeArrayType(db)},
       ${p('ids')}::${idArrayType(db)}) as q(i, tenant_id, lookup, page_limit, decided_at, decision_id)
     join subjects as sub on sub.tenant_id = q.tenant_id and sub.lookup = q.lookup`.compile(db),
   };
@@ -270,8 +270,27 @@ export async function findCustomerRecords(
     now: nowIso(),
   });
   const records: CustomerRecord[] = new Array(batch.length);
-  for (const { i, ...record } of rows) records[i] = record;
+  const timestamptz = knownTimeType(db) === 'timestamptz';
+  for (const { i, ...record } of rows) records[i] = timestamptz ? withIsoTimes(record) : record;
   return records;
+}
+
+/**
+ * A record whose times the server put in JSON from `timestamptz` columns
+ * (`2026-01-31T12:00:00.5+00:00`, which the connection's reader of such columns never sees),
+ * with them as the ISO text every other read gives.
+ */
+function withIsoTimes(record: Omit<RecordRow, 'i'>): Omit<RecordRow, 'i'> {
+  return {
+    ...record,
+    standings: record.standings.map((standing) => ({
+      ...standing,
+      last_decided_at: isoFromJson(standing.last_decided_at),
+      decided_on_latest_at:
+        standing.decided_on_latest_at === null ? null : isoFromJson(standing.decided_on_latest_at),
+    })),
+    page: record.page.map((row) => ({ ...row, decided_at: isoFromJson(row.decided_at) })),
+  };
 }
 
 /** The customer's most recent decision on the template made at or before `at` (ISO 8601 UTC). */
@@ -302,7 +321,7 @@ export function findDecisionAsOf(
       .where('d.tenant_id', '=', tenantId)
       .where('d.subject_id', '=', subjectId)
       .where('d.template_id', '=', templateId)
-      .where('d.decided_at', '<=', at)
+      .where('d.decided_at', '<=', decisionTimeBound(at))
       // "Most recent" is the order of recording, as everywhere else, not the clock.
       .orderBy('d.seq', 'desc')
       .limit(1)
@@ -355,7 +374,7 @@ export async function hasDecisionOnVersionAsOf(
         .where('tenant_id', '=', tenantId)
         .where('release_id', '=', releaseId),
     )
-    .where('decided_at', '<=', at)
+    .where('decided_at', '<=', decisionTimeBound(at))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
@@ -386,7 +405,7 @@ export function findLastDecisionOnReleaseAsOf(
         .where('tenant_id', '=', tenantId)
         .where('release_id', '=', releaseId),
     )
-    .where('decided_at', '<=', at)
+    .where('decided_at', '<=', decisionTimeBound(at))
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();

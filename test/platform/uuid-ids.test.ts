@@ -19,16 +19,12 @@ import { migrateToLatest } from '../../src/platform/migrate.js';
 import { partitionByTime } from '../../src/platform/partitions.js';
 import { prepared } from '../../src/platform/prepared.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
-import { createProduct } from '../../src/products/index.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
-import { apiOf } from '../helpers/api.js';
+import { reads, session } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
-import { seedPublishedSystem } from '../helpers/cookies.js';
 import { migrateBefore } from '../helpers/schema-history.js';
-import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore, postgresTextIdsStore } from '../helpers/uuid-ids.js';
-import { byCli } from '../helpers/webhook-receiver.js';
 import { createNotes } from '../record-kinds/note-kind/migration.js';
 
 /**
@@ -67,153 +63,6 @@ async function idColumns(db: Db): Promise<Column[]> {
 const keptText = (column: Column) =>
   textColumns.includes(column.column_name) ||
   textColumns.includes(`${column.table_name}.${column.column_name}`);
-
-const uuid = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
-const time = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g;
-const hex = /\b[0-9a-f]{64}\b/g;
-/** A checkpoint's root hash and signature. */
-const base64 = /[A-Za-z0-9+/]{40,}={0,2}/g;
-
-interface Session {
-  /** Every answer as `status body`, ids, times, hashes and signatures as numbered placeholders. */
-  answers: string[];
-  /** Whether each receipt asked for verified offline. */
-  receipts: boolean[];
-  audit: { ok: boolean; findings: unknown[] };
-  /** What reads the session's records again: its tenant's headers, template and receipts. */
-  tenantId: string;
-  headers: Record<string, string>;
-  code: string;
-  receiptUrls: string[];
-  receiptBodies: string[];
-}
-
-async function session(t: TestApp): Promise<Session> {
-  const a = await seedTenant(t.db);
-  await t.db
-    .transaction()
-    .execute((trx) =>
-      createProduct(trx, byCli(a.tenant.id), a.tenant.id, { code: 'savings', name: 'Savings' }),
-    );
-  const code = await seedTemplate(t.db, a.tenant.id);
-  const v1 = await publish(t.db, a.tenant.id, code, { tag: '1.0', content_html: '<p>One</p>' });
-  const v2 = await publish(t.db, a.tenant.id, code, {
-    tag: '1.1',
-    content_html: '<p>Two</p>',
-    allow_reconsent: false,
-  });
-  const site = await seedPublishedSystem(t.db, a.tenant.id);
-  const api = apiOf(t.app, a.headers);
-  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) =>
-    t.app.inject({
-      method,
-      url,
-      headers: { ...a.headers, 'content-type': 'application/json' },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-
-  const responses = [
-    await api.latest(code),
-    await api.pending('ann', code),
-    await api.decide('ann', v1.consent_version_id, 'given'),
-    await api.decide('ann', v2.consent_version_id.toUpperCase(), 'given'),
-    await api.decide('ann', v2.consent_version_id, 'given'),
-    await api.decide('ann', v2.consent_version_id, 'reject'),
-    await api.decide('bob', v2.consent_version_id, 'withdraw'),
-    await api.decide('bob', v2.consent_version_id, 'given'),
-    await api.decide('bob', 'not-a-uuid', 'given'),
-    await api.decide('bob', '01900000-0000-7000-8000-000000000000', 'given'),
-    await api.pending('ann', code),
-    await api.latest('nope'),
-  ];
-  const decisionId = json(responses[3]!).data.decision_id as string;
-  const firstPage = await call('GET', '/api/v1/customers/ann/consents?limit=1');
-  responses.push(
-    firstPage,
-    await call(
-      'GET',
-      `/api/v1/customers/ann/consents?limit=1&cursor=${encodeURIComponent(json(firstPage).data.next_cursor)}`,
-    ),
-    await call(
-      'GET',
-      `/api/v1/customers/ann/consents/templates/${code}/as-of?at=${encodeURIComponent(new Date().toISOString())}`,
-    ),
-    await call('PUT', '/api/v1/customers/ann/channels/savings/email', { blocked: true }),
-    await call('GET', '/api/v1/customers/ann/channels'),
-    await call('POST', '/api/v1/consents/status', {
-      template_code: code,
-      customer_ids: ['ann', 'bob', 'cay'],
-      channel: { product_code: 'savings', channel: 'email' },
-    }),
-    await call('GET', '/api/v1/customers/ann/consents?include=controls'),
-    await call('GET', '/api/v1/decisions/not-a-uuid/receipt'),
-    await call('GET', '/api/v1/decisions/01900000-0000-7000-8000-000000000000/receipt'),
-  );
-  const choice = {
-    event_id: '0f0e0d0c-0b0a-4908-8706-050403020100',
-    visitor_id: 'b3c1a2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
-    configuration_id: site.configurationId,
-    configuration_version: site.version,
-    method: 'accept-all',
-    categories: {
-      necessary: true,
-      analytics: true,
-      marketing: true,
-      functional: true,
-      personalization: true,
-    },
-    locale: 'en',
-  };
-  for (let i = 0; i < 2; i += 1) {
-    responses.push(
-      await t.app.inject({
-        method: 'POST',
-        url: `/cookies/v1/${site.scope}/decisions`,
-        headers: { origin: 'https://www.bank.example', 'content-type': 'text/plain;charset=UTF-8' },
-        payload: JSON.stringify(choice),
-      }),
-    );
-  }
-  const key = parseVerifierKey(testLogKeys.verifierKey);
-  if (!key.ok) throw new Error(key.reason);
-  const receipts: boolean[] = [];
-  const receiptUrls = [
-    `/api/v1/decisions/${decisionId}/receipt?wait=true`,
-    `/api/v1/channel-changes/${json(responses[15]!).data.record_id}/receipt?wait=true`,
-  ];
-  const receiptBodies: string[] = [];
-  for (const url of receiptUrls) {
-    const receipt = await call('GET', url);
-    receiptBodies.push(receipt.body);
-    receipts.push(
-      receipt.statusCode === 200 && verifyReceipt(json(receipt), [key.value], registry.formats).ok,
-    );
-  }
-  const seen = new Map<string, string>();
-  const placeholder = (value: string, kind: string) => {
-    const known = seen.get(value.toLowerCase()) ?? `<${kind}${seen.size}>`;
-    seen.set(value.toLowerCase(), known);
-    return known;
-  };
-  return {
-    answers: responses.map((r) =>
-      `${r.statusCode} ${r.body}`
-        .replaceAll(code, '<code>')
-        .replace(/"next_cursor":"[^"]+"/g, '"next_cursor":"<cursor>"')
-        .replace(uuid, (m) => placeholder(m, 'id'))
-        .replace(time, (m) => placeholder(m, 'time'))
-        .replace(hex, (m) => placeholder(m, 'hash'))
-        .replace(base64, (m) => placeholder(m, 'signed')),
-    ),
-    receipts,
-    audit: await auditLog(t.db, t.vault, registry, a.tenant.id),
-    tenantId: a.tenant.id,
-    headers: a.headers,
-    code,
-    receiptUrls,
-    receiptBodies,
-  };
-}
 
 describe('PostgreSQL stores of text and of uuid ids', () => {
   let onText: TestApp;
@@ -324,43 +173,6 @@ describe('PostgreSQL stores of text and of uuid ids', () => {
     expect(text.audit).toMatchObject({ ok: true, findings: [] });
   });
 });
-
-/** The reads a client makes of a session's records, each as `status body`. */
-async function reads(t: TestApp, s: Session, at: string): Promise<string[]> {
-  const api = apiOf(t.app, s.headers);
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    t.app.inject({
-      method,
-      url,
-      headers: { ...s.headers, 'content-type': 'application/json' },
-      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
-    });
-  const answers = [
-    await api.latest(s.code),
-    await api.pending('ann', s.code),
-    await api.pending('bob', s.code),
-    await call('GET', '/api/v1/customers/ann/consents?limit=50'),
-    await call('GET', '/api/v1/customers/bob/consents?include=controls'),
-    await call(
-      'GET',
-      `/api/v1/customers/ann/consents/templates/${s.code}/as-of?at=${encodeURIComponent(at)}`,
-    ),
-    await call('GET', '/api/v1/customers/ann/channels'),
-    await call('POST', '/api/v1/consents/status', {
-      template_code: s.code,
-      customer_ids: ['ann', 'bob', 'cay'],
-      channel: { product_code: 'savings', channel: 'email' },
-    }),
-  ];
-  // Bulk status says when it was answered (`at`) and the log's checkpoint of that moment, which
-  // a record still queued when it was asked (a control change, say) has grown since: the parts
-  // that are not the records'.
-  return answers.map((r) =>
-    `${r.statusCode} ${r.body}`
-      .replace(/^(200 \{"data":\{"template_code":"[^"]+","at":)"[^"]+"/, '$1"<now>"')
-      .replace(/,"checkpoint":\{"origin":[^{}]*\}(?=\}\}$)/, ''),
-  );
-}
 
 /**
  * A receipt's records and their places in the log (the decision's, and its version's
