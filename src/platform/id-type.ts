@@ -46,7 +46,7 @@ const textIdColumns = [
 export type TimeType = 'text' | 'timestamptz';
 
 /** Each store's types, once read, by the adapter its connections and transactions share. */
-const known = new WeakMap<DialectAdapter, { ids: IdType; times: TimeType }>();
+const known = new WeakMap<DialectAdapter, { ids: IdType; times: TimeType; key: string }>();
 
 /**
  * The store's id type if it is known without asking it: always on SQLite, on PostgreSQL once
@@ -55,6 +55,16 @@ const known = new WeakMap<DialectAdapter, { ids: IdType; times: TimeType }>();
 export function knownIdType(db: Executor): IdType | undefined {
   if (!isPostgres(db)) return 'text';
   return known.get(db.getExecutor().adapter)?.ids;
+}
+
+/**
+ * The store's id and time types as one key (`uuid timestamptz`), known as `knownIdType` is:
+ * what a statement compiled for the store's types is kept under (`prepared.ts`), read on each
+ * of its runs.
+ */
+export function knownTypesKey(db: Executor): string | undefined {
+  if (!isPostgres(db)) return 'sqlite';
+  return known.get(db.getExecutor().adapter)?.key;
 }
 
 /** The type of the decisions' times, known as `knownIdType` is (read with it). */
@@ -109,7 +119,7 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
   const ids: IdType = typeOf('id') === 'uuid' ? 'uuid' : 'text';
   const times: TimeType =
     typeOf('decided_at') === 'timestamp with time zone' ? 'timestamptz' : 'text';
-  if (rows.length > 0) known.set(adapter, { ids, times });
+  if (rows.length > 0) known.set(adapter, { ids, times, key: `${ids} ${times}` });
   return ids;
 }
 

@@ -63,6 +63,10 @@ const timestamptzOid = 1184;
 
 /** PostgreSQL's text form of a `timestamptz` (`2026-01-31 19:00:00.5+07`) as ISO 8601 in UTC. */
 export function isoFromTimestamptz(text: string): string {
+  // A session in UTC writes milliseconds as `2026-01-31 12:00:00.123+00`: read without parsing.
+  if (text.length === 26 && text.endsWith('+00') && text[19] === '.') {
+    return `${text.slice(0, 10)}T${text.slice(11, 23)}Z`;
+  }
   const match =
     /^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d)(\.\d+)?([+-]\d\d)(?::?(\d\d))?(?::?(\d\d))?$/.exec(text);
   if (!match) return text;

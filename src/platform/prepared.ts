@@ -1,6 +1,6 @@
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import { type Executor, isPostgres } from './db.js';
-import { knownIdType, knownTimeType, resolveIdType } from './id-type.js';
+import { knownIdType, knownTypesKey, resolveIdType } from './id-type.js';
 import { prepareOnServer } from './postgres.js';
 
 const marker = '\u0000prepared:';
@@ -38,7 +38,7 @@ export function prepared<K extends string, O>(
 
   function compiledFor(db: Executor): CompiledQuery<O> {
     const postgres = isPostgres(db);
-    const key = postgres ? `${knownIdType(db) ?? 'text'} ${knownTimeType(db) ?? 'text'}` : 'sqlite';
+    const key = knownTypesKey(db) ?? 'text text';
     let query = compiled.get(key);
     if (!query) {
       query = build(db, param).compile();
