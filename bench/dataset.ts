@@ -78,7 +78,15 @@ export function decisionIdSql(n: string): string {
 }
 
 export function decidedAtSql(n: string): string {
-  return `to_char(timestamp '1970-01-01' + (${baseMs}::bigint + ${n}) * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return `to_char(${decidedAtTimestamptzSql(n)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+/**
+ * The same time as a `timestamptz`: how PostgreSQL keeps the decisions' times since migration
+ * 0061 (`decided_at`, the states' `last_decided_at`).
+ */
+export function decidedAtTimestamptzSql(n: string): string {
+  return `((timestamp '1970-01-01' + (${baseMs}::bigint + ${n}) * interval '1 millisecond') at time zone 'UTC')`;
 }
 
 export const loaderIp = '127.0.0.1';

@@ -20,9 +20,12 @@
  *   keeps it, two a customer: on PostgreSQL a change of the catalogue, on SQLite every row
  *   written again;
  * - 0060 (a cookie choice's copy of the configuration's hash made optional) on
- *   `cookie_decisions` as release 0.8.0 keeps it, each choice a new visitor's, as 0059.
+ *   `cookie_decisions` as release 0.8.0 keeps it, each choice a new visitor's, as 0059;
+ * - 0061 (PostgreSQL's decision times as `timestamptz`) on `decisions` and the customers' two
+ *   state tables as release 0.9.0 keeps them, two decisions a customer (nothing to do on
+ *   SQLite).
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060`). On an SQLite file, or on PostgreSQL
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060,0061`). On an SQLite file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
  *
@@ -106,10 +109,16 @@ const measured: Measured[] = [
     tables: ['cookie_decisions'],
     fill: fillChoiceHashes,
   },
+  {
+    name: '0061-decision-times-timestamptz',
+    tables: ['decisions', 'customer_template_states', 'customer_version_states'],
+    fill: fillDecisionTimes,
+    packBefore: true,
+  },
 ];
-const picked = (process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060').split(
-  ',',
-);
+const picked = (
+  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061'
+).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
   await measure(migration);
@@ -360,6 +369,38 @@ async function fillDecisionHashes(db: Db): Promise<void> {
       i % 2 + 1, strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i / 100.0) || ' seconds'),
       ${apiKey}, lower(hex(randomblob(32))), null, hex(randomblob(12)), hex(randomblob(70))
     from n`.execute(db);
+}
+
+/**
+ * Decisions as 0.9.0 keeps them, their times ISO text, with the customers' states: two a
+ * customer (one on each of a template's two versions), in time order, ids random. PostgreSQL
+ * only: 0061 changes nothing on SQLite.
+ */
+async function fillDecisionTimes(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  const [tenant] = tenants;
+  const template = '0190e8a0-0000-7000-8000-00000000c001';
+  const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
+  const apiKey = '0190e8a0-0000-7000-8000-00000000c201';
+  await sql`insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
+      version, decision, seq, decided_at, api_key_id, idempotency_key, evidence_salt, personal)
+    select ${tenant}::uuid, gen_random_uuid(), c.subject_id, ${template}::uuid,
+      case when k = 0 then ${versions[0]}::uuid else ${versions[1]}::uuid end, k + 1, 'given',
+      k + 1, to_char(timestamp '2026-01-01' + (c.i * 2 + k) * interval '10 ms',
+        'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ${apiKey}::uuid, null,
+      left(md5(c.subject_id::text || k), 24), repeat(md5(c.subject_id::text || k), 4)
+    from (select i, gen_random_uuid() as subject_id
+      from generate_series(0, ${leaves / 2 - 1}) as i) as c
+    cross join generate_series(0, 1) as k
+    order by c.i, k`.execute(db);
+  await sql`insert into customer_version_states (tenant_id, subject_id, consent_version_id,
+      last_decision_id, last_decision, last_decided_at)
+    select tenant_id, subject_id, consent_version_id, id, decision, decided_at
+    from decisions order by subject_id, consent_version_id`.execute(db);
+  await sql`insert into customer_template_states (tenant_id, subject_id, template_id,
+      decision_count, last_decision_id, last_decision, last_consent_version_id, last_decided_at)
+    select tenant_id, subject_id, template_id, 2, id, decision, consent_version_id, decided_at
+    from decisions where seq = 2 order by subject_id`.execute(db);
 }
 
 /**

@@ -1,5 +1,11 @@
 import pg from 'pg';
-import { decidedAtSql, decisionIdSql, type Fixture, subjectIdSql } from './dataset.js';
+import {
+  decidedAtSql,
+  decidedAtTimestamptzSql,
+  decisionIdSql,
+  type Fixture,
+  subjectIdSql,
+} from './dataset.js';
 import { type SealedStep, sealedSteps } from './sealing.js';
 
 /**
@@ -82,7 +88,7 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
        case when ${onLatest} then $3::uuid else $4::uuid end,
        case when ${onLatest} then $5::int else $6::int end,
        case when k = 1 and not ${accepted} then 'withdraw' else 'given' end,
-       k + 1, ${decidedAtSql('n')}, $7::uuid, u.personal, null
+       k + 1, ${decidedAtTimestamptzSql('n')}, $7::uuid, u.personal, null
      from unnest($8::text[]) with ordinality as u(personal, o)
        cross join lateral (select ${2 * from}::bigint + o - 1 as n) as x
        cross join lateral (select n / 2 as i, n % 2 as k) as y`,
@@ -103,7 +109,7 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
        last_decided_at)
      select $1::uuid, ${subject}, $2::uuid, 2, ${decisionIdSql('2 * i + 1')},
        case when ${accepted} then 'given' else 'withdraw' end,
-       case when ${accepted} then $3::uuid else $4::uuid end, ${decidedAtSql('2 * i + 1')}
+       case when ${accepted} then $3::uuid else $4::uuid end, ${decidedAtTimestamptzSql('2 * i + 1')}
      from ${series}`,
     [f.tenantId, f.templateId, f.latest.id, f.older.id],
   );
@@ -113,11 +119,11 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
     `insert into customer_version_states (tenant_id, subject_id, consent_version_id,
        last_decision_id, last_decision, last_decided_at)
      select $1::uuid, ${subject}, $2::uuid, ${decisionIdSql(onOlder)},
-       case when ${accepted} then 'given' else 'withdraw' end, ${decidedAtSql(onOlder)}
+       case when ${accepted} then 'given' else 'withdraw' end, ${decidedAtTimestamptzSql(onOlder)}
      from ${series}
      union all
      select $1::uuid, ${subject}, $3::uuid, ${decisionIdSql('2 * i + 1')}, 'given',
-       ${decidedAtSql('2 * i + 1')}
+       ${decidedAtTimestamptzSql('2 * i + 1')}
      from generate_series(${from + (from % 2)}::bigint, ${last}::bigint, 2) as i`,
     [f.tenantId, f.older.id, f.latest.id],
   );

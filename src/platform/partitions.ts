@@ -23,6 +23,7 @@
 import { sql } from 'kysely';
 import { type Db, type Executor, isPostgres, type Trx } from './db.js';
 import { tryLockKey } from './locks.js';
+import { isoFromTimestamptz } from './postgres.js';
 
 export type PartitionInterval = 'month' | 'year';
 export const partitionIntervals: readonly PartitionInterval[] = ['month', 'year'];
@@ -373,7 +374,10 @@ export async function partitionStates(
       partitions: rows
         .filter((row) => row.name !== defaultPartition(table))
         .map((row) => {
-          const [from = '', to = ''] = [...row.bound.matchAll(/'([^']*)'/g)].map((m) => m[1]);
+          // A bound of a `timestamptz` column comes in PostgreSQL's form (migration 0061).
+          const [from = '', to = ''] = [...row.bound.matchAll(/'([^']*)'/g)].map((m) =>
+            isoFromTimestamptz(m[1] ?? ''),
+          );
           return { name: row.name, from, to, rows: Number(row.rows), bytes: Number(row.bytes) };
         }),
       default_rows: Number(fallback[0]?.rows ?? 0),

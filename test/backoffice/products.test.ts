@@ -88,6 +88,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
+      '0061-decision-times-timestamptz',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

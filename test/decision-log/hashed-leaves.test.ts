@@ -133,11 +133,13 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
+      '0061-decision-times-timestamptz',
     ]);
     expect(await logged()).toEqual(hashes);
     // 0053 raised it to 0.5.0, 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' own
-    // copy of the text's hash) to 0.7.0, 0060 (the cookie choices') to 0.8.0.
-    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.8.0');
+    // copy of the text's hash) to 0.7.0, 0060 (the cookie choices') to 0.8.0, 0061 (decision
+    // times) to 0.9.0.
+    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.9.0');
     for (const id of ids) expect(await receipt(id)).toEqual(before.get(id));
     expect(await audited()).toMatchObject({ entries: 23, ok: true });
 

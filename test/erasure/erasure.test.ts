@@ -373,6 +373,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
+      '0061-decision-times-timestamptz',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

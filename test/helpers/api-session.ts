@@ -5,6 +5,7 @@
  * each answer as `status body`: what tests of a store's form (its ids' type, its times' type)
  * compare between two stores, byte for byte but for ids, times, hashes and signatures.
  */
+import { expect } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { auditLog } from '../../src/decision-log/audit.js';
 import { createProduct } from '../../src/products/index.js';
@@ -197,4 +198,49 @@ export async function reads(t: TestApp, s: Session, at: string): Promise<string[
       .replace(/^(200 \{"data":\{"template_code":"[^"]+","at":)"[^"]+"/, '$1"<now>"')
       .replace(/,"checkpoint":\{"origin":[^{}]*\}(?=\}\}$)/, ''),
   );
+}
+
+/**
+ * A receipt's records and their places in the log (the decision's, and its version's
+ * publication's), without what proves them against the log's size at the time of asking
+ * (a proof, a checkpoint, a tree size), which grows as the log does: what a later fetch of the
+ * same receipt must show again.
+ */
+export function receiptRecord(body: string): unknown {
+  return withoutProofs(JSON.parse(body).data);
+}
+
+const proofOfTheMoment = new Set(['checkpoint', 'inclusion_proof', 'tree_size', 'tlog_proof']);
+
+function withoutProofs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutProofs);
+  if (value === null || typeof value !== 'object') return value;
+  const kept = Object.entries(value).filter(([key]) => !proofOfTheMoment.has(key));
+  return Object.fromEntries(kept.map(([key, inner]) => [key, withoutProofs(inner)]));
+}
+
+/**
+ * A store changed under a session's records (a migration) keeps them: the same reads answer the
+ * same bytes as before it, each receipt is served again for the same records and leaves and
+ * verifies, and the tenant's log passes its audit.
+ */
+export async function expectSameRecords(
+  t: TestApp,
+  before: Session,
+  at: string,
+  readsBefore: string[],
+): Promise<void> {
+  expect(await reads(t, before, at)).toEqual(readsBefore);
+  const key = parseVerifierKey(testLogKeys.verifierKey);
+  if (!key.ok) throw new Error(key.reason);
+  for (const [i, url] of before.receiptUrls.entries()) {
+    const receipt = await t.app.inject({ method: 'GET', url, headers: before.headers });
+    expect(receipt.statusCode).toBe(200);
+    expect(receiptRecord(receipt.body)).toEqual(receiptRecord(before.receiptBodies[i]!));
+    expect(verifyReceipt(json(receipt), [key.value], registry.formats).ok).toBe(true);
+  }
+  expect(await auditLog(t.db, t.vault, registry, before.tenantId)).toMatchObject({
+    ok: true,
+    findings: [],
+  });
 }

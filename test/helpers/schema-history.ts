@@ -1,7 +1,11 @@
 import { Migrator, type RawBuilder, sql } from 'kysely';
-import { type Db, isPostgres } from '../../src/platform/db.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
+import { forgetIdType } from '../../src/platform/id-type.js';
 import { migrations } from '../../src/platform/migrate.js';
 import { testDataKey } from './app.js';
+import type { TestStore } from './stores.js';
+import { postgresStore } from './stores.js';
 
 /**
  * Brings a store to the schema an earlier release left: every migration named before `first`
@@ -39,6 +43,7 @@ export async function asBefore0059(db: Db): Promise<void> {
  * filled with their configurations' hashes, as 0.8.0 wrote every choice's; 0060 pending.
  */
 export async function asBefore0060(db: Db): Promise<void> {
+  await asBefore0061(db);
   await requiredAgain(
     db,
     '0060-cookie-choice-content-hash-optional',
@@ -47,6 +52,57 @@ export async function asBefore0060(db: Db): Promise<void> {
       from cookie_configurations as c
       where c.tenant_id = cookie_decisions.tenant_id and c.id = cookie_decisions.configuration_id)`,
   );
+}
+
+/** PostgreSQL's decision time columns, which migration 0061 makes `timestamptz`. */
+export const decisionTimeColumns = [
+  ['decisions', 'decided_at'],
+  ['customer_template_states', 'last_decided_at'],
+  ['customer_version_states', 'last_decided_at'],
+] as const;
+
+/**
+ * A PostgreSQL store as release 0.9.0 left it, its decision times text, and 0061 recorded as
+ * applied, as it is on a store 0061 kept as text (one partitioned by time), so that a test app,
+ * which migrates on its start, leaves them so. The service runs on it as on the `timestamptz`
+ * times every other test's store has; `platform/decision-times.test.ts` compares the two.
+ */
+export const postgresTextTimesStore: TestStore = {
+  name: 'postgres',
+  create: () => postgresStore.create(),
+  async createMigrated() {
+    const created = await (
+      postgresStore.createMigrated as NonNullable<TestStore['createMigrated']>
+    )();
+    const db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    try {
+      await asBefore0061(db);
+      await sql`insert into kysely_migration (name, timestamp)
+        values ('0061-decision-times-timestamptz', ${new Date().toISOString()})`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+    return created;
+  },
+};
+
+/**
+ * Takes migration 0061 back off a store: PostgreSQL's decision times text again, as 0.9.0 and
+ * the releases before it wrote them (ISO 8601 in UTC with milliseconds); 0061 pending.
+ */
+export async function asBefore0061(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0061-decision-times-timestamptz'`.execute(
+    db,
+  );
+  if (!isPostgres(db)) return;
+  await sql`delete from store_settings where name = 'decision_times_kept_as_text'`.execute(db);
+  for (const [table, column] of decisionTimeColumns) {
+    await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} type text
+      using to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`.execute(
+      db,
+    );
+  }
+  forgetIdType(db);
 }
 
 /** A table's `content_sha256` required again and filled by `fill`; the migration pending. */

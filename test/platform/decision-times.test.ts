@@ -6,18 +6,30 @@
  * time, whatever the session's time zone; one scripted session of the public API answers byte
  * for byte alike on both but for ids and times, its receipts verify and the audit is clean; the
  * reads that bound times (as-of, bulk status, a page's cursor, the counts per day, the lapse
- * walk) answer alike at the edges of the years a time can have.
+ * walk) answer alike at the edges of the years a time can have. Migration 0061 converts a
+ * store of text times with its records in it: the same reads answer the same bytes after it,
+ * earlier receipts are served again for the same leaves; a store partitioned by time keeps
+ * them as text and says why; SQLite's store is left as it was.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
+import { timeTables } from '../../src/app/time-tables.js';
 import { findGivenBetween } from '../../src/decisions/lapse-repository.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { resolveTimeType } from '../../src/platform/id-type.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as decisionTimesTimestamptz from '../../src/platform/migrations/0061-decision-times-timestamptz.js';
+import { partitionByTime } from '../../src/platform/partitions.js';
 import { isoFromTimestamptz } from '../../src/platform/postgres.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { countDecisionsPerDay } from '../../src/records/evidence-repository.js';
-import { reads, session } from '../helpers/api-session.js';
-import { json, startTestApp, type TestApp } from '../helpers/app.js';
-import { postgresTimestamptzStore } from '../helpers/decision-times.js';
-import { postgresStore } from '../helpers/stores.js';
+import { expectSameRecords, reads, session } from '../helpers/api-session.js';
+import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import { migrateBefore, postgresTextTimesStore } from '../helpers/schema-history.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
 
 describe('isoFromTimestamptz', () => {
   it.each([
@@ -62,8 +74,8 @@ describe('PostgreSQL stores whose decision times are text and timestamptz', () =
   let onText: TestApp;
   let onTz: TestApp;
   beforeAll(async () => {
-    onText = await startTestApp(postgresStore);
-    onTz = await startTestApp(postgresTimestamptzStore);
+    onText = await startTestApp(postgresTextTimesStore);
+    onTz = await startTestApp(postgresStore);
   });
   afterAll(async () => {
     await onText?.close();
@@ -230,5 +242,93 @@ describe('PostgreSQL stores whose decision times are text and timestamptz', () =
     expect(text.perDay.every((row) => row.day)).toBe(true);
     expect(text.walked).toBeGreaterThan(0);
     expect(text.inOrder).toBe(true);
+  });
+});
+
+/** The type of each decision time column, by table. */
+async function timeColumnTypes(db: Db): Promise<Record<string, string>> {
+  const { rows } = await sql<{ table_name: string; data_type: string }>`
+    select table_name, data_type from information_schema.columns
+    where table_schema = current_schema() and column_name in ('decided_at', 'last_decided_at')
+      and table_name in ('decisions', 'customer_template_states', 'customer_version_states')`.execute(
+    db,
+  );
+  return Object.fromEntries(rows.map((row) => [row.table_name, row.data_type]));
+}
+
+const allText = {
+  decisions: 'text',
+  customer_template_states: 'text',
+  customer_version_states: 'text',
+};
+
+describe('migration 0061 on a PostgreSQL store with records in it', () => {
+  it('makes the decision times timestamptz; the same reads answer the same bytes, the receipts are of the same leaves and verify, the audit is clean', async () => {
+    // The store as 0.9.0 leaves it: its times text (0061 recorded as applied, so that the test
+    // app, which migrates on its start, leaves them so while it records).
+    const created = await postgresTextTimesStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl));
+    const before = await session(old);
+    const at = new Date().toISOString();
+    const readsBefore = await reads(old, before, at);
+    expect(await timeColumnTypes(old.db)).toEqual(allText);
+    expect(await resolveTimeType(old.db)).toBe('text');
+    await old.close();
+    // Started again as the release with 0061, which its start applies.
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration where name = '0061-decision-times-timestamptz'`.execute(
+      handle,
+    );
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      expect(await timeColumnTypes(next.db)).toEqual({
+        decisions: 'timestamp with time zone',
+        customer_template_states: 'timestamp with time zone',
+        customer_version_states: 'timestamp with time zone',
+      });
+      expect(await resolveTimeType(next.db)).toBe('timestamptz');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.9.0');
+      await expectSameRecords(next, before, at, readsBefore);
+      // It records on, and runs again as a no-op.
+      expect((await session(next)).answers).toEqual(before.answers);
+      await decisionTimesTimestamptz.up(next.db as unknown as Kysely<unknown>);
+      expect(await resolveTimeType(next.db)).toBe('timestamptz');
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe('migration 0061 on a PostgreSQL store partitioned by time', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('keeps the decision times text, and the store says why', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0061');
+    const { tables } = await partitionByTime(db, timeTables(registry), 'month');
+    expect(tables.length).toBeGreaterThan(0);
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0061-decision-times-timestamptz']);
+    expect(await timeColumnTypes(db)).toEqual(allText);
+    expect(await findStoreSetting(db, 'decision_times_kept_as_text')).toBe(
+      'decisions is partitioned by time on decided_at',
+    );
+    expect(await resolveTimeType(db)).toBe('text');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.9.0');
+  });
+});
+
+describe('migration 0061 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0061');
+    const schema = async () =>
+      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const before = await schema();
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0061-decision-times-timestamptz']);
+    expect(await schema()).toEqual(before);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.9.0');
   });
 });

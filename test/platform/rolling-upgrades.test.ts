@@ -73,26 +73,26 @@ describe.each(stores)('a store migrated by a newer release on $name', (store) =>
   });
 
   it('a migration that removes what earlier releases read raises the oldest release, never lowers it', async () => {
-    // Migration 0060 leaves cookie choices' copy of the configuration's hash empty, which
-    // releases before 0.8.0 read (CHANGELOG.md).
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.8.0');
+    // Migration 0061 makes PostgreSQL's decision times `timestamptz`, into which releases
+    // before 0.9.0 cannot write (CHANGELOG.md); it raises SQLite's alike.
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.9.0');
     const contracting = (release: string) => ({
       async up() {},
       oldestRelease: release,
     });
-    await migrateToLatest(db, testDataKey, { '9998-contract': contracting('0.9.0') });
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.9.0');
+    await migrateToLatest(db, testDataKey, { '9998-contract': contracting('1.0.0') });
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('1.0.0');
     await migrateToLatest(db, testDataKey, {
-      '9998-contract': contracting('0.9.0'),
+      '9998-contract': contracting('1.0.0'),
       '9999-contract-less': contracting('0.3.0'),
     });
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.9.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('1.0.0');
     // A raise is rolled back with the migrations of its run when a later one fails.
     await expect(
       migrateToLatest(db, testDataKey, {
-        '9998-contract': contracting('0.9.0'),
+        '9998-contract': contracting('1.0.0'),
         '9999-contract-less': contracting('0.3.0'),
-        '9999-zz-a-raises': contracting('1.0.0'),
+        '9999-zz-a-raises': contracting('1.1.0'),
         '9999-zz-b-fails': {
           async up() {
             throw new Error('no');
@@ -100,6 +100,6 @@ describe.each(stores)('a store migrated by a newer release on $name', (store) =>
         },
       }),
     ).rejects.toThrow('Migration 9999-zz-b-fails failed: no');
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.9.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('1.0.0');
   });
 });

@@ -122,6 +122,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
+      '0061-decision-times-timestamptz',
     ]);
   });
 });

@@ -216,6 +216,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0058-uuid-ids',
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
+      '0061-decision-times-timestamptz',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
