@@ -1,8 +1,10 @@
 import { AppError } from './errors.js';
 
 /**
- * Timestamps are stored as ISO 8601 UTC text with milliseconds (`2026-01-31T12:00:00.000Z`):
- * the same bytes on every store, and fixed-width, so text order is time order.
+ * Timestamps are ISO 8601 UTC text with milliseconds (`2026-01-31T12:00:00.000Z`), fixed-width,
+ * so text order is time order: stored so on every store, but for PostgreSQL's decision times
+ * since migration 0061 (`timestamptz`, which the connections read back as this same text:
+ * postgres.ts), and compared with either as a parameter.
  */
 export function nowIso(): string {
   return new Date().toISOString();
