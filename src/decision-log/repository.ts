@@ -101,8 +101,8 @@ const entryTypes = {
   log_id: 'id',
   idx: 'integer',
   record_id: 'id',
-  leaf: 'text',
-  integrated_at: 'text',
+  leaf: 'log-leaf',
+  integrated_at: 'log-time',
 } as const satisfies Record<keyof TlogEntriesTable, UnnestType>;
 
 const nodeTypes = {

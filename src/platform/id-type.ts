@@ -45,32 +45,62 @@ const textIdColumns = [
  */
 export type TimeType = 'text' | 'timestamptz';
 
+/**
+ * The PostgreSQL types of the log's entries (`tlog_entries`): their leaf's hash as 64 hex digits
+ * of `text` or as 32 bytes of `bytea`, and the time each was logged as `text` or `timestamptz`.
+ * Either reads as the same text (the hash's hex, the ISO time: `postgres.ts`); an append's
+ * arrays are typed as the columns are (`unnest.ts`).
+ */
+export type LogEntryTypes = { leaf: 'text' | 'bytea'; time: TimeType };
+
+/** The store's types as `knownTypes` gives them, once read. */
+interface StoreTypes {
+  ids: IdType;
+  times: TimeType;
+  log: LogEntryTypes;
+  /** All of them as one key (`uuid timestamptz bytea timestamptz`). */
+  key: string;
+}
+
 /** Each store's types, once read, by the adapter its connections and transactions share. */
-const known = new WeakMap<DialectAdapter, { ids: IdType; times: TimeType; key: string }>();
+const known = new WeakMap<DialectAdapter, StoreTypes>();
+
+const sqliteTypes: StoreTypes = {
+  ids: 'text',
+  times: 'text',
+  log: { leaf: 'text', time: 'text' },
+  key: 'sqlite',
+};
+
+/**
+ * The store's types if they are known without asking it: always on SQLite, on PostgreSQL once
+ * `resolveIdType` has read them.
+ */
+export function knownTypes(db: Executor): StoreTypes | undefined {
+  if (!isPostgres(db)) return sqliteTypes;
+  return known.get(db.getExecutor().adapter);
+}
 
 /**
  * The store's id type if it is known without asking it: always on SQLite, on PostgreSQL once
  * `resolveIdType` has read it.
  */
 export function knownIdType(db: Executor): IdType | undefined {
-  if (!isPostgres(db)) return 'text';
-  return known.get(db.getExecutor().adapter)?.ids;
+  return knownTypes(db)?.ids;
 }
 
 /**
- * The store's id and time types as one key (`uuid timestamptz`), known as `knownIdType` is:
+ * The store's types as one key (`StoreTypes.key`), known as `knownIdType` is:
  * what a statement compiled for the store's types is kept under (`prepared.ts`), read on each
  * of its runs.
  */
 export function knownTypesKey(db: Executor): string | undefined {
-  if (!isPostgres(db)) return 'sqlite';
-  return known.get(db.getExecutor().adapter)?.key;
+  return knownTypes(db)?.key;
 }
 
 /** The type of the decisions' times, known as `knownIdType` is (read with it). */
 export function knownTimeType(db: Executor): TimeType | undefined {
-  if (!isPostgres(db)) return 'text';
-  return known.get(db.getExecutor().adapter)?.times;
+  return knownTypes(db)?.times;
 }
 
 /**
@@ -110,16 +140,25 @@ export async function resolveTimeType(db: Executor): Promise<TimeType> {
 }
 
 async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType> {
-  const { rows } = await sql<{ column_name: string; data_type: string }>`select column_name,
-      data_type
+  const { rows } = await sql<{ table_name: string; column_name: string; data_type: string }>`select
+      table_name, column_name, data_type
     from information_schema.columns
-    where table_schema = current_schema() and table_name = 'decisions'
-      and column_name in ('id', 'decided_at')`.execute(db);
-  const typeOf = (column: string) => rows.find((row) => row.column_name === column)?.data_type;
-  const ids: IdType = typeOf('id') === 'uuid' ? 'uuid' : 'text';
-  const times: TimeType =
-    typeOf('decided_at') === 'timestamp with time zone' ? 'timestamptz' : 'text';
-  if (rows.length > 0) known.set(adapter, { ids, times, key: `${ids} ${times}` });
+    where table_schema = current_schema()
+      and ((table_name = 'decisions' and column_name in ('id', 'decided_at'))
+        or (table_name = 'tlog_entries' and column_name in ('leaf', 'integrated_at')))`.execute(db);
+  const typeOf = (table: string, column: string) =>
+    rows.find((row) => row.table_name === table && row.column_name === column)?.data_type;
+  const timeOf = (table: string, column: string): TimeType =>
+    typeOf(table, column) === 'timestamp with time zone' ? 'timestamptz' : 'text';
+  const ids: IdType = typeOf('decisions', 'id') === 'uuid' ? 'uuid' : 'text';
+  const times = timeOf('decisions', 'decided_at');
+  const log: LogEntryTypes = {
+    leaf: typeOf('tlog_entries', 'leaf') === 'bytea' ? 'bytea' : 'text',
+    time: timeOf('tlog_entries', 'integrated_at'),
+  };
+  if (rows.length > 0) {
+    known.set(adapter, { ids, times, log, key: `${ids} ${times} ${log.leaf} ${log.time}` });
+  }
   return ids;
 }
 
@@ -135,4 +174,9 @@ export function idArrayType(db: Executor): RawBuilder<unknown> {
 /** The array type of a batch's decision times, as `idArrayType` is of its ids. */
 export function timeArrayType(db: Executor): RawBuilder<unknown> {
   return sql.raw(`${knownTimeType(db) ?? 'text'}[]`);
+}
+
+/** The array types of an append's leaf hashes and times, as `idArrayType` is of its ids. */
+export function logEntryArrayType(db: Executor, column: keyof LogEntryTypes): RawBuilder<unknown> {
+  return sql.raw(`${knownTypes(db)?.log[column] ?? 'text'}[]`);
 }

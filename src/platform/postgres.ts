@@ -54,12 +54,25 @@ export function createPostgresDialect(settings: PostgresSettings): PostgresDiale
  * from a store whose decisions' times are text and from one that keeps them as `timestamptz`
  * (8 bytes instead of 25, in the row and each key that holds them: `id-type.ts`).
  */
-const typeParser = ((oid: number, format?: string) =>
-  oid === timestamptzOid && format !== 'binary'
-    ? isoFromTimestamptz
-    : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
+const typeParser = ((oid: number, format?: string) => {
+  if (format === 'binary') return pg.types.getTypeParser(oid, format);
+  if (oid === timestamptzOid) return isoFromTimestamptz;
+  if (oid === byteaOid) return hexFromBytea;
+  return pg.types.getTypeParser(oid, format as 'text');
+}) as typeof pg.types.getTypeParser;
 
 const timestamptzOid = 1184;
+const byteaOid = 17;
+
+/**
+ * `bytea` columns hold what every store otherwise keeps as hex text (the log's leaf hashes,
+ * `id-type.ts`): they are read as that text, lowercase hex without PostgreSQL's `\x`, whatever
+ * the session's `bytea_output`.
+ */
+const parseBytea = pg.types.getTypeParser(byteaOid, 'text') as (text: string) => Buffer;
+function hexFromBytea(text: string): string {
+  return text.startsWith('\\x') ? text.slice(2) : parseBytea(text).toString('hex');
+}
 
 /** PostgreSQL's text form of a `timestamptz` (`2026-01-31 19:00:00.5+07`) as ISO 8601 in UTC. */
 export function isoFromTimestamptz(text: string): string {

@@ -6,15 +6,22 @@ import {
   sql,
 } from 'kysely';
 import type { Executor } from './db.js';
-import { idArrayType, timeArrayType } from './id-type.js';
+import {
+  idArrayType,
+  knownTypes,
+  logEntryArrayType,
+  resolveIdType,
+  timeArrayType,
+} from './id-type.js';
 import { prepared } from './prepared.js';
 
 /**
  * The PostgreSQL array types a column of a batch statement may take: `id` for the service's
- * ids (and the tenant's), typed as the store's id columns are, and `decision-time` for the
- * decisions' times, typed as those columns are (`id-type.ts`).
+ * ids (and the tenant's), typed as the store's id columns are, `decision-time` for the
+ * decisions' times, and `log-leaf` and `log-time` for the log's entries' leaf hashes (given as
+ * hex) and times, each typed as its columns are (`id-type.ts`).
  */
-export type UnnestType = 'text' | 'integer' | 'id' | 'decision-time';
+export type UnnestType = 'text' | 'integer' | 'id' | 'decision-time' | 'log-leaf' | 'log-time';
 
 /** A query builder or raw SQL: either compiles for an executor. */
 interface Compiles<O> {
@@ -47,6 +54,8 @@ export function batchStatement<C extends string, O>(
         const type = columns[name];
         if (type === 'id') return sql`${param(name)}::${idArrayType(db)}`;
         if (type === 'decision-time') return sql`${param(name)}::${timeArrayType(db)}`;
+        if (type === 'log-leaf') return sql`${param(name)}::${logEntryArrayType(db, 'leaf')}`;
+        if (type === 'log-time') return sql`${param(name)}::${logEntryArrayType(db, 'time')}`;
         return sql`${param(name)}::${sql.raw(type)}[]`;
       });
       const rows = sql<Record<C, never>>`select * from unnest(${sql.join(
@@ -57,10 +66,19 @@ export function batchStatement<C extends string, O>(
     },
     { onServer: false },
   );
+  const leaves = names.filter((name) => columns[name] === 'log-leaf');
   return {
-    run(db, rows) {
+    async run(db, rows) {
+      if (leaves.length > 0 && knownTypes(db) === undefined) await resolveIdType(db);
+      // A hash given as hex goes into a `bytea` column as that type's hex form.
+      const bytea = leaves.length > 0 && knownTypes(db)?.log.leaf === 'bytea';
       const values = {} as Record<C, unknown[]>;
-      for (const name of names) values[name] = rows.map((row) => row[name] ?? null);
+      for (const name of names) {
+        values[name] =
+          bytea && leaves.includes(name)
+            ? rows.map((row) => (row[name] == null ? null : `\\x${row[name]}`))
+            : rows.map((row) => row[name] ?? null);
+      }
       return query.run(db, values);
     },
   };

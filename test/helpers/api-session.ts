@@ -244,3 +244,16 @@ export async function expectSameRecords(
     findings: [],
   });
 }
+
+/** Ids and times as numbered placeholders, as `session` makes them: two stores' reads compared. */
+export function placeheld(lines: string[]): string[] {
+  const seen = new Map<string, string>();
+  const placeholder = (value: string, kind: string) => {
+    const known = seen.get(value) ?? `<${kind}${seen.size}>`;
+    seen.set(value, known);
+    return known;
+  };
+  return lines.map((line) =>
+    line.replace(uuid, (m) => placeholder(m, 'id')).replace(time, (m) => placeholder(m, 'time')),
+  );
+}

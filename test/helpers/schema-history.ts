@@ -67,24 +67,31 @@ export const decisionTimeColumns = [
  * which migrates on its start, leaves them so. The service runs on it as on the `timestamptz`
  * times every other test's store has; `platform/decision-times.test.ts` compares the two.
  */
-export const postgresTextTimesStore: TestStore = {
-  name: 'postgres',
-  create: () => postgresStore.create(),
-  async createMigrated() {
-    const created = await (
-      postgresStore.createMigrated as NonNullable<TestStore['createMigrated']>
-    )();
-    const db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-    try {
-      await asBefore0061(db);
-      await sql`insert into kysely_migration (name, timestamp)
-        values ('0061-decision-times-timestamptz', ${new Date().toISOString()})`.execute(db);
-    } finally {
-      await db.destroy();
-    }
-    return created;
-  },
-};
+export const postgresTextTimesStore = postgresStoreMadeSo(async (db) => {
+  await asBefore0061(db);
+  await sql`insert into kysely_migration (name, timestamp)
+    values ('0061-decision-times-timestamptz', ${new Date().toISOString()})`.execute(db);
+});
+
+/** The tests' PostgreSQL store, migrated then changed by `change` before a test app opens it. */
+function postgresStoreMadeSo(change: (db: Db) => Promise<void>): TestStore {
+  return {
+    name: 'postgres',
+    create: () => postgresStore.create(),
+    async createMigrated() {
+      const created = await (
+        postgresStore.createMigrated as NonNullable<TestStore['createMigrated']>
+      )();
+      const db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+      try {
+        await change(db);
+      } finally {
+        await db.destroy();
+      }
+      return created;
+    },
+  };
+}
 
 /**
  * Takes migration 0061 back off a store: PostgreSQL's decision times text again, as 0.9.0 and
@@ -123,4 +130,22 @@ async function requiredAgain(
     db,
   );
   await fill.execute(db);
+}
+
+/**
+ * A PostgreSQL store whose log entries keep their leaf's hash as 32 bytes of `bytea` and their
+ * time as `timestamptz` (`LogEntryTypes`, src/platform/id-type.ts), converted after every
+ * migration as a later one is to convert them: a leaf kept as its text (0.4.0's) becomes its
+ * hash, SHA-256 of 0x00 and the text (RFC 6962). The service runs on it as on the text columns
+ * every other test's store has; `decision-log/log-entry-types.test.ts` compares the two.
+ */
+export const postgresBinaryLeavesStore = postgresStoreMadeSo((db) => binaryLogEntries(db));
+
+/** Converts a PostgreSQL store's log entries to binary leaves and `timestamptz` times. */
+export async function binaryLogEntries(db: Db): Promise<void> {
+  await sql`alter table tlog_entries
+    alter column leaf type bytea using case when leaf ~ '^[0-9a-f]{64}$' then decode(leaf, 'hex')
+      else sha256('\\x00'::bytea || convert_to(leaf, 'UTF8')) end,
+    alter column integrated_at type timestamptz using integrated_at::timestamptz`.execute(db);
+  forgetIdType(db);
 }

@@ -25,7 +25,7 @@ import { partitionByTime } from '../../src/platform/partitions.js';
 import { isoFromTimestamptz } from '../../src/platform/postgres.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { countDecisionsPerDay } from '../../src/records/evidence-repository.js';
-import { expectSameRecords, reads, session } from '../helpers/api-session.js';
+import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
 import { migrateBefore, postgresTextTimesStore } from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
@@ -49,21 +49,6 @@ describe('isoFromTimestamptz', () => {
     expect(isoFromTimestamptz('0044-03-15 12:00:00+00 BC')).toBe('0044-03-15 12:00:00+00 BC');
   });
 });
-
-/** Ids and times as numbered placeholders, as `session` makes them. */
-const uuid = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
-const time = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g;
-function placeheld(lines: string[]): string[] {
-  const seen = new Map<string, string>();
-  const placeholder = (value: string, kind: string) => {
-    const known = seen.get(value) ?? `<${kind}${seen.size}>`;
-    seen.set(value, known);
-    return known;
-  };
-  return lines.map((line) =>
-    line.replace(uuid, (m) => placeholder(m, 'id')).replace(time, (m) => placeholder(m, 'time')),
-  );
-}
 
 const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
