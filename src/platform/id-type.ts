@@ -176,7 +176,7 @@ export function timeArrayType(db: Executor): RawBuilder<unknown> {
   return sql.raw(`${knownTimeType(db) ?? 'text'}[]`);
 }
 
-/** The array types of an append's leaf hashes and times, as `idArrayType` is of its ids. */
-export function logEntryArrayType(db: Executor, column: keyof LogEntryTypes): RawBuilder<unknown> {
-  return sql.raw(`${knownTypes(db)?.log[column] ?? 'text'}[]`);
+/** The array type of an append's times, as `idArrayType` is of its ids. */
+export function logTimeArrayType(db: Executor): RawBuilder<unknown> {
+  return sql.raw(`${knownTypes(db)?.log.time ?? 'text'}[]`);
 }

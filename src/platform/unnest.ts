@@ -6,13 +6,7 @@ import {
   sql,
 } from 'kysely';
 import type { Executor } from './db.js';
-import {
-  idArrayType,
-  knownTypes,
-  logEntryArrayType,
-  resolveIdType,
-  timeArrayType,
-} from './id-type.js';
+import { idArrayType, knownTypes, logTimeArrayType, timeArrayType } from './id-type.js';
 import { prepared } from './prepared.js';
 
 /**
@@ -54,8 +48,8 @@ export function batchStatement<C extends string, O>(
         const type = columns[name];
         if (type === 'id') return sql`${param(name)}::${idArrayType(db)}`;
         if (type === 'decision-time') return sql`${param(name)}::${timeArrayType(db)}`;
-        if (type === 'log-leaf') return sql`${param(name)}::${logEntryArrayType(db, 'leaf')}`;
-        if (type === 'log-time') return sql`${param(name)}::${logEntryArrayType(db, 'time')}`;
+        if (type === 'log-leaf') return leafArray(db, param(name));
+        if (type === 'log-time') return sql`${param(name)}::${logTimeArrayType(db)}`;
         return sql`${param(name)}::${sql.raw(type)}[]`;
       });
       const rows = sql<Record<C, never>>`select * from unnest(${sql.join(
@@ -66,22 +60,24 @@ export function batchStatement<C extends string, O>(
     },
     { onServer: false },
   );
-  const leaves = names.filter((name) => columns[name] === 'log-leaf');
   return {
-    async run(db, rows) {
-      if (leaves.length > 0 && knownTypes(db) === undefined) await resolveIdType(db);
-      // A hash given as hex goes into a `bytea` column as that type's hex form.
-      const bytea = leaves.length > 0 && knownTypes(db)?.log.leaf === 'bytea';
+    run(db, rows) {
       const values = {} as Record<C, unknown[]>;
-      for (const name of names) {
-        values[name] =
-          bytea && leaves.includes(name)
-            ? rows.map((row) => (row[name] == null ? null : `\\x${row[name]}`))
-            : rows.map((row) => row[name] ?? null);
-      }
+      for (const name of names) values[name] = rows.map((row) => row[name] ?? null);
       return query.run(db, values);
     },
   };
+}
+
+/**
+ * A batch's leaf hashes, given as hex, as the log's entries keep them: as they are in a `text`
+ * column, decoded in the statement for a `bytea` one (in the batch's order).
+ */
+function leafArray(db: Executor, param: never): RawBuilder<unknown> {
+  return knownTypes(db)?.log.leaf === 'bytea'
+    ? sql`array(select decode(h, 'hex') from unnest(${param}::text[]) with ordinality as u(h, i)
+        order by i)`
+    : sql`${param}::text[]`;
 }
 
 /** A batch's rows as a table to select from: `(select * from unnest(…) as rows(…)) as alias`. */
