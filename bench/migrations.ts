@@ -23,9 +23,13 @@
  *   `cookie_decisions` as release 0.8.0 keeps it, each choice a new visitor's, as 0059;
  * - 0061 (PostgreSQL's decision times as `timestamptz`) on `decisions` and the customers' two
  *   state tables as release 0.9.0 keeps them, two decisions a customer (nothing to do on
+ *   SQLite);
+ * - 0062 (PostgreSQL's log leaves as `bytea`, their times as `timestamptz`) on `tlog_entries` as
+ *   release 0.10.0 keeps it, each leaf's hash as hex text, two tenants' logs (nothing to do on
  *   SQLite).
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060,0061`). On an SQLite file, or on PostgreSQL
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060,0061,0062`). On an SQLite
+ * file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
  *
@@ -115,9 +119,15 @@ const measured: Measured[] = [
     fill: fillDecisionTimes,
     packBefore: true,
   },
+  {
+    name: '0062-log-entries-binary',
+    tables: ['tlog_entries'],
+    fill: fillLogEntries,
+    packBefore: true,
+  },
 ];
 const picked = (
-  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061'
+  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -231,6 +241,19 @@ async function fillLeafHashes(db: Db): Promise<void> {
   await sql`insert into tlog_entries (log_id, idx, record_id, leaf, integrated_at)
     select case when i % 2 = 0 then ${tenants[0]} else ${tenants[1]} end, i / 2,
       gen_random_uuid()::text, md5(i::text) || md5((i + 1)::text),
+      to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    from generate_series(0, ${leaves - 1}) as i`.execute(db);
+}
+
+/**
+ * `tlog_entries` as 0.10.0 keeps it on PostgreSQL: each leaf's hash as 64 hex digits, its time
+ * ISO text, ids `uuid`, two tenants' logs in time order (0062 changes nothing on SQLite).
+ */
+async function fillLogEntries(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`insert into tlog_entries (log_id, idx, record_id, leaf, integrated_at)
+    select case when i % 2 = 0 then ${tenants[0]}::uuid else ${tenants[1]}::uuid end, i / 2,
+      gen_random_uuid(), md5(i::text) || md5((i + 1)::text),
       to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     from generate_series(0, ${leaves - 1}) as i`.execute(db);
 }

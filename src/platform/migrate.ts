@@ -74,6 +74,7 @@ import * as uuidIds from './migrations/0058-uuid-ids.js';
 import * as decisionContentHashOptional from './migrations/0059-decision-content-hash-optional.js';
 import * as cookieChoiceContentHashOptional from './migrations/0060-cookie-choice-content-hash-optional.js';
 import * as decisionTimesTimestamptz from './migrations/0061-decision-times-timestamptz.js';
+import * as logEntriesBinary from './migrations/0062-log-entries-binary.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -154,6 +155,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0059-decision-content-hash-optional': decisionContentHashOptional,
     '0060-cookie-choice-content-hash-optional': cookieChoiceContentHashOptional,
     '0061-decision-times-timestamptz': decisionTimesTimestamptz,
+    '0062-log-entries-binary': logEntriesBinary,
   };
 }
 

@@ -14,6 +14,7 @@ import {
 import { parseLeaf } from '../../src/proof/leaf.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { storedLeaf } from '../helpers/schema-history.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
@@ -219,7 +220,7 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
     const put = async (idx: number, from: typeof third) =>
       t.db
         .updateTable('tlog_entries')
-        .set({ record_id: from.record_id, leaf: from.leaf })
+        .set({ record_id: from.record_id, leaf: await storedLeaf(t.db, from.leaf) })
         .where('log_id', '=', a.tenant.id)
         .where('idx', '=', idx)
         .execute();

@@ -2,7 +2,8 @@
  * The log keeps each leaf's hash alone (64 hex digits in `tlog_entries.leaf`); entries that 0.4.0
  * writes with their texts, during a rolling upgrade, are read alike: receipts are the same byte
  * for byte and verify, the audit is clean and still names an edited record, the smallest subtrees
- * of proofs are recomputed from either. Migration 0052 turns texts into hashes. Leaves are
+ * of proofs are recomputed from either. Migration 0052 turns texts into hashes (and 0062 keeps
+ * them as 32 bytes of `bytea` on PostgreSQL, `log-entry-types.test.ts`). Leaves are
  * queued (`tlog_pending`) as their hashes too (0053), and one that 0.5.0 queues as its text is
  * appended alike.
  */
@@ -18,6 +19,7 @@ import { findStoreSetting } from '../../src/platform/store-settings-repository.j
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
+import { asBefore0062 } from '../helpers/schema-history.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
@@ -90,7 +92,9 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
     for (const id of ids) expect(hashes.get(id)).toBe(hashHex(before.get(id)?.leaf as string));
     for (const leaf of hashes.values()) expect(leaf).toMatch(/^[0-9a-f]{64}$/);
 
-    // The decisions' entries as 0.4.0 writes them, with their texts, beside the others' hashes.
+    // The decisions' entries as 0.4.0 writes them, with their texts, beside the others' hashes,
+    // in the store's text column of then (PostgreSQL keeps 32 bytes since 0062).
+    await asBefore0062(t.db);
     for (const id of ids) {
       await t.db
         .updateTable('tlog_entries')
@@ -121,7 +125,8 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
     };
     await editedIsNamed();
 
-    // Migration 0052 makes every text its hash again, and 0.3.0 no longer runs on the store.
+    // Migration 0052 makes every text its hash again (0062 keeps it as its bytes on PostgreSQL),
+    // and 0.3.0 no longer runs on the store.
     await sql`delete from kysely_migration where name >= '0052-log-leaf-hashes'`.execute(t.db);
     expect(await migrateToLatest(t.db, testDataKey)).toEqual([
       '0052-log-leaf-hashes',
@@ -134,12 +139,13 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
       '0061-decision-times-timestamptz',
+      '0062-log-entries-binary',
     ]);
     expect(await logged()).toEqual(hashes);
     // 0053 raised it to 0.5.0, 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' own
     // copy of the text's hash) to 0.7.0, 0060 (the cookie choices') to 0.8.0, 0061 (decision
-    // times) to 0.9.0.
-    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.9.0');
+    // times) to 0.9.0, 0062 (the log's leaves and times) to 0.10.0.
+    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.10.0');
     for (const id of ids) expect(await receipt(id)).toEqual(before.get(id));
     expect(await audited()).toMatchObject({ entries: 23, ok: true });
 

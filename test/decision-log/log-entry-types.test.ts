@@ -1,30 +1,64 @@
 /**
  * PostgreSQL's log entries (`tlog_entries`) with their leaf's hash as 32 bytes of `bytea`
  * instead of 64 hex digits of text, and the time each was logged as `timestamptz` instead of 24
- * characters of ISO text. The service runs on a store of either form (`LogEntryTypes`,
- * src/platform/id-type.ts): a `bytea` reads as the lowercase hex every store's hashes are,
- * whatever the session's `bytea_output`; one scripted session of the public API answers byte for
- * byte alike on both but for ids, times and hashes, its receipts verify, the audit is clean, and
- * the entries read back in the same forms.
+ * characters of ISO text (migration 0062). The service runs on a store of either form
+ * (`LogEntryTypes`, src/platform/id-type.ts): a `bytea` reads as the lowercase hex every store's
+ * hashes are, whatever the session's `bytea_output`; one scripted session of the public API
+ * answers byte for byte alike on both but for ids, times and hashes, its receipts verify, the
+ * audit is clean, and the entries read back in the same forms. Migration 0062 converts a store
+ * of text entries with its records in it, a leaf 0.4.0 kept as its text included: the same reads
+ * answer the same bytes after it and earlier receipts are served again and verify. A store whose
+ * log is partitioned by time keeps its times as text and says why, and the service runs on it;
+ * SQLite's store is left as it was.
  */
-import { sql } from 'kysely';
+import { createHash } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
+import { timeTables } from '../../src/app/time-tables.js';
 import { findEntriesByRecords } from '../../src/decision-log/repository.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
-import { placeheld, reads, session } from '../helpers/api-session.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { postgresBinaryLeavesStore } from '../helpers/schema-history.js';
-import { postgresStore } from '../helpers/stores.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as logEntriesBinary from '../../src/platform/migrations/0062-log-entries-binary.js';
+import { partitionByTime } from '../../src/platform/partitions.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
+import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
+import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import { migrateBefore, postgresTextLogStore } from '../helpers/schema-history.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
 
 const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const hash = /^[0-9a-f]{64}$/;
+
+const columnTypes = async (db: Db) =>
+  Object.fromEntries(
+    (
+      await sql<{ column_name: string; data_type: string }>`
+        select column_name, data_type from information_schema.columns
+        where table_schema = current_schema() and table_name = 'tlog_entries'
+          and column_name in ('leaf', 'integrated_at')`.execute(db)
+    ).rows.map((row) => [row.column_name, row.data_type]),
+  );
+const binary = { leaf: 'bytea', integrated_at: 'timestamp with time zone' };
+const text = { leaf: 'text', integrated_at: 'text' };
+
+/** A tenant's entries as the service reads them: each leaf's hex and each entry's time. */
+const entriesOf = async (db: Db, tenantId: string) =>
+  (
+    await sql<{ idx: number; leaf: string; integrated_at: string }>`
+      select idx, leaf, integrated_at from tlog_entries where log_id = ${tenantId}
+      order by idx`.execute(db)
+  ).rows;
 
 describe('PostgreSQL log entries whose leaves are text and bytea', () => {
   let onText: TestApp;
   let onBinary: TestApp;
   beforeAll(async () => {
-    onText = await startTestApp(postgresStore);
-    onBinary = await startTestApp(postgresBinaryLeavesStore);
+    onText = await startTestApp(postgresTextLogStore);
+    onBinary = await startTestApp(postgresStore);
   });
   afterAll(async () => {
     await onText?.close();
@@ -32,15 +66,8 @@ describe('PostgreSQL log entries whose leaves are text and bytea', () => {
   });
 
   it('the service reads the columns types from the store', async () => {
-    const { rows } = await sql<{ column_name: string; data_type: string }>`
-      select column_name, data_type from information_schema.columns
-      where table_schema = current_schema() and table_name = 'tlog_entries'
-        and column_name in ('leaf', 'integrated_at')
-      order by column_name`.execute(onBinary.db);
-    expect(rows).toEqual([
-      { column_name: 'integrated_at', data_type: 'timestamp with time zone' },
-      { column_name: 'leaf', data_type: 'bytea' },
-    ]);
+    expect(await columnTypes(onBinary.db)).toEqual(binary);
+    expect(await columnTypes(onText.db)).toEqual(text);
     await resolveIdType(onBinary.db);
     await resolveIdType(onText.db);
     expect(knownTypes(onBinary.db)?.log).toEqual({ leaf: 'bytea', time: 'timestamptz' });
@@ -60,16 +87,16 @@ describe('PostgreSQL log entries whose leaves are text and bytea', () => {
   });
 
   it('a scripted session answers byte for byte alike on both; receipts verify, the audit is clean; the entries read alike', async () => {
-    const text = await session(onText);
-    const binary = await session(onBinary);
-    expect(binary.answers).toEqual(text.answers);
-    expect(binary.receipts).toEqual([true, true]);
-    expect(binary.audit).toMatchObject({ ok: true, findings: [] });
-    expect(text.audit).toMatchObject({ ok: true, findings: [] });
+    const onTextSession = await session(onText);
+    const onBinarySession = await session(onBinary);
+    expect(onBinarySession.answers).toEqual(onTextSession.answers);
+    expect(onBinarySession.receipts).toEqual([true, true]);
+    expect(onBinarySession.audit).toMatchObject({ ok: true, findings: [] });
+    expect(onTextSession.audit).toMatchObject({ ok: true, findings: [] });
     const now = new Date().toISOString();
-    const again = async (t: TestApp, s: typeof text) =>
+    const again = async (t: TestApp, s: typeof onTextSession) =>
       placeheld((await reads(t, s, now)).map((line) => line.replaceAll(s.code, '<code>')));
-    expect(await again(onBinary, binary)).toEqual(await again(onText, text));
+    expect(await again(onBinary, onBinarySession)).toEqual(await again(onText, onTextSession));
 
     // Every leaf is kept as its 32 bytes, and reads back as the hex of its hash.
     const sizes = await sql<{ size: number }>`
@@ -78,21 +105,115 @@ describe('PostgreSQL log entries whose leaves are text and bytea', () => {
     const ids = await onBinary.db
       .selectFrom('decisions')
       .select('id')
-      .where('tenant_id', '=', binary.tenantId)
+      .where('tenant_id', '=', onBinarySession.tenantId)
       .execute();
     const entries = await findEntriesByRecords(
       onBinary.db,
-      binary.tenantId,
+      onBinarySession.tenantId,
       ids.map((row) => row.id),
     );
     expect(entries.length).toBe(ids.length);
     for (const entry of entries) expect(entry.leaf).toMatch(hash);
     const { rows: stored } = await sql<{ leaf: string; hex: string; integrated_at: string }>`
       select leaf, encode(leaf, 'hex') as hex, integrated_at from tlog_entries
-      where log_id = ${binary.tenantId}`.execute(onBinary.db);
+      where log_id = ${onBinarySession.tenantId}`.execute(onBinary.db);
     for (const row of stored) {
       expect(row.leaf).toBe(row.hex);
       expect(row.integrated_at).toMatch(isoTime);
     }
+  });
+});
+
+describe('migration 0062 on a PostgreSQL store with records in it', () => {
+  it("makes the leaves bytea and the times timestamptz, a 0.4.0 leaf's text its hash; the same reads answer the same bytes, the receipts verify, the audit is clean", async () => {
+    // The store as 0.10.0 leaves it: its entries text (0062 recorded as applied, so that the
+    // test app, which migrates on its start, leaves them so while it records).
+    const created = await postgresTextLogStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl));
+    const before = await session(old);
+    const at = new Date().toISOString();
+    const readsBefore = await reads(old, before, at);
+    expect(await columnTypes(old.db)).toEqual(text);
+    // The decision of the session's first receipt, logged as 0.4.0 logged it: as its text.
+    const first = JSON.parse(before.receiptBodies[0] as string).data;
+    const leafText = first.leaf as string;
+    expect(leafText).toMatch(/^consent-log\//);
+    await sql`update tlog_entries set leaf = ${leafText}
+      where log_id = ${before.tenantId} and idx = ${first.leaf_index}`.execute(old.db);
+    const entriesBefore = await entriesOf(old.db, before.tenantId);
+    await old.close();
+    // Started again as the release with 0062, which its start applies.
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration where name = '0062-log-entries-binary'`.execute(handle);
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      expect(await columnTypes(next.db)).toEqual(binary);
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.10.0');
+      // Every entry as it was, but the text: its hash (RFC 6962, SHA-256 of 0x00 and the text).
+      const leafHash = createHash('sha256')
+        .update(Buffer.from([0]))
+        .update(leafText, 'utf8')
+        .digest('hex');
+      expect(await entriesOf(next.db, before.tenantId)).toEqual(
+        entriesBefore.map((entry) =>
+          entry.idx === first.leaf_index ? { ...entry, leaf: leafHash } : entry,
+        ),
+      );
+      await expectSameRecords(next, before, at, readsBefore);
+      // It records on, and runs again as a no-op.
+      expect((await session(next)).answers).toEqual(before.answers);
+      await logEntriesBinary.up(next.db as unknown as Kysely<unknown>);
+      expect(await columnTypes(next.db)).toEqual(binary);
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe('migration 0062 on a PostgreSQL store partitioned by time', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('makes the leaves bytea, keeps the times text and says why; the service runs on it', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0062');
+    const { tables } = await partitionByTime(db, timeTables(registry), 'month');
+    expect(tables.map((table) => table.table)).toContain('tlog_entries');
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0062-log-entries-binary']);
+    expect(await columnTypes(db)).toEqual({ leaf: 'bytea', integrated_at: 'text' });
+    expect(await findStoreSetting(db, 'log_times_kept_as_text')).toBe(
+      'tlog_entries is partitioned by time on integrated_at',
+    );
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.10.0');
+
+    const t = await startTestApp(existingStore(bare.databaseUrl));
+    try {
+      await resolveIdType(t.db);
+      expect(knownTypes(t.db)?.log).toEqual({ leaf: 'bytea', time: 'text' });
+      const s = await session(t);
+      expect(s.receipts).toEqual([true, true]);
+      expect(s.audit).toMatchObject({ ok: true, findings: [] });
+      for (const entry of await entriesOf(t.db, s.tenantId)) {
+        expect(entry.leaf).toMatch(hash);
+        expect(entry.integrated_at).toMatch(isoTime);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('migration 0062 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0062');
+    const schema = async () =>
+      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const before = await schema();
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0062-log-entries-binary']);
+    expect(await schema()).toEqual(before);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.10.0');
   });
 });

@@ -249,6 +249,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
       '0061-decision-times-timestamptz',
+      '0062-log-entries-binary',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

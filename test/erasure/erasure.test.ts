@@ -17,6 +17,7 @@ import { parseLeaf } from '../../src/proof/leaf.js';
 import { personalReader } from '../../src/subjects/service.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
+import { asBefore0062 } from '../helpers/schema-history.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { storeBytes } from '../helpers/store-scan.js';
 import { stores } from '../helpers/stores.js';
@@ -350,7 +351,8 @@ describe.each(stores)('erasing a customer on $name', (store) => {
 
     // The store as a release that kept none left it (one before 0051, or 0.3.0 running beside
     // it): none kept for this customer's records, the leaves logged and queued as their texts,
-    // 0052 not applied.
+    // 0052 not applied (nor 0062, after which PostgreSQL keeps a leaf as its hash's bytes).
+    await asBefore0062(t.db);
     await t.db.deleteFrom('erased_evidence').where('record_id', 'in', ids).execute();
     await t.db
       .updateTable('tlog_entries')
@@ -374,6 +376,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
       '0061-decision-times-timestamptz',
+      '0062-log-entries-binary',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

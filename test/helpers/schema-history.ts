@@ -1,7 +1,7 @@
 import { Migrator, type RawBuilder, sql } from 'kysely';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
-import { forgetIdType } from '../../src/platform/id-type.js';
+import { forgetIdType, knownTypes, resolveIdType } from '../../src/platform/id-type.js';
 import { migrations } from '../../src/platform/migrate.js';
 import { testDataKey } from './app.js';
 import type { TestStore } from './stores.js';
@@ -95,9 +95,11 @@ function postgresStoreMadeSo(change: (db: Db) => Promise<void>): TestStore {
 
 /**
  * Takes migration 0061 back off a store: PostgreSQL's decision times text again, as 0.9.0 and
- * the releases before it wrote them (ISO 8601 in UTC with milliseconds); 0061 pending.
+ * the releases before it wrote them (ISO 8601 in UTC with milliseconds); 0061 pending, and the
+ * migrations after it taken back first (`asBefore0062`).
  */
 export async function asBefore0061(db: Db): Promise<void> {
+  await asBefore0062(db);
   await sql`delete from kysely_migration where name = '0061-decision-times-timestamptz'`.execute(
     db,
   );
@@ -133,19 +135,50 @@ async function requiredAgain(
 }
 
 /**
- * A PostgreSQL store whose log entries keep their leaf's hash as 32 bytes of `bytea` and their
- * time as `timestamptz` (`LogEntryTypes`, src/platform/id-type.ts), converted after every
- * migration as a later one is to convert them: a leaf kept as its text (0.4.0's) becomes its
- * hash, SHA-256 of 0x00 and the text (RFC 6962). The service runs on it as on the text columns
- * every other test's store has; `decision-log/log-entry-types.test.ts` compares the two.
+ * A PostgreSQL store as release 0.10.0 left it, its log entries' leaves and times text, and 0062
+ * recorded as applied, so that a test app, which migrates on its start, leaves them so. The
+ * service runs on it as on the `bytea` leaves and `timestamptz` times every other test's store
+ * has; `decision-log/log-entry-types.test.ts` compares the two.
  */
-export const postgresBinaryLeavesStore = postgresStoreMadeSo((db) => binaryLogEntries(db));
+export const postgresTextLogStore = postgresStoreMadeSo(async (db) => {
+  await asBefore0062(db);
+  await sql`insert into kysely_migration (name, timestamp)
+    values ('0062-log-entries-binary', ${new Date().toISOString()})`.execute(db);
+});
 
-/** Converts a PostgreSQL store's log entries to binary leaves and `timestamptz` times. */
-export async function binaryLogEntries(db: Db): Promise<void> {
-  await sql`alter table tlog_entries
-    alter column leaf type bytea using case when leaf ~ '^[0-9a-f]{64}$' then decode(leaf, 'hex')
-      else sha256('\\x00'::bytea || convert_to(leaf, 'UTF8')) end,
-    alter column integrated_at type timestamptz using integrated_at::timestamptz`.execute(db);
+/**
+ * Takes migration 0062 back off a store: PostgreSQL's log entries keep their leaf's hash as 64
+ * lowercase hex digits and their time as ISO 8601 text again, as 0.10.0 and the releases before
+ * it wrote them; 0062 pending.
+ */
+export async function asBefore0062(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0062-log-entries-binary'`.execute(db);
+  if (!isPostgres(db)) return;
+  await sql`delete from store_settings where name = 'log_times_kept_as_text'`.execute(db);
+  const { rows } = await sql<{ column_name: string; data_type: string }>`select column_name,
+      data_type
+    from information_schema.columns
+    where table_schema = current_schema() and table_name = 'tlog_entries'
+      and column_name in ('leaf', 'integrated_at')`.execute(db);
+  const typeOf = (column: string) => rows.find((row) => row.column_name === column)?.data_type;
+  const changes = [];
+  if (typeOf('leaf') === 'bytea') {
+    changes.push(sql`alter column leaf type text using encode(leaf, 'hex')`);
+  }
+  if (typeOf('integrated_at') === 'timestamp with time zone') {
+    changes.push(sql`alter column integrated_at type text
+      using to_char(integrated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+  }
+  if (changes.length > 0) await sql`alter table tlog_entries ${sql.join(changes)}`.execute(db);
   forgetIdType(db);
+}
+
+/**
+ * A leaf's hash (64 hex digits) as the store's `tlog_entries.leaf` holds it, for a test that
+ * writes the column itself: 32 bytes on PostgreSQL since migration 0062, the hex before it and
+ * on SQLite.
+ */
+export async function storedLeaf(db: Db, hex: string): Promise<RawBuilder<string>> {
+  await resolveIdType(db);
+  return knownTypes(db)?.log.leaf === 'bytea' ? sql<string>`decode(${hex}, 'hex')` : sql`${hex}`;
 }

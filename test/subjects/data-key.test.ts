@@ -123,6 +123,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
       '0061-decision-times-timestamptz',
+      '0062-log-entries-binary',
     ]);
   });
 });

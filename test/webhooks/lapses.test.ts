@@ -217,6 +217,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0059-decision-content-hash-optional',
       '0060-cookie-choice-content-hash-optional',
       '0061-decision-times-timestamptz',
+      '0062-log-entries-binary',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
