@@ -14,7 +14,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';
 import { type Executor, isPostgres } from '../platform/db.js';
-import { idArrayType, resolveIdType } from '../platform/id-type.js';
+import { idArrayType, resolveIdType, subjectLookup } from '../platform/id-type.js';
 import { decisionTimeBound } from '../platform/time.js';
 import { isLive } from '../templates/index.js';
 
@@ -94,6 +94,8 @@ export async function findStatuses(
   lookups: readonly string[],
 ): Promise<StoredStatus[]> {
   if (lookups.length === 0) return [];
+  // The look-ups are compared as `subjects.lookup` holds them, a type read once a store.
+  await resolveIdType(db);
   const { tenantId, templateId, at, channel } = query;
   const asOf = sql`d.tenant_id = ${tenantId} and d.subject_id = s.id
     and d.template_id = ${templateId} and d.decided_at <= ${decisionTimeBound(at)}`;
@@ -117,7 +119,8 @@ export async function findStatuses(
       ${decisions.onLatest},
       ch.id as channel_change_id, ch.blocked as channel_blocked, ch.changed_at as channel_since
     from ${askedTable(db, lookups)} as q
-    left join subjects as s on s.tenant_id = ${tenantId} and s.lookup = q.lookup
+    left join subjects as s
+      on s.tenant_id = ${tenantId} and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}
     ${decisions.joins}
     left join channel_changes as ch on ch.tenant_id = ${tenantId} and ch.id = ${changeAsOf}
   `.execute(db);

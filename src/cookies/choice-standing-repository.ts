@@ -5,9 +5,11 @@
  * (src/decisions/standing-repository.ts); on SQLite, where a statement costs no round trip, two
  * prepared look-ups by key a choice.
  */
+
 import { sql } from 'kysely';
 import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
+import { subjectLookup } from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { answersInOrder, batchStatement } from '../platform/unnest.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
@@ -54,7 +56,7 @@ const choiceStandings = batchStatement(
     lookup: 'text',
     customer_lookup: 'text',
   },
-  (_db, asked) =>
+  (db, asked) =>
     sql<StoredChoiceStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
       c.id as earlier_id, c.decided_at as earlier_at, c.method as earlier_method,
@@ -63,8 +65,10 @@ const choiceStandings = batchStatement(
       cs.id as customer_subject_id, cs.wrapped_key as customer_wrapped_key,
       cs.salt as customer_salt
     from (${asked}) as q
-    left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
-    left join subjects as cs on cs.tenant_id = q.tenant_id and cs.lookup = q.customer_lookup
+    left join subjects as s
+      on s.tenant_id = q.tenant_id and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}
+    left join subjects as cs on cs.tenant_id = q.tenant_id
+      and cs.lookup = ${subjectLookup(db, sql.ref('q.customer_lookup'))}
     left join cookie_decisions as c
       on c.tenant_id = q.tenant_id and c.system_id = q.system_id and c.event_id = q.event_id
   `,

@@ -10,7 +10,7 @@
  */
 import { sql } from 'kysely';
 import { type Db, isPostgres } from '../platform/db.js';
-import { idArrayType } from '../platform/id-type.js';
+import { idArrayType, subjectLookup } from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { batchedReads } from '../platform/read-batches.js';
 import type { ReaderThreads } from '../platform/reader-threads.js';
@@ -28,7 +28,7 @@ export const customerVersionState = prepared(
       )
       .select(['cv.last_decision', 'cv.last_decided_at'])
       .where('s.tenant_id', '=', p('tenantId'))
-      .where('s.lookup', '=', p('lookup'))
+      .where('s.lookup', '=', subjectLookup(db, p('lookup')))
       .where('cv.consent_version_id', '=', p('versionId')),
 );
 
@@ -44,7 +44,8 @@ export const customerVersionStates = prepared(
       sql<VersionState & { i: number }>`select q.i, cv.last_decision, cv.last_decided_at
         from unnest(${p('positions')}::integer[], ${p('tenantIds')}::${idArrayType(db)},
           ${p('lookups')}::text[], ${p('versionIds')}::${idArrayType(db)}) as q(i, tenant_id, lookup, version_id)
-        join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
+        join subjects as s on s.tenant_id = q.tenant_id
+          and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}
         join customer_version_states as cv on cv.tenant_id = q.tenant_id
           and cv.subject_id = s.id and cv.consent_version_id = q.version_id`.compile(db),
   }),

@@ -5,9 +5,11 @@
  * answers the whole batch; on SQLite, where a statement costs no round trip, a few prepared
  * look-ups by key per decision.
  */
+
 import { sql } from 'kysely';
 import { anySubscriber, type EventType, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
+import { subjectLookup } from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { answersInOrder, batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { DecisionValue } from './table.js';
@@ -59,7 +61,7 @@ const askedTypes = {
 
 const standings = batchStatement(
   askedTypes,
-  (_db, asked) =>
+  (db, asked) =>
     sql<StoredStanding & { i: number }>`
     select q.i, s.id as subject_id, s.wrapped_key, s.salt,
       ts.decision_count, ts.last_decision as template_last,
@@ -70,7 +72,8 @@ const standings = batchStatement(
       k.status_code as key_status, k.response_body as key_body, k.created_at as key_created_at,
       ${subscribedSql(sql.ref('q.tenant_id'), sql.ref('q.event_type'), 'any')} as event_wanted
     from (${asked}) as q
-    left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
+    left join subjects as s
+      on s.tenant_id = q.tenant_id and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}
     left join customer_template_states as ts
       on ts.tenant_id = q.tenant_id and ts.subject_id = s.id and ts.template_id = q.template_id
     left join lateral (
@@ -121,7 +124,7 @@ const subjectStanding = prepared((db, p: (name: 'tenantId' | 'lookup' | 'templat
       'ts.last_decision as template_last',
     ])
     .where('s.tenant_id', '=', p('tenantId'))
-    .where('s.lookup', '=', p('lookup')),
+    .where('s.lookup', '=', subjectLookup(db, p('lookup'))),
 );
 
 /** The customer's latest decision on a release: on its most recently decided locale's variant. */

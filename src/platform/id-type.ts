@@ -53,12 +53,20 @@ export type TimeType = 'text' | 'timestamptz';
  */
 export type LogEntryTypes = { leaf: 'text' | 'bytea'; time: TimeType };
 
+/**
+ * The PostgreSQL type of a subject's keyed look-up (`subjects.lookup`, an HMAC): 64 hex digits of
+ * `text` or 32 bytes of `bytea`. Either reads as the same hex (`postgres.ts`); a statement gives
+ * the look-ups it asks for as hex and decodes them for a `bytea` column (`subjectLookup`).
+ */
+export type LookupType = 'text' | 'bytea';
+
 /** The store's types as `knownTypes` gives them, once read. */
 interface StoreTypes {
   ids: IdType;
   times: TimeType;
   log: LogEntryTypes;
-  /** All of them as one key (`uuid timestamptz bytea timestamptz`). */
+  lookup: LookupType;
+  /** All of them as one key (`uuid timestamptz bytea timestamptz bytea`). */
   key: string;
 }
 
@@ -69,6 +77,7 @@ const sqliteTypes: StoreTypes = {
   ids: 'text',
   times: 'text',
   log: { leaf: 'text', time: 'text' },
+  lookup: 'text',
   key: 'sqlite',
 };
 
@@ -145,7 +154,8 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
     from information_schema.columns
     where table_schema = current_schema()
       and ((table_name = 'decisions' and column_name in ('id', 'decided_at'))
-        or (table_name = 'tlog_entries' and column_name in ('leaf', 'integrated_at')))`.execute(db);
+        or (table_name = 'tlog_entries' and column_name in ('leaf', 'integrated_at'))
+        or (table_name = 'subjects' and column_name = 'lookup'))`.execute(db);
   const typeOf = (table: string, column: string) =>
     rows.find((row) => row.table_name === table && row.column_name === column)?.data_type;
   const timeOf = (table: string, column: string): TimeType =>
@@ -156,8 +166,10 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
     leaf: typeOf('tlog_entries', 'leaf') === 'bytea' ? 'bytea' : 'text',
     time: timeOf('tlog_entries', 'integrated_at'),
   };
+  const lookup: LookupType = typeOf('subjects', 'lookup') === 'bytea' ? 'bytea' : 'text';
   if (rows.length > 0) {
-    known.set(adapter, { ids, times, log, key: `${ids} ${times} ${log.leaf} ${log.time}` });
+    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup}`;
+    known.set(adapter, { ids, times, log, lookup, key });
   }
   return ids;
 }
@@ -179,4 +191,14 @@ export function timeArrayType(db: Executor): RawBuilder<unknown> {
 /** The array type of an append's times, as `idArrayType` is of its ids. */
 export function logTimeArrayType(db: Executor): RawBuilder<unknown> {
   return sql.raw(`${knownTypes(db)?.log.time ?? 'text'}[]`);
+}
+
+/**
+ * A subject's look-up, given as hex (a parameter, a column of a batch's rows), as
+ * `subjects.lookup` holds it: as it is in a `text` column, decoded in the statement for a
+ * `bytea` one. For a statement compiled once the store's types are known (`prepared.ts`, or
+ * after `resolveIdType`).
+ */
+export function subjectLookup(db: Executor, hex: unknown): RawBuilder<string> {
+  return knownTypes(db)?.lookup === 'bytea' ? sql`decode(${hex}, 'hex')` : sql`${hex}`;
 }

@@ -12,10 +12,18 @@ import { prepared } from './prepared.js';
 /**
  * The PostgreSQL array types a column of a batch statement may take: `id` for the service's
  * ids (and the tenant's), typed as the store's id columns are, `decision-time` for the
- * decisions' times, and `log-leaf` and `log-time` for the log's entries' leaf hashes (given as
- * hex) and times, each typed as its columns are (`id-type.ts`).
+ * decisions' times, `log-leaf` and `log-time` for the log's entries' leaf hashes (given as
+ * hex) and times, and `subject-lookup` for the subjects' look-ups (given as hex), each typed as
+ * its columns are (`id-type.ts`).
  */
-export type UnnestType = 'text' | 'integer' | 'id' | 'decision-time' | 'log-leaf' | 'log-time';
+export type UnnestType =
+  | 'text'
+  | 'integer'
+  | 'id'
+  | 'decision-time'
+  | 'log-leaf'
+  | 'log-time'
+  | 'subject-lookup';
 
 /** A query builder or raw SQL: either compiles for an executor. */
 interface Compiles<O> {
@@ -48,7 +56,8 @@ export function batchStatement<C extends string, O>(
         const type = columns[name];
         if (type === 'id') return sql`${param(name)}::${idArrayType(db)}`;
         if (type === 'decision-time') return sql`${param(name)}::${timeArrayType(db)}`;
-        if (type === 'log-leaf') return leafArray(db, param(name));
+        if (type === 'log-leaf') return hexArray(param(name), knownTypes(db)?.log.leaf);
+        if (type === 'subject-lookup') return hexArray(param(name), knownTypes(db)?.lookup);
         if (type === 'log-time') return sql`${param(name)}::${logTimeArrayType(db)}`;
         return sql`${param(name)}::${sql.raw(type)}[]`;
       });
@@ -70,11 +79,11 @@ export function batchStatement<C extends string, O>(
 }
 
 /**
- * A batch's leaf hashes, given as hex, as the log's entries keep them: as they are in a `text`
- * column, decoded in the statement for a `bytea` one (in the batch's order).
+ * A batch's hashes, given as hex, as their column keeps them: as they are in a `text` column,
+ * decoded in the statement for a `bytea` one (in the batch's order).
  */
-function leafArray(db: Executor, param: never): RawBuilder<unknown> {
-  return knownTypes(db)?.log.leaf === 'bytea'
+function hexArray(param: never, columnType: 'text' | 'bytea' | undefined): RawBuilder<unknown> {
+  return columnType === 'bytea'
     ? sql`array(select decode(h, 'hex') from unnest(${param}::text[]) with ordinality as u(h, i)
         order by i)`
     : sql`${param}::text[]`;

@@ -7,7 +7,7 @@
 import { type Kysely, sql } from 'kysely';
 import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
-import { holdsServiceId } from '../platform/id-type.js';
+import { holdsServiceId, subjectLookup } from '../platform/id-type.js';
 import { type PreparedQuery, paramRow, prepared } from '../platform/prepared.js';
 import { answersInOrder, batchStatement, type UnnestType } from '../platform/unnest.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
@@ -157,13 +157,14 @@ export function controlStatements(tables: ControlTables) {
   );
   const allStandings = batchStatement(
     askedTypes,
-    (_db, asked) =>
+    (db, asked) =>
       sql<ControlStanding & { i: number }>`
       select q.i, s.id as subject_id, s.wrapped_key, s.salt,
         c.blocked, c.change_id, c.since,
         ${subscribedSql(sql.ref('q.tenant_id'), tables.eventType, 'any')} as event_wanted
       from (${asked}) as q
-      left join subjects as s on s.tenant_id = q.tenant_id and s.lookup = q.lookup
+      left join subjects as s
+        on s.tenant_id = q.tenant_id and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}
       left join ${sql.table(tables.states)} as c on ${sql.join(on, sql` and `)}
     `,
   );

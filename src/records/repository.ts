@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
-import { idArrayType, knownTimeType, timeArrayType } from '../platform/id-type.js';
+import { idArrayType, knownTimeType, subjectLookup, timeArrayType } from '../platform/id-type.js';
 import { noId } from '../platform/ids.js';
 import { prepared } from '../platform/prepared.js';
 import { decisionTimeBound, isoFromJson, nowIso } from '../platform/time.js';
@@ -224,7 +224,8 @@ const customerRecords = prepared((db, p: (name: RecordsParam) => never) => {
     from unnest(${p('positions')}::integer[], ${p('tenantIds')}::${idArrayType(db)},
       ${p('lookups')}::text[], ${p('limits')}::integer[], ${p('decidedAts')}::${timeArrayType(db)},
       ${p('ids')}::${idArrayType(db)}) as q(i, tenant_id, lookup, page_limit, decided_at, decision_id)
-    join subjects as sub on sub.tenant_id = q.tenant_id and sub.lookup = q.lookup`.compile(db),
+    join subjects as sub on sub.tenant_id = q.tenant_id
+      and sub.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}`.compile(db),
   };
 });
 

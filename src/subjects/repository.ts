@@ -1,4 +1,5 @@
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { subjectLookup } from '../platform/id-type.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { SubjectsTable } from './table.js';
@@ -10,7 +11,7 @@ const liveSubject = prepared((db, p: (name: 'tenantId' | 'lookup') => never) =>
     .selectFrom('subjects')
     .select(['id', 'wrapped_key', 'salt', 'commitment'])
     .where('tenant_id', '=', p('tenantId'))
-    .where('lookup', '=', p('lookup')),
+    .where('lookup', '=', subjectLookup(db, p('lookup'))),
 );
 
 /** The customer with this look-up, unless erased. */
@@ -35,7 +36,7 @@ const subjectColumns = Object.keys({
 const newSubject = prepared((db, p: (name: SubjectColumn) => never) =>
   db
     .insertInto('subjects')
-    .values(paramRow(subjectColumns, p))
+    .values({ ...paramRow(subjectColumns, p), lookup: subjectLookup(db, p('lookup')) })
     .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing()),
 );
 
@@ -48,7 +49,7 @@ export async function insertSubject(trx: Trx, row: SubjectsTable): Promise<boole
 const subjectTypes = {
   tenant_id: 'id',
   id: 'id',
-  lookup: 'text',
+  lookup: 'subject-lookup',
   wrapped_key: 'text',
   salt: 'text',
   commitment: 'text',

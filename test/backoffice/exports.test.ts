@@ -8,6 +8,7 @@ import type { PublishedVersion } from '../../src/templates/schemas.js';
 import { getTenantSettings, setTenantSettings } from '../../src/tenants/service.js';
 import { apiOf } from '../helpers/api.js';
 import { subjectIdOf, type TestApp } from '../helpers/app.js';
+import { storedLookup } from '../helpers/schema-history.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
@@ -35,7 +36,7 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
       .values({
         tenant_id: tenantId,
         id,
-        lookup: t.vault.lookup(tenantId, customer),
+        lookup: await storedLookup(t.db, t.vault.lookup(tenantId, customer)),
         wrapped_key: wrapped,
         salt,
         commitment: subjectCommitment(salt, customer),

@@ -12,6 +12,7 @@ import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { personalReader } from '../../src/subjects/index.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { storedLookup } from '../helpers/schema-history.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { storeBytes } from '../helpers/store-scan.js';
 import { stores } from '../helpers/stores.js';
@@ -152,7 +153,7 @@ describe.each(stores)('channel blocks on $name', (store) => {
     const subject = await t.db
       .selectFrom('subjects')
       .select('id')
-      .where('lookup', '=', t.vault.lookup(a.tenant.id, 'never-blocked'))
+      .where('lookup', '=', await storedLookup(t.db, t.vault.lookup(a.tenant.id, 'never-blocked')))
       .executeTakeFirst();
     expect(subject).toBeUndefined();
   });
@@ -342,7 +343,7 @@ describe.each(stores)('channel blocks on $name', (store) => {
       .selectFrom('subjects')
       .select('id')
       .where('tenant_id', '=', a.tenant.id)
-      .where('lookup', '=', t.vault.lookup(a.tenant.id, 'harry'))
+      .where('lookup', '=', await storedLookup(t.db, t.vault.lookup(a.tenant.id, 'harry')))
       .execute();
     expect(subjects).toHaveLength(1);
     const changes = await t.db

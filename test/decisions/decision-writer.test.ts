@@ -15,6 +15,7 @@ import { decide as decideWith } from '../../src/decisions/service.js';
 import type { DecisionJob, DecisionOutcome } from '../../src/decisions/writes.js';
 import type { VersionWithCode } from '../../src/templates/service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { storedLookup } from '../helpers/schema-history.js';
 import { seedPublishedVersion, seedTenant, unique } from '../helpers/seed.js';
 import { storeFaults } from '../helpers/store-faults.js';
 import { stores } from '../helpers/stores.js';
@@ -109,7 +110,7 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
         j.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.subject_id'),
       )
       .select(['d.seq', 'd.decision'])
-      .where('s.lookup', '=', lookup)
+      .where('s.lookup', '=', await storedLookup(t.db, lookup))
       .orderBy('d.seq')
       .execute();
   };
@@ -228,7 +229,7 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     const subjects = await t.db
       .selectFrom('subjects')
       .select('lookup')
-      .where('lookup', 'in', lookups)
+      .where('lookup', 'in', await Promise.all(lookups.map((l) => storedLookup(t.db, l))))
       .execute();
     expect(subjects.map((s) => s.lookup).sort()).toEqual([lookups[0], lookups[2]].sort());
   });

@@ -17,7 +17,7 @@ import { parseLeaf } from '../../src/proof/leaf.js';
 import { personalReader } from '../../src/subjects/service.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
-import { asBefore0062 } from '../helpers/schema-history.js';
+import { asBefore0062, storedLookup } from '../helpers/schema-history.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { storeBytes } from '../helpers/store-scan.js';
 import { stores } from '../helpers/stores.js';
@@ -126,7 +126,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       .selectFrom('subjects')
       .selectAll()
       .where('tenant_id', '=', tenantId)
-      .where('lookup', '=', t.vault.lookup(tenantId, customer))
+      .where('lookup', '=', await storedLookup(t.db, t.vault.lookup(tenantId, customer)))
       .executeTakeFirstOrThrow();
 
     // Before: the idempotency record's stored answer names the customer (the scan can see it).

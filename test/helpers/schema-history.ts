@@ -1,7 +1,12 @@
 import { Migrator, type RawBuilder, sql } from 'kysely';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
-import { forgetIdType, knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import {
+  forgetIdType,
+  knownTypes,
+  resolveIdType,
+  subjectLookup,
+} from '../../src/platform/id-type.js';
 import { migrations } from '../../src/platform/migrate.js';
 import { testDataKey } from './app.js';
 import type { TestStore } from './stores.js';
@@ -181,4 +186,30 @@ export async function asBefore0062(db: Db): Promise<void> {
 export async function storedLeaf(db: Db, hex: string): Promise<RawBuilder<string>> {
   await resolveIdType(db);
   return knownTypes(db)?.log.leaf === 'bytea' ? sql<string>`decode(${hex}, 'hex')` : sql`${hex}`;
+}
+
+/**
+ * A customer's look-up (64 hex digits, `vault.lookup`) as the store's `subjects.lookup` holds it,
+ * for a test that finds or writes subjects itself: 32 bytes in a PostgreSQL `bytea` column, the
+ * hex in a `text` one (`LookupType`, src/platform/id-type.ts).
+ */
+export async function storedLookup(db: Db, hex: string): Promise<RawBuilder<string>> {
+  await resolveIdType(db);
+  return subjectLookup(db, hex);
+}
+
+/**
+ * A PostgreSQL store whose subjects keep their keyed look-up as 32 bytes of `bytea` instead of 64
+ * hex digits of text (`LookupType`, src/platform/id-type.ts), converted after every migration as
+ * a later one is to convert them. The service runs on it as on the text column every other
+ * test's store has; `subjects/lookup-types.test.ts` compares the two.
+ */
+export const postgresBinaryLookupsStore = postgresStoreMadeSo((db) => binarySubjectLookups(db));
+
+/** Converts a PostgreSQL store's subjects' look-ups to `bytea`. */
+export async function binarySubjectLookups(db: Db): Promise<void> {
+  await sql`alter table subjects alter column lookup type bytea using decode(lookup, 'hex')`.execute(
+    db,
+  );
+  forgetIdType(db);
 }
