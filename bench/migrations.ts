@@ -26,9 +26,11 @@
  *   SQLite);
  * - 0062 (PostgreSQL's log leaves as `bytea`, their times as `timestamptz`) on `tlog_entries` as
  *   release 0.10.0 keeps it, each leaf's hash as hex text, two tenants' logs (nothing to do on
- *   SQLite).
+ *   SQLite);
+ * - 0063 (PostgreSQL's subjects' look-ups as `bytea`) on `subjects` as release 0.11.0 keeps it,
+ *   a subject a record, two tenants' (nothing to do on SQLite).
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060,0061,0062`). On an SQLite
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063`). On an SQLite
  * file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
@@ -125,9 +127,15 @@ const measured: Measured[] = [
     fill: fillLogEntries,
     packBefore: true,
   },
+  {
+    name: '0063-subject-lookups-binary',
+    tables: ['subjects'],
+    fill: fillSubjects,
+    packBefore: true,
+  },
 ];
 const picked = (
-  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062'
+  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -255,6 +263,21 @@ async function fillLogEntries(db: Db): Promise<void> {
     select case when i % 2 = 0 then ${tenants[0]}::uuid else ${tenants[1]}::uuid end, i / 2,
       gen_random_uuid(), md5(i::text) || md5((i + 1)::text),
       to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+    from generate_series(0, ${leaves - 1}) as i`.execute(db);
+}
+
+/**
+ * `subjects` as 0.11.0 keeps it on PostgreSQL: each look-up as 64 hex digits, ids `uuid`, two
+ * tenants' customers (0063 changes nothing on SQLite).
+ */
+async function fillSubjects(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`insert into subjects
+      (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at, erased_at)
+    select case when i % 2 = 0 then ${tenants[0]}::uuid else ${tenants[1]}::uuid end,
+      gen_random_uuid(), md5(i::text) || md5((i + 1)::text), repeat(md5(i::text), 2) || 'aa==',
+      left(md5((i + 2)::text), 24), left(md5((i + 3)::text), 43) || '=',
+      '2026-12-01T00:00:00.000Z', null
     from generate_series(0, ${leaves - 1}) as i`.execute(db);
 }
 

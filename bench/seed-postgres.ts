@@ -66,7 +66,7 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
   await client.query(
     `insert into subjects (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at,
        erased_at)
-     select $1::uuid, ${subject}, u.lookup, u.wrapped_key, u.salt, u.commitment,
+     select $1::uuid, ${subject}, decode(u.lookup, 'hex'), u.wrapped_key, u.salt, u.commitment,
        ${decidedAtSql('2 * i')}, null
      from unnest($2::text[], $3::text[], $4::text[], $5::text[])
          with ordinality as u(lookup, wrapped_key, salt, commitment, o)

@@ -75,6 +75,7 @@ import * as decisionContentHashOptional from './migrations/0059-decision-content
 import * as cookieChoiceContentHashOptional from './migrations/0060-cookie-choice-content-hash-optional.js';
 import * as decisionTimesTimestamptz from './migrations/0061-decision-times-timestamptz.js';
 import * as logEntriesBinary from './migrations/0062-log-entries-binary.js';
+import * as subjectLookupsBinary from './migrations/0063-subject-lookups-binary.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -156,6 +157,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0060-cookie-choice-content-hash-optional': cookieChoiceContentHashOptional,
     '0061-decision-times-timestamptz': decisionTimesTimestamptz,
     '0062-log-entries-binary': logEntriesBinary,
+    '0063-subject-lookups-binary': subjectLookupsBinary,
   };
 }
 

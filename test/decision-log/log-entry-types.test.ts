@@ -144,12 +144,13 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
     await old.close();
     // Started again as the release with 0062, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-    await sql`delete from kysely_migration where name = '0062-log-entries-binary'`.execute(handle);
+    await sql`delete from kysely_migration
+      where name in ('0062-log-entries-binary', '0063-subject-lookups-binary')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await columnTypes(next.db)).toEqual(binary);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.10.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.11.0');
       // Every entry as it was, but the text: its hash (RFC 6962, SHA-256 of 0x00 and the text).
       const leafHash = createHash('sha256')
         .update(Buffer.from([0]))
@@ -179,12 +180,15 @@ describe('migration 0062 on a PostgreSQL store partitioned by time', () => {
     await migrateBefore(db, '0062');
     const { tables } = await partitionByTime(db, timeTables(registry), 'month');
     expect(tables.map((table) => table.table)).toContain('tlog_entries');
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0062-log-entries-binary']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0062-log-entries-binary',
+      '0063-subject-lookups-binary',
+    ]);
     expect(await columnTypes(db)).toEqual({ leaf: 'bytea', integrated_at: 'text' });
     expect(await findStoreSetting(db, 'log_times_kept_as_text')).toBe(
       'tlog_entries is partitioned by time on integrated_at',
     );
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.10.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
 
     const t = await startTestApp(existingStore(bare.databaseUrl));
     try {
@@ -212,8 +216,11 @@ describe('migration 0062 on SQLite', () => {
     const schema = async () =>
       (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
     const before = await schema();
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0062-log-entries-binary']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0062-log-entries-binary',
+      '0063-subject-lookups-binary',
+    ]);
     expect(await schema()).toEqual(before);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.10.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
   });
 });

@@ -377,6 +377,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0060-cookie-choice-content-hash-optional',
       '0061-decision-times-timestamptz',
       '0062-log-entries-binary',
+      '0063-subject-lookups-binary',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

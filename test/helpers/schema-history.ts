@@ -154,9 +154,10 @@ export const postgresTextLogStore = postgresStoreMadeSo(async (db) => {
 /**
  * Takes migration 0062 back off a store: PostgreSQL's log entries keep their leaf's hash as 64
  * lowercase hex digits and their time as ISO 8601 text again, as 0.10.0 and the releases before
- * it wrote them; 0062 pending.
+ * it wrote them; 0062 pending, and the migrations after it taken back first (`asBefore0063`).
  */
 export async function asBefore0062(db: Db): Promise<void> {
+  await asBefore0063(db);
   await sql`delete from kysely_migration where name = '0062-log-entries-binary'`.execute(db);
   if (!isPostgres(db)) return;
   await sql`delete from store_settings where name = 'log_times_kept_as_text'`.execute(db);
@@ -199,17 +200,32 @@ export async function storedLookup(db: Db, hex: string): Promise<RawBuilder<stri
 }
 
 /**
- * A PostgreSQL store whose subjects keep their keyed look-up as 32 bytes of `bytea` instead of 64
- * hex digits of text (`LookupType`, src/platform/id-type.ts), converted after every migration as
- * a later one is to convert them. The service runs on it as on the text column every other
- * test's store has; `subjects/lookup-types.test.ts` compares the two.
+ * A PostgreSQL store as release 0.11.0 left it, its subjects' look-ups text, and 0063 recorded as
+ * applied, so that a test app, which migrates on its start, leaves them so. The service runs on
+ * it as on the `bytea` look-ups every other test's store has; `subjects/lookup-types.test.ts`
+ * compares the two.
  */
-export const postgresBinaryLookupsStore = postgresStoreMadeSo((db) => binarySubjectLookups(db));
+export const postgresTextLookupsStore = postgresStoreMadeSo(async (db) => {
+  await asBefore0063(db);
+  await sql`insert into kysely_migration (name, timestamp)
+    values ('0063-subject-lookups-binary', ${new Date().toISOString()})`.execute(db);
+});
 
-/** Converts a PostgreSQL store's subjects' look-ups to `bytea`. */
-export async function binarySubjectLookups(db: Db): Promise<void> {
-  await sql`alter table subjects alter column lookup type bytea using decode(lookup, 'hex')`.execute(
-    db,
-  );
+/**
+ * Takes migration 0063 back off a store: PostgreSQL's subjects keep their look-up as 64
+ * lowercase hex digits again, as 0.11.0 and the releases before it wrote them; 0063 pending.
+ */
+export async function asBefore0063(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0063-subject-lookups-binary'`.execute(db);
+  if (!isPostgres(db)) return;
+  await sql`delete from store_settings where name = 'lookups_kept_as_text'`.execute(db);
+  const { rows } = await sql<{ data_type: string }>`select data_type
+    from information_schema.columns
+    where table_schema = current_schema() and table_name = 'subjects'
+      and column_name = 'lookup'`.execute(db);
+  if (rows[0]?.data_type === 'bytea') {
+    await sql`alter table subjects alter column lookup type text
+      using encode(lookup, 'hex')`.execute(db);
+  }
   forgetIdType(db);
 }

@@ -264,7 +264,7 @@ describe('migration 0055, the reads of cookie choices on PostgreSQL', () => {
         // A batch's look-up runs in its write's transaction; on PostgreSQL it is one
         // statement, which runs alike outside one.
         findChoiceStandings(watched as unknown as Trx, [
-          { ...asked, lookup: 'a', customer_lookup: null },
+          { ...asked, lookup: 'a'.repeat(64), customer_lookup: null },
         ]);
       expect(await read(standings)).toEqual([
         'subjects_lookup_uq',

@@ -73,9 +73,9 @@ describe.each(stores)('a store migrated by a newer release on $name', (store) =>
   });
 
   it('a migration that removes what earlier releases read raises the oldest release, never lowers it', async () => {
-    // Migration 0062 makes PostgreSQL's log leaves `bytea` and their times `timestamptz`, into
-    // which releases before 0.10.0 cannot write (CHANGELOG.md); it raises SQLite's alike.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.10.0');
+    // Migration 0063 makes PostgreSQL's subjects' look-ups `bytea`, which releases before 0.11.0
+    // do not find their customers by (CHANGELOG.md); it raises SQLite's alike.
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
     const contracting = (release: string) => ({
       async up() {},
       oldestRelease: release,

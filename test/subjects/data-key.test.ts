@@ -124,6 +124,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0060-cookie-choice-content-hash-optional',
       '0061-decision-times-timestamptz',
       '0062-log-entries-binary',
+      '0063-subject-lookups-binary',
     ]);
   });
 });

@@ -1,32 +1,49 @@
 /**
  * PostgreSQL's subjects (`subjects`) with their keyed look-up (an HMAC of the customer's id) as
  * 32 bytes of `bytea` instead of 64 hex digits of text, in the row and in the key every request
- * finds its customer by (`subjects_lookup_uq`). The service runs on a store of either form
- * (`LookupType`, src/platform/id-type.ts): a look-up is given as hex and decoded in the statement
- * for a `bytea` column, and reads back as the same hex. One scripted session of the public API
- * (decisions, `pending`, history, a channel's block, bulk status, a cookie choice) answers byte
- * for byte alike on both but for ids, times and hashes, its receipts verify and the audit is
- * clean; a customer is found again by their id, and erased.
+ * finds its customer by (`subjects_lookup_uq`; migration 0063). The service runs on a store of
+ * either form (`LookupType`, src/platform/id-type.ts): a look-up is given as hex and decoded in
+ * the statement for a `bytea` column, and reads back as the same hex. One scripted session of
+ * the public API (decisions, `pending`, history, a channel's block, bulk status, a cookie choice)
+ * answers byte for byte alike on both but for ids, times and hashes, its receipts verify and the
+ * audit is clean; a customer is found again by their id, and erased. Migration 0063 converts a
+ * store of text look-ups with its customers in it, an erased one's included: the same reads
+ * answer the same bytes after it, and its customers are found again. A store holding a look-up
+ * the service never writes keeps the column as text and says why; SQLite's store is left as it
+ * was.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as subjectLookupsBinary from '../../src/platform/migrations/0063-subject-lookups-binary.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { apiOf } from '../helpers/api.js';
-import { placeheld, reads, session } from '../helpers/api-session.js';
-import { json, startTestApp, type TestApp } from '../helpers/app.js';
-import { postgresBinaryLookupsStore } from '../helpers/schema-history.js';
-import { postgresStore } from '../helpers/stores.js';
+import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
+import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import { migrateBefore, postgresTextLookupsStore } from '../helpers/schema-history.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
 
 const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
+
+const lookupType = async (db: Db) =>
+  (
+    await sql<{ data_type: string }>`select data_type from information_schema.columns
+      where table_schema = current_schema() and table_name = 'subjects'
+        and column_name = 'lookup'`.execute(db)
+  ).rows[0]?.data_type;
 
 describe('PostgreSQL subjects whose look-ups are text and bytea', () => {
   let onText: TestApp;
   let onBinary: TestApp;
   beforeAll(async () => {
-    onText = await startTestApp(postgresStore);
-    onBinary = await startTestApp(postgresBinaryLookupsStore);
+    onText = await startTestApp(postgresTextLookupsStore);
+    onBinary = await startTestApp(postgresStore);
   });
   afterAll(async () => {
     await onText?.close();
@@ -34,14 +51,8 @@ describe('PostgreSQL subjects whose look-ups are text and bytea', () => {
   });
 
   it('the service reads the column type from the store', async () => {
-    const typeOf = async (t: TestApp) =>
-      (
-        await sql<{ data_type: string }>`select data_type from information_schema.columns
-          where table_schema = current_schema() and table_name = 'subjects'
-            and column_name = 'lookup'`.execute(t.db)
-      ).rows[0]?.data_type;
-    expect(await typeOf(onBinary)).toBe('bytea');
-    expect(await typeOf(onText)).toBe('text');
+    expect(await lookupType(onBinary.db)).toBe('bytea');
+    expect(await lookupType(onText.db)).toBe('text');
     await resolveIdType(onBinary.db);
     await resolveIdType(onText.db);
     expect(knownTypes(onBinary.db)?.lookup).toBe('bytea');
@@ -102,5 +113,88 @@ describe('PostgreSQL subjects whose look-ups are text and bytea', () => {
       onBinary.db,
     );
     expect(left.length).toBe(1);
+  });
+});
+
+describe('migration 0063 on a PostgreSQL store with customers in it', () => {
+  it("makes the look-ups bytea, an erased customer's null still; the same reads answer the same bytes, the receipts verify, the audit is clean; the customers are found again", async () => {
+    // The store as 0.11.0 leaves it: its look-ups text (0063 recorded as applied, so that the
+    // test app, which migrates on its start, leaves them so while it records).
+    const created = await postgresTextLookupsStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl));
+    const before = await session(old);
+    await eraseCustomer(old.db, old.vault, registry, before.tenantId, 'bob', by);
+    const at = new Date().toISOString();
+    const readsBefore = await reads(old, before, at);
+    const lookupsOf = async (db: Db) =>
+      (
+        await sql<{ id: string; lookup: string | null }>`select id, lookup from subjects
+          where tenant_id = ${before.tenantId} order by id`.execute(db)
+      ).rows;
+    const lookupsBefore = await lookupsOf(old.db);
+    expect(lookupsBefore.filter((row) => row.lookup === null)).toHaveLength(1);
+    expect(await lookupType(old.db)).toBe('text');
+    await old.close();
+    // Started again as the release with 0063, which its start applies.
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration where name = '0063-subject-lookups-binary'`.execute(
+      handle,
+    );
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      expect(await lookupType(next.db)).toBe('bytea');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.11.0');
+      expect(await lookupsOf(next.db)).toEqual(lookupsBefore);
+      await expectSameRecords(next, before, at, readsBefore);
+      // Ann is found again: her decision joins her history; bob starts anew.
+      const api = apiOf(next.app, before.headers);
+      const { consent_version_id } = json(await api.latest(before.code)).data;
+      const ann = await api.decide('ann', consent_version_id, 'withdraw');
+      expect(json(ann).data).toMatchObject({ decision: 'withdraw' });
+      expect((await api.decide('bob', consent_version_id, 'given')).statusCode).toBe(201);
+      expect(await lookupsOf(next.db)).toHaveLength(lookupsBefore.length + 1);
+      // It runs again as a no-op.
+      await subjectLookupsBinary.up(next.db as unknown as Kysely<unknown>);
+      expect(await lookupType(next.db)).toBe('bytea');
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe('migration 0063 on a PostgreSQL store holding a look-up the service never writes', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('keeps the look-ups text, and the store says why', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0063');
+    const tenant = '0190e8a0-0000-7000-8000-00000000a001';
+    const subject = '0190e8a0-0000-7000-8000-00000000b001';
+    await sql`insert into subjects (tenant_id, id, lookup, wrapped_key, salt, commitment,
+        created_at, erased_at)
+      values (${tenant}, ${subject}, 'put-in-by-hand', null, null, 'c', ${new Date().toISOString()},
+        null)`.execute(db);
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0063-subject-lookups-binary']);
+    expect(await lookupType(db)).toBe('text');
+    expect(await findStoreSetting(db, 'lookups_kept_as_text')).toBe(
+      `subjects holds a look-up that is no SHA-256 HMAC in lowercase hex: subject ${subject}`,
+    );
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
+  });
+});
+
+describe('migration 0063 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0063');
+    const schema = async () =>
+      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const before = await schema();
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0063-subject-lookups-binary']);
+    expect(await schema()).toEqual(before);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
   });
 });

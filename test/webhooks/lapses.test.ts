@@ -218,6 +218,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0060-cookie-choice-content-hash-optional',
       '0061-decision-times-timestamptz',
       '0062-log-entries-binary',
+      '0063-subject-lookups-binary',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
