@@ -5,7 +5,6 @@
  * (src/decisions/standing-repository.ts); on SQLite, where a statement costs no round trip, two
  * prepared look-ups by key a choice.
  */
-
 import { sql } from 'kysely';
 import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';

@@ -1,9 +1,10 @@
 /**
  * What `tlog_entries.leaf` holds of a leaf: its hash alone, read as 64 lowercase hex digits
  * (migration 0052; PostgreSQL keeps its 32 bytes since 0062), or its text, as 0.4.0 wrote it (a
- * leaf's text always begins with its format's header, `consent-log/…`, so the two never mix up). Every reader of the log takes either: receipts and proofs rebuild the text
- * from the record (`leaves.ts`), proofs and the audit need only the hash. The integrator reads a
- * queued leaf (`tlog_pending.leaf`) alike (`append.ts`).
+ * leaf's text always begins with its format's header, `consent-log/…`, so the two never mix
+ * up). Every reader of the log takes either: receipts and proofs rebuild the text from the record
+ * (`leaves.ts`), proofs and the audit need only the hash. The integrator reads a queued leaf
+ * (`tlog_pending.leaf`) alike (`append.ts`).
  */
 import { leafHash } from '../proof/index.js';
 import { fromHex } from './repository.js';

@@ -19,8 +19,12 @@ export interface TlogEntriesTable {
   log_id: string;
   idx: number;
   record_id: string;
-  /** The leaf's hash as 64 hex digits; its text in an entry written by 0.4.0 (`logged-leaf.ts`). */
+  /**
+   * The leaf's hash as 64 hex digits (PostgreSQL keeps its 32 bytes since migration 0062, read as
+   * the same hex); its text in an entry written by 0.4.0 (`logged-leaf.ts`).
+   */
   leaf: string;
+  /** ISO 8601 in UTC; a `timestamptz` on PostgreSQL since 0062, read as the same text. */
   integrated_at: string;
 }
 

@@ -5,7 +5,6 @@
  * answers the whole batch; on SQLite, where a statement costs no round trip, a few prepared
  * look-ups by key per decision.
  */
-
 import { sql } from 'kysely';
 import { anySubscriber, type EventType, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';

@@ -6,7 +6,11 @@
 export interface SubjectsTable {
   tenant_id: string;
   id: string;
-  /** Hex HMAC of the customer id under the tenant's look-up key (crypto.ts); null once erased. */
+  /**
+   * Hex HMAC of the customer id under the tenant's look-up key (crypto.ts); null once erased.
+   * PostgreSQL keeps its 32 bytes since migration 0063, read as the same hex; a statement that
+   * finds a subject by it decodes the hex it is given (`subjectLookup`, platform/id-type.ts).
+   */
   lookup: string | null;
   /** The customer's key sealed under the data key; null once erased. */
   wrapped_key: string | null;

@@ -26,22 +26,14 @@ import { partitionByTime } from '../../src/platform/partitions.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
-import { migrateBefore, postgresTextLogStore } from '../helpers/schema-history.js';
+import { columnTypes, migrateBefore, postgresTextLogStore } from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
 const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const hash = /^[0-9a-f]{64}$/;
 
-const columnTypes = async (db: Db) =>
-  Object.fromEntries(
-    (
-      await sql<{ column_name: string; data_type: string }>`
-        select column_name, data_type from information_schema.columns
-        where table_schema = current_schema() and table_name = 'tlog_entries'
-          and column_name in ('leaf', 'integrated_at')`.execute(db)
-    ).rows.map((row) => [row.column_name, row.data_type]),
-  );
+const entryTypes = (db: Db) => columnTypes(db, 'tlog_entries', ['leaf', 'integrated_at']);
 const binary = { leaf: 'bytea', integrated_at: 'timestamp with time zone' };
 const text = { leaf: 'text', integrated_at: 'text' };
 
@@ -66,8 +58,8 @@ describe('PostgreSQL log entries whose leaves are text and bytea', () => {
   });
 
   it('the service reads the columns types from the store', async () => {
-    expect(await columnTypes(onBinary.db)).toEqual(binary);
-    expect(await columnTypes(onText.db)).toEqual(text);
+    expect(await entryTypes(onBinary.db)).toEqual(binary);
+    expect(await entryTypes(onText.db)).toEqual(text);
     await resolveIdType(onBinary.db);
     await resolveIdType(onText.db);
     expect(knownTypes(onBinary.db)?.log).toEqual({ leaf: 'bytea', time: 'timestamptz' });
@@ -133,7 +125,7 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
     const before = await session(old);
     const at = new Date().toISOString();
     const readsBefore = await reads(old, before, at);
-    expect(await columnTypes(old.db)).toEqual(text);
+    expect(await entryTypes(old.db)).toEqual(text);
     // The decision of the session's first receipt, logged as 0.4.0 logged it: as its text.
     const first = JSON.parse(before.receiptBodies[0] as string).data;
     const leafText = first.leaf as string;
@@ -149,7 +141,7 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
-      expect(await columnTypes(next.db)).toEqual(binary);
+      expect(await entryTypes(next.db)).toEqual(binary);
       expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.11.0');
       // Every entry as it was, but the text: its hash (RFC 6962, SHA-256 of 0x00 and the text).
       const leafHash = createHash('sha256')
@@ -165,7 +157,7 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
       // It records on, and runs again as a no-op.
       expect((await session(next)).answers).toEqual(before.answers);
       await logEntriesBinary.up(next.db as unknown as Kysely<unknown>);
-      expect(await columnTypes(next.db)).toEqual(binary);
+      expect(await entryTypes(next.db)).toEqual(binary);
     } finally {
       await next.close();
     }
@@ -184,7 +176,7 @@ describe('migration 0062 on a PostgreSQL store partitioned by time', () => {
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
     ]);
-    expect(await columnTypes(db)).toEqual({ leaf: 'bytea', integrated_at: 'text' });
+    expect(await entryTypes(db)).toEqual({ leaf: 'bytea', integrated_at: 'text' });
     expect(await findStoreSetting(db, 'log_times_kept_as_text')).toBe(
       'tlog_entries is partitioned by time on integrated_at',
     );

@@ -161,17 +161,12 @@ export async function asBefore0062(db: Db): Promise<void> {
   await sql`delete from kysely_migration where name = '0062-log-entries-binary'`.execute(db);
   if (!isPostgres(db)) return;
   await sql`delete from store_settings where name = 'log_times_kept_as_text'`.execute(db);
-  const { rows } = await sql<{ column_name: string; data_type: string }>`select column_name,
-      data_type
-    from information_schema.columns
-    where table_schema = current_schema() and table_name = 'tlog_entries'
-      and column_name in ('leaf', 'integrated_at')`.execute(db);
-  const typeOf = (column: string) => rows.find((row) => row.column_name === column)?.data_type;
+  const types = await columnTypes(db, 'tlog_entries', ['leaf', 'integrated_at']);
   const changes = [];
-  if (typeOf('leaf') === 'bytea') {
+  if (types.leaf === 'bytea') {
     changes.push(sql`alter column leaf type text using encode(leaf, 'hex')`);
   }
-  if (typeOf('integrated_at') === 'timestamp with time zone') {
+  if (types.integrated_at === 'timestamp with time zone') {
     changes.push(sql`alter column integrated_at type text
       using to_char(integrated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
   }
@@ -219,13 +214,23 @@ export async function asBefore0063(db: Db): Promise<void> {
   await sql`delete from kysely_migration where name = '0063-subject-lookups-binary'`.execute(db);
   if (!isPostgres(db)) return;
   await sql`delete from store_settings where name = 'lookups_kept_as_text'`.execute(db);
-  const { rows } = await sql<{ data_type: string }>`select data_type
-    from information_schema.columns
-    where table_schema = current_schema() and table_name = 'subjects'
-      and column_name = 'lookup'`.execute(db);
-  if (rows[0]?.data_type === 'bytea') {
+  if ((await columnTypes(db, 'subjects', ['lookup'])).lookup === 'bytea') {
     await sql`alter table subjects alter column lookup type text
       using encode(lookup, 'hex')`.execute(db);
   }
   forgetIdType(db);
+}
+
+/** A PostgreSQL table's columns' types by name (`information_schema.columns.data_type`). */
+export async function columnTypes(
+  db: Db,
+  table: string,
+  columns: readonly string[],
+): Promise<Record<string, string>> {
+  const { rows } = await sql<{ column_name: string; data_type: string }>`select column_name,
+      data_type
+    from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table}
+      and column_name in (${sql.join(columns)})`.execute(db);
+  return Object.fromEntries(rows.map((row) => [row.column_name, row.data_type]));
 }

@@ -25,18 +25,13 @@ import { findStoreSetting } from '../../src/platform/store-settings-repository.j
 import { apiOf } from '../helpers/api.js';
 import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
-import { migrateBefore, postgresTextLookupsStore } from '../helpers/schema-history.js';
+import { columnTypes, migrateBefore, postgresTextLookupsStore } from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
 const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
 
-const lookupType = async (db: Db) =>
-  (
-    await sql<{ data_type: string }>`select data_type from information_schema.columns
-      where table_schema = current_schema() and table_name = 'subjects'
-        and column_name = 'lookup'`.execute(db)
-  ).rows[0]?.data_type;
+const lookupType = async (db: Db) => (await columnTypes(db, 'subjects', ['lookup'])).lookup;
 
 describe('PostgreSQL subjects whose look-ups are text and bytea', () => {
   let onText: TestApp;
