@@ -10,7 +10,7 @@
  */
 import { sql } from 'kysely';
 import { type Db, isPostgres } from '../platform/db.js';
-import { idArrayType, subjectLookup } from '../platform/id-type.js';
+import { idArrayType, stateOfTenant, subjectLookup } from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { batchedReads } from '../platform/read-batches.js';
 import type { ReaderThreads } from '../platform/reader-threads.js';
@@ -24,7 +24,7 @@ export const customerVersionState = prepared(
     db
       .selectFrom('subjects as s')
       .innerJoin('customer_version_states as cv', (j) =>
-        j.onRef('cv.tenant_id', '=', 's.tenant_id').onRef('cv.subject_id', '=', 's.id'),
+        j.on(stateOfTenant(db, 'cv', sql.ref('s.tenant_id'))).onRef('cv.subject_id', '=', 's.id'),
       )
       .select(['cv.last_decision', 'cv.last_decided_at'])
       .where('s.tenant_id', '=', p('tenantId'))
@@ -36,7 +36,8 @@ export const customerVersionState = prepared(
  * PostgreSQL: a batch of look-ups as rows of arrays (one parameter per column, as `unnest.ts`
  * does), each answered with its position: the text never changes with the batch's size, so the
  * server prepares it once per connection. Both joins are index-only scans: the look-up index
- * carries the subject's id and the state's key the two columns read (migration 0049).
+ * carries the subject's id and the state's key the two columns read (migration 0049), and the
+ * state's tenant is named only where that key holds it (`stateOfTenant`, migration 0064).
  */
 export const customerVersionStates = prepared(
   (db, p: (name: 'positions' | 'tenantIds' | 'lookups' | 'versionIds') => never) => ({
@@ -46,7 +47,7 @@ export const customerVersionStates = prepared(
           ${p('lookups')}::text[], ${p('versionIds')}::${idArrayType(db)}) as q(i, tenant_id, lookup, version_id)
         join subjects as s on s.tenant_id = q.tenant_id
           and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}
-        join customer_version_states as cv on cv.tenant_id = q.tenant_id
+        join customer_version_states as cv on ${stateOfTenant(db, 'cv', sql.ref('q.tenant_id'))}
           and cv.subject_id = s.id and cv.consent_version_id = q.version_id`.compile(db),
   }),
 );

@@ -79,6 +79,9 @@ const saveVersionState = prepared((db, p: (name: DecisionColumn) => never) => {
 // whatever the batch's size (one round trip each), built and compiled once (their values are one
 // array a column); on SQLite, where a statement costs no round trip, each row is a prepared
 // statement.
+// PostgreSQL's upserts of a customer's states name their key by its name: the same whether it
+// leads with the tenant or, since migration 0064, with the subject (`StateKey`, id-type.ts),
+// where a list of columns matches one form only.
 
 const decisionTypes = {
   tenant_id: 'id',
@@ -128,7 +131,7 @@ const saveTemplateStates = batchStatement(decisionTypes, (db, rows) =>
         ]),
     )
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet((eb) => ({
+      oc.constraint('customer_template_states_pk').doUpdateSet((eb) => ({
         decision_count: eb.ref('excluded.decision_count'),
         last_consent_version_id: eb.ref('excluded.last_consent_version_id'),
         last_decision_id: eb.ref('excluded.last_decision_id'),
@@ -162,7 +165,7 @@ const saveVersionStates = batchStatement(decisionTypes, (db, rows) =>
         ]),
     )
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet((eb) => ({
+      oc.constraint('customer_version_states_pk').doUpdateSet((eb) => ({
         last_decision_id: eb.ref('excluded.last_decision_id'),
         last_decision: eb.ref('excluded.last_decision'),
         last_decided_at: eb.ref('excluded.last_decided_at'),

@@ -60,13 +60,23 @@ export type LogEntryTypes = { leaf: 'text' | 'bytea'; time: TimeType };
  */
 export type LookupType = 'text' | 'bytea';
 
+/**
+ * What PostgreSQL's keys of a customer's states (`customer_version_states_pk`,
+ * `customer_template_states_pk`) lead with: the tenant's id, as every store has made them so
+ * far, or the subject's (migration 0064: a subject's id is never shared between tenants). A
+ * read that must be answered from the key alone (`pending`'s) names the tenant only where the
+ * key holds it; an upsert names the key by its name, the same on both.
+ */
+export type StateKey = 'tenant' | 'subject';
+
 /** The store's types as `knownTypes` gives them, once read. */
 interface StoreTypes {
   ids: IdType;
   times: TimeType;
   log: LogEntryTypes;
   lookup: LookupType;
-  /** All of them as one key (`uuid timestamptz bytea timestamptz bytea`). */
+  stateKey: StateKey;
+  /** All of them as one key (`uuid timestamptz bytea timestamptz bytea subject`). */
   key: string;
 }
 
@@ -78,6 +88,7 @@ const sqliteTypes: StoreTypes = {
   times: 'text',
   log: { leaf: 'text', time: 'text' },
   lookup: 'text',
+  stateKey: 'tenant',
   key: 'sqlite',
 };
 
@@ -149,13 +160,19 @@ export async function resolveTimeType(db: Executor): Promise<TimeType> {
 }
 
 async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType> {
+  // The state key's first column comes in the same round trip, as a row of its own.
   const { rows } = await sql<{ table_name: string; column_name: string; data_type: string }>`select
-      table_name, column_name, data_type
+      table_name::text, column_name::text, data_type::text
     from information_schema.columns
     where table_schema = current_schema()
       and ((table_name = 'decisions' and column_name in ('id', 'decided_at'))
         or (table_name = 'tlog_entries' and column_name in ('leaf', 'integrated_at'))
-        or (table_name = 'subjects' and column_name = 'lookup'))`.execute(db);
+        or (table_name = 'subjects' and column_name = 'lookup'))
+    union all
+    select 'customer_version_states_pk', a.attname::text, 'key'
+    from pg_index as i
+    join pg_attribute as a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+    where i.indexrelid = to_regclass('customer_version_states_pk')`.execute(db);
   const typeOf = (table: string, column: string) =>
     rows.find((row) => row.table_name === table && row.column_name === column)?.data_type;
   const timeOf = (table: string, column: string): TimeType =>
@@ -167,9 +184,11 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
     time: timeOf('tlog_entries', 'integrated_at'),
   };
   const lookup: LookupType = typeOf('subjects', 'lookup') === 'bytea' ? 'bytea' : 'text';
+  const stateKey: StateKey =
+    typeOf('customer_version_states_pk', 'subject_id') === 'key' ? 'subject' : 'tenant';
   if (rows.length > 0) {
-    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup}`;
-    known.set(adapter, { ids, times, log, lookup, key });
+    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup} ${stateKey}`;
+    known.set(adapter, { ids, times, log, lookup, stateKey, key });
   }
   return ids;
 }
@@ -201,4 +220,18 @@ export function logTimeArrayType(db: Executor): RawBuilder<unknown> {
  */
 export function subjectLookup(db: Executor, hex: unknown): RawBuilder<string> {
   return knownTypes(db)?.lookup === 'bytea' ? sql`decode(${hex}, 'hex')` : sql`${hex}`;
+}
+
+/**
+ * The condition that a customer's state (`alias`: `customer_version_states`) is the tenant's,
+ * for a read answered from the state's key alone (`pending`'s): where the key leads with the
+ * tenant, the condition a seek needs; where it leads with the subject (0064), none, since the
+ * subject, found by the tenant's look-up, is the tenant's already, and a tenant column outside
+ * the key would send the read to the table. For a statement compiled once the store's types are
+ * known, as `subjectLookup` is.
+ */
+export function stateOfTenant(db: Executor, alias: string, tenant: unknown): RawBuilder<boolean> {
+  return knownTypes(db)?.stateKey === 'subject'
+    ? sql`true`
+    : sql`${sql.ref(`${alias}.tenant_id`)} = ${tenant}`;
 }

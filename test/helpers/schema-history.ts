@@ -234,3 +234,24 @@ export async function columnTypes(
       and column_name in (${sql.join(columns)})`.execute(db);
   return Object.fromEntries(rows.map((row) => [row.column_name, row.data_type]));
 }
+
+/**
+ * A PostgreSQL store whose customers' states are keyed by the subject, not the tenant
+ * (`StateKey`, src/platform/id-type.ts): `customer_version_states_pk` on `(subject_id,
+ * consent_version_id)`, `customer_template_states_pk` on `(subject_id, template_id)`, under the
+ * same names. `decisions/state-keys.test.ts` runs the service on it beside the tests' store.
+ */
+export const postgresSubjectStateKeysStore = postgresStoreMadeSo(async (db) => {
+  await sql`create unique index customer_version_states_pk_new
+    on customer_version_states (subject_id, consent_version_id)
+    include (last_decision, last_decided_at)`.execute(db);
+  await sql`create unique index customer_template_states_pk_new
+    on customer_template_states (subject_id, template_id)`.execute(db);
+  for (const table of ['customer_version_states', 'customer_template_states']) {
+    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_pk`)},
+      add constraint ${sql.id(`${table}_pk`)} primary key using index ${sql.id(`${table}_pk_new`)}`.execute(
+      db,
+    );
+  }
+  forgetIdType(db);
+});

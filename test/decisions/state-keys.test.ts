@@ -1,0 +1,151 @@
+/**
+ * PostgreSQL's keys of a customer's states (`customer_version_states_pk`,
+ * `customer_template_states_pk`) leading with the tenant, as every store has had them, or with
+ * the subject (`StateKey`, src/platform/id-type.ts). The service runs on a store of either form:
+ * its upserts name the key by its name, and `pending`'s read, answered from the key alone, names
+ * the state's tenant only where the key holds it. One scripted session of the public API
+ * (decisions on one version again and again, `pending`, history, a channel's block, bulk status,
+ * a cookie choice) answers byte for byte alike on both but for ids, times and hashes, its
+ * receipts verify and the audit is clean; `pending`'s batch is an index-only scan of the state's
+ * key on both.
+ */
+import { CompiledQuery, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { customerVersionStates } from '../../src/decisions/pending-repository.js';
+import type { Db } from '../../src/platform/db.js';
+import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import { placeheld, reads, session } from '../helpers/api-session.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { postgresSubjectStateKeysStore } from '../helpers/schema-history.js';
+import { postgresStore } from '../helpers/stores.js';
+
+/** The columns of a key, in order, from the catalogue. */
+async function keyColumns(db: Db, index: string): Promise<string[]> {
+  const { rows } = await sql<{ column: string }>`select a.attname as column
+    from pg_index as i
+    cross join lateral unnest(i.indkey) with ordinality as k(attnum, n)
+    join pg_attribute as a on a.attrelid = i.indrelid and a.attnum = k.attnum
+    where i.indexrelid = to_regclass(${index}) and k.n <= i.indnkeyatts
+    order by k.n`.execute(db);
+  return rows.map((row) => row.column);
+}
+
+/** The plan node that reads `customer_version_states` in `pending`'s batch for this look-up. */
+async function pendingScan(t: TestApp, tenantId: string, customer: string, versionId: string) {
+  await sql`vacuum analyze customer_version_states`.execute(t.db);
+  await resolveIdType(t.db);
+  const query = customerVersionStates.bind(t.db, {
+    positions: [0],
+    tenantIds: [tenantId],
+    lookups: [t.vault.lookup(tenantId, customer)],
+    versionIds: [versionId],
+  });
+  // The test's tables hold a few rows, which a plan would read whole: the keys are what is asked.
+  return t.db.connection().execute(async (c) => {
+    await sql`set enable_seqscan = off`.execute(c);
+    try {
+      const { rows } = await c.executeQuery<{ 'QUERY PLAN': unknown }>(
+        CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]),
+      );
+      const nodes: Array<Record<string, unknown>> = [];
+      const walk = (node: Record<string, unknown>) => {
+        nodes.push(node);
+        for (const child of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) {
+          walk(child);
+        }
+      };
+      const plan = rows[0]?.['QUERY PLAN'] as Array<{ Plan: Record<string, unknown> }>;
+      walk(plan[0]!.Plan);
+      return nodes.find((node) => node['Relation Name'] === 'customer_version_states');
+    } finally {
+      await sql`reset enable_seqscan`.execute(c);
+    }
+  });
+}
+
+describe('PostgreSQL customer states keyed by the tenant and by the subject', () => {
+  let onTenant: TestApp;
+  let onSubject: TestApp;
+  beforeAll(async () => {
+    onTenant = await startTestApp(postgresStore);
+    onSubject = await startTestApp(postgresSubjectStateKeysStore);
+  });
+  afterAll(async () => {
+    await onTenant?.close();
+    await onSubject?.close();
+  });
+
+  it("the service reads the key's form from the store", async () => {
+    expect(await keyColumns(onTenant.db, 'customer_version_states_pk')).toEqual([
+      'tenant_id',
+      'subject_id',
+      'consent_version_id',
+    ]);
+    expect(await keyColumns(onSubject.db, 'customer_version_states_pk')).toEqual([
+      'subject_id',
+      'consent_version_id',
+    ]);
+    expect(await keyColumns(onSubject.db, 'customer_template_states_pk')).toEqual([
+      'subject_id',
+      'template_id',
+    ]);
+    await resolveIdType(onTenant.db);
+    await resolveIdType(onSubject.db);
+    expect(knownTypes(onTenant.db)?.stateKey).toBe('tenant');
+    expect(knownTypes(onSubject.db)?.stateKey).toBe('subject');
+  });
+
+  it('a scripted session answers byte for byte alike on both; receipts verify, the audit is clean; the records read alike', async () => {
+    const tenant = await session(onTenant);
+    const subject = await session(onSubject);
+    expect(subject.answers).toEqual(tenant.answers);
+    expect(subject.receipts).toEqual([true, true]);
+    expect(subject.audit).toMatchObject({ ok: true, findings: [] });
+    expect(tenant.audit).toMatchObject({ ok: true, findings: [] });
+    const now = new Date().toISOString();
+    const again = async (t: TestApp, s: typeof tenant) =>
+      placeheld((await reads(t, s, now)).map((line) => line.replaceAll(s.code, '<code>')));
+    expect(await again(onSubject, subject)).toEqual(await again(onTenant, tenant));
+
+    // Each state holds its customer's latest decision, those decided again included: the
+    // upserts that met a state already there updated it, on both keys.
+    for (const [t, s] of [
+      [onTenant, tenant],
+      [onSubject, subject],
+    ] as const) {
+      const { rows } = await sql<{ count: number; recorded: number; last: string; latest: string }>`
+        select ts.decision_count as count, ts.last_decision as last,
+          (select count(*)::int from decisions as d
+            where d.subject_id = ts.subject_id and d.template_id = ts.template_id) as recorded,
+          (select d.decision from decisions as d
+            where d.subject_id = ts.subject_id and d.template_id = ts.template_id
+            order by d.seq desc limit 1) as latest
+        from customer_template_states as ts where ts.tenant_id = ${s.tenantId}`.execute(t.db);
+      expect(rows).toHaveLength(2);
+      expect(rows.some((row) => row.recorded > 1)).toBe(true);
+      for (const row of rows) expect([row.count, row.last]).toEqual([row.recorded, row.latest]);
+      const { rows: versions } = await sql<{ last: string; latest: string }>`
+        select cv.last_decision_id as last,
+          (select d.id from decisions as d
+            where d.subject_id = cv.subject_id and d.consent_version_id = cv.consent_version_id
+            order by d.decided_at desc, d.seq desc limit 1) as latest
+        from customer_version_states as cv where cv.tenant_id = ${s.tenantId}`.execute(t.db);
+      expect(versions.length).toBeGreaterThan(1);
+      for (const row of versions) expect(row.last).toBe(row.latest);
+    }
+  });
+
+  it("pending's batch reads the state from its key alone on both", async () => {
+    for (const t of [onTenant, onSubject]) {
+      const s = await session(t);
+      const { rows } = await sql<{ id: string }>`select v.id from template_versions as v
+        join templates as tp on tp.tenant_id = v.tenant_id and tp.id = v.template_id
+        where v.tenant_id = ${s.tenantId} and tp.code = ${s.code} and v.version = 2`.execute(t.db);
+      const scan = await pendingScan(t, s.tenantId, 'ann', rows[0]!.id);
+      expect(scan).toMatchObject({
+        'Node Type': 'Index Only Scan',
+        'Index Name': 'customer_version_states_pk',
+      });
+    }
+  });
+});
