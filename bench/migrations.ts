@@ -28,9 +28,12 @@
  *   release 0.10.0 keeps it, each leaf's hash as hex text, two tenants' logs (nothing to do on
  *   SQLite);
  * - 0063 (PostgreSQL's subjects' look-ups as `bytea`) on `subjects` as release 0.11.0 keeps it,
- *   a subject a record, two tenants' (nothing to do on SQLite).
+ *   a subject a record, two tenants' (nothing to do on SQLite);
+ * - 0064 (PostgreSQL's keys of a customer's states without the tenant) on the two state tables
+ *   as release 0.12.0 keeps them, a state on a version a record (two a customer) and a state on
+ *   a template a customer (nothing to do on SQLite).
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063`). On an SQLite
+ * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064`). On an SQLite
  * file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
@@ -133,9 +136,15 @@ const measured: Measured[] = [
     fill: fillSubjects,
     packBefore: true,
   },
+  {
+    name: '0064-state-keys-without-tenant',
+    tables: ['customer_template_states', 'customer_version_states'],
+    fill: fillStates,
+    packBefore: true,
+  },
 ];
 const picked = (
-  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063'
+  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -447,6 +456,33 @@ async function fillDecisionTimes(db: Db): Promise<void> {
       decision_count, last_decision_id, last_decision, last_consent_version_id, last_decided_at)
     select tenant_id, subject_id, template_id, 2, id, decision, consent_version_id, decided_at
     from decisions where seq = 2 order by subject_id`.execute(db);
+}
+
+/**
+ * A customer's states as 0.12.0 keeps them, keyed by the tenant: a customer decided on both
+ * versions of a template (two states on a version, one on the template), ids random. PostgreSQL
+ * only: 0064 changes nothing on SQLite.
+ */
+async function fillStates(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  const [tenant] = tenants;
+  const template = '0190e8a0-0000-7000-8000-00000000c001';
+  const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
+  // The same customer in both tables: their subject id made from their number.
+  const customers = sql`(select i, md5('subject' || i)::uuid as subject_id
+    from generate_series(0, ${leaves / 2 - 1}) as i) as c`;
+  await sql`insert into customer_version_states (tenant_id, subject_id, consent_version_id,
+      last_decision_id, last_decision, last_decided_at)
+    select ${tenant}::uuid, c.subject_id,
+      case when k = 0 then ${versions[0]}::uuid else ${versions[1]}::uuid end, gen_random_uuid(),
+      'given', timestamptz '2026-01-01 00:00:00+00' + (c.i * 2 + k) * interval '10 ms'
+    from ${customers} cross join generate_series(0, 1) as k
+    order by c.i, k`.execute(db);
+  await sql`insert into customer_template_states (tenant_id, subject_id, template_id,
+      decision_count, last_decision_id, last_decision, last_consent_version_id, last_decided_at)
+    select ${tenant}::uuid, c.subject_id, ${template}::uuid, 2, gen_random_uuid(), 'given',
+      ${versions[1]}::uuid, timestamptz '2026-01-01 00:00:00+00' + (c.i * 2 + 1) * interval '10 ms'
+    from ${customers} order by c.i`.execute(db);
 }
 
 /**

@@ -76,6 +76,7 @@ import * as cookieChoiceContentHashOptional from './migrations/0060-cookie-choic
 import * as decisionTimesTimestamptz from './migrations/0061-decision-times-timestamptz.js';
 import * as logEntriesBinary from './migrations/0062-log-entries-binary.js';
 import * as subjectLookupsBinary from './migrations/0063-subject-lookups-binary.js';
+import * as stateKeysWithoutTenant from './migrations/0064-state-keys-without-tenant.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -158,6 +159,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0061-decision-times-timestamptz': decisionTimesTimestamptz,
     '0062-log-entries-binary': logEntriesBinary,
     '0063-subject-lookups-binary': subjectLookupsBinary,
+    '0064-state-keys-without-tenant': stateKeysWithoutTenant,
   };
 }
 

@@ -108,8 +108,9 @@ describe.each(stores)('a log kept by release 0.3.0, upgraded on $name', (store) 
     // 0048 raised it to 0.3.0, 0052 (the leaves' texts) to 0.4.0, 0053 (queued hashes) to 0.5.0,
     // 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' copy of the text's hash) to 0.7.0,
     // 0060 (the cookie choices') to 0.8.0, 0061 (PostgreSQL's decision times) to 0.9.0, 0062
-    // (PostgreSQL's log leaves and times) to 0.10.0, 0063 (its subjects' look-ups) to 0.11.0.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
+    // (PostgreSQL's log leaves and times) to 0.10.0, 0063 (its subjects' look-ups) to 0.11.0,
+    // 0064 (its states' keys) to 0.12.0.
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.12.0');
     expect(await proofs(readNodes)).toEqual(kept);
     // And they verify against the roots of the RFC.
     let at = 0;

@@ -1,23 +1,32 @@
 /**
  * PostgreSQL's keys of a customer's states (`customer_version_states_pk`,
- * `customer_template_states_pk`) leading with the tenant, as every store has had them, or with
- * the subject (`StateKey`, src/platform/id-type.ts). The service runs on a store of either form:
+ * `customer_template_states_pk`) leading with the tenant, as 0.12.0 and the releases before it
+ * made them, or with the subject (`StateKey`, src/platform/id-type.ts; migration 0064). The
+ * service runs on a store of either form:
  * its upserts name the key by its name, and `pending`'s read, answered from the key alone, names
  * the state's tenant only where the key holds it. One scripted session of the public API
  * (decisions on one version again and again, `pending`, history, a channel's block, bulk status,
  * a cookie choice) answers byte for byte alike on both but for ids, times and hashes, its
  * receipts verify and the audit is clean; `pending`'s batch is an index-only scan of the state's
- * key on both.
+ * key on both. Migration 0064 converts a store with customers in it: the same reads answer the
+ * same bytes after it, its customers decide again, and it runs again as a no-op; SQLite's store
+ * is left as it was.
  */
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerVersionStates } from '../../src/decisions/pending-repository.js';
-import type { Db } from '../../src/platform/db.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
-import { placeheld, reads, session } from '../helpers/api-session.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { postgresSubjectStateKeysStore } from '../helpers/schema-history.js';
-import { postgresStore } from '../helpers/stores.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as stateKeysWithoutTenant from '../../src/platform/migrations/0064-state-keys-without-tenant.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
+import { apiOf } from '../helpers/api.js';
+import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
+import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import { migrateBefore, postgresTenantStateKeysStore } from '../helpers/schema-history.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
 
 /** The columns of a key, in order, from the catalogue. */
 async function keyColumns(db: Db, index: string): Promise<string[]> {
@@ -67,8 +76,8 @@ describe('PostgreSQL customer states keyed by the tenant and by the subject', ()
   let onTenant: TestApp;
   let onSubject: TestApp;
   beforeAll(async () => {
-    onTenant = await startTestApp(postgresStore);
-    onSubject = await startTestApp(postgresSubjectStateKeysStore);
+    onTenant = await startTestApp(postgresTenantStateKeysStore);
+    onSubject = await startTestApp(postgresStore);
   });
   afterAll(async () => {
     await onTenant?.close();
@@ -147,5 +156,87 @@ describe('PostgreSQL customer states keyed by the tenant and by the subject', ()
         'Index Name': 'customer_version_states_pk',
       });
     }
+  });
+});
+
+describe('migration 0064 on a PostgreSQL store with customers in it', () => {
+  it("takes the tenant out of the states' keys; the same reads answer the same bytes, the customers decide again", async () => {
+    // The store as 0.12.0 leaves it: its keys led by the tenant (0064 recorded as applied, so
+    // that the test app, which migrates on its start, leaves them so).
+    const created = await postgresTenantStateKeysStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl));
+    const before = await session(old);
+    const at = new Date().toISOString();
+    const readsBefore = await reads(old, before, at);
+    const statesOf = async (db: Db) =>
+      (
+        await sql<{ last_decision_id: string }>`select subject_id, consent_version_id,
+            last_decision_id, last_decision,
+            last_decided_at
+          from customer_version_states where tenant_id = ${before.tenantId}
+          order by subject_id, consent_version_id`.execute(db)
+      ).rows;
+    const statesBefore = await statesOf(old.db);
+    expect(statesBefore.length).toBeGreaterThan(1);
+    expect(await keyColumns(old.db, 'customer_version_states_pk')).toEqual([
+      'tenant_id',
+      'subject_id',
+      'consent_version_id',
+    ]);
+    await old.close();
+    // Started again as the release with 0064, which its start applies.
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration
+      where name = '0064-state-keys-without-tenant'`.execute(handle);
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      expect(await keyColumns(next.db, 'customer_version_states_pk')).toEqual([
+        'subject_id',
+        'consent_version_id',
+      ]);
+      expect(await keyColumns(next.db, 'customer_template_states_pk')).toEqual([
+        'subject_id',
+        'template_id',
+      ]);
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.12.0');
+      expect(await statesOf(next.db)).toEqual(statesBefore);
+      await expectSameRecords(next, before, at, readsBefore);
+      // Ann decides again on the version she decided on: her state there moves to it.
+      const api = apiOf(next.app, before.headers);
+      const { consent_version_id } = json(await api.latest(before.code)).data;
+      const again = json(await api.decide('ann', consent_version_id, 'withdraw')).data;
+      expect(again).toMatchObject({ decision: 'withdraw' });
+      expect(json(await api.pending('ann', before.code)).data).toMatchObject({
+        accepted: true,
+        decision: 'withdraw',
+      });
+      const states = await statesOf(next.db);
+      expect(states).toHaveLength(statesBefore.length);
+      expect(states.map((row) => row.last_decision_id)).toContain(again.decision_id);
+      // It runs again as a no-op.
+      await stateKeysWithoutTenant.up(next.db as unknown as Kysely<unknown>);
+      expect(await keyColumns(next.db, 'customer_version_states_pk')).toEqual([
+        'subject_id',
+        'consent_version_id',
+      ]);
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe('migration 0064 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0064');
+    const schema = async () =>
+      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const before = await schema();
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0064-state-keys-without-tenant']);
+    expect(await schema()).toEqual(before);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.12.0');
   });
 });

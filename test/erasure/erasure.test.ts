@@ -378,6 +378,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0061-decision-times-timestamptz',
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
+      '0064-state-keys-without-tenant',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

@@ -208,9 +208,11 @@ export const postgresTextLookupsStore = postgresStoreMadeSo(async (db) => {
 
 /**
  * Takes migration 0063 back off a store: PostgreSQL's subjects keep their look-up as 64
- * lowercase hex digits again, as 0.11.0 and the releases before it wrote them; 0063 pending.
+ * lowercase hex digits again, as 0.11.0 and the releases before it wrote them; 0063 pending,
+ * and the migration after it taken back first (`asBefore0064`).
  */
 export async function asBefore0063(db: Db): Promise<void> {
+  await asBefore0064(db);
   await sql`delete from kysely_migration where name = '0063-subject-lookups-binary'`.execute(db);
   if (!isPostgres(db)) return;
   await sql`delete from store_settings where name = 'lookups_kept_as_text'`.execute(db);
@@ -236,22 +238,39 @@ export async function columnTypes(
 }
 
 /**
- * A PostgreSQL store whose customers' states are keyed by the subject, not the tenant
- * (`StateKey`, src/platform/id-type.ts): `customer_version_states_pk` on `(subject_id,
- * consent_version_id)`, `customer_template_states_pk` on `(subject_id, template_id)`, under the
- * same names. `decisions/state-keys.test.ts` runs the service on it beside the tests' store.
+ * A PostgreSQL store as release 0.12.0 left it, the keys of its customers' states leading with
+ * the tenant, and 0064 recorded as applied, so that a test app, which migrates on its start,
+ * leaves them so. The service runs on it as on the keys led by the subject every other test's
+ * store has; `decisions/state-keys.test.ts` compares the two.
  */
-export const postgresSubjectStateKeysStore = postgresStoreMadeSo(async (db) => {
-  await sql`create unique index customer_version_states_pk_new
-    on customer_version_states (subject_id, consent_version_id)
-    include (last_decision, last_decided_at)`.execute(db);
-  await sql`create unique index customer_template_states_pk_new
-    on customer_template_states (subject_id, template_id)`.execute(db);
-  for (const table of ['customer_version_states', 'customer_template_states']) {
-    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(`${table}_pk`)},
-      add constraint ${sql.id(`${table}_pk`)} primary key using index ${sql.id(`${table}_pk_new`)}`.execute(
+export const postgresTenantStateKeysStore = postgresStoreMadeSo(async (db) => {
+  await asBefore0064(db);
+  await sql`insert into kysely_migration (name, timestamp)
+    values ('0064-state-keys-without-tenant', ${new Date().toISOString()})`.execute(db);
+});
+
+/**
+ * Takes migration 0064 back off a store: PostgreSQL's keys of a customer's states lead with the
+ * tenant again, as 0.12.0 and the releases before it made them; 0064 pending.
+ */
+export async function asBefore0064(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0064-state-keys-without-tenant'`.execute(db);
+  if (!isPostgres(db)) return;
+  const keys = [
+    {
+      table: 'customer_version_states',
+      columns: sql`(tenant_id, subject_id, consent_version_id)
+        include (last_decision, last_decided_at)`,
+    },
+    { table: 'customer_template_states', columns: sql`(tenant_id, subject_id, template_id)` },
+  ];
+  for (const { table, columns } of keys) {
+    const key = `${table}_pk`;
+    await sql`create unique index ${sql.id(`${key}_old`)} on ${sql.table(table)} ${columns}`.execute(
       db,
     );
+    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(key)},
+      add constraint ${sql.id(key)} primary key using index ${sql.id(`${key}_old`)}`.execute(db);
   }
   forgetIdType(db);
-});
+}

@@ -73,9 +73,9 @@ describe.each(stores)('a store migrated by a newer release on $name', (store) =>
   });
 
   it('a migration that removes what earlier releases read raises the oldest release, never lowers it', async () => {
-    // Migration 0063 makes PostgreSQL's subjects' look-ups `bytea`, which releases before 0.11.0
-    // do not find their customers by (CHANGELOG.md); it raises SQLite's alike.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
+    // Migration 0064 takes the tenant out of PostgreSQL's keys of a customer's states, which
+    // releases before 0.12.0 name in their upserts (CHANGELOG.md); it raises SQLite's alike.
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.12.0');
     const contracting = (release: string) => ({
       async up() {},
       oldestRelease: release,

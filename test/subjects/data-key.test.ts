@@ -125,6 +125,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0061-decision-times-timestamptz',
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
+      '0064-state-keys-without-tenant',
     ]);
   });
 });

@@ -132,14 +132,15 @@ describe('migration 0063 on a PostgreSQL store with customers in it', () => {
     await old.close();
     // Started again as the release with 0063, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-    await sql`delete from kysely_migration where name = '0063-subject-lookups-binary'`.execute(
+    await sql`delete from kysely_migration
+      where name in ('0063-subject-lookups-binary', '0064-state-keys-without-tenant')`.execute(
       handle,
     );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await lookupType(next.db)).toBe('bytea');
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.11.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.12.0');
       expect(await lookupsOf(next.db)).toEqual(lookupsBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // Ann is found again: her decision joins her history; bob starts anew.
@@ -170,12 +171,15 @@ describe('migration 0063 on a PostgreSQL store holding a look-up the service nev
         created_at, erased_at)
       values (${tenant}, ${subject}, 'put-in-by-hand', null, null, 'c', ${new Date().toISOString()},
         null)`.execute(db);
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0063-subject-lookups-binary']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0063-subject-lookups-binary',
+      '0064-state-keys-without-tenant',
+    ]);
     expect(await lookupType(db)).toBe('text');
     expect(await findStoreSetting(db, 'lookups_kept_as_text')).toBe(
       `subjects holds a look-up that is no SHA-256 HMAC in lowercase hex: subject ${subject}`,
     );
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.12.0');
   });
 });
 
@@ -188,8 +192,11 @@ describe('migration 0063 on SQLite', () => {
     const schema = async () =>
       (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
     const before = await schema();
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0063-subject-lookups-binary']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0063-subject-lookups-binary',
+      '0064-state-keys-without-tenant',
+    ]);
     expect(await schema()).toEqual(before);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.11.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.12.0');
   });
 });

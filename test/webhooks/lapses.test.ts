@@ -219,6 +219,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0061-decision-times-timestamptz',
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
+      '0064-state-keys-without-tenant',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
