@@ -174,12 +174,15 @@ export function controlStatements(tables: ControlTables) {
       .columns(changeColumns)
       .expression(rows as never),
   );
+  // PostgreSQL's upsert names the state's key by its name (`<states>_pk`): the same whether it
+  // leads with the tenant or with the subject or decision alone, where a list of columns
+  // matches one form only (as the customers' states' upserts do, decisions/repository.ts).
   const upsertAllStates = batchStatement(
     stateTypes,
     (_db, rows) => sql`
       insert into ${sql.table(tables.states)} (${sql.join(stateColumns.map((c) => sql.id(c)))})
       ${rows}
-      on conflict (${sql.join(stateKey.map((c) => sql.id(c)))}) do update
+      on conflict on constraint ${sql.id(`${tables.states}_pk`)} do update
       set blocked = excluded.blocked, change_id = excluded.change_id, since = excluded.since
     `,
   );

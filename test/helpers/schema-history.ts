@@ -274,3 +274,24 @@ export async function asBefore0064(db: Db): Promise<void> {
   }
   forgetIdType(db);
 }
+
+/**
+ * A PostgreSQL store whose control kinds' states are keyed without the tenant:
+ * `channel_states_pk` on `(subject_id, product_id, channel)`, `partner_block_states_pk` on
+ * `(decision_id, partner_code)`, under the same names. `record-kinds/control-state-keys.test.ts`
+ * runs the service on it beside the tests' store.
+ */
+export const postgresControlStateKeysStore = postgresStoreMadeSo(async (db) => {
+  const keys = [
+    { table: 'channel_states', columns: sql`(subject_id, product_id, channel)` },
+    { table: 'partner_block_states', columns: sql`(decision_id, partner_code)` },
+  ];
+  for (const { table, columns } of keys) {
+    const key = `${table}_pk`;
+    await sql`create unique index ${sql.id(`${key}_new`)} on ${sql.table(table)} ${columns}`.execute(
+      db,
+    );
+    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(key)},
+      add constraint ${sql.id(key)} primary key using index ${sql.id(`${key}_new`)}`.execute(db);
+  }
+});
