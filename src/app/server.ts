@@ -8,7 +8,7 @@ import { observedStore } from '../metrics/index.js';
 import type { Config } from '../platform/config.js';
 import { type KeyCreated, loadDataKey } from '../platform/data-key.js';
 import type { Db } from '../platform/db.js';
-import { idsKeptAsText } from '../platform/id-type.js';
+import { typesKeptAsText } from '../platform/id-type.js';
 import {
   checkReachable,
   migrateToLatest,
@@ -60,14 +60,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         "Make the database with LC_COLLATE 'C' (docs/postgresql.md, \"The database's collation\").",
     );
   }
-  const keptAsText = firstWorker ? await idsKeptAsText(db) : undefined;
-  if (keptAsText !== undefined) {
-    app.log.warn(
-      { reason: keptAsText },
-      "The store's ids are text, not uuid: migration 0058 kept them so, as one of them is no " +
-        'UUID; rows and keys take more room than they need. See docs/upgrades.md ("A store ' +
-        'whose ids 0058 kept as text").',
-    );
+  for (const { message, reason } of firstWorker ? await typesKeptAsText(db) : []) {
+    app.log.warn({ reason }, message);
   }
   const ahead = await schemaAhead(db, dataKey, registry.migrations);
   if (ahead.length > 0) {

@@ -9,12 +9,53 @@ import { findStoreSetting } from './store-settings-repository.js';
 export type IdType = 'text' | 'uuid';
 
 /**
- * Why migration 0058 kept a PostgreSQL store's ids as text (the table and the id that is no
- * UUID, in the store setting it leaves: docs/upgrades.md), or undefined for a store it converted
- * and for SQLite's.
+ * The columns a migration left in their old type on a PostgreSQL store, each with the setting
+ * that says why and what `serve` warns at every start (docs/upgrades.md has a section for each).
  */
-export function idsKeptAsText(db: Executor): Promise<string | undefined> {
-  return findStoreSetting(db, 'ids_kept_as_text');
+const keptAsText = [
+  {
+    setting: 'ids_kept_as_text',
+    message:
+      "The store's ids are text, not uuid: migration 0058 kept them so, as one of them is no " +
+      'UUID; rows and keys take more room than they need. See docs/upgrades.md ("A store ' +
+      'whose ids 0058 kept as text").',
+  },
+  {
+    setting: 'decision_times_kept_as_text',
+    message:
+      "The store's decision times are text, not timestamptz: migration 0061 kept them so, as " +
+      'decisions are partitioned by time; rows and keys take more room than they need. See ' +
+      'docs/upgrades.md ("A store whose decision times 0061 kept as text").',
+  },
+  {
+    setting: 'log_times_kept_as_text',
+    message:
+      "The log entries' times are text, not timestamptz: migration 0062 kept them so, as the " +
+      'log is partitioned by time; its rows take more room than they need. See ' +
+      'docs/upgrades.md ("A store whose log times 0062 kept as text").',
+  },
+  {
+    setting: 'lookups_kept_as_text',
+    message:
+      "The subjects' look-ups are text, not bytea: migration 0063 kept them so, as one of them " +
+      'is no HMAC in lowercase hex; rows and keys take more room than they need. See ' +
+      'docs/upgrades.md ("A store whose subjects\' look-ups 0063 kept as text").',
+  },
+] as const;
+
+/**
+ * What a migration kept in its old type on this store (none for a store it converted, and for
+ * SQLite's): the warning for each, and the reason the store keeps in its setting.
+ */
+export async function typesKeptAsText(
+  db: Executor,
+): Promise<Array<{ message: string; reason: string }>> {
+  const kept: Array<{ message: string; reason: string }> = [];
+  for (const { setting, message } of keptAsText) {
+    const reason = await findStoreSetting(db, setting);
+    if (reason !== undefined) kept.push({ message, reason });
+  }
+  return kept;
 }
 
 /**
