@@ -72,7 +72,9 @@ type Table =
   | 'partner_block_changes'
   | 'decisions'
   | 'customer_template_states'
-  | 'customer_version_states';
+  | 'customer_version_states'
+  | 'channel_states'
+  | 'partner_block_states';
 
 /** A migration measured: its name, the tables it changes, and how the release before filled them. */
 interface Measured {
@@ -142,9 +144,15 @@ const measured: Measured[] = [
     fill: fillStates,
     packBefore: true,
   },
+  {
+    name: '0065-control-state-keys-without-tenant',
+    tables: ['channel_states', 'partner_block_states'],
+    fill: fillControlStates,
+    packBefore: true,
+  },
 ];
 const picked = (
-  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064'
+  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -483,6 +491,31 @@ async function fillStates(db: Db): Promise<void> {
     select ${tenant}::uuid, c.subject_id, ${template}::uuid, 2, gen_random_uuid(), 'given',
       ${versions[1]}::uuid, timestamptz '2026-01-01 00:00:00+00' + (c.i * 2 + 1) * interval '10 ms'
     from ${customers} order by c.i`.execute(db);
+}
+
+/**
+ * The control kinds' states as 0.13.0 keeps them, keyed by the tenant: a customer's two channels
+ * of a product, and a partner blocked on each of their two decisions, ids random. PostgreSQL
+ * only: 0065 changes nothing on SQLite.
+ */
+async function fillControlStates(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  const [tenant] = tenants;
+  const product = '0190e8a0-0000-7000-8000-00000000e001';
+  const records = sql`(select i, md5('subject' || (i / 2))::uuid as subject_id,
+      gen_random_uuid() as change_id,
+      to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+        as since
+    from generate_series(0, ${leaves - 1}) as i) as r`;
+  await sql`insert into channel_states (tenant_id, subject_id, product_id, channel, blocked,
+      change_id, since)
+    select ${tenant}::uuid, r.subject_id, ${product}::uuid,
+      case when r.i % 2 = 0 then 'email' else 'sms' end, 1, r.change_id, r.since
+    from ${records} order by r.i`.execute(db);
+  await sql`insert into partner_block_states (tenant_id, decision_id, partner_code, subject_id,
+      blocked, change_id, since)
+    select ${tenant}::uuid, gen_random_uuid(), 'insurer', r.subject_id, 1, r.change_id, r.since
+    from ${records} order by r.i`.execute(db);
 }
 
 /**

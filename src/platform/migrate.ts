@@ -77,6 +77,7 @@ import * as decisionTimesTimestamptz from './migrations/0061-decision-times-time
 import * as logEntriesBinary from './migrations/0062-log-entries-binary.js';
 import * as subjectLookupsBinary from './migrations/0063-subject-lookups-binary.js';
 import * as stateKeysWithoutTenant from './migrations/0064-state-keys-without-tenant.js';
+import * as controlStateKeysWithoutTenant from './migrations/0065-control-state-keys-without-tenant.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -160,6 +161,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0062-log-entries-binary': logEntriesBinary,
     '0063-subject-lookups-binary': subjectLookupsBinary,
     '0064-state-keys-without-tenant': stateKeysWithoutTenant,
+    '0065-control-state-keys-without-tenant': controlStateKeysWithoutTenant,
   };
 }
 

@@ -92,6 +92,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
+      '0065-control-state-keys-without-tenant',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

@@ -252,6 +252,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
+      '0065-control-state-keys-without-tenant',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

@@ -187,7 +187,9 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
     // Started again as the release with 0064, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name = '0064-state-keys-without-tenant'`.execute(handle);
+      where name in ('0064-state-keys-without-tenant', '0065-control-state-keys-without-tenant')`.execute(
+      handle,
+    );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -199,7 +201,7 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
         'subject_id',
         'template_id',
       ]);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.12.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.13.0');
       expect(await statesOf(next.db)).toEqual(statesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // Ann decides again on the version she decided on: her state there moves to it.
@@ -235,8 +237,11 @@ describe('migration 0064 on SQLite', () => {
     const schema = async () =>
       (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
     const before = await schema();
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0064-state-keys-without-tenant']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0064-state-keys-without-tenant',
+      '0065-control-state-keys-without-tenant',
+    ]);
     expect(await schema()).toEqual(before);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.12.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
   });
 });

@@ -379,6 +379,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
+      '0065-control-state-keys-without-tenant',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

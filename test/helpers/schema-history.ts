@@ -251,9 +251,11 @@ export const postgresTenantStateKeysStore = postgresStoreMadeSo(async (db) => {
 
 /**
  * Takes migration 0064 back off a store: PostgreSQL's keys of a customer's states lead with the
- * tenant again, as 0.12.0 and the releases before it made them; 0064 pending.
+ * tenant again, as 0.12.0 and the releases before it made them; 0064 pending, and the migration
+ * after it taken back first (`asBefore0065`).
  */
 export async function asBefore0064(db: Db): Promise<void> {
+  await asBefore0065(db);
   await sql`delete from kysely_migration where name = '0064-state-keys-without-tenant'`.execute(db);
   if (!isPostgres(db)) return;
   const keys = [
@@ -276,22 +278,39 @@ export async function asBefore0064(db: Db): Promise<void> {
 }
 
 /**
- * A PostgreSQL store whose control kinds' states are keyed without the tenant:
- * `channel_states_pk` on `(subject_id, product_id, channel)`, `partner_block_states_pk` on
- * `(decision_id, partner_code)`, under the same names. `record-kinds/control-state-keys.test.ts`
- * runs the service on it beside the tests' store.
+ * A PostgreSQL store as release 0.13.0 left it, the keys of its control kinds' states leading
+ * with the tenant, and 0065 recorded as applied, so that a test app, which migrates on its
+ * start, leaves them so. The service runs on it as on the keys without the tenant every other
+ * test's store has; `record-kinds/control-state-keys.test.ts` compares the two.
  */
-export const postgresControlStateKeysStore = postgresStoreMadeSo(async (db) => {
+export const postgresTenantControlStateKeysStore = postgresStoreMadeSo(async (db) => {
+  await asBefore0065(db);
+  await sql`insert into kysely_migration (name, timestamp)
+    values ('0065-control-state-keys-without-tenant', ${new Date().toISOString()})`.execute(db);
+});
+
+/**
+ * Takes migration 0065 back off a store: PostgreSQL's keys of the control kinds' states (and
+ * the partners' blocks' index by subject) lead with the tenant again, as 0.13.0 and the releases
+ * before it made them; 0065 pending.
+ */
+export async function asBefore0065(db: Db): Promise<void> {
+  await sql`delete from kysely_migration
+    where name = '0065-control-state-keys-without-tenant'`.execute(db);
+  if (!isPostgres(db)) return;
   const keys = [
-    { table: 'channel_states', columns: sql`(subject_id, product_id, channel)` },
-    { table: 'partner_block_states', columns: sql`(decision_id, partner_code)` },
+    { table: 'channel_states', columns: sql`(tenant_id, subject_id, product_id, channel)` },
+    { table: 'partner_block_states', columns: sql`(tenant_id, decision_id, partner_code)` },
   ];
   for (const { table, columns } of keys) {
     const key = `${table}_pk`;
-    await sql`create unique index ${sql.id(`${key}_new`)} on ${sql.table(table)} ${columns}`.execute(
+    await sql`create unique index ${sql.id(`${key}_old`)} on ${sql.table(table)} ${columns}`.execute(
       db,
     );
     await sql`alter table ${sql.table(table)} drop constraint ${sql.id(key)},
-      add constraint ${sql.id(key)} primary key using index ${sql.id(`${key}_new`)}`.execute(db);
+      add constraint ${sql.id(key)} primary key using index ${sql.id(`${key}_old`)}`.execute(db);
   }
-});
+  await sql`drop index partner_block_states_subject_idx`.execute(db);
+  await sql`create index partner_block_states_subject_idx
+    on partner_block_states (tenant_id, subject_id)`.execute(db);
+}

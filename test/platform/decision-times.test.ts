@@ -272,7 +272,7 @@ describe('migration 0061 on a PostgreSQL store with records in it', () => {
         customer_version_states: 'timestamp with time zone',
       });
       expect(await resolveTimeType(next.db)).toBe('timestamptz');
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.12.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.13.0');
       await expectSameRecords(next, before, at, readsBefore);
       // It records on, and runs again as a no-op.
       expect((await session(next)).answers).toEqual(before.answers);
@@ -297,13 +297,14 @@ describe('migration 0061 on a PostgreSQL store partitioned by time', () => {
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
+      '0065-control-state-keys-without-tenant',
     ]);
     expect(await timeColumnTypes(db)).toEqual(allText);
     expect(await findStoreSetting(db, 'decision_times_kept_as_text')).toBe(
       'decisions is partitioned by time on decided_at',
     );
     expect(await resolveTimeType(db)).toBe('text');
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.12.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
   });
 });
 
@@ -321,8 +322,9 @@ describe('migration 0061 on SQLite', () => {
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
+      '0065-control-state-keys-without-tenant',
     ]);
     expect(await schema()).toEqual(before);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.12.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
   });
 });

@@ -1,25 +1,61 @@
 /**
  * PostgreSQL's keys of the control kinds' states (`channel_states_pk`,
- * `partner_block_states_pk`) leading with the tenant, as every store has them, or without it
- * (`(subject_id, product_id, channel)`, `(decision_id, partner_code)`): the service runs on
- * either, since its upserts name each key by its name. One script of control changes (a
- * channel blocked, blocked again and allowed; a partner blocked and allowed on a decision)
- * answers byte for byte alike on both but for ids and times, each state holds its key's last
- * change, and the receipts verify.
+ * `partner_block_states_pk`) leading with the tenant, as 0.13.0 and the releases before it made
+ * them, or without it (`(subject_id, product_id, channel)`, `(decision_id, partner_code)`:
+ * migration 0065): the service runs on either, since its upserts name each key by its name.
+ * One script of control changes (a channel blocked, blocked again and allowed; a partner
+ * blocked and allowed on a decision) answers byte for byte alike on both but for ids and times,
+ * each state holds its key's last change, and the receipts verify. Migration 0065 converts a
+ * store with states in it: the states and the reads of them stay as they were, the script runs
+ * on after it, and it runs again as a no-op; SQLite's store is left as it was.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { createPartner } from '../../src/partners/index.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as controlStateKeysWithoutTenant from '../../src/platform/migrations/0065-control-state-keys-without-tenant.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { createProduct } from '../../src/products/index.js';
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
 import { apiOf } from '../helpers/api.js';
 import { placeheld } from '../helpers/api-session.js';
-import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
-import { postgresControlStateKeysStore } from '../helpers/schema-history.js';
+import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
+import { migrateBefore, postgresTenantControlStateKeysStore } from '../helpers/schema-history.js';
 import { seedTemplate, seedTenant } from '../helpers/seed.js';
-import { postgresStore } from '../helpers/stores.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
+
+/** The columns of an index's key, in order, from the catalogue. */
+async function keyColumns(db: Db, index: string): Promise<string[]> {
+  const { rows } = await sql<{ column: string }>`select a.attname as column
+    from pg_index as i
+    cross join lateral unnest(i.indkey) with ordinality as k(attnum, n)
+    join pg_attribute as a on a.attrelid = i.indrelid and a.attnum = k.attnum
+    where i.indexrelid = to_regclass(${index}) and k.n <= i.indnkeyatts
+    order by k.n`.execute(db);
+  return rows.map((row) => row.column);
+}
+
+const keysWithTenant = {
+  channel_states_pk: ['tenant_id', 'subject_id', 'product_id', 'channel'],
+  partner_block_states_pk: ['tenant_id', 'decision_id', 'partner_code'],
+  partner_block_states_subject_idx: ['tenant_id', 'subject_id'],
+};
+const keysWithout = {
+  channel_states_pk: ['subject_id', 'product_id', 'channel'],
+  partner_block_states_pk: ['decision_id', 'partner_code'],
+  partner_block_states_subject_idx: ['subject_id'],
+};
+const keysOf = async (db: Db) =>
+  Object.fromEntries(
+    await Promise.all(
+      Object.keys(keysWithTenant).map(async (index) => [index, await keyColumns(db, index)]),
+    ),
+  );
 
 const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const time = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
@@ -109,8 +145,8 @@ describe("PostgreSQL control kinds' states keyed with and without the tenant", (
   let withTenant: TestApp;
   let without: TestApp;
   beforeAll(async () => {
-    withTenant = await startTestApp(postgresStore);
-    without = await startTestApp(postgresControlStateKeysStore);
+    withTenant = await startTestApp(postgresTenantControlStateKeysStore);
+    without = await startTestApp(postgresStore);
   });
   afterAll(async () => {
     await withTenant?.close();
@@ -118,6 +154,8 @@ describe("PostgreSQL control kinds' states keyed with and without the tenant", (
   });
 
   it('one script of control changes answers alike on both; each state holds its last change', async () => {
+    expect(await keysOf(withTenant.db)).toEqual(keysWithTenant);
+    expect(await keysOf(without.db)).toEqual(keysWithout);
     const keyed = await script(withTenant);
     const unkeyed = await script(without);
     expect(unkeyed.answers).toEqual(keyed.answers);
@@ -138,5 +176,66 @@ describe("PostgreSQL control kinds' states keyed with and without the tenant", (
       expect(run.channelStates).toEqual({ states: 1, blocked: 0, last: true });
       expect(run.partnerStates).toEqual({ states: 1, blocked: 0, last: true });
     }
+  });
+});
+
+describe('migration 0065 on a PostgreSQL store with control states in it', () => {
+  it("takes the tenant out of the states' keys; the states stay, the changes run on", async () => {
+    // The store as 0.13.0 leaves it (0065 recorded as applied, so that the test app, which
+    // migrates on its start, leaves it so).
+    const created = await postgresTenantControlStateKeysStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl));
+    const before = await script(old);
+    const statesOf = async (db: Db) => ({
+      channels: (await sql`select * from channel_states order by subject_id, channel`.execute(db))
+        .rows,
+      partners: (
+        await sql`select * from partner_block_states order by decision_id, partner_code`.execute(db)
+      ).rows,
+    });
+    const statesBefore = await statesOf(old.db);
+    expect(statesBefore.channels).toHaveLength(1);
+    expect(statesBefore.partners).toHaveLength(1);
+    expect(await keysOf(old.db)).toEqual(keysWithTenant);
+    await old.close();
+    // Started again as the release with 0065, which its start applies.
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration
+      where name = '0065-control-state-keys-without-tenant'`.execute(handle);
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      expect(await keysOf(next.db)).toEqual(keysWithout);
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.13.0');
+      expect(await statesOf(next.db)).toEqual(statesBefore);
+      // The same script again, on another tenant: the same answers, its states moved alike.
+      const after = await script(next);
+      expect(after.answers).toEqual(before.answers);
+      expect(after.receipts).toEqual([true, true]);
+      expect(after.channelStates).toEqual({ states: 1, blocked: 0, last: true });
+      expect(after.partnerStates).toEqual({ states: 1, blocked: 0, last: true });
+      // It runs again as a no-op.
+      await controlStateKeysWithoutTenant.up(next.db as unknown as Kysely<unknown>);
+      expect(await keysOf(next.db)).toEqual(keysWithout);
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe('migration 0065 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0065');
+    const schema = async () =>
+      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const before = await schema();
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0065-control-state-keys-without-tenant',
+    ]);
+    expect(await schema()).toEqual(before);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
   });
 });

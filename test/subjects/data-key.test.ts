@@ -126,6 +126,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
+      '0065-control-state-keys-without-tenant',
     ]);
   });
 });

@@ -220,6 +220,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0062-log-entries-binary',
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
+      '0065-control-state-keys-without-tenant',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
