@@ -26,7 +26,12 @@ import { partitionByTime } from '../../src/platform/partitions.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
-import { columnTypes, migrateBefore, postgresTextLogStore } from '../helpers/schema-history.js';
+import {
+  columnTypes,
+  migrateBefore,
+  postgresTextLogStore,
+  sqliteSchema,
+} from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
@@ -211,8 +216,7 @@ describe('migration 0062 on SQLite', () => {
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
     await migrateBefore(db, '0062');
-    const schema = async () =>
-      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const schema = () => sqliteSchema(db);
     const before = await schema();
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0062-log-entries-binary',

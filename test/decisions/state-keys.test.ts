@@ -24,20 +24,14 @@ import { findStoreSetting } from '../../src/platform/store-settings-repository.j
 import { apiOf } from '../helpers/api.js';
 import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
-import { migrateBefore, postgresTenantStateKeysStore } from '../helpers/schema-history.js';
+import {
+  keyColumns,
+  migrateBefore,
+  postgresTenantStateKeysStore,
+  sqliteSchema,
+} from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
-
-/** The columns of a key, in order, from the catalogue. */
-async function keyColumns(db: Db, index: string): Promise<string[]> {
-  const { rows } = await sql<{ column: string }>`select a.attname as column
-    from pg_index as i
-    cross join lateral unnest(i.indkey) with ordinality as k(attnum, n)
-    join pg_attribute as a on a.attrelid = i.indrelid and a.attnum = k.attnum
-    where i.indexrelid = to_regclass(${index}) and k.n <= i.indnkeyatts
-    order by k.n`.execute(db);
-  return rows.map((row) => row.column);
-}
 
 /** The plan node that reads `customer_version_states` in `pending`'s batch for this look-up. */
 async function pendingScan(t: TestApp, tenantId: string, customer: string, versionId: string) {
@@ -234,8 +228,7 @@ describe('migration 0064 on SQLite', () => {
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
     await migrateBefore(db, '0064');
-    const schema = async () =>
-      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const schema = () => sqliteSchema(db);
     const before = await schema();
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0064-state-keys-without-tenant',

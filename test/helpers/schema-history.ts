@@ -266,14 +266,7 @@ export async function asBefore0064(db: Db): Promise<void> {
     },
     { table: 'customer_template_states', columns: sql`(tenant_id, subject_id, template_id)` },
   ];
-  for (const { table, columns } of keys) {
-    const key = `${table}_pk`;
-    await sql`create unique index ${sql.id(`${key}_old`)} on ${sql.table(table)} ${columns}`.execute(
-      db,
-    );
-    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(key)},
-      add constraint ${sql.id(key)} primary key using index ${sql.id(`${key}_old`)}`.execute(db);
-  }
+  for (const { table, columns } of keys) await primaryKeyOn(db, table, columns);
   forgetIdType(db);
 }
 
@@ -302,15 +295,37 @@ export async function asBefore0065(db: Db): Promise<void> {
     { table: 'channel_states', columns: sql`(tenant_id, subject_id, product_id, channel)` },
     { table: 'partner_block_states', columns: sql`(tenant_id, decision_id, partner_code)` },
   ];
-  for (const { table, columns } of keys) {
-    const key = `${table}_pk`;
-    await sql`create unique index ${sql.id(`${key}_old`)} on ${sql.table(table)} ${columns}`.execute(
-      db,
-    );
-    await sql`alter table ${sql.table(table)} drop constraint ${sql.id(key)},
-      add constraint ${sql.id(key)} primary key using index ${sql.id(`${key}_old`)}`.execute(db);
-  }
+  for (const { table, columns } of keys) await primaryKeyOn(db, table, columns);
   await sql`drop index partner_block_states_subject_idx`.execute(db);
   await sql`create index partner_block_states_subject_idx
     on partner_block_states (tenant_id, subject_id)`.execute(db);
+}
+
+/**
+ * Gives a PostgreSQL table's primary key (`<table>_pk`) other columns, as an earlier release
+ * made it: the new key built beside the old one and swapped in under its name.
+ */
+async function primaryKeyOn(db: Db, table: string, columns: RawBuilder<unknown>): Promise<void> {
+  const key = `${table}_pk`;
+  await sql`create unique index ${sql.id(`${key}_old`)} on ${sql.table(table)} ${columns}`.execute(
+    db,
+  );
+  await sql`alter table ${sql.table(table)} drop constraint ${sql.id(key)},
+    add constraint ${sql.id(key)} primary key using index ${sql.id(`${key}_old`)}`.execute(db);
+}
+
+/** The columns of a PostgreSQL index's key, in order, from the catalogue. */
+export async function keyColumns(db: Db, index: string): Promise<string[]> {
+  const { rows } = await sql<{ column: string }>`select a.attname as column
+    from pg_index as i
+    cross join lateral unnest(i.indkey) with ordinality as k(attnum, n)
+    join pg_attribute as a on a.attrelid = i.indrelid and a.attnum = k.attnum
+    where i.indexrelid = to_regclass(${index}) and k.n <= i.indnkeyatts
+    order by k.n`.execute(db);
+  return rows.map((row) => row.column);
+}
+
+/** Every table, index and trigger of a SQLite store as its catalogue writes them. */
+export async function sqliteSchema(db: Db): Promise<unknown[]> {
+  return (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
 }

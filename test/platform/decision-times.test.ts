@@ -27,7 +27,7 @@ import { findStoreSetting } from '../../src/platform/store-settings-repository.j
 import { countDecisionsPerDay } from '../../src/records/evidence-repository.js';
 import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
-import { migrateBefore, postgresTextTimesStore } from '../helpers/schema-history.js';
+import { migrateBefore, postgresTextTimesStore, sqliteSchema } from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
@@ -314,8 +314,7 @@ describe('migration 0061 on SQLite', () => {
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
     await migrateBefore(db, '0061');
-    const schema = async () =>
-      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const schema = () => sqliteSchema(db);
     const before = await schema();
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0061-decision-times-timestamptz',

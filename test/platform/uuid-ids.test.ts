@@ -20,7 +20,7 @@ import { prepared } from '../../src/platform/prepared.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { expectSameRecords, reads, session } from '../helpers/api-session.js';
 import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
-import { migrateBefore } from '../helpers/schema-history.js';
+import { migrateBefore, sqliteSchema } from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore, postgresTextIdsStore } from '../helpers/uuid-ids.js';
 import { createNotes } from '../record-kinds/note-kind/migration.js';
@@ -321,8 +321,7 @@ describe('migration 0058 on SQLite', () => {
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
     await migrateBefore(db, '0058');
-    const schema = async () =>
-      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const schema = () => sqliteSchema(db);
     const before = await schema();
     await migrateBefore(db, '0059');
     expect(await schema()).toEqual(before);

@@ -24,21 +24,15 @@ import { publishOutsideReview } from '../../src/templates/index.js';
 import { apiOf } from '../helpers/api.js';
 import { placeheld } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
-import { migrateBefore, postgresTenantControlStateKeysStore } from '../helpers/schema-history.js';
+import {
+  keyColumns,
+  migrateBefore,
+  postgresTenantControlStateKeysStore,
+  sqliteSchema,
+} from '../helpers/schema-history.js';
 import { seedTemplate, seedTenant } from '../helpers/seed.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
-
-/** The columns of an index's key, in order, from the catalogue. */
-async function keyColumns(db: Db, index: string): Promise<string[]> {
-  const { rows } = await sql<{ column: string }>`select a.attname as column
-    from pg_index as i
-    cross join lateral unnest(i.indkey) with ordinality as k(attnum, n)
-    join pg_attribute as a on a.attrelid = i.indrelid and a.attnum = k.attnum
-    where i.indexrelid = to_regclass(${index}) and k.n <= i.indnkeyatts
-    order by k.n`.execute(db);
-  return rows.map((row) => row.column);
-}
 
 const keysWithTenant = {
   channel_states_pk: ['tenant_id', 'subject_id', 'product_id', 'channel'],
@@ -229,8 +223,7 @@ describe('migration 0065 on SQLite', () => {
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
     await migrateBefore(db, '0065');
-    const schema = async () =>
-      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+    const schema = () => sqliteSchema(db);
     const before = await schema();
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0065-control-state-keys-without-tenant',
