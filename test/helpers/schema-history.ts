@@ -1,4 +1,5 @@
 import { Migrator, type RawBuilder, sql } from 'kysely';
+import { expect } from 'vitest';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
 import {
@@ -7,7 +8,7 @@ import {
   resolveIdType,
   subjectLookup,
 } from '../../src/platform/id-type.js';
-import { migrations } from '../../src/platform/migrate.js';
+import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
 import { testDataKey } from './app.js';
 import type { TestStore } from './stores.js';
 import { postgresStore } from './stores.js';
@@ -328,4 +329,17 @@ export async function keyColumns(db: Db, index: string): Promise<string[]> {
 /** Every table, index and trigger of a SQLite store as its catalogue writes them. */
 export async function sqliteSchema(db: Db): Promise<unknown[]> {
   return (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
+}
+
+/**
+ * Brings a SQLite store to the schema before `first` (`migrateBefore`), migrates it to the latest
+ * and checks that its schema is as it was, for a migration that changes PostgreSQL's alone: the
+ * names applied, for the test to compare with its own list.
+ */
+export async function migratedKeepingSqliteSchema(db: Db, first: string): Promise<string[]> {
+  await migrateBefore(db, first);
+  const before = await sqliteSchema(db);
+  const applied = await migrateToLatest(db, testDataKey);
+  expect(await sqliteSchema(db)).toEqual(before);
+  return applied;
 }
