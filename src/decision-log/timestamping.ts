@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../platform/db.js';
 import { startPeriodic } from '../platform/periodic.js';
+import { timeLimit } from '../platform/time-limit.js';
 import { readTimestampResponse, timestampRequest, verifyTimestampToken } from '../proof/index.js';
 import { lastTimestamps, saveTimestamp } from './timestamp-repository.js';
 import type { TsaPolicy } from './tsa-list.js';
@@ -39,12 +40,13 @@ export function startTimestamping(
     const message = Buffer.from(note, 'utf8');
     const { der, nonce } = timestampRequest(message);
     let body: Uint8Array;
+    const limit = timeLimit(policy.timeoutMs, stopping.signal);
     try {
       const response = await fetch(tsa, {
         method: 'POST',
         body: der,
         headers: { 'content-type': 'application/timestamp-query' },
-        signal: AbortSignal.any([AbortSignal.timeout(policy.timeoutMs), stopping.signal]),
+        signal: limit.signal,
       });
       body = new Uint8Array(await response.arrayBuffer());
       if (response.status !== 200) {
@@ -53,6 +55,8 @@ export function startTimestamping(
     } catch (error) {
       if (stopping.signal.aborted) return false;
       return refuse(tsa, 'unreachable', (error as Error).message);
+    } finally {
+      limit.clear();
     }
     const token = readTimestampResponse(body);
     if (!token.ok) return refuse(tsa, 'invalid', token.reason);

@@ -1,3 +1,4 @@
+import { timeLimit } from '../platform/time-limit.js';
 import {
   formatAddCheckpoint,
   type NoteVerifier,
@@ -32,14 +33,13 @@ export async function submitToWitness(
 ): Promise<WitnessReply> {
   let response: Response;
   let body: string;
+  const limit = timeLimit(timeoutMs, stopping);
   try {
     response = await fetch(`${witness.url}/add-checkpoint`, {
       method: 'POST',
       body: formatAddCheckpoint(request),
       headers: { 'content-type': 'text/plain; charset=utf-8' },
-      signal: stopping
-        ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stopping])
-        : AbortSignal.timeout(timeoutMs),
+      signal: limit.signal,
     });
     body = await response.text();
   } catch (error) {
@@ -49,6 +49,8 @@ export async function submitToWitness(
       reason:
         name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message,
     };
+  } finally {
+    limit.clear();
   }
   if (response.status === 409) {
     const size = parseKnownSize(body);

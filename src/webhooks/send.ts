@@ -3,6 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import { timeLimit } from '../platform/time-limit.js';
 import {
   type AddressPolicy,
   AddressRefused,
@@ -86,9 +87,8 @@ export async function sendOnce(
     .map((secret) => new Webhook(secret).sign(message.id, now, message.body))
     .join(' ');
   const body = Buffer.from(message.body, 'utf8');
-  const signal = stop
-    ? AbortSignal.any([AbortSignal.timeout(timeoutMs), stop])
-    : AbortSignal.timeout(timeoutMs);
+  const limit = timeLimit(timeoutMs, stop);
+  const signal = limit.signal;
   const attempt = (): Promise<AttemptResult | 'stale'> =>
     new Promise((resolve) => {
       const send = protocol === 'http:' ? http.request : https.request;
@@ -143,12 +143,16 @@ export async function sendOnce(
       });
       req.end(body);
     });
-  const result = await attempt();
-  if (result !== 'stale') return result;
-  const again = await attempt();
-  return again === 'stale'
-    ? done({ ok: false, responseCode: null, error: 'the connection was reset' })
-    : again;
+  try {
+    const result = await attempt();
+    if (result !== 'stale') return result;
+    const again = await attempt();
+    return again === 'stale'
+      ? done({ ok: false, responseCode: null, error: 'the connection was reset' })
+      : again;
+  } finally {
+    limit.clear();
+  }
 }
 
 /** A new signing secret in the Standard Webhooks form: `whsec_` and 32 random bytes, base64. */

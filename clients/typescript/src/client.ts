@@ -7,7 +7,7 @@ import {
   parseRetryAfter,
   type RetryOptions,
   retryingFetch,
-  withTimeLimit,
+  sendWithTimeLimit,
 } from './retry.js';
 import type { paths } from './schema.js';
 import type {
@@ -331,7 +331,7 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
       const { data, error, response } = await api.GET('/api/health', {
         // The health check needs no key, and asks about this moment: one try, no key sent.
         headers: { 'x-system-api-key': null },
-        fetch: (request) => send(withTimeLimit(request, policy.timeoutMs)),
+        fetch: (request) => sendWithTimeLimit(send, request, policy.timeoutMs),
         signal,
       });
       const body = data ?? error;

@@ -78,7 +78,7 @@ export function retryingFetch(
       const last = attempt >= policy.attempts;
       let response: Response;
       try {
-        response = await send(withTimeLimit(request.clone(), policy.timeoutMs));
+        response = await sendWithTimeLimit(send, request, policy.timeoutMs);
       } catch (error) {
         if (request.signal.aborted || last || !repeatable(request)) throw error;
         await sleep(backoffDelay(attempt - 1, policy), request.signal);
@@ -94,11 +94,37 @@ export function retryingFetch(
   };
 }
 
-/** One try of `request` under the policy's time limit as well as the caller's own signal. */
-export function withTimeLimit(request: Request, timeoutMs: number): Request {
-  if (timeoutMs <= 0) return request;
-  return new Request(request, {
-    signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeoutMs)]),
+/**
+ * One try of a copy of `request` under a time limit (which covers reading the answer's body too)
+ * as well as the caller's own signal; `0` sets no limit. `request` itself is left unsent, to be
+ * copied again for the next try.
+ *
+ * The limit is a timer of its own aborting a controller of its own, and the timer holds the
+ * request it was made for. On Node.js 20 neither `AbortSignal.timeout()` inside
+ * `AbortSignal.any()` nor a `Request`'s signal following another signal survives a garbage
+ * collection: each holds the next link weakly (nodejs/undici#4068), and a try whose server never
+ * answered then waited forever.
+ */
+export function sendWithTimeLimit(
+  send: (request: Request) => Promise<Response>,
+  request: Request,
+  timeoutMs: number,
+): Promise<Response> {
+  if (timeoutMs <= 0) return send(request.clone());
+  const limit = new AbortController();
+  const abort = () => limit.abort(request.signal.reason);
+  if (request.signal.aborted) abort();
+  else request.signal.addEventListener('abort', abort, { once: true });
+  const limited = new Request(request.clone(), { signal: limit.signal });
+  const timer = setTimeout(() => {
+    void limited;
+    limit.abort(new DOMException('The try ran out of time.', 'TimeoutError'));
+  }, timeoutMs);
+  // The timer need not keep a process alive that has nothing else left to do.
+  timer.unref();
+  return send(limited).catch((error: unknown) => {
+    clearTimeout(timer);
+    throw error;
   });
 }
 

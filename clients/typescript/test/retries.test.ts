@@ -1,5 +1,6 @@
 import { ConsentApiError, createConsentClient } from '@consent-service/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { collectingGarbage } from '../../../test/helpers/gc.js';
 import { unique } from '../../../test/helpers/seed.js';
 import { storeAgnostic } from '../../../test/helpers/stores.js';
 import { budget } from '../../../test/helpers/time.js';
@@ -77,6 +78,13 @@ describe.each(storeAgnostic)('the client trying again, through a proxy, on $name
     expect(proxy.seen[1]!.headers['idempotency-key']).toBe(
       proxy.seen[0]!.headers['idempotency-key'],
     );
+  });
+
+  it('a try never answered runs out of time, though garbage is collected while it waits', async () => {
+    proxy.plan({ kind: 'forward-then-hang' });
+    const reading = client({ attempts: 1, timeoutMs: budget(300) }).latest(served.code);
+    await expect(collectingGarbage(reading)).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(proxy.seen).toHaveLength(1);
   });
 
   it('each decision has a key of its own', async () => {
