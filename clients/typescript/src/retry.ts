@@ -120,8 +120,9 @@ export function sendWithTimeLimit(
     void limited;
     limit.abort(new DOMException('The try ran out of time.', 'TimeoutError'));
   }, timeoutMs);
-  // The timer need not keep a process alive that has nothing else left to do.
-  timer.unref();
+  // The timer need not keep a process alive that has nothing else left to do (Node.js; a
+  // runtime whose timers are numbers has no such method).
+  timer.unref?.();
   return send(limited).catch((error: unknown) => {
     clearTimeout(timer);
     throw error;
