@@ -100,7 +100,7 @@ export function retryingFetch(
  * copied again for the next try.
  *
  * The limit is a timer of its own aborting a controller of its own, and the timer holds the
- * request it was made for. On Node.js 20 neither `AbortSignal.timeout()` inside
+ * request it was made for until the answer's body has been read (then both are let go). On Node.js 20 neither `AbortSignal.timeout()` inside
  * `AbortSignal.any()` nor a `Request`'s signal following another signal survives a garbage
  * collection: each holds the next link weakly (nodejs/undici#4068), and a try whose server never
  * answered then waited forever.
@@ -123,9 +123,35 @@ export function sendWithTimeLimit(
   // The timer need not keep a process alive that has nothing else left to do (Node.js; a
   // runtime whose timers are numbers has no such method).
   timer.unref?.();
-  return send(limited).catch((error: unknown) => {
-    clearTimeout(timer);
-    throw error;
+  return send(limited).then(
+    (response) => whenRead(response, () => clearTimeout(timer)),
+    (error: unknown) => {
+      clearTimeout(timer);
+      throw error;
+    },
+  );
+}
+
+/** Statuses whose answer has no body (a `Response` made with one throws). */
+const bodiless = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * `response`, with `done` called once its body has been read to the end: at once when it has
+ * none, else as its last chunk passes. Unread, or cancelled, `done` is left to the time limit.
+ */
+function whenRead(response: Response, done: () => void): Response {
+  if (
+    response.body === null ||
+    bodiless.has(response.status) ||
+    response.headers.get('content-length') === '0'
+  ) {
+    done();
+    return response;
+  }
+  return new Response(response.body.pipeThrough(new TransformStream({ flush: done })), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
   });
 }
 

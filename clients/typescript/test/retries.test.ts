@@ -87,6 +87,27 @@ describe.each(storeAgnostic)('the client trying again, through a proxy, on $name
     expect(proxy.seen).toHaveLength(1);
   });
 
+  it('a try whose answer has been read lets go of its request before its time limit ends', async () => {
+    let tried: WeakRef<Request> | undefined;
+    const reader = createConsentClient({
+      baseUrl: proxy.url,
+      apiKey: served.apiKey,
+      timeoutMs: budget(60_000),
+      fetch: (request) => {
+        tried = new WeakRef(request);
+        return fetch(request);
+      },
+    });
+    expect(await reader.latest(served.code)).toEqual(served.version);
+    expect(tried).toBeDefined();
+    await expect
+      .poll(async () => {
+        await collectingGarbage(new Promise((resolve) => setTimeout(resolve, 20)));
+        return tried?.deref();
+      })
+      .toBeUndefined();
+  });
+
   it('each decision has a key of its own', async () => {
     const customer = unique('c');
     await client().decide(customer, given());
