@@ -88,7 +88,6 @@ export async function sendOnce(
     .join(' ');
   const body = Buffer.from(message.body, 'utf8');
   const limit = timeLimit(timeoutMs, stop);
-  const signal = limit.signal;
   const attempt = (): Promise<AttemptResult | 'stale'> =>
     new Promise((resolve) => {
       const send = protocol === 'http:' ? http.request : https.request;
@@ -97,7 +96,7 @@ export async function sendOnce(
         {
           method: 'POST',
           lookup: checkedLookup(policy, protocol),
-          signal,
+          signal: limit.signal,
           agent: protocol === 'http:' ? agentsOf(policy).http : agentsOf(policy).https,
           headers: {
             'content-type': 'application/json',

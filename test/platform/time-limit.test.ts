@@ -81,6 +81,8 @@ describe('a time limit', () => {
     const stop = new AbortController();
     const limit = timeLimit(1, stop.signal);
     limit.clear();
+    // Timers fire in the order they fall due: had the 1 ms limit still run, it would have fired
+    // before this wait's, however busy the machine.
     await new Promise((resolve) => setTimeout(resolve, 20));
     stop.abort();
     expect(limit.signal.aborted).toBe(false);

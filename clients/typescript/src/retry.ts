@@ -100,10 +100,10 @@ export function retryingFetch(
  * copied again for the next try.
  *
  * The limit is a timer of its own aborting a controller of its own, and the timer holds the
- * request it was made for until the answer's body has been read (then both are let go). On Node.js 20 neither `AbortSignal.timeout()` inside
- * `AbortSignal.any()` nor a `Request`'s signal following another signal survives a garbage
- * collection: each holds the next link weakly (nodejs/undici#4068), and a try whose server never
- * answered then waited forever.
+ * request it was made for until the answer's body has been read (then both are let go). On
+ * Node.js 20 neither `AbortSignal.timeout()` inside `AbortSignal.any()` nor a `Request`'s signal
+ * following another signal survives a garbage collection: each holds the next link weakly
+ * (nodejs/undici#4068), and a try whose server never answered then waited forever.
  */
 export function sendWithTimeLimit(
   send: (request: Request) => Promise<Response>,
