@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerVersionStates, pendingReads } from '../../src/decisions/pending-repository.js';
 import { apiOf } from '../helpers/api.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { vacuumUntilAllVisible } from '../helpers/indexes.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { postgresStore, stores } from '../helpers/stores.js';
 
@@ -97,7 +98,7 @@ describe("pending's reads on PostgreSQL", () => {
     const customers = [unique('c'), unique('c'), unique('c')];
     for (const customer of customers) await api.decide(customer, v.consent_version_id, 'given');
     // What a store's autovacuum does in time: the pages' rows are visible to every reader.
-    await sql`vacuum (analyze) subjects, customer_version_states`.execute(t.db);
+    await vacuumUntilAllVisible(t.db, ['subjects', 'customer_version_states']);
     const tenant = a.tenant.id;
     const asked = [...customers, unique('n')];
     const query = customerVersionStates.bind(t.db, {

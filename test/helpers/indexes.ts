@@ -2,6 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
 import { resolveIdType } from '../../src/platform/id-type.js';
+import { eventually } from './webhook-receiver.js';
 
 /** An index as a test compares it: its name, whether it is unique, its columns in order. */
 export interface IndexShape {
@@ -67,6 +68,21 @@ export async function indexesRead(
     } finally {
       await sql`reset all`.execute(connection);
     }
+  });
+}
+
+/**
+ * Vacuums `tables` on PostgreSQL until every page of each is marked visible to all readers, as a
+ * store's autovacuum leaves them in time. One vacuum is not always enough: a transaction still
+ * open in the same database (a background pass of the app's) keeps rows written before it ends
+ * from being visible to all, and a page whose rows are not is left unmarked.
+ */
+export async function vacuumUntilAllVisible(db: Db, tables: readonly string[]): Promise<void> {
+  await eventually(async () => {
+    await sql.raw(`vacuum (analyze) ${tables.join(', ')}`).execute(db);
+    const { rows } = await sql<{ marked: boolean }>`select bool_and(relallvisible = relpages)
+      as marked from pg_class where oid = any(${[...tables]}::text[]::regclass[])`.execute(db);
+    return rows[0]?.marked === true;
   });
 }
 
