@@ -23,6 +23,7 @@ import { findStoreSetting } from '../../src/platform/store-settings-repository.j
 import { apiOf } from '../helpers/api.js';
 import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
+import { vacuumUntilAllVisible } from '../helpers/indexes.js';
 import {
   keyColumns,
   migratedKeepingSqliteSchema,
@@ -33,7 +34,7 @@ import { existingStore } from '../helpers/uuid-ids.js';
 
 /** The plan node that reads `customer_version_states` in `pending`'s batch for this look-up. */
 async function pendingScan(t: TestApp, tenantId: string, customer: string, versionId: string) {
-  await sql`vacuum analyze customer_version_states`.execute(t.db);
+  await vacuumUntilAllVisible(t.db, ['customer_version_states']);
   await resolveIdType(t.db);
   const query = customerVersionStates.bind(t.db, {
     positions: [0],
