@@ -1,4 +1,5 @@
 import type { Executor } from '../platform/db.js';
+import { resolveIdType, sealedColumn } from '../platform/id-type.js';
 
 /** A subject's states, every product and channel it ever changed. */
 export function findSubjectStates(db: Executor, tenantId: string, subjectId: string) {
@@ -11,12 +12,13 @@ export function findSubjectStates(db: Executor, tenantId: string, subjectId: str
 }
 
 /** A subject's changes, newest first. */
-export function findSubjectChangeRows(
+export async function findSubjectChangeRows(
   db: Executor,
   tenantId: string,
   subjectId: string,
   limit: number,
 ) {
+  await resolveIdType(db);
   return db
     .selectFrom('channel_changes')
     .select([
@@ -27,7 +29,7 @@ export function findSubjectChangeRows(
       'blocked',
       'api_key_id',
       'user_id',
-      'personal',
+      sealedColumn(db, 'personal').as('personal'),
       'changed_at',
     ])
     .where('tenant_id', '=', tenantId)

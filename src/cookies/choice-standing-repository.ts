@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
-import { subjectLookup } from '../platform/id-type.js';
+import { sealedColumn, subjectLookup } from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { answersInOrder, batchStatement } from '../platform/unnest.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
@@ -57,12 +57,14 @@ const choiceStandings = batchStatement(
   },
   (db, asked) =>
     sql<StoredChoiceStanding & { i: number }>`
-    select q.i, s.id as subject_id, s.wrapped_key, s.salt,
+    select q.i, s.id as subject_id, ${sealedColumn(db, 's.wrapped_key')} as wrapped_key,
+      ${sealedColumn(db, 's.salt')} as salt,
       c.id as earlier_id, c.decided_at as earlier_at, c.method as earlier_method,
       c.categories as earlier_categories,
       ${subscribedSql(sql.ref('q.tenant_id'), eventType, 'any')} as event_wanted,
-      cs.id as customer_subject_id, cs.wrapped_key as customer_wrapped_key,
-      cs.salt as customer_salt
+      cs.id as customer_subject_id,
+      ${sealedColumn(db, 'cs.wrapped_key')} as customer_wrapped_key,
+      ${sealedColumn(db, 'cs.salt')} as customer_salt
     from (${asked}) as q
     left join subjects as s
       on s.tenant_id = q.tenant_id and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
+import { resolveIdType } from '../platform/id-type.js';
 import type { ChoiceMethod } from './banner-config.js';
+import { choiceSelection } from './decisions-repository.js';
 import type { CookieDecisionRow } from './table.js';
 
 /** A filter of a tenant's cookie decisions, as the store reads it. */
@@ -35,7 +37,7 @@ export type CookieDecisionListRow = CookieDecisionRow & { scope: string; system_
  * by `JSON.stringify`, so without spaces) as `"key":true`, `"key":false` or `"key":` (either),
  * the same text on both stores; a key is `[a-z][a-z0-9_]*`, its `_` escaped for LIKE.
  */
-export function findCookieDecisionPage(
+export async function findCookieDecisionPage(
   db: Executor,
   tenantId: string,
   filter: StoredCookieFilter,
@@ -44,12 +46,13 @@ export function findCookieDecisionPage(
   past: CookiePosition | undefined,
   limit: number,
 ): Promise<CookieDecisionListRow[]> {
+  await resolveIdType(db);
   let query = db
     .selectFrom('cookie_decisions as d')
     .innerJoin('cookie_systems as s', (j) =>
       j.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.system_id'),
     )
-    .selectAll('d')
+    .select(choiceSelection(db))
     .select(['s.scope', 's.name as system_name'])
     .where('d.tenant_id', '=', tenantId);
   if (filter.decisionId !== undefined) query = query.where('d.id', '=', filter.decisionId);

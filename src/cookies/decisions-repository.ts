@@ -1,4 +1,5 @@
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { resolveIdType, sealedColumn } from '../platform/id-type.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { CookieDecisionRecordRow, CookieDecisionRow, CookieDecisionsTable } from './table.js';
@@ -26,8 +27,8 @@ const choiceTypes = {
   variant: 'text',
   customer_subject_id: 'id',
   customer: 'text',
-  personal: 'text',
-  evidence_salt: 'text',
+  personal: 'sealed',
+  evidence_salt: 'sealed',
   decided_at: 'text',
 } as const satisfies Record<ChoiceColumn, UnnestType>;
 
@@ -36,6 +37,30 @@ const choiceColumns = Object.keys(choiceTypes) as ChoiceColumn[];
 const insertChoice = prepared((db, p: (name: ChoiceColumn) => never) =>
   db.insertInto('cookie_decisions').values(paramRow(choiceColumns, p)),
 );
+
+/**
+ * A choice's sealed columns as base64 (`SealedType`), for reads built once the store's types
+ * are read (`resolveIdType`).
+ */
+function sealedColumns(db: Executor) {
+  return [
+    sealedColumn(db, 'd.personal').as('personal'),
+    sealedColumn(db, 'd.evidence_salt').as('evidence_salt'),
+  ];
+}
+
+/** Every column of a choice but its sealed ones (`sealedColumns`). */
+const plainColumns = choiceColumns
+  .filter((column) => choiceTypes[column] !== 'sealed')
+  .map((column) => `d.${column}` as const);
+
+/**
+ * Every column of a choice (`cookie_decisions as d`), its sealed ones as base64: for reads
+ * built once the store's types are read (`resolveIdType`).
+ */
+export function choiceSelection(db: Executor) {
+  return [...plainColumns, ...sealedColumns(db)];
+}
 
 const insertChoices = batchStatement(choiceTypes, (db, rows) =>
   db.insertInto('cookie_decisions').columns(choiceColumns).expression(rows),
@@ -55,18 +80,19 @@ export async function insertCookieDecisions(
 }
 
 /** A page of a tenant's choices (of one system, or all), oldest first, after a position. */
-export function listCookieDecisionRows(
+export async function listCookieDecisionRows(
   db: Executor,
   tenantId: string,
   filter: { systemId?: string; after?: { decided_at: string; id: string } },
   limit: number,
 ): Promise<(CookieDecisionRow & { scope: string })[]> {
+  await resolveIdType(db);
   let query = db
     .selectFrom('cookie_decisions as d')
     .innerJoin('cookie_systems as s', (j) =>
       j.onRef('s.tenant_id', '=', 'd.tenant_id').onRef('s.id', '=', 'd.system_id'),
     )
-    .selectAll('d')
+    .select(choiceSelection(db))
     .select('s.scope')
     .where('d.tenant_id', '=', tenantId);
   if (filter.systemId !== undefined) query = query.where('d.system_id', '=', filter.systemId);
@@ -83,11 +109,12 @@ export function listCookieDecisionRows(
 }
 
 /** One website visitor's cookie decision of the tenant (the record behind its receipt). */
-export function findCookieDecisionRow(
+export async function findCookieDecisionRow(
   db: Executor,
   tenantId: string,
   decisionId: string,
 ): Promise<ReceiptCookieDecisionRow | undefined> {
+  await resolveIdType(db);
   return withCustomerSalt(db)
     .where('d.tenant_id', '=', tenantId)
     .where('d.id', '=', decisionId)
@@ -119,8 +146,6 @@ const recordColumns = [
   'd.variant',
   'd.customer_subject_id',
   'd.customer',
-  'd.personal',
-  'd.evidence_salt',
   'd.decided_at',
 ] as const satisfies readonly (`d.${ChoiceColumn}` | 'c.content_sha256')[];
 
@@ -131,7 +156,7 @@ function choiceRecords(db: Executor) {
     .innerJoin('cookie_configurations as c', (j) =>
       j.onRef('c.tenant_id', '=', 'd.tenant_id').onRef('c.id', '=', 'd.configuration_id'),
     )
-    .select(recordColumns);
+    .select([...recordColumns, ...sealedColumns(db)]);
 }
 
 /** Choices, each with the salt of the customer it was made as (null: none, or erased). */
@@ -140,11 +165,16 @@ function withCustomerSalt(db: Executor) {
     .leftJoin('subjects as cs', (j) =>
       j.onRef('cs.tenant_id', '=', 'd.tenant_id').onRef('cs.id', '=', 'd.customer_subject_id'),
     )
-    .select('cs.salt as customer_salt');
+    .select(sealedColumn<string | null>(db, 'cs.salt').as('customer_salt'));
 }
 
 /** The tenant's cookie decisions of these ids. */
-export function findCookieDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+export async function findCookieDecisionsByIds(
+  db: Executor,
+  tenantId: string,
+  ids: readonly string[],
+) {
+  await resolveIdType(db);
   return choiceRecords(db).where('d.tenant_id', '=', tenantId).where('d.id', 'in', ids).execute();
 }
 
@@ -197,11 +227,12 @@ export function findLatestCustomerChoice(
  * A customer's choices made while signed in, on every system, oldest first: those whose visitor
  * was not erased since (an erased visitor's choice opens to no one, so it names no customer).
  */
-export function findCustomerCookieDecisions(
+export async function findCustomerCookieDecisions(
   db: Executor,
   tenantId: string,
   customerSubjectId: string,
 ): Promise<ReceiptCookieDecisionRow[]> {
+  await resolveIdType(db);
   return withCustomerSalt(db)
     .innerJoin('subjects as v', (j) =>
       j.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.subject_id'),

@@ -1,4 +1,5 @@
 import type { Executor, Trx } from '../platform/db.js';
+import { resolveIdType, sealedColumn } from '../platform/id-type.js';
 
 /**
  * The live templates with a validity period, of every tenant (the ones whose consents lapse),
@@ -72,7 +73,7 @@ export async function findPeriodSetAt(
  * still the customer's latest on the template (the index on `(tenant_id, decided_at)` bounds
  * the scan to the window).
  */
-export function findGivenBetween(
+export async function findGivenBetween(
   db: Executor,
   q: {
     tenantId: string;
@@ -82,6 +83,7 @@ export function findGivenBetween(
     limit: number;
   },
 ) {
+  await resolveIdType(db);
   return (
     db
       .selectFrom('decisions as d')
@@ -95,11 +97,11 @@ export function findGivenBetween(
         join.onRef('sub.tenant_id', '=', 'd.tenant_id').onRef('sub.id', '=', 'd.subject_id'),
       )
       .select([
-        'sub.wrapped_key',
-        'sub.salt',
+        sealedColumn<string | null>(db, 'sub.wrapped_key').as('wrapped_key'),
+        sealedColumn<string | null>(db, 'sub.salt').as('salt'),
         'd.id',
         'd.subject_id',
-        'd.personal',
+        sealedColumn(db, 'd.personal').as('personal'),
         'd.consent_version_id',
         'd.version',
         'd.decided_at',

@@ -1,4 +1,5 @@
 import type { Executor, Trx } from '../platform/db.js';
+import { resolveIdType, sealedColumn } from '../platform/id-type.js';
 
 // The decisions as records: what their receipts, the log's audit, evidence packs and erasures
 // read of them.
@@ -19,24 +20,30 @@ const recordColumns = [
   'd.seq',
   'd.decided_at',
   'd.api_key_id',
-  'd.personal',
   'v.content_sha256',
   'd.idempotency_key',
-  'd.evidence_salt',
 ] as const;
 
-/** The tenant's decisions, each with its version's columns at hand. */
+/**
+ * The tenant's decisions, each with its version's columns at hand, and its sealed columns as
+ * base64 (`SealedType`): built once the store's types are read (`resolveIdType`).
+ */
 function decisionRecords(db: Executor) {
   return db
     .selectFrom('decisions as d')
     .innerJoin('template_versions as v', (join) =>
       join.onRef('v.tenant_id', '=', 'd.tenant_id').onRef('v.id', '=', 'd.consent_version_id'),
     )
-    .select(recordColumns);
+    .select([
+      ...recordColumns,
+      sealedColumn(db, 'd.personal').as('personal'),
+      sealedColumn<string | null>(db, 'd.evidence_salt').as('evidence_salt'),
+    ]);
 }
 
 /** One decision of the tenant with its template's code. */
-export function findDecisionWithTemplate(db: Executor, tenantId: string, decisionId: string) {
+export async function findDecisionWithTemplate(db: Executor, tenantId: string, decisionId: string) {
+  await resolveIdType(db);
   return withTemplate(db)
     .where('d.tenant_id', '=', tenantId)
     .where('d.id', '=', decisionId)
@@ -44,11 +51,12 @@ export function findDecisionWithTemplate(db: Executor, tenantId: string, decisio
 }
 
 /** Every decision of one customer with its template's code, oldest first. */
-export function findSubjectDecisionsWithTemplate(
+export async function findSubjectDecisionsWithTemplate(
   db: Executor,
   tenantId: string,
   subjectId: string,
 ) {
+  await resolveIdType(db);
   return withTemplate(db)
     .where('d.tenant_id', '=', tenantId)
     .where('d.subject_id', '=', subjectId)
@@ -66,7 +74,8 @@ function withTemplate(db: Executor) {
 }
 
 /** The tenant's decisions of these ids. */
-export function findDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+export async function findDecisionsByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+  await resolveIdType(db);
   return decisionRecords(db).where('d.tenant_id', '=', tenantId).where('d.id', 'in', ids).execute();
 }
 

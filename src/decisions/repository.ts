@@ -94,9 +94,9 @@ const decisionTypes = {
   seq: 'integer',
   decided_at: 'decision-time',
   api_key_id: 'id',
-  personal: 'text',
+  personal: 'sealed',
   idempotency_key: 'text',
-  evidence_salt: 'text',
+  evidence_salt: 'sealed',
 } as const satisfies Record<DecisionColumn, UnnestType>;
 
 const insertDecisions = batchStatement(decisionTypes, (db, rows) =>

@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { anySubscriber, type EventType, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
-import { subjectLookup } from '../platform/id-type.js';
+import { sealedColumn, subjectLookup } from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { answersInOrder, batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { DecisionValue } from './table.js';
@@ -62,7 +62,8 @@ const standings = batchStatement(
   askedTypes,
   (db, asked) =>
     sql<StoredStanding & { i: number }>`
-    select q.i, s.id as subject_id, s.wrapped_key, s.salt,
+    select q.i, s.id as subject_id, ${sealedColumn(db, 's.wrapped_key')} as wrapped_key,
+      ${sealedColumn(db, 's.salt')} as salt,
       ts.decision_count, ts.last_decision as template_last,
       d.id as release_last_id, d.consent_version_id as release_last_version_id,
       d.version as release_last_version, d.decision as release_last,

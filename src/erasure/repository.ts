@@ -1,5 +1,6 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db, Executor, Trx } from '../platform/db.js';
+import { resolveIdType, sealedColumn } from '../platform/id-type.js';
 import type { ErasuresTable } from './table.js';
 
 /**
@@ -52,14 +53,15 @@ export async function findSubjectRecordIds(
 }
 
 /** The tombstones among these records, each with the subject commitment it carries. */
-export function findTombstones(db: Executor, tenantId: string, ids: readonly string[]) {
+export async function findTombstones(db: Executor, tenantId: string, ids: readonly string[]) {
+  await resolveIdType(db);
   return db
     .selectFrom('erasures as x')
     .innerJoin('subjects as s', (join) =>
       join.onRef('s.tenant_id', '=', 'x.tenant_id').onRef('s.id', '=', 'x.subject_id'),
     )
     .selectAll('x')
-    .select('s.commitment')
+    .select(sealedColumn(db, 's.commitment').as('commitment'))
     .where('x.tenant_id', '=', tenantId)
     .where('x.id', 'in', ids)
     .execute();

@@ -1,4 +1,5 @@
 import type { Executor } from '../platform/db.js';
+import { resolveIdType, sealedColumn } from '../platform/id-type.js';
 
 /**
  * A decision of the tenant with its customer's subject (and its sealed fields, which open the
@@ -6,7 +7,8 @@ import type { Executor } from '../platform/db.js';
  * stands: its value and time, the customer's latest decision on its template, and the
  * template's validity period.
  */
-export function findDecisionOfRelease(db: Executor, tenantId: string, decisionId: string) {
+export async function findDecisionOfRelease(db: Executor, tenantId: string, decisionId: string) {
+  await resolveIdType(db);
   return db
     .selectFrom('decisions as d')
     .innerJoin('template_versions as v', (join) =>
@@ -24,7 +26,7 @@ export function findDecisionOfRelease(db: Executor, tenantId: string, decisionId
     .select([
       'd.id',
       'd.subject_id',
-      'd.personal',
+      sealedColumn(db, 'd.personal').as('personal'),
       'd.decision',
       'd.decided_at',
       'v.release_id',

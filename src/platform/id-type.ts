@@ -110,6 +110,19 @@ export type LookupType = 'text' | 'bytea';
  */
 export type StateKey = 'tenant' | 'subject';
 
+/**
+ * The PostgreSQL type of the sealed columns: the personal fields sealed under a customer's key,
+ * the salts of the evidence and of the subject, the subject's wrapped key and commitment
+ * (`personal` and `evidence_salt` of `decisions`, `cookie_decisions`, `channel_changes`,
+ * `partner_block_changes` and `request_steps`, `personal` of `subject_requests`, `wrapped_key`,
+ * `salt` and `commitment` of `subjects`): base64 `text`, as every store has kept them so far,
+ * or their bytes as `bytea` (three quarters of the size), all of them alike, read from
+ * `decisions.personal`. Either reads as the same base64 (`sealedColumn`); a statement gives
+ * them as base64 and decodes them for `bytea` columns (`sealedValue`, the `sealed` array type
+ * of `unnest.ts`).
+ */
+export type SealedType = 'text' | 'bytea';
+
 /** The store's types as `knownTypes` gives them, once read. */
 interface StoreTypes {
   ids: IdType;
@@ -117,7 +130,8 @@ interface StoreTypes {
   log: LogEntryTypes;
   lookup: LookupType;
   stateKey: StateKey;
-  /** All of them as one key (`uuid timestamptz bytea timestamptz bytea subject`). */
+  sealed: SealedType;
+  /** All of them as one key (`uuid timestamptz bytea timestamptz bytea subject text`). */
   key: string;
 }
 
@@ -130,6 +144,7 @@ const sqliteTypes: StoreTypes = {
   log: { leaf: 'text', time: 'text' },
   lookup: 'text',
   stateKey: 'tenant',
+  sealed: 'text',
   key: 'sqlite',
 };
 
@@ -206,7 +221,7 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
       table_name::text, column_name::text, data_type::text
     from information_schema.columns
     where table_schema = current_schema()
-      and ((table_name = 'decisions' and column_name in ('id', 'decided_at'))
+      and ((table_name = 'decisions' and column_name in ('id', 'decided_at', 'personal'))
         or (table_name = 'tlog_entries' and column_name in ('leaf', 'integrated_at'))
         or (table_name = 'subjects' and column_name = 'lookup'))
     union all
@@ -227,9 +242,10 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
   const lookup: LookupType = typeOf('subjects', 'lookup') === 'bytea' ? 'bytea' : 'text';
   const stateKey: StateKey =
     typeOf('customer_version_states_pk', 'subject_id') === 'key' ? 'subject' : 'tenant';
+  const sealed: SealedType = typeOf('decisions', 'personal') === 'bytea' ? 'bytea' : 'text';
   if (rows.length > 0) {
-    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup} ${stateKey}`;
-    known.set(adapter, { ids, times, log, lookup, stateKey, key });
+    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup} ${stateKey} ${sealed}`;
+    known.set(adapter, { ids, times, log, lookup, stateKey, sealed, key });
   }
   return ids;
 }
@@ -275,4 +291,39 @@ export function stateOfTenant(db: Executor, alias: string, tenant: unknown): Raw
   return knownTypes(db)?.stateKey === 'subject'
     ? sql`true`
     : sql`${sql.ref(`${alias}.tenant_id`)} = ${tenant}`;
+}
+
+/**
+ * The store's types on PostgreSQL, for a statement that cannot be built right without them:
+ * known once `resolveIdType` (or a statement of `prepared.ts`) has read them. Building such a
+ * statement before is a fault of the code, not of the store.
+ */
+function typesRead(db: Executor): StoreTypes {
+  const types = knownTypes(db);
+  if (!types) throw new Error("the store's column types are read before this statement is built");
+  return types;
+}
+
+/**
+ * A sealed column (`SealedType`) read as base64 text, whichever its type: as it is from
+ * `text`, encoded in the statement from `bytea` (PostgreSQL's base64 breaks lines every 76
+ * characters; Node's, which sealed them, does not). For a statement built once the store's
+ * types are known (`resolveIdType`, or `prepared.ts`).
+ */
+export function sealedColumn<T extends string | null = string>(
+  db: Executor,
+  column: string,
+): RawBuilder<T> {
+  if (!isPostgres(db) || typesRead(db).sealed === 'text') return sql<T>`${sql.ref(column)}`;
+  return sql<T>`translate(encode(${sql.ref(column)}, 'base64'), E'\\n', '')`;
+}
+
+/**
+ * A sealed value, given as base64 (a parameter, a column of a batch's rows), as the sealed
+ * columns hold it: as it is in `text`, decoded in the statement for `bytea`. Built as
+ * `sealedColumn` is.
+ */
+export function sealedValue(db: Executor, base64: unknown): RawBuilder<string> {
+  if (!isPostgres(db) || typesRead(db).sealed === 'text') return sql<string>`${base64}`;
+  return sql<string>`decode(${base64}, 'base64')`;
 }

@@ -13,8 +13,8 @@ import { prepared } from './prepared.js';
  * The PostgreSQL array types a column of a batch statement may take: `id` for the service's
  * ids (and the tenant's), typed as the store's id columns are, `decision-time` for the
  * decisions' times, `log-leaf` and `log-time` for the log's entries' leaf hashes (given as
- * hex) and times, and `subject-lookup` for the subjects' look-ups (given as hex), each typed as
- * its columns are (`id-type.ts`).
+ * hex) and times, `subject-lookup` for the subjects' look-ups (given as hex), and `sealed` for
+ * the sealed columns (given as base64), each typed as its columns are (`id-type.ts`).
  */
 export type UnnestType =
   | 'text'
@@ -23,7 +23,8 @@ export type UnnestType =
   | 'decision-time'
   | 'log-leaf'
   | 'log-time'
-  | 'subject-lookup';
+  | 'subject-lookup'
+  | 'sealed';
 
 /** A query builder or raw SQL: either compiles for an executor. */
 interface Compiles<O> {
@@ -58,6 +59,7 @@ export function batchStatement<C extends string, O>(
         if (type === 'decision-time') return sql`${param(name)}::${timeArrayType(db)}`;
         if (type === 'log-leaf') return hexArray(param(name), knownTypes(db)?.log.leaf);
         if (type === 'subject-lookup') return hexArray(param(name), knownTypes(db)?.lookup);
+        if (type === 'sealed') return base64Array(param(name), knownTypes(db)?.sealed);
         if (type === 'log-time') return sql`${param(name)}::${logTimeArrayType(db)}`;
         return sql`${param(name)}::${sql.raw(type)}[]`;
       });
@@ -85,6 +87,14 @@ export function batchStatement<C extends string, O>(
 function hexArray(param: never, columnType: 'text' | 'bytea' | undefined): RawBuilder<unknown> {
   return columnType === 'bytea'
     ? sql`array(select decode(h, 'hex') from unnest(${param}::text[]) with ordinality as u(h, i)
+        order by i)`
+    : sql`${param}::text[]`;
+}
+
+/** A batch's sealed values, given as base64, as their columns keep them (as `hexArray` does). */
+function base64Array(param: never, columnType: 'text' | 'bytea' | undefined): RawBuilder<unknown> {
+  return columnType === 'bytea'
+    ? sql`array(select decode(v, 'base64') from unnest(${param}::text[]) with ordinality as u(v, i)
         order by i)`
     : sql`${param}::text[]`;
 }

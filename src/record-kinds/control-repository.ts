@@ -7,7 +7,7 @@
 import { type Kysely, sql } from 'kysely';
 import { anySubscriber, subscribedSql } from '../journal/index.js';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
-import { holdsServiceId, subjectLookup } from '../platform/id-type.js';
+import { holdsServiceId, resolveIdType, sealedColumn, subjectLookup } from '../platform/id-type.js';
 import { type PreparedQuery, paramRow, prepared } from '../platform/prepared.js';
 import { answersInOrder, batchStatement, type UnnestType } from '../platform/unnest.js';
 import { findLiveSubjectRow } from '../subjects/index.js';
@@ -91,8 +91,8 @@ const changeFixed = {
   api_key_id: 'id',
   user_id: 'id',
   idempotency_key: 'text',
-  personal: 'text',
-  evidence_salt: 'text',
+  personal: 'sealed',
+  evidence_salt: 'sealed',
   changed_at: 'text',
 } as const satisfies Record<string, UnnestType>;
 
@@ -159,7 +159,8 @@ export function controlStatements(tables: ControlTables) {
     askedTypes,
     (db, asked) =>
       sql<ControlStanding & { i: number }>`
-      select q.i, s.id as subject_id, s.wrapped_key, s.salt,
+      select q.i, s.id as subject_id, ${sealedColumn(db, 's.wrapped_key')} as wrapped_key,
+        ${sealedColumn(db, 's.salt')} as salt,
         c.blocked, c.change_id, c.since,
         ${subscribedSql(sql.ref('q.tenant_id'), tables.eventType, 'any')} as event_wanted
       from (${asked}) as q
@@ -235,21 +236,32 @@ export function controlStatements(tables: ControlTables) {
     await upsertAllStates.run(trx, rows);
   }
 
+  /**
+   * Every column of a change, its sealed ones as base64 (`SealedType`): for reads built once
+   * the store's types are read (`resolveIdType`).
+   */
+  const changeSelection = (db: Executor) =>
+    Object.entries(changeTypes).map(([column, type]) =>
+      type === 'sealed' ? sealedColumn(db, column).as(column) : column,
+    );
+
   /** The tenant's changes of these ids. */
-  function changesByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+  async function changesByIds(db: Executor, tenantId: string, ids: readonly string[]) {
+    await resolveIdType(db);
     return open(db)
       .selectFrom(tables.changes)
-      .selectAll()
+      .select(changeSelection(db))
       .where('tenant_id', '=', tenantId)
       .where('id', 'in', ids)
       .execute() as Promise<ControlChangeRow[]>;
   }
 
   /** Every change of a subject, oldest first. */
-  function subjectChanges(db: Executor, tenantId: string, subjectId: string) {
+  async function subjectChanges(db: Executor, tenantId: string, subjectId: string) {
+    await resolveIdType(db);
     return open(db)
       .selectFrom(tables.changes)
-      .selectAll()
+      .select(changeSelection(db))
       .where('tenant_id', '=', tenantId)
       .where('subject_id', '=', subjectId)
       .orderBy('changed_at')
@@ -258,8 +270,12 @@ export function controlStatements(tables: ControlTables) {
   }
 
   /** The tenant's changes in a range of time, oldest first, after a position. */
-  function changesPage(db: Executor, tenantId: string, q: HistoryPageQuery) {
-    let query = open(db).selectFrom(tables.changes).selectAll().where('tenant_id', '=', tenantId);
+  async function changesPage(db: Executor, tenantId: string, q: HistoryPageQuery) {
+    await resolveIdType(db);
+    let query = open(db)
+      .selectFrom(tables.changes)
+      .select(changeSelection(db))
+      .where('tenant_id', '=', tenantId);
     if (q.from) query = query.where('changed_at', '>=', q.from);
     if (q.to) query = query.where('changed_at', '<', q.to);
     const after = q.after;

@@ -1,14 +1,18 @@
 import { sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
-import { resolveTimeType } from '../platform/id-type.js';
+import { resolveIdType, resolveTimeType, sealedColumn } from '../platform/id-type.js';
 import { decisionTimeBound } from '../platform/time.js';
 import { decisionsWithVersion, type HistoryPosition } from './repository.js';
 
 // The back-office's reads of decisions with their evidence (who sent them, from where, their
 // place in the log), and the counts its dashboard shows.
 
-/** Decisions with their evidence (sealed personal fields, the key that sent them), for the back-office. */
+/**
+ * Decisions with their evidence (sealed personal fields, the key that sent them), for the
+ * back-office. Built once the store's types are read (`resolveIdType`): the sealed column's
+ * read depends on its type.
+ */
 function evidenceRows(db: Executor, tenantId: string) {
   return decisionsWithVersion(db, tenantId)
     .leftJoin('api_keys as k', (j) =>
@@ -17,7 +21,7 @@ function evidenceRows(db: Executor, tenantId: string) {
     .select([
       'd.id as decision_id',
       'd.subject_id',
-      'd.personal',
+      sealedColumn(db, 'd.personal').as('personal'),
       't.code as template_code',
       'd.version',
       'v.tag',
@@ -31,12 +35,13 @@ function evidenceRows(db: Executor, tenantId: string) {
 }
 
 /** The customer's decisions with their evidence and place in the log, newest first. */
-export function findCustomerEvidence(
+export async function findCustomerEvidence(
   db: Executor,
   tenantId: string,
   subjectId: string,
   limit: number,
 ) {
+  await resolveIdType(db);
   return withLogPlace(evidenceRows(db, tenantId))
     .where('d.subject_id', '=', subjectId)
     .orderBy('d.decided_at', 'desc')
@@ -97,13 +102,14 @@ function filteredEvidence(db: Executor, tenantId: string, filter: EvidenceFilter
 }
 
 /** Up to `limit` decisions passing the filter with their evidence, oldest first, after `after`. */
-export function findEvidencePage(
+export async function findEvidencePage(
   db: Executor,
   tenantId: string,
   filter: EvidenceFilter,
   after: HistoryPosition | undefined,
   limit: number,
 ) {
+  await resolveIdType(db);
   let query = filteredEvidence(db, tenantId, filter);
   if (after) {
     const { decidedAt, id } = after;
@@ -121,13 +127,14 @@ export function findEvidencePage(
  * Up to `limit` decisions passing the filter with their evidence and place in the log, newest
  * first, before `before`: the pages of the Decisions list.
  */
-export function findEvidencePageNewestFirst(
+export async function findEvidencePageNewestFirst(
   db: Executor,
   tenantId: string,
   filter: EvidenceFilter,
   before: HistoryPosition | undefined,
   limit: number,
 ) {
+  await resolveIdType(db);
   let query = withLogPlace(filteredEvidence(db, tenantId, filter));
   if (before) {
     const { decidedAt, id } = before;
@@ -142,7 +149,8 @@ export function findEvidencePageNewestFirst(
 }
 
 /** One decision with its evidence, the text the customer was shown and its place in the log. */
-export function findDecisionEvidence(db: Executor, tenantId: string, decisionId: string) {
+export async function findDecisionEvidence(db: Executor, tenantId: string, decisionId: string) {
+  await resolveIdType(db);
   return withLogPlace(evidenceRows(db, tenantId))
     .select([
       'v.content_html',

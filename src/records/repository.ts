@@ -1,6 +1,13 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
-import { idArrayType, knownTimeType, subjectLookup, timeArrayType } from '../platform/id-type.js';
+import {
+  idArrayType,
+  knownTimeType,
+  resolveIdType,
+  sealedColumn,
+  subjectLookup,
+  timeArrayType,
+} from '../platform/id-type.js';
 import { noId } from '../platform/ids.js';
 import { prepared } from '../platform/prepared.js';
 import { decisionTimeBound, isoFromJson, nowIso } from '../platform/time.js';
@@ -145,7 +152,7 @@ function historyPageOf(db: Executor, values: PageValues, subjectId: never, after
       'd.decided_at',
       'v.content_sha256',
       'v.locale',
-      'd.personal',
+      sealedColumn(db, 'd.personal').as('personal'),
     ])
     .where('d.subject_id', '=', subjectId);
   if (after) {
@@ -216,7 +223,9 @@ const customerRecords = prepared((db, p: (name: RecordsParam) => never) => {
   );
   return {
     compile: () =>
-      sql<RecordRow>`select q.i, sub.id, sub.wrapped_key, sub.salt, sub.commitment,
+      sql<RecordRow>`select q.i, sub.id,
+      ${sealedColumn(db, 'sub.wrapped_key')} as wrapped_key, ${sealedColumn(db, 'sub.salt')} as salt,
+      ${sealedColumn(db, 'sub.commitment')} as commitment,
       (select coalesce(json_agg(agg order by agg.template_code), '[]')
         from ${standings} as agg) as standings,
       (select coalesce(json_agg(agg order by agg.decided_at desc, agg.decision_id desc), '[]')
@@ -295,13 +304,14 @@ function withIsoTimes(record: Omit<RecordRow, 'i'>): Omit<RecordRow, 'i'> {
 }
 
 /** The customer's most recent decision on the template made at or before `at` (ISO 8601 UTC). */
-export function findDecisionAsOf(
+export async function findDecisionAsOf(
   db: Executor,
   tenantId: string,
   subjectId: string,
   templateId: string,
   at: string,
 ) {
+  await resolveIdType(db);
   return (
     db
       .selectFrom('decisions as d')
@@ -317,7 +327,7 @@ export function findDecisionAsOf(
         'v.tag',
         'v.content_sha256',
         'v.locale',
-        'd.personal',
+        sealedColumn(db, 'd.personal').as('personal'),
       ])
       .where('d.tenant_id', '=', tenantId)
       .where('d.subject_id', '=', subjectId)

@@ -1,4 +1,5 @@
 import type { Executor, Trx } from '../platform/db.js';
+import { resolveIdType, sealedColumn, sealedValue } from '../platform/id-type.js';
 import type {
   RequestDeliveriesTable,
   RequestNoteRow,
@@ -9,26 +10,92 @@ import type {
   SubjectRequestsTable,
 } from './table.js';
 
+// A request's and a step's sealed columns (`SealedType`, src/platform/id-type.ts) are written
+// and read through the store's types, read first (`resolveIdType`).
+
 export async function insertRequest(trx: Trx, row: SubjectRequestsTable): Promise<void> {
-  await trx.insertInto('subject_requests').values(row).execute();
+  await resolveIdType(trx);
+  await trx
+    .insertInto('subject_requests')
+    .values({ ...row, personal: sealedValue(trx, row.personal) })
+    .execute();
 }
 
 export async function insertStep(trx: Trx, row: RequestStepsTable): Promise<void> {
-  await trx.insertInto('request_steps').values(row).execute();
+  await resolveIdType(trx);
+  await trx
+    .insertInto('request_steps')
+    .values({
+      ...row,
+      personal: sealedValue(trx, row.personal),
+      evidence_salt: sealedValue(trx, row.evidence_salt),
+    })
+    .execute();
+}
+
+/** Every column of a request, its sealed one as base64. */
+function requestColumns(db: Executor) {
+  return [
+    ...(
+      [
+        'tenant_id',
+        'id',
+        'subject_id',
+        'kind',
+        'status',
+        'via',
+        'received_at',
+        'due_on',
+        'extended',
+        'assignee_id',
+        'ground',
+        'reason',
+        'details',
+        'updated_at',
+        'closed_at',
+      ] as const satisfies readonly Exclude<keyof SubjectRequestsTable, 'personal'>[]
+    ).map((column) => `r.${column}` as const),
+    sealedColumn(db, 'r.personal').as('personal'),
+  ];
+}
+
+/** Every column of a step, its sealed ones as base64. */
+function stepColumns(db: Executor) {
+  return [
+    ...(
+      [
+        'tenant_id',
+        'id',
+        'request_id',
+        'subject_id',
+        'kind',
+        'step',
+        'due_on',
+        'ground',
+        'reason',
+        'api_key_id',
+        'user_id',
+        'made_at',
+      ] as const satisfies readonly Exclude<keyof RequestStepsTable, 'personal' | 'evidence_salt'>[]
+    ).map((column) => `s.${column}` as const),
+    sealedColumn(db, 's.personal').as('personal'),
+    sealedColumn(db, 's.evidence_salt').as('evidence_salt'),
+  ];
 }
 
 export async function insertNote(trx: Trx, row: RequestNotesTable): Promise<void> {
   await trx.insertInto('request_notes').values(row).execute();
 }
 
-export function findRequest(
+export async function findRequest(
   db: Executor,
   tenantId: string,
   id: string,
 ): Promise<SubjectRequestRow | undefined> {
+  await resolveIdType(db);
   return db
-    .selectFrom('subject_requests')
-    .selectAll()
+    .selectFrom('subject_requests as r')
+    .select(requestColumns(db))
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -64,14 +131,15 @@ export async function updateRequest(
 }
 
 /** A request's steps, oldest first. */
-export function stepsOf(
+export async function stepsOf(
   db: Executor,
   tenantId: string,
   requestId: string,
 ): Promise<RequestStepRow[]> {
+  await resolveIdType(db);
   return db
-    .selectFrom('request_steps')
-    .selectAll()
+    .selectFrom('request_steps as s')
+    .select(stepColumns(db))
     .where('tenant_id', '=', tenantId)
     .where('request_id', '=', requestId)
     .orderBy('made_at')
@@ -95,28 +163,30 @@ export function notesOf(
     .execute();
 }
 
-export function stepsByIds(
+export async function stepsByIds(
   db: Executor,
   tenantId: string,
   ids: readonly string[],
 ): Promise<RequestStepRow[]> {
+  await resolveIdType(db);
   return db
-    .selectFrom('request_steps')
-    .selectAll()
+    .selectFrom('request_steps as s')
+    .select(stepColumns(db))
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', ids)
     .execute();
 }
 
 /** A customer's steps (their subject's), oldest first. */
-export function subjectSteps(
+export async function subjectSteps(
   db: Executor,
   tenantId: string,
   subjectId: string,
 ): Promise<RequestStepRow[]> {
+  await resolveIdType(db);
   return db
-    .selectFrom('request_steps')
-    .selectAll()
+    .selectFrom('request_steps as s')
+    .select(stepColumns(db))
     .where('tenant_id', '=', tenantId)
     .where('subject_id', '=', subjectId)
     .orderBy('made_at')
@@ -125,14 +195,15 @@ export function subjectSteps(
 }
 
 /** A customer's requests (their subject's), newest first. */
-export function subjectRequests(
+export async function subjectRequests(
   db: Executor,
   tenantId: string,
   subjectId: string,
 ): Promise<SubjectRequestRow[]> {
+  await resolveIdType(db);
   return db
-    .selectFrom('subject_requests')
-    .selectAll()
+    .selectFrom('subject_requests as r')
+    .select(requestColumns(db))
     .where('tenant_id', '=', tenantId)
     .where('subject_id', '=', subjectId)
     .orderBy('received_at', 'desc')
@@ -144,13 +215,17 @@ export function subjectRequests(
  * The tenant's requests for the queue: the open ones by due date (the most urgent first), or the
  * closed ones, most recently closed first; at most `limit`.
  */
-export function queuedRequests(
+export async function queuedRequests(
   db: Executor,
   tenantId: string,
   open: boolean,
   limit: number,
 ): Promise<SubjectRequestRow[]> {
-  const base = db.selectFrom('subject_requests').selectAll().where('tenant_id', '=', tenantId);
+  await resolveIdType(db);
+  const base = db
+    .selectFrom('subject_requests as r')
+    .select(requestColumns(db))
+    .where('tenant_id', '=', tenantId);
   return (
     open
       ? base.where('closed_at', 'is', null).orderBy('due_on').orderBy('received_at')
@@ -162,14 +237,15 @@ export function queuedRequests(
 }
 
 /** The tenant's refusals made at or before `at`, oldest first (the section 39 record's). */
-export function refusalSteps(
+export async function refusalSteps(
   db: Executor,
   tenantId: string,
   at: string,
 ): Promise<RequestStepRow[]> {
+  await resolveIdType(db);
   return db
-    .selectFrom('request_steps')
-    .selectAll()
+    .selectFrom('request_steps as s')
+    .select(stepColumns(db))
     .where('tenant_id', '=', tenantId)
     .where('step', '=', 'refused')
     .where('made_at', '<=', at)
@@ -209,10 +285,11 @@ export async function useDelivery(db: Executor, id: string, now: string): Promis
  * but those told they are overdue already: nothing more is sent of them, and they would
  * otherwise fill every pass's `limit` before the requests still to be reminded of.
  */
-export function openRequestsDueBy(db: Executor, day: string, limit: number) {
+export async function openRequestsDueBy(db: Executor, day: string, limit: number) {
+  await resolveIdType(db);
   return db
     .selectFrom('subject_requests as r')
-    .selectAll('r')
+    .select(requestColumns(db))
     .where('r.closed_at', 'is', null)
     .where('r.due_on', '<=', day)
     .where(({ not, exists, selectFrom }) =>

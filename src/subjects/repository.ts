@@ -1,15 +1,24 @@
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
-import { subjectLookup } from '../platform/id-type.js';
+import { resolveIdType, sealedColumn, sealedValue, subjectLookup } from '../platform/id-type.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { SubjectsTable } from './table.js';
+
+/** A subject's sealed columns as base64, whichever their type (`SealedType`). */
+function keyColumns(db: Executor) {
+  return [
+    sealedColumn<string | null>(db, 'wrapped_key').as('wrapped_key'),
+    sealedColumn<string | null>(db, 'salt').as('salt'),
+    sealedColumn(db, 'commitment').as('commitment'),
+  ];
+}
 
 // Every decision runs these two: they are prepared (src/platform/prepared.ts).
 
 const liveSubject = prepared((db, p: (name: 'tenantId' | 'lookup') => never) =>
   db
     .selectFrom('subjects')
-    .select(['id', 'wrapped_key', 'salt', 'commitment'])
+    .select(['id', ...keyColumns(db)])
     .where('tenant_id', '=', p('tenantId'))
     .where('lookup', '=', subjectLookup(db, p('lookup'))),
 );
@@ -36,7 +45,13 @@ const subjectColumns = Object.keys({
 const newSubject = prepared((db, p: (name: SubjectColumn) => never) =>
   db
     .insertInto('subjects')
-    .values({ ...paramRow(subjectColumns, p), lookup: subjectLookup(db, p('lookup')) })
+    .values({
+      ...paramRow(subjectColumns, p),
+      lookup: subjectLookup(db, p('lookup')),
+      wrapped_key: sealedValue(db, p('wrapped_key')),
+      salt: sealedValue(db, p('salt')),
+      commitment: sealedValue(db, p('commitment')),
+    })
     .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing()),
 );
 
@@ -50,9 +65,9 @@ const subjectTypes = {
   tenant_id: 'id',
   id: 'id',
   lookup: 'subject-lookup',
-  wrapped_key: 'text',
-  salt: 'text',
-  commitment: 'text',
+  wrapped_key: 'sealed',
+  salt: 'sealed',
+  commitment: 'sealed',
   created_at: 'text',
   erased_at: 'text',
 } as const satisfies Record<SubjectColumn, UnnestType>;
@@ -81,10 +96,11 @@ export async function insertSubjects(trx: Trx, rows: readonly SubjectsTable[]): 
 }
 
 /** Subjects by id, erased ones included (their key and salt are null). */
-export function findSubjects(db: Executor, tenantId: string, ids: readonly string[]) {
+export async function findSubjects(db: Executor, tenantId: string, ids: readonly string[]) {
+  await resolveIdType(db);
   return db
     .selectFrom('subjects')
-    .select(['id', 'wrapped_key', 'salt', 'commitment', 'erased_at'])
+    .select(['id', ...keyColumns(db), 'erased_at'])
     .where('tenant_id', '=', tenantId)
     .where('id', 'in', ids)
     .execute();
@@ -135,10 +151,11 @@ export function findErasedEvidence(db: Executor, tenantId: string, ids: readonly
 }
 
 /** A subject by id, with its look-up (null once erased) to take its lock by. */
-export function findSubjectById(db: Executor, tenantId: string, id: string) {
+export async function findSubjectById(db: Executor, tenantId: string, id: string) {
+  await resolveIdType(db);
   return db
     .selectFrom('subjects')
-    .select(['id', 'lookup', 'wrapped_key', 'salt', 'commitment'])
+    .select(['id', 'lookup', ...keyColumns(db)])
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();

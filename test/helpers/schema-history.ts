@@ -343,3 +343,32 @@ export async function migratedKeepingSqliteSchema(db: Db, first: string): Promis
   expect(await sqliteSchema(db)).toEqual(before);
   return applied;
 }
+
+/**
+ * The sealed columns of PostgreSQL's store (`SealedType`, src/platform/id-type.ts), by table:
+ * base64 text as every release has written them so far.
+ */
+export const sealedColumns: Readonly<Record<string, readonly string[]>> = {
+  decisions: ['personal', 'evidence_salt'],
+  cookie_decisions: ['personal', 'evidence_salt'],
+  channel_changes: ['personal', 'evidence_salt'],
+  partner_block_changes: ['personal', 'evidence_salt'],
+  request_steps: ['personal', 'evidence_salt'],
+  subject_requests: ['personal'],
+  subjects: ['wrapped_key', 'salt', 'commitment'],
+};
+
+/**
+ * Makes a PostgreSQL store's sealed columns `bytea`, each value the bytes its base64 gives, as
+ * a later release's migration will: the form the service must read and write as it does text.
+ */
+export async function sealedColumnsAsBytea(db: Db): Promise<void> {
+  for (const [table, columns] of Object.entries(sealedColumns)) {
+    const changes = columns.map(
+      (column) => sql`alter column ${sql.id(column)} type bytea
+        using decode(${sql.id(column)}, 'base64')`,
+    );
+    await sql`alter table ${sql.table(table)} ${sql.join(changes)}`.execute(db);
+  }
+  forgetIdType(db);
+}

@@ -1,0 +1,203 @@
+/**
+ * PostgreSQL's sealed columns (a record's personal fields and evidence salt, a subject's wrapped
+ * key, salt and commitment) as their bytes in `bytea` instead of base64 text: three quarters of
+ * the size. The service reads and writes either (`SealedType`, src/platform/id-type.ts): a
+ * store whose columns are made `bytea` in place, as a later release's migration will, answers
+ * every read of its records byte for byte as before, receipts and evidence included, and the
+ * records written on it after read, verify and audit as those written on text.
+ */
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
+import { findCookieDecisionPage } from '../../src/cookies/decision-filters-repository.js';
+import { eraseCustomer } from '../../src/erasure/service.js';
+import { createPartner } from '../../src/partners/index.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb, type Db } from '../../src/platform/db.js';
+import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import { findEvidencePageNewestFirst } from '../../src/records/evidence-repository.js';
+import { publishOutsideReview } from '../../src/templates/index.js';
+import { apiOf } from '../helpers/api.js';
+import { reads, type Session, session } from '../helpers/api-session.js';
+import { json, startTestApp, type TestApp } from '../helpers/app.js';
+import { columnTypes, sealedColumns, sealedColumnsAsBytea } from '../helpers/schema-history.js';
+import { seedTemplate } from '../helpers/seed.js';
+import { postgresStore } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
+import { byCli, eventually } from '../helpers/webhook-receiver.js';
+
+const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
+
+/**
+ * A partner blocked on one of ann's decisions: the reads of it, its list and its receipt, once
+ * the log has taken it.
+ */
+async function partnerBlock(t: TestApp, s: Session): Promise<string[]> {
+  const actor = byCli(s.tenantId);
+  await t.db
+    .transaction()
+    .execute((trx) => createPartner(trx, actor, s.tenantId, { code: 'zeta', name: 'Zeta' }));
+  const code = await seedTemplate(t.db, s.tenantId);
+  const version = await t.db.transaction().execute((trx) =>
+    publishOutsideReview(
+      trx,
+      actor,
+      s.tenantId,
+      code,
+      { tag: '1.0', content_html: '<p>Zeta</p>' },
+      {
+        partners: ['zeta'],
+      },
+    ),
+  );
+  const decided = await apiOf(t.app, s.headers).decide('ann', version.id, 'given');
+  const decision = json(decided).data.decision_id as string;
+  const url = `/api/v1/customers/ann/consents/decisions/${decision}/partners`;
+  const blocked = await t.app.inject({
+    method: 'PUT',
+    url: `${url}/zeta`,
+    headers: { ...s.headers, 'content-type': 'application/json' },
+    payload: JSON.stringify({ blocked: true }),
+  });
+  expect(blocked.statusCode, blocked.body).toBe(201);
+  return [url, `/api/v1/partner-block-changes/${json(blocked).data.record_id}/receipt?wait=true`];
+}
+
+/**
+ * Until the tenant's log holds every record queued and its checkpoint covers them: a receipt
+ * carries the checkpoint of its moment, which a record still queued would move on.
+ */
+async function logSettled(t: TestApp, s: Session): Promise<void> {
+  await eventually(async () => {
+    const queued = await t.db.selectFrom('tlog_pending').select('record_id').execute();
+    if (queued.length > 0) return false;
+    const { count } = await t.db
+      .selectFrom('tlog_entries')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where('log_id', '=', s.tenantId)
+      .executeTakeFirstOrThrow();
+    const receipt = await t.app.inject({
+      method: 'GET',
+      url: s.receiptUrls[0] ?? '',
+      headers: s.headers,
+    });
+    return json(receipt).data.tree_size === Number(count);
+  });
+}
+
+/** Every read of a session's records: the client's, its receipts, the back-office's lists. */
+async function everything(
+  t: TestApp,
+  s: Session,
+  at: string,
+  more: readonly string[],
+): Promise<unknown[]> {
+  const call = async (url: string) => {
+    const answer = await t.app.inject({ method: 'GET', url, headers: s.headers });
+    return `${answer.statusCode} ${answer.body}`;
+  };
+  return [
+    ...(await reads(t, s, at)),
+    ...(await Promise.all([...s.receiptUrls, ...more].map(call))),
+    await call('/api/v1/customers/ann/requests'),
+    await call('/api/v1/customers/bob/consents?include=controls'),
+    await findEvidencePageNewestFirst(t.db, s.tenantId, {}, undefined, 100),
+    await findCookieDecisionPage(t.db, s.tenantId, {}, 'oldest', undefined, 100),
+  ];
+}
+
+/**
+ * The byte length of every value of the sealed columns of the tenant's rows, by column, in the
+ * rows' order: `as` the column holds it, or `decoded` from its base64.
+ */
+async function sealedSizes(db: Db, tenantId: string, form: 'as' | 'decoded') {
+  const sizes: Record<string, number[]> = {};
+  for (const [table, columns] of Object.entries(sealedColumns)) {
+    for (const column of columns) {
+      const value = form === 'as' ? sql.ref(column) : sql`decode(${sql.ref(column)}, 'base64')`;
+      const { rows } = await sql<{ size: number | null }>`select octet_length(${value}) as size
+        from ${sql.table(table)} where tenant_id = ${tenantId} order by id`.execute(db);
+      sizes[`${table}.${column}`] = rows.map((row) => Number(row.size ?? -1));
+    }
+  }
+  return sizes;
+}
+
+describe('PostgreSQL sealed columns as text and as bytea', () => {
+  it('a store made bytea in place answers every read as before; records written on it read, verify and audit as on text', async () => {
+    const created = await postgresStore.createMigrated!();
+    const onText = await startTestApp(existingStore(created.databaseUrl));
+    let recorded: Session;
+    let before: unknown[];
+    let blocks: string[];
+    const at = new Date(Date.now() + 60_000).toISOString();
+    try {
+      recorded = await session(onText);
+      const opened = await onText.app.inject({
+        method: 'POST',
+        url: '/api/v1/customers/ann/requests',
+        headers: { ...recorded.headers, 'content-type': 'application/json' },
+        payload: JSON.stringify({ kind: 'access' }),
+      });
+      expect(opened.statusCode).toBe(201);
+      blocks = await partnerBlock(onText, recorded);
+      // An erased customer: their key and salt gone, their records' tombstones kept.
+      await eraseCustomer(onText.db, onText.vault, registry, recorded.tenantId, 'bob', by);
+      await logSettled(onText, recorded);
+      before = await everything(onText, recorded, at, blocks);
+      expect(knownTypes(onText.db)?.sealed).toBe('text');
+    } finally {
+      await onText.close();
+    }
+
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    const textSizes = await sealedSizes(handle, recorded.tenantId, 'as');
+    const bytes = await sealedSizes(handle, recorded.tenantId, 'decoded');
+    await sealedColumnsAsBytea(handle);
+    expect(await columnTypes(handle, 'subjects', ['wrapped_key'])).toEqual({
+      wrapped_key: 'bytea',
+    });
+    // Each value is its bytes, smaller than its text; an erased subject's key and salt null.
+    expect(await sealedSizes(handle, recorded.tenantId, 'as')).toEqual(bytes);
+    for (const [column, sizes] of Object.entries(textSizes)) {
+      expect(sizes.length, column).toBeGreaterThan(0);
+      sizes.forEach((size, i) => {
+        if (size !== -1) expect(bytes[column]?.[i], column).toBeLessThan(size);
+      });
+    }
+    expect(bytes['subjects.wrapped_key']).toContain(-1);
+    await handle.destroy();
+
+    const onBytes = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      await resolveIdType(onBytes.db);
+      expect(knownTypes(onBytes.db)?.sealed).toBe('bytea');
+      expect(await everything(onBytes, recorded, at, blocks)).toEqual(before);
+
+      // Written on bytea: the same answers as on text, receipts verify, the audit is clean.
+      const again = await session(onBytes);
+      expect(again.answers).toEqual(recorded.answers);
+      expect(again.receipts).toEqual([true, true]);
+      expect(again.audit).toMatchObject({ ok: true, findings: [] });
+      const erased = await eraseCustomer(
+        onBytes.db,
+        onBytes.vault,
+        registry,
+        again.tenantId,
+        'ann',
+        by,
+      );
+      expect(erased).toMatchObject({ erased: true });
+      // Erased, the decision's receipt still proves it, without the customer's opening.
+      const receipt = await onBytes.app.inject({
+        method: 'GET',
+        url: again.receiptUrls[0] ?? '',
+        headers: again.headers,
+      });
+      expect(receipt.statusCode).toBe(200);
+      expect(JSON.parse(receipt.body)).toMatchObject({ data: { opening: null } });
+    } finally {
+      await onBytes.close();
+    }
+  });
+});
