@@ -300,7 +300,8 @@ export function stateOfTenant(db: Executor, alias: string, tenant: unknown): Raw
  */
 function typesRead(db: Executor): StoreTypes {
   const types = knownTypes(db);
-  if (!types) throw new Error("the store's column types are read before this statement is built");
+  if (!types)
+    throw new Error("the store's column types must be read before this statement is built");
   return types;
 }
 

@@ -57,9 +57,10 @@ export function batchStatement<C extends string, O>(
         const type = columns[name];
         if (type === 'id') return sql`${param(name)}::${idArrayType(db)}`;
         if (type === 'decision-time') return sql`${param(name)}::${timeArrayType(db)}`;
-        if (type === 'log-leaf') return hexArray(param(name), knownTypes(db)?.log.leaf);
-        if (type === 'subject-lookup') return hexArray(param(name), knownTypes(db)?.lookup);
-        if (type === 'sealed') return base64Array(param(name), knownTypes(db)?.sealed);
+        if (type === 'log-leaf') return encodedArray(param(name), 'hex', knownTypes(db)?.log.leaf);
+        if (type === 'subject-lookup')
+          return encodedArray(param(name), 'hex', knownTypes(db)?.lookup);
+        if (type === 'sealed') return encodedArray(param(name), 'base64', knownTypes(db)?.sealed);
         if (type === 'log-time') return sql`${param(name)}::${logTimeArrayType(db)}`;
         return sql`${param(name)}::${sql.raw(type)}[]`;
       });
@@ -81,21 +82,18 @@ export function batchStatement<C extends string, O>(
 }
 
 /**
- * A batch's hashes, given as hex, as their column keeps them: as they are in a `text` column,
- * decoded in the statement for a `bytea` one (in the batch's order).
+ * A batch's bytes given as text (hashes and look-ups as hex, sealed values as base64), as their
+ * column keeps them: as they are in a `text` column, decoded in the statement for a `bytea` one
+ * (in the batch's order).
  */
-function hexArray(param: never, columnType: 'text' | 'bytea' | undefined): RawBuilder<unknown> {
+function encodedArray(
+  param: never,
+  encoding: 'hex' | 'base64',
+  columnType: 'text' | 'bytea' | undefined,
+): RawBuilder<unknown> {
   return columnType === 'bytea'
-    ? sql`array(select decode(h, 'hex') from unnest(${param}::text[]) with ordinality as u(h, i)
-        order by i)`
-    : sql`${param}::text[]`;
-}
-
-/** A batch's sealed values, given as base64, as their columns keep them (as `hexArray` does). */
-function base64Array(param: never, columnType: 'text' | 'bytea' | undefined): RawBuilder<unknown> {
-  return columnType === 'bytea'
-    ? sql`array(select decode(v, 'base64') from unnest(${param}::text[]) with ordinality as u(v, i)
-        order by i)`
+    ? sql`array(select decode(v, ${sql.lit(encoding)}) from unnest(${param}::text[])
+        with ordinality as u(v, i) order by i)`
     : sql`${param}::text[]`;
 }
 
