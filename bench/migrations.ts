@@ -31,9 +31,14 @@
  *   a subject a record, two tenants' (nothing to do on SQLite);
  * - 0064 (PostgreSQL's keys of a customer's states without the tenant) on the two state tables
  *   as release 0.12.0 keeps them, a state on a version a record (two a customer) and a state on
- *   a template a customer (nothing to do on SQLite).
+ *   a template a customer (nothing to do on SQLite);
+ * - 0065 (PostgreSQL's keys of the control kinds' states without the tenant) on their two state
+ *   tables as release 0.13.0 keeps them, a state of each a record (nothing to do on SQLite);
+ * - 0066 (PostgreSQL's sealed columns as `bytea`) on `decisions` and `subjects` as release
+ *   0.14.0 keeps them, two decisions a customer, each value base64 text of its real size
+ *   (nothing to do on SQLite).
  *
- * `BENCH_MIGRATIONS` picks them (default `0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064`). On an SQLite
+ * `BENCH_MIGRATIONS` picks them (default all of the above). On an SQLite
  * file, or on PostgreSQL
  * with `BENCH_DATABASE_URL` (a server whose user may create a database; one is made and dropped
  * for each migration).
@@ -50,7 +55,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Migration, Migrator, sql } from 'kysely';
+import { type Migration, Migrator, type RawBuilder, sql } from 'kysely';
 import { loadConfig } from '../src/platform/config.js';
 import { createDb, type Db, isPostgres } from '../src/platform/db.js';
 import { migrations, serviceMigrator } from '../src/platform/migrate.js';
@@ -150,9 +155,16 @@ const measured: Measured[] = [
     fill: fillControlStates,
     packBefore: true,
   },
+  {
+    name: '0066-sealed-columns-binary',
+    tables: ['decisions', 'subjects'],
+    fill: fillSealed,
+    packBefore: true,
+  },
 ];
 const picked = (
-  process.env.BENCH_MIGRATIONS ?? '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065'
+  process.env.BENCH_MIGRATIONS ??
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -516,6 +528,40 @@ async function fillControlStates(db: Db): Promise<void> {
       blocked, change_id, since)
     select ${tenant}::uuid, gen_random_uuid(), 'insurer', r.subject_id, 1, r.change_id, r.since
     from ${records} order by r.i`.execute(db);
+}
+
+/**
+ * Decisions and their customers as 0.14.0 keeps them on PostgreSQL, two decisions a customer:
+ * the sealed columns base64 text of the sizes the service writes (a decision's personal fields
+ * 112 bytes, its salt 16; a customer's wrapped key 60, salt 16, commitment 32). PostgreSQL only:
+ * 0066 changes nothing on SQLite.
+ */
+async function fillSealed(db: Db): Promise<void> {
+  if (!isPostgres(db)) return;
+  const [tenant] = tenants;
+  const template = '0190e8a0-0000-7000-8000-00000000c001';
+  const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
+  const apiKey = '0190e8a0-0000-7000-8000-00000000c201';
+  const base64 = (hex: RawBuilder<unknown>) =>
+    sql`replace(encode(decode(${hex}, 'hex'), 'base64'), E'\n', '')`;
+  const customers = sql`(select i, md5('subject' || i)::uuid as subject_id
+    from generate_series(0, ${leaves / 2 - 1}) as i) as c`;
+  await sql`insert into subjects
+      (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at, erased_at)
+    select ${tenant}::uuid, c.subject_id, decode(md5('l' || c.i) || md5('k' || c.i), 'hex'),
+      ${base64(sql`repeat(md5('w' || c.i), 4) || left(md5('x' || c.i), 24)`)},
+      ${base64(sql`md5('s' || c.i)`)}, ${base64(sql`md5('c' || c.i) || md5('d' || c.i)`)},
+      '2026-12-01T00:00:00.000Z', null
+    from ${customers} order by c.i`.execute(db);
+  await sql`insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
+      version, decision, seq, decided_at, api_key_id, idempotency_key, evidence_salt, personal)
+    select ${tenant}::uuid, gen_random_uuid(), c.subject_id, ${template}::uuid,
+      case when k = 0 then ${versions[0]}::uuid else ${versions[1]}::uuid end, k + 1, 'given',
+      k + 1, timestamptz '2026-01-01 00:00:00+00' + (c.i * 2 + k) * interval '10 ms',
+      ${apiKey}::uuid, null, ${base64(sql`md5('e' || c.i || k)`)},
+      ${base64(sql`repeat(md5('p' || c.i || k), 7)`)}
+    from ${customers} cross join generate_series(0, 1) as k
+    order by c.i, k`.execute(db);
 }
 
 /**

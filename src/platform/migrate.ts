@@ -78,6 +78,7 @@ import * as logEntriesBinary from './migrations/0062-log-entries-binary.js';
 import * as subjectLookupsBinary from './migrations/0063-subject-lookups-binary.js';
 import * as stateKeysWithoutTenant from './migrations/0064-state-keys-without-tenant.js';
 import * as controlStateKeysWithoutTenant from './migrations/0065-control-state-keys-without-tenant.js';
+import * as sealedColumnsBinary from './migrations/0066-sealed-columns-binary.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -162,6 +163,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0063-subject-lookups-binary': subjectLookupsBinary,
     '0064-state-keys-without-tenant': stateKeysWithoutTenant,
     '0065-control-state-keys-without-tenant': controlStateKeysWithoutTenant,
+    '0066-sealed-columns-binary': sealedColumnsBinary,
   };
 }
 

@@ -21,6 +21,7 @@ import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { personalReader } from '../../src/subjects/index.js';
 import { hashPassword } from '../../src/tenants/passwords.js';
 import { json, type TestApp, testLogKeys } from '../helpers/app.js';
+import { sealedAsBase64 } from '../helpers/sealed.js';
 import { type SeededTenant, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
@@ -171,11 +172,14 @@ describe.each(stores)("a customer's channels in the back-office on $name", (stor
       (s) => s.product_code === 'loans' && s.channel === 'sms',
     );
     expect(state).toMatchObject({ blocked: true });
-    const rows = await t.db
-      .selectFrom('channel_changes')
-      .select(['id', 'subject_id', 'personal', 'api_key_id', 'user_id', 'blocked'])
-      .where('id', '=', state?.record_id as string)
-      .execute();
+    const rows = await sealedAsBase64(
+      t.db,
+      await t.db
+        .selectFrom('channel_changes')
+        .select(['id', 'subject_id', 'personal', 'api_key_id', 'user_id', 'blocked'])
+        .where('id', '=', state?.record_id as string)
+        .execute(),
+    );
     const userId = await userIdOf(t.db, serviceEmail);
     expect(rows.map((r) => [r.api_key_id, r.user_id, Number(r.blocked)])).toEqual([
       [null, userId, 1],

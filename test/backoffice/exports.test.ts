@@ -9,6 +9,7 @@ import { getTenantSettings, setTenantSettings } from '../../src/tenants/service.
 import { apiOf } from '../helpers/api.js';
 import { subjectIdOf, type TestApp } from '../helpers/app.js';
 import { storedLookup } from '../helpers/schema-history.js';
+import { sealedToStore } from '../helpers/sealed.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 import { type PageClient, signedIn, startBackofficeApp, textOf } from './support.js';
@@ -31,19 +32,17 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
     const id = newId();
     const { key, wrapped } = t.vault.newKey(tenantId, id);
     const salt = newSalt();
-    await t.db
-      .insertInto('subjects')
-      .values({
-        tenant_id: tenantId,
-        id,
-        lookup: await storedLookup(t.db, t.vault.lookup(tenantId, customer)),
-        wrapped_key: wrapped,
-        salt,
-        commitment: subjectCommitment(salt, customer),
-        created_at: new Date().toISOString(),
-        erased_at: null,
-      })
-      .execute();
+    const row = await sealedToStore(t.db, {
+      tenant_id: tenantId,
+      id,
+      lookup: await storedLookup(t.db, t.vault.lookup(tenantId, customer)),
+      wrapped_key: wrapped,
+      salt,
+      commitment: subjectCommitment(salt, customer),
+      created_at: new Date().toISOString(),
+      erased_at: null,
+    });
+    await t.db.insertInto('subjects').values(row).execute();
     subjects.set(`${tenantId}/${customer}`, { id, key });
     return { id, key };
   }
@@ -63,27 +62,25 @@ describe.each(stores)('CSV exports, the dashboard and the audit log on $name', (
       .executeTakeFirstOrThrow();
     const id = newId();
     const subject = await subjectOf(tenant.tenant.id, customer);
-    await t.db
-      .insertInto('decisions')
-      .values({
-        tenant_id: tenant.tenant.id,
-        id,
-        subject_id: subject.id,
-        template_id: template.template_id,
-        consent_version_id: version.consent_version_id,
-        version: version.version,
-        decision: fields.decision ?? 'given',
-        seq: Math.floor(Math.random() * 1e9),
-        decided_at: decidedAt,
-        api_key_id: tenant.apiKey.id,
-        personal: sealPersonal(subject.key, id, {
-          customer_id: customer,
-          ip: '192.0.2.10',
-          user_agent: fields.userAgent === undefined ? 'Test/1.0' : fields.userAgent,
-        }),
-        idempotency_key: null,
-      })
-      .execute();
+    const row = await sealedToStore(t.db, {
+      tenant_id: tenant.tenant.id,
+      id,
+      subject_id: subject.id,
+      template_id: template.template_id,
+      consent_version_id: version.consent_version_id,
+      version: version.version,
+      decision: fields.decision ?? 'given',
+      seq: Math.floor(Math.random() * 1e9),
+      decided_at: decidedAt,
+      api_key_id: tenant.apiKey.id,
+      personal: sealPersonal(subject.key, id, {
+        customer_id: customer,
+        ip: '192.0.2.10',
+        user_agent: fields.userAgent === undefined ? 'Test/1.0' : fields.userAgent,
+      }),
+      idempotency_key: null,
+    });
+    await t.db.insertInto('decisions').values(row).execute();
     return id;
   }
 

@@ -93,6 +93,7 @@ describe.each(stores)('upgrading a store to products on $name', (store) => {
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
     const products = await db.selectFrom('products').selectAll().execute();
     expect(products.map((p) => [p.tenant_id, p.code, p.name, p.archived_at])).toEqual([

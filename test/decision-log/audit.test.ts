@@ -15,6 +15,7 @@ import { parseLeaf } from '../../src/proof/leaf.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { storedLeaf } from '../helpers/schema-history.js';
+import { sealedAsRead } from '../helpers/sealed.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
@@ -201,11 +202,14 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
 
   it('a deleted decision row is named', async () => {
     const target = ids[7] as string;
-    const row = await t.db
-      .selectFrom('decisions')
-      .selectAll()
-      .where('id', '=', target)
-      .executeTakeFirstOrThrow();
+    const row = await sealedAsRead(
+      t.db,
+      await t.db
+        .selectFrom('decisions')
+        .selectAll()
+        .where('id', '=', target)
+        .executeTakeFirstOrThrow(),
+    );
     const report = await auditWith(
       () => t.db.deleteFrom('decisions').where('id', '=', target).execute(),
       () => t.db.insertInto('decisions').values(row).execute(),
@@ -364,11 +368,14 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
   });
 
   it('a decision written without its leaf is named', async () => {
-    const row = await t.db
-      .selectFrom('decisions')
-      .selectAll()
-      .where('id', '=', ids[0] as string)
-      .executeTakeFirstOrThrow();
+    const row = await sealedAsRead(
+      t.db,
+      await t.db
+        .selectFrom('decisions')
+        .selectAll()
+        .where('id', '=', ids[0] as string)
+        .executeTakeFirstOrThrow(),
+    );
     const smuggled = { ...row, id: '0190e8a0-0000-7000-8000-00000000beef', seq: 99 };
     const report = await auditWith(
       () => t.db.insertInto('decisions').values(smuggled).execute(),

@@ -11,6 +11,7 @@ import { auditLog } from '../../src/decision-log/audit.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
 import { type PublishedSystem, seedPublishedSystem } from '../helpers/cookies.js';
+import { sealedAsRead } from '../helpers/sealed.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
@@ -88,9 +89,17 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
     }
   }
 
-  const cookieRow = (id: string) =>
-    t.db.selectFrom('cookie_decisions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const setCookieRow = (id: string, values: Record<string, string | number | null>) =>
+  /** A cookie decision's row as it is kept, to be put back so (`sealedAsRead`). */
+  const cookieRow = async (id: string) =>
+    sealedAsRead(
+      t.db,
+      await t.db
+        .selectFrom('cookie_decisions')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow(),
+    );
+  const setCookieRow = (id: string, values: Record<string, string | number | Buffer | null>) =>
     t.db.updateTable('cookie_decisions').set(values).where('id', '=', id).execute();
   /** The n-th cookie decision posted, and the index of its leaf in the log. */
   const nthCookie = async (n: number) => {

@@ -109,8 +109,9 @@ describe.each(stores)('a log kept by release 0.3.0, upgraded on $name', (store) 
     // 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' copy of the text's hash) to 0.7.0,
     // 0060 (the cookie choices') to 0.8.0, 0061 (PostgreSQL's decision times) to 0.9.0, 0062
     // (PostgreSQL's log leaves and times) to 0.10.0, 0063 (its subjects' look-ups) to 0.11.0,
-    // 0064 (its states' keys) to 0.12.0, 0065 (its control states' keys) to 0.13.0.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    // 0064 (its states' keys) to 0.12.0, 0065 (its control states' keys) to 0.13.0, 0066 (its
+    // sealed columns) to 0.14.0.
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
     expect(await proofs(readNodes)).toEqual(kept);
     // And they verify against the roots of the RFC.
     let at = 0;

@@ -15,6 +15,7 @@ import { parseSignerKey } from '../../src/proof/index.js';
 import { findSubjectId, personalReader } from '../../src/subjects/service.js';
 import { createVault } from '../../src/subjects/vault.js';
 import { testDataKey, testLogKeys } from '../helpers/app.js';
+import { sealedAsBase64 } from '../helpers/sealed.js';
 import { publishRow, seedTemplateRow, seedTenantRow } from '../helpers/seed.js';
 import { stores, useBareStore } from '../helpers/stores.js';
 import { documentedEvidence, documentedLeaf, documentedSubject } from '../proof/documented.js';
@@ -253,6 +254,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');
@@ -260,14 +262,20 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
     expect(alice).toMatch(/^[0-9a-f-]{36}$/);
     expect(carol).toMatch(/^[0-9a-f-]{36}$/);
     expect(alice).not.toBe(carol);
-    const subjects = await db.selectFrom('subjects').selectAll().execute();
+    const subjects = await sealedAsBase64(
+      db,
+      await db.selectFrom('subjects').selectAll().execute(),
+    );
     expect(subjects.map((s) => s.salt).sort()).toEqual(salts.map((s) => s.salt).sort());
-    const decisions = await db
-      .selectFrom('decisions')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('id')
-      .execute();
+    const decisions = await sealedAsBase64(
+      db,
+      await db
+        .selectFrom('decisions')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .orderBy('id')
+        .execute(),
+    );
     expect(decisions.map((d) => d.subject_id)).toEqual([alice, alice, carol]);
     const opened = await personalReader(db, vault, tenantId)(decisions);
     expect(opened.map((o) => o.personal)).toEqual(
@@ -348,7 +356,10 @@ describe.each(stores)('upgrading a store of more than a page of decisions on $na
     expect(queued).toHaveLength(rows.length);
     const subjects = await db.selectFrom('subjects').select('id').execute();
     expect(subjects).toHaveLength(customers);
-    const decisions = await db.selectFrom('decisions').selectAll().orderBy('id').execute();
+    const decisions = await sealedAsBase64(
+      db,
+      await db.selectFrom('decisions').selectAll().orderBy('id').execute(),
+    );
     const opened = await personalReader(db, vault, a.tenant.id)(decisions);
     expect(opened.map((o) => o.personal)).toEqual(
       rows.map((r) => ({ customer_id: r.customer_id, ip: r.ip, user_agent: r.user_agent })),

@@ -4,6 +4,7 @@ import { personalReader } from '../../src/subjects/service.js';
 import type { PublishedVersion } from '../../src/templates/schemas.js';
 import { json, startTestApp, subjectIdOf, type TestApp } from '../helpers/app.js';
 import { expectError } from '../helpers/http.js';
+import { sealedAsBase64 } from '../helpers/sealed.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
@@ -119,12 +120,15 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
     }
     const subjectIds = [...customerOf.keys()];
     expect(subjectIds.length).toBeGreaterThan(0);
-    const rows = await t.db
-      .selectFrom('decisions')
-      .selectAll()
-      .where('tenant_id', '=', tenant.tenant.id)
-      .where('subject_id', 'in', subjectIds)
-      .execute();
+    const rows = await sealedAsBase64(
+      t.db,
+      await t.db
+        .selectFrom('decisions')
+        .selectAll()
+        .where('tenant_id', '=', tenant.tenant.id)
+        .where('subject_id', 'in', subjectIds)
+        .execute(),
+    );
     const expectedIds = [...created.entries()]
       .filter(([, s]) => customers.includes(s.customerId))
       .map(([id]) => id)

@@ -4,6 +4,7 @@ import { personalReader } from '../../src/subjects/service.js';
 import { createDraftVersion, getTemplateByCode } from '../../src/templates/service.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, subjectIdOf, type TestApp } from '../helpers/app.js';
+import { sealedAsBase64 } from '../helpers/sealed.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant, unique } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
 
@@ -162,12 +163,15 @@ describe.each(stores)('POST .../decisions on $name', (store) => {
       payload: { consent_version_id: v.consent_version_id, decision: 'given' },
     });
     const id = json(response).data.decision_id;
-    const row = await t.db
-      .selectFrom('decisions')
-      .selectAll()
-      .where('tenant_id', '=', a.tenant.id)
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
+    const row = await sealedAsBase64(
+      t.db,
+      await t.db
+        .selectFrom('decisions')
+        .selectAll()
+        .where('tenant_id', '=', a.tenant.id)
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow(),
+    );
     expect(row).toMatchObject({
       api_key_id: a.apiKey.id,
       subject_id: await subjectOf(customer),

@@ -180,9 +180,8 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
     // Started again as the release with 0064, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name in ('0064-state-keys-without-tenant', '0065-control-state-keys-without-tenant')`.execute(
-      handle,
-    );
+      where name in ('0064-state-keys-without-tenant', '0065-control-state-keys-without-tenant',
+        '0066-sealed-columns-binary')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -194,7 +193,7 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
         'subject_id',
         'template_id',
       ]);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.13.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.14.0');
       expect(await statesOf(next.db)).toEqual(statesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // Ann decides again on the version she decided on: her state there moves to it.
@@ -229,7 +228,8 @@ describe('migration 0064 on SQLite', () => {
     expect(await migratedKeepingSqliteSchema(db, '0064')).toEqual([
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });

@@ -380,6 +380,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

@@ -286,9 +286,11 @@ export const postgresTenantControlStateKeysStore = postgresStoreMadeSo(async (db
 /**
  * Takes migration 0065 back off a store: PostgreSQL's keys of the control kinds' states (and
  * the partners' blocks' index by subject) lead with the tenant again, as 0.13.0 and the releases
- * before it made them; 0065 pending.
+ * before it made them; 0065 pending, and the migration after it taken back first
+ * (`asBefore0066`).
  */
 export async function asBefore0065(db: Db): Promise<void> {
+  await asBefore0066(db);
   await sql`delete from kysely_migration
     where name = '0065-control-state-keys-without-tenant'`.execute(db);
   if (!isPostgres(db)) return;
@@ -346,7 +348,7 @@ export async function migratedKeepingSqliteSchema(db: Db, first: string): Promis
 
 /**
  * The sealed columns of PostgreSQL's store (`SealedType`, src/platform/id-type.ts), by table:
- * base64 text as every release has written them so far.
+ * `bytea` since 0066, base64 text before.
  */
 export const sealedColumns: Readonly<Record<string, readonly string[]>> = {
   decisions: ['personal', 'evidence_salt'],
@@ -359,16 +361,33 @@ export const sealedColumns: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Makes a PostgreSQL store's sealed columns `bytea`, each value the bytes its base64 gives, as
- * a later release's migration will: the form the service must read and write as it does text.
+ * A PostgreSQL store as release 0.14.0 left it, its sealed columns base64 text, and 0066
+ * recorded as applied, so that a test app, which migrates on its start, leaves them so. The
+ * service runs on it as on the `bytea` columns every other test's store has;
+ * `subjects/sealed-types.test.ts` compares the two.
  */
-export async function sealedColumnsAsBytea(db: Db): Promise<void> {
-  for (const [table, columns] of Object.entries(sealedColumns)) {
-    const changes = columns.map(
-      (column) => sql`alter column ${sql.id(column)} type bytea
-        using decode(${sql.id(column)}, 'base64')`,
-    );
-    await sql`alter table ${sql.table(table)} ${sql.join(changes)}`.execute(db);
+export const postgresTextSealedStore = postgresStoreMadeSo(async (db) => {
+  await asBefore0066(db);
+  await sql`insert into kysely_migration (name, timestamp)
+    values ('0066-sealed-columns-binary', ${new Date().toISOString()})`.execute(db);
+});
+
+/**
+ * Takes migration 0066 back off a store: PostgreSQL's sealed columns keep their values as base64
+ * text again, as 0.14.0 and the releases before it wrote them; 0066 pending.
+ */
+export async function asBefore0066(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0066-sealed-columns-binary'`.execute(db);
+  if (!isPostgres(db)) return;
+  await sql`delete from store_settings where name = 'sealed_kept_as_text'`.execute(db);
+  if ((await columnTypes(db, 'decisions', ['personal'])).personal === 'bytea') {
+    for (const [table, columns] of Object.entries(sealedColumns)) {
+      const changes = columns.map(
+        (column) => sql`alter column ${sql.id(column)} type text
+          using replace(encode(${sql.id(column)}, 'base64'), E'\n', '')`,
+      );
+      await sql`alter table ${sql.table(table)} ${sql.join(changes)}`.execute(db);
+    }
   }
   forgetIdType(db);
 }

@@ -20,6 +20,7 @@ import type { SubjectsTable } from '../../src/subjects/table.js';
 import { testDataKey } from '../helpers/app.js';
 import { indexesOf, planWatcher } from '../helpers/indexes.js';
 import { migrateBefore } from '../helpers/schema-history.js';
+import { rowsByTenantAndId } from '../helpers/sealed.js';
 import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 
 /** A choice's row as releases before 0060 wrote it, with the configuration's hash. */
@@ -145,14 +146,8 @@ async function storeBefore0055(db: Db): Promise<CookieDecisionsTable[]> {
 
 /** Every choice and every subject. */
 const allRows = async (db: Db) => ({
-  choices: (
-    await sql<
-      Record<string, unknown>
-    >`select * from cookie_decisions order by tenant_id, id`.execute(db)
-  ).rows,
-  subjects: (
-    await sql<Record<string, unknown>>`select * from subjects order by tenant_id, id`.execute(db)
-  ).rows,
+  choices: await rowsByTenantAndId(db, 'cookie_decisions'),
+  subjects: await rowsByTenantAndId(db, 'subjects'),
 });
 
 /**

@@ -15,6 +15,7 @@ import { controlStatements } from '../../src/record-kinds/control-repository.js'
 import { testDataKey } from '../helpers/app.js';
 import { type IndexShape, indexesOf, planWatcher } from '../helpers/indexes.js';
 import { migrateBefore } from '../helpers/schema-history.js';
+import { rowsByTenantAndId } from '../helpers/sealed.js';
 import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 
 const migration = '0056-control-change-keys-without-tenant';
@@ -131,16 +132,8 @@ async function storeBefore0056(db: Db): Promise<Changes> {
 }
 
 const allRows = async (db: Db) => ({
-  channels: (
-    await sql<
-      Record<string, unknown>
-    >`select * from channel_changes order by tenant_id, id`.execute(db)
-  ).rows,
-  partners: (
-    await sql<
-      Record<string, unknown>
-    >`select * from partner_block_changes order by tenant_id, id`.execute(db)
-  ).rows,
+  channels: await rowsByTenantAndId(db, 'channel_changes'),
+  partners: await rowsByTenantAndId(db, 'partner_block_changes'),
 });
 
 describe.each(stores)('migration 0056, on $name', (store) => {

@@ -13,6 +13,7 @@ import { findDecisionAsOf, findHistoryPage } from '../../src/records/repository.
 import { testDataKey } from '../helpers/app.js';
 import { indexesOf, planWatcher } from '../helpers/indexes.js';
 import { migrateBefore } from '../helpers/schema-history.js';
+import { rowsByTenantAndId } from '../helpers/sealed.js';
 import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 
 /** A decision's row as releases before 0059 wrote it, with the text's hash. */
@@ -97,10 +98,7 @@ async function storeBefore0054(db: Db): Promise<DecisionsTable[]> {
   return written;
 }
 
-const allRows = (db: Db) =>
-  sql<Record<string, unknown>>`select * from decisions order by tenant_id, id`
-    .execute(db)
-    .then((result) => result.rows);
+const allRows = (db: Db) => rowsByTenantAndId(db, 'decisions');
 
 describe.each(stores)('migration 0054, on $name', (store) => {
   const bare = useBareStore(store);

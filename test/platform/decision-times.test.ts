@@ -276,7 +276,7 @@ describe('migration 0061 on a PostgreSQL store with records in it', () => {
         customer_version_states: 'timestamp with time zone',
       });
       expect(await resolveTimeType(next.db)).toBe('timestamptz');
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.13.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.14.0');
       await expectSameRecords(next, before, at, readsBefore);
       // It records on, and runs again as a no-op.
       expect((await session(next)).answers).toEqual(before.answers);
@@ -302,13 +302,14 @@ describe('migration 0061 on a PostgreSQL store partitioned by time', () => {
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
     expect(await timeColumnTypes(db)).toEqual(allText);
     expect(await findStoreSetting(db, 'decision_times_kept_as_text')).toBe(
       'decisions is partitioned by time on decided_at',
     );
     expect(await resolveTimeType(db)).toBe('text');
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });
 
@@ -323,7 +324,8 @@ describe('migration 0061 on SQLite', () => {
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });

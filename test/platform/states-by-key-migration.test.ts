@@ -6,6 +6,7 @@ import { isPostgres } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { testDataKey } from '../helpers/app.js';
 import { migrateBefore } from '../helpers/schema-history.js';
+import { sealedAsBase64 } from '../helpers/sealed.js';
 import { stores, useBareStore } from '../helpers/stores.js';
 
 /** The tables migration 0050 keeps in their key's order on SQLite, with their keys. */
@@ -104,11 +105,17 @@ describe.each(stores)('migration 0050, on $name', (store) => {
         );
       }
     }
+    // Each row as kept, its sealed fields as base64 whichever their type.
     const read = async (table: Table) =>
       (
-        await sql<Record<string, unknown>>`select * from ${sql.table(table)}
-          order by ${sql.join(tables[table].map((column) => sql.ref(column)))}`.execute(db)
-      ).rows.map((row) => ({ ...row, ...('level' in row ? { level: Number(row.level) } : {}) }));
+        await sealedAsBase64(
+          db,
+          (
+            await sql<Record<string, unknown>>`select * from ${sql.table(table)}
+              order by ${sql.join(tables[table].map((column) => sql.ref(column)))}`.execute(db)
+          ).rows,
+        )
+      ).map((row) => ({ ...row, ...('level' in row ? { level: Number(row.level) } : {}) }));
     const pages = async (table: Table) =>
       Number(
         (

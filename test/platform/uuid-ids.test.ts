@@ -254,7 +254,7 @@ describe.each([
     );
     // 0058 raises it to 0.6.0, 0059 to 0065 after it to 0.7.0, 0.8.0, 0.9.0, 0.10.0, 0.11.0,
     // 0.12.0 and 0.13.0.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
     expect(await resolveIdType(db)).toBe('text');
     const { rows } = await sql`select log_id from tlog_logs`.execute(db);
     expect(rows).toEqual([{ log_id: logId }]);
@@ -336,7 +336,8 @@ describe('migration 0058 on SQLite', () => {
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });

@@ -193,12 +193,14 @@ describe('migration 0065 on a PostgreSQL store with control states in it', () =>
     // Started again as the release with 0065, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name = '0065-control-state-keys-without-tenant'`.execute(handle);
+      where name in ('0065-control-state-keys-without-tenant', '0066-sealed-columns-binary')`.execute(
+      handle,
+    );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await keysOf(next.db)).toEqual(keysWithout);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.13.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.14.0');
       expect(await statesOf(next.db)).toEqual(statesBefore);
       // The same script again, on another tenant: the same answers, its states moved alike.
       const after = await script(next);
@@ -222,7 +224,8 @@ describe('migration 0065 on SQLite', () => {
     const { db } = bare;
     expect(await migratedKeepingSqliteSchema(db, '0065')).toEqual([
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });

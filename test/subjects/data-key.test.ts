@@ -127,6 +127,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
   });
 });

@@ -134,12 +134,12 @@ describe('migration 0063 on a PostgreSQL store with customers in it', () => {
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
       where name in ('0063-subject-lookups-binary', '0064-state-keys-without-tenant',
-        '0065-control-state-keys-without-tenant')`.execute(handle);
+        '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await lookupType(next.db)).toBe('bytea');
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.13.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.14.0');
       expect(await lookupsOf(next.db)).toEqual(lookupsBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // Ann is found again: her decision joins her history; bob starts anew.
@@ -174,12 +174,13 @@ describe('migration 0063 on a PostgreSQL store holding a look-up the service nev
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
     expect(await lookupType(db)).toBe('text');
     expect(await findStoreSetting(db, 'lookups_kept_as_text')).toBe(
       `subjects holds a look-up that is no SHA-256 HMAC in lowercase hex: subject ${subject}`,
     );
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });
 
@@ -196,8 +197,9 @@ describe('migration 0063 on SQLite', () => {
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
     expect(await schema()).toEqual(before);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.13.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });

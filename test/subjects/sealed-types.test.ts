@@ -1,12 +1,13 @@
 /**
  * PostgreSQL's sealed columns (a record's personal fields and evidence salt, a subject's wrapped
  * key, salt and commitment) as their bytes in `bytea` instead of base64 text: three quarters of
- * the size. The service reads and writes either (`SealedType`, src/platform/id-type.ts): a
- * store whose columns are made `bytea` in place, as a later release's migration will, answers
- * every read of its records byte for byte as before, receipts and evidence included, and the
- * records written on it after read, verify and audit as those written on text.
+ * the size (migration 0066). The service reads and writes either (`SealedType`,
+ * src/platform/id-type.ts): a store of text columns that 0066 converts answers every read of its
+ * records byte for byte as before, receipts and evidence included, and the records written on it
+ * after read, verify and audit as those written on text. A store holding a value the service
+ * never writes keeps the columns as text and says why; SQLite's store is left as it was.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { findCookieDecisionPage } from '../../src/cookies/decision-filters-repository.js';
@@ -14,15 +15,24 @@ import { eraseCustomer } from '../../src/erasure/service.js';
 import { createPartner } from '../../src/partners/index.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
-import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import { knownTypes, resolveIdType, typesKeptAsText } from '../../src/platform/id-type.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as sealedColumnsBinary from '../../src/platform/migrations/0066-sealed-columns-binary.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { findEvidencePageNewestFirst } from '../../src/records/evidence-repository.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
 import { apiOf } from '../helpers/api.js';
 import { reads, type Session, session } from '../helpers/api-session.js';
-import { json, startTestApp, type TestApp } from '../helpers/app.js';
-import { columnTypes, sealedColumns, sealedColumnsAsBytea } from '../helpers/schema-history.js';
+import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import {
+  columnTypes,
+  migrateBefore,
+  migratedKeepingSqliteSchema,
+  postgresTextSealedStore,
+  sealedColumns,
+} from '../helpers/schema-history.js';
 import { seedTemplate } from '../helpers/seed.js';
-import { postgresStore } from '../helpers/stores.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 import { byCli, eventually } from '../helpers/webhook-receiver.js';
 
@@ -123,9 +133,11 @@ async function sealedSizes(db: Db, tenantId: string, form: 'as' | 'decoded') {
   return sizes;
 }
 
-describe('PostgreSQL sealed columns as text and as bytea', () => {
-  it('a store made bytea in place answers every read as before; records written on it read, verify and audit as on text', async () => {
-    const created = await postgresStore.createMigrated!();
+describe('migration 0066 on a PostgreSQL store with records in it', () => {
+  it('makes the sealed columns bytea; every read answers as before; records written on it read, verify and audit as on text', async () => {
+    // The store as 0.14.0 leaves it: its sealed columns text (0066 recorded as applied, so that
+    // the test app, which migrates on its start, leaves them so while it records).
+    const created = await postgresTextSealedStore.createMigrated!();
     const onText = await startTestApp(existingStore(created.databaseUrl));
     let recorded: Session;
     let before: unknown[];
@@ -153,23 +165,34 @@ describe('PostgreSQL sealed columns as text and as bytea', () => {
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     const textSizes = await sealedSizes(handle, recorded.tenantId, 'as');
     const bytes = await sealedSizes(handle, recorded.tenantId, 'decoded');
-    await sealedColumnsAsBytea(handle);
     expect(await columnTypes(handle, 'subjects', ['wrapped_key'])).toEqual({
-      wrapped_key: 'bytea',
+      wrapped_key: 'text',
     });
-    // Each value is its bytes, smaller than its text; an erased subject's key and salt null.
-    expect(await sealedSizes(handle, recorded.tenantId, 'as')).toEqual(bytes);
-    for (const [column, sizes] of Object.entries(textSizes)) {
-      expect(sizes.length, column).toBeGreaterThan(0);
-      sizes.forEach((size, i) => {
-        if (size !== -1) expect(bytes[column]?.[i], column).toBeLessThan(size);
-      });
-    }
-    expect(bytes['subjects.wrapped_key']).toContain(-1);
+    // Started again as the release with 0066, which its start applies.
+    await sql`delete from kysely_migration
+      where name = '0066-sealed-columns-binary'`.execute(handle);
     await handle.destroy();
 
     const onBytes = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    const { db } = onBytes;
     try {
+      for (const [table, columns] of Object.entries(sealedColumns)) {
+        expect(Object.values(await columnTypes(db, table, columns)), table).toEqual(
+          columns.map(() => 'bytea'),
+        );
+      }
+      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
+      expect(await typesKeptAsText(db)).toEqual([]);
+      // Each value is its bytes, smaller than its text; an erased subject's key and salt null.
+      expect(await sealedSizes(db, recorded.tenantId, 'as')).toEqual(bytes);
+      for (const [column, sizes] of Object.entries(textSizes)) {
+        expect(sizes.length, column).toBeGreaterThan(0);
+        sizes.forEach((size, i) => {
+          if (size !== -1) expect(bytes[column]?.[i], column).toBeLessThan(size);
+        });
+      }
+      expect(bytes['subjects.wrapped_key']).toContain(-1);
+
       await resolveIdType(onBytes.db);
       expect(knownTypes(onBytes.db)?.sealed).toBe('bytea');
       expect(await everything(onBytes, recorded, at, blocks)).toEqual(before);
@@ -196,8 +219,61 @@ describe('PostgreSQL sealed columns as text and as bytea', () => {
       });
       expect(receipt.statusCode).toBe(200);
       expect(JSON.parse(receipt.body)).toMatchObject({ data: { opening: null } });
+
+      // It runs again as a no-op.
+      await sealedColumnsBinary.up(db as unknown as Kysely<unknown>);
+      expect(await columnTypes(db, 'decisions', ['personal'])).toEqual({ personal: 'bytea' });
     } finally {
       await onBytes.close();
     }
+  });
+});
+
+describe('migration 0066 on a PostgreSQL store holding a value the service never writes', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('keeps every sealed column text, and the store says why', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0066');
+    const tenant = '0190e8a0-0000-7000-8000-00000000a001';
+    const at = new Date().toISOString();
+    // A valid subject, then one whose salt base64 breaks into lines, as PostgreSQL's encode
+    // would write it: it decodes to the same bytes, but would read back otherwise.
+    for (const [id, salt] of [
+      ['0190e8a0-0000-7000-8000-00000000b001', 'c2FsdA=='],
+      ['0190e8a0-0000-7000-8000-00000000b002', 'c2Fs\ndA=='],
+    ] as const) {
+      await sql`insert into subjects (tenant_id, id, lookup, wrapped_key, salt, commitment,
+          created_at, erased_at)
+        values (${tenant}, ${id}, ${Buffer.alloc(32, id.slice(-1))}, 'a2V5', ${salt}, 'Y29t', ${at},
+          null)`.execute(db);
+    }
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0066-sealed-columns-binary']);
+    expect(await columnTypes(db, 'decisions', ['personal', 'evidence_salt'])).toEqual({
+      personal: 'text',
+      evidence_salt: 'text',
+    });
+    expect(await columnTypes(db, 'subjects', ['salt', 'wrapped_key'])).toEqual({
+      salt: 'text',
+      wrapped_key: 'text',
+    });
+    expect(await findStoreSetting(db, 'sealed_kept_as_text')).toBe(
+      'a sealed column holds a value that is no base64 as the service writes it: ' +
+        'subjects.salt, row 0190e8a0-0000-7000-8000-00000000b002',
+    );
+    expect((await typesKeptAsText(db)).map((kept) => kept.message)).toEqual([
+      expect.stringContaining('The sealed columns are text, not bytea: migration 0066'),
+    ]);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
+  });
+});
+
+describe('migration 0066 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    expect(await migratedKeepingSqliteSchema(db, '0066')).toEqual(['0066-sealed-columns-binary']);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });

@@ -221,6 +221,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
+      '0066-sealed-columns-binary',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
