@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Executor } from '../../src/platform/db.js';
 import { findSubjectId, personalReader } from '../../src/subjects/service.js';
 import { createVault } from '../../src/subjects/vault.js';
+import { sealedAsBase64 } from './sealed.js';
 
 /**
  * The data key of every server and command the end-to-end tests start (`serverEnv` gives it to
@@ -60,7 +61,8 @@ export async function sealedCustomersOf(
   decisions: ReadonlyArray<{ id: string; subject_id: string; personal: string }>,
 ): Promise<Map<string, string>> {
   const open = personalReader(db, e2eVault, await tenantIdOf(db, tenantAlias));
-  const opened = await open(decisions);
+  // As the service reads them: base64, whichever the columns' type.
+  const opened = await open(await sealedAsBase64(db, [...decisions]));
   return new Map(
     decisions.map((d, i) => {
       const record = opened[i];

@@ -5,13 +5,13 @@
  * here, in Node, independently of the service's own statements.
  */
 import { sql } from 'kysely';
-import type { Db } from '../../src/platform/db.js';
+import type { Executor } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
 
 /** The columns sealed by name, in every table that has them. */
 const sealedFields = ['personal', 'evidence_salt', 'wrapped_key', 'salt', 'commitment'];
 
-async function sealedAreBytes(db: Db): Promise<boolean> {
+async function sealedAreBytes(db: Executor): Promise<boolean> {
   await resolveIdType(db);
   return knownTypes(db)?.sealed === 'bytea';
 }
@@ -27,9 +27,9 @@ function mapSealed<T extends object>(row: T, change: (value: string) => unknown)
 
 /** One row or several, each changed alike, on a store whose sealed columns are `bytea`. */
 function onBytes(change: (value: string) => unknown) {
-  async function each<T extends object>(db: Db, rows: T[]): Promise<T[]>;
-  async function each<T extends object>(db: Db, row: T): Promise<T>;
-  async function each<T extends object>(db: Db, rows: T | T[]): Promise<T | T[]> {
+  async function each<T extends object>(db: Executor, rows: T[]): Promise<T[]>;
+  async function each<T extends object>(db: Executor, row: T): Promise<T>;
+  async function each<T extends object>(db: Executor, rows: T | T[]): Promise<T | T[]> {
     if (!(await sealedAreBytes(db))) return rows;
     return Array.isArray(rows)
       ? rows.map((row) => mapSealed(row, change))
@@ -54,7 +54,7 @@ export const sealedToStore = onBytes((base64) => Buffer.from(base64, 'base64'));
  * Every row of a table as kept, in the order of its tenant and id, its sealed fields as base64:
  * what a migration test compares before and after.
  */
-export async function rowsByTenantAndId(db: Db, table: string) {
+export async function rowsByTenantAndId(db: Executor, table: string) {
   const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}
     order by tenant_id, id`.execute(db);
   return sealedAsBase64(db, rows);
