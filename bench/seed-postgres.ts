@@ -66,7 +66,8 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
   await client.query(
     `insert into subjects (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at,
        erased_at)
-     select $1::uuid, ${subject}, decode(u.lookup, 'hex'), u.wrapped_key, u.salt, u.commitment,
+     select $1::uuid, ${subject}, decode(u.lookup, 'hex'), decode(u.wrapped_key, 'base64'),
+       decode(u.salt, 'base64'), decode(u.commitment, 'base64'),
        ${decidedAtSql('2 * i')}, null
      from unnest($2::text[], $3::text[], $4::text[], $5::text[])
          with ordinality as u(lookup, wrapped_key, salt, commitment, o)
@@ -83,12 +84,14 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
   const onLatest = `(k = 1 and ${accepted})`;
   await client.query(
     `insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
-       version, decision, seq, decided_at, api_key_id, personal, idempotency_key)
+       version, decision, seq, decided_at, api_key_id, personal, evidence_salt,
+       idempotency_key)
      select $1::uuid, ${decisionIdSql('n')}, ${subject}, $2::uuid,
        case when ${onLatest} then $3::uuid else $4::uuid end,
        case when ${onLatest} then $5::int else $6::int end,
        case when k = 1 and not ${accepted} then 'withdraw' else 'given' end,
-       k + 1, ${decidedAtTimestamptzSql('n')}, $7::uuid, u.personal, null
+       k + 1, ${decidedAtTimestamptzSql('n')}, $7::uuid, decode(u.personal, 'base64'),
+       decode(md5('evidence' || n), 'hex'), null
      from unnest($8::text[]) with ordinality as u(personal, o)
        cross join lateral (select ${2 * from}::bigint + o - 1 as n) as x
        cross join lateral (select n / 2 as i, n % 2 as k) as y`,

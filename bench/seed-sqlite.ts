@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { decidedAt, decisionId, type Fixture, subjectId } from './dataset.js';
 import { type SealedStep, sealedSteps } from './sealing.js';
@@ -25,8 +26,8 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
     );
     const insertDecision = db.prepare(
       `insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id, version,
-         decision, seq, decided_at, api_key_id, personal, idempotency_key)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
+         decision, seq, decided_at, api_key_id, personal, evidence_salt, idempotency_key)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
     );
     const insertTemplateState = db.prepare(
       `insert into customer_template_states (tenant_id, subject_id, template_id, decision_count,
@@ -53,6 +54,8 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
         decidedAt(n),
         fixture.apiKeyId,
         personal,
+        // A salt of the evidence's 16 bytes, as the service gives each decision.
+        createHash('md5').update(`evidence${n}`).digest('base64'),
       );
     };
     const customers = (step: SealedStep) => {
