@@ -36,7 +36,9 @@
  *   tables as release 0.13.0 keeps them, a state of each a record (nothing to do on SQLite);
  * - 0066 (PostgreSQL's sealed columns as `bytea`) on `decisions` and `subjects` as release
  *   0.14.0 keeps them, two decisions a customer, each value base64 text of its real size
- *   (nothing to do on SQLite).
+ *   (nothing to do on SQLite);
+ * - 0067 (PostgreSQL's key of a customer's decisions by time without the id) on `decisions` as
+ *   0.14.0 keeps it after 0066, two decisions a customer (nothing to do on SQLite).
  *
  * `BENCH_MIGRATIONS` picks them (default all of the above). On an SQLite
  * file, or on PostgreSQL
@@ -161,10 +163,16 @@ const measured: Measured[] = [
     fill: fillSealed,
     packBefore: true,
   },
+  {
+    name: '0067-customer-time-key-without-id',
+    tables: ['decisions'],
+    fill: fillDecisionsByTime,
+    packBefore: true,
+  },
 ];
 const picked = (
   process.env.BENCH_MIGRATIONS ??
-  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066'
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -537,13 +545,27 @@ async function fillControlStates(db: Db): Promise<void> {
  * 0066 changes nothing on SQLite.
  */
 async function fillSealed(db: Db): Promise<void> {
+  await fillCustomersAndDecisions(db, 'text');
+}
+
+/**
+ * Decisions and their customers as 0.14.0 keeps them after 0066 (their sealed columns `bytea`),
+ * two a customer, for 0067 on the key of a customer's decisions by time. PostgreSQL only.
+ */
+async function fillDecisionsByTime(db: Db): Promise<void> {
+  await fillCustomersAndDecisions(db, 'bytea');
+}
+
+async function fillCustomersAndDecisions(db: Db, sealedAs: 'text' | 'bytea'): Promise<void> {
   if (!isPostgres(db)) return;
   const [tenant] = tenants;
   const template = '0190e8a0-0000-7000-8000-00000000c001';
   const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
   const apiKey = '0190e8a0-0000-7000-8000-00000000c201';
   const base64 = (hex: RawBuilder<unknown>) =>
-    sql`replace(encode(decode(${hex}, 'hex'), 'base64'), E'\n', '')`;
+    sealedAs === 'bytea'
+      ? sql`decode(${hex}, 'hex')`
+      : sql`replace(encode(decode(${hex}, 'hex'), 'base64'), E'\n', '')`;
   const customers = sql`(select i, md5('subject' || i)::uuid as subject_id
     from generate_series(0, ${leaves / 2 - 1}) as i) as c`;
   await sql`insert into subjects

@@ -79,6 +79,7 @@ import * as subjectLookupsBinary from './migrations/0063-subject-lookups-binary.
 import * as stateKeysWithoutTenant from './migrations/0064-state-keys-without-tenant.js';
 import * as controlStateKeysWithoutTenant from './migrations/0065-control-state-keys-without-tenant.js';
 import * as sealedColumnsBinary from './migrations/0066-sealed-columns-binary.js';
+import * as customerTimeKeyWithoutId from './migrations/0067-customer-time-key-without-id.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -164,6 +165,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0064-state-keys-without-tenant': stateKeysWithoutTenant,
     '0065-control-state-keys-without-tenant': controlStateKeysWithoutTenant,
     '0066-sealed-columns-binary': sealedColumnsBinary,
+    '0067-customer-time-key-without-id': customerTimeKeyWithoutId,
   };
 }
 

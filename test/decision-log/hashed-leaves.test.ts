@@ -144,6 +144,7 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await logged()).toEqual(hashes);
     // 0053 raised it to 0.5.0, 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' own

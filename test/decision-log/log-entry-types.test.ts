@@ -144,7 +144,8 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
     await sql`delete from kysely_migration
       where name in ('0062-log-entries-binary', '0063-subject-lookups-binary',
         '0064-state-keys-without-tenant',
-        '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary')`.execute(handle);
+        '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
+        '0067-customer-time-key-without-id')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -187,6 +188,7 @@ describe('migration 0062 on a PostgreSQL store partitioned by time', () => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await entryTypes(db)).toEqual({ leaf: 'bytea', integrated_at: 'text' });
     expect(await findStoreSetting(db, 'log_times_kept_as_text')).toBe(
@@ -222,6 +224,7 @@ describe('migration 0062 on SQLite', () => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });

@@ -181,7 +181,7 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
       where name in ('0064-state-keys-without-tenant', '0065-control-state-keys-without-tenant',
-        '0066-sealed-columns-binary')`.execute(handle);
+        '0066-sealed-columns-binary', '0067-customer-time-key-without-id')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -229,6 +229,7 @@ describe('migration 0064 on SQLite', () => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });

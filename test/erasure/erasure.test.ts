@@ -381,6 +381,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

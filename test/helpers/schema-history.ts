@@ -374,9 +374,11 @@ export const postgresTextSealedStore = postgresStoreMadeSo(async (db) => {
 
 /**
  * Takes migration 0066 back off a store: PostgreSQL's sealed columns keep their values as base64
- * text again, as 0.14.0 and the releases before it wrote them; 0066 pending.
+ * text again, as 0.14.0 and the releases before it wrote them; 0066 pending, and the migration
+ * after it taken back first (`asBefore0067`).
  */
 export async function asBefore0066(db: Db): Promise<void> {
+  await asBefore0067(db);
   await sql`delete from kysely_migration where name = '0066-sealed-columns-binary'`.execute(db);
   if (!isPostgres(db)) return;
   await sql`delete from store_settings where name = 'sealed_kept_as_text'`.execute(db);
@@ -390,4 +392,17 @@ export async function asBefore0066(db: Db): Promise<void> {
     }
   }
   forgetIdType(db);
+}
+
+/**
+ * Takes migration 0067 back off a store: PostgreSQL's key of a customer's decisions by time
+ * carries the decision's id again, as 0.14.0 and the releases before it made it; 0067 pending.
+ */
+export async function asBefore0067(db: Db): Promise<void> {
+  await sql`delete from kysely_migration
+    where name = '0067-customer-time-key-without-id'`.execute(db);
+  if (!isPostgres(db)) return;
+  await sql`drop index decisions_customer_time_idx`.execute(db);
+  await sql`create index decisions_customer_time_idx
+    on decisions (subject_id, decided_at, id)`.execute(db);
 }

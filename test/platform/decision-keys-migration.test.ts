@@ -12,20 +12,20 @@ import { partitionByTime } from '../../src/platform/partitions.js';
 import { findDecisionAsOf, findHistoryPage } from '../../src/records/repository.js';
 import { testDataKey } from '../helpers/app.js';
 import { indexesOf, planWatcher } from '../helpers/indexes.js';
-import { migrateBefore } from '../helpers/schema-history.js';
-import { rowsByTenantAndId } from '../helpers/sealed.js';
+import { keyColumns, migrateBefore } from '../helpers/schema-history.js';
+import { rowsByTenantAndId, sealedToStore } from '../helpers/sealed.js';
+import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 
 /** A decision's row as releases before 0059 wrote it, with the text's hash. */
 type DecisionsTable = Decisions & { content_sha256?: string };
 
-/** The keys of `decisions` on PostgreSQL once migration 0054 has run, on a table not partitioned. */
+/**
+ * The keys of `decisions` on PostgreSQL once migrations 0054 and 0067 have run, on a table not
+ * partitioned.
+ */
 const keys = [
-  {
-    name: 'decisions_customer_time_idx',
-    unique: false,
-    columns: ['subject_id', 'decided_at', 'id'],
-  },
+  { name: 'decisions_customer_time_idx', unique: false, columns: ['subject_id', 'decided_at'] },
   { name: 'decisions_decided_at_idx', unique: false, columns: ['tenant_id', 'decided_at'] },
   { name: 'decisions_history_uq', unique: true, columns: ['subject_id', 'template_id', 'seq'] },
   { name: 'decisions_pk', unique: true, columns: ['id'] },
@@ -200,5 +200,82 @@ describe('migration 0054, on a PostgreSQL store partitioned by time', () => {
       },
       { name: 'decisions_pk', unique: true, columns: ['id', 'decided_at'] },
     ]);
+  });
+});
+
+describe('migration 0067, on PostgreSQL', () => {
+  const bare = useBareStore(postgresStore);
+
+  it("takes the id out of the customer's key by time; a customer's history reads page by page as before, the decisions of one moment in order of their id", async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0067');
+    expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([
+      'subject_id',
+      'decided_at',
+      'id',
+    ]);
+    // Other customers' decisions around, and one customer's five on a published text, three of
+    // them at one moment.
+    const { tenant } = await seedTenant(db);
+    const tenantId = tenant.id;
+    const code = await seedTemplate(db, tenantId);
+    const version = await publish(db, tenantId, code);
+    const template = await db
+      .selectFrom('templates')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('code', '=', code)
+      .executeTakeFirstOrThrow();
+    const [first] = decisionRows();
+    const subjectId = randomUUID();
+    const moment = (ms: number) => new Date(Date.UTC(2026, 5, 1) + ms).toISOString();
+    const ids = [
+      '0190e8a0-0000-7000-8000-000000000005',
+      '0190e8a0-0000-7000-8000-000000000002',
+      '0190e8a0-0000-7000-8000-000000000009',
+      '0190e8a0-0000-7000-8000-000000000001',
+      '0190e8a0-0000-7000-8000-000000000007',
+    ];
+    const times = [moment(0), moment(5), moment(5), moment(5), moment(9)];
+    const customers = ids.map((id, i) => ({
+      ...(first as DecisionsTable),
+      tenant_id: tenantId,
+      id,
+      subject_id: subjectId,
+      template_id: template.id,
+      consent_version_id: version.consent_version_id,
+      seq: i + 1,
+      decided_at: times[i] as string,
+    }));
+    await insertDecisions(db, await sealedToStore(db, [...decisionRows(), ...customers]));
+    // Newest first; at one moment, the greater id first.
+    const expected = [
+      '0190e8a0-0000-7000-8000-000000000007',
+      '0190e8a0-0000-7000-8000-000000000009',
+      '0190e8a0-0000-7000-8000-000000000002',
+      '0190e8a0-0000-7000-8000-000000000001',
+      '0190e8a0-0000-7000-8000-000000000005',
+    ];
+    const pages = async () => {
+      const read: string[][] = [];
+      let after: { decidedAt: string; id: string } | undefined;
+      for (;;) {
+        const page = await findHistoryPage(db, tenantId, subjectId, 2, after);
+        if (page.length === 0) return read;
+        read.push(page.map((row) => row.decision_id));
+        const last = page.at(-1) as (typeof page)[number];
+        after = { decidedAt: last.decided_at, id: last.decision_id };
+      }
+    };
+    const paged = [expected.slice(0, 2), expected.slice(2, 4), expected.slice(4)];
+    expect(await pages()).toEqual(paged);
+
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0067-customer-time-key-without-id']);
+
+    expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([
+      'subject_id',
+      'decided_at',
+    ]);
+    expect(await pages()).toEqual(paged);
   });
 });

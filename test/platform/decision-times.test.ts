@@ -303,6 +303,7 @@ describe('migration 0061 on a PostgreSQL store partitioned by time', () => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await timeColumnTypes(db)).toEqual(allText);
     expect(await findStoreSetting(db, 'decision_times_kept_as_text')).toBe(
@@ -325,6 +326,7 @@ describe('migration 0061 on SQLite', () => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });

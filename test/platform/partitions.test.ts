@@ -296,7 +296,7 @@ describe('a PostgreSQL store partitioned by month, with the service running on i
       {
         indexname: 'decisions_customer_time_idx',
         indexdef:
-          'CREATE INDEX decisions_customer_time_idx ON ONLY public.decisions USING btree (subject_id, decided_at, id)',
+          'CREATE INDEX decisions_customer_time_idx ON ONLY public.decisions USING btree (subject_id, decided_at)',
       },
       {
         indexname: 'decisions_decided_at_idx',

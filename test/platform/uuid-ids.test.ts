@@ -337,6 +337,7 @@ describe('migration 0058 on SQLite', () => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });

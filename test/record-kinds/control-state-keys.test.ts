@@ -193,9 +193,8 @@ describe('migration 0065 on a PostgreSQL store with control states in it', () =>
     // Started again as the release with 0065, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name in ('0065-control-state-keys-without-tenant', '0066-sealed-columns-binary')`.execute(
-      handle,
-    );
+      where name in ('0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
+        '0067-customer-time-key-without-id')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -225,6 +224,7 @@ describe('migration 0065 on SQLite', () => {
     expect(await migratedKeepingSqliteSchema(db, '0065')).toEqual([
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });

@@ -128,6 +128,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
   });
 });

@@ -134,7 +134,8 @@ describe('migration 0063 on a PostgreSQL store with customers in it', () => {
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
       where name in ('0063-subject-lookups-binary', '0064-state-keys-without-tenant',
-        '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary')`.execute(handle);
+        '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
+        '0067-customer-time-key-without-id')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -175,6 +176,7 @@ describe('migration 0063 on a PostgreSQL store holding a look-up the service nev
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await lookupType(db)).toBe('text');
     expect(await findStoreSetting(db, 'lookups_kept_as_text')).toBe(
@@ -198,6 +200,7 @@ describe('migration 0063 on SQLite', () => {
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     expect(await schema()).toEqual(before);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');

@@ -170,7 +170,9 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
     });
     // Started again as the release with 0066, which its start applies.
     await sql`delete from kysely_migration
-      where name = '0066-sealed-columns-binary'`.execute(handle);
+      where name in ('0066-sealed-columns-binary', '0067-customer-time-key-without-id')`.execute(
+      handle,
+    );
     await handle.destroy();
 
     const onBytes = await startTestApp(existingStore(created.databaseUrl, created.drop));
@@ -248,7 +250,10 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
         values (${tenant}, ${id}, ${Buffer.alloc(32, id.slice(-1))}, 'a2V5', ${salt}, 'Y29t', ${at},
           null)`.execute(db);
     }
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0066-sealed-columns-binary']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
+    ]);
     expect(await columnTypes(db, 'decisions', ['personal', 'evidence_salt'])).toEqual({
       personal: 'text',
       evidence_salt: 'text',
@@ -273,7 +278,10 @@ describe('migration 0066 on SQLite', () => {
 
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
-    expect(await migratedKeepingSqliteSchema(db, '0066')).toEqual(['0066-sealed-columns-binary']);
+    expect(await migratedKeepingSqliteSchema(db, '0066')).toEqual([
+      '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
+    ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
   });
 });

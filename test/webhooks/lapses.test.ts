@@ -222,6 +222,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
+      '0067-customer-time-key-without-id',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
