@@ -160,13 +160,13 @@ const measured: Measured[] = [
   {
     name: '0066-sealed-columns-binary',
     tables: ['decisions', 'subjects'],
-    fill: fillSealed,
+    fill: (db) => fillCustomersAndDecisions(db, 'text'),
     packBefore: true,
   },
   {
     name: '0067-customer-time-key-without-id',
     tables: ['decisions'],
-    fill: fillDecisionsByTime,
+    fill: (db) => fillCustomersAndDecisions(db, 'bytea'),
     packBefore: true,
   },
 ];
@@ -540,22 +540,10 @@ async function fillControlStates(db: Db): Promise<void> {
 
 /**
  * Decisions and their customers as 0.14.0 keeps them on PostgreSQL, two decisions a customer:
- * the sealed columns base64 text of the sizes the service writes (a decision's personal fields
- * 112 bytes, its salt 16; a customer's wrapped key 60, salt 16, commitment 32). PostgreSQL only:
- * 0066 changes nothing on SQLite.
+ * the sealed columns of the sizes the service writes (a decision's personal fields 112 bytes,
+ * its salt 16; a customer's wrapped key 60, salt 16, commitment 32), as base64 text before 0066
+ * or as their bytes after it (for 0067). PostgreSQL only: neither changes anything on SQLite.
  */
-async function fillSealed(db: Db): Promise<void> {
-  await fillCustomersAndDecisions(db, 'text');
-}
-
-/**
- * Decisions and their customers as 0.14.0 keeps them after 0066 (their sealed columns `bytea`),
- * two a customer, for 0067 on the key of a customer's decisions by time. PostgreSQL only.
- */
-async function fillDecisionsByTime(db: Db): Promise<void> {
-  await fillCustomersAndDecisions(db, 'bytea');
-}
-
 async function fillCustomersAndDecisions(db: Db, sealedAs: 'text' | 'bytea'): Promise<void> {
   if (!isPostgres(db)) return;
   const [tenant] = tenants;

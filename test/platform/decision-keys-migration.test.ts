@@ -14,7 +14,7 @@ import { testDataKey } from '../helpers/app.js';
 import { indexesOf, planWatcher } from '../helpers/indexes.js';
 import { keyColumns, migrateBefore } from '../helpers/schema-history.js';
 import { rowsByTenantAndId, sealedToStore } from '../helpers/sealed.js';
-import { publish, seedTemplate, seedTenant } from '../helpers/seed.js';
+import { seedPublishedVersion, seedTenant } from '../helpers/seed.js';
 import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 
 /** A decision's row as releases before 0059 wrote it, with the text's hash. */
@@ -218,14 +218,7 @@ describe('migration 0067, on PostgreSQL', () => {
     // them at one moment.
     const { tenant } = await seedTenant(db);
     const tenantId = tenant.id;
-    const code = await seedTemplate(db, tenantId);
-    const version = await publish(db, tenantId, code);
-    const template = await db
-      .selectFrom('templates')
-      .select('id')
-      .where('tenant_id', '=', tenantId)
-      .where('code', '=', code)
-      .executeTakeFirstOrThrow();
+    const version = await seedPublishedVersion(db, tenantId);
     const [first] = decisionRows();
     const subjectId = randomUUID();
     const moment = (ms: number) => new Date(Date.UTC(2026, 5, 1) + ms).toISOString();
@@ -242,8 +235,8 @@ describe('migration 0067, on PostgreSQL', () => {
       tenant_id: tenantId,
       id,
       subject_id: subjectId,
-      template_id: template.id,
-      consent_version_id: version.consent_version_id,
+      template_id: version.template_id,
+      consent_version_id: version.id,
       seq: i + 1,
       decided_at: times[i] as string,
     }));
