@@ -257,12 +257,12 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
     ]);
   });
 
-  it('a node of 16 leaves changed or missing is named, and so is a wrong one kept below', async () => {
-    // A log of 17 leaves (a publication, 16 decisions): node 4/0 is the first 16.
+  it('a node of 64 leaves changed or missing is named, one of 16 missing is not, and a wrong one kept below is', async () => {
+    // A log of 65 leaves (a publication, 64 decisions): node 6/0 is the first 64.
     const b = await seedTenant(t.db);
     const version = await publish(t.db, b.tenant.id, await seedTemplate(t.db, b.tenant.id));
     let last = '';
-    for (let i = 0; i < 16; i += 1) {
+    for (let i = 0; i < 64; i += 1) {
       const response = await apiOf(t.app, b.headers).decide(
         `customer-${i}`,
         version.consent_version_id,
@@ -278,14 +278,14 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
         .where('log_id', '=', b.tenant.id)
         .where('level', '=', level)
         .where('idx', '=', idx);
-    const kept = await node(4, 0).executeTakeFirstOrThrow();
+    const kept = await node(6, 0).executeTakeFirstOrThrow();
     expect(await node(2, 1).executeTakeFirst()).toBeUndefined();
     const setHash = (hash: string) =>
       t.db
         .updateTable('tlog_nodes')
         .set({ hash })
         .where('log_id', '=', b.tenant.id)
-        .where('level', '=', 4)
+        .where('level', '=', 6)
         .where('idx', '=', 0)
         .execute();
     const removeNode = (level: number, idx: number) =>
@@ -303,20 +303,28 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
     expect(changed.findings).toEqual([
       expect.objectContaining({
         kind: 'node-changed',
-        message: expect.stringContaining('node 4/0'),
+        message: expect.stringContaining('node 6/0'),
       }),
     ]);
     const missing = await auditWith(
-      () => removeNode(4, 0),
+      () => removeNode(6, 0),
       () => t.db.insertInto('tlog_nodes').values(kept).execute(),
       b.tenant.id,
     );
     expect(missing.findings).toEqual([
       expect.objectContaining({
         kind: 'node-missing',
-        message: expect.stringContaining('node 4/0'),
+        message: expect.stringContaining('node 6/0'),
       }),
     ]);
+    // A node of 16 leaves is recomputed from them wherever it is needed: one removed is not missing.
+    const sixteen = await node(4, 0).executeTakeFirstOrThrow();
+    const belowStored = await auditWith(
+      () => removeNode(4, 0),
+      () => t.db.insertInto('tlog_nodes').values(sixteen).execute(),
+      b.tenant.id,
+    );
+    expect(belowStored.findings).toEqual([]);
     // Nodes below 16 leaves are not kept, but a wrong one kept (as release 0.3.0 wrote them) is named.
     const wrongBelow = await auditWith(
       () =>
