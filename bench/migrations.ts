@@ -38,7 +38,9 @@
  *   0.14.0 keeps them, two decisions a customer, each value base64 text of its real size
  *   (nothing to do on SQLite);
  * - 0067 (PostgreSQL's key of a customer's decisions by time without the id) on `decisions` as
- *   0.14.0 keeps it after 0066, two decisions a customer (nothing to do on SQLite).
+ *   0.14.0 keeps it after 0066, two decisions a customer (nothing to do on SQLite);
+ * - 0068 (the log's nodes from level 6 up) on `tlog_nodes` as release 0.15.0 keeps it, every
+ *   complete subtree of 16 leaves or more, about a row for 8 leaves.
  *
  * `BENCH_MIGRATIONS` picks them (default all of the above). On an SQLite
  * file, or on PostgreSQL
@@ -96,7 +98,7 @@ interface Measured {
 }
 
 const measured: Measured[] = [
-  { name: '0048-log-nodes-from-level-4', tables: ['tlog_nodes'], fill: fillNodes },
+  { name: '0048-log-nodes-from-level-4', tables: ['tlog_nodes'], fill: (db) => fillNodes(db, 0) },
   { name: '0052-log-leaf-hashes', tables: ['tlog_entries'], fill: fillLeafTexts },
   {
     name: '0055-choice-and-subject-keys-without-tenant',
@@ -169,10 +171,11 @@ const measured: Measured[] = [
     fill: (db) => fillCustomersAndDecisions(db, 'bytea'),
     packBefore: true,
   },
+  { name: '0068-log-nodes-from-level-6', tables: ['tlog_nodes'], fill: (db) => fillNodes(db, 4) },
 ];
 const picked = (
   process.env.BENCH_MIGRATIONS ??
-  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067'
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -238,9 +241,9 @@ async function migrateUpTo(db: Db, chosen: Record<string, Migration>): Promise<v
   if (error) throw error;
 }
 
-/** `tlog_nodes` as 0.3.0 kept it: every complete subtree of the log. */
-async function fillNodes(db: Db): Promise<void> {
-  for (let level = 0, width = 1; width <= leaves; level++, width *= 2) {
+/** `tlog_nodes` with every complete subtree from `lowest` up: 0 as 0.3.0 kept it, 4 as 0.15.0. */
+async function fillNodes(db: Db, lowest: number): Promise<void> {
+  for (let level = lowest, width = 2 ** lowest; width <= leaves; level++, width *= 2) {
     const count = Math.floor(leaves / width);
     if (isPostgres(db)) {
       await sql`insert into tlog_nodes (log_id, level, idx, hash)

@@ -11,7 +11,7 @@ import {
   signCheckpoint,
 } from '../proof/index.js';
 import { loggedLeafHash } from './logged-leaf.js';
-import { lowestWrittenLevel, readNodes } from './nodes.js';
+import { lowestStoredLevel, readNodes } from './nodes.js';
 import {
   defaultOrigin,
   deletePending,
@@ -89,7 +89,7 @@ export async function appendBatch(
                 lookup(known, { level: node.level - 1, index: node.index * 2 + 1 }),
               );
         known.set(nodeKey(node), hash);
-        if (node.level >= lowestWrittenLevel) {
+        if (node.level >= lowestStoredLevel) {
           newNodes.push({ log_id: logId, level: node.level, idx: node.index, hash: toHex(hash) });
         }
       }

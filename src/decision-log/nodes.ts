@@ -7,15 +7,9 @@ import { findLeavesInRuns, nodeKey, readStoredNodes } from './repository.js';
  * The lowest level of the log's nodes read from `tlog_nodes`. A node below it is the hash of at
  * most 2^(level) leaves inside one aligned run of `runWidth` entries, and is recomputed from
  * those leaves: one range read of 64 entries and at most 63 hashes, where `tlog_nodes` would
- * hold 31 rows of every 32 for it (docs/proof.md, "What the store keeps").
+ * hold 63 rows of every 64 for it (docs/proof.md, "What the store keeps").
  */
 export const lowestStoredLevel = 6;
-
-/**
- * The lowest level the append writes to `tlog_nodes`: 0.14.0 reads its nodes from level 4 up,
- * and may run beside this release on the same store, so levels 4 and 5 are still written.
- */
-export const lowestWrittenLevel = 4;
 const runWidth = 2 ** lowestStoredLevel;
 
 /**

@@ -80,6 +80,7 @@ import * as stateKeysWithoutTenant from './migrations/0064-state-keys-without-te
 import * as controlStateKeysWithoutTenant from './migrations/0065-control-state-keys-without-tenant.js';
 import * as sealedColumnsBinary from './migrations/0066-sealed-columns-binary.js';
 import * as customerTimeKeyWithoutId from './migrations/0067-customer-time-key-without-id.js';
+import * as logNodesFromLevel6 from './migrations/0068-log-nodes-from-level-6.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -166,6 +167,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0065-control-state-keys-without-tenant': controlStateKeysWithoutTenant,
     '0066-sealed-columns-binary': sealedColumnsBinary,
     '0067-customer-time-key-without-id': customerTimeKeyWithoutId,
+    '0068-log-nodes-from-level-6': logNodesFromLevel6,
   };
 }
 

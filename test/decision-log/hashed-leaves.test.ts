@@ -145,14 +145,15 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
+      '0068-log-nodes-from-level-6',
     ]);
     expect(await logged()).toEqual(hashes);
     // 0053 raised it to 0.5.0, 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' own
     // copy of the text's hash) to 0.7.0, 0060 (the cookie choices') to 0.8.0, 0061 (decision
     // times) to 0.9.0, 0062 (the log's leaves and times) to 0.10.0, 0063 (the subjects'
     // look-ups) to 0.11.0, 0064 (the states' keys) to 0.12.0, 0065 (the control states' keys)
-    // to 0.13.0.
-    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.14.0');
+    // to 0.13.0, 0066 (the sealed columns) to 0.14.0, 0068 (the log's nodes) to 0.15.0.
+    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.15.0');
     for (const id of ids) expect(await receipt(id)).toEqual(before.get(id));
     expect(await audited()).toMatchObject({ entries: 23, ok: true });
 

@@ -396,13 +396,25 @@ export async function asBefore0066(db: Db): Promise<void> {
 
 /**
  * Takes migration 0067 back off a store: PostgreSQL's key of a customer's decisions by time
- * carries the decision's id again, as 0.14.0 and the releases before it made it; 0067 pending.
+ * carries the decision's id again, as 0.14.0 and the releases before it made it; 0067 pending,
+ * and the migration after it taken back first (`asBefore0068`).
  */
 export async function asBefore0067(db: Db): Promise<void> {
+  await asBefore0068(db);
   await sql`delete from kysely_migration
     where name = '0067-customer-time-key-without-id'`.execute(db);
   if (!isPostgres(db)) return;
   await sql`drop index decisions_customer_time_idx`.execute(db);
   await sql`create index decisions_customer_time_idx
     on decisions (subject_id, decided_at, id)`.execute(db);
+}
+
+/**
+ * Takes migration 0068 back off a store: 0068 pending. Its schema is the same before and after;
+ * the log's subtrees of 16 and 32 leaves that 0.15.0 wrote, and 0068 removes, are not made again,
+ * since only 0.14.0 read them from the table (test/decision-log/log-nodes-migration.test.ts
+ * writes them as 0.15.0 did).
+ */
+export async function asBefore0068(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0068-log-nodes-from-level-6'`.execute(db);
 }

@@ -263,7 +263,10 @@ describe('migration 0067, on PostgreSQL', () => {
     const paged = [expected.slice(0, 2), expected.slice(2, 4), expected.slice(4)];
     expect(await pages()).toEqual(paged);
 
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0067-customer-time-key-without-id']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0067-customer-time-key-without-id',
+      '0068-log-nodes-from-level-6',
+    ]);
 
     expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([
       'subject_id',

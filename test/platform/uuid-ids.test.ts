@@ -252,9 +252,9 @@ describe.each([
     expect(await findStoreSetting(db, 'ids_kept_as_text')).toMatch(
       new RegExp(`^tlog_logs holds an id that is no UUID: .*${logId}`),
     );
-    // 0058 raises it to 0.6.0, 0059 to 0065 after it to 0.7.0, 0.8.0, 0.9.0, 0.10.0, 0.11.0,
-    // 0.12.0 and 0.13.0.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
+    // 0058 raises it to 0.6.0, 0059 to 0066 after it to 0.7.0, 0.8.0, 0.9.0, 0.10.0, 0.11.0,
+    // 0.12.0, 0.13.0 and 0.14.0, and 0068 to 0.15.0.
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
     expect(await resolveIdType(db)).toBe('text');
     const { rows } = await sql`select log_id from tlog_logs`.execute(db);
     expect(rows).toEqual([{ log_id: logId }]);
@@ -338,7 +338,8 @@ describe('migration 0058 on SQLite', () => {
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
+      '0068-log-nodes-from-level-6',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
   });
 });

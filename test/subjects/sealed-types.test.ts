@@ -170,9 +170,8 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
     });
     // Started again as the release with 0066, which its start applies.
     await sql`delete from kysely_migration
-      where name in ('0066-sealed-columns-binary', '0067-customer-time-key-without-id')`.execute(
-      handle,
-    );
+      where name in ('0066-sealed-columns-binary', '0067-customer-time-key-without-id',
+        '0068-log-nodes-from-level-6')`.execute(handle);
     await handle.destroy();
 
     const onBytes = await startTestApp(existingStore(created.databaseUrl, created.drop));
@@ -183,7 +182,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
           columns.map(() => 'bytea'),
         );
       }
-      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
+      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
       expect(await typesKeptAsText(db)).toEqual([]);
       // Each value is its bytes, smaller than its text; an erased subject's key and salt null.
       expect(await sealedSizes(db, recorded.tenantId, 'as')).toEqual(bytes);
@@ -253,6 +252,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
+      '0068-log-nodes-from-level-6',
     ]);
     expect(await columnTypes(db, 'decisions', ['personal', 'evidence_salt'])).toEqual({
       personal: 'text',
@@ -269,7 +269,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
     expect((await typesKeptAsText(db)).map((kept) => kept.message)).toEqual([
       expect.stringContaining('The sealed columns are text, not bytea: migration 0066'),
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
   });
 });
 
@@ -281,7 +281,8 @@ describe('migration 0066 on SQLite', () => {
     expect(await migratedKeepingSqliteSchema(db, '0066')).toEqual([
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
+      '0068-log-nodes-from-level-6',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.14.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
   });
 });

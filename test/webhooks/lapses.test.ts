@@ -223,6 +223,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
+      '0068-log-nodes-from-level-6',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
