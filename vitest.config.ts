@@ -2,7 +2,6 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 // Before any worker starts: the run's files go in a folder of its own (helpers/scratch.ts).
 import './test/helpers/scratch.js';
-import { SlowFirstSequencer } from './test/helpers/sequencer.js';
 import { budget } from './test/helpers/time.js';
 
 /** Files that replace a module (`vi.mock`): each needs a process of its own. */
@@ -21,8 +20,6 @@ export default defineConfig({
     // 774 s against 858 with one file a core, and 839 against 913 in an earlier pair:
     // bench/notebook.md). Waits are budgets (helpers/time.ts), so a busier machine still passes.
     maxWorkers: availableParallelism() + 1,
-    // The files that take tens of seconds first, so that the run ends on short ones.
-    sequence: { sequencer: SlowFirstSequencer },
     testTimeout: budget(20_000),
     hookTimeout: budget(60_000),
     // How long expect.poll waits for what must come true (it returns as soon as it does). A
