@@ -5,7 +5,7 @@ import { appendBatch } from '../../src/decision-log/append.js';
 import { readNodes } from '../../src/decision-log/nodes.js';
 import { fromHex, nodeKey, readStoredNodes } from '../../src/decision-log/repository.js';
 import { consistency } from '../../src/decision-log/service.js';
-import { isPostgres } from '../../src/platform/db.js';
+import { type Db, isPostgres } from '../../src/platform/db.js';
 import { newId } from '../../src/platform/ids.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
@@ -28,6 +28,39 @@ const signer = (() => {
   if (!key.ok) throw new Error(key.reason);
   return key.value;
 })();
+
+/**
+ * Writes the hash of every complete subtree of these levels, as an earlier release kept them,
+ * from the RFC's own recursion over the leaves' hashes.
+ */
+async function writeSubtrees(
+  db: Db,
+  logId: string,
+  hashes: readonly Uint8Array[],
+  levels: readonly number[],
+): Promise<void> {
+  for (const level of levels) {
+    const width = 2 ** level;
+    for (let index = 0; (index + 1) * width <= hashes.length; index += 1) {
+      const hash = rootOf(hashes.slice(index * width, (index + 1) * width));
+      await db
+        .insertInto('tlog_nodes')
+        .values({ log_id: logId, level, idx: index, hash: Buffer.from(hash).toString('hex') })
+        .execute();
+    }
+  }
+}
+
+/** How many nodes of the log are kept below (`<`) or from (`>=`) a level. */
+async function countNodes(db: Db, logId: string, op: '<' | '>=', level: number): Promise<number> {
+  const { n } = await db
+    .selectFrom('tlog_nodes')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('log_id', '=', logId)
+    .where('level', op, level)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
 
 describe.each(stores)('a log kept by release 0.3.0, upgraded on $name', (store) => {
   const bare = useBareStore(store);
@@ -59,28 +92,8 @@ describe.each(stores)('a log kept by release 0.3.0, upgraded on $name', (store) 
     }
     // As 0.3.0 kept the table: the hash of every complete subtree, here from the RFC's own
     // recursion over its leaves (the rows this release no longer writes are added).
-    for (let level = 0; level < 6; level += 1) {
-      const width = 2 ** level;
-      for (let index = 0; (index + 1) * width <= leaves.length; index += 1) {
-        const hash = rootOf(hashes.slice(index * width, (index + 1) * width));
-        await db
-          .insertInto('tlog_nodes')
-          .values({ log_id: logId, level, idx: index, hash: Buffer.from(hash).toString('hex') })
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-      }
-    }
-    const count = async (op: '<' | '>=') =>
-      Number(
-        (
-          await db
-            .selectFrom('tlog_nodes')
-            .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .where('log_id', '=', logId)
-            .where('level', op, 4)
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    await writeSubtrees(db, logId, hashes, [0, 1, 2, 3, 4, 5]);
+    const count = (op: '<' | '>=') => countNodes(db, logId, op, 4);
     // 100 + 50 + 25 + 12 below level 4; 6 + 3 + 1 from level 4 up.
     expect([await count('<'), await count('>=')]).toEqual([187, 10]);
 
@@ -202,27 +215,8 @@ describe.each(stores)('a log kept by release 0.15.0, upgraded on $name', (store)
     }
     // As 0.15.0 kept the table: the subtrees of 16 and 32 leaves too, here from the RFC's own
     // recursion over the leaves.
-    for (const level of [4, 5]) {
-      const width = 2 ** level;
-      for (let index = 0; (index + 1) * width <= leaves.length; index += 1) {
-        const hash = rootOf(hashes.slice(index * width, (index + 1) * width));
-        await db
-          .insertInto('tlog_nodes')
-          .values({ log_id: logId, level, idx: index, hash: Buffer.from(hash).toString('hex') })
-          .execute();
-      }
-    }
-    const count = async (op: '<' | '>=') =>
-      Number(
-        (
-          await db
-            .selectFrom('tlog_nodes')
-            .select((eb) => eb.fn.countAll<number | string>().as('n'))
-            .where('log_id', '=', logId)
-            .where('level', op, 6)
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    await writeSubtrees(db, logId, hashes, [4, 5]);
+    const count = (op: '<' | '>=') => countNodes(db, logId, op, 6);
     // 64 + 32 of levels 4 and 5; 16 + 8 + 4 + 2 + 1 from level 6 up.
     expect([await count('<'), await count('>=')]).toEqual([96, 31]);
     const tableBytes = async () =>
