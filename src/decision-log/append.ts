@@ -98,8 +98,8 @@ export async function appendBatch(
 
     await insertEntries(
       trx,
+      logId,
       pending.map((row, i) => ({
-        log_id: logId,
         idx: oldSize + i,
         record_id: row.record_id,
         // The hash alone: the text is rebuilt from the record when shown (`logged-leaf.ts`).

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { entryOfRecord, type LogKey, resolveLogKey } from '../platform/log-key.js';
 import { batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { NodeId } from '../proof/index.js';
 import type {
@@ -77,33 +79,61 @@ export async function readStoredNodes(
   return found;
 }
 
+/**
+ * The condition that an entry of `tlog_entries` is of this log, as the store's entries name it
+ * (`LogKey`): by its id, or by the number the log's row gives it.
+ */
+function inLog(key: LogKey, logId: string) {
+  return key === 'number'
+    ? sql<boolean>`log_no = (select no from tlog_logs where log_id = ${logId})`
+    : sql<boolean>`log_id = ${logId}`;
+}
+
+/**
+ * An entry's leaf as 64 hex digits (or the text 0.4.0 logged), as every reader takes it: SQLite
+ * keeps it as its 32 bytes where entries name their log by number (migration 0069), read as
+ * hex here; PostgreSQL's `bytea` reads as hex on its own (src/platform/postgres.ts).
+ */
+function leafOf(db: Executor, key: LogKey) {
+  return key === 'number' && !isPostgres(db)
+    ? sql<string>`lower(hex(leaf))`.as('leaf')
+    : sql<string>`leaf`.as('leaf');
+}
+
 /** The leaves of the entries with indexes in any of the runs [begin, end). */
-export function findLeavesInRuns(
+export async function findLeavesInRuns(
   db: Executor,
   logId: string,
   runs: readonly { begin: number; end: number }[],
 ) {
-  // As above: `log_id` in every alternative, so each run is one range of the primary key.
+  const key = await resolveLogKey(db);
+  // As above: the log in every alternative, so each run is one range of the primary key.
   return db
     .selectFrom('tlog_entries')
-    .select(['idx', 'leaf'])
+    .select(['idx', leafOf(db, key)])
     .where((eb) =>
       eb.or(
         runs.map((run) =>
-          eb.and([eb('log_id', '=', logId), eb('idx', '>=', run.begin), eb('idx', '<', run.end)]),
+          eb.and([inLog(key, logId), eb('idx', '>=', run.begin), eb('idx', '<', run.end)]),
         ),
       ),
     )
     .execute();
 }
 
-const entryTypes = {
-  log_id: 'id',
+/** An entry as an append gives it, of the log the append names: its leaf's hash as hex. */
+export type NewEntry = Omit<TlogEntriesTable, 'log_id' | 'log_no'>;
+
+const entryColumns = {
   idx: 'integer',
   record_id: 'id',
   leaf: 'log-leaf',
   integrated_at: 'log-time',
-} as const satisfies Record<keyof TlogEntriesTable, UnnestType>;
+} as const satisfies Record<keyof NewEntry, UnnestType>;
+
+// With the column that names the log, of each `LogKey`, first.
+const entryTypes = { log_id: 'id', ...entryColumns } as const;
+const numberedEntryTypes = { log_no: 'integer', ...entryColumns } as const;
 
 const nodeTypes = {
   log_id: 'id',
@@ -121,6 +151,13 @@ const manyEntries = batchStatement(entryTypes, (db, rows) =>
     .expression(rows),
 );
 
+const manyNumberedEntries = batchStatement(numberedEntryTypes, (db, rows) =>
+  db
+    .insertInto('tlog_entries')
+    .columns(Object.keys(numberedEntryTypes) as (keyof TlogEntriesTable)[])
+    .expression(rows),
+);
+
 const manyNodes = batchStatement(nodeTypes, (db, rows) =>
   db
     .insertInto('tlog_nodes')
@@ -128,13 +165,35 @@ const manyNodes = batchStatement(nodeTypes, (db, rows) =>
     .expression(rows),
 );
 
-export async function insertEntries(trx: Trx, rows: readonly TlogEntriesTable[]): Promise<void> {
-  if (rows.length === 0) return;
+/** An append's entries, of one log, named as the store's entries name it (`LogKey`). */
+export async function insertEntries(
+  trx: Trx,
+  logId: string,
+  entries: readonly NewEntry[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  const numbered = (await resolveLogKey(trx)) === 'number';
+  let rows: TlogEntriesTable[] = entries.map((entry) => ({ log_id: logId, ...entry }));
+  if (numbered) {
+    // The log's row may be made in the append's transaction, its number given by the store.
+    const log = await trx
+      .selectFrom('tlog_logs')
+      .select('no')
+      .where('log_id', '=', logId)
+      .executeTakeFirstOrThrow();
+    rows = entries.map((entry) => ({ log_no: Number(log.no), ...entry }));
+  }
   if (isPostgres(trx)) {
-    await manyEntries.run(trx, rows);
+    await (numbered ? manyNumberedEntries : manyEntries).run(trx, rows);
     return;
   }
-  for (const slice of slices(rows)) await trx.insertInto('tlog_entries').values(slice).execute();
+  for (const slice of slices(rows)) {
+    // SQLite keeps the hash's bytes where entries name their log by number (`leafOf`).
+    const values = numbered
+      ? slice.map((row) => ({ ...row, leaf: sql<string>`unhex(${row.leaf})` }))
+      : slice;
+    await trx.insertInto('tlog_entries').values(values).execute();
+  }
 }
 
 export async function insertNodes(trx: Trx, rows: readonly TlogNodesTable[]): Promise<void> {
@@ -166,11 +225,12 @@ export function latestCheckpoint(
     .executeTakeFirst();
 }
 
-export function findEntryByRecord(db: Executor, logId: string, recordId: string) {
+export async function findEntryByRecord(db: Executor, logId: string, recordId: string) {
+  const key = await resolveLogKey(db);
   return db
     .selectFrom('tlog_entries')
-    .select(['idx', 'leaf', 'integrated_at'])
-    .where('log_id', '=', logId)
+    .select(['idx', leafOf(db, key), 'integrated_at'])
+    .where(inLog(key, logId))
     .where('record_id', '=', recordId)
     .executeTakeFirst();
 }
@@ -181,13 +241,14 @@ export async function findEntriesByRecords(
   logId: string,
   recordIds: readonly string[],
 ) {
+  const key = await resolveLogKey(db);
   const rows: { record_id: string; idx: number | string; leaf: string }[] = [];
   for (const slice of slices(recordIds)) {
     rows.push(
       ...(await db
         .selectFrom('tlog_entries')
-        .select(['record_id', 'idx', 'leaf'])
-        .where('log_id', '=', logId)
+        .select(['record_id', 'idx', leafOf(db, key)])
+        .where(inLog(key, logId))
         .where('record_id', 'in', slice)
         .execute()),
     );
@@ -196,7 +257,14 @@ export async function findEntriesByRecords(
 }
 
 export async function insertLog(trx: Trx, row: TlogLogsTable): Promise<void> {
-  await trx.insertInto('tlog_logs').values(row).execute();
+  // A log's number (`LogKey`): PostgreSQL's column gives the next one itself (an identity);
+  // SQLite's is given here, the store's writes being one at a time.
+  const numbered = !isPostgres(trx) && (await resolveLogKey(trx)) === 'number';
+  const no = sql<number>`(select coalesce(max(no), 0) + 1 from tlog_logs)`;
+  await trx
+    .insertInto('tlog_logs')
+    .values(numbered ? { ...row, no } : row)
+    .execute();
 }
 
 /** The queued leaves of these records, once appended. */
@@ -292,11 +360,12 @@ export function findCheckpoints(db: Executor, logId: string) {
 }
 
 /** Up to `limit` entries from index `from` on, in order. */
-export function findEntriesFrom(db: Executor, logId: string, from: number, limit: number) {
+export async function findEntriesFrom(db: Executor, logId: string, from: number, limit: number) {
+  const key = await resolveLogKey(db);
   return db
     .selectFrom('tlog_entries')
-    .select(['idx', 'record_id', 'leaf'])
-    .where('log_id', '=', logId)
+    .select(['idx', 'record_id', leafOf(db, key)])
+    .where(inLog(key, logId))
     .where('idx', '>=', from)
     .orderBy('idx')
     .limit(limit)
@@ -339,10 +408,11 @@ export async function countErasedRows(db: Executor, table: string, tenantId: str
 /** A kind's records that are neither in the log nor queued for it (at most 1,000). */
 export async function findUnlogged(db: Executor, table: string, logId: string): Promise<string[]> {
   // Every table of records names one by (tenant_id, id), which is all this reads of any.
+  const key = await resolveLogKey(db);
   const rows = await db
     .selectFrom(`${table} as r` as 'decisions as r')
     .leftJoin('tlog_entries as e', (join) =>
-      join.onRef('e.log_id', '=', 'r.tenant_id').onRef('e.record_id', '=', 'r.id'),
+      join.on(entryOfRecord(key, 'e', 'r.tenant_id', 'r.id')),
     )
     .leftJoin('tlog_pending as p', (join) =>
       join.onRef('p.log_id', '=', 'r.tenant_id').onRef('p.record_id', '=', 'r.id'),
@@ -367,6 +437,7 @@ export async function findLogPlaces(
 ): Promise<{ entries: Map<string, number>; queued: Set<string> }> {
   const entries = new Map<string, number>();
   const queued = new Set<string>();
+  const key = await resolveLogKey(db);
   // Chunks keep each statement's parameters well under either store's limit.
   for (let start = 0; start < recordIds.length; start += 500) {
     const ids = recordIds.slice(start, start + 500);
@@ -380,7 +451,7 @@ export async function findLogPlaces(
     const logged = await db
       .selectFrom('tlog_entries')
       .select(['record_id', 'idx'])
-      .where('log_id', '=', logId)
+      .where(inLog(key, logId))
       .where('record_id', 'in', ids)
       .execute();
     for (const row of logged) entries.set(row.record_id, Number(row.idx));

@@ -1,5 +1,10 @@
 export interface TlogLogsTable {
   log_id: string;
+  /**
+   * The log's number, which its entries name it by on a store that has it (`LogKey`,
+   * src/platform/log-key.ts): given by the store when the log is made.
+   */
+  no?: number;
   tenant_id: string;
   /** The checkpoint origin line: names this log and no other. */
   origin: string;
@@ -16,12 +21,18 @@ export interface TlogStateTable {
 }
 
 export interface TlogEntriesTable {
-  log_id: string;
+  /**
+   * The log its entry is of: by its id, or by its number (`tlog_logs.no`), as the store keeps
+   * them (`LogKey`, src/platform/log-key.ts). A store has one of the two columns.
+   */
+  log_id?: string;
+  log_no?: number;
   idx: number;
   record_id: string;
   /**
    * The leaf's hash as 64 hex digits (PostgreSQL keeps its 32 bytes since migration 0062, read as
-   * the same hex); its text in an entry written by 0.4.0 (`logged-leaf.ts`).
+   * the same hex; SQLite its bytes since 0069, read as hex by `leafOf` in repository.ts); its text
+   * in an entry written by 0.4.0 (`logged-leaf.ts`).
    */
   leaf: string;
   /** ISO 8601 in UTC; a `timestamptz` on PostgreSQL since 0062, read as the same text. */

@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import { checkDataKey, refuseOtherDataKey } from './data-key.js';
 import { createDb, type Db, isPostgres, type StoreSettings, type Trx } from './db.js';
 import { forgetIdType } from './id-type.js';
+import { forgetLogKey } from './log-key.js';
 import * as initial from './migrations/0001-initial.js';
 import * as backoffice from './migrations/0002-backoffice.js';
 import * as decisionLog from './migrations/0003-decision-log.js';
@@ -214,8 +215,9 @@ export async function migrateToLatest(
     }
   } finally {
     // The migrations ran on another handle, or were rolled back after one changed the ids' type
-    // (0058): this handle's statements read it again.
+    // (0058), or the log's key (0069): this handle's statements read them again.
     forgetIdType(db);
+    forgetLogKey(db);
   }
 }
 
@@ -381,8 +383,9 @@ function asTheStoreNeeds(
           if (postgres) await sql`set local statement_timeout = 0`.execute(trx);
           await migration.up(trx);
           // It may have changed the ids' type (0058): the next one, a kind's making its tables
-          // with the store's id type, reads it again.
+          // with the store's id type, reads it again; and the log's key (0069).
           forgetIdType(trx);
+          forgetLogKey(trx);
           if (migration.oldestRelease !== undefined) {
             await raiseOldestRelease(trx as unknown as Trx, migration.oldestRelease);
           }

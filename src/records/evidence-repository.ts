@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
 import { resolveIdType, resolveTimeType, sealedColumn } from '../platform/id-type.js';
+import { entryOfRecord, type LogKey, resolveLogKey } from '../platform/log-key.js';
 import { decisionTimeBound } from '../platform/time.js';
 import { decisionsWithVersion, type HistoryPosition } from './repository.js';
 
@@ -42,7 +43,7 @@ export async function findCustomerEvidence(
   limit: number,
 ) {
   await resolveIdType(db);
-  return withLogPlace(evidenceRows(db, tenantId))
+  return withLogPlace(await resolveLogKey(db), evidenceRows(db, tenantId))
     .where('d.subject_id', '=', subjectId)
     .orderBy('d.decided_at', 'desc')
     .orderBy('d.id', 'desc')
@@ -135,7 +136,7 @@ export async function findEvidencePageNewestFirst(
   limit: number,
 ) {
   await resolveIdType(db);
-  let query = withLogPlace(filteredEvidence(db, tenantId, filter));
+  let query = withLogPlace(await resolveLogKey(db), filteredEvidence(db, tenantId, filter));
   if (before) {
     const { decidedAt, id } = before;
     query = query.where((eb) =>
@@ -151,7 +152,7 @@ export async function findEvidencePageNewestFirst(
 /** One decision with its evidence, the text the customer was shown and its place in the log. */
 export async function findDecisionEvidence(db: Executor, tenantId: string, decisionId: string) {
   await resolveIdType(db);
-  return withLogPlace(evidenceRows(db, tenantId))
+  return withLogPlace(await resolveLogKey(db), evidenceRows(db, tenantId))
     .select([
       'v.content_html',
       'v.id as version_id',
@@ -163,11 +164,9 @@ export async function findDecisionEvidence(db: Executor, tenantId: string, decis
     .executeTakeFirst();
 }
 
-function withLogPlace(query: ReturnType<typeof evidenceRows>) {
+function withLogPlace(key: LogKey, query: ReturnType<typeof evidenceRows>) {
   return query
-    .leftJoin('tlog_entries as e', (j) =>
-      j.onRef('e.log_id', '=', 'd.tenant_id').onRef('e.record_id', '=', 'd.id'),
-    )
+    .leftJoin('tlog_entries as e', (j) => j.on(entryOfRecord(key, 'e', 'd.tenant_id', 'd.id')))
     .select('e.idx as log_index');
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { entryOfRecord, resolveLogKey } from '../platform/log-key.js';
 import { batchStatement } from '../platform/unnest.js';
 import type {
   EventType,
@@ -68,10 +69,11 @@ export async function readUnsequenced(
   tenantId: string,
   limit: number,
 ): Promise<Unsequenced[]> {
+  const key = await resolveLogKey(db);
   const rows = await db
     .selectFrom('webhook_events as e')
     .leftJoin('tlog_entries as t', (join) =>
-      join.onRef('t.log_id', '=', 'e.tenant_id').onRef('t.record_id', '=', 'e.record_id'),
+      join.on(entryOfRecord(key, 't', 'e.tenant_id', 'e.record_id')),
     )
     .select(['e.id', 'e.record_id', 'e.occurred_at', 't.idx as log_index'])
     .where('e.tenant_id', '=', tenantId)

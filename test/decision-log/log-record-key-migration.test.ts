@@ -5,6 +5,7 @@ import { registry } from '../../src/app/kinds.js';
 import { timeTables } from '../../src/app/time-tables.js';
 import { findEntriesByRecords, findEntryByRecord } from '../../src/decision-log/repository.js';
 import { type Db, isPostgres } from '../../src/platform/db.js';
+import { resolveLogKey } from '../../src/platform/log-key.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { partitionByTime } from '../../src/platform/partitions.js';
 import { testDataKey } from '../helpers/app.js';
@@ -111,6 +112,8 @@ describe('migration 0057, the reads of a record’s entry on PostgreSQL', () => 
     const plans = planWatcher(db, bare.databaseUrl, ['tlog_entries_']);
     const { read, db: watched } = plans;
     try {
+      // The store's log key is read once a handle, before its first read of the log.
+      await resolveLogKey(watched);
       expect(await read(() => findEntryByRecord(watched, first.log_id, first.record_id))).toEqual([
         'tlog_entries_record_uq',
       ]);
