@@ -40,7 +40,10 @@
  * - 0067 (PostgreSQL's key of a customer's decisions by time without the id) on `decisions` as
  *   0.14.0 keeps it after 0066, two decisions a customer (nothing to do on SQLite);
  * - 0068 (the log's nodes from level 6 up) on `tlog_nodes` as release 0.15.0 keeps it, every
- *   complete subtree of 16 leaves or more, about a row for 8 leaves.
+ *   complete subtree of 16 leaves or more, about a row for 8 leaves;
+ * - 0069 (the log's entries named by their log's number, SQLite's leaves as bytes) on
+ *   `tlog_entries` as release 0.16.0 keeps it, two tenants' logs in time order, random record
+ *   ids.
  *
  * `BENCH_MIGRATIONS` picks them (default all of the above). On an SQLite
  * file, or on PostgreSQL
@@ -91,8 +94,9 @@ interface Measured {
   tables: Table[];
   fill(db: Db): Promise<void>;
   /**
-   * PostgreSQL: the tables' bytes also measured once packed (`vacuum full`), before the
-   * migration, for one that builds every index again (packed) to be compared with that.
+   * The tables' bytes also measured once packed (`vacuum full` on PostgreSQL, `vacuum` on
+   * SQLite), before the migration, for one that builds every index again (packed) to be compared
+   * with that.
    */
   packBefore?: boolean;
 }
@@ -172,10 +176,16 @@ const measured: Measured[] = [
     packBefore: true,
   },
   { name: '0068-log-nodes-from-level-6', tables: ['tlog_nodes'], fill: (db) => fillNodes(db, 4) },
+  {
+    name: '0069-log-entries-by-number',
+    tables: ['tlog_entries'],
+    fill: fillLogsById,
+    packBefore: true,
+  },
 ];
 const picked = (
   process.env.BENCH_MIGRATIONS ??
-  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068'
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -201,8 +211,12 @@ async function measure({ name, tables, fill, packBefore }: Measured): Promise<vo
     const rowsBefore = await eachOf(tables, (table) => rows(db, table));
     const bytesBefore = await eachOf(tables, (table) => bytes(db, table));
     let packed: Record<string, number> | undefined;
-    if (packBefore && isPostgres(db)) {
-      for (const table of tables) await sql`vacuum full analyze ${sql.table(table)}`.execute(db);
+    if (packBefore) {
+      if (isPostgres(db)) {
+        for (const table of tables) await sql`vacuum full analyze ${sql.table(table)}`.execute(db);
+      } else {
+        await sql`vacuum`.execute(db);
+      }
       packed = await eachOf(tables, (table) => bytes(db, table));
     }
     // As a start applies it (in its transaction, without the statement timeout), alone: a later
@@ -304,6 +318,42 @@ async function fillLogEntries(db: Db): Promise<void> {
       gen_random_uuid(), md5(i::text) || md5((i + 1)::text),
       to_char(timestamp '2026-01-01' + i * interval '10 ms', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
     from generate_series(0, ${leaves - 1}) as i`.execute(db);
+}
+
+/**
+ * `tlog_entries` as 0.16.0 keeps it, with its two tenants' logs: named by their ids, the leaves
+ * 32 bytes and the times `timestamptz` on PostgreSQL, hex and ISO text on SQLite; two tenants'
+ * logs in time order, the records' ids random.
+ */
+async function fillLogsById(db: Db): Promise<void> {
+  for (const tenant of tenants) {
+    await db
+      .insertInto('tlog_logs')
+      .values({
+        log_id: tenant,
+        tenant_id: tenant,
+        origin: `bench.example/${tenant}`,
+        verifier_key: 'bench.example/log+00000000+AA==',
+        created_at: '2026-01-01T00:00:00.000Z',
+      })
+      .execute();
+  }
+  if (isPostgres(db)) {
+    await sql`insert into tlog_entries (log_id, idx, record_id, leaf, integrated_at)
+      select case when i % 2 = 0 then ${tenants[0]}::uuid else ${tenants[1]}::uuid end, i / 2,
+        gen_random_uuid(), sha256(int8send(i)),
+        timestamptz '2026-01-01 00:00:00+00' + i * interval '10 ms'
+      from generate_series(0, ${leaves - 1}) as i`.execute(db);
+    return;
+  }
+  await sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${leaves - 1})
+    insert into tlog_entries (log_id, idx, record_id, leaf, integrated_at)
+    select case when i % 2 = 0 then ${tenants[0]} else ${tenants[1]} end, i / 2,
+      lower(printf('%s-%s-%s-%s-%s', hex(randomblob(4)), hex(randomblob(2)), hex(randomblob(2)),
+        hex(randomblob(2)), hex(randomblob(6)))),
+      lower(hex(randomblob(32))),
+      strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i / 100.0) || ' seconds')
+    from n order by 1, 2`.execute(db);
 }
 
 /**

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig as loadServiceConfig } from '../src/platform/config.js';
 import { createDb, type Db } from '../src/platform/db.js';
+import { entryOfRecord, resolveLogKey } from '../src/platform/log-key.js';
 import { freePort } from '../test/helpers/postgres-server.js';
 import type { BenchConfig, Endpoint } from './config.js';
 import {
@@ -519,11 +520,10 @@ export function runReceiptLatency(
         if (Number(queued.n) === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      const key = await resolveLogKey(db);
       const appended = await db
         .selectFrom('tlog_entries as e')
-        .innerJoin('decisions as d', (j) =>
-          j.onRef('d.tenant_id', '=', 'e.log_id').onRef('d.id', '=', 'e.record_id'),
-        )
+        .innerJoin('decisions as d', (j) => j.on(entryOfRecord(key, 'e', 'd.tenant_id', 'd.id')))
         .select(['d.decided_at', 'e.integrated_at'])
         .where('d.decided_at', '>=', since)
         .execute();

@@ -82,6 +82,7 @@ import * as controlStateKeysWithoutTenant from './migrations/0065-control-state-
 import * as sealedColumnsBinary from './migrations/0066-sealed-columns-binary.js';
 import * as customerTimeKeyWithoutId from './migrations/0067-customer-time-key-without-id.js';
 import * as logNodesFromLevel6 from './migrations/0068-log-nodes-from-level-6.js';
+import * as logEntriesByNumber from './migrations/0069-log-entries-by-number.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -169,6 +170,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0066-sealed-columns-binary': sealedColumnsBinary,
     '0067-customer-time-key-without-id': customerTimeKeyWithoutId,
     '0068-log-nodes-from-level-6': logNodesFromLevel6,
+    '0069-log-entries-by-number': logEntriesByNumber,
   };
 }
 

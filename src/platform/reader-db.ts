@@ -20,8 +20,9 @@ import type { ReaderThreads } from './reader-threads.js';
  */
 export function readerDb(readers: ReaderThreads): Db {
   const connection: DatabaseConnection = {
-    // Rows cross from the thread by structured clone: the store keeps no blobs, so every value
-    // arrives as the main connection would answer it.
+    // Rows cross from the thread by structured clone: no read asks for a blob (the log's leaves,
+    // which SQLite keeps as bytes, are read as hex), so every value arrives as the main
+    // connection would answer it.
     executeQuery: <R>(query: CompiledQuery) => readers.run<R>(query as CompiledQuery<R>),
     // biome-ignore lint/correctness/useYield: a reader thread answers whole results only.
     async *streamQuery() {

@@ -14,6 +14,7 @@ import {
 import { parseLeaf } from '../../src/proof/leaf.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { entriesOfLog, inLog, leafHex } from '../helpers/log-entries.js';
 import { storedLeaf } from '../helpers/schema-history.js';
 import { sealedAsRead } from '../helpers/sealed.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
@@ -89,11 +90,9 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
   }
 
   const entry = (idx: number) =>
-    t.db
-      .selectFrom('tlog_entries')
-      .selectAll()
-      .where('log_id', '=', a.tenant.id)
-      .where('idx', '=', idx)
+    entriesOfLog(t.db, a.tenant.id)
+      .select(['e.record_id', leafHex(t.db)])
+      .where('e.idx', '=', idx)
       .executeTakeFirstOrThrow();
 
   it('an untouched log audits clean: 13 entries (a publication, 12 decisions), 3 checkpoints, no finding', async () => {
@@ -156,9 +155,9 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
     const target = ids[4] as string;
     const receipt = async () => json(await receiptOf(t, a, target)).data;
     const logged = await t.db
-      .selectFrom('tlog_entries')
-      .select('leaf')
-      .where('record_id', '=', target)
+      .selectFrom('tlog_entries as e')
+      .select(leafHex(t.db))
+      .where('e.record_id', '=', target)
       .executeTakeFirstOrThrow();
     const before = await receipt();
     // The log keeps the leaf's hash (RFC 6962: SHA-256 of 0x00 and the text).
@@ -225,7 +224,7 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
       t.db
         .updateTable('tlog_entries')
         .set({ record_id: from.record_id, leaf: await storedLeaf(t.db, from.leaf) })
-        .where('log_id', '=', a.tenant.id)
+        .where(inLog(a.tenant.id))
         .where('idx', '=', idx)
         .execute();
     // record_id is unique per log: park one while the other moves.
@@ -233,7 +232,7 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
       await t.db
         .updateTable('tlog_entries')
         .set({ record_id: randomUUID() })
-        .where('log_id', '=', a.tenant.id)
+        .where(inLog(a.tenant.id))
         .where('idx', '=', 3)
         .execute();
       await put(6, x);
@@ -410,11 +409,7 @@ describe.each(stores)('a log rolled back and rewritten on $name', (store) => {
 
     // Back to size 6, as from an old backup of the log's tables, then 6 other leaves appended
     // and signed with the key: size 12, which no earlier checkpoint had.
-    await t.db
-      .deleteFrom('tlog_entries')
-      .where('log_id', '=', logId)
-      .where('idx', '>=', 6)
-      .execute();
+    await t.db.deleteFrom('tlog_entries').where(inLog(logId)).where('idx', '>=', 6).execute();
     // Every node that a leaf from index 6 on completed goes with it.
     for (let level = 0, width = 1; level < 5; level += 1, width *= 2) {
       await t.db

@@ -11,6 +11,7 @@ import { auditLog } from '../../src/decision-log/audit.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp } from '../helpers/app.js';
 import { type PublishedSystem, seedPublishedSystem } from '../helpers/cookies.js';
+import { entriesOfLog } from '../helpers/log-entries.js';
 import { sealedAsRead } from '../helpers/sealed.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
@@ -107,11 +108,9 @@ describe.each(stores)('audit of a log with decisions and cookie decisions on $na
       id: string;
       visitor: string;
     };
-    const entry = await t.db
-      .selectFrom('tlog_entries')
-      .select('idx')
-      .where('log_id', '=', a.tenant.id)
-      .where('record_id', '=', id)
+    const entry = await entriesOfLog(t.db, a.tenant.id)
+      .select('e.idx')
+      .where('e.record_id', '=', id)
       .executeTakeFirstOrThrow();
     return { id, visitor, index: Number(entry.idx) };
   };

@@ -14,6 +14,7 @@ import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { expectErrorShape, json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
 import { type PublishedSystem, seedPublishedSystem } from '../helpers/cookies.js';
+import { entriesOfLog } from '../helpers/log-entries.js';
 import { runCli, showResult } from '../helpers/process.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
@@ -243,11 +244,9 @@ describe.each(stores)("a cookie decision's receipt on $name", (store) => {
       .where('tenant_id', '=', a.tenant.id)
       .where('of_id', '=', site.configurationId)
       .executeTakeFirstOrThrow();
-    const entry = await t.db
-      .selectFrom('tlog_entries')
-      .select('idx')
-      .where('log_id', '=', a.tenant.id)
-      .where('record_id', '=', row.id)
+    const entry = await entriesOfLog(t.db, a.tenant.id)
+      .select('e.idx')
+      .where('e.record_id', '=', row.id)
       .executeTakeFirstOrThrow();
     const published = { ...row, index: Number(entry.idx) };
     const file = join(dir, `receipt-${store.name}.json`);

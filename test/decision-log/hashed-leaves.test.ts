@@ -19,6 +19,7 @@ import { findStoreSetting } from '../../src/platform/store-settings-repository.j
 import { parseVerifierKey, verifyReceipt } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testDataKey, testLogKeys } from '../helpers/app.js';
+import { entriesOfLog, leafHex } from '../helpers/log-entries.js';
 import { asBefore0062 } from '../helpers/schema-history.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
@@ -72,10 +73,8 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
   const logged = async () =>
     new Map(
       (
-        await t.db
-          .selectFrom('tlog_entries')
-          .select(['record_id', 'leaf'])
-          .where('log_id', '=', a.tenant.id)
+        await entriesOfLog(t.db, a.tenant.id)
+          .select(['e.record_id', leafHex(t.db)])
           .execute()
       ).map((row) => [row.record_id, row.leaf]),
     );
@@ -146,14 +145,16 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
     expect(await logged()).toEqual(hashes);
     // 0053 raised it to 0.5.0, 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' own
     // copy of the text's hash) to 0.7.0, 0060 (the cookie choices') to 0.8.0, 0061 (decision
     // times) to 0.9.0, 0062 (the log's leaves and times) to 0.10.0, 0063 (the subjects'
     // look-ups) to 0.11.0, 0064 (the states' keys) to 0.12.0, 0065 (the control states' keys)
-    // to 0.13.0, 0066 (the sealed columns) to 0.14.0, 0068 (the log's nodes) to 0.15.0.
-    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.15.0');
+    // to 0.13.0, 0066 (the sealed columns) to 0.14.0, 0068 (the log's nodes) to 0.15.0,
+    // 0069 (the log's entries by number) to 0.16.0.
+    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.16.0');
     for (const id of ids) expect(await receipt(id)).toEqual(before.get(id));
     expect(await audited()).toMatchObject({ entries: 23, ok: true });
 

@@ -1,35 +1,32 @@
 /**
  * The log's entries name their log by a number (`tlog_logs.no`) instead of its id, and SQLite
- * keeps their leaves as bytes (migration 0069). The service runs on a store of either form
- * (`LogKey`, src/platform/log-key.ts): on a store with a session's records in it, converted by
- * 0069, the same reads answer the same bytes, the receipts are served again and verify, the audit
- * is clean, every decision keeps its place in the log, and the service records on: new logs take
- * the next number, every receipt verifies.
+ * keeps their leaves as bytes (migration 0069). On a store as 0.16.0 leaves it, with two
+ * tenants' sessions in it, the start of this release converts it: every entry kept under its
+ * log's number, the logs numbered in the order they were made; the same reads answer the same
+ * bytes, the receipts are served again and verify, the audit is clean, every decision keeps its
+ * place in the log; the service records on, a new log taking the next number. A log partitioned
+ * by time on PostgreSQL is converted partition by partition.
  */
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
+import { timeTables } from '../../src/app/time-tables.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
+import { createDb, type Db } from '../../src/platform/db.js';
 import { resolveLogKey } from '../../src/platform/log-key.js';
-import * as logEntriesByNumber from '../../src/platform/migrations/0069-log-entries-by-number.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import { partitionByTime } from '../../src/platform/partitions.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { findEvidencePageNewestFirst } from '../../src/records/evidence-repository.js';
 import { expectSameRecords, reads, session } from '../helpers/api-session.js';
-import { startTestApp } from '../helpers/app.js';
-import { stores } from '../helpers/stores.js';
+import { startTestApp, testDataKey } from '../helpers/app.js';
+import { asBefore0069, columnsOf, migrateBefore } from '../helpers/schema-history.js';
+import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
-/** The columns of `tlog_entries` and `tlog_logs`, in order, from the store's catalogue. */
-async function columnsOf(db: Db, table: string): Promise<string[]> {
-  const { rows } = isPostgres(db)
-    ? await sql<{ name: string }>`select column_name::text as name
-        from information_schema.columns
-        where table_schema = current_schema() and table_name = ${table}
-        order by ordinal_position`.execute(db)
-    : await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
-  return rows.map((row) => row.name);
-}
+const migration = '0069-log-entries-by-number';
 
-/** Each log's number and entries, by the log's id. */
+/** Each log's number, its entries and the largest of their leaves in bytes, oldest log first. */
 async function numberedEntries(db: Db) {
   const { rows } = await sql<{ log_id: string; no: number; n: number | string; bytes: number }>`
     select l.log_id, l.no, count(e.idx) as n, max(length(e.leaf)) as bytes
@@ -38,9 +35,26 @@ async function numberedEntries(db: Db) {
   return rows.map((row) => ({ ...row, n: Number(row.n), no: Number(row.no) }));
 }
 
-describe.each(stores)('the log entries named by number, on $name', (store) => {
-  it('0069 converts a store with records; the same reads answer the same bytes, receipts verify, the audit is clean; it records on', async () => {
+/** Runs `act` on a handle of its own on the store. */
+async function onStore<T>(databaseUrl: string, act: (db: Db) => Promise<T>): Promise<T> {
+  const db = createDb(loadConfig({ DATABASE_URL: databaseUrl }));
+  try {
+    return await act(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+describe.each(stores)('migration 0069, the log entries named by number, on $name', (store) => {
+  it('converts a store with records as it starts; the same reads answer the same bytes, receipts verify, the audit is clean; it records on', async () => {
     const created = await store.createMigrated!();
+    // The store as 0.16.0 leaves it: 0069 taken back, and recorded as applied so that the test
+    // app, which migrates on its start, leaves it so while it records.
+    await onStore(created.databaseUrl, async (db) => {
+      await asBefore0069(db);
+      await sql`insert into kysely_migration (name, timestamp)
+        values (${migration}, ${new Date().toISOString()})`.execute(db);
+    });
     const before = await startTestApp(
       existingStore(created.databaseUrl, async () => {}, store.name),
     );
@@ -61,36 +75,32 @@ describe.each(stores)('the log entries named by number, on $name', (store) => {
     const { rows: counted } = await sql<{ n: number | string }>`
       select count(*) as n from tlog_entries`.execute(before.db);
     await before.close();
+    await onStore(created.databaseUrl, (db) =>
+      sql`delete from kysely_migration where name = ${migration}`.execute(db),
+    );
 
-    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    // Started again: the start applies 0069.
+    const after = await startTestApp(existingStore(created.databaseUrl, created.drop, store.name));
     try {
-      await handle
-        .transaction()
-        .execute((trx) => logEntriesByNumber.up(trx as unknown as Kysely<unknown>));
-      expect(await columnsOf(handle, 'tlog_entries')).toEqual([
+      expect(await columnsOf(after.db, 'tlog_entries')).toEqual([
         'log_no',
         'idx',
         'record_id',
         'leaf',
         'integrated_at',
       ]);
-      expect(await columnsOf(handle, 'tlog_logs')).toContain('no');
+      expect(await resolveLogKey(after.db)).toBe('number');
+      expect(await findStoreSetting(after.db, 'oldest_release')).toBe('0.16.0');
       // Both tenants' logs, numbered in the order they were made; no entry lost, each leaf its
       // 32 bytes.
-      const logs = await numberedEntries(handle);
+      const logs = await numberedEntries(after.db);
       expect(logs.map((log) => [log.log_id, log.no])).toEqual([
         [first.tenantId, 1],
         [second.tenantId, 2],
       ]);
       expect(logs.reduce((sum, log) => sum + log.n, 0)).toBe(Number(counted[0]?.n));
       expect(logs.map((log) => log.bytes)).toEqual([32, 32]);
-    } finally {
-      await handle.destroy();
-    }
 
-    const after = await startTestApp(existingStore(created.databaseUrl, created.drop, store.name));
-    try {
-      expect(await resolveLogKey(after.db)).toBe('number');
       await expectSameRecords(after, first, at, readsFirst);
       await expectSameRecords(after, second, at, readsSecond);
       expect(await places(after.db, first.tenantId)).toEqual(placesBefore);
@@ -99,15 +109,55 @@ describe.each(stores)('the log entries named by number, on $name', (store) => {
       expect(third.answers).toEqual(first.answers);
       expect(third.receipts).toEqual([true, true]);
       expect(third.audit).toMatchObject({ ok: true, findings: [] });
-      const logs = await numberedEntries(after.db);
-      expect(logs.map((log) => [log.log_id, log.no])).toEqual([
+      const all = await numberedEntries(after.db);
+      expect(all.map((log) => [log.log_id, log.no])).toEqual([
         [first.tenantId, 1],
         [second.tenantId, 2],
         [third.tenantId, 3],
       ]);
-      expect(logs.map((log) => log.bytes)).toEqual([32, 32, 32]);
+      expect(all.map((log) => log.bytes)).toEqual([32, 32, 32]);
     } finally {
       await after.close();
     }
+  });
+});
+
+describe('migration 0069 on a PostgreSQL store whose log is partitioned by time', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('converts every partition, its entries kept under their log’s number', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0069');
+    const logId = '0190e8a0-0000-7000-8000-0000000000bb';
+    await db
+      .insertInto('tlog_logs')
+      .values({
+        log_id: logId,
+        tenant_id: logId,
+        origin: 'example.com/log',
+        verifier_key: 'example.com/log+00000000+AA==',
+        created_at: '2026-01-01T00:00:00.000Z',
+      })
+      .execute();
+    const entries = Array.from({ length: 30 }, (_, idx) => ({
+      log_id: logId,
+      idx,
+      record_id: crypto.randomUUID(),
+      leaf: sql<string>`decode(${'ab'.repeat(32)}, 'hex')`,
+      integrated_at: new Date(Date.UTC(2026, idx % 3, 1)).toISOString(),
+    }));
+    await db.insertInto('tlog_entries').values(entries).execute();
+    const { tables } = await partitionByTime(db, timeTables(registry), 'month');
+    expect(tables.map((table) => table.table)).toContain('tlog_entries');
+
+    expect(await migrateToLatest(db, testDataKey)).toEqual([migration]);
+    const { rows } = await sql<{ log_no: number; record_id: string; partitions: number }>`
+      select log_no, record_id,
+        (select count(*)::int from pg_inherits
+          where inhparent = 'tlog_entries'::regclass) as partitions
+      from tlog_entries order by idx`.execute(db);
+    expect(rows.map((row) => row.record_id)).toEqual(entries.map((entry) => entry.record_id));
+    expect(new Set(rows.map((row) => row.log_no))).toEqual(new Set([1]));
+    expect(rows[0]?.partitions).toBeGreaterThan(1);
   });
 });

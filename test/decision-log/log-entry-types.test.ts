@@ -26,6 +26,7 @@ import { partitionByTime } from '../../src/platform/partitions.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import { ofLog } from '../helpers/log-entries.js';
 import {
   columnTypes,
   migrateBefore,
@@ -46,7 +47,7 @@ const text = { leaf: 'text', integrated_at: 'text' };
 const entriesOf = async (db: Db, tenantId: string) =>
   (
     await sql<{ idx: number; leaf: string; integrated_at: string }>`
-      select idx, leaf, integrated_at from tlog_entries where log_id = ${tenantId}
+      select idx, leaf, integrated_at from tlog_entries where ${await ofLog(db, tenantId)}
       order by idx`.execute(db)
   ).rows;
 
@@ -113,7 +114,7 @@ describe('PostgreSQL log entries whose leaves are text and bytea', () => {
     for (const entry of entries) expect(entry.leaf).toMatch(hash);
     const { rows: stored } = await sql<{ leaf: string; hex: string; integrated_at: string }>`
       select leaf, encode(leaf, 'hex') as hex, integrated_at from tlog_entries
-      where log_id = ${onBinarySession.tenantId}`.execute(onBinary.db);
+      where ${await ofLog(onBinary.db, onBinarySession.tenantId)}`.execute(onBinary.db);
     for (const row of stored) {
       expect(row.leaf).toBe(row.hex);
       expect(row.integrated_at).toMatch(isoTime);
@@ -136,7 +137,7 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
     const leafText = first.leaf as string;
     expect(leafText).toMatch(/^consent-log\//);
     await sql`update tlog_entries set leaf = ${leafText}
-      where log_id = ${before.tenantId} and idx = ${first.leaf_index}`.execute(old.db);
+      where ${await ofLog(old.db, before.tenantId)} and idx = ${first.leaf_index}`.execute(old.db);
     const entriesBefore = await entriesOf(old.db, before.tenantId);
     await old.close();
     // Started again as the release with 0062, which its start applies.
@@ -146,12 +147,12 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
         '0064-state-keys-without-tenant',
         '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
         '0067-customer-time-key-without-id',
-        '0068-log-nodes-from-level-6')`.execute(handle);
+        '0068-log-nodes-from-level-6', '0069-log-entries-by-number')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await entryTypes(next.db)).toEqual(binary);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.15.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.16.0');
       // Every entry as it was, but the text: its hash (RFC 6962, SHA-256 of 0x00 and the text).
       // A record still queued when the old app stopped is appended after them by the new one.
       const leafHash = createHash('sha256')
@@ -191,12 +192,13 @@ describe('migration 0062 on a PostgreSQL store partitioned by time', () => {
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
     expect(await entryTypes(db)).toEqual({ leaf: 'bytea', integrated_at: 'text' });
     expect(await findStoreSetting(db, 'log_times_kept_as_text')).toBe(
       'tlog_entries is partitioned by time on integrated_at',
     );
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
 
     const t = await startTestApp(existingStore(bare.databaseUrl));
     try {
@@ -228,7 +230,8 @@ describe('migration 0062 on SQLite', () => {
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
   });
 });

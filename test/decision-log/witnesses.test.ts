@@ -18,6 +18,7 @@ import {
 } from '../../src/proof/index.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { entriesOfLog, leafHex } from '../helpers/log-entries.js';
 import { runCli } from '../helpers/process.js';
 import { parseScrape } from '../helpers/prometheus.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
@@ -258,11 +259,9 @@ describe.each(stores)('witness cosignatures on $name', (store) => {
     const size = Number(first.checkpoint.split('\n')[1]);
     // w1 is shown, under the log's own key, a larger tree that extends the log: as if the log
     // had grown further before a restore took it back.
-    const entries = await t.db
-      .selectFrom('tlog_entries')
-      .select('leaf')
-      .where('log_id', '=', b.tenant.id)
-      .orderBy('idx')
+    const entries = await entriesOfLog(t.db, b.tenant.id)
+      .select(leafHex(t.db))
+      .orderBy('e.idx')
       .execute();
     // The log keeps each leaf's hash, as hex.
     const leaves = entries.map((e) => new Uint8Array(Buffer.from(e.leaf, 'hex')));

@@ -8,7 +8,8 @@ import {
   resolveIdType,
   subjectLookup,
 } from '../../src/platform/id-type.js';
-import { migrateToLatest, migrations } from '../../src/platform/migrate.js';
+import { forgetLogKey, resolveLogKey } from '../../src/platform/log-key.js';
+import { migrateToLatest, migrations, serviceMigrator } from '../../src/platform/migrate.js';
 import { testDataKey } from './app.js';
 import type { TestStore } from './stores.js';
 import { postgresStore } from './stores.js';
@@ -177,10 +178,13 @@ export async function asBefore0062(db: Db): Promise<void> {
 
 /**
  * A leaf's hash (64 hex digits) as the store's `tlog_entries.leaf` holds it, for a test that
- * writes the column itself: 32 bytes on PostgreSQL since migration 0062, the hex before it and
- * on SQLite.
+ * writes the column itself: 32 bytes on PostgreSQL since migration 0062 and on SQLite since 0069,
+ * the hex before them.
  */
 export async function storedLeaf(db: Db, hex: string): Promise<RawBuilder<string>> {
+  if (!isPostgres(db)) {
+    return (await resolveLogKey(db)) === 'number' ? sql<string>`unhex(${hex})` : sql`${hex}`;
+  }
   await resolveIdType(db);
   return knownTypes(db)?.log.leaf === 'bytea' ? sql<string>`decode(${hex}, 'hex')` : sql`${hex}`;
 }
@@ -335,15 +339,22 @@ export async function sqliteSchema(db: Db): Promise<unknown[]> {
 
 /**
  * Brings a SQLite store to the schema before `first` (`migrateBefore`), migrates it to the latest
- * and checks that its schema is as it was, for a migration that changes PostgreSQL's alone: the
- * names applied, for the test to compare with its own list.
+ * and checks that its schema is as it was until the first migration after it that changes
+ * SQLite's (0069), for a migration that changes PostgreSQL's alone: the names applied, for the
+ * test to compare with its own list.
  */
 export async function migratedKeepingSqliteSchema(db: Db, first: string): Promise<string[]> {
   await migrateBefore(db, first);
   const before = await sqliteSchema(db);
-  const applied = await migrateToLatest(db, testDataKey);
+  const { error, results } = await serviceMigrator(db, testDataKey).migrateTo(
+    '0068-log-nodes-from-level-6',
+  );
+  if (error) throw error;
   expect(await sqliteSchema(db)).toEqual(before);
-  return applied;
+  return [
+    ...(results ?? []).map((result) => result.migrationName),
+    ...(await migrateToLatest(db, testDataKey)),
+  ];
 }
 
 /**
@@ -416,5 +427,60 @@ export async function asBefore0067(db: Db): Promise<void> {
  * writes them as 0.15.0 did).
  */
 export async function asBefore0068(db: Db): Promise<void> {
+  await asBefore0069(db);
   await sql`delete from kysely_migration where name = '0068-log-nodes-from-level-6'`.execute(db);
+}
+
+/**
+ * Takes migration 0069 back off a store: the log's entries name their log by its id again, and
+ * SQLite's keep their leaves as hex, as 0.16.0 and the releases before it made them; the logs
+ * lose their numbers; 0069 pending.
+ */
+export async function asBefore0069(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0069-log-entries-by-number'`.execute(db);
+  if ((await columnsOf(db, 'tlog_entries')).includes('log_id')) return;
+  if (isPostgres(db)) {
+    const { log_id: idType } = await columnTypes(db, 'tlog_logs', ['log_id']);
+    await sql`create function pg_temp.tlog_id(n integer) returns ${sql.raw(idType ?? 'text')}
+      language sql stable as 'select log_id from tlog_logs where no = n'`.execute(db);
+    await sql`alter table tlog_entries
+      alter column log_no type ${sql.raw(idType ?? 'text')} using pg_temp.tlog_id(log_no)`.execute(
+      db,
+    );
+    await sql`alter table tlog_entries rename column log_no to log_id`.execute(db);
+    await sql`drop function pg_temp.tlog_id(integer)`.execute(db);
+    await sql`alter table tlog_logs drop column no`.execute(db);
+  } else {
+    // As 0052 made it, word for word: a test compares the schema's text.
+    await sql
+      .raw(
+        'CREATE TABLE "tlog_entries_by_id" ("log_id" text not null, "idx" integer not null, ' +
+          '"record_id" text not null, "leaf" text not null, "integrated_at" text not null, ' +
+          'constraint "tlog_entries_pk" primary key ("log_id", "idx")) without rowid',
+      )
+      .execute(db);
+    await sql`insert into tlog_entries_by_id
+      select l.log_id, e.idx, e.record_id, lower(hex(e.leaf)), e.integrated_at
+      from tlog_entries as e join tlog_logs as l on l.no = e.log_no
+      order by l.log_id, e.idx`.execute(db);
+    await sql`drop table tlog_entries`.execute(db);
+    await sql`alter table tlog_entries_by_id rename to tlog_entries`.execute(db);
+    await sql
+      .raw('CREATE UNIQUE INDEX "tlog_entries_record_uq" on "tlog_entries" ("log_id", "record_id")')
+      .execute(db);
+    await sql`drop index tlog_logs_no_uq`.execute(db);
+    await sql`alter table tlog_logs drop column no`.execute(db);
+  }
+  forgetLogKey(db);
+}
+
+/** A table's columns, in order, from the store's catalogue. */
+export async function columnsOf(db: Db, table: string): Promise<string[]> {
+  const { rows } = isPostgres(db)
+    ? await sql<{ name: string }>`select column_name::text as name
+        from information_schema.columns
+        where table_schema = current_schema() and table_name = ${table}
+        order by ordinal_position`.execute(db)
+    : await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
+  return rows.map((row) => row.name);
 }

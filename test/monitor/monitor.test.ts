@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listConflicts, openWitnessStore } from '../../src/witness/index.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { entriesOfLog, inLog, leafHex } from '../helpers/log-entries.js';
 import { runCli } from '../helpers/process.js';
 import { publish, type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
@@ -106,20 +107,14 @@ describe.each(stores)('monitor: following a log from outside on $name', (store) 
     const before = JSON.parse(readFileSync(state, 'utf8'));
     // The operator rebuilds the log from the same records in another order, under the same key:
     // another tree of the same size. The record of signed sizes goes with it.
-    const entries = await t.db
-      .selectFrom('tlog_entries')
-      .select(['record_id', 'leaf'])
-      .where('log_id', '=', a.tenant.id)
-      .orderBy('idx')
+    const entries = await entriesOfLog(t.db, a.tenant.id)
+      .select(['e.record_id', leafHex(t.db)])
+      .orderBy('e.idx')
       .execute();
     const id = a.tenant.id;
     await t.db.transaction().execute(async (trx) => {
-      for (const table of [
-        'tlog_entries',
-        'tlog_nodes',
-        'tlog_checkpoints',
-        'tlog_state',
-      ] as const) {
+      await trx.deleteFrom('tlog_entries').where(inLog(id)).execute();
+      for (const table of ['tlog_nodes', 'tlog_checkpoints', 'tlog_state'] as const) {
         await trx.deleteFrom(table).where('log_id', '=', id).execute();
       }
       const swapped = [entries[1], entries[0], ...entries.slice(2)];

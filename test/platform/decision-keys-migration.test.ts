@@ -266,6 +266,7 @@ describe('migration 0067, on PostgreSQL', () => {
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
 
     expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([

@@ -73,9 +73,9 @@ describe.each(stores)('a store migrated by a newer release on $name', (store) =>
   });
 
   it('a migration that removes what earlier releases read raises the oldest release, never lowers it', async () => {
-    // Migration 0068 removes the log's subtrees of 16 and 32 leaves, which releases before
-    // 0.15.0 read (CHANGELOG.md).
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    // Migration 0069 names the log's entries' log by its number, which releases before 0.16.0
+    // do not read (CHANGELOG.md).
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
     const contracting = (release: string) => ({
       async up() {},
       oldestRelease: release,

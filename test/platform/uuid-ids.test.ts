@@ -93,7 +93,8 @@ describe('PostgreSQL stores of text and of uuid ids', () => {
       where table_schema = current_schema() and table_name in ('decisions', 'subjects', 'tlog_entries')
         and column_name in ('id', 'tenant_id', 'subject_id', 'log_id', 'record_id')
       group by data_type`.execute(onUuid.db);
-    expect(types).toEqual([{ data_type: 'uuid', n: 7 }]);
+    // tlog_entries names its log by number since 0069: its record_id is the one id it holds.
+    expect(types).toEqual([{ data_type: 'uuid', n: 6 }]);
     expect(await resolveIdType(onUuid.db)).toBe('uuid');
     expect(await resolveIdType(onText.db)).toBe('text');
   });
@@ -253,8 +254,8 @@ describe.each([
       new RegExp(`^tlog_logs holds an id that is no UUID: .*${logId}`),
     );
     // 0058 raises it to 0.6.0, 0059 to 0066 after it to 0.7.0, 0.8.0, 0.9.0, 0.10.0, 0.11.0,
-    // 0.12.0, 0.13.0 and 0.14.0, and 0068 to 0.15.0.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    // 0.12.0, 0.13.0 and 0.14.0, 0068 to 0.15.0, and 0069 to 0.16.0.
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
     expect(await resolveIdType(db)).toBe('text');
     const { rows } = await sql`select log_id from tlog_logs`.execute(db);
     expect(rows).toEqual([{ log_id: logId }]);
@@ -298,6 +299,16 @@ describe('migration 0058 on a PostgreSQL store partitioned by time', () => {
       integrated_at: new Date(Date.UTC(2026, idx % 3, 1)).toISOString(),
     }));
     await db.insertInto('tlog_entries').values(entries).execute();
+    await db
+      .insertInto('tlog_logs')
+      .values({
+        log_id: '0190e8a0-0000-7000-8000-0000000000aa',
+        tenant_id: '0190e8a0-0000-7000-8000-0000000000aa',
+        origin: 'example.com/log',
+        verifier_key: 'example.com/log+00000000+AA==',
+        created_at: '2026-01-01T00:00:00.000Z',
+      })
+      .execute();
     const { tables } = await partitionByTime(db, timeTables(registry), 'month');
     expect(tables.length).toBeGreaterThan(0);
 
@@ -339,7 +350,8 @@ describe('migration 0058 on SQLite', () => {
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
   });
 });

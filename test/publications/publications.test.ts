@@ -23,6 +23,7 @@ import {
 import { publishDraft } from '../../src/templates/service.js';
 import { apiOf } from '../helpers/api.js';
 import { json, startTestApp, type TestApp, testLogKeys } from '../helpers/app.js';
+import { entriesOfLog, leafHex } from '../helpers/log-entries.js';
 import { runCli } from '../helpers/process.js';
 import { type SeededTenant, seedTemplate, seedTenant } from '../helpers/seed.js';
 import { stores } from '../helpers/stores.js';
@@ -90,11 +91,9 @@ describe.each(stores)('publications in the log on $name', (store) => {
       .where('log_id', '=', a.tenant.id)
       .where('record_id', '=', row.id)
       .executeTakeFirst();
-    const logged = await t.db
-      .selectFrom('tlog_entries')
-      .select('leaf')
-      .where('log_id', '=', a.tenant.id)
-      .where('record_id', '=', row.id)
+    const logged = await entriesOfLog(t.db, a.tenant.id)
+      .select(leafHex(t.db))
+      .where('e.record_id', '=', row.id)
       .executeTakeFirst();
     return { row, hash: queued?.leaf ?? logged?.leaf };
   }

@@ -25,7 +25,12 @@ import { findStoreSetting } from '../../src/platform/store-settings-repository.j
 import { apiOf } from '../helpers/api.js';
 import { expectSameRecords, placeheld, reads, session } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
-import { columnTypes, migrateBefore, postgresTextLookupsStore } from '../helpers/schema-history.js';
+import {
+  columnTypes,
+  migrateBefore,
+  migratedKeepingSqliteSchema,
+  postgresTextLookupsStore,
+} from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
@@ -136,12 +141,12 @@ describe('migration 0063 on a PostgreSQL store with customers in it', () => {
       where name in ('0063-subject-lookups-binary', '0064-state-keys-without-tenant',
         '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
         '0067-customer-time-key-without-id',
-        '0068-log-nodes-from-level-6')`.execute(handle);
+        '0068-log-nodes-from-level-6', '0069-log-entries-by-number')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await lookupType(next.db)).toBe('bytea');
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.15.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.16.0');
       expect(await lookupsOf(next.db)).toEqual(lookupsBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // Ann is found again: her decision joins her history; bob starts anew.
@@ -179,12 +184,13 @@ describe('migration 0063 on a PostgreSQL store holding a look-up the service nev
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
     expect(await lookupType(db)).toBe('text');
     expect(await findStoreSetting(db, 'lookups_kept_as_text')).toBe(
       `subjects holds a look-up that is no SHA-256 HMAC in lowercase hex: subject ${subject}`,
     );
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
   });
 });
 
@@ -193,19 +199,15 @@ describe('migration 0063 on SQLite', () => {
 
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
-    await migrateBefore(db, '0063');
-    const schema = async () =>
-      (await sql`select type, name, sql from sqlite_master order by name`.execute(db)).rows;
-    const before = await schema();
-    expect(await migrateToLatest(db, testDataKey)).toEqual([
+    expect(await migratedKeepingSqliteSchema(db, '0063')).toEqual([
       '0063-subject-lookups-binary',
       '0064-state-keys-without-tenant',
       '0065-control-state-keys-without-tenant',
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
-    expect(await schema()).toEqual(before);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
   });
 });

@@ -24,6 +24,7 @@ import { publishOutsideReview } from '../../src/templates/index.js';
 import { apiOf } from '../helpers/api.js';
 import { reads, type Session, session } from '../helpers/api-session.js';
 import { json, startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import { entriesOfLog } from '../helpers/log-entries.js';
 import {
   columnTypes,
   migrateBefore,
@@ -81,10 +82,8 @@ async function logSettled(t: TestApp, s: Session): Promise<void> {
   await eventually(async () => {
     const queued = await t.db.selectFrom('tlog_pending').select('record_id').execute();
     if (queued.length > 0) return false;
-    const { count } = await t.db
-      .selectFrom('tlog_entries')
+    const { count } = await entriesOfLog(t.db, s.tenantId)
       .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .where('log_id', '=', s.tenantId)
       .executeTakeFirstOrThrow();
     const receipt = await t.app.inject({
       method: 'GET',
@@ -171,7 +170,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
     // Started again as the release with 0066, which its start applies.
     await sql`delete from kysely_migration
       where name in ('0066-sealed-columns-binary', '0067-customer-time-key-without-id',
-        '0068-log-nodes-from-level-6')`.execute(handle);
+        '0068-log-nodes-from-level-6', '0069-log-entries-by-number')`.execute(handle);
     await handle.destroy();
 
     const onBytes = await startTestApp(existingStore(created.databaseUrl, created.drop));
@@ -182,7 +181,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
           columns.map(() => 'bytea'),
         );
       }
-      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
       expect(await typesKeptAsText(db)).toEqual([]);
       // Each value is its bytes, smaller than its text; an erased subject's key and salt null.
       expect(await sealedSizes(db, recorded.tenantId, 'as')).toEqual(bytes);
@@ -253,6 +252,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
     expect(await columnTypes(db, 'decisions', ['personal', 'evidence_salt'])).toEqual({
       personal: 'text',
@@ -269,7 +269,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
     expect((await typesKeptAsText(db)).map((kept) => kept.message)).toEqual([
       expect.stringContaining('The sealed columns are text, not bytea: migration 0066'),
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
   });
 });
 
@@ -282,7 +282,8 @@ describe('migration 0066 on SQLite', () => {
       '0066-sealed-columns-binary',
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
+      '0069-log-entries-by-number',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.15.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
   });
 });

@@ -21,11 +21,16 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 export const oldestRelease = '0.16.0';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    await numberOnPostgres(db);
-    return;
-  }
-  await numberOnSqlite(db);
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  // Run again on a store it converted (a test's, or one whose record of it was lost), it finds
+  // the entries named by number and leaves them.
+  const { rows } = postgres
+    ? await sql`select 1 from information_schema.columns
+        where table_schema = current_schema() and table_name = 'tlog_entries'
+          and column_name = 'log_no'`.execute(db)
+    : await sql`select 1 from pragma_table_info('tlog_entries') where name = 'log_no'`.execute(db);
+  if (rows.length > 0) return;
+  await (postgres ? numberOnPostgres(db) : numberOnSqlite(db));
 }
 
 async function numberOnPostgres(db: Kysely<unknown>): Promise<void> {
