@@ -165,6 +165,16 @@ const manyNodes = batchStatement(nodeTypes, (db, rows) =>
     .expression(rows),
 );
 
+/** A log's number, from its row: made in the append's transaction, perhaps, by the store. */
+async function logNumber(trx: Trx, logId: string): Promise<number> {
+  const { no } = await trx
+    .selectFrom('tlog_logs')
+    .select('no')
+    .where('log_id', '=', logId)
+    .executeTakeFirstOrThrow();
+  return Number(no);
+}
+
 /** An append's entries, of one log, named as the store's entries name it (`LogKey`). */
 export async function insertEntries(
   trx: Trx,
@@ -173,16 +183,10 @@ export async function insertEntries(
 ): Promise<void> {
   if (entries.length === 0) return;
   const numbered = (await resolveLogKey(trx)) === 'number';
-  let rows: TlogEntriesTable[] = entries.map((entry) => ({ log_id: logId, ...entry }));
-  if (numbered) {
-    // The log's row may be made in the append's transaction, its number given by the store.
-    const log = await trx
-      .selectFrom('tlog_logs')
-      .select('no')
-      .where('log_id', '=', logId)
-      .executeTakeFirstOrThrow();
-    rows = entries.map((entry) => ({ log_no: Number(log.no), ...entry }));
-  }
+  const no = numbered ? await logNumber(trx, logId) : undefined;
+  const rows: TlogEntriesTable[] = entries.map((entry) =>
+    no === undefined ? { log_id: logId, ...entry } : { log_no: no, ...entry },
+  );
   if (isPostgres(trx)) {
     await (numbered ? manyNumberedEntries : manyEntries).run(trx, rows);
     return;
