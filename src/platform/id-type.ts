@@ -138,7 +138,13 @@ interface StoreTypes {
   lookup: LookupType;
   stateKey: StateKey;
   sealed: SealedType;
-  /** All of them as one key (`uuid timestamptz bytea timestamptz bytea subject text`). */
+  /**
+   * The PostgreSQL type of a subject's times (`subjects.created_at` and `erased_at`): ISO text,
+   * as every store has kept them so far, or `timestamptz` (8 bytes instead of 25). Either reads as
+   * the same ISO text (`postgres.ts`); a batch of new subjects types its arrays of them so.
+   */
+  subjectTimes: TimeType;
+  /** All of them as one key (`uuid timestamptz bytea timestamptz bytea subject text text`). */
   key: string;
 }
 
@@ -152,6 +158,7 @@ const sqliteTypes: StoreTypes = {
   lookup: 'text',
   stateKey: 'tenant',
   sealed: 'text',
+  subjectTimes: 'text',
   key: 'sqlite',
 };
 
@@ -230,7 +237,7 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
     where table_schema = current_schema()
       and ((table_name = 'decisions' and column_name in ('id', 'decided_at', 'personal'))
         or (table_name = 'tlog_entries' and column_name in ('leaf', 'integrated_at'))
-        or (table_name = 'subjects' and column_name = 'lookup'))
+        or (table_name = 'subjects' and column_name in ('lookup', 'created_at')))
     union all
     select 'customer_version_states_pk', a.attname::text, 'key'
     from pg_index as i
@@ -250,9 +257,10 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
   const stateKey: StateKey =
     typeOf('customer_version_states_pk', 'subject_id') === 'key' ? 'subject' : 'tenant';
   const sealed: SealedType = typeOf('decisions', 'personal') === 'bytea' ? 'bytea' : 'text';
+  const subjectTimes = timeOf('subjects', 'created_at');
   if (rows.length > 0) {
-    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup} ${stateKey} ${sealed}`;
-    known.set(adapter, { ids, times, log, lookup, stateKey, sealed, key });
+    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup} ${stateKey} ${sealed} ${subjectTimes}`;
+    known.set(adapter, { ids, times, log, lookup, stateKey, sealed, subjectTimes, key });
   }
   return ids;
 }
@@ -269,6 +277,11 @@ export function idArrayType(db: Executor): RawBuilder<unknown> {
 /** The array type of a batch's decision times, as `idArrayType` is of its ids. */
 export function timeArrayType(db: Executor): RawBuilder<unknown> {
   return sql.raw(`${knownTimeType(db) ?? 'text'}[]`);
+}
+
+/** The array type of a batch's subjects' times, as `idArrayType` is of its ids. */
+export function subjectTimeArrayType(db: Executor): RawBuilder<unknown> {
+  return sql.raw(`${knownTypes(db)?.subjectTimes ?? 'text'}[]`);
 }
 
 /** The array type of an append's times, as `idArrayType` is of its ids. */

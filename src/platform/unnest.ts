@@ -6,15 +6,22 @@ import {
   sql,
 } from 'kysely';
 import type { Executor } from './db.js';
-import { idArrayType, knownTypes, logTimeArrayType, timeArrayType } from './id-type.js';
+import {
+  idArrayType,
+  knownTypes,
+  logTimeArrayType,
+  subjectTimeArrayType,
+  timeArrayType,
+} from './id-type.js';
 import { prepared } from './prepared.js';
 
 /**
  * The PostgreSQL array types a column of a batch statement may take: `id` for the service's
  * ids (and the tenant's), typed as the store's id columns are, `decision-time` for the
  * decisions' times, `log-leaf` and `log-time` for the log's entries' leaf hashes (given as
- * hex) and times, `subject-lookup` for the subjects' look-ups (given as hex), and `sealed` for
- * the sealed columns (given as base64), each typed as its columns are (`id-type.ts`).
+ * hex) and times, `subject-lookup` for the subjects' look-ups (given as hex), `subject-time` for
+ * the subjects' times, and `sealed` for the sealed columns (given as base64), each typed as its
+ * columns are (`id-type.ts`).
  */
 export type UnnestType =
   | 'text'
@@ -23,6 +30,7 @@ export type UnnestType =
   | 'decision-time'
   | 'log-leaf'
   | 'log-time'
+  | 'subject-time'
   | 'subject-lookup'
   | 'sealed';
 
@@ -62,6 +70,7 @@ export function batchStatement<C extends string, O>(
           return encodedArray(param(name), 'hex', knownTypes(db)?.lookup);
         if (type === 'sealed') return encodedArray(param(name), 'base64', knownTypes(db)?.sealed);
         if (type === 'log-time') return sql`${param(name)}::${logTimeArrayType(db)}`;
+        if (type === 'subject-time') return sql`${param(name)}::${subjectTimeArrayType(db)}`;
         return sql`${param(name)}::${sql.raw(type)}[]`;
       });
       const rows = sql<Record<C, never>>`select * from unnest(${sql.join(

@@ -68,8 +68,8 @@ const subjectTypes = {
   wrapped_key: 'sealed',
   salt: 'sealed',
   commitment: 'sealed',
-  created_at: 'text',
-  erased_at: 'text',
+  created_at: 'subject-time',
+  erased_at: 'subject-time',
 } as const satisfies Record<SubjectColumn, UnnestType>;
 
 const newSubjects = batchStatement(subjectTypes, (db, rows) =>
