@@ -43,7 +43,9 @@
  *   complete subtree of 16 leaves or more, about a row for 8 leaves;
  * - 0069 (the log's entries named by their log's number, SQLite's leaves as bytes) on
  *   `tlog_entries` as release 0.16.0 keeps it, two tenants' logs in time order, random record
- *   ids.
+ *   ids;
+ * - 0070 (PostgreSQL's subjects' times as `timestamptz`) on `subjects` as release 0.17.0 keeps
+ *   it, a customer for two records, with their decisions (nothing to do on SQLite).
  *
  * `BENCH_MIGRATIONS` picks them (default all of the above). On an SQLite
  * file, or on PostgreSQL
@@ -182,10 +184,16 @@ const measured: Measured[] = [
     fill: fillLogsById,
     packBefore: true,
   },
+  {
+    name: '0070-subject-times-timestamptz',
+    tables: ['subjects'],
+    fill: (db) => fillCustomersAndDecisions(db, 'bytea'),
+    packBefore: true,
+  },
 ];
 const picked = (
   process.env.BENCH_MIGRATIONS ??
-  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069'
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {

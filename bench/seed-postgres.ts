@@ -1,11 +1,5 @@
 import pg from 'pg';
-import {
-  decidedAtSql,
-  decidedAtTimestamptzSql,
-  decisionIdSql,
-  type Fixture,
-  subjectIdSql,
-} from './dataset.js';
+import { decidedAtTimestamptzSql, decisionIdSql, type Fixture, subjectIdSql } from './dataset.js';
 import { type SealedStep, sealedSteps } from './sealing.js';
 
 /**
@@ -68,7 +62,7 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
        erased_at)
      select $1::uuid, ${subject}, decode(u.lookup, 'hex'), decode(u.wrapped_key, 'base64'),
        decode(u.salt, 'base64'), decode(u.commitment, 'base64'),
-       ${decidedAtSql('2 * i')}, null
+       ${decidedAtTimestamptzSql('2 * i')}, null
      from unnest($2::text[], $3::text[], $4::text[], $5::text[])
          with ordinality as u(lookup, wrapped_key, salt, commitment, o)
        cross join lateral (select ${from}::bigint + o - 1 as i) as x`,

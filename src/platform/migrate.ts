@@ -83,6 +83,7 @@ import * as sealedColumnsBinary from './migrations/0066-sealed-columns-binary.js
 import * as customerTimeKeyWithoutId from './migrations/0067-customer-time-key-without-id.js';
 import * as logNodesFromLevel6 from './migrations/0068-log-nodes-from-level-6.js';
 import * as logEntriesByNumber from './migrations/0069-log-entries-by-number.js';
+import * as subjectTimesTimestamptz from './migrations/0070-subject-times-timestamptz.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -171,6 +172,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0067-customer-time-key-without-id': customerTimeKeyWithoutId,
     '0068-log-nodes-from-level-6': logNodesFromLevel6,
     '0069-log-entries-by-number': logEntriesByNumber,
+    '0070-subject-times-timestamptz': subjectTimesTimestamptz,
   };
 }
 

@@ -25,6 +25,7 @@ import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
 const migration = '0069-log-entries-by-number';
+const laterMigration = '0070-subject-times-timestamptz';
 
 /** Each log's number, its entries and the largest of their leaves in bytes, oldest log first. */
 async function numberedEntries(db: Db) {
@@ -48,12 +49,15 @@ async function onStore<T>(databaseUrl: string, act: (db: Db) => Promise<T>): Pro
 describe.each(stores)('migration 0069, the log entries named by number, on $name', (store) => {
   it('converts a store with records as it starts; the same reads answer the same bytes, receipts verify, the audit is clean; it records on', async () => {
     const created = await store.createMigrated!();
-    // The store as 0.16.0 leaves it: 0069 taken back, and recorded as applied so that the test
-    // app, which migrates on its start, leaves it so while it records.
+    // The store as 0.16.0 leaves it: 0069 and the migration after it taken back, and recorded
+    // as applied so that the test app, which migrates on its start, leaves it so while it
+    // records.
     await onStore(created.databaseUrl, async (db) => {
       await asBefore0069(db);
-      await sql`insert into kysely_migration (name, timestamp)
-        values (${migration}, ${new Date().toISOString()})`.execute(db);
+      for (const name of [migration, laterMigration]) {
+        await sql`insert into kysely_migration (name, timestamp)
+          values (${name}, ${new Date().toISOString()})`.execute(db);
+      }
     });
     const before = await startTestApp(
       existingStore(created.databaseUrl, async () => {}, store.name),
@@ -76,10 +80,10 @@ describe.each(stores)('migration 0069, the log entries named by number, on $name
       select count(*) as n from tlog_entries`.execute(before.db);
     await before.close();
     await onStore(created.databaseUrl, (db) =>
-      sql`delete from kysely_migration where name = ${migration}`.execute(db),
+      sql`delete from kysely_migration where name in (${migration}, ${laterMigration})`.execute(db),
     );
 
-    // Started again: the start applies 0069.
+    // Started again: the start applies 0069 (and the migration after it).
     const after = await startTestApp(existingStore(created.databaseUrl, created.drop, store.name));
     try {
       expect(await columnsOf(after.db, 'tlog_entries')).toEqual([
@@ -90,7 +94,8 @@ describe.each(stores)('migration 0069, the log entries named by number, on $name
         'integrated_at',
       ]);
       expect(await resolveLogKey(after.db)).toBe('number');
-      expect(await findStoreSetting(after.db, 'oldest_release')).toBe('0.16.0');
+      // 0069 raises it to 0.16.0, 0070 to 0.17.0.
+      expect(await findStoreSetting(after.db, 'oldest_release')).toBe('0.17.0');
       // Both tenants' logs, numbered in the order they were made; no entry lost, each leaf its
       // 32 bytes.
       const logs = await numberedEntries(after.db);
@@ -150,7 +155,7 @@ describe('migration 0069 on a PostgreSQL store whose log is partitioned by time'
     const { tables } = await partitionByTime(db, timeTables(registry), 'month');
     expect(tables.map((table) => table.table)).toContain('tlog_entries');
 
-    expect(await migrateToLatest(db, testDataKey)).toEqual([migration]);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([migration, laterMigration]);
     const { rows } = await sql<{ log_no: number; record_id: string; partitions: number }>`
       select log_no, record_id,
         (select count(*)::int from pg_inherits

@@ -258,6 +258,7 @@ describe.each(stores)('upgrading a store with decisions to the decision log on $
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
+      '0070-subject-times-timestamptz',
     ]);
     const tenantId = a.tenant.id;
     const alice = await findSubjectId(db, vault, tenantId, 'alice');

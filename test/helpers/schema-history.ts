@@ -437,6 +437,7 @@ export async function asBefore0068(db: Db): Promise<void> {
  * lose their numbers; 0069 pending.
  */
 export async function asBefore0069(db: Db): Promise<void> {
+  await asBefore0070(db);
   await sql`delete from kysely_migration where name = '0069-log-entries-by-number'`.execute(db);
   if ((await columnsOf(db, 'tlog_entries')).includes('log_id')) return;
   if (isPostgres(db)) {
@@ -472,6 +473,21 @@ export async function asBefore0069(db: Db): Promise<void> {
     await sql`alter table tlog_logs drop column no`.execute(db);
   }
   forgetLogKey(db);
+}
+
+/**
+ * Takes migration 0070 back off a store: PostgreSQL's subjects' times text again, as 0.17.0 and
+ * the releases before it kept them (ISO 8601 in UTC with milliseconds); 0070 pending.
+ */
+export async function asBefore0070(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0070-subject-times-timestamptz'`.execute(db);
+  if (!isPostgres(db)) return;
+  if ((await columnTypes(db, 'subjects', ['created_at'])).created_at === 'text') return;
+  const asText = (column: string) =>
+    sql`alter column ${sql.ref(column)} type text
+      using to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  await sql`alter table subjects ${asText('created_at')}, ${asText('erased_at')}`.execute(db);
+  forgetIdType(db);
 }
 
 /** A table's columns, in order, from the store's catalogue. */

@@ -267,6 +267,7 @@ describe('migration 0067, on PostgreSQL', () => {
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
+      '0070-subject-times-timestamptz',
     ]);
 
     expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([

@@ -276,7 +276,7 @@ describe('migration 0061 on a PostgreSQL store with records in it', () => {
         customer_version_states: 'timestamp with time zone',
       });
       expect(await resolveTimeType(next.db)).toBe('timestamptz');
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.16.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.17.0');
       await expectSameRecords(next, before, at, readsBefore);
       // It records on, and runs again as a no-op.
       expect((await session(next)).answers).toEqual(before.answers);
@@ -306,13 +306,14 @@ describe('migration 0061 on a PostgreSQL store partitioned by time', () => {
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
+      '0070-subject-times-timestamptz',
     ]);
     expect(await timeColumnTypes(db)).toEqual(allText);
     expect(await findStoreSetting(db, 'decision_times_kept_as_text')).toBe(
       'decisions is partitioned by time on decided_at',
     );
     expect(await resolveTimeType(db)).toBe('text');
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.17.0');
   });
 });
 
@@ -331,7 +332,8 @@ describe('migration 0061 on SQLite', () => {
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
+      '0070-subject-times-timestamptz',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.17.0');
   });
 });

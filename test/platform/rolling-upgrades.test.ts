@@ -73,9 +73,9 @@ describe.each(stores)('a store migrated by a newer release on $name', (store) =>
   });
 
   it('a migration that removes what earlier releases read raises the oldest release, never lowers it', async () => {
-    // Migration 0069 names the log's entries' log by its number, which releases before 0.16.0
-    // do not read (CHANGELOG.md).
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.16.0');
+    // Migration 0070 makes PostgreSQL's subjects' times timestamptz, into which releases before
+    // 0.17.0 write text arrays (CHANGELOG.md).
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.17.0');
     const contracting = (release: string) => ({
       async up() {},
       oldestRelease: release,

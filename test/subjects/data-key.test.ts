@@ -131,6 +131,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
+      '0070-subject-times-timestamptz',
     ]);
   });
 });

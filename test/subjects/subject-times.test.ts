@@ -1,30 +1,44 @@
 /**
- * PostgreSQL's subjects keep their times (`created_at`, `erased_at`) as ISO text, as every store
- * has so far, or as `timestamptz` (8 bytes instead of 25), the form a later migration gives them.
- * The service runs on a store of either form (`subjectTimes`, src/platform/id-type.ts): one
- * scripted session of the public API answers byte for byte alike on both, its receipts verify
- * and the audit is clean; a batch of new subjects (one statement on PostgreSQL) and an erasure
- * write their times, which read back as the same ISO text.
+ * PostgreSQL's subjects keep their times (`created_at`, `erased_at`) as `timestamptz` since
+ * migration 0070 (8 bytes instead of 25), ISO text before. The service runs on a store of either
+ * form (`subjectTimes`, src/platform/id-type.ts): one scripted session of the public API answers
+ * byte for byte alike on both, its receipts verify and the audit is clean; a batch of new
+ * subjects (one statement on PostgreSQL) and an erasure write their times, which read back as the
+ * same ISO text. 0070 converts a store with customers in it, an erased one included: every time
+ * reads as it did, the same reads answer the same bytes. SQLite's store is left as it was.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as subjectTimesTimestamptz from '../../src/platform/migrations/0070-subject-times-timestamptz.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { insertSubjects } from '../../src/subjects/repository.js';
-import { session } from '../helpers/api-session.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { columnTypes } from '../helpers/schema-history.js';
-import { postgresStore, type TestStore } from '../helpers/stores.js';
+import { expectSameRecords, reads, session } from '../helpers/api-session.js';
+import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import {
+  asBefore0070,
+  columnTypes,
+  migrateBefore,
+  sqliteSchema,
+} from '../helpers/schema-history.js';
+import { postgresStore, sqliteStore, type TestStore, useBareStore } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
 
+const migration = '0070-subject-times-timestamptz';
 const subjectTimes = (t: TestApp) => columnTypes(t.db, 'subjects', ['created_at', 'erased_at']);
 const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** A PostgreSQL store whose subjects' times are `timestamptz`. */
-const postgresSubjectTimesStore: TestStore = {
+/**
+ * A PostgreSQL store as 0.17.0 leaves it, its subjects' times text: 0070 taken back, and
+ * recorded as applied so that a test app, which migrates on its start, leaves them so.
+ */
+const postgresTextSubjectTimesStore: TestStore = {
   name: 'postgres',
   create: () => postgresStore.create(),
   async createMigrated() {
@@ -33,9 +47,9 @@ const postgresSubjectTimesStore: TestStore = {
     )();
     const db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     try {
-      await sql`alter table subjects
-        alter column created_at type timestamptz using created_at::timestamptz,
-        alter column erased_at type timestamptz using erased_at::timestamptz`.execute(db);
+      await asBefore0070(db);
+      await sql`insert into kysely_migration (name, timestamp)
+        values (${migration}, ${new Date().toISOString()})`.execute(db);
     } finally {
       await db.destroy();
     }
@@ -47,8 +61,8 @@ describe('PostgreSQL subjects whose times are text and timestamptz', () => {
   let onText: TestApp;
   let onTimes: TestApp;
   beforeAll(async () => {
-    onText = await startTestApp(postgresStore);
-    onTimes = await startTestApp(postgresSubjectTimesStore);
+    onText = await startTestApp(postgresTextSubjectTimesStore);
+    onTimes = await startTestApp(postgresStore);
   });
   afterAll(async () => {
     await onText?.close();
@@ -119,5 +133,57 @@ describe('PostgreSQL subjects whose times are text and timestamptz', () => {
         where id in (${sql.join(rows.map((row) => row.id))}) order by created_at`.execute(t.db);
       expect(read).toEqual(times.map((time) => ({ created_at: time, erased_at: null })));
     }
+  });
+});
+
+describe('migration 0070 on a PostgreSQL store with customers in it', () => {
+  it("makes the subjects' times timestamptz; every time reads as it did, the same reads answer the same bytes, receipts verify, the audit is clean", async () => {
+    const created = await postgresTextSubjectTimesStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl));
+    const before = await session(old);
+    const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
+    await eraseCustomer(old.db, old.vault, registry, before.tenantId, 'bob', by);
+    const at = new Date().toISOString();
+    const readsBefore = await reads(old, before, at);
+    const timesOf = async (t: TestApp) =>
+      (
+        await sql<{ id: string; created_at: string; erased_at: string | null }>`
+          select id, created_at, erased_at from subjects order by id`.execute(t.db)
+      ).rows;
+    const timesBefore = await timesOf(old);
+    expect(timesBefore.filter((row) => row.erased_at !== null)).toHaveLength(1);
+    expect(await subjectTimes(old)).toEqual({ created_at: 'text', erased_at: 'text' });
+    await old.close();
+    // Started again as the release with 0070, which its start applies.
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration where name = ${migration}`.execute(handle);
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      const timestamptz = 'timestamp with time zone';
+      expect(await subjectTimes(next)).toEqual({ created_at: timestamptz, erased_at: timestamptz });
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.17.0');
+      expect(await timesOf(next)).toEqual(timesBefore);
+      await expectSameRecords(next, before, at, readsBefore);
+      // It records on, and runs again as a no-op.
+      expect((await session(next)).answers).toEqual(before.answers);
+      await subjectTimesTimestamptz.up(next.db as unknown as Kysely<unknown>);
+      expect(await subjectTimes(next)).toEqual({ created_at: timestamptz, erased_at: timestamptz });
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe('migration 0070 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0070');
+    const before = await sqliteSchema(db);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([migration]);
+    expect(await sqliteSchema(db)).toEqual(before);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.17.0');
   });
 });

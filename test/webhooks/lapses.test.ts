@@ -225,6 +225,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0067-customer-time-key-without-id',
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
+      '0070-subject-times-timestamptz',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
