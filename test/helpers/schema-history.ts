@@ -476,6 +476,18 @@ export async function asBefore0069(db: Db): Promise<void> {
 }
 
 /**
+ * A PostgreSQL store as release 0.17.0 left it, its subjects' times text, and 0070 recorded as
+ * applied, so that a test app, which migrates on its start, leaves them so. The service runs on
+ * it as on the `timestamptz` times every other test's store has; `subjects/subject-times.test.ts`
+ * compares the two.
+ */
+export const postgresTextSubjectTimesStore = postgresStoreMadeSo(async (db) => {
+  await asBefore0070(db);
+  await sql`insert into kysely_migration (name, timestamp)
+    values ('0070-subject-times-timestamptz', ${new Date().toISOString()})`.execute(db);
+});
+
+/**
  * Takes migration 0070 back off a store: PostgreSQL's subjects' times text again, as 0.17.0 and
  * the releases before it kept them (ISO 8601 in UTC with milliseconds); 0070 pending.
  */

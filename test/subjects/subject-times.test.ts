@@ -22,40 +22,17 @@ import { insertSubjects } from '../../src/subjects/repository.js';
 import { expectSameRecords, reads, session } from '../helpers/api-session.js';
 import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
 import {
-  asBefore0070,
   columnTypes,
   migrateBefore,
+  postgresTextSubjectTimesStore,
   sqliteSchema,
 } from '../helpers/schema-history.js';
-import { postgresStore, sqliteStore, type TestStore, useBareStore } from '../helpers/stores.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
 const migration = '0070-subject-times-timestamptz';
 const subjectTimes = (t: TestApp) => columnTypes(t.db, 'subjects', ['created_at', 'erased_at']);
 const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/**
- * A PostgreSQL store as 0.17.0 leaves it, its subjects' times text: 0070 taken back, and
- * recorded as applied so that a test app, which migrates on its start, leaves them so.
- */
-const postgresTextSubjectTimesStore: TestStore = {
-  name: 'postgres',
-  create: () => postgresStore.create(),
-  async createMigrated() {
-    const created = await (
-      postgresStore.createMigrated as NonNullable<TestStore['createMigrated']>
-    )();
-    const db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-    try {
-      await asBefore0070(db);
-      await sql`insert into kysely_migration (name, timestamp)
-        values (${migration}, ${new Date().toISOString()})`.execute(db);
-    } finally {
-      await db.destroy();
-    }
-    return created;
-  },
-};
 
 describe('PostgreSQL subjects whose times are text and timestamptz', () => {
   let onText: TestApp;
