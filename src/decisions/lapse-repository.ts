@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor, Trx } from '../platform/db.js';
-import { resolveIdType, sealedColumn } from '../platform/id-type.js';
+import { resolveIdType, sealedColumn, stateOfTenantRow } from '../platform/id-type.js';
 
 /**
  * The live templates with a validity period, of every tenant (the ones whose consents lapse),
@@ -89,7 +90,7 @@ export async function findGivenBetween(
       .selectFrom('decisions as d')
       .leftJoin('customer_template_states as s', (join) =>
         join
-          .onRef('s.tenant_id', '=', 'd.tenant_id')
+          .on(stateOfTenantRow(db, 's', sql.ref('d.tenant_id')))
           .onRef('s.subject_id', '=', 'd.subject_id')
           .onRef('s.template_id', '=', 'd.template_id'),
       )

@@ -1,5 +1,5 @@
 import type { Executor, Trx } from '../platform/db.js';
-import { resolveIdType, sealedColumn } from '../platform/id-type.js';
+import { resolveIdType, sealedColumn, stateOfTenantRow } from '../platform/id-type.js';
 
 // The decisions as records: what their receipts, the log's audit, evidence packs and erasures
 // read of them.
@@ -80,14 +80,15 @@ export async function findDecisionsByIds(db: Executor, tenantId: string, ids: re
 }
 
 /** The templates the customer decided on, each with the version and text of their last decision. */
-export function findDecidedTemplates(trx: Trx, tenantId: string, subjectId: string) {
+export async function findDecidedTemplates(trx: Trx, tenantId: string, subjectId: string) {
+  await resolveIdType(trx);
   return trx
     .selectFrom('customer_template_states as s')
     .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 's.tenant_id').onRef('v.id', '=', 's.last_consent_version_id'),
+      j.on('v.tenant_id', '=', tenantId).onRef('v.id', '=', 's.last_consent_version_id'),
     )
     .select(['s.template_id', 'v.version', 'v.content_sha256'])
-    .where('s.tenant_id', '=', tenantId)
+    .where(stateOfTenantRow(trx, 's', tenantId))
     .where('s.subject_id', '=', subjectId)
     .orderBy('s.template_id')
     .execute();
@@ -95,10 +96,11 @@ export function findDecidedTemplates(trx: Trx, tenantId: string, subjectId: stri
 
 /** An erased subject's current states: their decisions stay, as the proof they were made. */
 export async function deleteSubjectStates(trx: Trx, tenantId: string, subjectId: string) {
+  await resolveIdType(trx);
   for (const table of ['customer_template_states', 'customer_version_states'] as const) {
     await trx
       .deleteFrom(table)
-      .where('tenant_id', '=', tenantId)
+      .where(stateOfTenantRow(trx, table, tenantId))
       .where('subject_id', '=', subjectId)
       .execute();
   }

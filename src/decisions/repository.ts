@@ -1,4 +1,5 @@
-import { isPostgres, type Trx } from '../platform/db.js';
+import { type Executor, isPostgres, type Trx } from '../platform/db.js';
+import { statesNameTenant } from '../platform/id-type.js';
 import { paramRow, prepared } from '../platform/prepared.js';
 import { batchStatement, rowsAs, type UnnestType } from '../platform/unnest.js';
 import type { DecisionRow } from './table.js';
@@ -30,6 +31,19 @@ const insertDecision = prepared((db, p: (name: DecisionColumn) => never) =>
   db.insertInto('decisions').values(paramRow(decisionColumns, p)),
 );
 
+/**
+ * A customer's state names its tenant in a column of its own where the store's states have one
+ * (`StateTenant`, id-type.ts: every SQLite store, PostgreSQL's before migration 0071): the
+ * column to write, and the columns an upsert's conflict names (SQLite's key leads with it).
+ */
+function stateTenant<T>(db: Executor, tenant: T): { tenant_id?: T } {
+  return statesNameTenant(db) ? { tenant_id: tenant } : {};
+}
+
+function stateKey<C extends string>(db: Executor, columns: readonly C[]): C[] {
+  return (statesNameTenant(db) ? ['tenant_id', ...columns] : [...columns]) as C[];
+}
+
 const saveTemplateState = prepared((db, p: (name: DecisionColumn) => never) => {
   const last = {
     last_decision_id: p('id'),
@@ -39,7 +53,7 @@ const saveTemplateState = prepared((db, p: (name: DecisionColumn) => never) => {
   return db
     .insertInto('customer_template_states')
     .values({
-      tenant_id: p('tenant_id'),
+      ...stateTenant(db, p('tenant_id')),
       subject_id: p('subject_id'),
       template_id: p('template_id'),
       decision_count: p('seq'),
@@ -47,7 +61,7 @@ const saveTemplateState = prepared((db, p: (name: DecisionColumn) => never) => {
       ...last,
     })
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'subject_id', 'template_id']).doUpdateSet({
+      oc.columns(stateKey(db, ['subject_id', 'template_id'])).doUpdateSet({
         decision_count: p('seq'),
         last_consent_version_id: p('consent_version_id'),
         ...last,
@@ -64,13 +78,13 @@ const saveVersionState = prepared((db, p: (name: DecisionColumn) => never) => {
   return db
     .insertInto('customer_version_states')
     .values({
-      tenant_id: p('tenant_id'),
+      ...stateTenant(db, p('tenant_id')),
       subject_id: p('subject_id'),
       consent_version_id: p('consent_version_id'),
       ...last,
     })
     .onConflict((oc) =>
-      oc.columns(['tenant_id', 'subject_id', 'consent_version_id']).doUpdateSet(last),
+      oc.columns(stateKey(db, ['subject_id', 'consent_version_id'])).doUpdateSet(last),
     );
 });
 
@@ -106,21 +120,22 @@ const insertDecisions = batchStatement(decisionTypes, (db, rows) =>
 const saveTemplateStates = batchStatement(decisionTypes, (db, rows) =>
   db
     .insertInto('customer_template_states')
-    .columns([
-      'tenant_id',
-      'subject_id',
-      'template_id',
-      'decision_count',
-      'last_consent_version_id',
-      'last_decision_id',
-      'last_decision',
-      'last_decided_at',
-    ])
+    .columns(
+      stateKey(db, [
+        'subject_id',
+        'template_id',
+        'decision_count',
+        'last_consent_version_id',
+        'last_decision_id',
+        'last_decision',
+        'last_decided_at',
+      ]),
+    )
     .expression((eb) =>
       eb
         .selectFrom(rowsAs(rows, 'r'))
         .select([
-          'r.tenant_id',
+          ...(statesNameTenant(db) ? (['r.tenant_id'] as const) : []),
           'r.subject_id',
           'r.template_id',
           'r.seq',
@@ -144,19 +159,20 @@ const saveTemplateStates = batchStatement(decisionTypes, (db, rows) =>
 const saveVersionStates = batchStatement(decisionTypes, (db, rows) =>
   db
     .insertInto('customer_version_states')
-    .columns([
-      'tenant_id',
-      'subject_id',
-      'consent_version_id',
-      'last_decision_id',
-      'last_decision',
-      'last_decided_at',
-    ])
+    .columns(
+      stateKey(db, [
+        'subject_id',
+        'consent_version_id',
+        'last_decision_id',
+        'last_decision',
+        'last_decided_at',
+      ]),
+    )
     .expression((eb) =>
       eb
         .selectFrom(rowsAs(rows, 'r'))
         .select([
-          'r.tenant_id',
+          ...(statesNameTenant(db) ? (['r.tenant_id'] as const) : []),
           'r.subject_id',
           'r.consent_version_id',
           'r.id',

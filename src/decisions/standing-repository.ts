@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import { anySubscriber, type EventType, subscribedSql } from '../journal/index.js';
 import { isPostgres, type Trx } from '../platform/db.js';
-import { sealedColumn, subjectLookup } from '../platform/id-type.js';
+import { sealedColumn, stateOfTenantRow, subjectLookup } from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { answersInOrder, batchStatement, type UnnestType } from '../platform/unnest.js';
 import type { DecisionValue } from './table.js';
@@ -75,11 +75,13 @@ const standings = batchStatement(
     left join subjects as s
       on s.tenant_id = q.tenant_id and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}
     left join customer_template_states as ts
-      on ts.tenant_id = q.tenant_id and ts.subject_id = s.id and ts.template_id = q.template_id
+      on ${stateOfTenantRow(db, 'ts', sql.ref('q.tenant_id'))} and ts.subject_id = s.id
+        and ts.template_id = q.template_id
     left join lateral (
       select cv.last_decision_id from customer_version_states as cv
-      join template_versions as v on v.tenant_id = cv.tenant_id and v.id = cv.consent_version_id
-      where cv.tenant_id = q.tenant_id and cv.subject_id = s.id and v.release_id = q.release_id
+      join template_versions as v on v.tenant_id = q.tenant_id and v.id = cv.consent_version_id
+      where ${stateOfTenantRow(db, 'cv', sql.ref('q.tenant_id'))} and cv.subject_id = s.id
+        and v.release_id = q.release_id
       order by cv.last_decided_at desc limit 1
     ) as r on true
     left join decisions as d on d.tenant_id = q.tenant_id and d.id = r.last_decision_id
@@ -112,7 +114,7 @@ const subjectStanding = prepared((db, p: (name: 'tenantId' | 'lookup' | 'templat
     .selectFrom('subjects as s')
     .leftJoin('customer_template_states as ts', (j) =>
       j
-        .onRef('ts.tenant_id', '=', 's.tenant_id')
+        .on(stateOfTenantRow(db, 'ts', sql.ref('s.tenant_id')))
         .onRef('ts.subject_id', '=', 's.id')
         .on('ts.template_id', '=', p('templateId')),
     )
@@ -132,10 +134,10 @@ const releaseStanding = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'rele
   db
     .selectFrom('customer_version_states as cv')
     .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
+      j.on('v.tenant_id', '=', p('tenantId')).onRef('v.id', '=', 'cv.consent_version_id'),
     )
     .innerJoin('decisions as d', (j) =>
-      j.onRef('d.tenant_id', '=', 'cv.tenant_id').onRef('d.id', '=', 'cv.last_decision_id'),
+      j.on('d.tenant_id', '=', p('tenantId')).onRef('d.id', '=', 'cv.last_decision_id'),
     )
     .select([
       'd.id as release_last_id',
@@ -144,7 +146,7 @@ const releaseStanding = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'rele
       'd.decision as release_last',
       'd.decided_at as release_last_at',
     ])
-    .where('cv.tenant_id', '=', p('tenantId'))
+    .where(stateOfTenantRow(db, 'cv', p('tenantId')))
     .where('cv.subject_id', '=', p('subjectId'))
     .where('v.release_id', '=', p('releaseId'))
     .orderBy('cv.last_decided_at', 'desc')

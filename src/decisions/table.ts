@@ -29,9 +29,12 @@ export interface DecisionsTable {
   evidence_salt: string | null;
 }
 
-/** The customer's latest decision on a template, kept by the transaction that records it. */
+/**
+ * The customer's latest decision on a template, kept by the transaction that records it. Its
+ * tenant's id, a column on SQLite and on PostgreSQL before migration 0071, is left out: a
+ * statement names it only through `stateOfTenantRow` (src/platform/id-type.ts).
+ */
 export interface CustomerTemplateStatesTable {
-  tenant_id: string;
   subject_id: string;
   template_id: string;
   decision_count: number;
@@ -52,9 +55,11 @@ export interface LapseProgressTable {
   through_id: string;
 }
 
-/** The customer's latest decision on one version: what `pending` and re-consent read. */
+/**
+ * The customer's latest decision on one version: what `pending` and re-consent read. Its
+ * tenant's id is left out, as `CustomerTemplateStatesTable`'s is.
+ */
 export interface CustomerVersionStatesTable {
-  tenant_id: string;
   subject_id: string;
   consent_version_id: string;
   last_decision_id: string;

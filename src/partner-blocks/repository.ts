@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/db.js';
-import { resolveIdType, sealedColumn } from '../platform/id-type.js';
+import { resolveIdType, sealedColumn, stateOfTenantRow } from '../platform/id-type.js';
 
 /**
  * A decision of the tenant with its customer's subject (and its sealed fields, which open the
@@ -19,7 +20,7 @@ export async function findDecisionOfRelease(db: Executor, tenantId: string, deci
     )
     .leftJoin('customer_template_states as cts', (join) =>
       join
-        .onRef('cts.tenant_id', '=', 'd.tenant_id')
+        .on(stateOfTenantRow(db, 'cts', sql.ref('d.tenant_id')))
         .onRef('cts.subject_id', '=', 'd.subject_id')
         .onRef('cts.template_id', '=', 'd.template_id'),
     )

@@ -118,6 +118,15 @@ export type LookupType = 'text' | 'bytea';
 export type StateKey = 'tenant' | 'subject';
 
 /**
+ * Whether a customer's states (`customer_version_states`, `customer_template_states`) name
+ * their tenant in a column of their own: every SQLite store, and PostgreSQL's until migration
+ * 0071 drops it (16 bytes a row; a subject's id is never shared between tenants). Without it a
+ * tenant's states are found through its subjects, templates or versions (`stateOfTenantRow`), and
+ * a new state is written without it.
+ */
+export type StateTenant = 'column' | 'none';
+
+/**
  * The PostgreSQL type of the sealed columns: the personal fields sealed under a customer's key,
  * the salts of the evidence and of the subject, the subject's wrapped key and commitment
  * (`personal` and `evidence_salt` of `decisions`, `cookie_decisions`, `channel_changes`,
@@ -137,6 +146,7 @@ interface StoreTypes {
   log: LogEntryTypes;
   lookup: LookupType;
   stateKey: StateKey;
+  stateTenant: StateTenant;
   sealed: SealedType;
   /**
    * The PostgreSQL type of a subject's times (`subjects.created_at` and `erased_at`): ISO text,
@@ -144,7 +154,7 @@ interface StoreTypes {
    * the same ISO text (`postgres.ts`); a batch of new subjects types its arrays of them so.
    */
   subjectTimes: TimeType;
-  /** All of them as one key (`uuid timestamptz bytea timestamptz bytea subject text text`). */
+  /** All of them as one key (`uuid timestamptz … subject none bytea timestamptz`). */
   key: string;
 }
 
@@ -157,6 +167,7 @@ const sqliteTypes: StoreTypes = {
   log: { leaf: 'text', time: 'text' },
   lookup: 'text',
   stateKey: 'tenant',
+  stateTenant: 'column',
   sealed: 'text',
   subjectTimes: 'text',
   key: 'sqlite',
@@ -237,7 +248,8 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
     where table_schema = current_schema()
       and ((table_name = 'decisions' and column_name in ('id', 'decided_at', 'personal'))
         or (table_name = 'tlog_entries' and column_name in ('leaf', 'integrated_at'))
-        or (table_name = 'subjects' and column_name in ('lookup', 'created_at')))
+        or (table_name = 'subjects' and column_name in ('lookup', 'created_at'))
+        or (table_name = 'customer_version_states' and column_name = 'tenant_id'))
     union all
     select 'customer_version_states_pk', a.attname::text, 'key'
     from pg_index as i
@@ -256,11 +268,23 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
   const lookup: LookupType = typeOf('subjects', 'lookup') === 'bytea' ? 'bytea' : 'text';
   const stateKey: StateKey =
     typeOf('customer_version_states_pk', 'subject_id') === 'key' ? 'subject' : 'tenant';
+  const stateTenant: StateTenant =
+    typeOf('customer_version_states', 'tenant_id') === undefined ? 'none' : 'column';
   const sealed: SealedType = typeOf('decisions', 'personal') === 'bytea' ? 'bytea' : 'text';
   const subjectTimes = timeOf('subjects', 'created_at');
   if (rows.length > 0) {
-    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup} ${stateKey} ${sealed} ${subjectTimes}`;
-    known.set(adapter, { ids, times, log, lookup, stateKey, sealed, subjectTimes, key });
+    const key = `${ids} ${times} ${log.leaf} ${log.time} ${lookup} ${stateKey} ${stateTenant} ${sealed} ${subjectTimes}`;
+    known.set(adapter, {
+      ids,
+      times,
+      log,
+      lookup,
+      stateKey,
+      stateTenant,
+      sealed,
+      subjectTimes,
+      key,
+    });
   }
   return ids;
 }
@@ -311,6 +335,29 @@ export function stateOfTenant(db: Executor, alias: string, tenant: unknown): Raw
   return knownTypes(db)?.stateKey === 'subject'
     ? sql`true`
     : sql`${sql.ref(`${alias}.tenant_id`)} = ${tenant}`;
+}
+
+/**
+ * The condition that a customer's state (`alias`: a row of `customer_version_states` or
+ * `customer_template_states`) is the tenant's, on its own column where the store has one
+ * (`StateTenant`): SQLite's keys lead with it, so its reads need it. Without the column, none:
+ * each statement that reads states reaches them through the tenant's subject, template or
+ * version, named with the tenant. For a statement compiled once the store's types are known, as
+ * `subjectLookup` is.
+ */
+export function stateOfTenantRow(
+  db: Executor,
+  alias: string,
+  tenant: unknown,
+): RawBuilder<boolean> {
+  return typesRead(db).stateTenant === 'none'
+    ? sql`true`
+    : sql`${sql.ref(`${alias}.tenant_id`)} = ${tenant}`;
+}
+
+/** Whether new states are written with their tenant's id (`StateTenant`), as `stateOfTenantRow`. */
+export function statesNameTenant(db: Executor): boolean {
+  return typesRead(db).stateTenant === 'column';
 }
 
 /**

@@ -1,7 +1,12 @@
 import { sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';
 import type { Executor } from '../platform/db.js';
-import { resolveIdType, resolveTimeType, sealedColumn } from '../platform/id-type.js';
+import {
+  resolveIdType,
+  resolveTimeType,
+  sealedColumn,
+  stateOfTenantRow,
+} from '../platform/id-type.js';
 import { entryOfRecord, type LogKey, resolveLogKey } from '../platform/log-key.js';
 import { decisionTimeBound } from '../platform/time.js';
 import { decisionsWithVersion, type HistoryPosition } from './repository.js';
@@ -194,35 +199,34 @@ export async function countDecisionsPerDay(db: Executor, tenantId: string, since
  * Customers per release and last decision on it, for these releases of the tenant. A customer
  * who decided on two locales' variants of one release counts once, by the later.
  */
-export function countCustomersPerVersionAndDecision(
+export async function countCustomersPerVersionAndDecision(
   db: Executor,
   tenantId: string,
   releaseIds: readonly string[],
 ) {
-  if (releaseIds.length === 0) return Promise.resolve([]);
+  if (releaseIds.length === 0) return [];
+  await resolveIdType(db);
   return db
     .selectFrom('customer_version_states as cv')
     .innerJoin('template_versions as v', (j) =>
-      j.onRef('v.tenant_id', '=', 'cv.tenant_id').onRef('v.id', '=', 'cv.consent_version_id'),
+      j.on('v.tenant_id', '=', tenantId).onRef('v.id', '=', 'cv.consent_version_id'),
     )
     .select((eb) => [
       'v.release_id as consent_version_id',
       'cv.last_decision',
       eb.fn.countAll<number | string>().as('count'),
     ])
-    .where('cv.tenant_id', '=', tenantId)
+    .where(stateOfTenantRow(db, 'cv', tenantId))
     .where('v.release_id', 'in', releaseIds)
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
           selectFrom('customer_version_states as later')
             .innerJoin('template_versions as lv', (j) =>
-              j
-                .onRef('lv.tenant_id', '=', 'later.tenant_id')
-                .onRef('lv.id', '=', 'later.consent_version_id'),
+              j.on('lv.tenant_id', '=', tenantId).onRef('lv.id', '=', 'later.consent_version_id'),
             )
             .select('later.consent_version_id')
-            .whereRef('later.tenant_id', '=', 'cv.tenant_id')
+            .where(stateOfTenantRow(db, 'later', tenantId))
             .whereRef('later.subject_id', '=', 'cv.subject_id')
             .whereRef('lv.release_id', '=', 'v.release_id')
             .whereRef('later.last_decided_at', '>', 'cv.last_decided_at'),

@@ -5,6 +5,7 @@ import {
   knownTimeType,
   resolveIdType,
   sealedColumn,
+  stateOfTenantRow,
   subjectLookup,
   timeArrayType,
 } from '../platform/id-type.js';
@@ -30,16 +31,16 @@ function standingsOf(db: Executor, tenantId: never, subjectId: never, now: never
     db
       .selectFrom('customer_template_states as s')
       .innerJoin('templates as t', (j) =>
-        j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.template_id'),
+        j.on('t.tenant_id', '=', tenantId).onRef('t.id', '=', 's.template_id'),
       )
       .innerJoin('template_versions as lv', (j) =>
         j
-          .onRef('lv.tenant_id', '=', 's.tenant_id')
+          .on('lv.tenant_id', '=', tenantId)
           .on('lv.id', '=', (eb) =>
             eb
               .selectFrom('template_versions as x')
               .select('x.id')
-              .whereRef('x.tenant_id', '=', 's.tenant_id')
+              .where('x.tenant_id', '=', tenantId)
               .whereRef('x.template_id', '=', 's.template_id')
               .where(liveAt('x', now))
               .whereRef('x.id', '=', 'x.release_id')
@@ -48,26 +49,24 @@ function standingsOf(db: Executor, tenantId: never, subjectId: never, now: never
           ),
       )
       .innerJoin('template_versions as dv', (j) =>
-        j
-          .onRef('dv.tenant_id', '=', 's.tenant_id')
-          .onRef('dv.id', '=', 's.last_consent_version_id'),
+        j.on('dv.tenant_id', '=', tenantId).onRef('dv.id', '=', 's.last_consent_version_id'),
       )
       // Their state on the latest release: on its most recently decided locale's variant.
       .leftJoin('customer_version_states as cv', (j) =>
         j
-          .onRef('cv.tenant_id', '=', 's.tenant_id')
+          .on(stateOfTenantRow(db, 'cv', tenantId))
           .onRef('cv.subject_id', '=', 's.subject_id')
           .on('cv.consent_version_id', '=', (eb) =>
             eb
               .selectFrom('customer_version_states as c')
               .select('c.consent_version_id')
-              .whereRef('c.tenant_id', '=', 's.tenant_id')
+              .where(stateOfTenantRow(db, 'c', tenantId))
               .whereRef('c.subject_id', '=', 's.subject_id')
               .where('c.consent_version_id', 'in', (y) =>
                 y
                   .selectFrom('template_versions as y')
                   .select('y.id')
-                  .whereRef('y.tenant_id', '=', 's.tenant_id')
+                  .where('y.tenant_id', '=', tenantId)
                   .whereRef('y.release_id', '=', 'lv.id'),
               )
               .orderBy('c.last_decided_at', 'desc')
@@ -94,7 +93,7 @@ function standingsOf(db: Executor, tenantId: never, subjectId: never, now: never
         's.last_decided_at',
         'dv.locale as last_locale',
       ])
-      .where('s.tenant_id', '=', tenantId)
+      .where(stateOfTenantRow(db, 's', tenantId))
       .where('s.subject_id', '=', subjectId)
       .orderBy('t.code')
   );

@@ -152,7 +152,6 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
     const templateStates = await t.db
       .selectFrom('customer_template_states')
       .selectAll()
-      .where('tenant_id', '=', tenant.tenant.id)
       .where('subject_id', 'in', subjectIds)
       .execute();
     expect(templateStates).toHaveLength(byTemplate.size);
@@ -179,7 +178,6 @@ describe.each(stores)('concurrent decisions on $name', (store) => {
     const versionStates = await t.db
       .selectFrom('customer_version_states')
       .selectAll()
-      .where('tenant_id', '=', tenant.tenant.id)
       .where('subject_id', 'in', subjectIds)
       .execute();
     expect(versionStates).toHaveLength(byVersion.size);

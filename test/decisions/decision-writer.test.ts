@@ -143,7 +143,6 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     const state = await t.db
       .selectFrom('customer_template_states')
       .select(['decision_count', 'last_decision'])
-      .where('tenant_id', '=', tenantId)
       .where('template_id', '=', version.template_id)
       .where('last_decision_id', '=', idOf(answers[4]!))
       .execute();

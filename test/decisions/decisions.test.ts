@@ -385,7 +385,6 @@ describe.each(stores)('POST .../decisions on $name', (store) => {
     const state = await t.db
       .selectFrom('customer_template_states')
       .selectAll()
-      .where('tenant_id', '=', a.tenant.id)
       .where('subject_id', '=', await subjectOf(customer))
       .executeTakeFirstOrThrow();
     expect(state).toMatchObject({

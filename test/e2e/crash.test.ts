@@ -343,14 +343,11 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
         // customer_template_states: one row per customer (subject) and template, agreeing with the
         // history.
-        const histories = groupBy(
-          decisions,
-          (row) => `${row.tenant_id} ${row.subject_id} ${row.template_id}`,
-        );
+        const histories = groupBy(decisions, (row) => `${row.subject_id} ${row.template_id}`);
         const disagreements: string[] = [];
         expect(templateStates.length, context).toBe(histories.size);
         const templateStateOf = new Map(
-          templateStates.map((s) => [`${s.tenant_id} ${s.subject_id} ${s.template_id}`, s]),
+          templateStates.map((s) => [`${s.subject_id} ${s.template_id}`, s]),
         );
         for (const [key, history] of histories) {
           const sorted = [...history].sort((a, b) => Number(a.seq) - Number(b.seq));
@@ -383,13 +380,10 @@ describe.concurrent.each(stores)('on $name', (testStore) => {
 
         // customer_version_states: one row per customer (subject) and version, naming that pair's
         // latest.
-        const pairs = groupBy(
-          decisions,
-          (row) => `${row.tenant_id} ${row.subject_id} ${row.consent_version_id}`,
-        );
+        const pairs = groupBy(decisions, (row) => `${row.subject_id} ${row.consent_version_id}`);
         expect(versionStates.length, context).toBe(pairs.size);
         const versionStateOf = new Map(
-          versionStates.map((s) => [`${s.tenant_id} ${s.subject_id} ${s.consent_version_id}`, s]),
+          versionStates.map((s) => [`${s.subject_id} ${s.consent_version_id}`, s]),
         );
         for (const [key, rows] of pairs) {
           const latest = latestOf(rows)!;

@@ -512,3 +512,16 @@ export async function columnsOf(db: Db, table: string): Promise<string[]> {
     : await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
   return rows.map((row) => row.name);
 }
+
+/**
+ * A PostgreSQL store whose customers' states name no tenant in their rows, as migration 0071
+ * will leave it: the columns dropped and the tables rewritten. The service runs on it as on the
+ * states with the column every other test's store has; `decisions/state-tenant.test.ts` compares
+ * the two.
+ */
+export const postgresStatesWithoutTenantStore = postgresStoreMadeSo(async (db) => {
+  for (const table of ['customer_version_states', 'customer_template_states']) {
+    await sql`alter table ${sql.table(table)} drop column tenant_id`.execute(db);
+  }
+  forgetIdType(db);
+});

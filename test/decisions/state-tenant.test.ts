@@ -1,0 +1,138 @@
+/**
+ * A customer's states (`customer_version_states`, `customer_template_states`) name their tenant
+ * in a column of their own on every SQLite store and on PostgreSQL's until migration 0071, and
+ * on none after it (`StateTenant`, src/platform/id-type.ts): a subject's id is never shared
+ * between tenants. The service runs on either form: one scripted session of the public API
+ * answers byte for byte alike on both, its receipts verify and the audit is clean; the reads of
+ * a tenant's states as a whole (the back-office's counts of a template's customers, the counts
+ * of customers per version and decision of an evidence pack, a customer's decided templates) and
+ * an erasure reach that tenant's states only, with a second tenant's customers of the same ids
+ * beside them.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/app/kinds.js';
+import { findDecidedTemplates } from '../../src/decisions/record-repository.js';
+import { eraseCustomer } from '../../src/erasure/service.js';
+import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import { countCustomersPerVersionAndDecision } from '../../src/records/evidence-repository.js';
+import {
+  countCustomersOnVersion,
+  countCustomersPerTemplate,
+} from '../../src/templates/reach-repository.js';
+import { type Session, session } from '../helpers/api-session.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { columnsOf, postgresStatesWithoutTenantStore } from '../helpers/schema-history.js';
+import { postgresStore } from '../helpers/stores.js';
+
+const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
+
+/** The tenant's template of the session, its two releases (1.0, 1.1) and its customers' subjects. */
+async function recordsOf(t: TestApp, s: Session) {
+  const { rows: versions } = await sql<{ template_id: string; id: string }>`
+    select v.template_id, v.id from template_versions as v
+    join templates as t on t.tenant_id = v.tenant_id and t.id = v.template_id
+    where v.tenant_id = ${s.tenantId} and t.code = ${s.code} and v.id = v.release_id
+    order by v.version`.execute(t.db);
+  const subjectIds = (
+    await sql<{ id: string }>`select id from subjects where tenant_id = ${s.tenantId}
+      order by created_at`.execute(t.db)
+  ).rows.map((row) => row.id);
+  return {
+    templateId: versions[0]?.template_id as string,
+    releaseIds: versions.map((v) => v.id),
+    subjectIds,
+  };
+}
+
+/** What the reads of a tenant's states as a whole answer, ids replaced by what they name. */
+async function tenantWide(t: TestApp, s: Session) {
+  const { templateId, releaseIds, subjectIds } = await recordsOf(t, s);
+  const release = (id: string) => `1.${releaseIds.indexOf(id)}`;
+  const perVersion = await countCustomersPerVersionAndDecision(t.db, s.tenantId, releaseIds);
+  const decided = await t.db
+    .transaction()
+    .execute((trx) => findDecidedTemplates(trx, s.tenantId, subjectIds[0] as string));
+  return {
+    perTemplate: (await countCustomersPerTemplate(t.db, s.tenantId)).map((row) => ({
+      template: row.template_id === templateId ? 'the session’s' : row.template_id,
+      count: Number(row.count),
+    })),
+    onRelease: [
+      await countCustomersOnVersion(t.db, s.tenantId, releaseIds[0] as string),
+      await countCustomersOnVersion(t.db, s.tenantId, releaseIds[1] as string),
+    ],
+    perVersion: perVersion
+      .map((row) => `${release(row.consent_version_id)} ${row.last_decision} ${Number(row.count)}`)
+      .sort(),
+    decided: decided.map((row) => ({
+      template: row.template_id === templateId ? 'the session’s' : row.template_id,
+      version: row.version,
+    })),
+  };
+}
+
+describe('PostgreSQL states with and without their tenant in a column', () => {
+  let onColumn: TestApp;
+  let onNone: TestApp;
+  beforeAll(async () => {
+    onColumn = await startTestApp(postgresStore);
+    onNone = await startTestApp(postgresStatesWithoutTenantStore);
+  });
+  afterAll(async () => {
+    await onColumn?.close();
+    await onNone?.close();
+  });
+
+  it('the service reads the form from the store', async () => {
+    for (const table of ['customer_version_states', 'customer_template_states']) {
+      expect(await columnsOf(onColumn.db, table)).toContain('tenant_id');
+      expect(await columnsOf(onNone.db, table)).not.toContain('tenant_id');
+    }
+    await resolveIdType(onColumn.db);
+    await resolveIdType(onNone.db);
+    expect(knownTypes(onColumn.db)?.stateTenant).toBe('column');
+    expect(knownTypes(onNone.db)?.stateTenant).toBe('none');
+  });
+
+  it('a scripted session answers byte for byte alike on both; receipts verify, the audit is clean', async () => {
+    const onColumnSession = await session(onColumn);
+    const onNoneSession = await session(onNone);
+    expect(onNoneSession.answers).toEqual(onColumnSession.answers);
+    expect(onNoneSession.receipts).toEqual([true, true]);
+    expect(onNoneSession.audit).toMatchObject({ ok: true, findings: [] });
+  });
+
+  it("a tenant's states read as a whole and an erasure reach that tenant's alone", async () => {
+    const answers = [];
+    for (const t of [onColumn, onNone]) {
+      // Two tenants, each with customers `ann` and `bob`.
+      const a = await session(t);
+      const b = await session(t);
+      const before = await tenantWide(t, a);
+      // ann: given on 1.0, then on 1.1, whose `allow_reconsent: false` refuses her reject; bob:
+      // a withdraw refused (nothing given), then given on 1.1 (section 5).
+      expect(before).toEqual({
+        perTemplate: [{ template: 'the session’s', count: 2 }],
+        onRelease: [1, 2],
+        perVersion: ['1.0 given 1', '1.1 given 2'],
+        decided: [{ template: 'the session’s', version: 2 }],
+      });
+      expect(await tenantWide(t, b)).toEqual(before);
+
+      const erased = await eraseCustomer(t.db, t.vault, registry, a.tenantId, 'ann', by);
+      expect(erased).toMatchObject({ erased: true });
+      const after = await tenantWide(t, a);
+      expect(after).toEqual({
+        perTemplate: [{ template: 'the session’s', count: 1 }],
+        onRelease: [0, 1],
+        perVersion: ['1.1 given 1'],
+        decided: [],
+      });
+      // The other tenant's ann keeps her states.
+      expect(await tenantWide(t, b)).toEqual(before);
+      answers.push({ before, after });
+    }
+    expect(answers[1]).toEqual(answers[0]);
+  });
+});
