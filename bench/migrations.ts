@@ -45,7 +45,9 @@
  *   `tlog_entries` as release 0.16.0 keeps it, two tenants' logs in time order, random record
  *   ids;
  * - 0070 (PostgreSQL's subjects' times as `timestamptz`) on `subjects` as release 0.17.0 keeps
- *   it, a customer for two records, with their decisions (nothing to do on SQLite).
+ *   it, a customer for two records, with their decisions (nothing to do on SQLite);
+ * - 0071 (PostgreSQL's customers' states without their tenant's column) on the two state tables
+ *   as release 0.18.0 keeps them, as for 0064 (nothing to do on SQLite).
  *
  * `BENCH_MIGRATIONS` picks them (default all of the above). On an SQLite
  * file, or on PostgreSQL
@@ -190,10 +192,16 @@ const measured: Measured[] = [
     fill: (db) => fillCustomersAndDecisions(db, 'bytea'),
     packBefore: true,
   },
+  {
+    name: '0071-states-without-tenant',
+    tables: ['customer_template_states', 'customer_version_states'],
+    fill: fillStates,
+    packBefore: true,
+  },
 ];
 const picked = (
   process.env.BENCH_MIGRATIONS ??
-  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070'
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070,0071'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {

@@ -101,28 +101,28 @@ async function insertStep(client: pg.Client, f: Fixture, step: SealedStep): Prom
     ],
   );
   await client.query(
-    `insert into customer_template_states (tenant_id, subject_id, template_id,
+    `insert into customer_template_states (subject_id, template_id,
        decision_count, last_decision_id, last_decision, last_consent_version_id,
        last_decided_at)
-     select $1::uuid, ${subject}, $2::uuid, 2, ${decisionIdSql('2 * i + 1')},
+     select ${subject}, $1::uuid, 2, ${decisionIdSql('2 * i + 1')},
        case when ${accepted} then 'given' else 'withdraw' end,
-       case when ${accepted} then $3::uuid else $4::uuid end, ${decidedAtTimestamptzSql('2 * i + 1')}
+       case when ${accepted} then $2::uuid else $3::uuid end, ${decidedAtTimestamptzSql('2 * i + 1')}
      from ${series}`,
-    [f.tenantId, f.templateId, f.latest.id, f.older.id],
+    [f.templateId, f.latest.id, f.older.id],
   );
   // On older: every customer (seq 1 for even, the withdraw at seq 2 for odd).
   const onOlder = `2 * i + (i % 2)`;
   await client.query(
-    `insert into customer_version_states (tenant_id, subject_id, consent_version_id,
+    `insert into customer_version_states (subject_id, consent_version_id,
        last_decision_id, last_decision, last_decided_at)
-     select $1::uuid, ${subject}, $2::uuid, ${decisionIdSql(onOlder)},
+     select ${subject}, $1::uuid, ${decisionIdSql(onOlder)},
        case when ${accepted} then 'given' else 'withdraw' end, ${decidedAtTimestamptzSql(onOlder)}
      from ${series}
      union all
-     select $1::uuid, ${subject}, $3::uuid, ${decisionIdSql('2 * i + 1')}, 'given',
+     select ${subject}, $2::uuid, ${decisionIdSql('2 * i + 1')}, 'given',
        ${decidedAtTimestamptzSql('2 * i + 1')}
      from generate_series(${from + (from % 2)}::bigint, ${last}::bigint, 2) as i`,
-    [f.tenantId, f.older.id, f.latest.id],
+    [f.older.id, f.latest.id],
   );
 }
 

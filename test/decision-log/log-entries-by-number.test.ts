@@ -25,7 +25,7 @@ import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
 const migration = '0069-log-entries-by-number';
-const laterMigration = '0070-subject-times-timestamptz';
+const laterMigrations = ['0070-subject-times-timestamptz', '0071-states-without-tenant'];
 
 /** Each log's number, its entries and the largest of their leaves in bytes, oldest log first. */
 async function numberedEntries(db: Db) {
@@ -54,7 +54,7 @@ describe.each(stores)('migration 0069, the log entries named by number, on $name
     // records.
     await onStore(created.databaseUrl, async (db) => {
       await asBefore0069(db);
-      for (const name of [migration, laterMigration]) {
+      for (const name of [migration, ...laterMigrations]) {
         await sql`insert into kysely_migration (name, timestamp)
           values (${name}, ${new Date().toISOString()})`.execute(db);
       }
@@ -80,7 +80,8 @@ describe.each(stores)('migration 0069, the log entries named by number, on $name
       select count(*) as n from tlog_entries`.execute(before.db);
     await before.close();
     await onStore(created.databaseUrl, (db) =>
-      sql`delete from kysely_migration where name in (${migration}, ${laterMigration})`.execute(db),
+      sql`delete from kysely_migration
+        where name in (${sql.join([migration, ...laterMigrations])})`.execute(db),
     );
 
     // Started again: the start applies 0069 (and the migration after it).
@@ -94,8 +95,8 @@ describe.each(stores)('migration 0069, the log entries named by number, on $name
         'integrated_at',
       ]);
       expect(await resolveLogKey(after.db)).toBe('number');
-      // 0069 raises it to 0.16.0, 0070 to 0.17.0.
-      expect(await findStoreSetting(after.db, 'oldest_release')).toBe('0.17.0');
+      // 0069 raises it to 0.16.0, 0070 to 0.17.0, 0071 to 0.18.0.
+      expect(await findStoreSetting(after.db, 'oldest_release')).toBe('0.18.0');
       // Both tenants' logs, numbered in the order they were made; no entry lost, each leaf its
       // 32 bytes.
       const logs = await numberedEntries(after.db);
@@ -155,7 +156,7 @@ describe('migration 0069 on a PostgreSQL store whose log is partitioned by time'
     const { tables } = await partitionByTime(db, timeTables(registry), 'month');
     expect(tables.map((table) => table.table)).toContain('tlog_entries');
 
-    expect(await migrateToLatest(db, testDataKey)).toEqual([migration, laterMigration]);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([migration, ...laterMigrations]);
     const { rows } = await sql<{ log_no: number; record_id: string; partitions: number }>`
       select log_no, record_id,
         (select count(*)::int from pg_inherits

@@ -122,7 +122,10 @@ describe('PostgreSQL customer states keyed by the tenant and by the subject', ()
           (select d.decision from decisions as d
             where d.subject_id = ts.subject_id and d.template_id = ts.template_id
             order by d.seq desc limit 1) as latest
-        from customer_template_states as ts where ts.tenant_id = ${s.tenantId}`.execute(t.db);
+        from customer_template_states as ts
+        where ts.subject_id in (select id from subjects where tenant_id = ${s.tenantId})`.execute(
+        t.db,
+      );
       expect(rows).toHaveLength(2);
       expect(rows.some((row) => row.recorded > 1)).toBe(true);
       for (const row of rows) expect([row.count, row.last]).toEqual([row.recorded, row.latest]);
@@ -131,7 +134,10 @@ describe('PostgreSQL customer states keyed by the tenant and by the subject', ()
           (select d.id from decisions as d
             where d.subject_id = cv.subject_id and d.consent_version_id = cv.consent_version_id
             order by d.decided_at desc, d.seq desc limit 1) as latest
-        from customer_version_states as cv where cv.tenant_id = ${s.tenantId}`.execute(t.db);
+        from customer_version_states as cv
+        where cv.subject_id in (select id from subjects where tenant_id = ${s.tenantId})`.execute(
+        t.db,
+      );
       expect(versions.length).toBeGreaterThan(1);
       for (const row of versions) expect(row.last).toBe(row.latest);
     }
@@ -166,7 +172,8 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
         await sql<{ last_decision_id: string }>`select subject_id, consent_version_id,
             last_decision_id, last_decision,
             last_decided_at
-          from customer_version_states where tenant_id = ${before.tenantId}
+          from customer_version_states
+          where subject_id in (select id from subjects where tenant_id = ${before.tenantId})
           order by subject_id, consent_version_id`.execute(db)
       ).rows;
     const statesBefore = await statesOf(old.db);
@@ -182,9 +189,8 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
     await sql`delete from kysely_migration
       where name in ('0064-state-keys-without-tenant', '0065-control-state-keys-without-tenant',
         '0066-sealed-columns-binary', '0067-customer-time-key-without-id',
-        '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz')`.execute(
-      handle,
-    );
+        '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
+        '0071-states-without-tenant')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -196,7 +202,7 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
         'subject_id',
         'template_id',
       ]);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.17.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.18.0');
       expect(await statesOf(next.db)).toEqual(statesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // Ann decides again on the version she decided on: her state there moves to it.
@@ -236,7 +242,8 @@ describe('migration 0064 on SQLite', () => {
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
+      '0071-states-without-tenant',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.17.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });
 });

@@ -7,23 +7,39 @@
  * a tenant's states as a whole (the back-office's counts of a template's customers, the counts
  * of customers per version and decision of an evidence pack, a customer's decided templates) and
  * an erasure reach that tenant's states only, with a second tenant's customers of the same ids
- * beside them.
+ * beside them. 0071 drops the column on a store with states in it and writes each table again:
+ * every state reads as it did, the same reads answer the same bytes. SQLite's store is left as
+ * it was.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { findDecidedTemplates } from '../../src/decisions/record-repository.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as statesWithoutTenant from '../../src/platform/migrations/0071-states-without-tenant.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { countCustomersPerVersionAndDecision } from '../../src/records/evidence-repository.js';
 import {
   countCustomersOnVersion,
   countCustomersPerTemplate,
 } from '../../src/templates/reach-repository.js';
-import { type Session, session } from '../helpers/api-session.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { columnsOf, postgresStatesWithoutTenantStore } from '../helpers/schema-history.js';
-import { postgresStore } from '../helpers/stores.js';
+import { expectSameRecords, reads, type Session, session } from '../helpers/api-session.js';
+import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import {
+  columnsOf,
+  migrateBefore,
+  postgresStatesWithTenantStore,
+  sqliteSchema,
+} from '../helpers/schema-history.js';
+import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
+import { existingStore } from '../helpers/uuid-ids.js';
+
+const migration = '0071-states-without-tenant';
+const tables = ['customer_version_states', 'customer_template_states'];
 
 const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
 
@@ -76,8 +92,8 @@ describe('PostgreSQL states with and without their tenant in a column', () => {
   let onColumn: TestApp;
   let onNone: TestApp;
   beforeAll(async () => {
-    onColumn = await startTestApp(postgresStore);
-    onNone = await startTestApp(postgresStatesWithoutTenantStore);
+    onColumn = await startTestApp(postgresStatesWithTenantStore);
+    onNone = await startTestApp(postgresStore);
   });
   afterAll(async () => {
     await onColumn?.close();
@@ -85,7 +101,7 @@ describe('PostgreSQL states with and without their tenant in a column', () => {
   });
 
   it('the service reads the form from the store', async () => {
-    for (const table of ['customer_version_states', 'customer_template_states']) {
+    for (const table of tables) {
       expect(await columnsOf(onColumn.db, table)).toContain('tenant_id');
       expect(await columnsOf(onNone.db, table)).not.toContain('tenant_id');
     }
@@ -134,5 +150,79 @@ describe('PostgreSQL states with and without their tenant in a column', () => {
       answers.push({ before, after });
     }
     expect(answers[1]).toEqual(answers[0]);
+  });
+});
+
+/** Every state of the store, with the tenant of its subject, in one order. */
+async function statesOf(t: TestApp) {
+  const { rows: onVersions } = await sql`select s.tenant_id, st.subject_id,
+      st.consent_version_id, st.last_decision_id, st.last_decision, st.last_decided_at
+    from customer_version_states as st join subjects as s on s.id = st.subject_id
+    order by st.subject_id, st.consent_version_id`.execute(t.db);
+  const { rows: onTemplates } = await sql`select s.tenant_id, st.subject_id, st.template_id,
+      st.decision_count, st.last_decision_id, st.last_decision, st.last_consent_version_id,
+      st.last_decided_at
+    from customer_template_states as st join subjects as s on s.id = st.subject_id
+    order by st.subject_id, st.template_id`.execute(t.db);
+  return { onVersions, onTemplates };
+}
+
+/** The file each table's rows are in: a table written again is in a new one. */
+async function filesOf(t: TestApp) {
+  const { rows } = await sql<{ file: string }>`select pg_relation_filenode(t)::text as file
+    from unnest(${tables}::regclass[]) as t`.execute(t.db);
+  return rows.map((row) => row.file);
+}
+
+describe('migration 0071 on a PostgreSQL store with states in it', () => {
+  it("drops the states' tenant and writes each table again; every state reads as it did, the same reads answer the same bytes, receipts verify, the audit is clean", async () => {
+    const created = await postgresStatesWithTenantStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl));
+    const before = await session(old);
+    const other = await session(old);
+    await eraseCustomer(old.db, old.vault, registry, other.tenantId, 'bob', by);
+    const at = new Date().toISOString();
+    const readsBefore = await reads(old, before, at);
+    const otherReads = await reads(old, other, at);
+    const statesBefore = await statesOf(old);
+    expect(statesBefore.onVersions.length).toBeGreaterThan(2);
+    const filesBefore = await filesOf(old);
+    for (const table of tables) expect(await columnsOf(old.db, table)).toContain('tenant_id');
+    await old.close();
+    // Started again as the release with 0071, which its start applies.
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration where name = ${migration}`.execute(handle);
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
+    try {
+      for (const table of tables)
+        expect(await columnsOf(next.db, table)).not.toContain('tenant_id');
+      const filesAfter = await filesOf(next);
+      for (const [i, file] of filesAfter.entries()) expect(file).not.toBe(filesBefore[i]);
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.18.0');
+      expect(await statesOf(next)).toEqual(statesBefore);
+      await expectSameRecords(next, before, at, readsBefore);
+      expect(await reads(next, other, at)).toEqual(otherReads);
+      // It records on, and runs again as a no-op.
+      expect((await session(next)).answers).toEqual(before.answers);
+      const filesNow = await filesOf(next);
+      await statesWithoutTenant.up(next.db as unknown as Kysely<unknown>);
+      expect(await filesOf(next)).toEqual(filesNow);
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe('migration 0071 on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0071');
+    const before = await sqliteSchema(db);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([migration]);
+    expect(await sqliteSchema(db)).toEqual(before);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });
 });

@@ -244,14 +244,17 @@ export async function columnTypes(
 
 /**
  * A PostgreSQL store as release 0.12.0 left it, the keys of its customers' states leading with
- * the tenant, and 0064 recorded as applied, so that a test app, which migrates on its start,
- * leaves them so. The service runs on it as on the keys led by the subject every other test's
+ * the tenant, and 0064 and every migration after it recorded as applied, so that a test app,
+ * which migrates on its start, leaves it so. The service runs on it as on the keys led by the subject every other test's
  * store has; `decisions/state-keys.test.ts` compares the two.
  */
 export const postgresTenantStateKeysStore = postgresStoreMadeSo(async (db) => {
   await asBefore0064(db);
-  await sql`insert into kysely_migration (name, timestamp)
-    values ('0064-state-keys-without-tenant', ${new Date().toISOString()})`.execute(db);
+  // And every later one, as 0.12.0 left the store: 0071 drops the tenant's column such keys hold.
+  for (const name of Object.keys(migrations(testDataKey)).filter((name) => name >= '0064')) {
+    await sql`insert into kysely_migration (name, timestamp)
+      values (${name}, ${new Date().toISOString()})`.execute(db);
+  }
 });
 
 /**
@@ -489,9 +492,11 @@ export const postgresTextSubjectTimesStore = postgresStoreMadeSo(async (db) => {
 
 /**
  * Takes migration 0070 back off a store: PostgreSQL's subjects' times text again, as 0.17.0 and
- * the releases before it kept them (ISO 8601 in UTC with milliseconds); 0070 pending.
+ * the releases before it kept them (ISO 8601 in UTC with milliseconds); 0070 pending, and the
+ * migration after it taken back first (`asBefore0071`).
  */
 export async function asBefore0070(db: Db): Promise<void> {
+  await asBefore0071(db);
   await sql`delete from kysely_migration where name = '0070-subject-times-timestamptz'`.execute(db);
   if (!isPostgres(db)) return;
   if ((await columnTypes(db, 'subjects', ['created_at'])).created_at === 'text') return;
@@ -514,14 +519,33 @@ export async function columnsOf(db: Db, table: string): Promise<string[]> {
 }
 
 /**
- * A PostgreSQL store whose customers' states name no tenant in their rows, as migration 0071
- * will leave it: the columns dropped and the tables rewritten. The service runs on it as on the
- * states with the column every other test's store has; `decisions/state-tenant.test.ts` compares
- * the two.
+ * A PostgreSQL store as release 0.18.0 left it, its customers' states naming their tenant in a
+ * column, and 0071 recorded as applied, so that a test app, which migrates on its start, leaves
+ * them so. The service runs on it as on the states without it every other test's store has;
+ * `decisions/state-tenant.test.ts` compares the two.
  */
-export const postgresStatesWithoutTenantStore = postgresStoreMadeSo(async (db) => {
+export const postgresStatesWithTenantStore = postgresStoreMadeSo(async (db) => {
+  await asBefore0071(db);
+  await sql`insert into kysely_migration (name, timestamp)
+    values ('0071-states-without-tenant', ${new Date().toISOString()})`.execute(db);
+});
+
+/**
+ * Takes migration 0071 back off a store: PostgreSQL's customers' states name their tenant in a
+ * column again, as 0.18.0 and the releases before it wrote them (last in the row, where 0001 had
+ * it first: no statement reads the columns by their place), each state's from its subject; 0071
+ * pending.
+ */
+export async function asBefore0071(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0071-states-without-tenant'`.execute(db);
+  if (!isPostgres(db)) return;
   for (const table of ['customer_version_states', 'customer_template_states']) {
-    await sql`alter table ${sql.table(table)} drop column tenant_id`.execute(db);
+    if ((await columnsOf(db, table)).includes('tenant_id')) continue;
+    const type = (await columnTypes(db, 'subjects', ['tenant_id'])).tenant_id as string;
+    await sql`alter table ${sql.table(table)} add column tenant_id ${sql.raw(type)}`.execute(db);
+    await sql`update ${sql.table(table)} as st set tenant_id = s.tenant_id
+      from subjects as s where s.id = st.subject_id`.execute(db);
+    await sql`alter table ${sql.table(table)} alter column tenant_id set not null`.execute(db);
   }
   forgetIdType(db);
-});
+}

@@ -268,6 +268,7 @@ describe('migration 0067, on PostgreSQL', () => {
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
+      '0071-states-without-tenant',
     ]);
 
     expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([

@@ -106,14 +106,19 @@ describe.each(stores)('migration 0050, on $name', (store) => {
         );
       }
     }
-    // Each row as kept, its sealed fields as base64 whichever their type.
+    // Each row as kept, its sealed fields as base64 whichever their type, in its key's order (one
+    // tenant: the same order without it, which PostgreSQL's states no longer hold since 0071).
     const read = async (table: Table) =>
       (
         await sealedAsBase64(
           db,
           (
             await sql<Record<string, unknown>>`select * from ${sql.table(table)}
-              order by ${sql.join(tables[table].map((column) => sql.ref(column)))}`.execute(db)
+              order by ${sql.join(
+                tables[table]
+                  .filter((column) => table === 'tlog_nodes' || column !== 'tenant_id')
+                  .map((column) => sql.ref(column)),
+              )}`.execute(db)
           ).rows,
         )
       ).map((row) => ({ ...row, ...('level' in row ? { level: Number(row.level) } : {}) }));
@@ -143,10 +148,18 @@ describe.each(stores)('migration 0050, on $name', (store) => {
 
     expect(await migrateToLatest(db, testDataKey)).toContain('0050-sqlite-states-by-key');
 
+    // PostgreSQL's states no longer name their tenant (migration 0071).
+    const kept = (table: Table, row: Record<string, unknown>) => {
+      if (sqlite || !table.startsWith('customer_')) return row;
+      const { tenant_id: _tenant, ...rest } = row;
+      return rest;
+    };
     for (const table of Object.keys(tables) as Table[]) {
-      expect(await read(table), table).toEqual(rowsBefore[table]);
+      expect(await read(table), table).toEqual(
+        (rowsBefore[table] as Record<string, unknown>[]).map((row) => kept(table, row)),
+      );
       // The key still holds: the same key again is refused.
-      const first = written[table][0] as Record<string, string | number>;
+      const first = kept(table, written[table][0] as Record<string, string | number>);
       await expect(
         sql`insert into ${sql.table(table)} ${sql.raw(`(${Object.keys(first).join(', ')})`)}
           values (${sql.join(Object.values(first))})`.execute(db),

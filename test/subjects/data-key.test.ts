@@ -132,6 +132,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
+      '0071-states-without-tenant',
     ]);
   });
 });

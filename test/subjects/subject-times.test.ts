@@ -133,13 +133,14 @@ describe('migration 0070 on a PostgreSQL store with customers in it', () => {
     await old.close();
     // Started again as the release with 0070, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-    await sql`delete from kysely_migration where name = ${migration}`.execute(handle);
+    await sql`delete from kysely_migration
+      where name in (${migration}, '0071-states-without-tenant')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       const timestamptz = 'timestamp with time zone';
       expect(await subjectTimes(next)).toEqual({ created_at: timestamptz, erased_at: timestamptz });
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.17.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.18.0');
       expect(await timesOf(next)).toEqual(timesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // It records on, and runs again as a no-op.
@@ -159,8 +160,11 @@ describe('migration 0070 on SQLite', () => {
     const { db } = bare;
     await migrateBefore(db, '0070');
     const before = await sqliteSchema(db);
-    expect(await migrateToLatest(db, testDataKey)).toEqual([migration]);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      migration,
+      '0071-states-without-tenant',
+    ]);
     expect(await sqliteSchema(db)).toEqual(before);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.17.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });
 });

@@ -226,6 +226,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0068-log-nodes-from-level-6',
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
+      '0071-states-without-tenant',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
