@@ -34,13 +34,14 @@ const insertDecision = prepared((db, p: (name: DecisionColumn) => never) =>
 /**
  * A customer's state names its tenant in a column of its own where the store's states have one
  * (`StateTenant`, id-type.ts: every SQLite store, PostgreSQL's before migration 0071): the
- * column to write, and the columns an upsert's conflict names (SQLite's key leads with it).
+ * column to write (`stateTenant`), and the tenant's first in a list of a state's columns, an
+ * insert's or an upsert's conflict's (`withStateTenant`: SQLite's key leads with it).
  */
 function stateTenant<T>(db: Executor, tenant: T): { tenant_id?: T } {
   return statesNameTenant(db) ? { tenant_id: tenant } : {};
 }
 
-function stateKey<C extends string>(db: Executor, columns: readonly C[]): C[] {
+function withStateTenant<C extends string>(db: Executor, columns: readonly C[]): C[] {
   return (statesNameTenant(db) ? ['tenant_id', ...columns] : [...columns]) as C[];
 }
 
@@ -61,7 +62,7 @@ const saveTemplateState = prepared((db, p: (name: DecisionColumn) => never) => {
       ...last,
     })
     .onConflict((oc) =>
-      oc.columns(stateKey(db, ['subject_id', 'template_id'])).doUpdateSet({
+      oc.columns(withStateTenant(db, ['subject_id', 'template_id'])).doUpdateSet({
         decision_count: p('seq'),
         last_consent_version_id: p('consent_version_id'),
         ...last,
@@ -84,7 +85,7 @@ const saveVersionState = prepared((db, p: (name: DecisionColumn) => never) => {
       ...last,
     })
     .onConflict((oc) =>
-      oc.columns(stateKey(db, ['subject_id', 'consent_version_id'])).doUpdateSet(last),
+      oc.columns(withStateTenant(db, ['subject_id', 'consent_version_id'])).doUpdateSet(last),
     );
 });
 
@@ -121,7 +122,7 @@ const saveTemplateStates = batchStatement(decisionTypes, (db, rows) =>
   db
     .insertInto('customer_template_states')
     .columns(
-      stateKey(db, [
+      withStateTenant(db, [
         'subject_id',
         'template_id',
         'decision_count',
@@ -160,7 +161,7 @@ const saveVersionStates = batchStatement(decisionTypes, (db, rows) =>
   db
     .insertInto('customer_version_states')
     .columns(
-      stateKey(db, [
+      withStateTenant(db, [
         'subject_id',
         'consent_version_id',
         'last_decision_id',
