@@ -74,14 +74,19 @@ export const decisionTimeColumns = [
  * which migrates on its start, leaves them so. The service runs on it as on the `timestamptz`
  * times every other test's store has; `platform/decision-times.test.ts` compares the two.
  */
-export const postgresTextTimesStore = postgresStoreMadeSo(async (db) => {
-  await asBefore0061(db);
-  await sql`insert into kysely_migration (name, timestamp)
-    values ('0061-decision-times-timestamptz', ${new Date().toISOString()})`.execute(db);
-});
+export const postgresTextTimesStore = postgresStoreWithout(asBefore0061, [
+  '0061-decision-times-timestamptz',
+]);
 
-/** The tests' PostgreSQL store, migrated then changed by `change` before a test app opens it. */
-function postgresStoreMadeSo(change: (db: Db) => Promise<void>): TestStore {
+/**
+ * The tests' PostgreSQL store as an earlier release left it: migrated, then migrations taken back
+ * (`takeBack`, an `asBeforeNNNN`) and recorded as applied (`kept`) before a test app opens it,
+ * so that the app, which migrates on its start, leaves them off.
+ */
+function postgresStoreWithout(
+  takeBack: (db: Db) => Promise<void>,
+  kept: readonly string[],
+): TestStore {
   return {
     name: 'postgres',
     create: () => postgresStore.create(),
@@ -91,7 +96,11 @@ function postgresStoreMadeSo(change: (db: Db) => Promise<void>): TestStore {
       )();
       const db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
       try {
-        await change(db);
+        await takeBack(db);
+        for (const name of kept) {
+          await sql`insert into kysely_migration (name, timestamp)
+            values (${name}, ${new Date().toISOString()})`.execute(db);
+        }
       } finally {
         await db.destroy();
       }
@@ -147,11 +156,7 @@ async function requiredAgain(
  * service runs on it as on the `bytea` leaves and `timestamptz` times every other test's store
  * has; `decision-log/log-entry-types.test.ts` compares the two.
  */
-export const postgresTextLogStore = postgresStoreMadeSo(async (db) => {
-  await asBefore0062(db);
-  await sql`insert into kysely_migration (name, timestamp)
-    values ('0062-log-entries-binary', ${new Date().toISOString()})`.execute(db);
-});
+export const postgresTextLogStore = postgresStoreWithout(asBefore0062, ['0062-log-entries-binary']);
 
 /**
  * Takes migration 0062 back off a store: PostgreSQL's log entries keep their leaf's hash as 64
@@ -205,11 +210,9 @@ export async function storedLookup(db: Db, hex: string): Promise<RawBuilder<stri
  * it as on the `bytea` look-ups every other test's store has; `subjects/lookup-types.test.ts`
  * compares the two.
  */
-export const postgresTextLookupsStore = postgresStoreMadeSo(async (db) => {
-  await asBefore0063(db);
-  await sql`insert into kysely_migration (name, timestamp)
-    values ('0063-subject-lookups-binary', ${new Date().toISOString()})`.execute(db);
-});
+export const postgresTextLookupsStore = postgresStoreWithout(asBefore0063, [
+  '0063-subject-lookups-binary',
+]);
 
 /**
  * Takes migration 0063 back off a store: PostgreSQL's subjects keep their look-up as 64
@@ -248,14 +251,11 @@ export async function columnTypes(
  * which migrates on its start, leaves it so. The service runs on it as on the keys led by the subject every other test's
  * store has; `decisions/state-keys.test.ts` compares the two.
  */
-export const postgresTenantStateKeysStore = postgresStoreMadeSo(async (db) => {
-  await asBefore0064(db);
+export const postgresTenantStateKeysStore = postgresStoreWithout(
+  asBefore0064,
   // And every later one, as 0.12.0 left the store: 0071 drops the tenant's column such keys hold.
-  for (const name of Object.keys(migrations(testDataKey)).filter((name) => name >= '0064')) {
-    await sql`insert into kysely_migration (name, timestamp)
-      values (${name}, ${new Date().toISOString()})`.execute(db);
-  }
-});
+  Object.keys(migrations(testDataKey)).filter((name) => name >= '0064'),
+);
 
 /**
  * Takes migration 0064 back off a store: PostgreSQL's keys of a customer's states lead with the
@@ -284,11 +284,9 @@ export async function asBefore0064(db: Db): Promise<void> {
  * start, leaves them so. The service runs on it as on the keys without the tenant every other
  * test's store has; `record-kinds/control-state-keys.test.ts` compares the two.
  */
-export const postgresTenantControlStateKeysStore = postgresStoreMadeSo(async (db) => {
-  await asBefore0065(db);
-  await sql`insert into kysely_migration (name, timestamp)
-    values ('0065-control-state-keys-without-tenant', ${new Date().toISOString()})`.execute(db);
-});
+export const postgresTenantControlStateKeysStore = postgresStoreWithout(asBefore0065, [
+  '0065-control-state-keys-without-tenant',
+]);
 
 /**
  * Takes migration 0065 back off a store: PostgreSQL's keys of the control kinds' states (and
@@ -380,11 +378,9 @@ export const sealedColumns: Readonly<Record<string, readonly string[]>> = {
  * service runs on it as on the `bytea` columns every other test's store has;
  * `subjects/sealed-types.test.ts` compares the two.
  */
-export const postgresTextSealedStore = postgresStoreMadeSo(async (db) => {
-  await asBefore0066(db);
-  await sql`insert into kysely_migration (name, timestamp)
-    values ('0066-sealed-columns-binary', ${new Date().toISOString()})`.execute(db);
-});
+export const postgresTextSealedStore = postgresStoreWithout(asBefore0066, [
+  '0066-sealed-columns-binary',
+]);
 
 /**
  * Takes migration 0066 back off a store: PostgreSQL's sealed columns keep their values as base64
@@ -484,11 +480,9 @@ export async function asBefore0069(db: Db): Promise<void> {
  * it as on the `timestamptz` times every other test's store has; `subjects/subject-times.test.ts`
  * compares the two.
  */
-export const postgresTextSubjectTimesStore = postgresStoreMadeSo(async (db) => {
-  await asBefore0070(db);
-  await sql`insert into kysely_migration (name, timestamp)
-    values ('0070-subject-times-timestamptz', ${new Date().toISOString()})`.execute(db);
-});
+export const postgresTextSubjectTimesStore = postgresStoreWithout(asBefore0070, [
+  '0070-subject-times-timestamptz',
+]);
 
 /**
  * Takes migration 0070 back off a store: PostgreSQL's subjects' times text again, as 0.17.0 and
@@ -524,11 +518,9 @@ export async function columnsOf(db: Db, table: string): Promise<string[]> {
  * them so. The service runs on it as on the states without it every other test's store has;
  * `decisions/state-tenant.test.ts` compares the two.
  */
-export const postgresStatesWithTenantStore = postgresStoreMadeSo(async (db) => {
-  await asBefore0071(db);
-  await sql`insert into kysely_migration (name, timestamp)
-    values ('0071-states-without-tenant', ${new Date().toISOString()})`.execute(db);
-});
+export const postgresStatesWithTenantStore = postgresStoreWithout(asBefore0071, [
+  '0071-states-without-tenant',
+]);
 
 /**
  * Takes migration 0071 back off a store: PostgreSQL's customers' states name their tenant in a
