@@ -47,7 +47,11 @@
  * - 0070 (PostgreSQL's subjects' times as `timestamptz`) on `subjects` as release 0.17.0 keeps
  *   it, a customer for two records, with their decisions (nothing to do on SQLite);
  * - 0071 (PostgreSQL's customers' states without their tenant's column) on the two state tables
- *   as release 0.18.0 keeps them, as for 0064 (nothing to do on SQLite).
+ *   as release 0.18.0 keeps them, as for 0064 (nothing to do on SQLite);
+ * - 0072 (SQLite's keys of decisions, cookie choices and control changes without the tenant)
+ *   on `decisions` and `cookie_decisions` as release 0.18.0 keeps them on SQLite: two decisions
+ *   a customer, with the customers' subjects, and as many choices as records, each a new
+ *   visitor's (nothing to do on PostgreSQL).
  *
  * `BENCH_MIGRATIONS` picks them (default all of the above). On an SQLite
  * file, or on PostgreSQL
@@ -198,10 +202,19 @@ const measured: Measured[] = [
     fill: fillStates,
     packBefore: true,
   },
+  {
+    name: '0072-sqlite-keys-without-tenant',
+    tables: ['decisions', 'cookie_decisions'],
+    fill: async (db) => {
+      await fillSqliteCustomersAndDecisions(db);
+      await fillChoiceHashes(db);
+    },
+    packBefore: true,
+  },
 ];
 const picked = (
   process.env.BENCH_MIGRATIONS ??
-  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070,0071'
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070,0071,0072'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -641,6 +654,39 @@ async function fillCustomersAndDecisions(db: Db, sealedAs: 'text' | 'bytea'): Pr
       ${base64(sql`repeat(md5('p' || c.i || k), 7)`)}
     from ${customers} cross join generate_series(0, 1) as k
     order by c.i, k`.execute(db);
+}
+
+/**
+ * Customers and their decisions as 0.18.0 keeps them on SQLite, as `fillCustomersAndDecisions`
+ * fills PostgreSQL's: ids as text, UUIDv7-like and rising as the service makes them; sealed
+ * values as text of their base64 length; times as ISO text. Nothing on PostgreSQL (0072 changes
+ * nothing there).
+ */
+async function fillSqliteCustomersAndDecisions(db: Db): Promise<void> {
+  if (isPostgres(db)) return;
+  const [tenant] = tenants;
+  const template = '0190e8a0-0000-7000-8000-00000000c001';
+  const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
+  const apiKey = '0190e8a0-0000-7000-8000-00000000c201';
+  const uuid = (prefix: string, n: RawBuilder<unknown>) =>
+    sql`printf('0190e8a0-%04x-7${sql.raw(prefix)}-8000-%012x', ${n} / 65536 % 65536, ${n})`;
+  const text = (chars: number) =>
+    sql`substr(hex(randomblob(${Math.ceil(chars / 2)})), 1, ${chars})`;
+  const customers = sql`with recursive c(i) as (select 0 union all select i + 1 from c
+    where i < ${leaves / 2 - 1})`;
+  await sql`${customers} insert into subjects
+      (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at, erased_at)
+    select ${tenant}, ${uuid('001', sql`i`)}, lower(hex(randomblob(32))), ${text(120)},
+      ${text(24)}, ${text(44)}, '2026-12-01T00:00:00.000Z', null
+    from c`.execute(db);
+  await sql`${customers}, k(k) as (select 0 union all select 1)
+    insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
+      version, decision, seq, decided_at, api_key_id, idempotency_key, evidence_salt, personal)
+    select ${tenant}, ${uuid('002', sql`(i * 2 + k)`)}, ${uuid('001', sql`i`)}, ${template},
+      case when k = 0 then ${versions[0]} else ${versions[1]} end, k + 1, 'given', k + 1,
+      strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || ((i * 2 + k) / 100.0) || ' seconds'),
+      ${apiKey}, null, ${text(24)}, ${text(152)}
+    from c cross join k order by i, k`.execute(db);
 }
 
 /**

@@ -85,6 +85,7 @@ import * as logNodesFromLevel6 from './migrations/0068-log-nodes-from-level-6.js
 import * as logEntriesByNumber from './migrations/0069-log-entries-by-number.js';
 import * as subjectTimesTimestamptz from './migrations/0070-subject-times-timestamptz.js';
 import * as statesWithoutTenant from './migrations/0071-states-without-tenant.js';
+import * as sqliteKeysWithoutTenant from './migrations/0072-sqlite-keys-without-tenant.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -175,6 +176,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0069-log-entries-by-number': logEntriesByNumber,
     '0070-subject-times-timestamptz': subjectTimesTimestamptz,
     '0071-states-without-tenant': statesWithoutTenant,
+    '0072-sqlite-keys-without-tenant': sqliteKeysWithoutTenant,
   };
 }
 

@@ -148,6 +148,7 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await logged()).toEqual(hashes);
     // 0053 raised it to 0.5.0, 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' own

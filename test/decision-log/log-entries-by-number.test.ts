@@ -25,7 +25,11 @@ import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
 const migration = '0069-log-entries-by-number';
-const laterMigrations = ['0070-subject-times-timestamptz', '0071-states-without-tenant'];
+const laterMigrations = [
+  '0070-subject-times-timestamptz',
+  '0071-states-without-tenant',
+  '0072-sqlite-keys-without-tenant',
+];
 
 /** Each log's number, its entries and the largest of their leaves in bytes, oldest log first. */
 async function numberedEntries(db: Db) {

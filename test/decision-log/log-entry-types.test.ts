@@ -148,7 +148,7 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
         '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
         '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant')`.execute(handle);
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -196,6 +196,7 @@ describe('migration 0062 on a PostgreSQL store partitioned by time', () => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await entryTypes(db)).toEqual({ leaf: 'bytea', integrated_at: 'text' });
     expect(await findStoreSetting(db, 'log_times_kept_as_text')).toBe(
@@ -236,6 +237,7 @@ describe('migration 0062 on SQLite', () => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });

@@ -235,6 +235,7 @@ describe.each(stores)('a log kept by release 0.15.0, upgraded on $name', (store)
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect([await count('<'), await count('>=')]).toEqual([0, 31]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');

@@ -19,7 +19,6 @@ import { eraseCustomer } from '../../src/erasure/service.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
-import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as statesWithoutTenant from '../../src/platform/migrations/0071-states-without-tenant.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { countCustomersPerVersionAndDecision } from '../../src/records/evidence-repository.js';
@@ -28,12 +27,11 @@ import {
   countCustomersPerTemplate,
 } from '../../src/templates/reach-repository.js';
 import { expectSameRecords, reads, type Session, session } from '../helpers/api-session.js';
-import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
   columnsOf,
-  migrateBefore,
+  migratedKeepingSqliteSchema,
   postgresStatesWithTenantStore,
-  sqliteSchema,
 } from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
@@ -191,7 +189,8 @@ describe('migration 0071 on a PostgreSQL store with states in it', () => {
     await old.close();
     // Started again as the release with 0071, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-    await sql`delete from kysely_migration where name = ${migration}`.execute(handle);
+    await sql`delete from kysely_migration
+      where name in (${migration}, '0072-sqlite-keys-without-tenant')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -219,10 +218,10 @@ describe('migration 0071 on SQLite', () => {
 
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
-    await migrateBefore(db, '0071');
-    const before = await sqliteSchema(db);
-    expect(await migrateToLatest(db, testDataKey)).toEqual([migration]);
-    expect(await sqliteSchema(db)).toEqual(before);
+    expect(await migratedKeepingSqliteSchema(db, '0071', migration)).toEqual([
+      migration,
+      '0072-sqlite-keys-without-tenant',
+    ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });
 });

@@ -38,15 +38,34 @@ export async function indexesOf(db: Db, table: string): Promise<IndexShape[]> {
 }
 
 /**
- * The indexes whose names start with one of `prefixes` that a statement's plan on PostgreSQL
- * reads, and any sort, in the plan's order: the plan a large table gets (the tests' tables are
- * small).
+ * The indexes whose names start with one of `prefixes` that a statement's plan reads, and any
+ * sort, in the plan's order: on PostgreSQL the plan a large table gets (the tests' tables are
+ * small); on SQLite the plan it makes from its statistics, or without them from the keys alone
+ * (`EXPLAIN QUERY PLAN`; a table kept by its key reads it as `PRIMARY KEY`).
  */
 export async function indexesRead(
   db: Db,
   query: { sql: string; parameters: readonly unknown[] },
   prefixes: readonly string[],
 ): Promise<string[]> {
+  if (!isPostgres(db)) {
+    const { rows } = await db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+    );
+    const read: string[] = [];
+    for (const { detail } of rows) {
+      const index = /USING (?:COVERING )?INDEX (\S+)|USING (PRIMARY KEY)/.exec(detail);
+      const name = index?.[1] ?? index?.[2];
+      if (
+        name !== undefined &&
+        (name === 'PRIMARY KEY' || prefixes.some((p) => name.startsWith(p)))
+      ) {
+        read.push(name);
+      }
+      if (/^USE TEMP B-TREE/.test(detail)) read.push('a sort');
+    }
+    return read;
+  }
   return db.connection().execute(async (connection) => {
     await sql`set enable_seqscan = off`.execute(connection);
     await sql`set enable_bitmapscan = off`.execute(connection);
@@ -109,6 +128,16 @@ export function planWatcher(db: Db, databaseUrl: string, prefixes: readonly stri
         throw new Error(`the read ran ${statements.length} statements, not one`);
       }
       return indexesRead(db, statement, prefixes);
+    },
+    /** The indexes read by each statement `run` ran through `db`, one list a statement. */
+    async readEach(run: () => Promise<unknown>): Promise<string[][]> {
+      await resolveIdType(watched);
+      statements.length = 0;
+      await run();
+      const ran = [...statements];
+      const read: string[][] = [];
+      for (const statement of ran) read.push(await indexesRead(db, statement, prefixes));
+      return read;
     },
     destroy: () => watched.destroy(),
   };

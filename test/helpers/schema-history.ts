@@ -340,16 +340,18 @@ export async function sqliteSchema(db: Db): Promise<unknown[]> {
 
 /**
  * Brings a SQLite store to the schema before `first` (`migrateBefore`), migrates it to the latest
- * and checks that its schema is as it was until the first migration after it that changes
- * SQLite's (0069), for a migration that changes PostgreSQL's alone: the names applied, for the
- * test to compare with its own list.
+ * and checks that its schema is as it was through `through`, the last migration before the first
+ * after it that changes SQLite's (0069, then 0072), for a migration that changes PostgreSQL's
+ * alone: the names applied, for the test to compare with its own list.
  */
-export async function migratedKeepingSqliteSchema(db: Db, first: string): Promise<string[]> {
+export async function migratedKeepingSqliteSchema(
+  db: Db,
+  first: string,
+  through = '0068-log-nodes-from-level-6',
+): Promise<string[]> {
   await migrateBefore(db, first);
   const before = await sqliteSchema(db);
-  const { error, results } = await serviceMigrator(db, testDataKey).migrateTo(
-    '0068-log-nodes-from-level-6',
-  );
+  const { error, results } = await serviceMigrator(db, testDataKey).migrateTo(through);
   if (error) throw error;
   expect(await sqliteSchema(db)).toEqual(before);
   return [
@@ -529,6 +531,7 @@ export const postgresStatesWithTenantStore = postgresStoreWithout(asBefore0071, 
  * pending.
  */
 export async function asBefore0071(db: Db): Promise<void> {
+  await asBefore0072(db);
   await sql`delete from kysely_migration where name = '0071-states-without-tenant'`.execute(db);
   if (!isPostgres(db)) return;
   for (const table of ['customer_version_states', 'customer_template_states']) {
@@ -540,4 +543,96 @@ export async function asBefore0071(db: Db): Promise<void> {
     await sql`alter table ${sql.table(table)} alter column tenant_id set not null`.execute(db);
   }
   forgetIdType(db);
+}
+
+/**
+ * SQLite's tables that 0072 makes again: the clauses of their definitions as 0.18.0 has them
+ * and as 0072 makes them, and their indexes as 0.18.0 has them, word for word (a test compares
+ * the schema's text).
+ */
+const sqliteKeysBefore0072 = [
+  {
+    table: 'decisions',
+    keys: [
+      ['primary key ("tenant_id", "id")', 'primary key ("id")'],
+      [
+        'unique ("tenant_id", "subject_id", "template_id", "seq")',
+        'unique ("subject_id", "template_id", "seq")',
+      ],
+    ],
+    indexes: {
+      decisions_customer_time_idx:
+        'CREATE INDEX "decisions_customer_time_idx" on "decisions" ' +
+        '("tenant_id", "subject_id", "decided_at", "id")',
+    },
+  },
+  {
+    table: 'cookie_decisions',
+    keys: [
+      ['primary key ("tenant_id", "id")', 'primary key ("id")'],
+      ['unique ("tenant_id", "system_id", "event_id")', 'unique ("system_id", "event_id")'],
+    ],
+    indexes: {
+      cookie_decisions_subject_idx:
+        'CREATE INDEX "cookie_decisions_subject_idx" on "cookie_decisions" ("tenant_id", "subject_id")',
+      cookie_decisions_customer:
+        'CREATE INDEX "cookie_decisions_customer" on "cookie_decisions" ' +
+        '("tenant_id", "customer_subject_id", "decided_at") where "customer_subject_id" is not null',
+    },
+  },
+  {
+    table: 'channel_changes',
+    keys: [['primary key ("tenant_id", "id")', 'primary key ("id")']],
+    indexes: {
+      channel_changes_subject_idx:
+        'CREATE INDEX "channel_changes_subject_idx" on "channel_changes" ' +
+        '("tenant_id", "subject_id", "changed_at")',
+      channel_changes_channel_idx:
+        'CREATE INDEX "channel_changes_channel_idx" on "channel_changes" ' +
+        '("tenant_id", "subject_id", "product_id", "channel", "changed_at")',
+    },
+  },
+  {
+    table: 'partner_block_changes',
+    keys: [['primary key ("tenant_id", "id")', 'primary key ("id")']],
+    indexes: {
+      partner_block_changes_subject_idx:
+        'CREATE INDEX "partner_block_changes_subject_idx" on "partner_block_changes" ' +
+        '("tenant_id", "subject_id", "changed_at")',
+      partner_block_changes_decision_idx:
+        'CREATE INDEX "partner_block_changes_decision_idx" on "partner_block_changes" ' +
+        '("tenant_id", "decision_id", "partner_code", "changed_at")',
+    },
+  },
+] as const;
+
+/**
+ * Takes migration 0072 back off a store: SQLite's keys of decisions, cookie choices and control
+ * changes lead with the tenant's id again, as 0.18.0 and the releases before it kept them, and
+ * the statistics it wrote are gone; 0072 pending. PostgreSQL: nothing to take back.
+ */
+export async function asBefore0072(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0072-sqlite-keys-without-tenant'`.execute(
+    db,
+  );
+  if (isPostgres(db)) return;
+  for (const { table, keys, indexes } of sqliteKeysBefore0072) {
+    const { rows } = await sql<{ type: string; name: string; sql: string }>`select type, name, sql
+      from sqlite_master where tbl_name = ${table} and sql is not null`.execute(db);
+    const definition = rows.find((row) => row.type === 'table')?.sql ?? '';
+    if (!keys.some(([, after]) => definition.includes(after))) continue;
+    let made = definition.replace(
+      /^create table "?[a-z_]+"?/i,
+      `create table "${table}_by_tenant"`,
+    );
+    for (const [before, after] of keys) made = made.replace(after, before);
+    await sql.raw(made).execute(db);
+    await sql.raw(`insert into "${table}_by_tenant" select * from "${table}"`).execute(db);
+    await sql.raw(`drop table "${table}"`).execute(db);
+    await sql.raw(`alter table "${table}_by_tenant" rename to "${table}"`).execute(db);
+    for (const index of rows.filter((row) => row.type === 'index')) {
+      await sql.raw((indexes as Record<string, string>)[index.name] ?? index.sql).execute(db);
+    }
+    await sql`delete from sqlite_stat1 where tbl = ${table}`.execute(db);
+  }
 }

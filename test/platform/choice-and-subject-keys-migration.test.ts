@@ -21,12 +21,12 @@ import { testDataKey } from '../helpers/app.js';
 import { indexesOf, planWatcher } from '../helpers/indexes.js';
 import { migrateBefore } from '../helpers/schema-history.js';
 import { rowsByTenantAndId } from '../helpers/sealed.js';
-import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
+import { postgresStore, sqliteStore, stores, useBareStore } from '../helpers/stores.js';
 
 /** A choice's row as releases before 0060 wrote it, with the configuration's hash. */
 type CookieDecisionsTable = Choices & { content_sha256?: string };
 
-/** The indexes of `cookie_decisions` before migration 0055, which SQLite keeps. */
+/** The indexes of `cookie_decisions` before migration 0055 (on SQLite, before 0072). */
 const keysBefore = (names: { pk: string; event: string }) =>
   [
     {
@@ -129,9 +129,12 @@ async function insertChoices(db: Db, rows: readonly CookieDecisionsTable[]) {
   }
 }
 
-/** A store of the release before 0055, with the choices of `choiceRows` and their subjects. */
-async function storeBefore0055(db: Db): Promise<CookieDecisionsTable[]> {
-  await migrateBefore(db, '0055');
+/**
+ * A store of the release before 0055 (or before `first`), with the choices of `choiceRows` and
+ * their subjects.
+ */
+async function storeBefore0055(db: Db, first = '0055'): Promise<CookieDecisionsTable[]> {
+  await migrateBefore(db, first);
   const written = choiceRows();
   await insertChoices(db, written);
   const subjects = subjectRows(written);
@@ -167,7 +170,7 @@ const subjectKeys = (postgres: boolean, pk: { name: string; columns: string[] })
 describe.each(stores)('migration 0055, on $name', (store) => {
   const bare = useBareStore(store);
 
-  it("keeps every choice and subject; on PostgreSQL the choices' keys by id, by event, by visitor and by customer, and the subjects' by id, no longer carry the tenant, and still hold; SQLite keeps its keys", async () => {
+  it("keeps every choice and subject; the choices' keys by id, by event, by visitor and by customer (on SQLite from 0072 on), and on PostgreSQL the subjects' by id, no longer carry the tenant, and still hold", async () => {
     const { db } = bare;
     const written = await storeBefore0055(db);
     const before = await allRows(db);
@@ -196,7 +199,16 @@ describe.each(stores)('migration 0055, on $name', (store) => {
       choices: before.choices.map((row) => (postgres ? row : { ...row, content_sha256: null })),
     });
     expect(await indexesOf(db, 'cookie_decisions')).toEqual(
-      postgres ? keys : keysBefore(sqliteNames),
+      postgres
+        ? keys
+        : keys
+            .map((key) => ({
+              ...key,
+              name: key.name
+                .replace('cookie_decisions_pk', sqliteNames.pk)
+                .replace('cookie_decisions_event_uq', sqliteNames.event),
+            }))
+            .sort((x, y) => x.name.localeCompare(y.name)),
     );
     expect(await indexesOf(db, 'subjects')).toEqual(
       subjectKeys(postgres, { name: subjectsPk, columns: postgres ? ['id'] : ['tenant_id', 'id'] }),
@@ -279,6 +291,70 @@ describe('migration 0055, the reads of cookie choices on PostgreSQL', () => {
       );
       expect(customerChoices.filter((index) => !index.startsWith('subjects_'))).toEqual([
         'cookie_decisions_customer',
+      ]);
+    } finally {
+      await plans.destroy();
+    }
+  });
+});
+
+describe('migration 0072, the reads of cookie choices on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it("each read of choices by id, by event, by visitor and by signed-in customer takes the key without the tenant, and never the website's key by time", async () => {
+    const { db } = bare;
+    const written = await storeBefore0055(db, '0072');
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0072-sqlite-keys-without-tenant']);
+
+    const plans = planWatcher(db, bare.databaseUrl, [
+      'cookie_decisions_',
+      'sqlite_autoindex_cookie_decisions',
+      'subjects_',
+    ]);
+    const { read, db: watched } = plans;
+    const first = written[0] as CookieDecisionsTable;
+    const { tenant_id: tenantId, system_id: systemId } = first;
+    const signedIn = written.find((row) => row.customer_subject_id !== null);
+    const customerId = signedIn?.customer_subject_id as string;
+    const pk = 'sqlite_autoindex_cookie_decisions_1';
+    try {
+      // A choice with its signed-in customer's subject, by their keys (the subjects' is their
+      // table's own, kept by key).
+      expect(await read(() => findCookieDecisionRow(watched, tenantId, first.id))).toEqual([
+        pk,
+        'PRIMARY KEY',
+      ]);
+      const ids = written.slice(0, 3).map((row) => row.id);
+      expect(await read(() => findCookieDecisionsByIds(watched, tenantId, ids))).toEqual([pk]);
+      const asked = { tenant_id: tenantId, system_id: systemId, event_id: first.event_id };
+      const standings = () =>
+        findChoiceStandings(watched as unknown as Trx, [
+          { ...asked, lookup: 'a'.repeat(64), customer_lookup: null },
+        ]);
+      // A batch's look-up of each choice's retry, by its website and event id, and of its
+      // visitor's subject, one statement each on SQLite.
+      expect(await plans.readEach(standings)).toEqual([
+        ['sqlite_autoindex_cookie_decisions_2'],
+        ['subjects_lookup_uq'],
+        [],
+      ]);
+      expect(
+        await read(() => countSubjectCookieDecisions(watched, tenantId, first.subject_id)),
+      ).toEqual(['cookie_decisions_subject_idx']);
+      // A signed-in customer's latest choice on a website by their key, those of one moment
+      // then by id: a customer has few (the key's entries carry the row's number, not the id).
+      expect(
+        await read(() => findLatestCustomerChoice(watched, tenantId, systemId, customerId)),
+      ).toEqual(['cookie_decisions_customer', 'a sort']);
+      const customerChoices = await read(() =>
+        findCustomerCookieDecisions(watched, tenantId, customerId),
+      );
+      // A customer's choices with their visitors' subjects: the choices by the customer's key.
+      expect(customerChoices).toEqual([
+        'cookie_decisions_customer',
+        'PRIMARY KEY',
+        'PRIMARY KEY',
+        'a sort',
       ]);
     } finally {
       await plans.destroy();

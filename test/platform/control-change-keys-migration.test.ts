@@ -16,11 +16,11 @@ import { testDataKey } from '../helpers/app.js';
 import { type IndexShape, indexesOf, planWatcher } from '../helpers/indexes.js';
 import { migrateBefore } from '../helpers/schema-history.js';
 import { rowsByTenantAndId } from '../helpers/sealed.js';
-import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
+import { postgresStore, sqliteStore, stores, useBareStore } from '../helpers/stores.js';
 
 const migration = '0056-control-change-keys-without-tenant';
 
-/** Each table's indexes before 0056 (which SQLite keeps) and after it on PostgreSQL. */
+/** Each table's indexes before 0056 (on SQLite, before 0072) and after it. */
 const tables = {
   channel_changes: {
     before: [
@@ -114,9 +114,9 @@ function changeRows(): Changes {
   return rows;
 }
 
-/** A store of the release before 0056, with the changes of `changeRows` in it. */
-async function storeBefore0056(db: Db): Promise<Changes> {
-  await migrateBefore(db, '0056');
+/** A store of the release before 0056 (or before `first`), with the changes of `changeRows`. */
+async function storeBefore0056(db: Db, first = '0056'): Promise<Changes> {
+  await migrateBefore(db, first);
   const written = changeRows();
   for (let at = 0; at < written.channel_changes.length; at += 100) {
     await db
@@ -139,7 +139,7 @@ const allRows = async (db: Db) => ({
 describe.each(stores)('migration 0056, on $name', (store) => {
   const bare = useBareStore(store);
 
-  it('keeps every change; on PostgreSQL the control changes’ keys no longer carry the tenant, and still hold; SQLite keeps its keys', async () => {
+  it('keeps every change; the control changes’ keys no longer carry the tenant (on SQLite from 0072 on), and still hold', async () => {
     const { db } = bare;
     const written = await storeBefore0056(db);
     const before = await allRows(db);
@@ -157,9 +157,7 @@ describe.each(stores)('migration 0056, on $name', (store) => {
     expect(await allRows(db)).toEqual(before);
     for (const table of Object.keys(tables) as Table[]) {
       expect(await indexesOf(db, table)).toEqual(
-        postgres
-          ? shapes(table, 'after', { name: pkName(table), columns: ['id'] })
-          : shapes(table, 'before', { name: pkName(table), columns: ['tenant_id', 'id'] }),
+        shapes(table, 'after', { name: pkName(table), columns: ['id'] }),
       );
     }
     // The keys still hold: a change's id.
@@ -226,6 +224,73 @@ describe('migration 0056, the reads of control changes on PostgreSQL', () => {
       expect(await read(() => findStatuses(watched, status, ['x']))).toEqual([
         'channel_changes_pk',
         'channel_changes_channel_idx',
+      ]);
+    } finally {
+      await plans.destroy();
+    }
+  });
+});
+
+describe('migration 0072, the reads of control changes on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it('each read of changes by id, by customer, by decision and by channel as of a moment takes the key without the tenant', async () => {
+    const { db } = bare;
+    const written = await storeBefore0056(db, '0072');
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0072-sqlite-keys-without-tenant']);
+
+    const plans = planWatcher(db, bare.databaseUrl, [
+      'channel_changes_',
+      'partner_block_changes_',
+      'sqlite_autoindex_channel_changes',
+      'sqlite_autoindex_partner_block_changes',
+    ]);
+    const { read, db: watched } = plans;
+    const first = written.channel_changes[0] as ChannelChangesTable;
+    const block = written.partner_block_changes[0] as PartnerBlockChangesTable;
+    const { tenant_id: tenantId, subject_id: subjectId } = first;
+    const channels = controlStatements({
+      changes: 'channel_changes',
+      states: 'channel_states',
+      target: ['product_id', 'product_code', 'channel'],
+      stateKey: ['product_id', 'channel'],
+      bySubject: true,
+      eventType: 'channel.changed',
+    });
+    const at = '2027-01-01T00:00:00.000Z';
+    try {
+      expect(await read(() => channels.changesByIds(watched, tenantId, [first.id]))).toEqual([
+        'sqlite_autoindex_channel_changes_1',
+      ]);
+      // A customer's changes in order of time, those of one moment then by id: a customer has
+      // few (the key's entries carry the row's number, not the id).
+      expect(await read(() => channels.subjectChanges(watched, tenantId, subjectId))).toEqual([
+        'channel_changes_subject_idx',
+        'a sort',
+      ]);
+      expect(await read(() => findSubjectChangeRows(watched, tenantId, subjectId, 10))).toEqual([
+        'channel_changes_subject_idx',
+        'a sort',
+      ]);
+      // A release's decisions' blocks as of a moment, by decision, then sorted by time, as on
+      // PostgreSQL.
+      expect(await read(() => findChangesAsOf(watched, tenantId, [block.decision_id], at))).toEqual(
+        ['partner_block_changes_decision_idx', 'a sort'],
+      );
+      const status = {
+        tenantId,
+        templateId: randomUUID(),
+        at,
+        releaseId: randomUUID(),
+        releaseVersion: 1,
+        channel: { productId: first.product_id, channel: first.channel },
+      };
+      // Bulk status with a channel: each customer's change by its id, the id that of their
+      // channel's latest change as of the moment, by the channel's key.
+      expect(await read(() => findStatuses(watched, status, ['x']))).toEqual([
+        'sqlite_autoindex_channel_changes_1',
+        'channel_changes_channel_idx',
+        'a sort',
       ]);
     } finally {
       await plans.destroy();

@@ -15,7 +15,7 @@ import { indexesOf, planWatcher } from '../helpers/indexes.js';
 import { keyColumns, migrateBefore } from '../helpers/schema-history.js';
 import { rowsByTenantAndId, sealedToStore } from '../helpers/sealed.js';
 import { seedPublishedVersion, seedTenant } from '../helpers/seed.js';
-import { postgresStore, stores, useBareStore } from '../helpers/stores.js';
+import { postgresStore, sqliteStore, stores, useBareStore } from '../helpers/stores.js';
 
 /** A decision's row as releases before 0059 wrote it, with the text's hash. */
 type DecisionsTable = Decisions & { content_sha256?: string };
@@ -47,6 +47,26 @@ const keysBefore = (names: { pk: string; history: string }) =>
     },
     { name: names.pk, unique: true, columns: ['tenant_id', 'id'] },
   ].sort((x, y) => x.name.localeCompare(y.name));
+
+/** The keys of `decisions` on SQLite once migration 0072 has run, under SQLite's names. */
+const sqliteKeys = [
+  {
+    name: 'decisions_customer_time_idx',
+    unique: false,
+    columns: ['subject_id', 'decided_at', 'id'],
+  },
+  { name: 'decisions_decided_at_idx', unique: false, columns: ['tenant_id', 'decided_at'] },
+  {
+    name: 'sqlite_autoindex_decisions_1',
+    unique: true,
+    columns: ['id'],
+  },
+  {
+    name: 'sqlite_autoindex_decisions_2',
+    unique: true,
+    columns: ['subject_id', 'template_id', 'seq'],
+  },
+];
 
 /** Decisions as the service writes them: two tenants, two templates a customer, two each. */
 function decisionRows(): DecisionsTable[] {
@@ -103,7 +123,7 @@ const allRows = (db: Db) => rowsByTenantAndId(db, 'decisions');
 describe.each(stores)('migration 0054, on $name', (store) => {
   const bare = useBareStore(store);
 
-  it('keeps every decision; on PostgreSQL its keys by id, by history and by customer and time no longer carry the tenant, and still hold; SQLite keeps its keys', async () => {
+  it('keeps every decision; its keys by id, by history and by customer and time no longer carry the tenant (on SQLite from 0072 on), and still hold', async () => {
     const { db } = bare;
     const written = await storeBefore0054(db);
     const before = await allRows(db);
@@ -124,7 +144,7 @@ describe.each(stores)('migration 0054, on $name', (store) => {
     expect(await allRows(db)).toEqual(
       before.map((row) => (postgres ? row : { ...row, content_sha256: null })),
     );
-    expect(await indexesOf(db, 'decisions')).toEqual(postgres ? keys : keysBefore(sqliteNames));
+    expect(await indexesOf(db, 'decisions')).toEqual(postgres ? keys : sqliteKeys);
     const first = written[0] as DecisionsTable;
     const again = (changes: Partial<DecisionsTable>) =>
       insertDecisions(db, [{ ...first, id: randomUUID(), ...changes }]);
@@ -172,6 +192,55 @@ describe('migration 0054, the reads of decisions on PostgreSQL', () => {
           findStatuses(watched, { ...status, releaseId: first.consent_version_id }, ['x']),
         ),
       ).toEqual(['decisions_history_uq', 'decisions_history_uq']);
+    } finally {
+      await plans.destroy();
+    }
+  });
+});
+
+describe('migration 0072, the reads of decisions on SQLite', () => {
+  const bare = useBareStore(sqliteStore);
+
+  it("each read of decisions by id, by customer and time and by history takes the key without the tenant, and never the tenant's key by time", async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0072');
+    const written = decisionRows();
+    await insertDecisions(db, written);
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0072-sqlite-keys-without-tenant']);
+
+    const plans = planWatcher(db, bare.databaseUrl, ['decisions_', 'sqlite_autoindex_decisions']);
+    const watched = plans.db;
+    const read = plans.read;
+    const first = written[0] as DecisionsTable;
+    const { tenant_id: tenantId, subject_id: subjectId, template_id: templateId } = first;
+    try {
+      expect(await read(() => findDecisionWithTemplate(watched, tenantId, first.id))).toEqual([
+        'sqlite_autoindex_decisions_1',
+      ]);
+      expect(
+        await read(() => findHistoryPage(watched, tenantId, subjectId, 10, undefined)),
+      ).toEqual(['decisions_customer_time_idx']);
+      const after = { decidedAt: first.decided_at, id: first.id };
+      expect(await read(() => findHistoryPage(watched, tenantId, subjectId, 10, after))).toEqual([
+        'decisions_customer_time_idx',
+      ]);
+      const at = '2027-01-01T00:00:00.000Z';
+      expect(
+        await read(() => findDecisionAsOf(watched, tenantId, subjectId, templateId, at)),
+      ).toEqual(['sqlite_autoindex_decisions_2']);
+      // Bulk status: each customer's latest as of the moment, and the latest on the release, by
+      // the history's key, each then found by its id.
+      const status = { tenantId, templateId, at, releaseVersion: 2, channel: null };
+      expect(
+        await read(() =>
+          findStatuses(watched, { ...status, releaseId: first.consent_version_id }, ['x']),
+        ),
+      ).toEqual([
+        'sqlite_autoindex_decisions_1',
+        'sqlite_autoindex_decisions_2',
+        'sqlite_autoindex_decisions_1',
+        'sqlite_autoindex_decisions_2',
+      ]);
     } finally {
       await plans.destroy();
     }
@@ -269,6 +338,7 @@ describe('migration 0067, on PostgreSQL', () => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
 
     expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([

@@ -308,6 +308,7 @@ describe('migration 0061 on a PostgreSQL store partitioned by time', () => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await timeColumnTypes(db)).toEqual(allText);
     expect(await findStoreSetting(db, 'decision_times_kept_as_text')).toBe(
@@ -335,6 +336,7 @@ describe('migration 0061 on SQLite', () => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });

@@ -196,7 +196,7 @@ describe('migration 0065 on a PostgreSQL store with control states in it', () =>
       where name in ('0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
         '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant')`.execute(handle);
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -231,6 +231,7 @@ describe('migration 0065 on SQLite', () => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });

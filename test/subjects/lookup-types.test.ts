@@ -142,7 +142,7 @@ describe('migration 0063 on a PostgreSQL store with customers in it', () => {
         '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
         '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant')`.execute(handle);
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -188,6 +188,7 @@ describe('migration 0063 on a PostgreSQL store holding a look-up the service nev
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await lookupType(db)).toBe('text');
     expect(await findStoreSetting(db, 'lookups_kept_as_text')).toBe(
@@ -212,6 +213,7 @@ describe('migration 0063 on SQLite', () => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });

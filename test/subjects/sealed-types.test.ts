@@ -171,7 +171,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
     await sql`delete from kysely_migration
       where name in ('0066-sealed-columns-binary', '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant')`.execute(handle);
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant')`.execute(handle);
     await handle.destroy();
 
     const onBytes = await startTestApp(existingStore(created.databaseUrl, created.drop));
@@ -256,6 +256,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await columnTypes(db, 'decisions', ['personal', 'evidence_salt'])).toEqual({
       personal: 'text',
@@ -288,6 +289,7 @@ describe('migration 0066 on SQLite', () => {
       '0069-log-entries-by-number',
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });

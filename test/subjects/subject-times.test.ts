@@ -15,17 +15,15 @@ import { eraseCustomer } from '../../src/erasure/service.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
-import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as subjectTimesTimestamptz from '../../src/platform/migrations/0070-subject-times-timestamptz.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { insertSubjects } from '../../src/subjects/repository.js';
 import { expectSameRecords, reads, session } from '../helpers/api-session.js';
-import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
   columnTypes,
-  migrateBefore,
+  migratedKeepingSqliteSchema,
   postgresTextSubjectTimesStore,
-  sqliteSchema,
 } from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
@@ -134,7 +132,9 @@ describe('migration 0070 on a PostgreSQL store with customers in it', () => {
     // Started again as the release with 0070, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name in (${migration}, '0071-states-without-tenant')`.execute(handle);
+      where name in (${migration}, '0071-states-without-tenant', '0072-sqlite-keys-without-tenant')`.execute(
+      handle,
+    );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -158,13 +158,11 @@ describe('migration 0070 on SQLite', () => {
 
   it('leaves the schema as it was, and raises the oldest release', async () => {
     const { db } = bare;
-    await migrateBefore(db, '0070');
-    const before = await sqliteSchema(db);
-    expect(await migrateToLatest(db, testDataKey)).toEqual([
+    expect(await migratedKeepingSqliteSchema(db, '0070', '0071-states-without-tenant')).toEqual([
       migration,
       '0071-states-without-tenant',
+      '0072-sqlite-keys-without-tenant',
     ]);
-    expect(await sqliteSchema(db)).toEqual(before);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
   });
 });
