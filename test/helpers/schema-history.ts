@@ -10,6 +10,7 @@ import {
 } from '../../src/platform/id-type.js';
 import { forgetLogKey, resolveLogKey } from '../../src/platform/log-key.js';
 import { migrateToLatest, migrations, serviceMigrator } from '../../src/platform/migrate.js';
+import * as sqliteKeys from '../../src/platform/migrations/0072-sqlite-keys-without-tenant.js';
 import { testDataKey } from './app.js';
 import type { TestStore } from './stores.js';
 import { postgresStore } from './stores.js';
@@ -546,65 +547,31 @@ export async function asBefore0071(db: Db): Promise<void> {
 }
 
 /**
- * SQLite's tables that 0072 makes again: the clauses of their definitions as 0.18.0 has them
- * and as 0072 makes them, and their indexes as 0.18.0 has them, word for word (a test compares
- * the schema's text).
+ * SQLite's indexes that 0072 makes anew, as 0.18.0 has them, word for word (a test compares the
+ * schema's text); the tables' key clauses are the migration's own (`sqliteKeys.tables`).
  */
-const sqliteKeysBefore0072 = [
-  {
-    table: 'decisions',
-    keys: [
-      ['primary key ("tenant_id", "id")', 'primary key ("id")'],
-      [
-        'unique ("tenant_id", "subject_id", "template_id", "seq")',
-        'unique ("subject_id", "template_id", "seq")',
-      ],
-    ],
-    indexes: {
-      decisions_customer_time_idx:
-        'CREATE INDEX "decisions_customer_time_idx" on "decisions" ' +
-        '("tenant_id", "subject_id", "decided_at", "id")',
-    },
-  },
-  {
-    table: 'cookie_decisions',
-    keys: [
-      ['primary key ("tenant_id", "id")', 'primary key ("id")'],
-      ['unique ("tenant_id", "system_id", "event_id")', 'unique ("system_id", "event_id")'],
-    ],
-    indexes: {
-      cookie_decisions_subject_idx:
-        'CREATE INDEX "cookie_decisions_subject_idx" on "cookie_decisions" ("tenant_id", "subject_id")',
-      cookie_decisions_customer:
-        'CREATE INDEX "cookie_decisions_customer" on "cookie_decisions" ' +
-        '("tenant_id", "customer_subject_id", "decided_at") where "customer_subject_id" is not null',
-    },
-  },
-  {
-    table: 'channel_changes',
-    keys: [['primary key ("tenant_id", "id")', 'primary key ("id")']],
-    indexes: {
-      channel_changes_subject_idx:
-        'CREATE INDEX "channel_changes_subject_idx" on "channel_changes" ' +
-        '("tenant_id", "subject_id", "changed_at")',
-      channel_changes_channel_idx:
-        'CREATE INDEX "channel_changes_channel_idx" on "channel_changes" ' +
-        '("tenant_id", "subject_id", "product_id", "channel", "changed_at")',
-    },
-  },
-  {
-    table: 'partner_block_changes',
-    keys: [['primary key ("tenant_id", "id")', 'primary key ("id")']],
-    indexes: {
-      partner_block_changes_subject_idx:
-        'CREATE INDEX "partner_block_changes_subject_idx" on "partner_block_changes" ' +
-        '("tenant_id", "subject_id", "changed_at")',
-      partner_block_changes_decision_idx:
-        'CREATE INDEX "partner_block_changes_decision_idx" on "partner_block_changes" ' +
-        '("tenant_id", "decision_id", "partner_code", "changed_at")',
-    },
-  },
-] as const;
+const sqliteIndexesBefore0072: Readonly<Record<string, string>> = {
+  decisions_customer_time_idx:
+    'CREATE INDEX "decisions_customer_time_idx" on "decisions" ' +
+    '("tenant_id", "subject_id", "decided_at", "id")',
+  cookie_decisions_subject_idx:
+    'CREATE INDEX "cookie_decisions_subject_idx" on "cookie_decisions" ("tenant_id", "subject_id")',
+  cookie_decisions_customer:
+    'CREATE INDEX "cookie_decisions_customer" on "cookie_decisions" ' +
+    '("tenant_id", "customer_subject_id", "decided_at") where "customer_subject_id" is not null',
+  channel_changes_subject_idx:
+    'CREATE INDEX "channel_changes_subject_idx" on "channel_changes" ' +
+    '("tenant_id", "subject_id", "changed_at")',
+  channel_changes_channel_idx:
+    'CREATE INDEX "channel_changes_channel_idx" on "channel_changes" ' +
+    '("tenant_id", "subject_id", "product_id", "channel", "changed_at")',
+  partner_block_changes_subject_idx:
+    'CREATE INDEX "partner_block_changes_subject_idx" on "partner_block_changes" ' +
+    '("tenant_id", "subject_id", "changed_at")',
+  partner_block_changes_decision_idx:
+    'CREATE INDEX "partner_block_changes_decision_idx" on "partner_block_changes" ' +
+    '("tenant_id", "decision_id", "partner_code", "changed_at")',
+};
 
 /**
  * Takes migration 0072 back off a store: SQLite's keys of decisions, cookie choices and control
@@ -616,7 +583,7 @@ export async function asBefore0072(db: Db): Promise<void> {
     db,
   );
   if (isPostgres(db)) return;
-  for (const { table, keys, indexes } of sqliteKeysBefore0072) {
+  for (const { name: table, keys } of sqliteKeys.tables) {
     const { rows } = await sql<{ type: string; name: string; sql: string }>`select type, name, sql
       from sqlite_master where tbl_name = ${table} and sql is not null`.execute(db);
     const definition = rows.find((row) => row.type === 'table')?.sql ?? '';
@@ -631,7 +598,7 @@ export async function asBefore0072(db: Db): Promise<void> {
     await sql.raw(`drop table "${table}"`).execute(db);
     await sql.raw(`alter table "${table}_by_tenant" rename to "${table}"`).execute(db);
     for (const index of rows.filter((row) => row.type === 'index')) {
-      await sql.raw((indexes as Record<string, string>)[index.name] ?? index.sql).execute(db);
+      await sql.raw(sqliteIndexesBefore0072[index.name] ?? index.sql).execute(db);
     }
     await sql`delete from sqlite_stat1 where tbl = ${table}`.execute(db);
   }
