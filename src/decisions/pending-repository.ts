@@ -10,7 +10,13 @@
  */
 import { sql } from 'kysely';
 import { type Db, isPostgres } from '../platform/db.js';
-import { idArrayType, stateOfTenant, subjectLookup } from '../platform/id-type.js';
+import {
+  idArrayType,
+  knownIdType,
+  resolveIdType,
+  stateOfTenant,
+  subjectLookup,
+} from '../platform/id-type.js';
 import { prepared } from '../platform/prepared.js';
 import { batchedReads } from '../platform/read-batches.js';
 import type { ReaderThreads } from '../platform/reader-threads.js';
@@ -89,6 +95,8 @@ export function pendingReads(
   if (readers) {
     return {
       async versionState(tenantId, lookup, versionId) {
+        // Compiled here for the store's types (the states' key), read once a store.
+        if (knownIdType(db) === undefined) await resolveIdType(db);
         const query = customerVersionState.bind(db, { tenantId, lookup, versionId });
         return (await readers.run(query)).rows[0];
       },

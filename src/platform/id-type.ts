@@ -109,18 +109,19 @@ export type LogEntryTypes = { leaf: 'text' | 'bytea'; time: TimeType };
 export type LookupType = 'text' | 'bytea';
 
 /**
- * What PostgreSQL's keys of a customer's states (`customer_version_states_pk`,
- * `customer_template_states_pk`) lead with: the tenant's id, as every store has made them so
- * far, or the subject's (migration 0064: a subject's id is never shared between tenants). A
+ * What the keys of a customer's states (`customer_version_states`, `customer_template_states`)
+ * lead with: the tenant's id, as every store has made them so far, or the subject's (PostgreSQL's
+ * since migration 0064, SQLite's since 0073: a subject's id is never shared between tenants). A
  * read that must be answered from the key alone (`pending`'s) names the tenant only where the
- * key holds it; an upsert names the key by its name, the same on both.
+ * key holds it; PostgreSQL's upserts name the key by its name, the same on both.
  */
 export type StateKey = 'tenant' | 'subject';
 
 /**
  * Whether a customer's states (`customer_version_states`, `customer_template_states`) name
- * their tenant in a column of their own: every SQLite store, and PostgreSQL's until migration
- * 0071 drops it (16 bytes a row; a subject's id is never shared between tenants). Without it a
+ * their tenant in a column of their own, as every store has until a migration drops it
+ * (PostgreSQL's 0071, 16 bytes a row; SQLite's 0073, 37; a subject's id is never shared between
+ * tenants). Without it a
  * tenant's states are found through its subjects, templates or versions (`stateOfTenantRow`), and
  * a new state is written without it.
  */
@@ -161,31 +162,25 @@ interface StoreTypes {
 /** Each store's types, once read, by the adapter its connections and transactions share. */
 const known = new WeakMap<DialectAdapter, StoreTypes>();
 
-const sqliteTypes: StoreTypes = {
+/** SQLite's types but the states' (`StateKey`, `StateTenant`), which are read from the store. */
+const sqliteTypes = {
   ids: 'text',
   times: 'text',
   log: { leaf: 'text', time: 'text' },
   lookup: 'text',
-  stateKey: 'tenant',
-  stateTenant: 'column',
   sealed: 'text',
   subjectTimes: 'text',
-  key: 'sqlite',
-};
+} as const satisfies Partial<StoreTypes>;
 
 /**
- * The store's types if they are known without asking it: always on SQLite, on PostgreSQL once
- * `resolveIdType` has read them.
+ * The store's types if they are known without asking it: once `resolveIdType` (or a statement
+ * of `prepared.ts`) has read them.
  */
 export function knownTypes(db: Executor): StoreTypes | undefined {
-  if (!isPostgres(db)) return sqliteTypes;
   return known.get(db.getExecutor().adapter);
 }
 
-/**
- * The store's id type if it is known without asking it: always on SQLite, on PostgreSQL once
- * `resolveIdType` has read it.
- */
+/** The store's id type if it is known without asking it, once `resolveIdType` has read it. */
 export function knownIdType(db: Executor): IdType | undefined {
   return knownTypes(db)?.ids;
 }
@@ -217,8 +212,9 @@ const reading = new WeakMap<DialectAdapter, Promise<IdType>>();
 
 /**
  * Reads the type of `decisions.id` from the store's catalogue, once a store: every id column
- * of the service has the same type, since PostgreSQL compares no `text` with a `uuid`. A store
- * not yet migrated answers `text` and is asked again next time. Statements that start together
+ * of the service has the same type, since PostgreSQL compares no `text` with a `uuid` (SQLite's
+ * are text; of its types only the states' are read, `StateKey` and `StateTenant`). A store not
+ * yet migrated answers `text` and is asked again next time. Statements that start together
  * on a new handle wait for the one read (a thousand look-ups at once would otherwise each ask,
  * and hold the pool's connections for it). The read runs on the first one's connection: when
  * that fails (a transaction already failed), the others read on their own.
@@ -241,6 +237,7 @@ export async function resolveTimeType(db: Executor): Promise<TimeType> {
 }
 
 async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType> {
+  if (!isPostgres(db)) return readSqliteTypes(db, adapter);
   // The state key's first column comes in the same round trip, as a row of its own.
   const { rows } = await sql<{ table_name: string; column_name: string; data_type: string }>`select
       table_name::text, column_name::text, data_type::text
@@ -287,6 +284,23 @@ async function readIdType(db: Executor, adapter: DialectAdapter): Promise<IdType
     });
   }
   return ids;
+}
+
+/** SQLite's types: the states' key and tenant column, read from `customer_version_states`. */
+async function readSqliteTypes(db: Executor, adapter: DialectAdapter): Promise<IdType> {
+  const { rows } = await sql<{ name: string; pk: number }>`select name, pk
+    from pragma_table_info('customer_version_states')`.execute(db);
+  if (rows.length === 0) return 'text';
+  const stateKey: StateKey =
+    rows.find((row) => row.pk === 1)?.name === 'subject_id' ? 'subject' : 'tenant';
+  const stateTenant: StateTenant = rows.some((row) => row.name === 'tenant_id') ? 'column' : 'none';
+  known.set(adapter, {
+    ...sqliteTypes,
+    stateKey,
+    stateTenant,
+    key: `sqlite ${stateKey} ${stateTenant}`,
+  });
+  return 'text';
 }
 
 /**
