@@ -51,7 +51,9 @@
  * - 0072 (SQLite's keys of decisions, cookie choices and control changes without the tenant)
  *   on `decisions` and `cookie_decisions` as release 0.18.0 keeps them on SQLite: two decisions
  *   a customer, with the customers' subjects, and as many choices as records, each a new
- *   visitor's (nothing to do on PostgreSQL).
+ *   visitor's (nothing to do on PostgreSQL);
+ * - 0073 (SQLite's customers' states without their tenant) on the two state tables as release
+ *   0.19.0 keeps them on SQLite, as for 0064 (nothing to do on PostgreSQL).
  *
  * `BENCH_MIGRATIONS` picks them (default all of the above). On an SQLite
  * file, or on PostgreSQL
@@ -211,10 +213,16 @@ const measured: Measured[] = [
     },
     packBefore: true,
   },
+  {
+    name: '0073-sqlite-states-without-tenant',
+    tables: ['customer_template_states', 'customer_version_states'],
+    fill: fillSqliteStates,
+    packBefore: true,
+  },
 ];
 const picked = (
   process.env.BENCH_MIGRATIONS ??
-  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070,0071,0072'
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070,0071,0072,0073'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -687,6 +695,36 @@ async function fillSqliteCustomersAndDecisions(db: Db): Promise<void> {
       strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || ((i * 2 + k) / 100.0) || ' seconds'),
       ${apiKey}, null, ${text(24)}, ${text(152)}
     from c cross join k order by i, k`.execute(db);
+}
+
+/**
+ * SQLite's customers' states as 0.19.0 keeps them, keyed by the tenant, as `fillStates` makes
+ * PostgreSQL's: a state on a version a record (two a customer), a state on a template a customer,
+ * ids of the service's form. SQLite only: 0073 changes nothing on PostgreSQL.
+ */
+async function fillSqliteStates(db: Db): Promise<void> {
+  if (isPostgres(db)) return;
+  const [tenant] = tenants;
+  const template = '0190e8a0-0000-7000-8000-00000000c001';
+  const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
+  const uuid = (prefix: string, n: RawBuilder<unknown>) =>
+    sql`printf('0190e8a0-%04x-7${sql.raw(prefix)}-8000-%012x', ${n} / 65536 % 65536, ${n})`;
+  const time = (n: RawBuilder<unknown>) =>
+    sql`strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (${n} / 100.0) || ' seconds')`;
+  const customers = sql`with recursive c(i) as (select 0 union all select i + 1 from c
+    where i < ${leaves / 2 - 1})`;
+  await sql`${customers}, k(k) as (select 0 union all select 1)
+    insert into customer_version_states (tenant_id, subject_id, consent_version_id,
+      last_decision_id, last_decision, last_decided_at)
+    select ${tenant}, ${uuid('001', sql`i`)},
+      case when k = 0 then ${versions[0]} else ${versions[1]} end,
+      ${uuid('002', sql`(i * 2 + k)`)}, 'given', ${time(sql`(i * 2 + k)`)}
+    from c cross join k order by i, k`.execute(db);
+  await sql`${customers} insert into customer_template_states (tenant_id, subject_id, template_id,
+      decision_count, last_decision_id, last_decision, last_consent_version_id, last_decided_at)
+    select ${tenant}, ${uuid('001', sql`i`)}, ${template}, 2, ${uuid('002', sql`(i * 2 + 1)`)},
+      'given', ${versions[1]}, ${time(sql`(i * 2 + 1)`)}
+    from c order by i`.execute(db);
 }
 
 /**

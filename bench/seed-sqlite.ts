@@ -30,14 +30,14 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
     );
     const insertTemplateState = db.prepare(
-      `insert into customer_template_states (tenant_id, subject_id, template_id, decision_count,
+      `insert into customer_template_states (subject_id, template_id, decision_count,
          last_decision_id, last_decision, last_consent_version_id, last_decided_at)
-       values (?, ?, ?, 2, ?, ?, ?, ?)`,
+       values (?, ?, 2, ?, ?, ?, ?)`,
     );
     const insertVersionState = db.prepare(
-      `insert into customer_version_states (tenant_id, subject_id, consent_version_id,
-         last_decision_id, last_decision, last_decided_at)
-       values (?, ?, ?, ?, ?, ?)`,
+      `insert into customer_version_states (subject_id, consent_version_id, last_decision_id,
+         last_decision, last_decided_at)
+       values (?, ?, ?, ?, ?)`,
     );
     const { tenantId: t, templateId, older, latest } = fixture;
     const decision = (n: number, personal: string, versionIsLatest: boolean, value: string) => {
@@ -77,7 +77,6 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
         decision(first, sealed.personal[0], false, 'given');
         decision(last, sealed.personal[1], accepted, accepted ? 'given' : 'withdraw');
         insertTemplateState.run(
-          t,
           s,
           templateId,
           decisionId(last),
@@ -86,10 +85,10 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
           decidedAt(last),
         );
         if (accepted) {
-          insertVersionState.run(t, s, older.id, decisionId(first), 'given', decidedAt(first));
-          insertVersionState.run(t, s, latest.id, decisionId(last), 'given', decidedAt(last));
+          insertVersionState.run(s, older.id, decisionId(first), 'given', decidedAt(first));
+          insertVersionState.run(s, latest.id, decisionId(last), 'given', decidedAt(last));
         } else {
-          insertVersionState.run(t, s, older.id, decisionId(last), 'withdraw', decidedAt(last));
+          insertVersionState.run(s, older.id, decisionId(last), 'withdraw', decidedAt(last));
         }
       }
     };

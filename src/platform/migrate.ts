@@ -86,6 +86,7 @@ import * as logEntriesByNumber from './migrations/0069-log-entries-by-number.js'
 import * as subjectTimesTimestamptz from './migrations/0070-subject-times-timestamptz.js';
 import * as statesWithoutTenant from './migrations/0071-states-without-tenant.js';
 import * as sqliteKeysWithoutTenant from './migrations/0072-sqlite-keys-without-tenant.js';
+import * as sqliteStatesWithoutTenant from './migrations/0073-sqlite-states-without-tenant.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -177,6 +178,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0070-subject-times-timestamptz': subjectTimesTimestamptz,
     '0071-states-without-tenant': statesWithoutTenant,
     '0072-sqlite-keys-without-tenant': sqliteKeysWithoutTenant,
+    '0073-sqlite-states-without-tenant': sqliteStatesWithoutTenant,
   };
 }
 

@@ -1,15 +1,16 @@
 /**
  * A customer's states (`customer_version_states`, `customer_template_states`) name their tenant
- * in a column of their own on every SQLite store and on PostgreSQL's until migration 0071, and
- * on none after it (`StateTenant`, src/platform/id-type.ts): a subject's id is never shared
- * between tenants. The service runs on either form: one scripted session of the public API
- * answers byte for byte alike on both, its receipts verify and the audit is clean; the reads of
- * a tenant's states as a whole (the back-office's counts of a template's customers, the counts
- * of customers per version and decision of an evidence pack, a customer's decided templates) and
- * an erasure reach that tenant's states only, with a second tenant's customers of the same ids
- * beside them. 0071 drops the column on a store with states in it and writes each table again:
- * every state reads as it did, the same reads answer the same bytes. SQLite's store is left as
- * it was.
+ * in a column of their own until a migration drops it (0071 on PostgreSQL, 0073 on SQLite, which
+ * also takes it out of the key), and on none after it (`StateTenant`,
+ * src/platform/id-type.ts): a subject's id is never shared between tenants. The service runs on
+ * either form of either store: one scripted session of the public API answers byte for byte
+ * alike on both, its receipts verify and the audit is clean; the reads of a tenant's states as a
+ * whole (the back-office's counts of a template's customers, the counts of customers per version
+ * and decision of an evidence pack, a customer's decided templates) and an erasure reach that
+ * tenant's states only, with a second tenant's customers of the same ids beside them. Each
+ * migration drops the column on a store with states in it and writes each table again: every
+ * state reads as it did, the same reads answer the same bytes. Each leaves the other store's
+ * schema as it was.
  */
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +18,11 @@ import { registry } from '../../src/app/kinds.js';
 import { findDecidedTemplates } from '../../src/decisions/record-repository.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { createDb } from '../../src/platform/db.js';
+import { createDb, type Db, isPostgres } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType } from '../../src/platform/id-type.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as statesWithoutTenant from '../../src/platform/migrations/0071-states-without-tenant.js';
+import * as sqliteStatesWithoutTenant from '../../src/platform/migrations/0073-sqlite-states-without-tenant.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { countCustomersPerVersionAndDecision } from '../../src/records/evidence-repository.js';
 import {
@@ -27,17 +30,33 @@ import {
   countCustomersPerTemplate,
 } from '../../src/templates/reach-repository.js';
 import { expectSameRecords, reads, type Session, session } from '../helpers/api-session.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
 import {
   columnsOf,
+  migrateBefore,
   migratedKeepingSqliteSchema,
   postgresStatesWithTenantStore,
+  sqliteSchema,
+  sqliteStatesWithTenantStore,
 } from '../helpers/schema-history.js';
 import { postgresStore, sqliteStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
 const migration = '0071-states-without-tenant';
 const tables = ['customer_version_states', 'customer_template_states'];
+
+/** A table's key's columns, in order, from the store's catalogue. */
+async function keyOf(db: Db, table: string): Promise<string[]> {
+  const { rows } = isPostgres(db)
+    ? await sql<{ name: string }>`select a.attname::text as name
+        from pg_index as i join pg_attribute as a
+          on a.attrelid = i.indrelid and a.attnum = any (i.indkey)
+        where i.indrelid = ${table}::regclass and i.indisprimary
+        order by array_position(i.indkey::int2[], a.attnum)`.execute(db)
+    : await sql<{ name: string }>`select name from pragma_table_info(${table})
+        where pk > 0 order by pk`.execute(db);
+  return rows.map((row) => row.name);
+}
 
 const by = { actorKind: 'operator', actor: 'test', ip: '127.0.0.1', userAgent: null } as const;
 
@@ -86,12 +105,29 @@ async function tenantWide(t: TestApp, s: Session) {
   };
 }
 
-describe('PostgreSQL states with and without their tenant in a column', () => {
+const forms = [
+  // PostgreSQL's key led with the subject before its column went (0064, then 0071); SQLite's
+  // loses both at once (0073).
+  {
+    store: 'PostgreSQL',
+    withTenant: postgresStatesWithTenantStore,
+    keyWithTenant: 'subject',
+    withoutTenant: postgresStore,
+  },
+  {
+    store: 'SQLite',
+    withTenant: sqliteStatesWithTenantStore,
+    keyWithTenant: 'tenant',
+    withoutTenant: sqliteStore,
+  },
+];
+
+describe.each(forms)('$store states with and without their tenant in a column', (form) => {
   let onColumn: TestApp;
   let onNone: TestApp;
   beforeAll(async () => {
-    onColumn = await startTestApp(postgresStatesWithTenantStore);
-    onNone = await startTestApp(postgresStore);
+    onColumn = await startTestApp(form.withTenant);
+    onNone = await startTestApp(form.withoutTenant);
   });
   afterAll(async () => {
     await onColumn?.close();
@@ -102,11 +138,15 @@ describe('PostgreSQL states with and without their tenant in a column', () => {
     for (const table of tables) {
       expect(await columnsOf(onColumn.db, table)).toContain('tenant_id');
       expect(await columnsOf(onNone.db, table)).not.toContain('tenant_id');
+      expect(await keyOf(onNone.db, table)).not.toContain('tenant_id');
     }
     await resolveIdType(onColumn.db);
     await resolveIdType(onNone.db);
-    expect(knownTypes(onColumn.db)?.stateTenant).toBe('column');
-    expect(knownTypes(onNone.db)?.stateTenant).toBe('none');
+    expect(knownTypes(onColumn.db)).toMatchObject({
+      stateKey: form.keyWithTenant,
+      stateTenant: 'column',
+    });
+    expect(knownTypes(onNone.db)).toMatchObject({ stateKey: 'subject', stateTenant: 'none' });
   });
 
   it('a scripted session answers byte for byte alike on both; receipts verify, the audit is clean', async () => {
@@ -190,7 +230,9 @@ describe('migration 0071 on a PostgreSQL store with states in it', () => {
     // Started again as the release with 0071, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name in (${migration}, '0072-sqlite-keys-without-tenant')`.execute(handle);
+      where name in (${migration}, '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+      handle,
+    );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
@@ -198,7 +240,7 @@ describe('migration 0071 on a PostgreSQL store with states in it', () => {
         expect(await columnsOf(next.db, table)).not.toContain('tenant_id');
       const filesAfter = await filesOf(next);
       for (const [i, file] of filesAfter.entries()) expect(file).not.toBe(filesBefore[i]);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.18.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
       expect(await statesOf(next)).toEqual(statesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       expect(await reads(next, other, at)).toEqual(otherReads);
@@ -221,7 +263,81 @@ describe('migration 0071 on SQLite', () => {
     expect(await migratedKeepingSqliteSchema(db, '0071', migration)).toEqual([
       migration,
       '0072-sqlite-keys-without-tenant',
+      '0073-sqlite-states-without-tenant',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+  });
+});
+
+describe('migration 0073 on a SQLite store with states in it', () => {
+  it("drops the states' tenant from their rows and keys; every state reads as it did, the same reads answer the same bytes, receipts verify, the audit is clean", async () => {
+    const created = await sqliteStatesWithTenantStore.createMigrated!();
+    const old = await startTestApp(existingStore(created.databaseUrl, async () => {}, 'sqlite'));
+    const before = await session(old);
+    const other = await session(old);
+    await eraseCustomer(old.db, old.vault, registry, other.tenantId, 'bob', by);
+    const at = new Date().toISOString();
+    const readsBefore = await reads(old, before, at);
+    const otherReads = await reads(old, other, at);
+    const statesBefore = await statesOf(old);
+    expect(statesBefore.onVersions.length).toBeGreaterThan(2);
+    for (const table of tables) expect(await keyOf(old.db, table)).toContain('tenant_id');
+    await old.close();
+    // Started again as the release with 0073, which its start applies.
+    const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
+    await sql`delete from kysely_migration
+      where name = '0073-sqlite-states-without-tenant'`.execute(handle);
+    await handle.destroy();
+    const next = await startTestApp(existingStore(created.databaseUrl, created.drop, 'sqlite'));
+    try {
+      expect(await columnsOf(next.db, 'customer_version_states')).toEqual([
+        'subject_id',
+        'consent_version_id',
+        'last_decision_id',
+        'last_decision',
+        'last_decided_at',
+      ]);
+      expect(await keyOf(next.db, 'customer_version_states')).toEqual([
+        'subject_id',
+        'consent_version_id',
+      ]);
+      expect(await columnsOf(next.db, 'customer_template_states')).not.toContain('tenant_id');
+      expect(await keyOf(next.db, 'customer_template_states')).toEqual([
+        'subject_id',
+        'template_id',
+      ]);
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await statesOf(next)).toEqual(statesBefore);
+      await expectSameRecords(next, before, at, readsBefore);
+      expect(await reads(next, other, at)).toEqual(otherReads);
+      // It records on; a state is unique under its new key; it runs again as a no-op.
+      expect((await session(next)).answers).toEqual(before.answers);
+      const [state] = (await statesOf(next)).onVersions as Array<Record<string, unknown>>;
+      await expect(
+        sql`insert into customer_version_states (subject_id, consent_version_id,
+          last_decision_id, last_decision, last_decided_at)
+          values (${state?.subject_id}, ${state?.consent_version_id}, 'x', 'given', ${at})`.execute(
+          next.db,
+        ),
+      ).rejects.toThrow(/UNIQUE constraint failed/);
+      const schema = await sqliteSchema(next.db);
+      await sqliteStatesWithoutTenant.up(next.db as unknown as Kysely<unknown>);
+      expect(await sqliteSchema(next.db)).toEqual(schema);
+    } finally {
+      await next.close();
+    }
+  });
+});
+
+describe('migration 0073 on PostgreSQL', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0073');
+    const columns = await columnsOf(db, 'customer_version_states');
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0073-sqlite-states-without-tenant']);
+    expect(await columnsOf(db, 'customer_version_states')).toEqual(columns);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
   });
 });

@@ -387,6 +387,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
+      '0073-sqlite-states-without-tenant',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

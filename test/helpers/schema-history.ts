@@ -11,9 +11,10 @@ import {
 import { forgetLogKey, resolveLogKey } from '../../src/platform/log-key.js';
 import { migrateToLatest, migrations, serviceMigrator } from '../../src/platform/migrate.js';
 import * as sqliteKeys from '../../src/platform/migrations/0072-sqlite-keys-without-tenant.js';
+import * as sqliteStates from '../../src/platform/migrations/0073-sqlite-states-without-tenant.js';
 import { testDataKey } from './app.js';
 import type { TestStore } from './stores.js';
-import { postgresStore } from './stores.js';
+import { postgresStore, sqliteStore } from './stores.js';
 
 /**
  * Brings a store to the schema an earlier release left: every migration named before `first`
@@ -88,13 +89,20 @@ function postgresStoreWithout(
   takeBack: (db: Db) => Promise<void>,
   kept: readonly string[],
 ): TestStore {
+  return storeWithout(postgresStore, takeBack, kept);
+}
+
+/** `postgresStoreWithout`, of either store. */
+function storeWithout(
+  store: TestStore,
+  takeBack: (db: Db) => Promise<void>,
+  kept: readonly string[],
+): TestStore {
   return {
-    name: 'postgres',
-    create: () => postgresStore.create(),
+    name: store.name,
+    create: () => store.create(),
     async createMigrated() {
-      const created = await (
-        postgresStore.createMigrated as NonNullable<TestStore['createMigrated']>
-      )();
+      const created = await (store.createMigrated as NonNullable<TestStore['createMigrated']>)();
       const db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
       try {
         await takeBack(db);
@@ -579,6 +587,7 @@ const sqliteIndexesBefore0072: Readonly<Record<string, string>> = {
  * the statistics it wrote are gone; 0072 pending. PostgreSQL: nothing to take back.
  */
 export async function asBefore0072(db: Db): Promise<void> {
+  await asBefore0073(db);
   await sql`delete from kysely_migration where name = '0072-sqlite-keys-without-tenant'`.execute(
     db,
   );
@@ -602,4 +611,48 @@ export async function asBefore0072(db: Db): Promise<void> {
     }
     await sql`delete from sqlite_stat1 where tbl = ${table}`.execute(db);
   }
+}
+
+/**
+ * A SQLite store as release 0.19.0 left it, its customers' states naming their tenant in a
+ * column and leading their key with it, and 0073 recorded as applied, so that a test app, which
+ * migrates on its start, leaves them so. `decisions/state-tenant.test.ts` compares the service on
+ * it with the service on the states without it every other test's SQLite store has.
+ */
+export const sqliteStatesWithTenantStore = storeWithout(sqliteStore, asBefore0073, [
+  '0073-sqlite-states-without-tenant',
+]);
+
+/**
+ * Takes migration 0073 back off a store: SQLite's customers' states name their tenant in a
+ * column again, first in the row and in the key, as 0.19.0 and the releases before it made them
+ * (0.19.0's definitions, word for word: the migration's own clauses put back), each state's from
+ * its subject; 0073 pending. PostgreSQL: nothing to take back.
+ */
+export async function asBefore0073(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0073-sqlite-states-without-tenant'`.execute(
+    db,
+  );
+  if (isPostgres(db)) return;
+  for (const { name: table } of sqliteStates.tables) {
+    const { rows } = await sql<{ sql: string }>`select sql from sqlite_master
+      where type = 'table' and name = ${table}`.execute(db);
+    const definition = rows[0]?.sql ?? '';
+    if (definition.includes('"tenant_id"')) continue;
+    const made = definition
+      .replace(/^create table "?[a-z_]+"?/i, `create table "${table}_by_tenant"`)
+      .replace(
+        '("subject_id" text not null',
+        `(${sqliteStates.tenantColumn}"subject_id" text not null`,
+      )
+      .replace('primary key (', sqliteStates.tenantKey);
+    await sql.raw(made).execute(db);
+    await sql
+      .raw(`insert into "${table}_by_tenant" select s.tenant_id, st.*
+      from "${table}" as st join subjects as s on s.id = st.subject_id`)
+      .execute(db);
+    await sql.raw(`drop table "${table}"`).execute(db);
+    await sql.raw(`alter table "${table}_by_tenant" rename to "${table}"`).execute(db);
+  }
+  forgetIdType(db);
 }

@@ -304,7 +304,10 @@ describe('migration 0072, the reads of cookie choices on SQLite', () => {
   it("each read of choices by id, by event, by visitor and by signed-in customer takes the key without the tenant, and never the website's key by time", async () => {
     const { db } = bare;
     const written = await storeBefore0055(db, '0072');
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0072-sqlite-keys-without-tenant']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0072-sqlite-keys-without-tenant',
+      '0073-sqlite-states-without-tenant',
+    ]);
 
     const plans = planWatcher(db, bare.databaseUrl, [
       'cookie_decisions_',

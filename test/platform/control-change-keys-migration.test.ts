@@ -237,7 +237,10 @@ describe('migration 0072, the reads of control changes on SQLite', () => {
   it('each read of changes by id, by customer, by decision and by channel as of a moment takes the key without the tenant', async () => {
     const { db } = bare;
     const written = await storeBefore0056(db, '0072');
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0072-sqlite-keys-without-tenant']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0072-sqlite-keys-without-tenant',
+      '0073-sqlite-states-without-tenant',
+    ]);
 
     const plans = planWatcher(db, bare.databaseUrl, [
       'channel_changes_',

@@ -206,7 +206,10 @@ describe('migration 0072, the reads of decisions on SQLite', () => {
     await migrateBefore(db, '0072');
     const written = decisionRows();
     await insertDecisions(db, written);
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0072-sqlite-keys-without-tenant']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0072-sqlite-keys-without-tenant',
+      '0073-sqlite-states-without-tenant',
+    ]);
 
     const plans = planWatcher(db, bare.databaseUrl, ['decisions_', 'sqlite_autoindex_decisions']);
     const watched = plans.db;
@@ -339,6 +342,7 @@ describe('migration 0067, on PostgreSQL', () => {
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
+      '0073-sqlite-states-without-tenant',
     ]);
 
     expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { customerVersionState } from '../../src/decisions/pending-repository.js';
 import { isPostgres } from '../../src/platform/db.js';
+import { resolveIdType } from '../../src/platform/id-type.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { testDataKey } from '../helpers/app.js';
 import { migrateBefore } from '../helpers/schema-history.js';
@@ -148,9 +149,10 @@ describe.each(stores)('migration 0050, on $name', (store) => {
 
     expect(await migrateToLatest(db, testDataKey)).toContain('0050-sqlite-states-by-key');
 
-    // PostgreSQL's states no longer name their tenant (migration 0071).
+    // The customers' states no longer name their tenant (migration 0071 on PostgreSQL, 0073 on
+    // SQLite).
     const kept = (table: Table, row: Record<string, unknown>) => {
-      if (sqlite || !table.startsWith('customer_')) return row;
+      if (!table.startsWith('customer_')) return row;
       const { tenant_id: _tenant, ...rest } = row;
       return rest;
     };
@@ -192,6 +194,7 @@ describe.each(stores)('migration 0050, on $name', (store) => {
       lookup: (written.subjects[0] as Record<string, string>).lookup as string,
       versionId: state.consent_version_id as string,
     };
+    await resolveIdType(db);
     const statement = customerVersionState.bind(db, values);
     const plan = await db.executeQuery({
       ...statement,
@@ -199,7 +202,7 @@ describe.each(stores)('migration 0050, on $name', (store) => {
     });
     expect(plan.rows.map((row) => (row as { detail: string }).detail)).toEqual([
       'SEARCH s USING COVERING INDEX subjects_lookup_uq (tenant_id=? AND lookup=?)',
-      'SEARCH cv USING PRIMARY KEY (tenant_id=? AND subject_id=? AND consent_version_id=?)',
+      'SEARCH cv USING PRIMARY KEY (subject_id=? AND consent_version_id=?)',
     ]);
     // And it answers: the first customer's state on their first version.
     expect(await customerVersionState.first(db, values)).toEqual({

@@ -171,7 +171,9 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
     await sql`delete from kysely_migration
       where name in ('0066-sealed-columns-binary', '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant')`.execute(handle);
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+      handle,
+    );
     await handle.destroy();
 
     const onBytes = await startTestApp(existingStore(created.databaseUrl, created.drop));
@@ -182,7 +184,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
           columns.map(() => 'bytea'),
         );
       }
-      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
+      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
       expect(await typesKeptAsText(db)).toEqual([]);
       // Each value is its bytes, smaller than its text; an erased subject's key and salt null.
       expect(await sealedSizes(db, recorded.tenantId, 'as')).toEqual(bytes);
@@ -257,6 +259,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
+      '0073-sqlite-states-without-tenant',
     ]);
     expect(await columnTypes(db, 'decisions', ['personal', 'evidence_salt'])).toEqual({
       personal: 'text',
@@ -273,7 +276,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
     expect((await typesKeptAsText(db)).map((kept) => kept.message)).toEqual([
       expect.stringContaining('The sealed columns are text, not bytea: migration 0066'),
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
   });
 });
 
@@ -290,7 +293,8 @@ describe('migration 0066 on SQLite', () => {
       '0070-subject-times-timestamptz',
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
+      '0073-sqlite-states-without-tenant',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.18.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
   });
 });
