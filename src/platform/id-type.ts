@@ -121,9 +121,8 @@ export type StateKey = 'tenant' | 'subject';
  * Whether a customer's states (`customer_version_states`, `customer_template_states`) name
  * their tenant in a column of their own, as every store has until a migration drops it
  * (PostgreSQL's 0071, 16 bytes a row; SQLite's 0073, 37; a subject's id is never shared between
- * tenants). Without it a
- * tenant's states are found through its subjects, templates or versions (`stateOfTenantRow`), and
- * a new state is written without it.
+ * tenants). Without it a tenant's states are found through its subjects, templates or versions
+ * (`stateOfTenantRow`), and a new state is written without it.
  */
 export type StateTenant = 'column' | 'none';
 
@@ -375,7 +374,7 @@ export function statesNameTenant(db: Executor): boolean {
 }
 
 /**
- * The store's types on PostgreSQL, for a statement that cannot be built right without them:
+ * The store's types, for a statement that cannot be built right without them:
  * known once `resolveIdType` (or a statement of `prepared.ts`) has read them. Building such a
  * statement before is a fault of the code, not of the store.
  */
