@@ -33,9 +33,10 @@ const insertDecision = prepared((db, p: (name: DecisionColumn) => never) =>
 
 /**
  * A customer's state names its tenant in a column of its own where the store's states have one
- * (`StateTenant`, id-type.ts: every SQLite store, PostgreSQL's before migration 0071): the
+ * (`StateTenant`, id-type.ts: PostgreSQL's before migration 0071, SQLite's before 0073): the
  * column to write (`stateTenant`), and the tenant's first in a list of a state's columns, an
- * insert's or an upsert's conflict's (`withStateTenant`: SQLite's key leads with it).
+ * insert's or an upsert's conflict's (`withStateTenant`: SQLite's key leads with it while the
+ * column is there; 0073 drops both).
  */
 function stateTenant<T>(db: Executor, tenant: T): { tenant_id?: T } {
   return statesNameTenant(db) ? { tenant_id: tenant } : {};

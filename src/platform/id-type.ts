@@ -353,10 +353,10 @@ export function stateOfTenant(db: Executor, alias: string, tenant: unknown): Raw
 /**
  * The condition that a customer's state (`alias`: a row of `customer_version_states` or
  * `customer_template_states`) is the tenant's, on its own column where the store has one
- * (`StateTenant`): SQLite's keys lead with it, so its reads need it. Without the column, none:
- * each statement that reads states reaches them through the tenant's subject, template or
- * version, named with the tenant. For a statement compiled once the store's types are known, as
- * `subjectLookup` is.
+ * (`StateTenant`): SQLite's keys lead with it while it is there, so its reads need it. Without
+ * the column, none: each statement that reads states reaches them through the tenant's subject,
+ * template or version, named with the tenant. For a statement compiled once the store's types
+ * are known, as `subjectLookup` is.
  */
 export function stateOfTenantRow(
   db: Executor,

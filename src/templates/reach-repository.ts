@@ -27,7 +27,8 @@ export async function countCustomersOnVersion(
 
 /**
  * Customers with at least one decision, per template id: the tenant's states are those of its
- * templates (its own column, where the states have one, is named too: SQLite's key leads with it).
+ * templates (its own column, where the states have one, is named too: SQLite's key leads with it
+ * until 0073).
  */
 export async function countCustomersPerTemplate(db: Executor, tenantId: string) {
   await resolveIdType(db);
