@@ -664,6 +664,11 @@ async function fillCustomersAndDecisions(db: Db, sealedAs: 'text' | 'bytea'): Pr
     order by c.i, k`.execute(db);
 }
 
+/** An SQLite expression of a UUID of the service's form, the `n`th of the series `prefix` names. */
+function sqliteUuid(prefix: string, n: RawBuilder<unknown>): RawBuilder<string> {
+  return sql`printf('0190e8a0-%04x-7${sql.raw(prefix)}-8000-%012x', ${n} / 65536 % 65536, ${n})`;
+}
+
 /**
  * Customers and their decisions as 0.18.0 keeps them on SQLite, as `fillCustomersAndDecisions`
  * fills PostgreSQL's: ids as text, UUIDv7-like and rising as the service makes them; sealed
@@ -676,21 +681,19 @@ async function fillSqliteCustomersAndDecisions(db: Db): Promise<void> {
   const template = '0190e8a0-0000-7000-8000-00000000c001';
   const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
   const apiKey = '0190e8a0-0000-7000-8000-00000000c201';
-  const uuid = (prefix: string, n: RawBuilder<unknown>) =>
-    sql`printf('0190e8a0-%04x-7${sql.raw(prefix)}-8000-%012x', ${n} / 65536 % 65536, ${n})`;
   const text = (chars: number) =>
     sql`substr(hex(randomblob(${Math.ceil(chars / 2)})), 1, ${chars})`;
   const customers = sql`with recursive c(i) as (select 0 union all select i + 1 from c
     where i < ${leaves / 2 - 1})`;
   await sql`${customers} insert into subjects
       (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at, erased_at)
-    select ${tenant}, ${uuid('001', sql`i`)}, lower(hex(randomblob(32))), ${text(120)},
+    select ${tenant}, ${sqliteUuid('001', sql`i`)}, lower(hex(randomblob(32))), ${text(120)},
       ${text(24)}, ${text(44)}, '2026-12-01T00:00:00.000Z', null
     from c`.execute(db);
   await sql`${customers}, k(k) as (select 0 union all select 1)
     insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id,
       version, decision, seq, decided_at, api_key_id, idempotency_key, evidence_salt, personal)
-    select ${tenant}, ${uuid('002', sql`(i * 2 + k)`)}, ${uuid('001', sql`i`)}, ${template},
+    select ${tenant}, ${sqliteUuid('002', sql`(i * 2 + k)`)}, ${sqliteUuid('001', sql`i`)}, ${template},
       case when k = 0 then ${versions[0]} else ${versions[1]} end, k + 1, 'given', k + 1,
       strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || ((i * 2 + k) / 100.0) || ' seconds'),
       ${apiKey}, null, ${text(24)}, ${text(152)}
@@ -707,8 +710,6 @@ async function fillSqliteStates(db: Db): Promise<void> {
   const [tenant] = tenants;
   const template = '0190e8a0-0000-7000-8000-00000000c001';
   const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
-  const uuid = (prefix: string, n: RawBuilder<unknown>) =>
-    sql`printf('0190e8a0-%04x-7${sql.raw(prefix)}-8000-%012x', ${n} / 65536 % 65536, ${n})`;
   const time = (n: RawBuilder<unknown>) =>
     sql`strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (${n} / 100.0) || ' seconds')`;
   const customers = sql`with recursive c(i) as (select 0 union all select i + 1 from c
@@ -716,13 +717,13 @@ async function fillSqliteStates(db: Db): Promise<void> {
   await sql`${customers}, k(k) as (select 0 union all select 1)
     insert into customer_version_states (tenant_id, subject_id, consent_version_id,
       last_decision_id, last_decision, last_decided_at)
-    select ${tenant}, ${uuid('001', sql`i`)},
+    select ${tenant}, ${sqliteUuid('001', sql`i`)},
       case when k = 0 then ${versions[0]} else ${versions[1]} end,
-      ${uuid('002', sql`(i * 2 + k)`)}, 'given', ${time(sql`(i * 2 + k)`)}
+      ${sqliteUuid('002', sql`(i * 2 + k)`)}, 'given', ${time(sql`(i * 2 + k)`)}
     from c cross join k order by i, k`.execute(db);
   await sql`${customers} insert into customer_template_states (tenant_id, subject_id, template_id,
       decision_count, last_decision_id, last_decision, last_consent_version_id, last_decided_at)
-    select ${tenant}, ${uuid('001', sql`i`)}, ${template}, 2, ${uuid('002', sql`(i * 2 + 1)`)},
+    select ${tenant}, ${sqliteUuid('001', sql`i`)}, ${template}, 2, ${sqliteUuid('002', sql`(i * 2 + 1)`)},
       'given', ${versions[1]}, ${time(sql`(i * 2 + 1)`)}
     from c order by i`.execute(db);
 }

@@ -205,6 +205,22 @@ async function statesOf(t: TestApp) {
   return { onVersions, onTemplates };
 }
 
+/**
+ * What a migration test records on a store of the old form before migrating it: two tenants'
+ * sessions, the second's `bob` erased, and what each tenant's reads and the states answer then.
+ */
+async function recordOn(old: TestApp) {
+  const before = await session(old);
+  const other = await session(old);
+  await eraseCustomer(old.db, old.vault, registry, other.tenantId, 'bob', by);
+  const at = new Date().toISOString();
+  const readsBefore = await reads(old, before, at);
+  const otherReads = await reads(old, other, at);
+  const statesBefore = await statesOf(old);
+  expect(statesBefore.onVersions.length).toBeGreaterThan(2);
+  return { before, other, at, readsBefore, otherReads, statesBefore };
+}
+
 /** The file each table's rows are in: a table written again is in a new one. */
 async function filesOf(t: TestApp) {
   const { rows } = await sql<{ file: string }>`select pg_relation_filenode(t)::text as file
@@ -216,14 +232,7 @@ describe('migration 0071 on a PostgreSQL store with states in it', () => {
   it("drops the states' tenant and writes each table again; every state reads as it did, the same reads answer the same bytes, receipts verify, the audit is clean", async () => {
     const created = await postgresStatesWithTenantStore.createMigrated!();
     const old = await startTestApp(existingStore(created.databaseUrl));
-    const before = await session(old);
-    const other = await session(old);
-    await eraseCustomer(old.db, old.vault, registry, other.tenantId, 'bob', by);
-    const at = new Date().toISOString();
-    const readsBefore = await reads(old, before, at);
-    const otherReads = await reads(old, other, at);
-    const statesBefore = await statesOf(old);
-    expect(statesBefore.onVersions.length).toBeGreaterThan(2);
+    const { before, other, at, readsBefore, otherReads, statesBefore } = await recordOn(old);
     const filesBefore = await filesOf(old);
     for (const table of tables) expect(await columnsOf(old.db, table)).toContain('tenant_id');
     await old.close();
@@ -273,14 +282,7 @@ describe('migration 0073 on a SQLite store with states in it', () => {
   it("drops the states' tenant from their rows and keys; every state reads as it did, the same reads answer the same bytes, receipts verify, the audit is clean", async () => {
     const created = await sqliteStatesWithTenantStore.createMigrated!();
     const old = await startTestApp(existingStore(created.databaseUrl, async () => {}, 'sqlite'));
-    const before = await session(old);
-    const other = await session(old);
-    await eraseCustomer(old.db, old.vault, registry, other.tenantId, 'bob', by);
-    const at = new Date().toISOString();
-    const readsBefore = await reads(old, before, at);
-    const otherReads = await reads(old, other, at);
-    const statesBefore = await statesOf(old);
-    expect(statesBefore.onVersions.length).toBeGreaterThan(2);
+    const { before, other, at, readsBefore, otherReads, statesBefore } = await recordOn(old);
     for (const table of tables) expect(await keyOf(old.db, table)).toContain('tenant_id');
     await old.close();
     // Started again as the release with 0073, which its start applies.
