@@ -1,5 +1,6 @@
 import { type DialectAdapter, type RawBuilder, sql } from 'kysely';
 import { type Executor, isPostgres } from './db.js';
+import { sqliteBase64Mark } from './sqlite-blobs.js';
 import { findStoreSetting } from './store-settings-repository.js';
 
 /**
@@ -135,7 +136,9 @@ export type StateTenant = 'column' | 'none';
  * or their bytes as `bytea` (three quarters of the size), all of them alike, read from
  * `decisions.personal`. Either reads as the same base64 (`sealedColumn`); a statement gives
  * them as base64 and decodes them for `bytea` columns (`sealedValue`, the `sealed` array type
- * of `unnest.ts`).
+ * of `unnest.ts`). A SQLite column keeps each value as it was given (a `text` column takes a
+ * blob as it is): the service writes base64 text there, and reads each value as it is held,
+ * text or bytes (`sealedColumn`).
  */
 export type SealedType = 'text' | 'bytea';
 
@@ -389,15 +392,22 @@ function typesRead(db: Executor): StoreTypes {
  * A sealed column (`SealedType`) read as base64 text, whichever its type: as it is from
  * `text`, encoded in the statement from `bytea` (PostgreSQL's base64 breaks lines every 76
  * characters; Node's, which sealed them, does not: `replace` takes the breaks out in a third of
- * the time `translate` does, bench/notebook.md). For a statement built once the store's types
- * are known (`resolveIdType`, or `prepared.ts`).
+ * the time `translate` does, bench/notebook.md). On SQLite each value is read as it is held:
+ * text as it is, a blob as its hex marked to be made base64 by the connection that reads it
+ * (`sqlite-blobs.ts`). For a statement built once the store's types are known
+ * (`resolveIdType`, or `prepared.ts`).
  */
 export function sealedColumn<T extends string | null = string>(
   db: Executor,
   column: string,
 ): RawBuilder<T> {
-  if (!isPostgres(db) || typesRead(db).sealed === 'text') return sql<T>`${sql.ref(column)}`;
-  return sql<T>`replace(encode(${sql.ref(column)}, 'base64'), E'\\n', '')`;
+  const ref = sql.ref(column);
+  if (!isPostgres(db)) {
+    return sql<T>`case typeof(${ref}) when 'blob' then ${sql.raw(sqliteBase64Mark)} || hex(${ref})
+      else ${ref} end`;
+  }
+  if (typesRead(db).sealed === 'text') return sql<T>`${ref}`;
+  return sql<T>`replace(encode(${ref}, 'base64'), E'\\n', '')`;
 }
 
 /**

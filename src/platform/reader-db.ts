@@ -21,8 +21,9 @@ import type { ReaderThreads } from './reader-threads.js';
 export function readerDb(readers: ReaderThreads): Db {
   const connection: DatabaseConnection = {
     // Rows cross from the thread by structured clone: no read asks for a blob (the log's leaves,
-    // which SQLite keeps as bytes, are read as hex), so every value arrives as the main
-    // connection would answer it.
+    // which SQLite keeps as bytes, are read as hex; a sealed value held as bytes is made base64
+    // in the thread, sqlite-blobs.ts), so every value arrives as the main connection would
+    // answer it.
     executeQuery: <R>(query: CompiledQuery) => readers.run<R>(query as CompiledQuery<R>),
     // biome-ignore lint/correctness/useYield: a reader thread answers whole results only.
     async *streamQuery() {

@@ -13,8 +13,10 @@ import {
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
+  type SqliteStatement,
   sql,
 } from 'kysely';
+import { readsMarkedBlobs, unmarkRow, unmarkRows } from './sqlite-blobs.js';
 
 /**
  * Kysely opens SQLite transactions with a deferred `BEGIN`, which takes the write lock only at the
@@ -123,17 +125,30 @@ const statementCacheSize = 500;
  * changing, so each text is prepared once and its statement reused.
  */
 function withStatementCache(database: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
     prepare(sql: string) {
       let statement = statements.get(sql);
       if (!statement) {
-        statement = database.prepare(sql);
+        const prepared = database.prepare(sql);
+        statement = readsMarkedBlobs(sql) ? unmarking(prepared) : prepared;
         if (statements.size >= statementCacheSize) statements.clear();
         statements.set(sql, statement);
       }
       return statement;
+    },
+  };
+}
+
+/** A statement whose rows' marked blobs are read in the form each names (`sqlite-blobs.ts`). */
+function unmarking(statement: SQLite.Statement): SqliteStatement {
+  return {
+    reader: statement.reader,
+    all: (parameters) => unmarkRows(statement.all(parameters)),
+    run: (parameters) => statement.run(parameters),
+    *iterate(parameters) {
+      for (const row of statement.iterate(parameters)) yield unmarkRow(row);
     },
   };
 }

@@ -6,11 +6,15 @@
  * records byte for byte as before, receipts and evidence included, and the records written on it
  * after read, verify and audit as those written on text. A store holding a value the service
  * never writes keeps the columns as text and says why; SQLite's store is left as it was.
+ * SQLite reads each sealed value as it is held, base64 text or its bytes as a blob: a store
+ * whose values are bytes answers every read as it did on text, its audit clean, and the text
+ * written beside them reads alike.
  */
 import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
 import { findCookieDecisionPage } from '../../src/cookies/decision-filters-repository.js';
+import { auditLog } from '../../src/decision-log/audit.js';
 import { eraseCustomer } from '../../src/erasure/service.js';
 import { createPartner } from '../../src/partners/index.js';
 import { loadConfig } from '../../src/platform/config.js';
@@ -18,6 +22,8 @@ import { createDb, type Db } from '../../src/platform/db.js';
 import { knownTypes, resolveIdType, typesKeptAsText } from '../../src/platform/id-type.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import * as sealedColumnsBinary from '../../src/platform/migrations/0066-sealed-columns-binary.js';
+import { readerDb } from '../../src/platform/reader-db.js';
+import type { ReaderThreads } from '../../src/platform/reader-threads.js';
 import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { findEvidencePageNewestFirst } from '../../src/records/evidence-repository.js';
 import { publishOutsideReview } from '../../src/templates/index.js';
@@ -296,5 +302,116 @@ describe('migration 0066 on SQLite', () => {
       '0073-sqlite-states-without-tenant',
     ]);
     expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+  });
+});
+
+/**
+ * Each sealed value of every table written again as its bytes, in Node, as a blob (SQLite keeps
+ * in a column whatever each row was given). How many distinct values were, by column.
+ */
+async function sealedAsBlobs(db: Db): Promise<Record<string, number>> {
+  const written: Record<string, number> = {};
+  for (const [table, columns] of Object.entries(sealedColumns)) {
+    for (const column of columns) {
+      const { rows } = await sql<{ value: string }>`select distinct ${sql.ref(column)} as value
+        from ${sql.table(table)} where typeof(${sql.ref(column)}) = 'text'`.execute(db);
+      for (const { value } of rows) {
+        const bytes = Buffer.from(value, 'base64');
+        expect(bytes.toString('base64'), `${table}.${column}`).toBe(value);
+        await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${bytes}
+          where ${sql.ref(column)} = ${value}`.execute(db);
+      }
+      written[`${table}.${column}`] = rows.length;
+    }
+  }
+  return written;
+}
+
+/** The storage classes the values of every sealed column hold, by column. */
+async function sealedClasses(db: Db): Promise<Record<string, string[]>> {
+  const classes: Record<string, string[]> = {};
+  for (const [table, columns] of Object.entries(sealedColumns)) {
+    for (const column of columns) {
+      const { rows } = await sql<{ class: string }>`select distinct typeof(${sql.ref(column)})
+          as class
+        from ${sql.table(table)} order by 1`.execute(db);
+      classes[`${table}.${column}`] = rows.map((row) => row.class);
+    }
+  }
+  return classes;
+}
+
+describe("SQLite's sealed values held as their bytes", () => {
+  it('read as they did as text, value by value; the audit is clean, receipts verify, an erasure works, and text written beside them reads alike', async () => {
+    const t = await startTestApp(sqliteStore);
+    try {
+      const at = new Date(Date.now() + 60_000).toISOString();
+      const recorded = await session(t);
+      const opened = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/customers/ann/requests',
+        headers: { ...recorded.headers, 'content-type': 'application/json' },
+        payload: JSON.stringify({ kind: 'access' }),
+      });
+      expect(opened.statusCode).toBe(201);
+      const blocks = await partnerBlock(t, recorded);
+      await eraseCustomer(t.db, t.vault, registry, recorded.tenantId, 'bob', by);
+      await logSettled(t, recorded);
+      const before = await everything(t, recorded, at, blocks);
+      // Read on the store's reader threads too, as the reads that may lag are.
+      const onReaders = readerDb(t.readers as ReaderThreads);
+      const lagging = async () => [
+        await findEvidencePageNewestFirst(onReaders, recorded.tenantId, {}, undefined, 100),
+        await findCookieDecisionPage(onReaders, recorded.tenantId, {}, 'oldest', undefined, 100),
+      ];
+      const laggingBefore = await lagging();
+      expect(laggingBefore).toEqual(before.slice(-2));
+
+      // Every sealed column held some text, which is now bytes; an erased key and salt null.
+      const written = await sealedAsBlobs(t.db);
+      for (const [column, count] of Object.entries(written)) {
+        expect(count, column).toBeGreaterThan(0);
+      }
+      const classes = await sealedClasses(t.db);
+      for (const [column, held] of Object.entries(classes)) {
+        expect(held, column).toEqual(
+          column === 'subjects.wrapped_key' || column === 'subjects.salt'
+            ? ['blob', 'null']
+            : ['blob'],
+        );
+      }
+
+      expect(await everything(t, recorded, at, blocks)).toEqual(before);
+      expect(await lagging()).toEqual(laggingBefore);
+      expect(await auditLog(t.db, t.vault, registry, recorded.tenantId)).toMatchObject({
+        ok: true,
+        findings: [],
+      });
+
+      // Written beside the bytes, as text: the same answers, receipts verify, the audit is clean.
+      const again = await session(t);
+      expect(again.answers).toEqual(recorded.answers);
+      expect(again.receipts).toEqual([true, true]);
+      expect(again.audit).toMatchObject({ ok: true, findings: [] });
+      expect((await sealedClasses(t.db))['decisions.personal']).toEqual(['blob', 'text']);
+      expect(await everything(t, recorded, at, blocks)).toEqual(before);
+
+      // A customer whose key is held as bytes is erased; the receipt still proves the decision.
+      const erased = await eraseCustomer(t.db, t.vault, registry, recorded.tenantId, 'ann', by);
+      expect(erased).toMatchObject({ erased: true });
+      const receipt = await t.app.inject({
+        method: 'GET',
+        url: recorded.receiptUrls[0] ?? '',
+        headers: recorded.headers,
+      });
+      expect(receipt.statusCode).toBe(200);
+      expect(JSON.parse(receipt.body)).toMatchObject({ data: { opening: null } });
+      expect(await auditLog(t.db, t.vault, registry, recorded.tenantId)).toMatchObject({
+        ok: true,
+        findings: [],
+      });
+    } finally {
+      await t.close();
+    }
   });
 });
