@@ -212,14 +212,29 @@ describe.each(stores)('witness cosignatures on $name', (store) => {
       .execute();
     expect(stored.map((r) => r.witness).sort()).toEqual(['w1', 'w2']);
 
-    const metrics = await t.app.inject({
-      method: 'GET',
-      url: '/metrics',
-      headers: { authorization: `Bearer ${metricsToken}` },
-    });
-    const scrape = parseScrape(metrics.body);
-    const failures = (witness: string, reason: string) =>
-      scrape.value('consent_log_witness_failures_total', { witness, reason }) ?? 0;
+    const scrapeMetrics = async () => {
+      const metrics = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${metricsToken}` },
+      });
+      return parseScrape(metrics.body);
+    };
+    const failuresIn = (scraped: ReturnType<typeof parseScrape>, witness: string, reason: string) =>
+      scraped.value('consent_log_witness_failures_total', { witness, reason }) ?? 0;
+    // The receipts wait for the quorum only: each failing witness is asked beside it, and its
+    // failure is counted once its answer (or refusal) comes, which may be after the receipts.
+    await expect
+      .poll(async () => {
+        const scraped = await scrapeMetrics();
+        return [
+          failuresIn(scraped, 'garbage', 'invalid'),
+          failuresIn(scraped, 'down', 'unreachable'),
+        ];
+      })
+      .toSatisfy((counts: number[]) => counts.every((count) => count > 0));
+    const scrape = await scrapeMetrics();
+    const failures = (witness: string, reason: string) => failuresIn(scrape, witness, reason);
     expect(failures('garbage', 'invalid')).toBeGreaterThan(0);
     expect(failures('down', 'unreachable')).toBeGreaterThan(0);
     expect(failures('w1', 'invalid') + failures('w1', 'unreachable')).toBe(0);
