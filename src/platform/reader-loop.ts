@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import type { FromReader, ReaderData, ReadResult, ToReader } from './reader-wire.js';
-import { readsMarkedBlobs, unmarkRows } from './sqlite-blobs.js';
+import { statementCache } from './sqlite-statements.js';
 import { toWire } from './writer-wire.js';
 
 const data = workerData as ReaderData;
@@ -18,22 +18,8 @@ const database = new SQLite(data.path, { timeout: data.busyTimeoutMs, fileMustEx
 // Reads only: a statement that would write fails here instead of taking the writer's lock.
 database.pragma('query_only = ON');
 
-/**
- * Each statement text is prepared once (see `withStatementCache` in sqlite.ts), with whether its
- * rows may hold marked blobs (`sqlite-blobs.ts`).
- */
-const statements = new Map<string, { statement: SQLite.Statement; marked: boolean }>();
-const statementCacheSize = 500;
-
-function statementFor(sql: string): { statement: SQLite.Statement; marked: boolean } {
-  let prepared = statements.get(sql);
-  if (!prepared) {
-    prepared = { statement: database.prepare(sql), marked: readsMarkedBlobs(sql) };
-    if (statements.size >= statementCacheSize) statements.clear();
-    statements.set(sql, prepared);
-  }
-  return prepared;
-}
+/** Each statement text is prepared once, as on the main connection (`sqlite-statements.ts`). */
+const statementFor = statementCache(database);
 
 port.on('message', (message: ToReader) => {
   if (message.type === 'close') {
@@ -44,9 +30,7 @@ port.on('message', (message: ToReader) => {
   const results: ReadResult[] = message.reads.map(({ id, sql, parameters }) => {
     const start = performance.now();
     try {
-      const { statement, marked } = statementFor(sql);
-      const rows = statement.all(parameters as unknown[]);
-      const value = marked ? unmarkRows(rows) : rows;
+      const value = statementFor(sql).all(parameters as unknown[]);
       return { id, ok: true, value, durationMs: performance.now() - start };
     } catch (error) {
       return { id, ok: false, error: toWire(error), durationMs: performance.now() - start };

@@ -4,9 +4,10 @@
  * one to a function of the connection's; its `hex()` in the statement costs next to nothing
  * (bench/notebook.md, "what binary values cost to read on SQLite"). So a statement gives each
  * blob as marked text: a character no base64 or UUID holds, a letter for the form wanted, then
- * its hex. The connections that run statements (`sqlite.ts`, `reader-loop.ts`) turn each marked
- * value of a marked statement's rows into that form, whatever its column; a value without the
- * mark is left as it is, so a column holding text in some rows and bytes in others reads alike.
+ * its hex. The statements of every connection (`sqlite-statements.ts`: the main one's, the
+ * reader threads') turn each marked value of a marked statement's rows into that form, whatever
+ * its column; a value without the mark is left as it is, so a column holding text in some rows
+ * and bytes in others reads alike.
  */
 
 /**

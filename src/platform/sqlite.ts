@@ -13,10 +13,9 @@ import {
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
-  type SqliteStatement,
   sql,
 } from 'kysely';
-import { readsMarkedBlobs, unmarkRow, unmarkRows } from './sqlite-blobs.js';
+import { statementCache } from './sqlite-statements.js';
 
 /**
  * Kysely opens SQLite transactions with a deferred `BEGIN`, which takes the write lock only at the
@@ -116,41 +115,9 @@ export function createSqliteDialect(path: string, busyTimeoutMs: number): Sqlite
   return new ImmediateSqliteDialect({ database: withStatementCache(database) }, database);
 }
 
-/** Most distinct statements kept prepared; the service itself issues a few dozen. */
-const statementCacheSize = 500;
-
-/**
- * Kysely prepares every query anew; preparing (parsing and planning the SQL) costs more than
- * running these small indexed statements. The queries' text repeats, with only the parameters
- * changing, so each text is prepared once and its statement reused.
- */
+/** Kysely's SQLite database, its statements prepared once each (`sqlite-statements.ts`). */
 function withStatementCache(database: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SqliteStatement>();
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        const prepared = database.prepare(sql);
-        statement = readsMarkedBlobs(sql) ? unmarking(prepared) : prepared;
-        if (statements.size >= statementCacheSize) statements.clear();
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-  };
-}
-
-/** A statement whose rows' marked blobs are read in the form each names (`sqlite-blobs.ts`). */
-function unmarking(statement: SQLite.Statement): SqliteStatement {
-  return {
-    reader: statement.reader,
-    all: (parameters) => unmarkRows(statement.all(parameters)),
-    run: (parameters) => statement.run(parameters),
-    *iterate(parameters) {
-      for (const row of statement.iterate(parameters)) yield unmarkRow(row);
-    },
-  };
+  return { close: () => database.close(), prepare: statementCache(database) };
 }
 
 /** The file path an SQLite `DATABASE_URL` names: a path, or `file:` and a path. */
