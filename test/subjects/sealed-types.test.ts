@@ -122,6 +122,39 @@ async function everything(
 }
 
 /**
+ * What both forms are compared on: a session, a data-subject request, a partner block, `bob`
+ * erased (their key and salt gone, their records' tombstones kept), the log settled; then every
+ * read of them.
+ */
+async function recordEverything(t: TestApp, at: string) {
+  const recorded = await session(t);
+  const opened = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/customers/ann/requests',
+    headers: { ...recorded.headers, 'content-type': 'application/json' },
+    payload: JSON.stringify({ kind: 'access' }),
+  });
+  expect(opened.statusCode).toBe(201);
+  const blocks = await partnerBlock(t, recorded);
+  await eraseCustomer(t.db, t.vault, registry, recorded.tenantId, 'bob', by);
+  await logSettled(t, recorded);
+  return { recorded, blocks, before: await everything(t, recorded, at, blocks) };
+}
+
+/** `ann` erased: the decision's receipt still proves it, without the customer's opening. */
+async function expectErasedStillProven(t: TestApp, s: Session): Promise<void> {
+  const erased = await eraseCustomer(t.db, t.vault, registry, s.tenantId, 'ann', by);
+  expect(erased).toMatchObject({ erased: true });
+  const receipt = await t.app.inject({
+    method: 'GET',
+    url: s.receiptUrls[0] ?? '',
+    headers: s.headers,
+  });
+  expect(receipt.statusCode).toBe(200);
+  expect(JSON.parse(receipt.body)).toMatchObject({ data: { opening: null } });
+}
+
+/**
  * The byte length of every value of the sealed columns of the tenant's rows, by column, in the
  * rows' order: `as` the column holds it, or `decoded` from its base64.
  */
@@ -149,19 +182,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
     let blocks: string[];
     const at = new Date(Date.now() + 60_000).toISOString();
     try {
-      recorded = await session(onText);
-      const opened = await onText.app.inject({
-        method: 'POST',
-        url: '/api/v1/customers/ann/requests',
-        headers: { ...recorded.headers, 'content-type': 'application/json' },
-        payload: JSON.stringify({ kind: 'access' }),
-      });
-      expect(opened.statusCode).toBe(201);
-      blocks = await partnerBlock(onText, recorded);
-      // An erased customer: their key and salt gone, their records' tombstones kept.
-      await eraseCustomer(onText.db, onText.vault, registry, recorded.tenantId, 'bob', by);
-      await logSettled(onText, recorded);
-      before = await everything(onText, recorded, at, blocks);
+      ({ recorded, blocks, before } = await recordEverything(onText, at));
       expect(knownTypes(onText.db)?.sealed).toBe('text');
     } finally {
       await onText.close();
@@ -211,23 +232,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
       expect(again.answers).toEqual(recorded.answers);
       expect(again.receipts).toEqual([true, true]);
       expect(again.audit).toMatchObject({ ok: true, findings: [] });
-      const erased = await eraseCustomer(
-        onBytes.db,
-        onBytes.vault,
-        registry,
-        again.tenantId,
-        'ann',
-        by,
-      );
-      expect(erased).toMatchObject({ erased: true });
-      // Erased, the decision's receipt still proves it, without the customer's opening.
-      const receipt = await onBytes.app.inject({
-        method: 'GET',
-        url: again.receiptUrls[0] ?? '',
-        headers: again.headers,
-      });
-      expect(receipt.statusCode).toBe(200);
-      expect(JSON.parse(receipt.body)).toMatchObject({ data: { opening: null } });
+      await expectErasedStillProven(onBytes, again);
 
       // It runs again as a no-op.
       await sealedColumnsBinary.up(db as unknown as Kysely<unknown>);
@@ -346,18 +351,7 @@ describe("SQLite's sealed values held as their bytes", () => {
     const t = await startTestApp(sqliteStore);
     try {
       const at = new Date(Date.now() + 60_000).toISOString();
-      const recorded = await session(t);
-      const opened = await t.app.inject({
-        method: 'POST',
-        url: '/api/v1/customers/ann/requests',
-        headers: { ...recorded.headers, 'content-type': 'application/json' },
-        payload: JSON.stringify({ kind: 'access' }),
-      });
-      expect(opened.statusCode).toBe(201);
-      const blocks = await partnerBlock(t, recorded);
-      await eraseCustomer(t.db, t.vault, registry, recorded.tenantId, 'bob', by);
-      await logSettled(t, recorded);
-      const before = await everything(t, recorded, at, blocks);
+      const { recorded, blocks, before } = await recordEverything(t, at);
       // Read on the store's reader threads too, as the reads that may lag are.
       const onReaders = readerDb(t.readers as ReaderThreads);
       const lagging = async () => [
@@ -397,15 +391,7 @@ describe("SQLite's sealed values held as their bytes", () => {
       expect(await everything(t, recorded, at, blocks)).toEqual(before);
 
       // A customer whose key is held as bytes is erased; the receipt still proves the decision.
-      const erased = await eraseCustomer(t.db, t.vault, registry, recorded.tenantId, 'ann', by);
-      expect(erased).toMatchObject({ erased: true });
-      const receipt = await t.app.inject({
-        method: 'GET',
-        url: recorded.receiptUrls[0] ?? '',
-        headers: recorded.headers,
-      });
-      expect(receipt.statusCode).toBe(200);
-      expect(JSON.parse(receipt.body)).toMatchObject({ data: { opening: null } });
+      await expectErasedStillProven(t, recorded);
       expect(await auditLog(t.db, t.vault, registry, recorded.tenantId)).toMatchObject({
         ok: true,
         findings: [],
