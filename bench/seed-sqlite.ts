@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import SQLite from 'better-sqlite3';
+import { holdsBinaryIds, idsAsBytes } from '../src/platform/sqlite-ids.js';
 import { decidedAt, decisionId, type Fixture, subjectId } from './dataset.js';
 import { type SealedStep, sealedSteps } from './sealing.js';
 
@@ -19,22 +20,28 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -262144'); // 256 MB: index pages stay in memory while appending.
-    const insertSubject = db.prepare(
+    // The ids in the form the store holds them (src/platform/sqlite-ids.ts).
+    const binaryIds = holdsBinaryIds(db.pragma('user_version', { simple: true }));
+    const inserter = (statement: string) => {
+      const prepared = db.prepare(statement);
+      return (...values: unknown[]) => prepared.run(binaryIds ? idsAsBytes(values) : values);
+    };
+    const insertSubject = inserter(
       `insert into subjects (tenant_id, id, lookup, wrapped_key, salt, commitment, created_at,
          erased_at)
        values (?, ?, ?, ?, ?, ?, ?, null)`,
     );
-    const insertDecision = db.prepare(
+    const insertDecision = inserter(
       `insert into decisions (tenant_id, id, subject_id, template_id, consent_version_id, version,
          decision, seq, decided_at, api_key_id, personal, evidence_salt, idempotency_key)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
     );
-    const insertTemplateState = db.prepare(
+    const insertTemplateState = inserter(
       `insert into customer_template_states (subject_id, template_id, decision_count,
          last_decision_id, last_decision, last_consent_version_id, last_decided_at)
        values (?, ?, 2, ?, ?, ?, ?)`,
     );
-    const insertVersionState = db.prepare(
+    const insertVersionState = inserter(
       `insert into customer_version_states (subject_id, consent_version_id, last_decision_id,
          last_decision, last_decided_at)
        values (?, ?, ?, ?, ?)`,
@@ -42,7 +49,7 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
     const { tenantId: t, templateId, older, latest } = fixture;
     const decision = (n: number, personal: string, versionIsLatest: boolean, value: string) => {
       const v = versionIsLatest ? latest : older;
-      insertDecision.run(
+      insertDecision(
         t,
         decisionId(n),
         subjectId(Math.floor(n / 2)),
@@ -65,7 +72,7 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
         const accepted = i % 2 === 0;
         const first = 2 * i;
         const last = 2 * i + 1;
-        insertSubject.run(
+        insertSubject(
           t,
           s,
           sealed.lookup,
@@ -76,7 +83,7 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
         );
         decision(first, sealed.personal[0], false, 'given');
         decision(last, sealed.personal[1], accepted, accepted ? 'given' : 'withdraw');
-        insertTemplateState.run(
+        insertTemplateState(
           s,
           templateId,
           decisionId(last),
@@ -85,10 +92,10 @@ export async function loadSqlite(path: string, fixture: Fixture, size: number): 
           decidedAt(last),
         );
         if (accepted) {
-          insertVersionState.run(s, older.id, decisionId(first), 'given', decidedAt(first));
-          insertVersionState.run(s, latest.id, decisionId(last), 'given', decidedAt(last));
+          insertVersionState(s, older.id, decisionId(first), 'given', decidedAt(first));
+          insertVersionState(s, latest.id, decisionId(last), 'given', decidedAt(last));
         } else {
-          insertVersionState.run(s, older.id, decisionId(last), 'withdraw', decidedAt(last));
+          insertVersionState(s, older.id, decisionId(last), 'withdraw', decidedAt(last));
         }
       }
     };

@@ -11,10 +11,11 @@
  * subject_id, product_id, channel, changed_at); `partner_block_changes_decision_idx`
  * (tenant_id, decision_id, partner_code, changed_at).
  */
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { DecisionValue } from '../decisions/index.js';
 import { type Executor, isPostgres } from '../platform/db.js';
 import { idArrayType, resolveIdType, subjectLookup } from '../platform/id-type.js';
+import { sqliteIdOf } from '../platform/sqlite-ids.js';
 import { decisionTimeBound } from '../platform/time.js';
 import { isLive } from '../templates/index.js';
 
@@ -68,17 +69,17 @@ export function findLatestReleaseAsOf(
 
 /**
  * The values asked, as a table of (position, look-up): PostgreSQL takes them as an array (of
- * text, or of the store's ids: `arrayType`), SQLite as a JSON array (`json_each`, its position
+ * text, or of the store's ids: `ids`), SQLite as a JSON array (`json_each`, its position
  * 0-based); the statement around them is the same.
  */
-function askedTable(
-  db: Executor,
-  lookups: readonly string[],
-  arrayType: RawBuilder<unknown> = sql.raw('text[]'),
-) {
-  return isPostgres(db)
-    ? sql`(select i - 1 as i, lookup from unnest(${lookups}::${arrayType}) with ordinality as u(lookup, i))`
-    : sql`(select key as i, value as lookup from json_each(${JSON.stringify(lookups)}))`;
+function askedTable(db: Executor, lookups: readonly string[], ids = false) {
+  if (isPostgres(db)) {
+    const arrayType = ids ? idArrayType(db) : sql.raw('text[]');
+    return sql`(select i - 1 as i, lookup from unnest(${lookups}::${arrayType}) with ordinality as u(lookup, i))`;
+  }
+  // A JSON array's values are text: ids are taken in the form the store holds them.
+  const value = sql.raw(ids ? sqliteIdOf('value') : 'value');
+  return sql`(select key as i, ${value} as lookup from json_each(${JSON.stringify(lookups)}))`;
 }
 
 /**
@@ -201,7 +202,7 @@ export async function findPartnerBlocksAsOf(
     select p.decision_id, p.partner_code, p.blocked
     from partner_block_changes as p
     where p.tenant_id = ${tenantId} and p.changed_at <= ${at}
-      and p.decision_id in (select q.lookup from ${askedTable(db, decisionIds, idArrayType(db))} as q)
+      and p.decision_id in (select q.lookup from ${askedTable(db, decisionIds, true)} as q)
     order by p.decision_id, p.partner_code, p.changed_at desc, p.id desc
   `.execute(db);
   // Newest first within each partner: the first row of a decision's partner is the one in force.

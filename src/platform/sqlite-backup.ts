@@ -3,6 +3,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
 import type { Db } from './db.js';
+import { statementCache } from './sqlite-statements.js';
 
 export class BackupError extends Error {}
 
@@ -75,9 +76,10 @@ function checkIntegrity(file: string): void {
 
 /** A backup (or any SQLite store) opened read-only, to check it without changing a byte. */
 export function openReadOnly(file: string): Db {
+  const database = new SQLite(file, { readonly: true, fileMustExist: true });
+  // Its statements bind and read ids in the form the copy holds them, as the service's do.
+  const prepare = statementCache(database);
   return new Kysely<Database>({
-    dialect: new SqliteDialect({
-      database: new SQLite(file, { readonly: true, fileMustExist: true }),
-    }),
+    dialect: new SqliteDialect({ database: { close: () => database.close(), prepare } }),
   });
 }

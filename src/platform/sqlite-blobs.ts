@@ -22,12 +22,7 @@ export function readsMarkedBlobs(sql: string): boolean {
   return sql.includes(sqliteBase64Mark);
 }
 
-/** Each marked value of each row in the form its mark names, in place; the rows given back. */
-export function unmarkRows<T>(rows: T[]): T[] {
-  for (const row of rows) unmarkRow(row);
-  return rows;
-}
-
+/** Each marked value of a row in the form its mark names, in place; the row given back. */
 export function unmarkRow<T>(row: T): T {
   const values = row as Record<string, unknown>;
   for (const key in values) {

@@ -6,7 +6,8 @@
  */
 import type SQLite from 'better-sqlite3';
 import type { SqliteStatement } from 'kysely';
-import { readsMarkedBlobs, unmarkRow, unmarkRows } from './sqlite-blobs.js';
+import { readsMarkedBlobs, unmarkRow } from './sqlite-blobs.js';
+import { holdsBinaryIds, idsAsBytes, idsAsText, markBinaryIds } from './sqlite-ids.js';
 
 /** Most distinct statements kept prepared; the service itself issues a few dozen. */
 const statementCacheSize = 500;
@@ -14,14 +15,31 @@ const statementCacheSize = 500;
 /**
  * The statement of each text, prepared on first use. One whose rows may hold marked blobs
  * (`sqlite-blobs.ts`, checked once, as it is prepared) reads each in the form its mark names.
+ * On a store that holds its ids as bytes (`sqlite-ids.ts`) every statement binds and reads them
+ * so. The connection reads the store's form when it opens, takes the new one from the statement
+ * that marks it (a migration's, in its transaction), and reads it again after every rollback,
+ * which may have undone that mark.
  */
 export function statementCache(database: SQLite.Database): (sql: string) => SqliteStatement {
+  const form = { binaryIds: false };
+  const readForm = () => {
+    form.binaryIds = holdsBinaryIds(database.pragma('user_version', { simple: true }));
+  };
+  readForm();
   const statements = new Map<string, SqliteStatement>();
   return (sql) => {
     let statement = statements.get(sql);
     if (!statement) {
       const prepared = database.prepare(sql);
-      statement = readsMarkedBlobs(sql) ? unmarking(prepared) : prepared;
+      const after =
+        sql === markBinaryIds
+          ? () => {
+              form.binaryIds = true;
+            }
+          : /^\s*rollback\b/i.test(sql)
+            ? readForm
+            : undefined;
+      statement = inForm(prepared, form, readsMarkedBlobs(sql), after);
       if (statements.size >= statementCacheSize) statements.clear();
       statements.set(sql, statement);
     }
@@ -29,14 +47,36 @@ export function statementCache(database: SQLite.Database): (sql: string) => Sqli
   };
 }
 
-/** A statement whose rows' marked blobs are read in the form each names. */
-function unmarking(statement: SQLite.Statement): SqliteStatement {
+/**
+ * A statement that binds and reads the store's ids in its form, and reads each marked blob of
+ * its rows in the form the mark names (`marked`); `after` runs once it has run.
+ */
+function inForm(
+  statement: SQLite.Statement,
+  form: { readonly binaryIds: boolean },
+  marked: boolean,
+  after: (() => void) | undefined,
+): SqliteStatement {
+  const row = (value: unknown) => {
+    if (form.binaryIds) idsAsText(value);
+    return marked ? unmarkRow(value) : value;
+  };
+  const bind = (parameters: readonly unknown[]) =>
+    form.binaryIds ? idsAsBytes(parameters) : parameters;
   return {
     reader: statement.reader,
-    all: (parameters) => unmarkRows(statement.all(parameters)),
-    run: (parameters) => statement.run(parameters),
+    all: (parameters) => {
+      const rows = statement.all(bind(parameters));
+      if (form.binaryIds || marked) for (const each of rows) row(each);
+      return rows;
+    },
+    run: (parameters) => {
+      const result = statement.run(bind(parameters));
+      after?.();
+      return result;
+    },
     *iterate(parameters) {
-      for (const row of statement.iterate(parameters)) yield unmarkRow(row);
+      for (const each of statement.iterate(bind(parameters))) yield row(each);
     },
   };
 }

@@ -13,6 +13,7 @@ import type { DecisionRequest } from '../../src/decisions/schemas.js';
 import { decide as decideWith } from '../../src/decisions/service.js';
 // No template here has a rule of who may decide: nothing is ever held.
 import type { DecisionJob, DecisionOutcome } from '../../src/decisions/writes.js';
+import { statementCache } from '../../src/platform/sqlite-statements.js';
 import type { VersionWithCode } from '../../src/templates/service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { storedLookup } from '../helpers/schema-history.js';
@@ -258,7 +259,9 @@ describe.each(stores)('the writer of decisions on $name', (store) => {
     // Another connection to the file sees it: it is committed, not only in the writer's transaction.
     const other = new Database(t.config.databaseUrl, { readonly: true });
     try {
-      expect(other.prepare('select id from decisions where id = ?').get(id)).toEqual({ id });
+      // Its statements bind and read ids in the store's form, as the service's do.
+      const found = statementCache(other)('select id from decisions where id = ?').all([id]);
+      expect(found).toEqual([{ id }]);
     } finally {
       other.close();
     }
