@@ -219,10 +219,19 @@ const measured: Measured[] = [
     fill: fillSqliteStates,
     packBefore: true,
   },
+  {
+    name: '0074-sqlite-binary-ids',
+    tables: ['decisions', 'subjects', 'customer_template_states', 'customer_version_states'],
+    fill: async (db) => {
+      await fillSqliteCustomersAndDecisions(db);
+      await fillSqliteStates(db, 'no tenant');
+    },
+    packBefore: true,
+  },
 ];
 const picked = (
   process.env.BENCH_MIGRATIONS ??
-  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070,0071,0072,0073'
+  '0048,0052,0055,0056,0057,0058,0059,0060,0061,0062,0063,0064,0065,0066,0067,0068,0069,0070,0071,0072,0073,0074'
 ).split(',');
 
 for (const migration of measured.filter((m) => picked.includes(m.name.slice(0, 4)))) {
@@ -705,9 +714,12 @@ async function fillSqliteCustomersAndDecisions(db: Db): Promise<void> {
  * PostgreSQL's: a state on a version a record (two a customer), a state on a template a customer,
  * ids of the service's form. SQLite only: 0073 changes nothing on PostgreSQL.
  */
-async function fillSqliteStates(db: Db): Promise<void> {
+async function fillSqliteStates(db: Db, named: 'tenant' | 'no tenant' = 'tenant'): Promise<void> {
   if (isPostgres(db)) return;
   const [tenant] = tenants;
+  // Before 0073 a state names its tenant first; since, it does not.
+  const tenantColumn = sql.raw(named === 'tenant' ? 'tenant_id, ' : '');
+  const tenantValue = named === 'tenant' ? sql`${tenant}, ` : sql``;
   const template = '0190e8a0-0000-7000-8000-00000000c001';
   const versions = ['0190e8a0-0000-7000-8000-00000000c101', '0190e8a0-0000-7000-8000-00000000c102'];
   const time = (n: RawBuilder<unknown>) =>
@@ -715,15 +727,15 @@ async function fillSqliteStates(db: Db): Promise<void> {
   const customers = sql`with recursive c(i) as (select 0 union all select i + 1 from c
     where i < ${leaves / 2 - 1})`;
   await sql`${customers}, k(k) as (select 0 union all select 1)
-    insert into customer_version_states (tenant_id, subject_id, consent_version_id,
+    insert into customer_version_states (${tenantColumn}subject_id, consent_version_id,
       last_decision_id, last_decision, last_decided_at)
-    select ${tenant}, ${sqliteUuid('001', sql`i`)},
+    select ${tenantValue}${sqliteUuid('001', sql`i`)},
       case when k = 0 then ${versions[0]} else ${versions[1]} end,
       ${sqliteUuid('002', sql`(i * 2 + k)`)}, 'given', ${time(sql`(i * 2 + k)`)}
     from c cross join k order by i, k`.execute(db);
-  await sql`${customers} insert into customer_template_states (tenant_id, subject_id, template_id,
+  await sql`${customers} insert into customer_template_states (${tenantColumn}subject_id, template_id,
       decision_count, last_decision_id, last_decision, last_consent_version_id, last_decided_at)
-    select ${tenant}, ${sqliteUuid('001', sql`i`)}, ${template}, 2, ${sqliteUuid('002', sql`(i * 2 + 1)`)},
+    select ${tenantValue}${sqliteUuid('001', sql`i`)}, ${template}, 2, ${sqliteUuid('002', sql`(i * 2 + 1)`)},
       'given', ${versions[1]}, ${time(sql`(i * 2 + 1)`)}
     from c order by i`.execute(db);
 }

@@ -87,6 +87,7 @@ import * as subjectTimesTimestamptz from './migrations/0070-subject-times-timest
 import * as statesWithoutTenant from './migrations/0071-states-without-tenant.js';
 import * as sqliteKeysWithoutTenant from './migrations/0072-sqlite-keys-without-tenant.js';
 import * as sqliteStatesWithoutTenant from './migrations/0073-sqlite-states-without-tenant.js';
+import * as sqliteBinaryIds from './migrations/0074-sqlite-binary-ids.js';
 import { sqlitePath } from './sqlite.js';
 import { findStoreSetting, saveStoreSetting } from './store-settings-repository.js';
 import { serviceVersion } from './version.js';
@@ -179,6 +180,7 @@ export function migrations(dataKey: Buffer): Record<string, ServiceMigration> {
     '0071-states-without-tenant': statesWithoutTenant,
     '0072-sqlite-keys-without-tenant': sqliteKeysWithoutTenant,
     '0073-sqlite-states-without-tenant': sqliteStatesWithoutTenant,
+    '0074-sqlite-binary-ids': sqliteBinaryIds,
   };
 }
 

@@ -17,7 +17,7 @@ import { type Kysely, sql } from 'kysely';
 /** The header's `user_version` of a store that holds its ids as bytes. */
 export const binaryIdsVersion = 1;
 
-/** The statement that marks a store as holding its ids as bytes, and its form the connections watch for. */
+/** The statement that marks a store as holding its ids as bytes. */
 export const markBinaryIds = `pragma user_version = ${binaryIdsVersion}`;
 
 /** The connection's store holds its ids as bytes. */

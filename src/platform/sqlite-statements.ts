@@ -7,7 +7,7 @@
 import type SQLite from 'better-sqlite3';
 import type { SqliteStatement } from 'kysely';
 import { readsMarkedBlobs, unmarkRow } from './sqlite-blobs.js';
-import { holdsBinaryIds, idsAsBytes, idsAsText, markBinaryIds } from './sqlite-ids.js';
+import { holdsBinaryIds, idsAsBytes, idsAsText } from './sqlite-ids.js';
 
 /** Most distinct statements kept prepared; the service itself issues a few dozen. */
 const statementCacheSize = 500;
@@ -16,9 +16,9 @@ const statementCacheSize = 500;
  * The statement of each text, prepared on first use. One whose rows may hold marked blobs
  * (`sqlite-blobs.ts`, checked once, as it is prepared) reads each in the form its mark names.
  * On a store that holds its ids as bytes (`sqlite-ids.ts`) every statement binds and reads them
- * so. The connection reads the store's form when it opens, takes the new one from the statement
- * that marks it (a migration's, in its transaction), and reads it again after every rollback,
- * which may have undone that mark.
+ * so. The connection reads the store's form when it opens, and again after a statement that
+ * sets it (a migration's, in its transaction: `markBinaryIds`) and after every rollback, which
+ * may have undone that.
  */
 export function statementCache(database: SQLite.Database): (sql: string) => SqliteStatement {
   const form = { binaryIds: false };
@@ -31,14 +31,7 @@ export function statementCache(database: SQLite.Database): (sql: string) => Sqli
     let statement = statements.get(sql);
     if (!statement) {
       const prepared = database.prepare(sql);
-      const after =
-        sql === markBinaryIds
-          ? () => {
-              form.binaryIds = true;
-            }
-          : /^\s*rollback\b/i.test(sql)
-            ? readForm
-            : undefined;
+      const after = /^\s*(rollback\b|pragma user_version\b)/i.test(sql) ? readForm : undefined;
       statement = inForm(prepared, form, readsMarkedBlobs(sql), after);
       if (statements.size >= statementCacheSize) statements.clear();
       statements.set(sql, statement);

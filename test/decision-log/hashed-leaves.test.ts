@@ -150,6 +150,7 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
     expect(await logged()).toEqual(hashes);
     // 0053 raised it to 0.5.0, 0058 (PostgreSQL's uuid ids) to 0.6.0, 0059 (the decisions' own
@@ -159,7 +160,7 @@ describe.each(stores)('a log that keeps leaf hashes on $name', (store) => {
     // to 0.13.0, 0066 (the sealed columns) to 0.14.0, 0068 (the log's nodes) to 0.15.0,
     // 0069 (the log's entries by number) to 0.16.0, 0070 (the subjects' times) to 0.17.0,
     // 0071 (the states without their tenant) to 0.18.0, 0073 (SQLite's) to 0.19.0.
-    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.21.0');
     for (const id of ids) expect(await receipt(id)).toEqual(before.get(id));
     expect(await audited()).toMatchObject({ entries: 23, ok: true });
 

@@ -148,14 +148,14 @@ describe('migration 0062 on a PostgreSQL store with records in it', () => {
         '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
         '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(
       handle,
     );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await entryTypes(next.db)).toEqual(binary);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.21.0');
       // Every entry as it was, but the text: its hash (RFC 6962, SHA-256 of 0x00 and the text).
       // A record still queued when the old app stopped is appended after them by the new one.
       const leafHash = createHash('sha256')
@@ -200,12 +200,13 @@ describe('migration 0062 on a PostgreSQL store partitioned by time', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
     expect(await entryTypes(db)).toEqual({ leaf: 'bytea', integrated_at: 'text' });
     expect(await findStoreSetting(db, 'log_times_kept_as_text')).toBe(
       'tlog_entries is partitioned by time on integrated_at',
     );
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
 
     const t = await startTestApp(existingStore(bare.databaseUrl));
     try {
@@ -242,7 +243,8 @@ describe('migration 0062 on SQLite', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });

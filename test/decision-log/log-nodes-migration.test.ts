@@ -130,7 +130,7 @@ describe.each(stores)('a log kept by release 0.3.0, upgraded on $name', (store) 
     // sealed columns) to 0.14.0, 0068 (the nodes of levels 4 and 5) to 0.15.0,
     // 0069 (the log's entries by number) to 0.16.0, 0070 (the subjects' times) to 0.17.0,
     // 0071 (the states without their tenant) to 0.18.0, 0073 (SQLite's) to 0.19.0.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
     expect(await proofs(readNodes)).toEqual(kept);
     // And they verify against the roots of the RFC.
     let at = 0;
@@ -237,9 +237,10 @@ describe.each(stores)('a log kept by release 0.15.0, upgraded on $name', (store)
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
     expect([await count('<'), await count('>=')]).toEqual([0, 31]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
     // PostgreSQL gives the rows' space back at once: the table is written again, not left with
     // dead rows for a VACUUM FULL.
     if (isPostgres(db)) expect(await tableBytes()).toBeLessThan(before);

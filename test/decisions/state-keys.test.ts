@@ -190,7 +190,7 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
       where name in ('0064-state-keys-without-tenant', '0065-control-state-keys-without-tenant',
         '0066-sealed-columns-binary', '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(
       handle,
     );
     await handle.destroy();
@@ -204,7 +204,7 @@ describe('migration 0064 on a PostgreSQL store with customers in it', () => {
         'subject_id',
         'template_id',
       ]);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.21.0');
       expect(await statesOf(next.db)).toEqual(statesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // Ann decides again on the version she decided on: her state there moves to it.
@@ -247,7 +247,8 @@ describe('migration 0064 on SQLite', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });

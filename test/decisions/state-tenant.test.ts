@@ -239,7 +239,7 @@ describe('migration 0071 on a PostgreSQL store with states in it', () => {
     // Started again as the release with 0071, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name in (${migration}, '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+      where name in (${migration}, '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(
       handle,
     );
     await handle.destroy();
@@ -249,7 +249,7 @@ describe('migration 0071 on a PostgreSQL store with states in it', () => {
         expect(await columnsOf(next.db, table)).not.toContain('tenant_id');
       const filesAfter = await filesOf(next);
       for (const [i, file] of filesAfter.entries()) expect(file).not.toBe(filesBefore[i]);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.21.0');
       expect(await statesOf(next)).toEqual(statesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       expect(await reads(next, other, at)).toEqual(otherReads);
@@ -273,8 +273,9 @@ describe('migration 0071 on SQLite', () => {
       migration,
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });
 
@@ -288,7 +289,7 @@ describe('migration 0073 on a SQLite store with states in it', () => {
     // Started again as the release with 0073, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name = '0073-sqlite-states-without-tenant'`.execute(handle);
+      where name in ('0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(handle);
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop, 'sqlite'));
     try {
@@ -308,7 +309,7 @@ describe('migration 0073 on a SQLite store with states in it', () => {
         'subject_id',
         'template_id',
       ]);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.21.0');
       expect(await statesOf(next)).toEqual(statesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       expect(await reads(next, other, at)).toEqual(otherReads);
@@ -338,8 +339,11 @@ describe('migration 0073 on PostgreSQL', () => {
     const { db } = bare;
     await migrateBefore(db, '0073');
     const columns = await columnsOf(db, 'customer_version_states');
-    expect(await migrateToLatest(db, testDataKey)).toEqual(['0073-sqlite-states-without-tenant']);
+    expect(await migrateToLatest(db, testDataKey)).toEqual([
+      '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
+    ]);
     expect(await columnsOf(db, 'customer_version_states')).toEqual(columns);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/platform/db.js';
 import { generateNoteKeys } from '../../src/proof/index.js';
 import { makeTempStore, runCli, type TempStore, withStore } from '../helpers/process.js';
-import { asBefore0073 } from '../helpers/schema-history.js';
+import { asBefore0074 } from '../helpers/schema-history.js';
 import { stores } from '../helpers/stores.js';
 import { testPasswordHashCost } from '../helpers/time.js';
 
@@ -21,12 +21,12 @@ const keyA = generateNoteKeys('127.0.0.1:3000/consent-log');
 const keyB = generateNoteKeys('127.0.0.1:3000/consent-log');
 /** The last migration, taken back off the store so that it has one pending. */
 const last = {
-  name: '0073-sqlite-states-without-tenant',
+  name: '0074-sqlite-binary-ids',
   indexes: [] as string[],
   tables: [] as string[],
   columns: [] as Array<{ table: string; column: string }>,
   /** What else it changed, changed back. */
-  undo: (db: Db) => asBefore0073(db),
+  undo: (db: Db) => asBefore0074(db),
 };
 
 describe.each(stores)('checks before a start changes the store on $name', (testStore) => {

@@ -388,6 +388,7 @@ describe.each(stores)('erasing a customer on $name', (store) => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
 
     // Taken from the leaves, logged or queued: what the erasures had computed from the records.

@@ -621,15 +621,17 @@ export async function asBefore0072(db: Db): Promise<void> {
  */
 export const sqliteStatesWithTenantStore = storeWithout(sqliteStore, asBefore0073, [
   '0073-sqlite-states-without-tenant',
+  '0074-sqlite-binary-ids',
 ]);
 
 /**
  * Takes migration 0073 back off a store: SQLite's customers' states name their tenant in a
  * column again, first in the row and in the key, as 0.19.0 and the releases before it made them
  * (0.19.0's definitions, word for word: the migration's own clauses put back), each state's from
- * its subject; 0073 pending. PostgreSQL: nothing to take back.
+ * its subject; 0073 pending, and 0074 taken back first. PostgreSQL: nothing to take back.
  */
 export async function asBefore0073(db: Db): Promise<void> {
+  await asBefore0074(db);
   await sql`delete from kysely_migration where name = '0073-sqlite-states-without-tenant'`.execute(
     db,
   );
@@ -655,4 +657,43 @@ export async function asBefore0073(db: Db): Promise<void> {
     await sql.raw(`alter table "${table}_by_tenant" rename to "${table}"`).execute(db);
   }
   forgetIdType(db);
+}
+
+/**
+ * A SQLite store as 0.21.0 left it, its ids text, and 0074 recorded as applied, so that a test
+ * app, which migrates on its start, leaves them so (`platform/sqlite-binary-ids.test.ts`).
+ */
+export const sqliteTextIdsStore = storeWithout(sqliteStore, asBefore0074, [
+  '0074-sqlite-binary-ids',
+]);
+
+/**
+ * Takes migration 0074 back off a store: SQLite's ids held as text again, as 0.21.0 and every
+ * release before it wrote them (each 16-byte blob of every column not declared `blob` its UUID's
+ * lowercase text, the store's header back to 0); 0074 pending. PostgreSQL: nothing to take back.
+ */
+export async function asBefore0074(db: Db): Promise<void> {
+  await sql`delete from kysely_migration where name = '0074-sqlite-binary-ids'`.execute(db);
+  if (isPostgres(db)) return;
+  await sql`pragma foreign_keys = off`.execute(db);
+  await db.transaction().execute(async (trx) => {
+    const { rows: tables } = await sql<{ name: string }>`select name from sqlite_schema
+      where type = 'table' and name not like 'sqlite%' and name not like 'kysely%'`.execute(trx);
+    for (const { name } of tables) {
+      const { rows: columns } = await sql<{ name: string; type: string }>`select name, type
+        from pragma_table_info(${name})`.execute(trx);
+      for (const column of columns.filter((c) => c.type.toLowerCase() !== 'blob')) {
+        const c = `"${column.name}"`;
+        const part = (from: number, length: number) => `substr(hex(${c}), ${from}, ${length})`;
+        const text = `lower(${part(1, 8)} || '-' || ${part(9, 4)} || '-' || ${part(13, 4)} || '-' || ${part(17, 4)} || '-' || ${part(21, 12)})`;
+        await sql
+          .raw(
+            `update "${name}" set ${c} = ${text} where typeof(${c}) = 'blob' and length(${c}) = 16`,
+          )
+          .execute(trx);
+      }
+    }
+    await sql.raw('pragma user_version = 0').execute(trx);
+  });
+  await sql`pragma foreign_keys = on`.execute(db);
 }

@@ -307,6 +307,7 @@ describe('migration 0072, the reads of cookie choices on SQLite', () => {
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
 
     const plans = planWatcher(db, bare.databaseUrl, [

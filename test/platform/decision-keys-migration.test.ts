@@ -209,6 +209,7 @@ describe('migration 0072, the reads of decisions on SQLite', () => {
     expect(await migrateToLatest(db, testDataKey)).toEqual([
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
 
     const plans = planWatcher(db, bare.databaseUrl, ['decisions_', 'sqlite_autoindex_decisions']);
@@ -343,6 +344,7 @@ describe('migration 0067, on PostgreSQL', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
 
     expect(await keyColumns(db, 'decisions_customer_time_idx')).toEqual([

@@ -276,7 +276,7 @@ describe('migration 0061 on a PostgreSQL store with records in it', () => {
         customer_version_states: 'timestamp with time zone',
       });
       expect(await resolveTimeType(next.db)).toBe('timestamptz');
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.21.0');
       await expectSameRecords(next, before, at, readsBefore);
       // It records on, and runs again as a no-op.
       expect((await session(next)).answers).toEqual(before.answers);
@@ -310,13 +310,14 @@ describe('migration 0061 on a PostgreSQL store partitioned by time', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
     expect(await timeColumnTypes(db)).toEqual(allText);
     expect(await findStoreSetting(db, 'decision_times_kept_as_text')).toBe(
       'decisions is partitioned by time on decided_at',
     );
     expect(await resolveTimeType(db)).toBe('text');
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });
 
@@ -339,7 +340,8 @@ describe('migration 0061 on SQLite', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });

@@ -73,9 +73,9 @@ describe.each(stores)('a store migrated by a newer release on $name', (store) =>
   });
 
   it('a migration that removes what earlier releases read raises the oldest release, never lowers it', async () => {
-    // Migration 0073 drops the tenant's column of SQLite's customers' states, which releases
-    // before 0.19.0 write (CHANGELOG.md).
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    // Migration 0074 makes SQLite's ids bytes, which releases before 0.21.0 bind as text
+    // (CHANGELOG.md).
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
     const contracting = (release: string) => ({
       async up() {},
       oldestRelease: release,

@@ -1,8 +1,10 @@
 /**
- * SQLite's ids held as their 16 bytes (src/platform/sqlite-ids.ts): a store with records whose
- * every UUID is turned into bytes answers every read as it did on text, on the main connection
- * and on the reader threads; its audit is clean; the records written on it are bytes too, read,
- * verify and audit alike; an erasure works; and a backup of it audits clean.
+ * SQLite's ids held as their 16 bytes (src/platform/sqlite-ids.ts, migration 0074): a store with
+ * records of text ids, as 0.21.0 and the releases before it leave one, is migrated as it starts;
+ * every UUID is then bytes, every read answers as it did on text, on the main connection and on
+ * the reader threads; its audit is clean; the records written on it are bytes too, read, verify
+ * and audit alike; an erasure works; a backup of it audits clean; and the migration run again
+ * changes nothing. On PostgreSQL it changes nothing but the oldest release.
  */
 import { dirname, join } from 'node:path';
 import { type Kysely, sql } from 'kysely';
@@ -12,19 +14,23 @@ import { findCookieDecisionPage } from '../../src/cookies/decision-filters-repos
 import { auditLog } from '../../src/decision-log/audit.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { createDb, type Db } from '../../src/platform/db.js';
+import { migrateToLatest } from '../../src/platform/migrate.js';
+import * as binaryIds from '../../src/platform/migrations/0074-sqlite-binary-ids.js';
 import { readerDb } from '../../src/platform/reader-db.js';
 import type { ReaderThreads } from '../../src/platform/reader-threads.js';
 import { backupSqliteFile, openReadOnly } from '../../src/platform/sqlite-backup.js';
-import { holdIdsAsBytes } from '../../src/platform/sqlite-ids.js';
+import { findStoreSetting } from '../../src/platform/store-settings-repository.js';
 import { findEvidencePageNewestFirst } from '../../src/records/evidence-repository.js';
 import { session } from '../helpers/api-session.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp, testDataKey } from '../helpers/app.js';
 import {
   everything,
   expectErasedStillProven,
+  logSettled,
   recordEverything,
 } from '../helpers/record-everything.js';
-import { sqliteStore } from '../helpers/stores.js';
+import { migrateBefore, sqliteTextIdsStore } from '../helpers/schema-history.js';
+import { postgresStore, useBareStore } from '../helpers/stores.js';
 import { existingStore } from '../helpers/uuid-ids.js';
 
 /** A UUID's canonical text, as a GLOB pattern (case-sensitive, as the conversion's). */
@@ -61,7 +67,7 @@ async function idClasses(db: Db): Promise<string[]> {
 
 describe("SQLite's ids held as their bytes", () => {
   it('read as they did as text, on the main connection and the reader threads; the audit is clean, receipts verify, new records are bytes too, an erasure works, and a backup audits clean', async () => {
-    const created = await sqliteStore.createMigrated?.();
+    const created = await sqliteTextIdsStore.createMigrated?.();
     if (!created) throw new Error('no migrated SQLite store');
     const store = existingStore(created.databaseUrl, async () => {}, 'sqlite');
     const lagging = async (t: TestApp, tenantId: string) => {
@@ -72,6 +78,7 @@ describe("SQLite's ids held as their bytes", () => {
         await findCookieDecisionPage(onReaders, tenantId, {}, 'oldest', undefined, 100),
       ];
     };
+    // Recorded on text ids, as 0.21.0 writes them.
     let t = await startTestApp(store);
     try {
       const at = new Date(Date.now() + 60_000).toISOString();
@@ -79,19 +86,20 @@ describe("SQLite's ids held as their bytes", () => {
       const laggingBefore = await lagging(t, recorded.tenantId);
       expect(laggingBefore).toEqual(before.slice(-2));
       expect(await uuidsAsText(t.db)).toBeGreaterThan(100);
+      expect(await idClasses(t.db)).toEqual([
+        'customer_version_states.consent_version_id text',
+        'decisions.id text',
+        'decisions.subject_id text',
+        'tlog_entries.record_id text',
+      ]);
       await t.close();
 
-      // Every UUID of every table made bytes, as a migration would, with its keys checked after.
+      // Started again as the release with 0074, which its start applies.
       const db = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
-      try {
-        await sql`pragma foreign_keys = off`.execute(db);
-        await db.transaction().execute((trx) => holdIdsAsBytes(trx as unknown as Kysely<unknown>));
-        expect((await sql`pragma foreign_key_check`.execute(db)).rows).toEqual([]);
-      } finally {
-        await db.destroy();
-      }
-
+      await sql`delete from kysely_migration where name = '0074-sqlite-binary-ids'`.execute(db);
+      await db.destroy();
       t = await startTestApp(store);
+      expect(await findStoreSetting(t.db, 'oldest_release')).toBe('0.21.0');
       expect(await uuidsAsText(t.db)).toBe(0);
       expect(await idClasses(t.db)).toEqual([
         'customer_version_states.consent_version_id blob',
@@ -115,9 +123,18 @@ describe("SQLite's ids held as their bytes", () => {
       expect(await everything(t, recorded, at, blocks)).toEqual(before);
 
       await expectErasedStillProven(t, recorded);
+      await logSettled(t, recorded);
       const audited = await auditLog(t.db, t.vault, registry, recorded.tenantId);
       expect(audited).toMatchObject({ ok: true, findings: [] });
       expect(audited.entries).toBeGreaterThan(5);
+
+      // Run again, it finds no id as text: every row as it was.
+      const rowsOf = async () =>
+        (await sql`select * from decisions order by id`.execute(t.db)).rows;
+      const rowsBefore = await rowsOf();
+      await t.db.transaction().execute((trx) => binaryIds.up(trx as unknown as Kysely<unknown>));
+      expect(await rowsOf()).toEqual(rowsBefore);
+      expect(await uuidsAsText(t.db)).toBe(0);
 
       // A backup of it, opened as `backup` and `restore` open one, audits clean.
       const copy = join(dirname(created.databaseUrl), 'backup.db');
@@ -138,3 +155,24 @@ describe("SQLite's ids held as their bytes", () => {
     }
   });
 });
+
+describe('migration 0074 on PostgreSQL', () => {
+  const bare = useBareStore(postgresStore);
+
+  it('leaves the schema as it was, and raises the oldest release', async () => {
+    const { db } = bare;
+    await migrateBefore(db, '0074');
+    const schema = await columnsOfEveryTable(db);
+    expect(await migrateToLatest(db, testDataKey)).toEqual(['0074-sqlite-binary-ids']);
+    expect(await columnsOfEveryTable(db)).toEqual(schema);
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
+  });
+});
+
+/** PostgreSQL's columns and their types, table by table. */
+async function columnsOfEveryTable(db: Db) {
+  const { rows } = await sql`select table_name, column_name, data_type
+    from information_schema.columns where table_schema = current_schema()
+    order by table_name, column_name`.execute(db);
+  return rows;
+}

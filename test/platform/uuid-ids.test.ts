@@ -256,7 +256,7 @@ describe.each([
     // 0058 raises it to 0.6.0, 0059 to 0066 after it to 0.7.0, 0.8.0, 0.9.0, 0.10.0, 0.11.0,
     // 0.12.0, 0.13.0 and 0.14.0, 0068 to 0.15.0, 0069 to 0.16.0, 0070 to
     // 0.17.0, 0071 to 0.18.0 and 0073 to 0.19.0.
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
     expect(await resolveIdType(db)).toBe('text');
     const { rows } = await sql`select log_id from tlog_logs`.execute(db);
     expect(rows).toEqual([{ log_id: logId }]);
@@ -356,7 +356,8 @@ describe('migration 0058 on SQLite', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });

@@ -196,14 +196,14 @@ describe('migration 0065 on a PostgreSQL store with control states in it', () =>
       where name in ('0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
         '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(
       handle,
     );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await keysOf(next.db)).toEqual(keysWithout);
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.21.0');
       expect(await statesOf(next.db)).toEqual(statesBefore);
       // The same script again, on another tenant: the same answers, its states moved alike.
       const after = await script(next);
@@ -235,7 +235,8 @@ describe('migration 0065 on SQLite', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });

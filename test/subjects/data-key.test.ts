@@ -135,6 +135,7 @@ describe.each(stores)('a store with pending migrations and another data key on $
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
   });
 });

@@ -142,14 +142,14 @@ describe('migration 0063 on a PostgreSQL store with customers in it', () => {
         '0065-control-state-keys-without-tenant', '0066-sealed-columns-binary',
         '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(
       handle,
     );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop));
     try {
       expect(await lookupType(next.db)).toBe('bytea');
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.21.0');
       expect(await lookupsOf(next.db)).toEqual(lookupsBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // Ann is found again: her decision joins her history; bob starts anew.
@@ -192,12 +192,13 @@ describe('migration 0063 on a PostgreSQL store holding a look-up the service nev
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
     expect(await lookupType(db)).toBe('text');
     expect(await findStoreSetting(db, 'lookups_kept_as_text')).toBe(
       `subjects holds a look-up that is no SHA-256 HMAC in lowercase hex: subject ${subject}`,
     );
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });
 
@@ -218,7 +219,8 @@ describe('migration 0063 on SQLite', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });

@@ -86,7 +86,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
     await sql`delete from kysely_migration
       where name in ('0066-sealed-columns-binary', '0067-customer-time-key-without-id',
         '0068-log-nodes-from-level-6', '0069-log-entries-by-number', '0070-subject-times-timestamptz',
-        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+        '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(
       handle,
     );
     await handle.destroy();
@@ -99,7 +99,7 @@ describe('migration 0066 on a PostgreSQL store with records in it', () => {
           columns.map(() => 'bytea'),
         );
       }
-      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
       expect(await typesKeptAsText(db)).toEqual([]);
       // Each value is its bytes, smaller than its text; an erased subject's key and salt null.
       expect(await sealedSizes(db, recorded.tenantId, 'as')).toEqual(bytes);
@@ -159,6 +159,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
     expect(await columnTypes(db, 'decisions', ['personal', 'evidence_salt'])).toEqual({
       personal: 'text',
@@ -175,7 +176,7 @@ describe('migration 0066 on a PostgreSQL store holding a value the service never
     expect((await typesKeptAsText(db)).map((kept) => kept.message)).toEqual([
       expect.stringContaining('The sealed columns are text, not bytea: migration 0066'),
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });
 
@@ -193,8 +194,9 @@ describe('migration 0066 on SQLite', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });
 

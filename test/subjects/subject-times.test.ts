@@ -132,7 +132,7 @@ describe('migration 0070 on a PostgreSQL store with customers in it', () => {
     // Started again as the release with 0070, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name in (${migration}, '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant')`.execute(
+      where name in (${migration}, '0071-states-without-tenant', '0072-sqlite-keys-without-tenant', '0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(
       handle,
     );
     await handle.destroy();
@@ -140,7 +140,7 @@ describe('migration 0070 on a PostgreSQL store with customers in it', () => {
     try {
       const timestamptz = 'timestamp with time zone';
       expect(await subjectTimes(next)).toEqual({ created_at: timestamptz, erased_at: timestamptz });
-      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.19.0');
+      expect(await findStoreSetting(next.db, 'oldest_release')).toBe('0.21.0');
       expect(await timesOf(next)).toEqual(timesBefore);
       await expectSameRecords(next, before, at, readsBefore);
       // It records on, and runs again as a no-op.
@@ -163,7 +163,8 @@ describe('migration 0070 on SQLite', () => {
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
-    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.19.0');
+    expect(await findStoreSetting(db, 'oldest_release')).toBe('0.21.0');
   });
 });

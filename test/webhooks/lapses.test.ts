@@ -229,6 +229,7 @@ describe.each(stores)('upgrading a store to consent.lapsed on $name', (store) =>
       '0071-states-without-tenant',
       '0072-sqlite-keys-without-tenant',
       '0073-sqlite-states-without-tenant',
+      '0074-sqlite-binary-ids',
     ]);
     const progress = await db
       .selectFrom('lapse_progress as p')
