@@ -289,7 +289,9 @@ describe('migration 0073 on a SQLite store with states in it', () => {
     // Started again as the release with 0073, which its start applies.
     const handle = createDb(loadConfig({ DATABASE_URL: created.databaseUrl }));
     await sql`delete from kysely_migration
-      where name in ('0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(handle);
+      where name in ('0073-sqlite-states-without-tenant', '0074-sqlite-binary-ids')`.execute(
+      handle,
+    );
     await handle.destroy();
     const next = await startTestApp(existingStore(created.databaseUrl, created.drop, 'sqlite'));
     try {
