@@ -12,8 +12,6 @@
  * (the log's leaves are 32). Since the rule is the same for every value, equality, order (bytes
  * compare as their lowercase hex does) and uniqueness are as they were on text.
  */
-import { type Kysely, sql } from 'kysely';
-
 /** The header's `user_version` of a store that holds its ids as bytes. */
 export const binaryIdsVersion = 1;
 
@@ -56,43 +54,12 @@ function uuidOf(bytes: Uint8Array): string {
 
 /**
  * The SQL condition that a value is a UUID as text in its canonical form (GLOB is
- * case-sensitive): what a store's conversion turns into bytes.
+ * case-sensitive): what migration 0074 turned into bytes.
  */
-export function isUuidText(column: string): string {
+function isUuidText(column: string): string {
   const hex = (n: number) => '[0-9a-f]'.repeat(n);
   const pattern = [hex(8), hex(4), hex(4), hex(4), hex(12)].join('-');
   return `(typeof(${column}) = 'text' and length(${column}) = 36 and ${column} glob '${pattern}')`;
-}
-
-/**
- * Every UUID held as text in the store, in every table but SQLite's and the migrator's own and
- * every column not declared `blob`, written as its bytes; then the store marked so. One
- * statement a table, which rewrites each of its rows once. Run in the caller's transaction, with
- * foreign keys off (the migrator's): a key and the keys naming it change in the same
- * transaction, each to the same bytes. Run again, it finds no UUID as text and marks the store
- * again.
- */
-export async function holdIdsAsBytes(db: Kysely<unknown>): Promise<void> {
-  const { rows: tables } = await sql<{ name: string }>`select name from sqlite_schema
-    where type = 'table' and name not like 'sqlite!_%' escape '!'
-      and name not like 'kysely!_%' escape '!'
-    order by name`.execute(db);
-  for (const { name } of tables) {
-    const { rows: columns } = await sql<{ name: string; type: string }>`select name, type
-      from pragma_table_info(${name})`.execute(db);
-    const converted = columns
-      .filter((column) => column.type.toLowerCase() !== 'blob')
-      .map((column) => `"${column.name}"`);
-    if (converted.length === 0) continue;
-    const set = converted
-      .map(
-        (c) => `${c} = case when ${isUuidText(c)} then unhex(replace(${c}, '-', '')) else ${c} end`,
-      )
-      .join(', ');
-    const where = converted.map(isUuidText).join(' or ');
-    await sql.raw(`update "${name}" set ${set} where ${where}`).execute(db);
-  }
-  await sql.raw(markBinaryIds).execute(db);
 }
 
 /**

@@ -17,7 +17,7 @@ const statementCacheSize = 500;
  * (`sqlite-blobs.ts`, checked once, as it is prepared) reads each in the form its mark names.
  * On a store that holds its ids as bytes (`sqlite-ids.ts`) every statement binds and reads them
  * so. The connection reads the store's form when it opens, and again after a statement that
- * sets it (a migration's, in its transaction: `markBinaryIds`) and after every rollback, which
+ * sets it (migration 0074's, in its transaction) and after every rollback, which
  * may have undone that.
  */
 export function statementCache(database: SQLite.Database): (sql: string) => SqliteStatement {
