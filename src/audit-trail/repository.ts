@@ -1,6 +1,7 @@
 import { type Insertable, sql } from 'kysely';
-import type { Executor } from '../platform/db.js';
+import { type Executor, isPostgres } from '../platform/db.js';
 import { containsText } from '../platform/like.js';
+import { sqliteIdText } from '../platform/sqlite-ids.js';
 import type { AuditLogTable, AuditRow } from './table.js';
 
 /** Whose entries: one tenant's (a tenant's user), or everyone's (the operator). */
@@ -48,12 +49,15 @@ function scoped(db: Executor, scope: AuditScope, filter: AuditFilter) {
   if (filter.from) query = query.where('a.created_at', '>=', filter.from);
   if (filter.to) query = query.where('a.created_at', '<', filter.to);
   if (filter.actor) {
-    query = query.where(sql<string>`lower(a.actor)`, '=', filter.actor.toLowerCase());
+    // An actor that is an id is held as its bytes on SQLite, as the parameter is bound there.
+    const actor = filter.actor.toLowerCase();
+    query = query.where(sql<boolean>`(a.actor = ${actor} or lower(a.actor) = ${actor})`);
   }
   if (filter.action) query = query.where('a.action', '=', filter.action);
   if (filter.target) {
     // lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
-    query = query.where(containsText('a.target', filter.target));
+    const target = isPostgres(db) ? 'a.target' : sql.raw(sqliteIdText('a.target'));
+    query = query.where(containsText(target, filter.target));
   }
   return query;
 }

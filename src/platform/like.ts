@@ -4,7 +4,10 @@ import { type RawBuilder, sql } from 'kysely';
  * Whether the column contains `text`, in any case, on SQLite and PostgreSQL alike: `%`, `_` and
  * the escape character itself match only themselves.
  */
-export function containsText(column: string, text: string): RawBuilder<boolean> {
+export function containsText(
+  column: string | RawBuilder<unknown>,
+  text: string,
+): RawBuilder<boolean> {
   return likePattern(column, `%${escaped(text)}%`);
 }
 
@@ -15,6 +18,7 @@ export function startsWithText(column: string, text: string): RawBuilder<boolean
 
 const escaped = (text: string) => text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
 
-function likePattern(column: string, pattern: string): RawBuilder<boolean> {
-  return sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`;
+function likePattern(column: string | RawBuilder<unknown>, pattern: string): RawBuilder<boolean> {
+  const value = typeof column === 'string' ? sql.ref(column) : column;
+  return sql<boolean>`lower(${value}) like ${pattern} escape '!'`;
 }

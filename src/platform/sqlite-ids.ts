@@ -71,3 +71,15 @@ export function sqliteIdOf(value: string): string {
   return `case when (select user_version from pragma_user_version) = ${binaryIdsVersion}
       and ${isUuidText(value)} then unhex(replace(${value}, '-', '')) else ${value} end`;
 }
+
+/**
+ * An SQL expression of a column as text whatever it holds: a 16-byte blob (an id, on a store
+ * that holds them so) as its UUID's text, any other value as it is. For what SQL does to a value
+ * as text (`lower`, `like`), which a blob would not answer as its text does.
+ */
+export function sqliteIdText(column: string): string {
+  const part = (from: number, length: number) => `substr(hex(${column}), ${from}, ${length})`;
+  const uuid = [part(1, 8), part(9, 4), part(13, 4), part(17, 4), part(21, 12)].join(" || '-' || ");
+  return `case when typeof(${column}) = 'blob' and length(${column}) = 16
+      then lower(${uuid}) else ${column} end`;
+}

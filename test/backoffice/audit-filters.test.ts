@@ -193,6 +193,31 @@ describe.each(stores)('filtering the audit log, on $name', (store) => {
     });
   });
 
+  it('by a target or an actor that is an id, whole or in part, in any case (SQLite holds ids as their bytes)', async () => {
+    const key = '0190e8a0-0000-7000-8000-0000000000aa';
+    const decision = '0190e8a0-0000-7000-8000-00000000abcd';
+    await t.db
+      .insertInto('audit_log')
+      .values({
+        id: '0190e8a0-0000-7000-8000-000000000099',
+        tenant_id: a.tenant.id,
+        actor_kind: 'tenant',
+        actor: key,
+        actor_name: 'App',
+        action: 'decision.viewed',
+        target: decision,
+        details: null,
+        ip: '192.0.2.1',
+        user_agent: null,
+        created_at: '2026-03-05T08:00:00.000Z',
+      })
+      .execute();
+    expect(await targets(`target=${decision}`)).toEqual([decision]);
+    expect(await targets('target=00000000ABCD')).toEqual([decision]);
+    expect(await targets(`actor=${key}`)).toEqual([decision]);
+    expect(await targets(`actor=${key.toUpperCase()}`)).toEqual([decision]);
+  });
+
   it('a day that is none, or a range that ends before it starts, is 400 with the reason', async () => {
     const bad = await admin.get('/backoffice/audit?from=2026-02-30');
     expect(bad.statusCode).toBe(400);
