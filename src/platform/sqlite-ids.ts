@@ -26,15 +26,17 @@ export function holdsBinaryIds(userVersion: unknown): boolean {
 const uuidText = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A statement's parameters, each UUID given as text bound as its bytes. */
-export function idsAsBytes(parameters: readonly unknown[]): unknown[] {
-  const bound = parameters.slice();
-  for (let i = 0; i < bound.length; i++) {
-    const value = bound[i];
+export function idsAsBytes(parameters: readonly unknown[]): readonly unknown[] {
+  // Copied only once a value changes: most parameters of most statements are not ids.
+  let bound: unknown[] | undefined;
+  for (let i = 0; i < parameters.length; i++) {
+    const value = parameters[i];
     if (typeof value === 'string' && value.length === 36 && uuidText.test(value)) {
+      bound ??= parameters.slice();
       bound[i] = Buffer.from(value.replaceAll('-', ''), 'hex');
     }
   }
-  return bound;
+  return bound ?? parameters;
 }
 
 /** A row's 16-byte blobs read as the UUIDs they hold, in place. */

@@ -12,6 +12,7 @@ import { forgetLogKey, resolveLogKey } from '../../src/platform/log-key.js';
 import { migrateToLatest, migrations, serviceMigrator } from '../../src/platform/migrate.js';
 import * as sqliteKeys from '../../src/platform/migrations/0072-sqlite-keys-without-tenant.js';
 import * as sqliteStates from '../../src/platform/migrations/0073-sqlite-states-without-tenant.js';
+import { sqliteIdText } from '../../src/platform/sqlite-ids.js';
 import { testDataKey } from './app.js';
 import type { TestStore } from './stores.js';
 import { postgresStore, sqliteStore } from './stores.js';
@@ -684,11 +685,9 @@ export async function asBefore0074(db: Db): Promise<void> {
         from pragma_table_info(${name})`.execute(trx);
       for (const column of columns.filter((c) => c.type.toLowerCase() !== 'blob')) {
         const c = `"${column.name}"`;
-        const part = (from: number, length: number) => `substr(hex(${c}), ${from}, ${length})`;
-        const text = `lower(${part(1, 8)} || '-' || ${part(9, 4)} || '-' || ${part(13, 4)} || '-' || ${part(17, 4)} || '-' || ${part(21, 12)})`;
         await sql
           .raw(
-            `update "${name}" set ${c} = ${text} where typeof(${c}) = 'blob' and length(${c}) = 16`,
+            `update "${name}" set ${c} = ${sqliteIdText(c)} where typeof(${c}) = 'blob' and length(${c}) = 16`,
           )
           .execute(trx);
       }
