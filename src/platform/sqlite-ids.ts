@@ -15,9 +15,6 @@
 /** The header's `user_version` of a store that holds its ids as bytes. */
 export const binaryIdsVersion = 1;
 
-/** The statement that marks a store as holding its ids as bytes. */
-export const markBinaryIds = `pragma user_version = ${binaryIdsVersion}`;
-
 /** The connection's store holds its ids as bytes. */
 export function holdsBinaryIds(userVersion: unknown): boolean {
   return userVersion === binaryIdsVersion;
