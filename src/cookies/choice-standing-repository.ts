@@ -73,6 +73,7 @@ const choiceStandings = batchStatement(
     left join cookie_decisions as c
       on c.tenant_id = q.tenant_id and c.system_id = q.system_id and c.event_id = q.event_id
   `,
+  { writePath: true },
 );
 
 /** Every choice's standing, answered in the order asked. */

@@ -62,8 +62,10 @@ export function choiceSelection(db: Executor) {
   return [...plainColumns, ...sealedColumns(db)];
 }
 
-const insertChoices = batchStatement(choiceTypes, (db, rows) =>
-  db.insertInto('cookie_decisions').columns(choiceColumns).expression(rows),
+const insertChoices = batchStatement(
+  choiceTypes,
+  (db, rows) => db.insertInto('cookie_decisions').columns(choiceColumns).expression(rows),
+  { writePath: true },
 );
 
 /** A batch's choices. */

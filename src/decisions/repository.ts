@@ -115,80 +115,119 @@ const decisionTypes = {
   evidence_salt: 'sealed',
 } as const satisfies Record<DecisionColumn, UnnestType>;
 
-const insertDecisions = batchStatement(decisionTypes, (db, rows) =>
-  db.insertInto('decisions').columns(decisionColumns).expression(rows),
+const insertDecisions = batchStatement(
+  decisionTypes,
+  (db, rows) => db.insertInto('decisions').columns(decisionColumns).expression(rows),
+  { writePath: true },
 );
 
-const saveTemplateStates = batchStatement(decisionTypes, (db, rows) =>
-  db
-    .insertInto('customer_template_states')
-    .columns(
-      withStateTenant(db, [
-        'subject_id',
-        'template_id',
-        'decision_count',
-        'last_consent_version_id',
-        'last_decision_id',
-        'last_decision',
-        'last_decided_at',
-      ]),
-    )
-    .expression((eb) =>
-      eb
-        .selectFrom(rowsAs(rows, 'r'))
-        .select([
-          ...(statesNameTenant(db) ? (['r.tenant_id'] as const) : []),
-          'r.subject_id',
-          'r.template_id',
-          'r.seq',
-          'r.consent_version_id',
-          'r.id',
-          'r.decision',
-          'r.decided_at',
+/**
+ * The columns of a batch a state's upsert reads: the decisions' sealed fields are sent, and
+ * decoded, for their insert alone.
+ */
+function stateTypes<C extends DecisionColumn>(
+  columns: readonly C[],
+): Pick<typeof decisionTypes, C> {
+  return Object.fromEntries(columns.map((column) => [column, decisionTypes[column]])) as Pick<
+    typeof decisionTypes,
+    C
+  >;
+}
+const templateStateTypes = stateTypes([
+  'tenant_id',
+  'subject_id',
+  'template_id',
+  'seq',
+  'consent_version_id',
+  'id',
+  'decision',
+  'decided_at',
+]);
+const versionStateTypes = stateTypes([
+  'tenant_id',
+  'subject_id',
+  'consent_version_id',
+  'id',
+  'decision',
+  'decided_at',
+]);
+
+const saveTemplateStates = batchStatement(
+  templateStateTypes,
+  (db, rows) =>
+    db
+      .insertInto('customer_template_states')
+      .columns(
+        withStateTenant(db, [
+          'subject_id',
+          'template_id',
+          'decision_count',
+          'last_consent_version_id',
+          'last_decision_id',
+          'last_decision',
+          'last_decided_at',
         ]),
-    )
-    .onConflict((oc) =>
-      oc.constraint('customer_template_states_pk').doUpdateSet((eb) => ({
-        decision_count: eb.ref('excluded.decision_count'),
-        last_consent_version_id: eb.ref('excluded.last_consent_version_id'),
-        last_decision_id: eb.ref('excluded.last_decision_id'),
-        last_decision: eb.ref('excluded.last_decision'),
-        last_decided_at: eb.ref('excluded.last_decided_at'),
-      })),
-    ),
+      )
+      .expression((eb) =>
+        eb
+          .selectFrom(rowsAs(rows, 'r'))
+          .select([
+            ...(statesNameTenant(db) ? (['r.tenant_id'] as const) : []),
+            'r.subject_id',
+            'r.template_id',
+            'r.seq',
+            'r.consent_version_id',
+            'r.id',
+            'r.decision',
+            'r.decided_at',
+          ]),
+      )
+      .onConflict((oc) =>
+        oc.constraint('customer_template_states_pk').doUpdateSet((eb) => ({
+          decision_count: eb.ref('excluded.decision_count'),
+          last_consent_version_id: eb.ref('excluded.last_consent_version_id'),
+          last_decision_id: eb.ref('excluded.last_decision_id'),
+          last_decision: eb.ref('excluded.last_decision'),
+          last_decided_at: eb.ref('excluded.last_decided_at'),
+        })),
+      ),
+  { writePath: true },
 );
 
-const saveVersionStates = batchStatement(decisionTypes, (db, rows) =>
-  db
-    .insertInto('customer_version_states')
-    .columns(
-      withStateTenant(db, [
-        'subject_id',
-        'consent_version_id',
-        'last_decision_id',
-        'last_decision',
-        'last_decided_at',
-      ]),
-    )
-    .expression((eb) =>
-      eb
-        .selectFrom(rowsAs(rows, 'r'))
-        .select([
-          ...(statesNameTenant(db) ? (['r.tenant_id'] as const) : []),
-          'r.subject_id',
-          'r.consent_version_id',
-          'r.id',
-          'r.decision',
-          'r.decided_at',
+const saveVersionStates = batchStatement(
+  versionStateTypes,
+  (db, rows) =>
+    db
+      .insertInto('customer_version_states')
+      .columns(
+        withStateTenant(db, [
+          'subject_id',
+          'consent_version_id',
+          'last_decision_id',
+          'last_decision',
+          'last_decided_at',
         ]),
-    )
-    .onConflict((oc) =>
-      oc.constraint('customer_version_states_pk').doUpdateSet((eb) => ({
-        last_decision_id: eb.ref('excluded.last_decision_id'),
-        last_decision: eb.ref('excluded.last_decision'),
-        last_decided_at: eb.ref('excluded.last_decided_at'),
-      })),
-    ),
+      )
+      .expression((eb) =>
+        eb
+          .selectFrom(rowsAs(rows, 'r'))
+          .select([
+            ...(statesNameTenant(db) ? (['r.tenant_id'] as const) : []),
+            'r.subject_id',
+            'r.consent_version_id',
+            'r.id',
+            'r.decision',
+            'r.decided_at',
+          ]),
+      )
+      .onConflict((oc) =>
+        oc.constraint('customer_version_states_pk').doUpdateSet((eb) => ({
+          last_decision_id: eb.ref('excluded.last_decision_id'),
+          last_decision: eb.ref('excluded.last_decision'),
+          last_decided_at: eb.ref('excluded.last_decided_at'),
+        })),
+      ),
+  { writePath: true },
 );
 
 /**

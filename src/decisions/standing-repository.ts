@@ -87,6 +87,7 @@ const standings = batchStatement(
     left join decisions as d on d.tenant_id = q.tenant_id and d.id = r.last_decision_id
     left join idempotency_keys as k on k.tenant_id = q.tenant_id and k.key = q.idempotency_key
   `,
+  { writePath: true },
 );
 
 /**

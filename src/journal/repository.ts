@@ -19,11 +19,14 @@ const oneLeaf = prepared((db, p: (name: keyof typeof leafTypes) => never) =>
   }),
 );
 
-const manyLeaves = batchStatement(leafTypes, (db, rows) =>
-  db
-    .insertInto('tlog_pending')
-    .columns(Object.keys(leafTypes) as (keyof typeof leafTypes)[])
-    .expression(rows),
+const manyLeaves = batchStatement(
+  leafTypes,
+  (db, rows) =>
+    db
+      .insertInto('tlog_pending')
+      .columns(Object.keys(leafTypes) as (keyof typeof leafTypes)[])
+      .expression(rows),
+  { writePath: true },
 );
 
 /**
@@ -50,11 +53,14 @@ const eventColumns = {
   occurred_at: 'text',
 } as const;
 
-const manyEvents = batchStatement(eventColumns, (db, rows) =>
-  db
-    .insertInto('webhook_events')
-    .columns(Object.keys(eventColumns) as (keyof typeof eventColumns)[])
-    .expression(rows),
+const manyEvents = batchStatement(
+  eventColumns,
+  (db, rows) =>
+    db
+      .insertInto('webhook_events')
+      .columns(Object.keys(eventColumns) as (keyof typeof eventColumns)[])
+      .expression(rows),
+  { writePath: true },
 );
 
 /** Events in the caller's transaction, as `insertLeaves`: one statement on PostgreSQL. */

@@ -5,7 +5,7 @@ import {
   type RawBuilder,
   sql,
 } from 'kysely';
-import type { Executor } from './db.js';
+import { type Executor, isPostgres, type Trx } from './db.js';
 import {
   idArrayType,
   knownTypes,
@@ -50,13 +50,24 @@ export interface BatchStatement<C extends string, O> {
  * (`select * from unnest($1::text[], $2::integer[]) as rows(a, b)`): a batch of any size is one
  * statement with as many parameters as columns, and sends nothing back per row. `build` gets
  * that table and runs once (`prepared.ts`); each run passes the batch's columns as the arrays.
- * The server plans it on each run (`onServer: false`): a plan kept for any arrays is made
- * without their sizes, and cost these statements twice as much (bench/notebook.md, 2026-12-01,
- * 22:50).
+ * The server plans it on each run: a plan kept for any arrays is made without their sizes, and
+ * cost these statements twice as much (bench/notebook.md, 2026-12-01, 22:50). Sent unnamed, it
+ * is also parsed on each run; `writePath` statements are prepared on each connection instead,
+ * parsed once there, and planned on each run by the write path's transaction (`planEachRun`).
  */
 export function batchStatement<C extends string, O>(
   columns: Readonly<Record<C, UnnestType>>,
   build: (db: Executor, rows: RawBuilder<Record<C, never>>) => Compiles<O>,
+  {
+    writePath = false,
+  }: {
+    /**
+     * Run by the write path's batches (src/write-path), whose transaction plans each run
+     * (`planEachRun`). Run elsewhere, it must be one whose every plan is the same, whatever the
+     * arrays hold (an insert from the rows), as the server may keep one after five runs.
+     */
+    writePath?: boolean;
+  } = {},
 ): BatchStatement<C, O> {
   const names = Object.keys(columns) as C[];
   const query = prepared(
@@ -79,7 +90,7 @@ export function batchStatement<C extends string, O>(
       const built = build(db, rows);
       return { compile: () => built.compile(db) };
     },
-    { onServer: false },
+    { onServer: writePath },
   );
   return {
     run(db, rows) {
@@ -88,6 +99,18 @@ export function batchStatement<C extends string, O>(
       return query.run(db, values);
     },
   };
+}
+
+/**
+ * The write path's transaction (src/write-path): on PostgreSQL every statement it prepares is
+ * planned on each run, for that run's arrays and values, as its unnamed statements are. Its
+ * prepared batch statements (`writePath`) then save their parsing and nothing else: a plan the
+ * server kept could be one made on a nearly empty store, the worse one once it has grown
+ * (bench/notebook.md, 2026-12-07, 01:01).
+ */
+export async function planEachRun(trx: Trx): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await sql`select set_config('plan_cache_mode', 'force_custom_plan', true)`.execute(trx);
 }
 
 /**

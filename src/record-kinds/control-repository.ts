@@ -168,12 +168,16 @@ export function controlStatements(tables: ControlTables) {
         on s.tenant_id = q.tenant_id and s.lookup = ${subjectLookup(db, sql.ref('q.lookup'))}
       left join ${sql.table(tables.states)} as c on ${sql.join(on, sql` and `)}
     `,
+    { writePath: true },
   );
-  const insertAllChanges = batchStatement(changeTypes, (db, rows) =>
-    open(db)
-      .insertInto(tables.changes)
-      .columns(changeColumns)
-      .expression(rows as never),
+  const insertAllChanges = batchStatement(
+    changeTypes,
+    (db, rows) =>
+      open(db)
+        .insertInto(tables.changes)
+        .columns(changeColumns)
+        .expression(rows as never),
+    { writePath: true },
   );
   // PostgreSQL's upsert names the state's key by its name (`<states>_pk`): the same whether it
   // leads with the tenant or with the subject or decision alone, where a list of columns
@@ -186,6 +190,7 @@ export function controlStatements(tables: ControlTables) {
       on conflict on constraint ${sql.id(`${tables.states}_pk`)} do update
       set blocked = excluded.blocked, change_id = excluded.change_id, since = excluded.since
     `,
+    { writePath: true },
   );
 
   /** Every change's standing, answered in the order asked. */

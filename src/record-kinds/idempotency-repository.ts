@@ -40,20 +40,23 @@ const keyTypes = {
 } as const satisfies Record<KeyColumn, UnnestType>;
 
 // PostgreSQL: a batch's records in one statement (src/platform/unnest.ts).
-const saveKeys = batchStatement(keyTypes, (db, rows) =>
-  db
-    .insertInto('idempotency_keys')
-    .columns(Object.keys(keyTypes) as KeyColumn[])
-    .expression(rows)
-    .onConflict((oc) =>
-      oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
-        customer_lookup: eb.ref('excluded.customer_lookup'),
-        request_hash: eb.ref('excluded.request_hash'),
-        status_code: eb.ref('excluded.status_code'),
-        response_body: eb.ref('excluded.response_body'),
-        created_at: eb.ref('excluded.created_at'),
-      })),
-    ),
+const saveKeys = batchStatement(
+  keyTypes,
+  (db, rows) =>
+    db
+      .insertInto('idempotency_keys')
+      .columns(Object.keys(keyTypes) as KeyColumn[])
+      .expression(rows)
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'key']).doUpdateSet((eb) => ({
+          customer_lookup: eb.ref('excluded.customer_lookup'),
+          request_hash: eb.ref('excluded.request_hash'),
+          status_code: eb.ref('excluded.status_code'),
+          response_body: eb.ref('excluded.response_body'),
+          created_at: eb.ref('excluded.created_at'),
+        })),
+      ),
+  { writePath: true },
 );
 
 /** A batch's idempotency records, one per key: the latest answer of each. */

@@ -72,12 +72,15 @@ const subjectTypes = {
   erased_at: 'subject-time',
 } as const satisfies Record<SubjectColumn, UnnestType>;
 
-const newSubjects = batchStatement(subjectTypes, (db, rows) =>
-  db
-    .insertInto('subjects')
-    .columns(subjectColumns)
-    .expression(rows)
-    .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing()),
+const newSubjects = batchStatement(
+  subjectTypes,
+  (db, rows) =>
+    db
+      .insertInto('subjects')
+      .columns(subjectColumns)
+      .expression(rows)
+      .onConflict((oc) => oc.columns(['tenant_id', 'lookup']).doNothing()),
+  { writePath: true },
 );
 
 /**

@@ -4,9 +4,12 @@
  * commit (`writers.ts` runs it on PostgreSQL and an SQLite store in memory, `sqlite-writer.ts`
  * on an SQLite file's writer thread). Each kind's part goes to the one generic recorder with the
  * kind's declaration, in arrival order within the kind, the kinds in the registry's order.
+ * On PostgreSQL the transaction plans each statement for its own run (`planEachRun`): the
+ * kinds' batch statements are prepared, parsed once a connection, and never keep a plan.
  */
 import type { Trx } from '../platform/db.js';
 import type { Settled } from '../platform/group-commit.js';
+import { planEachRun } from '../platform/unnest.js';
 import { type Registry, recordKindBatch } from '../record-kinds/index.js';
 import type { SubjectVault } from '../subjects/index.js';
 
@@ -24,6 +27,7 @@ export async function recordBatch(
   jobs: readonly WriteJob[],
 ): Promise<Settled<unknown>[]> {
   const answers: Settled<unknown>[] = new Array(jobs.length);
+  await planEachRun(trx);
   for (const kind of registry.kinds) {
     const { writes } = kind;
     if (!writes) continue;
