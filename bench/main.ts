@@ -22,6 +22,7 @@ import {
 } from './postgres.js';
 import { firstCores, serverCore, stopAll, unpinnedReason } from './processes.js';
 import {
+  dbUsPerRequest,
   formatSteps,
   formatTable,
   machineFacts,
@@ -268,6 +269,7 @@ async function benchStore(store: Store): Promise<void> {
         runInsertBaseline(config, size, url, table, fixture, dbPid()),
       );
       decisions.vsInsert = decisions.rps / baseline.rps;
+      decisions.vsInsertDbCpu = dbUsPerRequest(baseline) / dbUsPerRequest(decisions);
       rows.push(baseline);
     }
     await step(`${label}: drop store`, () => discard(store, size, url));
@@ -419,6 +421,23 @@ function cookieCost(all: Row[]): string[] {
   });
 }
 
+/**
+ * PostgreSQL decisions against the bare INSERT loop: by req/s (the target), and by the
+ * database's CPU a record. The bench's service and database share one core, while the loop's
+ * client leaves that core to the database; the second ratio is what decisions would reach with
+ * the service's instances on cores of their own, the database's CPU then the limit.
+ */
+function insertCost(all: Row[]): string[] {
+  return all.flatMap((r) => {
+    if (r.vsInsert === undefined || r.vsInsertDbCpu === undefined) return [];
+    const loop = all.find((b) => b.endpoint === 'pg INSERT loop' && b.size === r.size);
+    if (!loop) return [];
+    return [
+      `${label(r)}: ${r.vsInsert.toFixed(2)} of the bare INSERT loop's req/s; database CPU ${dbUsPerRequest(r).toFixed(0)} µs a decision against ${dbUsPerRequest(loop).toFixed(0)} µs an insert of the loop: ${r.vsInsertDbCpu.toFixed(2)} of its records a second of the database's CPU`,
+    ];
+  });
+}
+
 /** The status of many customers: its p95, and the CPU it costs per request and per id. */
 function bulkCost(all: Row[], c: BenchConfig): string[] {
   return all.flatMap((r) => {
@@ -428,11 +447,6 @@ function bulkCost(all: Row[], c: BenchConfig): string[] {
       `${label(r)}: ${c.bulkIds} ids a request from ${c.bulkConnections} connections, p95 ${(r.p95Ms ?? Number.NaN).toFixed(1)} ms; server CPU ${(server / 1000).toFixed(1)} ms a request (${(server / c.bulkIds).toFixed(1)} µs an id)${r.dbCpu === null ? '' : `, database CPU ${(dbUsPerRequest(r) / 1000).toFixed(1)} ms a request`}`,
     ];
   });
-}
-
-/** The database's CPU time per request, in µs. */
-function dbUsPerRequest(r: Row): number {
-  return r.dbCpu === null || r.rps === 0 ? Number.NaN : (r.dbCpu / r.rps) * 1e6;
 }
 
 /** What sending webhooks costs: each webhook row beside the receipt row of the same rate. */
@@ -555,6 +569,7 @@ try {
   notes.push(...webhookCost(rows));
   notes.push(...cookieCost(rows));
   notes.push(...bulkCost(rows, config));
+  notes.push(...insertCost(rows));
   const all = ceiling ? [ceiling, ...rows] : rows;
   notes.push(...all.flatMap(rowNotes));
   const totalSeconds = (Date.now() - began) / 1000;

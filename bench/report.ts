@@ -51,6 +51,11 @@ export interface Row {
   loopDelayP99Ms: number | null;
   /** PostgreSQL decisions only: rps / the bare INSERT loop's inserts per second. */
   vsInsert?: number;
+  /**
+   * PostgreSQL decisions only: the loop's database CPU an insert / the database's CPU a
+   * decision (the decisions the database's CPU allows against the loop's inserts).
+   */
+  vsInsertDbCpu?: number;
   /** `banner` and its bare Fastify: rps / the rps of bare node:http serving the same bytes. */
   vsBare?: number;
   /** `cookie-choices` and `channel-changes`: rps / the rps of `decisions` for the same store and size. */
@@ -120,6 +125,11 @@ export function schedAutogroup(): 'on' | 'off' | 'absent' {
   }
 }
 
+/** The database's CPU time per request, in µs (NaN when it was not measured or nothing was served). */
+export function dbUsPerRequest(r: Row): number {
+  return r.dbCpu === null || r.rps === 0 ? Number.NaN : (r.dbCpu / r.rps) * 1e6;
+}
+
 /** The server's CPU time per request, in µs (NaN when it was not measured or nothing was served). */
 export function serverUsPerRequest(r: Row): number {
   return r.serverCpu === null || r.rps === 0 ? Number.NaN : (r.serverCpu / r.rps) * 1e6;
@@ -153,6 +163,13 @@ const columns: [string, (r: Row) => string][] = [
     },
   ],
   ['CPU db', (r) => percent(r.dbCpu)],
+  [
+    'db µs/req',
+    (r) => {
+      const us = dbUsPerRequest(r);
+      return Number.isFinite(us) ? us.toFixed(0) : '-';
+    },
+  ],
   ['CPU load', (r) => percent(r.loadCpu)],
   ['CPU other', (r) => percent(r.otherCpu)],
 ];
