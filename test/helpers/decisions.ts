@@ -1,5 +1,7 @@
+import { answerOf } from '../../src/decisions/answer.js';
 import { appendDecisions } from '../../src/decisions/repository.js';
 import type { DecisionValue } from '../../src/decisions/table.js';
+import type { DecisionOutcome } from '../../src/decisions/writes.js';
 import { newId } from '../../src/platform/ids.js';
 import { sealPersonal } from '../../src/subjects/personal.js';
 import {
@@ -8,7 +10,32 @@ import {
   openSubject,
   storeNewSubjects,
 } from '../../src/subjects/service.js';
+import type { VersionWithCode } from '../../src/templates/service.js';
 import type { TestApp } from './app.js';
+
+/**
+ * A customer's `given` on the version, handed to the app's writer as the route hands it (no
+ * idempotency key): the status the route would answer. The job joins the writer's queue before
+ * this returns.
+ */
+export function writeGiven(
+  t: TestApp,
+  by: { tenantId: string; apiKeyId: string },
+  version: VersionWithCode,
+  customer: string,
+): Promise<number> {
+  const { tenantId, apiKeyId } = by;
+  return t.writer
+    .write({
+      version,
+      context: { tenantId, apiKeyId, ip: '192.0.2.1', userAgent: 'test' },
+      customer: { id: customer, lookup: t.vault.lookup(tenantId, customer) },
+      request: { consent_version_id: version.id, decision: 'given' },
+      requestHash: 'not used without a key',
+      idempotencyKey: undefined,
+    })
+    .then((outcome) => answerOf(outcome as DecisionOutcome).status);
+}
 
 /**
  * Records a decision straight into the store at a chosen time, as the decision service would

@@ -9,10 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerOf } from '../../src/decisions/answer.js';
-import type { DecisionOutcome } from '../../src/decisions/writes.js';
 import type { VersionWithCode } from '../../src/templates/service.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { writeGiven } from '../helpers/decisions.js';
 import { seedPublishedVersion, seedTenant, unique } from '../helpers/seed.js';
 import { postgresStore } from '../helpers/stores.js';
 
@@ -33,18 +32,9 @@ describe("the write path's batch statements on PostgreSQL", () => {
     await t?.close();
   });
 
-  /** A new customer's decision, handed to the writer as the route hands it: its status. */
+  /** A new customer's `given`, handed to the writer as the route hands it: its status. */
   const decide = (customer: string) =>
-    t.writer
-      .write({
-        version,
-        context: { tenantId, apiKeyId: plannedKeyId, ip: '192.0.2.1', userAgent: 'test' },
-        customer: { id: customer, lookup: t.vault.lookup(tenantId, customer) },
-        request: { consent_version_id: version.id, decision: 'given' },
-        requestHash: 'not used without a key',
-        idempotencyKey: undefined,
-      })
-      .then((outcome) => answerOf(outcome as DecisionOutcome).status);
+    writeGiven(t, { tenantId, apiKeyId: plannedKeyId }, version, customer);
 
   it('are prepared once on the connection and planned at every batch, never kept', async () => {
     // One batch each, more than the five runs after which the server may keep a plan.

@@ -7,13 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerOf } from '../../src/decisions/answer.js';
-import type { DecisionOutcome } from '../../src/decisions/writes.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { lockSubject } from '../../src/record-kinds/index.js';
 import type { VersionWithCode } from '../../src/templates/service.js';
 import { writeBatchesInFlight } from '../../src/write-path/writers.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { writeGiven } from '../helpers/decisions.js';
 import { seedPublishedVersion, seedTenant, unique } from '../helpers/seed.js';
 import { postgresStore } from '../helpers/stores.js';
 
@@ -51,21 +50,9 @@ describe.each([
     await t?.close();
   });
 
-  /**
-   * A decision handed to the writer as the route hands it, answered as the route answers it. The
-   * job joins the writer's queue before this returns.
-   */
+  /** A new customer's `given`, handed to the writer as the route hands it: its status. */
   const decide = (customer: string) =>
-    t.writer
-      .write({
-        version,
-        context: { tenantId, apiKeyId: batchesKeyId, ip: '192.0.2.1', userAgent: 'test' },
-        customer: { id: customer, lookup: t.vault.lookup(tenantId, customer) },
-        request: { consent_version_id: version.id, decision: 'given' },
-        requestHash: 'not used without a key',
-        idempotencyKey: undefined,
-      })
-      .then((outcome) => answerOf(outcome as DecisionOutcome).status);
+    writeGiven(t, { tenantId, apiKeyId: batchesKeyId }, version, customer);
 
   /** Sessions of this test's database waiting for an advisory lock. */
   const waitingLocks = async () => {
