@@ -79,7 +79,11 @@ export async function auditLog(
 ): Promise<AuditReport> {
   const findings: Finding[] = [];
   const rebuild = leafRebuilder(db, vault, registry, logId);
-  const startedAt = new Date().toISOString();
+  // The service may append while the audit reads. Each append moves the leaves and the state in
+  // one transaction, so a state that reads the same before the leaves and after them was theirs
+  // throughout; one that moved in between is newer, not wrong. An append's own time is taken
+  // before it commits, so it cannot tell whether it moved during the audit.
+  const stateBefore = await findState(db, logId);
   const log = await findLog(db, logId);
   const verifier = log ? parseVerifierKey(log.verifier_key) : undefined;
   const checkpoints = await findCheckpoints(db, logId);
@@ -203,11 +207,10 @@ export async function auditLog(
     }
   }
 
-  // The service may append while the audit reads: a state moved since it began is newer, not wrong.
   const state = await findState(db, logId);
   const root = toHex(foldRightBorder(border.map((b) => b.hash)));
   const stateSize = Number(state?.size ?? 0);
-  const movedSince = state !== undefined && state.updated_at >= startedAt;
+  const movedSince = state !== undefined && Number(stateBefore?.size ?? 0) !== stateSize;
   if (
     state &&
     (stateSize < size ||

@@ -1,8 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/app/kinds.js';
-import { appendBatch } from '../../src/decision-log/append.js';
+import { type AppendOutcome, appendBatch } from '../../src/decision-log/append.js';
 import { auditLog, type Finding } from '../../src/decision-log/audit.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { createDb } from '../../src/platform/db.js';
+import { nowIso } from '../../src/platform/time.js';
 import {
   leafText,
   parseSignerKey,
@@ -385,6 +389,49 @@ describe.each(stores)('audit of a decision log on $name', (store) => {
     expect(report.findings).toEqual([
       expect.objectContaining({ kind: 'record-not-logged', record_id: smuggled.id }),
     ]);
+  });
+
+  it('a log appended to while the audit reads, by an append that began before it, is newer, not wrong', async () => {
+    const b = await seedTenant(t.db);
+    const version = await publish(t.db, b.tenant.id, await seedTemplate(t.db, b.tenant.id));
+    const decided = await apiOf(t.app, b.headers).decide(
+      'customer-0',
+      version.consent_version_id,
+      'given',
+    );
+    expect(decided.statusCode).toBe(201);
+    const signer = parseSignerKey(testLogKeys.signerKey);
+    if (!signer.ok) throw new Error(signer.reason);
+    // The append's time is taken as it begins, before the audit; it commits once the audit has
+    // read the last of the leaves and before it reads the log's state, on a connection of its
+    // own (the audit's is still held while its plugin runs).
+    const began = nowIso();
+    const writer = createDb(loadConfig({ DATABASE_URL: t.config.databaseUrl }));
+    const entriesReads = new WeakSet<object>();
+    let appended: AppendOutcome | undefined;
+    const midway: KyselyPlugin = {
+      transformQuery: ({ node, queryId }) => {
+        if (JSON.stringify(node).includes('"tlog_entries"')) entriesReads.add(queryId);
+        return node;
+      },
+      transformResult: async ({ queryId, result }) => {
+        if (!appended && entriesReads.has(queryId) && result.rows.length === 0) {
+          appended = await appendBatch(writer, b.tenant.id, signer.value, () => began);
+        }
+        return result;
+      },
+    };
+    const report = await auditLog(t.db.withPlugin(midway), t.vault, registry, b.tenant.id).finally(
+      () => writer.destroy(),
+    );
+    // The publication's and the decision's leaves, appended while the audit read.
+    expect(appended).toMatchObject({ appended: 2, size: 2 });
+    expect(report).toMatchObject({ entries: 0, ok: true, findings: [] });
+    expect(await auditLog(t.db, t.vault, registry, b.tenant.id)).toMatchObject({
+      entries: 2,
+      ok: true,
+      findings: [],
+    });
   });
 });
 
