@@ -76,7 +76,8 @@ export async function measure(
         start = snapshot(m);
         askLoopDelay(m);
       }
-      // Taken before the child disconnects, while PostgreSQL backends serving it still exist.
+      // Taken as the child stops; PostgreSQL backends that serve it and exit first still count,
+      // in the postmaster's reaped time (treeCpuDelta).
       if (line.includes('"phase":"done"')) {
         end = snapshot(m);
         if (m.loopDelayFile) rmSync(m.loopDelayFile, { force: true });

@@ -170,22 +170,42 @@ export function pinTree(rootPid: number, cores: Cores): number {
   return pinned;
 }
 
-/** CPU seconds used by a process and its children alive now (PostgreSQL's postmaster tree, the
- * service's cluster primary and workers). */
+/** CPU seconds used by a process, its children alive now and those it has reaped (PostgreSQL's
+ * postmaster tree, the service's cluster primary and workers). */
 export function treeCpuSeconds(rootPid: number): Map<number, number> {
   const used = new Map<number, number>();
   for (const pid of [rootPid, ...childrenOf(rootPid)]) {
     const seconds = cpuSeconds(pid);
     if (seconds !== null) used.set(pid, seconds);
   }
+  // What the root's children used once they exited, which the kernel adds to the root as it
+  // reaps them (PostgreSQL's backends, when their clients disconnect): under pid 0, which no
+  // child has.
+  const reaped = reapedCpuSeconds(rootPid);
+  if (reaped !== null) used.set(0, reaped);
   return used;
 }
 
-/** What a tree used between two snapshots; processes born meanwhile count from zero. */
+/**
+ * What a tree used between two snapshots; processes born meanwhile count from zero. A child gone
+ * by the second is in its root's reaped time with all it ever used: what it had used by the first
+ * is taken off, so that one which exits just before the second snapshot still counts, and only
+ * for the interval.
+ */
 export function treeCpuDelta(before: Map<number, number>, after: Map<number, number>): number {
   let total = 0;
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  for (const [pid, seconds] of before) {
+    if (pid !== 0 && !after.has(pid) && after.has(0)) total -= seconds;
+  }
   return total;
+}
+
+/** CPU seconds of a process's children that it has reaped (cutime + cstime). */
+function reapedCpuSeconds(pid: number): number | null {
+  const fields = statFields(pid);
+  if (!fields) return null;
+  return (Number(fields[13]) + Number(fields[14])) / clockTicks;
 }
 
 /** Busy CPU seconds of the whole machine so far, all cores (idle, iowait and steal excluded). */
