@@ -85,6 +85,12 @@ export interface BenchConfig {
    * bytes, as a real privacy policy is (tens of kilobytes); 0: the short text of every earlier run.
    */
   contentBytes: number;
+  /**
+   * `BENCH_LOOP_ROUNDS`: how many times PostgreSQL decisions and the bare INSERT loop are
+   * measured, one right after the other, at each size; their ratios are the median of the
+   * rounds' (one loud minute moves one round, not the figure).
+   */
+  loopRounds: number;
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
@@ -123,6 +129,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     hotSet: hotSet(env.BENCH_HOT_SET),
     partition: partition(env.BENCH_PARTITION),
     contentBytes: number(env, 'BENCH_CONTENT_BYTES', 0, 0),
+    loopRounds: number(env, 'BENCH_LOOP_ROUNDS', 1, 1),
   };
 }
 

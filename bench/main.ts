@@ -264,13 +264,7 @@ async function benchStore(store: Store): Promise<void> {
       );
     }
     if (store === 'postgres' && decisions) {
-      const table = await createDecisionsCopy(url);
-      const baseline = await step(`${label}: pg INSERT loop`, () =>
-        runInsertBaseline(config, size, url, table, fixture, dbPid()),
-      );
-      decisions.vsInsert = decisions.rps / baseline.rps;
-      decisions.vsInsertDbCpu = dbUsPerRequest(baseline) / dbUsPerRequest(decisions);
-      rows.push(baseline);
+      rows.push(await againstInsertLoop(label, size, url, fixture, decisions));
     }
     await step(`${label}: drop store`, () => discard(store, size, url));
   }
@@ -279,6 +273,64 @@ async function benchStore(store: Store): Promise<void> {
     await step('stop PostgreSQL', () => postgres?.remove());
     postgres = undefined;
   }
+}
+
+/**
+ * The bare INSERT loop right after `decisions` (the row that run made), then as many more rounds
+ * of the two as `BENCH_LOOP_ROUNDS` asks, each round in the other order than the one before, so
+ * that neither always runs on the store the other grew. `decisions` gets the median of the
+ * rounds' ratios; the loop's row returned is the first round's.
+ */
+async function againstInsertLoop(
+  label: string,
+  size: number,
+  url: string,
+  fixture: Fixture,
+  decisions: Row,
+): Promise<Row> {
+  const table = await createDecisionsCopy(url);
+  const loop = (round: number) =>
+    step(`${label}: pg INSERT loop${round > 1 ? ` (round ${round})` : ''}`, () =>
+      runInsertBaseline(config, size, url, table, fixture, dbPid()),
+    );
+  const decide = async (round: number) => {
+    const logFile = join(dir, `postgres-${size}-decisions-round-${round}.log`);
+    const run = await step(`${label}: decisions (round ${round})`, () =>
+      runEndpoint(config, 'postgres', size, url, fixture, 'decisions', logFile, dbPid()),
+    );
+    return run.row;
+  };
+  const first = await loop(1);
+  const rounds = [{ decisions, loop: first }];
+  for (let round = 2; round <= config.loopRounds; round++) {
+    if (round % 2 === 0) {
+      const looped = await loop(round);
+      rounds.push({ loop: looped, decisions: await decide(round) });
+    } else {
+      const decided = await decide(round);
+      rounds.push({ decisions: decided, loop: await loop(round) });
+    }
+  }
+  const byRps = rounds.map((r) => r.decisions.rps / r.loop.rps);
+  const byDbCpu = rounds.map((r) => dbUsPerRequest(r.loop) / dbUsPerRequest(r.decisions));
+  decisions.vsInsert = median(byRps);
+  decisions.vsInsertDbCpu = median(byDbCpu);
+  if (rounds.length > 1) {
+    const each = (ratios: number[]) => ratios.map((x) => x.toFixed(2)).join(', ');
+    notes.push(
+      `${label}: decisions against the INSERT loop in ${rounds.length} rounds (decisions/s against inserts/s: ${rounds.map((r) => `${r.decisions.rps.toFixed(0)}/${r.loop.rps.toFixed(0)}`).join(', ')}): by req/s ${each(byRps)}, median ${median(byRps).toFixed(2)}; by the database's CPU ${each(byDbCpu)}, median ${median(byDbCpu).toFixed(2)}`,
+    );
+  }
+  return first;
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /**
@@ -432,8 +484,9 @@ function insertCost(all: Row[]): string[] {
     if (r.vsInsert === undefined || r.vsInsertDbCpu === undefined) return [];
     const loop = all.find((b) => b.endpoint === 'pg INSERT loop' && b.size === r.size);
     if (!loop) return [];
+    const rounds = config.loopRounds > 1 ? ` (median of ${config.loopRounds} rounds)` : '';
     return [
-      `${label(r)}: ${r.vsInsert.toFixed(2)} of the bare INSERT loop's req/s; database CPU ${dbUsPerRequest(r).toFixed(0)} µs a decision against ${dbUsPerRequest(loop).toFixed(0)} µs an insert of the loop: ${r.vsInsertDbCpu.toFixed(2)} of its records a second of the database's CPU`,
+      `${label(r)}: ${r.vsInsert.toFixed(2)}${rounds} of the bare INSERT loop's req/s; database CPU ${dbUsPerRequest(r).toFixed(0)} µs a decision against ${dbUsPerRequest(loop).toFixed(0)} µs an insert of the loop${rounds ? ' in the first round' : ''}: ${r.vsInsertDbCpu.toFixed(2)}${rounds} of its records a second of the database's CPU`,
     ];
   });
 }
