@@ -32,7 +32,12 @@ export interface StoredStanding {
   /** On the template. */
   decision_count: number | null;
   template_last: DecisionValue | null;
-  /** On the release: its latest decision, in full (what an unchanged decision answers). */
+  /**
+   * On the release: its latest decision, in full (what an unchanged decision answers), as the
+   * customer's state on that decision's version keeps it (`customer_version_states`, which only
+   * the write path writes, with the decision's own values) and the version its number: the
+   * decision's row is not read.
+   */
   release_last_id: string | null;
   release_last_version_id: string | null;
   release_last_version: number | null;
@@ -65,9 +70,9 @@ const standings = batchStatement(
     select q.i, s.id as subject_id, ${sealedColumn(db, 's.wrapped_key')} as wrapped_key,
       ${sealedColumn(db, 's.salt')} as salt,
       ts.decision_count, ts.last_decision as template_last,
-      d.id as release_last_id, d.consent_version_id as release_last_version_id,
-      d.version as release_last_version, d.decision as release_last,
-      d.decided_at as release_last_at,
+      r.last_decision_id as release_last_id, r.consent_version_id as release_last_version_id,
+      r.version as release_last_version, r.last_decision as release_last,
+      r.last_decided_at as release_last_at,
       k.customer_lookup as key_lookup, k.request_hash as key_request_hash,
       k.status_code as key_status, k.response_body as key_body, k.created_at as key_created_at,
       ${subscribedSql(sql.ref('q.tenant_id'), sql.ref('q.event_type'), 'any')} as event_wanted
@@ -78,13 +83,14 @@ const standings = batchStatement(
       on ${stateOfTenantRow(db, 'ts', sql.ref('q.tenant_id'))} and ts.subject_id = s.id
         and ts.template_id = q.template_id
     left join lateral (
-      select cv.last_decision_id from customer_version_states as cv
+      select cv.last_decision_id, cv.consent_version_id, v.version, cv.last_decision,
+        cv.last_decided_at
+      from customer_version_states as cv
       join template_versions as v on v.tenant_id = q.tenant_id and v.id = cv.consent_version_id
       where ${stateOfTenantRow(db, 'cv', sql.ref('q.tenant_id'))} and cv.subject_id = s.id
         and v.release_id = q.release_id
       order by cv.last_decided_at desc limit 1
     ) as r on true
-    left join decisions as d on d.tenant_id = q.tenant_id and d.id = r.last_decision_id
     left join idempotency_keys as k on k.tenant_id = q.tenant_id and k.key = q.idempotency_key
   `,
   { writePath: true },
@@ -137,15 +143,12 @@ const releaseStanding = prepared((db, p: (name: 'tenantId' | 'subjectId' | 'rele
     .innerJoin('template_versions as v', (j) =>
       j.on('v.tenant_id', '=', p('tenantId')).onRef('v.id', '=', 'cv.consent_version_id'),
     )
-    .innerJoin('decisions as d', (j) =>
-      j.on('d.tenant_id', '=', p('tenantId')).onRef('d.id', '=', 'cv.last_decision_id'),
-    )
     .select([
-      'd.id as release_last_id',
-      'd.consent_version_id as release_last_version_id',
-      'd.version as release_last_version',
-      'd.decision as release_last',
-      'd.decided_at as release_last_at',
+      'cv.last_decision_id as release_last_id',
+      'cv.consent_version_id as release_last_version_id',
+      'v.version as release_last_version',
+      'cv.last_decision as release_last',
+      'cv.last_decided_at as release_last_at',
     ])
     .where(stateOfTenantRow(db, 'cv', p('tenantId')))
     .where('cv.subject_id', '=', p('subjectId'))
