@@ -129,7 +129,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     hotSet: hotSet(env.BENCH_HOT_SET),
     partition: partition(env.BENCH_PARTITION),
     contentBytes: number(env, 'BENCH_CONTENT_BYTES', 0, 0),
-    loopRounds: number(env, 'BENCH_LOOP_ROUNDS', 1, 1),
+    loopRounds: number(env, 'BENCH_LOOP_ROUNDS', 3, 1),
   };
 }
 
