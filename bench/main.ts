@@ -303,13 +303,10 @@ async function againstInsertLoop(
   const first = await loop(1);
   const rounds = [{ decisions, loop: first }];
   for (let round = 2; round <= config.loopRounds; round++) {
-    if (round % 2 === 0) {
-      const looped = await loop(round);
-      rounds.push({ loop: looped, decisions: await decide(round) });
-    } else {
-      const decided = await decide(round);
-      rounds.push({ decisions: decided, loop: await loop(round) });
-    }
+    // Even rounds start with the loop, odd ones (as the first) with decisions.
+    const loopedFirst = round % 2 === 0 ? await loop(round) : undefined;
+    const decided = await decide(round);
+    rounds.push({ decisions: decided, loop: loopedFirst ?? (await loop(round)) });
   }
   const byRps = rounds.map((r) => r.decisions.rps / r.loop.rps);
   const byDbCpu = rounds.map((r) => dbUsPerRequest(r.loop) / dbUsPerRequest(r.decisions));
