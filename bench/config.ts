@@ -91,6 +91,13 @@ export interface BenchConfig {
    * rounds' (one loud minute moves one round, not the figure).
    */
   loopRounds: number;
+  /**
+   * `BENCH_SERVICE_CORE`: the core the service under test runs on; 0 (the default) beside
+   * PostgreSQL, 1 beside the load generator, leaving core 0 to PostgreSQL as a database on a host
+   * of its own would be: where the service waits on the database's answers rather than shares
+   * its CPU (docs/performance.md, "How it is measured").
+   */
+  serviceCore: number;
 }
 
 const allStores: Store[] = ['sqlite', 'postgres'];
@@ -130,6 +137,7 @@ export function loadBenchConfig(env: NodeJS.ProcessEnv = process.env): BenchConf
     partition: partition(env.BENCH_PARTITION),
     contentBytes: number(env, 'BENCH_CONTENT_BYTES', 0, 0),
     loopRounds: number(env, 'BENCH_LOOP_ROUNDS', 3, 1),
+    serviceCore: serviceCore(env.BENCH_SERVICE_CORE),
   };
 }
 
@@ -198,4 +206,10 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, all: T[])
     if (!all.includes(value as T)) throw new Error(`${name}: "${value}" is not one of ${all}`);
   }
   return chosen as T[];
+}
+
+function serviceCore(value: string | undefined): number {
+  if (value === undefined || value === '' || value === '0') return 0;
+  if (value === '1') return 1;
+  throw new Error(`BENCH_SERVICE_CORE must be 0 or 1, not ${value}`);
 }

@@ -373,7 +373,7 @@ function printHeader(c: BenchConfig, machine: Record<string, string | number>): 
   const lines = [
     'consent-service benchmark',
     ...Object.entries(machine).map(([k, v]) => `  ${k}: ${v}`),
-    `  pinning: ${unpinnedReason ? `NONE (${unpinnedReason})` : 'server + database on core 0, load generator on core 1'}`,
+    `  pinning: ${unpinnedReason ? `NONE (${unpinnedReason})` : c.serviceCore === 0 ? 'server + database on core 0, load generator on core 1' : 'database on core 0, server + load generator on core 1 (BENCH_SERVICE_CORE=1)'}`,
     `  runs: ${c.connections} connections, ${c.warmupS} s warm-up + ${c.durationS} s measured; ` +
       `stores ${c.stores.join(',')}; sizes ${c.sizes.join(',')}; endpoints ${c.endpoints.join(',')}` +
       (c.contentBytes > 0

@@ -155,6 +155,7 @@ export async function runEndpoint(
     placement,
     env: { ...(withMetrics ? { METRICS_TOKEN: scrapeToken } : {}), ...(outside?.env ?? {}) },
     cpuProfileDir: config.cpuProfileDir,
+    core: config.serviceCore,
   }).catch(async (error) => {
     await outside?.stop();
     throw error;

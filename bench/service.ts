@@ -234,6 +234,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** `BENCH_CPU_PROF`: each service process writes a V8 CPU profile there when it exits. */
   cpuProfileDir?: string | undefined;
+  /** Without a placement: the core the one process runs on (`BENCH_SERVICE_CORE`). */
+  core?: Cores;
 }
 
 /**
@@ -243,7 +245,7 @@ export interface ServiceOptions {
 export async function startService(
   databaseUrl: string,
   logFile: string,
-  { placement, env: extraEnv = {}, cpuProfileDir }: ServiceOptions = {},
+  { placement, env: extraEnv = {}, cpuProfileDir, core = serverCore }: ServiceOptions = {},
 ): Promise<RunningService> {
   const port = await freePort();
   const log = openSync(logFile, 'a');
@@ -255,7 +257,7 @@ export async function startService(
   const profile = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
   const preload = loopDelayFile ? ['--import', loopDelayPreload] : [];
   const args = [...profile, ...preload, bin, 'serve'];
-  const child = spawnPinned(placement?.cores ?? serverCore, process.execPath, args, {
+  const child = spawnPinned(placement?.cores ?? core, process.execPath, args, {
     env,
     stdio: ['ignore', log, log],
   });
