@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { loadCore, serverCore } from './processes.js';
 
 /** The benchmark's knobs, all from the environment (see bench/README.md). */
 
@@ -208,8 +209,9 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, all: T[])
   return chosen as T[];
 }
 
+/** The server core (PostgreSQL's), unless the service is moved beside the load generator. */
 function serviceCore(value: string | undefined): number {
-  if (value === undefined || value === '' || value === '0') return 0;
-  if (value === '1') return 1;
-  throw new Error(`BENCH_SERVICE_CORE must be 0 or 1, not ${value}`);
+  if (value === undefined || value === '' || value === String(serverCore)) return serverCore;
+  if (value === String(loadCore)) return loadCore;
+  throw new Error(`BENCH_SERVICE_CORE must be ${serverCore} or ${loadCore}, not ${value}`);
 }

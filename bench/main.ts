@@ -20,7 +20,7 @@ import {
   recreateDatabase,
   startBenchPostgres,
 } from './postgres.js';
-import { firstCores, serverCore, stopAll, unpinnedReason } from './processes.js';
+import { firstCores, loadCore, serverCore, stopAll, unpinnedReason } from './processes.js';
 import {
   dbUsPerRequest,
   formatSteps,
@@ -369,11 +369,19 @@ async function benchWorkers(store: Store): Promise<void> {
   }
 }
 
+/** Which core runs what, for the header. */
+function pinning(c: BenchConfig): string {
+  if (unpinnedReason) return `NONE (${unpinnedReason})`;
+  const load = `load generator on core ${loadCore}`;
+  if (c.serviceCore === serverCore) return `server + database on core ${serverCore}, ${load}`;
+  return `database on core ${serverCore}, server + ${load} (BENCH_SERVICE_CORE=${c.serviceCore})`;
+}
+
 function printHeader(c: BenchConfig, machine: Record<string, string | number>): void {
   const lines = [
     'consent-service benchmark',
     ...Object.entries(machine).map(([k, v]) => `  ${k}: ${v}`),
-    `  pinning: ${unpinnedReason ? `NONE (${unpinnedReason})` : c.serviceCore === 0 ? 'server + database on core 0, load generator on core 1' : 'database on core 0, server + load generator on core 1 (BENCH_SERVICE_CORE=1)'}`,
+    `  pinning: ${pinning(c)}`,
     `  runs: ${c.connections} connections, ${c.warmupS} s warm-up + ${c.durationS} s measured; ` +
       `stores ${c.stores.join(',')}; sizes ${c.sizes.join(',')}; endpoints ${c.endpoints.join(',')}` +
       (c.contentBytes > 0
