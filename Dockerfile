@@ -15,8 +15,9 @@ FROM base AS build
 # package (clients/typescript, a workspace) is no part of the image: --workspaces=false.
 RUN npm ci --ignore-scripts --workspaces=false && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
-# build:service bundles the cookie banner after tsc, with this script.
+# build:service bundles the cookie banner and the service after tsc, with these scripts.
 COPY scripts/build-banner.mjs ./scripts/
+COPY scripts/build-bundle.mjs ./scripts/
 COPY src ./src
 RUN npm run build:service
 # The incremental build's state stays out of the image.

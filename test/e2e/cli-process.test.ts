@@ -4,9 +4,10 @@
  * features' tests); these few check what only a process shows: the exit code as the process's
  * own, one JSON line on stdout, the working directory's default store, and readable errors.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectJsonObject, repoRoot, runCliProcess, showResult } from '../helpers/process.js';
 import { testPasswordHashCost } from '../helpers/time.js';
@@ -77,6 +78,38 @@ describe('bin/consent-service as a process', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/Unknown command "tenant explode"/);
     expect(result.stderr).toMatch(/Usage: consent-service <command>/);
+  });
+
+  it('runs the bundle of dist/: no module of dist/ outside dist/bundle/, nor of TypeBox or Kysely, is loaded', async () => {
+    // Every module the process loads, written down by a loader hook (node:module's register).
+    const loaded = join(dir, 'loaded.txt');
+    const hooks = join(dir, 'hooks.mjs');
+    writeFileSync(
+      hooks,
+      `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(${JSON.stringify(loaded)}, url + '\\n');
+  return next(url, context);
+}
+`,
+    );
+    const register = join(dir, 'register.mjs');
+    writeFileSync(
+      register,
+      `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+    );
+    const result = await runCliProcess(
+      ['tenant', 'list'],
+      { ...env, NODE_OPTIONS: `--import ${pathToFileURL(register).href}` },
+      { cwd: dir },
+    );
+    expect(result.code, showResult(result)).toBe(0);
+    const urls = readFileSync(loaded, 'utf8').trim().split('\n');
+    const dist = pathToFileURL(join(repoRoot, 'dist')).href;
+    const ofDist = urls.filter((url) => url.startsWith(`${dist}/`));
+    expect(ofDist.length).toBeGreaterThan(0);
+    expect(ofDist.filter((url) => !url.startsWith(`${dist}/bundle/`))).toEqual([]);
+    expect(urls.filter((url) => /\/node_modules\/(typebox|kysely)\//.test(url))).toEqual([]);
   });
 
   it('a bad setting exits 1 naming it, before touching the store', async () => {

@@ -73,7 +73,7 @@ function tsc(root: string, tsconfig: string, args: string[]): void {
   }
 }
 
-function bundle(root: string, { script }: Bundle): void {
+function runScript(root: string, script: string): void {
   const result = spawnSync(process.execPath, [join(root, script)], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) {
     throw new Error(
@@ -89,23 +89,37 @@ function bundle(root: string, { script }: Bundle): void {
  * or bundle is still missing or older than its sources. An incremental build does not rewrite a
  * file whose source was only touched, so then one full build runs before giving up.
  */
-export function buildProject(root: string, tsconfig: string, bundles: Bundle[] = []): void {
+export function buildProject(
+  root: string,
+  tsconfig: string,
+  bundles: Bundle[] = [],
+  ofTheBuild: string[] = [],
+): void {
   const srcDir = join(root, 'src');
   const distDir = join(root, 'dist');
   tsc(root, tsconfig, ['--incremental', '--tsBuildInfoFile', buildInfo]);
-  for (const each of bundles) bundle(root, each);
-  if (staleOutputs(srcDir, distDir, bundles).length === 0) return;
-  tsc(root, tsconfig, []);
-  const stale = staleOutputs(srcDir, distDir, bundles);
-  if (stale.length > 0) {
-    throw new Error(
-      `${relative(repoRoot, distDir)}/ is older than src/ after building: ${stale.join(', ')} ` +
-        '(the tests would run an old build)',
-    );
+  for (const each of bundles) runScript(root, each.script);
+  if (staleOutputs(srcDir, distDir, bundles).length > 0) {
+    tsc(root, tsconfig, []);
+    const stale = staleOutputs(srcDir, distDir, bundles);
+    if (stale.length > 0) {
+      throw new Error(
+        `${relative(repoRoot, distDir)}/ is older than src/ after building: ${stale.join(', ')} ` +
+          '(the tests would run an old build)',
+      );
+    }
   }
+  for (const script of ofTheBuild) runScript(root, script);
 }
 
-/** The service's `dist/`, which the end-to-end tests run, with the banner it serves. */
+/**
+ * The service's `dist/`, which the end-to-end tests run, with the banner it serves, and the
+ * bundle of the whole that `bin/consent-service` runs (`scripts/build-bundle.mjs`), made from
+ * the compiled files once they are all fresh.
+ */
 export function buildDist(): void {
-  buildProject(repoRoot, 'tsconfig.build.json', [bannerBundle]);
+  buildProject(repoRoot, 'tsconfig.build.json', [bannerBundle], [serviceBundleScript]);
 }
+
+/** Bundles the compiled service into `dist/bundle/`: rebuilt at every run, in a second or two. */
+export const serviceBundleScript = join('scripts', 'build-bundle.mjs');

@@ -66,8 +66,9 @@ export async function buildRelease(commit: string): Promise<string> {
     target: 'node20',
     logLevel: 'error',
   });
-  if (existsSync(join(dir, 'scripts', 'build-banner.mjs'))) {
-    execFileSync(process.execPath, ['scripts/build-banner.mjs'], { cwd: dir });
+  // A release's own steps after the compile, those it has: the banner, then the bundle.
+  for (const script of ['scripts/build-banner.mjs', 'scripts/build-bundle.mjs']) {
+    if (existsSync(join(dir, script))) execFileSync(process.execPath, [script], { cwd: dir });
   }
   return dir;
 }
