@@ -18,11 +18,12 @@
  * - Every `import.meta.url` of the service's modules is rewritten to the URL the module had in
  *   `dist/`, relative to the bundle: what the service finds beside its own files (the cookie
  *   banner, `package.json`, the assets) and the entries of its threads (the SQLite writer and
- *   readers, the registry of kinds) stay where they were. The threads load `dist/` itself.
+ *   readers, the registry of kinds) stay where they were, and `threads.json` (below) turns
+ *   those into the bundle's entries for them.
  *
  * Run by `npm run build:service` after tsc, and by the tests' global setup.
  */
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -30,6 +31,17 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'dist');
 const output = join(dist, 'bundle');
+
+/**
+ * The modules the service's threads start from (the SQLite writer with the registry of kinds it
+ * imports, the SQLite readers), each an entry of the bundle too: `threads.json` names each one's
+ * entry, and `src/platform/thread-entry.ts` starts a thread from those when all it asks for has one.
+ */
+const threads = {
+  'write-path/sqlite-writer.js': 'thread-sqlite-writer',
+  'app/kinds.js': 'thread-kinds',
+  'platform/reader-loop.js': 'thread-reader-loop',
+};
 
 /** The ES module packages of many files each: bundled. */
 const inlined = new Set([
@@ -86,6 +98,9 @@ await build({
     main: join(dist, 'cli', 'main.js'),
     config: join(dist, 'platform', 'config.js'),
     'tracing-sdk': join(dist, 'platform', 'tracing-sdk.js'),
+    ...Object.fromEntries(
+      Object.entries(threads).map(([module, name]) => [name, join(dist, module)]),
+    ),
   },
   bundle: true,
   splitting: true,
@@ -98,6 +113,10 @@ await build({
   plugins: [packages, urls],
   logLevel: 'warning',
 });
+writeFileSync(
+  join(partial, 'threads.json'),
+  `${JSON.stringify(Object.fromEntries(Object.entries(threads).map(([module, name]) => [module, `${name}.js`])), null, 2)}\n`,
+);
 const previous = `${output}.${process.pid}.previous`;
 try {
   renameSync(output, previous);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 
@@ -37,6 +37,10 @@ export function useBuiltThreads(sources: URL, built: URL): void {
  * twin, and keeps its thread on source).
  */
 export function threadModules(modules: readonly string[]): string[] {
+  return bundled(compiledTwins(modules));
+}
+
+function compiledTwins(modules: readonly string[]): string[] {
   const from = twins;
   if (!from) return [...modules];
   const compiled = modules.map((module) =>
@@ -48,4 +52,37 @@ export function threadModules(modules: readonly string[]): string[] {
     return [...modules];
   }
   return compiled as string[];
+}
+
+/**
+ * Compiled modules of `dist/` as the bundle's entries for them (`dist/bundle/threads.json`,
+ * written by `scripts/build-bundle.mjs`), when every one has one: a thread then loads a few
+ * chunks instead of its modules file by file, and its entry and the registry share theirs.
+ */
+function bundled(modules: readonly string[]): string[] {
+  const entries = modules.map((module) => {
+    const at = module.lastIndexOf('/dist/');
+    if (at < 0 || !module.endsWith('.js')) return undefined;
+    const dist = module.slice(0, at + '/dist/'.length);
+    return bundleEntries(dist)[module.slice(dist.length)];
+  });
+  return entries.every((entry) => entry !== undefined) ? entries : [...modules];
+}
+
+/** By the `dist/` URL: each compiled module the bundle has an entry for, and that entry's URL. */
+const bundles = new Map<string, Record<string, string>>();
+
+function bundleEntries(dist: string): Record<string, string> {
+  let entries = bundles.get(dist);
+  if (!entries) {
+    const manifest = new URL('bundle/threads.json', dist);
+    const named: Record<string, string> = existsSync(fileURLToPath(manifest))
+      ? JSON.parse(readFileSync(manifest, 'utf8'))
+      : {};
+    entries = Object.fromEntries(
+      Object.entries(named).map(([module, entry]) => [module, new URL(entry, manifest).href]),
+    );
+    bundles.set(dist, entries);
+  }
+  return entries;
 }

@@ -1,6 +1,7 @@
 /**
  * Which modules a thread loads (`threadModules`): from source as given, or all of them their
- * compiled twins once `useBuiltThreads` named where those are, never a mix.
+ * compiled twins once `useBuiltThreads` named where those are, never a mix; and compiled ones
+ * as the bundle's entries for them (`dist/bundle/threads.json`), when all have one.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +40,32 @@ describe('threadModules', () => {
       url('dist/w/entry.js'),
       url('dist/app/kinds.js'),
     ]);
+  });
+
+  describe('with a bundle naming entries for compiled modules', () => {
+    let bundled = '';
+    const at = (path: string) => pathToFileURL(join(bundled, path)).href;
+    beforeAll(() => {
+      bundled = mkdtempSync(join(tmpdir(), 'thread-bundle-'));
+      mkdirSync(join(bundled, 'dist', 'bundle'), { recursive: true });
+      writeFileSync(
+        join(bundled, 'dist', 'bundle', 'threads.json'),
+        JSON.stringify({ 'w/entry.js': 'thread-entry.js', 'app/kinds.js': 'thread-kinds.js' }),
+      );
+    });
+    afterAll(() => rmSync(bundled, { recursive: true, force: true }));
+
+    it("answers the bundle's entries when every module has one", () => {
+      expect(threadModules([at('dist/w/entry.js'), at('dist/app/kinds.js')])).toEqual([
+        at('dist/bundle/thread-entry.js'),
+        at('dist/bundle/thread-kinds.js'),
+      ]);
+    });
+
+    it('answers the modules as given when one has no entry in the bundle', () => {
+      const mixed = [at('dist/w/entry.js'), at('dist/w/other.js')];
+      expect(threadModules(mixed)).toEqual(mixed);
+    });
   });
 
   it('answers the modules as given when one has no twin: outside the sources, or not built', () => {
