@@ -32,9 +32,10 @@ export function useBuiltThreads(sources: URL, built: URL): void {
 
 /**
  * The modules a thread is to load (its entry first), as given, or all of them compiled twins
- * when `useBuiltThreads` was called and every one has one: a thread runs all of one kind or the
- * other, so that it never holds two copies of a module (a test's own registry of kinds has no
- * twin, and keeps its thread on source).
+ * when `useBuiltThreads` was called and every one has one; then, compiled ones, all of them the
+ * bundle's entries for them when every one has one (`bundled`). A thread runs all of one kind
+ * or the other, so that it never holds two copies of a module (a test's own registry of kinds
+ * has no twin, and keeps its thread on source).
  */
 export function threadModules(modules: readonly string[]): string[] {
   return bundled(compiledTwins(modules));
