@@ -87,13 +87,14 @@ function runScript(root: string, script: string): void {
  * Builds a project's `dist/` from its `src/` with its `tsconfig` (incrementally) and its
  * bundles' scripts (each a fraction of a second, so always), and fails when any compiled file
  * or bundle is still missing or older than its sources. An incremental build does not rewrite a
- * file whose source was only touched, so then one full build runs before giving up.
+ * file whose source was only touched, so then one full build runs before giving up. Last, the
+ * scripts of `afterCompile` run (relative to the root), on compiled files all fresh by then.
  */
 export function buildProject(
   root: string,
   tsconfig: string,
   bundles: Bundle[] = [],
-  ofTheBuild: string[] = [],
+  afterCompile: string[] = [],
 ): void {
   const srcDir = join(root, 'src');
   const distDir = join(root, 'dist');
@@ -109,17 +110,19 @@ export function buildProject(
       );
     }
   }
-  for (const script of ofTheBuild) runScript(root, script);
+  for (const script of afterCompile) runScript(root, script);
 }
 
 /**
  * The service's `dist/`, which the end-to-end tests run, with the banner it serves, and the
- * bundle of the whole that `bin/consent-service` runs (`scripts/build-bundle.mjs`), made from
- * the compiled files once they are all fresh.
+ * bundle of the whole that `bin/consent-service` runs (`scripts/build-bundle.mjs`, rebuilt at
+ * every run in a second or two), made from the compiled files once they are all fresh.
  */
 export function buildDist(): void {
-  buildProject(repoRoot, 'tsconfig.build.json', [bannerBundle], [serviceBundleScript]);
+  buildProject(
+    repoRoot,
+    'tsconfig.build.json',
+    [bannerBundle],
+    [join('scripts', 'build-bundle.mjs')],
+  );
 }
-
-/** Bundles the compiled service into `dist/bundle/`: rebuilt at every run, in a second or two. */
-export const serviceBundleScript = join('scripts', 'build-bundle.mjs');
