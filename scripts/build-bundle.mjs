@@ -7,14 +7,15 @@
  * when it runs (esbuild's code splitting keeps the command line's lazy imports lazy). The three
  * share their modules' chunks, so a module's state (tracing started or not) is one.
  *
- * Why: Node loads an ES module file by file, and the service is about 1,700 of them (its own
- * 576, TypeBox's 683, Kysely's 262). Loading them was over a third of a start's CPU; bundled, a
- * `serve` start takes about half the CPU it took (docs/performance.md, "Starting").
+ * Why: Node loads a module file by file, and a `serve` start loaded about 2,600 files (the
+ * service's own 576, TypeBox's 683, Kysely's 262, the CommonJS packages' the rest, each of those
+ * also scanned for its exports when imported from an ES module). Loading them was over a third of
+ * a start's CPU, and of each SQLite writer thread's (docs/performance.md, "Starting").
  *
- * - Bundled: the service's own modules and the ES module packages that are many files each
- *   (`inlined` below). Every other package stays an import of `node_modules`, as it was: native
- *   addons, CommonJS packages (which read files beside their own, or load optional parts), and
- *   packages the service loads only for a setting (OpenTelemetry, Chromium).
+ * - Bundled: the service's own modules and the packages they import, CommonJS ones included
+ *   (a `require` made for each chunk lets their `require` of Node's own modules work), but those
+ *   of `external` below, which stay imports of `node_modules` as they were: each reads files
+ *   beside its own at run time, or is loaded only for a setting.
  * - Every `import.meta.url` of the service's modules is rewritten to the URL the module had in
  *   `dist/`, relative to the bundle: what the service finds beside its own files (the cookie
  *   banner, `package.json`, the assets) and the entries of its threads (the SQLite writer and
@@ -43,16 +44,41 @@ const threads = {
   'platform/reader-loop.js': 'thread-reader-loop',
 };
 
-/** The ES module packages of many files each: bundled. */
-const inlined = new Set([
-  'typebox',
-  'kysely',
-  'jose',
-  'uuid',
-  'diff',
-  'csv-parse',
-  'csv-stringify',
+/**
+ * The packages that stay imports, and why. A package that finds files beside its own
+ * (`__dirname`, its own `package.json`) would look for them beside the bundle instead.
+ */
+const external = new Set([
+  // A native addon, found beside its own files.
+  'better-sqlite3',
+  // The browser of the cookie scanner and its driver: loaded for a scan only, with files of their own.
+  'playwright-core',
+  '@sparticuz/chromium',
+  // Serves the API reference's pages from its own folder; reads its own package.json.
+  '@fastify/swagger-ui',
+  '@fastify/swagger',
+  // pg's optional native binding, not installed.
+  'pg-native',
 ]);
+// Bundled although they hold such a file: pino's transports, which start a worker from a file
+// beside pino's own, and which the service does not use (it writes to a stream, sync or not).
+
+/** Packages loaded only when traces are on (`OTEL_*`): the tracing SDK's, left out of a start without it. */
+const tracing = /^@opentelemetry\/|^@fastify\/otel$/;
+
+/** Whether Node loads this file as an ES module: `.mjs`, or `.js` in a package of `"type": "module"`. */
+function isEsModule(file) {
+  if (file.endsWith('.mjs')) return true;
+  if (!file.endsWith('.js')) return false;
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    try {
+      return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type === 'module';
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+  }
+  return false;
+}
 
 /** `@scope/name` or `name` of a bare import (`typebox/value` is `typebox`). */
 function packageOf(specifier) {
@@ -60,16 +86,40 @@ function packageOf(specifier) {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
-/** Packages stay imports, but those of `inlined`. */
+/**
+ * Packages are bundled, but those of `external`, the tracing SDK's, and the CommonJS ones loaded
+ * with `import()` when first used (the password estimator's dictionaries, QR codes): Node loads
+ * those then, as before. Bundled, such a package would be a chunk whose only export is its
+ * `default` (esbuild cannot know its names), where Node gives its names too.
+ */
 const packages = {
   name: 'packages',
   setup(on) {
-    on.onResolve({ filter: /^[^./]/ }, ({ path }) => {
-      if (path.startsWith('node:') || inlined.has(packageOf(path))) return undefined;
+    on.onResolve({ filter: /^[^./]/ }, async ({ path, kind, resolveDir, pluginData }) => {
+      if (path.startsWith('node:') || pluginData === packages) return undefined;
+      const name = packageOf(path);
+      const from = await on.resolve(path, { kind, resolveDir, pluginData: packages });
+      const lazy = kind === 'dynamic-import' && !isEsModule(from.path);
+      if (!(lazy || external.has(name) || tracing.test(name))) return undefined;
+      // Imported from the bundle, it must be the file the importer had: not another version
+      // of the package that a package nests in its own node_modules.
+      const fromBundle = await on.resolve(path, { kind, resolveDir: output, pluginData: packages });
+      if (from.path !== fromBundle.path) {
+        return {
+          errors: [{ text: `${path} from the bundle is ${fromBundle.path}, not ${from.path}` }],
+        };
+      }
       return { path, external: true };
     });
   },
 };
+
+/**
+ * What each chunk starts with: a `require` of its own, which the CommonJS packages bundled call
+ * for Node's modules (`require('events')`); esbuild's ES module output has none.
+ */
+const banner = `import { createRequire as createRequireOfChunk } from 'node:module';
+const require = createRequireOfChunk(import.meta.url);`;
 
 /** Each module of `dist/` keeps the URL it had there (above). */
 const urls = {
@@ -110,6 +160,7 @@ await build({
   outdir: partial,
   sourcemap: true,
   legalComments: 'none',
+  banner: { js: banner },
   plugins: [packages, urls],
   logLevel: 'warning',
 });
