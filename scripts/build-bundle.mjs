@@ -102,8 +102,9 @@ const packages = {
       const lazy = kind === 'dynamic-import' && !isEsModule(from.path);
       if (!(lazy || external.has(name) || tracing.test(name))) return undefined;
       // Imported from the bundle, it must be the file the importer had: not another version
-      // of the package that a package nests in its own node_modules.
-      const fromBundle = await on.resolve(path, { kind, resolveDir: output, pluginData: packages });
+      // of the package that a package nests in its own node_modules. (Found from `dist/` as
+      // from `dist/bundle/`, which has no node_modules of its own and may not exist yet.)
+      const fromBundle = await on.resolve(path, { kind, resolveDir: dist, pluginData: packages });
       if (from.path !== fromBundle.path) {
         return {
           errors: [{ text: `${path} from the bundle is ${fromBundle.path}, not ${from.path}` }],
