@@ -98,9 +98,10 @@ const packages = {
     on.onResolve({ filter: /^[^./]/ }, async ({ path, kind, resolveDir, pluginData }) => {
       if (path.startsWith('node:') || pluginData === packages) return undefined;
       const name = packageOf(path);
+      const left = external.has(name) || tracing.test(name);
+      if (!left && kind !== 'dynamic-import') return undefined;
       const from = await on.resolve(path, { kind, resolveDir, pluginData: packages });
-      const lazy = kind === 'dynamic-import' && !isEsModule(from.path);
-      if (!(lazy || external.has(name) || tracing.test(name))) return undefined;
+      if (!left && isEsModule(from.path)) return undefined;
       // Imported from the bundle, it must be the file the importer had: not another version
       // of the package that a package nests in its own node_modules. (Found from `dist/` as
       // from `dist/bundle/`, which has no node_modules of its own and may not exist yet.)

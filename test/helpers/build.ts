@@ -116,7 +116,7 @@ export function buildProject(
 /**
  * The service's `dist/`, which the end-to-end tests run, with the banner it serves, and the
  * bundle of the whole that `bin/consent-service` runs (`scripts/build-bundle.mjs`, rebuilt at
- * every run in a second or two), made from the compiled files once they are all fresh.
+ * every run in about three seconds), made from the compiled files once they are all fresh.
  */
 export function buildDist(): void {
   buildProject(
