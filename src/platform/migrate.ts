@@ -241,7 +241,15 @@ async function migrateOn(
 ): Promise<string[]> {
   await checkReachable(db);
   await refuseOtherDataKey(db, dataKey);
-  if ((await schemaAhead(db, dataKey, more)).length > 0) {
+  const applied = await appliedMigrations(db);
+  const ahead = await schemaAheadOf(db, applied, dataKey, more);
+  // A newer release's schema, or nothing pending (every start but an upgrade's): Kysely's
+  // migrator is not run, since it would only list every table and column of the store twice to
+  // find its own two tables, and take and free its lock.
+  const pending = Object.keys({ ...migrations(dataKey), ...more }).filter(
+    (name) => !applied.includes(name),
+  );
+  if (ahead.length > 0 || pending.length === 0) {
     await checkDataKey(db, dataKey);
     return [];
   }
@@ -299,8 +307,17 @@ export async function schemaAhead(
   dataKey: Buffer,
   more: Readonly<Record<string, Migration>> = {},
 ): Promise<string[]> {
+  return schemaAheadOf(db, await appliedMigrations(db), dataKey, more);
+}
+
+/** `schemaAhead`, of the migrations the store records as `applied`. */
+async function schemaAheadOf(
+  db: Db,
+  applied: readonly string[],
+  dataKey: Buffer,
+  more: Readonly<Record<string, Migration>>,
+): Promise<string[]> {
   const known = new Set(Object.keys({ ...migrations(dataKey), ...more }));
-  const applied = await appliedMigrations(db);
   const ahead = applied.filter((name) => !known.has(name));
   if (ahead.length === 0) return [];
   const missing = [...known].filter((name) => !applied.includes(name));
@@ -318,10 +335,18 @@ export async function schemaAhead(
   return ahead;
 }
 
-/** The migrations the store records as applied; none on a new store. */
+/**
+ * The migrations the store records as applied; none on a new store. Whether the migrator's table
+ * exists is asked of the catalogue for that one name: Kysely's `getTables` reads every column of
+ * every table (on PostgreSQL 20 to 40 ms on a new connection).
+ */
 async function appliedMigrations(db: Db): Promise<string[]> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  if (!tables.some((table) => table.name === 'kysely_migration')) return [];
+  const { rows: found } = isPostgres(db)
+    ? await sql`select 1 from pg_class where oid = to_regclass('kysely_migration')`.execute(db)
+    : await sql`select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(
+        db,
+      );
+  if (found.length === 0) return [];
   const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
   return rows.map((row) => row.name);
 }
