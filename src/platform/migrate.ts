@@ -242,14 +242,12 @@ async function migrateOn(
   await checkReachable(db);
   await refuseOtherDataKey(db, dataKey);
   const applied = await appliedMigrations(db);
-  const ahead = await schemaAheadOf(db, applied, dataKey, more);
+  const known = knownMigrations(dataKey, more);
   // A newer release's schema, or nothing pending (every start but an upgrade's): Kysely's
   // migrator is not run, since it would only list every table and column of the store twice to
   // find its own two tables, and take and free its lock.
-  const pending = Object.keys({ ...migrations(dataKey), ...more }).filter(
-    (name) => !applied.includes(name),
-  );
-  if (ahead.length > 0 || pending.length === 0) {
+  const ahead = await schemaAheadOf(db, applied, known);
+  if (ahead.length > 0 || known.every((name) => applied.includes(name))) {
     await checkDataKey(db, dataKey);
     return [];
   }
@@ -307,20 +305,23 @@ export async function schemaAhead(
   dataKey: Buffer,
   more: Readonly<Record<string, Migration>> = {},
 ): Promise<string[]> {
-  return schemaAheadOf(db, await appliedMigrations(db), dataKey, more);
+  return schemaAheadOf(db, await appliedMigrations(db), knownMigrations(dataKey, more));
 }
 
-/** `schemaAhead`, of the migrations the store records as `applied`. */
+/** The names of this release's migrations and `more`. */
+function knownMigrations(dataKey: Buffer, more: Readonly<Record<string, Migration>>): string[] {
+  return Object.keys({ ...migrations(dataKey), ...more });
+}
+
+/** `schemaAhead`, of the migrations the store records as `applied` and the `known` ones. */
 async function schemaAheadOf(
   db: Db,
   applied: readonly string[],
-  dataKey: Buffer,
-  more: Readonly<Record<string, Migration>>,
+  known: readonly string[],
 ): Promise<string[]> {
-  const known = new Set(Object.keys({ ...migrations(dataKey), ...more }));
-  const ahead = applied.filter((name) => !known.has(name));
+  const ahead = applied.filter((name) => !known.includes(name));
   if (ahead.length === 0) return [];
-  const missing = [...known].filter((name) => !applied.includes(name));
+  const missing = known.filter((name) => !applied.includes(name));
   if (missing.length > 0) {
     throw new StoreCheckError(
       `This store was migrated by another release: it has migrations this release (${serviceVersion}) does not know (${ahead.join(', ')}) and lacks ones it has (${missing.join(', ')}). Start the release that migrated it. Nothing was changed.`,

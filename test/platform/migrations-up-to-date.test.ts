@@ -1,8 +1,9 @@
 /**
  * A start on a store whose migrations are all applied (every start but an upgrade's) reads the
- * store's record of them and stops there (docs/upgrades.md, "What a start does"): it does not
- * run Kysely's migrator, which would take the migrations' lock. While another session holds that
- * lock's table, such a start still goes through; with a migration pending, it waits for it.
+ * store's record of them and stops there (docs/upgrades.md, "What a start does to the store"):
+ * it does not run Kysely's migrator, which would take the migrations' lock. While another
+ * session holds that lock's table, such a start still goes through; with a migration pending,
+ * it waits for it.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -12,6 +13,7 @@ import { createDb, type Db } from '../../src/platform/db.js';
 import { migrateToLatest } from '../../src/platform/migrate.js';
 import { testDataKey } from '../helpers/app.js';
 import { postgresStore } from '../helpers/stores.js';
+import { budget } from '../helpers/time.js';
 
 describe('a start with no migration pending, on PostgreSQL', () => {
   let db: Db;
@@ -21,9 +23,12 @@ describe('a start with no migration pending, on PostgreSQL', () => {
     const created = await postgresStore.createMigrated?.();
     if (!created) throw new Error('the PostgreSQL store makes no migrated copies');
     drop = created.drop;
-    // A statement that waits on a lock fails after 300 ms instead of waiting on.
+    // A statement that waits on a lock fails after the timeout instead of waiting on.
     db = createDb(
-      loadConfig({ DATABASE_URL: created.databaseUrl, DATABASE_STATEMENT_TIMEOUT_MS: '300' }),
+      loadConfig({
+        DATABASE_URL: created.databaseUrl,
+        DATABASE_STATEMENT_TIMEOUT_MS: String(budget(300)),
+      }),
     );
     expect(await migrateToLatest(db, testDataKey)).toEqual([]);
     // Another session holds the migrations' lock table, as an instance applying them does.
