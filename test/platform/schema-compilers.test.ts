@@ -1,7 +1,7 @@
 /**
- * The answers' serializers shared by every app of a process (src/platform/schema-compilers.ts):
- * an answer schema is compiled once a process, kept by its JSON, and each route still answers
- * as its own schema says.
+ * The compilers shared by every app of a process (src/platform/schema-compilers.ts): an answer
+ * schema or a request schema is compiled once a process, kept by its JSON, and each route still
+ * answers and validates as its own schema says; a header schema must name headers in lower case.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,5 +63,78 @@ describe('answer schemas compiled once a process', () => {
     expect(wide.serialize).not.toBe(narrow.serialize);
     expect(narrow.body).toBe('{"id":"a1"}');
     expect(wide.body).toBe('{"id":"a1","secret":"s"}');
+  });
+});
+
+type Validate = ((data: unknown) => boolean) & { errors?: unknown };
+
+/** An app with one route whose body and header schemas are made anew. */
+async function validatingApp(
+  body: Record<string, object>,
+  headers: Record<string, object> = { 'x-mode': { type: 'string', enum: ['a', 'b'] } },
+) {
+  const app = Fastify({ schemaController: { compilersFactory: sharedSchemaCompilers } });
+  let validate: Validate | undefined;
+  app.post(
+    '/thing',
+    {
+      schema: {
+        body: { type: 'object', properties: body, additionalProperties: false },
+        headers: { type: 'object', properties: headers },
+      },
+    },
+    async (request) => {
+      validate = request.getValidationFunction('body') as Validate;
+      return { ok: true };
+    },
+  );
+  await app.ready();
+  const post = (payload: object, header = 'a') =>
+    app.inject({ method: 'POST', url: '/thing', payload, headers: { 'X-Mode': header } });
+  return { app, post, validate: () => validate };
+}
+
+describe('request schemas compiled once a process', () => {
+  const apps: FastifyInstance[] = [];
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
+  const make = async (body: Record<string, object>) => {
+    const made = await validatingApp(body);
+    apps.push(made.app);
+    return made;
+  };
+
+  it('two apps whose routes make the same schema share one validator, and validate by it', async () => {
+    const first = await make({ n: { type: 'integer' } });
+    const second = await make({ n: { type: 'integer' } });
+    expect((await first.post({ n: 1 })).statusCode).toBe(200);
+    expect((await second.post({ n: 1 })).statusCode).toBe(200);
+    expect(second.validate()).toBe(first.validate());
+    expect((await second.post({ n: 'one' })).statusCode).toBe(400);
+  });
+
+  it('a schema that differs in one field gets a validator of its own', async () => {
+    const integer = await make({ n: { type: 'integer' } });
+    const text = await make({ n: { type: 'string' } });
+    expect((await integer.post({ n: 'one' })).statusCode).toBe(400);
+    expect((await text.post({ n: 'one' })).statusCode).toBe(200);
+    expect(text.validate()).not.toBe(integer.validate());
+  });
+
+  it('checks a header whatever the case it is sent in', async () => {
+    const { post } = await make({ n: { type: 'integer' } });
+    expect((await post({ n: 1 }, 'b')).statusCode).toBe(200);
+    const refused = await post({ n: 1 }, 'c');
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toMatch(
+      /headers\/x-mode must be equal to one of the allowed values/,
+    );
+  });
+
+  it('refuses a header schema that names a header otherwise than in lower case', async () => {
+    await expect(
+      validatingApp({ n: { type: 'integer' } }, { 'X-Mode': { type: 'string' } }),
+    ).rejects.toThrow('/thing: request headers are named in lower case in a schema (X-Mode)');
   });
 });
