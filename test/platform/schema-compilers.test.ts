@@ -38,16 +38,22 @@ async function appWith(properties: Record<string, object>): Promise<{
   };
 }
 
-describe('answer schemas compiled once a process', () => {
+/** Keeps the apps a test makes, and closes them after it. */
+function closedAfterEach(): <T extends { app: FastifyInstance }>(made: T) => T {
   const apps: FastifyInstance[] = [];
   afterEach(async () => {
     for (const app of apps.splice(0)) await app.close();
   });
-  const make = async (properties: Record<string, object>) => {
-    const made = await appWith(properties);
+  return (made) => {
     apps.push(made.app);
-    return made.serializer();
+    return made;
   };
+}
+
+describe('answer schemas compiled once a process', () => {
+  const kept = closedAfterEach();
+  const make = async (properties: Record<string, object>) =>
+    kept(await appWith(properties)).serializer();
 
   it('two apps whose routes make the same schema share one serializer, and answer by it', async () => {
     const first = await make({ id: { type: 'string' }, count: { type: 'integer' } });
@@ -95,15 +101,8 @@ async function validatingApp(
 }
 
 describe('request schemas compiled once a process', () => {
-  const apps: FastifyInstance[] = [];
-  afterEach(async () => {
-    for (const app of apps.splice(0)) await app.close();
-  });
-  const make = async (body: Record<string, object>) => {
-    const made = await validatingApp(body);
-    apps.push(made.app);
-    return made;
-  };
+  const kept = closedAfterEach();
+  const make = async (body: Record<string, object>) => kept(await validatingApp(body));
 
   it('two apps whose routes make the same schema share one validator, and validate by it', async () => {
     const first = await make({ n: { type: 'integer' } });
