@@ -4,9 +4,10 @@
  * (fast-json-stringify). Compiling them was much of what building an app cost (profiles of the
  * tests' workers: the serializers a third of a test app's start, the validators later 8 % of a
  * worker's CPU): the tests build hundreds of apps in one process, and each schema is now
- * compiled once a process instead of once an app. A compiled validator or serializer is a pure function of its schema's JSON and
- * of the compiler's options, so sharing it changes no answer; it is kept by that JSON, since many
- * routes make their schemas as they register (the error answers of each status, for one).
+ * compiled once a process instead of once an app. A compiled validator or serializer is a pure
+ * function of its schema's JSON and of the compiler's options, so sharing it changes no answer;
+ * it is kept by that JSON, since many routes make their schemas as they register (the error
+ * answers of each status, for one).
  *
  * A validator compiler given to Fastify is "custom", and Fastify then hands it a request's
  * header schema as written instead of with the headers' names in lower case (its own
